@@ -1,0 +1,1 @@
+"""Pure Pillow drawing for the seat screens (no device, no I/O)."""

@@ -1,0 +1,127 @@
+"""Tiny fixed bitmap fonts, so that 1-bit renders are identical on every machine.
+
+Pillow's default font depends on the Pillow version and on whether FreeType is
+available, which would make pixel-exact golden images fragile.  These fonts are
+drawn pixel by pixel instead:
+
+* ``FONT_5X7``: digits, ``+``, ``-``, space and the upper-case letters A-Z
+  (5 px wide, 7 px tall, 1 px between glyphs) - labels, readable at arm's length.
+* ``FONT_3X5``: digits and ``+`` (3 px wide, 5 px tall) - small annotations.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PIL import ImageDraw
+
+__all__ = ["FONT_3X5", "FONT_5X7", "PixelFont"]
+
+
+@dataclass(frozen=True)
+class PixelFont:
+    """A monospaced bitmap font: each glyph is ``height`` rows of ``width`` characters."""
+
+    name: str
+    width: int
+    height: int
+    spacing: int
+    glyphs: dict[str, tuple[str, ...]]
+
+    def __post_init__(self) -> None:
+        for char, rows in self.glyphs.items():
+            if len(rows) != self.height or any(len(row) != self.width for row in rows):
+                raise ValueError(f"{self.name}: glyph {char!r} is not {self.width}x{self.height}")
+
+    def supports(self, text: str) -> bool:
+        return all(char in self.glyphs for char in text)
+
+    def text_width(self, text: str) -> int:
+        if not text:
+            return 0
+        return len(text) * (self.width + self.spacing) - self.spacing
+
+    def pixels(self, text: str, origin: tuple[int, int] = (0, 0)) -> list[tuple[int, int]]:
+        """The lit pixels of ``text`` with its top-left corner at ``origin``."""
+        x0, y0 = origin
+        lit: list[tuple[int, int]] = []
+        for index, char in enumerate(text):
+            try:
+                rows = self.glyphs[char]
+            except KeyError:
+                raise ValueError(f"{self.name} has no glyph for {char!r}") from None
+            left = x0 + index * (self.width + self.spacing)
+            for dy, row in enumerate(rows):
+                lit.extend((left + dx, y0 + dy) for dx, cell in enumerate(row) if cell == "#")
+        return lit
+
+    def draw(
+        self,
+        draw: ImageDraw.ImageDraw,
+        origin: tuple[int, int],
+        text: str,
+        fill: int | str = "white",
+    ) -> None:
+        lit = self.pixels(text, origin)
+        if lit:
+            draw.point(lit, fill=fill)
+
+
+_GLYPHS_5X7: dict[str, tuple[str, ...]] = {
+    " ": (".....", ".....", ".....", ".....", ".....", ".....", "....."),
+    "+": (".....", "..#..", "..#..", "#####", "..#..", "..#..", "....."),
+    "-": (".....", ".....", ".....", "#####", ".....", ".....", "....."),
+    "0": (".###.", "#...#", "#..##", "#.#.#", "##..#", "#...#", ".###."),
+    "1": ("..#..", ".##..", "..#..", "..#..", "..#..", "..#..", ".###."),
+    "2": (".###.", "#...#", "....#", "...#.", "..#..", ".#...", "#####"),
+    "3": ("#####", "...#.", "..#..", "...#.", "....#", "#...#", ".###."),
+    "4": ("...#.", "..##.", ".#.#.", "#..#.", "#####", "...#.", "...#."),
+    "5": ("#####", "#....", "####.", "....#", "....#", "#...#", ".###."),
+    "6": ("..##.", ".#...", "#....", "####.", "#...#", "#...#", ".###."),
+    "7": ("#####", "....#", "...#.", "..#..", ".#...", ".#...", ".#..."),
+    "8": (".###.", "#...#", "#...#", ".###.", "#...#", "#...#", ".###."),
+    "9": (".###.", "#...#", "#...#", ".####", "....#", "...#.", ".##.."),
+    "A": (".###.", "#...#", "#...#", "#####", "#...#", "#...#", "#...#"),
+    "B": ("####.", "#...#", "#...#", "####.", "#...#", "#...#", "####."),
+    "C": (".###.", "#...#", "#....", "#....", "#....", "#...#", ".###."),
+    "D": ("####.", "#...#", "#...#", "#...#", "#...#", "#...#", "####."),
+    "E": ("#####", "#....", "#....", "####.", "#....", "#....", "#####"),
+    "F": ("#####", "#....", "#....", "####.", "#....", "#....", "#...."),
+    "G": (".###.", "#...#", "#....", "#.###", "#...#", "#...#", ".####"),
+    "H": ("#...#", "#...#", "#...#", "#####", "#...#", "#...#", "#...#"),
+    "I": (".###.", "..#..", "..#..", "..#..", "..#..", "..#..", ".###."),
+    "J": ("..###", "...#.", "...#.", "...#.", "...#.", "#..#.", ".##.."),
+    "K": ("#...#", "#..#.", "#.#..", "##...", "#.#..", "#..#.", "#...#"),
+    "L": ("#....", "#....", "#....", "#....", "#....", "#....", "#####"),
+    "M": ("#...#", "##.##", "#.#.#", "#.#.#", "#...#", "#...#", "#...#"),
+    "N": ("#...#", "#...#", "##..#", "#.#.#", "#..##", "#...#", "#...#"),
+    "O": (".###.", "#...#", "#...#", "#...#", "#...#", "#...#", ".###."),
+    "P": ("####.", "#...#", "#...#", "####.", "#....", "#....", "#...."),
+    "Q": (".###.", "#...#", "#...#", "#...#", "#.#.#", "#..#.", ".##.#"),
+    "R": ("####.", "#...#", "#...#", "####.", "#.#..", "#..#.", "#...#"),
+    "S": (".####", "#....", "#....", ".###.", "....#", "....#", "####."),
+    "T": ("#####", "..#..", "..#..", "..#..", "..#..", "..#..", "..#.."),
+    "U": ("#...#", "#...#", "#...#", "#...#", "#...#", "#...#", ".###."),
+    "V": ("#...#", "#...#", "#...#", "#...#", "#...#", ".#.#.", "..#.."),
+    "W": ("#...#", "#...#", "#...#", "#.#.#", "#.#.#", "#.#.#", ".#.#."),
+    "X": ("#...#", "#...#", ".#.#.", "..#..", ".#.#.", "#...#", "#...#"),
+    "Y": ("#...#", "#...#", ".#.#.", "..#..", "..#..", "..#..", "..#.."),
+    "Z": ("#####", "....#", "...#.", "..#..", ".#...", "#....", "#####"),
+}
+
+_GLYPHS_3X5: dict[str, tuple[str, ...]] = {
+    "+": ("...", ".#.", "###", ".#.", "..."),
+    "0": ("###", "#.#", "#.#", "#.#", "###"),
+    "1": (".#.", "##.", ".#.", ".#.", "###"),
+    "2": ("###", "..#", "###", "#..", "###"),
+    "3": ("###", "..#", ".##", "..#", "###"),
+    "4": ("#.#", "#.#", "###", "..#", "..#"),
+    "5": ("###", "#..", "###", "..#", "###"),
+    "6": ("###", "#..", "###", "#.#", "###"),
+    "7": ("###", "..#", ".#.", ".#.", ".#."),
+    "8": ("###", "#.#", "###", "#.#", "###"),
+    "9": ("###", "#.#", "###", "..#", "###"),
+}
+
+FONT_5X7 = PixelFont("5x7", width=5, height=7, spacing=1, glyphs=_GLYPHS_5X7)
+FONT_3X5 = PixelFont("3x5", width=3, height=5, spacing=1, glyphs=_GLYPHS_3X5)
