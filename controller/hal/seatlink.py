@@ -1,0 +1,699 @@
+"""The Pi's side of the seat node link (one Pico per seat, over USB serial).
+
+Each seat's node speaks the line protocol in ``firmware/PROTOCOL.md``.  This
+module implements that frame format on its own (the installed package does not
+depend on ``firmware/``) and adds what the Pi needs around it:
+
+* :class:`SeatLink` owns one serial port, reads it on a background thread,
+  validates every frame, answers heartbeats, notices when the node goes away
+  (unplugged or silent), reopens the port when it comes back, and hands every
+  event to ``on_event(seat, event)``.
+* :func:`find_nodes` lists the nodes plugged in, by USB serial number, from the
+  stable names under ``/dev/serial/by-id``.
+* :func:`status_message` gives the one-line text a seat's display shows for a
+  link event ("Reader unplugged - reconnecting...").
+
+Nothing a node sends can crash the reader thread: bad checksums, gaps in
+sequence numbers, garbage and over-long lines are counted in
+:attr:`SeatLink.stats` and logged once per connection.
+"""
+
+from __future__ import annotations
+
+import binascii
+import logging
+import re
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final, Protocol, cast
+
+import serial
+
+__all__ = [
+    "BUTTONS",
+    "LED_MODES",
+    "MAX_FRAME",
+    "PROTOCOL_VERSION",
+    "REJECT_REASONS",
+    "ButtonHeld",
+    "ButtonPressed",
+    "FrameDecoder",
+    "FrameError",
+    "Heartbeat",
+    "Hello",
+    "LinkEvent",
+    "NodeConnected",
+    "NodeDisconnected",
+    "NodeEvent",
+    "SeatLink",
+    "TagArrived",
+    "TagLeft",
+    "crc16",
+    "decode_message",
+    "encode_frame",
+    "find_nodes",
+    "parse_frame",
+    "status_message",
+]
+
+log = logging.getLogger(__name__)
+
+PROTOCOL_VERSION: Final = 1
+MAX_FRAME: Final = 80  # bytes in one frame, not counting the CR/LF terminator
+SEQ_MODULO: Final = 65536
+BUTTONS: Final = (
+    "truco",
+    "envido",
+    "real_envido",
+    "falta_envido",
+    "flor",
+    "quiero",
+    "no_quiero",
+    "mazo",
+)
+LED_MODES: Final = ("OFF", "ON", "SLOW", "FAST")
+MAX_IDENT_SECONDS: Final = 600
+DEFAULT_BY_ID_DIR: Final = Path("/dev/serial/by-id")
+
+# Why a line was rejected, in the order the checks are made (PROTOCOL.md).
+OVERSIZED: Final = "oversized"
+GARBAGE: Final = "garbage"
+CHECKSUM: Final = "checksum"
+UNKNOWN: Final = "unknown"
+MALFORMED: Final = "malformed"
+VERSION: Final = "version"
+REJECT_REASONS: Final = (OVERSIZED, GARBAGE, CHECKSUM, UNKNOWN, MALFORMED, VERSION)
+# Other counters in SeatLink.stats.
+FRAMES: Final = "frames"  # valid frames received
+SEQ_GAP: Final = "seq_gap"  # valid frames whose sequence number was not the expected one
+CALLBACK_ERRORS: Final = "callback_errors"  # exceptions raised by on_event
+
+
+# -- events ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TagArrived:
+    """A card's tag was put on the seat's reader."""
+
+    uid: bytes
+
+
+@dataclass(frozen=True)
+class TagLeft:
+    """The card was taken off the reader (after the node's grace period)."""
+
+    uid: bytes
+
+
+@dataclass(frozen=True)
+class ButtonPressed:
+    """A short press of one of the eight pad buttons (reported on release)."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class ButtonHeld:
+    """A button kept down for the long-press time (reported once, while held)."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Hello:
+    """The node introduced itself: protocol and firmware version, stored seat, serial."""
+
+    seat: int | None
+    firmware: str
+    serial: str
+    protocol: int = PROTOCOL_VERSION
+
+
+@dataclass(frozen=True)
+class Heartbeat:
+    """The node's periodic sign of life (answered by the link automatically)."""
+
+    uptime_s: int = 0
+    rx_errors: int = 0
+    reader_ok: bool = True
+
+
+@dataclass(frozen=True)
+class NodeConnected:
+    """The seat's node is talking (after start-up or after being plugged back in)."""
+
+    port: str
+
+
+@dataclass(frozen=True)
+class NodeDisconnected:
+    """The seat's node went away.
+
+    ``reason``: "unplugged" (the port vanished or failed), "silent" (no valid
+    frame for ``heartbeat_timeout``) or "closed" (``SeatLink.close()``).
+    """
+
+    port: str
+    reason: str
+
+
+NodeEvent = TagArrived | TagLeft | ButtonPressed | ButtonHeld | Hello | Heartbeat
+LinkEvent = NodeEvent | NodeConnected | NodeDisconnected
+
+
+def status_message(event: LinkEvent) -> str | None:
+    """The short text a seat's display shows for a link event, or None.
+
+    >>> status_message(NodeDisconnected("/dev/truco-seat0", "unplugged"))
+    'Reader unplugged - reconnecting...'
+    """
+    if isinstance(event, NodeDisconnected):
+        if event.reason == "silent":
+            return "Reader not answering - reconnecting..."
+        return "Reader unplugged - reconnecting..."
+    if isinstance(event, NodeConnected):
+        return "Reader connected"
+    if isinstance(event, Heartbeat) and not event.reader_ok:
+        return "Card reader not found - check its cable"
+    return None
+
+
+# -- frames ---------------------------------------------------------------------------
+
+
+class FrameError(ValueError):
+    """A received line that is not a valid frame; ``reason`` is one of REJECT_REASONS."""
+
+    def __init__(self, reason: str, detail: str = "") -> None:
+        super().__init__(f"{reason}: {detail}" if detail else reason)
+        self.reason = reason
+        self.detail = detail
+
+
+def crc16(data: bytes) -> int:
+    """CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF, no reflection, no final xor)."""
+    return binascii.crc_hqx(data, 0xFFFF)
+
+
+def encode_frame(seq: int, kind: str, *args: str) -> bytes:
+    """One frame, LF-terminated: ``$<seq> <KIND>[ <arg>...]*<CRC>``."""
+    if not re.fullmatch(r"[A-Z]{1,8}", kind):
+        raise ValueError(f"bad message type {kind!r}")
+    for arg in args:
+        if not _ARG_RE.fullmatch(arg):
+            raise ValueError(f"bad argument {arg!r}")
+    body = " ".join((str(seq % SEQ_MODULO), kind, *args)).encode("ascii")
+    frame = b"$%s*%04X" % (body, crc16(body))
+    if len(frame) > MAX_FRAME:
+        raise ValueError("frame longer than MAX_FRAME")
+    return frame + b"\n"
+
+
+_ARG_RE: Final = re.compile(r"[!-)+-~]{1,32}")  # printable, no space, no '*'
+_FRAME_RE: Final = re.compile(
+    rb"\$((0|[1-9][0-9]{0,4}) ([A-Z]{1,8})((?: [!-)+-~]{1,32})*))\*([0-9A-F]{4})"
+)
+
+
+def parse_frame(line: bytes) -> tuple[int, str, tuple[str, ...]]:
+    """Check a line's framing and checksum; return (seq, type, args).
+
+    ``line`` excludes the terminator.  Raises FrameError("oversized" |
+    "garbage" | "checksum").
+    """
+    if len(line) > MAX_FRAME:
+        raise FrameError(OVERSIZED, f"{len(line)} bytes")
+    match = _FRAME_RE.fullmatch(line)
+    if match is None:
+        raise FrameError(GARBAGE)
+    body, seq_text, kind, arg_text, crc_text = match.groups()
+    seq = int(seq_text)
+    if seq >= SEQ_MODULO:
+        raise FrameError(GARBAGE, "sequence number out of range")
+    if crc16(body) != int(crc_text, 16):
+        raise FrameError(CHECKSUM)
+    args = tuple(arg_text.decode("ascii").split(" ")[1:]) if arg_text else ()
+    return seq, kind.decode("ascii"), args
+
+
+_DIGITS: Final = re.compile(r"[0-9]{1,10}")
+_FIRMWARE: Final = re.compile(r"[0-9A-Za-z._+-]{1,16}")
+_SERIAL: Final = re.compile(r"[0-9A-Fa-f]{1,32}")
+_UID: Final = re.compile(r"[0-9A-F]{8}|[0-9A-F]{14}|[0-9A-F]{20}")
+
+
+def decode_message(kind: str, args: tuple[str, ...]) -> NodeEvent:
+    """Turn a node -> Pi message into an event.
+
+    Raises FrameError("unknown" | "malformed" | "version").
+    """
+    if kind in ("TAGON", "TAGOFF"):
+        if len(args) != 1 or not _UID.fullmatch(args[0]):
+            raise FrameError(MALFORMED, kind)
+        uid = bytes.fromhex(args[0])
+        return TagArrived(uid) if kind == "TAGON" else TagLeft(uid)
+    if kind in ("PRESS", "HOLD"):
+        if len(args) != 1 or args[0] not in BUTTONS:
+            raise FrameError(MALFORMED, kind)
+        return ButtonPressed(args[0]) if kind == "PRESS" else ButtonHeld(args[0])
+    if kind == "HB":
+        if (
+            len(args) != 3
+            or not _DIGITS.fullmatch(args[0])
+            or not _DIGITS.fullmatch(args[1])
+            or args[2] not in ("OK", "NONE")
+        ):
+            raise FrameError(MALFORMED, kind)
+        return Heartbeat(int(args[0]), int(args[1]), args[2] == "OK")
+    if kind == "HELLO":
+        if (
+            len(args) != 4
+            or not re.fullmatch(r"[0-9]{1,5}", args[0])
+            or not _FIRMWARE.fullmatch(args[1])
+            or not re.fullmatch(r"-|[0-5]", args[2])
+            or not _SERIAL.fullmatch(args[3])
+        ):
+            raise FrameError(MALFORMED, kind)
+        if int(args[0]) != PROTOCOL_VERSION:
+            raise FrameError(VERSION, f"node speaks protocol {args[0]}")
+        seat = None if args[2] == "-" else int(args[2])
+        return Hello(seat, args[1], args[3].lower(), int(args[0]))
+    raise FrameError(UNKNOWN, kind)
+
+
+class FrameDecoder:
+    """Splits the byte stream into lines and turns valid frames into events.
+
+    Every rejected line is counted in ``stats`` under its reason and passed to
+    ``on_reject(reason, line)``.  CR and LF both end a line; empty lines are
+    ignored; a line longer than MAX_FRAME is dropped up to its terminator.
+    """
+
+    def __init__(self, on_reject: Callable[[str, bytes], None] | None = None) -> None:
+        self.on_reject = on_reject
+        self._lock = threading.Lock()
+        self._stats: Counter[str] = Counter(
+            {key: 0 for key in (FRAMES, SEQ_GAP, CALLBACK_ERRORS, *REJECT_REASONS)}
+        )
+        self._buf = bytearray()
+        self._skipping = False
+        self._expected_seq: int | None = None
+
+    @property
+    def stats(self) -> dict[str, int]:
+        """A snapshot of the counters: frames, seq_gap and one per reject reason."""
+        with self._lock:
+            return dict(self._stats)
+
+    def count(self, key: str) -> None:
+        with self._lock:
+            self._stats[key] += 1
+
+    def reset(self) -> None:
+        """Forget partial input and sequence state (a new connection); keep the counters."""
+        self._buf.clear()
+        self._skipping = False
+        self._expected_seq = None
+
+    def feed(self, data: bytes) -> list[NodeEvent]:
+        """Take bytes as they arrive; return the events of the complete valid frames."""
+        events: list[NodeEvent] = []
+        for line in self._lines(data):
+            event = self.decode_line(line)
+            if event is not None:
+                events.append(event)
+        return events
+
+    def _lines(self, data: bytes) -> list[bytes]:
+        lines: list[bytes] = []
+        buf = self._buf
+        for chunk in re.split(rb"([\r\n])", data):
+            if chunk in (b"\r", b"\n"):
+                if self._skipping:
+                    self._skipping = False
+                elif buf:
+                    lines.append(bytes(buf))
+                buf.clear()
+            elif chunk and not self._skipping:
+                if len(buf) + len(chunk) > MAX_FRAME:
+                    lines.append(bytes(buf) + chunk[: MAX_FRAME + 1 - len(buf)])
+                    buf.clear()
+                    self._skipping = True
+                else:
+                    buf += chunk
+        return lines
+
+    def decode_line(self, line: bytes) -> NodeEvent | None:
+        """Validate one line (no terminator); return its event, or None if rejected."""
+        if not line:
+            return None
+        try:
+            seq, kind, args = parse_frame(line)
+            event = decode_message(kind, args)
+        except FrameError as error:
+            self.count(error.reason)
+            if self.on_reject is not None:
+                self.on_reject(error.reason, line)
+            return None
+        with self._lock:
+            self._stats[FRAMES] += 1
+            # A HELLO starts a new count (the node may have restarted).
+            if (
+                self._expected_seq is not None
+                and seq != self._expected_seq
+                and not isinstance(event, Hello)
+            ):
+                self._stats[SEQ_GAP] += 1
+            self._expected_seq = (seq + 1) % SEQ_MODULO
+        return event
+
+
+# -- finding nodes ---------------------------------------------------------------------
+
+_BY_ID_NAME: Final = re.compile(r"usb-(?P<product>.+)_(?P<serial>[0-9A-Za-z]+)-if00")
+
+
+def find_nodes(
+    by_id_dir: Path = DEFAULT_BY_ID_DIR, product_prefix: str = "MicroPython"
+) -> dict[str, str]:
+    """Seat nodes plugged in now: {USB serial number (lower case): stable port path}.
+
+    Looks at the names udev makes under ``/dev/serial/by-id``, for example
+    ``usb-MicroPython_Board_in_FS_mode_e6614103e7ab1234-if00``.  A missing
+    directory (nothing plugged in) gives an empty dict.
+    """
+    nodes: dict[str, str] = {}
+    try:
+        entries = sorted(by_id_dir.iterdir())
+    except OSError:
+        return nodes
+    for entry in entries:
+        match = _BY_ID_NAME.fullmatch(entry.name)
+        if match is None or not match.group("product").startswith(product_prefix):
+            continue
+        nodes[match.group("serial").lower()] = str(entry)
+    return nodes
+
+
+def port_for_serial(
+    serial_number: str, by_id_dir: Path = DEFAULT_BY_ID_DIR
+) -> Callable[[], str | None]:
+    """A resolver for SeatLink: the node's current port path, or None while unplugged."""
+    wanted = serial_number.lower()
+
+    def resolve() -> str | None:
+        return find_nodes(by_id_dir, product_prefix="").get(wanted)
+
+    return resolve
+
+
+# -- the link ----------------------------------------------------------------------------
+
+
+class _Port(Protocol):
+    """What SeatLink uses of a pyserial port."""
+
+    def read(self, size: int = 1) -> bytes: ...
+    def write(self, data: bytes) -> int | None: ...
+    def close(self) -> None: ...
+
+    @property
+    def in_waiting(self) -> int: ...
+
+
+EventCallback = Callable[[int, LinkEvent], None]
+
+
+class SeatLink:
+    """One seat node's serial link, kept alive on a background thread.
+
+    ``port`` is a pyserial URL or device path (``/dev/truco-seat0``,
+    ``loop://``, a pty path) or a callable returning the current path (None
+    while the node is unplugged), e.g. ``port_for_serial("e661...")``.
+
+    ``on_event(seat, event)`` is called on the link's thread for every node
+    event and for NodeConnected / NodeDisconnected; keep it quick.  Call
+    ``start()`` once and ``close()`` to stop (it joins the thread).
+    """
+
+    def __init__(
+        self,
+        seat: int,
+        port: str | Callable[[], str | None],
+        on_event: EventCallback,
+        *,
+        baudrate: int = 115200,
+        heartbeat_timeout: float = 3.5,
+        hello_interval: float = 1.0,
+        backoff_initial: float = 0.25,
+        backoff_max: float = 5.0,
+        read_timeout: float = 0.05,
+    ) -> None:
+        self.seat = seat
+        self._port_spec = port
+        self._on_event = on_event
+        self.baudrate = baudrate
+        self.heartbeat_timeout = heartbeat_timeout
+        self.hello_interval = hello_interval
+        self.backoff_initial = backoff_initial
+        self.backoff_max = backoff_max
+        self.read_timeout = read_timeout
+        self.decoder = FrameDecoder(on_reject=self._log_reject)
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._write_lock = threading.Lock()
+        self._serial: _Port | None = None
+        self._tx_seq = 0
+        self._connected = False
+        self._port_name = ""
+        self._hello: Hello | None = None
+        self._last_failure: str | None = None
+        self._logged_rejects: set[str] = set()
+        self._callback_failed = False
+
+    @classmethod
+    def for_serial(
+        cls,
+        seat: int,
+        serial_number: str,
+        on_event: EventCallback,
+        by_id_dir: Path = DEFAULT_BY_ID_DIR,
+        **options: Any,
+    ) -> SeatLink:
+        """A link to the node with this USB serial number, wherever it is plugged in."""
+        return cls(seat, port_for_serial(serial_number, by_id_dir), on_event, **options)
+
+    # -- public API --------------------------------------------------------------------
+    @property
+    def connected(self) -> bool:
+        """True while the node is talking to us."""
+        return self._connected
+
+    @property
+    def hello(self) -> Hello | None:
+        """The node's last HELLO (firmware version, stored seat, serial), if any."""
+        return self._hello
+
+    @property
+    def stats(self) -> dict[str, int]:
+        """Counters: frames, seq_gap, callback_errors and one per reject reason."""
+        return self.decoder.stats
+
+    def start(self) -> None:
+        """Start the reader thread (it opens the port and keeps it open)."""
+        if self._thread is not None:
+            raise RuntimeError("SeatLink already started")
+        self._thread = threading.Thread(target=self._run, name=f"seatlink-{self.seat}", daemon=True)
+        self._thread.start()
+
+    def close(self, timeout: float = 5.0) -> None:
+        """Stop the thread, close the port, and wait for both."""
+        self._stop.set()
+        thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout)
+
+    def __enter__(self) -> SeatLink:
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def send(self, kind: str, *args: str) -> bool:
+        """Send one command frame; False if the node is not connected or the write fails."""
+        with self._write_lock:
+            port = self._serial
+            if port is None:
+                return False
+            frame = encode_frame(self._tx_seq, kind, *args)
+            self._tx_seq = (self._tx_seq + 1) % SEQ_MODULO
+            try:
+                port.write(frame)
+            except (serial.SerialException, OSError) as error:
+                log.debug("seat %d: write failed: %s", self.seat, error)
+                return False
+        return True
+
+    def identify(self, seconds: int = 10) -> bool:
+        """Make the node's LED blink fast for ``seconds`` (0 stops it)."""
+        if not 0 <= seconds <= MAX_IDENT_SECONDS:
+            raise ValueError(f"seconds must be 0..{MAX_IDENT_SECONDS}")
+        return self.send("IDENT", str(seconds))
+
+    def set_led(self, mode: str) -> bool:
+        """Set the node's LED pattern: OFF, ON, SLOW or FAST."""
+        if mode not in LED_MODES:
+            raise ValueError(f"LED mode must be one of {LED_MODES}")
+        return self.send("LED", mode)
+
+    def reset_node(self) -> bool:
+        """Restart the node (it disappears from USB for a moment and comes back)."""
+        return self.send("RESET")
+
+    # -- thread ----------------------------------------------------------------------------
+    def _deliver(self, event: LinkEvent) -> None:
+        try:
+            self._on_event(self.seat, event)
+        except Exception:
+            self.decoder.count(CALLBACK_ERRORS)
+            if not self._callback_failed:
+                self._callback_failed = True
+                log.exception("seat %d: on_event failed for %r", self.seat, event)
+
+    def _log_reject(self, reason: str, line: bytes) -> None:
+        if reason in self._logged_rejects:
+            log.debug("seat %d: rejected %s frame %r", self.seat, reason, line[:MAX_FRAME])
+        else:
+            self._logged_rejects.add(reason)
+            log.warning(
+                "seat %d: rejected a frame (%s): %r (further ones are only counted)",
+                self.seat,
+                reason,
+                line[:MAX_FRAME],
+            )
+
+    def _note_failure(self, message: str) -> None:
+        if message != self._last_failure:
+            self._last_failure = message
+            log.warning("seat %d: %s (retrying quietly)", self.seat, message)
+        else:
+            log.debug("seat %d: %s", self.seat, message)
+
+    def _resolve(self) -> str | None:
+        spec = self._port_spec
+        return spec if isinstance(spec, str) else spec()
+
+    def _run(self) -> None:
+        backoff = self.backoff_initial
+        try:
+            while not self._stop.is_set():
+                name = self._resolve()
+                if name is None:
+                    self._note_failure("node not plugged in")
+                    self._stop.wait(backoff)
+                    backoff = min(backoff * 2, self.backoff_max)
+                    continue
+                try:
+                    port = cast(
+                        _Port,
+                        serial.serial_for_url(
+                            name,
+                            baudrate=self.baudrate,
+                            timeout=self.read_timeout,
+                            write_timeout=1.0,
+                        ),
+                    )
+                except (serial.SerialException, OSError, ValueError) as error:
+                    self._note_failure(f"cannot open {name}: {error}")
+                    self._stop.wait(backoff)
+                    backoff = min(backoff * 2, self.backoff_max)
+                    continue
+                backoff = self.backoff_initial
+                reason = self._session(port, name)
+                if reason == "silent":
+                    self._stop.wait(self.backoff_initial)
+        except Exception:  # never expected; do not die silently
+            log.exception("seat %d: link thread crashed", self.seat)
+            raise
+
+    def _session(self, port: _Port, name: str) -> str:
+        """Talk to one opened port until it fails, goes silent or we stop."""
+        self.decoder.reset()
+        self._logged_rejects.clear()
+        with self._write_lock:
+            self._serial = port
+            self._tx_seq = 0
+        self._port_name = name
+        log.debug("seat %d: opened %s", self.seat, name)
+        last_rx = time.monotonic()
+        last_hello = float("-inf")
+        reason = "closed"
+        warned_silent = False
+        try:
+            while not self._stop.is_set():
+                now = time.monotonic()
+                if not self._connected and now - last_hello >= self.hello_interval:
+                    last_hello = now
+                    if not self.send("HELLO", str(PROTOCOL_VERSION)):
+                        reason = "unplugged"
+                        break
+                try:
+                    data = port.read(max(1, port.in_waiting))
+                except (serial.SerialException, OSError) as error:
+                    log.debug("seat %d: read failed: %s", self.seat, error)
+                    reason = "unplugged"
+                    break
+                now = time.monotonic()
+                if data:
+                    before = self.decoder.stats[FRAMES]
+                    events = self.decoder.feed(data)
+                    if self.decoder.stats[FRAMES] != before:
+                        last_rx = now
+                    for event in events:
+                        self._handle(event)
+                if self._connected and now - last_rx > self.heartbeat_timeout:
+                    reason = "silent"
+                    break
+                quiet = now - last_rx > self.heartbeat_timeout
+                if not self._connected and quiet and not warned_silent:
+                    warned_silent = True
+                    self._note_failure(f"{name} is open but the node says nothing")
+        finally:
+            with self._write_lock:
+                self._serial = None
+            try:
+                port.close()
+            except Exception as error:  # a vanished device may fail to close
+                log.debug("seat %d: close failed: %s", self.seat, error)
+            if self._connected:
+                self._connected = False
+                if self._stop.is_set():
+                    reason = "closed"
+                log.warning("seat %d: node on %s disconnected (%s)", self.seat, name, reason)
+                self._deliver(NodeDisconnected(name, reason))
+        return reason
+
+    def _handle(self, event: NodeEvent) -> None:
+        if not self._connected:
+            self._connected = True
+            self._last_failure = None
+            log.info("seat %d: node connected on %s", self.seat, self._port_name)
+            self._deliver(NodeConnected(self._port_name))
+        if isinstance(event, Heartbeat):
+            self.send("HB")
+        elif isinstance(event, Hello):
+            self._hello = event
+            if event.seat is not None and event.seat != self.seat:
+                log.warning(
+                    "seat %d: node %s says it is seat %d (check the pin map)",
+                    self.seat,
+                    event.serial,
+                    event.seat,
+                )
+        self._deliver(event)

@@ -1,0 +1,31 @@
+"""Tick arithmetic that behaves the same on MicroPython and CPython.
+
+MicroPython's ``time.ticks_ms()`` wraps around (every 2**30 ms on the RP2040);
+all timing code in the firmware compares ticks with ``ticks_diff`` so that the
+wrap is harmless.  Under CPython (the host's tests) the same functions are
+emulated with the same period, so wrap-around can be tested on the host.
+"""
+
+TICKS_PERIOD = 1 << 30
+_TICKS_MAX = TICKS_PERIOD - 1
+_TICKS_HALF = TICKS_PERIOD // 2
+
+try:
+    from time import sleep_ms, ticks_add, ticks_diff, ticks_ms  # MicroPython
+except ImportError:  # CPython: emulate with the same wrap-around period
+    import time as _time
+
+    def ticks_ms():
+        return int(_time.monotonic() * 1000) & _TICKS_MAX
+
+    def ticks_add(ticks, delta):
+        return (ticks + delta) & _TICKS_MAX
+
+    def ticks_diff(ticks1, ticks2):
+        diff = (ticks1 - ticks2) & _TICKS_MAX
+        if diff >= _TICKS_HALF:
+            diff -= TICKS_PERIOD
+        return diff
+
+    def sleep_ms(ms):
+        _time.sleep(ms / 1000)

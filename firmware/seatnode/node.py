@@ -1,0 +1,145 @@
+"""The seat node's behaviour, independent of the hardware.
+
+``NodeApp`` turns button samples, reader polls and bytes from the Pi into
+frames for the Pi and an LED state.  ``seatnode.main`` feeds it from the real
+pins; the host's tests feed it directly, and the Pi-side link tests run it as a
+simulated node over a pseudo-terminal.
+"""
+
+from seatnode import FIRMWARE_VERSION, protocol
+from seatnode.compat import ticks_add, ticks_diff
+from seatnode.debounce import DEBOUNCE_MS, HOLD_MS, ButtonPad
+from seatnode.led import StatusLed
+from seatnode.tags import GRACE_MS, TagPresence
+
+HEARTBEAT_MS = 1000
+HOST_TIMEOUT_MS = 3500
+
+
+class NodeApp:
+    """One seat node.
+
+    ``write`` is called with each outgoing frame (bytes).  ``seat`` is the seat
+    number stored on the node (None when not configured), ``serial`` its USB
+    serial number as the Pi sees it.
+    """
+
+    def __init__(
+        self,
+        write,
+        seat,
+        serial,
+        now,
+        firmware=FIRMWARE_VERSION,
+        heartbeat_ms=HEARTBEAT_MS,
+        host_timeout_ms=HOST_TIMEOUT_MS,
+        debounce_ms=DEBOUNCE_MS,
+        hold_ms=HOLD_MS,
+        grace_ms=GRACE_MS,
+    ):
+        self.write = write
+        self.seat = seat
+        self.serial = serial
+        self.firmware = firmware
+        self.heartbeat_ms = heartbeat_ms
+        self.host_timeout_ms = host_timeout_ms
+        self.seq = protocol.Sequencer()
+        self.lines = protocol.LineReader()
+        self.pad = ButtonPad(protocol.BUTTONS, debounce_ms, hold_ms)
+        self.tags = TagPresence(grace_ms)
+        self.led = StatusLed(now)
+        self.reader_ok = False
+        self.rx_errors = 0
+        self.reset_requested = False
+        self.repl_requested = False
+        self._host_seen = None
+        self._last_tick = now
+        self._uptime_ms = 0
+        self._next_heartbeat = now
+        self.send_hello()
+
+    # -- outgoing -------------------------------------------------------------
+    def send(self, kind, args=()):
+        self.write(protocol.encode(self.seq.next(), kind, args))
+
+    def send_hello(self):
+        seat = "-" if self.seat is None else str(self.seat)
+        self.send(
+            protocol.HELLO,
+            (str(protocol.PROTOCOL_VERSION), self.firmware, seat, self.serial),
+        )
+
+    def send_heartbeat(self):
+        self.send(
+            protocol.HB,
+            (str(self._uptime_ms // 1000), str(self.rx_errors), "OK" if self.reader_ok else "NONE"),
+        )
+
+    # -- incoming -------------------------------------------------------------
+    def receive(self, data, now):
+        """Bytes from the Pi: frames are validated; bad ones only count in rx_errors."""
+        for line in self.lines.feed(data):
+            if line is None:
+                self.rx_errors += 1
+                continue
+            try:
+                _seq, kind, args = protocol.parse(line)
+                value = protocol.check_command(kind, args)
+            except protocol.ProtocolError:
+                self.rx_errors += 1
+                continue
+            self._handle(kind, value, now)
+
+    def _handle(self, kind, value, now):
+        self._host_seen = now
+        if kind == protocol.HELLO:
+            self.send_hello()
+        elif kind == protocol.IDENT:
+            self.led.identify(value, now)
+        elif kind == protocol.LED:
+            self.led.set_mode(value)
+        elif kind == protocol.RESET:
+            self.reset_requested = True
+        elif kind == protocol.REPL:
+            self.repl_requested = True
+        # HB: being alive is all it says.
+
+    def host_alive(self, now):
+        """True while the Pi has sent a valid frame within host_timeout_ms."""
+        if self._host_seen is None:
+            return False
+        if ticks_diff(now, self._host_seen) < self.host_timeout_ms:
+            return True
+        self._host_seen = None
+        return False
+
+    # -- inputs -----------------------------------------------------------------
+    def buttons(self, raw_states, now):
+        """One sample of the eight buttons, in protocol.BUTTONS order."""
+        for kind, name in self.pad.update(raw_states, now):
+            self.send(kind, (name,))
+            self.led.flash(now)
+
+    def tag(self, uid, now):
+        """One reader poll: the UID read (bytes) or None."""
+        for kind, seen in self.tags.update(uid, now):
+            self.send(kind, (protocol.uid_hex(seen),))
+            self.led.flash(now)
+
+    # -- time ---------------------------------------------------------------------
+    def tick(self, now):
+        """Advance the clock: sends the heartbeat when due."""
+        elapsed = ticks_diff(now, self._last_tick)
+        if elapsed > 0:
+            self._uptime_ms += elapsed
+        self._last_tick = now
+        if ticks_diff(now, self._next_heartbeat) >= 0:
+            self.send_heartbeat()
+            self._next_heartbeat = ticks_add(now, self.heartbeat_ms)
+
+    def led_on(self, now):
+        return self.led.is_on(now, self.host_alive(now), self.reader_ok)
+
+    @property
+    def exit_requested(self):
+        return self.reset_requested or self.repl_requested

@@ -1,0 +1,239 @@
+"""The seat node line protocol (node side), as specified in firmware/PROTOCOL.md.
+
+One frame per line, printable ASCII::
+
+    $<seq> <TYPE>[ <arg>...]*<CRC>
+
+``seq`` is a decimal counter 0..65535 that each sender increments per frame,
+``CRC`` is CRC-16/CCITT-FALSE of the bytes between ``$`` and ``*`` written as
+four upper-case hex digits.  Plain Python: valid MicroPython, importable by
+CPython for the host's tests.
+"""
+
+PROTOCOL_VERSION = 1
+MAX_FRAME = 80  # bytes in a frame, not counting its CR/LF terminator
+MAX_ARG = 32  # characters in one argument
+SEQ_MODULO = 65536
+
+BUTTONS = (
+    "truco",
+    "envido",
+    "real_envido",
+    "falta_envido",
+    "flor",
+    "quiero",
+    "no_quiero",
+    "mazo",
+)
+LED_MODES = ("OFF", "ON", "SLOW", "FAST")
+MAX_IDENT_SECONDS = 600
+
+# Message types, node -> Pi.
+HELLO = "HELLO"
+HB = "HB"
+TAGON = "TAGON"
+TAGOFF = "TAGOFF"
+PRESS = "PRESS"
+HOLD = "HOLD"
+# Message types, Pi -> node (HELLO and HB are used in both directions).
+IDENT = "IDENT"
+LED = "LED"
+RESET = "RESET"
+REPL = "REPL"
+
+# Rejection reasons, in the order the checks are made.
+OVERSIZED = "oversized"
+GARBAGE = "garbage"
+CHECKSUM = "checksum"
+UNKNOWN = "unknown"
+MALFORMED = "malformed"
+VERSION = "version"
+
+_HEX = b"0123456789ABCDEF"
+
+
+class ProtocolError(Exception):
+    """A received line that is not a valid frame; ``reason`` says why."""
+
+    def __init__(self, reason, detail=""):
+        Exception.__init__(self, reason, detail)
+        self.reason = reason
+        self.detail = detail
+
+
+def crc16(data, crc=0xFFFF):
+    """CRC-16/CCITT-FALSE: poly 0x1021, init 0xFFFF, not reflected, no final xor."""
+    for byte in data:
+        crc ^= byte << 8
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0x1021 if crc & 0x8000 else crc << 1) & 0xFFFF
+    return crc
+
+
+def _hex4(value):
+    return bytes(
+        (
+            _HEX[(value >> 12) & 15],
+            _HEX[(value >> 8) & 15],
+            _HEX[(value >> 4) & 15],
+            _HEX[value & 15],
+        )
+    )
+
+
+def encode(seq, kind, args=()):
+    """Return the frame for one message as bytes, LF-terminated."""
+    parts = [str(seq % SEQ_MODULO), kind]
+    for arg in args:
+        parts.append(str(arg))
+    body = " ".join(parts).encode()
+    frame = b"$" + body + b"*" + _hex4(crc16(body))
+    if len(frame) > MAX_FRAME:
+        raise ValueError("frame too long")
+    return frame + b"\n"
+
+
+def _is_digits(field):
+    if not field:
+        return False
+    return all(0x30 <= byte <= 0x39 for byte in field)
+
+
+def _is_upper_word(field):
+    if not field or len(field) > 8:
+        return False
+    return all(0x41 <= byte <= 0x5A for byte in field)
+
+
+def parse(line):
+    """Split one received line (bytes, terminator removed) into (seq, type, args).
+
+    Raises ProtocolError with reason "oversized", "garbage" or "checksum".
+    Message-specific checks are done by the caller (see ``check_command``).
+    """
+    if len(line) > MAX_FRAME:
+        raise ProtocolError(OVERSIZED)
+    for byte in line:
+        if byte < 0x20 or byte > 0x7E:
+            raise ProtocolError(GARBAGE, "non-printable byte")
+    if len(line) < 8 or line[0] != 0x24 or line[-5] != 0x2A:  # "$", "*"
+        raise ProtocolError(GARBAGE, "not a frame")
+    body = line[1:-5]
+    crc_text = line[-4:]
+    for byte in crc_text:
+        if not (0x30 <= byte <= 0x39 or 0x41 <= byte <= 0x46):  # 0-9, A-F
+            raise ProtocolError(GARBAGE, "bad checksum field")
+    if b"*" in body:
+        raise ProtocolError(GARBAGE, "stray '*'")
+    fields = body.split(b" ")
+    if len(fields) < 2:
+        raise ProtocolError(GARBAGE, "no type")
+    for field in fields:
+        if not field:
+            raise ProtocolError(GARBAGE, "empty field")
+    seq_text = fields[0]
+    if (
+        not _is_digits(seq_text)
+        or len(seq_text) > 5
+        or (len(seq_text) > 1 and seq_text[0] == 0x30)
+        or int(seq_text.decode()) >= SEQ_MODULO
+    ):
+        raise ProtocolError(GARBAGE, "bad sequence number")
+    if not _is_upper_word(fields[1]):
+        raise ProtocolError(GARBAGE, "bad type")
+    args = []
+    for field in fields[2:]:
+        if len(field) > MAX_ARG:
+            raise ProtocolError(GARBAGE, "argument too long")
+        args.append(field.decode())
+    if crc16(body) != int(crc_text.decode(), 16):
+        raise ProtocolError(CHECKSUM)
+    return int(seq_text.decode()), fields[1].decode(), args
+
+
+def check_command(kind, args):
+    """Validate a Pi -> node command; return its argument converted, or None.
+
+    Raises ProtocolError with reason "unknown", "malformed" or "version".
+    """
+    if kind in (HB, RESET, REPL):
+        if args:
+            raise ProtocolError(MALFORMED, kind)
+        return None
+    if kind == HELLO:
+        if len(args) != 1 or not _is_digits(args[0].encode()) or len(args[0]) > 5:
+            raise ProtocolError(MALFORMED, kind)
+        version = int(args[0])
+        if version != PROTOCOL_VERSION:
+            raise ProtocolError(VERSION, args[0])
+        return version
+    if kind == IDENT:
+        if len(args) != 1 or not _is_digits(args[0].encode()) or len(args[0]) > 3:
+            raise ProtocolError(MALFORMED, kind)
+        seconds = int(args[0])
+        if seconds > MAX_IDENT_SECONDS:
+            raise ProtocolError(MALFORMED, kind)
+        return seconds
+    if kind == LED:
+        if len(args) != 1 or args[0] not in LED_MODES:
+            raise ProtocolError(MALFORMED, kind)
+        return args[0]
+    raise ProtocolError(UNKNOWN, kind)
+
+
+class LineReader:
+    """Splits a byte stream into lines; CR and LF both end a line.
+
+    ``feed`` returns the complete lines (without terminator); empty lines are
+    dropped.  A line longer than MAX_FRAME is discarded up to its terminator
+    and reported once as ``None`` in the returned list.
+    """
+
+    def __init__(self, limit=MAX_FRAME):
+        self.limit = limit
+        self._buf = bytearray()
+        self._skipping = False
+
+    def reset(self):
+        self._buf = bytearray()
+        self._skipping = False
+
+    def feed(self, data):
+        out = []
+        for byte in data:
+            if byte == 0x0A or byte == 0x0D:
+                if self._skipping:
+                    self._skipping = False
+                elif self._buf:
+                    out.append(bytes(self._buf))
+                self._buf = bytearray()
+            elif self._skipping:
+                continue
+            elif len(self._buf) >= self.limit:
+                self._buf = bytearray()
+                self._skipping = True
+                out.append(None)
+            else:
+                self._buf.append(byte)
+        return out
+
+
+class Sequencer:
+    """Counts sent frames: 0, 1, ..., 65535, 0, ..."""
+
+    def __init__(self):
+        self.value = 0
+
+    def next(self):
+        seq = self.value
+        self.value = (seq + 1) % SEQ_MODULO
+        return seq
+
+
+def uid_hex(uid):
+    """A tag UID as upper-case hex, as carried in TAGON/TAGOFF."""
+    out = bytearray()
+    for byte in uid:
+        out.append(_HEX[byte >> 4])
+        out.append(_HEX[byte & 15])
+    return out.decode()
