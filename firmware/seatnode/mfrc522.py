@@ -308,6 +308,7 @@ class MFRC522:
             known = bit + 1
         if known < 32:
             return None
+        buf[4] = buf[0] ^ buf[1] ^ buf[2] ^ buf[3]  # BCC (unknown after a collision in bit 31)
         frame = bytearray((sel, NVB_SELECT))
         frame.extend(buf)
         frame.extend(crc_a(frame))

@@ -1,0 +1,8 @@
+"""Firmware tests import the MicroPython modules from firmware/ with CPython."""
+
+import sys
+from pathlib import Path
+
+FIRMWARE_DIR = Path(__file__).resolve().parents[2] / "firmware"
+if str(FIRMWARE_DIR) not in sys.path:
+    sys.path.insert(0, str(FIRMWARE_DIR))

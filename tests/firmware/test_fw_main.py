@@ -1,0 +1,193 @@
+"""seatnode.main, the thin hardware layer, with ``machine`` and ``micropython`` faked."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import types
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fake_mfrc522 import SimMFRC522, SimTag
+from seatnode import config, protocol
+
+UID = bytes.fromhex("04A224B2C55E80")
+
+
+class Pin:
+    OUT = 1
+    IN = 0
+    PULL_UP = 1
+
+    def __init__(
+        self,
+        ident: object = None,
+        mode: int | None = None,
+        pull: int | None = None,
+        value: int | None = None,
+    ) -> None:
+        self.ident = ident
+        self.mode = mode
+        self.pull = pull
+        self._value = 1 if pull == Pin.PULL_UP else (value or 0)
+
+    def value(self, v: int | None = None) -> int:
+        if v is not None:
+            self._value = 1 if v else 0
+        return self._value
+
+
+class FakeMachine(types.ModuleType):
+    def __init__(self, chip: SimMFRC522) -> None:
+        super().__init__("machine")
+        self.chip = chip
+        self.pins: dict[object, Pin] = {}
+        self.resets = 0
+        outer = self
+
+        class MachinePin(Pin):
+            def __new__(cls, ident: object = None, *args: Any, **kwargs: Any) -> Pin:
+                if ident in outer.pins:
+                    return outer.pins[ident]
+                return super().__new__(cls)
+
+            def __init__(self, ident: object = None, *args: Any, **kwargs: Any) -> None:
+                if ident in outer.pins:
+                    return
+                super().__init__(ident, *args, **kwargs)
+                outer.pins[ident] = self
+
+        self.Pin = MachinePin
+        self.spi_args: dict[str, Any] = {}
+
+    def SPI(self, ident: int, **kwargs: Any) -> SimMFRC522:  # machine.SPI's name
+        self.spi_args = dict(kwargs, id=ident)
+        return self.chip
+
+    def unique_id(self) -> bytes:
+        return bytes.fromhex("e6614103e7ab1234")
+
+    def reset(self) -> None:
+        self.resets += 1
+
+
+class Link:
+    """Stands in for the USB serial channel."""
+
+    def __init__(self, incoming: bytes = b"") -> None:
+        self.incoming = incoming
+        self.frames: list[bytes] = []
+
+    def read(self) -> bytes:
+        data, self.incoming = self.incoming, b""
+        return data
+
+    def write(self, frame: bytes) -> None:
+        self.frames.append(frame)
+
+    def kinds(self) -> list[tuple[str, list[str]]]:
+        return [protocol.parse(f.rstrip(b"\n"))[1:] for f in self.frames]
+
+
+@pytest.fixture
+def fake() -> Iterator[tuple[types.ModuleType, FakeMachine, list[int]]]:
+    chip = SimMFRC522([SimTag(UID)])
+    machine = FakeMachine(chip)
+    machine.pins[config.PIN_CS] = chip.cs  # type: ignore[assignment]
+    kbd: list[int] = []
+    micropython = types.ModuleType("micropython")
+    micropython.kbd_intr = kbd.append  # type: ignore[attr-defined]
+    saved = {name: sys.modules.get(name) for name in ("machine", "micropython", "seatnode.main")}
+    sys.modules["machine"] = machine
+    sys.modules["micropython"] = micropython
+    sys.modules.pop("seatnode.main", None)
+    main = importlib.import_module("seatnode.main")
+    try:
+        yield main, machine, kbd
+    finally:
+        for name, module in saved.items():
+            if module is None:
+                sys.modules.pop(name, None)
+            else:
+                sys.modules[name] = module
+
+
+def test_hardware_uses_the_documented_pins(fake: Any) -> None:
+    main, machine, _kbd = fake
+    hw = main.Hardware()
+    assert machine.spi_args["id"] == config.SPI_ID
+    assert machine.spi_args["sck"].ident == 18 and machine.spi_args["mosi"].ident == 19
+    assert machine.spi_args["miso"].ident == 16
+    assert [b.ident for b in hw.buttons] == [2, 3, 4, 5, 6, 7, 8, 9]
+    assert all(b.pull == Pin.PULL_UP for b in hw.buttons)
+    assert [led.ident for led in hw.leds] == ["LED", 15]
+    assert main.serial_number() == "e6614103e7ab1234"
+
+
+def test_run_reports_tag_and_buttons_with_ctrl_c_disabled(fake: Any) -> None:
+    main, machine, kbd = fake
+    hw = main.Hardware()
+    machine.pins[4].value(0)  # real_envido held down (pulled to GND)
+    link = Link(protocol.encode(0, "HELLO", ["1"]))
+    app = main.run(hw, link, seat=1, max_loops=30)
+    assert kbd == [-1, 3]  # Ctrl-C off while running, back on afterwards
+    messages = link.kinds()
+    assert messages[0] == ("HELLO", ["1", "0.1.0", "1", "e6614103e7ab1234"])
+    assert ("TAGON", ["04A224B2C55E80"]) in messages
+    assert ("HB", ["0", "0", "OK"]) in messages
+    assert messages.count(("HELLO", ["1", "0.1.0", "1", "e6614103e7ab1234"])) == 2
+    assert app.reader_ok and app.host_alive(app._last_tick)
+    machine.pins[4].value(1)
+
+
+def test_repl_command_stops_the_loop(fake: Any) -> None:
+    main, _machine, kbd = fake
+    link = Link(b"\r\x03\x03\r\n" + protocol.encode(0, "REPL"))
+    app = main.run(main.Hardware(), link, seat=0, max_loops=1000)
+    assert app.repl_requested
+    assert app.rx_errors == 1  # the Ctrl-C bytes were only a bad line
+    assert kbd == [-1, 3]
+
+
+def test_missing_reader_is_retried_and_reported(fake: Any) -> None:
+    main, machine, _kbd = fake
+    machine.chip.dead = True
+    link = Link()
+    app = main.run(main.Hardware(), link, seat=0, max_loops=5)
+    assert not app.reader_ok
+    assert ("HB", ["0", "0", "NONE"]) in link.kinds()
+
+
+def test_start_resets_the_board_on_reset(fake: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    main, machine, _kbd = fake
+    monkeypatch.setattr(main, "UsbSerial", lambda: Link(protocol.encode(0, "RESET")))
+    monkeypatch.setattr(config, "load_seat", lambda: 3)
+    main.start()
+    assert machine.resets == 1
+
+
+def test_start_in_maintenance_mode_does_not_run(
+    fake: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    main, machine, kbd = fake
+    main.Hardware()
+    machine.pins[9].value(0)  # mazo held at power-up
+
+    def no_serial() -> None:
+        raise AssertionError("the app must not start")
+
+    monkeypatch.setattr(main, "UsbSerial", no_serial)
+    main.start()
+    assert "maintenance" in capsys.readouterr().out
+    assert kbd == []
+
+
+def test_seat_file(tmp_path: Any) -> None:
+    path = str(tmp_path / "seat.txt")
+    assert config.load_seat(path) is None
+    config.save_seat(4, path)
+    assert config.load_seat(path) == 4
+    with open(path, "w") as f:
+        f.write("9\n")
+    assert config.load_seat(path) is None

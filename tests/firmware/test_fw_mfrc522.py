@@ -1,0 +1,131 @@
+"""The MFRC522 driver against a simulated chip and ISO 14443-3A tags."""
+
+from __future__ import annotations
+
+import pytest
+from fake_mfrc522 import FakePin, SimMFRC522, SimTag, to_bits
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from seatnode.mfrc522 import MFRC522, REQA, WUPA, crc_a
+
+NTAG_UID = bytes.fromhex("04A224B2C55E80")
+
+
+def reader(*tags: SimTag, version: int = 0x92) -> tuple[MFRC522, SimMFRC522]:
+    chip = SimMFRC522(list(tags), version=version)
+    driver = MFRC522(chip, chip.cs, FakePin(1))
+    assert driver.init() is (version != 0)
+    return driver, chip
+
+
+def test_crc_a_matches_iso14443_examples() -> None:
+    assert crc_a(b"\x50\x00") == b"\x57\xcd"  # HLTA
+    assert crc_a(b"\x30\x00") == b"\x02\xa8"  # READ block 0
+    assert crc_a(b"\xe0\x80") == b"\x31\x73"  # RATS
+    assert crc_a(b"\x00\x00") == b"\xa0\x1e"
+
+
+def test_init_reports_version_and_switches_antenna_on() -> None:
+    driver, chip = reader()
+    assert driver.version == 0x92
+    assert chip.regs[0x14] & 0x03 == 0x03
+    assert chip.regs[0x2A] == 0x80 and chip.regs[0x2B] == 0xA9  # TAuto, 40 kHz timer
+    assert driver.alive()
+
+
+def test_missing_reader_is_reported() -> None:
+    driver, _chip = reader(version=0)
+    assert driver.version == 0
+    assert not driver.alive()
+    assert driver.read_uid() is None
+
+
+def test_no_tag_reads_none() -> None:
+    driver, _chip = reader()
+    assert driver.read_uid() is None
+
+
+def test_ntag213_seven_byte_uid_uses_cascade_level_2() -> None:
+    tag = SimTag(NTAG_UID)
+    driver, _chip = reader(tag)
+    assert driver.read_uid() == NTAG_UID
+    assert tag.state == "HALT"
+    # A halted tag ignores REQA but WUPA wakes it: the next poll reads it again.
+    assert driver.request(REQA) is None
+    assert driver.read_uid() == NTAG_UID
+
+
+@pytest.mark.parametrize("uid_hex", ["DEADBEEF", "04A224B2C55E80", "0811223344556677889A"])
+def test_four_seven_and_ten_byte_uids(uid_hex: str) -> None:
+    uid = bytes.fromhex(uid_hex)
+    driver, _chip = reader(SimTag(uid, sak=0x08 if len(uid) == 4 else 0x00))
+    assert driver.read_uid() == uid
+
+
+def test_wupa_returns_atqa() -> None:
+    driver, _chip = reader(SimTag(NTAG_UID))
+    assert driver.request(WUPA) == b"\x44\x00"
+
+
+def test_corrupted_sak_is_not_a_read() -> None:
+    driver, chip = reader(SimTag(NTAG_UID))
+    original = chip._transceive
+
+    def corrupt_cl1_select() -> None:
+        if chip.fifo[:2] == [0x93, 0x70]:
+            chip.corrupt_next_answer = True  # flips a bit of the SAK's CRC_A
+        original()
+
+    chip._transceive = corrupt_cl1_select  # type: ignore[method-assign]
+    assert driver.read_uid() is None
+    chip._transceive = original  # type: ignore[method-assign]
+    # The tag was left half-selected; it is read again within two polls.
+    assert NTAG_UID in (driver.read_uid(), driver.read_uid())
+
+
+def winner(uids: list[bytes]) -> bytes:
+    """The tag ISO anticollision picks when the reader chooses 1 at each collision."""
+
+    def key(uid: bytes) -> list[int]:
+        return to_bits(SimTag(uid).cl_bytes(0)) + (
+            to_bits(SimTag(uid).cl_bytes(1)) if len(uid) > 4 else []
+        )
+
+    return max(uids, key=key)
+
+
+@pytest.mark.parametrize(
+    ("a_hex", "b_hex"),
+    [
+        ("04A224B2C55E80", "04B224B2C55E81"),  # CL1 bit 20: next round aligns at bit 5
+        ("04A224B2C55E80", "04A2A4B2C55E81"),  # CL1 bit 31: the reader must make the BCC
+        ("04A224B2C55E80", "04A324B2C55E80"),  # CL1 bit 16: whole-byte boundary
+    ],
+)
+def test_two_ntags_collide_past_the_first_byte(a_hex: str, b_hex: str) -> None:
+    # Same cascade tag and manufacturer byte, so the first collision is past bit
+    # 16 and the next ANTICOLLISION round starts in the middle of the frame.
+    a, b = bytes.fromhex(a_hex), bytes.fromhex(b_hex)
+    driver, chip = reader(SimTag(a), SimTag(b))
+    first = driver.read_uid()
+    assert first == winner([a, b])
+    # Take the winner away: the other one is read next.
+    chip.tags = [t for t in chip.tags if t.uid != first]
+    assert driver.read_uid() == (b if first == a else a)
+
+
+def test_collision_in_cascade_level_2() -> None:
+    a = bytes.fromhex("04112233445566")
+    b = bytes.fromhex("04112233C45566")
+    driver, _chip = reader(SimTag(a), SimTag(b))
+    assert driver.read_uid() == winner([a, b])
+
+
+uids7 = st.binary(min_size=6, max_size=6).map(lambda rest: b"\x04" + rest)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(uids7, min_size=1, max_size=4, unique=True))
+def test_anticollision_always_selects_exactly_one_tag(uids: list[bytes]) -> None:
+    driver, _chip = reader(*(SimTag(u) for u in uids))
+    assert driver.read_uid() == winner(uids)
