@@ -11,9 +11,11 @@ from seatnode.mfrc522 import MFRC522, REQA, WUPA, crc_a
 NTAG_UID = bytes.fromhex("04A224B2C55E80")
 
 
-def reader(*tags: SimTag, version: int = 0x92) -> tuple[MFRC522, SimMFRC522]:
+def reader(
+    *tags: SimTag, version: int = 0x92, rst: FakePin | None = None
+) -> tuple[MFRC522, SimMFRC522]:
     chip = SimMFRC522(list(tags), version=version)
-    driver = MFRC522(chip, chip.cs, FakePin(1))
+    driver = MFRC522(chip, chip.cs, rst)
     assert driver.init() is (version != 0)
     return driver, chip
 
@@ -26,7 +28,9 @@ def test_crc_a_matches_iso14443_examples() -> None:
 
 
 def test_init_reports_version_and_switches_antenna_on() -> None:
-    driver, chip = reader()
+    rst = FakePin(1)
+    driver, chip = reader(rst=rst)
+    assert rst.value() == 1  # pulsed low, then released
     assert driver.version == 0x92
     assert chip.regs[0x14] & 0x03 == 0x03
     assert chip.regs[0x2A] == 0x80 and chip.regs[0x2B] == 0xA9  # TAuto, 40 kHz timer
