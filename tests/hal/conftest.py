@@ -1,0 +1,8 @@
+"""The link tests run the firmware's own modules as a simulated seat node."""
+
+import sys
+from pathlib import Path
+
+FIRMWARE_DIR = Path(__file__).resolve().parents[2] / "firmware"
+if str(FIRMWARE_DIR) not in sys.path:
+    sys.path.insert(0, str(FIRMWARE_DIR))

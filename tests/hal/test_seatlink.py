@@ -1,0 +1,539 @@
+"""The Pi side of the seat node link: frames, decoder, node discovery, and the
+live link over pty pairs against a simulated node running the firmware."""
+
+from __future__ import annotations
+
+import logging
+import os
+import random
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from seatnode import protocol as fw
+
+from controller.hal import seatlink as sl
+from controller.hal.seatlink import (
+    ButtonHeld,
+    ButtonPressed,
+    FrameDecoder,
+    FrameError,
+    Heartbeat,
+    Hello,
+    LinkEvent,
+    NodeConnected,
+    NodeDisconnected,
+    SeatLink,
+    TagArrived,
+    TagLeft,
+)
+
+from .simnode import SimNode
+
+UID = bytes.fromhex("04A224B2C55E80")
+SERIAL = "e6614103e7ab1234"
+
+# -- frames ---------------------------------------------------------------------------
+
+VECTORS = [
+    (b"$0 HB*C20C", "HB", ()),
+    (b"$0 TAGON 04A224B2C55E80*F434", "TAGON", ("04A224B2C55E80",)),
+    (b"$0 PRESS truco*B3D2", "PRESS", ("truco",)),
+    (b"$0 HELLO 1 0.1.0 2 e6614103e7ab1234*BB8A", "HELLO", ("1", "0.1.0", "2", SERIAL)),
+]
+
+
+@pytest.mark.parametrize(("line", "kind", "args"), VECTORS)
+def test_protocol_md_vectors(line: bytes, kind: str, args: tuple[str, ...]) -> None:
+    assert sl.parse_frame(line) == (0, kind, args)
+    assert sl.encode_frame(0, kind, *args) == line + b"\n"
+
+
+def test_crc_check_value() -> None:
+    assert sl.crc16(b"123456789") == 0x29B1
+
+
+@pytest.mark.parametrize(
+    ("kind", "args", "event"),
+    [
+        ("TAGON", ("04A224B2C55E80",), TagArrived(UID)),
+        ("TAGOFF", ("DEADBEEF",), TagLeft(bytes.fromhex("DEADBEEF"))),
+        ("PRESS", ("no_quiero",), ButtonPressed("no_quiero")),
+        ("HOLD", ("mazo",), ButtonHeld("mazo")),
+        ("HB", ("12", "3", "OK"), Heartbeat(12, 3, True)),
+        ("HB", ("0", "0", "NONE"), Heartbeat(0, 0, False)),
+        ("HELLO", ("1", "0.1.0", "5", "E661"), Hello(5, "0.1.0", "e661", 1)),
+        ("HELLO", ("1", "0.1.0", "-", "e661"), Hello(None, "0.1.0", "e661", 1)),
+    ],
+)
+def test_decode_messages(kind: str, args: tuple[str, ...], event: LinkEvent) -> None:
+    assert sl.decode_message(kind, args) == event
+
+
+@pytest.mark.parametrize(
+    ("kind", "args", "reason"),
+    [
+        ("TAGON", ("04A2",), "malformed"),
+        ("TAGON", ("04a224b2c55e80",), "malformed"),  # UIDs are upper-case hex
+        ("PRESS", ("retruco",), "malformed"),
+        ("HOLD", (), "malformed"),
+        ("HB", ("1", "2"), "malformed"),
+        ("HB", ("1", "2", "MAYBE"), "malformed"),
+        ("HELLO", ("1", "0.1.0", "6", "e661"), "malformed"),
+        ("HELLO", ("2", "0.1.0", "1", "e661"), "version"),
+        ("LED", ("ON",), "unknown"),  # a command, not something a node sends
+        ("XYZZY", (), "unknown"),
+    ],
+)
+def test_decode_rejections(kind: str, args: tuple[str, ...], reason: str) -> None:
+    with pytest.raises(FrameError) as caught:
+        sl.decode_message(kind, args)
+    assert caught.value.reason == reason
+
+
+def test_encode_refuses_what_the_protocol_cannot_carry() -> None:
+    for kind, args in [("led", ("ON",)), ("LED", ("a b",)), ("LED", ("*",)), ("LED", ("",))]:
+        with pytest.raises(ValueError):
+            sl.encode_frame(0, kind, *args)
+    with pytest.raises(ValueError):
+        sl.encode_frame(0, "PRESS", "x" * 32, "y" * 32, "z")
+
+
+# -- interoperability: the firmware's module and this one agree both ways --------------
+
+node_events = st.one_of(
+    st.binary(min_size=4, max_size=4).map(lambda u: ("TAGON", u)),
+    st.binary(min_size=7, max_size=7).map(lambda u: ("TAGOFF", u)),
+    st.binary(min_size=10, max_size=10).map(lambda u: ("TAGON", u)),
+    st.sampled_from(fw.BUTTONS).map(lambda b: ("PRESS", b)),
+    st.sampled_from(fw.BUTTONS).map(lambda b: ("HOLD", b)),
+)
+
+
+@given(st.integers(0, 65535), node_events)
+def test_firmware_frames_decode_on_the_host(seq: int, kind_value: tuple[str, object]) -> None:
+    kind, value = kind_value
+    arg = fw.uid_hex(value) if isinstance(value, bytes) else str(value)
+    frame = fw.encode(seq, kind, [arg])
+    decoder = FrameDecoder()
+    events = decoder.feed(frame)
+    expected = {
+        "TAGON": TagArrived,
+        "TAGOFF": TagLeft,
+        "PRESS": ButtonPressed,
+        "HOLD": ButtonHeld,
+    }[kind](value)  # type: ignore[abstract]
+    assert events == [expected]
+    assert sl.parse_frame(frame.rstrip())[0] == seq
+
+
+@given(
+    st.integers(0, 65535),
+    st.integers(0, 10**9),
+    st.integers(0, 10**6),
+    st.booleans(),
+    st.one_of(st.none(), st.integers(0, 5)),
+)
+def test_firmware_hello_and_heartbeat_decode_on_the_host(
+    seq: int, uptime_ms: int, errors: int, reader_ok: bool, seat: int | None
+) -> None:
+    frames: list[bytes] = []
+    app = fw_app(frames.append, seat)
+    app.rx_errors = errors
+    app.reader_ok = reader_ok
+    app._uptime_ms = uptime_ms
+    app.seq.value = seq
+    app.send_heartbeat()
+    decoder = FrameDecoder()
+    events = decoder.feed(b"".join(frames))
+    assert events == [
+        Hello(seat, "0.1.0", SERIAL, 1),
+        Heartbeat(uptime_ms // 1000, errors, reader_ok),
+    ]
+
+
+def fw_app(write: Callable[[bytes], None], seat: int | None = 0) -> object:
+    from seatnode.node import NodeApp
+
+    return NodeApp(write, seat, SERIAL, 0)
+
+
+@given(
+    st.integers(0, 65535),
+    st.one_of(
+        st.just(("HB",)),
+        st.just(("RESET",)),
+        st.just(("REPL",)),
+        st.just(("HELLO", "1")),
+        st.integers(0, 600).map(lambda s: ("IDENT", str(s))),
+        st.sampled_from(sl.LED_MODES).map(lambda m: ("LED", m)),
+    ),
+)
+def test_host_commands_parse_in_the_firmware(seq: int, command: tuple[str, ...]) -> None:
+    frame = sl.encode_frame(seq, *command)
+    got_seq, kind, args = fw.parse(frame.rstrip(b"\n"))
+    assert (got_seq, kind, tuple(args)) == (seq, command[0], command[1:])
+    fw.check_command(kind, args)  # no ProtocolError
+
+
+@given(st.binary(max_size=100))
+def test_both_crc_implementations_agree(data: bytes) -> None:
+    assert sl.crc16(data) == fw.crc16(data)
+
+
+# -- the decoder ---------------------------------------------------------------------
+
+
+def test_decoder_reassembles_frames_split_anywhere() -> None:
+    stream = b"".join(fw.encode(i, "PRESS", [fw.BUTTONS[i % 8]]) for i in range(50))
+    rng = random.Random(7)
+    decoder = FrameDecoder()
+    events: list[object] = []
+    pos = 0
+    while pos < len(stream):
+        step = rng.randint(1, 13)
+        events += decoder.feed(stream[pos : pos + step])
+        pos += step
+    assert events == [ButtonPressed(fw.BUTTONS[i % 8]) for i in range(50)]
+    assert decoder.stats["frames"] == 50
+    assert decoder.stats["seq_gap"] == 0
+
+
+def test_decoder_counts_every_kind_of_bad_line() -> None:
+    rejected: list[tuple[str, bytes]] = []
+    decoder = FrameDecoder(on_reject=lambda reason, line: rejected.append((reason, line)))
+    good = fw.encode(0, "PRESS", ["flor"])
+    stream = (
+        good
+        + b"MicroPython v1.24.1 on 2024-11-29; Raspberry Pi Pico with RP2040\r\n"
+        + b"$1 PRESS flor*0000\n"  # checksum
+        + b"x" * 5000  # oversized, no terminator for a long time
+        + b"\n"
+        + fw.encode(2, "NOPE")  # unknown
+        + fw.encode(3, "PRESS", ["retruco"])  # malformed
+        + fw.encode(4, "HELLO", ["7", "9.9", "1", "ab"])  # version
+        + b"\xff\xfe\x00\x03\r\n"  # garbage
+        + fw.encode(9, "PRESS", ["flor"])  # gap: 5..8 missing
+        + b"\r\n\r\n"  # empty lines are fine
+    )
+    events = decoder.feed(stream)
+    assert events == [ButtonPressed("flor"), ButtonPressed("flor")]
+    stats = decoder.stats
+    assert {k: stats[k] for k in sl.REJECT_REASONS} == {
+        "oversized": 1,
+        "garbage": 2,
+        "checksum": 1,
+        "unknown": 1,
+        "malformed": 1,
+        "version": 1,
+    }
+    assert stats["frames"] == 2 and stats["seq_gap"] == 1
+    assert [r for r, _ in rejected] == [
+        "garbage",
+        "checksum",
+        "oversized",
+        "unknown",
+        "malformed",
+        "version",
+        "garbage",
+    ]
+    assert all(len(line) <= sl.MAX_FRAME + 1 for _, line in rejected)
+
+
+def test_hello_restarts_the_sequence_without_a_gap() -> None:
+    decoder = FrameDecoder()
+    decoder.feed(fw.encode(40, "PRESS", ["flor"]) + fw.encode(41, "PRESS", ["flor"]))
+    hello = fw.encode(0, "HELLO", ["1", "0.1.0", "0", "ab"])
+    decoder.feed(hello + fw.encode(1, "HB", ["0", "0", "OK"]))
+    assert decoder.stats["seq_gap"] == 0
+    decoder.feed(fw.encode(65535, "PRESS", ["flor"]) + fw.encode(0, "PRESS", ["flor"]))
+    assert decoder.stats["seq_gap"] == 1  # 1 -> 65535 is a gap, 65535 -> 0 is not
+
+
+# -- finding nodes ---------------------------------------------------------------------
+
+
+def test_find_nodes(tmp_path: Path) -> None:
+    (tmp_path / f"usb-MicroPython_Board_in_FS_mode_{SERIAL}-if00").touch()
+    (tmp_path / "usb-MicroPython_Board_in_FS_mode_E66138935F1A2B3C-if00").touch()
+    (tmp_path / "usb-MicroPython_Board_in_FS_mode_e66138935f1a2b3c-if02").touch()
+    (tmp_path / "usb-FTDI_FT232R_USB_UART_A50285BI-if00-port0").touch()
+    (tmp_path / "usb-Arduino_Uno_12345-if00").touch()
+    nodes = sl.find_nodes(tmp_path)
+    prefix = "usb-MicroPython_Board_in_FS_mode_"
+    assert nodes == {
+        SERIAL: str(tmp_path / f"{prefix}{SERIAL}-if00"),
+        "e66138935f1a2b3c": str(tmp_path / f"{prefix}E66138935F1A2B3C-if00"),
+    }
+    assert sl.find_nodes(tmp_path / "missing") == {}
+    assert sl.port_for_serial("E6614103E7AB1234", tmp_path)() == nodes[SERIAL]
+    assert sl.port_for_serial("0000", tmp_path)() is None
+
+
+def test_status_messages() -> None:
+    assert sl.status_message(NodeDisconnected("p", "unplugged")) == (
+        "Reader unplugged - reconnecting..."
+    )
+    assert "not answering" in (sl.status_message(NodeDisconnected("p", "silent")) or "")
+    assert sl.status_message(NodeConnected("p")) == "Reader connected"
+    assert sl.status_message(Heartbeat(1, 0, False)) == "Card reader not found - check its cable"
+    assert sl.status_message(Heartbeat(1, 0, True)) is None
+    assert sl.status_message(ButtonPressed("truco")) is None
+
+
+# -- the live link over a pty ------------------------------------------------------------
+
+
+class Events:
+    """Collects on_event calls and lets a test wait for one."""
+
+    def __init__(self) -> None:
+        self.items: list[tuple[int, LinkEvent]] = []
+        self._cond = threading.Condition()
+
+    def __call__(self, seat: int, event: LinkEvent) -> None:
+        with self._cond:
+            self.items.append((seat, event))
+            self._cond.notify_all()
+
+    def wait_for(self, predicate: Callable[[LinkEvent], bool], timeout: float = 5.0) -> LinkEvent:
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            seen = 0
+            while True:
+                for _seat, event in self.items[seen:]:
+                    if predicate(event):
+                        return event
+                seen = len(self.items)
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise AssertionError(f"timed out; events so far: {self.items}")
+                self._cond.wait(left)
+
+    def of(self, kind: type) -> list[LinkEvent]:
+        with self._cond:
+            return [e for _s, e in self.items if isinstance(e, kind)]
+
+
+FAST = {
+    "heartbeat_timeout": 0.6,
+    "hello_interval": 0.2,
+    "backoff_initial": 0.05,
+    "backoff_max": 0.2,
+    "read_timeout": 0.02,
+}
+
+
+@pytest.fixture
+def node(tmp_path: Path) -> Iterator[SimNode]:
+    sim = SimNode(tmp_path, seat=2)
+    sim.plug()
+    yield sim
+    sim.unplug()
+
+
+@pytest.fixture
+def events() -> Events:
+    return Events()
+
+
+@pytest.fixture
+def link(node: SimNode, events: Events, tmp_path: Path) -> Iterator[SeatLink]:
+    seat_link = SeatLink.for_serial(2, SERIAL, events, by_id_dir=tmp_path, **FAST)
+    seat_link.start()
+    events.wait_for(lambda e: isinstance(e, Hello))
+    yield seat_link
+    seat_link.close()
+
+
+def test_connects_and_introduces_the_node(link: SeatLink, events: Events, node: SimNode) -> None:
+    assert isinstance(events.items[0][1], NodeConnected)
+    assert link.connected
+    assert link.hello == Hello(2, "0.1.0", SERIAL, 1)
+    assert all(seat == 2 for seat, _ in events.items)
+
+
+def test_heartbeats_are_answered(link: SeatLink, events: Events, node: SimNode) -> None:
+    events.wait_for(lambda e: isinstance(e, Heartbeat) and e.uptime_s >= 0)
+    deadline = time.monotonic() + 3
+    while not node.host_alive and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert node.host_alive
+    assert b"HB*" in b"".join(node.received)
+
+
+def test_cards_and_buttons_reach_the_pi(link: SeatLink, events: Events, node: SimNode) -> None:
+    node.tag = UID
+    assert events.wait_for(lambda e: isinstance(e, TagArrived)) == TagArrived(UID)
+    node.tag = None
+    assert events.wait_for(lambda e: isinstance(e, TagLeft)) == TagLeft(UID)
+    node.set_button("quiero", True)
+    time.sleep(0.1)
+    node.set_button("quiero", False)
+    assert events.wait_for(lambda e: isinstance(e, ButtonPressed)) == ButtonPressed("quiero")
+    node.set_button("mazo", True)
+    assert events.wait_for(lambda e: isinstance(e, ButtonHeld), timeout=3) == ButtonHeld("mazo")
+    node.set_button("mazo", False)
+    assert len(events.of(TagArrived)) == 1  # one arrival for a card lying still
+    assert link.stats["seq_gap"] == 0
+    assert all(link.stats[r] == 0 for r in sl.REJECT_REASONS)
+
+
+def test_commands_reach_the_node(link: SeatLink, node: SimNode) -> None:
+    assert link.set_led("FAST")
+    assert link.identify(3)
+    deadline = time.monotonic() + 3
+    while time.monotonic() < deadline:
+        app = node.app
+        if app is not None and app.led.mode == "FAST" and app.led._ident_until is not None:
+            break
+        time.sleep(0.01)
+    else:
+        raise AssertionError("node never saw LED/IDENT")
+    with pytest.raises(ValueError):
+        link.set_led("RAINBOW")
+    with pytest.raises(ValueError):
+        link.identify(601)
+
+
+def test_garbage_from_the_node_is_counted_not_fatal(
+    link: SeatLink, events: Events, node: SimNode, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.WARNING, logger="controller.hal.seatlink"):
+        for _ in range(20):
+            node.inject(b"Traceback (most recent call last):\r\n$7 PRESS flor*0000\n")
+        node.inject(b"\x00" * 300 + b"\n")
+        node.tag = UID
+        events.wait_for(lambda e: isinstance(e, TagArrived))
+    stats = link.stats
+    assert stats["garbage"] == 20 and stats["checksum"] == 20 and stats["oversized"] == 1
+    assert link.connected
+    warnings = [r for r in caplog.records if "rejected" in r.getMessage()]
+    assert len(warnings) == 3  # once per reason, not once per line
+
+
+def test_unplug_and_replug(link: SeatLink, events: Events, node: SimNode) -> None:
+    node.unplug()
+    gone = events.wait_for(lambda e: isinstance(e, NodeDisconnected))
+    assert gone == NodeDisconnected(str(node.link), "unplugged")
+    assert not link.connected
+    time.sleep(0.3)  # a while unplugged: the link keeps trying, quietly
+    node.plug()
+    events.wait_for(lambda e: isinstance(e, Hello) and len(events.of(Hello)) == 2)
+    kinds = [type(e).__name__ for _s, e in events.items]
+    first_back = kinds.index("NodeConnected", kinds.index("NodeDisconnected"))
+    assert "Hello" in kinds[first_back:]
+    assert link.connected
+    node.tag = UID
+    events.wait_for(lambda e: isinstance(e, TagArrived))
+    assert link.stats["seq_gap"] == 0
+
+
+def test_silent_node_is_dropped_and_picked_up_again(
+    link: SeatLink, events: Events, node: SimNode
+) -> None:
+    node.silent = True
+    gone = events.wait_for(lambda e: isinstance(e, NodeDisconnected))
+    assert isinstance(gone, NodeDisconnected) and gone.reason == "silent"
+    node.silent = False
+    events.wait_for(lambda e: isinstance(e, NodeConnected) and len(events.of(NodeConnected)) == 2)
+    assert link.connected
+
+
+def test_node_reset_command_reconnects(link: SeatLink, events: Events, node: SimNode) -> None:
+    assert link.reset_node()
+    deadline = time.monotonic() + 3
+    while not (node.app and node.app.reset_requested) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert node.app is not None and node.app.reset_requested
+    node.unplug()  # what machine.reset() looks like from the Pi
+    node.plug()
+    events.wait_for(lambda e: isinstance(e, Hello) and len(events.of(Hello)) == 2)
+
+
+def test_absent_node_is_logged_once_and_close_is_prompt(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    events = Events()
+    with caplog.at_level(logging.DEBUG, logger="controller.hal.seatlink"):
+        link = SeatLink.for_serial(0, "0123", events, by_id_dir=tmp_path, **FAST)
+        link.start()
+        time.sleep(0.8)
+        started = time.monotonic()
+        link.close()
+        assert time.monotonic() - started < 1.0
+    assert link._thread is not None and not link._thread.is_alive()
+    warnings = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(warnings) == 1 and "not plugged in" in warnings[0].getMessage()
+    assert events.items == []
+    assert not link.send("HB")
+
+
+def test_bad_path_is_retried(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING, logger="controller.hal.seatlink"):
+        link = SeatLink(0, str(tmp_path / "nope"), Events(), **FAST)
+        link.start()
+        time.sleep(0.5)
+        link.close()
+    assert len([r for r in caplog.records if "cannot open" in r.getMessage()]) == 1
+
+
+def test_close_while_connected_reports_closed(link: SeatLink, events: Events) -> None:
+    link.close()
+    connected = events.of(NodeConnected)[0]
+    assert isinstance(connected, NodeConnected)
+    assert events.of(NodeDisconnected) == [NodeDisconnected(connected.port, "closed")]
+    assert not link.connected
+
+
+def test_a_failing_callback_does_not_stop_the_link(
+    node: SimNode, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    seen = Events()
+
+    def flaky(seat: int, event: LinkEvent) -> None:
+        seen(seat, event)
+        raise RuntimeError("display on fire")
+
+    with caplog.at_level(logging.ERROR, logger="controller.hal.seatlink"):
+        link = SeatLink(2, str(node.link), flaky, **FAST)
+        with link:
+            seen.wait_for(lambda e: isinstance(e, Heartbeat) and len(seen.of(Heartbeat)) >= 3)
+            assert link.stats["callback_errors"] >= 4
+    assert len([r for r in caplog.records if "on_event failed" in r.getMessage()]) == 1
+
+
+def test_echoing_port_is_never_taken_for_a_node() -> None:
+    # loop:// echoes our own HELLO command back: not a valid node message.
+    events = Events()
+    with SeatLink(0, "loop://", events, **FAST) as link:
+        time.sleep(0.5)
+        assert not link.connected
+        assert link.stats["malformed"] >= 1
+    assert events.items == []
+
+
+def test_pty_pair_without_symlink(tmp_path: Path) -> None:
+    """The link also takes a plain device path (as from the udev rule's /dev/truco-seatN)."""
+    master, slave = os.openpty()
+    try:
+        os.set_blocking(master, False)
+        events = Events()
+        with SeatLink(1, os.ttyname(slave), events, **FAST):
+            deadline = time.monotonic() + 3
+            buf = b""
+            while b"HELLO 1*" not in buf and time.monotonic() < deadline:
+                try:
+                    buf += os.read(master, 1024)
+                except BlockingIOError:
+                    time.sleep(0.01)
+            assert b"HELLO 1*" in buf
+            os.write(master, fw.encode(0, "HELLO", ["1", "0.1.0", "1", "abcd"]))
+            assert events.wait_for(lambda e: isinstance(e, Hello)) == Hello(1, "0.1.0", "abcd", 1)
+    finally:
+        os.close(master)
+        os.close(slave)
