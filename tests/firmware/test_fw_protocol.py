@@ -152,3 +152,17 @@ def test_parse_never_raises_anything_but_protocol_error(data: bytes) -> None:
         protocol.parse(data)
     except ProtocolError as error:
         assert error.reason in ("oversized", "garbage", "checksum")
+
+
+def test_every_frame_in_protocol_md_is_valid() -> None:
+    """The example and ready-made lines in PROTOCOL.md must carry correct checksums."""
+    import re
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[2] / "firmware" / "PROTOCOL.md").read_text()
+    frames = re.findall(r"\$[0-9]+ [A-Z]+[^*`|\n]*\*[0-9A-F]{4}", doc)
+    assert len(frames) >= 25
+    for frame in frames:
+        protocol.parse(frame.encode())  # raises on a wrong checksum
+    for body, crc in re.findall(r"^\| `([^`]+)` +\| `([0-9A-F]{4})` \|", doc, re.MULTILINE):
+        assert protocol.crc16(body.encode()) == int(crc, 16), body
