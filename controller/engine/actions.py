@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from typing import cast
 
 from .cards import Card
 from .errors import InvalidActionError
@@ -163,7 +164,7 @@ class Action:
         return f"Action.from_str('{self}')"
 
 
-def _build_table() -> tuple[tuple[Action | None, ...], ...]:
+def _build_table() -> tuple[tuple[Action, ...], ...]:
     from .cards import CARDS
 
     table: list[tuple[Action | None, ...]] = []
@@ -177,7 +178,8 @@ def _build_table() -> tuple[tuple[Action | None, ...], ...]:
         for n in range(_MAX_DECLARE + 1):
             row[_DECLARE_SLOT + n] = Action(seat, Kind.DECLARE, number=n)
         table.append(tuple(row))
-    return tuple(table)
+    # Slots between the kinds and the declarations stay empty and are never looked up.
+    return cast(tuple[tuple[Action, ...], ...], tuple(table))
 
 
 #: Interned actions: ``ACTION_TABLE[seat][slot]``; the engine hands these out, never copies.

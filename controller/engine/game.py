@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 
 from .actions import ACTION_TABLE, DECLARE_SLOT, KIND_SLOT, Action, Kind
 from .cards import CARDS, STRENGTH, SUIT_OF, Card, envido_of_indices, flor_of_indices
@@ -36,15 +37,35 @@ from .rules import Claims, Falta, HouseRules
 
 __all__ = ["Game", "HandInProgressError", "LegalActions", "NoHandError", "Telling"]
 
+# Kind members as module constants: an Enum attribute lookup costs ten times more.
+_K_CONTRAFLOR = Kind.CONTRAFLOR
+_K_CONTRAFLOR_AL_RESTO = Kind.CONTRAFLOR_AL_RESTO
+_K_CON_FLOR_ME_ACHICO = Kind.CON_FLOR_ME_ACHICO
+_K_DECLARE = Kind.DECLARE
+_K_ENVIDO = Kind.ENVIDO
+_K_FALTA_ENVIDO = Kind.FALTA_ENVIDO
+_K_FLOR = Kind.FLOR
+_K_MAZO = Kind.MAZO
+_K_NO_QUIERO = Kind.NO_QUIERO
+_K_PLAY = Kind.PLAY
+_K_QUIERO = Kind.QUIERO
+_K_REAL_ENVIDO = Kind.REAL_ENVIDO
+_K_RETRUCO = Kind.RETRUCO
+_K_SHOW = Kind.SHOW
+_K_SON_BUENAS = Kind.SON_BUENAS
+_K_TRUCO = Kind.TRUCO
+_K_VALE_CUATRO = Kind.VALE_CUATRO
+
 _TRUCO_VALUE = (1, 2, 3, 4)
-_TRUCO_KINDS = (Kind.TRUCO, Kind.RETRUCO, Kind.VALE_CUATRO)
-_LEVEL_OF = {Kind.TRUCO: 1, Kind.RETRUCO: 2, Kind.VALE_CUATRO: 3}
+_CODE_OF = attrgetter("code")
+_TRUCO_KINDS = (_K_TRUCO, _K_RETRUCO, _K_VALE_CUATRO)
+_LEVEL_OF = {_K_TRUCO: 1, _K_RETRUCO: 2, _K_VALE_CUATRO: 3}
 _ENV_E, _ENV_R, _ENV_F = 0, 1, 2
-_ENVIDO_KINDS = (Kind.ENVIDO, Kind.REAL_ENVIDO, Kind.FALTA_ENVIDO)
-_ENV_OF = {Kind.ENVIDO: _ENV_E, Kind.REAL_ENVIDO: _ENV_R, Kind.FALTA_ENVIDO: _ENV_F}
+_ENVIDO_KINDS = (_K_ENVIDO, _K_REAL_ENVIDO, _K_FALTA_ENVIDO)
+_ENV_OF = {_K_ENVIDO: _ENV_E, _K_REAL_ENVIDO: _ENV_R, _K_FALTA_ENVIDO: _ENV_F}
 _ENV_VALUE = (2, 3, 0)
-_FLOR_KINDS = (Kind.FLOR, Kind.CONTRAFLOR, Kind.CONTRAFLOR_AL_RESTO, Kind.CON_FLOR_ME_ACHICO)
-_ANSWERS = (Kind.QUIERO, Kind.NO_QUIERO, Kind.CON_FLOR_ME_ACHICO)
+_FLOR_KINDS = (_K_FLOR, _K_CONTRAFLOR, _K_CONTRAFLOR_AL_RESTO, _K_CON_FLOR_ME_ACHICO)
+_ANSWERS = (_K_QUIERO, _K_NO_QUIERO, _K_CON_FLOR_ME_ACHICO)
 
 # Flor course, set by the other team's first flor action.
 _COURSE_NONE, _COURSE_FLOR, _COURSE_ACHICO, _COURSE_CONTRA, _COURSE_RESTO = range(5)
@@ -55,21 +76,37 @@ _ENVIDO_RANGE = tuple(range(8)) + tuple(range(20, 34))
 _FLOR_RANGE = tuple(range(20, 39))
 
 _KS = KIND_SLOT
-_S_QUIERO = _KS + Kind.QUIERO
-_S_NO_QUIERO = _KS + Kind.NO_QUIERO
-_S_MAZO = _KS + Kind.MAZO
-_S_FLOR = _KS + Kind.FLOR
-_S_ACHICO = _KS + Kind.CON_FLOR_ME_ACHICO
-_S_CONTRA = _KS + Kind.CONTRAFLOR
-_S_RESTO = _KS + Kind.CONTRAFLOR_AL_RESTO
-_S_SON_BUENAS = _KS + Kind.SON_BUENAS
-_S_TRUCO = (0, _KS + Kind.TRUCO, _KS + Kind.RETRUCO, _KS + Kind.VALE_CUATRO)
+_S_QUIERO = _KS + _K_QUIERO
+_S_NO_QUIERO = _KS + _K_NO_QUIERO
+_S_MAZO = _KS + _K_MAZO
+_S_FLOR = _KS + _K_FLOR
+_S_ACHICO = _KS + _K_CON_FLOR_ME_ACHICO
+_S_CONTRA = _KS + _K_CONTRAFLOR
+_S_RESTO = _KS + _K_CONTRAFLOR_AL_RESTO
+_S_SON_BUENAS = _KS + _K_SON_BUENAS
+_S_TRUCO = (0, _KS + _K_TRUCO, _KS + _K_RETRUCO, _KS + _K_VALE_CUATRO)
 _S_ENVIDO = {
-    _ENV_E: _KS + Kind.ENVIDO,
-    _ENV_R: _KS + Kind.REAL_ENVIDO,
-    _ENV_F: _KS + Kind.FALTA_ENVIDO,
+    _ENV_E: _KS + _K_ENVIDO,
+    _ENV_R: _KS + _K_REAL_ENVIDO,
+    _ENV_F: _KS + _K_FALTA_ENVIDO,
 }
 _ALL_ENVIDO_SLOTS = (_S_ENVIDO[_ENV_E], _S_ENVIDO[_ENV_R], _S_ENVIDO[_ENV_F])
+
+
+#: Actions listed together: every seat's truco, a team's raise, a seat's three envido calls.
+_TRUCO_ACTIONS = {n: tuple(ACTION_TABLE[s][_S_TRUCO[1]] for s in range(n)) for n in (2, 4, 6)}
+_RAISE_ACTIONS = {
+    n: tuple(
+        {lvl: tuple(ACTION_TABLE[s][_S_TRUCO[lvl]] for s in range(team, n, 2)) for lvl in (2, 3)}
+        for team in (0, 1)
+    )
+    for n in (2, 4, 6)
+}
+_ENVIDO_ACTIONS = tuple(tuple(row[slot] for slot in _ALL_ENVIDO_SLOTS) for row in ACTION_TABLE)
+
+#: (envido, flor) points of a dealt hand, by its card indices: computed once per hand shape.
+_POINTS: dict[tuple[int, ...], tuple[int, int | None]] = {}
+_POINTS_FLOR: dict[tuple[int, ...], tuple[int, int | None]] = {}
 
 
 class HandInProgressError(TrucoError):
@@ -148,6 +185,7 @@ class Game:
         self._target = rules.target
         self._initial = (score[0], score[1], None, n - 1 if dealer is None else dealer)
         self._team_seats = (tuple(range(0, n, 2)), tuple(range(1, n, 2)))
+        self._orders = tuple(tuple((m + i) % n for i in range(n)) for m in range(n))
         self._hands: list[_HandLog] = []
         self._legal: list[Action] | None = None
         self._legal_codes: set[int] | None = None
@@ -236,18 +274,17 @@ class Game:
         if dealer is not None and not 0 <= dealer < n:
             raise ValueError(f"no seat {dealer} at a table of {n}")
         cards: list[tuple[int, ...] | None] = [None] * n
-        dealt: set[int] = set()
+        dealt = 0
         for seat, seat_cards in (hands or {}).items():
             if not 0 <= seat < n:
                 raise ValueError(f"no seat {seat} at a table of {n}")
-            idx = tuple(c.index for c in seat_cards)
+            idx = tuple([c.index for c in seat_cards])
             if len(idx) != 3:
                 raise ValueError(f"seat {seat} must be dealt 3 cards, not {len(idx)}")
-            for c in idx:
-                if c in dealt:
-                    raise ValueError(f"card {CARDS[c]} dealt twice")
-                dealt.add(c)
             cards[seat] = idx
+            dealt += 3
+        if dealt and len({c for cs in cards if cs is not None for c in cs}) != dealt:
+            raise ValueError("a card dealt twice")
         self._start_hand(self._next_dealer if dealer is None else dealer, tuple(cards))
 
     def _start_hand(self, dealer: int, cards: tuple[tuple[int, ...] | None, ...]) -> None:
@@ -261,14 +298,19 @@ class Game:
         self._dealer = dealer
         self._mano = mano
         self._next_dealer = (dealer + 1) % n
-        self._order = tuple((mano + i) % n for i in range(n))
+        self._order = self._orders[mano]
         self._cards = list(cards)
-        self._all_known = all(c is not None for c in cards)
-        flor_on = self._flor_on
+        self._all_known = None not in cards
+        points = _POINTS_FLOR if self._flor_on else _POINTS
         for s, cs in enumerate(cards):
             if cs is not None:
-                self._env_pts[s] = envido_of_indices(cs, flor=flor_on)
-                self._flor_pts[s] = flor_of_indices(cs)
+                pts = points.get(cs)
+                if pts is None:
+                    pts = points[cs] = (
+                        envido_of_indices(cs, flor=self._flor_on),
+                        flor_of_indices(cs),
+                    )
+                self._env_pts[s], self._flor_pts[s] = pts
         self._leader = self._turn = mano
         self._live = True
         self._invalidate()
@@ -276,7 +318,7 @@ class Game:
     def push(self, action: Action) -> None:
         """Apply ``action`` or raise ``IllegalActionError`` (the state is then unchanged)."""
         code = action.code
-        if action.kind is Kind.SHOW:
+        if action.kind is _K_SHOW:
             refusal = self._show_refusal(action)
             if refusal is not None:
                 raise IllegalActionError(action, refusal)
@@ -286,10 +328,12 @@ class Game:
                 codes = self._codes()
             if code not in codes:
                 raise IllegalActionError(action, self._diagnose(action))
-        assert self._log is not None
-        self._log.actions.append(action)
+        log = self._log
+        assert log is not None
+        log.actions.append(action)
         self._apply(action)
-        self._invalidate()
+        self._legal = None
+        self._legal_codes = None
 
     def push_str(self, text: str) -> Action:
         """Parse ``"S ACTION"`` and push it; returns the action."""
@@ -341,11 +385,11 @@ class Game:
         return legal
 
     def _codes(self) -> set[int]:
-        codes = self._legal_codes = {a.code for a in self.legal_list()}
+        codes = self._legal_codes = set(map(_CODE_OF, self.legal_list()))
         return codes
 
     def is_legal(self, action: Action) -> bool:
-        if action.kind is Kind.SHOW:
+        if action.kind is _K_SHOW:
             return self._show_refusal(action) is None
         codes = self._legal_codes
         if codes is None:
@@ -354,7 +398,7 @@ class Game:
 
     def refusal(self, action: Action) -> RefusalCode | None:
         """``None`` if ``action`` is legal, else the code the table would refuse it with."""
-        if action.kind is Kind.SHOW:
+        if action.kind is _K_SHOW:
             return self._show_refusal(action)
         return None if self.is_legal(action) else self._diagnose(action)
 
@@ -736,16 +780,16 @@ class Game:
             if tell.kind == "flor" and not tell.history:
                 for s in range(n):
                     if self._cards[s] is None and self._may_announce(s):
-                        add(table[s][_S_FLOR])  # type: ignore[arg-type]
+                        add(table[s][_S_FLOR])
             s = self._next_declarer(tell)
             row = table[s]
             rng = _FLOR_RANGE if tell.kind == "flor" else _ENVIDO_RANGE
             best = tell.best
             for v in rng:
                 if v > best:
-                    add(row[DECLARE_SLOT + v])  # type: ignore[arg-type]
+                    add(row[DECLARE_SLOT + v])
             if tell.best_seat >= 0:
-                add(row[_S_SON_BUENAS])  # type: ignore[arg-type]
+                add(row[_S_SON_BUENAS])
             return out
 
         if self._e_pending:
@@ -754,19 +798,19 @@ class Game:
             flor = self._flor_on and self._f_state == _FLOR_NONE
             for s in answering:
                 row = table[s]
-                add(row[_S_QUIERO])  # type: ignore[arg-type]
-                add(row[_S_NO_QUIERO])  # type: ignore[arg-type]
+                add(row[_S_QUIERO])
+                add(row[_S_NO_QUIERO])
                 for r in raises:
-                    add(row[_S_ENVIDO[r]])  # type: ignore[arg-type]
+                    add(row[_S_ENVIDO[r]])
                 if flor and self._nplayed[s] == 0 and self._can_flor(s):
-                    add(row[_S_FLOR])  # type: ignore[arg-type]
+                    add(row[_S_FLOR])
             return out
 
         if self._f_state == _FLOR_OPEN and self._flor_blocking():
             self._gen_flor(out)
             return out
 
-        late = self._flor_late_window()
+        late = self._f_state == _FLOR_OPEN and self._flor_late_window()
         t_pending = self._t_pending
         if t_pending:
             caller = self._t_caller
@@ -776,31 +820,37 @@ class Game:
             implicit = self.rules.implicit_quiero
             for s in self._team_seats[1 - caller]:
                 row = table[s]
-                add(row[_S_QUIERO])  # type: ignore[arg-type]
-                add(row[_S_NO_QUIERO])  # type: ignore[arg-type]
+                add(row[_S_QUIERO])
+                add(row[_S_NO_QUIERO])
                 if t_pending < 3:
-                    add(row[_S_TRUCO[t_pending + 1]])  # type: ignore[arg-type]
-                add(row[_S_MAZO])  # type: ignore[arg-type]
+                    add(row[_S_TRUCO[t_pending + 1]])
+                add(row[_S_MAZO])
                 if envido:
                     for slot in _ALL_ENVIDO_SLOTS:
-                        add(row[slot])  # type: ignore[arg-type]
+                        add(row[slot])
                 if flor and self._nplayed[s] == 0 and self._can_flor(s):
-                    add(row[_S_FLOR])  # type: ignore[arg-type]
+                    add(row[_S_FLOR])
                 if implicit and s == self._turn:
                     for c in self._available(s):
-                        add(row[c])  # type: ignore[arg-type]
+                        add(row[c])
             if late:
                 self._gen_late_flor(out)
             return out
 
         t = self._turn
         row = table[t]
-        for c in self._available(t):
-            add(row[c])  # type: ignore[arg-type]
-        add(row[_S_MAZO])  # type: ignore[arg-type]
-        if self._envido_window(t):
-            for slot in _ALL_ENVIDO_SLOTS:
-                add(row[slot])  # type: ignore[arg-type]
+        cs = self._cards[t]
+        if cs is not None:
+            played = self._played
+            for c in cs:
+                if c not in played:
+                    add(row[c])
+        else:
+            for c in self._available(t):
+                add(row[c])
+        add(row[_S_MAZO])
+        if self._baza == 0 and self._envido_window(t):
+            out.extend(_ENVIDO_ACTIONS[t])
         if (
             self._flor_on
             and self._f_state == _FLOR_NONE
@@ -808,16 +858,12 @@ class Game:
             and self._nplayed[t] == 0
             and self._can_flor(t)
         ):
-            add(row[_S_FLOR])  # type: ignore[arg-type]
+            add(row[_S_FLOR])
         level = self._t_level
         if level == 0:
-            slot = _S_TRUCO[1]
-            for s in range(n):
-                add(table[s][slot])  # type: ignore[arg-type]
+            out.extend(_TRUCO_ACTIONS[n])
         elif level < 3:
-            slot = _S_TRUCO[level + 1]
-            for s in self._team_seats[self._t_raiser]:
-                add(table[s][slot])  # type: ignore[arg-type]
+            out.extend(_RAISE_ACTIONS[n][self._t_raiser][level + 1])
         if late:
             self._gen_late_flor(out)
         return out
@@ -827,11 +873,11 @@ class Game:
         for s in range(self._n):
             if self._cards[s] is None and self._may_announce(s):
                 row = ACTION_TABLE[s]
-                out.append(row[_S_FLOR])  # type: ignore[arg-type]
+                out.append(row[_S_FLOR])
                 if (s & 1) == other and self._f_course == _COURSE_NONE:
-                    out.append(row[_S_ACHICO])  # type: ignore[arg-type]
-                    out.append(row[_S_CONTRA])  # type: ignore[arg-type]
-                    out.append(row[_S_RESTO])  # type: ignore[arg-type]
+                    out.append(row[_S_ACHICO])
+                    out.append(row[_S_CONTRA])
+                    out.append(row[_S_RESTO])
 
     def _gen_flor(self, out: list[Action]) -> None:
         add = out.append
@@ -839,20 +885,20 @@ class Game:
         if answer >= 0:
             for s in self._team_seats[answer]:
                 row = ACTION_TABLE[s]
-                add(row[_S_QUIERO])  # type: ignore[arg-type]
-                add(row[_S_NO_QUIERO])  # type: ignore[arg-type]
-                add(row[_S_ACHICO])  # type: ignore[arg-type]
+                add(row[_S_QUIERO])
+                add(row[_S_NO_QUIERO])
+                add(row[_S_ACHICO])
                 if self._f_course == _COURSE_CONTRA:
-                    add(row[_S_RESTO])  # type: ignore[arg-type]
+                    add(row[_S_RESTO])
         other = 1 - self._f_first
         for s in range(self._n):
             if self._may_announce(s):
                 row = ACTION_TABLE[s]
-                add(row[_S_FLOR])  # type: ignore[arg-type]
+                add(row[_S_FLOR])
                 if (s & 1) == other and self._f_course == _COURSE_NONE:
-                    add(row[_S_ACHICO])  # type: ignore[arg-type]
-                    add(row[_S_CONTRA])  # type: ignore[arg-type]
-                    add(row[_S_RESTO])  # type: ignore[arg-type]
+                    add(row[_S_ACHICO])
+                    add(row[_S_CONTRA])
+                    add(row[_S_RESTO])
 
     # ------------------------------------------------------------------ refusal codes
 
@@ -903,12 +949,12 @@ class Game:
             return R.NOT_YOUR_TURN
         tell = self._tell
         if tell is not None:
-            if k is Kind.DECLARE or k is Kind.SON_BUENAS:
+            if k is _K_DECLARE or k is _K_SON_BUENAS:
                 return R.BAD_DECLARATION
-            if k is Kind.FLOR and tell.kind == "flor" and not tell.history and not self._all_known:
+            if k is _K_FLOR and tell.kind == "flor" and not tell.history and not self._all_known:
                 return self._flor_call_refusal(s)
             return R.CALL_PENDING
-        if k is Kind.DECLARE or k is Kind.SON_BUENAS:
+        if k is _K_DECLARE or k is _K_SON_BUENAS:
             return R.BAD_DECLARATION
 
         if self._e_pending:
@@ -916,7 +962,7 @@ class Game:
                 return R.CALL_PENDING
             if k in _ENVIDO_KINDS:
                 return R.RAISE_NOT_ALLOWED
-            if k is Kind.FLOR:
+            if k is _K_FLOR:
                 if self._nplayed[s]:
                     return R.ENVIDO_CLOSED
                 return R.NO_FLOR
@@ -925,14 +971,14 @@ class Game:
         if self._f_state == _FLOR_OPEN and self._flor_blocking():
             return self._flor_phase_refusal(a)
 
-        if k is Kind.FLOR and self._f_state == _FLOR_OPEN:
+        if k is _K_FLOR and self._f_state == _FLOR_OPEN:
             # late announcement window (hands unknown)
             return self._flor_call_refusal(s)
 
         if self._t_pending:
             if team == self._t_caller:
                 return R.CALL_PENDING
-            if k is Kind.TRUCO:
+            if k is _K_TRUCO:
                 return R.CALL_PENDING
             if k in _TRUCO_KINDS:
                 return R.RAISE_NOT_ALLOWED
@@ -940,13 +986,13 @@ class Game:
                 if self._t_pending != 1:
                     return R.CALL_PENDING
                 return R.ENVIDO_CLOSED
-            if k is Kind.FLOR:
+            if k is _K_FLOR:
                 if self._t_pending != 1:
                     return R.CALL_PENDING
                 if self._baza or self._nplayed[s] or self._f_state != _FLOR_NONE:
                     return R.ENVIDO_CLOSED
                 return R.NO_FLOR
-            if k is Kind.PLAY and self.rules.implicit_quiero:
+            if k is _K_PLAY and self.rules.implicit_quiero:
                 if s != self._turn:
                     return R.NOT_YOUR_TURN
                 assert a.card is not None
@@ -955,17 +1001,17 @@ class Game:
 
         if k in _ANSWERS:
             return R.NO_PENDING_CALL
-        if k in _TRUCO_KINDS or k is Kind.CONTRAFLOR or k is Kind.CONTRAFLOR_AL_RESTO:
+        if k in _TRUCO_KINDS or k is _K_CONTRAFLOR or k is _K_CONTRAFLOR_AL_RESTO:
             return R.RAISE_NOT_ALLOWED
         if k in _ENVIDO_KINDS:
             if not self._envido_window(s):
                 return R.ENVIDO_CLOSED
             return R.NOT_YOUR_TURN
-        if k is Kind.FLOR:
+        if k is _K_FLOR:
             return self._flor_call_refusal(s)
-        if k is Kind.MAZO:
+        if k is _K_MAZO:
             return R.NOT_YOUR_TURN
-        if k is Kind.PLAY:
+        if k is _K_PLAY:
             if s != self._turn:
                 return R.NOT_YOUR_TURN
             assert a.card is not None
@@ -993,17 +1039,17 @@ class Game:
         k, s = a.kind, a.seat
         team = s & 1
         answer = self._f_answer
-        if k is Kind.FLOR:
+        if k is _K_FLOR:
             return self._flor_call_refusal(s)
         if k in _ANSWERS:
             if answer < 0:
-                if k is Kind.CON_FLOR_ME_ACHICO and team != self._f_first:
+                if k is _K_CON_FLOR_ME_ACHICO and team != self._f_first:
                     if self._f_course != _COURSE_NONE:
                         return R.RAISE_NOT_ALLOWED
                     return self._flor_call_refusal(s)
                 return R.CALL_PENDING
             return R.CALL_PENDING  # the answering team's answers are legal: wrong team
-        if k is Kind.CONTRAFLOR or k is Kind.CONTRAFLOR_AL_RESTO:
+        if k is _K_CONTRAFLOR or k is _K_CONTRAFLOR_AL_RESTO:
             if answer >= 0:
                 if team != answer:
                     return R.CALL_PENDING
@@ -1020,10 +1066,10 @@ class Game:
     def _apply(self, a: Action) -> None:
         k, s = a.kind, a.seat
         team = s & 1
-        if k is Kind.SHOW:
+        if k is _K_SHOW:
             self._see(s, [c.index for c in a.cards])
             return
-        if k is Kind.DECLARE or k is Kind.SON_BUENAS:
+        if k is _K_DECLARE or k is _K_SON_BUENAS:
             self._declare(s, a.number)
             return
         if k in _FLOR_KINDS or (self._f_state == _FLOR_OPEN and self._f_answer >= 0):
@@ -1031,16 +1077,16 @@ class Game:
             return
         if self._f_state == _FLOR_OPEN and self._tell is None:
             self._close_flor_window()
-        if k is Kind.PLAY:
+        if k is _K_PLAY:
             if self._t_pending:
                 self._accept_truco(team)
             assert a.card is not None
             self._play(s, a.card.index)
             return
         if self._e_pending:
-            if k is Kind.QUIERO:
+            if k is _K_QUIERO:
                 self._accept_envido()
-            elif k is Kind.NO_QUIERO:
+            elif k is _K_NO_QUIERO:
                 chain = self._e_chain
                 pts = 1 if len(chain) == 1 else sum(_ENV_VALUE[c] for c in chain[:-1])
                 self._e_pending = False
@@ -1061,15 +1107,15 @@ class Game:
             self._t_pending = _LEVEL_OF[k]
             self._t_caller = team
             return
-        if k is Kind.QUIERO:
+        if k is _K_QUIERO:
             self._accept_truco(team)
             return
-        if k is Kind.NO_QUIERO:
+        if k is _K_NO_QUIERO:
             level = self._t_pending
             self._t_pending = 0
             self._finish_hand([(self._t_caller, _TRUCO_VALUE[level - 1], Reason.TRUCO)])
             return
-        if k is Kind.MAZO:
+        if k is _K_MAZO:
             other = 1 - team
             awards = [(other, _TRUCO_VALUE[self._t_level], Reason.MAZO)]
             if (
@@ -1257,9 +1303,9 @@ class Game:
             self._f_state = _FLOR_OPEN
             self._f_first = team
             self._f_ann = [s]
-        elif self._f_answer >= 0 and k in (Kind.QUIERO, Kind.NO_QUIERO, Kind.CON_FLOR_ME_ACHICO):
+        elif self._f_answer >= 0 and k in (_K_QUIERO, _K_NO_QUIERO, _K_CON_FLOR_ME_ACHICO):
             self._f_answer = -1
-            if k is Kind.QUIERO:
+            if k is _K_QUIERO:
                 self._f_accepted = True
             else:
                 points = 4 if self._f_course == _COURSE_CONTRA else self._f_resto_before
@@ -1268,25 +1314,25 @@ class Game:
                 self._f_state = _FLOR_CLOSED
                 self._settle_flor_set(self._f_raiser, points)
                 return
-        elif k is Kind.CONTRAFLOR_AL_RESTO and self._f_answer >= 0:
+        elif k is _K_CONTRAFLOR_AL_RESTO and self._f_answer >= 0:
             # answering a contraflor
             self._f_course = _COURSE_RESTO
             self._f_resto_before = 6
             self._f_raiser = team
             self._f_answer = 1 - team
-        elif k is Kind.FLOR:
+        elif k is _K_FLOR:
             self._f_ann.append(s)
             if team != self._f_first and self._f_course == _COURSE_NONE:
                 self._f_course = _COURSE_FLOR
-        elif k is Kind.CON_FLOR_ME_ACHICO:
+        elif k is _K_CON_FLOR_ME_ACHICO:
             self._f_course = _COURSE_ACHICO
             self._f_backed = team
-        elif k is Kind.CONTRAFLOR:
+        elif k is _K_CONTRAFLOR:
             self._f_ann.append(s)
             self._f_course = _COURSE_CONTRA
             self._f_raiser = team
             self._f_answer = 1 - team
-        elif k is Kind.CONTRAFLOR_AL_RESTO:
+        elif k is _K_CONTRAFLOR_AL_RESTO:
             self._f_ann.append(s)
             self._f_course = _COURSE_RESTO
             self._f_resto_before = 4
@@ -1346,7 +1392,7 @@ class LegalActions:
     def __contains__(self, action: object) -> bool:
         return (
             isinstance(action, Action)
-            and action.kind is not Kind.SHOW
+            and action.kind is not _K_SHOW
             and self._game.is_legal(action)
         )
 

@@ -1,0 +1,113 @@
+"""The game record: every scenario replays to its expected JSON; malformed files name the line.
+
+Scenario transcripts (``scenarios/*.truco``) are the main tests of the rules: each has its
+hand-computed expected ``replay --json`` output beside it (``*.json``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from controller.engine import Action, Card, Game, HouseRules
+from controller.transcript import (
+    TranscriptError,
+    dumps_result,
+    parse,
+    replay,
+    result_json,
+    write,
+)
+
+SCENARIOS = Path(__file__).with_name("scenarios")
+CASES = sorted(SCENARIOS.glob("*.truco"))
+MALFORMED = sorted((SCENARIOS / "malformed").glob("*.truco"))
+
+
+def test_there_are_scenarios() -> None:
+    assert len(CASES) >= 70 and len(MALFORMED) >= 11
+
+
+@pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])
+def test_scenario(path: Path) -> None:
+    expected = json.loads(path.with_suffix(".json").read_text())
+    got = result_json(replay(parse(path.read_text())))
+    assert got == expected
+
+
+@pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])
+def test_scenario_written_back_replays_the_same(path: Path) -> None:
+    """Writing out a replayed game and reading it back gives the same game."""
+    first = replay(parse(path.read_text())).game
+    text = write(first)
+    again = replay(parse(text))
+    assert not again.rejected
+    assert again.game.state_key() == first.state_key()
+    assert again.game.hands == first.hands
+
+
+@pytest.mark.parametrize("path", MALFORMED, ids=[p.stem for p in MALFORMED])
+def test_malformed_names_the_line(path: Path) -> None:
+    line = int(path.with_suffix(".line").read_text())
+    with pytest.raises(TranscriptError) as info:
+        replay(parse(path.read_text()))
+    assert info.value.line == line
+    assert f"line {line}:" in str(info.value)
+
+
+class TestReading:
+    def test_defaults_without_table_line(self) -> None:
+        result = replay(parse("hand\n0 mazo\n"))
+        assert result.game.rules == HouseRules()
+        assert result_json(result)["score"] == [0, 2]
+
+    def test_case_insensitive_and_comments(self) -> None:
+        text = (
+            "TABLE Players=2 FLOR=On  # comment\n\nHAND\nDeal 0 : 7e 6E 5e\n"
+            "DEAL 1: 1b 2b 3o\n0 FLOR\n"
+        )
+        result = replay(parse(text))
+        assert result.game.rules.flor
+        assert result_json(result)["score"] == [3, 0]
+
+    def test_action_before_first_hand_is_hand_over(self) -> None:
+        result = replay(parse("table players=2\n0 truco\nhand\n"))
+        assert [(r.line, r.code.value) for r in result.rejected] == [(2, "hand_over")]
+
+    def test_hand_after_game_won_is_ignored(self) -> None:
+        text = "score 0 29\nhand\n0 mazo\nhand\ndeal 0: 1E 2E 3E\n0 truco\n"
+        result = replay(parse(text))
+        assert result.game.winner == 1
+        assert len(result.game.hands) == 1
+        assert [r.code.value for r in result.rejected] == ["game_over"]
+
+    def test_dealer_line_applies_to_next_hand(self) -> None:
+        text = "table players=4\ndealer 1\nhand\n2 mazo\nhand\n3 mazo\ndealer 0\nhand\n"
+        hands = replay(parse(text)).game.hands
+        assert [(h.dealer, h.mano) for h in hands] == [(1, 2), (2, 3), (0, 1)]
+
+
+class TestWriting:
+    def test_written_transcript(self) -> None:
+        game = Game(HouseRules(players=2), score=(3, 4), dealer=0)
+        game.deal({0: [Card.from_str(c) for c in ("7C", "6C", "3E")],
+                   1: [Card.from_str(c) for c in ("2O", "1B", "4B")]})
+        game.push(Action.from_str("1 envido"))
+        text = write(game)
+        assert text.splitlines() == [
+            "table players=2 target=30 flor=off falta=to_win mazo_envido_point=on "
+            "claims=auto implicit_quiero=off",
+            "score 3 4",
+            "dealer 0",
+            "hand",
+            "deal 0: 7C 6C 3E",
+            "deal 1: 2O 1B 4B",
+            "1 envido",
+        ]
+
+    def test_json_layout_is_valid_json(self) -> None:
+        result = replay(parse((SCENARIOS / "four-players.truco").read_text()))
+        obj = result_json(result)
+        assert json.loads(dumps_result(obj)) == obj
