@@ -173,6 +173,8 @@ def status_message(event: LinkEvent) -> str | None:
     'Reader unplugged - reconnecting...'
     """
     if isinstance(event, NodeDisconnected):
+        if event.reason == "closed":
+            return None  # the table software is shutting down
         if event.reason == "silent":
             return "Reader not answering - reconnecting..."
         return "Reader unplugged - reconnecting..."
@@ -675,7 +677,8 @@ class SeatLink:
                 self._connected = False
                 if self._stop.is_set():
                     reason = "closed"
-                log.warning("seat %d: node on %s disconnected (%s)", self.seat, name, reason)
+                level = logging.INFO if reason == "closed" else logging.WARNING
+                log.log(level, "seat %d: node on %s disconnected (%s)", self.seat, name, reason)
                 self._deliver(NodeDisconnected(name, reason))
         return reason
 

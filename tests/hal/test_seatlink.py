@@ -279,6 +279,7 @@ def test_status_messages() -> None:
         "Reader unplugged - reconnecting..."
     )
     assert "not answering" in (sl.status_message(NodeDisconnected("p", "silent")) or "")
+    assert sl.status_message(NodeDisconnected("p", "closed")) is None
     assert sl.status_message(NodeConnected("p")) == "Reader connected"
     assert sl.status_message(Heartbeat(1, 0, False)) == "Card reader not found - check its cable"
     assert sl.status_message(Heartbeat(1, 0, True)) is None
