@@ -101,7 +101,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         statements = parse(text)
         target = None
         if args.through == "mock":
-            from .hal.mock_table import mock_target
+            from .table.mock_table import mock_target
 
             target = mock_target
         result = replay(statements, target=target)

@@ -220,6 +220,8 @@ class Target(Protocol):
 
     def act(self, action: Action) -> RefusalCode | None: ...
 
+    def close(self) -> None: ...
+
 
 class EngineTarget:
     """Replays straight into a ``Game``."""
@@ -236,6 +238,9 @@ class EngineTarget:
         except IllegalActionError as e:
             return e.code
         return None
+
+    def close(self) -> None:
+        pass
 
 
 @dataclass
@@ -271,7 +276,20 @@ def replay(
     game = Game(rules, score=score)
     drive: Target = target(game) if target is not None else EngineTarget(game)
     result = ReplayResult(game)
+    try:
+        _drive(stmts, game, drive, result, on_action)
+    finally:
+        drive.close()
+    return result
 
+
+def _drive(
+    stmts: list[Statement],
+    game: Game,
+    drive: Target,
+    result: ReplayResult,
+    on_action: Callable[[Game, ActionStmt, RefusalCode | None], None] | None,
+) -> None:
     pending_hand: int | None = None  # line of a `hand` whose deal is still being read
     pending_dealer: int | None = None
     next_dealer: int | None = None
@@ -314,7 +332,6 @@ def replay(
             if on_action is not None:
                 on_action(game, st, code)
     flush()
-    return result
 
 
 def result_json(result: ReplayResult) -> dict[str, object]:

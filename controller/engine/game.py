@@ -538,6 +538,30 @@ class Game:
         return self._f_answer if self._f_answer >= 0 else None
 
     @property
+    def flor_call(self) -> Kind | None:
+        """The flor raise awaiting an answer (contraflor or contraflor al resto)."""
+        if self._f_answer < 0:
+            return None
+        return _K_CONTRAFLOR if self._f_course == _COURSE_CONTRA else _K_CONTRAFLOR_AL_RESTO
+
+    @property
+    def flor_course_team(self) -> int | None:
+        """The team whose first flor action is awaited (a flor was called against it)."""
+        if (
+            self._f_state == _FLOR_OPEN
+            and self._f_course == _COURSE_NONE
+            and self._f_answer < 0
+            and self._tell is None
+        ):
+            return 1 - self._f_first
+        return None
+
+    @property
+    def flor_open(self) -> bool:
+        """A flor was called and is not settled yet (announcements or answers awaited)."""
+        return self._f_state == _FLOR_OPEN
+
+    @property
     def telling(self) -> Telling | None:
         t = self._tell
         if t is None:

@@ -1,0 +1,184 @@
+"""Mock hardware: the whole table on any machine, through the real I/O paths.
+
+- Seat nodes are simulated on pseudo-terminal pairs (``os.openpty``): each speaks the
+  real line protocol (``firmware/PROTOCOL.md``, encoded with ``seatlink.encode_frame``)
+  and the Pi side is the real ``SeatLink`` reading the pty through pyserial. Pressing a
+  button or tapping a card on a ``MockNode`` writes the frames a Pico would write.
+- Displays are luma.core's ``dummy`` devices: the image sent to a seat's display is
+  kept, and the terminal shows it.
+- The deck is a ``MockDeck``: forty NTAG213-like UIDs from a seeded generator.
+
+Two-seat tables with pads on the Pi's GPIO use gpiozero's ``MockFactory`` instead of a
+node for the buttons (``controller.hal.gpio_pad``); see ``tests/hal``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import random
+import select
+import threading
+import time
+import tty
+from collections.abc import Callable
+
+from luma.core.device import dummy
+from PIL import Image
+
+from ..engine import CARDS, Card
+from .seatlink import PROTOCOL_VERSION, LinkEvent, SeatLink, encode_frame, parse_frame
+
+__all__ = ["MockDeck", "MockDisplay", "MockNode", "MockSeats"]
+
+
+class MockDeck:
+    """Forty tagged cards with seeded 7-byte UIDs (first byte 0x04, as NTAG213)."""
+
+    def __init__(self, seed: int = 0) -> None:
+        rng = random.Random(f"mock-deck-{seed}")
+        uids: set[bytes] = set()
+        while len(uids) < len(CARDS):
+            uids.add(bytes([0x04, *(rng.randrange(256) for _ in range(6))]))
+        ordered = sorted(uids)
+        rng.shuffle(ordered)
+        self._uid = {card: uid for card, uid in zip(CARDS, ordered, strict=True)}
+        self._card = {uid: card for card, uid in self._uid.items()}
+
+    def uid(self, card: Card) -> bytes:
+        return self._uid[card]
+
+    def lookup(self, uid: bytes) -> Card | None:
+        return self._card.get(uid)
+
+
+class MockNode:
+    """A seat node on a pty pair. ``path`` is the device the Pi side opens."""
+
+    def __init__(self, seat: int, serial: str | None = None, *, heartbeat_s: float = 1.0) -> None:
+        self.seat = seat
+        self.serial = serial or f"e66141{seat:010x}"
+        self.heartbeat_s = heartbeat_s
+        master, slave = os.openpty()
+        tty.setraw(slave)
+        self._master, self._slave = master, slave
+        self.path = os.ttyname(slave)
+        self._seq = 0
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._wake_r, self._wake_w = os.pipe()  # close() wakes the node's select at once
+        self._thread = threading.Thread(target=self._run, name=f"mocknode-{seat}", daemon=True)
+        self._buffer = b""
+        self.received: list[str] = []  # message types the Pi sent (HELLO, HB, LED, ...)
+
+    def start(self) -> None:
+        self._thread.start()
+        self.hello()
+
+    def close(self) -> None:
+        self._stop.set()
+        with contextlib.suppress(OSError):
+            os.write(self._wake_w, b"x")
+        if self._thread.is_alive():
+            self._thread.join(2)
+        for fd in (self._master, self._slave, self._wake_r, self._wake_w):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+    # -- what a player does --------------------------------------------------------
+    def press(self, button: str) -> None:
+        self.send("PRESS", button)
+
+    def hold(self, button: str) -> None:
+        self.send("HOLD", button)
+
+    def tag_on(self, uid: bytes) -> None:
+        self.send("TAGON", uid.hex().upper())
+
+    def tag_off(self, uid: bytes) -> None:
+        self.send("TAGOFF", uid.hex().upper())
+
+    def hello(self) -> None:
+        self.send("HELLO", str(PROTOCOL_VERSION), "0.1.0-mock", str(self.seat), self.serial)
+
+    def send(self, kind: str, *args: str) -> None:
+        with self._lock:
+            frame = encode_frame(self._seq, kind, *args)
+            self._seq += 1
+            os.write(self._master, frame)
+
+    # -- the node's side of the link -----------------------------------------------
+    def _run(self) -> None:
+        started = next_beat = time.monotonic()
+        while not self._stop.is_set():
+            wait = max(0.0, next_beat - time.monotonic())
+            try:
+                ready, _, _ = select.select([self._master, self._wake_r], [], [], wait)
+            except (OSError, ValueError):
+                return
+            if self._stop.is_set():
+                return
+            now = time.monotonic()
+            if now >= next_beat:
+                next_beat = now + self.heartbeat_s
+                with contextlib.suppress(OSError):
+                    self.send("HB", str(int(now - started)), "0", "OK")
+            if not ready:
+                continue
+            try:
+                data = os.read(self._master, 4096)
+            except OSError:
+                return
+            self._buffer += data
+            *lines, self._buffer = self._buffer.replace(b"\r", b"\n").split(b"\n")
+            for line in lines:
+                if not line:
+                    continue
+                try:
+                    _, kind, _ = parse_frame(line)
+                except ValueError:
+                    continue
+                self.received.append(kind)
+                if kind == "HELLO":
+                    self.hello()
+
+
+class MockDisplay:
+    """A seat display backed by luma's ``dummy`` device (keeps the last image)."""
+
+    def __init__(self) -> None:
+        self.device = dummy(width=128, height=64, mode="1")
+        self.frames = 0
+
+    def show(self, image: Image.Image) -> None:
+        self.device.display(image)
+        self.frames += 1
+
+    @property
+    def image(self) -> Image.Image:
+        image: Image.Image = self.device.image
+        return image
+
+
+class MockSeats:
+    """A node, a real ``SeatLink`` and a display for every seat."""
+
+    def __init__(self, players: int, on_event: Callable[[int, LinkEvent], None]) -> None:
+        self.nodes = [MockNode(seat) for seat in range(players)]
+        self.links = [
+            SeatLink(seat, node.path, on_event, read_timeout=0.02)
+            for seat, node in enumerate(self.nodes)
+        ]
+        self.displays = [MockDisplay() for _ in range(players)]
+
+    def start(self) -> None:
+        for node in self.nodes:
+            node.start()
+        for link in self.links:
+            link.start()
+
+    def close(self) -> None:
+        for link in self.links:
+            link.close()
+        for node in self.nodes:
+            node.close()

@@ -1,0 +1,197 @@
+"""A whole table on mock hardware: mock nodes and displays, the real links, the Table.
+
+``MockTable`` is what ``truco-table run --mock`` plays on, what the tests drive, and
+what ``replay --through mock`` feeds a transcript through: every action becomes the
+button presses, holds and card taps a player would make (``controls.gestures_for``),
+written as protocol frames by a simulated seat node on a pty, read back by the real
+``SeatLink``, queued, and handled by the ``Table`` in order.
+"""
+
+from __future__ import annotations
+
+import queue
+import time
+from collections.abc import Callable, Mapping
+
+from ..engine import Action, Card, Game, HouseRules, RefusalCode
+from ..hal.mock import MockDeck, MockSeats
+from ..hal.seatlink import (
+    ButtonHeld,
+    ButtonPressed,
+    LinkEvent,
+    NodeConnected,
+    TagArrived,
+    TagLeft,
+)
+from .controls import Button, Gesture, gestures_for
+from .table import DealReading, Phase, Table
+
+__all__ = ["MockTable", "MockTableError", "mock_target"]
+
+_COUNTED = (ButtonPressed, ButtonHeld, TagArrived, TagLeft)
+
+
+class MockTableError(RuntimeError):
+    """The mock hardware did not deliver what was sent (a bug, never a rules matter)."""
+
+
+class MockTable:
+    """A ``Table`` wired to mock seat nodes; ``close()`` (or ``with``) stops the threads."""
+
+    def __init__(
+        self,
+        rules: HouseRules,
+        *,
+        seed: int = 0,
+        deal_reading: DealReading = DealReading.SEATS,
+        game: Game | None = None,
+        on_record: Callable[[str], None] | None = None,
+        on_change: Callable[[], None] | None = None,
+        timeout: float = 5.0,
+    ) -> None:
+        self.deck = MockDeck(seed)
+        self.table = Table(
+            rules, self.deck.lookup, deal_reading=deal_reading, game=game, on_record=on_record
+        )
+        self.game = self.table.game
+        self.timeout = timeout
+        self.on_change = on_change
+        self.events: queue.Queue[tuple[int, LinkEvent]] = queue.Queue()
+        self.seats = MockSeats(rules.players, self._on_event)
+        self.sent = 0  # counted events sent (presses, holds, tag on/off)
+        self.handled = 0  # counted events the table has handled
+        self.seats.start()
+        self._wait_connected()
+
+    def _on_event(self, seat: int, event: LinkEvent) -> None:
+        self.events.put((seat, event))  # called on the links' threads
+
+    def _wait_connected(self) -> None:
+        deadline = time.monotonic() + self.timeout
+        while not all(self.table.node_ok) or not all(link.connected for link in self.seats.links):
+            self.pump(0.05)
+            if time.monotonic() > deadline:
+                raise MockTableError("mock seat nodes did not connect")
+        self.pump(0.0)
+
+    def close(self) -> None:
+        self.seats.close()
+
+    def __enter__(self) -> MockTable:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ event loop
+
+    def pump(self, wait: float) -> int:
+        """Handle queued hardware events (waiting up to ``wait`` s for the first)."""
+        done = 0
+        try:
+            item = self.events.get(timeout=wait) if wait > 0 else self.events.get_nowait()
+        except queue.Empty:
+            return 0
+        while True:
+            seat, event = item
+            if isinstance(event, NodeConnected):
+                self.table.node_ok[seat] = True
+            self.table.handle(seat, event)
+            if isinstance(event, _COUNTED):
+                self.handled += 1
+            done += 1
+            try:
+                item = self.events.get_nowait()
+            except queue.Empty:
+                break
+        if self.on_change is not None:
+            self.on_change()
+        return done
+
+    def settle(self) -> None:
+        """Wait until the table has handled everything sent so far."""
+        deadline = time.monotonic() + self.timeout
+        while self.handled < self.sent:
+            self.pump(0.05)
+            if time.monotonic() > deadline:
+                raise MockTableError(f"the table handled {self.handled} of {self.sent} events sent")
+
+    # ------------------------------------------------------------------ a player's hands
+
+    def perform(self, gesture: Gesture) -> None:
+        node = self.seats.nodes[gesture.seat]
+        if gesture.kind == "tap":
+            assert gesture.card is not None
+            uid = self.deck.uid(gesture.card)
+            node.tag_on(uid)
+            node.tag_off(uid)
+            self.sent += 2
+        else:
+            assert gesture.button is not None
+            if gesture.kind == "press":
+                node.press(gesture.button.value)
+            else:
+                node.hold(gesture.button.value)
+            self.sent += 1
+        self.settle()
+
+    def press(self, seat: int, button: Button) -> None:
+        self.perform(Gesture(seat, "press", button))
+
+    def hold(self, seat: int, button: Button) -> None:
+        self.perform(Gesture(seat, "hold", button))
+
+    def tap(self, seat: int, card: Card) -> None:
+        self.perform(Gesture(seat, "tap", card=card))
+
+    def act(self, action: Action) -> RefusalCode | None:
+        """Make ``action`` with the seat's pad and reader; returns the refusal, if any."""
+        self.table.last = None
+        for gesture in gestures_for(self.game, action, self.table.inputs[action.seat]):
+            self.perform(gesture)
+        last = self.table.last
+        if last is None or last.action != action:
+            got = "nothing" if last is None else str(last.action)
+            raise MockTableError(f"the pads made {got}, not {action}")
+        return last.code
+
+    def deal(
+        self, hands: Mapping[int, tuple[Card, ...] | list[Card]], dealer: int | None = None
+    ) -> None:
+        """Start a hand and tap the dealt cards on the seats' readers."""
+        self.table.new_hand(dealer)
+        if self.table.phase is not Phase.DEALING:
+            return
+        for seat, cards in sorted(hands.items()):
+            for card in cards:
+                self.tap(seat, card)
+        if self._phase() is Phase.DEALING:
+            dealer_seat = self.table.hand_dealer
+            assert dealer_seat is not None
+            self.hold(dealer_seat, Button.MAZO)
+        if self._phase() is not Phase.PLAYING:
+            raise MockTableError("the hand did not start after the deal")
+
+    def _phase(self) -> Phase:
+        return self.table.phase
+
+
+class _MockTarget:
+    """``replay --through mock``: each statement through the mock table's hardware."""
+
+    def __init__(self, game: Game) -> None:
+        self.mock = MockTable(game.rules, game=game)
+        self.game = game
+
+    def start_hand(self, dealer: int | None, deal: Mapping[int, tuple[Card, ...]]) -> None:
+        self.mock.deal(deal, dealer)
+
+    def act(self, action: Action) -> RefusalCode | None:
+        return self.mock.act(action)
+
+    def close(self) -> None:
+        self.mock.close()
+
+
+def mock_target(game: Game) -> _MockTarget:
+    return _MockTarget(game)

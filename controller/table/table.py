@@ -1,0 +1,322 @@
+"""The table: hardware events in, engine actions and seat screens out.
+
+``Table`` is what sits between the physical table and the engine. It takes the events
+the hardware layer delivers (button presses and holds, tags arriving on and leaving a
+seat's reader, a node going away) and turns them into actions for the engine, reads the
+deal, keeps each seat's transient messages (refusals, announcements), and writes the
+game record one statement at a time through ``on_record``.
+
+It does no I/O and starts no threads: the service's event loop calls ``handle`` with
+each event in order, and reads ``screen(seat)`` to redraw. The clock is injected.
+
+Reading the deal (``DealReading``):
+
+- ``seats``: after the deal each player taps their three cards on their own reader;
+  play starts when every seat has three cards read.
+- ``dealer``: the dealer taps every card on the dealer's own reader as it is dealt, in
+  deal order (one card to each seat from the mano on, three rounds).
+- ``none``: the table does not read the deal; hands are unknown and envido and flor
+  are declared and proven by showing cards.
+
+Holding *mazo* on the dealer's pad while the deal is being read starts play at once;
+seats whose three cards were not read play with hands unknown (a broken reader, a
+missing tag).
+"""
+
+from __future__ import annotations
+
+import enum
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..engine import Action, Card, Game, HouseRules, IllegalActionError, Kind, RefusalCode
+from ..engine.results import Award, Reason
+from ..hal.seatlink import (
+    ButtonHeld,
+    ButtonPressed,
+    LinkEvent,
+    NodeConnected,
+    NodeDisconnected,
+    TagArrived,
+    TagLeft,
+    status_message,
+)
+from .controls import Button, SeatInput, on_hold, on_press, on_show_tap, start_number_entry
+
+__all__ = ["DealReading", "Message", "Phase", "Table", "TableResult"]
+
+MESSAGE_SECONDS = 3.0
+
+
+class DealReading(enum.Enum):
+    SEATS = "seats"
+    DEALER = "dealer"
+    NONE = "none"
+
+
+class Phase(enum.Enum):
+    WAITING = "waiting"  # before a hand (the first, or after one ended)
+    DEALING = "dealing"  # the deal is being read
+    PLAYING = "playing"
+    OVER = "over"
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """A transient line on a seat's display."""
+
+    text: str
+    until: float
+    refusal: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TableResult:
+    """What became of the last action a seat tried."""
+
+    action: Action
+    code: RefusalCode | None
+
+
+CardLookup = Callable[[bytes], Card | None]
+
+
+class Table:
+    """One table's referee state (see the module docstring)."""
+
+    def __init__(
+        self,
+        rules: HouseRules,
+        lookup: CardLookup,
+        *,
+        deal_reading: DealReading = DealReading.SEATS,
+        score: tuple[int, int] = (0, 0),
+        game: Game | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        on_record: Callable[[str], None] | None = None,
+    ) -> None:
+        self.game = game if game is not None else Game(rules, score=score)
+        self.rules = self.game.rules
+        self.lookup = lookup
+        self.deal_reading = deal_reading
+        self.clock = clock
+        self.on_record = on_record
+        n = self.rules.players
+        self.inputs = [SeatInput() for _ in range(n)]
+        self.messages: list[Message | None] = [None] * n
+        self.on_reader: list[set[bytes]] = [set() for _ in range(n)]
+        self.node_ok = [True] * n
+        self.deal: dict[int, list[Card]] = {}
+        self.hand_dealer: int | None = None
+        self.last: TableResult | None = None
+        self.events = 0
+        self.phase = (
+            Phase.OVER
+            if self.game.winner is not None
+            else (Phase.PLAYING if self.game.hand_in_progress else Phase.WAITING)
+        )
+
+    # ------------------------------------------------------------------ hands
+
+    def new_hand(self, dealer: int | None = None) -> None:
+        """The next hand: read its deal (or start at once when the table reads none)."""
+        if self.game.winner is not None or self.game.hand_in_progress:
+            return
+        self.hand_dealer = self.game.next_dealer if dealer is None else dealer
+        self.deal = {}
+        for inp in self.inputs:
+            inp.reset()
+        if self.deal_reading is DealReading.NONE:
+            self._start_play()
+        else:
+            self.phase = Phase.DEALING
+            self._tell_all(
+                "Repartiendo: toquen sus cartas"
+                if self.deal_reading is DealReading.SEATS
+                else f"Reparte el asiento {self.hand_dealer}: toque cada carta"
+            )
+
+    def start_play(self) -> None:
+        """End the deal reading now; unread seats play with hands unknown."""
+        if self.phase is Phase.DEALING:
+            self._start_play()
+
+    def _start_play(self) -> None:
+        assert self.hand_dealer is not None
+        hands = {s: cards for s, cards in self.deal.items() if len(cards) == 3}
+        default = self.game.next_dealer
+        self.game.deal(hands, dealer=self.hand_dealer)
+        self.phase = Phase.PLAYING
+        if self.hand_dealer != default:
+            self._record(f"dealer {self.hand_dealer}")
+        self._record("hand")
+        for seat in sorted(hands):
+            self._record(f"deal {seat}: " + " ".join(str(c) for c in hands[seat]))
+        self.deal = {}
+
+    # ------------------------------------------------------------------ events
+
+    def handle(self, seat: int, event: LinkEvent) -> None:
+        """One hardware event from ``seat``'s pad or reader."""
+        self.events += 1
+        if not 0 <= seat < self.rules.players:
+            return
+        if isinstance(event, ButtonPressed | ButtonHeld):
+            try:
+                button = Button(event.name)
+            except ValueError:
+                return
+            if isinstance(event, ButtonPressed):
+                self._press(seat, button)
+            else:
+                self._hold(seat, button)
+        elif isinstance(event, TagArrived):
+            self._tag(seat, event.uid)
+        elif isinstance(event, TagLeft):
+            self.on_reader[seat].discard(event.uid)
+        elif isinstance(event, NodeConnected | NodeDisconnected):
+            self.node_ok[seat] = isinstance(event, NodeConnected)
+            text = status_message(event)
+            if text:
+                self._tell(
+                    seat, text, seconds=3600.0 if not self.node_ok[seat] else MESSAGE_SECONDS
+                )
+
+    def _press(self, seat: int, button: Button) -> None:
+        action = on_press(self.game, seat, button, self.inputs[seat])
+        if action is not None:
+            self.attempt(action)
+
+    def _hold(self, seat: int, button: Button) -> None:
+        if self.phase is Phase.DEALING and button is Button.MAZO and seat == self.hand_dealer:
+            self.start_play()
+            return
+        on_hold(self.game, seat, button, self.inputs[seat])
+
+    def _tag(self, seat: int, uid: bytes) -> None:
+        if uid in self.on_reader[seat]:
+            return  # still lying on the reader: one tap
+        self.on_reader[seat].add(uid)
+        card = self.lookup(uid)
+        if card is None:
+            self._refuse(seat, None, RefusalCode.UNKNOWN_CARD)
+            return
+        if self.phase is Phase.DEALING:
+            self._deal_tap(seat, card)
+            return
+        if on_show_tap(self.inputs[seat], card):
+            return
+        self.attempt(Action(seat, Kind.PLAY, card=card))
+
+    def _deal_tap(self, seat: int, card: Card) -> None:
+        n = self.rules.players
+        if self.deal_reading is DealReading.DEALER:
+            if seat != self.hand_dealer:
+                self._tell(seat, f"Reparte el asiento {self.hand_dealer}", refusal=True)
+                return
+            count = sum(len(c) for c in self.deal.values())
+            order = [(self.hand_dealer + 1 + i) % n for i in range(n)]
+            if any(card in cs for cs in self.deal.values()):
+                self._tell(seat, f"{card} ya fue leída", refusal=True)
+                return
+            target = order[count % n]
+        else:
+            target = seat
+            for other, cs in self.deal.items():
+                if card in cs:
+                    if other != seat:
+                        self._tell(seat, f"{card} ya está en otra mano", refusal=True)
+                    return
+            if len(self.deal.get(seat, [])) >= 3:
+                self._tell(seat, "Ya tiene tres cartas", refusal=True)
+                return
+        self.deal.setdefault(target, []).append(card)
+        if all(len(self.deal.get(s, [])) == 3 for s in range(n)):
+            self._start_play()
+
+    # ------------------------------------------------------------------ actions
+
+    def attempt(self, action: Action) -> RefusalCode | None:
+        """Try ``action`` at the table: pushed and recorded, or refused and shown."""
+        code: RefusalCode | None
+        if self.phase in (Phase.WAITING, Phase.DEALING) and self.game.winner is None:
+            code = RefusalCode.HAND_OVER
+        else:
+            before = len(self.game.awards) if self.game.hand_in_progress else 0
+            hand = self.game.hand_number
+            try:
+                self.game.push(action)
+            except IllegalActionError as e:
+                code = e.code
+            else:
+                code = None
+                self._record(str(action))
+                self._after(action, hand, before)
+        if code is not None:
+            self._refuse(action.seat, action, code)
+        self.last = TableResult(action, code)
+        return code
+
+    def _after(self, action: Action, hand: int, before: int) -> None:
+        game = self.game
+        awards = game.hands[hand - 1].awards[before:] if hand else ()
+        for award in awards:
+            self._announce(award)
+        if game.telling is not None:
+            for seat, inp in enumerate(self.inputs):
+                if inp.mode.value == "normal":
+                    start_number_entry(game, seat, inp)
+        if game.winner is not None:
+            self.phase = Phase.OVER
+            self._tell_all(
+                f"Ganó el equipo {game.winner}: {game.score[0]} a {game.score[1]}", seconds=3600.0
+            )
+        elif not game.hand_in_progress:
+            self.phase = Phase.WAITING
+
+    def _announce(self, award: Award) -> None:
+        game = self.game
+        reason = {
+            Reason.ENVIDO: "envido",
+            Reason.FLOR: "flor",
+            Reason.TRUCO: "la mano",
+            Reason.MAZO: "al mazo",
+            Reason.MAZO_ENVIDO: "mazo sin envido",
+            Reason.PENALTY: "penalidad",
+        }[award.reason]
+        detail = ""
+        if award.reason is Reason.ENVIDO and game.envido_result is not None:
+            detail = f" ({game.envido_result[1]} del asiento {game.envido_result[0]})"
+        elif award.reason is Reason.FLOR and game.flor_result is not None:
+            detail = f" ({game.flor_result[1]} del asiento {game.flor_result[0]})"
+        for seat in range(self.rules.players):
+            who = "nosotros" if seat % 2 == award.team else "ellos"
+            self._tell(seat, f"+{award.points} {who}: {reason}{detail}")
+
+    def _refuse(self, seat: int, action: Action | None, code: RefusalCode) -> None:
+        self._tell(seat, code.message, refusal=True)
+        if action is None:
+            self.last = None
+
+    # ------------------------------------------------------------------ messages
+
+    def _tell(
+        self, seat: int, text: str, *, refusal: bool = False, seconds: float = MESSAGE_SECONDS
+    ) -> None:
+        self.messages[seat] = Message(text, self.clock() + seconds, refusal)
+
+    def _tell_all(self, text: str, seconds: float = MESSAGE_SECONDS) -> None:
+        for seat in range(self.rules.players):
+            self._tell(seat, text, seconds=seconds)
+
+    def message(self, seat: int) -> Message | None:
+        """The seat's current message, if it has not expired."""
+        m = self.messages[seat]
+        if m is not None and m.until < self.clock():
+            self.messages[seat] = m = None
+        return m
+
+    def _record(self, line: str) -> None:
+        if self.on_record is not None:
+            self.on_record(line)
