@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 
 from . import __version__
-from .engine import Game, Kind, RefusalCode
+from .engine import Game, HouseRules, Kind, RefusalCode
 from .engine.results import Award, Reason
 from .transcript import ActionStmt, TranscriptError, dumps_result, parse, replay, result_json
 
@@ -112,6 +112,68 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def _rules_from_args(args: argparse.Namespace) -> HouseRules:
+    options = {
+        "players": str(args.players),
+        "target": str(args.target),
+        "flor": args.flor,
+        "falta": args.falta,
+        "mazo_envido_point": args.mazo_envido_point,
+        "claims": args.claims,
+        "implicit_quiero": args.implicit_quiero,
+    }
+    return HouseRules.from_options(options)
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    if not args.mock:
+        print(
+            "truco-table run: real hardware needs the table service; use --mock to play "
+            "on mock hardware",
+            file=sys.stderr,
+        )
+        return 2
+    from .table.run_mock import main_mock
+    from .table.table import DealReading
+
+    try:
+        rules = _rules_from_args(args)
+    except ValueError as e:
+        print(f"truco-table run: {e}", file=sys.stderr)
+        return 2
+    if args.seat is not None and not 0 <= args.seat < rules.players:
+        print(
+            f"truco-table run: no seat {args.seat} at a table of {rules.players}", file=sys.stderr
+        )
+        return 2
+    human = None if args.bots_only else args.seat
+    return main_mock(
+        rules,
+        seed=args.seed,
+        human=human,
+        script=args.script,
+        bots=args.bots,
+        deal_reading=DealReading(args.deal_reading),
+        pace=args.pace,
+        record=args.record,
+    )
+
+
+def _add_house_rules(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("house rules (docs/RULES.md section 10)")
+    g.add_argument("--players", type=int, choices=(2, 4, 6), default=2)
+    g.add_argument("--target", type=int, choices=(15, 30), default=30)
+    g.add_argument("--flor", choices=("on", "off"), default="off")
+    g.add_argument(
+        "--falta",
+        choices=("to_win", "malas_buenas", "loser_based", "game_in_malas"),
+        default="to_win",
+    )
+    g.add_argument("--mazo-envido-point", choices=("on", "off"), default="on")
+    g.add_argument("--claims", choices=("auto", "declared"), default="auto")
+    g.add_argument("--implicit-quiero", choices=("on", "off"), default="off")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="truco-table", description="A table that referees Argentine Truco."
@@ -128,6 +190,26 @@ def build_parser() -> argparse.ArgumentParser:
         help="feed the statements straight to the engine or through the mock hardware",
     )
     p.set_defaults(func=_cmd_replay)
+
+    r = sub.add_parser("run", help="run the table (--mock: on mock hardware, in this terminal)")
+    r.add_argument("--mock", action="store_true", help="simulated seat nodes and displays")
+    _add_house_rules(r)
+    r.add_argument("--seed", type=int, default=0, help="seed of the mock dealer and the bots")
+    r.add_argument("--seat", type=int, default=0, help="the seat you play (default 0)")
+    r.add_argument("--bots-only", action="store_true", help="bots play every seat (a demo)")
+    r.add_argument(
+        "--script", metavar="FILE", help="play transcript lines from FILE ('-': standard input)"
+    )
+    r.add_argument("--bots", action="store_true", help="with --script: bots finish the game")
+    r.add_argument(
+        "--deal-reading",
+        choices=("seats", "dealer", "none"),
+        default="seats",
+        help="how the table reads the deal (default: each seat taps its cards)",
+    )
+    r.add_argument("--pace", type=float, default=0.6, help="seconds between bot actions")
+    r.add_argument("--record", metavar="FILE", help="write the game record to FILE")
+    r.set_defaults(func=_cmd_run)
     return parser
 
 

@@ -10,6 +10,7 @@ from .errors import IllegalActionError, InvalidActionError, RefusalCode, TrucoEr
 from .game import Game, HandInProgressError, LegalActions, NoHandError, Telling
 from .results import Award, HandResult, Outcome, Reason
 from .rules import Claims, Falta, HouseRules
+from .view import SeatView
 
 __all__ = [
     "CARDS",
@@ -30,6 +31,7 @@ __all__ = [
     "Outcome",
     "Reason",
     "RefusalCode",
+    "SeatView",
     "Suit",
     "Telling",
     "TrucoError",

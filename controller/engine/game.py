@@ -34,6 +34,7 @@ from .cards import CARDS, STRENGTH, SUIT_OF, Card, envido_of_indices, flor_of_in
 from .errors import IllegalActionError, RefusalCode, TrucoError
 from .results import Award, HandResult, Outcome, Reason
 from .rules import Claims, Falta, HouseRules
+from .view import SeatView, seat_view
 
 __all__ = ["Game", "HandInProgressError", "LegalActions", "NoHandError", "Telling"]
 
@@ -401,6 +402,12 @@ class Game:
         if action.kind is _K_SHOW:
             return self._show_refusal(action)
         return None if self.is_legal(action) else self._diagnose(action)
+
+    def view(self, seat: int) -> SeatView:
+        """What ``seat`` may see and do now (never another seat's hidden cards)."""
+        if not 0 <= seat < self._n:
+            raise ValueError(f"no seat {seat} at a table of {self._n}")
+        return seat_view(self, seat)
 
     def outcome(self) -> Outcome | None:
         if self._winner is None:

@@ -162,9 +162,18 @@ class MockTable:
         self.table.new_hand(dealer)
         if self.table.phase is not Phase.DEALING:
             return
-        for seat, cards in sorted(hands.items()):
-            for card in cards:
-                self.tap(seat, card)
+        if self.table.deal_reading is DealReading.DEALER and len(hands) == self.game.players:
+            dealer_seat = self.table.hand_dealer
+            assert dealer_seat is not None
+            n = self.game.players
+            order = [(dealer_seat + 1 + i) % n for i in range(n)]
+            for round_ in range(3):
+                for seat in order:
+                    self.tap(dealer_seat, list(hands[seat])[round_])
+        else:
+            for seat, cards in sorted(hands.items()):
+                for card in cards:
+                    self.tap(seat, card)
         if self._phase() is Phase.DEALING:
             dealer_seat = self.table.hand_dealer
             assert dealer_seat is not None

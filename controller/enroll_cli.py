@@ -1,0 +1,497 @@
+"""``truco-table enroll``: teach the table a deck, card by card, on one reader.
+
+::
+
+    truco-table enroll --deck NAME [--registry PATH] [--card CARD ... | --replace]
+                       (--port DEVICE | --serial SERIALNO | --mock [--seed N] [--mock-pace S])
+
+Tags are read from one seat node through a real :class:`~controller.hal.seatlink.SeatLink`
+(``--port /dev/ttyACM0`` or ``/dev/truco-seat0``, or ``--serial`` with the Pico's
+USB serial number, found under ``/dev/serial/by-id``).  The terminal shows
+which card to tap next and what each tap did; typing ``u``, ``s`` or ``q``
+then Enter undoes the last card, skips a card (asked for again at the end) or
+quits.  Ctrl-C or ``q`` quit without writing anything.  When every card has a
+tag the deck is added to the registry file (``--registry``; default
+``$TRUCO_TABLE_STATE/decks.toml``, else ``/var/lib/truco-table/decks.toml``),
+written atomically; a deck missing cards is never written.
+
+``--mock`` needs no hardware: a simulated seat node on a pseudo-terminal pair
+sends ``HELLO``, heartbeats and ``TAGON``/``TAGOFF`` frames (made with
+``seatlink.encode_frame``) for 40 deterministic random NTAG213-like UIDs
+(``mock_uids(seed)``), with a few realistic mistakes (a card read twice, a card
+already enrolled tapped again); a real ``SeatLink`` reads the pty, so the
+whole serial path is exercised.  ``integrator``: call :func:`register` from
+``controller/cli.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import logging
+import os
+import queue
+import random
+import select
+import sys
+import threading
+import time
+import tty
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final, TextIO
+
+from .engine.cards import Card
+from .hal.deck import (
+    DeckError,
+    check_deck_name,
+    default_registry_path,
+    load_registry,
+    save_registry,
+    uid_hex,
+)
+from .hal.enroll import ENROLL_ORDER, EnrollSession, EnrollStep, StepKind
+from .hal.seatlink import (
+    DEFAULT_BY_ID_DIR,
+    PROTOCOL_VERSION,
+    SEQ_MODULO,
+    Heartbeat,
+    Hello,
+    LinkEvent,
+    NodeConnected,
+    NodeDisconnected,
+    SeatLink,
+    TagArrived,
+    TagLeft,
+    encode_frame,
+    find_nodes,
+    parse_frame,
+    status_message,
+)
+
+__all__ = ["MockReader", "mock_script", "mock_uids", "register", "run"]
+
+#: Exit codes.
+EXIT_OK: Final = 0
+EXIT_INCOMPLETE: Final = 1  # quit with "q", or the simulated reader ran out of cards
+EXIT_USAGE: Final = 2  # bad arguments, unreadable registry, deck exists
+EXIT_INTERRUPTED: Final = 130  # Ctrl-C
+
+NO_READER_HINT_SECONDS: Final = 5.0
+MOCK_IDLE_SECONDS: Final = 1.0
+MOCK_SERIAL: Final = "00000000c0ffee00"
+MOCK_FIRMWARE: Final = "mock"
+
+KEYS_HELP: Final = (
+    "Keys: u+Enter undo the last card, s+Enter skip a card (asked for again at the end), "
+    "q+Enter or Ctrl-C quit without saving."
+)
+
+
+# -- the simulated reader ------------------------------------------------------------------
+
+
+def mock_uids(seed: int, count: int = len(ENROLL_ORDER)) -> tuple[bytes, ...]:
+    """``count`` distinct 7-byte UIDs like NTAG213's (first byte 0x04, NXP), from ``seed``."""
+    rng = random.Random(seed)
+    uids: list[bytes] = []
+    while len(uids) < count:
+        uid = b"\x04" + rng.randbytes(6)
+        if uid not in uids:
+            uids.append(uid)
+    return tuple(uids)
+
+
+def mock_script(seed: int) -> list[tuple[str, bytes]]:
+    """The frames the simulated node sends: (``TAGON`` | ``TAGOFF``, uid), in order.
+
+    Card i of ``mock_uids(seed)`` is tapped when card i of the enroll order is
+    asked for.  Now and then a card bounces (read, lost and read again while it
+    lies on the reader) or an earlier card is tapped by mistake first; the
+    session ignores or refuses those, so the deck still comes out right.
+    """
+    uids = mock_uids(seed)
+    rng = random.Random(f"truco-table mock script {seed}")
+    script: list[tuple[str, bytes]] = []
+    for i, uid in enumerate(uids):
+        if i >= 3 and rng.random() < 0.06:
+            stray = uids[rng.randrange(i - 1)]
+            script += [("TAGON", stray), ("TAGOFF", stray)]
+        script.append(("TAGON", uid))
+        if rng.random() < 0.1:
+            script += [("TAGOFF", uid), ("TAGON", uid)]
+        script.append(("TAGOFF", uid))
+    return script
+
+
+class MockReader:
+    """A tiny simulated seat node on a pseudo-terminal pair.
+
+    ``port`` is the pty's slave path, for ``SeatLink``.  The node answers the
+    Pi's ``HELLO``, sends a heartbeat every ``heartbeat`` seconds and then plays
+    ``script`` (see :func:`mock_script`), one frame every ``pace`` seconds.
+    ``done`` is set when the script has been sent.
+    """
+
+    def __init__(
+        self,
+        script: Sequence[tuple[str, bytes]],
+        *,
+        pace: float = 0.05,
+        heartbeat: float = 0.5,
+        serial: str = MOCK_SERIAL,
+    ) -> None:
+        self.script = list(script)
+        self.pace = pace
+        self.heartbeat = heartbeat
+        self.serial = serial
+        self.done = threading.Event()
+        self._stop = threading.Event()
+        self._master, self._slave = os.openpty()
+        tty.setraw(self._slave)
+        os.set_blocking(self._master, False)
+        self.port = os.ttyname(self._slave)
+        self._seq = 0
+        self._thread = threading.Thread(target=self._run, name="mock-reader", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(5)
+        for fd in (self._master, self._slave):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+    def __enter__(self) -> MockReader:
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def _send(self, kind: str, *args: str) -> None:
+        frame = encode_frame(self._seq, kind, *args)
+        self._seq = (self._seq + 1) % SEQ_MODULO
+        # Nobody listening: USB CDC drops the data too.
+        with contextlib.suppress(OSError):
+            os.write(self._master, frame)
+
+    def _host_said_hello(self, buffer: bytearray) -> bool:
+        hello = False
+        while b"\n" in buffer:
+            line, _, rest = bytes(buffer).partition(b"\n")
+            buffer[:] = rest
+            with contextlib.suppress(ValueError):
+                if parse_frame(line.strip(b"\r"))[1] == "HELLO":
+                    hello = True
+        return hello
+
+    def _run(self) -> None:
+        buffer = bytearray()
+        greeted = False
+        position = 0
+        next_frame = next_heartbeat = time.monotonic()
+        while not self._stop.is_set():
+            try:
+                readable, _, _ = select.select([self._master], [], [], 0.01)
+                data = os.read(self._master, 4096) if readable else b""
+            except (BlockingIOError, InterruptedError):
+                data = b""
+            except (OSError, ValueError):
+                return
+            buffer += data
+            if self._host_said_hello(buffer):
+                if not greeted:
+                    next_frame = time.monotonic() + self.pace  # show the first prompt first
+                greeted = True
+                self._send("HELLO", str(PROTOCOL_VERSION), MOCK_FIRMWARE, "-", self.serial)
+            if not greeted:
+                continue
+            now = time.monotonic()
+            if now >= next_heartbeat:
+                next_heartbeat = now + self.heartbeat
+                self._send("HB", str(int(now)), "0", "OK")
+            while position < len(self.script) and now >= next_frame:
+                kind, uid = self.script[position]
+                self._send(kind, uid_hex(uid))
+                position += 1
+                next_frame = now + self.pace
+                if self.pace > 0:
+                    break
+            if position == len(self.script):
+                self.done.set()
+
+
+# -- the command -------------------------------------------------------------------------------
+
+
+def _card(text: str) -> Card:
+    return Card.from_str(text)
+
+
+_card.__name__ = "card"  # argparse says "invalid card value: '8E'"
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``enroll`` subcommand (its ``func`` is :func:`run`)."""
+    p = subparsers.add_parser(
+        "enroll",
+        help="teach the table a deck's tags, card by card",
+        description=(
+            "Tap the cards of a deck on one reader, in deck order (1-7, 10, 11, 12 of "
+            "espadas, then bastos, oros, copas), and save which tag is which card into "
+            "the deck registry. See hardware/cards.md."
+        ),
+        epilog=KEYS_HELP,
+    )
+    p.add_argument("--deck", required=True, metavar="NAME", help="the deck's name")
+    p.add_argument(
+        "--registry",
+        type=Path,
+        metavar="PATH",
+        help="the registry file (default: $TRUCO_TABLE_STATE/decks.toml, "
+        "else /var/lib/truco-table/decks.toml)",
+    )
+    what = p.add_mutually_exclusive_group()
+    what.add_argument(
+        "--card",
+        type=_card,
+        action="append",
+        metavar="CARD",
+        help="re-tag only this card (e.g. 7E) of an existing deck; may be repeated",
+    )
+    what.add_argument(
+        "--replace", action="store_true", help="enroll an existing deck again from scratch"
+    )
+    reader = p.add_mutually_exclusive_group(required=True)
+    reader.add_argument("--port", metavar="DEVICE", help="the reader's serial port")
+    reader.add_argument("--serial", metavar="SERIALNO", help="the reader node's USB serial number")
+    reader.add_argument(
+        "--mock", action="store_true", help="a simulated reader tapping 40 made-up tags"
+    )
+    p.add_argument("--seed", type=int, help="with --mock: which made-up tags (default 0)")
+    p.add_argument(
+        "--mock-pace",
+        type=float,
+        metavar="SECONDS",
+        help="with --mock: time between simulated reads (default 0.05)",
+    )
+    p.set_defaults(func=run)
+
+
+@dataclass(frozen=True)
+class _Key:
+    text: str
+
+
+class _QuietSeatCheck(logging.Filter):
+    """Any seat's reader may enroll: drop SeatLink's "node says it is seat N" warning."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "says it is seat" not in str(record.msg)
+
+
+def _read_keys(stream: TextIO, items: queue.Queue[LinkEvent | _Key]) -> None:
+    while True:
+        try:
+            line = stream.readline()
+        except (OSError, ValueError):
+            return
+        if not line:
+            return
+        items.put(_Key(line.strip().lower()))
+
+
+def run(
+    args: argparse.Namespace,
+    *,
+    out: TextIO | None = None,
+    keys: TextIO | None = None,
+    by_id_dir: Path = DEFAULT_BY_ID_DIR,
+) -> int:
+    """Run ``truco-table enroll``; returns the exit code.
+
+    ``out`` defaults to stdout and ``keys`` (the typed commands) to stdin.
+    """
+    stdout = sys.stdout if out is None else out
+    key_stream = sys.stdin if keys is None else keys
+
+    def say(text: str = "") -> None:
+        print(text, file=stdout, flush=True)
+
+    def fail(text: str, code: int = EXIT_USAGE) -> int:
+        print(f"truco-table enroll: {text}", file=sys.stderr, flush=True)
+        return code
+
+    if not args.mock and (args.seed is not None or args.mock_pace is not None):
+        return fail("--seed and --mock-pace go with --mock")
+    path: Path = args.registry if args.registry is not None else default_registry_path()
+    try:
+        name = check_deck_name(args.deck)
+        registry = load_registry(path, missing_ok=True)
+    except DeckError as error:
+        return fail(str(error))
+    existing = registry.get(name)
+    if existing is not None and not args.card and not args.replace:
+        return fail(
+            f"{path} already has a deck named {existing.name!r}: use --replace to enroll "
+            f"it again, or --card CARD to re-tag single cards"
+        )
+    try:
+        session = EnrollSession(name, registry, cards=args.card)
+    except DeckError as error:
+        return fail(f"{error} (in {path}; decks: {', '.join(registry.names) or 'none'})")
+
+    items: queue.Queue[LinkEvent | _Key] = queue.Queue()
+    mock: MockReader | None = None
+    port: str
+    if args.mock:
+        seed = 0 if args.seed is None else args.seed
+        pace = 0.05 if args.mock_pace is None else max(0.0, args.mock_pace)
+        mock = MockReader(mock_script(seed), pace=pace)
+        port = mock.port
+        where = f"simulated node on {port} (seed {seed}), read through SeatLink"
+        link = SeatLink(0, port, lambda _seat, event: items.put(event))
+    elif args.serial is not None:
+        where = f"node with USB serial number {args.serial.lower()} (under {by_id_dir})"
+        link = SeatLink.for_serial(0, args.serial, lambda _seat, event: items.put(event), by_id_dir)
+    else:
+        where = str(args.port)
+        link = SeatLink(0, args.port, lambda _seat, event: items.put(event))
+
+    what = "re-tagging " + " ".join(str(c) for c in session.targets) if args.card else "40 cards"
+    say(f"Enrolling deck {name!r} into {path}: {what}.")
+    say("Put each card on the reader when asked, then take it off.")
+    say(KEYS_HELP)
+    say(f"Reader: {where}")
+
+    seatlink_log = logging.getLogger("controller.hal.seatlink")
+    quiet = _QuietSeatCheck()
+    seatlink_log.addFilter(quiet)
+    started = time.monotonic()
+    hinted = False
+    connected = False
+    reader_warned = False
+    prompt_due = False
+
+    def show_prompt() -> None:
+        done, total = session.progress
+        say(f"[{done + 1:2d}/{total}] {session.prompt}")
+
+    def show_step(step: EnrollStep) -> None:
+        mark = "ok" if step.accepted else "!!" if step.refused else "--"
+        say(f"        {mark} {step.message}")
+        if step.kind in (StepKind.REPEAT, StepKind.COMPLETE, StepKind.NOTHING_TO_UNDO):
+            return  # nothing changed: the prompt above still holds
+        if not session.finished:
+            show_prompt()
+
+    def incomplete(reason: str) -> str:
+        done, total = session.progress
+        missing = " ".join(str(c) for c in session.missing)
+        return (
+            f"{reason}: nothing written to {path}. {done} of {total} cards were tapped; "
+            f"missing: {missing}."
+        )
+
+    try:
+        if mock is not None:
+            mock.start()
+        link.start()
+        threading.Thread(
+            target=_read_keys, args=(key_stream, items), name="enroll-keys", daemon=True
+        ).start()
+        say("Waiting for the reader...")
+        last_tag = time.monotonic()
+        while not session.finished:
+            try:
+                item: LinkEvent | _Key | None = items.get(timeout=0.1)
+            except queue.Empty:
+                item = None
+            now = time.monotonic()
+            if isinstance(item, TagArrived | TagLeft):
+                last_tag = now
+            if (
+                item is None
+                and mock is not None
+                and mock.done.is_set()
+                and now - last_tag > MOCK_IDLE_SECONDS
+            ):
+                say(incomplete("The simulated reader has no more cards"))
+                return EXIT_INCOMPLETE
+            if not connected and not hinted and now - started > NO_READER_HINT_SECONDS:
+                hinted = True
+                say(_no_reader_hint(args, by_id_dir))
+            if prompt_due and not isinstance(item, Hello | NodeConnected):
+                prompt_due = False  # the first prompt, once the reader is there
+                show_prompt()
+            if isinstance(item, _Key):
+                if item.text in ("q", "quit"):
+                    say(incomplete("Quit"))
+                    return EXIT_INCOMPLETE
+                if item.text in ("u", "undo"):
+                    show_step(session.undo())
+                elif item.text in ("s", "skip"):
+                    show_step(session.skip())
+                elif item.text == "":
+                    show_prompt()
+                else:
+                    say(KEYS_HELP)
+            elif isinstance(item, TagArrived):
+                show_step(session.tap(item.uid))
+            elif isinstance(item, NodeConnected):
+                connected = True
+                prompt_due = True
+                say(f"Reader connected on {item.port}")
+            elif isinstance(item, Hello):
+                say(f"Reader node {item.serial}, firmware {item.firmware}")
+                if prompt_due:
+                    prompt_due = False
+                    show_prompt()
+            elif isinstance(item, NodeDisconnected):
+                connected = False
+                say(status_message(item) or f"Reader gone ({item.reason})")
+            elif isinstance(item, Heartbeat) and not item.reader_ok and not reader_warned:
+                reader_warned = True
+                say(status_message(item) or "Card reader not found")
+    except KeyboardInterrupt:
+        say()
+        say(incomplete("Interrupted"))
+        return EXIT_INTERRUPTED
+    finally:
+        link.close()
+        if mock is not None:
+            mock.close()
+        seatlink_log.removeFilter(quiet)
+
+    try:
+        deck = session.deck()
+        # Read the file again: another enrollment may have saved meanwhile.
+        registry = load_registry(path, missing_ok=True).with_deck(deck)
+        save_registry(registry, path)
+    except DeckError as error:
+        return fail(f"not saved: {error}", EXIT_INCOMPLETE)
+    except OSError as error:
+        return fail(f"not saved: cannot write {path}: {error.strerror}", EXIT_INCOMPLETE)
+    n = len(registry)
+    say(
+        f"Saved deck {deck.name!r} ({len(deck)} cards) to {path}. "
+        f"The registry has {n} deck{'s' if n != 1 else ''}: {', '.join(registry.names)}."
+    )
+    return EXIT_OK
+
+
+def _no_reader_hint(args: argparse.Namespace, by_id_dir: Path) -> str:
+    if args.serial is not None:
+        nodes = ", ".join(find_nodes(by_id_dir, product_prefix="")) or "none"
+        return (
+            f"No node with serial number {args.serial.lower()} is plugged in "
+            f"(nodes found: {nodes}). Still waiting; Ctrl-C quits."
+        )
+    if args.mock:
+        return "The simulated reader does not answer. Still waiting; Ctrl-C quits."
+    return f"No reader answers on {args.port}: check the cable. Still waiting; Ctrl-C quits."
