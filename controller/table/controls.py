@@ -177,7 +177,7 @@ def on_press(game: Game, seat: int, button: Button, inp: SeatInput) -> Action | 
     """A short press; returns the action to push, or None (the display changes only)."""
     if inp.mode is Mode.MENU:
         assert inp.menu is not None
-        if button is inp.menu:
+        if button is inp.menu and button is not Button.QUIERO:
             inp.index = (inp.index + 1) % len(MENUS[inp.menu])
             return None
         if button is Button.QUIERO:

@@ -1,0 +1,180 @@
+"""The pad's buttons: what a press or a hold means in every state where it varies.
+
+The strongest check: for random game states, every legal action of every seat is made
+exactly by the gestures ``gestures_for`` proposes, played through the pure press/hold/
+tap functions the table uses.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from controller.engine import CARDS, Action, Card, Claims, Game, HouseRules, Kind
+from controller.table.controls import (
+    Button,
+    Gesture,
+    SeatInput,
+    gestures_for,
+    on_hold,
+    on_press,
+    on_show_tap,
+    short_press_kind,
+    start_number_entry,
+)
+
+from ..engine.strategies import house_rules
+
+
+def cards(text: str) -> list[Card]:
+    return [Card.from_str(c) for c in text.split()]
+
+
+def game_with(rules: HouseRules, *deals: str, moves: str = "") -> Game:
+    game = Game(rules)
+    game.deal({s: cards(d) for s, d in enumerate(deals)})
+    for move in filter(None, (m.strip() for m in moves.split(","))):
+        game.push_str(move)
+    return game
+
+
+def perform(game: Game, gestures: list[Gesture], inp: SeatInput) -> Action | None:
+    """Play gestures through the pure controls; the last action they make."""
+    made = None
+    for g in gestures:
+        if g.kind == "press":
+            assert g.button is not None
+            made = on_press(game, g.seat, g.button, inp) or made
+        elif g.kind == "hold":
+            assert g.button is not None
+            on_hold(game, g.seat, g.button, inp)
+        else:
+            assert g.card is not None
+            if not on_show_tap(inp, g.card):
+                made = Action(g.seat, Kind.PLAY, card=g.card)
+    return made
+
+
+TWO = HouseRules()
+
+
+class TestShortPress:
+    def test_truco_button_climbs_the_ladder(self) -> None:
+        g = game_with(TWO, "7C 6C 3E", "2O 1B 4B")
+        assert short_press_kind(g, 1, Button.TRUCO) is Kind.TRUCO
+        g.push_str("1 truco")
+        assert short_press_kind(g, 0, Button.TRUCO) is Kind.RETRUCO  # quiero retruco
+        g.push_str("0 quiero")
+        assert short_press_kind(g, 0, Button.TRUCO) is Kind.RETRUCO
+        g.push_str("0 retruco")
+        assert short_press_kind(g, 1, Button.TRUCO) is Kind.VALE_CUATRO
+        g.push_str("1 vale-cuatro")
+        assert short_press_kind(g, 0, Button.TRUCO) is Kind.VALE_CUATRO  # nothing above
+
+    def test_flor_button_becomes_al_resto_against_a_contraflor(self) -> None:
+        g = game_with(HouseRules(flor=True), "7C 6C 3C", "2O 1O 4O", moves="0 flor")
+        assert short_press_kind(g, 1, Button.FLOR) is Kind.FLOR
+        g.push_str("1 contraflor")
+        assert short_press_kind(g, 0, Button.FLOR) is Kind.CONTRAFLOR_AL_RESTO
+        assert short_press_kind(g, 1, Button.FLOR) is Kind.FLOR
+
+    def test_no_quiero_is_me_achico_when_a_flor_awaits_the_team(self) -> None:
+        g = game_with(HouseRules(flor=True), "7C 6C 3C", "2O 1O 4O", moves="0 flor")
+        assert short_press_kind(g, 1, Button.NO_QUIERO) is Kind.CON_FLOR_ME_ACHICO
+        assert short_press_kind(g, 0, Button.NO_QUIERO) is Kind.NO_QUIERO
+
+    @pytest.mark.parametrize(
+        ("button", "kind"),
+        [
+            (Button.ENVIDO, Kind.ENVIDO),
+            (Button.REAL_ENVIDO, Kind.REAL_ENVIDO),
+            (Button.FALTA_ENVIDO, Kind.FALTA_ENVIDO),
+            (Button.QUIERO, Kind.QUIERO),
+            (Button.MAZO, Kind.MAZO),
+        ],
+    )
+    def test_plain_buttons(self, button: Button, kind: Kind) -> None:
+        g = game_with(TWO, "7C 6C 3E", "2O 1B 4B")
+        assert on_press(g, 0, button, SeatInput()) == Action(0, kind)
+
+
+class TestTellingPad:
+    def test_number_pad_starts_at_own_points(self) -> None:
+        rules = HouseRules(claims=Claims.DECLARED)
+        g = game_with(rules, "7C 6C 3E", "2O 1B 4B", moves="0 envido, 1 quiero")
+        inp = SeatInput()
+        start_number_entry(g, 0, inp)
+        assert inp.number == 33
+        assert on_press(g, 0, Button.REAL_ENVIDO, inp) is None and inp.number == 34
+        assert on_press(g, 0, Button.FALTA_ENVIDO, inp) is None and inp.number == 33
+        assert on_press(g, 0, Button.ENVIDO, inp) is None and inp.number == 43
+        inp.number = 33
+        assert on_press(g, 0, Button.QUIERO, inp) == Action(0, Kind.DECLARE, number=33)
+        g.push_str("0 declare 33")
+        assert on_press(g, 1, Button.NO_QUIERO, SeatInput()) == Action(1, Kind.SON_BUENAS)
+
+
+class TestMenus:
+    def test_hold_truco_then_cycle(self) -> None:
+        g = game_with(TWO, "7C 6C 3E", "2O 1B 4B")
+        inp = SeatInput()
+        on_hold(g, 3 % 2, Button.TRUCO, inp)
+        assert on_press(g, 1, Button.TRUCO, inp) is None
+        assert on_press(g, 1, Button.QUIERO, inp) == Action(1, Kind.RETRUCO)
+
+    def test_cancel(self) -> None:
+        g = game_with(TWO, "7C 6C 3E", "2O 1B 4B")
+        inp = SeatInput()
+        on_hold(g, 0, Button.FLOR, inp)
+        assert on_press(g, 0, Button.NO_QUIERO, inp) is None
+        assert inp.mode.value == "normal"
+
+    def test_show_collects_taps(self) -> None:
+        g = Game(TWO)
+        g.deal()
+        inp = SeatInput()
+        made = perform(g, gestures_for(g, Action.from_str("0 show 7E 6E"), inp), inp)
+        assert made == Action.from_str("0 show 7E 6E")
+
+
+def _all_candidates(game: Game) -> list[Action]:
+    out = list(game.legal_list())
+    for seat in range(game.players):
+        for kind in Kind:
+            if kind not in (Kind.PLAY, Kind.DECLARE, Kind.SHOW):
+                out.append(Action(seat, kind))
+        out.append(Action(seat, Kind.DECLARE, number=27))
+        out.append(Action(seat, Kind.SHOW, cards=(CARDS[seat],)))
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@given(rules=house_rules, seed=st.integers(0, 2**32 - 1), known=st.booleans())
+def test_every_action_can_be_made_on_the_pad(rules: HouseRules, seed: int, known: bool) -> None:
+    """Legal or not, every action is made exactly by its gestures, in every state."""
+    rng = random.Random(seed)
+    game = Game(rules)
+    for _ in range(40):
+        if game.winner is not None:
+            break
+        if not game.hand_in_progress:
+            deal = None
+            if known:
+                dealt = rng.sample(CARDS, 3 * rules.players)
+                deal = {s: dealt[3 * s : 3 * s + 3] for s in range(rules.players)}
+            game.deal(deal)
+        inputs = [SeatInput() for _ in range(rules.players)]
+        for s, inp in enumerate(inputs):
+            if game.telling is not None:
+                start_number_entry(game, s, inp)
+        for action in rng.sample(_all_candidates(game), 12):
+            inp = inputs[action.seat]
+            keep = SeatInput(inp.mode, inp.menu, inp.index, inp.number, list(inp.shown))
+            made = perform(game, gestures_for(game, action, inp), inp)
+            assert made == action, (action, made)
+            inputs[action.seat] = keep
+        legal = game.legal_list()
+        game.push(legal[rng.randrange(len(legal))])

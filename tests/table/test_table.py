@@ -1,0 +1,192 @@
+"""The table between hardware events and the engine: the deal, taps, refusals, messages.
+
+Driven with the events the hardware layer delivers (``seatlink`` event classes), so these
+tests need no threads; the mock-hardware path is in ``test_mock_table.py``.
+"""
+
+from __future__ import annotations
+
+from controller.engine import Card, HouseRules, RefusalCode
+from controller.hal.mock import MockDeck
+from controller.hal.seatlink import (
+    ButtonHeld,
+    ButtonPressed,
+    NodeConnected,
+    NodeDisconnected,
+    TagArrived,
+    TagLeft,
+)
+from controller.table.table import DealReading, Phase, Table
+
+DECK = MockDeck(1)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def uid(name: str) -> bytes:
+    return DECK.uid(Card.from_str(name))
+
+
+def make(
+    players: int = 2, reading: DealReading = DealReading.SEATS
+) -> tuple[Table, list[str], Clock]:
+    lines: list[str] = []
+    clock = Clock()
+    table = Table(
+        HouseRules(players=players),
+        DECK.lookup,
+        deal_reading=reading,
+        clock=clock,
+        on_record=lines.append,
+    )
+    return table, lines, clock
+
+
+def tap(table: Table, seat: int, name: str) -> None:
+    table.handle(seat, TagArrived(uid(name)))
+    table.handle(seat, TagLeft(uid(name)))
+
+
+class TestDeal:
+    def test_each_seat_taps_its_cards(self) -> None:
+        table, lines, _ = make()
+        table.new_hand()
+        assert table.phase is Phase.DEALING
+        for card in ("7C", "6C", "3E"):
+            tap(table, 0, card)
+        assert table.phase is Phase.DEALING
+        for card in ("2O", "1B", "4B"):
+            tap(table, 1, card)
+        assert table.phase is Phase.PLAYING
+        assert lines == ["hand", "deal 0: 7C 6C 3E", "deal 1: 2O 1B 4B"]
+        table.handle(0, ButtonPressed("envido"))
+        table.handle(1, ButtonPressed("quiero"))
+        assert table.game.score == (2, 0)
+        assert lines[-2:] == ["0 envido", "1 quiero"]
+
+    def test_dealer_reader_in_deal_order(self) -> None:
+        table, lines, _ = make(reading=DealReading.DEALER)
+        table.new_hand()
+        # dealer is seat 1: cards go to seat 0, seat 1, seat 0, ...
+        for card in ("7C", "2O", "6C", "1B", "3E", "4B"):
+            tap(table, 1, card)
+        assert table.phase is Phase.PLAYING
+        assert lines[1:] == ["deal 0: 7C 6C 3E", "deal 1: 2O 1B 4B"]
+
+    def test_dealer_reader_refuses_other_seats(self) -> None:
+        table, _, _ = make(reading=DealReading.DEALER)
+        table.new_hand()
+        tap(table, 0, "7C")
+        assert table.deal == {}
+        message = table.message(0)
+        assert message is not None and "asiento 1" in message.text
+
+    def test_no_reading_plays_with_hands_unknown(self) -> None:
+        table, lines, _ = make(reading=DealReading.NONE)
+        table.new_hand()
+        assert table.phase is Phase.PLAYING and lines == ["hand"]
+        tap(table, 0, "1E")
+        assert lines[-1] == "0 play 1E"
+
+    def test_dealer_hold_mazo_starts_play_with_partial_deal(self) -> None:
+        table, lines, _ = make()
+        table.new_hand()
+        for card in ("7C", "6C", "3E"):
+            tap(table, 0, card)
+        table.handle(0, ButtonHeld("mazo"))  # not the dealer: opens seat 0's menu only
+        assert table.phase is Phase.DEALING
+        table.handle(1, ButtonHeld("mazo"))
+        assert table.phase is Phase.PLAYING
+        assert lines == ["hand", "deal 0: 7C 6C 3E"]
+        assert table.game.hand_of(1) is None
+
+    def test_card_in_another_hand_and_fourth_card(self) -> None:
+        table, _, _ = make()
+        table.new_hand()
+        tap(table, 0, "7C")
+        tap(table, 1, "7C")
+        assert table.deal == {0: [Card.from_str("7C")]}
+        for card in ("6C", "3E", "5E"):
+            tap(table, 0, card)
+        assert len(table.deal[0]) == 3
+        message = table.message(0)
+        assert message is not None and message.refusal
+
+    def test_buttons_during_the_deal_are_hand_over(self) -> None:
+        table, _, _ = make()
+        table.new_hand()
+        table.handle(0, ButtonPressed("truco"))
+        assert table.last is not None and table.last.code is RefusalCode.HAND_OVER
+
+
+def dealt() -> tuple[Table, list[str], Clock]:
+    table, lines, clock = make()
+    table.new_hand()
+    for card in ("7C", "6C", "3E"):
+        tap(table, 0, card)
+    for card in ("2O", "1B", "4B"):
+        tap(table, 1, card)
+    return table, lines, clock
+
+
+class TestPlay:
+    def test_tap_plays_and_wrong_seat_is_refused(self) -> None:
+        table, lines, _ = dealt()
+        tap(table, 1, "2O")
+        assert table.last is not None and table.last.code is RefusalCode.NOT_YOUR_TURN
+        tap(table, 0, "3E")
+        assert lines[-1] == "0 play 3E"
+        tap(table, 1, "7C")  # seat 0's card, read at seat 1
+        assert table.last is not None and table.last.code is RefusalCode.CARD_NOT_IN_HAND
+        message = table.message(1)
+        assert message is not None and message.refusal and message.text == "Esa carta no es tuya"
+
+    def test_a_card_lying_on_the_reader_is_played_once(self) -> None:
+        table, lines, _ = dealt()
+        table.handle(0, TagArrived(uid("3E")))
+        table.handle(0, TagArrived(uid("3E")))  # seen again while still lying there
+        assert lines.count("0 play 3E") == 1
+        assert table.last is not None and table.last.code is None
+        table.handle(0, TagLeft(uid("3E")))
+        tap(table, 1, "2O")
+        table.handle(0, TagArrived(uid("3E")))  # put back later: a second play
+        assert table.last is not None and table.last.code is RefusalCode.CARD_ALREADY_PLAYED
+
+    def test_unknown_tag_is_refused_on_the_seat(self) -> None:
+        table, lines, _ = dealt()
+        before = list(lines)
+        table.handle(0, TagArrived(b"\x04\x00\x00\x00\x00\x00\x01"))
+        assert lines == before
+        message = table.message(0)
+        assert message is not None and message.refusal
+        assert message.text == RefusalCode.UNKNOWN_CARD.message
+
+    def test_messages_expire(self) -> None:
+        table, _, clock = dealt()
+        tap(table, 1, "2O")
+        assert table.message(1) is not None
+        clock.now += 10
+        assert table.message(1) is None
+
+    def test_unplugged_node_is_shown_until_it_comes_back(self) -> None:
+        table, _, clock = dealt()
+        table.handle(1, NodeDisconnected("/dev/truco-seat1", "unplugged"))
+        clock.now += 60
+        message = table.message(1)
+        assert message is not None and not table.node_ok[1]
+        table.handle(1, NodeConnected("/dev/truco-seat1"))
+        assert table.node_ok[1]
+
+    def test_awards_are_announced_to_every_seat(self) -> None:
+        table, _, _ = dealt()
+        table.handle(0, ButtonPressed("envido"))
+        table.handle(1, ButtonPressed("quiero"))
+        ours, theirs = table.message(0), table.message(1)
+        assert ours is not None and ours.text.startswith("+2 nosotros: envido (33")
+        assert theirs is not None and theirs.text.startswith("+2 ellos")
