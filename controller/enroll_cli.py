@@ -20,8 +20,9 @@ sends ``HELLO``, heartbeats and ``TAGON``/``TAGOFF`` frames (made with
 ``seatlink.encode_frame``) for 40 deterministic random NTAG213-like UIDs
 (``mock_uids(seed)``), with a few realistic mistakes (a card read twice, a card
 already enrolled tapped again); a real ``SeatLink`` reads the pty, so the
-whole serial path is exercised.  ``integrator``: call :func:`register` from
-``controller/cli.py``.
+whole serial path (framing, checksums, HELLO and heartbeats) is exercised.
+
+``controller/cli.py`` adds the subcommand with :func:`register`.
 """
 
 from __future__ import annotations
@@ -131,7 +132,8 @@ class MockReader:
     ``port`` is the pty's slave path, for ``SeatLink``.  The node answers the
     Pi's ``HELLO``, sends a heartbeat every ``heartbeat`` seconds and then plays
     ``script`` (see :func:`mock_script`), one frame every ``pace`` seconds.
-    ``done`` is set when the script has been sent.
+    ``done`` is set when the script has been sent.  ``seat``: the seat number
+    the node says it has in its HELLO (None: not set).
     """
 
     def __init__(
@@ -141,8 +143,10 @@ class MockReader:
         pace: float = 0.05,
         heartbeat: float = 0.5,
         serial: str = MOCK_SERIAL,
+        seat: int | None = None,
     ) -> None:
         self.script = list(script)
+        self.seat = seat
         self.pace = pace
         self.heartbeat = heartbeat
         self.serial = serial
@@ -208,7 +212,8 @@ class MockReader:
                 if not greeted:
                     next_frame = time.monotonic() + self.pace  # show the first prompt first
                 greeted = True
-                self._send("HELLO", str(PROTOCOL_VERSION), MOCK_FIRMWARE, "-", self.serial)
+                seat = "-" if self.seat is None else str(self.seat)
+                self._send("HELLO", str(PROTOCOL_VERSION), MOCK_FIRMWARE, seat, self.serial)
             if not greeted:
                 continue
             now = time.monotonic()

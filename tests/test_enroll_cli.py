@@ -1,0 +1,302 @@
+"""`truco-table enroll` end to end: a simulated node on a pty, read by a real SeatLink."""
+
+from __future__ import annotations
+
+import _thread
+import argparse
+import io
+import logging
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from controller import enroll_cli
+from controller.engine.cards import Card
+from controller.enroll_cli import MockReader, mock_script, mock_uids, register
+from controller.hal.deck import DeckRegistry, load_registry, save_registry
+from controller.hal.enroll import ENROLL_ORDER
+
+C = Card.from_str
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="truco-table")
+    sub = parser.add_subparsers(dest="command", required=True)
+    register(sub)
+    return parser.parse_args(argv)
+
+
+def enroll(
+    argv: list[str], *, keys: str | io.TextIOBase = "", by_id_dir: Path | None = None
+) -> tuple[int, str]:
+    args = parse(["enroll", *argv])
+    assert args.func is enroll_cli.run
+    out = io.StringIO()
+    stream = io.StringIO(keys) if isinstance(keys, str) else keys
+    extra = {} if by_id_dir is None else {"by_id_dir": by_id_dir}
+    code = args.func(args, out=out, keys=stream, **extra)
+    return code, out.getvalue()
+
+
+def expected_deck(seed: int) -> dict[bytes, Card]:
+    return dict(zip(mock_uids(seed), ENROLL_ORDER, strict=True))
+
+
+# -- the simulated reader's tags ----------------------------------------------------------------
+
+
+def test_mock_uids_are_deterministic_ntag213_like() -> None:
+    uids = mock_uids(0)
+    assert uids == mock_uids(0) != mock_uids(1)
+    assert len(uids) == len(set(uids)) == 40
+    assert all(len(u) == 7 and u[0] == 0x04 for u in uids)
+
+
+def test_mock_script_taps_every_card_in_order() -> None:
+    for seed in range(20):
+        script = mock_script(seed)
+        uids = mock_uids(seed)
+        firsts: list[bytes] = []
+        for kind, uid in script:
+            if kind == "TAGON" and uid not in firsts:
+                firsts.append(uid)
+        assert firsts == list(uids)
+    # Some seeds include mistakes (strays and bounces), some do not.
+    assert any(len(mock_script(seed)) > 80 for seed in range(5))
+
+
+# -- the command ---------------------------------------------------------------------------------
+
+
+def test_mock_enrollment_end_to_end(tmp_path: Path) -> None:
+    registry = tmp_path / "state" / "decks.toml"
+    code, out = enroll(
+        ["--deck", "bar deck 1", "--registry", str(registry), "--mock", "--mock-pace", "0"]
+    )
+    assert code == 0, out
+    assert "[ 1/40] Toque el 1 de espadas (1E) / Tap the 1 of espadas (1E)" in out
+    assert "[40/40] Toque el 12 de copas (12C)" in out
+    assert "Reader connected on /dev/pts/" in out
+    assert "Reader node 00000000c0ffee00, firmware mock" in out
+    assert out.count("ok Registrado") == 40
+    assert "Same tag again (6B): ignored" in out  # seed 0 bounces the 6B...
+    assert "That tag is already enrolled as 5B" in out  # ...and taps the 5B again
+    assert f"Saved deck 'bar deck 1' (40 cards) to {registry}." in out
+    reg = load_registry(registry)
+    assert reg.names == ("bar deck 1",)
+    assert dict(reg["bar deck 1"].cards) == expected_deck(0)
+
+
+def test_several_decks_and_a_tag_of_another_deck(tmp_path: Path) -> None:
+    registry = tmp_path / "decks.toml"
+    base = ["--registry", str(registry), "--mock", "--mock-pace", "0"]
+    assert enroll(["--deck", "a", *base])[0] == 0
+    code, out = enroll(["--deck", "b", *base, "--seed", "7"])
+    assert code == 0, out
+    assert "The registry has 2 decks: a, b." in out
+    reg = load_registry(registry)
+    assert dict(reg["b"].cards) == expected_deck(7)
+    assert reg.card_of(mock_uids(7)[5]) == ENROLL_ORDER[5]
+    before = registry.read_bytes()
+    # The same made-up tags again: every one belongs to deck "a"; nothing is written.
+    code, out = enroll(["--deck", "c", *base])
+    assert code == 1
+    assert "That tag is the 1E of deck 'a'" in out
+    assert "The simulated reader has no more cards: nothing written" in out
+    assert "0 of 40 cards were tapped; missing: 1E 2E 3E" in out
+    assert registry.read_bytes() == before
+
+
+def test_existing_deck_needs_replace(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    registry = tmp_path / "decks.toml"
+    base = ["--registry", str(registry), "--mock", "--mock-pace", "0"]
+    assert enroll(["--deck", "a", *base])[0] == 0
+    before = registry.read_bytes()
+    assert enroll(["--deck", "A", *base, "--seed", "3"])[0] == 2
+    assert "already has a deck named 'a': use --replace" in capsys.readouterr().err
+    assert registry.read_bytes() == before
+    code, out = enroll(["--deck", "a", *base, "--seed", "3", "--replace"])
+    assert code == 0, out
+    assert dict(load_registry(registry)["a"].cards) == expected_deck(3)
+
+
+def test_retag_one_card(tmp_path: Path) -> None:
+    registry = tmp_path / "decks.toml"
+    base = ["--registry", str(registry), "--mock", "--mock-pace", "0"]
+    assert enroll(["--deck", "a", *base])[0] == 0
+    code, out = enroll(["--deck", "a", "--card", "7e", *base, "--seed", "9"])
+    assert code == 0, out
+    assert "re-tagging 7E" in out and "[ 1/1] Toque el 7 de espadas (7E)" in out
+    deck = load_registry(registry)["a"]
+    expected = expected_deck(0)
+    del expected[mock_uids(0)[6]]
+    expected[mock_uids(9)[0]] = C("7E")
+    assert dict(deck.cards) == {u: expected[u] for u in deck.cards}
+    assert len(deck) == 40
+
+
+def test_retag_of_an_unknown_deck(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _ = enroll(
+        ["--deck", "zz", "--card", "7E", "--registry", str(tmp_path / "d.toml"), "--mock"]
+    )
+    assert code == 2
+    assert "no such deck" in capsys.readouterr().err
+
+
+def test_default_registry_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TRUCO_TABLE_STATE", str(tmp_path))
+    code, out = enroll(["--deck", "a", "--mock", "--mock-pace", "0"])
+    assert code == 0, out
+    assert load_registry(tmp_path / "decks.toml").names == ("a",)
+
+
+def test_quit_writes_nothing(tmp_path: Path) -> None:
+    registry = tmp_path / "decks.toml"
+    code, out = enroll(
+        ["--deck", "a", "--registry", str(registry), "--mock", "--mock-pace", "0.05"],
+        keys="q\n",
+    )
+    assert code == 1
+    assert "Quit: nothing written to" in out
+    assert not registry.exists()
+
+
+class _CtrlC(io.StringIO):
+    """Keys typed: none; instead Ctrl-C is pressed while the command waits for cards."""
+
+    def readline(self, size: int | None = -1) -> str:
+        time.sleep(0.2)
+        _thread.interrupt_main()
+        return ""
+
+
+def test_ctrl_c_writes_nothing(tmp_path: Path) -> None:
+    registry = tmp_path / "decks.toml"
+    save_registry(DeckRegistry(), registry)
+    before = registry.read_bytes()
+    code, out = enroll(
+        ["--deck", "a", "--registry", str(registry), "--mock", "--mock-pace", "0.1"],
+        keys=_CtrlC(),
+    )
+    assert code == 130
+    assert "Interrupted: nothing written to" in out
+    assert registry.read_bytes() == before
+
+
+def test_typed_undo_and_skip(tmp_path: Path) -> None:
+    registry = tmp_path / "decks.toml"
+    # Pace 1 s: the typed keys are handled well before the second tag arrives.
+    code, out = enroll(
+        ["--deck", "a", "--registry", str(registry), "--mock", "--mock-pace", "1"],
+        keys="u\ns\nhelp\n\nq\n",
+    )
+    assert code == 1
+    assert "-- No hay nada que deshacer / Nothing to undo" in out
+    assert "-- Salteado el 1E: se pide al final" in out
+    assert "Keys: u+Enter undo" in out
+    assert "[ 1/40] Toque el 2 de espadas (2E)" in out
+    assert not registry.exists()
+
+
+def test_port_and_serial_use_a_real_node(tmp_path: Path) -> None:
+    """--port and --serial: the same simulated node, found by device path or by-id name."""
+    registry = tmp_path / "decks.toml"
+    with MockReader(mock_script(4), pace=0) as node:
+        code, out = enroll(["--deck", "a", "--registry", str(registry), "--port", node.port])
+    assert code == 0, out
+    assert dict(load_registry(registry)["a"].cards) == expected_deck(4)
+    by_id = tmp_path / "by-id"
+    by_id.mkdir()
+    with MockReader(mock_script(5), pace=0) as node:
+        (by_id / "usb-MicroPython_Board_in_FS_mode_e6614103e7ab1234-if00").symlink_to(node.port)
+        code, out = enroll(
+            ["--deck", "b", "--registry", str(registry), "--serial", "E6614103E7AB1234"],
+            by_id_dir=by_id,
+        )
+    assert code == 0, out
+    assert "node with USB serial number e6614103e7ab1234" in out
+    assert load_registry(registry).names == ("a", "b")
+
+
+class _QuitLater(io.StringIO):
+    def __init__(self, delay: float) -> None:
+        super().__init__()
+        self.delay = delay
+        self.calls = 0
+
+    def readline(self, size: int | None = -1) -> str:
+        self.calls += 1
+        if self.calls > 1:
+            return ""
+        time.sleep(self.delay)
+        return "q\n"
+
+
+def test_no_reader_hint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(enroll_cli, "NO_READER_HINT_SECONDS", 0.1)
+    by_id = tmp_path / "by-id"
+    by_id.mkdir()
+    registry = str(tmp_path / "decks.toml")
+    code, out = enroll(
+        ["--deck", "a", "--registry", registry, "--serial", "abc123"],
+        keys=_QuitLater(0.5),
+        by_id_dir=by_id,
+    )
+    assert code == 1
+    assert "No node with serial number abc123 is plugged in (nodes found: none)" in out
+    code, out = enroll(
+        ["--deck", "a", "--registry", registry, "--port", str(tmp_path / "ttyNONE")],
+        keys=_QuitLater(0.5),
+    )
+    assert code == 1
+    assert "No reader answers on" in out
+    assert not os.path.exists(registry)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--deck", "a", "--port", "/dev/null", "--seed", "3"], "--seed and --mock-pace go"),
+        (["--deck", " a", "--mock"], "bad deck name"),
+    ],
+)
+def test_bad_arguments(
+    argv: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _ = enroll([*argv, "--registry", str(tmp_path / "d.toml")])
+    assert code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_corrupt_registry_is_reported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    registry = tmp_path / "decks.toml"
+    registry.write_text('format = 1\n[[deck]]\nname = "a"\n[deck.cards]\n"04" = "1E"\n')
+    code, _ = enroll(["--deck", "b", "--registry", str(registry), "--mock"])
+    assert code == 2
+    assert f"{registry}: deck 'a'" in capsys.readouterr().err
+
+
+def test_argparse_rejects(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        parse(["enroll", "--deck", "a", "--mock", "--card", "8E"])
+    assert "invalid card value: '8E'" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        parse(["enroll", "--deck", "a"])  # no reader
+    with pytest.raises(SystemExit):
+        parse(["enroll", "--deck", "a", "--mock", "--port", "/dev/ttyACM0"])
+    with pytest.raises(SystemExit):
+        parse(["enroll", "--deck", "a", "--mock", "--replace", "--card", "7E"])
+
+
+def test_any_seats_reader_may_enroll(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A node that says it is seat 2 draws no "check the pin map" warning while enrolling."""
+    caplog.set_level(logging.INFO, logger="controller.hal.seatlink")
+    registry = tmp_path / "decks.toml"
+    with MockReader(mock_script(0), pace=0, seat=2) as node:
+        code, out = enroll(["--deck", "a", "--registry", str(registry), "--port", node.port])
+    assert code == 0, out
+    assert "node connected" in caplog.text
+    assert "says it is seat" not in caplog.text
+    assert logging.getLogger("controller.hal.seatlink").filters == []
