@@ -414,8 +414,9 @@ class GpioPad:
 
     # -- internals ---------------------------------------------------------------------
     def _close_buttons(self) -> None:
-        buttons = list(self._buttons.values())
-        self._buttons.clear()
+        with self._cond:
+            buttons = list(self._buttons.values())
+            self._buttons.clear()
         # Each Button has a gpiozero HoldThread (unused here) that looks for its stop
         # flag every 0.1 s, and Button.close() waits for it: raise the flag and wake
         # the thread, so that close() does not take 0.1 s per button.
