@@ -210,6 +210,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--pace", type=float, default=0.6, help="seconds between bot actions")
     r.add_argument("--record", metavar="FILE", help="write the game record to FILE")
     r.set_defaults(func=_cmd_run)
+
+    from .enroll_cli import register as register_enroll
+
+    register_enroll(sub)
     return parser
 
 
