@@ -26,7 +26,7 @@ from ..hal.seatlink import (
 from .controls import Button, Gesture, gestures_for
 from .table import DealReading, Phase, Table
 
-__all__ = ["MockTable", "MockTableError", "mock_target"]
+__all__ = ["MockGpioPads", "MockTable", "MockTableError", "mock_gpio_target", "mock_target"]
 
 _COUNTED = (ButtonPressed, ButtonHeld, TagArrived, TagLeft)
 
@@ -48,6 +48,7 @@ class MockTable:
         on_record: Callable[[str], None] | None = None,
         on_change: Callable[[], None] | None = None,
         timeout: float = 5.0,
+        topology: str = "nodes",
     ) -> None:
         self.deck = MockDeck(seed)
         self.table = Table(
@@ -60,6 +61,11 @@ class MockTable:
         self.seats = MockSeats(rules.players, self._on_event)
         self.sent = 0  # counted events sent (presses, holds, tag on/off)
         self.handled = 0  # counted events the table has handled
+        self.gpio: MockGpioPads | None = None
+        if topology == "gpio":
+            self.gpio = MockGpioPads(rules.players, self._on_event)
+        elif topology != "nodes":
+            raise ValueError(f"topology must be nodes or gpio, not {topology!r}")
         self.seats.start()
         self._wait_connected()
 
@@ -75,6 +81,8 @@ class MockTable:
         self.pump(0.0)
 
     def close(self) -> None:
+        if self.gpio is not None:
+            self.gpio.close()
         self.seats.close()
 
     def __enter__(self) -> MockTable:
@@ -126,6 +134,10 @@ class MockTable:
             node.tag_on(uid)
             node.tag_off(uid)
             self.sent += 2
+        elif self.gpio is not None:
+            assert gesture.button is not None
+            self.gpio.push(gesture.seat, gesture.button.value, hold=gesture.kind == "hold")
+            self.sent += 1
         else:
             assert gesture.button is not None
             if gesture.kind == "press":
@@ -185,11 +197,52 @@ class MockTable:
         return self.table.phase
 
 
+class MockGpioPads:
+    """Two-seat tables: pads on the Pi's GPIO, as gpiozero ``MockFactory`` pins.
+
+    Real ``gpiozero.Button`` objects on mock pins, read by our ``GpioPad`` (its own
+    debounce and hold). A press drives the pin low and high again; the pads' clock is a
+    manual one, so a hold does not take 0.8 s of real time.
+    """
+
+    def __init__(self, players: int, on_event: Callable[[int, LinkEvent], None]) -> None:
+        from gpiozero.pins.mock import MockFactory
+
+        from ..hal.gpio_pad import DEFAULT_PINS, GpioPad
+
+        if players != 2:
+            raise ValueError("GPIO pads are for two-seat tables")
+        self.factory = MockFactory()
+        self.now = 1000.0
+        self.pads = [
+            GpioPad(seat, DEFAULT_PINS[seat], on_event, pin_factory=self.factory, clock=self.clock)
+            for seat in range(players)
+        ]
+
+    def clock(self) -> float:
+        return self.now
+
+    def push(self, seat: int, button: str, *, hold: bool) -> None:
+        pad = self.pads[seat]
+        pin = self.factory.pin(pad.pins[button])
+        pin.drive_low()
+        self.now += 0.9 if hold else 0.05
+        pad.poll()
+        pin.drive_high()
+        self.now += 0.05
+        pad.poll()
+
+    def close(self) -> None:
+        for pad in self.pads:
+            pad.close()
+        self.factory.close()
+
+
 class _MockTarget:
     """``replay --through mock``: each statement through the mock table's hardware."""
 
-    def __init__(self, game: Game) -> None:
-        self.mock = MockTable(game.rules, game=game)
+    def __init__(self, game: Game, topology: str = "nodes") -> None:
+        self.mock = MockTable(game.rules, game=game, topology=topology)
         self.game = game
 
     def start_hand(self, dealer: int | None, deal: Mapping[int, tuple[Card, ...]]) -> None:
@@ -203,4 +256,10 @@ class _MockTarget:
 
 
 def mock_target(game: Game) -> _MockTarget:
+    """Seat nodes for every seat (buttons and readers over USB serial)."""
     return _MockTarget(game)
+
+
+def mock_gpio_target(game: Game) -> _MockTarget:
+    """Two seats with their pads on the Pi's GPIO (gpiozero mock pins), readers on nodes."""
+    return _MockTarget(game, topology="gpio")

@@ -26,6 +26,13 @@ SCENARIOS = Path(__file__).parent.parent / "scenarios"
 CASES = sorted(SCENARIOS.glob("*.truco"))
 
 
+def _players(path: Path) -> int:
+    from controller.transcript import TableStmt
+
+    tables = [st for st in parse(path.read_text()) if isinstance(st, TableStmt)]
+    return tables[0].rules.players if tables else 2
+
+
 @pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])
 def test_through_mock_equals_direct_replay(path: Path) -> None:
     from controller.table.mock_table import mock_target
@@ -33,6 +40,20 @@ def test_through_mock_equals_direct_replay(path: Path) -> None:
     statements = parse(path.read_text())
     direct = result_json(replay(statements))
     through = result_json(replay(statements, target=mock_target))
+    assert through == direct
+
+
+TWO_SEATS = [p for p in CASES if _players(p) == 2]
+
+
+@pytest.mark.parametrize("path", TWO_SEATS, ids=[p.stem for p in TWO_SEATS])
+def test_through_gpio_pads_equals_direct_replay(path: Path) -> None:
+    """Two-seat tables with pads on GPIO: real gpiozero Buttons on MockFactory pins."""
+    from controller.table.mock_table import mock_gpio_target
+
+    statements = parse(path.read_text())
+    direct = result_json(replay(statements))
+    through = result_json(replay(statements, target=mock_gpio_target))
     assert through == direct
 
 
