@@ -1,0 +1,98 @@
+"""The seat display port and its real adapter: an SSD1306 or SH1106 OLED through luma.
+
+A display takes a 128x64 1-bit image. ``OledDisplay`` opens the panel with luma.oled on
+I2C (``/dev/i2c-N``: one bus per seat when the kernel's ``i2c-mux`` overlay exposes each
+channel of the TCA9548A as its own bus) or SPI, and sends frames through our
+``DisplayWriter``, which transmits only the pages and columns that changed. The mock
+adapter is ``controller.hal.mock.MockDisplay`` (luma's ``dummy`` device).
+
+Any failure while writing is caught and counted: a broken display never stops the
+table. The writer sends a full frame after an error, so the panel recovers by itself.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from PIL import Image
+
+from .display_writer import FrameWriter, writer_for_device
+
+__all__ = ["Display", "DisplayConfig", "OledDisplay"]
+
+log = logging.getLogger(__name__)
+
+
+class Display(Protocol):
+    """Takes the seat's screen, a 128x64 mode "1" image."""
+
+    def show(self, image: Image.Image) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class DisplayConfig:
+    """One seat's panel, as in ``hardware/pinmap.toml`` ``[[display.seat]]``."""
+
+    driver: str = "ssd1306"  # or "sh1106"
+    bus: str = "i2c"  # or "spi"
+    port: int = 1  # /dev/i2c-N, or the SPI bus
+    address: int = 0x3C  # I2C address
+    device: int = 0  # SPI chip select
+    gpio_dc: int = 24  # SPI data/command pin
+    gpio_rst: int | None = 25  # SPI reset pin
+    width: int = 128
+    height: int = 64
+    rotate: int = 0
+
+    def __post_init__(self) -> None:
+        if self.driver not in ("ssd1306", "sh1106"):
+            raise ValueError(f"driver must be ssd1306 or sh1106, not {self.driver!r}")
+        if self.bus not in ("i2c", "spi"):
+            raise ValueError(f"bus must be i2c or spi, not {self.bus!r}")
+
+
+class OledDisplay:
+    """A real panel; ``open()`` may raise if the bus or device is missing."""
+
+    def __init__(self, config: DisplayConfig, *, seat: int, interface: Any = None) -> None:
+        self.config = config
+        self.seat = seat
+        self._interface = interface  # a luma serial interface (tests); else from the config
+        self.errors = 0
+        self._writer: FrameWriter | None = None
+        self._device: Any = None
+
+    def open(self) -> None:
+        from luma.core.interface.serial import i2c, spi
+        from luma.oled.device import sh1106, ssd1306
+
+        c = self.config
+        if self._interface is not None:
+            interface = self._interface
+        elif c.bus == "i2c":
+            interface = i2c(port=c.port, address=c.address)
+        else:
+            interface = spi(port=c.port, device=c.device, gpio_DC=c.gpio_dc, gpio_RST=c.gpio_rst)
+        driver = ssd1306 if c.driver == "ssd1306" else sh1106
+        self._device = driver(interface, width=c.width, height=c.height, rotate=c.rotate)
+        self._writer = writer_for_device(self._device)
+
+    def show(self, image: Image.Image) -> None:
+        if self._writer is None:
+            try:
+                self.open()
+            except Exception as error:  # a missing panel must not stop the table
+                self._failed(f"cannot open: {error}")
+                return
+        assert self._writer is not None
+        try:
+            self._writer.update(image)
+        except Exception as error:
+            self._failed(f"write failed: {error}")
+
+    def _failed(self, what: str) -> None:
+        self.errors += 1
+        if self.errors == 1 or self.errors % 100 == 0:
+            log.warning("seat %d display: %s (%d errors so far)", self.seat, what, self.errors)

@@ -1,0 +1,76 @@
+"""The real display adapter, on luma's own interfaces (no panel needed)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from luma.core.interface.serial import noop
+from PIL import Image
+
+from controller.hal.display import DisplayConfig, OledDisplay
+from controller.render.matchsticks import render_scoreboard_image
+
+
+class Recording:
+    """A luma serial interface that counts what it is asked to send (luma's ``noop``,
+    which swallows everything, with a byte count and a switch to fail)."""
+
+    def __init__(self) -> None:
+        self.sent = 0
+        self.fail = False
+        self._noop = noop()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._noop, name)  # cleanup() and the like
+
+    def command(self, *cmd: int) -> None:
+        if self.fail:
+            raise OSError("I2C transfer failed")
+        self.sent += len(cmd)
+
+    def data(self, data: Any) -> None:
+        if self.fail:
+            raise OSError("I2C transfer failed")
+        self.sent += len(list(data))
+
+
+@pytest.mark.parametrize("driver", ["ssd1306", "sh1106"])
+def test_frames_go_out_and_only_changes_follow(driver: str) -> None:
+    iface = Recording()
+    display = OledDisplay(DisplayConfig(driver=driver), seat=0, interface=iface)
+    display.show(render_scoreboard_image(3, 4, 30))
+    full = iface.sent
+    assert full > 1024
+    display.show(render_scoreboard_image(4, 4, 30))
+    assert 0 < iface.sent - full < 100
+    before = iface.sent
+    display.show(render_scoreboard_image(4, 4, 30))
+    assert iface.sent == before
+    assert display.errors == 0
+
+
+def test_a_failing_panel_never_raises_and_recovers() -> None:
+    iface = Recording()
+    display = OledDisplay(DisplayConfig(), seat=2, interface=iface)
+    display.show(render_scoreboard_image(0, 0, 30))
+    iface.fail = True
+    display.show(render_scoreboard_image(1, 0, 30))
+    assert display.errors == 1
+    iface.fail = False
+    before = iface.sent
+    display.show(render_scoreboard_image(1, 0, 30))
+    assert iface.sent - before > 1024  # a full frame after the error
+
+
+def test_missing_bus_is_counted_not_raised() -> None:
+    display = OledDisplay(DisplayConfig(port=250), seat=1)
+    display.show(Image.new("1", (128, 64)))
+    assert display.errors == 1
+
+
+def test_bad_config() -> None:
+    with pytest.raises(ValueError, match="driver must be"):
+        DisplayConfig(driver="st7735")
+    with pytest.raises(ValueError, match="bus must be"):
+        DisplayConfig(bus="usb")
