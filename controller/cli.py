@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from . import __version__
 from .engine import Game, HouseRules, Kind, RefusalCode
@@ -127,12 +128,9 @@ def _rules_from_args(args: argparse.Namespace) -> HouseRules:
 
 def _cmd_run(args: argparse.Namespace) -> int:
     if not args.mock:
-        print(
-            "truco-table run: real hardware needs the table service; use --mock to play "
-            "on mock hardware",
-            file=sys.stderr,
-        )
-        return 2
+        from .table.daemon import run_service
+
+        return run_service(Path(args.config))
     from .table.run_mock import main_mock
     from .table.table import DealReading
 
@@ -156,7 +154,36 @@ def _cmd_run(args: argparse.Namespace) -> int:
         deal_reading=DealReading(args.deal_reading),
         pace=args.pace,
         record=args.record,
+        state_dir=Path(args.state) if args.state else None,
+        serve=args.serve,
     )
+
+
+def _cmd_control(args: argparse.Namespace) -> int:
+    from .engine import HouseRules as Rules
+    from .table.service import drop_command
+
+    words = [args.command, *args.args]
+    if args.command == "rules":
+        try:
+            Rules.from_options(dict(w.split("=", 1) for w in args.args))
+        except ValueError as e:
+            print(f"truco-table control: {e} (give KEY=VALUE words)", file=sys.stderr)
+            return 2
+    elif args.args:
+        print(f"truco-table control: {args.command} takes no arguments", file=sys.stderr)
+        return 2
+    state = Path(args.state)
+    if not state.is_dir():
+        print(f"truco-table control: no state directory {state}", file=sys.stderr)
+        return 2
+    try:
+        path = drop_command(state, *words)
+    except OSError as e:
+        print(f"truco-table control: cannot write to {state}: {e.strerror}", file=sys.stderr)
+        return 2
+    print(f"sent to the table: {' '.join(words)} ({path.name})")
+    return 0
 
 
 def _add_house_rules(p: argparse.ArgumentParser) -> None:
@@ -191,8 +218,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=_cmd_replay)
 
-    r = sub.add_parser("run", help="run the table (--mock: on mock hardware, in this terminal)")
+    r = sub.add_parser("run", help="run the table service (--mock: on mock hardware)")
+    r.add_argument(
+        "--config",
+        default="/etc/truco-table/table.toml",
+        help="the table's configuration (real hardware; default %(default)s)",
+    )
     r.add_argument("--mock", action="store_true", help="simulated seat nodes and displays")
+    r.add_argument(
+        "--state",
+        metavar="DIR",
+        help="keep the game in DIR (current.truco, archive/): restarts resume",
+    )
+    r.add_argument(
+        "--serve", action="store_true", help="with --mock: the service loop alone (no keyboard)"
+    )
     _add_house_rules(r)
     r.add_argument("--seed", type=int, default=0, help="seed of the mock dealer and the bots")
     r.add_argument("--seat", type=int, default=0, help="the seat you play (default 0)")
@@ -210,6 +250,14 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--pace", type=float, default=0.6, help="seconds between bot actions")
     r.add_argument("--record", metavar="FILE", help="write the game record to FILE")
     r.set_defaults(func=_cmd_run)
+
+    c = sub.add_parser(
+        "control", help="table controls for a running table: undo, new-game, rules KEY=VALUE..."
+    )
+    c.add_argument("command", choices=("undo", "new-game", "rules"))
+    c.add_argument("args", nargs="*", help="for rules: house rules for the next game")
+    c.add_argument("--state", default="/var/lib/truco-table", help="the table's state directory")
+    c.set_defaults(func=_cmd_control)
 
     from .enroll_cli import register as register_enroll
 

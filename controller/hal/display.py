@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 from PIL import Image
 
 from .display_writer import FrameWriter, writer_for_device
 
-__all__ = ["Display", "DisplayConfig", "OledDisplay"]
+__all__ = ["Display", "DisplayConfig", "OledDisplay", "mux_bus"]
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +38,8 @@ class DisplayConfig:
 
     driver: str = "ssd1306"  # or "sh1106"
     bus: str = "i2c"  # or "spi"
-    port: int = 1  # /dev/i2c-N, or the SPI bus
+    port: int = 1  # /dev/i2c-N (the multiplexer's parent bus when mux_channel is set), or SPI
+    mux_channel: int | None = None  # TCA9548A channel, a bus of its own with the i2c-mux overlay
     address: int = 0x3C  # I2C address
     device: int = 0  # SPI chip select
     gpio_dc: int = 24  # SPI data/command pin
@@ -51,6 +53,27 @@ class DisplayConfig:
             raise ValueError(f"driver must be ssd1306 or sh1106, not {self.driver!r}")
         if self.bus not in ("i2c", "spi"):
             raise ValueError(f"bus must be i2c or spi, not {self.bus!r}")
+
+
+def mux_bus(parent: int, channel: int, sys_dir: Path = Path("/sys/bus/i2c/devices")) -> int | None:
+    """The Linux bus number the kernel's i2c-mux overlay gave to a multiplexer channel.
+
+    The numbers are assigned at boot; the bus is found by its name,
+    ``i2c-<parent>-mux (chan_id <channel>)``.
+    """
+    wanted = f"i2c-{parent}-mux (chan_id {channel})"
+    try:
+        entries = sorted(sys_dir.glob("i2c-*"))
+    except OSError:
+        return None
+    for entry in entries:
+        try:
+            name = (entry / "name").read_text().strip()
+        except OSError:
+            continue
+        if name == wanted and entry.name[4:].isdigit():
+            return int(entry.name[4:])
+    return None
 
 
 class OledDisplay:
@@ -72,7 +95,13 @@ class OledDisplay:
         if self._interface is not None:
             interface = self._interface
         elif c.bus == "i2c":
-            interface = i2c(port=c.port, address=c.address)
+            port = c.port
+            if c.mux_channel is not None:
+                found = mux_bus(c.port, c.mux_channel)
+                if found is None:
+                    raise OSError(f"no I2C bus for mux channel {c.mux_channel} of i2c-{c.port}")
+                port = found
+            interface = i2c(port=port, address=c.address)
         else:
             interface = spi(port=c.port, device=c.device, gpio_DC=c.gpio_dc, gpio_RST=c.gpio_rst)
         driver = ssd1306 if c.driver == "ssd1306" else sh1106

@@ -9,26 +9,19 @@ written as protocol frames by a simulated seat node on a pty, read back by the r
 
 from __future__ import annotations
 
-import queue
 import time
 from collections.abc import Callable, Mapping
+from pathlib import Path
 
 from ..engine import Action, Card, Game, HouseRules, RefusalCode
 from ..hal.mock import MockDeck, MockSeats
-from ..hal.seatlink import (
-    ButtonHeld,
-    ButtonPressed,
-    LinkEvent,
-    NodeConnected,
-    TagArrived,
-    TagLeft,
-)
+from ..hal.seatlink import LinkEvent
 from .controls import Button, Gesture, gestures_for
+from .notify import Notifier
+from .service import ServiceConfig, TableService
 from .table import DealReading, Phase, Table
 
 __all__ = ["MockGpioPads", "MockTable", "MockTableError", "mock_gpio_target", "mock_target"]
-
-_COUNTED = (ButtonPressed, ButtonHeld, TagArrived, TagLeft)
 
 
 class MockTableError(RuntimeError):
@@ -36,7 +29,7 @@ class MockTableError(RuntimeError):
 
 
 class MockTable:
-    """A ``Table`` wired to mock seat nodes; ``close()`` (or ``with``) stops the threads."""
+    """A ``TableService`` wired to mock seat nodes; ``close()`` (or ``with``) stops the threads."""
 
     def __init__(
         self,
@@ -49,18 +42,23 @@ class MockTable:
         on_change: Callable[[], None] | None = None,
         timeout: float = 5.0,
         topology: str = "nodes",
+        state_dir: Path | None = None,
+        notifier: Notifier | None = None,
+        watchdog_s: float | None = None,
     ) -> None:
         self.deck = MockDeck(seed)
-        self.table = Table(
-            rules, self.deck.lookup, deal_reading=deal_reading, game=game, on_record=on_record
-        )
-        self.game = self.table.game
         self.timeout = timeout
         self.on_change = on_change
-        self.events: queue.Queue[tuple[int, LinkEvent]] = queue.Queue()
         self.seats = MockSeats(rules.players, self._on_event)
+        self.service = TableService(
+            ServiceConfig(rules, deal_reading, state_dir, watchdog_s),
+            self.deck.lookup,
+            self.seats.displays,
+            notifier=notifier,
+            game=game,
+            on_record=on_record,
+        )
         self.sent = 0  # counted events sent (presses, holds, tag on/off)
-        self.handled = 0  # counted events the table has handled
         self.gpio: MockGpioPads | None = None
         if topology == "gpio":
             self.gpio = MockGpioPads(rules.players, self._on_event)
@@ -68,9 +66,22 @@ class MockTable:
             raise ValueError(f"topology must be nodes or gpio, not {topology!r}")
         self.seats.start()
         self._wait_connected()
+        self.sent = self.service.handled
+
+    @property
+    def table(self) -> Table:
+        return self.service.table
+
+    @property
+    def game(self) -> Game:
+        return self.service.table.game
+
+    @property
+    def handled(self) -> int:
+        return self.service.handled
 
     def _on_event(self, seat: int, event: LinkEvent) -> None:
-        self.events.put((seat, event))  # called on the links' threads
+        self.service.post(seat, event)  # called on the links' threads
 
     def _wait_connected(self) -> None:
         deadline = time.monotonic() + self.timeout
@@ -84,6 +95,7 @@ class MockTable:
         if self.gpio is not None:
             self.gpio.close()
         self.seats.close()
+        self.service.close()
 
     def __enter__(self) -> MockTable:
         return self
@@ -95,24 +107,8 @@ class MockTable:
 
     def pump(self, wait: float) -> int:
         """Handle queued hardware events (waiting up to ``wait`` s for the first)."""
-        done = 0
-        try:
-            item = self.events.get(timeout=wait) if wait > 0 else self.events.get_nowait()
-        except queue.Empty:
-            return 0
-        while True:
-            seat, event = item
-            if isinstance(event, NodeConnected):
-                self.table.node_ok[seat] = True
-            self.table.handle(seat, event)
-            if isinstance(event, _COUNTED):
-                self.handled += 1
-            done += 1
-            try:
-                item = self.events.get_nowait()
-            except queue.Empty:
-                break
-        if self.on_change is not None:
+        done = self.service.step(wait)
+        if done and self.on_change is not None:
             self.on_change()
         return done
 
@@ -171,7 +167,11 @@ class MockTable:
         self, hands: Mapping[int, tuple[Card, ...] | list[Card]], dealer: int | None = None
     ) -> None:
         """Start a hand and tap the dealt cards on the seats' readers."""
-        self.table.new_hand(dealer)
+        table = self.table
+        if table.phase is Phase.WAITING or (
+            table.phase is Phase.DEALING and dealer is not None and dealer != table.hand_dealer
+        ):
+            table.new_hand(dealer)
         if self.table.phase is not Phase.DEALING:
             return
         if self.table.deal_reading is DealReading.DEALER and len(hands) == self.game.players:

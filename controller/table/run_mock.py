@@ -21,9 +21,10 @@ import random
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import TextIO
 
-from ..engine import CARDS, Action, Card, HouseRules, RefusalCode
+from ..engine import CARDS, Action, Card, Game, HouseRules, RefusalCode
 from ..render.screen import render_screen
 from ..render.terminal import braille, side_by_side
 from ..transcript import (
@@ -38,13 +39,15 @@ from ..transcript import (
     TranscriptError,
     dumps_result,
     parse,
+    replay,
     result_json,
 )
 from .bots import Bot
 from .controls import Button
 from .mock_table import MockTable
+from .notify import Notifier
 from .screens import screen_for
-from .table import DealReading, Phase
+from .table import DealReading, Phase, Table
 
 __all__ = ["MockRun", "main_mock"]
 
@@ -81,21 +84,24 @@ class MockRun:
         deal_reading: DealReading = DealReading.SEATS,
         score: tuple[int, int] = (0, 0),
         on_record: Callable[[str], None] | None = None,
+        state_dir: Path | None = None,
+        notifier: Notifier | None = None,
+        watchdog_s: float | None = None,
     ) -> None:
-        from ..engine import Game
-
         self.rules = rules
-        self.rng = random.Random(seed)
+        self.seed = seed
         self.human = human
         self.mock = MockTable(
             rules,
             seed=seed,
             deal_reading=deal_reading,
-            game=Game(rules, score=score),
+            game=None if state_dir is not None else Game(rules, score=score),
             on_record=on_record,
+            state_dir=state_dir,
+            notifier=notifier,
+            watchdog_s=watchdog_s,
         )
-        self.game = self.mock.game
-        self.table = self.mock.table
+        self.rules = self.game.rules
         self.hands: dict[int, tuple[Card, ...]] = {}
         self.bots = {
             s: Bot(
@@ -107,6 +113,14 @@ class MockRun:
             if s != human
         }
 
+    @property
+    def game(self) -> Game:
+        return self.mock.game
+
+    @property
+    def table(self) -> Table:
+        return self.mock.table
+
     def close(self) -> None:
         self.mock.close()
 
@@ -117,13 +131,15 @@ class MockRun:
     ) -> None:
         """Deal the next hand (shuffled unless ``hands`` is given) and read it."""
         if hands is None:
-            cards = self.rng.sample(CARDS, 3 * self.rules.players)
+            # one generator per hand: a restarted table deals the same hand again
+            rng = random.Random(f"{self.seed}-{self.game.hand_number + 1}")
+            cards = rng.sample(CARDS, 3 * self.rules.players)
             hands = {s: tuple(cards[3 * s : 3 * s + 3]) for s in range(self.rules.players)}
         self.hands = dict(hands)
         self.mock.deal(hands, dealer)
 
     def needs_deal(self) -> bool:
-        return self.game.winner is None and self.table.phase is Phase.WAITING
+        return self.game.winner is None and self.table.phase in (Phase.WAITING, Phase.DEALING)
 
     # ------------------------------------------------------------------ bots
 
@@ -248,17 +264,24 @@ def _interactive(run: MockRun, inp: TextIO, out: TextIO, pace: float) -> int:
 
 
 def _scripted(run: MockRun, text: str, bots: bool, out: TextIO) -> int:
+    """Play a script through the mock hardware; with a restored game (``--state``), the
+    script's statements already in the record are skipped, so a restarted table goes on
+    where it stopped."""
     statements = parse(text)
     rejected: list[Rejected] = []
-    pending: dict[int, tuple[Card, ...]] | None = None
+    done_actions = [a for _, _, actions in run.game.history() for a in actions]
+    done_hands = run.game.hand_number
+    script_hands = 0
+    skipped = 0
+    deal: dict[int, tuple[Card, ...]] | None = None  # a `hand` whose deal is being read
     dealer: int | None = None
 
     def flush() -> None:
-        nonlocal pending, dealer
-        if pending is not None:
-            if run.needs_deal():
-                run.deal(pending or None, dealer)
-            pending, dealer = None, None
+        nonlocal deal, dealer
+        if deal is not None:
+            if script_hands > done_hands and run.needs_deal():
+                run.deal(deal or None, dealer)
+            deal, dealer = None, None
 
     for st in statements:
         if isinstance(st, TableStmt | ScoreStmt):
@@ -268,11 +291,16 @@ def _scripted(run: MockRun, text: str, bots: bool, out: TextIO) -> int:
             dealer = st.seat
         elif isinstance(st, HandStmt):
             flush()
-            pending = {}
+            script_hands += 1
+            deal = {}
         elif isinstance(st, DealStmt):
-            if pending is not None:
-                pending[st.seat] = st.cards
+            if deal is not None:
+                deal[st.seat] = st.cards
         elif isinstance(st, ActionStmt):
+            if skipped < len(done_actions):
+                if done_actions[skipped] == st.action:
+                    skipped += 1
+                continue  # played before the restart (or refused then)
             flush()
             if run.needs_deal():
                 run.deal(None, dealer)
@@ -299,8 +327,21 @@ def main_mock(
     pace: float,
     score: tuple[int, int] = (0, 0),
     record: str | None = None,
+    state_dir: Path | None = None,
+    serve: bool = False,
 ) -> int:
     """Run the mock table; returns the exit status."""
+    from .daemon import configure_logging, stop_on_signals, watchdog_interval
+    from .store import GameStore
+
+    if state_dir is not None and script is not None:
+        store = GameStore(state_dir)
+        if not store.path.exists() and store.archived():
+            # the scripted game already ended before a restart: report it
+            last = store.archived()[-1]
+            result = replay(parse(last.read_text(encoding="utf-8")))
+            sys.stdout.write(dumps_result(result_json(result)) + "\n")
+            return 0
     record_file: TextIO | None = None
     if record is not None:
         record_file = open(record, "w", encoding="utf-8")  # noqa: SIM115 - closed below
@@ -313,21 +354,37 @@ def main_mock(
             record_file.write(line + "\n")
             record_file.flush()
 
+    def make(who: int | None) -> MockRun:
+        return MockRun(
+            rules,
+            seed=seed,
+            human=who,
+            deal_reading=deal_reading,
+            score=score,
+            on_record=on_record,
+            state_dir=state_dir,
+            notifier=Notifier.from_environment(),
+            watchdog_s=watchdog_interval(),
+        )
+
     try:
+        if serve:
+            configure_logging()
+            stop = stop_on_signals()
+            run = make(None)
+            try:
+                run.mock.service.ready()
+                run.mock.service.run(stop.is_set)
+            finally:
+                run.close()
+            return 0
         if script is not None:
             if script == "-":
                 text = sys.stdin.read()
             else:
                 with open(script, encoding="utf-8") as f:
                     text = f.read()
-            run = MockRun(
-                rules,
-                seed=seed,
-                human=None,
-                deal_reading=deal_reading,
-                score=score,
-                on_record=on_record,
-            )
+            run = make(None)
             try:
                 return _scripted(run, text, bots, sys.stdout)
             except TranscriptError as e:
@@ -335,14 +392,7 @@ def main_mock(
                 return 2
             finally:
                 run.close()
-        run = MockRun(
-            rules,
-            seed=seed,
-            human=human,
-            deal_reading=deal_reading,
-            score=score,
-            on_record=on_record,
-        )
+        run = make(human)
         try:
             if human is None:
                 run.play_out()

@@ -48,10 +48,11 @@ def pad_prompt(table: Table, seat: int) -> str | None:
 
 def screen_for(table: Table, seat: int) -> SeatScreen:
     message = table.message(seat)
+    alert = None if message else table.alert(seat)
     return SeatScreen(
         view=table.game.view(seat),
-        message=message.text if message else None,
-        refusal=bool(message and message.refusal),
+        message=message.text if message else alert,
+        refusal=bool(message and message.refusal) or alert is not None,
         prompt=pad_prompt(table, seat),
         dealing=table.phase is Phase.DEALING,
     )

@@ -107,6 +107,8 @@ class Table:
         self.messages: list[Message | None] = [None] * n
         self.on_reader: list[set[bytes]] = [set() for _ in range(n)]
         self.node_ok = [True] * n
+        #: lasting warnings for every seat (a full disk), shown when no message is
+        self.alerts: dict[str, str] = {}
         self.deal: dict[int, list[Card]] = {}
         self.hand_dealer: int | None = None
         self.last: TableResult | None = None
@@ -131,7 +133,7 @@ class Table:
             self._start_play()
         else:
             self.phase = Phase.DEALING
-            self._tell_all(
+            self.tell_all(
                 "Repartiendo: toquen sus cartas"
                 if self.deal_reading is DealReading.SEATS
                 else f"Reparte el asiento {self.hand_dealer}: toque cada carta"
@@ -148,11 +150,10 @@ class Table:
         default = self.game.next_dealer
         self.game.deal(hands, dealer=self.hand_dealer)
         self.phase = Phase.PLAYING
-        if self.hand_dealer != default:
-            self._record(f"dealer {self.hand_dealer}")
-        self._record("hand")
-        for seat in sorted(hands):
-            self._record(f"deal {seat}: " + " ".join(str(c) for c in hands[seat]))
+        block = [f"dealer {self.hand_dealer}"] if self.hand_dealer != default else []
+        block.append("hand")
+        block.extend(f"deal {s}: " + " ".join(str(c) for c in hands[s]) for s in sorted(hands))
+        self._record("\n".join(block))  # one write: the hand and its deal, or nothing
         self.deal = {}
 
     # ------------------------------------------------------------------ events
@@ -179,9 +180,7 @@ class Table:
             self.node_ok[seat] = isinstance(event, NodeConnected)
             text = status_message(event)
             if text:
-                self._tell(
-                    seat, text, seconds=3600.0 if not self.node_ok[seat] else MESSAGE_SECONDS
-                )
+                self.tell(seat, text, seconds=3600.0 if not self.node_ok[seat] else MESSAGE_SECONDS)
 
     def _press(self, seat: int, button: Button) -> None:
         action = on_press(self.game, seat, button, self.inputs[seat])
@@ -213,12 +212,12 @@ class Table:
         n = self.rules.players
         if self.deal_reading is DealReading.DEALER:
             if seat != self.hand_dealer:
-                self._tell(seat, f"Reparte el asiento {self.hand_dealer}", refusal=True)
+                self.tell(seat, f"Reparte el asiento {self.hand_dealer}", refusal=True)
                 return
             count = sum(len(c) for c in self.deal.values())
             order = [(self.hand_dealer + 1 + i) % n for i in range(n)]
             if any(card in cs for cs in self.deal.values()):
-                self._tell(seat, f"{card} ya fue leída", refusal=True)
+                self.tell(seat, f"{card} ya fue leída", refusal=True)
                 return
             target = order[count % n]
         else:
@@ -226,10 +225,10 @@ class Table:
             for other, cs in self.deal.items():
                 if card in cs:
                     if other != seat:
-                        self._tell(seat, f"{card} ya está en otra mano", refusal=True)
+                        self.tell(seat, f"{card} ya está en otra mano", refusal=True)
                     return
             if len(self.deal.get(seat, [])) >= 3:
-                self._tell(seat, "Ya tiene tres cartas", refusal=True)
+                self.tell(seat, "Ya tiene tres cartas", refusal=True)
                 return
         self.deal.setdefault(target, []).append(card)
         if all(len(self.deal.get(s, [])) == 3 for s in range(n)):
@@ -269,7 +268,7 @@ class Table:
                     start_number_entry(game, seat, inp)
         if game.winner is not None:
             self.phase = Phase.OVER
-            self._tell_all(
+            self.tell_all(
                 f"Ganó el equipo {game.winner}: {game.score[0]} a {game.score[1]}", seconds=3600.0
             )
         elif not game.hand_in_progress:
@@ -292,23 +291,29 @@ class Table:
             detail = f" ({game.flor_result[1]} del asiento {game.flor_result[0]})"
         for seat in range(self.rules.players):
             who = "nosotros" if seat % 2 == award.team else "ellos"
-            self._tell(seat, f"+{award.points} {who}: {reason}{detail}")
+            self.tell(seat, f"+{award.points} {who}: {reason}{detail}")
 
     def _refuse(self, seat: int, action: Action | None, code: RefusalCode) -> None:
-        self._tell(seat, code.message, refusal=True)
+        self.tell(seat, code.message, refusal=True)
         if action is None:
             self.last = None
 
     # ------------------------------------------------------------------ messages
 
-    def _tell(
+    def tell(
         self, seat: int, text: str, *, refusal: bool = False, seconds: float = MESSAGE_SECONDS
     ) -> None:
         self.messages[seat] = Message(text, self.clock() + seconds, refusal)
 
-    def _tell_all(self, text: str, seconds: float = MESSAGE_SECONDS) -> None:
+    def tell_all(self, text: str, seconds: float = MESSAGE_SECONDS) -> None:
         for seat in range(self.rules.players):
-            self._tell(seat, text, seconds=seconds)
+            self.tell(seat, text, seconds=seconds)
+
+    def alert(self, seat: int) -> str | None:
+        """A lasting warning for the seat: its node unplugged, or a table-wide alert."""
+        if not self.node_ok[seat]:
+            return "Lector desconectado"
+        return next(iter(self.alerts.values()), None)
 
     def message(self, seat: int) -> Message | None:
         """The seat's current message, if it has not expired."""

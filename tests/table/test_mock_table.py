@@ -123,7 +123,7 @@ def test_script_plays_a_whole_game(tmp_path: Path, players: int) -> None:
 def test_bots_play_to_the_end_and_record_replays(tmp_path: Path) -> None:
     record = tmp_path / "record.truco"
     lines: list[str] = []
-    run = MockRun(HouseRules(players=4), seed=9, human=None, on_record=lines.append)
+    run = MockRun(HouseRules(players=4), seed=9, human=None, on_record=lines.append)  # whole lines
     try:
         run.play_out()
         assert run.game.winner is not None

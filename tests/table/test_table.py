@@ -43,7 +43,7 @@ def make(
         DECK.lookup,
         deal_reading=reading,
         clock=clock,
-        on_record=lines.append,
+        on_record=lambda text: lines.extend(text.split("\n")),
     )
     return table, lines, clock
 

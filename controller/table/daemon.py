@@ -1,0 +1,156 @@
+"""``truco-table run``: the table service, on real hardware or on mock hardware.
+
+Started by systemd (``systemd/truco-table.service``, ``Type=notify``): logs go to
+standard error, which the journal keeps; ``READY=1`` is sent once the hardware is up and
+the game restored; the watchdog is pinged from the event loop at half of
+``WatchdogSec``; SIGTERM stops the loop, closes the links and syncs the record.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..hal.display import Display, OledDisplay
+from .config import ConfigError, TableConfig, load_config
+from .notify import Notifier
+from .service import ServiceConfig, TableService
+
+__all__ = ["configure_logging", "run_service", "watchdog_interval"]
+
+log = logging.getLogger("truco-table")
+
+
+def configure_logging(verbose: bool = False) -> None:
+    logging.basicConfig(
+        level=logging.DEBUG if verbose else logging.INFO,
+        stream=sys.stderr,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+
+
+def watchdog_interval() -> float | None:
+    """Half of systemd's watchdog period (``WATCHDOG_USEC``), if it set one for us."""
+    usec = os.environ.get("WATCHDOG_USEC")
+    pid = os.environ.get("WATCHDOG_PID")
+    if not usec or (pid and pid != str(os.getpid())):
+        return None
+    try:
+        return max(0.05, int(usec) / 2e6)
+    except ValueError:
+        return None
+
+
+class _NoDisplay:
+    def show(self, image: Any) -> None:
+        pass
+
+
+def stop_on_signals() -> threading.Event:
+    stop = threading.Event()
+
+    def handler(signum: int, frame: object) -> None:
+        log.info("signal %d: stopping", signum)
+        stop.set()
+
+    signal.signal(signal.SIGTERM, handler)
+    signal.signal(signal.SIGINT, handler)
+    return stop
+
+
+def run_service(config_path: Path) -> int:
+    """The real table, from its configuration file."""
+    configure_logging()
+    try:
+        config = load_config(config_path)
+    except ConfigError as e:
+        print(f"truco-table: bad configuration: {e}", file=sys.stderr)
+        return 2
+    from ..hal.deck import DeckError, load_registry
+
+    try:
+        registry = load_registry(config.decks, missing_ok=True)
+    except DeckError as e:
+        print(f"truco-table: bad deck registry: {e}", file=sys.stderr)
+        return 2
+    if not registry.names:
+        log.warning(
+            "no deck enrolled in %s: every card will be unknown "
+            "(enroll one with `truco-table enroll`)",
+            config.decks,
+        )
+    displays: list[Display] = [
+        OledDisplay(config.displays[s], seat=s) if s in config.displays else _NoDisplay()
+        for s in range(config.rules.players)
+    ]
+    service = TableService(
+        ServiceConfig(
+            config.rules,
+            config.deal_reading,
+            config.state_dir,
+            watchdog_s=watchdog_interval(),
+            new_game_after_s=config.new_game_after_s,
+            next_deal_after_s=config.next_deal_after_s,
+        ),
+        registry.lookup,
+        displays,
+        notifier=Notifier.from_environment(),
+    )
+    closers = _start_hardware(config, service.post)
+    stop = stop_on_signals()
+    try:
+        service.ready()
+        service.run(stop.is_set)
+    finally:
+        for close in closers:
+            close()
+        service.close()
+    return 0
+
+
+def _start_hardware(
+    config: TableConfig, post: Callable[[int, Any], None]
+) -> list[Callable[[], None]]:
+    closers: list[Callable[[], None]] = []
+    if config.topology == "nodes":
+        from ..hal.seatlink import SeatLink
+
+        for node in config.nodes:
+            link = SeatLink.for_serial(
+                node.seat,
+                node.serial,
+                post,
+                by_id_dir=config.by_id_dir,
+                heartbeat_timeout=config.heartbeat_timeout_s,
+            )
+            link.start()
+            closers.append(link.close)
+        return closers
+    from ..hal.gpio_pad import GpioPad
+
+    for seat in config.gpio:
+        pad = GpioPad(
+            seat.seat, seat.buttons, post, debounce_s=config.debounce_s, hold_s=config.hold_s
+        )
+        closers.append(pad.close)
+        if seat.reader_cs is not None:
+            try:
+                from ..hal import spi_reader
+            except ImportError:  # pragma: no cover - older checkouts
+                log.error("seat %d: no SPI card reader support in this build", seat.seat)
+                continue
+            reader = spi_reader.SpiReader(
+                seat.seat,
+                post,
+                bus=config.reader_spi_bus,
+                device=seat.reader_cs,
+                reset_pin=config.reader_reset_pin,
+            )
+            closers.append(reader.close)
+    return closers

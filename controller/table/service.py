@@ -1,0 +1,383 @@
+"""The table service's event loop: one queue in, the record and the displays out.
+
+Hardware threads (serial links, GPIO pads) only ``post`` their events. The loop takes
+them in order and, for each one: the ``Table`` turns it into an action for the engine
+(accepted or refused); an accepted action is appended to ``current.truco`` and synced
+to disk; then every seat whose screen changed is redrawn. Restarting is replaying the
+record; the watchdog is pinged from this loop, so a stuck loop gets the service
+restarted by systemd.
+
+Table-level controls (docs in README "Running a table"):
+
+- On the pads: hold *mazo*, then hold *no quiero* (within 3 s) at one seat asks to undo
+  the last action; a seat of the other team confirms with *quiero* (*no quiero* cancels).
+  Hold *mazo*, then hold *truco*: a new game, confirmed the same way.
+- From the command line (``truco-table control``): a command file dropped into the
+  state directory's ``control/`` folder: ``undo``, ``new-game``, ``rules KEY=VALUE ...``
+  (house rules for the next game). No socket is opened.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from PIL import Image
+
+from ..engine import Game, HouseRules
+from ..hal.display import Display
+from ..hal.seatlink import ButtonHeld, ButtonPressed, LinkEvent, TagArrived, TagLeft
+from ..render.screen import render_screen
+from ..transcript import TranscriptError, parse, replay, write
+from .notify import Notifier
+from .screens import screen_for
+from .store import GameStore
+from .table import DealReading, Phase, Table, TableResult
+
+__all__ = ["ServiceConfig", "TableService"]
+
+log = logging.getLogger(__name__)
+
+COMBO_S = 3.0
+_COMBOS = {("mazo", "no_quiero"): "undo", ("mazo", "truco"): "new-game"}
+_ASK = {"undo": "Deshacer? Q del rival", "new-game": "Partido nuevo? Q del rival"}
+
+
+@dataclass(frozen=True, slots=True)
+class ServiceConfig:
+    rules: HouseRules
+    deal_reading: DealReading = DealReading.SEATS
+    state_dir: Path | None = None
+    watchdog_s: float | None = None  # ping interval (half of systemd's WatchdogSec)
+    new_game_after_s: float | None = None  # start a new game this long after one is won
+    # Start reading the next deal this long after a hand ends (at once for the first hand);
+    # None: only when told (``table.new_hand()``), as the mock table's dealer does.
+    next_deal_after_s: float | None = None
+
+
+class TableService:
+    """The loop around one ``Table`` (see the module docstring)."""
+
+    def __init__(
+        self,
+        config: ServiceConfig,
+        lookup: Callable[[bytes], object],
+        displays: Sequence[Display],
+        *,
+        notifier: Notifier | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        game: Game | None = None,
+        on_record: Callable[[str], None] | None = None,
+    ) -> None:
+        self.config = config
+        self.rules = config.rules
+        self.lookup = lookup
+        self.displays = list(displays)
+        self.notifier = notifier or Notifier(None)
+        self.clock = clock
+        self.events: queue.Queue[tuple[int, LinkEvent]] = queue.Queue()
+        self.store = GameStore(config.state_dir) if config.state_dir is not None else None
+        self.control_dir = config.state_dir / "control" if config.state_dir is not None else None
+        self.next_rules: HouseRules | None = None
+        self._last_frames: list[bytes | None] = [None] * len(self.displays)
+        self._last_ping = float("-inf")
+        self._won_at: float | None = None
+        self._combo: tuple[int, str, float] | None = None  # (seat, first hold, when)
+        self._asking: tuple[str, int] | None = None  # (command, team that must confirm)
+        self.display_errors = 0
+        self._ready = False
+        self.handled = 0  # button and tag events handled (the mock table counts them)
+        self.on_record = on_record
+        self.table = self._new_table(game if game is not None else self._restore())
+
+    # ------------------------------------------------------------------ start-up
+
+    def _restore(self) -> Game | None:
+        if self.store is None:
+            return None
+        lines = self.store.restore()
+        if not lines:
+            return None
+        try:
+            result = replay(parse("\n".join(lines) + "\n"))
+        except TranscriptError as e:
+            log.error(
+                "cannot replay %s (line %d: %s); archiving it", self.store.path, e.line, e.message
+            )
+            self.store.archive()
+            return None
+        game = result.game
+        log.info(
+            "restored hand %d, score %d-%d from %s", game.hand_number, *game.score, self.store.path
+        )
+        if game.winner is not None:
+            self.store.archive()
+            return None
+        return game
+
+    def _new_table(self, game: Game | None) -> Table:
+        if game is None and self.store is not None:
+            header = [self.rules.to_line()]
+            self.store.rewrite(header)
+        table = Table(
+            game.rules if game is not None else self.rules,
+            self.lookup,  # type: ignore[arg-type]
+            deal_reading=self.config.deal_reading,
+            game=game,
+            clock=self.clock,
+            on_record=self._record,
+        )
+        self.rules = table.rules
+        self._hand_over_at: float | None = float("-inf") if table.phase is Phase.WAITING else None
+        return table
+
+    def ready(self) -> None:
+        """Hardware up and game restored: draw every screen and tell systemd."""
+        self.redraw(force=True)
+        self._ready = True
+        self.notifier.ready(f"hand {self.table.game.hand_number}, score {self.table.game.score}")
+        self.ping()
+
+    # ------------------------------------------------------------------ the loop
+
+    def post(self, seat: int, event: LinkEvent) -> None:
+        """Called on hardware threads."""
+        self.events.put((seat, event))
+
+    def step(self, wait: float) -> int:
+        """Handle queued events (waiting up to ``wait`` s for the first); returns how many."""
+        done = 0
+        try:
+            item = self.events.get(timeout=wait) if wait > 0 else self.events.get_nowait()
+        except queue.Empty:
+            item = None
+        while item is not None:
+            self._handle(*item)
+            done += 1
+            try:
+                item = self.events.get_nowait()
+            except queue.Empty:
+                item = None
+        self._housekeeping()
+        if done:
+            self.redraw()
+        return done
+
+    def run(self, should_stop: Callable[[], bool]) -> None:
+        tick = min(self.config.watchdog_s or 1.0, 1.0)
+        while not should_stop():
+            self.step(tick)
+
+    def _handle(self, seat: int, event: LinkEvent) -> None:
+        if isinstance(event, ButtonHeld | ButtonPressed | TagArrived | TagLeft):
+            self.handled += 1
+        if isinstance(event, ButtonHeld | ButtonPressed) and self._control(seat, event):
+            return
+        self.table.handle(seat, event)
+        self._after_event()
+
+    def _after_event(self) -> None:
+        game = self.table.game
+        if self.table.phase is Phase.WAITING and self._hand_over_at is None:
+            self._hand_over_at = self.clock()
+        if game.winner is not None and self._won_at is None:
+            self._won_at = self.clock()
+            if self.store is not None:
+                target = self.store.archive()
+                log.info(
+                    "game won by team %d, %s; record archived as %s",
+                    game.winner,
+                    game.score,
+                    target,
+                )
+
+    def _housekeeping(self) -> None:
+        delay = self.config.next_deal_after_s
+        if self.table.phase is not Phase.WAITING:
+            self._hand_over_at = None
+        elif (
+            delay is not None
+            and self._hand_over_at is not None
+            and self.clock() - self._hand_over_at >= delay
+        ):
+            self._hand_over_at = None
+            self.table.new_hand()
+            self.redraw()
+        self.ping()
+        self._read_controls()
+        if self.store is not None and self.store.backlog:
+            self.store.flush()
+        after = self.config.new_game_after_s
+        if self._won_at is not None and after is not None and self.clock() - self._won_at >= after:
+            self.new_game()
+
+    def ping(self) -> None:
+        if self.config.watchdog_s is None or not self._ready:
+            return
+        now = self.clock()
+        if now - self._last_ping >= self.config.watchdog_s:
+            self._last_ping = now
+            self.notifier.watchdog()
+
+    # ------------------------------------------------------------------ the record
+
+    def _record(self, line: str) -> None:
+        if self.on_record is not None:
+            self.on_record(line)
+        if self.store is None:
+            return
+        self.store.append(line)
+        self._disk_alert()
+
+    def _disk_alert(self) -> None:
+        problem = self.store.problem if self.store is not None else None
+        if problem:
+            self.table.alerts["disk"] = "Sin disco: partida en memoria"
+        else:
+            self.table.alerts.pop("disk", None)
+
+    # ------------------------------------------------------------------ controls
+
+    def _control(self, seat: int, event: ButtonHeld | ButtonPressed) -> bool:
+        """Table-level button combinations; True when the event was one."""
+        now = self.clock()
+        if self._asking is not None and isinstance(event, ButtonPressed):
+            command, team = self._asking
+            if seat % 2 == team and event.name in ("quiero", "no_quiero"):
+                self._asking = None
+                if event.name == "quiero":
+                    self.command(command)
+                else:
+                    self.tell_all("Cancelado")
+                return True
+        if not isinstance(event, ButtonHeld):
+            return False
+        if self._combo is not None:
+            first_seat, first, when = self._combo
+            wanted = _COMBOS.get((first, event.name))
+            if first_seat == seat and now - when <= COMBO_S and wanted is not None:
+                self._combo = None
+                self.table.inputs[seat].reset()
+                self._asking = (wanted, 1 - seat % 2)
+                self.tell_all(_ASK[wanted], seconds=COMBO_S * 3)
+                return True
+        self._combo = (seat, event.name, now) if event.name == "mazo" else None
+        return False
+
+    def command(self, command: str, *args: str) -> bool:
+        """Run a table control: ``undo``, ``new-game`` or ``rules KEY=VALUE ...``."""
+        if command == "undo":
+            return self.undo()
+        if command == "new-game":
+            self.new_game()
+            return True
+        if command == "rules":
+            try:
+                self.next_rules = HouseRules.from_options(dict(a.split("=", 1) for a in args))
+            except ValueError as e:
+                log.error("control: bad house rules %s: %s", " ".join(args), e)
+                return False
+            log.info("house rules for the next game: %s", self.next_rules.to_line())
+            if self.table.game.hand_number == 0:
+                self.new_game()
+            return True
+        log.error("control: unknown command %r", command)
+        return False
+
+    def undo(self) -> bool:
+        """The referee's undo of the last action; the record keeps it as a comment."""
+        game = self.table.game
+        if not game.move_stack or game.winner is not None:
+            self.tell_all("Nada que deshacer")
+            return False
+        action = game.pop()
+        if self.store is not None and self.store.path.exists():
+            lines = self.store.path.read_text(encoding="utf-8").splitlines()
+            for i in range(len(lines) - 1, -1, -1):
+                if lines[i].strip() == str(action):
+                    lines[i] = f"# deshecho por el árbitro: {lines[i]}"
+                    break
+            self.store.rewrite(lines)
+        self.table.phase = Phase.PLAYING
+        self.table.deal = {}
+        self._hand_over_at = None
+        self.table.last = TableResult(action, None) if action is not None else None
+        self.tell_all(f"Deshecho: {action}")
+        log.info("undo: %s", action)
+        self.redraw()
+        return True
+
+    def new_game(self) -> None:
+        if self.store is not None and self.store.path.exists():
+            self.store.archive()
+        if self.next_rules is not None:
+            self.rules, self.next_rules = self.next_rules, None
+        self._won_at = None
+        self.table = self._new_table(None)
+        self._last_frames = [None] * len(self.displays)
+        log.info("new game: %s", self.rules.to_line())
+        self.redraw()
+
+    def _read_controls(self) -> None:
+        if self.control_dir is None or not self.control_dir.is_dir():
+            return
+        for path in sorted(self.control_dir.glob("*.cmd")):
+            try:
+                words = path.read_text(encoding="utf-8").split()
+                path.unlink()
+            except OSError as e:
+                log.error("control: cannot read %s: %s", path, e)
+                continue
+            if words:
+                log.info("control: %s", " ".join(words))
+                self.command(words[0], *words[1:])
+
+    def tell_all(self, text: str, seconds: float = 3.0) -> None:
+        for seat in range(self.rules.players):
+            self.table.tell(seat, text, seconds=seconds)
+
+    # ------------------------------------------------------------------ displays
+
+    def screen(self, seat: int) -> Image.Image:
+        return render_screen(screen_for(self.table, seat))
+
+    def redraw(self, force: bool = False) -> None:
+        self._disk_alert()
+        for seat, display in enumerate(self.displays):
+            image = self.screen(seat)
+            frame = image.tobytes()
+            if not force and frame == self._last_frames[seat]:
+                continue
+            try:
+                display.show(image)
+            except Exception as error:  # a broken display never stops the table
+                self.display_errors += 1
+                if self.display_errors == 1 or self.display_errors % 100 == 0:
+                    log.warning("seat %d display failed: %s", seat, error)
+                continue
+            self._last_frames[seat] = frame
+
+    def transcript(self) -> str:
+        return write(self.table.game)
+
+    def close(self) -> None:
+        if self.store is not None:
+            self.store.close()
+        self.notifier.stopping()
+
+
+def drop_command(state_dir: Path, *words: str) -> Path:
+    """What ``truco-table control`` does: an atomic command file for the service."""
+    control = state_dir / "control"
+    control.mkdir(parents=True, exist_ok=True)
+    name = f"{time.time_ns()}-{os.getpid()}"
+    tmp = control / f"{name}.tmp"
+    tmp.write_text(" ".join(words) + "\n", encoding="utf-8")
+    target = control / f"{name}.cmd"
+    os.replace(tmp, target)
+    return target

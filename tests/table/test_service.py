@@ -1,0 +1,199 @@
+"""The service loop on mock hardware: restart = replay, broken displays, a full disk,
+table controls, the command files, sd_notify."""
+
+from __future__ import annotations
+
+import errno
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from controller.engine import Card, HouseRules
+from controller.table.controls import Button
+from controller.table.mock_table import MockTable
+from controller.render.screen import screen_lines
+from controller.table.notify import Notifier
+from controller.table.screens import screen_for
+from controller.table.service import drop_command
+from controller.table.table import Phase
+
+
+def cards(text: str) -> list[Card]:
+    return [Card.from_str(c) for c in text.split()]
+
+
+DEAL = {0: cards("7C 6C 3E"), 1: cards("2O 1B 4B")}
+
+
+def test_restart_continues_where_it_was(tmp_path: Path) -> None:
+    with MockTable(HouseRules(), state_dir=tmp_path) as first:
+        first.deal(DEAL)
+        first.press(0, Button.ENVIDO)
+        first.press(1, Button.QUIERO)
+        first.tap(0, Card.from_str("3E"))
+        first.press(1, Button.TRUCO)
+        key = first.game.state_key()
+        score = first.game.score
+    with MockTable(HouseRules(), state_dir=tmp_path) as again:
+        assert again.game.state_key() == key
+        assert again.game.score == score == (2, 0)
+        assert again.game.truco_pending == (1, 1)
+        assert again.table.phase is Phase.PLAYING
+        again.press(0, Button.QUIERO)
+        assert again.game.truco_level == 1
+
+
+def test_a_display_that_raises_does_not_stop_the_table(tmp_path: Path) -> None:
+    with MockTable(HouseRules(), state_dir=tmp_path) as mock:
+
+        def broken(image: Image.Image) -> None:
+            raise OSError(errno.EIO, "I2C bus error")
+
+        mock.seats.displays[1].show = broken  # type: ignore[method-assign]
+        mock.deal(DEAL)
+        mock.press(0, Button.ENVIDO)
+        mock.press(1, Button.QUIERO)
+        assert mock.game.score == (2, 0)
+        assert mock.service.display_errors > 0
+        assert mock.seats.displays[0].frames > 0
+
+
+def test_full_disk_goes_on_in_memory_and_says_so(tmp_path: Path) -> None:
+    with MockTable(HouseRules(), state_dir=tmp_path) as mock:
+        store = mock.service.store
+        assert store is not None
+        real = store._opener
+        full = {"on": True}
+
+        def opener(path: Path) -> int:
+            if full["on"]:
+                raise OSError(errno.ENOSPC, "No space left on device", str(path))
+            return real(path)
+
+        store._opener = opener
+        store._close()
+        mock.deal(DEAL)
+        mock.press(0, Button.ENVIDO)
+        mock.press(1, Button.QUIERO)
+        assert mock.game.score == (2, 0)  # the game went on
+        assert store.problem is not None
+        assert mock.table.alert(0) == "Sin disco: partida en memoria"
+        screen_text = " ".join(screen_lines(screen_for(mock.table, 1)))
+        assert "DISCO" in screen_text or mock.table.message(1) is not None
+        full["on"] = False
+        mock.tap(0, Card.from_str("3E"))
+        assert store.problem is None and mock.table.alert(0) is None
+        text = store.path.read_text()
+        assert text.endswith("0 envido\n1 quiero\n0 play 3E\n")
+
+
+def test_undo_by_button_combination(tmp_path: Path) -> None:
+    with MockTable(HouseRules(), state_dir=tmp_path) as mock:
+        mock.deal(DEAL)
+        mock.tap(0, Card.from_str("3E"))
+        mock.tap(1, Card.from_str("1B"))  # meant 2O: the referee undoes it
+        mock.hold(1, Button.MAZO)
+        mock.hold(1, Button.NO_QUIERO)
+        message = mock.table.message(0)
+        assert message is not None and "Deshacer" in message.text
+        mock.press(0, Button.QUIERO)  # the other team agrees
+        assert [str(a) for a in mock.game.move_stack] == ["0 play 3E"]
+        record = (tmp_path / "current.truco").read_text()
+        assert "# deshecho por el árbitro: 1 play 1B" in record
+        mock.tap(1, Card.from_str("2O"))
+        key = mock.game.state_key()
+    with MockTable(HouseRules(), state_dir=tmp_path) as again:  # replays the same
+        assert again.game.state_key() == key
+        assert [str(a) for a in again.game.move_stack] == ["0 play 3E", "1 play 2O"]
+
+
+def test_undo_needs_the_other_team(tmp_path: Path) -> None:
+    with MockTable(HouseRules(), state_dir=tmp_path) as mock:
+        mock.deal(DEAL)
+        mock.tap(0, Card.from_str("3E"))
+        mock.hold(0, Button.MAZO)
+        mock.hold(0, Button.NO_QUIERO)
+        mock.press(0, Button.QUIERO)  # the asking team cannot confirm its own undo
+        assert len(mock.game.move_stack) == 1
+        mock.press(1, Button.NO_QUIERO)  # refused
+        assert len(mock.game.move_stack) == 1
+
+
+def test_control_files_new_game_and_rules(tmp_path: Path) -> None:
+    with MockTable(HouseRules(), state_dir=tmp_path) as mock:
+        mock.deal(DEAL)
+        mock.press(0, Button.ENVIDO)
+        mock.press(1, Button.QUIERO)
+        drop_command(tmp_path, "rules", "target=15", "flor=on")
+        drop_command(tmp_path, "new-game")
+        mock.pump(0.01)
+        assert mock.game.score == (0, 0)
+        assert mock.game.rules.target == 15 and mock.game.rules.flor
+        assert len(mock.service.store.archived()) == 1  # type: ignore[union-attr]
+        assert (tmp_path / "current.truco").read_text().startswith("table players=2 target=15")
+        assert not list((tmp_path / "control").glob("*.cmd"))
+
+
+def test_control_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from controller.cli import main
+
+    assert main(["control", "undo", "--state", str(tmp_path)]) == 0
+    assert main(["control", "rules", "flor=maybe", "--state", str(tmp_path)]) == 2
+    assert main(["control", "undo", "--state", str(tmp_path / "nope")]) == 2
+    assert [p.read_text() for p in (tmp_path / "control").glob("*.cmd")] == ["undo\n"]
+
+
+def test_notifier_sends_to_a_socket(tmp_path: Path) -> None:
+    path = str(tmp_path / "notify")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
+        sock.bind(path)
+        notifier = Notifier(path)
+        assert notifier.ready("hand 0")
+        assert notifier.watchdog()
+        assert sock.recv(1024) == b"READY=1\nSTATUS=hand 0"
+        assert sock.recv(1024) == b"WATCHDOG=1"
+    assert not Notifier(None).ready()
+
+
+def test_service_process_ready_and_watchdog(tmp_path: Path) -> None:
+    """`run --mock --serve` under a fake systemd: READY once up, then WATCHDOG pings;
+    SIGTERM stops it cleanly."""
+    path = str(tmp_path / "notify")
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(path)
+    sock.settimeout(10)
+    env = dict(os.environ, NOTIFY_SOCKET=path, WATCHDOG_USEC="200000")
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "controller.cli",
+            "run",
+            "--mock",
+            "--serve",
+            "--state",
+            str(tmp_path / "state"),
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        messages = [sock.recv(1024)]
+        start = time.monotonic()
+        while messages.count(b"WATCHDOG=1") < 3 and time.monotonic() - start < 10:
+            messages.append(sock.recv(1024))
+        assert messages[0].startswith(b"READY=1")
+        assert messages.count(b"WATCHDOG=1") >= 3
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=10)
+        sock.close()
+    assert proc.returncode == 0, err.decode()
+    assert (tmp_path / "state" / "current.truco").exists()
