@@ -15,9 +15,9 @@ import pytest
 from PIL import Image
 
 from controller.engine import Card, HouseRules
+from controller.render.screen import screen_lines
 from controller.table.controls import Button
 from controller.table.mock_table import MockTable
-from controller.render.screen import screen_lines
 from controller.table.notify import Notifier
 from controller.table.screens import screen_for
 from controller.table.service import drop_command
