@@ -165,11 +165,34 @@ class MockSeats:
 
     def __init__(self, players: int, on_event: Callable[[int, LinkEvent], None]) -> None:
         self.nodes = [MockNode(seat) for seat in range(players)]
+        self._plugged: list[MockNode | None] = list(self.nodes)
         self.links = [
-            SeatLink(seat, node.path, on_event, read_timeout=0.02)
-            for seat, node in enumerate(self.nodes)
+            SeatLink(seat, self._port(seat), on_event, backoff_initial=0.05)
+            for seat in range(players)
         ]
         self.displays = [MockDisplay() for _ in range(players)]
+
+    def _port(self, seat: int) -> Callable[[], str | None]:
+        def current() -> str | None:
+            node = self._plugged[seat]
+            return node.path if node is not None else None
+
+        return current
+
+    def unplug(self, seat: int) -> None:
+        """Pull the seat node's USB cable: its pty goes away."""
+        node = self._plugged[seat]
+        self._plugged[seat] = None
+        if node is not None:
+            node.close()
+
+    def replug(self, seat: int) -> MockNode:
+        """Plug a (fresh) node back in, on a new pty."""
+        node = MockNode(seat, self.nodes[seat].serial)
+        self.nodes[seat] = node
+        self._plugged[seat] = node
+        node.start()
+        return node
 
     def start(self) -> None:
         for node in self.nodes:
@@ -180,5 +203,6 @@ class MockSeats:
     def close(self) -> None:
         for link in self.links:
             link.close()
-        for node in self.nodes:
-            node.close()
+        for node in self._plugged:
+            if node is not None:
+                node.close()

@@ -21,6 +21,7 @@ sequence numbers, garbage and over-long lines are counted in
 from __future__ import annotations
 
 import binascii
+import contextlib
 import logging
 import re
 import threading
@@ -454,7 +455,7 @@ class SeatLink:
         hello_interval: float = 1.0,
         backoff_initial: float = 0.25,
         backoff_max: float = 5.0,
-        read_timeout: float = 0.05,
+        read_timeout: float = 0.25,
     ) -> None:
         self.seat = seat
         self._port_spec = port
@@ -516,6 +517,12 @@ class SeatLink:
     def close(self, timeout: float = 5.0) -> None:
         """Stop the thread, close the port, and wait for both."""
         self._stop.set()
+        with self._write_lock:
+            port = self._serial
+        cancel = getattr(port, "cancel_read", None)
+        if cancel is not None:  # wake a read waiting for its timeout (POSIX pyserial)
+            with contextlib.suppress(Exception):
+                cancel()
         thread = self._thread
         if thread is not None and thread is not threading.current_thread():
             thread.join(timeout)

@@ -197,3 +197,21 @@ def test_service_process_ready_and_watchdog(tmp_path: Path) -> None:
         sock.close()
     assert proc.returncode == 0, err.decode()
     assert (tmp_path / "state" / "current.truco").exists()
+
+
+def test_unplugged_reader_is_shown_and_comes_back(tmp_path: Path) -> None:
+    with MockTable(HouseRules(), state_dir=tmp_path) as mock:
+        mock.deal(DEAL)
+        mock.seats.unplug(1)
+        deadline = time.monotonic() + 10
+        while mock.table.node_ok[1] and time.monotonic() < deadline:
+            mock.pump(0.05)
+        assert mock.table.alert(1) == "Lector desconectado"
+        assert mock.table.alert(0) is None
+        mock.tap(0, Card.from_str("3E"))  # the rest of the table goes on
+        mock.seats.replug(1)
+        while not mock.table.node_ok[1] and time.monotonic() < deadline:
+            mock.pump(0.05)
+        assert mock.table.alert(1) is None
+        mock.tap(1, Card.from_str("2O"))
+        assert [str(a) for a in mock.game.move_stack] == ["0 play 3E", "1 play 2O"]

@@ -1,0 +1,46 @@
+"""The service unit: systemd-analyze verify passes, and the settings the product needs."""
+
+from __future__ import annotations
+
+import configparser
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+UNIT = Path(__file__).parent.parent / "systemd" / "truco-table.service"
+
+
+def unit() -> configparser.ConfigParser:
+    parser = configparser.ConfigParser(strict=False, interpolation=None)
+    parser.optionxform = str  # type: ignore[assignment,method-assign]
+    parser.read(UNIT)
+    return parser
+
+
+def test_settings() -> None:
+    service = unit()["Service"]
+    assert service["Type"] == "notify"
+    assert service["Restart"] == "on-failure"
+    assert int(service["WatchdogSec"]) > 0
+    assert service["StateDirectory"] == "truco-table"
+    assert service["DevicePolicy"] == "closed"
+    assert set(service["SupplementaryGroups"].split()) == {"gpio", "i2c", "spi", "dialout"}
+    assert service["IPAddressDeny"] == "any" and service["RestrictAddressFamilies"] == "AF_UNIX"
+    text = UNIT.read_text()
+    for device in ("char-ttyACM", "char-gpiochip", "char-i2c", "char-spi"):
+        assert f"DeviceAllow={device} rw" in text
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="no systemd-analyze here")
+def test_systemd_analyze_verify(tmp_path: Path) -> None:
+    # verify checks that ExecStart's program exists: point it at this checkout's command
+    exe = Path(sys.executable).with_name("truco-table")
+    text = UNIT.read_text().replace("/opt/truco-table/.venv/bin/truco-table", str(exe))
+    copy = tmp_path / "truco-table.service"
+    copy.write_text(text)
+    out = subprocess.run(["systemd-analyze", "verify", str(copy)], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert "truco-table.service" not in out.stderr, out.stderr
