@@ -1,13 +1,21 @@
-"""From the table's state to what each seat's display shows."""
+"""From the table's state to what each seat's display shows.
+
+``screen_for(table, seat)`` gathers one seat's ``SeatScreen``: its view of the game, what
+its pad is in the middle of (a menu, a number, cards to show), the deal being read, its
+reader's connection, the table's message for it, and the public flor state the view
+does not carry. ``controller.render.screen`` decides how that looks.
+"""
 
 from __future__ import annotations
 
-from ..engine import Kind
-from ..render.screen import SeatScreen
-from .controls import MenuItem, Mode
-from .table import Phase, Table
+from dataclasses import dataclass, replace
 
-__all__ = ["pad_prompt", "screen_for"]
+from ..engine import Game, Kind
+from ..render.screen import SeatScreen
+from .controls import MENUS, MenuItem, Mode, SeatInput
+from .table import DealReading, Phase, Table
+
+__all__ = ["PadPrompt", "pad_prompt", "pad_screen", "screen_for", "seat_screen"]
 
 _NAMES = {
     Kind.TRUCO: "truco",
@@ -26,33 +34,103 @@ _NAMES = {
     Kind.MAZO: "mazo",
 }
 
+# the seat node's status lines (controller.hal.seatlink.status_message), in Spanish
+_STATUS = {
+    "Reader unplugged - reconnecting...": "Lector desconectado: reconectando...",
+    "Reader not answering - reconnecting...": "El lector no responde: reconectando...",
+    "Reader connected": "Lector conectado",
+    "Card reader not found - check its cable": "No hay lector: revisar el cable",
+}
+
+
+def _entry_name(entry: Kind | MenuItem) -> str:
+    return entry.value if isinstance(entry, MenuItem) else _NAMES.get(entry, entry.word)
+
+
+@dataclass(frozen=True, slots=True)
+class PadPrompt:
+    """What the seat's pad shows: an open menu, or a prompt (number, cards to show)."""
+
+    prompt: str | None = None
+    prompt_help: str | None = None
+    menu: tuple[str, ...] = ()
+    menu_index: int = 0
+
+
+def pad_screen(game: Game, seat: int, inp: SeatInput) -> PadPrompt:
+    """What the seat's pad is doing (menu, number, show), for its screen."""
+    if inp.mode is Mode.MENU and inp.menu is not None:
+        entries = MENUS[inp.menu]
+        return PadPrompt(menu=tuple(_entry_name(e) for e in entries), menu_index=inp.index)
+    if inp.mode is Mode.NUMBER:
+        return PadPrompt(f"declarar {inp.number}?", "e+10 r+1 f-1·q: si")
+    if inp.mode is Mode.SHOW:
+        shown = " ".join(str(c) for c in inp.shown)  # this seat's own taps
+        return PadPrompt(
+            f"mostrar: {shown}" if shown else "mostrar: toque cartas", "q: mostrar·no: salir"
+        )
+    telling = game.telling
+    if inp.mode is Mode.NORMAL and telling is not None and telling.next_seat == seat:
+        best = max((n for _, n in telling.declarations if n is not None), default=None)
+        prompt = f"tengo {inp.number}?" + (f" mejor {best}" if best is not None else "")
+        may_concede = any(a.kind is Kind.SON_BUENAS for a in game.legal_list() if a.seat == seat)
+        return PadPrompt(prompt, "q: si·no: son buenas" if may_concede else "q: si·e+10 r+1 f-1")
+    return PadPrompt()
+
 
 def pad_prompt(table: Table, seat: int) -> str | None:
-    """What the seat's pad is in the middle of: a menu, a number, cards to show."""
-    inp = table.inputs[seat]
-    if inp.mode is Mode.MENU:
-        entry = inp.entry
-        name = (
-            entry.value if isinstance(entry, MenuItem) else _NAMES.get(entry, "?") if entry else "?"
-        )
-        return f"elegir: {name}?"
-    if inp.mode is Mode.NUMBER:
-        return f"declarar {inp.number}?"
-    if inp.mode is Mode.SHOW:
-        return "mostrar: " + (" ".join(str(c) for c in inp.shown) or "toque")
-    telling = table.game.telling
-    if telling is not None and telling.next_seat == seat:
-        return f"tengo {inp.number}? Q si"
-    return None
+    """What the seat's pad is in the middle of, in one line: a menu, a number, cards."""
+    pad = pad_screen(table.game, seat, table.inputs[seat])
+    if pad.menu:
+        return f"elegir: {pad.menu[pad.menu_index]}?"
+    return pad.prompt
+
+
+def seat_screen(game: Game, seat: int) -> SeatScreen:
+    """A seat's screen from the game alone: its view and the public flor state."""
+    return SeatScreen(
+        game.view(seat),
+        flor_open=game.flor_open,
+        flor_call=game.flor_call,
+        flor_course_team=game.flor_course_team,
+    )
 
 
 def screen_for(table: Table, seat: int) -> SeatScreen:
+    game = table.game
     message = table.message(seat)
-    alert = None if message else table.alert(seat)
-    return SeatScreen(
-        view=table.game.view(seat),
-        message=message.text if message else alert,
-        refusal=bool(message and message.refusal) or alert is not None,
-        prompt=pad_prompt(table, seat),
-        dealing=table.phase is Phase.DEALING,
+    node_ok = table.node_ok[seat]
+    text: str | None = None
+    refusal = False
+    if message is not None:
+        refusal = message.refusal
+        text = _STATUS.get(message.text, message.text)
+        # The screen shows these from the state itself: the deal being read, the points
+        # just scored (line 2 keeps the hand's last award), the end of the game, the
+        # reader unplugged.
+        if not refusal and (
+            table.phase is Phase.DEALING
+            or game.winner is not None
+            or message.text.startswith("+")
+            or (message.text in _STATUS and not node_ok)
+        ):
+            text = None
+    dealing = table.phase is Phase.DEALING
+    deal = table.deal if dealing else {}
+    pad = PadPrompt() if dealing else pad_screen(game, seat, table.inputs[seat])
+    return replace(
+        seat_screen(game, seat),
+        message=text,
+        refusal=refusal and text is not None,
+        dealing=dealing,
+        dealt=len(deal.get(seat, ())),
+        dealt_total=sum(len(cards) for cards in deal.values()),
+        deal_dealer=table.hand_dealer if dealing else None,
+        dealer_reads=table.deal_reading is DealReading.DEALER,
+        node_ok=node_ok,
+        alert=table.alert(seat) if node_ok else None,
+        prompt=pad.prompt,
+        prompt_help=pad.prompt_help,
+        menu=pad.menu,
+        menu_index=pad.menu_index,
     )

@@ -39,7 +39,15 @@ from .screens import screen_for
 from .store import GameStore
 from .table import DealReading, Phase, Table, TableResult
 
-__all__ = ["ServiceConfig", "TableService"]
+__all__ = [
+    "Accepted",
+    "Finished",
+    "NewGame",
+    "Refused",
+    "ServiceConfig",
+    "ServiceEvent",
+    "TableService",
+]
 
 log = logging.getLogger(__name__)
 
@@ -49,12 +57,47 @@ _ASK = {"undo": "Deshacer? Q del rival", "new-game": "Partido nuevo? Q del rival
 
 
 @dataclass(frozen=True, slots=True)
+class Accepted:
+    """A statement added to the game record (an action, or a hand and its deal)."""
+
+    text: str
+    score: tuple[int, int]
+    hand: int
+
+
+@dataclass(frozen=True, slots=True)
+class Refused:
+    seat: int
+    action: str | None  # None: an unknown tag
+    code: str
+
+
+@dataclass(frozen=True, slots=True)
+class Finished:
+    """A game won; ``record`` is its whole transcript as kept on disk."""
+
+    record: str
+    winner: int
+    score: tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class NewGame:
+    rules: str  # the table line
+
+
+ServiceEvent = Accepted | Refused | Finished | NewGame
+
+
+@dataclass(frozen=True, slots=True)
 class ServiceConfig:
     rules: HouseRules
     deal_reading: DealReading = DealReading.SEATS
     state_dir: Path | None = None
     watchdog_s: float | None = None  # ping interval (half of systemd's WatchdogSec)
     new_game_after_s: float | None = None  # start a new game this long after one is won
+    # Tournament profile: refusals are written into the record as comments too.
+    record_refusals: bool = False
     # Start reading the next deal this long after a hand ends (at once for the first hand);
     # None: only when told (``table.new_hand()``), as the mock table's dealer does.
     next_deal_after_s: float | None = None
@@ -93,6 +136,9 @@ class TableService:
         self._ready = False
         self.handled = 0  # button and tag events handled (the mock table counts them)
         self.on_record = on_record
+        #: called on the loop's thread with every ServiceEvent (publishers, the tournament)
+        self.listeners: list[Callable[[ServiceEvent], None]] = []
+        self._record_lines: list[str] = []
         self.table = self._new_table(game if game is not None else self._restore())
 
     # ------------------------------------------------------------------ start-up
@@ -131,7 +177,9 @@ class TableService:
             game=game,
             clock=self.clock,
             on_record=self._record,
+            on_refusal=self._refused,
         )
+        self._record_lines = write(table.game).splitlines()
         self.rules = table.rules
         self._hand_over_at: float | None = float("-inf") if table.phase is Phase.WAITING else None
         return table
@@ -187,6 +235,10 @@ class TableService:
             self._hand_over_at = self.clock()
         if game.winner is not None and self._won_at is None:
             self._won_at = self.clock()
+            record = "\n".join(self._record_lines) + "\n"
+            if self.store is not None and self.store.flush() and self.store.path.exists():
+                record = self.store.path.read_text(encoding="utf-8")
+            self._emit(Finished(record, game.winner, game.score))
             if self.store is not None:
                 target = self.store.archive()
                 log.info(
@@ -226,9 +278,30 @@ class TableService:
 
     # ------------------------------------------------------------------ the record
 
-    def _record(self, line: str) -> None:
+    def _emit(self, event: ServiceEvent) -> None:
+        for listener in self.listeners:
+            try:
+                listener(event)
+            except Exception:  # a listener must never stop the table
+                log.exception("listener failed on %s", type(event).__name__)
+
+    def _refused(self, seat: int, action: object, code: object) -> None:
+        text = None if action is None else str(action)
+        value = getattr(code, "value", str(code))
+        self._emit(Refused(seat, text, value))
+        if self.config.record_refusals:
+            self._record(
+                f"# rechazado: {text or f'{seat} (carta desconocida)'} ({value})", accepted=False
+            )
+
+    def _record(self, line: str, accepted: bool = True) -> None:
+        self._record_lines.extend(line.split("\n"))
         if self.on_record is not None:
             self.on_record(line)
+        if accepted:
+            game = self.table.game if hasattr(self, "table") else None
+            if game is not None:
+                self._emit(Accepted(line, game.score, game.hand_number))
         if self.store is None:
             return
         self.store.append(line)
@@ -296,6 +369,10 @@ class TableService:
             self.tell_all("Nada que deshacer")
             return False
         action = game.pop()
+        for i in range(len(self._record_lines) - 1, -1, -1):
+            if self._record_lines[i].strip() == str(action):
+                self._record_lines[i] = f"# deshecho por el árbitro: {self._record_lines[i]}"
+                break
         if self.store is not None and self.store.path.exists():
             lines = self.store.path.read_text(encoding="utf-8").splitlines()
             for i in range(len(lines) - 1, -1, -1):
@@ -321,6 +398,7 @@ class TableService:
         self.table = self._new_table(None)
         self._last_frames = [None] * len(self.displays)
         log.info("new game: %s", self.rules.to_line())
+        self._emit(NewGame(self.rules.to_line()))
         self.redraw()
 
     def _read_controls(self) -> None:

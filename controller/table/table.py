@@ -95,6 +95,7 @@ class Table:
         game: Game | None = None,
         clock: Callable[[], float] = time.monotonic,
         on_record: Callable[[str], None] | None = None,
+        on_refusal: Callable[[int, Action | None, RefusalCode], None] | None = None,
     ) -> None:
         self.game = game if game is not None else Game(rules, score=score)
         self.rules = self.game.rules
@@ -102,6 +103,7 @@ class Table:
         self.deal_reading = deal_reading
         self.clock = clock
         self.on_record = on_record
+        self.on_refusal = on_refusal
         n = self.rules.players
         self.inputs = [SeatInput() for _ in range(n)]
         self.messages: list[Message | None] = [None] * n
@@ -297,6 +299,8 @@ class Table:
         self.tell(seat, code.message, refusal=True)
         if action is None:
             self.last = None
+        if self.on_refusal is not None:
+            self.on_refusal(seat, action, code)
 
     # ------------------------------------------------------------------ messages
 
