@@ -54,7 +54,9 @@ def test_console_script_no_traceback(tmp_path: Path) -> None:
     bad.write_text("hand\n0 dance\n")
     proc = subprocess.run(
         [sys.executable, "-m", "controller.cli", "replay", str(bad), "--json"],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr

@@ -92,8 +92,12 @@ class TestReading:
 class TestWriting:
     def test_written_transcript(self) -> None:
         game = Game(HouseRules(players=2), score=(3, 4), dealer=0)
-        game.deal({0: [Card.from_str(c) for c in ("7C", "6C", "3E")],
-                   1: [Card.from_str(c) for c in ("2O", "1B", "4B")]})
+        game.deal(
+            {
+                0: [Card.from_str(c) for c in ("7C", "6C", "3E")],
+                1: [Card.from_str(c) for c in ("2O", "1B", "4B")],
+            }
+        )
         game.push(Action.from_str("1 envido"))
         text = write(game)
         assert text.splitlines() == [

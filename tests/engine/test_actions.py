@@ -27,8 +27,21 @@ class TestActionNotation:
 
     @pytest.mark.parametrize(
         "bad",
-        ["", "play 7E", "0", "0 dance", "0 play", "0 play 7E 6E", "0 play 8E", "0 truco now",
-         "0 declare", "0 declare x", "0 show", "9 truco", "0 show 7E 9C"],
+        [
+            "",
+            "play 7E",
+            "0",
+            "0 dance",
+            "0 play",
+            "0 play 7E 6E",
+            "0 play 8E",
+            "0 truco now",
+            "0 declare",
+            "0 declare x",
+            "0 show",
+            "9 truco",
+            "0 show 7E 9C",
+        ],
     )
     def test_malformed(self, bad: str) -> None:
         with pytest.raises(InvalidActionError):
@@ -61,16 +74,27 @@ class TestHouseRules:
         assert rules.half == 15 and HouseRules(target=15).half == 8
 
     def test_line_round_trip(self) -> None:
-        rules = HouseRules(players=6, target=15, flor=True, falta=Falta.GAME_IN_MALAS,
-                           mazo_envido_point=False, claims=Claims.DECLARED, implicit_quiero=True)
+        rules = HouseRules(
+            players=6,
+            target=15,
+            flor=True,
+            falta=Falta.GAME_IN_MALAS,
+            mazo_envido_point=False,
+            claims=Claims.DECLARED,
+            implicit_quiero=True,
+        )
         words = rules.to_line().split()[1:]
         assert HouseRules.from_options(dict(w.split("=") for w in words)) == rules
 
     @pytest.mark.parametrize(
         ("key", "value", "message"),
-        [("players", "3", "players must be"), ("target", "31", "target must be"),
-         ("flor", "yes", "flor must be on or off"), ("falta", "all", "falta must be one of"),
-         ("colour", "red", "unknown house rule")],
+        [
+            ("players", "3", "players must be"),
+            ("target", "31", "target must be"),
+            ("flor", "yes", "flor must be on or off"),
+            ("falta", "all", "falta must be one of"),
+            ("colour", "red", "unknown house rule"),
+        ],
     )
     def test_bad_options_name_the_key(self, key: str, value: str, message: str) -> None:
         with pytest.raises(ValueError, match=message):

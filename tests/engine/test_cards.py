@@ -33,8 +33,20 @@ class TestNotation:
 
 # RULES.md section 1, strongest first; cards on one line tie.
 RANK_TABLE = [
-    "1E", "1B", "7E", "7O", "3E 3B 3O 3C", "2E 2B 2O 2C", "1O 1C", "12E 12B 12O 12C",
-    "11E 11B 11O 11C", "10E 10B 10O 10C", "7C 7B", "6E 6B 6O 6C", "5E 5B 5O 5C", "4E 4B 4O 4C",
+    "1E",
+    "1B",
+    "7E",
+    "7O",
+    "3E 3B 3O 3C",
+    "2E 2B 2O 2C",
+    "1O 1C",
+    "12E 12B 12O 12C",
+    "11E 11B 11O 11C",
+    "10E 10B 10O 10C",
+    "7C 7B",
+    "6E 6B 6O 6C",
+    "5E 5B 5O 5C",
+    "4E 4B 4O 4C",
 ]
 
 

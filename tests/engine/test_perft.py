@@ -123,9 +123,7 @@ def test_hand_counted_position() -> None:
 
 def _write() -> None:
     out: list[str] = []
-    header = [
-        line for line in DATA.read_text().splitlines() if line.startswith("#") and not out
-    ]
+    header = [line for line in DATA.read_text().splitlines() if line.startswith("#") and not out]
     for position in POSITIONS:
         game = position.game()
         counts = divide(game)
