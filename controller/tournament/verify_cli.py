@@ -1,0 +1,198 @@
+"""``truco-table verify`` and ``truco-table seal``: check or make a sealed game record.
+
+::
+
+    truco-table verify FILE (--key-file PATH | --config PATH)
+    truco-table seal FILE (--key-file PATH | --config PATH) --game-id ID [--out FILE]
+
+``verify`` prints ``intact: N lines, game ID (key id K)`` and exits 0, or
+``tampered: line L: reason`` (L is the first line of FILE that does not verify) and exits
+1. A file that cannot be read, carries no seal, or a key that cannot be loaded exits 2 with
+a message on standard error. ``seal`` checks that FILE is a well-formed transcript (as
+``replay`` reads it), seals it with the key and writes the sealed record to ``--out``
+(atomically) or to standard output.
+
+``--key-file`` is a file holding the key in hex; ``--config`` is the tournament's TOML
+configuration (``[tournament] key = "<hex>"`` or ``key_file = "<path>"``, and
+``key_id = "<id>"``). See :func:`controller.tournament.seal.load_key`. Keys are never
+printed.
+
+``controller/cli.py`` adds both subcommands with :func:`register`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Final, TextIO
+
+from ..transcript import TranscriptError, parse, replay
+from .seal import (
+    KeyConfigError,
+    NotSealedError,
+    SealError,
+    TournamentKey,
+    UnsealableError,
+    check_id,
+    load_key,
+    seal,
+    verify,
+)
+
+__all__ = ["EXIT_INTACT", "EXIT_MALFORMED", "EXIT_TAMPERED", "register", "run_seal", "run_verify"]
+
+EXIT_INTACT: Final = 0
+EXIT_TAMPERED: Final = 1
+EXIT_MALFORMED: Final = 2  # unreadable, not sealed, not a transcript, no usable key
+
+
+class _Failure(Exception):
+    """A message for standard error and exit status 2."""
+
+
+def _read(path: str) -> str:
+    """The file's text exactly (no newline translation), as UTF-8."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as e:
+        raise _Failure(f"cannot read {path}: {e.strerror or e}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise _Failure(f"{path} is not UTF-8 text") from None
+
+
+def _key(args: argparse.Namespace) -> TournamentKey:
+    try:
+        if args.key_file is not None:
+            return load_key(args.key_file)
+        return load_key(args.config, kind="config")
+    except KeyConfigError as e:
+        raise _Failure(f"no usable key: {e}") from None
+
+
+def run_verify(
+    args: argparse.Namespace, *, out: TextIO | None = None, err: TextIO | None = None
+) -> int:
+    """``truco-table verify``: 0 intact, 1 tampered, 2 unreadable, unsealed or no key."""
+    out = out if out is not None else sys.stdout
+    err = err if err is not None else sys.stderr
+    try:
+        key = _key(args)
+        text = _read(args.file)
+        try:
+            verdict = verify(text, key.key, key_id=key.key_id)
+        except NotSealedError as e:
+            raise _Failure(f"{args.file}: {e}") from None
+    except _Failure as e:
+        print(f"truco-table verify: {e}", file=err)
+        return EXIT_MALFORMED
+    if verdict.ok:
+        print(
+            f"intact: {verdict.lines} lines, game {verdict.game_id} (key id {verdict.key_id})",
+            file=out,
+        )
+        return EXIT_INTACT
+    print(f"tampered: line {verdict.first_bad_line}: {verdict.reason}", file=out)
+    return EXIT_TAMPERED
+
+
+def _write_atomically(path: str, text: str) -> None:
+    target = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def run_seal(
+    args: argparse.Namespace, *, out: TextIO | None = None, err: TextIO | None = None
+) -> int:
+    """``truco-table seal``: 0 sealed, 2 unreadable, not a transcript, unsealable or no key."""
+    out = out if out is not None else sys.stdout
+    err = err if err is not None else sys.stderr
+    try:
+        try:
+            check_id("game id", args.game_id)
+        except UnsealableError as e:
+            raise _Failure(str(e)) from None
+        key = _key(args)
+        text = _read(args.file)
+        try:
+            replay(parse(text))
+        except TranscriptError as e:
+            raise _Failure(f"{args.file}:{e.line}: {e.message}") from None
+        try:
+            sealed = seal(text, key.key, key_id=key.key_id, game_id=args.game_id)
+        except UnsealableError as e:
+            raise _Failure(f"{args.file}: {e}") from None
+        if args.out is None:
+            out.write(sealed)
+            return EXIT_INTACT
+        try:
+            _write_atomically(args.out, sealed)
+        except OSError as e:
+            raise _Failure(f"cannot write {args.out}: {e.strerror or e}") from None
+    except (_Failure, SealError) as e:
+        print(f"truco-table seal: {e}", file=err)
+        return EXIT_MALFORMED
+    lines = sealed.count("\n") - 1
+    print(
+        f"sealed: {lines} lines, game {args.game_id} (key id {key.key_id}) -> {args.out}",
+        file=out,
+    )
+    return EXIT_INTACT
+
+
+def _key_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_mutually_exclusive_group(required=True)
+    g.add_argument("--key-file", metavar="PATH", help="a file holding the key in hex")
+    g.add_argument(
+        "--config",
+        metavar="PATH",
+        help="the tournament's TOML configuration ([tournament] key or key_file, key_id)",
+    )
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``verify`` and ``seal`` subcommands (their ``func`` is :func:`run_verify`,
+    :func:`run_seal`)."""
+    v = subparsers.add_parser(
+        "verify",
+        help="check that a sealed game record is intact",
+        description=(
+            "Check a sealed game record (docs/TRANSCRIPT.md, 'Sealed records'). Prints "
+            "'intact: N lines, game ID' (exit 0) or 'tampered: line L: reason' with the "
+            "first line that does not verify (exit 1); an unreadable or unsealed file, or "
+            "a key that cannot be loaded, exits 2."
+        ),
+    )
+    v.add_argument("file", help="the sealed .truco record")
+    _key_options(v)
+    v.set_defaults(func=run_verify)
+
+    s = subparsers.add_parser(
+        "seal",
+        help="seal a game record by hand",
+        description=(
+            "Seal a transcript with the tournament key: every line gets an HMAC-SHA256 "
+            "chain tag in a trailing comment and a last line seals the line count, so the "
+            "record still replays unchanged. The file must be a well-formed transcript."
+        ),
+    )
+    s.add_argument("file", help="the .truco transcript")
+    _key_options(s)
+    s.add_argument("--game-id", required=True, metavar="ID", help="the table/game id to seal in")
+    s.add_argument("--out", metavar="FILE", help="write here (default: standard output)")
+    s.set_defaults(func=run_seal)
