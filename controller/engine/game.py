@@ -209,8 +209,9 @@ class Game:
         self._order: tuple[int, ...] = ()
         self._cards: list[tuple[int, ...] | None] = [None] * n
         self._all_known = False
-        self._env_pts: list[int] = [0] * n
-        self._flor_pts: list[int | None] = [None] * n
+        self._env: list[int] = [0] * n
+        self._flor: list[int | None] = [None] * n
+        self._points_ready = True
         self._seen: list[list[int]] = [[] for _ in range(n)]
         self._owner: dict[int, int] = {}
         self._played: set[int] = set()
@@ -302,16 +303,7 @@ class Game:
         self._order = self._orders[mano]
         self._cards = list(cards)
         self._all_known = None not in cards
-        points = _POINTS_FLOR if self._flor_on else _POINTS
-        for s, cs in enumerate(cards):
-            if cs is not None:
-                pts = points.get(cs)
-                if pts is None:
-                    pts = points[cs] = (
-                        envido_of_indices(cs, flor=self._flor_on),
-                        flor_of_indices(cs),
-                    )
-                self._env_pts[s], self._flor_pts[s] = pts
+        self._points_ready = False  # envido and flor points: worked out when first needed
         self._leader = self._turn = mano
         self._live = True
         self._invalidate()
@@ -659,6 +651,31 @@ class Game:
         )
 
     # ------------------------------------------------------------------ helpers
+
+    def _points(self) -> None:
+        self._points_ready = True
+        flor_on = self._flor_on
+        points = _POINTS_FLOR if flor_on else _POINTS
+        for s, cs in enumerate(self._cards):
+            if cs is not None:
+                pts = points.get(cs)
+                if pts is None:
+                    pts = points[cs] = (envido_of_indices(cs, flor=flor_on), flor_of_indices(cs))
+                self._env[s], self._flor[s] = pts
+
+    @property
+    def _env_pts(self) -> list[int]:
+        """Each seat's envido points (hands known)."""
+        if not self._points_ready:
+            self._points()
+        return self._env
+
+    @property
+    def _flor_pts(self) -> list[int | None]:
+        """Each seat's flor points, None without a flor (hands known)."""
+        if not self._points_ready:
+            self._points()
+        return self._flor
 
     def _can_flor(self, s: int) -> bool:
         """``s`` may hold a flor: known to hold one, or not known not to."""
