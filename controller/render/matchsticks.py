@@ -185,12 +185,18 @@ class ScoreLayout:
         return (self.left + square * (self.square + self.gap), self.row_tops[half])
 
 
-def score_layout(box: Box, target: int) -> ScoreLayout:
-    """Fit the squares of a ``target``-point game into ``box`` (see the module docstring)."""
+def score_layout(box: Box, target: int, *, divider_band: int = DIVIDER_BAND) -> ScoreLayout:
+    """Fit the squares of a ``target``-point game into ``box`` (see the module docstring).
+
+    ``divider_band`` is the gap between the malas and the buenas rows (its middle row is
+    the divider line); the seat screens use 5 px to keep the squares 13 px.
+    """
     halves = _check_target(target)
+    if divider_band < 5 or divider_band % 2 == 0:
+        raise ValueError(f"the divider band must be odd and at least 5 px, not {divider_band}")
     x0, y0, x1, y1 = box
     width, height = x1 - x0, y1 - y0
-    band = DIVIDER_BAND * (halves - 1)
+    band = divider_band * (halves - 1)
     square = min(
         (width - OVERFLOW_STRIP - (SQUARES_PER_HALF - 1) * SQUARE_GAP) // SQUARES_PER_HALF,
         (height - band) // halves,
@@ -203,10 +209,10 @@ def score_layout(box: Box, target: int) -> ScoreLayout:
     content_height = halves * square + band
     left = x0 + (width - content_width) // 2
     top = y0 + (height - content_height) // 2
-    row_tops = tuple(top + half * (square + DIVIDER_BAND) for half in range(halves))
+    row_tops = tuple(top + half * (square + divider_band) for half in range(halves))
     divider = None
     if halves == 2:
-        divider = (top + square + DIVIDER_BAND // 2, left, left + squares_width - 1)
+        divider = (top + square + divider_band // 2, left, left + squares_width - 1)
     overflow_origin = (
         left + squares_width + 1,
         row_tops[-1] + (square - FONT_3X5.height) // 2,
@@ -281,9 +287,11 @@ def draw_score(
     points: int,
     target: int,
     fill: int | str = "white",
+    *,
+    divider_band: int = DIVIDER_BAND,
 ) -> None:
     """Paint one team's score in matchsticks over the whole of ``box`` (cleared first)."""
-    layout = score_layout(box, target)
+    layout = score_layout(box, target, divider_band=divider_band)
     sticks = sticks_for_score(points, target)
     _clear(draw, box)
     if layout.divider is not None:
@@ -314,11 +322,11 @@ def _pick_label(choices: tuple[str, ...], width: int) -> str:
     raise ValueError(f"no label among {choices} fits in {width} px")
 
 
-def scoreboard_layout(box: Box) -> ScoreboardLayout:
+def scoreboard_layout(box: Box, *, label_gap: int = LABEL_GAP) -> ScoreboardLayout:
     """Split ``box`` into the two teams' score boxes, separator and labels."""
     x0, y0, x1, y1 = box
     separator_x = x0 + (x1 - x0) // 2 - 1
-    panel_top = y0 + FONT_5X7.height + LABEL_GAP
+    panel_top = y0 + FONT_5X7.height + label_gap
     ours = (x0, panel_top, separator_x, y1)
     theirs = (separator_x + 2, panel_top, x1, y1)
     width = min(ours[2] - ours[0], theirs[2] - theirs[0])
@@ -333,18 +341,21 @@ def draw_scoreboard(
     theirs: int,
     target: int,
     fill: int | str = "white",
+    *,
+    label_gap: int = LABEL_GAP,
+    divider_band: int = DIVIDER_BAND,
 ) -> None:
     """Both teams side by side, labelled, over the whole of ``box`` (cleared first)."""
-    board = scoreboard_layout(box)
+    board = scoreboard_layout(box, label_gap=label_gap)
     _clear(draw, box)
     for score_box, label, points in zip(
         (board.ours, board.theirs), board.labels, (ours, theirs), strict=True
     ):
-        layout = score_layout(score_box, target)
+        layout = score_layout(score_box, target, divider_band=divider_band)
         centre = layout.left + layout.squares_width // 2
         label_x = centre - FONT_5X7.text_width(label) // 2
         FONT_5X7.draw(draw, (label_x, board.label_top), label, fill=fill)
-        draw_score(draw, score_box, points, target, fill=fill)
+        draw_score(draw, score_box, points, target, fill=fill, divider_band=divider_band)
     dots = [(board.separator_x, y) for y in range(box[1], box[3], 2)]
     _paint(draw, dots, fill)
 

@@ -4,29 +4,39 @@ Pillow's default font depends on the Pillow version and on whether FreeType is
 available, which would make pixel-exact golden images fragile.  These fonts are
 drawn pixel by pixel instead:
 
-* ``FONT_5X7``: digits, ``+``, ``-``, space and the upper-case letters A-Z
+* ``FONT_5X7``: digits, upper-case letters A-Z, space and ``+ - : . , ? ! / ( ) [ ] < > = ·``
   (5 px wide, 7 px tall, 1 px between glyphs) - labels, readable at arm's length.
+* ``FONT_TEXT``: the same glyphs set a little tighter for the seat screens' lines: a
+  space advances 3 px (so words are 4 px apart) and the separator ``·`` 4 px.
 * ``FONT_3X5``: digits and ``+`` (3 px wide, 5 px tall) - small annotations.
+
+Spanish text is drawn upper-cased and without accents (``controller.render.screen.plain``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from PIL import ImageDraw
 
-__all__ = ["FONT_3X5", "FONT_5X7", "PixelFont"]
+__all__ = ["FONT_3X5", "FONT_5X7", "FONT_TEXT", "PixelFont"]
 
 
 @dataclass(frozen=True)
 class PixelFont:
-    """A monospaced bitmap font: each glyph is ``height`` rows of ``width`` characters."""
+    """A bitmap font: each glyph is ``height`` rows of ``width`` characters.
+
+    Glyphs advance ``width + spacing`` px, except those listed in ``advances`` (a
+    narrower space, say).
+    """
 
     name: str
     width: int
     height: int
     spacing: int
     glyphs: dict[str, tuple[str, ...]]
+    advances: Mapping[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for char, rows in self.glyphs.items():
@@ -36,23 +46,29 @@ class PixelFont:
     def supports(self, text: str) -> bool:
         return all(char in self.glyphs for char in text)
 
+    def advance(self, char: str) -> int:
+        return self.advances.get(char, self.width + self.spacing)
+
     def text_width(self, text: str) -> int:
         if not text:
             return 0
-        return len(text) * (self.width + self.spacing) - self.spacing
+        if not self.advances:
+            return len(text) * (self.width + self.spacing) - self.spacing
+        return sum(self.advance(char) for char in text) - self.spacing
 
     def pixels(self, text: str, origin: tuple[int, int] = (0, 0)) -> list[tuple[int, int]]:
         """The lit pixels of ``text`` with its top-left corner at ``origin``."""
         x0, y0 = origin
         lit: list[tuple[int, int]] = []
-        for index, char in enumerate(text):
+        left = x0
+        for char in text:
             try:
                 rows = self.glyphs[char]
             except KeyError:
                 raise ValueError(f"{self.name} has no glyph for {char!r}") from None
-            left = x0 + index * (self.width + self.spacing)
             for dy, row in enumerate(rows):
                 lit.extend((left + dx, y0 + dy) for dx, cell in enumerate(row) if cell == "#")
+            left += self.advance(char)
         return lit
 
     def draw(
@@ -107,6 +123,21 @@ _GLYPHS_5X7: dict[str, tuple[str, ...]] = {
     "X": ("#...#", "#...#", ".#.#.", "..#..", ".#.#.", "#...#", "#...#"),
     "Y": ("#...#", "#...#", ".#.#.", "..#..", "..#..", "..#..", "..#.."),
     "Z": ("#####", "....#", "...#.", "..#..", ".#...", "#....", "#####"),
+    ":": (".....", "..#..", "..#..", ".....", "..#..", "..#..", "....."),
+    ".": (".....", ".....", ".....", ".....", ".....", ".##..", ".##.."),
+    ",": (".....", ".....", ".....", ".....", ".##..", "..#..", ".#..."),
+    "?": (".###.", "#...#", "....#", "...#.", "..#..", ".....", "..#.."),
+    "!": ("..#..", "..#..", "..#..", "..#..", "..#..", ".....", "..#.."),
+    "/": (".....", "....#", "...#.", "..#..", ".#...", "#....", "....."),
+    "(": ("...#.", "..#..", ".#...", ".#...", ".#...", "..#..", "...#."),
+    ")": (".#...", "..#..", "...#.", "...#.", "...#.", "..#..", ".#..."),
+    "[": (".###.", ".#...", ".#...", ".#...", ".#...", ".#...", ".###."),
+    "]": (".###.", "...#.", "...#.", "...#.", "...#.", "...#.", ".###."),
+    "<": ("...#.", "..#..", ".#...", "#....", ".#...", "..#..", "...#."),
+    ">": (".#...", "..#..", "...#.", "....#", "...#.", "..#..", ".#..."),
+    "=": (".....", ".....", "#####", ".....", "#####", ".....", "....."),
+    # a separator between choices: FONT_TEXT advances it 4 px, 2 px blank each side
+    "·": (".....", ".....", ".....", ".#...", ".....", ".....", "....."),
 }
 
 _GLYPHS_3X5: dict[str, tuple[str, ...]] = {
@@ -124,4 +155,7 @@ _GLYPHS_3X5: dict[str, tuple[str, ...]] = {
 }
 
 FONT_5X7 = PixelFont("5x7", width=5, height=7, spacing=1, glyphs=_GLYPHS_5X7)
+FONT_TEXT = PixelFont(
+    "5x7 text", width=5, height=7, spacing=1, glyphs=_GLYPHS_5X7, advances={" ": 3, "·": 4}
+)
 FONT_3X5 = PixelFont("3x5", width=3, height=5, spacing=1, glyphs=_GLYPHS_3X5)

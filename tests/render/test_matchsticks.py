@@ -134,14 +134,15 @@ def classify(blob: Blob) -> str:
     w, h, n = blob.width, blob.height, len(blob.pixels)
     if h == 1 and w >= 20:
         return "divider"
+    # a diagonal is about square and hugs its main diagonal (7x7 in a 13 px square)
+    band = all(abs((x - blob.x0) - (y - blob.y0)) <= 2 for x, y in blob.pixels)
+    if abs(w - h) <= 1 and min(w, h) >= 5 and n >= max(w, h) and band:
+        return "diagonal"
     if max(w, h) <= 7:
         return "glyph"  # label letters, "+N" digits
     short, long_ = min(w, h), max(w, h)
     if short <= 3 and long_ >= 3 * short + 2 and n == w * h:
         return "vertical" if h > w else "horizontal"
-    band = all(abs((x - blob.x0) - (y - blob.y0)) <= 2 for x, y in blob.pixels)
-    if abs(w - h) <= 1 and min(w, h) >= 5 and n >= max(w, h) and band:
-        return "diagonal"
     raise AnalysisError(f"unrecognised shape {w}x{h} ({n} px) at ({blob.x0},{blob.y0})")
 
 
