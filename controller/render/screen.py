@@ -1,35 +1,188 @@
-"""A seat's screen: the matchstick score plus two lines about the hand.
+"""A seat's screen: the matchstick score on top, the state of the hand underneath.
 
 Pure drawing: ``render_screen`` is a function of a ``SeatScreen`` (the seat's view, its
-transient message and what its pad is doing), unaware of any device.
+transient message and what its pad is doing), unaware of any device or clock. It works
+in two steps: ``screen_content`` decides what the screen says (texts and marks, testable
+without pixels) and ``render_content`` paints it from cached tiles (tens of microseconds
+a screen).
+
+Regions of the 128x64 panel. An SSD1306/SH1106 is written in pages of 8 rows, and every
+region under the score is one page, so a change to one of them costs one page of the
+columns it touches on the bus:
+
+* rows 0-38 (pages 0-4), **score**: ``NOSOTROS`` (this seat's team, left) and ``ELLOS``,
+  each team's matchsticks in 13 px squares, the malas on top, the buenas below the
+  divider, ``+N`` past the target.
+* rows 40-47 (page 5), **status strip**: ``M3`` the mano is seat 3, ``D2`` seat 2 deals,
+  underlined when it is this seat; three boxes for the bazas of the hand (filled: won by
+  us, crossed: won by them, a bar across: parda, empty: still to play); the accepted
+  truco level (``TRUCO``, ``RETRUCO``, ``VALE CUATRO``), underlined while our team holds
+  the quiero (we may raise next).
+* rows 49-55 (page 6), **line 1**, what is going on: ``TURNO: VOS`` / ``TURNO: 3``; a
+  call this seat's team must answer (``TRUCO?``, ``ENVIDO REAL ENVIDO?``); the telling of
+  points; the deal being read (``TOQUE SUS CARTAS 2/3``); the end of the hand
+  (``+2 NOS: LA MANO``) or of the game; the pad's menu (``[RETRUCO]`` is the entry a
+  quiero would choose) or number (``TENGO 33?``).
+* rows 57-63 (page 7), **line 2**, what this seat may do or what happened: the answers
+  this seat may give (``QUIERO·NO·MAZO·RETRUCO``, from ``view.legal``), the keys of the
+  pad's prompt, ``CANTAMOS TRUCO`` while the other team must answer our call, the
+  declarations of a telling, the hand's last points (``+2 NOS: ENVIDO 33``: the envido
+  winner's points, never the loser's).
+* A **refusal** (``NO ES TU TURNO``) or an unplugged reader is an inverted banner over
+  rows 40-63 for a few seconds (the table times it); the score stays in view. Other
+  notices (a reader reconnected, a table alert) take lines 1 and 2 when the seat is not
+  in the middle of something.
+
+The layout keeps what an event changes small: a card played changes one word of line 1
+(and a baza box), a call and its answer touch the lines of the team that answers, the
+points scored add their sticks and one line. Text is the 5x7 pixel font
+(``FONT_TEXT``), upper case, no accents. Nothing here names a card except the cards
+this seat itself is showing.
 """
 
 from __future__ import annotations
 
 import unicodedata
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from functools import lru_cache
 
 from PIL import Image, ImageDraw
 
 from ..engine import Kind, SeatView
-from .matchsticks import SCOREBOARD_BOX, SCREEN_SIZE, TEXT_BOX, draw_scoreboard
-from .pixelfont import FONT_5X7
+from ..engine.results import Award, Reason
+from .matchsticks import SCREEN_SIZE, draw_scoreboard
+from .pixelfont import FONT_TEXT
 
-__all__ = ["SeatScreen", "render_screen", "screen_lines"]
+__all__ = [
+    "BANNER_BOX",
+    "LINE_TOPS",
+    "SCORE_BOX",
+    "STRIP_TOP",
+    "BazaMark",
+    "Line",
+    "ScreenContent",
+    "SeatScreen",
+    "Strip",
+    "answer_label",
+    "clear_caches",
+    "fit_text",
+    "plain",
+    "render_content",
+    "render_screen",
+    "screen_content",
+    "screen_lines",
+    "screen_texts",
+    "text_width",
+]
 
-LINE_CHARS = (SCREEN_SIZE[0] + FONT_5X7.spacing) // (FONT_5X7.width + FONT_5X7.spacing)
+WIDTH, HEIGHT = SCREEN_SIZE
+SCORE_BOX = (0, 0, WIDTH, 39)  # labels rows 0-6, squares rows 8-38
+SCORE_LABEL_GAP = 1
+SCORE_DIVIDER_BAND = 5
+STRIP_TOP = 40  # page 5
+LINE_TOPS = (48, 56)  # pages 6 and 7
+LINE_TEXT_ROW = 1  # text rows 49-55 and 57-63: clear of the strip's underlines (row 47)
+PAGE = 8
+BANNER_BOX = (0, STRIP_TOP, WIDTH, HEIGHT)  # pages 5-7
 
-_LADDER = {1: "TRUCO", 2: "RETRUCO", 3: "VALE CUATRO"}
-_ENVIDO = {Kind.ENVIDO: "ENVIDO", Kind.REAL_ENVIDO: "REAL", Kind.FALTA_ENVIDO: "FALTA"}
+# status strip geometry (x positions inside the strip)
+MANO_X = 0
+DEALER_X = 15
+BAZA_X = (31, 40, 49)
+BAZA_SIZE = 7
+TRUCO_X = 60
+
+LADDER = {1: "TRUCO", 2: "RETRUCO", 3: "VALE CUATRO"}
 
 
 @dataclass(frozen=True, slots=True)
 class SeatScreen:
+    """Everything one seat's display shows; built by ``controller.table.screens``."""
+
     view: SeatView
-    message: str | None = None  # a refusal or an announcement, for a few seconds
+    message: str | None = None  # a refusal or a notice, for a few seconds
     refusal: bool = False
-    prompt: str | None = None  # the pad's menu or number entry
+    prompt: str | None = None  # the pad's number entry or cards to show (line 1)
     dealing: bool = False
+    prompt_help: str | None = None  # the keys for that prompt (line 2)
+    menu: tuple[str, ...] = ()  # the pad's open menu, entry names
+    menu_index: int = 0  # the entry a quiero would choose
+    dealt: int = 0  # while dealing: this seat's cards read so far
+    dealt_total: int = 0  # while dealing: all cards read so far
+    deal_dealer: int | None = None  # while dealing: the dealer of the hand being read
+    dealer_reads: bool = False  # the dealer taps every card (else each seat its own)
+    node_ok: bool = True  # this seat's reader and pad are connected
+    alert: str | None = None  # a lasting table-wide warning (a full disk)
+    flor_open: bool = False  # a flor was called and is not settled
+    flor_call: Kind | None = None  # contraflor / al resto awaiting an answer
+    flor_course_team: int | None = None  # a flor was called against this team
+
+
+class BazaMark(Enum):
+    OPEN = "open"
+    WON = "won"
+    LOST = "lost"
+    PARDA = "parda"
+
+
+@dataclass(frozen=True, slots=True)
+class Strip:
+    """The status strip: mano and dealer (seats), the bazas, the truco level."""
+
+    mano: int | None = None
+    dealer: int | None = None
+    seat: int = 0
+    bazas: tuple[BazaMark, BazaMark, BazaMark] = (BazaMark.OPEN,) * 3
+    truco: int = 0  # accepted level
+    quiero_ours: bool = False
+
+    @property
+    def text(self) -> str:
+        parts = []
+        if self.mano is not None:
+            parts.append(f"M{self.mano}")
+        if self.dealer is not None:
+            parts.append(f"D{self.dealer}")
+        parts.append("".join({"open": "_", "won": "#", "lost": "X", "parda": "="}[b.value]
+                             for b in self.bazas))  # fmt: skip
+        if self.truco:
+            parts.append(LADDER[self.truco])
+        return " ".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """One text line (already ``plain``), left-aligned or centred."""
+
+    text: str = ""
+    centre: bool = False
+
+    @classmethod
+    def of(cls, text: str, centre: bool = False) -> Line:
+        return cls(plain(text), centre)
+
+
+@dataclass(frozen=True, slots=True)
+class ScreenContent:
+    """What a screen says, before pixels."""
+
+    ours: int
+    theirs: int
+    target: int
+    strip: Strip = field(default_factory=Strip)
+    lines: tuple[Line, Line] = (Line(), Line())
+    banner: tuple[str, ...] = ()  # an inverted banner over the strip and the lines
+
+    @property
+    def texts(self) -> tuple[str, ...]:
+        if self.banner:
+            return self.banner
+        return (self.strip.text, self.lines[0].text, self.lines[1].text)
+
+
+# ----------------------------------------------------------------------------- text
 
 
 def plain(text: str) -> str:
@@ -39,66 +192,530 @@ def plain(text: str) -> str:
     for ch in decomposed:
         if unicodedata.combining(ch):
             continue
-        out.append(ch if FONT_5X7.supports(ch) else " ")
+        out.append(ch if FONT_TEXT.supports(ch) else " ")
     return " ".join("".join(out).split())
 
 
-def _state_line(view: SeatView, dealing: bool) -> str:
+def text_width(text: str) -> int:
+    return FONT_TEXT.text_width(text)
+
+
+def _fits(text: str, width: int = WIDTH) -> bool:
+    return text_width(text) <= width
+
+
+def fit_text(candidates: Sequence[str], width: int = WIDTH) -> str:
+    """The first candidate that fits ``width`` px, else the last one cut to fit."""
+    for text in candidates:
+        if _fits(plain(text), width):
+            return plain(text)
+    text = plain(candidates[-1])
+    while text and not _fits(text, width):
+        text = text[:-1]
+    return text.rstrip()
+
+
+def _wrap(words: Sequence[str], sep: str, lines: int, width: int = WIDTH) -> list[str] | None:
+    """Greedy wrap of ``words`` into at most ``lines`` lines, or None if they do not fit."""
+    out: list[str] = []
+    current = ""
+    for word in words:
+        trial = f"{current}{sep}{word}" if current else word
+        if _fits(trial, width):
+            current = trial
+            continue
+        if not current or not _fits(word, width):
+            return None
+        out.append(current)
+        current = word
+    if current:
+        out.append(current)
+    return out if len(out) <= lines else None
+
+
+def _wrap_message(text: str, lines: int = 2) -> tuple[str, ...]:
+    words = plain(text).split()
+    wrapped = _wrap(words, " ", lines)
+    if wrapped is not None:
+        return tuple(wrapped)
+    # too long: as much as fits, the last line cut
+    out: list[str] = []
+    rest = list(words)
+    while rest and len(out) < lines:
+        current = ""
+        while rest and _fits(f"{current} {rest[0]}".strip()):
+            current = f"{current} {rest.pop(0)}".strip()
+        if not current:  # one word wider than the line
+            current = fit_text([rest.pop(0)])
+        out.append(current)
+    return tuple(out)
+
+
+# --------------------------------------------------------------------- calls, answers
+
+# label sets, widest first: long, medium, abbreviated, short
+_LABELS: dict[Kind, tuple[str, str, str, str]] = {
+    Kind.QUIERO: ("QUIERO", "QUIERO", "QUIERO", "Q"),
+    Kind.NO_QUIERO: ("NO QUIERO", "NO", "NO", "NO"),
+    Kind.CON_FLOR_ME_ACHICO: ("ME ACHICO", "ACHICO", "ACHICO", "ACH"),
+    Kind.MAZO: ("MAZO", "MAZO", "MAZO", "MZ"),
+    Kind.TRUCO: ("TRUCO", "TRUCO", "TRUCO", "T"),
+    Kind.RETRUCO: ("RETRUCO", "RETRUCO", "RETRUCO", "RT"),
+    Kind.VALE_CUATRO: ("VALE CUATRO", "VALE 4", "VALE 4", "V4"),
+    Kind.CONTRAFLOR: ("CONTRAFLOR", "CONTRA", "CONTRA", "CF"),
+    Kind.CONTRAFLOR_AL_RESTO: ("AL RESTO", "RESTO", "RESTO", "AR"),
+    Kind.ENVIDO: ("ENVIDO", "ENVIDO", "ENV", "E"),
+    Kind.REAL_ENVIDO: ("REAL ENVIDO", "REAL", "REAL", "R"),
+    Kind.FALTA_ENVIDO: ("FALTA ENVIDO", "FALTA", "FALTA", "F"),
+    Kind.FLOR: ("FLOR", "FLOR", "FLOR", "FL"),
+    Kind.SON_BUENAS: ("SON BUENAS", "BUENAS", "BUENAS", "SB"),
+}
+
+#: the order answers are listed in: accept or refuse first, then raises
+ANSWER_ORDER: tuple[Kind, ...] = (
+    Kind.QUIERO,
+    Kind.NO_QUIERO,
+    Kind.CON_FLOR_ME_ACHICO,
+    Kind.MAZO,
+    Kind.RETRUCO,
+    Kind.VALE_CUATRO,
+    Kind.CONTRAFLOR,
+    Kind.CONTRAFLOR_AL_RESTO,
+    Kind.ENVIDO,
+    Kind.REAL_ENVIDO,
+    Kind.FALTA_ENVIDO,
+    Kind.FLOR,
+)
+
+
+def answer_label(kind: Kind, level: int = 0) -> str:
+    """The name of an answer on the screen; ``level`` 0 (long) to 3 (shortest)."""
+    return _LABELS[kind][level]
+
+
+def _answers(view: SeatView) -> list[Kind]:
+    kinds = {a.kind for a in view.legal}
+    return [k for k in ANSWER_ORDER if k in kinds]
+
+
+def _envido_call(chain: Sequence[Kind]) -> list[str]:
+    """Ways to write an envido chain, widest first."""
+    long = [answer_label(k, 0) for k in chain]
+    medium = [answer_label(k, 1) for k in chain]
+    if chain and chain[-1] is not Kind.ENVIDO:
+        medium[-1] = answer_label(chain[-1], 0)
+    short = [answer_label(k, 2) for k in chain]
+    return [" ".join(long), " ".join(medium), " ".join(short), " ".join(answer_label(k, 3)
+            for k in chain)]  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class _Call:
+    names: tuple[str, ...]  # ways to write it, widest first
+    ours: bool  # our team made it (the others answer)
+    to_us: bool  # this seat's team must answer
+    last: tuple[str, ...] = ()  # the last call of a chain, widest first (else ``names``)
+
+
+def _pending_call(screen: SeatScreen) -> _Call | None:
+    view = screen.view
+    team = view.team
+    flor_answers = bool({a.kind for a in view.legal} & _FLOR_KINDS)
+    if view.flor_pending is not None:
+        resto = screen.flor_call is Kind.CONTRAFLOR_AL_RESTO
+        name = "CONTRAFLOR AL RESTO" if resto else "CONTRAFLOR"
+        return _Call((name,), view.flor_pending != team, view.flor_pending == team)
+    if screen.flor_course_team is not None:
+        to_us = screen.flor_course_team == team
+        return _Call(("FLOR",), not to_us, to_us)
+    if screen.flor_open:
+        return _Call(("FLOR",), not flor_answers, flor_answers)
+    if view.envido_pending is not None:
+        ours = view.envido_pending == team
+        last = view.envido_chain[-1:]
+        return _Call(
+            tuple(_envido_call(view.envido_chain)),
+            ours,
+            not ours,
+            tuple(answer_label(k, level) for k in last for level in (0, 1)),
+        )
+    if view.truco_pending is not None:
+        level, caller = view.truco_pending
+        return _Call((LADDER[level],), caller == team, caller != team)
+    return None
+
+
+_FLOR_KINDS = {Kind.FLOR, Kind.CONTRAFLOR, Kind.CONTRAFLOR_AL_RESTO, Kind.CON_FLOR_ME_ACHICO}
+
+
+def _call_lines(call: _Call, answers: list[Kind], turn: Line) -> tuple[Line, Line]:
+    """A call awaiting an answer. To the team that must answer: line 1 the call, line 2
+    the answers (or, when they do not fit, both lines flowing). To the team that called:
+    line 1 stays (``turn``), line 2 ``CANTAMOS ...``, where the award of an envido will
+    then be written (few bytes on the bus when the call is answered)."""
+    if not call.to_us:
+        names = call.last or call.names
+        said = [f"CANTAMOS {n}" for n in names] if call.ours else [f"{n}: ESPERANDO" for n in names]
+        return turn, Line.of(fit_text([*said, f"{names[-1]}!"]))
+    if not answers:
+        return (
+            Line.of(fit_text([f"{n}?" for n in call.names])),
+            Line.of(fit_text(["RESPONDE TU COMPANERO", "RESPONDE OTRO"])),
+        )
+    if call.names[0] == "FLOR" and Kind.FLOR in answers:  # the plain answer first
+        answers = [Kind.FLOR, *(k for k in answers if k is not Kind.FLOR)]
+    heads = [f"{name}?" for name in call.names if _fits(f"{name}?")]
+    for levels in ((0, 1, 2), (3,)):  # words first; one- or two-letter names last
+        for level in levels:  # the call alone on line 1, the answers on line 2
+            row = "·".join(answer_label(k, level) for k in answers)
+            if heads and _fits(row):
+                return Line.of(heads[0]), Line.of(row)
+        for level in levels:  # the call and the first answers on line 1, the rest below
+            labels = [answer_label(k, level) for k in answers]
+            for head in heads:
+                for split in range(len(labels) - 1, 0, -1):
+                    first, second = "·".join(labels[:split]), "·".join(labels[split:])
+                    if _fits(f"{head} {first}") and _fits(second):
+                        return Line.of(f"{head} {first}"), Line.of(second)
+    shortest = "·".join(answer_label(k, 3) for k in answers)
+    return Line.of(call.names[-1] + "?"), Line.of(fit_text([shortest]))
+
+
+# ------------------------------------------------------------------------- content
+
+
+def _who(view: SeatView, seat: int) -> str:
+    return "VOS" if seat == view.seat else f"EL {seat}"
+
+
+def _seat_word(view: SeatView, seat: int) -> str:
+    return "VOS" if seat == view.seat else str(seat)
+
+
+def _team_word(view: SeatView, team: int) -> str:
+    return "NOS" if team == view.team else "ELLOS"
+
+
+_REASON = {
+    Reason.ENVIDO: "ENVIDO",
+    Reason.FLOR: "FLOR",
+    Reason.TRUCO: "LA MANO",
+    Reason.MAZO: "AL MAZO",
+    Reason.MAZO_ENVIDO: "MAZO SIN ENVIDO",
+    Reason.PENALTY: "PENALIDAD",
+}
+
+
+def _award_text(view: SeatView, award: Award) -> str:
+    detail = ""
+    if award.reason is Reason.ENVIDO and view.envido_result is not None:
+        detail = f" {view.envido_result[1]}"
+    elif award.reason is Reason.FLOR and view.flor_result is not None:
+        detail = f" {view.flor_result[1]}"
+    who = _team_word(view, award.team)
+    return fit_text(
+        [
+            f"+{award.points} {who}: {_REASON[award.reason]}{detail}",
+            f"+{award.points} {who}: {_REASON[award.reason]}",
+        ]
+    )
+
+
+def _strip(screen: SeatScreen) -> Strip:
+    view = screen.view
+    if screen.dealing:
+        dealer = screen.deal_dealer
+        mano = None if dealer is None else (dealer + 1) % view.players
+        return Strip(mano=mano, dealer=dealer, seat=view.seat)
+    if view.hand_number == 0:
+        return Strip(seat=view.seat)
+    marks = [
+        BazaMark.PARDA if r is None else BazaMark.WON if r == view.team else BazaMark.LOST
+        for r in view.bazas[:3]
+    ]
+    marks += [BazaMark.OPEN] * (3 - len(marks))
+    return Strip(
+        mano=view.mano,
+        dealer=view.dealer,
+        seat=view.seat,
+        bazas=(marks[0], marks[1], marks[2]),
+        truco=view.truco_level,
+        quiero_ours=view.raise_team == view.team,
+    )
+
+
+def _declarations(view: SeatView) -> str:
+    telling = view.telling
+    if telling is None or not telling.declarations:
+        return ""
+    items = [
+        f"{seat}:{'BUENAS' if points is None else points}" for seat, points in telling.declarations
+    ]
+    while items and not _fits("·".join(items)):
+        items.pop(0)
+    return "·".join(items)
+
+
+def _prompt_lines(screen: SeatScreen) -> tuple[Line, Line] | None:
+    if screen.menu:
+        entries = [plain(e) for e in screen.menu]
+        for names in (entries, [_MENU_SHORT.get(e, e) for e in entries]):
+            if _fits(" ".join(names) + "[]"):
+                break
+        marked = [f"[{n}]" if i == screen.menu_index else n for i, n in enumerate(names)]
+        return Line(" ".join(marked)), Line.of("Q: ELEGIR·OTRO: SALIR")
+    if screen.prompt:
+        return (
+            Line.of(fit_text([screen.prompt])),
+            Line.of(fit_text([screen.prompt_help or ""])),
+        )
+    return None
+
+
+_MENU_SHORT = {
+    "VALE CUATRO": "VALE 4",
+    "DECLARAR": "TANTO",
+    "MOSTRAR CARTAS": "MOSTRAR",
+    "CONTRAFLOR": "CONTRA",
+    "CONTRAFLOR AL RESTO": "AL RESTO",
+    "CON FLOR ME ACHICO": "ACHICO",
+    "ME ACHICO": "ACHICO",
+    "NO QUIERO": "NO",
+    "SON BUENAS": "BUENAS",
+    "REAL ENVIDO": "REAL",
+    "FALTA ENVIDO": "FALTA",
+}
+
+
+def _dealing_lines(screen: SeatScreen) -> tuple[Line, Line]:
+    view = screen.view
+    if screen.dealer_reads:
+        if screen.deal_dealer == view.seat:
+            total = 3 * view.players
+            return Line.of(f"TOQUE CADA CARTA {screen.dealt_total}/{total}"), Line()
+        dealer = "?" if screen.deal_dealer is None else screen.deal_dealer
+        return Line.of(f"REPARTE EL {dealer}: {screen.dealt}/3"), Line()
+    return Line.of(f"TOQUE SUS CARTAS {screen.dealt}/3"), Line()
+
+
+_HAND_END = (Reason.TRUCO, Reason.MAZO, Reason.MAZO_ENVIDO)
+
+
+def _last_award(view: SeatView) -> Line:
+    """The hand's last award before its end (envido, flor, a penalty), if any."""
+    during = [a for a in view.awards if a.reason not in _HAND_END]
+    return Line.of(_award_text(view, during[-1])) if during else Line()
+
+
+def _hand_end(view: SeatView) -> Line:
+    """Who won the hand and what it was worth (the hand's last award)."""
+    end = [a for a in view.awards if a.reason in _HAND_END]
+    if not end:
+        return Line.of("FIN DE LA MANO")
+    team = end[0].team
+    points = sum(a.points for a in end if a.team == team)
+    what = "LA MANO" if end[0].reason is Reason.TRUCO else "MAZO"
+    return Line.of(f"+{points} {_team_word(view, team)}: {what}")
+
+
+def _state_lines(screen: SeatScreen) -> tuple[Line, Line]:
+    """Lines 1 and 2 from the state alone (no message).
+
+    Line 2 keeps the hand's last award through the end of the hand, and the end of the
+    hand and of the game change line 1 only: few bytes on the bus for those events.
+    """
+    view = screen.view
     if view.winner is not None:
-        return "GANAMOS" if view.winner == view.team else "GANARON ELLOS"
-    if dealing:
-        return "REPARTIENDO"
+        first = "GANAMOS EL PARTIDO!" if view.winner == view.team else "GANARON ELLOS"
+        return Line.of(first), _last_award(view)
+    if screen.dealing:
+        return _dealing_lines(screen)
+    prompt = _prompt_lines(screen)
+    if prompt is not None:
+        return prompt
+    if view.hand_number == 0:
+        return Line.of("NUEVA PARTIDA"), Line.of(f"A {view.target}·{view.players} JUGADORES")
     if not view.hand_in_progress:
-        return "FIN DE LA MANO"
+        return _hand_end(view), _last_award(view)
     telling = view.telling
     if telling is not None:
-        if telling.next_seat == view.seat:
-            return "CANTE SUS TANTOS"
-        return f"CANTA EL {telling.next_seat}"
-    if view.envido_pending is not None:
-        chain = " ".join(_ENVIDO[k] for k in view.envido_chain)
-        return f"{chain} QUIERO" if view.envido_pending != view.team else f"{chain} ESPERA"
-    if view.flor_pending is not None:
-        return "CONTRAFLOR QUIERO" if view.flor_pending == view.team else "CONTRAFLOR ESPERA"
-    if view.truco_pending is not None:
-        level, team = view.truco_pending
-        return f"{_LADDER[level]} QUIERO" if team != view.team else f"{_LADDER[level]} ESPERA"
-    if view.my_turn:
-        return "TU TURNO"
-    return f"JUEGA EL {view.turn}"
+        kind = "FLOR" if telling.kind == "flor" else "ENVIDO"
+        nxt = telling.next_seat
+        if nxt == view.seat:
+            head = Line.of(f"{kind}: CANTE SU TANTO")
+        elif nxt is not None:
+            head = Line.of(f"{kind}: CANTA {_who(view, nxt)}")
+        else:
+            head = Line.of(f"{kind}: TANTOS")
+        return head, Line.of(_declarations(view))
+    turn = Line.of(f"TURNO: {_seat_word(view, view.turn)}") if view.turn is not None else Line()
+    call = _pending_call(screen)
+    if call is not None:
+        return _call_lines(call, _answers(view) if call.to_us else [], turn)
+    return turn, _last_award(view)
 
 
-def _hand_line(view: SeatView) -> str:
-    parts = []
-    if view.truco_level:
-        parts.append(_LADDER[view.truco_level])
-    if view.bazas:
-        parts.append(
-            " ".join("P" if r is None else ("N" if r == view.team else "E") for r in view.bazas)
-        )
-    if view.mano is not None:
-        parts.append("MANO" if view.mano == view.seat else f"MANO {view.mano}")
-    return " ".join(parts)
+def screen_content(screen: SeatScreen) -> ScreenContent:
+    """What the screen says (see the module docstring for where)."""
+    view = screen.view
+    base = ScreenContent(view.ours, view.theirs, view.target, _strip(screen))
+    if not screen.node_ok:
+        return _replace(base, banner=("LECTOR DESCONECTADO", "RECONECTANDO..."))
+    if screen.message and screen.refusal:
+        return _replace(base, banner=_wrap_message(screen.message))
+    lines = _state_lines(screen)
+    notice = screen.message or screen.alert
+    if notice and not _busy(screen):
+        wrapped = _wrap_message(notice)
+        if len(wrapped) == 1:
+            lines = (lines[0], Line.of(wrapped[0]))
+        else:
+            lines = (Line.of(wrapped[0]), Line.of(wrapped[1]))
+    return _replace(base, lines=lines)
+
+
+def _busy(screen: SeatScreen) -> bool:
+    """The seat is in the middle of something a notice must not hide."""
+    if screen.menu or screen.prompt:
+        return True
+    view = screen.view
+    if not view.hand_in_progress or screen.dealing:
+        return False
+    call = _pending_call(screen)
+    return call.to_us if call is not None else view.turn == view.seat
+
+
+def _replace(
+    content: ScreenContent,
+    *,
+    lines: tuple[Line, Line] | None = None,
+    banner: tuple[str, ...] = (),
+) -> ScreenContent:
+    return ScreenContent(
+        content.ours,
+        content.theirs,
+        content.target,
+        content.strip,
+        lines if lines is not None else content.lines,
+        banner,
+    )
 
 
 def screen_lines(screen: SeatScreen) -> tuple[str, str]:
-    """The two text lines under the score (each at most ``LINE_CHARS`` long)."""
-    first = screen.prompt or _state_line(screen.view, screen.dealing)
-    second = screen.message or _hand_line(screen.view)
-    return plain(first)[:LINE_CHARS], plain(second)[:LINE_CHARS]
+    """The two text lines under the strip (or the banner's lines)."""
+    content = screen_content(screen)
+    if content.banner:
+        lines = (*content.banner, "", "")
+        return lines[0], lines[1]
+    return content.lines[0].text, content.lines[1].text
+
+
+def screen_texts(screen: SeatScreen) -> tuple[str, ...]:
+    """Every text on the screen below the score: the strip, the lines or the banner."""
+    return screen_content(screen).texts
+
+
+# ------------------------------------------------------------------------- drawing
+
+_BAZA_PATTERNS: dict[BazaMark, tuple[str, ...]] = {
+    BazaMark.OPEN: ("#######", "#.....#", "#.....#", "#.....#", "#.....#", "#.....#", "#######"),
+    BazaMark.WON: ("#######",) * 7,
+    BazaMark.LOST: ("#######", "##...##", "#.#.#.#", "#..#..#", "#.#.#.#", "##...##", "#######"),
+    BazaMark.PARDA: ("#######", "#.....#", "#.....#", "#######", "#.....#", "#.....#", "#######"),
+}
+
+
+def _draw_text(draw: ImageDraw.ImageDraw, x: int, y: int, text: str, fill: int) -> int:
+    """Draws ``text`` at (x, y); returns its width."""
+    lit = FONT_TEXT.pixels(text, (x, y))
+    if lit:
+        draw.point(lit, fill=fill)
+    return text_width(text)
+
+
+@lru_cache(maxsize=256)
+def _score_tile(ours: int, theirs: int, target: int) -> Image.Image:
+    tile = Image.new("1", (WIDTH, SCORE_BOX[3] + 1), 0)
+    draw_scoreboard(
+        ImageDraw.Draw(tile),
+        SCORE_BOX,
+        ours,
+        theirs,
+        target,
+        label_gap=SCORE_LABEL_GAP,
+        divider_band=SCORE_DIVIDER_BAND,
+    )
+    return tile
+
+
+@lru_cache(maxsize=512)
+def _strip_tile(strip: Strip) -> Image.Image:
+    tile = Image.new("1", (WIDTH, PAGE), 0)
+    draw = ImageDraw.Draw(tile)
+    for x, letter, seat in ((MANO_X, "M", strip.mano), (DEALER_X, "D", strip.dealer)):
+        if seat is None:
+            continue
+        width = _draw_text(draw, x, 0, f"{letter}{seat}", 1)
+        if seat == strip.seat:
+            draw.line((x, PAGE - 1, x + width - 1, PAGE - 1), fill=1)
+    for x, mark in zip(BAZA_X, strip.bazas, strict=True):
+        lit = [
+            (x + dx, dy)
+            for dy, row in enumerate(_BAZA_PATTERNS[mark])
+            for dx, cell in enumerate(row)
+            if cell == "#"
+        ]
+        draw.point(lit, fill=1)
+    if strip.truco:
+        width = _draw_text(draw, TRUCO_X, 0, LADDER[strip.truco], 1)
+        if strip.quiero_ours and strip.truco < 3:
+            draw.line((TRUCO_X, PAGE - 1, TRUCO_X + width - 1, PAGE - 1), fill=1)
+    return tile
+
+
+@lru_cache(maxsize=1024)
+def _line_tile(line: Line) -> Image.Image:
+    tile = Image.new("1", (WIDTH, PAGE), 0)
+    x = max(0, (WIDTH - text_width(line.text)) // 2) if line.centre else 0
+    _draw_text(ImageDraw.Draw(tile), x, LINE_TEXT_ROW, line.text, 1)
+    return tile
+
+
+@lru_cache(maxsize=256)
+def _banner_tile(lines: tuple[str, ...]) -> Image.Image:
+    x0, y0, x1, y1 = BANNER_BOX
+    tile = Image.new("1", (x1 - x0, y1 - y0), 1)
+    draw = ImageDraw.Draw(tile)
+    height = y1 - y0
+    step = FONT_TEXT.height + 3
+    block = FONT_TEXT.height + step * (len(lines) - 1)
+    top = (height - block) // 2
+    for index, text in enumerate(lines):
+        x = max(0, (tile.width - text_width(text)) // 2)
+        _draw_text(draw, x, top + index * step, text, 0)
+    return tile
+
+
+def render_content(content: ScreenContent) -> Image.Image:
+    """The 128x64 mode "1" frame of ``content``."""
+    image = Image.new("1", SCREEN_SIZE, 0)
+    image.paste(_score_tile(content.ours, content.theirs, content.target), (0, 0))
+    if content.banner:
+        image.paste(_banner_tile(content.banner), BANNER_BOX[:2])
+        return image
+    image.paste(_strip_tile(content.strip), (0, STRIP_TOP))
+    for top, line in zip(LINE_TOPS, content.lines, strict=True):
+        if line.text:
+            image.paste(_line_tile(line), (0, top))
+    return image
+
+
+def clear_caches() -> None:
+    """Forget the cached tiles (benchmarks measure a cold render with it)."""
+    for cached in (_score_tile, _strip_tile, _line_tile, _banner_tile):
+        cached.cache_clear()
 
 
 def render_screen(screen: SeatScreen) -> Image.Image:
-    view = screen.view
-    image = Image.new("1", SCREEN_SIZE, 0)
-    draw = ImageDraw.Draw(image)
-    draw_scoreboard(draw, SCOREBOARD_BOX, view.ours, view.theirs, view.target)
-    first, second = screen_lines(screen)
-    left, top = TEXT_BOX[0], TEXT_BOX[1] + 1
-    FONT_5X7.draw(draw, (left, top), first)
-    if screen.refusal and screen.message:
-        draw.rectangle((0, top + 8, SCREEN_SIZE[0] - 1, SCREEN_SIZE[1] - 1), fill=1)
-        FONT_5X7.draw(draw, (left + 1, top + 9), second, fill=0)
-    else:
-        FONT_5X7.draw(draw, (left, top + 9), second)
-    return image
+    """The seat's 128x64 mode "1" frame."""
+    return render_content(screen_content(screen))

@@ -43,6 +43,9 @@ _STATUS = {
 }
 
 
+_DEALING_NOTICE = "Repart"  # the table's "Repartiendo: ..." / "Reparte el asiento N: ..."
+
+
 def _entry_name(entry: Kind | MenuItem) -> str:
     return entry.value if isinstance(entry, MenuItem) else _NAMES.get(entry, entry.word)
 
@@ -105,11 +108,12 @@ def screen_for(table: Table, seat: int) -> SeatScreen:
     if message is not None:
         refusal = message.refusal
         text = _STATUS.get(message.text, message.text)
-        # The screen shows these from the state itself: the deal being read, the points
-        # just scored (line 2 keeps the hand's last award), the end of the game, the
-        # reader unplugged.
+        # The screen shows these from the state itself: the deal being read (its notice
+        # outlives the deal by a few seconds), the points just scored (line 2 keeps the
+        # hand's last award), the end of the game, the reader unplugged.
         if not refusal and (
             table.phase is Phase.DEALING
+            or message.text.startswith(_DEALING_NOTICE)
             or game.winner is not None
             or message.text.startswith("+")
             or (message.text in _STATUS and not node_ok)

@@ -1,0 +1,373 @@
+"""Every kind of seat screen, built from real game states.
+
+Each ``Shot`` is one seat's screen at a state reached by playing real actions on a real
+``Game`` behind a real ``Table`` (refusals are refused actions, menus are held buttons,
+the deal is tapped cards), then ``screen_for`` - exactly what the table would display.
+The golden images (``tests/render/golden/screens``) and the contact sheet
+(``truco-table render --contact-sheet``) are made from these.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from ..engine import Action, Card, Game, HouseRules, RefusalCode
+from ..hal.mock import MockDeck
+from ..hal.seatlink import ButtonHeld, ButtonPressed, NodeDisconnected, TagArrived, TagLeft
+from ..table.screens import screen_for
+from ..table.table import DealReading, Table
+from .screen import SeatScreen
+
+__all__ = ["Shot", "refusal_shots", "score_shots", "shots", "state_shots"]
+
+DECK = MockDeck(0)
+
+#: worked hand 1 (docs/RULES.md): seat 0 holds 33 of envido, seat 1 holds 25
+HANDS_2 = {0: "7C 6C 3E", 1: "2O 1B 4B"}
+#: flor against flor: seat 0 flor 33, seat 1 flor 28
+FLOR_2 = {0: "3O 4O 6O", 1: "1C 2C 5C"}
+HANDS_4 = {0: "7E 6E 3C", 1: "2O 12O 4B", 2: "1B 5C 10E", 3: "3E 7O 11B"}
+HANDS_6 = {
+    0: "7E 6E 3C",
+    1: "2O 12O 4B",
+    2: "1B 5C 10E",
+    3: "3E 7O 11B",
+    4: "1E 4C 6O",
+    5: "2C 5O 12B",
+}
+
+
+@dataclass(frozen=True)
+class Shot:
+    """One seat's screen: ``name`` names its golden file, ``title`` labels it."""
+
+    name: str
+    title: str
+    screen: SeatScreen
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _cards(text: str) -> list[Card]:
+    return [Card.from_str(c) for c in text.split()]
+
+
+#: the score the shots start from (unless they say), so that the sticks show
+SCORE = (11, 7)
+
+
+def table_at(
+    actions: Iterable[str] = (),
+    *,
+    hands: dict[int, str] | None = None,
+    players: int = 2,
+    score: tuple[int, int] = SCORE,
+    reading: DealReading = DealReading.SEATS,
+    rules: Mapping[str, str] | None = None,
+) -> Table:
+    """A table whose hand was dealt ``hands`` (worked hand 1 by default) and that then
+    tried ``actions`` (transcript notation; refused ones show their message).
+
+    The clock moves on 10 s before each action, so only the last action's messages are
+    still on the displays (they last a few seconds)."""
+    options = {"players": str(players), **(rules or {})}
+    game = Game(HouseRules.from_options(options), score=score)
+    clock = _Clock()
+    table = Table(game.rules, DECK.lookup, deal_reading=reading, game=game, clock=clock)
+    deal = hands if hands is not None else (HANDS_2 if players == 2 else {})
+    table.new_hand()
+    for seat, text in sorted(deal.items()):
+        for card in _cards(text):
+            table.handle(seat, TagArrived(DECK.uid(card)))
+            table.handle(seat, TagLeft(DECK.uid(card)))
+    table.start_play()
+    clock.now += 10.0
+    for text in actions:
+        clock.now += 10.0
+        table.attempt(Action.from_str(text))
+    clock.now += 0.5
+    return table
+
+
+def _shot(name: str, title: str, table: Table, seat: int) -> Shot:
+    return Shot(name, title, screen_for(table, seat))
+
+
+def _press(table: Table, seat: int, *buttons: str, hold: str | None = None) -> Table:
+    if hold is not None:
+        table.handle(seat, ButtonHeld(hold))
+    for name in buttons:
+        table.handle(seat, ButtonPressed(name))
+    return table
+
+
+def _winning_table(
+    *, winner: int, target: int = 30, loser_score: int | None = None, past: bool = False
+) -> Table:
+    """One point short for ``winner``'s team, then the other team goes to the mazo
+    (``past``: team 0 wins an envido instead, 2 points, one past the target)."""
+    other = target - 3 if loser_score is None else loser_score
+    score = (target - 1, other) if winner == 0 else (other, target - 1)
+    loser = 1 - winner
+    actions = [f"{loser} mazo"] if loser == 0 else ["0 play 3E", "1 mazo"]
+    return table_at(
+        ["0 envido", "1 quiero"] if past and winner == 0 else actions,
+        score=score,
+        rules={"target": str(target), "mazo_envido_point": "off"},
+    )
+
+
+def state_shots() -> list[Shot]:
+    """The state of the hand, calls, answers, tellings, announcements, pads, players."""
+    out: list[Shot] = []
+
+    def add(name: str, title: str, table: Table, seat: int) -> None:
+        out.append(_shot(name, title, table, seat))
+
+    # before and between hands, and the deal being read
+    fresh = Table(HouseRules(), DECK.lookup, clock=_Clock())
+    add("new_game", "new game", fresh, 0)
+    dealing = Table(HouseRules(), DECK.lookup, clock=_Clock(), score=SCORE)
+    dealing.new_hand()
+    for card in _cards("7C 6C"):
+        dealing.handle(0, TagArrived(DECK.uid(card)))
+    add("dealing_seats", "deal: tap your cards", dealing, 0)
+    by_dealer = Table(
+        HouseRules(), DECK.lookup, deal_reading=DealReading.DEALER, clock=_Clock(), score=SCORE
+    )
+    by_dealer.new_hand()
+    for card in _cards("7C 2O 6C"):
+        by_dealer.handle(1, TagArrived(DECK.uid(card)))
+    add("dealing_dealer", "deal: dealer reads", by_dealer, 1)
+    add("dealing_dealer_other", "deal: seat 0 waits", by_dealer, 0)
+
+    # whose turn
+    add("turn_mine", "your turn (mano)", table_at(), 0)
+    add("turn_other", "their turn", table_at(), 1)
+    bazas = table_at(["0 play 3E", "1 play 2O", "0 play 7C", "1 play 1B"])
+    add("bazas_won_lost", "bazas: won, lost", bazas, 1)
+    parda = table_at(["0 play 3E", "1 play 3O"], hands={0: "3E 7C 6C", 1: "3O 1B 4B"})
+    add("baza_parda", "baza parda", parda, 0)
+
+    # truco ladder
+    first_baza = ["0 play 3E", "1 play 2O"]
+    add("truco_pending", "truco: answer", table_at([*first_baza, "1 truco"]), 0)
+    add("truco_called", "truco: we called", table_at([*first_baza, "1 truco"]), 1)
+    add(
+        "envido_esta_primero",
+        "truco, envido primero",
+        table_at(["0 truco"]),
+        1,
+    )
+    add(
+        "retruco_pending",
+        "retruco: answer",
+        table_at([*first_baza, "1 truco", "0 retruco"]),
+        1,
+    )
+    add(
+        "vale_cuatro_pending",
+        "vale cuatro: answer",
+        table_at([*first_baza, "1 truco", "0 retruco", "1 vale-cuatro"]),
+        0,
+    )
+    truco = table_at([*first_baza, "1 truco", "0 quiero"])
+    add("truco_accepted_ours", "truco, quiero ours", truco, 0)
+    add("truco_accepted_theirs", "truco, quiero theirs", truco, 1)
+    retruco = table_at([*first_baza, "1 truco", "0 retruco", "1 quiero"])
+    add("retruco_accepted", "retruco accepted", retruco, 1)
+    vale = table_at([*first_baza, "1 truco", "0 retruco", "1 vale-cuatro", "0 quiero"])
+    add("vale_cuatro_accepted", "vale cuatro accepted", vale, 0)
+
+    # envido chains
+    add("envido_e", "envido: answer", table_at(["0 envido"]), 1)
+    add("envido_e_called", "envido: we called", table_at(["0 envido"]), 0)
+    add("envido_e_e", "envido envido", table_at(["0 envido", "1 envido"]), 0)
+    add("envido_e_r", "envido real envido", table_at(["0 envido", "1 real-envido"]), 0)
+    add(
+        "envido_e_e_r_f",
+        "envido e-e-r-f",
+        table_at(["0 envido", "1 envido", "0 real-envido", "1 falta-envido"]),
+        0,
+    )
+    add("falta_envido", "falta envido: answer", table_at(["0 falta-envido"]), 1)
+    add(
+        "envido_primero_sung",
+        "envido over a truco",
+        table_at(["0 truco", "1 envido"]),
+        0,
+    )
+    won = table_at(["0 envido", "1 quiero"])
+    add("envido_won", "envido won: 33", won, 0)
+    add("envido_lost", "envido lost: 33", won, 1)
+
+    # flor
+    add(
+        "flor_pending",
+        "flor: answer",
+        table_at(["0 flor"], hands=FLOR_2, rules={"flor": "on"}),
+        1,
+    )
+    add(
+        "contraflor_pending",
+        "contraflor: answer",
+        table_at(["0 flor", "1 contraflor"], hands=FLOR_2, rules={"flor": "on"}),
+        0,
+    )
+    add(
+        "al_resto_pending",
+        "contraflor al resto",
+        table_at(["0 flor", "1 contraflor-al-resto"], hands=FLOR_2, rules={"flor": "on"}),
+        0,
+    )
+    add(
+        "flor_won",
+        "flor won",
+        table_at(["0 flor", "1 flor"], hands=FLOR_2, rules={"flor": "on"}),
+        0,
+    )
+
+    # telling of points (claims=declared)
+    telling = table_at(["0 envido", "1 quiero"], rules={"claims": "declared"})
+    add("telling_mine", "telling: your points", telling, 0)
+    add("telling_other", "telling: seat 0 next", telling, 1)
+    told = table_at(["0 envido", "1 quiero", "0 declare 33"], rules={"claims": "declared"})
+    add("telling_son_buenas", "telling: beat 33?", told, 1)
+
+    # the end of a hand and of the game
+    hand = table_at(
+        [
+            *("0 envido", "1 quiero", "0 play 3E", "1 play 2O", "0 play 7C", "1 truco"),
+            *("0 quiero", "1 play 1B", "1 play 4B", "0 play 6C"),
+        ]
+    )
+    add("hand_won", "hand won", hand, 0)
+    add("hand_lost", "hand lost", hand, 1)
+    add("game_won", "game over: won", _winning_table(winner=0, past=True), 0)
+    add("game_lost", "game over: lost", _winning_table(winner=0, past=True), 1)
+
+    # the pad
+    add("menu_truco", "pad: truco menu", _press(table_at(), 0, hold="truco"), 0)
+    add(
+        "menu_envido",
+        "pad: envido menu",
+        _press(table_at(), 0, "envido", hold="envido"),
+        0,
+    )
+    add(
+        "menu_no_quiero",
+        "pad: no quiero menu",
+        _press(table_at(["0 truco"]), 1, "no_quiero", "no_quiero", hold="no_quiero"),
+        1,
+    )
+    add(
+        "number_entry",
+        "pad: number",
+        _press(table_at(), 0, "envido", "quiero", "real_envido", hold="envido"),
+        0,
+    )
+    show = _press(table_at(), 0, "envido", "envido", "quiero", hold="envido")
+    show.handle(0, TagArrived(DECK.uid(Card.from_str("7C"))))
+    add("show_cards", "pad: show cards", show, 0)
+
+    # the reader unplugged; a table-wide alert
+    unplugged = table_at()
+    unplugged.handle(1, NodeDisconnected("/dev/truco-seat1", "unplugged"))
+    add("reader_unplugged", "reader unplugged", unplugged, 1)
+    out.append(
+        Shot(
+            "alert",
+            "table alert",
+            replace(screen_for(table_at(), 1), alert="Sin disco: partida en memoria"),
+        )
+    )
+
+    # four and six players
+    four = table_at(["0 play 3C", "1 play 2O"], hands=HANDS_4, players=4)
+    add("players_4_partner", "4 players: partner", four, 0)
+    add("players_4_turn", "4 players: your turn", four, 2)
+    add(
+        "players_4_truco",
+        "4 players: truco",
+        table_at(["0 play 3C", "1 truco"], hands=HANDS_4, players=4),
+        2,
+    )
+    six = table_at(["0 play 3C", "1 play 2O", "2 play 1B"], hands=HANDS_6, players=6)
+    add("players_6_turn", "6 players: your turn", six, 3)
+    add("players_6_other", "6 players: seat 3", six, 4)
+    add(
+        "players_6_envido",
+        "6 players: envido",
+        table_at(["0 envido"], hands=HANDS_6, players=6),
+        5,
+    )
+    return out
+
+
+#: a refused action for every refusal code: (rules, actions before, refused action)
+_REFUSALS: dict[RefusalCode, tuple[dict[str, str], Sequence[str], str]] = {
+    RefusalCode.NOT_YOUR_TURN: ({}, (), "1 play 2O"),
+    RefusalCode.CARD_NOT_IN_HAND: ({}, (), "0 play 1E"),
+    RefusalCode.CARD_ALREADY_PLAYED: ({}, ("0 play 3E", "1 play 2O"), "0 play 3E"),
+    RefusalCode.CALL_PENDING: ({}, ("0 truco",), "1 play 2O"),
+    RefusalCode.NO_PENDING_CALL: ({}, (), "1 quiero"),
+    RefusalCode.RAISE_NOT_ALLOWED: ({}, ("0 truco", "1 quiero"), "0 retruco"),
+    RefusalCode.ENVIDO_CLOSED: ({}, ("0 play 3E", "1 play 2O"), "0 envido"),
+    RefusalCode.FLOR_DISABLED: ({}, (), "0 flor"),
+    RefusalCode.NO_FLOR: ({"flor": "on"}, (), "0 flor"),
+    RefusalCode.BAD_DECLARATION: ({}, (), "1 declare 30"),
+    RefusalCode.HAND_OVER: ({}, ("0 mazo",), "1 play 2O"),
+}
+
+
+def refusal_shots() -> list[Shot]:
+    """The refusal banner for every ``RefusalCode``, each from a really refused action."""
+    out: list[Shot] = []
+    for code in RefusalCode:
+        if code is RefusalCode.UNKNOWN_CARD:
+            table = table_at()
+            table.handle(0, TagArrived(bytes(7)))  # no card of the deck
+            seat = 0
+        elif code is RefusalCode.GAME_OVER:
+            table = _winning_table(winner=0)
+            table.attempt(Action.from_str("1 play 2O"))
+            seat = 1
+        else:
+            rules, before, refused = _REFUSALS[code]
+            table = table_at(before, rules=rules)
+            got = table.attempt(Action.from_str(refused))
+            if got is not code:
+                raise AssertionError(f"{refused!r} gave {got}, not {code}")
+            seat = Action.from_str(refused).seat
+        out.append(_shot(f"refusal_{code.value}", code.value, table, seat))
+    return out
+
+
+def score_shots() -> list[Shot]:
+    """Every score of both game lengths, on a screen at the start of a hand (at the
+    target: the end of the game)."""
+    out: list[Shot] = []
+    for target in (30, 15):
+        for ours in range(target + 1):
+            theirs = target - ours
+            if ours == target:
+                table = _winning_table(winner=0, target=target, loser_score=0)
+            elif theirs == target:
+                table = _winning_table(winner=1, target=target, loser_score=0)
+            else:
+                table = table_at(score=(ours, theirs), rules={"target": str(target)})
+            name = f"score_t{target}_{ours:02d}_{theirs:02d}"
+            out.append(_shot(name, f"{ours} - {theirs} of {target}", table, 0))
+    return out
+
+
+def shots() -> list[Shot]:
+    """Every screen kind (not every score): the contact sheet."""
+    return state_shots() + refusal_shots()

@@ -1,0 +1,370 @@
+"""Seat screens: pixel-exact goldens of every screen kind and every score, the sticks
+counted back from the screen's pixels, what each screen says, and that no screen ever
+shows another seat's hidden cards.
+
+The screens come from real game states (``controller.render.gallery``: real actions on a
+real ``Table``, then ``screen_for``). Regenerate the goldens deliberately with
+``TRUCO_REGEN_GOLDEN=1 pytest tests/render`` (the tests then write the PNGs and skip).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import time
+from dataclasses import fields, replace
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageChops
+
+from controller.engine import Action, Card, Game, HouseRules, Kind, RefusalCode
+from controller.engine.playout import random_deal
+from controller.hal.mock import MockDeck
+from controller.hal.seatlink import ButtonHeld, ButtonPressed, TagArrived, TagLeft
+from controller.render.gallery import (
+    Shot,
+    refusal_shots,
+    score_shots,
+    state_shots,
+    table_at,
+)
+from controller.render.matchsticks import SCREEN_SIZE
+from controller.render.screen import (
+    BANNER_BOX,
+    SCORE_BOX,
+    SeatScreen,
+    plain,
+    render_screen,
+    screen_content,
+    screen_lines,
+    screen_texts,
+    text_width,
+)
+from controller.table.controls import Button
+from controller.table.screens import pad_prompt, screen_for
+from controller.table.table import Table
+
+from .test_matchsticks import expected_reading, read_team
+
+GOLDEN_DIR = Path(__file__).parent / "golden" / "screens"
+REGEN = os.environ.get("TRUCO_REGEN_GOLDEN") == "1"
+
+STATES = state_shots()
+REFUSALS = refusal_shots()
+SCORES = score_shots()
+ALL = STATES + REFUSALS + SCORES
+
+# the two teams' squares on a seat screen (below the labels, left and right of x = 63)
+LEFT_SQUARES = (0, 8, 63, SCORE_BOX[3])
+RIGHT_SQUARES = (64, 8, 128, SCORE_BOX[3])
+
+
+def same(a: Image.Image, b: Image.Image) -> bool:
+    # compare as "L": Pillow 13 keeps mode "1" pixels as 0/1 or 0/255 depending on origin
+    return ImageChops.difference(a.convert("L"), b.convert("L")).getbbox() is None
+
+
+# --------------------------------------------------------------------------- goldens
+
+
+@pytest.mark.parametrize("shot", ALL, ids=[s.name for s in ALL])
+def test_golden(shot: Shot) -> None:
+    image = render_screen(shot.screen)
+    assert image.mode == "1" and image.size == SCREEN_SIZE
+    path = GOLDEN_DIR / f"{shot.name}.png"
+    if REGEN:
+        GOLDEN_DIR.mkdir(parents=True, exist_ok=True)
+        image.save(path)
+        pytest.skip(f"regenerated {path.name}")
+    if not path.exists():
+        pytest.fail(f"missing golden {path}; create it with TRUCO_REGEN_GOLDEN=1")
+    with Image.open(path) as golden:
+        assert same(image, golden), f"{path.name}: {screen_texts(shot.screen)}"
+
+
+def test_no_stray_goldens() -> None:
+    wanted = {f"{s.name}.png" for s in ALL}
+    present = {p.name for p in GOLDEN_DIR.glob("*.png")}
+    assert present <= wanted, sorted(present - wanted)
+
+
+def test_shot_names_are_unique() -> None:
+    names = [s.name for s in ALL]
+    assert len(names) == len(set(names))
+
+
+def test_every_screen_kind_is_covered() -> None:
+    names = {s.name for s in STATES}
+    for kind in (
+        "truco_pending",
+        "retruco_pending",
+        "vale_cuatro_pending",
+        "truco_accepted_ours",
+        "retruco_accepted",
+        "vale_cuatro_accepted",
+        "envido_e",
+        "envido_e_e",
+        "envido_e_r",
+        "envido_e_e_r_f",
+        "falta_envido",
+        "flor_pending",
+        "contraflor_pending",
+        "al_resto_pending",
+        "telling_mine",
+        "telling_other",
+        "envido_esta_primero",
+        "envido_won",
+        "flor_won",
+        "hand_won",
+        "game_won",
+        "dealing_seats",
+        "dealing_dealer",
+        "menu_truco",
+        "number_entry",
+        "reader_unplugged",
+        "players_4_truco",
+        "players_6_envido",
+    ):
+        assert kind in names
+    assert {s.name for s in REFUSALS} == {f"refusal_{c.value}" for c in RefusalCode}
+    scores = {(s.screen.view.target, s.screen.view.ours) for s in SCORES}
+    assert scores == {(t, p) for t in (15, 30) for p in range(t + 1)}
+
+
+# ------------------------------------------------------------ sticks from the pixels
+
+
+@pytest.mark.parametrize("shot", SCORES, ids=[s.name for s in SCORES])
+def test_sticks_counted_from_the_screen(shot: Shot) -> None:
+    view = shot.screen.view
+    image = render_screen(shot.screen)
+    for region, points in ((LEFT_SQUARES, view.ours), (RIGHT_SQUARES, view.theirs)):
+        reading = read_team(image, region)
+        assert reading.halves == expected_reading(points, view.target), (points, reading)
+        assert reading.overflow_marks == 0
+        assert reading.stroke is None or reading.stroke >= 2
+
+
+def test_overflow_marked_on_the_screen() -> None:
+    won = next(s for s in STATES if s.name == "game_won")  # 31 - 27
+    image = render_screen(won.screen)
+    assert read_team(image, LEFT_SQUARES).overflow_marks > 0
+    assert read_team(image, RIGHT_SQUARES).overflow_marks == 0
+
+
+def test_every_score_reads_differently_on_the_screen() -> None:
+    for target in (15, 30):
+        readings = {
+            read_team(render_screen(s.screen), LEFT_SQUARES).halves
+            for s in SCORES
+            if s.screen.view.target == target
+        }
+        assert len(readings) == target + 1
+
+
+# ------------------------------------------------------------------- what they say
+
+
+def texts(name: str) -> tuple[str, ...]:
+    return screen_texts(next(s for s in ALL if s.name == name).screen)
+
+
+def test_every_text_fits_its_line() -> None:
+    for shot in ALL:
+        for text in screen_texts(shot.screen):
+            assert text_width(text) <= SCREEN_SIZE[0], (shot.name, text)
+        assert text_width(plain(shot.title)) <= SCREEN_SIZE[0], shot.title
+
+
+@pytest.mark.parametrize("shot", REFUSALS, ids=[s.name for s in REFUSALS])
+def test_refusal_banner_says_the_code_message(shot: Shot) -> None:
+    code = RefusalCode(shot.name.removeprefix("refusal_"))
+    assert " ".join(screen_texts(shot.screen)) == plain(code.message)
+
+
+@pytest.mark.parametrize("shot", REFUSALS, ids=[s.name for s in REFUSALS])
+def test_refusal_banner_leaves_the_score_alone(shot: Shot) -> None:
+    calm = replace(shot.screen, message=None, refusal=False)
+    banner, plain_screen = render_screen(shot.screen), render_screen(calm)
+    score = (0, 0, SCREEN_SIZE[0], BANNER_BOX[1])
+    assert same(banner.crop(score), plain_screen.crop(score))
+    inverted = banner.crop(BANNER_BOX).convert("L")
+    assert sum(inverted.histogram()[128:]) > 0.7 * inverted.width * inverted.height
+
+
+def test_calls_answers_and_announcements() -> None:
+    assert texts("truco_pending")[1:] == ("TRUCO?", "QUIERO·NO·MAZO·RETRUCO")
+    assert texts("truco_called")[1:] == ("TURNO: 0", "CANTAMOS TRUCO")
+    assert texts("retruco_pending")[1:] == ("RETRUCO?", "QUIERO·NO·MAZO·VALE 4")
+    assert texts("envido_e_e_r_f")[1:] == ("ENV ENV REAL FALTA?", "QUIERO·NO QUIERO")
+    assert texts("envido_e_r")[1:] == ("ENVIDO REAL ENVIDO?", "QUIERO·NO·FALTA")
+    # el envido está primero: the truco's answers and the envido calls
+    first, second = texts("envido_esta_primero")[1:]
+    assert first.startswith("TRUCO?") and "ENV" in second and "REAL" in second
+    assert texts("contraflor_pending")[1] == "CONTRAFLOR?"
+    assert texts("al_resto_pending")[1] == "CONTRAFLOR AL RESTO?"
+    # the winner's points, for both teams alike; never the loser's (25)
+    assert texts("envido_won")[2] == "+2 NOS: ENVIDO 33"
+    assert texts("envido_lost")[2] == "+2 ELLOS: ENVIDO 33"
+    assert not any("25" in t for t in texts("envido_won") + texts("envido_lost"))
+    assert texts("flor_won")[2] == "+6 NOS: FLOR 33"
+    assert texts("hand_won")[1] == "+2 NOS: LA MANO"
+    assert texts("hand_lost")[1] == "+2 ELLOS: LA MANO"
+    assert texts("game_won")[1] == "GANAMOS EL PARTIDO!"
+    assert texts("game_lost")[1] == "GANARON ELLOS"
+
+
+def test_strip_marks() -> None:
+    strip = screen_content(next(s for s in STATES if s.name == "hand_won").screen).strip
+    assert (strip.mano, strip.dealer, strip.seat) == (0, 1, 0)
+    assert [b.value for b in strip.bazas] == ["won", "lost", "won"]
+    ours = screen_content(next(s for s in STATES if s.name == "truco_accepted_ours").screen)
+    theirs = screen_content(next(s for s in STATES if s.name == "truco_accepted_theirs").screen)
+    assert ours.strip.truco == theirs.strip.truco == 1
+    assert ours.strip.quiero_ours and not theirs.strip.quiero_ours
+    parda = screen_content(next(s for s in STATES if s.name == "baza_parda").screen).strip
+    assert parda.bazas[0].value == "parda"
+
+
+def test_pad_screens() -> None:
+    assert texts("menu_truco")[1] == "[TRUCO] RETRUCO VALE 4"
+    assert texts("menu_envido")[1] == "ENVIDO [TANTO] MOSTRAR"
+    assert texts("number_entry")[1] == "DECLARAR 34?"
+    assert texts("show_cards")[1] == "MOSTRAR: 7C"
+    assert texts("telling_mine")[1:] == ("TENGO 33?", "Q: SI·E+10 R+1 F-1")
+    assert texts("telling_son_buenas")[1:] == ("TENGO 25? MEJOR 33", "Q: SI·NO: SON BUENAS")
+    table = _press(table_at(), 0, hold="flor")
+    assert pad_prompt(table, 0) == "elegir: flor?"
+
+
+def _press(table: Table, seat: int, *buttons: str, hold: str | None = None) -> Table:
+    if hold is not None:
+        table.handle(seat, ButtonHeld(hold))
+    for name in buttons:
+        table.handle(seat, ButtonPressed(name))
+    return table
+
+
+def test_screen_lines_compatibility() -> None:
+    first, second = screen_lines(next(s for s in STATES if s.name == "truco_pending").screen)
+    assert (first, second) == ("TRUCO?", "QUIERO·NO·MAZO·RETRUCO")
+    banner = screen_lines(next(s for s in REFUSALS if "call_pending" in s.name).screen)
+    assert banner == ("HAY UN CANTO SIN", "RESPONDER")
+
+
+def test_notices_and_alerts() -> None:
+    screen = screen_for(table_at(), 1)
+    alert = replace(screen, alert="Sin disco: partida en memoria")
+    assert "DISCO" in " ".join(screen_lines(alert))
+    # not over a call this seat must answer
+    pending = screen_for(table_at(["0 truco"]), 1)
+    assert screen_lines(replace(pending, alert="Sin disco")) == screen_lines(pending)
+
+
+def test_plain() -> None:
+    assert plain("Esa carta ya se jugó") == "ESA CARTA YA SE JUGO"
+    assert plain("No tenés flor") == "NO TENES FLOR"
+    assert plain("¿Qué?  ¡Sí!") == "QUE? SI!"
+
+
+def test_render_is_fast() -> None:
+    screens = [s.screen for s in ALL]
+    for screen in screens:
+        render_screen(screen)
+    start = time.perf_counter()
+    for _ in range(3):
+        for screen in screens:
+            render_screen(screen)
+    mean = (time.perf_counter() - start) / (3 * len(screens))
+    assert mean < 1e-3, f"{mean * 1e3:.2f} ms a screen"
+
+
+# ------------------------------------------------- never another seat's hidden cards
+
+CARD_NAME = re.compile(r"(?<![0-9A-Z])(1[0-2]|[1-7])([EBOC])(?![0-9A-Z])")
+
+
+def _strings(screen: SeatScreen) -> list[str]:
+    """Every text a screen carries (its fields) and shows (its lines)."""
+    out = list(screen_texts(screen))
+    for f in fields(screen):
+        value = getattr(screen, f.name)
+        if isinstance(value, str):
+            out.append(plain(value))
+        elif isinstance(value, tuple):
+            out.extend(plain(v) for v in value if isinstance(v, str))
+    return out
+
+
+def _hidden(game: Game, seat: int) -> set[Card]:
+    """Cards of other seats that are not public (not played or shown)."""
+    hidden: set[Card] = set()
+    for other in range(game.players):
+        hand = game.hand_of(other)
+        if other == seat or hand is None:
+            continue
+        hidden |= set(hand) - set(game.seen_cards(other))
+    return hidden
+
+
+def _random_table(rng: random.Random) -> tuple[Table, MockDeck, dict[int, list[Card]]]:
+    players = rng.choice((2, 4, 6))
+    rules = HouseRules(
+        players=players,
+        flor=rng.random() < 0.5,
+        target=rng.choice((15, 30)),
+        claims=rng.choice(list(type(HouseRules().claims))),
+    )
+    deck = MockDeck(rng.randrange(1000))
+    return Table(rules, deck.lookup, clock=lambda: 0.0), deck, {}
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_no_screen_shows_another_seats_hidden_cards(seed: int) -> None:
+    rng = random.Random(seed)
+    table, deck, _ = _random_table(rng)
+    game = table.game
+    checked = 0
+    for _ in range(400):
+        if game.winner is not None:
+            break
+        if not game.hand_in_progress:
+            table.new_hand()
+            deal = random_deal(rng, game.players)
+            for seat, cards in deal.items():
+                for card in cards:
+                    table.handle(seat, TagArrived(deck.uid(card)))
+                    table.handle(seat, TagLeft(deck.uid(card)))
+                    _check_all(table)
+            continue
+        roll = rng.random()
+        seat = rng.randrange(game.players)
+        if roll < 0.08:  # a pad menu, a show, a number
+            button = rng.choice(list(Button))
+            table.handle(seat, ButtonHeld(button.value))
+            if button is Button.ENVIDO and rng.random() < 0.5:
+                table.handle(seat, ButtonPressed("envido"))
+                table.handle(seat, ButtonPressed("envido"))
+                table.handle(seat, ButtonPressed("quiero"))  # show mode
+                own = game.hand_of(seat) or ()
+                for card in own[: rng.randint(1, 3)]:  # its own cards only
+                    table.handle(seat, TagArrived(deck.uid(card)))
+                    table.handle(seat, TagLeft(deck.uid(card)))
+        elif roll < 0.15:  # a mistake: someone else's move, refused
+            table.attempt(Action(seat, rng.choice([Kind.QUIERO, Kind.FLOR, Kind.ENVIDO])))
+        else:
+            legal = game.legal_list()
+            table.attempt(legal[rng.randrange(len(legal))])
+        checked += _check_all(table)
+    assert checked > 0
+
+
+def _check_all(table: Table) -> int:
+    for seat in range(table.game.players):
+        hidden = {str(c) for c in _hidden(table.game, seat)}
+        for text in _strings(screen_for(table, seat)):
+            for match in CARD_NAME.finditer(text):
+                assert match.group(0) not in hidden, (seat, text)
+    return 1
