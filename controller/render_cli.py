@@ -1,0 +1,201 @@
+"""``truco-table render``: PNG previews of the seat displays.
+
+::
+
+    truco-table render FILE --seat S [--line N | --action K] --out PNG [--scale 4]
+    truco-table render --contact-sheet --out PNG [--scale 2]
+
+The first form replays the transcript ``FILE`` through a real ``Table`` (the deal tapped
+card by card, every action tried as the table would) up to line ``N`` (statements on
+lines ``<= N``) or up to its ``K``-th action (default: the whole file), and draws what
+seat ``S``'s display shows then: the very frame the table would send, including a refusal
+or notice the last statement caused. The second form draws every kind of seat screen
+(``controller.render.gallery``) on one labelled sheet.
+
+``controller/cli.py`` adds the subcommand with :func:`register`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from PIL import Image
+
+from .engine import Action, Card, Game, RefusalCode
+from .hal.mock import MockDeck
+from .hal.seatlink import TagArrived, TagLeft
+from .render.matchsticks import SCREEN_SIZE
+from .render.pixelfont import FONT_TEXT
+from .render.screen import SeatScreen, plain, render_screen
+from .table.screens import screen_for
+from .table.table import Table
+from .transcript import ActionStmt, Statement, TranscriptError, parse, replay
+
+__all__ = ["TableTarget", "contact_sheet", "register", "screen_at"]
+
+MESSAGE_GAP = 10.0  # seconds between statements: only the last one's messages remain
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class TableTarget:
+    """A replay target that drives a ``Table`` (taps for the deal, tries for actions)."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.deck = MockDeck(0)
+        self.clock = _Clock()
+        self.table = Table(game.rules, self.deck.lookup, game=game, clock=self.clock)
+
+    def start_hand(self, dealer: int | None, deal: Mapping[int, tuple[Card, ...]]) -> None:
+        self.clock.now += MESSAGE_GAP
+        self.table.new_hand(dealer)
+        for seat, cards in sorted(deal.items()):
+            for card in cards:
+                uid = self.deck.uid(card)
+                self.table.handle(seat, TagArrived(uid))
+                self.table.handle(seat, TagLeft(uid))
+        self.table.start_play()  # seats not dealt play with hands unknown
+        self.clock.now += MESSAGE_GAP  # the deal's "toquen sus cartas" is over
+
+    def act(self, action: Action) -> RefusalCode | None:
+        self.clock.now += MESSAGE_GAP
+        return self.table.attempt(action)
+
+    def close(self) -> None:
+        pass
+
+
+def _prefix(
+    statements: Sequence[Statement], line: int | None, action: int | None
+) -> list[Statement]:
+    if line is not None:
+        return [st for st in statements if st.line <= line]
+    if action is not None:
+        out: list[Statement] = []
+        seen = 0
+        for st in statements:
+            if isinstance(st, ActionStmt):
+                if seen == action:
+                    break
+                seen += 1
+            out.append(st)
+        return out
+    return list(statements)
+
+
+def screen_at(
+    text: str, seat: int, *, line: int | None = None, action: int | None = None
+) -> SeatScreen:
+    """Seat ``seat``'s screen after the transcript ``text`` up to ``line`` or ``action``."""
+    statements = _prefix(parse(text), line, action)
+    targets: list[TableTarget] = []
+
+    def make(game: Game) -> TableTarget:
+        targets.append(TableTarget(game))
+        return targets[-1]
+
+    result = replay(statements, target=make)
+    if not 0 <= seat < result.game.players:
+        raise ValueError(f"no seat {seat} at a table of {result.game.players}")
+    return screen_for(targets[0].table, seat)
+
+
+def _scaled(image: Image.Image, scale: int) -> Image.Image:
+    width, height = image.size
+    return image.resize((width * scale, height * scale), Image.Resampling.NEAREST)
+
+
+def _label(text: str, scale: int) -> Image.Image:
+    text = plain(text)
+    mask = Image.new("1", (max(1, FONT_TEXT.text_width(text)), FONT_TEXT.height), 0)
+    lit = FONT_TEXT.pixels(text)
+    if lit:
+        for xy in lit:
+            mask.putpixel(xy, 1)
+    return _scaled(mask, scale)
+
+
+def contact_sheet(
+    shots: Sequence[tuple[str, SeatScreen]], *, scale: int = 2, columns: int = 5
+) -> Image.Image:
+    """Screens side by side, each under its label, drawn as a lit panel on a dark sheet."""
+    width, height = SCREEN_SIZE
+    pad, label_h = 8 * scale, (FONT_TEXT.height + 4) * scale
+    cell_w, cell_h = width * scale + 2 * pad, height * scale + label_h + 2 * pad
+    rows = -(-len(shots) // columns)
+    sheet = Image.new("L", (columns * cell_w + pad, rows * cell_h + pad), 48)
+    for index, (title, screen) in enumerate(shots):
+        x = pad + (index % columns) * cell_w
+        y = pad + (index // columns) * cell_h
+        sheet.paste(200, (x, y), _label(title, scale))
+        top = y + label_h
+        sheet.paste(110, (x - 1, top - 1, x + width * scale + 1, top + height * scale + 1))
+        sheet.paste(_scaled(render_screen(screen), scale).convert("L"), (x, top))
+    return sheet
+
+
+def _cmd_render(args: argparse.Namespace) -> int:
+    out = Path(args.out)
+    if args.contact_sheet:
+        from .render.gallery import shots
+
+        image = contact_sheet([(s.title, s.screen) for s in shots()], scale=args.scale or 2)
+        image.save(out)
+        print(f"wrote {out} ({image.width}x{image.height})")
+        return 0
+    if args.file is None:
+        print("truco-table render: give a transcript FILE or --contact-sheet", file=sys.stderr)
+        return 2
+    try:
+        text = Path(args.file).read_text(encoding="utf-8")
+    except OSError as e:
+        print(f"truco-table render: cannot read {args.file}: {e.strerror}", file=sys.stderr)
+        return 2
+    except UnicodeDecodeError:
+        print(f"truco-table render: {args.file} is not UTF-8 text", file=sys.stderr)
+        return 2
+    try:
+        screen = screen_at(text, args.seat, line=args.line, action=args.action)
+    except TranscriptError as e:
+        print(f"{args.file}:{e.line}: {e.message}", file=sys.stderr)
+        return 2
+    except ValueError as e:
+        print(f"truco-table render: {e}", file=sys.stderr)
+        return 2
+    image = _scaled(render_screen(screen), args.scale or 4)
+    image.save(out)
+    print(f"wrote {out} ({image.width}x{image.height})")
+    return 0
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return value
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``render`` to the ``truco-table`` subcommands."""
+    p = subparsers.add_parser("render", help="draw seat screens as PNG previews")
+    p.add_argument("file", nargs="?", help="the .truco transcript")
+    p.add_argument("--seat", type=int, default=0, help="the seat whose display to draw")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--line", type=int, help="after the statements up to this line")
+    where.add_argument("--action", type=int, help="after this many actions")
+    p.add_argument("--out", required=True, help="the PNG to write")
+    p.add_argument("--scale", type=_positive, help="pixels per display pixel (4; the sheet: 2)")
+    p.add_argument(
+        "--contact-sheet", action="store_true", help="every kind of seat screen on one sheet"
+    )
+    p.set_defaults(func=_cmd_render)
