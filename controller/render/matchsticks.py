@@ -46,6 +46,10 @@ The scoreboard screen (:func:`render_scoreboard_image`, 128x64)
   x 65-127.
 * ``TEXT_BOX`` = rows 47-63 stays free for the caller's two lines of text about
   the hand (two 7 px lines fit with 1 px spacing).
+
+The seat screens (``controller/render/screen.py``) draw the same scoreboard in rows
+0-38 with ``label_gap=1`` and ``divider_band=5``: 13 px squares, the rows under it left
+for the status of the hand.
 """
 
 from __future__ import annotations

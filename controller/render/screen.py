@@ -19,15 +19,16 @@ columns it touches on the bus:
   truco level (``TRUCO``, ``RETRUCO``, ``VALE CUATRO``), underlined while our team holds
   the quiero (we may raise next).
 * rows 49-55 (page 6), **line 1**, what is going on: ``TURNO: VOS`` / ``TURNO: 3``; a
-  call this seat's team must answer (``TRUCO?``, ``ENVIDO REAL ENVIDO?``); the telling of
-  points; the deal being read (``TOQUE SUS CARTAS 2/3``); the end of the hand
-  (``+2 NOS: LA MANO``) or of the game; the pad's menu (``[RETRUCO]`` is the entry a
+  call this seat's team must answer (``TRUCO?``, ``ENVIDO REAL ENVIDO?``) or our team's
+  truco call the others must answer (``CANTAMOS TRUCO``); the telling of points; the
+  deal being read (``TOQUE SUS CARTAS 2/3``); the end of the hand (``+2 NOS: LA MANO``)
+  or of the game (``FIN: GANAMOS``); the pad's menu (``[RETRUCO]`` is the entry a
   quiero would choose) or number (``TENGO 33?``).
 * rows 57-63 (page 7), **line 2**, what this seat may do or what happened: the answers
   this seat may give (``QUIERO·NO·MAZO·RETRUCO``, from ``view.legal``), the keys of the
-  pad's prompt, ``CANTAMOS TRUCO`` while the other team must answer our call, the
-  declarations of a telling, the hand's last points (``+2 NOS: ENVIDO 33``: the envido
-  winner's points, never the loser's).
+  pad's prompt, ``CANTAMOS ENVIDO`` while the other team must answer our envido (its
+  points will be written over it), the declarations of a telling, the hand's last
+  points (``+2 NOS: ENVIDO 33``: the envido winner's points, never the loser's).
 * A **refusal** (``NO ES TU TURNO``) or an unplugged reader is an inverted banner over
   rows 40-63 for a few seconds (the table times it); the score stays in view. Other
   notices (a reader reconnected, a table alert) take lines 1 and 2 when the seat is not
@@ -185,6 +186,7 @@ class ScreenContent:
 # ----------------------------------------------------------------------------- text
 
 
+@lru_cache(maxsize=2048)
 def plain(text: str) -> str:
     """Upper case, no accents, only what the 5x7 font draws."""
     decomposed = unicodedata.normalize("NFKD", text.upper())
@@ -315,6 +317,7 @@ class _Call:
     ours: bool  # our team made it (the others answer)
     to_us: bool  # this seat's team must answer
     last: tuple[str, ...] = ()  # the last call of a chain, widest first (else ``names``)
+    truco: bool = False  # a truco call (its answer may end the hand)
 
 
 def _pending_call(screen: SeatScreen) -> _Call | None:
@@ -341,22 +344,27 @@ def _pending_call(screen: SeatScreen) -> _Call | None:
         )
     if view.truco_pending is not None:
         level, caller = view.truco_pending
-        return _Call((LADDER[level],), caller == team, caller != team)
+        return _Call((LADDER[level],), caller == team, caller != team, truco=True)
     return None
 
 
 _FLOR_KINDS = {Kind.FLOR, Kind.CONTRAFLOR, Kind.CONTRAFLOR_AL_RESTO, Kind.CON_FLOR_ME_ACHICO}
 
 
-def _call_lines(call: _Call, answers: list[Kind], turn: Line) -> tuple[Line, Line]:
-    """A call awaiting an answer. To the team that must answer: line 1 the call, line 2
-    the answers (or, when they do not fit, both lines flowing). To the team that called:
-    line 1 stays (``turn``), line 2 ``CANTAMOS ...``, where the award of an envido will
-    then be written (few bytes on the bus when the call is answered)."""
+def _call_lines(call: _Call, answers: list[Kind], turn: Line, quiet: Line) -> tuple[Line, Line]:
+    """A call awaiting an answer.
+
+    To the team that must answer: line 1 the call, line 2 the answers (or, when they do
+    not fit, both lines flowing). To the team that called, ``CANTAMOS ...`` where the
+    next change will be written anyway, so that the answer costs few bytes on the bus:
+    a truco's on line 1 (a refusal ends the hand, whose result goes there; line 2 keeps
+    ``quiet``), an envido's or a flor's on line 2 (where its points will show; line 1
+    keeps ``turn``)."""
     if not call.to_us:
         names = call.last or call.names
         said = [f"CANTAMOS {n}" for n in names] if call.ours else [f"{n}: ESPERANDO" for n in names]
-        return turn, Line.of(fit_text([*said, f"{names[-1]}!"]))
+        line = Line.of(fit_text([*said, f"{names[-1]}!"]))
+        return (line, quiet) if call.truco else (turn, line)
     if not answers:
         return (
             Line.of(fit_text([f"{n}?" for n in call.names])),
@@ -526,7 +534,7 @@ def _state_lines(screen: SeatScreen) -> tuple[Line, Line]:
     """
     view = screen.view
     if view.winner is not None:
-        first = "GANAMOS EL PARTIDO!" if view.winner == view.team else "GANARON ELLOS"
+        first = "FIN: GANAMOS" if view.winner == view.team else "FIN: PERDIMOS"
         return Line.of(first), _last_award(view)
     if screen.dealing:
         return _dealing_lines(screen)
@@ -551,7 +559,8 @@ def _state_lines(screen: SeatScreen) -> tuple[Line, Line]:
     turn = Line.of(f"TURNO: {_seat_word(view, view.turn)}") if view.turn is not None else Line()
     call = _pending_call(screen)
     if call is not None:
-        return _call_lines(call, _answers(view) if call.to_us else [], turn)
+        answers = _answers(view) if call.to_us else []
+        return _call_lines(call, answers, turn, _last_award(view))
     return turn, _last_award(view)
 
 

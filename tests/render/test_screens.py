@@ -196,7 +196,8 @@ def test_refusal_banner_leaves_the_score_alone(shot: Shot) -> None:
 
 def test_calls_answers_and_announcements() -> None:
     assert texts("truco_pending")[1:] == ("TRUCO?", "QUIERO·NO·MAZO·RETRUCO")
-    assert texts("truco_called")[1:] == ("TURNO: 0", "CANTAMOS TRUCO")
+    assert texts("truco_called")[1:] == ("CANTAMOS TRUCO", "")
+    assert texts("envido_e_called")[1:] == ("TURNO: VOS", "CANTAMOS ENVIDO")
     assert texts("retruco_pending")[1:] == ("RETRUCO?", "QUIERO·NO·MAZO·VALE 4")
     assert texts("envido_e_e_r_f")[1:] == ("ENV ENV REAL FALTA?", "QUIERO·NO QUIERO")
     assert texts("envido_e_r")[1:] == ("ENVIDO REAL ENVIDO?", "QUIERO·NO·FALTA")
@@ -212,8 +213,8 @@ def test_calls_answers_and_announcements() -> None:
     assert texts("flor_won")[2] == "+6 NOS: FLOR 33"
     assert texts("hand_won")[1] == "+2 NOS: LA MANO"
     assert texts("hand_lost")[1] == "+2 ELLOS: LA MANO"
-    assert texts("game_won")[1] == "GANAMOS EL PARTIDO!"
-    assert texts("game_lost")[1] == "GANARON ELLOS"
+    assert texts("game_won")[1] == "FIN: GANAMOS"
+    assert texts("game_lost")[1] == "FIN: PERDIMOS"
 
 
 def test_strip_marks() -> None:
