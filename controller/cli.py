@@ -260,9 +260,11 @@ def build_parser() -> argparse.ArgumentParser:
     c.set_defaults(func=_cmd_control)
 
     from .enroll_cli import register as register_enroll
+    from .render_cli import register as register_render
     from .tournament.verify_cli import register as register_verify
 
     register_enroll(sub)
+    register_render(sub)
     register_verify(sub)
     return parser
 

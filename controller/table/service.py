@@ -186,6 +186,7 @@ class TableService:
 
     def ready(self) -> None:
         """Hardware up and game restored: draw every screen and tell systemd."""
+        self._housekeeping()  # e.g. start reading the first deal
         self.redraw(force=True)
         self._ready = True
         self.notifier.ready(f"hand {self.table.game.hand_number}, score {self.table.game.score}")
@@ -204,6 +205,8 @@ class TableService:
             item = self.events.get(timeout=wait) if wait > 0 else self.events.get_nowait()
         except queue.Empty:
             item = None
+        if item is not None:
+            self._housekeeping()  # a deal due now is started before the taps are read
         while item is not None:
             self._handle(*item)
             done += 1
