@@ -225,6 +225,13 @@ class TableService:
             self.step(tick)
 
     def _handle(self, seat: int, event: LinkEvent) -> None:
+        try:
+            self._handle_event(seat, event)
+        except Exception:  # one bad event must never stop the table
+            log.exception("seat %d: failed to handle %r", seat, event)
+            self.table.tell(seat, "Error interno: repita", refusal=True)
+
+    def _handle_event(self, seat: int, event: LinkEvent) -> None:
         if isinstance(event, ButtonHeld | ButtonPressed | TagArrived | TagLeft):
             self.handled += 1
         if isinstance(event, ButtonHeld | ButtonPressed) and self._control(seat, event):

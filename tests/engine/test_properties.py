@@ -47,6 +47,8 @@ def check_refusal(game: Game, action: Action) -> None:
     if action.kind is not Kind.SHOW:
         assert legal == (action in game.legal_list())
     if not legal:
+        if action.kind is not Kind.SHOW:
+            assert game._explain(action) is not None, f"no reason found to refuse {action}"
         with pytest.raises(IllegalActionError) as info:
             game.push(action)
         assert info.value.code is code
