@@ -9,6 +9,7 @@ import logging
 import os
 import time
 from pathlib import Path
+from typing import TextIO
 
 import pytest
 
@@ -29,7 +30,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
 
 
 def enroll(
-    argv: list[str], *, keys: str | io.TextIOBase = "", by_id_dir: Path | None = None
+    argv: list[str], *, keys: str | TextIO = "", by_id_dir: Path | None = None
 ) -> tuple[int, str]:
     args = parse(["enroll", *argv])
     assert args.func is enroll_cli.run
@@ -166,7 +167,8 @@ def test_quit_writes_nothing(tmp_path: Path) -> None:
 class _CtrlC(io.StringIO):
     """Keys typed: none; instead Ctrl-C is pressed while the command waits for cards."""
 
-    def readline(self, size: int | None = -1) -> str:
+    # typeshed types _io._IOBase.readline as returning bytes; StringIO's returns str.
+    def readline(self, size: int | None = -1) -> str:  # type: ignore[override]
         time.sleep(0.2)
         _thread.interrupt_main()
         return ""
@@ -226,7 +228,8 @@ class _QuitLater(io.StringIO):
         self.delay = delay
         self.calls = 0
 
-    def readline(self, size: int | None = -1) -> str:
+    # typeshed types _io._IOBase.readline as returning bytes; StringIO's returns str.
+    def readline(self, size: int | None = -1) -> str:  # type: ignore[override]
         self.calls += 1
         if self.calls > 1:
             return ""

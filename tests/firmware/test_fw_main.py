@@ -47,7 +47,12 @@ class FakeMachine(types.ModuleType):
         outer = self
 
         class MachinePin(Pin):
-            def __new__(cls, ident: object = None, *args: Any, **kwargs: Any) -> Pin:
+            # machine.Pin(ident) hands back the pin already made for ident, which may be a
+            # stand-in that is no MachinePin (the chip's CS); mypy wants __new__ to return
+            # the class's own type.
+            def __new__(  # type: ignore[misc]
+                cls, ident: object = None, *args: Any, **kwargs: Any
+            ) -> Pin:
                 if ident in outer.pins:
                     return outer.pins[ident]
                 return super().__new__(cls)

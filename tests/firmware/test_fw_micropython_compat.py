@@ -52,7 +52,7 @@ def problems(path: Path) -> list[str]:
                     found.append(f"{where}: import {name}")
         if (
             isinstance(node, ast.List | ast.Tuple | ast.Set)
-            and isinstance(node.ctx, ast.Load)
+            and (isinstance(node, ast.Set) or isinstance(node.ctx, ast.Load))
             and any(isinstance(e, ast.Starred) for e in node.elts)
         ):
             found.append(f"{where}: unpacking in a display")

@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 
 from controller.engine.cards import CARDS, Card
 from controller.engine.errors import RefusalCode
-from controller.hal import deck as deckmod
 from controller.hal.deck import (
     Deck,
     DeckError,
@@ -244,7 +243,7 @@ def test_failed_save_leaves_the_old_file(tmp_path: Path, monkeypatch: pytest.Mon
     def broken_replace(src: object, dst: object) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(deckmod.os, "replace", broken_replace)
+    monkeypatch.setattr("controller.hal.deck.os.replace", broken_replace)
     with pytest.raises(OSError):
         save_registry(DeckRegistry((make_deck("a"), make_deck("b", 1))), path)
     assert path.read_bytes() == before
@@ -391,9 +390,9 @@ def test_hand_edited_file_with_comments_and_lower_case_uids() -> None:
     assert "04A024B2C50000" in dumps(reg)
 
 
-names = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=20).filter(
-    lambda s: _valid_name(s)
-)
+names: st.SearchStrategy[str] = st.text(
+    st.characters(blacklist_categories=["Cs"]), min_size=1, max_size=20
+).filter(lambda s: _valid_name(s))
 
 
 def _valid_name(name: str) -> bool:
@@ -425,6 +424,6 @@ def test_save_uses_fsync(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
         calls.append(fd)
         real(fd)
 
-    monkeypatch.setattr(deckmod.os, "fsync", spy)
+    monkeypatch.setattr("controller.hal.deck.os.fsync", spy)
     save_registry(DeckRegistry((make_deck(),)), tmp_path / "decks.toml")
     assert len(calls) == 2  # the file, then its directory

@@ -301,6 +301,7 @@ def test_random_taps_never_corrupt_the_session(sequence: list[bytes | str], reta
             step = session.tap(op)
         enrolled = dict(session.enrolled)
         if step.kind is StepKind.ACCEPTED:
+            assert expected is not None  # for mypy; the next assert implies it
             assert step.card == expected and enrolled == {**before, expected: op}
         elif step.kind is StepKind.UNDONE:
             assert len(enrolled) == len(before) - 1 and session.expected == step.card

@@ -10,11 +10,13 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TypedDict
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from seatnode import protocol as fw
+from seatnode.node import NodeApp
 
 from controller.hal import seatlink as sl
 from controller.hal.seatlink import (
@@ -126,7 +128,7 @@ def test_firmware_frames_decode_on_the_host(seq: int, kind_value: tuple[str, obj
         "TAGOFF": TagLeft,
         "PRESS": ButtonPressed,
         "HOLD": ButtonHeld,
-    }[kind](value)  # type: ignore[abstract]
+    }[kind](value)
     assert events == [expected]
     assert sl.parse_frame(frame.rstrip())[0] == seq
 
@@ -156,9 +158,7 @@ def test_firmware_hello_and_heartbeat_decode_on_the_host(
     ]
 
 
-def fw_app(write: Callable[[bytes], None], seat: int | None = 0) -> object:
-    from seatnode.node import NodeApp
-
+def fw_app(write: Callable[[bytes], None], seat: int | None = 0) -> NodeApp:
     return NodeApp(write, seat, SERIAL, 0)
 
 
@@ -320,7 +320,17 @@ class Events:
             return [e for _s, e in self.items if isinstance(e, kind)]
 
 
-FAST = {
+class Timings(TypedDict):
+    """SeatLink's timing options, as keyword arguments."""
+
+    heartbeat_timeout: float
+    hello_interval: float
+    backoff_initial: float
+    backoff_max: float
+    read_timeout: float
+
+
+FAST: Timings = {
     "heartbeat_timeout": 0.6,
     "hello_interval": 0.2,
     "backoff_initial": 0.05,
