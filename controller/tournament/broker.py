@@ -1,0 +1,120 @@
+"""A local Mosquitto for demos, tests and benchmarks: a child process on 127.0.0.1.
+
+The configuration it writes listens on the loopback only (``listener PORT 127.0.0.1``)
+with anonymous access, keeps nothing on disk, and lets a desk that is away queue many
+messages (``max_queued_messages``). A tournament's real broker is configured the same
+way, with ``listener 1883 <the LAN address>`` and access control as the venue wants.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+__all__ = ["LocalBroker", "find_mosquitto", "free_port"]
+
+CONFIG = """\
+# written by truco-table: a broker for one machine
+listener {port} 127.0.0.1
+allow_anonymous true
+persistence false
+max_queued_messages 1000000
+max_inflight_messages 100
+set_tcp_nodelay true
+log_dest stderr
+log_type error
+log_type warning
+connection_messages false
+"""
+
+
+def find_mosquitto() -> str | None:
+    """The ``mosquitto`` binary (``PATH``, then /usr/sbin where Debian puts it)."""
+    found = shutil.which("mosquitto")
+    if found:
+        return found
+    for candidate in ("/usr/sbin/mosquitto", "/usr/local/sbin/mosquitto"):
+        if os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class LocalBroker:
+    """``with LocalBroker() as broker: ... broker.port``; ``stop()``/``start()`` again
+    on the same port simulate a broker that goes away and comes back."""
+
+    def __init__(self, port: int = 0, *, workdir: str | os.PathLike[str] | None = None) -> None:
+        binary = find_mosquitto()
+        if binary is None:
+            raise FileNotFoundError("mosquitto not found (Debian: apt-get install mosquitto)")
+        self.binary = binary
+        self.port = port or free_port()
+        self.host = "127.0.0.1"
+        self._tmp: tempfile.TemporaryDirectory[str] | None = None
+        if workdir is None:
+            self._tmp = tempfile.TemporaryDirectory(prefix="truco-broker-")
+            workdir = self._tmp.name
+        self.dir = Path(workdir)
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.config = self.dir / "mosquitto.conf"
+        self.log = self.dir / "mosquitto.log"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self, timeout: float = 10.0) -> LocalBroker:
+        self.config.write_text(CONFIG.format(port=self.port), encoding="utf-8")
+        with open(self.log, "ab") as log:
+            self.process = subprocess.Popen(
+                [self.binary, "-c", str(self.config)],
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=log,
+            )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(
+                    f"mosquitto exited ({self.process.returncode}): "
+                    + self.log.read_text(encoding="utf-8", errors="replace")[-500:]
+                )
+            with (
+                contextlib.suppress(OSError),
+                socket.create_connection((self.host, self.port), timeout=0.2),
+            ):
+                return self
+            time.sleep(0.02)
+        self.stop()
+        raise RuntimeError(f"mosquitto did not listen on {self.host}:{self.port}")
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.process = None
+
+    def close(self) -> None:
+        self.stop()
+        if self._tmp is not None:
+            self._tmp.cleanup()
+            self._tmp = None
+
+    def __enter__(self) -> LocalBroker:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

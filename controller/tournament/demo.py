@@ -1,0 +1,467 @@
+"""A whole tournament on one machine: Mosquitto, N mock tables, the desk.
+
+``truco-table tournament-demo --tables 20`` (``sh scripts/tournament``) starts a local
+Mosquitto on 127.0.0.1, N tables on mock hardware (``SimTable``: the real service, mock
+seat nodes on ptys, bots at every seat, each table in its own thread with its own state
+directory and outbox), the desk with its web page, and cuts the network of a few tables
+now and then (``--flaky``). Players act at ``--speed`` times human speed: a human takes
+about ``HUMAN_ACTION_S`` (3 s) per action, so 10x is one action every 0.3 s per table.
+Now and then a player taps a card out of turn (a refusal for the referee) and the
+referee undoes an action (``--mistakes``).
+
+When every table has played its games the demo checks the desk's results against every
+table's own archived records, verifies every collected record with the tournament key,
+prints a summary and exits 0 when all is well.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+import random
+import secrets
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TextIO
+
+from ..engine import Action, Game, HouseRules, Kind
+from ..table.mock_table import MockTableError
+from ..table.run_mock import MockRun
+from ..table.service import Accepted, ServiceEvent
+from ..transcript import parse, replay
+from .broker import LocalBroker
+from .desk import Desk, DeskState, all_finished, render_board, serve_http, unseal
+from .netsim import CuttableLink
+from .profile import tournament_profile
+from .publisher import TablePublisher
+from .seal import NotSealedError, TournamentKey, verify
+
+__all__ = ["HUMAN_ACTION_S", "SimTable", "compare_with_tables", "run_demo"]
+
+log = logging.getLogger(__name__)
+
+#: Seconds a human player takes per action (a call, an answer, a card): "human speed".
+HUMAN_ACTION_S = 3.0
+
+
+class SimTable:
+    """One mock table playing ``games`` games with bots, published to the broker.
+
+    Runs in its own thread (``start``). ``power_cut()`` stops it the hard way (no
+    goodbye to the broker, nothing flushed beyond what the disk already has) and
+    ``start()`` again restores it from its state directory, as a real table restarts.
+    """
+
+    def __init__(
+        self,
+        table_id: str,
+        *,
+        state_dir: Path,
+        rules: HouseRules,
+        broker: tuple[str, int],
+        tournament: str,
+        key: TournamentKey | None,
+        seed: int = 0,
+        pace: float = HUMAN_ACTION_S / 10,
+        games: int = 1,
+        refusal_rate: float = 0.0,
+        undo_rate: float = 0.0,
+        fsync: bool = True,
+    ) -> None:
+        self.table_id = table_id
+        self.state_dir = Path(state_dir)
+        self.rules = tournament_profile(rules)
+        self.broker = broker
+        self.tournament = tournament
+        self.key = key
+        self.seed = seed
+        self.pace = pace
+        self.games = games
+        self.refusal_rate = refusal_rate
+        self.undo_rate = undo_rate
+        self.fsync = fsync
+        self.done = threading.Event()
+        self.error: BaseException | None = None
+        self.publisher: TablePublisher | None = None
+        self.refusals = 0
+        self.undos = 0
+        self.restarts = 0
+        self._stop = threading.Event()
+        self._kill = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._last_text = ""
+        self._close_timeout = 5.0
+
+    # ------------------------------------------------------------------ control
+
+    def start(self) -> SimTable:
+        self._stop.clear()
+        self._kill.clear()
+        self._thread = threading.Thread(target=self._main, name=self.table_id, daemon=True)
+        self._thread.start()
+        return self
+
+    def power_cut(self) -> None:
+        """Stop now, as if the power went (the broker sends the table's last will)."""
+        self._kill.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+        self.restarts += 1
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop playing, deliver what is pending, say offline, close everything."""
+        self._close_timeout = timeout
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=timeout + 10)
+
+    def join(self, timeout: float | None = None) -> bool:
+        return self.done.wait(timeout)
+
+    def archived(self) -> list[str]:
+        """The table's own records of its finished games, oldest first."""
+        folder = self.state_dir / "archive"
+        if not folder.is_dir():
+            return []
+        files = sorted(folder.glob("*.truco"), key=lambda p: (p.stat().st_mtime_ns, p.name))
+        return [p.read_text(encoding="utf-8") for p in files]
+
+    # ------------------------------------------------------------------ the table
+
+    def _main(self) -> None:
+        run: MockRun | None = None
+        publisher: TablePublisher | None = None
+        try:
+            run = MockRun(self.rules, seed=self.seed, human=None, state_dir=self.state_dir)
+            service = run.mock.service
+            service.config = dataclasses.replace(service.config, record_refusals=True)
+            service.listeners.append(self._remember)
+            publisher = TablePublisher(
+                self.table_id,
+                *self.broker,
+                outbox_dir=self.state_dir / "outbox",
+                tournament=self.tournament,
+                key=self.key,
+                fsync=self.fsync,
+            )
+            self.publisher = publisher
+            publisher.attach(service)
+            publisher.start()
+            self._play(run)
+        except BaseException as e:  # reported by the demo and the tests
+            log.exception("table %s failed", self.table_id)
+            self.error = e
+            self.done.set()
+        finally:
+            if not self._kill.is_set():
+                self.done.set()  # played out: stay connected until told to stop
+                while not self._stop.wait(0.1) and not self._kill.is_set():
+                    pass
+            if publisher is not None:
+                if self._kill.is_set():
+                    publisher.abort()
+                else:
+                    publisher.close(timeout=self._close_timeout)
+            if run is not None:
+                run.close()
+
+    def _remember(self, event: ServiceEvent) -> None:
+        if isinstance(event, Accepted):
+            self._last_text = event.text
+
+    def _play(self, run: MockRun) -> None:
+        rng = random.Random(f"{self.table_id}-{self.seed}-{self.restarts}")
+        finished = len(self.archived())
+        run.seed = self.seed * 1000 + finished
+        while not self._kill.is_set() and not self._stop.is_set():
+            game = run.game
+            if game.winner is not None:
+                finished += 1
+                if finished >= self.games:
+                    return
+                run.seed = self.seed * 1000 + finished
+                run.mock.service.new_game()
+                continue
+            if finished >= self.games:
+                return
+            if run.needs_deal():
+                run.deal()
+            else:
+                r = rng.random()
+                if r < self.refusal_rate and self._mistake(run, rng):
+                    self.refusals += 1
+                elif r > 1 - self.undo_rate and self._undo(run):
+                    self.undos += 1
+                else:
+                    try:
+                        moved = run.bot_step() is not None
+                    except MockTableError as e:  # a mock node too slow on a loaded machine
+                        log.warning("%s: %s; the bots look again", self.table_id, e)
+                        moved = True
+                    if not moved:
+                        raise RuntimeError(f"{self.table_id}: the bots are stuck")
+            if self._kill.wait(self.pace):
+                return
+
+    def _mistake(self, run: MockRun, rng: random.Random) -> bool:
+        """A player taps one of their cards out of turn: refused, shown, recorded."""
+        game: Game = run.game
+        if not game.hand_in_progress:
+            return False
+        seats = [s for s in range(game.players) if s != game.turn]
+        seat = rng.choice(seats)
+        cards = game.cards_in_hand(seat) or ()
+        if not cards:
+            return False
+        action = Action(seat, Kind.PLAY, card=rng.choice(cards))
+        if game.is_legal(action):
+            return False
+        try:
+            return run.mock.act(action) is not None
+        except MockTableError:
+            return False
+
+    def _undo(self, run: MockRun) -> bool:
+        """The referee undoes the last action (never a deal, never one that ended a hand)."""
+        game = run.game
+        first = self._last_text.split(None, 1)[0] if self._last_text else ""
+        if not game.hand_in_progress or not game.move_stack or not first.isdigit():
+            return False
+        self._last_text = ""
+        return run.mock.service.command("undo")
+
+
+def compare_with_tables(state: DeskState, tables: Sequence[SimTable]) -> list[str]:
+    """Differences between the desk's results and records and each table's own archive
+    (empty when they agree): same games, same records, same winners and scores."""
+    problems: list[str] = []
+    results = {r.game: r for r in state.results_list()}
+    seen = set()
+    for table in tables:
+        own = table.archived()
+        mine = sorted(g for g in results if g.startswith(f"{table.table_id}-g"))
+        if len(mine) != len(own):
+            problems.append(f"{table.table_id}: {len(own)} games archived, desk has {len(mine)}")
+        for game, text in zip(mine, own, strict=False):
+            seen.add(game)
+            result = results[game]
+            if not result.ok:
+                problems.append(f"{game}: {result.verdict}: {result.detail} {result.problems}")
+            path = (state.out_dir / "records" / result.record) if state.out_dir else None
+            if path is None or not path.exists():
+                problems.append(f"{game}: no record file at the desk")
+                continue
+            if unseal(path.read_text(encoding="utf-8")) != text:
+                problems.append(f"{game}: the desk's record differs from the table's archive")
+            g = replay(parse(text)).game
+            if (g.winner, g.score) != (result.winner, result.score):
+                problems.append(
+                    f"{game}: desk says team {result.winner} {result.score}, "
+                    f"the table's record says team {g.winner} {g.score}"
+                )
+    for game in sorted(set(results) - seen):
+        problems.append(f"{game}: at the desk but in no table's archive")
+    return problems
+
+
+def verify_folder(folder: Path, key: TournamentKey) -> tuple[int, list[str]]:
+    """Verify every ``*.truco`` in ``folder``; (intact count, problems)."""
+    intact, problems = 0, []
+    for path in sorted(folder.glob("*.truco")):
+        try:
+            v = verify(path.read_text(encoding="utf-8"), key.key, key_id=key.key_id)
+        except NotSealedError:
+            problems.append(f"{path.name}: not sealed")
+            continue
+        if v.ok:
+            intact += 1
+        else:
+            problems.append(f"{path.name}: tampered: line {v.first_bad_line}: {v.reason}")
+    return intact, problems
+
+
+def write_tournament_config(path: Path, name: str, key: TournamentKey, broker: str) -> None:
+    """The tournament's TOML (``truco-table verify --config`` and ``desk --config`` read it)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(
+            "# written by truco-table tournament-demo; keep the key secret\n"
+            "[tournament]\n"
+            f'name = "{name}"\n'
+            f'broker = "{broker}"\n'
+            f'key = "{key.key.hex()}"\n'
+            f'key_id = "{key.key_id}"\n'
+        )
+
+
+@dataclasses.dataclass
+class DemoOptions:
+    tables: int = 20
+    games: int = 1
+    speed: float = 10.0
+    players: int = 2
+    target: int = 15
+    flor: bool = False
+    flaky: int = 4
+    cut_every: float = 8.0
+    cut_for: float = 2.0
+    mistakes: float = 0.02
+    seed: int = 0
+    out: Path | None = None
+    http_port: int = 8080
+    broker: str | None = None
+    tournament: str = "demo"
+    timeout: float = 900.0
+    board: bool = True
+
+
+def run_demo(opts: DemoOptions, out: TextIO = sys.stdout) -> int:
+    """The demo (see the module docstring); returns the exit status."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    folder = opts.out or Path(f"tournament-{stamp}")
+    folder.mkdir(parents=True, exist_ok=True)
+    key = TournamentKey(secrets.token_bytes(32), f"{opts.tournament}-{stamp}")
+    broker: LocalBroker | None = None
+    if opts.broker is None:
+        broker = LocalBroker(workdir=folder / "broker").start()
+        host, port = broker.host, broker.port
+    else:
+        from .topics import parse_broker
+
+        host, port = parse_broker(opts.broker)
+    write_tournament_config(folder / "tournament.toml", opts.tournament, key, f"{host}:{port}")
+    state = DeskState(opts.tournament, out_dir=folder / "desk", key=key, profile="tournament")
+    desk = Desk(state, host, port).start()
+    http = None
+    links: list[CuttableLink] = []
+    tables: list[SimTable] = []
+    stop_chaos = threading.Event()
+    try:
+        try:
+            http = serve_http(state, opts.http_port)
+        except OSError:  # the port is taken: any free one
+            http = serve_http(state, 0)
+        rules = HouseRules(players=opts.players, target=opts.target, flor=opts.flor)
+        pace = HUMAN_ACTION_S / opts.speed
+        for i in range(opts.tables):
+            table_id = f"mesa{i + 1:02d}"
+            target = (host, port)
+            if i < opts.flaky:
+                link = CuttableLink(host, port)
+                links.append(link)
+                target = ("127.0.0.1", link.port)
+            tables.append(
+                SimTable(
+                    table_id,
+                    state_dir=folder / "tables" / table_id,
+                    rules=rules,
+                    broker=target,
+                    tournament=opts.tournament,
+                    key=key,
+                    seed=opts.seed * 10_000 + i,
+                    pace=pace,
+                    games=opts.games,
+                    refusal_rate=opts.mistakes,
+                    undo_rate=opts.mistakes / 3,
+                ).start()
+            )
+        chaos = threading.Thread(
+            target=_chaos, args=(links, opts.cut_every, opts.cut_for, stop_chaos), daemon=True
+        )
+        chaos.start()
+        page = f"http://127.0.0.1:{http.server_address[1]}/"
+        _watch(tables, state, opts, out, page)
+        stop_chaos.set()
+        chaos.join()
+        for link in links:
+            link.restore()
+        for t in tables:
+            t.stop()
+        complete = desk.wait(all_finished([t.table_id for t in tables], opts.games), 30)
+        state.export()
+        problems = [f"{t.table_id}: {t.error!r}" for t in tables if t.error is not None]
+        if not complete:
+            problems.append("the desk did not receive every record")
+        problems += compare_with_tables(state, tables)
+        intact, bad = verify_folder(folder / "desk" / "records", key)
+        problems += bad
+        if opts.board:
+            out.write(render_board(state) + "\n\n")
+        snap = state.snapshot()
+        out.write(
+            f"tables={len(tables)} games={len(snap['results'])} records_intact={intact} "
+            f"refusals={sum(t.refusals for t in tables)} undos={sum(t.undos for t in tables)} "
+            f"network_cuts={sum(link.cuts for link in links)} "
+            f"duplicates_dropped={snap['duplicates']} max_delay_s={snap['max_latency_s']}\n"
+        )
+        out.write(f"results: {folder / 'desk' / 'results.csv'} and results.json\n")
+        out.write(f"records: {folder / 'desk' / 'records'}/ (key: {folder / 'tournament.toml'})\n")
+        if problems:
+            out.write("PROBLEMS:\n" + "".join(f"  {p}\n" for p in problems))
+            return 1
+        out.write("every record verifies and matches its table's own record\n")
+        return 0
+    finally:
+        stop_chaos.set()
+        for t in tables:
+            t.stop(timeout=1)
+        desk.stop()
+        if http is not None:
+            http.shutdown()
+        for link in links:
+            link.close()
+        if broker is not None:
+            broker.stop()
+
+
+def _chaos(links: list[CuttableLink], every: float, length: float, stop: threading.Event) -> None:
+    if not links or every <= 0:
+        return
+    while not stop.wait(every):
+        for link in links:
+            link.cut()
+        if stop.wait(length):
+            break
+        for link in links:
+            link.restore()
+    for link in links:
+        link.restore()
+
+
+def _watch(
+    tables: list[SimTable], state: DeskState, opts: DemoOptions, out: TextIO, page: str
+) -> None:
+    tty = out.isatty()
+    deadline = time.monotonic() + opts.timeout
+    last_line = 0.0
+    out.write(f"desk: {page}  (results and records in {state.out_dir})\n")
+    while time.monotonic() < deadline:
+        if all(t.done.is_set() for t in tables):
+            return
+        time.sleep(1.0)
+        if opts.board and tty:
+            out.write("\033[H\033[2J" + render_board(state) + f"\n\ndesk: {page}\n")
+            out.flush()
+        elif time.monotonic() - last_line >= 5:
+            last_line = time.monotonic()
+            snap = state.snapshot()
+            done = sum(t.done.is_set() for t in tables)
+            out.write(
+                f"{done}/{len(tables)} tables done, {len(snap['results'])} records, "
+                f"{snap['online']} online, {snap['received']} messages\n"
+            )
+            out.flush()
+
+
+def wait_for(predicate: Callable[[], bool], timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return predicate()

@@ -1,0 +1,217 @@
+"""``truco-table desk`` and ``truco-table tournament-demo``.
+
+::
+
+    truco-table desk [--config tournament.toml] [--tournament NAME] [--broker HOST:PORT]
+                     [--key-file PATH] [--out DIR] [--http-port 8080] [--profile tournament]
+    truco-table tournament-demo [--tables 20] [--games 1] [--speed 10] [--flaky 4] ...
+
+``desk`` follows every table of the tournament until interrupted (Ctrl-C, SIGTERM, or
+``--duration``): the scoreboard in the terminal every ``--refresh`` seconds, the web
+page on http://127.0.0.1:PORT/ (``--http-port 0``: no page), the records in
+``DIR/records/``, ``DIR/results.csv`` and ``DIR/results.json`` kept current and written
+once more on exit. ``--config`` is the tournament's TOML (``[tournament]`` ``name``,
+``broker``, ``key``/``key_file``, ``key_id``); options given on the command line win.
+
+``controller/cli.py`` adds both with :func:`register`; ``python -m
+controller.tournament.desk_cli`` runs them without it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+import threading
+import time
+import tomllib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from .seal import KeyConfigError, TournamentKey, load_key
+from .topics import check_name, parse_broker
+
+__all__ = ["main", "register", "run_demo_command", "run_desk"]
+
+log = logging.getLogger(__name__)
+
+
+def _tournament_section(path: str | None) -> dict[str, Any]:
+    if path is None:
+        return {}
+    data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    section = data.get("tournament", {})
+    return section if isinstance(section, dict) else {}
+
+
+def run_desk(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    from .desk import Desk, DeskState, render_board, serve_http
+
+    out = out or sys.stdout
+    err = err or sys.stderr
+    try:
+        section = _tournament_section(args.config)
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        print(f"truco-table desk: cannot read {args.config}: {e}", file=err)
+        return 2
+    try:
+        name = check_name("tournament", args.tournament or str(section.get("name", "torneo")))
+        host, port = parse_broker(args.broker or str(section.get("broker", "127.0.0.1:1883")))
+    except ValueError as e:
+        print(f"truco-table desk: {e}", file=err)
+        return 2
+    key: TournamentKey | None = None
+    try:
+        if args.key_file is not None:
+            key = load_key(args.key_file)
+        elif args.config is not None and ("key" in section or "key_file" in section):
+            key = load_key(args.config, kind="config")
+    except KeyConfigError as e:
+        print(f"truco-table desk: no usable key: {e}", file=err)
+        return 2
+    if key is None:
+        print("truco-table desk: no tournament key: records are collected unchecked", file=err)
+    folder = Path(args.out or f"desk-{name}")
+    state = DeskState(name, out_dir=folder, key=key, profile=args.profile)
+    desk = Desk(state, host, port).start()
+    server = None
+    if args.http_port:
+        try:
+            server = serve_http(state, args.http_port)
+        except OSError as e:
+            print(f"truco-table desk: cannot serve on port {args.http_port}: {e}", file=err)
+            desk.stop()
+            return 2
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: object) -> None:
+        stop.set()
+
+    previous: list[tuple[int, Any]] = []
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            previous.append((sig, signal.signal(sig, on_signal)))
+    page = f"http://127.0.0.1:{server.server_address[1]}/" if server is not None else "-"
+    print(f"desk: tournament {name}, broker {host}:{port}, page {page}, files {folder}", file=out)
+    tty = out.isatty()
+    deadline = time.monotonic() + args.duration if args.duration else None
+    try:
+        while not stop.wait(args.refresh):
+            if deadline is not None and time.monotonic() >= deadline:
+                break
+            board = render_board(state)
+            if tty:
+                out.write("\033[H\033[2J" + board + f"\n\npage {page} · Ctrl-C ends\n")
+            elif not args.quiet:
+                out.write(board + "\n\n")
+            out.flush()
+    finally:
+        for sig_number, handler in previous:
+            signal.signal(sig_number, handler)
+        desk.stop()
+        if server is not None:
+            server.shutdown()
+            server.server_close()
+    out.write(render_board(state) + "\n")
+    out.write(f"results: {folder / 'results.csv'}, {folder / 'results.json'}\n")
+    return 0
+
+
+def run_demo_command(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    from .demo import DemoOptions, run_demo
+
+    logging.basicConfig(
+        level=logging.ERROR if not args.verbose else logging.INFO,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    opts = DemoOptions(
+        tables=args.tables,
+        games=args.games,
+        speed=args.speed,
+        players=args.players,
+        target=args.target,
+        flor=args.flor == "on",
+        flaky=min(args.flaky, args.tables),
+        cut_every=args.cut_every,
+        cut_for=args.cut_for,
+        mistakes=args.mistakes,
+        seed=args.seed,
+        out=Path(args.out) if args.out else None,
+        http_port=args.http_port,
+        broker=args.broker,
+        timeout=args.timeout,
+        board=not args.quiet,
+    )
+    try:
+        return run_demo(opts, out or sys.stdout)
+    except (FileNotFoundError, RuntimeError) as e:
+        print(f"truco-table tournament-demo: {e}", file=sys.stderr)
+        return 2
+
+
+def _positive(kind: type) -> Any:
+    def parse(text: str) -> Any:
+        value = kind(text)
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"expected a positive number, not {text}")
+        return value
+
+    return parse
+
+
+def register(sub: Any) -> None:
+    """Add ``desk`` and ``tournament-demo`` to ``truco-table``'s subcommands."""
+    d = sub.add_parser("desk", help="the tournament desk: live scoreboard, results, records")
+    d.add_argument("--config", metavar="FILE", help="the tournament's TOML ([tournament])")
+    d.add_argument("--tournament", help="the tournament's name (topic truco/NAME/...)")
+    d.add_argument("--broker", metavar="HOST:PORT", help="default 127.0.0.1:1883")
+    d.add_argument("--key-file", metavar="FILE", help="the sealing key in hex")
+    d.add_argument("--out", metavar="DIR", help="records and results (default desk-NAME)")
+    d.add_argument("--http-port", type=int, default=8080, help="web page on 127.0.0.1 (0: none)")
+    d.add_argument("--profile", choices=("tournament", "house"), default="tournament")
+    d.add_argument("--refresh", type=_positive(float), default=1.0, help="seconds")
+    d.add_argument("--duration", type=float, default=0, help="stop after this many seconds")
+    d.add_argument("--quiet", action="store_true", help="no board unless on a terminal")
+    d.set_defaults(func=run_desk)
+
+    t = sub.add_parser(
+        "tournament-demo",
+        help="a tournament on this machine: Mosquitto, N mock tables, the desk",
+    )
+    t.add_argument("--tables", type=_positive(int), default=20)
+    t.add_argument("--games", type=_positive(int), default=1, help="games per table")
+    t.add_argument(
+        "--speed", type=_positive(float), default=10.0, help="times human speed (3 s/action)"
+    )
+    t.add_argument("--players", type=int, choices=(2, 4, 6), default=2)
+    t.add_argument("--target", type=int, choices=(15, 30), default=15)
+    t.add_argument("--flor", choices=("on", "off"), default="off")
+    t.add_argument("--flaky", type=int, default=4, help="tables whose network is cut now and then")
+    t.add_argument("--cut-every", type=float, default=8.0, help="seconds between cuts")
+    t.add_argument("--cut-for", type=float, default=2.0, help="seconds a cut lasts")
+    t.add_argument(
+        "--mistakes", type=float, default=0.02, help="chance per action of a refused tap"
+    )
+    t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--out", metavar="DIR", help="default tournament-<date>-<time>")
+    t.add_argument("--http-port", type=int, default=8080, help="the desk's page (0: any free)")
+    t.add_argument("--broker", metavar="HOST:PORT", help="an existing broker (default: start one)")
+    t.add_argument("--timeout", type=float, default=900.0)
+    t.add_argument("--quiet", action="store_true", help="no scoreboard, only progress lines")
+    t.add_argument("--verbose", action="store_true", help="log the tables and the desk")
+    t.set_defaults(func=run_demo_command)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="truco-table")
+    sub = parser.add_subparsers(dest="command", required=True)
+    register(sub)
+    args = parser.parse_args(argv)
+    code: int = args.func(args)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,77 @@
+"""The tournament refereeing profile: strict rules and a record that hides nothing.
+
+``profile = "tournament"`` in a table's configuration (wired by the integrator in
+``controller/table/config.py``) means:
+
+- **claims = declared**: envido and flor points are told by the players, never counted
+  by the table; a false declaration is penalized (docs/RULES.md section 4).
+- **no implicit quiero**: a card played while a truco call is pending is refused with
+  ``call_pending``, it never accepts the call.
+- **flor tapada and false claims are penalized**: the engine always does so (3 points
+  for a flor tapada, the points at stake for a false or unproven claim, reason
+  ``penalty``); the profile keeps the tournament's own choice of flor on or off.
+- **every refusal** is shown on the seat's display with its reason (the table always
+  does) and written into the record as a comment (``# rechazado: 1 play 7E
+  (not_your_turn)``): ``ServiceConfig.record_refusals``.
+- **the referee's undo** leaves ``# deshecho por el árbitro: <action>`` in the record
+  (the service always does), so the action is visible but does not replay.
+
+The other house rules (players, target, flor, falta, mazo_envido_point) are the
+tournament's to choose and are kept as given.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Final
+
+from ..engine import Claims, HouseRules
+from ..table.service import ServiceConfig
+
+__all__ = [
+    "FORCED_RULES",
+    "PROFILE",
+    "PROFILES",
+    "RECORD_REFUSALS",
+    "REFUSAL_MARK",
+    "UNDO_MARK",
+    "profile_problems",
+    "tournament_profile",
+    "tournament_service_config",
+]
+
+#: The value of ``profile`` that selects this profile (the other one is ``"house"``).
+PROFILE: Final = "tournament"
+PROFILES: Final = ("house", PROFILE)
+#: House rules the profile imposes, as ``table`` line options.
+FORCED_RULES: Final[Mapping[str, str]] = {"claims": "declared", "implicit_quiero": "off"}
+#: Refusals go into the record as comments.
+RECORD_REFUSALS: Final = True
+#: How the record marks a refused action and an action the referee undid.
+REFUSAL_MARK: Final = "# rechazado: "
+UNDO_MARK: Final = "# deshecho por el árbitro: "
+
+
+def tournament_profile(rules: HouseRules) -> HouseRules:
+    """``rules`` with the profile's rules imposed (claims declared, no implicit quiero)."""
+    return dataclasses.replace(rules, claims=Claims.DECLARED, implicit_quiero=False)
+
+
+def tournament_service_config(config: ServiceConfig) -> ServiceConfig:
+    """A service configuration under the tournament profile (rules and refusal comments)."""
+    return dataclasses.replace(
+        config, rules=tournament_profile(config.rules), record_refusals=RECORD_REFUSALS
+    )
+
+
+def profile_problems(rules: HouseRules) -> list[str]:
+    """Why a game played under ``rules`` was not played under the tournament profile
+    (empty when it was); the desk flags such records."""
+    problems = []
+    wanted = tournament_profile(rules).to_options()
+    have = rules.to_options()
+    for key in FORCED_RULES:
+        if have[key] != wanted[key]:
+            problems.append(f"{key}={have[key]} (the tournament profile says {wanted[key]})")
+    return problems

@@ -1,0 +1,506 @@
+"""A table's link to the tournament: its events and sealed records, published over MQTT.
+
+``TablePublisher`` is a ``TableService`` listener (``attach(service)``). On the table's
+loop it only turns each event into a message and journals it in the persistent outbox
+(:mod:`controller.tournament.outbox`: one line, ``fsync``); it never waits for the
+network. A sender thread hands journaled messages to paho-mqtt in seq order, and paho's
+own network thread talks to the broker: it connects out, keeps the connection alive,
+reconnects after a cut, and re-sends every message not yet acknowledged, in order. The
+table opens no listening socket.
+
+- Network cut: the table plays on; messages pile up in the journal and in paho's queue
+  and go out, in order, when the connection is back.
+- Table restart (power cut): the journal is read back; whatever the broker had not
+  acknowledged (``acked``) is sent again. seq numbers go on from the journal.
+- Either way a message may reach the broker twice; the desk drops duplicates by
+  ``(table, seq)``. A desk that sees a gap asks for it on ``.../resend``.
+
+Topics and payloads: :mod:`controller.tournament.topics`.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+
+from ..table.service import Accepted, Finished, NewGame, Refused, TableService
+from ..transcript import TranscriptError, parse, replay
+from .outbox import Entry, Outbox
+from .profile import REFUSAL_MARK, UNDO_MARK
+from .seal import SealError, TournamentKey, seal
+from .topics import (
+    PAYLOAD_VERSION,
+    check_name,
+    decode,
+    encode,
+    game_id,
+    game_number,
+    no_loopback_listener,
+    table_prefix,
+)
+
+__all__ = ["TablePublisher"]
+
+log = logging.getLogger(__name__)
+
+MAX_RESEND = 10_000  # messages one resend request may ask for
+
+
+class TablePublisher:
+    """Publishes one table's events to ``truco/<tournament>/tables/<table_id>/...``.
+
+    ``key``: the tournament's sealing key (records are sent unsealed without one).
+    ``outbox_dir``: the persistent outbox (e.g. ``<state_dir>/outbox``); one per table.
+    ``fsync=False`` only for benchmarks on a RAM disk.
+    """
+
+    def __init__(
+        self,
+        table_id: str,
+        broker_host: str,
+        broker_port: int = 1883,
+        *,
+        outbox_dir: str | os.PathLike[str],
+        tournament: str = "torneo",
+        key: TournamentKey | None = None,
+        keepalive: int = 5,
+        fsync: bool = True,
+        client_id: str | None = None,
+        max_inflight: int = 100,
+        reconnect_delay: tuple[int, int] = (1, 2),
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.table_id = check_name("table id", table_id)
+        self.tournament = check_name("tournament", tournament)
+        self.prefix = table_prefix(tournament, table_id)
+        self.broker = (broker_host, broker_port)
+        self.keepalive = keepalive
+        self.key = key
+        self.clock = clock
+        self.outbox = Outbox(outbox_dir, fsync=fsync)
+        self.outbox_dir = Path(outbox_dir)
+
+        # what the journal says about the game in progress
+        self.game_no = 1
+        self.dirty = False  # the current game has seen events since it started
+        self.score: tuple[int, int] = (0, 0)
+        self.hand = 0
+        self.rules_line: str | None = None
+        self._last_action: dict[int, str] = {}  # game number -> its last action's text
+        self._read_journal()
+
+        self._append_lock = threading.Lock()
+        self._cond = threading.Condition()
+        self._acks = threading.Lock()
+        self._mids: dict[int, int | None] = {}  # paho's message id -> outbox seq (None: status)
+        self._early: set[int] = set()  # acknowledged before publish() returned its mid
+        self._resend: list[int] = []
+        self._next = self.outbox.acked + 1  # the sender's next seq to hand to paho
+        self._stopping = False
+        self.connected = threading.Event()
+        self.connections = 0  # successful connections so far
+        self.service: TableService | None = None
+
+        no_loopback_listener()
+        self.client = mqtt.Client(
+            CallbackAPIVersion.VERSION2,
+            client_id=client_id or f"truco-{tournament}-{table_id}",
+            protocol=mqtt.MQTTv311,
+            clean_session=True,
+        )
+        self.client.will_set(
+            f"{self.prefix}/status", self._status("offline", "lost"), qos=1, retain=True
+        )
+        self.client.reconnect_delay_set(*reconnect_delay)
+        self.client.max_inflight_messages_set(max_inflight)
+        self.client.max_queued_messages_set(0)  # no limit: the journal has them anyway
+        self.client.on_connect = self._on_connect
+        self.client.on_disconnect = self._on_disconnect
+        self.client.on_publish = self._on_publish
+        self.client.on_message = self._on_message
+        self._sender = threading.Thread(
+            target=self._send_loop, name=f"publisher-{table_id}", daemon=True
+        )
+        self._started = False
+
+    # ------------------------------------------------------------------ the journal
+
+    def _read_journal(self) -> None:
+        for entry in self.outbox:
+            p = decode(entry.payload)
+            if p is None:
+                continue
+            number = game_number(str(p.get("game", "")))
+            kind = p.get("kind")
+            if number is not None:
+                if kind in ("finished", "record", "abandoned"):
+                    self.game_no, self.dirty = number + 1, False
+                elif kind in ("deal", "action", "undo", "refusal", "score"):
+                    self.game_no, self.dirty = number, True
+                if kind == "action":
+                    self._last_action[number] = str(p.get("text", ""))
+            score = p.get("score")
+            if isinstance(score, list) and len(score) == 2:
+                self.score = (int(score[0]), int(score[1]))
+            if isinstance(p.get("hand"), int):
+                self.hand = p["hand"]
+            if isinstance(p.get("rules"), str):
+                self.rules_line = p["rules"]
+
+    @property
+    def game(self) -> str:
+        """The id of the game in progress (or about to start)."""
+        return game_id(self.table_id, self.game_no)
+
+    def _append(
+        self, topic: str, kind: str, fields: dict[str, Any], *, retain: bool = False
+    ) -> Entry:
+        with self._append_lock:
+            payload = {
+                "v": PAYLOAD_VERSION,
+                "table": self.table_id,
+                "seq": self.outbox.next_seq(),
+                "ts": self.clock(),
+                "kind": kind,
+                "game": fields.pop("game", self.game),
+                **fields,
+            }
+            entry = self.outbox.append(topic, encode(payload), retain=retain)
+        self._wake()
+        return entry
+
+    def _event(self, kind: str, text: str, **fields: Any) -> Entry:
+        fields.setdefault("hand", self.hand)
+        fields.setdefault("score", list(self.score))
+        return self._append("events", kind, {"text": text, **fields})
+
+    # ------------------------------------------------------------------ the table's side
+
+    def attach(self, service: TableService) -> None:
+        """Listen to ``service`` and announce the table's state (call on the loop's thread,
+        before ``service.run``)."""
+        self.service = service
+        service.listeners.append(self.on_event)
+        from ..table import service as service_module
+
+        if not hasattr(service_module, "Undone"):
+            # The service does not report the referee's undo as an event (yet): wrap it.
+            original = service.undo
+
+            def undo() -> bool:
+                done = original()
+                if done:
+                    last = service.table.last
+                    text = str(last.action) if last is not None else "?"
+                    self._undone(text, service.table.game.score, service.table.game.hand_number)
+                return done
+
+            setattr(service, "undo", undo)  # noqa: B010 - shadows the method on this instance
+        game = service.table.game
+        self._recover_lost_finish(service)
+        self.rules_line = game.rules.to_line()
+        self.score, self.hand = game.score, game.hand_number
+        fresh = game.hand_number == 0 and not game.move_stack
+        if fresh and self.dirty and self.game_no in self._last_action:
+            # the game this journal was following is gone (a new game after a restart)
+            self._append("events", "abandoned", {"text": "", "hand": 0, "score": [0, 0]})
+            self.game_no, self.dirty = self.game_no + 1, False
+        self._event("state", "", rules=self.rules_line, players=game.players)
+
+    def _recover_lost_finish(self, service: TableService) -> None:
+        """The power went after a game's last action but before its record was journaled:
+        the service archived the won game on restart; publish that record now."""
+        if not self.dirty or service.store is None or service.table.game.move_stack:
+            return
+        archived = service.store.archived()
+        last_action = self._last_action.get(self.game_no)
+        if not archived or last_action is None:
+            return
+        text = archived[-1].read_text(encoding="utf-8")
+        try:
+            result = replay(parse(text))
+        except TranscriptError:
+            return
+        game = result.game
+        moves = game.move_stack
+        if game.winner is None or not moves or str(moves[-1]) != last_action:
+            return
+        log.info("publishing the record of %s, won before a restart", self.game)
+        self.on_event(Finished(text, game.winner, game.score))
+
+    def on_event(self, event: object) -> None:
+        """The ``TableService`` listener (runs on the table's loop; never blocks on I/O
+        other than the journal's own write)."""
+        if isinstance(event, Accepted):
+            self._accepted(event)
+        elif isinstance(event, Refused):
+            self._refused(event)
+        elif isinstance(event, Finished):
+            self._finished(event)
+        elif isinstance(event, NewGame):
+            self._new_game(event)
+        elif type(event).__name__ == "Undone":  # a service that reports undos itself
+            text = str(getattr(event, "text", getattr(event, "action", "?")))
+            score = tuple(getattr(event, "score", self.score))
+            self._undone(
+                text.removeprefix(UNDO_MARK),
+                (int(score[0]), int(score[1])),
+                int(getattr(event, "hand", self.hand)),
+            )
+
+    def _accepted(self, event: Accepted) -> None:
+        first = event.text.split(None, 1)[0].lower() if event.text.strip() else ""
+        kind = "deal" if first in ("hand", "dealer", "deal") else "action"
+        self.dirty = True
+        self.hand = event.hand
+        changed = event.score != self.score
+        self.score = event.score
+        if kind == "deal":
+            # the cards dealt are secret until the game's record is sealed and sent
+            lines = event.text.split("\n")
+            dealt = [line for line in lines if line.split(None, 1)[:1] == ["deal"]]
+            shown = "\n".join(line for line in lines if line not in dealt)
+            self._event(kind, shown, dealt=len(dealt))
+        else:
+            self._event(kind, event.text)
+        if kind == "action":
+            self._last_action[self.game_no] = event.text
+        if changed:
+            self._event("score", f"{event.score[0]}-{event.score[1]}")
+
+    def _refused(self, event: Refused) -> None:
+        what = event.action or f"{event.seat} (carta desconocida)"
+        self._event(
+            "refusal",
+            f"{REFUSAL_MARK}{what} ({event.code})",
+            seat=event.seat,
+            action=event.action,
+            code=event.code,
+        )
+
+    def _undone(self, action: str, score: tuple[int, int], hand: int) -> None:
+        self.score, self.hand = score, hand
+        self._event("undo", f"{UNDO_MARK}{action}", action=action)
+
+    def _finished(self, event: Finished) -> None:
+        gid = self.game
+        self.score = event.score
+        self._event("finished", f"gana el equipo {event.winner}", winner=event.winner)
+        record, sealed, error = event.record, False, None
+        if self.key is not None:
+            try:
+                record = seal(event.record, self.key.key, key_id=self.key.key_id, game_id=gid)
+                sealed = True
+            except SealError as e:
+                log.error("cannot seal the record of %s: %s; sending it unsealed", gid, e)
+                error = str(e)
+        self._append(
+            f"records/{gid}",
+            "record",
+            {
+                "winner": event.winner,
+                "score": list(event.score),
+                "hand": self.hand,
+                "sealed": sealed,
+                "key_id": self.key.key_id if sealed and self.key is not None else None,
+                "error": error,
+                "record": record,
+            },
+            retain=True,
+        )
+        self.game_no, self.dirty = self.game_no + 1, False
+
+    def _new_game(self, event: NewGame) -> None:
+        if self.dirty:
+            self._append("events", "abandoned", {"text": "", "hand": self.hand})
+            self.game_no, self.dirty = self.game_no + 1, False
+        self.rules_line, self.score, self.hand = event.rules, (0, 0), 0
+        if self.service is not None:
+            self.score = self.service.table.game.score
+        self._event("new-game", event.rules, rules=event.rules)
+
+    # ------------------------------------------------------------------ the network side
+
+    def _status(self, state: str, reason: str | None = None) -> bytes:
+        payload: dict[str, Any] = {
+            "v": PAYLOAD_VERSION,
+            "table": self.table_id,
+            "state": state,
+            "ts": self.clock(),
+            "seq": self.outbox.last_seq,
+        }
+        if reason is not None:
+            payload["reason"] = reason
+        return encode(payload)
+
+    def start(self) -> TablePublisher:
+        """Connect (in the background: a broker that is down is retried) and send."""
+        if self._started:
+            return self
+        self._started = True
+        self.client.connect_async(self.broker[0], self.broker[1], keepalive=self.keepalive)
+        self.client.loop_start()
+        self._sender.start()
+        return self
+
+    def _on_connect(
+        self,
+        client: mqtt.Client,
+        userdata: object,
+        flags: mqtt.ConnectFlags,
+        reason: Any,
+        properties: Any,
+    ) -> None:
+        if getattr(reason, "is_failure", False):
+            log.warning("%s: broker refused the connection: %s", self.table_id, reason)
+            return
+        self.connections += 1
+        info = client.publish(f"{self.prefix}/status", self._status("online"), qos=1, retain=True)
+        self._sent(info.mid, None)  # its PUBACK comes later on this same thread
+        client.subscribe(f"{self.prefix}/resend", qos=1)
+        self.connected.set()
+        log.info("%s: connected to %s:%d", self.table_id, *self.broker)
+
+    def _on_disconnect(
+        self,
+        client: mqtt.Client,
+        userdata: object,
+        flags: mqtt.DisconnectFlags,
+        reason: Any,
+        properties: Any,
+    ) -> None:
+        if self.connected.is_set() and not self._stopping:
+            log.warning("%s: lost the broker (%s); playing on", self.table_id, reason)
+        self.connected.clear()
+
+    def _on_publish(
+        self, client: mqtt.Client, userdata: object, mid: int, reason: Any, properties: Any
+    ) -> None:
+        # on paho's thread, which holds its own locks: take only ours, never call paho
+        with self._acks:
+            if mid not in self._mids:
+                self._early.add(mid)
+                return
+            seq = self._mids.pop(mid)
+        if seq is not None:
+            self.outbox.ack(seq)
+
+    def _sent(self, mid: int, seq: int | None) -> None:
+        """Remember which message ``mid`` is (after ``publish`` returned it)."""
+        with self._acks:
+            if mid in self._early:
+                self._early.discard(mid)
+            else:
+                self._mids[mid] = seq
+                return
+        if seq is not None:
+            self.outbox.ack(seq)
+
+    def _on_message(self, client: mqtt.Client, userdata: object, msg: mqtt.MQTTMessage) -> None:
+        request = decode(msg.payload)
+        if request is None:
+            return
+        first, last = request.get("from"), request.get("to")
+        if not isinstance(first, int) or not isinstance(last, int) or last < first:
+            return
+        last = min(last, first + MAX_RESEND - 1, self.outbox.last_seq)
+        if last < first:
+            return
+        log.info("%s: the desk asks for %d..%d again", self.table_id, first, last)
+        with self._cond:
+            self._resend.extend(range(max(first, 1), last + 1))
+            self._cond.notify()
+
+    def _wake(self) -> None:
+        with self._cond:
+            self._cond.notify()
+
+    def _send_loop(self) -> None:
+        last_save = time.monotonic()
+        while True:
+            with self._cond:
+                while not self._stopping and self._next > self.outbox.last_seq and not self._resend:
+                    if not self._cond.wait(timeout=0.5):
+                        break
+                if self._stopping:
+                    return
+                resend, self._resend = self._resend, []
+            batch = [e for e in (self.outbox.get(s) for s in resend) if e is not None]
+            fresh = self.outbox.entries(self._next)
+            if fresh:
+                self._next = fresh[-1].seq + 1
+            for entry in batch + fresh:
+                info = self.client.publish(
+                    f"{self.prefix}/{entry.topic}", entry.payload, qos=1, retain=entry.retain
+                )
+                self._sent(info.mid, entry.seq)
+            now = time.monotonic()
+            if now - last_save >= 0.5:
+                last_save = now
+                try:
+                    self.outbox.save_acked()
+                except OSError as e:
+                    log.warning("%s: cannot save the outbox's progress: %s", self.table_id, e)
+
+    def pending(self) -> int:
+        """Messages the broker has not acknowledged yet."""
+        return len(self.outbox.unacked())
+
+    def flush(self, timeout: float) -> bool:
+        """Wait until the broker acknowledged everything journaled so far."""
+        deadline = time.monotonic() + timeout
+        while self.pending():
+            if time.monotonic() > deadline:
+                return False
+            self._wake()
+            time.sleep(0.02)
+        return True
+
+    def _stop_sender(self) -> None:
+        with self._cond:
+            self._stopping = True
+            self._cond.notify_all()
+        if self._sender.is_alive():
+            self._sender.join(timeout=5)
+
+    def close(self, timeout: float = 2.0) -> None:
+        """Stop cleanly: deliver what is pending (up to ``timeout`` s), say ``offline``."""
+        if self._started:
+            deadline = time.monotonic() + timeout
+            self.connected.wait(timeout)  # reconnecting after a cut: say goodbye all the same
+            self.flush(max(0.0, deadline - time.monotonic()))
+            if self.connected.is_set():
+                info = self.client.publish(
+                    f"{self.prefix}/status", self._status("offline", "stopped"), qos=1, retain=True
+                )
+                deadline = max(deadline, time.monotonic() + 0.5)
+                while not _published(info) and time.monotonic() < deadline:
+                    time.sleep(0.01)
+            self._stop_sender()
+            self.client.disconnect()
+            self.client.loop_stop()
+        self.outbox.close()
+
+    def abort(self) -> None:
+        """Stop as a power cut would (tests): no goodbye, the broker sends the last will."""
+        self._stop_sender()
+        sock = self.client.socket()
+        self.client.loop_stop()
+        if sock is not None:
+            sock.close()
+        self.outbox.close()
+
+
+def _published(info: mqtt.MQTTMessageInfo) -> bool:
+    try:
+        return info.is_published()
+    except (RuntimeError, ValueError):  # not sent: the connection went meanwhile
+        return False

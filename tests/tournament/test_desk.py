@@ -1,0 +1,317 @@
+"""The desk without a broker: order and duplicates, gaps, records (intact, tampered,
+unsealed, another game's), results, the terminal board, the web page, a restart."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.tournament.desk import DeskState, render_board, serve_http, sticks_text, unseal
+from controller.tournament.seal import TournamentKey, seal
+from controller.tournament.topics import encode
+
+PREFIX = "truco/t/tables"
+RULES = (
+    "table players=2 target=15 flor=off falta=to_win mazo_envido_point=on "
+    "claims=declared implicit_quiero=off"
+)
+
+
+def won_record() -> str:
+    """A real, finished game: replay a bot game's record."""
+    from controller.engine import HouseRules
+    from controller.engine.rules import Claims
+    from controller.table.run_mock import MockRun
+
+    run = MockRun(HouseRules(target=15, claims=Claims.DECLARED), seed=2, human=None)
+    try:
+        run.play_out()
+        return run.mock.service.transcript()
+    finally:
+        run.close()
+
+
+GAME = won_record()
+
+
+def event(table: str, seq: int, kind: str = "action", **fields: Any) -> tuple[str, bytes]:
+    payload = {
+        "v": 1,
+        "table": table,
+        "seq": seq,
+        "ts": 1000.0 + seq,
+        "kind": kind,
+        "game": f"{table}-g001",
+        "hand": 1,
+        "score": [0, 0],
+        "text": f"0 play {seq}",
+        **fields,
+    }
+    return f"{PREFIX}/{table}/events", encode(payload)
+
+
+def record_message(
+    table: str, seq: int, text: str, game: str | None = None, score: list[int] | None = None
+) -> tuple[str, bytes]:
+    game = game or f"{table}-g001"
+    payload = {
+        "v": 1,
+        "table": table,
+        "seq": seq,
+        "ts": 2000.0,
+        "kind": "record",
+        "game": game,
+        "winner": 0,
+        "score": score,
+        "record": text,
+    }
+    return f"{PREFIX}/{table}/records/{game}", encode(payload)
+
+
+def status(table: str, state: str, seq: int = 0) -> tuple[str, bytes]:
+    return f"{PREFIX}/{table}/status", encode({"table": table, "state": state, "seq": seq})
+
+
+def final_score(text: str) -> list[int]:
+    from controller.transcript import parse, replay
+
+    a, b = replay(parse(text)).game.score
+    return [a, b]
+
+
+@pytest.fixture
+def desk(tmp_path: Path, key: TournamentKey) -> DeskState:
+    return DeskState("t", out_dir=tmp_path / "desk", key=key, profile="tournament")
+
+
+def test_events_are_applied_once_and_in_order(desk: DeskState) -> None:
+    for seq in (1, 3, 2, 2, 5, 1, 4, 3):
+        desk.handle(*event("mesa01", seq))
+    t = desk.tables["mesa01"]
+    assert t.next_seq == 6 and t.applied == 5 and not t.buffered
+    assert t.duplicates == 3 and desk.duplicates == 3
+    assert list(t.last)[-5:] == [f"0 play {n}" for n in range(1, 6)]
+
+
+def test_a_gap_holds_later_events_and_is_asked_for(desk: DeskState) -> None:
+    desk.handle(*event("mesa01", 1), now=10.0)
+    desk.handle(*event("mesa01", 4), now=10.0)
+    desk.handle(*event("mesa01", 5), now=10.0)
+    t = desk.tables["mesa01"]
+    assert t.next_seq == 2 and sorted(t.buffered) == [4, 5]
+    assert desk.gaps(now=10.1) == []  # give it a moment
+    assert desk.gaps(now=11.0) == [("mesa01", 2, 3)]
+    assert desk.gaps(now=11.1) == []  # not asked again at once
+    desk.handle(*event("mesa01", 3), now=11.2)
+    desk.handle(*event("mesa01", 2), now=11.2)
+    assert t.next_seq == 6 and not t.buffered
+
+
+def test_a_silent_table_that_announced_more_is_asked(desk: DeskState) -> None:
+    desk.handle(*event("mesa02", 1), now=10.0)
+    desk.handle(*status("mesa02", "online", seq=3), now=10.0)
+    assert desk.gaps(now=10.5) == []
+    assert desk.gaps(now=12.5) == [("mesa02", 2, 3)]
+
+
+def test_status_online_and_offline(desk: DeskState) -> None:
+    desk.handle(*status("mesa01", "online"))
+    assert desk.tables["mesa01"].online is True
+    desk.handle(f"{PREFIX}/mesa01/status", encode({"state": "offline", "reason": "lost"}))
+    t = desk.tables["mesa01"]
+    assert t.online is False and t.offline_reason == "lost"
+    assert "OFFLINE" in render_board(desk)
+
+
+def test_an_intact_record_is_saved_verified_and_scored(desk: DeskState, key: TournamentKey) -> None:
+    sealed = seal(GAME, key.key, key_id=key.key_id, game_id="mesa01-g001")
+    desk.handle(*record_message("mesa01", 1, sealed, score=final_score(GAME)))
+    desk.handle(*record_message("mesa01", 1, sealed, score=final_score(GAME)))  # again
+    [result] = desk.results_list()
+    assert result.ok, (result.verdict, result.detail, result.problems)
+    assert result.verdict == "intact" and result.key_id == "test-key"
+    assert list(result.score) == final_score(GAME) and result.winner is not None
+    assert desk.out_dir is not None
+    saved = (desk.out_dir / "records" / "mesa01-g001.truco").read_text(encoding="utf-8")
+    assert saved == sealed and unseal(saved) == GAME
+    assert desk.tables["mesa01"].games == ["mesa01-g001"]
+
+
+@pytest.mark.parametrize(
+    ("tamper", "verdict", "detail"),
+    [
+        (lambda s: s.replace("\n0 ", "\n1 ", 1), "tampered", "line"),
+        (lambda s: "\n".join(s.split("\n")[:3] + s.split("\n")[4:]), "tampered", "line"),
+        (lambda s: unseal(s), "unsealed", "no seal"),
+    ],
+    ids=["a-line-changed", "a-line-removed", "seal-stripped"],
+)
+def test_a_tampered_record_is_flagged(
+    desk: DeskState, key: TournamentKey, tamper: Any, verdict: str, detail: str
+) -> None:
+    sealed = seal(GAME, key.key, key_id=key.key_id, game_id="mesa01-g001")
+    forged = tamper(sealed)
+    assert forged != sealed
+    desk.handle(*record_message("mesa01", 1, forged))
+    [result] = desk.results_list()
+    assert result.verdict == verdict and detail in result.detail
+    assert not result.ok
+    assert "flagged" in render_board(desk) and result.game in render_board(desk)
+
+
+def test_a_record_sealed_with_another_key_or_for_another_game(
+    desk: DeskState, key: TournamentKey
+) -> None:
+    other = seal(GAME, bytes(32), key_id="other", game_id="mesa01-g001")
+    desk.handle(*record_message("mesa01", 1, other))
+    replayed = seal(GAME, key.key, key_id=key.key_id, game_id="mesa09-g004")
+    desk.handle(*record_message("mesa01", 2, replayed, game="mesa01-g002"))
+    first, second = desk.results_list()
+    assert first.verdict == "tampered"
+    assert second.verdict == "tampered" and "sealed as game mesa09-g004" in second.detail
+
+
+def test_a_second_different_record_of_a_game_is_kept_and_flagged(
+    desk: DeskState, key: TournamentKey
+) -> None:
+    sealed = seal(GAME, key.key, key_id=key.key_id, game_id="mesa01-g001")
+    desk.handle(*record_message("mesa01", 1, sealed, score=final_score(GAME)))
+    desk.handle(*record_message("mesa01", 1, sealed.replace("\n0 ", "\n1 ", 1)))
+    [result] = desk.results_list()
+    assert result.copies == 2 and not result.ok
+    assert desk.out_dir is not None
+    assert (desk.out_dir / "records" / "mesa01-g001.copy-2.truco").exists()
+
+
+def test_records_not_under_the_profile_are_flagged(desk: DeskState, key: TournamentKey) -> None:
+    friendly = GAME.replace("claims=declared", "claims=auto")
+    sealed = seal(friendly, key.key, key_id=key.key_id, game_id="mesa01-g001")
+    desk.handle(*record_message("mesa01", 1, sealed))
+    [result] = desk.results_list()
+    assert result.verdict == "intact" and any("claims=auto" in p for p in result.problems)
+
+
+def test_refusals_wait_for_the_referee(desk: DeskState) -> None:
+    desk.handle(
+        *event(
+            "mesa01",
+            1,
+            "refusal",
+            seat=1,
+            action="1 play 7E",
+            code="not_your_turn",
+            text="# rechazado: 1 play 7E (not_your_turn)",
+        )
+    )
+    desk.handle(*event("mesa01", 2, "refusal", seat=0, action=None, code="unknown_card", text="x"))
+    t = desk.tables["mesa01"]
+    assert [r.code for r in t.refusals] == ["not_your_turn", "unknown_card"]
+    assert "rechazado: 1 play 7E" in render_board(desk)
+    assert desk.ack("mesa01", 1) == 1 and [r.seq for r in t.refusals] == [2]
+    assert desk.ack("mesa01") == 1 and not t.refusals
+
+
+def test_exports(desk: DeskState, key: TournamentKey, tmp_path: Path) -> None:
+    for n, table in enumerate(("mesa02", "mesa01")):
+        sealed = seal(GAME, key.key, key_id=key.key_id, game_id=f"{table}-g001")
+        desk.handle(*record_message(table, 1 + n, sealed, score=final_score(GAME)))
+    assert desk.out_dir is not None
+    rows = list(csv.DictReader(io.StringIO((desk.out_dir / "results.csv").read_text())))
+    assert [r["game"] for r in rows] == ["mesa01-g001", "mesa02-g001"]
+    assert rows[0]["verdict"] == "intact" and rows[0]["record"] == "mesa01-g001.truco"
+    assert [int(rows[0]["score_0"]), int(rows[0]["score_1"])] == final_score(GAME)
+    data = json.loads((desk.out_dir / "results.json").read_text())
+    assert data["tournament"] == "t" and len(data["games"]) == 2
+    assert {t["table"] for t in data["tables"]} == {"mesa01", "mesa02"}
+    paths = desk.export(tmp_path / "elsewhere")
+    assert paths is not None and all(p.exists() for p in paths)
+
+
+def test_a_restarted_desk_resumes(tmp_path: Path, key: TournamentKey) -> None:
+    first = DeskState("t", out_dir=tmp_path / "d", key=key)
+    for seq in (1, 2, 4):
+        first.handle(*event("mesa01", seq))
+    sealed = seal(GAME, key.key, key_id=key.key_id, game_id="mesa01-g001")
+    first.handle(*record_message("mesa01", 5, sealed))
+    first.close()
+    second = DeskState("t", out_dir=tmp_path / "d", key=key)
+    t = second.tables["mesa01"]
+    assert t.next_seq == 3 and sorted(t.buffered) == [4, 5]
+    assert [r.game for r in second.results_list()] == ["mesa01-g001"]
+    second.handle(*event("mesa01", 3))
+    assert t.next_seq == 6
+    second.close()
+
+
+def test_malformed_messages_are_ignored(desk: DeskState) -> None:
+    desk.handle(f"{PREFIX}/mesa01/events", b"not json")
+    desk.handle(f"{PREFIX}/mesa01/events", b'{"kind": "action"}')  # no seq
+    desk.handle(f"{PREFIX}/<script>/events", encode({"seq": 1}))
+    desk.handle("truco/other/tables/mesa01/events", encode({"seq": 1}))
+    desk.handle(*record_message("mesa01", 1, "x", game="../../etc/passwd"))
+    assert list(desk.tables) in ([], ["mesa01"])
+    assert not desk.results and desk.received <= 1
+
+
+def test_sticks_text() -> None:
+    assert sticks_text(0, 30) == "   │   "
+    assert sticks_text(1, 30) == "|  │   "
+    assert sticks_text(17, 30) == "⧄⧄⧄│┌  "
+    assert sticks_text(22, 30) == "⧄⧄⧄│⧄┌ "
+    assert sticks_text(9, 15) == "⧄□ "
+    assert sticks_text(33, 30) == "⧄⧄⧄│⧄⧄⧄+3"
+
+
+def test_the_web_page_on_the_loopback(desk: DeskState, key: TournamentKey) -> None:
+    sealed = seal(GAME, key.key, key_id=key.key_id, game_id="mesa01-g001")
+    desk.handle(*status("mesa01", "online"))
+    desk.handle(*event("mesa01", 1, "refusal", seat=1, code="not_your_turn", text="r"))
+    desk.handle(*record_message("mesa01", 2, sealed, score=final_score(GAME)))
+    server = serve_http(desk, 0)
+    host, port = server.server_address[:2]
+    assert host == "127.0.0.1"
+    base = f"http://127.0.0.1:{port}"
+
+    def get(path: str) -> tuple[str, bytes]:
+        with urllib.request.urlopen(base + path, timeout=5) as r:
+            return r.headers["Content-Type"], r.read()
+
+    try:
+        kind, page = get("/")
+        assert kind.startswith("text/html") and b"/api/state" in page
+        kind, body = get("/api/state")
+        state = json.loads(body)
+        assert state["tables"][0]["table"] == "mesa01" and state["tables"][0]["online"]
+        assert state["refusals_pending"] == 1 and len(state["results"]) == 1
+        assert get("/results.csv")[1].startswith(b"tournament,table,game")
+        assert json.loads(get("/results.json")[1])["games"][0]["game"] == "mesa01-g001"
+        assert get("/records/mesa01-g001.truco")[1].decode() == sealed
+        kind, png = get("/sticks/17-30.png")
+        assert kind == "image/png" and png.startswith(b"\x89PNG")
+        with pytest.raises(urllib.error.HTTPError):
+            get("/records/..%2Fevents.jsonl")
+        # acknowledging a refusal takes JSON (a cross-site form cannot send it)
+        form = urllib.request.Request(base + "/api/ack", data=b"table=mesa01", method="POST")
+        with pytest.raises(urllib.error.HTTPError):
+            urllib.request.urlopen(form, timeout=5)
+        ack = urllib.request.Request(
+            base + "/api/ack",
+            data=json.dumps({"table": "mesa01", "seq": 1}).encode(),
+            headers={"Content-Type": "application/json"},
+            method="POST",
+        )
+        with urllib.request.urlopen(ack, timeout=5) as r:
+            assert json.loads(r.read()) == {"acknowledged": 1}
+        assert not desk.tables["mesa01"].refusals
+    finally:
+        server.shutdown()
+        server.server_close()
+    with pytest.raises(ValueError):
+        serve_http(desk, 0, host="0.0.0.0")
