@@ -66,6 +66,8 @@ def test_run_with_a_configuration_and_seat_nodes(tmp_path: Path) -> None:
                 nodes[seat].tag_off(uid)
         assert wait_for(lambda: "deal 1: 2O 1B 4B" in record.read_text())
         nodes[0].press("envido")
+        # each seat has its own link: wait for one seat's call before the other answers
+        assert wait_for(lambda: record.read_text().endswith("0 envido\n"))
         nodes[1].press("quiero")
         assert wait_for(lambda: record.read_text().endswith("1 quiero\n"))  # another link
         nodes[0].tag_on(deck.uid(Card.from_str("3E")))
