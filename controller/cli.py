@@ -261,11 +261,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     from .enroll_cli import register as register_enroll
     from .render_cli import register as register_render
+    from .tournament.desk_cli import register as register_desk
     from .tournament.verify_cli import register as register_verify
 
     register_enroll(sub)
     register_render(sub)
     register_verify(sub)
+    register_desk(sub)
     return parser
 
 

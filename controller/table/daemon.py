@@ -85,24 +85,46 @@ def run_service(config_path: Path) -> int:
             "(enroll one with `truco-table enroll`)",
             config.decks,
         )
+    from ..tournament.table_link import connect_table, load_tournament_settings
+
+    try:
+        tournament = load_tournament_settings(config_path)
+    except ValueError as e:
+        print(f"truco-table: bad configuration: {e}", file=sys.stderr)
+        return 2
     displays: list[Display] = [
         OledDisplay(config.displays[s], seat=s) if s in config.displays else _NoDisplay()
         for s in range(config.rules.players)
     ]
+    service_config = ServiceConfig(
+        config.rules,
+        config.deal_reading,
+        config.state_dir,
+        watchdog_s=watchdog_interval(),
+        new_game_after_s=config.new_game_after_s,
+        next_deal_after_s=config.next_deal_after_s,
+    )
+    if tournament is not None and tournament.profile == "tournament":
+        from ..tournament.profile import tournament_service_config
+
+        service_config = tournament_service_config(service_config)
     service = TableService(
-        ServiceConfig(
-            config.rules,
-            config.deal_reading,
-            config.state_dir,
-            watchdog_s=watchdog_interval(),
-            new_game_after_s=config.new_game_after_s,
-            next_deal_after_s=config.next_deal_after_s,
-        ),
+        service_config,
         registry.lookup,
         displays,
         notifier=Notifier.from_environment(),
     )
     closers = _start_hardware(config, service.post)
+    if tournament is not None:
+        publisher = connect_table(service, tournament, config.state_dir)
+        closers.append(publisher.close)
+        log.info(
+            "publishing to the tournament %s as table %s on %s:%d",
+            tournament.name,
+            tournament.table_id,
+            tournament.broker_host,
+            tournament.broker_port,
+        )
     stop = stop_on_signals()
     try:
         service.ready()

@@ -47,6 +47,7 @@ __all__ = [
     "ServiceConfig",
     "ServiceEvent",
     "TableService",
+    "Undone",
 ]
 
 log = logging.getLogger(__name__)
@@ -86,7 +87,16 @@ class NewGame:
     rules: str  # the table line
 
 
-ServiceEvent = Accepted | Refused | Finished | NewGame
+@dataclass(frozen=True, slots=True)
+class Undone:
+    """The referee's undo took back ``text`` (the action, as in the record)."""
+
+    text: str
+    score: tuple[int, int]
+    hand: int
+
+
+ServiceEvent = Accepted | Refused | Finished | NewGame | Undone
 
 
 @dataclass(frozen=True, slots=True)
@@ -396,6 +406,7 @@ class TableService:
         self.table.last = TableResult(action, None) if action is not None else None
         self.tell_all(f"Deshecho: {action}")
         log.info("undo: %s", action)
+        self._emit(Undone(str(action), game.score, game.hand_number))
         self.redraw()
         return True
 

@@ -3,12 +3,15 @@ simulated on ptys published under a by-id folder, as udev does for real Picos.""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from controller.engine import Card
@@ -18,7 +21,7 @@ from controller.hal.mock import MockDeck, MockNode
 SERIALS = ["e6614103e7ab1200", "e6614103e7ab1201"]
 
 
-def wait_for(predicate, timeout: float = 10.0) -> bool:  # type: ignore[no-untyped-def]
+def wait_for(predicate: Callable[[], bool], timeout: float = 10.0) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if predicate():
@@ -27,7 +30,37 @@ def wait_for(predicate, timeout: float = 10.0) -> bool:  # type: ignore[no-untyp
     return False
 
 
-def test_run_with_a_configuration_and_seat_nodes(tmp_path: Path) -> None:
+@dataclass
+class RunningTable:
+    nodes: list[MockNode]
+    deck: MockDeck
+    record: Path
+    proc: subprocess.Popen[bytes]
+    stderr: str = ""
+
+    def text(self) -> str:
+        return self.record.read_text() if self.record.exists() else ""
+
+    def tap(self, seat: int, name: str) -> None:
+        uid = self.deck.uid(Card.from_str(name))
+        self.nodes[seat].tag_on(uid)
+        self.nodes[seat].tag_off(uid)
+
+    def deal(self) -> None:
+        for seat, hand in ((0, "7C 6C 3E"), (1, "2O 1B 4B")):
+            for name in hand.split():
+                self.tap(seat, name)
+        assert wait_for(lambda: "deal 1: 2O 1B 4B" in self.text())
+
+    def press(self, seat: int, button: str, expect: str) -> None:
+        """Press, and wait for the record to show it (each seat has its own link, so there
+        is no order between two seats' events)."""
+        self.nodes[seat].press(button)
+        assert wait_for(lambda: self.text().endswith(expect + "\n")), self.text()
+
+
+@contextlib.contextmanager
+def running_table(tmp_path: Path, extra: str = "") -> Iterator[RunningTable]:
     deck = MockDeck(3)
     cards = {deck.uid(c): c for c in (Card.from_index(i) for i in range(40))}
     save_registry(DeckRegistry((Deck("bar", cards),)), tmp_path / "decks.toml")
@@ -43,6 +76,7 @@ def test_run_with_a_configuration_and_seat_nodes(tmp_path: Path) -> None:
         f'decks = "{tmp_path / "decks.toml"}"\nnext_deal_after_s = 0\n'
         f'[topology]\nkind = "nodes"\n[nodes]\nby_id_dir = "{by_id}"\n'
         + "".join(f'[[nodes.seat]]\nseat = {i}\nserial = "{s}"\n' for i, s in enumerate(SERIALS))
+        + extra
     )
     notify = tmp_path / "notify"
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
@@ -54,34 +88,30 @@ def test_run_with_a_configuration_and_seat_nodes(tmp_path: Path) -> None:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
-    record = tmp_path / "state" / "current.truco"
+    table = RunningTable(nodes, deck, tmp_path / "state" / "current.truco", proc)
     try:
         assert sock.recv(1024).startswith(b"READY=1")
         assert wait_for(lambda: all("HELLO" in n.received for n in nodes))
         time.sleep(0.3)
-        for seat, hand in ((0, "7C 6C 3E"), (1, "2O 1B 4B")):
-            for name in hand.split():
-                uid = deck.uid(Card.from_str(name))
-                nodes[seat].tag_on(uid)
-                nodes[seat].tag_off(uid)
-        assert wait_for(lambda: "deal 1: 2O 1B 4B" in record.read_text())
-        nodes[0].press("envido")
-        # each seat has its own link: wait for one seat's call before the other answers
-        assert wait_for(lambda: record.read_text().endswith("0 envido\n"))
-        nodes[1].press("quiero")
-        assert wait_for(lambda: record.read_text().endswith("1 quiero\n"))  # another link
-        nodes[0].tag_on(deck.uid(Card.from_str("3E")))
-        assert wait_for(lambda: record.read_text().endswith("0 envido\n1 quiero\n0 play 3E\n")), (
-            record.read_text()
-        )
-        nodes[1].tag_on(b"\x04\x01\x02\x03\x04\x05\x06")  # not in the deck: refused, not recorded
-        time.sleep(0.3)
-        assert record.read_text().endswith("0 play 3E\n")
+        yield table
     finally:
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=15)
+        table.stderr = err.decode()
         sock.close()
         for node in nodes:
             node.close()
-    assert proc.returncode == 0, err.decode()
-    assert "no deck enrolled" not in err.decode()
+    assert proc.returncode == 0, table.stderr
+
+
+def test_run_with_a_configuration_and_seat_nodes(tmp_path: Path) -> None:
+    with running_table(tmp_path) as table:
+        table.deal()
+        table.press(0, "envido", "0 envido")
+        table.press(1, "quiero", "1 quiero")
+        table.nodes[0].tag_on(table.deck.uid(Card.from_str("3E")))
+        assert wait_for(lambda: table.text().endswith("0 envido\n1 quiero\n0 play 3E\n"))
+        table.nodes[1].tag_on(b"\x04\x01\x02\x03\x04\x05\x06")  # unknown: refused, not recorded
+        time.sleep(0.3)
+        assert table.text().endswith("0 play 3E\n")
+    assert "no deck enrolled" not in table.stderr

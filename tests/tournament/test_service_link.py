@@ -1,0 +1,62 @@
+"""A real table service (`truco-table run --config`) with a [tournament] section: the
+tournament profile applies and the table publishes to the broker."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import paho.mqtt.client as mqtt
+
+from controller.tournament.broker import LocalBroker
+from controller.tournament.seal import TournamentKey
+
+from ..table.test_daemon import running_table, wait_for
+
+
+def test_a_configured_table_publishes(
+    tmp_path: Path, broker: LocalBroker, key: TournamentKey
+) -> None:
+    received: list[tuple[str, bytes]] = []
+    lock = threading.Lock()
+
+    def on_message(client: mqtt.Client, userdata: object, message: mqtt.MQTTMessage) -> None:
+        with lock:
+            received.append((message.topic, bytes(message.payload)))
+
+    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+    client.on_message = on_message
+    client.connect(broker.host, broker.port)
+    client.subscribe("truco/copa/tables/mesa1/#", qos=1)
+    client.loop_start()
+    extra = (
+        f'[tournament]\nname = "copa"\ntable_id = "mesa1"\nbroker = "127.0.0.1:{broker.port}"\n'
+        f'key = "{key.key.hex()}"\nkey_id = "{key.key_id}"\n'
+    )
+    try:
+        with running_table(tmp_path, extra) as table:
+            table.deal()
+            table.tap(1, "2O")  # not seat 1's turn: refused, and kept in the record
+            assert wait_for(lambda: "# rechazado: 1 play 2O (not_your_turn)" in table.text())
+            table.press(0, "envido", "0 envido")
+            table.press(1, "quiero", "1 quiero")  # claims=declared: the telling begins
+
+            def events() -> list[dict[str, object]]:
+                with lock:
+                    return [json.loads(p) for t, p in received if t.endswith("/events")]
+
+            assert wait_for(lambda: any(e.get("kind") == "refusal" for e in events()))
+            seqs = [e["seq"] for e in events()]
+            assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs)
+            texts = [e.get("text") for e in events()]
+            assert "0 envido" in texts and "1 quiero" in texts
+            with lock:
+                status = [p for t, p in received if t.endswith("/status")]
+            assert status and b"online" in status[-1]
+        assert (
+            "claims=declared" in (tmp_path / "state" / "current.truco").read_text().splitlines()[0]
+        )
+    finally:
+        client.loop_stop()
+        client.disconnect()
