@@ -8,6 +8,7 @@ import threading
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
 
 from controller.tournament.broker import LocalBroker
 from controller.tournament.seal import TournamentKey
@@ -25,7 +26,7 @@ def test_a_configured_table_publishes(
         with lock:
             received.append((message.topic, bytes(message.payload)))
 
-    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+    client = mqtt.Client(CallbackAPIVersion.VERSION2)
     client.on_message = on_message
     client.connect(broker.host, broker.port)
     client.subscribe("truco/copa/tables/mesa1/#", qos=1)
@@ -47,7 +48,7 @@ def test_a_configured_table_publishes(
                     return [json.loads(p) for t, p in received if t.endswith("/events")]
 
             assert wait_for(lambda: any(e.get("kind") == "refusal" for e in events()))
-            seqs = [e["seq"] for e in events()]
+            seqs = [int(str(e["seq"])) for e in events()]
             assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs)
             texts = [e.get("text") for e in events()]
             assert "0 envido" in texts and "1 quiero" in texts
