@@ -44,3 +44,18 @@ def test_systemd_analyze_verify(tmp_path: Path) -> None:
     out = subprocess.run(["systemd-analyze", "verify", str(copy)], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert "truco-table.service" not in out.stderr, out.stderr
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="no systemd-analyze here")
+def test_tournament_drop_in_verifies(tmp_path: Path) -> None:
+    exe = Path(sys.executable).with_name("truco-table")
+    text = UNIT.read_text().replace("/opt/truco-table/.venv/bin/truco-table", str(exe))
+    (tmp_path / "truco-table.service").write_text(text)
+    drop_in = tmp_path / "truco-table.service.d"
+    drop_in.mkdir()
+    (drop_in / "tournament.conf").write_text((UNIT.parent / "tournament.conf").read_text())
+    out = subprocess.run(
+        ["systemd-analyze", "verify", str(tmp_path / "truco-table.service")],
+        capture_output=True, text=True,
+    )
+    assert out.returncode == 0, out.stderr

@@ -25,14 +25,15 @@ from pathlib import Path
 
 from ..transcript import TranscriptError, parse
 
-__all__ = ["GameStore"]
+__all__ = ["GameStore", "fsync_dir"]
 
 log = logging.getLogger(__name__)
 
 CURRENT = "current.truco"
 
 
-def _fsync_dir(path: Path) -> None:
+def fsync_dir(path: Path) -> None:
+    """Make a rename or a new file in ``path`` durable (best effort)."""
     with contextlib.suppress(OSError):
         fd = os.open(path, os.O_RDONLY)
         try:
@@ -111,7 +112,7 @@ class GameStore:
             existed = self.path.exists()
             self._fd = self._opener(self.path)
             if not existed:
-                _fsync_dir(self.dir)
+                fsync_dir(self.dir)
         return self._fd
 
     def append(self, line: str) -> bool:
@@ -151,7 +152,7 @@ class GameStore:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, self.path)
-        _fsync_dir(self.dir)
+        fsync_dir(self.dir)
 
     def archived(self) -> list[Path]:
         """Finished games, oldest first."""
@@ -173,7 +174,7 @@ class GameStore:
             # a restart after a power cut between the link and the unlink below
             if old.stat().st_size == len(content) and old.read_bytes() == content:
                 self.path.unlink()
-                _fsync_dir(self.dir)
+                fsync_dir(self.dir)
                 return old
         stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(self.clock()))
         target = self.archive_dir / f"{stamp}.truco"
@@ -183,8 +184,8 @@ class GameStore:
             target = self.archive_dir / f"{stamp}-{n}.truco"
         os.link(self.path, target)  # fails rather than overwrite
         os.unlink(self.path)
-        _fsync_dir(self.archive_dir)
-        _fsync_dir(self.dir)
+        fsync_dir(self.archive_dir)
+        fsync_dir(self.dir)
         return target
 
     def _close(self) -> None:

@@ -30,6 +30,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..table.store import fsync_dir
+
 __all__ = ["Entry", "Outbox"]
 
 log = logging.getLogger(__name__)
@@ -46,15 +48,6 @@ class Entry:
     retain: bool = False
 
 
-def _fsync_dir(path: Path) -> None:
-    with contextlib.suppress(OSError):
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-
 def atomic_write(path: Path, data: bytes, *, fsync: bool = True) -> None:
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "wb") as f:
@@ -64,7 +57,7 @@ def atomic_write(path: Path, data: bytes, *, fsync: bool = True) -> None:
             os.fsync(f.fileno())
     os.replace(tmp, path)
     if fsync:
-        _fsync_dir(path.parent)
+        fsync_dir(path.parent)
 
 
 class Outbox:
@@ -89,7 +82,7 @@ class Outbox:
         new = not self.journal_path.exists()
         self._fd = os.open(self.journal_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         if new and fsync:
-            _fsync_dir(self.dir)
+            fsync_dir(self.dir)
 
     # ------------------------------------------------------------------ opening
 
