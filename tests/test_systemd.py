@@ -59,3 +59,5 @@ def test_tournament_drop_in_verifies(tmp_path: Path) -> None:
         capture_output=True, text=True,
     )
     assert out.returncode == 0, out.stderr
+    # verify reads the drop-in and only warns about its mistakes: no warning allowed
+    assert "tournament.conf" not in out.stderr, out.stderr
