@@ -101,6 +101,7 @@ from typing import Final, Literal
 
 from gpiozero import Button, Factory
 
+from .callbacks import deliver
 from .seatlink import BUTTONS, ButtonHeld, ButtonPressed
 
 __all__ = [
@@ -488,14 +489,7 @@ class GpioPad:
         if log.isEnabledFor(logging.DEBUG):
             late_ms = (self._clock() - due) * 1000
             log.debug("seat %d: %r (%.1f ms after due)", self.seat, event, late_ms)
-        try:
-            self._on_event(self.seat, event)
-        except Exception:
-            self.callback_errors += 1
-            if self.callback_errors == 1:
-                log.exception("seat %d: on_event failed for %r", self.seat, event)
-            else:
-                log.debug("seat %d: on_event failed again for %r", self.seat, event)
+        self.callback_errors = deliver(log, self.seat, self._on_event, event, self.callback_errors)
 
     def _run(self) -> None:
         """The timer thread: deliver events, sleep until the next deadline or edge."""

@@ -55,6 +55,7 @@ from typing import Any, Final, Protocol
 
 from gpiozero import DigitalOutputDevice, Factory
 
+from .callbacks import deliver
 from .seatlink import TagArrived, TagLeft
 
 __all__ = [
@@ -621,11 +622,4 @@ class SpiReader:
 
     def _deliver(self, event: TagEvent) -> None:
         log.debug("seat %d: %r", self.seat, event)
-        try:
-            self._on_event(self.seat, event)
-        except Exception:
-            self.callback_errors += 1
-            if self.callback_errors == 1:
-                log.exception("seat %d: on_event failed for %r", self.seat, event)
-            else:
-                log.debug("seat %d: on_event failed again for %r", self.seat, event)
+        self.callback_errors = deliver(log, self.seat, self._on_event, event, self.callback_errors)
