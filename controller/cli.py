@@ -13,7 +13,16 @@ from pathlib import Path
 from . import __version__
 from .engine import Game, HouseRules, Kind, RefusalCode
 from .engine.results import Award, Reason
-from .transcript import ActionStmt, TranscriptError, dumps_result, parse, replay, result_json
+from .transcript import (
+    ActionStmt,
+    RecordFileError,
+    TranscriptError,
+    dumps_result,
+    parse,
+    read_record,
+    replay,
+    result_json,
+)
 
 _SPANISH_ACTION = {
     Kind.PLAY: "juega",
@@ -88,13 +97,9 @@ def _narrate(path: str, text: str) -> int:
 
 def _cmd_replay(args: argparse.Namespace) -> int:
     try:
-        with open(args.file, encoding="utf-8") as f:
-            text = f.read()
-    except OSError as e:
-        print(f"truco-table: cannot read {args.file}: {e.strerror}", file=sys.stderr)
-        return 2
-    except UnicodeDecodeError:
-        print(f"truco-table: {args.file} is not UTF-8 text", file=sys.stderr)
+        text = read_record(args.file)
+    except RecordFileError as e:
+        print(f"truco-table: {e}", file=sys.stderr)
         return 2
     try:
         if not args.json:

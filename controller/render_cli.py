@@ -32,7 +32,15 @@ from .render.pixelfont import FONT_TEXT
 from .render.screen import SeatScreen, plain, render_screen
 from .table.screens import screen_for
 from .table.table import Table
-from .transcript import ActionStmt, Statement, TranscriptError, parse, replay
+from .transcript import (
+    ActionStmt,
+    RecordFileError,
+    Statement,
+    TranscriptError,
+    parse,
+    read_record,
+    replay,
+)
 
 __all__ = ["TableTarget", "contact_sheet", "register", "screen_at"]
 
@@ -157,12 +165,9 @@ def _cmd_render(args: argparse.Namespace) -> int:
         print("truco-table render: give a transcript FILE or --contact-sheet", file=sys.stderr)
         return 2
     try:
-        text = Path(args.file).read_text(encoding="utf-8")
-    except OSError as e:
-        print(f"truco-table render: cannot read {args.file}: {e.strerror}", file=sys.stderr)
-        return 2
-    except UnicodeDecodeError:
-        print(f"truco-table render: {args.file} is not UTF-8 text", file=sys.stderr)
+        text = read_record(args.file)
+    except RecordFileError as e:
+        print(f"truco-table render: {e}", file=sys.stderr)
         return 2
     try:
         screen = screen_at(text, args.seat, line=args.line, action=args.action)

@@ -19,8 +19,10 @@ bug report and testing the rules are all replaying one.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Protocol
 
 from .engine import Action, Card, Game, HouseRules, IllegalActionError, RefusalCode, TrucoError
@@ -30,6 +32,7 @@ __all__ = [
     "DealStmt",
     "DealerStmt",
     "HandStmt",
+    "RecordFileError",
     "Rejected",
     "ReplayResult",
     "ScoreStmt",
@@ -37,6 +40,7 @@ __all__ = [
     "TableStmt",
     "TranscriptError",
     "parse",
+    "read_record",
     "replay",
     "result_json",
     "write",
@@ -100,6 +104,25 @@ def _seat(word: str, players: int, line: int) -> int:
             line, f"no seat {seat} at a table of {players} (seats 0..{players - 1})"
         )
     return seat
+
+
+class RecordFileError(TrucoError):
+    """A game record that cannot be read as a file (missing, unreadable, not UTF-8)."""
+
+
+def read_record(path: str | os.PathLike[str]) -> str:
+    """A record file's text exactly as stored (UTF-8, no newline translation).
+
+    Raises ``RecordFileError`` with a message for the person at the terminal.
+    """
+    try:
+        data = Path(path).read_bytes()
+    except OSError as e:
+        raise RecordFileError(f"cannot read {path}: {e.strerror or e}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise RecordFileError(f"{path} is not UTF-8 text") from None
 
 
 def parse(text: str) -> list[Statement]:

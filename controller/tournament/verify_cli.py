@@ -30,7 +30,7 @@ import tempfile
 from pathlib import Path
 from typing import Final, TextIO
 
-from ..transcript import TranscriptError, parse, replay
+from ..transcript import RecordFileError, TranscriptError, parse, read_record, replay
 from .seal import (
     KeyConfigError,
     NotSealedError,
@@ -57,13 +57,9 @@ class _Failure(Exception):
 def _read(path: str) -> str:
     """The file's text exactly (no newline translation), as UTF-8."""
     try:
-        data = Path(path).read_bytes()
-    except OSError as e:
-        raise _Failure(f"cannot read {path}: {e.strerror or e}") from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise _Failure(f"{path} is not UTF-8 text") from None
+        return read_record(path)
+    except RecordFileError as e:
+        raise _Failure(str(e)) from None
 
 
 def _key(args: argparse.Namespace) -> TournamentKey:
