@@ -7,12 +7,11 @@ Regenerate the goldens deliberately with ``TRUCO_REGEN_GOLDEN=1 pytest tests/ren
 from __future__ import annotations
 
 import itertools
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from PIL import Image, ImageChops, ImageDraw
+from PIL import Image, ImageDraw
 
 from controller.render.matchsticks import (
     SCREEN_SIZE,
@@ -26,8 +25,9 @@ from controller.render.matchsticks import (
     sticks_for_score,
 )
 
+from .golden import check_golden
+
 GOLDEN_DIR = Path(__file__).parent / "golden"
-REGEN = os.environ.get("TRUCO_REGEN_GOLDEN") == "1"
 
 # (ours, theirs, target): every score 0..target appears once for each team.
 BOARDS = [(s, 30 - s, 30) for s in range(31)] + [(s, 15 - s, 15) for s in range(16)]
@@ -51,16 +51,7 @@ def test_golden(ours: int, theirs: int, target: int) -> None:
     image = render_scoreboard_image(ours, theirs, target)
     assert image.mode == "1"
     assert image.size == SCREEN_SIZE
-    path = GOLDEN_DIR / golden_name(ours, theirs, target)
-    if REGEN:
-        GOLDEN_DIR.mkdir(parents=True, exist_ok=True)
-        image.save(path)
-        pytest.skip(f"regenerated {path.name}")
-    if not path.exists():
-        pytest.fail(f"missing golden {path}; create it with TRUCO_REGEN_GOLDEN=1")
-    with Image.open(path) as golden:
-        expected = golden.convert("1")
-    assert ImageChops.difference(image, expected).getbbox() is None, path.name
+    check_golden(image, GOLDEN_DIR / golden_name(ours, theirs, target))
 
 
 def test_no_stray_goldens() -> None:

@@ -9,7 +9,6 @@ real ``Table``, then ``screen_for``). Regenerate the goldens deliberately with
 
 from __future__ import annotations
 
-import os
 import random
 import re
 import time
@@ -17,7 +16,6 @@ from dataclasses import fields, replace
 from pathlib import Path
 
 import pytest
-from PIL import Image, ImageChops
 
 from controller.engine import Action, Card, Game, HouseRules, Kind, RefusalCode
 from controller.engine.playout import random_deal
@@ -46,10 +44,10 @@ from controller.table.controls import Button
 from controller.table.screens import pad_prompt, screen_for
 from controller.table.table import Table
 
+from .golden import check_golden, same
 from .test_matchsticks import expected_reading, read_team
 
 GOLDEN_DIR = Path(__file__).parent / "golden" / "screens"
-REGEN = os.environ.get("TRUCO_REGEN_GOLDEN") == "1"
 
 STATES = state_shots()
 REFUSALS = refusal_shots()
@@ -61,11 +59,6 @@ LEFT_SQUARES = (0, 8, 63, SCORE_BOX[3])
 RIGHT_SQUARES = (64, 8, 128, SCORE_BOX[3])
 
 
-def same(a: Image.Image, b: Image.Image) -> bool:
-    # compare as "L": Pillow 13 keeps mode "1" pixels as 0/1 or 0/255 depending on origin
-    return ImageChops.difference(a.convert("L"), b.convert("L")).getbbox() is None
-
-
 # --------------------------------------------------------------------------- goldens
 
 
@@ -73,15 +66,7 @@ def same(a: Image.Image, b: Image.Image) -> bool:
 def test_golden(shot: Shot) -> None:
     image = render_screen(shot.screen)
     assert image.mode == "1" and image.size == SCREEN_SIZE
-    path = GOLDEN_DIR / f"{shot.name}.png"
-    if REGEN:
-        GOLDEN_DIR.mkdir(parents=True, exist_ok=True)
-        image.save(path)
-        pytest.skip(f"regenerated {path.name}")
-    if not path.exists():
-        pytest.fail(f"missing golden {path}; create it with TRUCO_REGEN_GOLDEN=1")
-    with Image.open(path) as golden:
-        assert same(image, golden), f"{path.name}: {screen_texts(shot.screen)}"
+    check_golden(image, GOLDEN_DIR / f"{shot.name}.png", str(screen_texts(shot.screen)))
 
 
 def test_no_stray_goldens() -> None:

@@ -9,6 +9,7 @@ import pytest
 
 from controller.engine.rules import Claims
 from controller.table.config import ConfigError, load_config
+from controller.table.controls import Button
 from controller.table.table import DealReading
 
 ROOT = Path(__file__).parent.parent.parent
@@ -39,16 +40,7 @@ def test_inline_hardware_and_rules(tmp_path: Path) -> None:
             + "".join(
                 f"{b} = {p}\n"
                 for b, p in zip(
-                    [
-                        "truco",
-                        "envido",
-                        "real_envido",
-                        "falta_envido",
-                        "flor",
-                        "quiero",
-                        "no_quiero",
-                        "mazo",
-                    ],
+                    [b.value for b in Button],
                     range(4 + 8 * s, 12 + 8 * s),
                     strict=True,
                 )
