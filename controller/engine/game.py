@@ -69,7 +69,8 @@ _FLOR_KINDS = (_K_FLOR, _K_CONTRAFLOR, _K_CONTRAFLOR_AL_RESTO, _K_CON_FLOR_ME_AC
 _ANSWERS = (_K_QUIERO, _K_NO_QUIERO, _K_CON_FLOR_ME_ACHICO)
 
 # Flor course, set by the other team's first flor action.
-_COURSE_NONE, _COURSE_FLOR, _COURSE_ACHICO, _COURSE_CONTRA, _COURSE_RESTO = range(5)
+# _COURSE_BACKED: a contraflor or al resto refused; its points are fixed, announcements go on.
+_COURSE_NONE, _COURSE_FLOR, _COURSE_ACHICO, _COURSE_CONTRA, _COURSE_RESTO, _COURSE_BACKED = range(6)
 # Flor state.
 _FLOR_NONE, _FLOR_OPEN, _FLOR_CLOSED = range(3)
 
@@ -245,7 +246,7 @@ class Game:
         self._f_raiser = -1
         self._f_resto_before = 0
         self._f_backed = -1
-        self._f_excused = False
+        self._f_backdown = 0
         self._f_result: tuple[int, int] | None = None
         self._tapada = [False] * n
         self._deferred: list[tuple[str, int, tuple[int, ...], int, int, int]] = []
@@ -643,7 +644,7 @@ class Game:
             self._f_raiser,
             self._f_resto_before,
             self._f_backed,
-            self._f_excused,
+            self._f_backdown,
             self._f_result,
             tuple(self._tapada),
             tuple(self._deferred),
@@ -690,14 +691,11 @@ class Game:
             self._nplayed[s] == 0
             and s not in self._f_ann
             and (s & 1) != self._f_backed
-            and not self._f_excused
             and self._can_flor(s)
         )
 
     def _flor_awaited(self) -> list[int]:
         """Known flor holders who must still announce before play resumes."""
-        if self._f_excused:
-            return []
         return [
             s
             for s in range(self._n)
@@ -1083,7 +1081,7 @@ class Game:
         if self._f_state == _FLOR_CLOSED or self._baza or self._nplayed[s]:
             return R.ENVIDO_CLOSED
         if self._f_state == _FLOR_OPEN:
-            if s in self._f_ann or (s & 1) == self._f_backed or self._f_excused:
+            if s in self._f_ann or (s & 1) == self._f_backed:
                 return R.ENVIDO_CLOSED
         elif s != self._turn:
             return R.NOT_YOUR_TURN
@@ -1100,9 +1098,11 @@ class Game:
             return self._flor_call_refusal(s)
         if k in _ANSWERS:
             if answer < 0:
-                if k is _K_CON_FLOR_ME_ACHICO and team != self._f_first:
-                    if self._f_course != _COURSE_NONE:
-                        return R.RAISE_NOT_ALLOWED
+                if (
+                    k is _K_CON_FLOR_ME_ACHICO
+                    and team != self._f_first
+                    and self._f_course == _COURSE_NONE
+                ):
                     return self._flor_call_refusal(s)
                 return R.CALL_PENDING
             return R.CALL_PENDING  # the answering team's answers are legal: wrong team
@@ -1205,7 +1205,6 @@ class Game:
             and not self._tapada[s]
             and s not in self._f_ann
             and (s & 1) != self._f_backed
-            and not self._f_excused
             and flor_of_indices(seen) is not None
         ):
             self._tapada[s] = True
@@ -1218,7 +1217,6 @@ class Game:
             and self._flor_pts[s] is not None
             and s not in self._f_ann
             and (s & 1) != self._f_backed
-            and not self._f_excused
         ):
             self._tapada[s] = True
             self._award(1 - (s & 1), 3, Reason.PENALTY)
@@ -1280,7 +1278,9 @@ class Game:
             self._close_flor_window()
         for kind, team, seats, value, points, penalty in self._deferred:
             if kind == "envido":
-                proven = envido_of_indices(self._seen[seats[0]], flor=self._flor_on) == value
+                # only seen cards prove: nothing seen proves nothing, not even a 0
+                seen = self._seen[seats[0]]
+                proven = bool(seen) and envido_of_indices(seen, flor=self._flor_on) == value
             elif kind == "flor":
                 proven = flor_of_indices(self._seen[seats[0]]) == value
             else:  # a set of flores, each must be shown
@@ -1365,14 +1365,15 @@ class Game:
             if k is _K_QUIERO:
                 self._f_accepted = True
             else:
-                points = 4 if self._f_course == _COURSE_CONTRA else self._f_resto_before
+                # Only the backing team is excused; the other team's flores are still
+                # announced, then the flor resolves at these points (decision 14).
+                self._f_backdown = 4 if self._f_course == _COURSE_CONTRA else self._f_resto_before
                 self._f_backed = team
-                self._f_excused = True
-                self._f_state = _FLOR_CLOSED
-                self._settle_flor_set(self._f_raiser, points)
-                return
+                self._f_course = _COURSE_BACKED
         elif k is _K_CONTRAFLOR_AL_RESTO and self._f_answer >= 0:
-            # answering a contraflor
+            # answering a contraflor; a holder who had not announced announces with it
+            if s not in self._f_ann and self._nplayed[s] == 0 and self._can_flor(s):
+                self._f_ann.append(s)
             self._f_course = _COURSE_RESTO
             self._f_resto_before = 6
             self._f_raiser = team
@@ -1420,7 +1421,12 @@ class Game:
         self._close_flor_window()
 
     def _close_flor_window(self) -> None:
-        """Resolve a flor that needs no comparison (none answered, or con flor me achico)."""
+        """Resolve a flor that needs no comparison (none answered, con flor me achico, or a
+        contraflor or al resto refused)."""
+        if self._f_course == _COURSE_BACKED:
+            self._f_state = _FLOR_CLOSED
+            self._settle_flor_set(self._f_raiser, self._f_backdown)
+            return
         first = self._f_first
         count = sum(1 for x in self._f_ann if (x & 1) == first)
         points = 3 * count + (1 if self._f_course == _COURSE_ACHICO else 0)
