@@ -129,7 +129,7 @@ class TestWriting:
         text = write(game)
         assert text.splitlines() == [
             "table players=2 target=30 flor=off falta=to_win mazo_envido_point=on "
-            "claims=auto implicit_quiero=off",
+            "claims=auto implicit_quiero=off pica_pica=off",
             "score 3 4",
             "dealer 0",
             "hand",
