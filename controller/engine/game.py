@@ -522,7 +522,7 @@ class Game:
 
     @property
     def telling(self) -> Telling | None:
-        return self._main.public_telling
+        return self._main.telling
 
     @property
     def awards(self) -> tuple[Award, ...]:

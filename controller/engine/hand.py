@@ -427,7 +427,7 @@ class EnvidoPhase:
                 self.result = (seat, env[seat])
                 h.award(seat & 1, self.stake(h, seat & 1), Reason.ENVIDO)
             else:
-                h.telling = TellingPhase("envido", h.order)
+                h.tell = TellingPhase("envido", h.order)
         elif k is _K_NO_QUIERO:
             chain = self.chain
             pts = 1 if len(chain) == 1 else sum(_ENV_VALUE[c] for c in chain[:-1])
@@ -525,7 +525,7 @@ class TellingPhase:
             if deal.cards[s] is not None:
                 actual = deal.env_pts[s] if self.kind == "envido" else deal.flor_pts[s]
                 if number != actual:  # a false declaration: the other team's penalty
-                    h.telling = None
+                    h.tell = None
                     other = 1 - (s & 1)
                     if self.kind == "envido":
                         h.award(other, h.envido.stake(h, other), Reason.PENALTY)
@@ -538,7 +538,7 @@ class TellingPhase:
             self._resolve(h)
 
     def _resolve(self, h: HandPlay) -> None:
-        h.telling = None
+        h.tell = None
         seat, value = self.best_seat, self.best
         team = seat & 1
         if self.kind == "envido":
@@ -669,7 +669,7 @@ class FlorPhase:
 
     def late(self, h: HandPlay, out: list[Action]) -> None:
         """Late announcements by seats whose hands are unknown, while play goes on."""
-        if h.telling is None and not self.blocking(h):
+        if h.tell is None and not self.blocking(h):
             self._announcements(h, out, True)
 
     def legal(self, h: HandPlay, out: list[Action]) -> None:
@@ -774,7 +774,7 @@ class FlorPhase:
 
     def progress(self, h: HandPlay) -> None:
         """Resolve the flor once nothing more is awaited (hands known)."""
-        if self.answer >= 0 or h.telling is not None or self.awaited(h):
+        if self.answer >= 0 or h.tell is not None or self.awaited(h):
             return
         course = self.course
         if course == _COURSE_FLOR or (
@@ -789,7 +789,7 @@ class FlorPhase:
                 self.state = _FLOR_CLOSED
                 h.award(seat & 1, self.stake(h), Reason.FLOR)
             else:
-                h.telling = TellingPhase("flor", h.order)
+                h.tell = TellingPhase("flor", h.order)
             return
         if h.known:
             self.close(h)
@@ -867,7 +867,7 @@ class HandPlay:
         "seats",
         "table",
         "team_seats",
-        "telling",
+        "tell",
         "truco",
         "turn",
     )
@@ -912,7 +912,7 @@ class HandPlay:
         self.truco = TrucoPhase()
         self.envido = EnvidoPhase()
         self.flor = FlorPhase()
-        self.telling: TellingPhase | None = None
+        self.tell: TellingPhase | None = None
         self.deferred: list[tuple[str, int, tuple[int, ...], int, int, int]] = []
 
     def key(self) -> tuple[object, ...]:
@@ -928,7 +928,7 @@ class HandPlay:
             self.truco.key(),
             self.envido.key(),
             self.flor.key(),
-            None if self.telling is None else self.telling.key(),
+            None if self.tell is None else self.tell.key(),
             tuple(self.deferred),
         )
 
@@ -936,7 +936,7 @@ class HandPlay:
 
     def floor(self) -> _Phase:
         """The phase whose legal actions and refusals hold now."""
-        telling = self.telling
+        telling = self.tell
         if telling is not None:
             return telling
         envido = self.envido
@@ -970,7 +970,7 @@ class HandPlay:
             self.see(s, [c.index for c in a.cards])
             return
         if k is _K_DECLARE or k is _K_SON_BUENAS:
-            telling = self.telling
+            telling = self.tell
             assert telling is not None
             telling.apply(self, a)
             return
@@ -978,7 +978,7 @@ class HandPlay:
         if k in FLOR_KINDS or (flor.state == _FLOR_OPEN and flor.answer >= 0):
             flor.apply(self, a)
             return
-        if flor.state == _FLOR_OPEN and self.telling is None:
+        if flor.state == _FLOR_OPEN and self.tell is None:
             flor.close(self)  # play resumes: late announcements are over
         if k is _K_PLAY:
             truco = self.truco
@@ -1124,7 +1124,7 @@ class HandPlay:
     def finish(self, awards: list[tuple[int, int, Reason]]) -> None:
         """The play ends: deferred claims are checked, then the hand's points."""
         flor = self.flor
-        if flor.state == _FLOR_OPEN and self.telling is None and not flor.blocking(self):
+        if flor.state == _FLOR_OPEN and self.tell is None and not flor.blocking(self):
             flor.close(self)
         deal = self.deal
         for kind, team, seats, value, points, penalty in self.deferred:
@@ -1231,16 +1231,34 @@ class HandPlay:
 
     @property
     def flor_course_team(self) -> int | None:
-        return self.flor.course_team if self.telling is None else None
+        return self.flor.course_team if self.tell is None else None
 
     @property
     def flor_open(self) -> bool:
         return self.flor.state == _FLOR_OPEN
 
     @property
-    def public_telling(self) -> Telling | None:
-        t = self.telling
+    def telling(self) -> Telling | None:
+        t = self.tell
         return None if t is None else t.public(self)
+
+    @property
+    def envido_result(self) -> tuple[int, int] | None:
+        """(seat, points) that won the envido: only the winner's points are public."""
+        return self.envido.result
+
+    @property
+    def flor_result(self) -> tuple[int, int] | None:
+        return self.flor.result
+
+    @property
+    def flor_announced(self) -> tuple[int, ...]:
+        return tuple(self.flor.ann)
+
+    @property
+    def flor_call(self) -> Kind | None:
+        """The flor raise awaiting an answer (contraflor or contraflor al resto)."""
+        return self.flor.call
 
     @property
     def awards(self) -> tuple[Award, ...]:

@@ -99,7 +99,7 @@ def seat_view(game: Game, seat: int) -> SeatView:
         flor_announced=tuple(flor.ann),
         flor_pending=play.flor_pending,
         flor_result=flor.result,
-        telling=play.public_telling,
+        telling=play.telling,
         awards=game.awards,
         legal=tuple(a for a in game.legal_list() if a.seat == seat),
         pica_pica=game.pica_pica,

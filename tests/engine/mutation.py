@@ -4,8 +4,9 @@ Each mutant changes one thing in ``controller/engine/game.py`` or ``hand.py``: a
 flipped (``<`` and ``<=``, ``==`` and ``!=``, ``is`` and ``is not``, ``in`` and ``not in``),
 an integer constant moved by one, ``and`` and ``or`` swapped, a ``not`` dropped, ``+`` and
 ``-`` swapped, ``True`` and ``False`` swapped. The mutant runs in a fresh interpreter
-against the killer suite: every scenario and its mirror (tests/scenarios), the perft
-counts, and seeded random games under the property tests' checks. A mutant is killed
+against the killer suite (``mutation_suite.py``): every scenario and its mirror
+(tests/scenarios), seeded random games under the property tests' checks, and the perft
+counts. A mutant is killed
 when the suite fails (or runs past the time limit); it survives when the suite passes.
 
 Not part of the default test run (it takes minutes). Run it with::
@@ -24,7 +25,7 @@ import ast
 import os
 import random
 import shutil
-import subprocess
+import signal
 import sys
 import tempfile
 import time
@@ -163,32 +164,44 @@ def _replace(tree: ast.AST, old: ast.AST, new: ast.AST) -> None:
                         return
 
 
-KILLER = """
-import sys
-from tests.engine.mutation_suite import run
-sys.exit(run())
-"""
-
-
 def run_mutant(m: Mutant, workdir: Path, timeout: float) -> str:
-    """'killed', 'timeout' or 'survived'."""
+    """'killed', 'timeout' or 'survived'.
+
+    The mutated file is written into ``workdir``'s copy of the package and the killer
+    suite runs in a forked child that imports the package afresh from there (this
+    process never imports ``controller``), so no interpreter start-up per mutant.
+    """
     target = workdir / "controller" / "engine" / m.file
     original = (ENGINE / m.file).read_text()
     target.write_text(mutated_source(m))
-    env = dict(os.environ, PYTHONPATH=str(workdir), PYTHONDONTWRITEBYTECODE="1")
     try:
-        proc = subprocess.run(
-            [sys.executable, "-c", KILLER],
-            cwd=workdir,
-            env=env,
-            timeout=timeout,
-            capture_output=True,
-        )
-    except subprocess.TimeoutExpired:
-        return "timeout"
+        pid = os.fork()
+        if pid == 0:  # the child: run the suite, report by exit status
+            code = 1
+            try:
+                sys.dont_write_bytecode = True
+                sys.path.insert(0, str(workdir))
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, 1)
+                os.dup2(devnull, 2)
+                from tests.engine.mutation_suite import run
+
+                code = run()
+            finally:
+                os._exit(code)
+        deadline = time.monotonic() + timeout
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                break
+            if time.monotonic() > deadline:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                return "timeout"
+            time.sleep(0.02)
     finally:
         target.write_text(original)
-    return "survived" if proc.returncode == 0 else "killed"
+    return "survived" if os.waitstatus_to_exitcode(status) == 0 else "killed"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -206,11 +219,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"mutants={len(todo)}")
         return 0
     random.Random(args.seed).shuffle(todo)
+    ignore_cache = shutil.ignore_patterns("__pycache__")
     with tempfile.TemporaryDirectory(prefix="truco-mutation-") as tmp:
         work = Path(tmp)
-        shutil.copytree(ROOT / "controller", work / "controller")
-        ignore = shutil.ignore_patterns("__pycache__")
-        shutil.copytree(ROOT / "tests", work / "tests", ignore=ignore)
+        shutil.copytree(ROOT / "controller", work / "controller", ignore=ignore_cache)
         start = time.monotonic()
         results: list[tuple[Mutant, str]] = []
         for m in todo:

@@ -34,7 +34,7 @@ def _perft() -> None:
         assert got == position.divide, position.id
 
 
-def _games(count: int = 48, seed: int = 14) -> None:
+def _games(count: int = 120, seed: int = 14) -> None:
     rng = random.Random(seed)
     for _ in range(count):
         rules = HouseRules(
@@ -55,8 +55,8 @@ def _games(count: int = 48, seed: int = 14) -> None:
 def run() -> int:
     try:
         _scenarios()
-        _perft()
         _games()
+        _perft()
     except Exception as e:  # any failure kills the mutant
         print(f"killed: {type(e).__name__}: {e}"[:300])
         return 1

@@ -75,7 +75,7 @@ def honest_telling(game: Game) -> Action | None:
     """The true declaration of the seat to declare (hands known), or son buenas when the
     truth does not beat the best so far; ``None`` when no telling waits on a known hand."""
     for play in game.plays:
-        telling = play.public_telling
+        telling = play.telling
         if telling is None or telling.next_seat is None:
             continue
         seat = telling.next_seat
