@@ -22,6 +22,8 @@ from __future__ import annotations
 import contextlib
 import curses
 import locale
+import os
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -389,17 +391,14 @@ class TerminalTable:
             reason = f"{reason} ({note})"
         return f"+{award.points} {self._team_name(award.team)}: {reason}"
 
-    def _seats_shown(self, per_row: int) -> list[int]:
+    def _seat_order(self) -> list[int]:
+        """The player's seat, the partners, then the others (bots only: seat order)."""
         n = self.run.rules.players
         if self.human is None:
-            order = list(range(n))
-        else:
-            partner = [s for s in range(n) if s != self.human and s % 2 == self.human % 2]
-            others = [s for s in range(n) if s % 2 != self.human % 2]
-            order = [self.human, *partner, *others]
-        if self.all_seats or self.human is None:
-            return order
-        return order[: max(1, per_row)]
+            return list(range(n))
+        partner = [s for s in range(n) if s != self.human and s % 2 == self.human % 2]
+        others = [s for s in range(n) if s % 2 != self.human % 2]
+        return [self.human, *partner, *others]
 
     def screens(self) -> dict[int, SeatScreen]:
         """Every seat's screen now; each is also sent to that seat's mock display."""
@@ -445,9 +444,11 @@ class TerminalTable:
 
         # the panels: as many side by side as the width takes, as many rows as fit
         per_row = max(1, (width + PANEL_GAP) // (PANEL_WIDTH + PANEL_GAP))
-        seats = self._seats_shown(per_row)
-        reserve = 9  # the lines below the panels
+        seats = self._seat_order()
+        reserve = 9 + len(seats)  # the lines below the panels
         rows_fit = (height - len(out) - reserve) // PANEL_HEIGHT
+        if not (self.all_seats or self.human is None):
+            rows_fit = min(rows_fit, 1)  # one row of panels; "a" shows every seat's
         if width >= PANEL_WIDTH and rows_fit >= 1:
             shown = seats[: rows_fit * per_row]
             for row in range(0, len(shown), per_row):
@@ -590,6 +591,17 @@ def play(table: TerminalTable) -> int:
     return int(curses.wrapper(_loop, table))
 
 
+def _follow_size(stdscr: curses.window) -> None:
+    """Take the terminal's size now, even if its SIGWINCH came before curses listened."""
+    try:
+        size = os.get_terminal_size(sys.__stdout__.fileno() if sys.__stdout__ else 1)
+    except (OSError, ValueError):
+        return
+    if (size.lines, size.columns) != stdscr.getmaxyx():
+        with contextlib.suppress(curses.error):
+            curses.resizeterm(size.lines, size.columns)
+
+
 def _loop(stdscr: curses.window, table: TerminalTable) -> int:
     with contextlib.suppress(curses.error):
         curses.curs_set(0)
@@ -600,6 +612,7 @@ def _loop(stdscr: curses.window, table: TerminalTable) -> int:
     while not table.quit:
         now = time.monotonic()
         if dirty or now - last_frame >= FRAME_SECONDS:
+            _follow_size(stdscr)
             height, width = stdscr.getmaxyx()
             stdscr.erase()
             for y, (text, style) in enumerate(table.lines(width, height)):
