@@ -219,7 +219,10 @@ class Game:
         log = self._log
         assert log is not None
         log.actions.append(action)
-        self._apply(action)
+        play = self._play_of[action.seat]
+        play.apply(action)
+        if not play.live:
+            self._hand_end()
         self._legal = None
         self._legal_codes = None
 
@@ -227,8 +230,13 @@ class Game:
         play = self._play_of[action.seat]
         play.apply(action)
         if not play.live:
-            # the hand ends when its last play ends (a won game stops it where it is)
-            self._live = any(p.live for p in self._plays)
+            self._hand_end()
+
+    def _hand_end(self) -> None:
+        """A play ended: the hand ends when its last play ends (a won game stops it where
+        it is, still in progress)."""
+        plays = self._plays
+        self._live = len(plays) > 1 and any(p.live for p in plays)
 
     def push_str(self, text: str) -> Action:
         """Parse ``"S ACTION"`` and push it; returns the action."""
@@ -279,7 +287,8 @@ class Game:
             legal = []
             if self._live and self._board.winner is None:
                 for play in self._plays:
-                    play.generate(legal)
+                    if play.live:  # the phase with the floor lists the legal actions
+                        play.floor().legal(play, legal)
             self._legal = legal
         return legal
 

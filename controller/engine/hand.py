@@ -13,14 +13,15 @@ explains its refusals and applies its actions in one place:
 - the bazas, which are the hand's own: free play when no phase holds the floor.
 
 ``HandPlay.floor`` is the only place that says which phase has the floor; legal actions
-(``generate``) and refusals (``explain``) ask that phase, and ``apply`` sends each
+(its ``legal``) and refusals (``explain``) ask that phase, and ``apply`` sends each
 action to the phase it belongs to. Points go to a ``Board`` shared by the game.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Protocol
 
 from .actions import ACTION_TABLE, DECLARE_SLOT, KIND_SLOT, Action, Kind
@@ -110,7 +111,27 @@ class _SeatActions:
         )
 
 
-_SEAT_ACTIONS: dict[tuple[int, ...], _SeatActions] = {}
+class _Layout:
+    """What a play's seats fix: sorted seats, teams, next seat, the calls listed together."""
+
+    __slots__ = ("actions", "n", "next_seat", "seats", "team_seats")
+
+    def __init__(self, order: tuple[int, ...], players: int) -> None:
+        self.n = len(order)
+        self.seats = seats = tuple(sorted(order))
+        self.team_seats = (
+            tuple(s for s in seats if s & 1 == 0),
+            tuple(s for s in seats if s & 1 == 1),
+        )
+        nxt = [-1] * players
+        for i, s in enumerate(order):
+            nxt[s] = order[(i + 1) % len(order)]
+        self.next_seat = tuple(nxt)
+        self.actions = _SeatActions(seats)
+
+
+#: Layouts by (play order, players at the table): worked out once.
+_LAYOUTS: dict[tuple[tuple[int, ...], int], _Layout] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,15 +251,6 @@ class Deal:
             return R.CARD_NOT_IN_HAND
         return None
 
-    def see(self, s: int, cards: Iterable[int]) -> bool:
-        """Record cards of ``s`` as seen; True when its third card was just seen."""
-        seen = self.seen[s]
-        before = len(seen)
-        for c in cards:
-            if c not in seen:
-                seen.append(c)
-                self.owner[c] = s
-        return before < 3 <= len(seen)
 
 
 class _Phase(Protocol):
@@ -844,6 +856,7 @@ class HandPlay:
     """
 
     __slots__ = (
+        "award",
         "baza",
         "baza_cards",
         "bazas",
@@ -884,24 +897,22 @@ class HandPlay:
         self.board = board
         self.deal = deal
         self.order = order
-        self.n = len(order)
+        players = len(deal.cards)
+        layout = _LAYOUTS.get((order, players))
+        if layout is None:
+            layout = _LAYOUTS[order, players] = _Layout(order, players)
+        self.n = layout.n
         self.mano = order[0]
         self.pica = order[0] if pica else None
         self.cap = PICA_CAP if pica else 1 << 30
-        self.seats = seats = tuple(sorted(order))
-        self.team_seats = (
-            tuple(s for s in seats if s & 1 == 0),
-            tuple(s for s in seats if s & 1 == 1),
-        )
-        nxt = [-1] * len(deal.cards)
-        for i, s in enumerate(order):
-            nxt[s] = order[(i + 1) % len(order)]
-        self.next_seat = nxt
-        sa = _SEAT_ACTIONS.get(seats)
-        if sa is None:
-            sa = _SEAT_ACTIONS[seats] = _SeatActions(seats)
-        self.seat_actions = sa
-        self.known = all(deal.cards[s] is not None for s in order)
+        #: award(team, points, reason): to the board, marked with this play's pica
+        self.award: Callable[[int, int, Reason], None] = partial(board.award, pica=self.pica)
+        self.seats = layout.seats
+        self.team_seats = layout.team_seats
+        self.next_seat = layout.next_seat
+        self.seat_actions = layout.actions
+        cards = deal.cards
+        self.known = deal.all_known or all(cards[s] is not None for s in order)
         self.live = True
         self.nplayed = [0] * len(deal.cards)
         self.baza = 0
@@ -949,11 +960,6 @@ class HandPlay:
         if truco.pending:
             return truco
         return self
-
-    def generate(self, out: list[Action]) -> None:
-        """Append every legal action of this play (``show`` aside)."""
-        if self.live:
-            self.floor().legal(self, out)
 
     def explain(self, a: Action) -> RefusalCode | None:
         """Why ``a`` (not legal, of a seat of this live play) is refused; ``None`` would be
@@ -1014,7 +1020,7 @@ class HandPlay:
         if self.baza == 0:
             if self.envido.window(self, t):
                 out.extend(_ENVIDO_ACTIONS[t])
-            if self.flor.starts(self, t):
+            if self.rules.flor and self.flor.starts(self, t):
                 add(row[_S_FLOR])
         self.truco.calls(self, out)
         if self.flor.state == _FLOR_OPEN:
@@ -1079,9 +1085,17 @@ class HandPlay:
             self.finish([(winner, TRUCO_VALUE[self.truco.level], Reason.TRUCO)])
 
     def see(self, s: int, cards: Iterable[int]) -> None:
+        """Cards of ``s`` seen (played or shown); a flor not announced is tapada once its
+        three cards have been seen (hands unknown)."""
         deal = self.deal
+        seen = deal.seen[s]
+        before = len(seen)
+        for c in cards:
+            if c not in seen:
+                seen.append(c)
+                deal.owner[c] = s
         if (
-            deal.see(s, cards)
+            before < 3 <= len(seen)
             and self.rules.flor
             and deal.cards[s] is None
             and self.flor.owes(s)
@@ -1150,9 +1164,6 @@ class HandPlay:
         self.truco.pending = 0
 
     # ---- shared helpers
-
-    def award(self, team: int, points: int, reason: Reason) -> None:
-        self.board.award(team, points, reason, self.pica)
 
     def auto_claims(self) -> bool:
         return self.rules.claims is Claims.AUTO and self.known

@@ -5,8 +5,8 @@ flipped (``<`` and ``<=``, ``==`` and ``!=``, ``is`` and ``is not``, ``in`` and 
 an integer constant moved by one, ``and`` and ``or`` swapped, a ``not`` dropped, ``+`` and
 ``-`` swapped, ``True`` and ``False`` swapped. The mutant runs in a fresh interpreter
 against the killer suite (``mutation_suite.py``): every scenario and its mirror
-(tests/scenarios), seeded random games under the property tests' checks, and the perft
-counts. A mutant is killed
+(tests/scenarios), seeded random games under the property tests' checks, the façade's
+unit tests, and the perft counts. A mutant is killed
 when the suite fails (or runs past the time limit); it survives when the suite passes.
 
 Not part of the default test run (it takes minutes). Run it with::
@@ -24,6 +24,7 @@ import argparse
 import ast
 import os
 import random
+import resource
 import shutil
 import signal
 import sys
@@ -179,6 +180,8 @@ def run_mutant(m: Mutant, workdir: Path, timeout: float) -> str:
         if pid == 0:  # the child: run the suite, report by exit status
             code = 1
             try:
+                # bounded in CPU time, not wall time: a loaded machine makes nothing time out
+                resource.setrlimit(resource.RLIMIT_CPU, (int(timeout), int(timeout) + 5))
                 sys.dont_write_bytecode = True
                 sys.path.insert(0, str(workdir))
                 devnull = os.open(os.devnull, os.O_WRONLY)
@@ -189,7 +192,7 @@ def run_mutant(m: Mutant, workdir: Path, timeout: float) -> str:
                 code = run()
             finally:
                 os._exit(code)
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + 30 * timeout  # a stuck child (sleeping) as a last resort
         while True:
             done, status = os.waitpid(pid, os.WNOHANG)
             if done:
@@ -201,16 +204,24 @@ def run_mutant(m: Mutant, workdir: Path, timeout: float) -> str:
             time.sleep(0.02)
     finally:
         target.write_text(original)
-    return "survived" if os.waitstatus_to_exitcode(status) == 0 else "killed"
+    code = os.waitstatus_to_exitcode(status)
+    if code in (-signal.SIGXCPU, -signal.SIGKILL):
+        return "timeout"
+    return "survived" if code == 0 else "killed"
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--budget", type=float, default=1800.0, help="seconds for the whole run")
-    ap.add_argument("--timeout", type=float, default=60.0, help="seconds per mutant")
+    ap.add_argument("--timeout", type=float, default=60.0, help="CPU seconds per mutant")
     ap.add_argument("--file", action="append", choices=FILES, help="default: both files")
     ap.add_argument("--seed", type=int, default=14)
     ap.add_argument("--list", action="store_true", help="list the mutants and stop")
+    ap.add_argument(
+        "--self-check",
+        action="store_true",
+        help="run the suite once on the unchanged engine (it must pass) and stop",
+    )
     args = ap.parse_args(argv)
     todo = [m for f in (args.file or FILES) for m in mutants(f)]
     if args.list:
@@ -223,6 +234,10 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="truco-mutation-") as tmp:
         work = Path(tmp)
         shutil.copytree(ROOT / "controller", work / "controller", ignore=ignore_cache)
+        if args.self_check:
+            unchanged = run_mutant(Mutant(FILES[0], -1, 0, "none"), work, args.timeout)
+            print(f"unchanged engine: {'passes' if unchanged == 'survived' else unchanged}")
+            return 0 if unchanged == "survived" else 1
         start = time.monotonic()
         results: list[tuple[Mutant, str]] = []
         for m in todo:
@@ -233,11 +248,12 @@ def main(argv: list[str] | None = None) -> int:
     survived = [m for m, r in results if r == "survived"]
     for m in sorted(survived, key=lambda m: (m.file, m.line)):
         print(f"survived {m.file}:{m.line}: {m.what}")
+    timeouts = sum(1 for _, r in results if r == "timeout")
     killed = len(results) - len(survived)
     score = killed / len(results) if results else 0.0
     print(
-        f"mutants={len(todo)} run={len(results)} killed={killed} survived={len(survived)} "
-        f"score={score:.3f} seconds={elapsed:.0f}"
+        f"mutants={len(todo)} run={len(results)} killed={killed} (timeouts={timeouts}) "
+        f"survived={len(survived)} score={score:.3f} seconds={elapsed:.0f}"
     )
     return 0
 

@@ -52,10 +52,21 @@ def _games(count: int = 120, seed: int = 14) -> None:
         check_transcript_round_trip(game)
 
 
+def _unit_tests() -> None:
+    """The façade's own tests (seats beyond the table, the picas' API, per-seat views)."""
+    import pytest
+
+    here = Path(__file__).parent
+    args = ["-q", "-x", "-p", "no:cacheprovider", "--no-header"]
+    tests = [str(here / "test_game.py"), str(here.parent / "table" / "test_pica_pica.py")]
+    assert pytest.main([*args, *tests]) == 0
+
+
 def run() -> int:
     try:
         _scenarios()
         _games()
+        _unit_tests()
         _perft()
     except Exception as e:  # any failure kills the mutant
         print(f"killed: {type(e).__name__}: {e}"[:300])
