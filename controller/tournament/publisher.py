@@ -33,11 +33,11 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from ..table.service import Accepted, Finished, NewGame, Refused, TableService
 from ..transcript import TranscriptError, parse, replay
+from .messages import Event, EventKind, MalformedMessage, Record, Status, parse_resend
 from .outbox import Entry, Outbox
 from .profile import REFUSAL_MARK, UNDO_MARK
 from .seal import SealError, TournamentKey, seal
 from .topics import (
-    PAYLOAD_VERSION,
     check_name,
     decode,
     encode,
@@ -161,26 +161,26 @@ class TablePublisher:
         return game_id(self.table_id, self.game_no)
 
     def _append(
-        self, topic: str, kind: str, fields: dict[str, Any], *, retain: bool = False
+        self, topic: str, make: Callable[[int, float], Event | Record], *, retain: bool = False
     ) -> Entry:
+        """Journal the message ``make(seq, ts)`` builds, under the next seq."""
         with self._append_lock:
-            payload = {
-                "v": PAYLOAD_VERSION,
-                "table": self.table_id,
-                "seq": self.outbox.next_seq(),
-                "ts": self.clock(),
-                "kind": kind,
-                "game": fields.pop("game", self.game),
-                **fields,
-            }
-            entry = self.outbox.append(topic, encode(payload), retain=retain)
+            message = make(self.outbox.next_seq(), self.clock())
+            entry = self.outbox.append(topic, encode(message.payload()), retain=retain)
         self._wake()
         return entry
 
-    def _event(self, kind: str, text: str, **fields: Any) -> Entry:
+    def _event(self, kind: EventKind, text: str, **fields: Any) -> Entry:
+        game = fields.pop("game", self.game)
         fields.setdefault("hand", self.hand)
-        fields.setdefault("score", list(self.score))
-        return self._append("events", kind, {"text": text, **fields})
+        if "score" in fields and fields["score"] is not None:
+            fields["score"] = tuple(fields["score"])
+        fields.setdefault("score", self.score)
+
+        def make(seq: int, ts: float) -> Event:
+            return Event(self.table_id, seq, ts, kind, game, text=text, **fields)
+
+        return self._append("events", make)
 
     # ------------------------------------------------------------------ the table's side
 
@@ -211,9 +211,9 @@ class TablePublisher:
         fresh = game.hand_number == 0 and not game.move_stack
         if fresh and self.dirty and self.game_no in self._last_action:
             # the game this journal was following is gone (a new game after a restart)
-            self._append("events", "abandoned", {"text": "", "hand": 0, "score": [0, 0]})
+            self._event(EventKind.ABANDONED, "", hand=0, score=(0, 0))
             self.game_no, self.dirty = self.game_no + 1, False
-        self._event("state", "", rules=self.rules_line, players=game.players)
+        self._event(EventKind.STATE, "", rules=self.rules_line, players=game.players)
 
     def _recover_lost_finish(self, service: TableService) -> None:
         """The power went after a game's last action but before its record was journaled:
@@ -258,12 +258,12 @@ class TablePublisher:
 
     def _accepted(self, event: Accepted) -> None:
         first = event.text.split(None, 1)[0].lower() if event.text.strip() else ""
-        kind = "deal" if first in ("hand", "dealer", "deal") else "action"
+        kind = EventKind.DEAL if first in ("hand", "dealer", "deal") else EventKind.ACTION
         self.dirty = True
         self.hand = event.hand
         changed = event.score != self.score
         self.score = event.score
-        if kind == "deal":
+        if kind is EventKind.DEAL:
             # the cards dealt are secret until the game's record is sealed and sent
             lines = event.text.split("\n")
             dealt = [line for line in lines if line.split(None, 1)[:1] == ["deal"]]
@@ -271,15 +271,15 @@ class TablePublisher:
             self._event(kind, shown, dealt=len(dealt))
         else:
             self._event(kind, event.text)
-        if kind == "action":
+        if kind is EventKind.ACTION:
             self._last_action[self.game_no] = event.text
         if changed:
-            self._event("score", f"{event.score[0]}-{event.score[1]}")
+            self._event(EventKind.SCORE, f"{event.score[0]}-{event.score[1]}")
 
     def _refused(self, event: Refused) -> None:
         what = event.action or f"{event.seat} (carta desconocida)"
         self._event(
-            "refusal",
+            EventKind.REFUSAL,
             f"{REFUSAL_MARK}{what} ({event.code})",
             seat=event.seat,
             action=event.action,
@@ -288,12 +288,12 @@ class TablePublisher:
 
     def _undone(self, action: str, score: tuple[int, int], hand: int) -> None:
         self.score, self.hand = score, hand
-        self._event("undo", f"{UNDO_MARK}{action}", action=action)
+        self._event(EventKind.UNDO, f"{UNDO_MARK}{action}", action=action)
 
     def _finished(self, event: Finished) -> None:
         gid = self.game
         self.score = event.score
-        self._event("finished", f"gana el equipo {event.winner}", winner=event.winner)
+        self._event(EventKind.FINISHED, f"gana el equipo {event.winner}", winner=event.winner)
         record, sealed, error = event.record, False, None
         if self.key is not None:
             try:
@@ -302,44 +302,34 @@ class TablePublisher:
             except SealError as e:
                 log.error("cannot seal the record of %s: %s; sending it unsealed", gid, e)
                 error = str(e)
-        self._append(
-            f"records/{gid}",
-            "record",
-            {
-                "winner": event.winner,
-                "score": list(event.score),
-                "hand": self.hand,
-                "sealed": sealed,
-                "key_id": self.key.key_id if sealed and self.key is not None else None,
-                "error": error,
-                "record": record,
-            },
-            retain=True,
-        )
+        key_id = self.key.key_id if sealed and self.key is not None else None
+        hand = self.hand
+
+        def make(seq: int, ts: float) -> Record:
+            return Record(
+                self.table_id, seq, ts, gid, event.winner, event.score, hand, sealed, key_id,
+                error, record,
+            )  # fmt: skip
+
+        self._append(f"records/{gid}", make, retain=True)
         self.game_no, self.dirty = self.game_no + 1, False
 
     def _new_game(self, event: NewGame) -> None:
         if self.dirty:
-            self._append("events", "abandoned", {"text": "", "hand": self.hand})
+            self._event(EventKind.ABANDONED, "", score=None)
             self.game_no, self.dirty = self.game_no + 1, False
         self.rules_line, self.score, self.hand = event.rules, (0, 0), 0
         if self.service is not None:
             self.score = self.service.table.game.score
-        self._event("new-game", event.rules, rules=event.rules)
+        self._event(EventKind.NEW_GAME, event.rules, rules=event.rules)
 
     # ------------------------------------------------------------------ the network side
 
     def _status(self, state: str, reason: str | None = None) -> bytes:
-        payload: dict[str, Any] = {
-            "v": PAYLOAD_VERSION,
-            "table": self.table_id,
-            "state": state,
-            "ts": self.clock(),
-            "seq": self.outbox.last_seq,
-        }
-        if reason is not None:
-            payload["reason"] = reason
-        return encode(payload)
+        online = state == "online"
+        return encode(
+            Status(self.table_id, online, self.outbox.last_seq, self.clock(), reason).payload()
+        )
 
     def start(self) -> TablePublisher:
         """Connect (in the background: a broker that is down is retried) and send."""
@@ -405,13 +395,12 @@ class TablePublisher:
             self.outbox.ack(seq)
 
     def _on_message(self, client: mqtt.Client, userdata: object, msg: mqtt.MQTTMessage) -> None:
-        request = decode(msg.payload)
-        if request is None:
+        try:
+            request = parse_resend(msg.payload)
+        except MalformedMessage:
             return
-        first, last = request.get("from"), request.get("to")
-        if not isinstance(first, int) or not isinstance(last, int) or last < first:
-            return
-        last = min(last, first + MAX_RESEND - 1, self.outbox.last_seq)
+        first = request.first
+        last = min(request.last, first + MAX_RESEND - 1, self.outbox.last_seq)
         if last < first:
             return
         log.info("%s: the desk asks for %d..%d again", self.table_id, first, last)
