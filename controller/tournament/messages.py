@@ -14,7 +14,10 @@ desk's business (:mod:`controller.tournament.desk.state`).
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Final
@@ -22,18 +25,28 @@ from typing import Any, Final
 from .topics import ID_RE, PAYLOAD_VERSION, encode
 
 __all__ = [
+    "MAC_FIELD",
     "MAX_SEQ",
     "MAX_TEXT",
     "Event",
     "EventKind",
+    "KeyLookup",
     "MalformedMessage",
     "Message",
     "Record",
+    "RejectedMessage",
     "ResendRequest",
     "Status",
     "TopicKind",
+    "Unauthenticated",
+    "UnknownTable",
+    "canonical",
+    "message_mac",
     "parse_message",
     "parse_resend",
+    "resend_filter",
+    "resend_topic",
+    "signed",
     "split_topic",
 ]
 
@@ -45,8 +58,48 @@ MAX_TEXT: Final = 2_000
 MAX_RECORD: Final = 1_000_000
 
 
-class MalformedMessage(ValueError):
+class RejectedMessage(ValueError):
+    """A message the desk must not apply (the text says why)."""
+
+
+class MalformedMessage(RejectedMessage):
     """A message that is not one of the tournament's (the text says what is wrong)."""
+
+
+class UnknownTable(RejectedMessage):
+    """A message from (or about) a table that is not in the tournament."""
+
+
+class Unauthenticated(RejectedMessage):
+    """A message without a valid ``mac`` for its table's key."""
+
+
+#: What a message's ``mac`` is computed over, after the topic and the payload.
+MAC_LABEL: Final = b"truco-msg v1"
+MAC_FIELD: Final = "mac"
+
+
+def canonical(payload: dict[str, Any]) -> bytes:
+    """The payload (without its ``mac``) as the bytes its MAC covers: sorted keys, no
+    spaces, UTF-8."""
+    body = {k: v for k, v in payload.items() if k != MAC_FIELD}
+    return json.dumps(body, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode(
+        "utf-8"
+    )
+
+
+def message_mac(key: bytes, topic: str, payload: dict[str, Any]) -> str:
+    """HMAC-SHA256 over the label, the full topic (tournament, table, kind) and the
+    canonical payload, whose seq (or status ``n``) is the per-table counter."""
+    data = MAC_LABEL + b"\n" + topic.encode("utf-8") + b"\n" + canonical(payload)
+    return hmac.new(key, data, hashlib.sha256).hexdigest()
+
+
+def signed(key: bytes | None, topic: str, payload: dict[str, Any]) -> bytes:
+    """The payload encoded for ``topic``, with its ``mac`` when there is a key."""
+    if key is not None:
+        payload = payload | {MAC_FIELD: message_mac(key, topic, payload)}
+    return encode(payload)
 
 
 class TopicKind(StrEnum):
@@ -77,6 +130,7 @@ class Status:
     seq: int  # the last seq the table had journaled when it said this
     ts: float
     reason: str | None = None
+    n: int = 0  # the table's status counter: every status says a higher one
 
     def payload(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -85,6 +139,7 @@ class Status:
             "state": "online" if self.online else "offline",
             "ts": self.ts,
             "seq": self.seq,
+            "n": self.n,
         }
         if self.reason is not None:
             out["reason"] = self.reason
@@ -151,9 +206,10 @@ class Record:
     key_id: str | None
     error: str | None
     record: str
+    match: str | None = None
 
     def payload(self) -> dict[str, Any]:
-        return {
+        out = {
             "v": PAYLOAD_VERSION,
             "table": self.table,
             "seq": self.seq,
@@ -168,20 +224,26 @@ class Record:
             "error": self.error,
             "record": self.record,
         }
+        if self.match is not None:
+            out["match"] = self.match
+        return out
 
 
 @dataclass(frozen=True, slots=True)
 class ResendRequest:
-    """``.../resend`` (desk to table): publish seq ``first`` to ``last`` again."""
+    """``truco/<t>/desks/<desk>/resend/<table>`` (desk to table): publish seq ``first``
+    to ``last`` again. ``n`` is the desk's counter (every request says a higher one), the
+    ``mac`` the table's key over the topic and the payload."""
 
     first: int
     last: int
+    n: int = 0
 
     def payload(self) -> dict[str, Any]:
-        return {"from": self.first, "to": self.last}
+        return {"from": self.first, "to": self.last, "n": self.n}
 
-    def encode(self) -> bytes:
-        return encode(self.payload())
+    def encode(self, key: bytes | None, topic: str) -> bytes:
+        return signed(key, topic, self.payload())
 
 
 Message = Status | Event | Record
@@ -282,16 +344,37 @@ def _same_table(f: _Fields, table: str) -> None:
         raise MalformedMessage(f"the payload names table {str(named)[:64]!r}")
 
 
-def parse_message(prefix: str, topic: str, data: bytes | bytearray) -> Message | None:
+KeyLookup = Callable[[str], bytes | None]
+
+
+def parse_message(
+    prefix: str, topic: str, data: bytes | bytearray, keys: KeyLookup | None = None
+) -> Message | None:
     """The message on ``topic``; ``None`` for a topic outside ``prefix`` or a resend
-    request (the desk's own kind). Raises :class:`MalformedMessage`."""
+    request (the desk's own kind).
+
+    ``keys`` gives a table's key (``None``: not a table of the tournament); with it,
+    every message must carry the ``mac`` of :func:`message_mac`. Without it (a desk with
+    no key) messages are taken unauthenticated. Raises :class:`MalformedMessage`,
+    :class:`UnknownTable` or :class:`Unauthenticated`.
+    """
     where = split_topic(prefix, topic)
     if where is None:
         return None
     table, kind, game = where
     if kind is TopicKind.RESEND:
         return None
-    f = _Fields(_object(data))
+    obj = _object(data)
+    if keys is not None:
+        key = keys(table)
+        if key is None:
+            raise UnknownTable(f"{table} is not a table of this tournament")
+        mac = obj.get(MAC_FIELD)
+        if not isinstance(mac, str):
+            raise Unauthenticated(f"{kind} from {table} carries no mac")
+        if not hmac.compare_digest(mac, message_mac(key, topic, obj)):
+            raise Unauthenticated(f"{kind} from {table}: the mac does not match its key")
+    f = _Fields(obj)
     _same_table(f, table)
     if kind is TopicKind.STATUS:
         state = f.p.get("state")
@@ -300,7 +383,8 @@ def parse_message(prefix: str, topic: str, data: bytes | bytearray) -> Message |
         ts = f.number("ts") if "ts" in f.p else 0.0
         seq = f.whole("seq") if "seq" in f.p else 0
         reason = None if state == "online" else (f.opt_text("reason", 64) or "lost")
-        return Status(table, state == "online", seq, ts, reason)
+        n = f.whole("n") if "n" in f.p else 0
+        return Status(table, state == "online", seq, ts, reason, n)
     seq = f.whole("seq", 1)
     ts = f.number("ts") if "ts" in f.p else 0.0
     if kind is TopicKind.RECORDS:
@@ -319,6 +403,7 @@ def parse_message(prefix: str, topic: str, data: bytes | bytearray) -> Message |
             f.opt_text("key_id", 100),
             f.opt_text("error"),
             f.text("record", MAX_RECORD),
+            None if f.p.get("match") is None else f.name("match"),
         )
     try:
         event_kind = EventKind(str(f.p.get("kind")))
@@ -343,11 +428,38 @@ def parse_message(prefix: str, topic: str, data: bytes | bytearray) -> Message |
     )
 
 
-def parse_resend(data: bytes | bytearray) -> ResendRequest:
-    """A resend request's range (``from`` <= ``to``, both from 1). Raises
-    :class:`MalformedMessage`."""
-    f = _Fields(_object(data))
+def parse_resend(
+    tournament: str, table: str, topic: str, data: bytes | bytearray, key: bytes | None
+) -> tuple[str, ResendRequest]:
+    """``(desk, request)`` of a resend request for ``table`` on ``topic``
+    (``truco/<t>/desks/<desk>/resend/<table>``), authenticated with the table's ``key``
+    when it has one. Raises :class:`MalformedMessage` or :class:`Unauthenticated`."""
+    base = f"truco/{tournament}/desks/"
+    parts = topic[len(base) :].split("/") if topic.startswith(base) else []
+    if (
+        len(parts) != 3
+        or parts[1] != "resend"
+        or parts[2] != table
+        or not ID_RE.fullmatch(parts[0])
+    ):
+        raise MalformedMessage(f"not a resend request for {table}: {topic[:120]!r}")
+    obj = _object(data)
+    if key is not None:
+        mac = obj.get(MAC_FIELD)
+        if not isinstance(mac, str) or not hmac.compare_digest(mac, message_mac(key, topic, obj)):
+            raise Unauthenticated(f"a resend request from {parts[0]} without a valid mac")
+    f = _Fields(obj)
     first, last = f.whole("from", 1), f.whole("to", 1)
     if last < first:
         raise MalformedMessage("to: before from")
-    return ResendRequest(first, last)
+    return parts[0], ResendRequest(first, last, f.whole("n") if "n" in f.p else 0)
+
+
+def resend_topic(tournament: str, desk: str, table: str) -> str:
+    """Where desk ``desk`` asks ``table`` for messages again (the desk's command topic)."""
+    return f"truco/{tournament}/desks/{desk}/resend/{table}"
+
+
+def resend_filter(tournament: str, table: str) -> str:
+    """What ``table`` subscribes to: every desk's resend requests for it."""
+    return f"truco/{tournament}/desks/+/resend/{table}"

@@ -13,7 +13,13 @@ table opens no listening socket.
 - Table restart (power cut): the journal is read back; whatever the broker had not
   acknowledged (``acked``) is sent again. seq numbers go on from the journal.
 - Either way a message may reach the broker twice; the desk drops duplicates by
-  ``(table, seq)``. A desk that sees a gap asks for it on ``.../resend``.
+  ``(table, seq)``. A desk that sees a gap asks for it on
+  ``truco/<t>/desks/<desk>/resend/<table>``; the table serves a request only when its mac
+  is the table's key's, its counter is above that desk's last one, at most one request
+  per desk every ``RESEND_INTERVAL_S`` and at most ``MAX_RESEND`` messages each.
+- With a key, every message carries a mac (:func:`~controller.tournament.messages.signed`)
+  over its topic and payload, whose seq (status: ``n``, a counter kept in the outbox
+  folder) makes each one unique: the desk rejects anything else.
 
 Topics and payloads: :mod:`controller.tournament.topics`.
 """
@@ -33,14 +39,23 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from ..table.service import Accepted, Finished, NewGame, Refused, TableService
 from ..transcript import TranscriptError, parse, replay
-from .messages import Event, EventKind, MalformedMessage, Record, Status, parse_resend
-from .outbox import Entry, Outbox
+from .access import BrokerAccess
+from .messages import (
+    Event,
+    EventKind,
+    Record,
+    RejectedMessage,
+    Status,
+    parse_resend,
+    resend_filter,
+    signed,
+)
+from .outbox import Entry, Outbox, atomic_write
 from .profile import REFUSAL_MARK, UNDO_MARK
 from .seal import SealError, TournamentKey, seal
 from .topics import (
     check_name,
     decode,
-    encode,
     game_id,
     game_number,
     no_loopback_listener,
@@ -51,13 +66,17 @@ __all__ = ["TablePublisher"]
 
 log = logging.getLogger(__name__)
 
-MAX_RESEND = 10_000  # messages one resend request may ask for
+MAX_RESEND = 500  # messages one resend request may ask for
+RESEND_INTERVAL_S = 0.2  # one desk's requests are served at most this often
 
 
 class TablePublisher:
     """Publishes one table's events to ``truco/<tournament>/tables/<table_id>/...``.
 
-    ``key``: the tournament's sealing key (records are sent unsealed without one).
+    ``key``: the table's own key (:mod:`controller.tournament.keys`): it seals the
+    records and authenticates every message (records are sent unsealed and messages
+    without a mac without one). ``access``: the table's account on the venue broker.
+    ``match``: the match this table plays, bound into each record's seal.
     ``outbox_dir``: the persistent outbox (e.g. ``<state_dir>/outbox``); one per table.
     ``fsync=False`` only for benchmarks on a RAM disk.
     """
@@ -71,6 +90,8 @@ class TablePublisher:
         outbox_dir: str | os.PathLike[str],
         tournament: str = "torneo",
         key: TournamentKey | None = None,
+        access: BrokerAccess | None = None,
+        match: str | None = None,
         keepalive: int = 5,
         fsync: bool = True,
         client_id: str | None = None,
@@ -84,9 +105,16 @@ class TablePublisher:
         self.broker = (broker_host, broker_port)
         self.keepalive = keepalive
         self.key = key
+        self.match = match
         self.clock = clock
         self.outbox = Outbox(outbox_dir, fsync=fsync)
         self.outbox_dir = Path(outbox_dir)
+        self._status_path = self.outbox_dir / "status-counter"
+        self._status_n = _read_counter(self._status_path)
+        self._fsync = fsync
+        self._will_n = 0
+        self._online_n = 0
+        self._resend_seen: dict[str, tuple[int, float]] = {}  # desk -> (last n, when)
 
         # what the journal says about the game in progress
         self.game_no = 1
@@ -116,9 +144,9 @@ class TablePublisher:
             protocol=mqtt.MQTTv311,
             clean_session=True,
         )
-        self.client.will_set(
-            f"{self.prefix}/status", self._status("offline", "lost"), qos=1, retain=True
-        )
+        if access is not None:
+            access.apply(self.client)
+        self.client.on_pre_connect = self._on_pre_connect
         self.client.reconnect_delay_set(*reconnect_delay)
         self.client.max_inflight_messages_set(max_inflight)
         self.client.max_queued_messages_set(0)  # no limit: the journal has them anyway
@@ -166,7 +194,8 @@ class TablePublisher:
         """Journal the message ``make(seq, ts)`` builds, under the next seq."""
         with self._append_lock:
             message = make(self.outbox.next_seq(), self.clock())
-            entry = self.outbox.append(topic, encode(message.payload()), retain=retain)
+            data = signed(self._mac_key, f"{self.prefix}/{topic}", message.payload())
+            entry = self.outbox.append(topic, data, retain=retain)
         self._wake()
         return entry
 
@@ -297,7 +326,15 @@ class TablePublisher:
         record, sealed, error = event.record, False, None
         if self.key is not None:
             try:
-                record = seal(event.record, self.key.key, key_id=self.key.key_id, game_id=gid)
+                record = seal(
+                    event.record,
+                    self.key.key,
+                    key_id=self.key.key_id,
+                    game_id=gid,
+                    tournament=self.tournament,
+                    table=self.table_id,
+                    match=self.match,
+                )
                 sealed = True
             except SealError as e:
                 log.error("cannot seal the record of %s: %s; sending it unsealed", gid, e)
@@ -308,7 +345,7 @@ class TablePublisher:
         def make(seq: int, ts: float) -> Record:
             return Record(
                 self.table_id, seq, ts, gid, event.winner, event.score, hand, sealed, key_id,
-                error, record,
+                error, record, self.match,
             )  # fmt: skip
 
         self._append(f"records/{gid}", make, retain=True)
@@ -325,10 +362,31 @@ class TablePublisher:
 
     # ------------------------------------------------------------------ the network side
 
-    def _status(self, state: str, reason: str | None = None) -> bytes:
+    @property
+    def _mac_key(self) -> bytes | None:
+        return self.key.key if self.key is not None else None
+
+    def _next_status_n(self) -> int:
+        """The next status counter, saved before it is used (a restarted table goes on
+        above it, so an old status replayed is never newer than the table's last)."""
+        self._status_n += 1
+        atomic_write(self._status_path, f"{self._status_n}\n".encode("ascii"), fsync=self._fsync)
+        return self._status_n
+
+    def _status(self, state: str, reason: str | None = None, n: int = 0) -> bytes:
         online = state == "online"
-        return encode(
-            Status(self.table_id, online, self.outbox.last_seq, self.clock(), reason).payload()
+        status = Status(self.table_id, online, self.outbox.last_seq, self.clock(), reason, n)
+        return signed(self._mac_key, f"{self.prefix}/status", status.payload())
+
+    def _on_pre_connect(self, client: mqtt.Client, userdata: object) -> None:
+        # the will is set anew before every connection, its counter above the online's
+        self._online_n = self._next_status_n()
+        self._will_n = self._next_status_n()
+        client.will_set(
+            f"{self.prefix}/status",
+            self._status("offline", "lost", self._will_n),
+            qos=1,
+            retain=True,
         )
 
     def start(self) -> TablePublisher:
@@ -353,9 +411,10 @@ class TablePublisher:
             log.warning("%s: broker refused the connection: %s", self.table_id, reason)
             return
         self.connections += 1
-        info = client.publish(f"{self.prefix}/status", self._status("online"), qos=1, retain=True)
+        online = self._status("online", n=self._online_n)
+        info = client.publish(f"{self.prefix}/status", online, qos=1, retain=True)
         self._sent(info.mid, None)  # its PUBACK comes later on this same thread
-        client.subscribe(f"{self.prefix}/resend", qos=1)
+        client.subscribe(resend_filter(self.tournament, self.table_id), qos=1)
         self.connected.set()
         log.info("%s: connected to %s:%d", self.table_id, *self.broker)
 
@@ -396,9 +455,20 @@ class TablePublisher:
 
     def _on_message(self, client: mqtt.Client, userdata: object, msg: mqtt.MQTTMessage) -> None:
         try:
-            request = parse_resend(msg.payload)
-        except MalformedMessage:
+            desk, request = parse_resend(
+                self.tournament, self.table_id, msg.topic, msg.payload, self._mac_key
+            )
+        except RejectedMessage as e:
+            log.warning("%s: refused a resend request: %s", self.table_id, e)
             return
+        now = time.monotonic()
+        last_n, last_at = self._resend_seen.get(desk, (-1, -RESEND_INTERVAL_S))
+        if request.n <= last_n:
+            log.warning("%s: refused a replayed resend request from %s", self.table_id, desk)
+            return
+        if now - last_at < RESEND_INTERVAL_S:
+            return  # at most one request per desk per interval
+        self._resend_seen[desk] = (request.n, now)
         first = request.first
         last = min(request.last, first + MAX_RESEND - 1, self.outbox.last_seq)
         if last < first:
@@ -467,9 +537,8 @@ class TablePublisher:
             self.connected.wait(timeout)  # reconnecting after a cut: say goodbye all the same
             self.flush(max(0.0, deadline - time.monotonic()))
             if self.connected.is_set():
-                info = self.client.publish(
-                    f"{self.prefix}/status", self._status("offline", "stopped"), qos=1, retain=True
-                )
+                stopped = self._status("offline", "stopped", self._next_status_n())
+                info = self.client.publish(f"{self.prefix}/status", stopped, qos=1, retain=True)
                 deadline = max(deadline, time.monotonic() + 0.5)
                 while not _published(info) and time.monotonic() < deadline:
                     time.sleep(0.01)
@@ -486,6 +555,13 @@ class TablePublisher:
         if sock is not None:
             sock.close()
         self.outbox.close()
+
+
+def _read_counter(path: Path) -> int:
+    try:
+        return int(path.read_text(encoding="ascii").strip() or 0)
+    except (OSError, ValueError):
+        return 0
 
 
 def _published(info: mqtt.MQTTMessageInfo) -> bool:

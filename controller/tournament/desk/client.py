@@ -1,7 +1,12 @@
 """The desk on the broker: a ``DeskState`` fed by a persistent MQTT session.
 
 paho-mqtt, a persistent session at QoS 1 (nothing published while the desk is away is
-lost); the desk asks tables for the messages of a gap (``.../resend``).
+lost); the desk asks tables for the messages of a gap on its own command topic
+(``truco/<t>/desks/<name>/resend/<table>``, authenticated with the table's key). Any
+number of desks and screens follow one tournament side by side: each has its own
+``name`` (its broker account on the venue broker), so its own client id and session.
+The desk tells its state when it connects and when it loses the broker, and checks
+the records on disk again every ``reverify_s`` seconds.
 """
 
 from __future__ import annotations
@@ -15,13 +20,15 @@ from typing import Any
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from ..messages import ResendRequest
-from ..topics import no_loopback_listener, table_prefix, tournament_prefix
-from .state import DeskState
+from ..access import BrokerAccess
+from ..messages import ResendRequest, resend_topic
+from ..topics import check_name, no_loopback_listener, tournament_prefix
+from .state import REVERIFY_S, DeskState
 
 __all__ = ["Desk", "all_finished"]
 
 log = logging.getLogger(__name__)
+
 
 class Desk:
     """The desk on the broker: a ``DeskState`` fed by a persistent MQTT session."""
@@ -34,8 +41,14 @@ class Desk:
         *,
         client_id: str | None = None,
         keepalive: int = 10,
+        access: BrokerAccess | None = None,
+        name: str | None = None,
+        reverify_s: float = REVERIFY_S,
     ) -> None:
         self.state = state
+        self.name = check_name("desk", name or (access.username if access else "desk"))
+        self.reverify_s = reverify_s
+        self._counter = 0
         self.broker = (broker_host, broker_port)
         self.keepalive = keepalive
         self.connected = threading.Event()
@@ -43,10 +56,12 @@ class Desk:
         no_loopback_listener()
         self.client = mqtt.Client(
             CallbackAPIVersion.VERSION2,
-            client_id=client_id or f"truco-desk-{state.tournament}",
+            client_id=client_id or f"truco-desk-{state.tournament}-{self.name}",
             protocol=mqtt.MQTTv311,
             clean_session=False,  # the broker keeps what arrives while the desk is away
         )
+        if access is not None:
+            access.apply(self.client)
         self.client.reconnect_delay_set(1, 2)
         self.client.max_inflight_messages_set(100)
         self.client.on_connect = self._on_connect
@@ -65,18 +80,21 @@ class Desk:
     ) -> None:
         if getattr(reason, "is_failure", False):
             log.warning("desk: broker refused the connection: %s", reason)
+            self.state.broker_down()
             return
         base = tournament_prefix(self.state.tournament)
         client.subscribe(
             [(f"{base}/+/status", 1), (f"{base}/+/events", 1), (f"{base}/+/records/+", 1)]
         )
         self.connected.set()
-        log.info("desk: connected to %s:%d", *self.broker)
+        self.state.broker_up()
+        log.info("desk: connected to %s:%d as %s", *self.broker, self.name)
 
     def _on_disconnect(
         self, client: mqtt.Client, userdata: object, flags: Any, reason: Any, properties: Any
     ) -> None:
         self.connected.clear()
+        self.state.broker_down()
 
     def _on_message(self, client: mqtt.Client, userdata: object, msg: mqtt.MQTTMessage) -> None:
         try:
@@ -84,13 +102,27 @@ class Desk:
         except Exception:  # one bad message never stops the desk
             log.exception("desk: failed on a message on %s", msg.topic)
 
+    def _next_n(self) -> int:
+        # above every earlier request of this desk, also across restarts (the clock)
+        self._counter = max(self._counter + 1, time.time_ns() // 1000)
+        return self._counter
+
     def _housekeeping(self) -> None:
+        last_check = time.monotonic()
         while not self._stop.wait(0.25):
+            if time.monotonic() - last_check >= self.reverify_s:
+                last_check = time.monotonic()
+                try:
+                    self.state.reverify()
+                except Exception:  # a disk error never stops the desk
+                    log.exception("desk: checking the records on disk failed")
             if not self.connected.is_set():
                 continue
             for table, first, last in self.state.gaps():
-                topic = f"{table_prefix(self.state.tournament, table)}/resend"
-                self.client.publish(topic, ResendRequest(first, last).encode(), qos=1)
+                topic = resend_topic(self.state.tournament, self.name, table)
+                request = ResendRequest(first, last, self._next_n())
+                payload = request.encode(self.state.key_for(table), topic)
+                self.client.publish(topic, payload, qos=1)
 
     def stop(self) -> None:
         self._stop.set()

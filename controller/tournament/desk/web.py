@@ -35,10 +35,14 @@ text-align:left;vertical-align:middle}th{font-weight:600}.off{color:#ff8a80;font
 .on{color:#b9f6ca}.bad{background:#7f1d1d}.n{font-variant-numeric:tabular-nums;text-align:right}
 img{image-rendering:pixelated;background:#000;border-radius:3px}button{font-size:.8em}
 a{color:#ffe082}.muted{color:#a5c8b3;font-size:.85em}
+#broker{padding:.6em 1em;border-radius:4px;font-weight:700;display:none}
+#broker.lost{display:block;background:#b71c1c;color:#fff}.stale td{opacity:.55}
+.held{color:#ffe082;font-weight:700}
 </style></head><body>
+<div id="broker" role="alert"></div>
 <h1 id="title">Torneo</h1><p id="summary" class="muted"></p>
-<table><thead><tr><th>Mesa</th><th>Estado</th><th>Partida</th><th class="n">Mano</th>
-<th>Equipo 0</th><th class="n"></th><th>Equipo 1</th><th class="n"></th>
+<table><thead><tr><th>Mesa</th><th>Estado</th><th>Visto hace</th><th>Partida</th>
+<th class="n">Mano</th><th>Equipo 0</th><th class="n"></th><th>Equipo 1</th><th class="n"></th>
 <th>Rechazos para el árbitro</th><th>Últimas jugadas</th></tr></thead>
 <tbody id="tables"></tbody></table>
 <h2>Resultados</h2>
@@ -46,11 +50,20 @@ a{color:#ffe082}.muted{color:#a5c8b3;font-size:.85em}
 <table><thead><tr><th>Partida</th><th>Mesa</th><th>Ganador</th><th class="n">Tanteador</th>
 <th class="n">Manos</th><th>Registro</th><th>Sello</th></tr></thead>
 <tbody id="results"></tbody></table>
+<h2>Mensajes rechazados</h2>
+<p class="muted">Nunca se aplican: sin firma válida, de una mesa que no es del torneo,
+repetidos o fuera de secuencia.</p>
+<table><thead><tr><th>Hora</th><th>Mesa</th><th>Motivo</th></tr></thead>
+<tbody id="rejections"></tbody></table>
 <script>
 const ESC = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"};
 const esc = s => String(s ?? "").replace(/[&<>"']/g, c => ESC[c]);
 const sticks = (p, t) => `<img alt="${p}" src="/sticks/${p}-${t}.png" width="126" height="76">`;
-const online = t => t.online === null ? "?" : t.online ? "en línea"
+const hhmmss = ts => ts == null ? "" : new Date(ts * 1000).toLocaleTimeString("es-AR");
+const ago = s => s == null ? "nunca" : s < 120 ? `${Math.round(s)} s`
+  : s < 7200 ? `${Math.round(s / 60)} min` : `${Math.round(s / 3600)} h`;
+const online = (t, down) => t.held_back ? `RETENIDA (espera la #${t.waiting_for})`
+  : down || t.online === null ? "?" : t.online ? "en línea"
   : t.offline_reason === "stopped" ? "apagada" : "FUERA DE LÍNEA";
 const refusal = (t, r) => `<div>${esc(r.text)}
   <button data-table="${esc(t.table)}" data-seq="${r.seq}">visto</button></div>`;
@@ -61,16 +74,36 @@ document.addEventListener("click", async ev => {
     body: JSON.stringify({table: b.dataset.table, seq: Number(b.dataset.seq)})});
   refresh();
 });
+let lastOk = null;
+function lost(text) {
+  const el = document.getElementById("broker");
+  el.className = text ? "lost" : ""; el.textContent = text || "";
+  document.getElementById("tables").classList.toggle("stale", !!text);
+}
 async function refresh() {
   let s;
-  try { s = await (await fetch("/api/state")).json(); } catch (e) { return; }
+  try { s = await (await fetch("/api/state")).json(); } catch (e) {
+    lost("SIN CONEXIÓN CON LA MESA DE CONTROL" +
+      (lastOk ? ` desde las ${hhmmss(lastOk)}: los datos no están al día` : ""));
+    return;
+  }
+  lastOk = s.time;
+  const down = s.broker.connected === false;
+  lost(down ? `SIN CONEXIÓN CON EL BROKER desde las ${hhmmss(s.broker.since)} ` +
+    `(hace ${ago(s.broker.for_s)}): estados y tanteadores como se oyeron por última vez`
+    : s.broker.connected === null ? "Todavía sin conexión con el broker" : "");
   document.getElementById("title").textContent = "Torneo " + s.tournament;
   document.getElementById("summary").textContent =
     `${s.tables.length} mesas, ${s.online} en línea · ${s.results.length} partidas terminadas · ` +
     `${s.refusals_pending} rechazos para el árbitro · ${s.flagged} registros señalados · ` +
-    `demora máxima ${s.max_latency_s} s`;
+    `${s.rejected} mensajes rechazados · demora máxima ${s.max_latency_s} s` +
+    (s.house_rules ? ` · reglas: ${s.house_rules}` : "");
   document.getElementById("tables").innerHTML = s.tables.map(t => `<tr>
-    <td>${esc(t.table)}</td><td class="${t.online ? "on" : "off"}">${online(t)}</td>
+    <td>${esc(t.table)}</td>
+    <td class="${t.held_back ? "held" : t.online && !down ? "on" : "off"}">${esc(online(t, down))}
+    ${t.rules_problems.length ? `<div class="off">OTRAS REGLAS:
+      ${esc(t.rules_problems.join("; "))}</div>` : ""}</td>
+    <td class="n">${ago(t.silent_s)}</td>
     <td>${esc(t.game)}</td><td class="n">${t.hand}</td>
     <td>${sticks(t.score[0], t.target)}</td><td class="n">${t.score[0]}</td>
     <td>${sticks(t.score[1], t.target)}</td><td class="n">${t.score[1]}</td>
@@ -80,8 +113,12 @@ async function refresh() {
     <tr class="${r.ok ? "" : "bad"}"><td>${esc(r.game)}</td><td>${esc(r.table)}</td>
     <td>equipo ${esc(r.winner)}</td><td class="n">${r.score_0}-${r.score_1}</td>
     <td class="n">${r.hands}</td>
-    <td><a href="/records/${encodeURIComponent(r.record)}">${esc(r.record)}</a></td>
-    <td>${esc(r.verdict)}${r.ok ? "" : ": " + esc(r.detail)}</td></tr>`).join("");
+    <td><a href="/records/${encodeURIComponent(r.record)}">${esc(r.record)}</a>
+    ${r.copies.map(c => `<div>${esc(c.record)}: ${esc(c.verdict)}</div>`).join("")}</td>
+    <td>${esc(r.verdict === "tampered" ? "ADULTERADO" : r.verdict)}
+      ${r.ok ? "" : ": " + esc(r.detail)}</td></tr>`).join("");
+  document.getElementById("rejections").innerHTML = s.rejections.slice().reverse().map(j => `
+    <tr><td>${hhmmss(j.ts)}</td><td>${esc(j.table)}</td><td>${esc(j.reason)}</td></tr>`).join("");
 }
 refresh(); setInterval(refresh, 1000);
 </script></body></html>
@@ -100,10 +137,38 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", kind)
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Cache-Control", "no-store")
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("X-Frame-Options", "DENY")
+        self.send_header(
+            "Content-Security-Policy",
+            "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+            "img-src 'self'; frame-ancestors 'none'",
+        )
         self.end_headers()
         self.wfile.write(body)
 
+    def _own_host(self) -> bool:
+        """The request names this server (``127.0.0.1:PORT``, ``localhost:PORT``,
+        ``[::1]:PORT``): a page loaded from any other name (DNS rebinding) gets nothing."""
+        port = getattr(self.server, "server_port", 0)
+        host = self.headers.get("Host", "")
+        return host.lower() in {f"{h}:{port}" for h in ("127.0.0.1", "localhost", "[::1]")}
+
+    def _same_origin(self) -> bool:
+        """A write comes from this page: its Origin (when the browser sends one) is this
+        server, and the browser does not call it cross-site."""
+        origin = self.headers.get("Origin")
+        if origin is not None and origin != f"http://{self.headers.get('Host', '')}":
+            return False
+        return self.headers.get("Sec-Fetch-Site", "same-origin") in ("same-origin", "none")
+
+    def _refuse(self, status: int, text: str) -> None:
+        self._send(status, text.encode("utf-8") + b"\n", "text/plain; charset=utf-8")
+
     def do_GET(self) -> None:
+        if not self._own_host():
+            self._refuse(HTTPStatus.MISDIRECTED_REQUEST, "this page answers only its own host")
+            return
         path = unquote(urlsplit(self.path).path)
         state = self.state
         if path in ("/", "/index.html"):
@@ -128,6 +193,12 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(404, b"not found\n", "text/plain")
 
     def do_POST(self) -> None:
+        if not self._own_host():
+            self._refuse(HTTPStatus.MISDIRECTED_REQUEST, "this page answers only its own host")
+            return
+        if not self._same_origin():
+            self._refuse(HTTPStatus.FORBIDDEN, "cross-origin writes are refused")
+            return
         path = urlsplit(self.path).path
         # JSON only: a cross-site form cannot send it without a CORS preflight we never answer
         if path != "/api/ack" or not self.headers.get("Content-Type", "").startswith(
