@@ -115,6 +115,7 @@ class TablePublisher:
         self._will_n = 0
         self._online_n = 0
         self._resend_seen: dict[str, tuple[int, float]] = {}  # desk -> (last n, when)
+        self.refused_resends = 0  # resend requests refused (unauthenticated, replayed)
 
         # what the journal says about the game in progress
         self.game_no = 1
@@ -459,11 +460,13 @@ class TablePublisher:
                 self.tournament, self.table_id, msg.topic, msg.payload, self._mac_key
             )
         except RejectedMessage as e:
+            self.refused_resends += 1
             log.warning("%s: refused a resend request: %s", self.table_id, e)
             return
         now = time.monotonic()
         last_n, last_at = self._resend_seen.get(desk, (-1, -RESEND_INTERVAL_S))
         if request.n <= last_n:
+            self.refused_resends += 1
             log.warning("%s: refused a replayed resend request from %s", self.table_id, desk)
             return
         if now - last_at < RESEND_INTERVAL_S:

@@ -49,6 +49,7 @@ class Desk:
         self.name = check_name("desk", name or (access.username if access else "desk"))
         self.reverify_s = reverify_s
         self._counter = 0
+        self.connections = 0  # successful connections (another desk with this id: many)
         self.broker = (broker_host, broker_port)
         self.keepalive = keepalive
         self.connected = threading.Event()
@@ -86,6 +87,7 @@ class Desk:
         client.subscribe(
             [(f"{base}/+/status", 1), (f"{base}/+/events", 1), (f"{base}/+/records/+", 1)]
         )
+        self.connections += 1
         self.connected.set()
         self.state.broker_up()
         log.info("desk: connected to %s:%d as %s", *self.broker, self.name)
