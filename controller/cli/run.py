@@ -305,6 +305,7 @@ def rules_from_args(args: argparse.Namespace) -> HouseRules:
         "mazo_envido_point": args.mazo_envido_point,
         "claims": args.claims,
         "implicit_quiero": args.implicit_quiero,
+        "pica_pica": args.pica_pica,
     }
     return HouseRules.from_options(options)
 
@@ -354,6 +355,7 @@ def add_house_rules(p: argparse.ArgumentParser) -> None:
     g.add_argument("--mazo-envido-point", choices=("on", "off"), default="on")
     g.add_argument("--claims", choices=("auto", "declared"), default="auto")
     g.add_argument("--implicit-quiero", choices=("on", "off"), default="off")
+    g.add_argument("--pica-pica", choices=("on", "off"), default="off", help="six players")
 
 
 def configure(r: argparse.ArgumentParser) -> None:

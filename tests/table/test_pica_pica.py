@@ -4,12 +4,16 @@ seat screens act in the seat's own pica."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 from controller.engine import Action, Card, Game, HouseRules, Kind
+from controller.engine.playout import random_game
 from controller.table.bots import Bot
 from controller.table.claims import near_the_end, unproven_claims
 from controller.table.controls import Button, short_press_kind
 from controller.table.screens import seat_screen
+
+from .crash_trials import run_trials
 
 SIX_DEAL = {
     0: "1E 4C 5O",
@@ -96,3 +100,13 @@ def test_a_pushed_action_belongs_to_its_seats_pica() -> None:
     game.push_str("1 play 7E")
     assert game.is_legal(Action.from_str("4 play 2C"))
     assert not game.is_legal(Action.from_str("3 play 3B"))  # seat 0 leads pica 0
+
+
+def test_the_service_recovers_from_power_cuts_in_pica_pica_games(tmp_path: Path) -> None:
+    """kill -9 the mock table service during six-player pica-pica games (15 points, so
+    most hands are pica-pica ones): each restart finishes the game as an uninterrupted
+    run, with the same record and score."""
+    rules = (HouseRules(players=6, target=15, pica_pica=True),)
+    reference = random_game(Game(rules[0]), random.Random(13))  # the game the trials play
+    assert sum(h.pica_pica for h in reference.hands) >= 3
+    assert run_trials(6, seed=13, workdir=tmp_path, rules=rules) == []
