@@ -65,8 +65,8 @@ def _unit_tests() -> None:
 def run() -> int:
     try:
         _scenarios()
-        _games()
         _unit_tests()
+        _games()
         _perft()
     except Exception as e:  # any failure kills the mutant
         print(f"killed: {type(e).__name__}: {e}"[:300])

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from controller.engine import Action, Card, Game, HouseRules, Kind, RefusalCode
+from controller.engine import Action, Card, Claims, Game, HouseRules, Kind, RefusalCode
 
 
 def cards(text: str) -> list[Card]:
@@ -111,3 +111,88 @@ def test_normal_hand_has_one_play_over_every_seat() -> None:
     assert [p.order for p in game.plays] == [(0, 1, 2, 3, 4, 5)]
     assert game.plays[0].pica is None
     assert game.view(3).opponent is None and game.view(3).pica is None
+
+
+def test_defaults_and_the_first_dealer() -> None:
+    game = Game()
+    assert game.score == game.initial_score == (0, 0)
+    assert game.first_dealer == 1 and game.next_dealer == 1
+    assert Game(HouseRules(players=4), dealer=2).first_dealer == 2
+    with pytest.raises(ValueError, match="no seat 4"):
+        Game(HouseRules(players=4), dealer=4)
+    with pytest.raises(ValueError, match="no seat -1"):
+        Game(HouseRules(players=4), dealer=-1)
+
+
+def test_legal_actions_view_membership() -> None:
+    game = Game()
+    game.deal({0: cards("1E 2E 3E"), 1: cards("4E 5E 6E")})
+    legal = game.legal_actions
+    assert Action.from_str("0 play 1E") in legal
+    assert Action.from_str("1 play 4E") not in legal
+    assert Action.from_str("0 show 1E") not in legal  # shows are never listed
+    assert game.is_legal(Action.from_str("0 show 1E"))
+    assert "0 play 1E" not in legal
+
+
+def test_telling_is_a_frozen_value() -> None:
+    import dataclasses
+
+    game = Game(HouseRules(claims=Claims.DECLARED))
+    game.deal({0: cards("7E 6E 1C"), 1: cards("5C 4C 2O")})
+    game.push_str("0 envido")
+    game.push_str("1 quiero")
+    telling = game.telling
+    assert telling is not None and telling.next_seat == 0
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        telling.kind = "flor"  # type: ignore[misc]
+    assert not hasattr(telling, "__dict__")
+
+
+def test_flor_only_as_the_answer_while_a_truco_awaits() -> None:
+    """Hands unknown: the truco's caller may not call a flor while its truco awaits."""
+    game = Game(HouseRules(flor=True))
+    game.deal()
+    game.push_str("0 truco")
+    assert Action.from_str("1 flor") in game.legal_actions
+    assert Action.from_str("0 flor") not in game.legal_actions
+    game.push_str("1 quiero")
+    game.push_str("0 play 1E")
+    game.push_str("1 play 4E")  # the flor was never called; seat 1 wins baza 1
+    assert not any(a.kind is Kind.FLOR for a in game.legal_actions)
+
+
+def test_flor_raises_and_who_answers_them() -> None:
+    game = Game(HouseRules(flor=True))
+    game.deal({0: cards("7E 6E 5E"), 1: cards("7C 6C 4C")})
+    game.push_str("0 flor")
+    game.push_str("1 contraflor")
+    assert game.flor_call is Kind.CONTRAFLOR and game.flor_pending == 0
+    assert game.play_of(0).flor_call is Kind.CONTRAFLOR
+    assert game.view(0).flor_pending == 0 and game.view(0).challenged
+    game.push_str("0 contraflor-al-resto")
+    play = game.play_of(1)
+    assert play.flor_call is Kind.CONTRAFLOR_AL_RESTO and play.flor_pending == 1
+
+
+def test_the_team_that_accepted_raises() -> None:
+    game = Game()
+    game.deal({0: cards("1E 2E 3E"), 1: cards("4E 5E 6E")})
+    game.push_str("1 truco")
+    assert game.raise_team is None
+    game.push_str("0 quiero")
+    assert game.raise_team == 0 and game.view(1).raise_team == 0
+    game.push_str("0 retruco")
+    game.push_str("1 quiero")
+    assert game.raise_team == 1
+    game.push_str("1 vale-cuatro")
+    game.push_str("0 quiero")
+    assert game.raise_team is None  # nothing above vale cuatro
+
+
+def test_each_pica_keeps_its_own_awards() -> None:
+    game = pica_game()
+    game.push_str("0 mazo")  # pica 0: 1 and the mazo_envido point to team 1
+    assert [a.points for a in game.play_of(3).awards] == [1, 1]
+    assert game.play_of(1).awards == () and game.play_of(2).awards == ()
+    assert len(game.awards) == 2
