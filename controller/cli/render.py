@@ -73,7 +73,7 @@ class TableTarget:
                 self.table.handle(seat, TagArrived(uid))
                 self.table.handle(seat, TagLeft(uid))
         self.table.start_play()  # seats not dealt play with hands unknown
-        self.clock.now += MESSAGE_GAP  # the deal's "toquen sus cartas" is over
+        self.clock.now += MESSAGE_GAP  # the deal's "tocá tus cartas" is over
 
     def act(self, action: Action) -> RefusalCode | None:
         self.clock.now += MESSAGE_GAP

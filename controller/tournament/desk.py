@@ -393,11 +393,11 @@ class DeskState:
                 )
             )
         elif kind == "new-game":
-            t.last.append("partida nueva")
+            t.last.append("partido nuevo")
         elif kind == "finished":
             t.last.append(f"gana el equipo {p.get('winner')} {t.score[0]}-{t.score[1]}")
         elif kind == "abandoned":
-            t.last.append("partida abandonada")
+            t.last.append("partido abandonado")
 
     def _record(self, t: TableState, p: dict[str, Any], now: float) -> None:
         game = p.get("game")
@@ -696,7 +696,7 @@ async function refresh() {
   try { s = await (await fetch("/api/state")).json(); } catch (e) { return; }
   document.getElementById("title").textContent = "Torneo " + s.tournament;
   document.getElementById("summary").textContent =
-    `${s.tables.length} mesas, ${s.online} en línea · ${s.results.length} partidas terminadas · ` +
+    `${s.tables.length} mesas, ${s.online} en línea · ${s.results.length} partidos terminados · ` +
     `${s.refusals_pending} rechazos para el árbitro · ${s.flagged} registros señalados · ` +
     `demora máxima ${s.max_latency_s} s`;
   document.getElementById("tables").innerHTML = s.tables.map(t => `<tr>
