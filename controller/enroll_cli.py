@@ -184,15 +184,17 @@ class MockReader:
         with contextlib.suppress(OSError):
             os.write(self._master, frame)
 
-    def _host_said_hello(self, buffer: bytearray) -> bool:
-        hello = False
+    def _host_said_hello(self, buffer: bytearray) -> str | None:
+        """The session number of the host's last HELLO in ``buffer``, if it sent one."""
+        session = None
         while b"\n" in buffer:
             line, _, rest = bytes(buffer).partition(b"\n")
             buffer[:] = rest
             with contextlib.suppress(ValueError):
-                if parse_frame(line.strip(b"\r"))[1] == "HELLO":
-                    hello = True
-        return hello
+                _seq, kind, args = parse_frame(line.strip(b"\r"))
+                if kind == "HELLO" and len(args) == 2:
+                    session = args[1]
+        return session
 
     def _run(self) -> None:
         buffer = bytearray()
@@ -208,12 +210,15 @@ class MockReader:
             except (OSError, ValueError):
                 return
             buffer += data
-            if self._host_said_hello(buffer):
+            session = self._host_said_hello(buffer)
+            if session is not None:
                 if not greeted:
                     next_frame = time.monotonic() + self.pace  # show the first prompt first
                 greeted = True
                 seat = "-" if self.seat is None else str(self.seat)
-                self._send("HELLO", str(PROTOCOL_VERSION), MOCK_FIRMWARE, seat, self.serial)
+                self._send(
+                    "HELLO", str(PROTOCOL_VERSION), MOCK_FIRMWARE, seat, self.serial, "92", session
+                )
             if not greeted:
                 continue
             now = time.monotonic()
