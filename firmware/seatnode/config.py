@@ -35,7 +35,7 @@ MAINTENANCE_BUTTON = "mazo"
 
 # Reader polling period: a card counts as arrived after CONFIRM_READS (2, in
 # seatnode/tags.py) identical consecutive reads, so it reaches the Pi at most
-# 2 x 15 ms + one read (about 8 ms for a 7-byte UID) after landing: under 50 ms
+# 2 x 15 ms + one read (about 10.5 ms for a 7-byte UID) after landing: under 50 ms
 # (firmware/PROTOCOL.md, "Timing").
 POLL_READER_MS = 15
 REINIT_READER_MS = 2000  # how often to retry a reader that did not answer

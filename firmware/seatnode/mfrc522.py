@@ -82,8 +82,18 @@ SAK_CASCADE = 0x04
 # SPI bus with nothing on it reads: 0x00 (MISO held low) or 0xFF (MISO floating high).
 NO_CHIP_VERSIONS = (0x00, 0xFF)
 
-# read_uid()'s answer when several tags answered at once (a bit collision).
-MANY = "MANY"
+
+
+class _Many:
+    """read_uid()'s answer when several tags answered at once (a bit collision)."""
+
+    def __repr__(self):
+        return "MANY"
+
+
+# One object, compared with ``is``; not a str (a str compared with UID bytes makes
+# MicroPython print "Comparison between bytes and str" where warnings are on).
+MANY = _Many()
 
 # Transceive results.
 OK = 0

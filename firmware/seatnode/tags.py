@@ -56,7 +56,9 @@ class TagPresence:
         self._last_seen = now
         if seen is not MANY:
             seen = bytes(seen)
-        if seen == self._candidate:
+        if seen is self._candidate or (
+            seen is not MANY and self._candidate is not MANY and seen == self._candidate
+        ):
             self._count += 1
         else:
             self._candidate = seen
