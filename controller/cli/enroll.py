@@ -64,6 +64,7 @@ from ..hal.seatlink import (
     NodeDisconnected,
     SeatLink,
     TagArrived,
+    TagConflict,
     TagLeft,
     encode_frame,
     find_nodes,
@@ -429,6 +430,8 @@ def run(
             ):
                 say(incomplete("The simulated reader has no more cards"))
                 return EXIT_INCOMPLETE
+            if link.busy is not None:
+                return fail(_busy_message(link.busy))
             if not connected and not hinted and now - started > NO_READER_HINT_SECONDS:
                 hinted = True
                 say(_no_reader_hint(args, by_id_dir))
@@ -453,8 +456,13 @@ def run(
                 connected = True
                 prompt_due = True
                 say(f"Reader connected on {item.port}")
+            elif isinstance(item, TagConflict):
+                say("        !! Several cards on the reader at once: put one card alone on it")
             elif isinstance(item, Hello):
-                say(f"Reader node {item.serial}, firmware {item.firmware}")
+                say(
+                    f"Reader node {item.serial}, firmware {item.firmware}, "
+                    f"MFRC522 version 0x{item.reader_version:02X}"
+                )
                 if prompt_due:
                     prompt_due = False
                     show_prompt()
@@ -489,6 +497,14 @@ def run(
         f"The registry has {n} deck{'s' if n != 1 else ''}: {', '.join(registry.names)}."
     )
     return EXIT_OK
+
+
+def _busy_message(why: str) -> str:
+    return (
+        f"{why} (the table service, truco-table run?), and a node serves one program at a "
+        "time. Stop the service (sudo systemctl stop truco-table), enroll, then start it "
+        "again (sudo systemctl start truco-table)."
+    )
 
 
 def _no_reader_hint(args: argparse.Namespace, by_id_dir: Path) -> str:
