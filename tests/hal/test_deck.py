@@ -438,7 +438,7 @@ def test_watched_registry_reads_a_deck_enrolled_later(
 ) -> None:
     path = tmp_path / "decks.toml"
     watched = WatchedRegistry(path)  # nothing enrolled yet
-    assert watched.names == () and watched.lookup(uid(5)) is None
+    assert len(watched.names) == 0 and watched.lookup(uid(5)) is None
     save_registry(DeckRegistry((make_deck("a"),)), path)
     assert watched.lookup(uid(5)) == CARDS[5]
     save_registry(DeckRegistry((make_deck("a"), make_deck("b", 1))), path)
