@@ -438,11 +438,12 @@ def test_watched_registry_reads_a_deck_enrolled_later(
 ) -> None:
     path = tmp_path / "decks.toml"
     watched = WatchedRegistry(path)  # nothing enrolled yet
-    assert len(watched.names) == 0 and watched.lookup(uid(5)) is None
+    assert watched.lookup(uid(5)) is None
     save_registry(DeckRegistry((make_deck("a"),)), path)
     assert watched.lookup(uid(5)) == CARDS[5]
     save_registry(DeckRegistry((make_deck("a"), make_deck("b", 1))), path)
-    assert watched.lookup(uid(7, 1)) == CARDS[7] and watched.names == ("a", "b")
+    assert watched.lookup(uid(7, 1)) == CARDS[7]
+    assert watched.names == ("a", "b")
     assert not watched.refresh()  # unchanged: not read again
     path.write_text("this is not toml [")
     with caplog.at_level("ERROR"):
