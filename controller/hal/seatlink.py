@@ -108,7 +108,7 @@ REPL_RESETS: Final = "repl_resets"  # soft resets sent to a node found in its RE
 REPL_RECOVERY: Final = b"\r\x03\x03\x02\x04"
 # Text the REPL prints (its banner, prompts, a traceback): seeing one of these, the
 # Pi sends REPL_RECOVERY at once instead of waiting for the node to stay silent.
-_REPL_SIGNS: Final = (b">>>", b"MicroPython v", b"MicroPython ", b"Traceback", b"raw REPL")
+_REPL_SIGNS: Final = (b">>>", b"MicroPython ", b"Traceback", b"raw REPL")
 
 
 # -- events ---------------------------------------------------------------------------
@@ -670,10 +670,14 @@ class SeatLink:
         else:
             self._logged_rejects.add(reason)
             log.warning(
-                "seat %d: rejected a frame (%s): %r (further ones are only counted)",
+                "seat %d: rejected a frame (%s): %r (further ones are only counted)%s",
                 self.seat,
                 reason,
                 line[:MAX_FRAME],
+                f"; the node speaks another protocol than {PROTOCOL_VERSION}: update its "
+                "firmware (firmware/README.md)"
+                if reason == VERSION
+                else "",
             )
 
     def _note_failure(self, message: str) -> None:

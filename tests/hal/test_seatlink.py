@@ -665,3 +665,21 @@ def test_opening_a_node_is_exclusive(link: SeatLink, node: SimNode, events: Even
     assert link.connected and link.busy is None
     node.tag = UID
     events.wait_for(lambda e: isinstance(e, TagArrived))
+
+
+def test_a_node_not_updated_is_logged_with_what_to_do(caplog: pytest.LogCaptureFixture) -> None:
+    node = RawNode()
+    try:
+        with (
+            caplog.at_level(logging.WARNING, logger="controller.hal.seatlink"),
+            SeatLink(1, node.path, Events(), **FAST) as link,
+        ):
+            node.hear(b"HELLO 2 ")
+            node.send("HELLO", "1", "0.1.0", "1", "abcd")  # firmware 0.1.0 speaks protocol 1
+            deadline = time.monotonic() + 3
+            while link.stats["version"] == 0 and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert not link.connected
+    finally:
+        node.close()
+    assert "speaks another protocol than 2: update its firmware" in caplog.text
