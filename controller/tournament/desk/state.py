@@ -57,7 +57,6 @@ from ..messages import (
     Record,
     RejectedMessage,
     Status,
-    UnknownTable,
     parse_message,
 )
 from ..outbox import atomic_write
@@ -439,7 +438,7 @@ class DeskState:
         if table in self.tables:
             self.tables[table].rejected += 1
         self.rejections.append(Rejection(now, table, clean(topic, 160), clean(reason)))
-        log.warning("desk: rejected a message on %r: %s", topic[:160], reason)
+        log.warning("desk: rejected a message on %r: %s", topic[:160], clean(reason))
 
     def handle(
         self,
@@ -455,10 +454,7 @@ class DeskState:
         with self.lock:
             try:
                 message = parse_message(self.prefix, topic, payload, keys)
-            except UnknownTable as e:
-                self._reject(topic, str(e), now)
-                return
-            except RejectedMessage as e:
+            except RejectedMessage as e:  # malformed, unknown table, unauthenticated
                 self._reject(topic, str(e), now)
                 return
             if message is None:
@@ -558,11 +554,11 @@ class DeskState:
                 Refusal(t.table, e.seq, e.ts or now, e.game, e.seat, e.action, e.code or "", e.text)
             )
         elif e.kind is EventKind.NEW_GAME:
-            t.last.append("partida nueva")
+            t.last.append("partido nuevo")
         elif e.kind is EventKind.FINISHED:
             t.last.append(f"gana el equipo {e.winner} {t.score[0]}-{t.score[1]}")
         elif e.kind is EventKind.ABANDONED:
-            t.last.append("partida abandonada")
+            t.last.append("partido abandonado")
 
     def _record(self, t: TableState, r: Record, now: float, *, write: bool = True) -> None:
         """A record: saved (``write``; a desk reading its journal back only checks the
