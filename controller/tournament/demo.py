@@ -2,13 +2,14 @@
 
 ``truco-table tournament-demo --tables 20`` (``sh scripts/tournament``) starts a local
 Mosquitto on 127.0.0.1, set up as a venue's is (:mod:`.venue`: one account per table
-and for the desk, ACLs, anonymous access off, TLS with a CA made for the demo), N tables on mock hardware (``SimTable``: the real service, mock
-seat nodes on ptys, bots at every seat, each table in its own thread with its own state
-directory and outbox), the desk with its web page, and cuts the network of a few tables
-now and then (``--flaky``). Players act at ``--speed`` times human speed: a human takes
-about ``HUMAN_ACTION_S`` (3 s) per action, so 10x is one action every 0.3 s per table.
-Now and then a player taps a card out of turn (a refusal for the referee) and the
-referee undoes an action (``--mistakes``).
+and for the desk, ACLs, anonymous access off, TLS with a CA made for the demo; without
+``openssl``, an open one), N tables on mock hardware (``SimTable``: the real service,
+mock seat nodes on ptys, bots at every seat, each table in its own thread with its own
+state directory and outbox), the desk with its web page, and cuts the network of a few
+tables now and then (``--flaky``). Players act at ``--speed`` times human speed: a
+human takes about ``HUMAN_ACTION_S`` (3 s) per action, so 10x is one action every 0.3 s
+per table. Now and then a player taps a card out of turn (a refusal for the referee)
+and the referee undoes an action (``--mistakes``).
 
 When every table has played its games the demo checks the desk's results against every
 table's own archived records, verifies every collected record with its table's key,
@@ -343,7 +344,11 @@ def run_demo(opts: DemoOptions, out: TextIO = sys.stdout) -> int:
     broker: LocalBroker | None = None
     venue: Venue | None = None
     venue_parent: Path | None = None
-    if opts.broker is None:
+    if opts.broker is None and shutil.which("openssl") is None:
+        out.write("openssl not found: the demo's broker runs without accounts and TLS\n")
+        broker = LocalBroker(workdir=folder / "broker").start()
+        host, port = broker.host, broker.port
+    elif opts.broker is None:
         # the venue's own broker set-up (accounts, ACLs, TLS), on the loopback; its
         # folder's parents must let Mosquitto's user through, hence a folder of its own
         venue_parent = Path(tempfile.mkdtemp(prefix="truco-demo-venue-"))
