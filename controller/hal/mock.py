@@ -27,7 +27,8 @@ from luma.core.device import dummy
 from PIL import Image
 
 from ..engine import CARDS, Card
-from .seatlink import PROTOCOL_VERSION, LinkEvent, SeatLink, encode_frame, parse_frame
+from .events import PROTOCOL_VERSION, LinkEvent
+from .seatlink import SeatLink, encode_frame, parse_frame
 
 __all__ = ["MockDeck", "MockDisplay", "MockNode", "MockSeats"]
 

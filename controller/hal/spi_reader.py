@@ -56,7 +56,7 @@ from typing import Any, Final, Protocol
 from gpiozero import DigitalOutputDevice, Factory
 
 from .callbacks import deliver
-from .seatlink import TagArrived, TagLeft
+from .events import TagArrived, TagLeft
 
 __all__ = [
     "KNOWN_VERSIONS",

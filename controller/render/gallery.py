@@ -13,8 +13,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from ..engine import Action, Card, Game, HouseRules, RefusalCode
+from ..hal.events import ButtonHeld, ButtonPressed, NodeDisconnected, TagArrived, TagLeft
 from ..hal.mock import MockDeck
-from ..hal.seatlink import ButtonHeld, ButtonPressed, NodeDisconnected, TagArrived, TagLeft
+from ..notices import TableAlert
 from ..table.screens import screen_for
 from ..table.table import DealReading, Table
 from .screen import SeatScreen
@@ -285,7 +286,7 @@ def state_shots() -> list[Shot]:
         Shot(
             "alert",
             "table alert",
-            replace(screen_for(table_at(), 1), alert="Sin disco: partida en memoria"),
+            replace(screen_for(table_at(), 1), alert=TableAlert.NO_DISK),
         )
     )
 

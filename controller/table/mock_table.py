@@ -14,8 +14,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from ..engine import Action, Card, Game, HouseRules, RefusalCode
+from ..hal.events import LinkEvent
 from ..hal.mock import MockDeck, MockSeats
-from ..hal.seatlink import LinkEvent
 from .controls import Button, Gesture, gestures_for
 from .notify import Notifier
 from .service import ServiceConfig, TableService

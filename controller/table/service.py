@@ -31,7 +31,8 @@ from PIL import Image
 
 from ..engine import Game, HouseRules
 from ..hal.display import Display
-from ..hal.seatlink import ButtonHeld, ButtonPressed, LinkEvent, TagArrived, TagLeft
+from ..hal.events import ButtonHeld, ButtonPressed, LinkEvent, TagArrived, TagLeft
+from ..notices import ActionUndone, AskConfirm, Notice, TableAlert, TableNotice
 from ..render.screen import render_screen
 from ..transcript import TranscriptError, parse, replay, write
 from .notify import Notifier
@@ -54,7 +55,6 @@ log = logging.getLogger(__name__)
 
 COMBO_S = 3.0
 _COMBOS = {("mazo", "no_quiero"): "undo", ("mazo", "truco"): "new-game"}
-_ASK = {"undo": "Deshacer? Q del rival", "new-game": "Partido nuevo? Q del rival"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,7 +239,7 @@ class TableService:
             self._handle_event(seat, event)
         except Exception:  # one bad event must never stop the table
             log.exception("seat %d: failed to handle %r", seat, event)
-            self.table.tell(seat, "Error interno: repita", refusal=True)
+            self.table.tell(seat, TableNotice.INTERNAL_ERROR, refusal=True)
 
     def _handle_event(self, seat: int, event: LinkEvent) -> None:
         if isinstance(event, ButtonHeld | ButtonPressed | TagArrived | TagLeft):
@@ -330,7 +330,7 @@ class TableService:
     def _disk_alert(self) -> None:
         problem = self.store.problem if self.store is not None else None
         if problem:
-            self.table.alerts["disk"] = "Sin disco: partida en memoria"
+            self.table.alerts["disk"] = TableAlert.NO_DISK
         else:
             self.table.alerts.pop("disk", None)
 
@@ -346,7 +346,7 @@ class TableService:
                 if event.name == "quiero":
                     self.command(command)
                 else:
-                    self.tell_all("Cancelado")
+                    self.tell_all(TableNotice.CANCELLED)
                 return True
         if not isinstance(event, ButtonHeld):
             return False
@@ -357,7 +357,7 @@ class TableService:
                 self._combo = None
                 self.table.inputs[seat].reset()
                 self._asking = (wanted, 1 - seat % 2)
-                self.tell_all(_ASK[wanted], seconds=COMBO_S * 3)
+                self.tell_all(AskConfirm(wanted), seconds=COMBO_S * 3)
                 return True
         self._combo = (seat, event.name, now) if event.name == "mazo" else None
         return False
@@ -386,7 +386,7 @@ class TableService:
         """The referee's undo of the last action; the record keeps it as a comment."""
         game = self.table.game
         if not game.move_stack or game.winner is not None:
-            self.tell_all("Nada que deshacer")
+            self.tell_all(TableNotice.NOTHING_TO_UNDO)
             return False
         action = game.pop()
         for i in range(len(self._record_lines) - 1, -1, -1):
@@ -404,7 +404,7 @@ class TableService:
         self.table.deal = {}
         self._hand_over_at = None
         self.table.last = TableResult(action, None) if action is not None else None
-        self.tell_all(f"Deshecho: {action}")
+        self.tell_all(ActionUndone(str(action)))
         log.info("undo: %s", action)
         self._emit(Undone(str(action), game.score, game.hand_number))
         self.redraw()
@@ -436,9 +436,8 @@ class TableService:
                 log.info("control: %s", " ".join(words))
                 self.command(words[0], *words[1:])
 
-    def tell_all(self, text: str, seconds: float = 3.0) -> None:
-        for seat in range(self.rules.players):
-            self.table.tell(seat, text, seconds=seconds)
+    def tell_all(self, notice: Notice, seconds: float = 3.0) -> None:
+        self.table.tell_all(notice, seconds=seconds)
 
     # ------------------------------------------------------------------ displays
 

@@ -22,7 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.hal import spi_reader
-from controller.hal.seatlink import TagArrived, TagLeft
+from controller.hal.events import TagArrived, TagLeft
 from controller.hal.spi_reader import Mfrc522, SpiReader, TagEvent, TagPresence
 
 ROOT = Path(__file__).resolve().parents[2]

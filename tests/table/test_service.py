@@ -15,6 +15,7 @@ import pytest
 from PIL import Image
 
 from controller.engine import Card, HouseRules
+from controller.notices import AskConfirm, LinkNotice, TableAlert
 from controller.render.screen import screen_lines
 from controller.table.controls import Button
 from controller.table.mock_table import MockTable
@@ -83,7 +84,7 @@ def test_full_disk_goes_on_in_memory_and_says_so(tmp_path: Path) -> None:
         mock.press(1, Button.QUIERO)
         assert mock.game.score == (2, 0)  # the game went on
         assert store.problem is not None
-        assert mock.table.alert(0) == "Sin disco: partida en memoria"
+        assert mock.table.alert(0) is TableAlert.NO_DISK
         screen_text = " ".join(screen_lines(screen_for(mock.table, 1)))
         assert "DISCO" in screen_text or mock.table.message(1) is not None
         full["on"] = False
@@ -101,7 +102,7 @@ def test_undo_by_button_combination(tmp_path: Path) -> None:
         mock.hold(1, Button.MAZO)
         mock.hold(1, Button.NO_QUIERO)
         message = mock.table.message(0)
-        assert message is not None and "Deshacer" in message.text
+        assert message is not None and message.notice == AskConfirm("undo")
         mock.press(0, Button.QUIERO)  # the other team agrees
         assert [str(a) for a in mock.game.move_stack] == ["0 play 3E"]
         record = (tmp_path / "current.truco").read_text()
@@ -206,7 +207,7 @@ def test_unplugged_reader_is_shown_and_comes_back(tmp_path: Path) -> None:
         deadline = time.monotonic() + 10
         while mock.table.node_ok[1] and time.monotonic() < deadline:
             mock.pump(0.05)
-        assert mock.table.alert(1) == "Lector desconectado"
+        assert mock.table.alert(1) is LinkNotice.UNPLUGGED
         assert mock.table.alert(0) is None
         mock.tap(0, Card.from_str("3E"))  # the rest of the table goes on
         mock.seats.replug(1)
