@@ -85,7 +85,7 @@ def test_mock_buttons_reach_the_engine() -> None:
         mock.press(1, Button.TRUCO)
         mock.press(1, Button.QUIERO)  # explicitly: vale cuatro
         assert mock.game.truco_pending == (3, 1)
-        assert all(link.stats["checksum"] == 0 for link in mock.seats.links)
+        assert all(link.stats["checksum"] == 0 for link in mock.hardware.links.values())
 
 
 @pytest.mark.parametrize("players", [2, 4, 6])

@@ -56,13 +56,13 @@ def test_a_display_that_raises_does_not_stop_the_table(tmp_path: Path) -> None:
         def broken(image: Image.Image) -> None:
             raise OSError(errno.EIO, "I2C bus error")
 
-        mock.seats.displays[1].show = broken  # type: ignore[method-assign]
+        mock.parts.displays[1].show = broken  # type: ignore[method-assign]
         mock.deal(DEAL)
         mock.press(0, Button.ENVIDO)
         mock.press(1, Button.QUIERO)
         assert mock.game.score == (2, 0)
         assert mock.service.display_errors > 0
-        assert mock.seats.displays[0].frames > 0
+        assert mock.parts.displays[0].frames > 0
 
 
 def test_full_disk_goes_on_in_memory_and_says_so(tmp_path: Path) -> None:
@@ -203,14 +203,14 @@ def test_service_process_ready_and_watchdog(tmp_path: Path) -> None:
 def test_unplugged_reader_is_shown_and_comes_back(tmp_path: Path) -> None:
     with MockTable(HouseRules(), state_dir=tmp_path) as mock:
         mock.deal(DEAL)
-        mock.seats.unplug(1)
+        mock.parts.unplug(1)
         deadline = time.monotonic() + 10
         while mock.table.node_ok[1] and time.monotonic() < deadline:
             mock.pump(0.05)
         assert mock.table.alert(1) is LinkNotice.UNPLUGGED
         assert mock.table.alert(0) is None
         mock.tap(0, Card.from_str("3E"))  # the rest of the table goes on
-        mock.seats.replug(1)
+        mock.parts.replug(1)
         while not mock.table.node_ok[1] and time.monotonic() < deadline:
             mock.pump(0.05)
         assert mock.table.alert(1) is None
