@@ -16,6 +16,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from ..hal.factory import HARDWARE_ENV, factory_named
 from .config import ConfigError, load_config
 from .hardware import build_hardware
 from .notify import Notifier
@@ -86,7 +87,12 @@ def run_service(config_path: Path) -> int:
     except ValueError as e:
         print(f"truco-table: bad configuration: {e}", file=sys.stderr)
         return 2
-    hardware = build_hardware(config)
+    try:
+        factory = factory_named()  # the Pi's own, or TRUCO_TABLE_HARDWARE=mock
+    except ValueError as e:
+        print(f"truco-table: {HARDWARE_ENV}: {e}", file=sys.stderr)
+        return 2
+    hardware = build_hardware(config, factory)
     service_config = ServiceConfig(
         config.rules,
         config.deal_reading,

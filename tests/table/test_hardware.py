@@ -135,3 +135,20 @@ def test_the_mock_table_runs_the_same_wiring() -> None:
                    1: tuple(Card.from_str(c) for c in ["2O", "1B", "4B"])})  # fmt: skip
         mock.tap(0, Card.from_str("3E"))
         assert [str(a) for a in mock.game.move_stack] == ["0 play 3E"]
+
+
+def test_the_service_refuses_an_unknown_hardware_setting(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    config = shipped_config(tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-m", "controller.cli", "run", "--config", str(config)],
+        env={**os.environ, HARDWARE_ENV: "fpga"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "TRUCO_TABLE_HARDWARE: hardware must be pi or mock, not 'fpga'" in done.stderr
