@@ -28,6 +28,7 @@ __all__ = [
     "LinkNotice",
     "NotTheDealer",
     "Notice",
+    "RecordDamaged",
     "Refusal",
     "Scored",
     "TableAlert",
@@ -97,12 +98,14 @@ class CardInAnotherHand:
 
 @dataclass(frozen=True, slots=True)
 class Scored:
-    """Points awarded; ``best``: the winning (seat, points) of an envido or flor."""
+    """Points awarded; ``best``: the winning (seat, points) of an envido or flor;
+    ``note``: why a penalty was given (``controller.table.claims``' words)."""
 
     points: int
     team: int
     reason: Reason
     best: tuple[int, int] | None = None
+    note: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +119,13 @@ class AskConfirm:
     """A table control asked for at one seat; the other team confirms with quiero."""
 
     command: str  # "undo" or "new-game"
+
+
+@dataclass(frozen=True, slots=True)
+class RecordDamaged:
+    """The game record was damaged (a power cut mid-write): play goes on from line ``kept``."""
+
+    kept: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,4 +148,5 @@ Notice = (
     | GameWon
     | AskConfirm
     | ActionUndone
+    | RecordDamaged
 )

@@ -18,6 +18,7 @@ from ..notices import (
     LinkNotice,
     Notice,
     NotTheDealer,
+    RecordDamaged,
     Refusal,
     Scored,
     TableAlert,
@@ -70,9 +71,13 @@ def notice_text(notice: Notice, seat: int) -> str:
             return f"{card} ya fue leída"
         case CardInAnotherHand(card):
             return f"{card} ya está en otra mano"
-        case Scored(points, team, reason, best):
+        case Scored(points, team, reason, best, note):
             who = "nosotros" if seat % 2 == team else "ellos"
-            detail = f" ({best[1]} del asiento {best[0]})" if best is not None else ""
+            detail = ""
+            if best is not None:
+                detail = f" ({best[1]} del asiento {best[0]})"
+            elif note is not None:
+                detail = f" ({note})"
             return f"+{points} {who}: {_REASON[reason]}{detail}"
         case GameWon(team, score):
             return f"Ganó el equipo {team}: {score[0]} a {score[1]}"
@@ -80,4 +85,6 @@ def notice_text(notice: Notice, seat: int) -> str:
             return _ASK.get(command, f"¿{command}? Q del rival")
         case ActionUndone(action):
             return f"Deshecho: {action}"
+        case RecordDamaged(kept):
+            return f"Registro dañado: sigue desde la línea {kept}"
     raise ValueError(f"no words for the notice {notice!r}")  # a kind added without words

@@ -17,6 +17,7 @@ from controller.notices import (
     LinkNotice,
     Notice,
     NotTheDealer,
+    RecordDamaged,
     Refusal,
     Scored,
 )
@@ -33,6 +34,7 @@ EXAMPLES: dict[type, Notice] = {
     GameWon: GameWon(0, (30, 12)),
     AskConfirm: AskConfirm("undo"),
     ActionUndone: ActionUndone("1 play 1B"),
+    RecordDamaged: RecordDamaged(12),
 }
 
 

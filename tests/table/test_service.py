@@ -19,10 +19,13 @@ from controller.notices import AskConfirm, LinkNotice, TableAlert
 from controller.render.screen import screen_lines
 from controller.table.controls import Button
 from controller.table.mock_table import MockTable
-from controller.table.notify import Notifier
+from controller.table.notify import KEEP, Notifier
 from controller.table.screens import screen_for
 from controller.table.service import drop_command
+from controller.table.store import plain
 from controller.table.table import Phase
+
+from .faulty_disk import FaultyDisk
 
 
 def cards(text: str) -> list[Card]:
@@ -69,16 +72,10 @@ def test_full_disk_goes_on_in_memory_and_says_so(tmp_path: Path) -> None:
     with MockTable(HouseRules(), state_dir=tmp_path) as mock:
         store = mock.service.store
         assert store is not None
-        real = store._opener
-        full = {"on": True}
-
-        def opener(path: Path) -> int:
-            if full["on"]:
-                raise OSError(errno.ENOSPC, "No space left on device", str(path))
-            return real(path)
-
-        store._opener = opener
+        disk = FaultyDisk(errno.ENOSPC)
+        store.disk = disk
         store._close()
+        disk.failing = True
         mock.deal(DEAL)
         mock.press(0, Button.ENVIDO)
         mock.press(1, Button.QUIERO)
@@ -87,10 +84,10 @@ def test_full_disk_goes_on_in_memory_and_says_so(tmp_path: Path) -> None:
         assert mock.table.alert(0) is TableAlert.NO_DISK
         screen_text = " ".join(screen_lines(screen_for(mock.table, 1)))
         assert "DISCO" in screen_text or mock.table.message(1) is not None
-        full["on"] = False
+        disk.failing = False
         mock.tap(0, Card.from_str("3E"))
         assert store.problem is None and mock.table.alert(0) is None
-        text = store.path.read_text()
+        text = plain(store.path.read_text())
         assert text.endswith("0 envido\n1 quiero\n0 play 3E\n")
 
 
@@ -105,7 +102,7 @@ def test_undo_by_button_combination(tmp_path: Path) -> None:
         assert message is not None and message.notice == AskConfirm("undo")
         mock.press(0, Button.QUIERO)  # the other team agrees
         assert [str(a) for a in mock.game.move_stack] == ["0 play 3E"]
-        record = (tmp_path / "current.truco").read_text()
+        record = plain((tmp_path / "current.truco").read_text())
         assert "# deshecho por el árbitro: 1 play 1B" in record
         mock.tap(1, Card.from_str("2O"))
         key = mock.game.state_key()
@@ -144,10 +141,39 @@ def test_control_files_new_game_and_rules(tmp_path: Path) -> None:
 def test_control_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from controller.cli import main
 
-    assert main(["control", "undo", "--state", str(tmp_path)]) == 0
+    # no table running on the folder: the command is withdrawn, and the reason said
+    assert main(["control", "undo", "--state", str(tmp_path), "--wait", "0.2"]) == 1
+    assert "no table took 'undo'" in capsys.readouterr().err
+    assert not list((tmp_path / "control").glob("*.cmd"))
     assert main(["control", "rules", "flor=maybe", "--state", str(tmp_path)]) == 2
     assert main(["control", "undo", "--state", str(tmp_path / "nope")]) == 2
-    assert [p.read_text() for p in (tmp_path / "control").glob("*.cmd")] == ["undo\n"]
+
+
+def test_control_cli_against_a_running_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import threading
+
+    from controller.cli import main
+
+    with MockTable(HouseRules(), state_dir=tmp_path) as mock:
+        mock.deal(DEAL)
+        mock.press(0, Button.ENVIDO)
+        stop = threading.Event()
+
+        def serve() -> None:
+            while not stop.is_set():
+                mock.pump(0.02)
+
+        server = threading.Thread(target=serve)
+        server.start()
+        try:
+            assert main(["control", "undo", "--state", str(tmp_path)]) == 0
+        finally:
+            stop.set()
+            server.join()
+        assert "undo: the table took it" in capsys.readouterr().out
+        assert mock.game.move_stack == ()
 
 
 def test_notifier_sends_to_a_socket(tmp_path: Path) -> None:
@@ -216,3 +242,17 @@ def test_unplugged_reader_is_shown_and_comes_back(tmp_path: Path) -> None:
         assert mock.table.alert(1) is None
         mock.tap(1, Card.from_str("2O"))
         assert [str(a) for a in mock.game.move_stack] == ["0 play 3E", "1 play 2O"]
+
+
+def test_the_notifier_keeps_only_its_last_messages(tmp_path: Path) -> None:
+    """Issue 13, 8: the sd_notify helper kept every message it ever sent."""
+    path = str(tmp_path / "notify")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
+        sock.bind(path)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
+        notifier = Notifier(path)
+        for i in range(1000):
+            assert notifier.status(f"hand {i}")
+            sock.recv(1024)
+    assert notifier.count == 1000
+    assert len(notifier.sent) == KEEP and notifier.sent[-1] == "STATUS=hand 999"
