@@ -23,8 +23,11 @@ ROOT = Path(__file__).resolve().parents[2]
 def shipped_config(tmp_path: Path, topology: str = "nodes", players: int = 4) -> Path:
     """systemd/table.toml next to hardware/pinmap.toml, as the install puts them."""
     pinmap = (ROOT / "hardware" / "pinmap.toml").read_text()
-    if players == 2:  # a two-seat table lists two panels
-        pinmap = pinmap[: pinmap.index("[[display.seat]]\nseat = 2")]
+    if players == 2:  # a two-seat table lists two nodes and two panels
+        for section in ("nodes", "display"):
+            start = pinmap.index(f"[[{section}.seat]]\nseat = 2")
+            end = pinmap.index("# ----", start) if section == "nodes" else len(pinmap)
+            pinmap = pinmap[:start] + pinmap[end:]
     (tmp_path / "pinmap.toml").write_text(pinmap)
     text = (ROOT / "systemd" / "table.toml").read_text()
     text = text.replace("players = 4", f"players = {players}")
