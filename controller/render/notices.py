@@ -36,7 +36,7 @@ _FIXED: dict[Notice, str] = {
     TableNotice.INTERNAL_ERROR: "Error interno: repetí",
     TableNotice.CANCELLED: "Cancelado",
     TableNotice.NOTHING_TO_UNDO: "Nada que deshacer",
-    TableAlert.NO_DISK: "Sin disco: partida en memoria",
+    TableAlert.NO_DISK: "Sin disco: partido en memoria",
 }
 
 _REASON = {
@@ -48,7 +48,7 @@ _REASON = {
     Reason.PENALTY: "penalidad",
 }
 
-_ASK = {"undo": "¿Deshacer? Q del rival", "new-game": "¿Partido nuevo? Q del rival"}
+_ASK = {"undo": "Deshacer? Q del rival", "new-game": "Partido nuevo? Q del rival"}
 
 
 def notice_text(notice: Notice, seat: int) -> str:
@@ -61,7 +61,7 @@ def notice_text(notice: Notice, seat: int) -> str:
             return code.message
         case DealStarted(dealer, dealer_reads):
             if not dealer_reads:
-                return "Repartiendo: toquen sus cartas"
+                return "Repartiendo: tocá tus cartas"
             if dealer == seat:
                 return "Repartís vos: tocá cada carta"
             return f"Reparte el asiento {dealer}: toca cada carta"
@@ -82,7 +82,7 @@ def notice_text(notice: Notice, seat: int) -> str:
         case GameWon(team, score):
             return f"Ganó el equipo {team}: {score[0]} a {score[1]}"
         case AskConfirm(command):
-            return _ASK.get(command, f"¿{command}? Q del rival")
+            return _ASK.get(command, f"{command}? Q del rival")
         case ActionUndone(action):
             return f"Deshecho: {action}"
         case RecordDamaged(kept):

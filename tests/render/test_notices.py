@@ -62,7 +62,7 @@ def test_words_that_depend_on_the_seat() -> None:
     deal = DealStarted(1, dealer_reads=True)
     assert notice_text(deal, 1) == "Repartís vos: tocá cada carta"
     assert notice_text(deal, 0) == "Reparte el asiento 1: toca cada carta"
-    assert notice_text(DealStarted(1, dealer_reads=False), 1) == "Repartiendo: toquen sus cartas"
+    assert notice_text(DealStarted(1, dealer_reads=False), 1) == "Repartiendo: tocá tus cartas"
 
 
 def test_link_notices_are_spanish() -> None:
