@@ -48,8 +48,8 @@ from dataclasses import dataclass, field
 
 from controller.engine import CARDS, Action, Card, HouseRules, Kind
 from controller.hal.display_writer import BusModel, Controller, DisplayWriter
+from controller.hal.events import ButtonHeld, ButtonPressed, LinkEvent, TagArrived, TagLeft
 from controller.hal.mock import MockDeck
-from controller.hal.seatlink import ButtonHeld, ButtonPressed, LinkEvent, TagArrived, TagLeft
 from controller.render import screen as screen_module
 from controller.render.screen import render_screen
 from controller.table.bots import Bot

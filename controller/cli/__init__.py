@@ -9,6 +9,7 @@
 ``verify``/``seal`` :mod:`controller.cli.verify`: sealed tournament records
 ``desk``            :mod:`controller.cli.desk`: the tournament desk (and ``tournament-demo``)
 ``venue-broker``    :mod:`controller.cli.venue`: the venue's broker, accounts, TLS and keys
+``doctor``          :mod:`controller.cli.doctor`: the table checks its hardware and files
 ==================  =========================================================
 
 Each subcommand's module, and what it imports, is loaded only when that subcommand is
@@ -63,6 +64,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("verify", "check that a sealed game record is intact", "verify", "configure_verify"),
     Command("seal", "seal a game record by hand", "verify", "configure_seal"),
     Command("desk", "the tournament desk: live scoreboard, results, records", "desk"),
+    Command("doctor", "check the table: seat nodes, displays, decks, state (in Spanish)", "doctor"),
     Command(
         "tournament-demo",
         "a tournament on this machine: Mosquitto, N mock tables, the desk",

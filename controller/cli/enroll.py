@@ -53,19 +53,21 @@ from ..hal.deck import (
     uid_hex,
 )
 from ..hal.enroll import ENROLL_ORDER, EnrollSession, EnrollStep, StepKind
-from ..hal.seatlink import (
-    DEFAULT_BY_ID_DIR,
+from ..hal.events import (
     PROTOCOL_VERSION,
-    SEQ_MODULO,
     Heartbeat,
     Hello,
     LinkEvent,
     NodeConnected,
     NodeDisconnected,
-    SeatLink,
     TagArrived,
     TagConflict,
     TagLeft,
+)
+from ..hal.seatlink import (
+    DEFAULT_BY_ID_DIR,
+    SEQ_MODULO,
+    SeatLink,
     encode_frame,
     find_nodes,
     parse_frame,

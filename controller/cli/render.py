@@ -25,8 +25,8 @@ from pathlib import Path
 from PIL import Image
 
 from ..engine import Action, Card, Game, RefusalCode
+from ..hal.events import TagArrived, TagLeft
 from ..hal.mock import MockDeck
-from ..hal.seatlink import TagArrived, TagLeft
 from ..render.matchsticks import SCREEN_SIZE
 from ..render.pixelfont import FONT_TEXT
 from ..render.screen import SeatScreen, plain, render_screen

@@ -33,6 +33,7 @@ from PIL import Image
 
 from ..engine import Action, Card, RefusalCode
 from ..engine.results import Award
+from ..render.notices import notice_text
 from ..render.screen import SeatScreen, render_screen, screen_texts
 from ..render.terminal import braille
 from ..table.controls import Button
@@ -414,7 +415,7 @@ class TerminalTable:
     def screens(self) -> dict[int, SeatScreen]:
         """Every seat's screen now; each is also sent to that seat's mock display."""
         out: dict[int, SeatScreen] = {}
-        for seat, display in enumerate(self.run.mock.seats.displays):
+        for seat, display in sorted(self.run.mock.parts.displays.items()):
             screen = screen_for(self.run.table, seat)
             display.show(render_screen(screen))
             out[seat] = screen
@@ -497,7 +498,7 @@ class TerminalTable:
                 add(t["cards"].format(cards=shown_cards or "—"))
             message = run.table.message(self.human)
             if message is not None and message.refusal:
-                add(f" {message.text.upper()} ", "reverse")
+                add(f" {notice_text(message.notice, self.human).upper()} ", "reverse")
             if self.human in run.table.show_requests():
                 add(t["show_now"], "reverse")
 
@@ -556,7 +557,7 @@ class TerminalTable:
         blocks = []
         titles = []
         for seat in seats:
-            image = self.run.mock.seats.displays[seat].image
+            image = self.run.mock.parts.displays[seat].image
             blocks.append(self._cache.braille(seat, image))
             key = "panel_you" if seat == self.human else "panel"
             titles.append(self.text[key].format(seat=seat, team=seat % 2))

@@ -7,9 +7,9 @@ buttons go to the Pi itself, and this module does the node's job on the Pi, with
 same rules and the same timings, and hands the table the same events:
 
 * a short press (down, then up before the hold time) is reported once, when the
-  button is let go, as :class:`~controller.hal.seatlink.ButtonPressed`;
+  button is let go, as :class:`~controller.hal.events.ButtonPressed`;
 * keeping a button down for ``hold_s`` (800 ms) reports
-  :class:`~controller.hal.seatlink.ButtonHeld` once, at that moment, and its release
+  :class:`~controller.hal.events.ButtonHeld` once, at that moment, and its release
   reports nothing more;
 * a contact that chatters for less than ``debounce_s`` (20 ms) is ignored, and a
   press that bounces counts once.
@@ -102,7 +102,8 @@ from typing import Final, Literal
 from gpiozero import Button, Factory
 
 from .callbacks import deliver
-from .seatlink import BUTTONS, ButtonHeld, ButtonPressed
+from .events import ButtonHeld, ButtonPressed
+from .seatlink import BUTTONS
 
 __all__ = [
     "BUTTONS",

@@ -8,8 +8,11 @@
   kept, and the terminal shows it.
 - The deck is a ``MockDeck``: forty NTAG213-like UIDs from a seeded generator.
 
-Two-seat tables with pads on the Pi's GPIO use gpiozero's ``MockFactory`` instead of a
-node for the buttons (``controller.hal.gpio_pad``); see ``tests/hal``.
+- Two-seat tables wired to the Pi's GPIO: the pads on gpiozero's ``MockFactory`` pins,
+  the readers on a simulated MFRC522 (``controller.hal.mock_mfrc522``).
+
+``MockHardware`` hands these to the table's one wiring (``controller.table.hardware``),
+so the mock table runs the very code a Pi runs.
 """
 
 from __future__ import annotations
@@ -22,14 +25,18 @@ import threading
 import time
 import tty
 from collections.abc import Callable
+from pathlib import Path
 
 from luma.core.device import dummy
 from PIL import Image
 
 from ..engine import CARDS, Card
-from .seatlink import PROTOCOL_VERSION, LinkEvent, SeatLink, encode_frame, parse_frame
+from .display import DisplayConfig
+from .events import PROTOCOL_VERSION
+from .mock_mfrc522 import SimMFRC522, SimSpiDev
+from .seatlink import encode_frame, parse_frame
 
-__all__ = ["MockDeck", "MockDisplay", "MockNode", "MockSeats"]
+__all__ = ["MockDeck", "MockDisplay", "MockHardware", "MockNode"]
 
 
 class MockDeck:
@@ -167,49 +174,74 @@ class MockDisplay:
         return image
 
 
-class MockSeats:
-    """A node, a real ``SeatLink`` and a display for every seat."""
+class MockHardware:
+    """The table's wiring on simulated parts (a ``HardwareFactory``, see ``hal.factory``).
 
-    def __init__(self, players: int, on_event: Callable[[int, LinkEvent], None]) -> None:
-        self.nodes = [MockNode(seat) for seat in range(players)]
-        self._plugged: list[MockNode | None] = list(self.nodes)
-        self.links = [
-            SeatLink(seat, self._port(seat), on_event, backoff_initial=0.05)
-            for seat in range(players)
-        ]
-        self.displays = [MockDisplay() for _ in range(players)]
+    Seat nodes are ``MockNode``s on ptys, made (and started) when the wiring asks for a
+    node's port; ``unplug``/``replug`` pull and put back a node's USB cable. Pads sit on
+    gpiozero's ``MockFactory`` pins (``pin_factory``), readers on a ``SimMFRC522`` behind
+    a ``SimSpiDev`` (``spi[seat]``), panels on luma's ``dummy`` (``displays[seat]``).
+    Pads and readers have no threads of their own (``threaded`` is False): the caller
+    moves ``now`` and polls them, so a hold takes no real time.
+    """
 
-    def _port(self, seat: int) -> Callable[[], str | None]:
+    threaded = False
+    reconnect_s = 0.05  # a replugged mock node is there at once
+
+    def __init__(self, *, heartbeat_s: float = 1.0) -> None:
+        from gpiozero.pins.mock import MockFactory
+
+        self.pin_factory = MockFactory()
+        self.now = 1000.0
+        self.heartbeat_s = heartbeat_s
+        self.nodes: dict[int, MockNode] = {}
+        self._plugged: dict[int, MockNode | None] = {}
+        self.spi: dict[int, SimSpiDev] = {}
+        self.displays: dict[int, MockDisplay] = {}
+
+    def clock(self) -> float:
+        return self.now
+
+    def node_port(self, seat: int, serial: str, by_id_dir: Path) -> Callable[[], str | None]:
+        node = MockNode(seat, serial, heartbeat_s=self.heartbeat_s)
+        self.nodes[seat] = node
+        self._plugged[seat] = node
+        node.start()
+
         def current() -> str | None:
-            node = self._plugged[seat]
-            return node.path if node is not None else None
+            plugged = self._plugged.get(seat)
+            return plugged.path if plugged is not None else None
 
         return current
 
+    def reader_spi(self, seat: int, bus: int, device: int) -> SimSpiDev:
+        spi = SimSpiDev(SimMFRC522())
+        self.spi[seat] = spi
+        return spi
+
+    def display(self, seat: int, config: DisplayConfig | None) -> MockDisplay:
+        display = MockDisplay()
+        self.displays[seat] = display
+        return display
+
     def unplug(self, seat: int) -> None:
         """Pull the seat node's USB cable: its pty goes away."""
-        node = self._plugged[seat]
+        node = self._plugged.get(seat)
         self._plugged[seat] = None
         if node is not None:
             node.close()
 
     def replug(self, seat: int) -> MockNode:
         """Plug a (fresh) node back in, on a new pty."""
-        node = MockNode(seat, self.nodes[seat].serial)
+        node = MockNode(seat, self.nodes[seat].serial, heartbeat_s=self.heartbeat_s)
         self.nodes[seat] = node
         self._plugged[seat] = node
         node.start()
         return node
 
-    def start(self) -> None:
-        for node in self.nodes:
-            node.start()
-        for link in self.links:
-            link.start()
-
     def close(self) -> None:
-        for link in self.links:
-            link.close()
-        for node in self._plugged:
+        for node in self._plugged.values():
             if node is not None:
                 node.close()
+        self._plugged.clear()
+        self.pin_factory.close()

@@ -15,8 +15,11 @@ depend on ``firmware/``) and adds what the Pi needs around it:
   REPL is soft-reset back into its firmware.
 * :func:`find_nodes` lists the nodes plugged in, by USB serial number, from the
   stable names under ``/dev/serial/by-id``.
-* :func:`status_message` gives the one-line text a seat's display shows for a
-  link event ("Reader unplugged - reconnecting...").
+* :func:`status_message` gives the one-line English text an operator's terminal
+  shows for a link event (``truco-table enroll``); a seat's display shows the typed
+  notices of ``controller.notices`` instead.
+
+The events themselves live in ``controller.hal.events`` (re-exported here).
 
 Nothing a node sends can crash the reader thread: bad checksums, gaps in
 sequence numbers, garbage and over-long lines are counted in
@@ -34,11 +37,25 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Protocol, cast
 
 import serial
+
+from .events import (
+    PROTOCOL_VERSION,
+    ButtonHeld,
+    ButtonPressed,
+    Heartbeat,
+    Hello,
+    LinkEvent,
+    NodeConnected,
+    NodeDisconnected,
+    NodeEvent,
+    TagArrived,
+    TagConflict,
+    TagLeft,
+)
 
 __all__ = [
     "BUTTONS",
@@ -70,7 +87,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-PROTOCOL_VERSION: Final = 2
 MAX_FRAME: Final = 80  # bytes in one frame, not counting the CR/LF terminator
 SEQ_MODULO: Final = 65536
 BUTTONS: Final = (
@@ -111,93 +127,8 @@ REPL_RECOVERY: Final = b"\r\x03\x03\x02\x04"
 _REPL_SIGNS: Final = (b">>>", b"MicroPython ", b"Traceback", b"raw REPL")
 
 
-# -- events ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class TagArrived:
-    """A card's tag was put on the seat's reader."""
-
-    uid: bytes
-
-
-@dataclass(frozen=True)
-class TagLeft:
-    """The card was taken off the reader (after the node's grace period)."""
-
-    uid: bytes
-
-
-@dataclass(frozen=True)
-class TagConflict:
-    """Several tags were in the reader's field at once: nothing is read (TAGMANY)."""
-
-
-@dataclass(frozen=True)
-class ButtonPressed:
-    """A short press of one of the eight pad buttons (reported on release)."""
-
-    name: str
-
-
-@dataclass(frozen=True)
-class ButtonHeld:
-    """A button kept down for the long-press time (reported once, while held)."""
-
-    name: str
-
-
-@dataclass(frozen=True)
-class Hello:
-    """The node introduced itself: protocol and firmware version, stored seat, serial.
-
-    ``reader_version`` is the MFRC522's VersionReg as the node last read it (0x91 or
-    0x92 for NXP chips, other values for clones; 0x00 or 0xFF: no chip answered).
-    ``session`` is the Pi's session number the node answered, None at power-up.
-    """
-
-    seat: int | None
-    firmware: str
-    serial: str
-    protocol: int = PROTOCOL_VERSION
-    reader_version: int = 0x92
-    session: int | None = None
-
-
-@dataclass(frozen=True)
-class Heartbeat:
-    """The node's periodic sign of life (answered by the link automatically)."""
-
-    uptime_s: int = 0
-    rx_errors: int = 0
-    reader_ok: bool = True
-
-
-@dataclass(frozen=True)
-class NodeConnected:
-    """The seat's node is talking (after start-up or after being plugged back in)."""
-
-    port: str
-
-
-@dataclass(frozen=True)
-class NodeDisconnected:
-    """The seat's node went away.
-
-    ``reason``: "unplugged" (the port vanished or failed), "silent" (no valid
-    frame for ``heartbeat_timeout``) or "closed" (``SeatLink.close()``).
-    """
-
-    port: str
-    reason: str
-
-
-NodeEvent = TagArrived | TagLeft | TagConflict | ButtonPressed | ButtonHeld | Hello | Heartbeat
-LinkEvent = NodeEvent | NodeConnected | NodeDisconnected
-
-
 def status_message(event: LinkEvent) -> str | None:
-    """The short text a seat's display shows for a link event, or None.
+    """The operator's one-line text for a link event (``truco-table enroll``), or None.
 
     >>> status_message(NodeDisconnected("/dev/truco-seat0", "unplugged"))
     'Reader unplugged - reconnecting...'

@@ -59,7 +59,7 @@ from typing import Any, Final, Protocol
 from gpiozero import DigitalOutputDevice, Factory
 
 from .callbacks import deliver
-from .seatlink import TagArrived, TagConflict, TagLeft
+from .events import TagArrived, TagConflict, TagLeft
 
 __all__ = [
     "CONFIRM_READS",

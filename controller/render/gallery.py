@@ -13,8 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from ..engine import Action, Card, Game, HouseRules, RefusalCode
-from ..hal.mock import MockDeck
-from ..hal.seatlink import (
+from ..hal.events import (
     ButtonHeld,
     ButtonPressed,
     NodeDisconnected,
@@ -22,6 +21,8 @@ from ..hal.seatlink import (
     TagConflict,
     TagLeft,
 )
+from ..hal.mock import MockDeck
+from ..notices import TableAlert
 from ..table.screens import screen_for
 from ..table.table import DealReading, Table
 from .screen import SeatScreen
@@ -319,7 +320,7 @@ def state_shots() -> list[Shot]:
         Shot(
             "alert",
             "table alert",
-            replace(screen_for(table_at(), 1), alert="Sin disco: partido en memoria"),
+            replace(screen_for(table_at(), 1), alert=TableAlert.NO_DISK),
         )
     )
 

@@ -57,7 +57,9 @@ from PIL import Image, ImageDraw
 
 from ..engine import Kind, SeatView
 from ..engine.results import Award, Reason
+from ..notices import Notice
 from .matchsticks import SCREEN_SIZE, draw_scoreboard
+from .notices import notice_text
 from .pixelfont import FONT_TEXT
 
 __all__ = [
@@ -103,18 +105,12 @@ TRUCO_X = 60
 LADDER = {1: "TRUCO", 2: "RETRUCO", 3: "VALE CUATRO"}
 
 
-class Notice(Enum):
-    """What the seat's own hardware asks of its player, in their Spanish."""
-
-    ONE_CARD = "Una carta por vez"  # several tags in the reader's field: none was read
-
-
 @dataclass(frozen=True, slots=True)
 class SeatScreen:
     """Everything one seat's display shows; built by ``controller.table.screens``."""
 
     view: SeatView
-    message: str | None = None  # a refusal or a notice, for a few seconds
+    message: Notice | None = None  # a refusal or a notice, for a few seconds
     refusal: bool = False
     prompt: str | None = None  # the pad's number entry or cards to show (line 1)
     dealing: bool = False
@@ -126,8 +122,8 @@ class SeatScreen:
     deal_dealer: int | None = None  # while dealing: the dealer of the hand being read
     dealer_reads: bool = False  # the dealer taps every card (else each seat its own)
     node_ok: bool = True  # this seat's reader and pad are connected
-    notice: Notice | None = None  # about this seat's reader, for a few seconds
-    alert: str | None = None  # a lasting table-wide warning (a full disk)
+    notice: Notice | None = None  # about this seat's reader (one card at a time), briefly
+    alert: Notice | None = None  # a lasting table-wide warning (a full disk)
     flor_open: bool = False  # a flor was called and is not settled
     flor_call: Kind | None = None  # contraflor / al resto awaiting an answer
     flor_course_team: int | None = None  # a flor was called against this team
@@ -610,13 +606,13 @@ def screen_content(screen: SeatScreen) -> ScreenContent:
     if not screen.node_ok:
         return _replace(base, banner=("LECTOR DESCONECTADO", "RECONECTANDO..."))
     if screen.notice is not None:
-        return _replace(base, banner=_wrap_message(screen.notice.value))
-    if screen.message and screen.refusal:
-        return _replace(base, banner=_wrap_message(screen.message))
+        return _replace(base, banner=_wrap_message(notice_text(screen.notice, view.seat)))
+    if screen.message is not None and screen.refusal:
+        return _replace(base, banner=_wrap_message(notice_text(screen.message, view.seat)))
     lines = _state_lines(screen)
-    notice = screen.message or screen.alert
-    if notice and not _busy(screen):
-        wrapped = _wrap_message(notice)
+    notice = screen.message if screen.message is not None else screen.alert
+    if notice is not None and not _busy(screen):
+        wrapped = _wrap_message(notice_text(notice, view.seat))
         if len(wrapped) == 1:
             lines = (lines[0], Line.of(wrapped[0]))
         else:

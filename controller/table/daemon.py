@@ -15,10 +15,10 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-from ..hal.display import Display, OledDisplay
-from .config import ConfigError, TableConfig, load_config
+from ..hal.factory import HARDWARE_ENV, factory_named
+from .config import ConfigError, load_config
+from .hardware import build_hardware
 from .notify import Notifier
 from .service import ServiceConfig, TableService
 
@@ -45,11 +45,6 @@ def watchdog_interval() -> float | None:
         return max(0.05, int(usec) / 2e6)
     except ValueError:
         return None
-
-
-class _NoDisplay:
-    def show(self, image: Any) -> None:
-        pass
 
 
 def stop_on_signals() -> threading.Event:
@@ -92,10 +87,12 @@ def run_service(config_path: Path) -> int:
     except ValueError as e:
         print(f"truco-table: bad configuration: {e}", file=sys.stderr)
         return 2
-    displays: list[Display] = [
-        OledDisplay(config.displays[s], seat=s) if s in config.displays else _NoDisplay()
-        for s in range(config.rules.players)
-    ]
+    try:
+        factory = factory_named()  # the Pi's own, or TRUCO_TABLE_HARDWARE=mock
+    except ValueError as e:
+        print(f"truco-table: {HARDWARE_ENV}: {e}", file=sys.stderr)
+        return 2
+    hardware = build_hardware(config, factory)
     service_config = ServiceConfig(
         config.rules,
         config.deal_reading,
@@ -112,10 +109,11 @@ def run_service(config_path: Path) -> int:
     service = TableService(
         service_config,
         registry.lookup,
-        displays,
+        hardware.displays,
         notifier=Notifier.from_environment(),
     )
-    closers = _start_hardware(config, service.post)
+    hardware.start(service.post)
+    closers: list[Callable[[], None]] = [hardware.close]
     if tournament is not None:
         publisher = connect_table(service, tournament, config.state_dir)
         closers.append(publisher.close)
@@ -136,44 +134,3 @@ def run_service(config_path: Path) -> int:
         service.close()
     return 0
 
-
-def _start_hardware(
-    config: TableConfig, post: Callable[[int, Any], None]
-) -> list[Callable[[], None]]:
-    closers: list[Callable[[], None]] = []
-    if config.topology == "nodes":
-        from ..hal.seatlink import SeatLink
-
-        for node in config.nodes:
-            link = SeatLink.for_serial(
-                node.seat,
-                node.serial,
-                post,
-                by_id_dir=config.by_id_dir,
-                heartbeat_timeout=config.heartbeat_timeout_s,
-            )
-            link.start()
-            closers.append(link.close)
-        return closers
-    from ..hal.gpio_pad import GpioPad
-
-    for seat in config.gpio:
-        pad = GpioPad(
-            seat.seat, seat.buttons, post, debounce_s=config.debounce_s, hold_s=config.hold_s
-        )
-        closers.append(pad.close)
-        if seat.reader_cs is not None:
-            try:
-                from ..hal import spi_reader
-            except ImportError:  # pragma: no cover - older checkouts
-                log.error("seat %d: no SPI card reader support in this build", seat.seat)
-                continue
-            reader = spi_reader.SpiReader(
-                seat.seat,
-                post,
-                bus=config.reader_spi_bus,
-                device=seat.reader_cs,
-                reset_pin=config.reader_reset_pin,
-            )
-            closers.append(reader.close)
-    return closers

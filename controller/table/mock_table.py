@@ -1,10 +1,18 @@
-"""A whole table on mock hardware: mock nodes and displays, the real links, the Table.
+"""A whole table on mock hardware, wired by the Pi's own ``build_hardware``.
 
 ``MockTable`` is what ``truco-table run --mock`` plays on, what the tests drive, and
 what ``replay --through mock`` feeds a transcript through: every action becomes the
-button presses, holds and card taps a player would make (``controls.gestures_for``),
-written as protocol frames by a simulated seat node on a pty, read back by the real
-``SeatLink``, queued, and handled by the ``Table`` in order.
+button presses, holds and card taps a player would make (``controls.gestures_for``).
+The table's configuration (``mock_config``) goes through the same wiring as on a Pi
+(``controller.table.hardware``) with ``MockHardware`` parts:
+
+- ``topology="nodes"``: a simulated seat node on a pty per seat writes the protocol
+  frames, read back by the real ``SeatLink``;
+- ``topology="gpio"`` (two seats): the buttons are gpiozero ``MockFactory`` pins under
+  the real ``GpioPad``, the cards are tags laid on a simulated MFRC522 under the real
+  ``SpiReader``, as on a two-seat table wired straight to the Pi.
+
+Either way the events are queued and handled by the ``Table`` in order.
 """
 
 from __future__ import annotations
@@ -14,14 +22,51 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from ..engine import Action, Card, Game, HouseRules, RefusalCode
-from ..hal.mock import MockDeck, MockSeats
-from ..hal.seatlink import LinkEvent
+from ..hal.display import DisplayConfig
+from ..hal.events import LinkEvent, TagArrived, TagLeft
+from ..hal.gpio_pad import DEFAULT_PINS
+from ..hal.mock import MockDeck, MockHardware
+from ..hal.mock_mfrc522 import SimTag
+from .config import GpioSeat, NodeSeat, TableConfig
 from .controls import Button, Gesture, gestures_for
+from .hardware import Hardware, build_hardware
 from .notify import Notifier
 from .service import ServiceConfig, TableService
 from .table import DealReading, Phase, Table
 
-__all__ = ["MockGpioPads", "MockTable", "MockTableError", "mock_gpio_target", "mock_target"]
+__all__ = [
+    "MockTable",
+    "MockTableError",
+    "mock_config",
+    "mock_gpio_target",
+    "mock_target",
+]
+
+READER_RESET_PIN = 25  # hardware/pinmap.toml: both readers' RST
+
+
+def mock_config(
+    rules: HouseRules, topology: str = "nodes", deal_reading: DealReading = DealReading.SEATS
+) -> TableConfig:
+    """A table's configuration as ``hardware/pinmap.toml`` describes it, for mock parts."""
+    players = rules.players
+    if topology not in ("nodes", "gpio"):
+        raise ValueError(f"topology must be nodes or gpio, not {topology!r}")
+    if topology == "gpio" and players != 2:
+        raise ValueError("GPIO pads are for two-seat tables")
+    return TableConfig(
+        rules=rules,
+        deal_reading=deal_reading,
+        topology=topology,
+        nodes=tuple(NodeSeat(s, f"e66141{s:010x}") for s in range(players))
+        if topology == "nodes"
+        else (),
+        gpio=tuple(GpioSeat(s, DEFAULT_PINS[s], reader_cs=s) for s in range(players))
+        if topology == "gpio"
+        else (),
+        reader_reset_pin=READER_RESET_PIN,
+        displays={s: DisplayConfig(mux_channel=s) for s in range(players)},
+    )
 
 
 class MockTableError(RuntimeError):
@@ -49,22 +94,19 @@ class MockTable:
         self.deck = MockDeck(seed)
         self.timeout = timeout
         self.on_change = on_change
-        self.seats = MockSeats(rules.players, self._on_event)
+        self.config = mock_config(rules, topology, deal_reading)
+        self.parts = MockHardware()
+        self.hardware: Hardware = build_hardware(self.config, self.parts)
         self.service = TableService(
             ServiceConfig(rules, deal_reading, state_dir, watchdog_s),
             self.deck.lookup,
-            self.seats.displays,
+            self.hardware.displays,
             notifier=notifier,
             game=game,
             on_record=on_record,
         )
         self.sent = 0  # counted events sent (presses, holds, tag on/off)
-        self.gpio: MockGpioPads | None = None
-        if topology == "gpio":
-            self.gpio = MockGpioPads(rules.players, self._on_event)
-        elif topology != "nodes":
-            raise ValueError(f"topology must be nodes or gpio, not {topology!r}")
-        self.seats.start()
+        self.hardware.start(self._on_event)
         self._wait_connected()
         self.sent = self.service.handled
 
@@ -85,16 +127,15 @@ class MockTable:
 
     def _wait_connected(self) -> None:
         deadline = time.monotonic() + self.timeout
-        while not all(self.table.node_ok) or not all(link.connected for link in self.seats.links):
+        links = self.hardware.links.values()
+        while not all(self.table.node_ok) or not all(link.connected for link in links):
             self.pump(0.05)
             if time.monotonic() > deadline:
                 raise MockTableError("mock seat nodes did not connect")
         self.pump(0.0)
 
     def close(self) -> None:
-        if self.gpio is not None:
-            self.gpio.close()
-        self.seats.close()
+        self.hardware.close()
         self.service.close()
 
     def __enter__(self) -> MockTable:
@@ -123,25 +164,57 @@ class MockTable:
     # ------------------------------------------------------------------ a player's hands
 
     def perform(self, gesture: Gesture) -> None:
-        node = self.seats.nodes[gesture.seat]
+        if self.config.topology == "gpio":
+            self._perform_on_gpio(gesture)
+        else:
+            node = self.parts.nodes[gesture.seat]
+            if gesture.kind == "tap":
+                assert gesture.card is not None
+                uid = self.deck.uid(gesture.card)
+                node.tag_on(uid)
+                node.tag_off(uid)
+                self.sent += 2
+            else:
+                assert gesture.button is not None
+                if gesture.kind == "press":
+                    node.press(gesture.button.value)
+                else:
+                    node.hold(gesture.button.value)
+                self.sent += 1
+        self.settle()
+
+    def _perform_on_gpio(self, gesture: Gesture) -> None:
+        """A finger on a mock pin or a card on the simulated reader, on the mock clock."""
+        parts, seat = self.parts, gesture.seat
         if gesture.kind == "tap":
             assert gesture.card is not None
             uid = self.deck.uid(gesture.card)
-            node.tag_on(uid)
-            node.tag_off(uid)
+            reader = self.hardware.readers[seat]
+            spi = parts.spi[seat]
+            spi.put(SimTag(uid))
+            self._poll_until(lambda: reader.present == uid, TagArrived(uid))
+            spi.put()
+            self._poll_until(lambda: reader.present is None, TagLeft(uid))
             self.sent += 2
-        elif self.gpio is not None:
-            assert gesture.button is not None
-            self.gpio.push(gesture.seat, gesture.button.value, hold=gesture.kind == "hold")
-            self.sent += 1
-        else:
-            assert gesture.button is not None
-            if gesture.kind == "press":
-                node.press(gesture.button.value)
-            else:
-                node.hold(gesture.button.value)
-            self.sent += 1
-        self.settle()
+            return
+        assert gesture.button is not None
+        pad = self.hardware.pads[seat]
+        pin = parts.pin_factory.pin(pad.pins[gesture.button.value])
+        pin.drive_low()
+        parts.now += self.config.hold_s + 0.1 if gesture.kind == "hold" else 0.05
+        pad.poll()
+        pin.drive_high()
+        parts.now += 0.05
+        pad.poll()
+        self.sent += 1
+
+    def _poll_until(self, done: Callable[[], bool], what: object) -> None:
+        for _ in range(100):  # 5 s on the mock clock: the reader's grace is 0.5 s
+            self.hardware.poll()
+            if done():
+                return
+            self.parts.now += 0.05
+        raise MockTableError(f"the simulated reader did not report {what}")
 
     def press(self, seat: int, button: Button) -> None:
         self.perform(Gesture(seat, "press", button))
@@ -195,47 +268,6 @@ class MockTable:
 
     def _phase(self) -> Phase:
         return self.table.phase
-
-
-class MockGpioPads:
-    """Two-seat tables: pads on the Pi's GPIO, as gpiozero ``MockFactory`` pins.
-
-    Real ``gpiozero.Button`` objects on mock pins, read by our ``GpioPad`` (its own
-    debounce and hold). A press drives the pin low and high again; the pads' clock is a
-    manual one, so a hold does not take 0.8 s of real time.
-    """
-
-    def __init__(self, players: int, on_event: Callable[[int, LinkEvent], None]) -> None:
-        from gpiozero.pins.mock import MockFactory
-
-        from ..hal.gpio_pad import DEFAULT_PINS, GpioPad
-
-        if players != 2:
-            raise ValueError("GPIO pads are for two-seat tables")
-        self.factory = MockFactory()
-        self.now = 1000.0
-        self.pads = [
-            GpioPad(seat, DEFAULT_PINS[seat], on_event, pin_factory=self.factory, clock=self.clock)
-            for seat in range(players)
-        ]
-
-    def clock(self) -> float:
-        return self.now
-
-    def push(self, seat: int, button: str, *, hold: bool) -> None:
-        pad = self.pads[seat]
-        pin = self.factory.pin(pad.pins[button])
-        pin.drive_low()
-        self.now += 0.9 if hold else 0.05
-        pad.poll()
-        pin.drive_high()
-        self.now += 0.05
-        pad.poll()
-
-    def close(self) -> None:
-        for pad in self.pads:
-            pad.close()
-        self.factory.close()
 
 
 class _MockTarget:

@@ -127,7 +127,7 @@ class MockRun:
     # ------------------------------------------------------------------ the screen
 
     def render(self, all_seats: bool = False) -> list[str]:
-        for seat, display in enumerate(self.mock.seats.displays):
+        for seat, display in sorted(self.mock.parts.displays.items()):
             display.show(render_screen(screen_for(self.table, seat)))
         seats = list(range(self.rules.players))
         if self.human is not None and not all_seats:
@@ -135,7 +135,7 @@ class MockRun:
         lines: list[str] = []
         for row in range(0, len(seats), 3):
             group = seats[row : row + 3]
-            blocks = [braille(self.mock.seats.displays[s].image) for s in group]
+            blocks = [braille(self.mock.parts.displays[s].image) for s in group]
             titles = [
                 f" seat {s}" + (" (you)" if s == self.human else "") + f" team {s % 2} "
                 for s in group

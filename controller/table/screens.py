@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from ..engine import Game, Kind
+from ..notices import DealStarted, LinkNotice, Notice, Scored
 from ..render.screen import SeatScreen
 from .controls import MENUS, MenuItem, Mode, SeatInput
 from .table import DealReading, Phase, Table
@@ -33,17 +34,6 @@ _NAMES = {
     Kind.SON_BUENAS: "son buenas",
     Kind.MAZO: "mazo",
 }
-
-# the seat node's status lines (controller.hal.seatlink.status_message), in Spanish
-_STATUS = {
-    "Reader unplugged - reconnecting...": "Lector desconectado: reconectando...",
-    "Reader not answering - reconnecting...": "El lector no responde: reconectando...",
-    "Reader connected": "Lector conectado",
-    "Card reader not found - check its cable": "No hay lector: revisá el cable",
-}
-
-
-_DEALING_NOTICE = "Repart"  # the table's "Repartiendo: ..." / "Reparte el asiento N: ..."
 
 
 def _entry_name(entry: Kind | MenuItem) -> str:
@@ -105,29 +95,28 @@ def screen_for(table: Table, seat: int) -> SeatScreen:
     game = table.game
     message = table.message(seat)
     node_ok = table.node_ok[seat]
-    text: str | None = None
+    notice: Notice | None = None
     refusal = False
     if message is not None:
         refusal = message.refusal
-        text = _STATUS.get(message.text, message.text)
+        notice = message.notice
         # The screen shows these from the state itself: the deal being read (its notice
         # outlives the deal by a few seconds), the points just scored (line 2 keeps the
         # hand's last award), the end of the game, the reader unplugged.
         if not refusal and (
             table.phase is Phase.DEALING
-            or message.text.startswith(_DEALING_NOTICE)
+            or isinstance(notice, DealStarted | Scored)
             or game.winner is not None
-            or message.text.startswith("+")
-            or (message.text in _STATUS and not node_ok)
+            or (isinstance(notice, LinkNotice) and not node_ok)
         ):
-            text = None
+            notice = None
     dealing = table.phase is Phase.DEALING
     deal = table.deal if dealing else {}
     pad = PadPrompt() if dealing else pad_screen(game, seat, table.inputs[seat])
     return replace(
         seat_screen(game, seat),
-        message=text,
-        refusal=refusal and text is not None,
+        message=notice,
+        refusal=refusal and notice is not None,
         dealing=dealing,
         dealt=len(deal.get(seat, ())),
         dealt_total=sum(len(cards) for cards in deal.values()),

@@ -30,7 +30,8 @@ from PIL import Image
 
 from ..engine import Game, HouseRules
 from ..hal.display import Display
-from ..hal.seatlink import ButtonHeld, ButtonPressed, LinkEvent, TagArrived, TagLeft
+from ..hal.events import ButtonHeld, ButtonPressed, LinkEvent, TagArrived, TagLeft
+from ..notices import ActionUndone, AskConfirm, Notice, RecordDamaged, TableAlert, TableNotice
 from ..render.screen import render_screen
 from ..transcript import TranscriptError, parse, replay, write
 from .inbox import Inbox
@@ -58,7 +59,6 @@ BATCH = 64  # events handled between two redraws (a flood never starves the disp
 DAMAGE_NOTICE_S = 60.0
 CONTROL_MARK = "control "  # a record comment naming the command file applied
 _COMBOS = {("mazo", "no_quiero"): "undo", ("mazo", "truco"): "new-game"}
-_ASK = {"undo": "Deshacer? Q del rival", "new-game": "Partido nuevo? Q del rival"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,9 +207,7 @@ class TableService:
         """Hardware up and game restored: draw every screen and tell systemd."""
         damage = self.store.damage if self.store is not None else None
         if damage is not None:
-            self.tell_all(
-                f"Registro dañado: sigue desde la línea {damage.kept}", seconds=DAMAGE_NOTICE_S
-            )
+            self.tell_all(RecordDamaged(damage.kept), seconds=DAMAGE_NOTICE_S)
         self._housekeeping()  # e.g. start reading the first deal
         self.redraw(force=True)
         self._ready = True
@@ -249,7 +247,7 @@ class TableService:
             self._handle_event(seat, event)
         except Exception:  # one bad event must never stop the table
             log.exception("seat %d: failed to handle %r", seat, event)
-            self.table.tell(seat, "Error interno: repetí", refusal=True)
+            self.table.tell(seat, TableNotice.INTERNAL_ERROR, refusal=True)
 
     def _handle_event(self, seat: int, event: LinkEvent) -> None:
         if isinstance(event, ButtonHeld | ButtonPressed | TagArrived | TagLeft):
@@ -362,7 +360,7 @@ class TableService:
     def _disk_alert(self) -> None:
         problem = self.store.problem if self.store is not None else None
         if problem and hasattr(self, "table"):
-            self.table.alerts["disk"] = "Sin disco: partido en memoria"
+            self.table.alerts["disk"] = TableAlert.NO_DISK
         else:
             self.table.alerts.pop("disk", None)
 
@@ -378,7 +376,7 @@ class TableService:
                 if event.name == "quiero":
                     self.command(command)
                 else:
-                    self.tell_all("Cancelado")
+                    self.tell_all(TableNotice.CANCELLED)
                 return True
         if not isinstance(event, ButtonHeld):
             return False
@@ -389,7 +387,7 @@ class TableService:
                 self._combo = None
                 self.table.inputs[seat].reset()
                 self._asking = (wanted, 1 - seat % 2)
-                self.tell_all(_ASK[wanted], seconds=COMBO_S * 3)
+                self.tell_all(AskConfirm(wanted), seconds=COMBO_S * 3)
                 return True
         self._combo = (seat, event.name, now) if event.name == "mazo" else None
         return False
@@ -424,7 +422,7 @@ class TableService:
         power cut before the file is deleted does not undo a second action."""
         game = self.table.game
         if not game.move_stack or game.winner is not None:
-            self.tell_all("Nada que deshacer")
+            self.tell_all(TableNotice.NOTHING_TO_UNDO)
             return False
         action = game.pop()
         for i in range(len(self._record_lines) - 1, -1, -1):
@@ -445,7 +443,7 @@ class TableService:
         self.table.deal = {}
         self._hand_over_at = None
         self.table.last = TableResult(action, None) if action is not None else None
-        self.tell_all(f"Deshecho: {action}")
+        self.tell_all(ActionUndone(str(action)))
         log.info("undo: %s", action)
         self._emit(Undone(str(action), game.score, game.hand_number))
         self.redraw()
@@ -488,9 +486,8 @@ class TableService:
             except OSError as e:
                 log.error("control: cannot delete %s: %s", path, e)
 
-    def tell_all(self, text: str, seconds: float = 3.0) -> None:
-        for seat in range(self.rules.players):
-            self.table.tell(seat, text, seconds=seconds)
+    def tell_all(self, notice: Notice, seconds: float = 3.0) -> None:
+        self.table.tell_all(notice, seconds=seconds)
 
     # ------------------------------------------------------------------ displays
 

@@ -32,22 +32,34 @@ from dataclasses import dataclass
 
 from ..engine import Action, Card, Game, HouseRules, IllegalActionError, Kind, RefusalCode
 from ..engine.results import Award, Reason
-from ..hal.seatlink import (
+from ..hal.events import (
     ButtonHeld,
     ButtonPressed,
+    Heartbeat,
     LinkEvent,
     NodeConnected,
     NodeDisconnected,
     TagArrived,
     TagConflict,
     TagLeft,
-    status_message,
 )
-from ..render.screen import Notice
+from ..notices import (
+    CardAlreadyRead,
+    CardInAnotherHand,
+    DealStarted,
+    GameWon,
+    LinkNotice,
+    Notice,
+    NotTheDealer,
+    Refusal,
+    Scored,
+    TableAlert,
+    TableNotice,
+)
 from .claims import Claim, penalty_notes, show_requests, unproven_claims
 from .controls import Button, SeatInput, on_hold, on_press, on_show_tap, start_number_entry
 
-__all__ = ["DealReading", "Message", "Phase", "Table", "TableResult"]
+__all__ = ["DealReading", "Message", "Phase", "Table", "TableResult", "link_notice"]
 
 MESSAGE_SECONDS = 3.0
 
@@ -67,9 +79,9 @@ class Phase(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class Message:
-    """A transient line on a seat's display."""
+    """A transient notice on a seat's display (worded by ``controller.render.notices``)."""
 
-    text: str
+    notice: Notice
     until: float
     refusal: bool = False
 
@@ -83,6 +95,17 @@ class TableResult:
 
 
 CardLookup = Callable[[bytes], Card | None]
+
+
+def link_notice(event: NodeConnected | NodeDisconnected | Heartbeat) -> LinkNotice | None:
+    """What a seat is told when its node comes, goes, or reports its reader missing."""
+    if isinstance(event, NodeDisconnected):
+        if event.reason == "closed":
+            return None  # the table software is shutting down
+        return LinkNotice.SILENT if event.reason == "silent" else LinkNotice.UNPLUGGED
+    if isinstance(event, NodeConnected):
+        return LinkNotice.CONNECTED
+    return None if event.reader_ok else LinkNotice.READER_MISSING
 
 
 class Table:
@@ -113,8 +136,9 @@ class Table:
         self.notices: list[tuple[Notice, float] | None] = [None] * n
         self.on_reader: list[set[bytes]] = [set() for _ in range(n)]
         self.node_ok = [True] * n
+        self.reader_ok = [True] * n  # the node's last heartbeat: its reader chip answers
         #: lasting warnings for every seat (a full disk), shown when no message is
-        self.alerts: dict[str, str] = {}
+        self.alerts: dict[str, TableAlert] = {}
         self.deal: dict[int, list[Card]] = {}
         self.hand_dealer: int | None = None
         self.last: TableResult | None = None
@@ -141,11 +165,7 @@ class Table:
             self._start_play()
         else:
             self.phase = Phase.DEALING
-            self.tell_all(
-                "Repartiendo: tocá tus cartas"
-                if self.deal_reading is DealReading.SEATS
-                else f"Reparte el asiento {self.hand_dealer}: tocá cada carta"
-            )
+            self.tell_all(DealStarted(self.hand_dealer, self.deal_reading is DealReading.DEALER))
 
     def start_play(self) -> None:
         """End the deal reading now; unread seats play with hands unknown."""
@@ -186,12 +206,21 @@ class Table:
             self.on_reader[seat].discard(event.uid)
         elif isinstance(event, TagConflict):
             # Several cards on the reader at once: none is read, the player is told.
-            self.notices[seat] = (Notice.ONE_CARD, self.clock() + MESSAGE_SECONDS)
+            self.notices[seat] = (LinkNotice.ONE_CARD, self.clock() + MESSAGE_SECONDS)
+        elif isinstance(event, Heartbeat):
+            if event.reader_ok != self.reader_ok[seat]:  # told once, when it changes
+                self.reader_ok[seat] = event.reader_ok
+                notice = link_notice(event)
+                if notice is not None:
+                    self.tell(seat, notice, seconds=3600.0)
+                elif (m := self.messages[seat]) and m.notice is LinkNotice.READER_MISSING:
+                    self.messages[seat] = None
         elif isinstance(event, NodeConnected | NodeDisconnected):
             self.node_ok[seat] = isinstance(event, NodeConnected)
-            text = status_message(event)
-            if text:
-                self.tell(seat, text, seconds=3600.0 if not self.node_ok[seat] else MESSAGE_SECONDS)
+            notice = link_notice(event)
+            if notice is not None:
+                lasting = not self.node_ok[seat]
+                self.tell(seat, notice, seconds=3600.0 if lasting else MESSAGE_SECONDS)
 
     def _press(self, seat: int, button: Button) -> None:
         action = on_press(self.game, seat, button, self.inputs[seat])
@@ -223,13 +252,14 @@ class Table:
     def _deal_tap(self, seat: int, card: Card) -> None:
         n = self.rules.players
         if self.deal_reading is DealReading.DEALER:
+            assert self.hand_dealer is not None  # set by new_hand before the deal is read
             if seat != self.hand_dealer:
-                self.tell(seat, f"Reparte el asiento {self.hand_dealer}", refusal=True)
+                self.tell(seat, NotTheDealer(self.hand_dealer), refusal=True)
                 return
             count = sum(len(c) for c in self.deal.values())
             order = [(self.hand_dealer + 1 + i) % n for i in range(n)]
             if any(card in cs for cs in self.deal.values()):
-                self.tell(seat, f"{card} ya fue leída", refusal=True)
+                self.tell(seat, CardAlreadyRead(card), refusal=True)
                 return
             target = order[count % n]
         else:
@@ -237,10 +267,10 @@ class Table:
             for other, cs in self.deal.items():
                 if card in cs:
                     if other != seat:
-                        self.tell(seat, f"{card} ya está en otra mano", refusal=True)
+                        self.tell(seat, CardInAnotherHand(card), refusal=True)
                     return
             if len(self.deal.get(seat, [])) >= 3:
-                self.tell(seat, "Ya tenés tres cartas", refusal=True)
+                self.tell(seat, TableNotice.HAND_FULL, refusal=True)
                 return
         self.deal.setdefault(target, []).append(card)
         if all(len(self.deal.get(s, [])) == 3 for s in range(n)):
@@ -303,36 +333,22 @@ class Table:
                 start_number_entry(game, seat, inp)
         if game.winner is not None:
             self.phase = Phase.OVER
-            self.tell_all(
-                f"Ganó el equipo {game.winner}: {game.score[0]} a {game.score[1]}", seconds=3600.0
-            )
+            self.tell_all(GameWon(game.winner, game.score), seconds=3600.0)
         elif not game.hand_in_progress:
             self.phase = Phase.WAITING
 
     def _announce(self, award: Award, note: str | None = None) -> None:
         game = self.game
-        reason = {
-            Reason.ENVIDO: "envido",
-            Reason.FLOR: "flor",
-            Reason.TRUCO: "la mano",
-            Reason.MAZO: "al mazo",
-            Reason.MAZO_ENVIDO: "mazo sin envido",
-            Reason.PENALTY: "penalidad",
-        }[award.reason]
-        detail = ""
+        best = None
         play = game.play_of(award.pica if award.pica is not None else 0)  # the award's pica
-        if award.reason is Reason.ENVIDO and play.envido_result is not None:
-            detail = f" ({play.envido_result[1]} del asiento {play.envido_result[0]})"
-        elif award.reason is Reason.FLOR and play.flor_result is not None:
-            detail = f" ({play.flor_result[1]} del asiento {play.flor_result[0]})"
-        elif note is not None:
-            detail = f" ({note})"
-        for seat in range(self.rules.players):
-            who = "nosotros" if seat % 2 == award.team else "ellos"
-            self.tell(seat, f"+{award.points} {who}: {reason}{detail}")
+        if award.reason is Reason.ENVIDO:
+            best = play.envido_result
+        elif award.reason is Reason.FLOR:
+            best = play.flor_result
+        self.tell_all(Scored(award.points, award.team, award.reason, best, note))
 
     def _refuse(self, seat: int, action: Action | None, code: RefusalCode) -> None:
-        self.tell(seat, code.message, refusal=True)
+        self.tell(seat, Refusal(code), refusal=True)
         if action is None:
             self.last = None
         if self.on_refusal is not None:
@@ -341,22 +357,22 @@ class Table:
     # ------------------------------------------------------------------ messages
 
     def tell(
-        self, seat: int, text: str, *, refusal: bool = False, seconds: float = MESSAGE_SECONDS
+        self, seat: int, notice: Notice, *, refusal: bool = False, seconds: float = MESSAGE_SECONDS
     ) -> None:
-        self.messages[seat] = Message(text, self.clock() + seconds, refusal)
+        self.messages[seat] = Message(notice, self.clock() + seconds, refusal)
 
-    def tell_all(self, text: str, seconds: float = MESSAGE_SECONDS) -> None:
+    def tell_all(self, notice: Notice, seconds: float = MESSAGE_SECONDS) -> None:
         for seat in range(self.rules.players):
-            self.tell(seat, text, seconds=seconds)
+            self.tell(seat, notice, seconds=seconds)
 
-    def alert(self, seat: int) -> str | None:
+    def alert(self, seat: int) -> Notice | None:
         """A lasting warning for the seat: its node unplugged, or a table-wide alert."""
         if not self.node_ok[seat]:
-            return "Lector desconectado"
+            return LinkNotice.UNPLUGGED
         return next(iter(self.alerts.values()), None)
 
     def notice(self, seat: int) -> Notice | None:
-        """The seat's reader notice (``Notice.ONE_CARD``), if it has not expired."""
+        """The seat's reader notice (``LinkNotice.ONE_CARD``), if it has not expired."""
         current = self.notices[seat]
         if current is not None and current[1] < self.clock():
             self.notices[seat] = current = None

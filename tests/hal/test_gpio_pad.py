@@ -25,6 +25,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from controller.hal import gpio_pad
+from controller.hal.events import ButtonHeld, ButtonPressed
 from controller.hal.gpio_pad import (
     BUTTONS,
     DEFAULT_PINS,
@@ -34,7 +35,6 @@ from controller.hal.gpio_pad import (
     GpioPad,
     PadEvent,
 )
-from controller.hal.seatlink import ButtonHeld, ButtonPressed
 
 ROOT = Path(__file__).resolve().parents[2]
 SEAT0 = dict(DEFAULT_PINS[0])

@@ -22,7 +22,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.hal import spi_reader
-from controller.hal.seatlink import TagArrived, TagConflict, TagLeft
+from controller.hal.events import TagArrived, TagConflict, TagLeft
+from controller.hal.mock_mfrc522 import SimMFRC522, SimTag
+from controller.hal.mock_mfrc522 import SimSpiDev as SimSpi
 from controller.hal.spi_reader import Mfrc522, SpiReader, TagEvent, TagPresence
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,7 +32,6 @@ for _path in (ROOT / "firmware", ROOT / "tests" / "firmware"):
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
 
-from fake_mfrc522 import SimMFRC522, SimTag  # noqa: E402
 from seatnode.mfrc522 import MANY as FIRMWARE_MANY  # noqa: E402
 from seatnode.mfrc522 import MFRC522  # noqa: E402
 from seatnode.tags import TagPresence as FirmwareTagPresence  # noqa: E402
@@ -39,50 +40,6 @@ CARD_4 = bytes.fromhex("DEADBEEF")
 NTAG_A = bytes.fromhex("04A224B2C55E80")  # NTAG213: 7-byte UID, cascade level 2
 NTAG_B = bytes.fromhex("04B1C2D3E4F581")
 CARD_10 = bytes.fromhex("0811223344556677889A")
-
-
-class SimSpi:
-    """The simulated chip as a spidev ``SpiDev``: ``xfer2`` drives CS around the frame.
-
-    The fake decides read/write by bit 7 of the first byte (``0x80 | reg << 1`` reads,
-    then one address byte per data byte; ``reg << 1`` writes the bytes that follow),
-    exactly as the chip does. ``lock`` guards the chip for tests that change it while a
-    reader thread polls; ``error`` makes every transfer raise it; ``frames`` records the
-    bytes sent (MOSI).
-    """
-
-    def __init__(self, chip: SimMFRC522) -> None:
-        self.chip = chip
-        self.lock = threading.RLock()
-        self.error: Exception | None = None
-        self.frames: list[bytes] = []
-        self.closed = False
-
-    def xfer2(self, data: list[int]) -> list[int]:
-        with self.lock:
-            if self.error is not None:
-                raise self.error
-            assert all(0 <= b <= 0xFF for b in data)
-            self.frames.append(bytes(data))
-            chip = self.chip
-            chip.cs.value(0)
-            try:
-                if data[0] & 0x80:
-                    rbuf = bytearray(len(data))
-                    chip.write_readinto(bytes(data), rbuf)
-                    return list(rbuf)
-                chip.write(bytes(data))
-                return [0] * len(data)
-            finally:
-                chip.cs.value(1)
-
-    def put(self, *tags: SimTag) -> None:
-        """Lay these tags on the reader (and nothing else)."""
-        with self.lock:
-            self.chip.tags = list(tags)
-
-    def close(self) -> None:
-        self.closed = True
 
 
 class RecordingSpi:

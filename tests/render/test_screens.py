@@ -19,8 +19,9 @@ import pytest
 
 from controller.engine import Action, Card, Game, HouseRules, Kind, RefusalCode
 from controller.engine.playout import random_deal
+from controller.hal.events import ButtonHeld, ButtonPressed, TagArrived, TagLeft
 from controller.hal.mock import MockDeck
-from controller.hal.seatlink import ButtonHeld, ButtonPressed, TagArrived, TagLeft
+from controller.notices import TableAlert
 from controller.render.gallery import (
     Shot,
     refusal_shots,
@@ -245,11 +246,11 @@ def test_screen_lines_compatibility() -> None:
 
 def test_notices_and_alerts() -> None:
     screen = screen_for(table_at(), 1)
-    alert = replace(screen, alert="Sin disco: partido en memoria")
+    alert = replace(screen, alert=TableAlert.NO_DISK)
     assert "DISCO" in " ".join(screen_lines(alert))
     # not over a call this seat must answer
     pending = screen_for(table_at(["0 truco"]), 1)
-    assert screen_lines(replace(pending, alert="Sin disco")) == screen_lines(pending)
+    assert screen_lines(replace(pending, alert=TableAlert.NO_DISK)) == screen_lines(pending)
 
 
 def test_penalties_say_why_and_a_claimant_is_asked_to_show() -> None:

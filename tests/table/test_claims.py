@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from controller.engine import Action
 from controller.render.gallery import FLOR_2, table_at
+from controller.render.notices import notice_text
 from controller.render.screen import screen_texts
 from controller.table.claims import (
     FLOR_TAPADA,
@@ -55,7 +56,8 @@ def test_a_flor_played_unsung_is_a_flor_tapada() -> None:
     table = table_at(["0 play 3O"], hands=FLOR_2, rules={"flor": "on"})
     assert table.notes == {(1, 0): FLOR_TAPADA}
     message = table.message(1)
-    assert message is not None and message.text == "+3 nosotros: penalidad (flor tapada)"
+    assert message is not None
+    assert notice_text(message.notice, 1) == "+3 nosotros: penalidad (flor tapada)"
 
 
 def test_points_the_known_cards_deny() -> None:

@@ -87,13 +87,14 @@ def test_mock_buttons_reach_the_engine() -> None:
         mock.press(1, Button.TRUCO)
         mock.press(1, Button.QUIERO)  # explicitly: vale cuatro
         assert mock.game.truco_pending == (3, 1)
-        assert all(link.stats["checksum"] == 0 for link in mock.seats.links)
+        assert all(link.stats["checksum"] == 0 for link in mock.hardware.links.values())
 
 
 def test_several_cards_on_a_mock_reader_show_una_carta_por_vez() -> None:
     """TAGMANY through the pty, SeatLink and the service: the seat's display says so."""
     from controller.engine import Card
-    from controller.render.screen import Notice, render_screen, screen_texts
+    from controller.notices import LinkNotice
+    from controller.render.screen import render_screen, screen_texts
     from controller.table.screens import screen_for
 
     with MockTable(HouseRules()) as mock:
@@ -104,14 +105,14 @@ def test_several_cards_on_a_mock_reader_show_una_carta_por_vez() -> None:
             }
         )
         moves = len(mock.game.move_stack)
-        mock.seats.nodes[0].tag_conflict()
+        mock.parts.nodes[0].tag_conflict()
         deadline = time.monotonic() + 5
         while mock.table.notice(0) is None and time.monotonic() < deadline:
             mock.pump(0.05)
-        assert mock.table.notice(0) is Notice.ONE_CARD
+        assert mock.table.notice(0) is LinkNotice.ONE_CARD
         screen = screen_for(mock.table, 0)
         assert screen_texts(screen) == ("UNA CARTA POR VEZ",)
-        shown = mock.seats.displays[0].image
+        shown = mock.parts.displays[0].image
         assert shown.tobytes() == render_screen(screen).convert(shown.mode).tobytes()
         assert len(mock.game.move_stack) == moves  # nothing was played
 

@@ -17,7 +17,7 @@ import pytest
 from controller.engine import Card, HouseRules
 from controller.hal.mock import MockDeck
 from controller.hal.seatlink import LinkEvent, TagArrived, TagConflict, TagLeft
-from controller.render.screen import Notice
+from controller.notices import LinkNotice
 from controller.table.screens import screen_for
 from controller.table.table import DealReading, Phase, Table
 
@@ -184,8 +184,8 @@ def test_a_conflict_shows_una_carta_por_vez_and_plays_nothing() -> None:
     reader.lay("7C", "6C")
     reader.polls(3)
     assert reader.conflicts == 1 and table.deal == {}
-    assert table.notice(0) is Notice.ONE_CARD
-    assert screen_for(table, 0).notice is Notice.ONE_CARD
+    assert table.notice(0) is LinkNotice.ONE_CARD
+    assert screen_for(table, 0).notice is LinkNotice.ONE_CARD
     assert screen_for(table, 1).notice is None
     clock.now += 3.1
     assert table.notice(0) is None  # a few seconds, then gone

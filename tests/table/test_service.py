@@ -15,6 +15,7 @@ import pytest
 from PIL import Image
 
 from controller.engine import Card, HouseRules
+from controller.notices import AskConfirm, LinkNotice, TableAlert
 from controller.render.screen import screen_lines
 from controller.table.controls import Button
 from controller.table.mock_table import MockTable
@@ -58,13 +59,13 @@ def test_a_display_that_raises_does_not_stop_the_table(tmp_path: Path) -> None:
         def broken(image: Image.Image) -> None:
             raise OSError(errno.EIO, "I2C bus error")
 
-        mock.seats.displays[1].show = broken  # type: ignore[method-assign]
+        mock.parts.displays[1].show = broken  # type: ignore[method-assign]
         mock.deal(DEAL)
         mock.press(0, Button.ENVIDO)
         mock.press(1, Button.QUIERO)
         assert mock.game.score == (2, 0)
         assert mock.service.display_errors > 0
-        assert mock.seats.displays[0].frames > 0
+        assert mock.parts.displays[0].frames > 0
 
 
 def test_full_disk_goes_on_in_memory_and_says_so(tmp_path: Path) -> None:
@@ -80,7 +81,7 @@ def test_full_disk_goes_on_in_memory_and_says_so(tmp_path: Path) -> None:
         mock.press(1, Button.QUIERO)
         assert mock.game.score == (2, 0)  # the game went on
         assert store.problem is not None
-        assert mock.table.alert(0) == "Sin disco: partido en memoria"
+        assert mock.table.alert(0) is TableAlert.NO_DISK
         screen_text = " ".join(screen_lines(screen_for(mock.table, 1)))
         assert "DISCO" in screen_text or mock.table.message(1) is not None
         disk.failing = False
@@ -98,7 +99,7 @@ def test_undo_by_button_combination(tmp_path: Path) -> None:
         mock.hold(1, Button.MAZO)
         mock.hold(1, Button.NO_QUIERO)
         message = mock.table.message(0)
-        assert message is not None and "Deshacer" in message.text
+        assert message is not None and message.notice == AskConfirm("undo")
         mock.press(0, Button.QUIERO)  # the other team agrees
         assert [str(a) for a in mock.game.move_stack] == ["0 play 3E"]
         record = plain((tmp_path / "current.truco").read_text())
@@ -228,14 +229,14 @@ def test_service_process_ready_and_watchdog(tmp_path: Path) -> None:
 def test_unplugged_reader_is_shown_and_comes_back(tmp_path: Path) -> None:
     with MockTable(HouseRules(), state_dir=tmp_path) as mock:
         mock.deal(DEAL)
-        mock.seats.unplug(1)
+        mock.parts.unplug(1)
         deadline = time.monotonic() + 10
         while mock.table.node_ok[1] and time.monotonic() < deadline:
             mock.pump(0.05)
-        assert mock.table.alert(1) == "Lector desconectado"
+        assert mock.table.alert(1) is LinkNotice.UNPLUGGED
         assert mock.table.alert(0) is None
         mock.tap(0, Card.from_str("3E"))  # the rest of the table goes on
-        mock.seats.replug(1)
+        mock.parts.replug(1)
         while not mock.table.node_ok[1] and time.monotonic() < deadline:
             mock.pump(0.05)
         assert mock.table.alert(1) is None

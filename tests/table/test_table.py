@@ -7,15 +7,19 @@ tests need no threads; the mock-hardware path is in ``test_mock_table.py``.
 from __future__ import annotations
 
 from controller.engine import Card, HouseRules, RefusalCode
-from controller.hal.mock import MockDeck
-from controller.hal.seatlink import (
+from controller.engine.results import Reason
+from controller.hal.events import (
     ButtonHeld,
     ButtonPressed,
+    Heartbeat,
     NodeConnected,
     NodeDisconnected,
     TagArrived,
     TagLeft,
 )
+from controller.hal.mock import MockDeck
+from controller.notices import LinkNotice, NotTheDealer, Refusal, Scored
+from controller.render.notices import notice_text
 from controller.table.table import DealReading, Phase, Table
 
 DECK = MockDeck(1)
@@ -96,7 +100,7 @@ class TestDeal:
         tap(table, 0, "7C")
         assert table.deal == {}
         message = table.message(0)
-        assert message is not None and "asiento 1" in message.text
+        assert message is not None and message.notice == NotTheDealer(1)
 
     def test_no_reading_plays_with_hands_unknown(self) -> None:
         table, lines, _ = make(reading=DealReading.NONE)
@@ -156,7 +160,8 @@ class TestPlay:
         tap(table, 1, "7C")  # seat 0's card, read at seat 1
         assert last_code(table) is RefusalCode.CARD_NOT_IN_HAND
         message = table.message(1)
-        assert message is not None and message.refusal and message.text == "Esa carta no es tuya"
+        assert message is not None and message.refusal
+        assert message.notice == Refusal(RefusalCode.CARD_NOT_IN_HAND)
 
     def test_a_card_lying_on_the_reader_is_played_once(self) -> None:
         table, lines, _ = dealt()
@@ -176,7 +181,7 @@ class TestPlay:
         assert lines == before
         message = table.message(0)
         assert message is not None and message.refusal
-        assert message.text == RefusalCode.UNKNOWN_CARD.message
+        assert message.notice == Refusal(RefusalCode.UNKNOWN_CARD)
 
     def test_messages_expire(self) -> None:
         table, _, clock = dealt()
@@ -194,10 +199,30 @@ class TestPlay:
         table.handle(1, NodeConnected("/dev/truco-seat1"))
         assert table.node_ok[1]
 
+    def test_a_missing_reader_chip_is_told_once_and_cleared_when_it_answers(self) -> None:
+        table, _, clock = dealt()
+        clock.now += 10  # the deal's notice has gone
+        table.handle(1, Heartbeat(5, 0, reader_ok=True))
+        assert table.message(1) is None
+        table.handle(1, Heartbeat(6, 0, reader_ok=False))
+        message = table.message(1)
+        assert message is not None and message.notice is LinkNotice.READER_MISSING
+        tap(table, 1, "2O")  # a refusal replaces it; later heartbeats do not tell again
+        table.handle(1, Heartbeat(7, 0, reader_ok=False))
+        message = table.message(1)
+        assert message is not None and isinstance(message.notice, Refusal)
+        clock.now += 10
+        table.handle(1, Heartbeat(8, 0, reader_ok=True))
+        table.handle(1, Heartbeat(9, 0, reader_ok=False))
+        table.handle(1, Heartbeat(10, 0, reader_ok=True))
+        assert table.message(1) is None  # the missing-reader notice goes when it answers
+
     def test_awards_are_announced_to_every_seat(self) -> None:
         table, _, _ = dealt()
         table.handle(0, ButtonPressed("envido"))
         table.handle(1, ButtonPressed("quiero"))
         ours, theirs = table.message(0), table.message(1)
-        assert ours is not None and ours.text.startswith("+2 nosotros: envido (33")
-        assert theirs is not None and theirs.text.startswith("+2 ellos")
+        assert ours is not None and theirs is not None
+        assert ours.notice == theirs.notice == Scored(2, 0, Reason.ENVIDO, (0, 33))
+        assert notice_text(ours.notice, 0) == "+2 nosotros: envido (33 del asiento 0)"
+        assert notice_text(theirs.notice, 1) == "+2 ellos: envido (33 del asiento 0)"

@@ -1,0 +1,40 @@
+"""``truco-table doctor [--config FILE] [--mock]``: the table checks itself.
+
+Lists every seat's node (or GPIO pad and reader), every display's bus and panel
+address, the deck registry and the state directory, and says what is wrong in plain
+words (``controller.table.doctor``). ``--mock`` examines a simulated four-seat table
+instead of this machine (what the install's checks run where there is no Pi).
+Exit status: 0 nothing wrong, 1 something to fix, 2 bad arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+__all__ = ["configure"]
+
+
+def _cmd_doctor(args: argparse.Namespace) -> int:
+    from ..table.doctor import examine, mock_place, pi_place, report
+
+    if args.mock:
+        with mock_place(args.players) as (config, place):
+            text, code = report(examine(config, place))
+        print("truco-table doctor: una mesa simulada (--mock)")
+    else:
+        text, code = report(examine(Path(args.config), pi_place()))
+        print(f"truco-table doctor: {args.config}")
+    print(text)
+    return code
+
+
+def configure(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--config",
+        default="/etc/truco-table/table.toml",
+        help="the table's configuration (default %(default)s)",
+    )
+    p.add_argument("--mock", action="store_true", help="examine a simulated table instead")
+    p.add_argument("--players", type=int, choices=(2, 4, 6), default=4, help="with --mock: seats")
+    p.set_defaults(func=_cmd_doctor)

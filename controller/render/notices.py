@@ -1,0 +1,91 @@
+"""The words of every notice a seat is shown (``controller.notices``), in Rioplatense Spanish.
+
+``notice_text(notice, seat)`` is the only place a notice becomes text: the seat matters
+for the ones that say "nosotros" or "ellos", or speak to the dealer. The screen writes the
+text in capitals without accents (``controller.render.screen.plain``).
+"""
+
+from __future__ import annotations
+
+from ..engine.results import Reason
+from ..notices import (
+    ActionUndone,
+    AskConfirm,
+    CardAlreadyRead,
+    CardInAnotherHand,
+    DealStarted,
+    GameWon,
+    LinkNotice,
+    Notice,
+    NotTheDealer,
+    RecordDamaged,
+    Refusal,
+    Scored,
+    TableAlert,
+    TableNotice,
+)
+
+__all__ = ["notice_text"]
+
+_FIXED: dict[Notice, str] = {
+    LinkNotice.UNPLUGGED: "Lector desconectado: reconectando...",
+    LinkNotice.SILENT: "El lector no responde: reconectando...",
+    LinkNotice.CONNECTED: "Lector conectado",
+    LinkNotice.READER_MISSING: "No hay lector: revisá el cable",
+    LinkNotice.ONE_CARD: "Una carta por vez",
+    TableNotice.HAND_FULL: "Ya tenés tres cartas",
+    TableNotice.INTERNAL_ERROR: "Error interno: repetí",
+    TableNotice.CANCELLED: "Cancelado",
+    TableNotice.NOTHING_TO_UNDO: "Nada que deshacer",
+    TableAlert.NO_DISK: "Sin disco: partido en memoria",
+}
+
+_REASON = {
+    Reason.ENVIDO: "envido",
+    Reason.FLOR: "flor",
+    Reason.TRUCO: "la mano",
+    Reason.MAZO: "al mazo",
+    Reason.MAZO_ENVIDO: "mazo sin envido",
+    Reason.PENALTY: "penalidad",
+}
+
+_ASK = {"undo": "Deshacer? Q del rival", "new-game": "Partido nuevo? Q del rival"}
+
+
+def notice_text(notice: Notice, seat: int) -> str:
+    """What ``seat``'s display says for ``notice``."""
+    fixed = _FIXED.get(notice)
+    if fixed is not None:
+        return fixed
+    match notice:
+        case Refusal(code):
+            return code.message
+        case DealStarted(dealer, dealer_reads):
+            if not dealer_reads:
+                return "Repartiendo: tocá tus cartas"
+            if dealer == seat:
+                return "Repartís vos: tocá cada carta"
+            return f"Reparte el asiento {dealer}: toca cada carta"
+        case NotTheDealer(dealer):
+            return f"Reparte el asiento {dealer}"
+        case CardAlreadyRead(card):
+            return f"{card} ya fue leída"
+        case CardInAnotherHand(card):
+            return f"{card} ya está en otra mano"
+        case Scored(points, team, reason, best, note):
+            who = "nosotros" if seat % 2 == team else "ellos"
+            detail = ""
+            if best is not None:
+                detail = f" ({best[1]} del asiento {best[0]})"
+            elif note is not None:
+                detail = f" ({note})"
+            return f"+{points} {who}: {_REASON[reason]}{detail}"
+        case GameWon(team, score):
+            return f"Ganó el equipo {team}: {score[0]} a {score[1]}"
+        case AskConfirm(command):
+            return _ASK.get(command, f"{command}? Q del rival")
+        case ActionUndone(action):
+            return f"Deshecho: {action}"
+        case RecordDamaged(kept):
+            return f"Registro dañado: sigue desde la línea {kept}"
+    raise ValueError(f"no words for the notice {notice!r}")  # a kind added without words

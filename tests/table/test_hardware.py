@@ -1,0 +1,157 @@
+"""The one wiring (build_hardware) from the shipped configuration, on mock parts and the Pi's."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from controller.engine import Card, HouseRules
+from controller.hal.display import OledDisplay
+from controller.hal.events import ButtonHeld, ButtonPressed, NodeConnected, TagArrived, TagLeft
+from controller.hal.factory import HARDWARE_ENV, NoDisplay, PiHardware, factory_named
+from controller.hal.gpio_pad import DEFAULT_PINS
+from controller.hal.mock import MockDeck, MockHardware
+from controller.table.config import load_config
+from controller.table.hardware import build_hardware
+from controller.table.mock_table import MockTable
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def shipped_config(tmp_path: Path, topology: str = "nodes", players: int = 4) -> Path:
+    """systemd/table.toml next to hardware/pinmap.toml, as the install puts them."""
+    pinmap = (ROOT / "hardware" / "pinmap.toml").read_text()
+    if players == 2:  # a two-seat table lists two nodes and two panels
+        for section in ("nodes", "display"):
+            start = pinmap.index(f"[[{section}.seat]]\nseat = 2")
+            end = pinmap.index("# ----", start) if section == "nodes" else len(pinmap)
+            pinmap = pinmap[:start] + pinmap[end:]
+    (tmp_path / "pinmap.toml").write_text(pinmap)
+    text = (ROOT / "systemd" / "table.toml").read_text()
+    text = text.replace("players = 4", f"players = {players}")
+    text += f'\n[topology]\nkind = "{topology}"\n'
+    path = tmp_path / "table.toml"
+    path.write_text(text)
+    return path
+
+
+def wait_for(events: list[tuple[int, object]], predicate: object, timeout: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate in events:
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"{predicate} not in {events}")
+
+
+def test_the_shipped_pin_map_wires_a_node_per_seat(tmp_path: Path) -> None:
+    config = load_config(shipped_config(tmp_path))
+    parts = MockHardware()
+    hw = build_hardware(config, parts)
+    assert len(hw.displays) == 4 and sorted(parts.displays) == [0, 1, 2, 3]
+    events: list[tuple[int, object]] = []
+    hw.start(lambda seat, event: events.append((seat, event)))
+    try:
+        assert sorted(hw.links) == [0, 1, 2, 3] and not hw.pads and not hw.readers
+        # each seat's node is the one with the pin map's serial number
+        assert [parts.nodes[s].serial for s in range(4)] == [n.serial for n in config.nodes]
+        assert all(
+            link.heartbeat_timeout == config.heartbeat_timeout_s for link in hw.links.values()
+        )
+        for seat in range(4):
+            wait_for(events, (seat, NodeConnected(parts.nodes[seat].path)))
+        parts.nodes[2].press("truco")
+        wait_for(events, (2, ButtonPressed("truco")))
+    finally:
+        hw.close()
+    assert all(not link.connected for link in hw.links.values())
+
+
+def test_the_shipped_pin_map_wires_two_gpio_seats(tmp_path: Path) -> None:
+    config = load_config(shipped_config(tmp_path, "gpio", players=2))
+    parts = MockHardware()
+    hw = build_hardware(config, parts)
+    events: list[tuple[int, object]] = []
+    hw.start(lambda seat, event: events.append((seat, event)))
+    try:
+        assert not hw.links and sorted(hw.pads) == sorted(hw.readers) == [0, 1]
+        assert hw.pads[1].pins == DEFAULT_PINS[1]
+        assert [(r.bus, r.device) for r in hw.readers.values()] == [(0, 0), (0, 1)]
+        hw.poll()  # the readers open: their shared reset line (reader_reset_pin = 25) goes high
+        assert parts.pin_factory.pin(25).state and all(r.ok for r in hw.readers.values())
+        mazo = parts.pin_factory.pin(DEFAULT_PINS[0]["mazo"])
+        mazo.drive_low()
+        parts.now += config.hold_s + 0.05
+        hw.poll()
+        mazo.drive_high()
+        parts.now += 0.05
+        hw.poll()
+        assert events == [(0, ButtonHeld("mazo"))]
+        uid = MockDeck().uid(Card.from_str("7E"))
+        from controller.hal.mock_mfrc522 import SimTag
+
+        parts.spi[1].put(SimTag(uid))
+        for _ in range(3):
+            hw.poll()
+            parts.now += 0.05
+        parts.spi[1].put()
+        for _ in range(20):
+            hw.poll()
+            parts.now += 0.05
+        assert events[1:] == [(1, TagArrived(uid)), (1, TagLeft(uid))]
+    finally:
+        hw.close()
+
+
+def test_the_pi_factory_opens_panels_only_where_the_pin_map_lists_one(tmp_path: Path) -> None:
+    text = shipped_config(tmp_path).read_text()
+    (tmp_path / "table.toml").write_text(text.replace("players = 4", "players = 6"))
+    (tmp_path / "pinmap.toml").write_text(
+        (tmp_path / "pinmap.toml").read_text()
+        + '\n[[nodes.seat]]\nseat = 4\nserial = "e6614103e7ab1204"\n'
+        + '\n[[nodes.seat]]\nseat = 5\nserial = "e6614103e7ab1205"\n'
+    )
+    config = load_config(tmp_path / "table.toml")
+    hw = build_hardware(config, PiHardware())
+    kinds = [type(d) for d in hw.displays]
+    assert kinds == [OledDisplay] * 4 + [NoDisplay] * 2  # the pin map has four panels
+    hw.close()
+
+
+def test_the_factory_is_chosen_by_one_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(HARDWARE_ENV, raising=False)
+    assert isinstance(factory_named(), PiHardware)
+    monkeypatch.setenv(HARDWARE_ENV, "mock")
+    mock = factory_named()
+    assert isinstance(mock, MockHardware)
+    mock.close()
+    with pytest.raises(ValueError, match="pi or mock"):
+        factory_named("fpga")
+
+
+def test_the_mock_table_runs_the_same_wiring() -> None:
+    with MockTable(HouseRules(players=2), topology="gpio") as mock:
+        assert sorted(mock.hardware.pads) == [0, 1] and not mock.hardware.links
+        mock.deal({0: tuple(Card.from_str(c) for c in ["7C", "6C", "3E"]),
+                   1: tuple(Card.from_str(c) for c in ["2O", "1B", "4B"])})  # fmt: skip
+        mock.tap(0, Card.from_str("3E"))
+        assert [str(a) for a in mock.game.move_stack] == ["0 play 3E"]
+
+
+def test_the_service_refuses_an_unknown_hardware_setting(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    config = shipped_config(tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-m", "controller.cli", "run", "--config", str(config)],
+        env={**os.environ, HARDWARE_ENV: "fpga"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "TRUCO_TABLE_HARDWARE: hardware must be pi or mock, not 'fpga'" in done.stderr
