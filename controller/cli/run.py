@@ -144,6 +144,12 @@ def _scripted(run: MockRun, text: str, bots: bool, out: TextIO) -> int:
             deal, dealer = None, None
 
     for st in statements:
+        if isinstance(st, TableStmt) and st.rules.players != run.rules.players:
+            raise TranscriptError(
+                st.line,
+                f"the script is for {st.rules.players} players and the mock table has "
+                f"{run.rules.players}: run it with --players {st.rules.players}",
+            )
         if isinstance(st, TableStmt | ScoreStmt):
             continue
         if isinstance(st, DealerStmt):
