@@ -24,6 +24,7 @@ import curses
 import locale
 import os
 import sys
+import textwrap
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -427,7 +428,8 @@ class TerminalTable:
         t = self.text
         min_w, min_h = 40, 12
         if width < min_w or height < min_h:
-            return [(t["small"].format(w=width, h=height, mw=min_w, mh=min_h)[:width], "bold")]
+            said = t["small"].format(w=width, h=height, mw=min_w, mh=min_h)
+            return [(line, "bold") for line in textwrap.wrap(said, max(1, width))][:height]
         if self.help:
             return [(line[:width], "") for line in t["help"].split("\n")]
         run, game = self.run, self.run.game

@@ -1,0 +1,107 @@
+"""The terminal table's layout and clock, driven without a terminal (a manual clock)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from controller.cli.tui import TerminalTable
+from controller.engine import HouseRules
+from controller.table.run_mock import MockRun
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def run() -> Iterator[MockRun]:
+    mock = MockRun(HouseRules(players=4), seed=4, human=0)
+    yield mock
+    mock.close()
+
+
+def screen(table: TerminalTable, width: int = 140, height: int = 50) -> str:
+    return "\n".join(text for text, _ in table.lines(width, height))
+
+
+@pytest.mark.parametrize(
+    ("width", "height", "panels"),
+    [(40, 12, 0), (60, 30, 0), (80, 24, 0), (80, 40, 1), (140, 50, 2), (300, 80, 4)],
+)
+def test_every_line_fits_the_terminal(run: MockRun, width: int, height: int, panels: int) -> None:
+    """Panels as many as the width takes (in one row unless "a"); none where a panel and
+    the lines under it do not fit, the seats' texts then in lines of their own."""
+    clock = Clock()
+    table = TerminalTable(run, pace=1.0, clock=clock)
+    table.tick()  # the deal
+    for all_seats in (False, True):
+        table.all_seats = all_seats
+        lines = table.lines(width, height)
+        assert len(lines) <= height
+        assert all(len(text) <= width for text, _ in lines)
+    table.all_seats = False
+    text = screen(table, width, height)
+    assert text.count("┌") == panels
+    assert text.count("[asiento") + text.count("[vos]") == 4 - panels
+
+
+def test_bots_wait_their_pace_and_the_hand_end_waits_for_the_player(run: MockRun) -> None:
+    clock = Clock()
+    table = TerminalTable(run, pace=2.0, clock=clock)
+    table.tick()
+    assert run.game.hand_in_progress and run.game.turn == 0
+    table.key("1")  # our lead
+    assert "vos: juega" in screen(table)
+    table.tick()
+    moves = len(run.game.move_stack)
+    clock.now += 1.9
+    table.tick()
+    assert len(run.game.move_stack) == moves  # not yet: the pace is 2 s
+    clock.now += 0.2
+    table.tick()
+    assert len(run.game.move_stack) == moves + 1
+    for _ in range(200):  # we refuse their calls and play our first card; the bots theirs
+        if not run.game.hand_in_progress:
+            break
+        clock.now += 2.1
+        view = run.game.view(0)
+        if view.challenged or view.telling is not None:
+            table.key("n")  # no quiero / son buenas
+        elif run.game.turn == 0:
+            table.key("1")
+        table.tick()
+    assert table.held is not None and "Terminó la mano 1" in screen(table)
+    clock.now += 60.0
+    table.tick()
+    assert table.held is not None and not run.game.hand_in_progress  # held until we go on
+    table.key("\n")
+    assert table.held is None and run.game.hand_number == 2
+
+
+def test_a_key_out_of_turn_is_refused_at_once(run: MockRun) -> None:
+    clock = Clock()
+    table = TerminalTable(run, pace=5.0, clock=clock)
+    table.tick()
+    table.key("1")  # seat 0 leads: fine
+    before = run.game.cards_in_hand(0)
+    table.key("1")  # seat 1's turn now
+    text = screen(table)
+    assert "NO ES TU TURNO" in text and "rechazado: No es tu turno" in text
+    assert run.game.cards_in_hand(0) == before
+
+
+def test_the_terminal_too_small() -> None:
+    mock = MockRun(HouseRules(), seed=1, human=0)
+    try:
+        table = TerminalTable(mock, lang="en")
+        said = screen(table, 30, 8)
+        assert "make it 40x12 or more" in said.replace("\n", " ")
+        assert all(len(line) <= 30 for line in said.splitlines())
+    finally:
+        mock.close()
