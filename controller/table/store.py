@@ -346,6 +346,7 @@ class GameStore:
         self._games[-1] = lines[: line - 1]
         self._on_disk = None
         self._damaged(data, line - 1, f"line {line}: {why}")
+        self._drop_unplayed_hand()
         self.flush()
         return self.lines
 

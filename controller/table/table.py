@@ -81,6 +81,9 @@ class TableResult:
 
 
 CardLookup = Callable[[bytes], Card | None]
+#: which enrolled deck a tag belongs to (``DeckRegistry.deck_of``); None: unknown
+DeckOf = Callable[[bytes], object | None]
+OTHER_DECK = "Esa carta es de otro mazo"
 
 
 class Table:
@@ -97,10 +100,14 @@ class Table:
         clock: Callable[[], float] = time.monotonic,
         on_record: Callable[[str], None] | None = None,
         on_refusal: Callable[[int, Action | None, RefusalCode], None] | None = None,
+        deck_of: DeckOf | None = None,
     ) -> None:
         self.game = game if game is not None else Game(rules, score=score)
         self.rules = self.game.rules
         self.lookup = lookup
+        self.deck_of = deck_of
+        #: the deck this hand is played with (its first card read); one hand, one deck
+        self.hand_deck: object | None = None
         self.deal_reading = deal_reading
         self.clock = clock
         self.on_record = on_record
@@ -132,6 +139,7 @@ class Table:
             return
         self.hand_dealer = self.game.next_dealer if dealer is None else dealer
         self.deal = {}
+        self.hand_deck = None
         for inp in self.inputs:
             inp.reset()
         if self.deal_reading is DealReading.NONE:
@@ -183,6 +191,9 @@ class Table:
             self.on_reader[seat].discard(event.uid)
         elif isinstance(event, NodeConnected | NodeDisconnected):
             self.node_ok[seat] = isinstance(event, NodeConnected)
+            # the node forgot its reader's card (and may have missed its leaving): the
+            # next time that card is laid on the reader it is a tap
+            self.on_reader[seat].clear()
             text = status_message(event)
             if text:
                 self.tell(seat, text, seconds=3600.0 if not self.node_ok[seat] else MESSAGE_SECONDS)
@@ -206,6 +217,15 @@ class Table:
         if card is None:
             self._refuse(seat, None, RefusalCode.UNKNOWN_CARD)
             return
+        if self.deck_of is not None and self.phase in (Phase.DEALING, Phase.PLAYING):
+            deck = self.deck_of(uid)
+            if self.hand_deck is None:
+                self.hand_deck = deck
+            elif deck is not self.hand_deck:  # another enrolled deck's card: not this hand's
+                self.tell(seat, OTHER_DECK, refusal=True)
+                if self.on_refusal is not None:
+                    self.on_refusal(seat, None, RefusalCode.UNKNOWN_CARD)
+                return
         if self.phase is Phase.DEALING:
             self._deal_tap(seat, card)
             return

@@ -380,3 +380,29 @@ def test_a_damaged_original_is_synced_before_the_record_is_replaced(tmp_path: Pa
         "replace",
         "fsync_dir",
     ]  # current.truco
+
+
+def test_finishing_an_interrupted_archive_syncs_the_unlink(tmp_path: Path) -> None:
+    store = GameStore(tmp_path)
+    store.restore()
+    store.append(LINES[0])
+    (tmp_path / "archive").mkdir()
+    os.link(store.path, tmp_path / "archive" / "x.truco")
+    disk = FaultyDisk()
+    assert GameStore(tmp_path, disk=disk).restore() is None
+    ops = [(op, d) for op, d in disk.log if op not in ("listdir", "stat")]
+    assert ops == [("unlink", "current.truco"), ("fsync_dir", tmp_path.name)]
+
+
+def test_an_unreadable_record_is_moved_aside_durably_before_a_new_one(tmp_path: Path) -> None:
+    write_current(tmp_path, stored(LINES))
+    disk = FaultyDisk(errno.EIO)
+    disk.fail_reads = True
+    store = GameStore(tmp_path, disk=disk)
+    assert store.restore() is None
+    disk.fail_reads = False
+    disk.log.clear()
+    assert store.rewrite(["table players=2"])
+    ops = [op for op, _ in disk.log if op not in ("listdir", "stat", "mkdir")]
+    assert ops[:3] == ["replace", "fsync_dir", "fsync_dir"]
+    assert ops[3:] == ["open_new", "write", "fsync", "replace", "fsync_dir"]
