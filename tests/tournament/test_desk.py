@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import urllib.error
 import urllib.request
@@ -14,8 +15,12 @@ from typing import Any
 import pytest
 
 from controller.tournament.desk import DeskState, render_board, serve_http, sticks_text, unseal
+from controller.tournament.keys import table_key
+from controller.tournament.messages import signed
 from controller.tournament.seal import TournamentKey, seal
 from controller.tournament.topics import encode
+
+from .conftest import KEY
 
 PREFIX = "truco/t/tables"
 RULES = (
@@ -39,6 +44,29 @@ def won_record() -> str:
 
 
 GAME = won_record()
+_STATUS_N = itertools.count(1)
+
+
+def key_of(table: str) -> bytes:
+    """The key the desk derives for ``table`` of tournament ``t`` from the secret."""
+    return table_key(KEY, "t", table).key
+
+
+def sealed_for(table: str, text: str = GAME, game: str | None = None) -> str:
+    """``text`` sealed as ``table`` seals its records (v2: tournament, table, game)."""
+    return seal(
+        text,
+        key_of(table),
+        key_id=f"test-key:{table}",
+        game_id=game or f"{table}-g001",
+        tournament="t",
+        table=table,
+    )
+
+
+def sign(topic: str, payload: dict[str, Any]) -> tuple[str, bytes]:
+    table = topic.split("/")[3]
+    return topic, signed(key_of(table), topic, payload)
 
 
 def event(table: str, seq: int, kind: str = "action", **fields: Any) -> tuple[str, bytes]:
@@ -54,7 +82,7 @@ def event(table: str, seq: int, kind: str = "action", **fields: Any) -> tuple[st
         "text": f"0 play {seq}",
         **fields,
     }
-    return f"{PREFIX}/{table}/events", encode(payload)
+    return sign(f"{PREFIX}/{table}/events", payload)
 
 
 def record_message(
@@ -72,11 +100,12 @@ def record_message(
         "score": score,
         "record": text,
     }
-    return f"{PREFIX}/{table}/records/{game}", encode(payload)
+    return sign(f"{PREFIX}/{table}/records/{game}", payload)
 
 
-def status(table: str, state: str, seq: int = 0) -> tuple[str, bytes]:
-    return f"{PREFIX}/{table}/status", encode({"table": table, "state": state, "seq": seq})
+def status(table: str, state: str, seq: int = 0, **fields: Any) -> tuple[str, bytes]:
+    payload = {"table": table, "state": state, "seq": seq, "n": next(_STATUS_N), **fields}
+    return sign(f"{PREFIX}/{table}/status", payload)
 
 
 def final_score(text: str) -> list[int]:
@@ -124,19 +153,19 @@ def test_a_silent_table_that_announced_more_is_asked(desk: DeskState) -> None:
 def test_status_online_and_offline(desk: DeskState) -> None:
     desk.handle(*status("mesa01", "online"))
     assert desk.tables["mesa01"].online is True
-    desk.handle(f"{PREFIX}/mesa01/status", encode({"state": "offline", "reason": "lost"}))
+    desk.handle(*status("mesa01", "offline", reason="lost"))
     t = desk.tables["mesa01"]
     assert t.online is False and t.offline_reason == "lost"
     assert "OFFLINE" in render_board(desk)
 
 
 def test_an_intact_record_is_saved_verified_and_scored(desk: DeskState, key: TournamentKey) -> None:
-    sealed = seal(GAME, key.key, key_id=key.key_id, game_id="mesa01-g001")
+    sealed = sealed_for("mesa01")
     desk.handle(*record_message("mesa01", 1, sealed, score=final_score(GAME)))
     desk.handle(*record_message("mesa01", 1, sealed, score=final_score(GAME)))  # again
     [result] = desk.results_list()
     assert result.ok, (result.verdict, result.detail, result.problems)
-    assert result.verdict == "intact" and result.key_id == "test-key"
+    assert result.verdict == "intact" and result.key_id == "test-key:mesa01"
     assert list(result.score) == final_score(GAME) and result.winner is not None
     assert desk.out_dir is not None
     saved = (desk.out_dir / "records" / "mesa01-g001.truco").read_text(encoding="utf-8")
@@ -156,7 +185,7 @@ def test_an_intact_record_is_saved_verified_and_scored(desk: DeskState, key: Tou
 def test_a_tampered_record_is_flagged(
     desk: DeskState, key: TournamentKey, tamper: Any, verdict: str, detail: str
 ) -> None:
-    sealed = seal(GAME, key.key, key_id=key.key_id, game_id="mesa01-g001")
+    sealed = sealed_for("mesa01")
     forged = tamper(sealed)
     assert forged != sealed
     desk.handle(*record_message("mesa01", 1, forged))
@@ -169,19 +198,48 @@ def test_a_tampered_record_is_flagged(
 def test_a_record_sealed_with_another_key_or_for_another_game(
     desk: DeskState, key: TournamentKey
 ) -> None:
-    other = seal(GAME, bytes(32), key_id="other", game_id="mesa01-g001")
-    desk.handle(*record_message("mesa01", 1, other))
-    replayed = seal(GAME, key.key, key_id=key.key_id, game_id="mesa09-g004")
-    desk.handle(*record_message("mesa01", 2, replayed, game="mesa01-g002"))
-    first, second = desk.results_list()
-    assert first.verdict == "tampered"
-    assert second.verdict == "tampered" and "sealed as game mesa09-g004" in second.detail
+    """Each table seals with its own key, and the seal binds tournament, table, game and
+    match: no record sealed anywhere else is this game's intact result."""
+    own = key_of("mesa01")
+    forgeries = {
+        "mesa01-g001": seal(GAME, bytes(32), key_id="other", game_id="mesa01-g001"),
+        # another table's key (the shared-key attack of the old scheme)
+        "mesa01-g002": sealed_for("mesa09", game="mesa01-g002"),
+        # the right key, but sealed for another game
+        "mesa01-g003": sealed_for("mesa01", game="mesa01-g009"),
+        # the same key in another tournament
+        "mesa01-g004": seal(
+            GAME, own, key_id="x", game_id="mesa01-g004", tournament="otro", table="mesa01"
+        ),
+        # the table's key, an old v1 seal that names no tournament
+        "mesa01-g005": seal(GAME, own, key_id="x", game_id="mesa01-g005"),
+        # sealed for a match other than the one the record says
+        "mesa01-g006": seal(
+            GAME, own, key_id="x", game_id="mesa01-g006", tournament="t", table="mesa01",
+            match="r2-m1",
+        ),
+    }  # fmt: skip
+    for seq, (game, text) in enumerate(forgeries.items(), start=1):
+        desk.handle(*record_message("mesa01", seq, text, game=game))
+    results = {r.game: r for r in desk.results_list()}
+    assert sorted(results) == sorted(forgeries)
+    assert all(r.verdict == "tampered" and not r.ok for r in results.values())
+    assert "sealed for game mesa01-g009" in results["mesa01-g003"].detail
+    assert "sealed for tournament otro" in results["mesa01-g004"].detail
+    assert "v1 seal" in results["mesa01-g005"].detail
+    assert "sealed for match r2-m1" in results["mesa01-g006"].detail
+
+
+def test_a_record_of_another_tables_game_is_rejected(desk: DeskState) -> None:
+    desk.handle(*record_message("mesa01", 1, sealed_for("mesa05"), game="mesa05-g001"))
+    assert not desk.results and desk.rejected == 1
+    assert "another table's game" in desk.rejections[-1].reason
 
 
 def test_a_second_different_record_of_a_game_is_kept_and_flagged(
     desk: DeskState, key: TournamentKey
 ) -> None:
-    sealed = seal(GAME, key.key, key_id=key.key_id, game_id="mesa01-g001")
+    sealed = sealed_for("mesa01")
     desk.handle(*record_message("mesa01", 1, sealed, score=final_score(GAME)))
     desk.handle(*record_message("mesa01", 1, sealed.replace("\n0 ", "\n1 ", 1)))
     [result] = desk.results_list()
@@ -192,7 +250,7 @@ def test_a_second_different_record_of_a_game_is_kept_and_flagged(
 
 def test_records_not_under_the_profile_are_flagged(desk: DeskState, key: TournamentKey) -> None:
     friendly = GAME.replace("claims=declared", "claims=auto")
-    sealed = seal(friendly, key.key, key_id=key.key_id, game_id="mesa01-g001")
+    sealed = sealed_for("mesa01", friendly)
     desk.handle(*record_message("mesa01", 1, sealed))
     [result] = desk.results_list()
     assert result.verdict == "intact" and any("claims=auto" in p for p in result.problems)
@@ -220,7 +278,7 @@ def test_refusals_wait_for_the_referee(desk: DeskState) -> None:
 
 def test_exports(desk: DeskState, key: TournamentKey, tmp_path: Path) -> None:
     for n, table in enumerate(("mesa02", "mesa01")):
-        sealed = seal(GAME, key.key, key_id=key.key_id, game_id=f"{table}-g001")
+        sealed = sealed_for(table)
         desk.handle(*record_message(table, 1 + n, sealed, score=final_score(GAME)))
     assert desk.out_dir is not None
     rows = list(csv.DictReader(io.StringIO((desk.out_dir / "results.csv").read_text())))
@@ -238,7 +296,7 @@ def test_a_restarted_desk_resumes(tmp_path: Path, key: TournamentKey) -> None:
     first = DeskState("t", out_dir=tmp_path / "d", key=key)
     for seq in (1, 2, 4):
         first.handle(*event("mesa01", seq))
-    sealed = seal(GAME, key.key, key_id=key.key_id, game_id="mesa01-g001")
+    sealed = sealed_for("mesa01")
     first.handle(*record_message("mesa01", 5, sealed))
     first.close()
     second = DeskState("t", out_dir=tmp_path / "d", key=key)
@@ -270,7 +328,7 @@ def test_sticks_text() -> None:
 
 
 def test_the_web_page_on_the_loopback(desk: DeskState, key: TournamentKey) -> None:
-    sealed = seal(GAME, key.key, key_id=key.key_id, game_id="mesa01-g001")
+    sealed = sealed_for("mesa01")
     desk.handle(*status("mesa01", "online"))
     desk.handle(*event("mesa01", 1, "refusal", seat=1, code="not_your_turn", text="r"))
     desk.handle(*record_message("mesa01", 2, sealed, score=final_score(GAME)))
