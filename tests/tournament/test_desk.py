@@ -373,3 +373,154 @@ def test_the_web_page_on_the_loopback(desk: DeskState, key: TournamentKey) -> No
         server.server_close()
     with pytest.raises(ValueError):
         serve_http(desk, 0, host="0.0.0.0")
+
+
+# ---------------------------------------------------------------------------- trust
+
+
+def test_unauthenticated_messages_are_rejected_and_listed(desk: DeskState) -> None:
+    topic = f"{PREFIX}/mesa01/events"
+    body = {"v": 1, "table": "mesa01", "seq": 1, "kind": "score", "game": "mesa01-g001",
+            "score": [14, 0], "text": "14-0"}  # fmt: skip
+    desk.handle(topic, encode(body))  # no mac
+    desk.handle(topic, signed(bytes(32), topic, body))  # another key's mac
+    desk.handle(topic, signed(key_of("mesa02"), topic, body))  # another table's key
+    assert "mesa01" not in desk.tables and desk.rejected == 3
+    assert desk.rejections[0].reason == "events from mesa01 carries no mac"
+    assert "the mac does not match its key" in desk.rejections[-1].reason
+    board = render_board(desk)
+    assert "Rejected messages" in board and "3 messages rejected" in board
+    assert desk.snapshot()["rejections"][0]["table"] == "mesa01"
+
+
+def test_a_table_outside_the_roster_is_rejected(tmp_path: Path, key: TournamentKey) -> None:
+    desk = DeskState("t", key=key, tables=["mesa01", "mesa02"])
+    desk.handle(*event("mesa09", 1))
+    desk.handle(*status("mesa09", "online"))
+    assert "mesa09" not in desk.tables and desk.rejected == 2
+    assert "not a table of this tournament" in desk.rejections[-1].reason
+    assert [t["table"] for t in desk.snapshot()["tables"]] == ["mesa01", "mesa02"]
+
+
+def test_a_replayed_status_is_rejected(desk: DeskState) -> None:
+    online = status("mesa01", "online")
+    lost = status("mesa01", "offline", reason="lost")
+    back = status("mesa01", "online")
+    for message in (online, lost, back):
+        desk.handle(*message)
+    assert desk.tables["mesa01"].online is True
+    desk.handle(*lost)  # the old last will, replayed
+    assert desk.tables["mesa01"].online is True
+    assert "replayed status" in desk.rejections[-1].reason
+
+
+def test_a_seq_outside_the_window_is_rejected_and_never_asked_for(desk: DeskState) -> None:
+    from controller.tournament.desk.state import WINDOW
+
+    desk.handle(*event("mesa01", 1), now=10.0)
+    desk.handle(*event("mesa01", 2 + WINDOW), now=10.0)
+    t = desk.tables["mesa01"]
+    assert not t.buffered and "outside the window" in desk.rejections[-1].reason
+    desk.handle(*status("mesa01", "online", seq=10**9), now=10.0)
+    assert t.known_seq <= 1 + WINDOW  # a status cannot stretch the window either
+    gaps = desk.gaps(now=20.0)
+    assert all(last - first < 500 for _, first, last in gaps)
+
+
+def test_held_back_tables_and_last_seen(tmp_path: Path, key: TournamentKey) -> None:
+    clock = [100.0]
+    desk = DeskState("t", key=key, tables=["mesa01", "mesa02"], clock=lambda: clock[0])
+    desk.broker_up()
+    desk.handle(*event("mesa01", 1))
+    desk.handle(*event("mesa01", 3))
+    clock[0] = 112.0
+    snap = desk.snapshot()
+    one, two = snap["tables"]
+    assert one["held_back"] == 1 and one["waiting_for"] == 2 and one["held_since"] == 100.0
+    assert one["last_seen"] == 100.0 and one["silent_s"] == 12.0
+    assert two["last_seen"] is None and snap["held_back"] == ["mesa01"]
+    board = render_board(desk)
+    assert "HELD" in board and "waiting for #2" in board and "never" in board
+    assert "12s" in board
+
+
+def test_the_broker_lost_is_shown_and_since_when(key: TournamentKey) -> None:
+    clock = [1000.0]
+    desk = DeskState("t", key=key, clock=lambda: clock[0])
+    assert "not connected to the broker yet" in render_board(desk)
+    desk.broker_up()
+    desk.handle(*status("mesa01", "online"))
+    clock[0] = 1010.0
+    desk.broker_down()
+    clock[0] = 1040.0
+    snap = desk.snapshot()
+    assert snap["broker"] == {"connected": False, "since": 1010.0, "for_s": 30.0}
+    assert snap["online"] == 0
+    board = render_board(desk)
+    assert "BROKER LOST since" in board and "(30s ago)" in board
+    assert " online " not in board.split("\n", 3)[-1]  # no row says online
+
+
+def test_network_texts_lose_their_control_characters(desk: DeskState) -> None:
+    nasty = "\x1b[2J\x1b[H\x9b31m\u202eFAKE\x07 0 play 1E\r"
+    desk.handle(*event("mesa01", 1, text=nasty))
+    desk.handle(*event("mesa01", 2, "refusal", seat=0, code="x\x1b]0;t\x07", text=nasty))
+    board = render_board(desk, width=300)
+    assert not any(c in board for c in "\x1b\x9b\x07\r\u202e")
+    assert "FAKE 0 play 1E" in board
+
+
+def test_records_under_other_house_rules_are_flagged(tmp_path: Path, key: TournamentKey) -> None:
+    from controller.engine import HouseRules
+
+    desk = DeskState("t", key=key, rules=HouseRules(players=2, target=15))
+    four = GAME.replace("players=2", "players=4", 1)
+    desk.handle(*event("mesa02", 1, "new-game", rules=four.split("\n", 1)[0]))
+    assert any("players=4" in p for p in desk.tables["mesa02"].rules_problems)
+    assert "OTHER RULES" in render_board(desk, width=300)
+    desk.handle(*record_message("mesa01", 1, sealed_for("mesa01")))
+    thirty = sealed_for("mesa03", GAME.replace("target=15", "target=30", 1))
+    desk.handle(*record_message("mesa03", 1, thirty))
+    ok, other = desk.results_list()
+    assert ok.ok and not other.ok
+    assert any("other house rules: target=30" in p for p in other.problems)
+
+
+def test_records_at_rest_are_checked_at_start_and_on_demand(
+    tmp_path: Path, key: TournamentKey
+) -> None:
+    first = DeskState("t", out_dir=tmp_path / "d", key=key)
+    first.handle(*record_message("mesa01", 1, sealed_for("mesa01")))
+    first.handle(*record_message("mesa02", 1, sealed_for("mesa02")))
+    assert all(r.ok for r in first.results_list())
+    path = tmp_path / "d" / "records" / "mesa01-g001.truco"
+    path.write_text(path.read_text().replace("\n0 ", "\n1 ", 1))  # edited on disk
+    assert first.reverify() == ["mesa01-g001"]
+    assert first.results["mesa01-g001"].verdict == "tampered"
+    first.close()
+    second = DeskState("t", out_dir=tmp_path / "d", key=key)  # a restart checks at once
+    r1, r2 = second.results_list()
+    assert r1.verdict == "tampered" and "changed on disk" in r1.detail and r2.ok
+    assert path.read_text() != sealed_for("mesa01")  # the desk never rewrites the evidence
+    rows = list(csv.DictReader(io.StringIO((tmp_path / "d" / "results.csv").read_text())))
+    assert [r["verdict"] for r in rows] == ["tampered", "intact"]
+    (tmp_path / "d" / "records" / "mesa02-g001.truco").unlink()
+    assert second.reverify() == ["mesa02-g001"]
+    assert "gone" in second.results["mesa02-g001"].detail
+    second.close()
+
+
+def test_exports_carry_every_verdict_and_every_conflicting_copy(
+    desk: DeskState, key: TournamentKey
+) -> None:
+    genuine = sealed_for("mesa01")
+    desk.handle(*record_message("mesa01", 1, genuine, score=final_score(GAME)))
+    desk.handle(*record_message("mesa01", 1, genuine.replace("\n0 ", "\n1 ", 1)))
+    assert desk.out_dir is not None
+    data = json.loads((desk.out_dir / "results.json").read_text())
+    [game] = data["games"]
+    assert game["verdict"] == "intact" and not game["ok"] and game["sha256"]
+    [copy] = game["copies"]
+    assert copy["record"] == "mesa01-g001.copy-2.truco" and copy["verdict"] == "tampered"
+    rows = list(csv.DictReader(io.StringIO((desk.out_dir / "results.csv").read_text())))
+    assert rows[0]["copies"].startswith("mesa01-g001.copy-2.truco:tampered")

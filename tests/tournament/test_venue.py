@@ -179,3 +179,73 @@ def test_a_table_refuses_a_key_file_others_can_read(venue: Venue) -> None:
 def test_broker_access_leaves_the_password_out_of_repr() -> None:
     access = BrokerAccess("mesa01", "hunter2", Path("ca.crt"))
     assert "hunter2" not in repr(access)
+
+
+def test_the_commands_end_to_end(tmp_path: Path) -> None:
+    """``truco-table venue-broker`` writes the venue; Mosquitto runs its configuration; a
+    table configured from its provisioned ``tournament.toml`` plays a game; ``truco-table
+    desk --config desks/desk/desk.toml`` collects it intact; ``truco-table verify --table``
+    checks the record with the table's own key."""
+    import io
+    import shutil
+    import tempfile
+
+    from controller.cli import build_parser
+    from controller.cli import desk as desk_cli
+    from controller.cli import venue as venue_cli
+    from controller.cli import verify as verify_cli
+    from controller.table.service import Finished
+    from controller.tournament.broker import find_mosquitto, free_port
+    from controller.tournament.publisher import TablePublisher
+
+    if find_mosquitto() is None:
+        pytest.skip("mosquitto not installed (apt-get install mosquitto; .ci/run does)")
+    parent = Path(tempfile.mkdtemp(prefix="truco-venue-"))
+    parent.chmod(0o711)
+    root = parent / "venue"
+    port = free_port()
+    parse = build_parser().parse_args
+    try:
+        out = io.StringIO()
+        args = parse(
+            ["venue-broker", "--tournament", "copa", "--tables", "2", "--desks", "desk",
+             "--host", "127.0.0.1", "--port", str(port), "--rules", "players=2 target=15",
+             "--out", str(root)]
+        )  # fmt: skip
+        assert venue_cli.run_venue(args, out=out) == 0
+        assert "mosquitto -c" in out.getvalue()
+        record = (
+            "table players=2 target=15 flor=off falta=to_win mazo_envido_point=on "
+            "claims=declared implicit_quiero=off\nscore 14 0\nhand\ndeal 0: 1E 2E 3E\n"
+            "deal 1: 4C 5C 6C\n0 truco\n1 no-quiero\n"
+        )
+        with LocalBroker(port, workdir=root / "run", config=root / "broker" / "mosquitto.conf"):
+            settings = load_tournament_settings(root / "tables" / "mesa02" / "tournament.toml")
+            assert settings is not None
+            pub = TablePublisher(
+                "mesa02", settings.broker_host, settings.broker_port,
+                outbox_dir=tmp_path / "o", tournament=settings.name, key=settings.key,
+                access=settings.access,
+            ).start()  # fmt: skip
+            pub.on_event(Finished(record, 0, (15, 0)))
+            assert pub.flush(10)
+            board = io.StringIO()
+            args = parse(
+                ["desk", "--config", str(root / "desks" / "desk" / "desk.toml"),
+                 "--out", str(tmp_path / "desk"), "--http-port", "0", "--duration", "2"]
+            )  # fmt: skip
+            assert desk_cli.run_desk(args, out=board) == 0
+            pub.close()
+        assert "1 games finished" in board.getvalue() and "0 records flagged" in board.getvalue()
+        saved = tmp_path / "desk" / "records" / "mesa02-g001.truco"
+        secret = root / "secret.key"
+        checks = io.StringIO()
+        for table, code in (("mesa02", 0), ("mesa01", 1)):
+            args = parse(["verify", str(saved), "--key-file", str(secret), "--table", table,
+                          "--tournament", "copa"])  # fmt: skip
+            assert verify_cli.run_verify(args, out=checks) == code
+        assert "intact: 7 lines, game mesa02-g001, tournament copa, table mesa02" in (
+            checks.getvalue()
+        )
+    finally:
+        shutil.rmtree(parent, ignore_errors=True)

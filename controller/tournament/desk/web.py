@@ -115,8 +115,8 @@ async function refresh() {
     <td class="n">${r.hands}</td>
     <td><a href="/records/${encodeURIComponent(r.record)}">${esc(r.record)}</a>
     ${r.copies.map(c => `<div>${esc(c.record)}: ${esc(c.verdict)}</div>`).join("")}</td>
-    <td>${esc(r.verdict === "tampered" ? "ADULTERADO" : r.verdict)}
-      ${r.ok ? "" : ": " + esc(r.detail)}</td></tr>`).join("");
+    <td>${esc(r.verdict === "tampered" ? "ADULTERADO" : r.verdict)}${
+      r.ok ? "" : ": " + esc(r.detail)}</td></tr>`).join("");
   document.getElementById("rejections").innerHTML = s.rejections.slice().reverse().map(j => `
     <tr><td>${hhmmss(j.ts)}</td><td>${esc(j.table)}</td><td>${esc(j.reason)}</td></tr>`).join("");
 }
