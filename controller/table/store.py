@@ -571,7 +571,8 @@ class GameStore:
                     continue
                 break
             self._linked = target
-        self.disk.unlink(self.path)
+        with contextlib.suppress(FileNotFoundError):  # unlinked before a failed sync
+            self.disk.unlink(self.path)
         self.disk.fsync_dir(self.archive_dir)
         self.disk.fsync_dir(self.dir)
         self.last_archived = self._linked

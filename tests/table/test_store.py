@@ -406,3 +406,24 @@ def test_an_unreadable_record_is_moved_aside_durably_before_a_new_one(tmp_path: 
     ops = [op for op, _ in disk.log if op not in ("listdir", "stat", "mkdir")]
     assert ops[:3] == ["replace", "fsync_dir", "fsync_dir"]
     assert ops[3:] == ["open_new", "write", "fsync", "replace", "fsync_dir"]
+
+
+def test_a_sync_that_fails_after_the_archives_unlink_is_finished_later(tmp_path: Path) -> None:
+    """Found by the fault-injection suite: the retry unlinked a file already gone."""
+    disk = FaultyDisk(errno.EIO)
+    store = GameStore(tmp_path, disk=disk)
+    store.restore()
+    store.append(LINES[0])
+    real = disk.fsync_dir
+
+    def failing(path: Path) -> None:
+        if path.name == "archive" and not disk.failing:
+            disk.failing = True
+        real(path)
+
+    disk.fsync_dir = failing  # type: ignore[method-assign]
+    assert store.archive() is None and store.pending
+    disk.fsync_dir = real  # type: ignore[method-assign]
+    disk.failing = False
+    assert store.flush() and not store.pending
+    assert len(store.archived()) == 1 and not store.path.exists()
