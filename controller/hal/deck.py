@@ -28,6 +28,7 @@ that names the file, the deck and the entry.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import re
 import tempfile
@@ -41,6 +42,7 @@ from typing import Final
 
 from ..engine.cards import CARDS, Card
 from ..engine.errors import RefusalCode
+from ..textfile import TextFileError, decode_text
 
 __all__ = [
     "DEFAULT_STATE_DIR",
@@ -53,6 +55,7 @@ __all__ = [
     "DeckRegistry",
     "IncompleteDeckError",
     "UnknownCardError",
+    "WatchedRegistry",
     "check_deck_name",
     "default_registry_path",
     "dumps",
@@ -68,6 +71,7 @@ STATE_ENV: Final = "TRUCO_TABLE_STATE"
 #: The state directory when ``$TRUCO_TABLE_STATE`` is not set.
 DEFAULT_STATE_DIR: Final = Path("/var/lib/truco-table")
 REGISTRY_FILENAME: Final = "decks.toml"
+REGISTRY_LIMIT: Final = 4 * 1024 * 1024  # bytes read at most from a registry file
 #: The registry file format written by :func:`dumps` (the ``format`` key).
 FORMAT_VERSION: Final = 1
 #: ISO 14443-3 UID sizes: single, double and triple size.  NTAG213 UIDs are 7 bytes.
@@ -75,6 +79,7 @@ UID_LENGTHS: Final = (4, 7, 10)
 MAX_NAME_LENGTH: Final = 64
 
 _HEX_UID: Final = re.compile(r"[0-9A-Fa-f]+")
+_log = logging.getLogger(__name__)
 
 
 # -- errors -------------------------------------------------------------------------------
@@ -490,16 +495,19 @@ def load_registry(path: str | os.PathLike[str], *, missing_ok: bool = False) -> 
     """
     path = Path(path)
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as f:
+            data = f.read(REGISTRY_LIMIT + 1)  # bounded: never /dev/zero without end
     except FileNotFoundError:
         if missing_ok:
             return DeckRegistry()
         raise
     except OSError as error:
         raise DeckError(f"cannot read: {error.strerror}", source=str(path)) from None
+    if len(data) > REGISTRY_LIMIT:
+        raise DeckError("larger than 4 MiB: not a deck registry", source=str(path))
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
+        text = decode_text(data, str(path))
+    except TextFileError:
         raise DeckError("not UTF-8 text", source=str(path)) from None
     return loads(text, str(path))
 
@@ -536,3 +544,54 @@ def save_registry(registry: DeckRegistry, path: str | os.PathLike[str]) -> None:
             os.fsync(dir_fd)
         finally:
             os.close(dir_fd)
+
+
+class WatchedRegistry:
+    """The registry file as the running table sees it: read again whenever it changes.
+
+    A deck enrolled while the table runs (``truco-table enroll`` writes the file
+    atomically) is used from the next card on, without restarting the service.
+    ``lookup`` is what the table calls for each card that arrives: it compares the
+    file's identity, size and modification time with the last read (one ``stat``)
+    and loads it again when they differ. A file that became invalid or unreadable
+    is logged once and the decks already known stay in use.
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self._stamp = self._stat()
+        self.registry = load_registry(self.path, missing_ok=True)  # DeckError: not started
+        self._failed: tuple[int, int, int] | None = None
+
+    def _stat(self) -> tuple[int, int, int] | None:
+        try:
+            st = self.path.stat()
+        except OSError:
+            return None
+        return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+    def refresh(self) -> bool:
+        """Read the file again if it changed; True when the decks in use changed."""
+        stamp = self._stat()
+        if stamp == self._stamp or stamp is None or stamp == self._failed:
+            return False
+        try:
+            registry = load_registry(self.path, missing_ok=True)
+        except DeckError as error:
+            self._failed = stamp
+            _log.error("deck registry not reloaded, the decks known stay in use: %s", error)
+            return False
+        self._stamp, self._failed = stamp, None
+        changed = registry != self.registry
+        self.registry = registry
+        if changed:
+            _log.info("deck registry %s reloaded: %s", self.path, ", ".join(registry.names))
+        return changed
+
+    def lookup(self, uid: bytes) -> Card | None:
+        self.refresh()
+        return self.registry.lookup(uid)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return self.registry.names

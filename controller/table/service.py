@@ -251,7 +251,7 @@ class TableService:
             self._handle_event(seat, event)
         except Exception:  # one bad event must never stop the table
             log.exception("seat %d: failed to handle %r", seat, event)
-            self.table.tell(seat, "Error interno: repita", refusal=True)
+            self.table.tell(seat, "Error interno: repetí", refusal=True)
 
     def _handle_event(self, seat: int, event: LinkEvent) -> None:
         if isinstance(event, ButtonHeld | ButtonPressed | TagArrived | TagLeft):
@@ -364,7 +364,7 @@ class TableService:
     def _disk_alert(self) -> None:
         problem = self.store.problem if self.store is not None else None
         if problem and hasattr(self, "table"):
-            self.table.alerts["disk"] = "Sin disco: partida en memoria"
+            self.table.alerts["disk"] = "Sin disco: partido en memoria"
         else:
             self.table.alerts.pop("disk", None)
 
@@ -501,7 +501,8 @@ class TableService:
 
     def redraw(self, force: bool = False) -> None:
         self._disk_alert()
-        for seat, display in enumerate(self.displays):
+        # a record restored with fewer seats than the configuration: the extra stay dark
+        for seat, display in enumerate(self.displays[: self.table.rules.players]):
             image = self.screen(seat)
             frame = image.tobytes()
             if not force and frame == self._last_frames[seat]:

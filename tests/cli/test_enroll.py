@@ -19,6 +19,7 @@ from controller.cli.enroll import MockReader, mock_script, mock_uids
 from controller.engine.cards import Card
 from controller.hal.deck import DeckRegistry, load_registry, save_registry
 from controller.hal.enroll import ENROLL_ORDER
+from controller.hal.seatlink import SeatLink
 
 C = Card.from_str
 
@@ -75,8 +76,8 @@ def test_mock_enrollment_end_to_end(tmp_path: Path) -> None:
         ["--deck", "bar deck 1", "--registry", str(registry), "--mock", "--mock-pace", "0"]
     )
     assert code == 0, out
-    assert "[ 1/40] Toque el 1 de espadas (1E) / Tap the 1 of espadas (1E)" in out
-    assert "[40/40] Toque el 12 de copas (12C)" in out
+    assert "[ 1/40] Tocá el 1 de espadas (1E) / Tap the 1 of espadas (1E)" in out
+    assert "[40/40] Tocá el 12 de copas (12C)" in out
     assert "Reader connected on /dev/pts/" in out
     assert "Reader node 00000000c0ffee00, firmware mock" in out
     assert out.count("ok Registrado") == 40
@@ -127,7 +128,7 @@ def test_retag_one_card(tmp_path: Path) -> None:
     assert enroll(["--deck", "a", *base])[0] == 0
     code, out = enroll(["--deck", "a", "--card", "7e", *base, "--seed", "9"])
     assert code == 0, out
-    assert "re-tagging 7E" in out and "[ 1/1] Toque el 7 de espadas (7E)" in out
+    assert "re-tagging 7E" in out and "[ 1/1] Tocá el 7 de espadas (7E)" in out
     deck = load_registry(registry)["a"]
     expected = expected_deck(0)
     del expected[mock_uids(0)[6]]
@@ -196,7 +197,7 @@ def test_typed_undo_and_skip(tmp_path: Path) -> None:
     assert "-- No hay nada que deshacer / Nothing to undo" in out
     assert "-- Salteado el 1E: se pide al final" in out
     assert "Keys: u+Enter undo" in out
-    assert "[ 1/40] Toque el 2 de espadas (2E)" in out
+    assert "[ 1/40] Tocá el 2 de espadas (2E)" in out
     assert not registry.exists()
 
 
@@ -218,6 +219,29 @@ def test_port_and_serial_use_a_real_node(tmp_path: Path) -> None:
     assert code == 0, out
     assert "node with USB serial number e6614103e7ab1234" in out
     assert load_registry(registry).names == ("a", "b")
+
+
+def test_a_reader_the_service_holds_fails_at_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Opening a node is exclusive: enroll says what to do instead of sharing its frames."""
+    registry = tmp_path / "decks.toml"
+    with MockReader(mock_script(6), pace=1.0) as node:
+        service = SeatLink(0, node.port, lambda _seat, _event: None)
+        with service:
+            deadline = time.monotonic() + 5
+            while not service.connected and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert service.connected
+            started = time.monotonic()
+            code, out = enroll(["--deck", "a", "--registry", str(registry), "--port", node.port])
+            took = time.monotonic() - started
+            assert service.connected
+    assert code == 2 and took < 2.0, out
+    err = capsys.readouterr().err
+    assert f"truco-table enroll: {node.port} is in use by another program" in err
+    assert "sudo systemctl stop truco-table" in err and len(err.strip().splitlines()) == 1
+    assert not registry.exists()
 
 
 class _QuitLater(io.StringIO):

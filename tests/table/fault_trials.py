@@ -387,7 +387,7 @@ def run_all(workdir: Path, *, full: bool) -> Figures:
     configs = [(8, 2, 15), (9, 4, 15)] + ([(9, 6, 15), (10, 2, 30)] if full else [])
     n = 0
     for seed, players, target in configs:
-        s = reference(script(seed, players, target), workdir / f"ref-{seed}")
+        s = reference(script(seed, players, target), workdir / f"ref-{seed}-{players}-{target}")
         stride = 1 if full else max(1, s.ops // 10)
         for error in ERRNOS:
             for at in every(stride, s.ops):

@@ -193,14 +193,14 @@ def test_a_disk_that_fails_at_the_end_of_a_game_never_stops_the_table(
     rig.service.step(0.0)  # new_game_after_s = 0: a new game, in memory
     assert rig.game.score == (0, 0) and rig.game.winner is None
     for seat in (0, 1):
-        assert rig.service.table.alert(seat) == "Sin disco: partida en memoria"
+        assert rig.service.table.alert(seat) == "Sin disco: partido en memoria"
     # nothing told to the desk before it is in the record: only the deal was
     assert [type(e).__name__ for e in rig.events] == ["Accepted"]
     # a restart while the disk is still bad: up, in memory, saying so
     bad = FaultyDisk(error)
     bad.failing = bad.fail_reads = True
     other = Rig(tmp_path, disk=bad, rules=HouseRules(target=15))
-    assert other.service.table.alert(0) == "Sin disco: partida en memoria"
+    assert other.service.table.alert(0) == "Sin disco: partido en memoria"
     other.deal()
     assert other.game.hand_in_progress
     # the disk comes back: the finished game is archived, the new one is current
@@ -450,5 +450,15 @@ def test_a_failing_control_directory_never_stops_the_table(tmp_path: Path) -> No
     rig = Rig(tmp_path)
     (tmp_path / "control").mkdir()
     (tmp_path / "control" / "x.cmd").mkdir()  # reading it fails (a directory)
+    rig.deal()
+    assert rig.game.hand_in_progress
+
+
+def test_a_record_with_fewer_seats_than_configured_starts(tmp_path: Path) -> None:
+    """Found by the full fault-injection run: a 4-seat record under a 6-seat
+    configuration made every redraw raise, at every start."""
+    (tmp_path / "current.truco").write_bytes(render_lines(["table players=2"])[0])
+    rig = Rig(tmp_path, rules=HouseRules(players=4))
+    assert rig.game.players == 2
     rig.deal()
     assert rig.game.hand_in_progress
