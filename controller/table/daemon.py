@@ -114,7 +114,7 @@ def run_service(config_path: Path) -> int:
         registry.lookup,
         displays,
         notifier=Notifier.from_environment(),
-        deck_of=registry.deck_of,
+        deck_of=lambda uid: registry.registry.deck_of(uid),  # follows a reloaded registry
     )
     closers = _start_hardware(config, service.post)
     if tournament is not None:
