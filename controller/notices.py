@@ -53,6 +53,7 @@ class TableNotice(enum.Enum):
     INTERNAL_ERROR = "internal_error"  # handling the event failed; the table goes on
     CANCELLED = "cancelled"  # a table control was declined by the other team
     NOTHING_TO_UNDO = "nothing_to_undo"
+    OTHER_DECK = "other_deck"  # a card of another enrolled deck than the hand's
 
 
 class TableAlert(enum.Enum):

@@ -37,6 +37,7 @@ _FIXED: dict[Notice, str] = {
     TableNotice.INTERNAL_ERROR: "Error interno: repetí",
     TableNotice.CANCELLED: "Cancelado",
     TableNotice.NOTHING_TO_UNDO: "Nada que deshacer",
+    TableNotice.OTHER_DECK: "Esa carta es de otro mazo",
     TableAlert.NO_DISK: "Sin disco: partido en memoria",
 }
 

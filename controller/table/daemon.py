@@ -111,6 +111,7 @@ def run_service(config_path: Path) -> int:
         registry.lookup,
         hardware.displays,
         notifier=Notifier.from_environment(),
+        deck_of=lambda uid: registry.registry.deck_of(uid),  # follows a reloaded registry
     )
     hardware.start(service.post)
     closers: list[Callable[[], None]] = [hardware.close]

@@ -131,19 +131,20 @@ class TableService:
         clock: Callable[[], float] = time.monotonic,
         game: Game | None = None,
         on_record: Callable[[str], None] | None = None,
+        store: GameStore | None = None,
+        deck_of: Callable[[bytes], object | None] | None = None,
     ) -> None:
         self.config = config
+        self.deck_of = deck_of
         self.rules = config.rules
         self.lookup = lookup
         self.displays = list(displays)
         self.notifier = notifier or Notifier(None)
         self.clock = clock
         self.events = Inbox()
-        self.store = (
-            GameStore(config.state_dir, policy=config.archive)
-            if config.state_dir is not None
-            else None
-        )
+        if store is None and config.state_dir is not None:
+            store = GameStore(config.state_dir, policy=config.archive)
+        self.store = store
         self._next_retry = float("-inf")
         self._outgoing: list[ServiceEvent] = []  # events waiting for the record to be durable
         self.control_dir = config.state_dir / "control" if config.state_dir is not None else None
@@ -197,6 +198,7 @@ class TableService:
             clock=self.clock,
             on_record=self._record,
             on_refusal=self._refused,
+            deck_of=self.deck_of,
         )
         self._record_lines = write(table.game).splitlines()
         self.rules = table.rules
@@ -496,7 +498,8 @@ class TableService:
 
     def redraw(self, force: bool = False) -> None:
         self._disk_alert()
-        for seat, display in enumerate(self.displays):
+        # a record restored with fewer seats than the configuration: the extra stay dark
+        for seat, display in enumerate(self.displays[: self.table.rules.players]):
             image = self.screen(seat)
             frame = image.tobytes()
             if not force and frame == self._last_frames[seat]:

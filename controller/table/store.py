@@ -346,6 +346,7 @@ class GameStore:
         self._games[-1] = lines[: line - 1]
         self._on_disk = None
         self._damaged(data, line - 1, f"line {line}: {why}")
+        self._drop_unplayed_hand()
         self.flush()
         return self.lines
 
@@ -570,7 +571,8 @@ class GameStore:
                     continue
                 break
             self._linked = target
-        self.disk.unlink(self.path)
+        with contextlib.suppress(FileNotFoundError):  # unlinked before a failed sync
+            self.disk.unlink(self.path)
         self.disk.fsync_dir(self.archive_dir)
         self.disk.fsync_dir(self.dir)
         self.last_archived = self._linked

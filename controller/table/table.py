@@ -95,6 +95,8 @@ class TableResult:
 
 
 CardLookup = Callable[[bytes], Card | None]
+#: which enrolled deck a tag belongs to (``DeckRegistry.deck_of``); None: unknown
+DeckOf = Callable[[bytes], object | None]
 
 
 def link_notice(event: NodeConnected | NodeDisconnected | Heartbeat) -> LinkNotice | None:
@@ -122,10 +124,14 @@ class Table:
         clock: Callable[[], float] = time.monotonic,
         on_record: Callable[[str], None] | None = None,
         on_refusal: Callable[[int, Action | None, RefusalCode], None] | None = None,
+        deck_of: DeckOf | None = None,
     ) -> None:
         self.game = game if game is not None else Game(rules, score=score)
         self.rules = self.game.rules
         self.lookup = lookup
+        self.deck_of = deck_of
+        #: the deck this hand is played with (its first card read); one hand, one deck
+        self.hand_deck: object | None = None
         self.deal_reading = deal_reading
         self.clock = clock
         self.on_record = on_record
@@ -159,6 +165,7 @@ class Table:
             return
         self.hand_dealer = self.game.next_dealer if dealer is None else dealer
         self.deal = {}
+        self.hand_deck = None
         for inp in self.inputs:
             inp.reset()
         if self.deal_reading is DealReading.NONE:
@@ -217,6 +224,9 @@ class Table:
                     self.messages[seat] = None
         elif isinstance(event, NodeConnected | NodeDisconnected):
             self.node_ok[seat] = isinstance(event, NodeConnected)
+            # the node forgot its reader's card (and may have missed its leaving): the
+            # next time that card is laid on the reader it is a tap
+            self.on_reader[seat].clear()
             notice = link_notice(event)
             if notice is not None:
                 lasting = not self.node_ok[seat]
@@ -242,6 +252,15 @@ class Table:
         if card is None:
             self._refuse(seat, None, RefusalCode.UNKNOWN_CARD)
             return
+        if self.deck_of is not None and self.phase in (Phase.DEALING, Phase.PLAYING):
+            deck = self.deck_of(uid)
+            if self.hand_deck is None:
+                self.hand_deck = deck
+            elif deck is not self.hand_deck:  # another enrolled deck's card: not this hand's
+                self.tell(seat, TableNotice.OTHER_DECK, refusal=True)
+                if self.on_refusal is not None:
+                    self.on_refusal(seat, None, RefusalCode.UNKNOWN_CARD)
+                return
         if self.phase is Phase.DEALING:
             self._deal_tap(seat, card)
             return

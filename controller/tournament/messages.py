@@ -121,6 +121,7 @@ class EventKind(StrEnum):
     UNDO = "undo"
     FINISHED = "finished"
     ABANDONED = "abandoned"
+    LOST = "lost"  # a seq the table's damaged outbox lost (never given again)
 
 
 @dataclass(frozen=True, slots=True)

@@ -107,7 +107,7 @@ class TablePublisher:
         self.key = key
         self.match = match
         self.clock = clock
-        self.outbox = Outbox(outbox_dir, fsync=fsync)
+        self.outbox = Outbox(outbox_dir, fsync=fsync, filler=self._lost)
         self.outbox_dir = Path(outbox_dir)
         self._status_path = self.outbox_dir / "status-counter"
         self._status_n = _read_counter(self._status_path)
@@ -362,6 +362,16 @@ class TablePublisher:
         self._event(EventKind.NEW_GAME, event.rules, rules=event.rules)
 
     # ------------------------------------------------------------------ the network side
+
+    def _lost(self, seq: int, before: Entry | None) -> tuple[str, bytes]:
+        """The outbox's filler: a seq its damage lost, as a signed ``lost`` event of the
+        game the message before it was about (the desk applies it and goes on)."""
+        game = game_id(self.table_id, 1)
+        p = decode(before.payload) if before is not None else None
+        if p is not None and isinstance(p.get("game"), str):
+            game = p["game"]
+        event = Event(self.table_id, seq, self.clock(), EventKind.LOST, game)
+        return "events", signed(self._mac_key, f"{self.prefix}/events", event.payload())
 
     @property
     def _mac_key(self) -> bytes | None:

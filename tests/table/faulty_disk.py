@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 import os
+import signal
 from collections.abc import Callable
 from pathlib import Path
 
@@ -34,8 +35,9 @@ class FaultyDisk(Disk):
     operation fails while set; ``short``: writes take half their bytes while set;
     ``cut_at``: the mutating operation number before which the power goes."""
 
-    def __init__(self, error: int = errno.ENOSPC) -> None:
+    def __init__(self, error: int = errno.ENOSPC, *, sync: bool = True) -> None:
         self.error = error
+        self.sync = sync  # False: fsync calls are logged and checked, not made (fast trials)
         self.log: list[tuple[str, str]] = []
         self.ops = 0
         self.mutations = 0
@@ -44,6 +46,7 @@ class FaultyDisk(Disk):
         self.fail_reads = False
         self.short = False
         self.cut_at: int | None = None
+        self.kill_at: int | None = None  # a real kill -9 of this process there
         self.on_op: Callable[[str, str], None] | None = None
         self.names: dict[int, str] = {}  # fd -> file name, for the log
 
@@ -53,6 +56,8 @@ class FaultyDisk(Disk):
             self.mutations += 1
             if self.cut_at is not None and self.mutations >= self.cut_at:
                 raise PowerCut(f"{name} {detail}")
+            if self.kill_at is not None and self.mutations >= self.kill_at:
+                os.kill(os.getpid(), signal.SIGKILL)
         self.log.append((name, detail))
         if self.on_op is not None:
             self.on_op(name, detail)
@@ -80,7 +85,8 @@ class FaultyDisk(Disk):
 
     def fsync(self, fd: int) -> None:
         self._op("fsync", str(self.names.get(fd, fd)))
-        super().fsync(fd)
+        if self.sync:
+            super().fsync(fd)
 
     def truncate(self, fd: int, length: int) -> None:
         self._op("truncate", f"{self.names.get(fd, fd)} {length}")
@@ -120,7 +126,8 @@ class FaultyDisk(Disk):
 
     def fsync_dir(self, path: Path) -> None:
         self._op("fsync_dir", path.name)
-        super().fsync_dir(path)
+        if self.sync:
+            super().fsync_dir(path)
 
 
 def errors() -> list[int]:

@@ -380,3 +380,50 @@ def test_a_damaged_original_is_synced_before_the_record_is_replaced(tmp_path: Pa
         "replace",
         "fsync_dir",
     ]  # current.truco
+
+
+def test_finishing_an_interrupted_archive_syncs_the_unlink(tmp_path: Path) -> None:
+    store = GameStore(tmp_path)
+    store.restore()
+    store.append(LINES[0])
+    (tmp_path / "archive").mkdir()
+    os.link(store.path, tmp_path / "archive" / "x.truco")
+    disk = FaultyDisk()
+    assert GameStore(tmp_path, disk=disk).restore() is None
+    ops = [(op, d) for op, d in disk.log if op not in ("listdir", "stat")]
+    assert ops == [("unlink", "current.truco"), ("fsync_dir", tmp_path.name)]
+
+
+def test_an_unreadable_record_is_moved_aside_durably_before_a_new_one(tmp_path: Path) -> None:
+    write_current(tmp_path, stored(LINES))
+    disk = FaultyDisk(errno.EIO)
+    disk.fail_reads = True
+    store = GameStore(tmp_path, disk=disk)
+    assert store.restore() is None
+    disk.fail_reads = False
+    disk.log.clear()
+    assert store.rewrite(["table players=2"])
+    ops = [op for op, _ in disk.log if op not in ("listdir", "stat", "mkdir")]
+    assert ops[:3] == ["replace", "fsync_dir", "fsync_dir"]
+    assert ops[3:] == ["open_new", "write", "fsync", "replace", "fsync_dir"]
+
+
+def test_a_sync_that_fails_after_the_archives_unlink_is_finished_later(tmp_path: Path) -> None:
+    """Found by the fault-injection suite: the retry unlinked a file already gone."""
+    disk = FaultyDisk(errno.EIO)
+    store = GameStore(tmp_path, disk=disk)
+    store.restore()
+    store.append(LINES[0])
+    real = disk.fsync_dir
+
+    def failing(path: Path) -> None:
+        if path.name == "archive" and not disk.failing:
+            disk.failing = True
+        real(path)
+
+    disk.fsync_dir = failing  # type: ignore[method-assign]
+    assert store.archive() is None and store.pending
+    disk.fsync_dir = real  # type: ignore[method-assign]
+    disk.failing = False
+    assert store.flush() and not store.pending
+    assert len(store.archived()) == 1 and not store.path.exists()

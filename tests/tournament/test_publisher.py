@@ -20,78 +20,11 @@ from controller.table.service import Accepted, Finished, NewGame, Refused
 from controller.tournament.broker import LocalBroker, free_port
 from controller.tournament.desk import DeskState, unseal
 from controller.tournament.netsim import CuttableLink
-from controller.tournament.outbox import Outbox
 from controller.tournament.publisher import TablePublisher
 from controller.tournament.seal import TournamentKey, verify
 from controller.tournament.topics import decode, parse_broker
 
 RULES = "table players=2 target=15 flor=off falta=to_win mazo_envido_point=on claims=declared"
-
-
-# ---------------------------------------------------------------------------- the outbox
-
-
-def test_outbox_numbers_in_order_and_survives_reopening(tmp_path: Path) -> None:
-    box = Outbox(tmp_path)
-    for i in range(5):
-        entry = box.append("events", f'{{"n":{i}}}'.encode(), retain=i == 4)
-        assert entry.seq == i + 1
-    box.close()
-    again = Outbox(tmp_path)
-    assert [e.seq for e in again] == [1, 2, 3, 4, 5]
-    assert [json.loads(e.payload)["n"] for e in again] == [0, 1, 2, 3, 4]
-    assert [e.retain for e in again] == [False] * 4 + [True]
-    assert again.append("events", b"{}").seq == 6  # numbering goes on, never reused
-    assert again.acked == 0 and [e.seq for e in again.unacked()] == [1, 2, 3, 4, 5, 6]
-
-
-def test_outbox_cuts_a_torn_last_line(tmp_path: Path) -> None:
-    box = Outbox(tmp_path)
-    box.append("events", b'{"a":1}')
-    box.append("events", b'{"a":2}')
-    box.close()
-    with open(tmp_path / "journal.jsonl", "ab") as f:
-        f.write(b'{"seq":3,"topic":"events","pay')  # the power went while writing
-    again = Outbox(tmp_path)
-    assert again.dropped is not None and len(again) == 2
-    assert (tmp_path / "journal.jsonl").read_bytes().endswith(b"}\n")
-    assert again.append("events", b"{}").seq == 3
-
-
-def test_outbox_stops_at_a_seq_out_of_order(tmp_path: Path) -> None:
-    lines = [
-        {"seq": 1, "topic": "events", "payload": "{}"},
-        {"seq": 3, "topic": "events", "payload": "{}"},
-    ]
-    (tmp_path / "journal.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
-    assert len(Outbox(tmp_path)) == 1
-
-
-def test_outbox_acks_advance_over_contiguous_seqs_only(tmp_path: Path) -> None:
-    box = Outbox(tmp_path)
-    for _ in range(6):
-        box.append("events", b"{}")
-    for seq in (2, 3, 5):
-        box.ack(seq)
-    assert box.acked == 0
-    assert [e.seq for e in box.unacked()] == [1, 4, 6]
-    box.ack(1)
-    assert box.acked == 3
-    box.ack(4)
-    assert box.acked == 5
-    box.ack(99)  # not journaled: ignored
-    assert box.acked == 5
-    assert box.save_acked() and not box.save_acked()
-    box.close()
-    again = Outbox(tmp_path)
-    assert again.acked == 5 and [e.seq for e in again.unacked()] == [6]
-    assert [e.seq for e in again.entries(2, 4)] == [2, 3, 4]
-
-
-def test_outbox_acked_never_beyond_the_journal(tmp_path: Path) -> None:
-    Outbox(tmp_path).append("events", b"{}")
-    (tmp_path / "acked").write_text("40\n")
-    assert Outbox(tmp_path).acked == 1
 
 
 # ---------------------------------------------------------------------------- messages
