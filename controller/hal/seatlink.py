@@ -42,6 +42,9 @@ __all__ = [
     "REJECT_REASONS",
     "ButtonHeld",
     "ButtonPressed",
+    "DisplayAck",
+    "DisplayEvent",
+    "DisplayLost",
     "FrameDecoder",
     "FrameError",
     "Heartbeat",
@@ -50,6 +53,7 @@ __all__ = [
     "NodeConnected",
     "NodeDisconnected",
     "NodeEvent",
+    "PanelReport",
     "SeatLink",
     "TagArrived",
     "TagLeft",
@@ -163,7 +167,33 @@ class NodeDisconnected:
     reason: str
 
 
-NodeEvent = TagArrived | TagLeft | ButtonPressed | ButtonHeld | Hello | Heartbeat
+@dataclass(frozen=True)
+class PanelReport:
+    """The node's panel (display frames, PROTOCOL.md): its controller ("ssd1306",
+    "sh1106" or "ssd1309"), I2C address and whether it answers.  Sent after every HELLO and whenever the panel goes or comes back
+    (then freshly initialised, its RAM blank)."""
+
+    kind: str
+    address: int
+    ok: bool
+
+
+@dataclass(frozen=True)
+class DisplayAck:
+    """Display update ``update`` is in the node's panel RAM."""
+
+    update: int
+
+
+@dataclass(frozen=True)
+class DisplayLost:
+    """The node lost a piece of display update ``update``: it waits for a full frame."""
+
+    update: int
+
+
+DisplayEvent = PanelReport | DisplayAck | DisplayLost
+NodeEvent = TagArrived | TagLeft | ButtonPressed | ButtonHeld | Hello | Heartbeat | DisplayEvent
 LinkEvent = NodeEvent | NodeConnected | NodeDisconnected
 
 
@@ -286,7 +316,27 @@ def decode_message(kind: str, args: tuple[str, ...]) -> NodeEvent:
             raise FrameError(VERSION, f"node speaks protocol {args[0]}")
         seat = None if args[2] == "-" else int(args[2])
         return Hello(seat, args[1], args[3].lower(), int(args[0]))
+    if kind in _DISPLAY_MESSAGES:
+        return _decode_display(kind, args)
     raise FrameError(UNKNOWN, kind)
+
+
+_DISPLAY_MESSAGES: Final = ("PANEL", "DACK", "DLOST")
+PANEL_KINDS: Final = ("ssd1306", "sh1106", "ssd1309")
+_UPDATE: Final = re.compile(r"0|[1-9][0-9]{0,4}")
+
+
+def _decode_display(kind: str, args: tuple[str, ...]) -> DisplayEvent:
+    if kind == "PANEL":
+        if len(args) != 3 or args[2] not in ("OK", "MISSING"):
+            raise FrameError(MALFORMED, kind)
+        if args[0] not in PANEL_KINDS or args[1] not in ("3C", "3D"):
+            raise FrameError(MALFORMED, kind)
+        return PanelReport(args[0], int(args[1], 16), args[2] == "OK")
+    if len(args) != 1 or not _UPDATE.fullmatch(args[0]) or int(args[0]) >= SEQ_MODULO:
+        raise FrameError(MALFORMED, kind)
+    update = int(args[0])
+    return DisplayAck(update) if kind == "DACK" else DisplayLost(update)
 
 
 class FrameDecoder:
@@ -478,6 +528,10 @@ class SeatLink:
         self._last_failure: str | None = None
         self._logged_rejects: set[str] = set()
         self._callback_failed = False
+        # The seat's NodePort (controller.hal.node_display), when the node drives the
+        # seat's panel: it gets the display events (which never reach on_event) and
+        # NodeConnected and Heartbeat.
+        self.display_listener: Callable[[LinkEvent], None] | None = None
 
     @classmethod
     def for_serial(
@@ -549,6 +603,24 @@ class SeatLink:
                 return False
         return True
 
+    def send_many(self, messages: list[tuple[str, tuple[str, ...]]]) -> bool:
+        """Send several frames in one write, none of another thread's in between (a
+        display update); False if the node is not connected or the write fails."""
+        with self._write_lock:
+            port = self._serial
+            if port is None:
+                return False
+            frames = []
+            for kind, args in messages:
+                frames.append(encode_frame(self._tx_seq, kind, *args))
+                self._tx_seq = (self._tx_seq + 1) % SEQ_MODULO
+            try:
+                port.write(b"".join(frames))
+            except (serial.SerialException, OSError) as error:
+                log.debug("seat %d: write failed: %s", self.seat, error)
+                return False
+        return True
+
     def identify(self, seconds: int = 10) -> bool:
         """Make the node's LED blink fast for ``seconds`` (0 stops it)."""
         if not 0 <= seconds <= MAX_IDENT_SECONDS:
@@ -567,6 +639,18 @@ class SeatLink:
 
     # -- thread ----------------------------------------------------------------------------
     def _deliver(self, event: LinkEvent) -> None:
+        listener = self.display_listener
+        if listener is not None and isinstance(
+            event,
+            DisplayAck | DisplayLost | PanelReport | Heartbeat | NodeConnected | NodeDisconnected,
+        ):
+            try:
+                listener(event)
+            except Exception:
+                self.decoder.count(CALLBACK_ERRORS)
+                log.exception("seat %d: the display port failed on %r", self.seat, event)
+        if isinstance(event, PanelReport | DisplayAck | DisplayLost):
+            return  # the panel's business, not the table's
         try:
             self._on_event(self.seat, event)
         except Exception:
