@@ -170,8 +170,9 @@ class NodeDisconnected:
 @dataclass(frozen=True)
 class PanelReport:
     """The node's panel (display frames, PROTOCOL.md): its controller ("ssd1306",
-    "sh1106" or "ssd1309"), I2C address and whether it answers.  Sent after every HELLO and whenever the panel goes or comes back
-    (then freshly initialised, its RAM blank)."""
+    "sh1106" or "ssd1309"), I2C address and whether it answers.  Sent after every
+    HELLO and whenever the panel goes or comes back (then freshly initialised, its
+    RAM blank)."""
 
     kind: str
     address: int

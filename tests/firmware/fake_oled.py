@@ -19,7 +19,7 @@ not evaluated there): the stand-in ``machine`` module puts a panel on the node's
 I2C bus in a real MicroPython process.
 """
 
-try:
+try:  # noqa: SIM105 (MicroPython has no contextlib)
     from PIL import Image  # CPython's tests look at the RAM as an image
 except ImportError:  # MicroPython
     pass
