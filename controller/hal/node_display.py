@@ -30,7 +30,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final, Protocol
 
-from .display_writer import BusModel, Panel, UpdateReport, Window, window_bytes
+from PIL import Image
+
+from .display import DisplayConfig
+from .display_writer import (
+    BusModel,
+    Controller,
+    DisplayWriter,
+    Panel,
+    UpdateReport,
+    Window,
+    window_bytes,
+)
 from .seatlink import (
     SEQ_MODULO,
     DisplayAck,
@@ -39,9 +50,18 @@ from .seatlink import (
     NodeConnected,
     NodeDisconnected,
     PanelReport,
+    SeatLink,
 )
 
-__all__ = ["MAX_PIECE", "NODE_BUS", "FrameSender", "NodePort", "NodePortStats", "pieces"]
+__all__ = [
+    "MAX_PIECE",
+    "NODE_BUS",
+    "FrameSender",
+    "NodeDisplay",
+    "NodePort",
+    "NodePortStats",
+    "pieces",
+]
 
 log = logging.getLogger(__name__)
 
@@ -85,7 +105,7 @@ class NodePort:
     Give it to a :class:`~controller.hal.display_writer.DisplayWriter` and make it the
     link's ``display_listener``.  ``panel`` is the panel the pin map names for the
     seat; the node says which one it has in its ``PANEL`` report (a different one is
-    logged: the windows are the same on all three, only their cost differs)."""
+    told to drive the pin map's, which it keeps in its flash)."""
 
     def __init__(
         self,
@@ -93,11 +113,13 @@ class NodePort:
         panel: Panel,
         *,
         seat: int = 0,
+        address: int = 0x3C,
         ack_timeout: float = 1.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.link = link
         self.seat = seat
+        self.address = address
         self._panel = panel
         self.ack_timeout = ack_timeout
         self._clock = clock
@@ -211,6 +233,21 @@ class NodePort:
                 self._resend_full(f"no DACK for update {self._awaiting[0]}")
 
     def _on_report(self, report: PanelReport) -> None:
+        wanted = (self._panel.controller.value, self.address)
+        if (report.kind, report.address) != wanted:
+            # The node keeps its panel's type in flash; name the pin map's. It answers
+            # with a PANEL report of the new one.
+            log.info(
+                "seat %d: the node drives a %s at 0x%02X; setting the pin map's %s at 0x%02X",
+                self.seat,
+                report.kind,
+                report.address,
+                *wanted,
+            )
+            self._ready = False
+            self.reported = report
+            self.link.send_many([("PANEL", (wanted[0], f"{wanted[1]:02X}"))])
+            return
         if report != self.reported:
             if report.kind == "none":
                 log.warning(
@@ -222,13 +259,6 @@ class NodePort:
                     self.seat,
                     report.kind,
                     report.address,
-                )
-            elif report.kind != self._panel.controller.value:
-                log.warning(
-                    "seat %d: the node drives a %s, the pin map says %s",
-                    self.seat,
-                    report.kind,
-                    self._panel.controller.value,
                 )
         self.reported = report
         was_ready, self._ready = self._ready, report.ok
@@ -245,3 +275,38 @@ def _frame_length(kind: str, args: tuple[str, ...]) -> int:
     """Bytes of one encoded frame on the wire: ``$``, seq (at most 5 digits), the type,
     the arguments, ``*CRC`` and LF (the seq is counted at its longest)."""
     return 1 + 5 + 1 + len(kind) + sum(1 + len(a) for a in args) + 5 + 1
+
+
+class NodeDisplay:
+    """A seat's :class:`~controller.hal.display.Display` whose panel hangs on its node.
+
+    ``attach(link)`` once the seat's :class:`SeatLink` exists; until then (and while
+    the node is away) frames are only remembered, the latest going out whole once
+    the node reports its panel. A failure never reaches the table: it is counted."""
+
+    def __init__(self, config: DisplayConfig, *, seat: int) -> None:
+        self.config = config
+        self.seat = seat
+        self.errors = 0
+        self._link: SeatLink | None = None
+        panel = Panel(Controller(config.driver), config.width, config.height)
+        self.port = NodePort(self, panel, seat=seat, address=config.address)
+        rotate = (lambda image: image.rotate(180)) if config.rotate == 2 else None
+        self.writer = DisplayWriter(self.port, preprocess=rotate)
+
+    def attach(self, link: SeatLink) -> None:
+        self._link = link
+        link.display_listener = self.port.on_event
+
+    def send_many(self, messages: list[tuple[str, tuple[str, ...]]]) -> bool:
+        link = self._link
+        return link.send_many(messages) if link is not None else False
+
+    def show(self, image: Image.Image) -> None:
+        try:
+            self.writer.update(image)
+        except Exception as error:  # a broken display never stops the table
+            self.errors += 1
+            if self.errors == 1 or self.errors % 100 == 0:
+                log.warning("seat %d display (on the node): %s", self.seat, error)
+            self.writer.invalidate()

@@ -252,6 +252,14 @@ def _hardware(
         channel = r.get(entry, "mux_channel", int, None, where)
         if channel is not None and not 0 <= channel <= 7:
             raise r.fail(f"{where}.mux_channel", "expected a multiplexer channel 0..7")
+        # Where the panel hangs: on the seat node (one cable per seat) unless the pin
+        # map gives it a multiplexer channel on the Pi, or the seats are wired to the Pi.
+        usual = "pi" if channel is not None or topology == "gpio" else "node"
+        connected_to = r.get(entry, "connected_to", str, usual, where)
+        if connected_to not in ("node", "pi"):
+            raise r.fail(f"{where}.connected_to", "expected node or pi")
+        if connected_to == "node" and topology != "nodes":
+            raise r.fail(f"{where}.connected_to", "a panel on the node needs topology nodes")
         try:
             displays[seat] = DisplayConfig(
                 driver=r.get(entry, "driver", str, "ssd1306", where),
@@ -262,6 +270,7 @@ def _hardware(
                 width=r.get(entry, "width", int, 128, where),
                 height=r.get(entry, "height", int, 64, where),
                 rotate=r.get(entry, "rotate", int, 0, where),
+                connected_to=connected_to,
             )
         except ValueError as e:
             raise r.fail(where, str(e)) from None

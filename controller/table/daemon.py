@@ -13,7 +13,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -92,10 +92,7 @@ def run_service(config_path: Path) -> int:
     except ValueError as e:
         print(f"truco-table: bad configuration: {e}", file=sys.stderr)
         return 2
-    displays: list[Display] = [
-        OledDisplay(config.displays[s], seat=s) if s in config.displays else _NoDisplay()
-        for s in range(config.rules.players)
-    ]
+    displays: list[Display] = [_display(config, s) for s in range(config.rules.players)]
     service_config = ServiceConfig(
         config.rules,
         config.deal_reading,
@@ -114,7 +111,7 @@ def run_service(config_path: Path) -> int:
         displays,
         notifier=Notifier.from_environment(),
     )
-    closers = _start_hardware(config, service.post)
+    closers = _start_hardware(config, service.post, displays)
     if tournament is not None:
         publisher = connect_table(service, tournament, config.state_dir)
         closers.append(publisher.close)
@@ -136,11 +133,24 @@ def run_service(config_path: Path) -> int:
     return 0
 
 
+def _display(config: TableConfig, seat: int) -> Display:
+    """The seat's panel: on the Pi's bus, on the seat's node (one cable), or none."""
+    display = config.displays.get(seat)
+    if display is None:
+        return _NoDisplay()
+    if display.connected_to == "node":
+        from ..hal.node_display import NodeDisplay
+
+        return NodeDisplay(display, seat=seat)
+    return OledDisplay(display, seat=seat)
+
+
 def _start_hardware(
-    config: TableConfig, post: Callable[[int, Any], None]
+    config: TableConfig, post: Callable[[int, Any], None], displays: Sequence[Display] = ()
 ) -> list[Callable[[], None]]:
     closers: list[Callable[[], None]] = []
     if config.topology == "nodes":
+        from ..hal.node_display import NodeDisplay
         from ..hal.seatlink import SeatLink
 
         for node in config.nodes:
@@ -151,6 +161,9 @@ def _start_hardware(
                 by_id_dir=config.by_id_dir,
                 heartbeat_timeout=config.heartbeat_timeout_s,
             )
+            display = displays[node.seat] if node.seat < len(displays) else None
+            if isinstance(display, NodeDisplay):
+                display.attach(link)  # the panel hangs on this node
             link.start()
             closers.append(link.close)
         return closers

@@ -17,6 +17,7 @@ from seatnode import config
 from seatnode.compat import sleep_ms, ticks_add, ticks_diff, ticks_ms
 from seatnode.mfrc522 import MFRC522
 from seatnode.node import NodeApp
+from seatnode.panel import Panel
 
 
 def serial_number():
@@ -47,6 +48,20 @@ class Hardware:
         self.buttons = [pin(number, pin.IN, pin.PULL_UP) for _name, number in config.BUTTON_PINS]
         self.leds = [pin(config.LED_ONBOARD, pin.OUT), pin(config.PIN_LED_PANEL, pin.OUT)]
         self.reader = MFRC522(self.spi, self.cs, self.rst)
+        self.i2c = machine.I2C(
+            config.I2C_ID, sda=pin(config.PIN_SDA), scl=pin(config.PIN_SCL), freq=config.I2C_FREQ
+        )
+        kind, address = config.load_panel()
+        self.panel = Panel(self.i2c, kind, address)
+
+    def configure_panel(self, kind, address):
+        """The Pi names the seat's panel: keep it in flash, drive that one from now on."""
+        try:  # noqa: SIM105 (MicroPython has no contextlib)
+            config.save_panel(kind, address)
+        except OSError:
+            pass  # a full flash: it still works until the next power-up
+        self.panel = Panel(self.i2c, kind, address)
+        return self.panel
 
     def pressed(self):
         """Raw button states, True = pressed (the contact pulls the pin to GND)."""
@@ -68,7 +83,7 @@ class UsbSerial:
         self._poll = select.poll()
         self._poll.register(sys.stdin, select.POLLIN)
 
-    def read(self, limit=256):
+    def read(self, limit=512):
         data = bytearray()
         while len(data) < limit and self._poll.poll(0):
             chunk = self._in.read(1)
@@ -94,6 +109,7 @@ def run(hw, link, seat=None, serial=None, max_loops=None):
     """
     now = ticks_ms()
     app = NodeApp(link.write, seat, serial or serial_number(), now)
+    app.attach_panel(hw.panel, hw.configure_panel, now)
     app.reader_ok = hw.reader.init()
     next_poll = now
     next_init = ticks_add(now, config.REINIT_READER_MS)
@@ -120,7 +136,7 @@ def run(hw, link, seat=None, serial=None, max_loops=None):
             loops += 1
             if max_loops is not None and loops >= max_loops:
                 break
-            sleep_ms(config.LOOP_SLEEP_MS)
+            sleep_ms(0 if app.display.pending else config.LOOP_SLEEP_MS)
     finally:
         micropython.kbd_intr(3)
     return app

@@ -119,6 +119,11 @@ class NodeApp:
             self.repl_requested = True
         # HB: being alive is all it says.
 
+    def attach_panel(self, panel, configure_panel, now):
+        """Drive ``panel`` (main.py's, once the board is set up) and tell the Pi."""
+        self.display = display.PanelLink(panel, self.send, now, configure_panel)
+        self.display.report()
+
     def host_alive(self, now):
         """True while the Pi has sent a valid frame within host_timeout_ms."""
         if self._host_seen is None:

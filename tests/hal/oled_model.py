@@ -64,6 +64,8 @@ class FakeSMBus:
     address: int | None = None
 
     def _deliver(self, address: int, control: int, payload: list[int]) -> None:
+        if self.model.unplugged:
+            raise OSError(121, "Remote I/O error")  # what smbus2 raises on a NACK
         if self.address is not None and address != self.address:
             raise RamModelError(f"transfer to 0x{address:02X}")
         self.transfers.append((control, payload))

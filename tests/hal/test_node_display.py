@@ -309,3 +309,18 @@ def test_known_display_lines() -> None:
     assert decode_message("PANEL", ("sh1106", "3C", "OK")) == PanelReport("sh1106", 0x3C, True)
     with pytest.raises(FrameError):
         decode_message("PANEL", ("st7735", "3C", "OK"))
+
+
+def test_the_pin_maps_panel_is_named_to_a_node_that_drives_another() -> None:
+    wire = Wire("sh1106")
+    wire.app.display.configure = lambda kind, address: Panel(wire.model, kind, address)
+    # The node was set up for an SSD1306 (its flash says so); the pin map says SH1106.
+    # (The strict SH1106 model would refuse the SSD1306's commands: the wrong driver
+    # talks to a model of its own here.)
+    wrong = Panel(model_for("ssd1306"), "ssd1306", 0x3C)
+    wire.app.attach_panel(wrong, wire.app.display.configure, 0)
+    wire.pump()
+    assert wire.app.display.panel.kind == "sh1106"
+    assert wire.port.reported == PanelReport("sh1106", 0x3C, True)
+    wire.show(render_scoreboard_image(4, 4, 30))
+    assert wire.glass_is(render_scoreboard_image(4, 4, 30))

@@ -102,3 +102,23 @@ def test_run_with_a_bad_config_exits_2(tmp_path: Path, capsys: pytest.CaptureFix
     path.write_text("[table]\nplayers = 5\n")
     assert main(["run", "--config", str(path)]) == 2
     assert "bad configuration" in capsys.readouterr().err
+
+
+def test_each_seat_says_where_its_panel_hangs(tmp_path: Path) -> None:
+    path = tmp_path / "t.toml"
+    nodes = "".join(f'[[nodes.seat]]\nseat = {s}\nserial = "e66141{s:010x}"\n' for s in range(4))
+    displays = (
+        '[[display.seat]]\nseat = 0\ndriver = "ssd1309"\n'  # on its node (no mux channel)
+        "[[display.seat]]\nseat = 1\nmux_channel = 1\n"  # on the Pi, behind the multiplexer
+        '[[display.seat]]\nseat = 2\ndriver = "sh1106"\nconnected_to = "node"\n'
+        '[[display.seat]]\nseat = 3\nconnected_to = "pi"\n'
+    )
+    path.write_text("[table]\nplayers = 4\n" + nodes + displays)
+    config = load_config(path)
+    assert [config.displays[s].connected_to for s in range(4)] == ["node", "pi", "node", "pi"]
+    assert config.displays[0].driver == "ssd1309"
+    path.write_text(
+        "[table]\nplayers = 4\n" + nodes + '[[display.seat]]\nseat = 0\nconnected_to = "usb"\n'
+    )
+    with pytest.raises(ConfigError, match=r"display.seat\[0\].connected_to: expected node or pi"):
+        load_config(path)
