@@ -62,66 +62,62 @@ def _number(text, high, leading_zero_ok=False):
     return value if value <= high else None
 
 
+def _malformed(kind):
+    return protocol.ProtocolError(protocol.MALFORMED, kind)
+
+
 def check(kind, args):
     """Validate a display command; return its arguments converted.
 
     DU: (update, frames, full); DW: (index, p0, p1, c0, c1, offset, data);
     PANEL: (type, address).  Raises ProtocolError("unknown" | "malformed")."""
-    malformed = protocol.ProtocolError(protocol.MALFORMED, kind)
     if kind == DU:
         if len(args) != 3 or args[2] not in (FULL, DIFF):
-            raise malformed
+            raise _malformed(kind)
         update = _number(args[0], UPDATE_MODULO - 1)
         frames = _number(args[1], MAX_FRAMES)
         if update is None or not frames:
-            raise malformed
+            raise _malformed(kind)
         return update, frames, args[2] == FULL
     if kind == DW:
         if len(args) != 7:
-            raise malformed
+            raise _malformed(kind)
         values = []
         for i, high in enumerate((MAX_FRAMES - 1, 7, 7, 127, 127, 1023)):
             value = _number(args[i], high)
             if value is None:
-                raise malformed
+                raise _malformed(kind)
             values.append(value)
         index, p0, p1, c0, c1, offset = values
         data = _base64(args[6])
         if data is None:
-            raise malformed
+            raise _malformed(kind)
         size = (p1 - p0 + 1) * (c1 - c0 + 1)
         if p1 < p0 or c1 < c0 or not data or len(data) > MAX_PIECE or offset + len(data) > size:
-            raise malformed
+            raise _malformed(kind)
         return index, p0, p1, c0, c1, offset, data
     if kind == PANEL:
         if len(args) != 2 or args[0] not in KINDS:
-            raise malformed
+            raise _malformed(kind)
         address = _hex_address(args[1])
         if address is None:
-            raise malformed
+            raise _malformed(kind)
         return args[0], address
     raise protocol.ProtocolError(protocol.UNKNOWN, kind)
 
 
-_BASE64 = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
-
-
 def _base64(text):
-    """Strict base64 (the alphabet, '=' only as padding, a multiple of 4), or None."""
+    """Strict base64 (a multiple of 4 characters of its alphabet, '=' only as the
+    padding, the padding bits zero), or None: the decoded bytes must encode back to
+    exactly ``text``."""
     field = text.encode()
     if len(field) % 4:
         return None
-    body = field.rstrip(b"=")
-    if len(field) - len(body) > 2:
-        return None
-    for byte in body:
-        if byte not in _BASE64:
-            return None
     try:
         data = binascii.a2b_base64(field)
     except ValueError:
         return None
-    if binascii.b2a_base64(data).strip() != field:  # non-canonical padding bits
+    if binascii.b2a_base64(data).strip() != field:
         return None
     return data
 
