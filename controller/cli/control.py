@@ -6,11 +6,16 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
+from typing import Final
 
 from ..engine import HouseRules
 
-__all__ = ["configure"]
+__all__ = ["EXIT_NOT_TAKEN", "configure"]
+
+#: no running table took the command within --wait seconds (it is withdrawn)
+EXIT_NOT_TAKEN: Final = 1
 
 
 def _cmd_control(args: argparse.Namespace) -> int:
@@ -35,8 +40,24 @@ def _cmd_control(args: argparse.Namespace) -> int:
     except OSError as e:
         print(f"truco-table control: cannot write to {state}: {e.strerror}", file=sys.stderr)
         return 2
-    print(f"sent to the table: {' '.join(words)} ({path.name})")
-    return 0
+    said = " ".join(words)
+    deadline = time.monotonic() + max(0.0, args.wait)
+    while path.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    try:
+        path.unlink()  # not taken: withdrawn, so that no table does it later by surprise
+    except FileNotFoundError:
+        print(f"{said}: the table took it")
+        return 0
+    except OSError as e:
+        print(f"truco-table control: cannot withdraw {path}: {e.strerror}", file=sys.stderr)
+        return 2
+    print(
+        f"truco-table control: no table took {said!r} within {args.wait:g} s: nothing done "
+        f"(is `truco-table run --state {state}` running, and not waiting for a line of input?)",
+        file=sys.stderr,
+    )
+    return EXIT_NOT_TAKEN
 
 
 def configure(c: argparse.ArgumentParser) -> None:
@@ -44,4 +65,11 @@ def configure(c: argparse.ArgumentParser) -> None:
     c.add_argument("command", choices=("undo", "new-game", "rules"))
     c.add_argument("args", nargs="*", help="for rules: house rules for the next game")
     c.add_argument("--state", default="/var/lib/truco-table", help="the table's state directory")
+    c.add_argument(
+        "--wait",
+        type=float,
+        default=3.0,
+        metavar="SECONDS",
+        help="how long the table has to take the command (default %(default)s)",
+    )
     c.set_defaults(func=_cmd_control)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..engine import Game, Kind, RefusalCode
+from ..engine import Game, RefusalCode
 from ..engine.results import Award, Reason
 from ..transcript import (
     ActionStmt,
@@ -21,28 +21,9 @@ from ..transcript import (
     replay,
     result_json,
 )
+from .words import say_action
 
 __all__ = ["configure"]
-
-_SPANISH_ACTION = {
-    Kind.PLAY: "juega",
-    Kind.TRUCO: "¡truco!",
-    Kind.RETRUCO: "¡quiero retruco!",
-    Kind.VALE_CUATRO: "¡quiero vale cuatro!",
-    Kind.ENVIDO: "envido",
-    Kind.REAL_ENVIDO: "real envido",
-    Kind.FALTA_ENVIDO: "falta envido",
-    Kind.FLOR: "¡flor!",
-    Kind.CONTRAFLOR: "contraflor",
-    Kind.CONTRAFLOR_AL_RESTO: "contraflor al resto",
-    Kind.CON_FLOR_ME_ACHICO: "con flor me achico",
-    Kind.QUIERO: "quiero",
-    Kind.NO_QUIERO: "no quiero",
-    Kind.MAZO: "me voy al mazo",
-    Kind.DECLARE: "tengo",
-    Kind.SON_BUENAS: "son buenas",
-    Kind.SHOW: "muestra",
-}
 
 _SPANISH_REASON = {
     Reason.ENVIDO: "envido",
@@ -70,13 +51,7 @@ def _narrate(path: str, text: str) -> int:
             h = game.hands[-1]
             out.append(f"Mano {h.number}: da el asiento {h.dealer}, es mano el asiento {h.mano}")
         a = st.action
-        words = _SPANISH_ACTION[a.kind]
-        if a.kind is Kind.PLAY:
-            words += f" {a.card}"
-        elif a.kind is Kind.DECLARE:
-            words += f" {a.number}"
-        elif a.kind is Kind.SHOW:
-            words += " " + " ".join(str(c) for c in a.cards)
+        words = say_action(a)
         if code is None:
             out.append(f"  asiento {a.seat}: {words}")
         else:

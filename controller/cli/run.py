@@ -42,6 +42,7 @@ from ..transcript import (
     replay,
     result_json,
 )
+from .words import LANGS
 
 __all__ = ["HELP", "KEYS", "add_house_rules", "configure", "main_mock", "rules_from_args"]
 
@@ -171,6 +172,28 @@ def _scripted(run: MockRun, text: str, bots: bool, out: TextIO) -> int:
     return 0
 
 
+def _full_screen(run: MockRun, pace: float, lang: str) -> int:
+    """The terminal table (curses); falls back to the line mode where curses cannot run."""
+    import curses
+
+    from .tui import TerminalTable, play
+
+    table = TerminalTable(run, pace=pace, lang=lang)
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            return play(table)
+        return 0
+    except curses.error as e:
+        print(f"truco-table run: no full-screen terminal ({e}): line mode", file=sys.stderr)
+        if run.human is None:
+            run.play_out()
+            print(json.dumps({"score": list(run.game.score), "winner": run.game.winner}))
+            return 0
+        with contextlib.suppress(KeyboardInterrupt):
+            return _interactive(run, sys.stdin, sys.stdout, pace)
+        return 0
+
+
 def main_mock(
     rules: HouseRules,
     *,
@@ -184,6 +207,8 @@ def main_mock(
     record: str | None = None,
     state_dir: Path | None = None,
     serve: bool = False,
+    lang: str = "es",
+    screen: bool | None = None,
 ) -> int:
     """Run the mock table; returns the exit status."""
     from ..table.daemon import configure_logging, stop_on_signals, watchdog_interval
@@ -249,6 +274,10 @@ def main_mock(
                 run.close()
         run = make(human)
         try:
+            if screen is None:
+                screen = sys.stdin.isatty() and sys.stdout.isatty()
+            if screen:
+                return _full_screen(run, pace, lang)
             if human is None:
                 run.play_out()
                 print("\n".join(run.render(True)))
@@ -307,6 +336,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         record=args.record,
         state_dir=Path(args.state) if args.state else None,
         serve=args.serve,
+        lang=args.lang,
+        screen={"auto": None, "screen": True, "lines": False}[args.ui],
     )
 
 
@@ -357,4 +388,17 @@ def configure(r: argparse.ArgumentParser) -> None:
     )
     r.add_argument("--pace", type=float, default=0.6, help="seconds between bot actions")
     r.add_argument("--record", metavar="FILE", help="write the game record to FILE")
+    r.add_argument(
+        "--ui",
+        choices=("auto", "screen", "lines"),
+        default="auto",
+        help="with --mock: the full-screen terminal table, or lines of text "
+        "(auto: full screen on a terminal)",
+    )
+    r.add_argument(
+        "--lang",
+        choices=LANGS,
+        default="es",
+        help="the terminal's text around the seat panels (the panels speak Spanish)",
+    )
     r.set_defaults(func=_cmd_run)
