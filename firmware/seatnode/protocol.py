@@ -56,7 +56,9 @@ class ProtocolError(Exception):
     """A received line that is not a valid frame; ``reason`` says why."""
 
     def __init__(self, reason, detail=""):
-        Exception.__init__(self, reason, detail)
+        # super(), not Exception.__init__(self, ...): MicroPython's built-in types
+        # have no __init__ attribute (AttributeError, the node fell into the REPL).
+        super().__init__(reason, detail)
         self.reason = reason
         self.detail = detail
 
