@@ -15,7 +15,7 @@ data, I2C address and control bytes; luma's ``i2c(port=...)`` sends blocks of up
 clock advances 2 s per event, so a message (3 s) goes away two events later and its
 removal is counted too.
 
-Printed, one line per seat count::
+Printed, one line per seat count (for the first seed)::
 
     seats=6 events=... render_ms=... render_ms_max=... bytes_per_event_mean=...
     bytes_per_event_max=... full_refresh_bytes=... mean_pct=... play_pct=...
@@ -32,7 +32,33 @@ worst event's bytes at 400 kHz and 1 MHz (9 clock bits a byte), and
 here for the table to handle it and for every seat's ``screen_for`` + ``render_screen``
 + diff, plus its bus time at 400 kHz.
 
-Run: ``.venv/bin/python bench/display.py [--seed N] [--sh1106] [--smbus]``.
+Both topologies, from the same events of ``--seeds`` games (30 by default, from
+``--seed``) per table size (``--seats``, six by default). Every seat's screen goes to two
+writers: one on the Pi's shared bus (as above) and one on a ``NodePort`` (display frames
+to the seat's node, counted as encoded; the node's own I2C bytes counted by the
+firmware's panel driver, ``seatnode.panel``, on a counting bus). Printed per topology::
+
+    topology=node seats=6 bus_khz=400 seeds=30 bytes_per_event_mean=... full_refresh_bytes=...
+        last_panel_ms_p99=... last_panel_ms_max=... seeds_over_target=... (one line)
+    topology=pi seats=6 bus_khz=100 ...   and   topology=pi seats=6 bus_khz=400 ...
+
+``last_panel_ms``: from the event until the last changed panel of the table shows its new
+image. Measured here: the Pi's CPU (thread CPU time of Table.handle, then per seat
+screen_for + render_screen + the writer's diff and, for the nodes, the display frames).
+Modelled: the Pi writes the shared bus seat after seat (9 clocks a byte at 100 or 400
+kHz); a node gets its frames after ``USB_LATENCY_MS`` + bytes / ``USB_BYTES_PER_MS``,
+handles each in ``node_frame_ms`` and writes its I2C bytes at 400 kHz, all nodes at the
+same time; every panel then waits for its scan (``SCAN_MS``, a random phase per panel and
+event; ``last_panel_ms_max`` takes the worst phase). ``node_frame_ms`` is the firmware's
+own handling of a display frame timed under the real MicroPython (unix port, this
+machine; ``bench/mpy/node_frames.py``) times ``PICO_SLOWDOWN``, an estimate for an RP2040
+at 125 MHz (``--node-frame-ms`` overrides it). A seed is over its target when its 99th
+percentile or its worst event is: nodes 15 / 20 ms, the Pi's bus 60 ms at the 99th
+percentile. ``bytes_per_event`` is USB bytes for the nodes (``node_i2c_bytes...`` their
+I2C bytes), shared-bus bytes for the Pi; ``full_refresh_bytes`` every panel sent whole.
+
+Run: ``.venv/bin/python bench/display.py [--seed N] [--seeds 30] [--seats 2 4 6]
+[--panel ssd1306|sh1106|ssd1309] [--smbus] [--node-frame-ms MS] [--scan-ms MS]``.
 """
 
 from __future__ import annotations
