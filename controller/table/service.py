@@ -249,7 +249,7 @@ class TableService:
             self._handle_event(seat, event)
         except Exception:  # one bad event must never stop the table
             log.exception("seat %d: failed to handle %r", seat, event)
-            self.table.tell(seat, "Error interno: repita", refusal=True)
+            self.table.tell(seat, "Error interno: repetí", refusal=True)
 
     def _handle_event(self, seat: int, event: LinkEvent) -> None:
         if isinstance(event, ButtonHeld | ButtonPressed | TagArrived | TagLeft):
@@ -362,7 +362,7 @@ class TableService:
     def _disk_alert(self) -> None:
         problem = self.store.problem if self.store is not None else None
         if problem and hasattr(self, "table"):
-            self.table.alerts["disk"] = "Sin disco: partida en memoria"
+            self.table.alerts["disk"] = "Sin disco: partido en memoria"
         else:
             self.table.alerts.pop("disk", None)
 
