@@ -132,6 +132,7 @@ def screen_for(table: Table, seat: int) -> SeatScreen:
         deal_dealer=table.hand_dealer if dealing else None,
         dealer_reads=table.deal_reading is DealReading.DEALER,
         node_ok=node_ok,
+        notice=table.notice(seat),
         alert=table.alert(seat) if node_ok else None,
         prompt=pad.prompt,
         prompt_help=pad.prompt_help,

@@ -39,9 +39,11 @@ from ..hal.seatlink import (
     NodeConnected,
     NodeDisconnected,
     TagArrived,
+    TagConflict,
     TagLeft,
     status_message,
 )
+from ..render.screen import Notice
 from .claims import Claim, penalty_notes, show_requests, unproven_claims
 from .controls import Button, SeatInput, on_hold, on_press, on_show_tap, start_number_entry
 
@@ -108,6 +110,7 @@ class Table:
         n = self.rules.players
         self.inputs = [SeatInput() for _ in range(n)]
         self.messages: list[Message | None] = [None] * n
+        self.notices: list[tuple[Notice, float] | None] = [None] * n
         self.on_reader: list[set[bytes]] = [set() for _ in range(n)]
         self.node_ok = [True] * n
         #: lasting warnings for every seat (a full disk), shown when no message is
@@ -181,6 +184,9 @@ class Table:
             self._tag(seat, event.uid)
         elif isinstance(event, TagLeft):
             self.on_reader[seat].discard(event.uid)
+        elif isinstance(event, TagConflict):
+            # Several cards on the reader at once: none is read, the player is told.
+            self.notices[seat] = (Notice.ONE_CARD, self.clock() + MESSAGE_SECONDS)
         elif isinstance(event, NodeConnected | NodeDisconnected):
             self.node_ok[seat] = isinstance(event, NodeConnected)
             text = status_message(event)
@@ -199,6 +205,7 @@ class Table:
         on_hold(self.game, seat, button, self.inputs[seat])
 
     def _tag(self, seat: int, uid: bytes) -> None:
+        self.notices[seat] = None  # one card alone on the reader now
         if uid in self.on_reader[seat]:
             return  # still lying on the reader: one tap
         self.on_reader[seat].add(uid)
@@ -347,6 +354,13 @@ class Table:
         if not self.node_ok[seat]:
             return "Lector desconectado"
         return next(iter(self.alerts.values()), None)
+
+    def notice(self, seat: int) -> Notice | None:
+        """The seat's reader notice (``Notice.ONE_CARD``), if it has not expired."""
+        current = self.notices[seat]
+        if current is not None and current[1] < self.clock():
+            self.notices[seat] = current = None
+        return current[0] if current is not None else None
 
     def message(self, seat: int) -> Message | None:
         """The seat's current message, if it has not expired."""

@@ -53,7 +53,7 @@ while True:
         app.receive(line, now)
         now += 1
         app.tick(now)
-    try:  # noqa: SIM105 (MicroPython has no contextlib)
+    try:
         out.flush()
     except AttributeError:
         pass
