@@ -298,10 +298,9 @@ class Table:
         awards = game.hands[hand - 1].awards[before:] if hand else ()
         for i, award in enumerate(awards):
             self._announce(award, self.award_note(hand, before + i))
-        if game.telling is not None:
-            for seat, inp in enumerate(self.inputs):
-                if inp.mode.value == "normal":
-                    start_number_entry(game, seat, inp)
+        for seat, inp in enumerate(self.inputs):
+            if inp.mode.value == "normal" and game.play_of(seat).telling is not None:
+                start_number_entry(game, seat, inp)
         if game.winner is not None:
             self.phase = Phase.OVER
             self.tell_all(
@@ -321,10 +320,11 @@ class Table:
             Reason.PENALTY: "penalidad",
         }[award.reason]
         detail = ""
-        if award.reason is Reason.ENVIDO and game.envido_result is not None:
-            detail = f" ({game.envido_result[1]} del asiento {game.envido_result[0]})"
-        elif award.reason is Reason.FLOR and game.flor_result is not None:
-            detail = f" ({game.flor_result[1]} del asiento {game.flor_result[0]})"
+        play = game.play_of(award.pica if award.pica is not None else 0)  # the award's pica
+        if award.reason is Reason.ENVIDO and play.envido_result is not None:
+            detail = f" ({play.envido_result[1]} del asiento {play.envido_result[0]})"
+        elif award.reason is Reason.FLOR and play.flor_result is not None:
+            detail = f" ({play.flor_result[1]} del asiento {play.flor_result[0]})"
         elif note is not None:
             detail = f" ({note})"
         for seat in range(self.rules.players):
