@@ -15,7 +15,7 @@ data, I2C address and control bytes; luma's ``i2c(port=...)`` sends blocks of up
 clock advances 2 s per event, so a message (3 s) goes away two events later and its
 removal is counted too.
 
-Printed, one line per seat count::
+Printed, one line per seat count (for the first seed)::
 
     seats=6 events=... render_ms=... render_ms_max=... bytes_per_event_mean=...
     bytes_per_event_max=... full_refresh_bytes=... mean_pct=... play_pct=...
@@ -32,30 +32,75 @@ worst event's bytes at 400 kHz and 1 MHz (9 clock bits a byte), and
 here for the table to handle it and for every seat's ``screen_for`` + ``render_screen``
 + diff, plus its bus time at 400 kHz.
 
-Run: ``.venv/bin/python bench/display.py [--seed N] [--sh1106] [--smbus]``.
+Both topologies, from the same events of ``--seeds`` games (30 by default, from
+``--seed``) per table size (``--seats``, six by default). Every seat's screen goes to two
+writers: one on the Pi's shared bus (as above) and one on a ``NodePort`` (display frames
+to the seat's node, counted as encoded; the node's own I2C bytes counted by the
+firmware's panel driver, ``seatnode.panel``, on a counting bus). Printed per topology::
+
+    topology=node seats=6 bus_khz=400 seeds=30 bytes_per_event_mean=... full_refresh_bytes=...
+        last_panel_ms_p99=... last_panel_ms_max=... seeds_over_target=... (one line)
+    topology=pi seats=6 bus_khz=100 ...   and   topology=pi seats=6 bus_khz=400 ...
+
+``last_panel_ms``: from the event until the last changed panel of the table shows its new
+image. Measured here: the Pi's CPU (thread CPU time of Table.handle, then per seat
+screen_for + render_screen + the writer's diff and, for the nodes, the display frames).
+Modelled: the Pi writes the shared bus seat after seat (9 clocks a byte at 100 or 400
+kHz); a node gets its frames after ``USB_LATENCY_MS`` + bytes / ``USB_BYTES_PER_MS``,
+handles each in ``node_frame_ms`` and writes its I2C bytes at 400 kHz, all nodes at the
+same time; every panel then waits for its scan (``SCAN_MS``, a random phase per panel and
+event; ``last_panel_ms_max`` takes the worst phase). ``node_frame_ms`` is the firmware's
+own handling of a display frame timed under the real MicroPython (unix port, this
+machine; ``bench/mpy/node_frames.py``) times ``PICO_SLOWDOWN``, an estimate for an RP2040
+at 125 MHz (``--node-frame-ms`` overrides it). A seed is over its target when its 99th
+percentile or its worst event is: nodes 15 / 20 ms, the Pi's bus 60 ms at the 99th
+percentile. ``bytes_per_event`` is USB bytes for the nodes (``node_i2c_bytes...`` their
+I2C bytes), shared-bus bytes for the Pi; ``full_refresh_bytes`` every panel sent whole.
+
+Run: ``.venv/bin/python bench/display.py [--seed N] [--seeds 30] [--seats 2 4 6]
+[--panel ssd1306|sh1106|ssd1309] [--smbus] [--node-frame-ms MS] [--scan-ms MS]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import binascii
 import gc
+import os
 import random
+import re
+import shutil
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from controller.engine import CARDS, Action, Card, HouseRules, Kind
-from controller.hal.display_writer import BusModel, Controller, DisplayWriter
-from controller.hal.events import ButtonHeld, ButtonPressed, LinkEvent, TagArrived, TagLeft
+from controller.hal.display_writer import BusModel, Controller, DisplayWriter, Panel
 from controller.hal.mock import MockDeck
+from controller.hal.node_display import NodePort
+from controller.hal.seatlink import (
+    ButtonHeld,
+    ButtonPressed,
+    LinkEvent,
+    PanelReport,
+    TagArrived,
+    TagLeft,
+    encode_frame,
+)
 from controller.render import screen as screen_module
 from controller.render.screen import render_screen
 from controller.table.bots import Bot
 from controller.table.controls import gestures_for
 from controller.table.screens import screen_for
 from controller.table.table import Phase, Table
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "firmware"))  # the node's own panel driver counts its I2C bytes
+from seatnode.panel import Panel as NodePanel  # noqa: E402
 
 MUX_SELECT_BYTES = 2  # TCA9548A: address byte + channel mask
 EVENT_SECONDS = 2.0
@@ -79,6 +124,15 @@ CALLS = {
 
 _NEW_HAND = None
 
+# What is modelled, not measured (see the module docstring):
+# SSD1306/SH1106/SSD1309 at the node's init settings scan a frame in D x K x MUX / Fosc
+# = 1 x (2 + 2 + 50) x 64 / 370 kHz (typical oscillator) = 9.3 ms.
+SCAN_MS = 1 * (2 + 2 + 50) * 64 / 370.0
+USB_LATENCY_MS = 1.0  # a full-speed bulk transfer waits for the next 1 ms USB frame
+USB_BYTES_PER_MS = 500.0  # USB CDC to a Pico, well below full speed's 1.2 MB/s
+NODE_FRAME_MS = 1.0  # the Pico's time for one display frame, when nothing measured it
+PICO_SLOWDOWN = 25.0  # RP2040 at 125 MHz against this machine's core, both MicroPython
+
 
 class CountingInterface:
     """A luma-like serial interface that only counts (the writer prices the bytes)."""
@@ -93,12 +147,59 @@ class CountingInterface:
         self.calls += 1
 
 
+class CountingLink:
+    """Stands in for a seat's SeatLink under a NodePort: the display frames it would
+    write (their encoded length), and what the node's own driver (firmware
+    ``seatnode.panel``) then writes on the node's I2C bus for their pieces."""
+
+    def __init__(self, controller: Controller) -> None:
+        self.panel = NodePanel(_CountingI2C(), controller.value)
+        self.panel.ok = True
+        self.seq = 0
+        self.usb = self.frames = 0
+
+    def send_many(self, messages: list[tuple[str, tuple[str, ...]]]) -> bool:
+        for kind, args in messages:
+            self.usb += len(encode_frame(self.seq, kind, *args))
+            self.seq += 1
+            self.frames += 1
+            if kind == "DW":
+                _index, p0, p1, c0, c1, offset = (int(a) for a in args[:6])
+                data = binascii.a2b_base64(args[6])
+                self.panel.window(p0, p1, c0, c1, offset, data)
+        return True
+
+    def take(self) -> tuple[int, int, int]:
+        """(USB bytes, frames, node I2C bytes) since the last call."""
+        out = (self.usb, self.frames, self.panel.bytes_sent)
+        self.usb = self.frames = self.panel.bytes_sent = 0
+        return out
+
+
+class _CountingI2C:
+    def writeto(self, address: int, buf: bytes) -> None:
+        pass
+
+
 class Clock:
     def __init__(self) -> None:
         self.now = 0.0
 
     def __call__(self) -> float:
         return self.now
+
+
+@dataclass(frozen=True)
+class SeatCost:
+    """One seat's share of an event (a seat whose screen did not change costs its render)."""
+
+    render_s: float  # screen_for + render_screen
+    pi_diff_s: float  # the Pi-bus writer's diff and plan
+    pi_bytes: int  # on the Pi's shared bus, mux select included (0: unchanged)
+    node_diff_s: float  # the node-port writer's diff, plan and display frames
+    node_frames: int  # display frames (DU + DW) to the seat's node
+    node_usb_bytes: int
+    node_i2c_bytes: int  # what the node's driver puts on its own I2C bus
 
 
 @dataclass
@@ -108,6 +209,8 @@ class EventCost:
     seats_changed: int
     cpu_s: float
     scored: bool
+    table_s: float = 0.0  # Table.handle (or new_hand)
+    seats: tuple[SeatCost, ...] = ()
 
 
 @dataclass
@@ -117,6 +220,8 @@ class Run:
     render_s: list[float] = field(default_factory=list)
     render_cold_s: list[float] = field(default_factory=list)
     full_refresh: int = 0
+    node_full_refresh: int = 0  # display frames of every panel sent whole (USB bytes)
+    node_full_i2c: int = 0  # and what the nodes put on their I2C for it
 
 
 class Bench:
@@ -133,15 +238,29 @@ class Bench:
             DisplayWriter.for_interface(CountingInterface(), controller, bus=bus)
             for _ in range(players)
         ]
+        self.links = [CountingLink(controller) for _ in range(players)]
+        self.node_writers = []
+        for link in self.links:
+            port = NodePort(link, Panel(controller))
+            port.on_event(PanelReport(controller.value, 0x3C, True))
+            self.node_writers.append(DisplayWriter(port))
         self.run = Run(players)
         self.full_frame = self._full_refresh()
 
     def _full_refresh(self) -> int:
         total = 0
+        self.node_full = self.node_full_i2c = 0
         for seat, writer in enumerate(self.writers):
             writer.invalidate()
-            total += writer.update(render_screen(screen_for(self.table, seat))).bus_bytes
+            image = render_screen(screen_for(self.table, seat))
+            total += writer.update(image).bus_bytes
             total += MUX_SELECT_BYTES
+            node = self.node_writers[seat]
+            node.invalidate()
+            node.update(image)
+            usb, _frames, i2c = self.links[seat].take()
+            self.node_full += usb
+            self.node_full_i2c += i2c
         return total
 
     # ------------------------------------------------------------------ events
@@ -164,26 +283,41 @@ class Bench:
 
     def redraw(self, change: Callable[[], None] | None, kind: str, counted: bool = True) -> None:
         before = self.game.score
-        start = time.perf_counter()
+        start = time.thread_time()
         if change is not None:
             change()
+        table_s = time.thread_time() - start
         cost = 0
         changed = 0
+        seats = []
         for s, writer in enumerate(self.writers):
-            screen = screen_for(self.table, s)
-            t0 = time.perf_counter()
-            image = render_screen(screen)
-            self.run.render_s.append(time.perf_counter() - t0)
-            report = writer.update(image)
+            t0 = time.thread_time()
+            image = render_screen(screen_for(self.table, s))
+            t1 = time.thread_time()
+            frame = writer.frame_bytes(image)  # both writers take the same page layout
+            t_pages = time.thread_time()
+            report = writer.update_frame(frame)
+            t2 = time.thread_time()
+            self.node_writers[s].update_frame(frame)
+            t3 = time.thread_time()
+            t3 += t_pages - t1  # the node writer converts the image too
+            self.run.render_s.append(t1 - t0)
+            pi_bytes = 0
             if not report.skipped:
-                cost += report.bus_bytes + MUX_SELECT_BYTES
+                pi_bytes = report.bus_bytes + MUX_SELECT_BYTES
+                cost += pi_bytes
                 changed += 1
-        cpu = time.perf_counter() - start
+            usb, frames, i2c = self.links[s].take()
+            seats.append(SeatCost(t1 - t0, t2 - t1, pi_bytes, t3 - t2, frames, usb, i2c))
+        # The old figures: the table, every render and the Pi-bus diffs.
+        cpu = table_s + sum(c.render_s + c.pi_diff_s for c in seats)
         if change is None and not changed:
             return  # nothing expired
         if counted:
             scored = self.game.score != before
-            self.run.events.append(EventCost(kind, cost, changed, cpu, scored))
+            self.run.events.append(
+                EventCost(kind, cost, changed, cpu, scored, table_s, tuple(seats))
+            )
 
     def deal(self) -> None:
         self.event(0, _NEW_HAND, "new_hand")
@@ -240,6 +374,8 @@ class Bench:
             )
             self.act(action, kind)
         self.run.full_refresh = self.full_frame
+        self.run.node_full_refresh = self.node_full
+        self.run.node_full_i2c = self.node_full_i2c
         return self.run
 
     def _bot_action(self) -> Action | None:
@@ -317,24 +453,185 @@ def summary(run: Run, bus: BusModel, seed: int) -> str:
     return " ".join(f"{key}={value}" for key, value in fields.items())
 
 
+# ------------------------------------------------------------------ the two topologies
+
+
+@dataclass(frozen=True)
+class Model:
+    """The parts of tap-to-photon that are not measured here (see the module docstring)."""
+
+    scan_ms: float = SCAN_MS
+    usb_latency_ms: float = USB_LATENCY_MS
+    usb_bytes_per_ms: float = USB_BYTES_PER_MS
+    node_frame_ms: float = NODE_FRAME_MS
+    node_khz: float = 400.0
+
+
+def last_panel_pi(event: EventCost, khz: float, phases: list[float], model: Model) -> float:
+    """The Pi renders and writes seat after seat on one shared bus (the service's loop)."""
+    t = event.table_s * 1e3
+    last = 0.0
+    for seat, cost in enumerate(event.seats):
+        t += (cost.render_s + cost.pi_diff_s) * 1e3
+        if cost.pi_bytes:
+            t += cost.pi_bytes * 9 / khz
+            last = max(last, t + phases[seat] * model.scan_ms)
+    return last
+
+
+def last_panel_node(event: EventCost, phases: list[float], model: Model) -> float:
+    """The Pi renders seat after seat and hands each seat's frames to its USB link; every
+    node then writes its own panel on its own bus, all at the same time."""
+    t = event.table_s * 1e3
+    last = 0.0
+    for seat, cost in enumerate(event.seats):
+        t += (cost.render_s + cost.node_diff_s) * 1e3
+        if cost.node_frames:
+            arrive = t + model.usb_latency_ms + cost.node_usb_bytes / model.usb_bytes_per_ms
+            done = arrive + cost.node_frames * model.node_frame_ms
+            done += cost.node_i2c_bytes * 9 / model.node_khz
+            last = max(last, done + phases[seat] * model.scan_ms)
+    return last
+
+
+def topology_lines(
+    runs: list[Run],
+    model: Model,
+    p99_target: float,
+    max_target: float,
+    node_target: tuple[float, float],
+) -> list[str]:
+    lines = []
+    seats = runs[0].seats
+    for topology, khz in (("node", model.node_khz), ("pi", 100.0), ("pi", 400.0)):
+        rng = random.Random(f"scan {topology} {khz}")  # the panels' free-running scan
+        all_ms: list[float] = []
+        worst = 0.0
+        over = 0
+        sizes: list[int] = []
+        full = 0
+        for run in runs:
+            ms = []
+            for event in run.events:
+                if event.kind in ("new_hand", "expire"):
+                    continue
+                phases = [rng.random() for _ in event.seats]
+                if topology == "node":
+                    if not any(c.node_frames for c in event.seats):
+                        continue
+                    ms.append(last_panel_node(event, phases, model))
+                    worst = max(worst, last_panel_node(event, [1.0] * seats, model))
+                    sizes.append(sum(c.node_usb_bytes for c in event.seats))
+                else:
+                    if not event.seats_changed:
+                        continue
+                    ms.append(last_panel_pi(event, khz, phases, model))
+                    worst = max(worst, last_panel_pi(event, khz, [1.0] * seats, model))
+                    sizes.append(event.bus_bytes)
+            ms.sort()
+            seed_p99, seed_max = _quantile(ms, 0.99), ms[-1]
+            p99_limit, max_limit = node_target if topology == "node" else (p99_target, max_target)
+            over += seed_p99 > p99_limit or seed_max > max_limit
+            all_ms += ms
+            full = run.node_full_refresh if topology == "node" else run.full_refresh
+        all_ms.sort()
+        p99_limit, max_limit = node_target if topology == "node" else (p99_target, max_target)
+        fields: dict[str, object] = {
+            "topology": topology,
+            "seats": seats,
+            "bus_khz": f"{khz:.0f}",
+            "seeds": len(runs),
+            "events": len(all_ms),
+            "bytes_per_event_mean": f"{statistics.fmean(sizes):.0f}",
+            "bytes_per_event_max": max(sizes),
+            "full_refresh_bytes": full,
+            "mean_pct": f"{percent(statistics.fmean(sizes), full):.1f}",
+            "last_panel_ms_p50": f"{_quantile(all_ms, 0.5):.1f}",
+            "last_panel_ms_p99": f"{_quantile(all_ms, 0.99):.1f}",
+            "last_panel_ms_max": f"{worst:.1f}",
+            "target_ms_p99": f"{p99_limit:g}",
+            "target_ms_max": f"{max_limit:g}",
+            "seeds_over_target": over,
+        }
+        if topology == "node":
+            node_i2c = [
+                sum(c.node_i2c_bytes for c in e.seats)
+                for run in runs
+                for e in run.events
+                if e.kind not in ("new_hand", "expire") and any(c.node_frames for c in e.seats)
+            ]
+            frames = [
+                max(c.node_frames for c in e.seats)
+                for run in runs
+                for e in run.events
+                if e.kind not in ("new_hand", "expire") and any(c.node_frames for c in e.seats)
+            ]
+            fields["node_i2c_bytes_per_event_mean"] = f"{statistics.fmean(node_i2c):.0f}"
+            fields["node_frames_per_seat_max"] = max(frames)
+            fields["node_frame_ms"] = f"{model.node_frame_ms:g}"
+            fields["usb_bytes_per_ms"] = f"{model.usb_bytes_per_ms:g}"
+        fields["scan_ms"] = f"{model.scan_ms:g}"
+        lines.append(" ".join(f"{key}={value}" for key, value in fields.items()))
+    return lines
+
+
+def node_frame_us_unix() -> float | None:
+    """The firmware's own handling of one display frame under the real MicroPython (the
+    unix port, on this machine), if a ``micropython`` is at hand."""
+    found = Path(sys.executable).parent / "micropython"
+    exe = str(found) if found.exists() else shutil.which("micropython")
+    if exe is None:
+        return None
+    env = dict(os.environ, MICROPYPATH=str(ROOT / "firmware"))
+    script = ROOT / "bench" / "mpy" / "node_frames.py"
+    done = subprocess.run(
+        [exe, str(script), "40", "30"], capture_output=True, text=True, env=env, timeout=120
+    )
+    match = re.search(r"node_frame_us_unix=([0-9.]+)", done.stdout)
+    return float(match.group(1)) if match else None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--sh1106", action="store_true", help="SH1106 panels (default SSD1306)")
+    parser.add_argument("--seed", type=int, default=1, help="the first seed")
+    parser.add_argument("--seeds", type=int, default=30, help="games per table size")
+    parser.add_argument("--seats", type=int, nargs="+", default=[6], choices=(2, 4, 6))
+    parser.add_argument(
+        "--panel", choices=[c.value for c in Controller], default="ssd1306", help="all panels"
+    )
     parser.add_argument(
         "--smbus", action="store_true", help="32-byte SMBus blocks (default: 4096, i2c_rdwr)"
     )
+    parser.add_argument(
+        "--node-frame-ms",
+        type=float,
+        default=None,
+        help="the Pico's time for one display frame (default: the MicroPython unix port's "
+        f"on this machine x {PICO_SLOWDOWN:g}, else {NODE_FRAME_MS} ms)",
+    )
+    parser.add_argument("--scan-ms", type=float, default=SCAN_MS)
     args = parser.parse_args(argv)
-    controller = Controller.SH1106 if args.sh1106 else Controller.SSD1306
+    controller = Controller(args.panel)
     bus = BusModel.i2c(32 if args.smbus else 4096)
-    for players in (2, 4, 6):
-        gc.collect()
-        gc.disable()  # no collector pauses in the CPU times
-        try:
-            run = Bench(players, args.seed, controller, bus).play()
-        finally:
-            gc.enable()
-        print(summary(run, bus, args.seed), flush=True)
+    measured = node_frame_us_unix() if args.node_frame_ms is None else None
+    frame_ms = args.node_frame_ms
+    if frame_ms is None:
+        frame_ms = measured * PICO_SLOWDOWN / 1000 if measured is not None else NODE_FRAME_MS
+    model = Model(scan_ms=args.scan_ms, node_frame_ms=round(frame_ms, 3))
+    if measured is not None:
+        print(f"node_frame_us_unix={measured:.1f} pico_slowdown={PICO_SLOWDOWN:g}", flush=True)
+    for players in args.seats:
+        runs = []
+        for seed in range(args.seed, args.seed + args.seeds):
+            gc.collect()
+            gc.disable()  # no collector pauses in the CPU times
+            try:
+                runs.append(Bench(players, seed, controller, bus).play())
+            finally:
+                gc.enable()
+        print(summary(runs[0], bus, args.seed), flush=True)
+        for line in topology_lines(runs, model, 60.0, float("inf"), (15.0, 20.0)):
+            print(line, flush=True)
     return 0
 
 

@@ -60,7 +60,8 @@ def test_tournament_drop_in_verifies(tmp_path: Path) -> None:
     (drop_in / "tournament.conf").write_text((UNIT.parent / "tournament.conf").read_text())
     out = subprocess.run(
         ["systemd-analyze", "verify", str(tmp_path / "truco-table.service")],
-        capture_output=True, text=True,
+        capture_output=True,
+        text=True,
     )
     assert out.returncode == 0, out.stderr
     # verify reads the drop-in and only warns about its mistakes: no warning allowed

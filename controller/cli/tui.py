@@ -523,8 +523,8 @@ class TerminalTable:
             room = height - len(out) - 2
             if room > 0:
                 add(t["calls"])
-                said = [self._say(e) for e in self.log] or [t["no_calls"]]
-                for line in self._flow(said, width, room - 1):
+                calls = [self._say(e) for e in self.log] or [t["no_calls"]]
+                for line in self._flow(calls, width, room - 1):
                     add("  " + line)
         if self.paused:
             add(t["paused"], "reverse")

@@ -7,7 +7,10 @@ channel of the TCA9548A as its own bus) or SPI, and sends frames through our
 adapter is ``controller.hal.mock.MockDisplay`` (luma's ``dummy`` device).
 
 Any failure while writing is caught and counted: a broken display never stops the
-table. The writer sends a full frame after an error, so the panel recovers by itself.
+table. After an error the panel is opened afresh on the next frame: luma's constructor
+runs the panel's initialisation again (display on, charge pump, addressing mode) and the
+writer sends the whole frame, so a panel that lost its power (a re-seated cable, a
+brown-out) and with it every setting comes back with the screen, not black.
 """
 
 from __future__ import annotations
@@ -21,7 +24,9 @@ from PIL import Image
 
 from .display_writer import FrameWriter, writer_for_device
 
-__all__ = ["Display", "DisplayConfig", "OledDisplay", "mux_bus"]
+__all__ = ["DRIVERS", "Display", "DisplayConfig", "OledDisplay", "mux_bus"]
+
+DRIVERS = ("ssd1306", "sh1106", "ssd1309")
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +41,7 @@ class Display(Protocol):
 class DisplayConfig:
     """One seat's panel, as in ``hardware/pinmap.toml`` ``[[display.seat]]``."""
 
-    driver: str = "ssd1306"  # or "sh1106"
+    driver: str = "ssd1306"  # or "sh1106" (1.3"), "ssd1309" (2.42")
     bus: str = "i2c"  # or "spi"
     port: int = 1  # /dev/i2c-N (the multiplexer's parent bus when mux_channel is set), or SPI
     mux_channel: int | None = None  # TCA9548A channel, a bus of its own with the i2c-mux overlay
@@ -47,10 +52,15 @@ class DisplayConfig:
     width: int = 128
     height: int = 64
     rotate: int = 0
+    # "node": the panel hangs on the seat node's own I2C (one cable per seat; the
+    # windows go as display frames, controller.hal.node_display); "pi": on the Pi's bus.
+    connected_to: str = "pi"
 
     def __post_init__(self) -> None:
-        if self.driver not in ("ssd1306", "sh1106"):
-            raise ValueError(f"driver must be ssd1306 or sh1106, not {self.driver!r}")
+        if self.driver not in DRIVERS:
+            raise ValueError(f"driver must be ssd1306, sh1106 or ssd1309, not {self.driver!r}")
+        if self.connected_to not in ("node", "pi"):
+            raise ValueError(f"connected_to must be node or pi, not {self.connected_to!r}")
         if self.bus not in ("i2c", "spi"):
             raise ValueError(f"bus must be i2c or spi, not {self.bus!r}")
 
@@ -89,7 +99,7 @@ class OledDisplay:
 
     def open(self) -> None:
         from luma.core.interface.serial import i2c, spi
-        from luma.oled.device import sh1106, ssd1306
+        from luma.oled.device import sh1106, ssd1306, ssd1309
 
         c = self.config
         if self._interface is not None:
@@ -104,7 +114,7 @@ class OledDisplay:
             interface = i2c(port=port, address=c.address)
         else:
             interface = spi(port=c.port, device=c.device, gpio_DC=c.gpio_dc, gpio_RST=c.gpio_rst)
-        driver = ssd1306 if c.driver == "ssd1306" else sh1106
+        driver = {"ssd1306": ssd1306, "sh1106": sh1106, "ssd1309": ssd1309}[c.driver]
         self._device = driver(interface, width=c.width, height=c.height, rotate=c.rotate)
         self._writer = writer_for_device(self._device)
 
@@ -120,6 +130,16 @@ class OledDisplay:
             self._writer.update(image)
         except Exception as error:
             self._failed(f"write failed: {error}")
+            self._close()  # the next frame reopens and re-initialises the panel
+
+    def _close(self) -> None:
+        device, self._device, self._writer = self._device, None, None
+        interface = getattr(device, "_serial_interface", None)
+        if interface is not None and interface is not self._interface:
+            try:  # luma's i2c(port=...) holds /dev/i2c-N open
+                interface.cleanup()
+            except Exception as error:  # the bus may be gone too
+                log.debug("seat %d display: closing: %s", self.seat, error)
 
     def _failed(self, what: str) -> None:
         self.errors += 1

@@ -15,12 +15,16 @@ __all__ = [
     "PROTOCOL_VERSION",
     "ButtonHeld",
     "ButtonPressed",
+    "DisplayAck",
+    "DisplayEvent",
+    "DisplayLost",
     "Heartbeat",
     "Hello",
     "LinkEvent",
     "NodeConnected",
     "NodeDisconnected",
     "NodeEvent",
+    "PanelReport",
     "TagArrived",
     "TagConflict",
     "TagLeft",
@@ -107,5 +111,41 @@ class NodeDisconnected:
     reason: str
 
 
-NodeEvent = TagArrived | TagLeft | TagConflict | ButtonPressed | ButtonHeld | Hello | Heartbeat
+@dataclass(frozen=True)
+class PanelReport:
+    """The node's panel (display frames, PROTOCOL.md): its controller ("ssd1306",
+    "sh1106" or "ssd1309"), I2C address and whether it answers.  Sent after every
+    HELLO and whenever the panel goes or comes back (then freshly initialised, its
+    RAM blank)."""
+
+    kind: str
+    address: int
+    ok: bool
+
+
+@dataclass(frozen=True)
+class DisplayAck:
+    """Display update ``update`` is in the node's panel RAM."""
+
+    update: int
+
+
+@dataclass(frozen=True)
+class DisplayLost:
+    """The node lost a piece of display update ``update``: it waits for a full frame."""
+
+    update: int
+
+
+DisplayEvent = PanelReport | DisplayAck | DisplayLost
+NodeEvent = (
+    TagArrived
+    | TagLeft
+    | TagConflict
+    | ButtonPressed
+    | ButtonHeld
+    | Hello
+    | Heartbeat
+    | DisplayEvent
+)
 LinkEvent = NodeEvent | NodeConnected | NodeDisconnected

@@ -93,7 +93,13 @@ class PiHardware:
         return None
 
     def display(self, seat: int, config: DisplayConfig | None) -> Display:
-        return NoDisplay() if config is None else OledDisplay(config, seat=seat)
+        if config is None:
+            return NoDisplay()
+        if config.connected_to == "node":  # one cable: the panel hangs on the seat's node
+            from .node_display import NodeDisplay
+
+            return NodeDisplay(config, seat=seat)
+        return OledDisplay(config, seat=seat)
 
     def close(self) -> None:
         pass

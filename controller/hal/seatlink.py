@@ -46,12 +46,16 @@ from .events import (
     PROTOCOL_VERSION,
     ButtonHeld,
     ButtonPressed,
+    DisplayAck,
+    DisplayEvent,
+    DisplayLost,
     Heartbeat,
     Hello,
     LinkEvent,
     NodeConnected,
     NodeDisconnected,
     NodeEvent,
+    PanelReport,
     TagArrived,
     TagConflict,
     TagLeft,
@@ -65,6 +69,9 @@ __all__ = [
     "REJECT_REASONS",
     "ButtonHeld",
     "ButtonPressed",
+    "DisplayAck",
+    "DisplayEvent",
+    "DisplayLost",
     "FrameDecoder",
     "FrameError",
     "Heartbeat",
@@ -73,6 +80,7 @@ __all__ = [
     "NodeConnected",
     "NodeDisconnected",
     "NodeEvent",
+    "PanelReport",
     "SeatLink",
     "TagArrived",
     "TagConflict",
@@ -261,7 +269,27 @@ def decode_message(kind: str, args: tuple[str, ...]) -> NodeEvent:
         seat = None if args[2] == "-" else int(args[2])
         session = None if args[5] == "-" else int(args[5])
         return Hello(seat, args[1], args[3].lower(), int(args[0]), int(args[4], 16), session)
+    if kind in _DISPLAY_MESSAGES:
+        return _decode_display(kind, args)
     raise FrameError(UNKNOWN, kind)
+
+
+_DISPLAY_MESSAGES: Final = ("PANEL", "DACK", "DLOST")
+PANEL_KINDS: Final = ("ssd1306", "sh1106", "ssd1309")
+_UPDATE: Final = re.compile(r"0|[1-9][0-9]{0,4}")
+
+
+def _decode_display(kind: str, args: tuple[str, ...]) -> DisplayEvent:
+    if kind == "PANEL":
+        if len(args) != 3 or args[2] not in ("OK", "MISSING"):
+            raise FrameError(MALFORMED, kind)
+        if args[0] not in PANEL_KINDS or args[1] not in ("3C", "3D"):
+            raise FrameError(MALFORMED, kind)
+        return PanelReport(args[0], int(args[1], 16), args[2] == "OK")
+    if len(args) != 1 or not _UPDATE.fullmatch(args[0]) or int(args[0]) >= SEQ_MODULO:
+        raise FrameError(MALFORMED, kind)
+    update = int(args[0])
+    return DisplayAck(update) if kind == "DACK" else DisplayLost(update)
 
 
 class FrameDecoder:
@@ -462,6 +490,10 @@ class SeatLink:
         self._answered = False  # the node answered this session's HELLO
         self._repl_seen = False  # a rejected line looked like the MicroPython REPL
         self._busy: str | None = None
+        # The seat's NodePort (controller.hal.node_display), when the node drives the
+        # seat's panel: it gets the display events (which never reach on_event) and
+        # NodeConnected and Heartbeat.
+        self.display_listener: Callable[[LinkEvent], None] | None = None
 
     @classmethod
     def for_serial(
@@ -547,6 +579,24 @@ class SeatLink:
                 return False
         return True
 
+    def send_many(self, messages: list[tuple[str, tuple[str, ...]]]) -> bool:
+        """Send several frames in one write, none of another thread's in between (a
+        display update); False if the node is not connected or the write fails."""
+        with self._write_lock:
+            port = self._serial
+            if port is None:
+                return False
+            frames = []
+            for kind, args in messages:
+                frames.append(encode_frame(self._tx_seq, kind, *args))
+                self._tx_seq = (self._tx_seq + 1) % SEQ_MODULO
+            try:
+                port.write(b"".join(frames))
+            except (serial.SerialException, OSError) as error:
+                log.debug("seat %d: write failed: %s", self.seat, error)
+                return False
+        return True
+
     def identify(self, seconds: int = 10) -> bool:
         """Make the node's LED blink fast for ``seconds`` (0 stops it)."""
         if not 0 <= seconds <= MAX_IDENT_SECONDS:
@@ -585,6 +635,18 @@ class SeatLink:
 
     # -- thread ----------------------------------------------------------------------------
     def _deliver(self, event: LinkEvent) -> None:
+        listener = self.display_listener
+        if listener is not None and isinstance(
+            event,
+            DisplayAck | DisplayLost | PanelReport | Heartbeat | NodeConnected | NodeDisconnected,
+        ):
+            try:
+                listener(event)
+            except Exception:
+                self.decoder.count(CALLBACK_ERRORS)
+                log.exception("seat %d: the display port failed on %r", self.seat, event)
+        if isinstance(event, PanelReport | DisplayAck | DisplayLost):
+            return  # the panel's business, not the table's
         try:
             self._on_event(self.seat, event)
         except Exception:

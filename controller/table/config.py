@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from ..engine import HouseRules
-from ..hal.display import DisplayConfig
+from ..hal.display import DRIVERS, DisplayConfig
 from .controls import Button
 from .store import ArchivePolicy
 from .table import DealReading
@@ -393,6 +393,7 @@ def _hardware(
             where,
             {
                 "seat",
+                "connected_to",
                 "mux_channel",
                 "driver",
                 "interface",
@@ -407,15 +408,23 @@ def _hardware(
         if seat in displays:
             raise r.fail(f"{where}.seat", f"seat {seat} has two displays")
         rotate = r.integer(entry, "rotate", where, 0, 0, 3)
+        channel = r.integer(entry, "mux_channel", where, None, 0, 7)
+        # Where the panel hangs: on the seat node (one cable per seat) unless the pin
+        # map gives it a multiplexer channel on the Pi, or the seats are wired to the Pi.
+        usual = "pi" if channel is not None or topology == "gpio" else "node"
+        connected_to = r.text(entry, "connected_to", where, usual, ("node", "pi"))
+        if connected_to == "node" and topology != "nodes":
+            raise r.fail(f"{where}.connected_to", "a panel on the node needs topology nodes")
         displays[seat] = DisplayConfig(
-            driver=r.text(entry, "driver", where, "ssd1306", ("ssd1306", "sh1106")),
+            driver=r.text(entry, "driver", where, "ssd1306", DRIVERS),
             bus=r.text(entry, "interface", where, "i2c", ("i2c", "spi")),
             port=r.integer(entry, "i2c_bus", where, bus, 0, 31),
-            mux_channel=r.integer(entry, "mux_channel", where, None, 0, 7),
+            mux_channel=channel,
             address=r.integer(entry, "address", where, 0x3C, 0x03, 0x77),
             width=r.integer(entry, "width", where, 128, 128, 128),
             height=r.integer(entry, "height", where, 64, 64, 64),
             rotate=rotate,
+            connected_to=connected_to,
         )
     return TableConfig(
         rules=rules,

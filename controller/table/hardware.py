@@ -62,6 +62,7 @@ class Hardware:
         )  # fmt: skip
 
     def _start_links(self, on_event: Callable[[int, LinkEvent], None]) -> None:
+        from ..hal.node_display import NodeDisplay
         from ..hal.seatlink import SeatLink
 
         config, factory = self.config, self.factory
@@ -75,6 +76,9 @@ class Hardware:
             )
             self.links[node.seat] = link
             self._closers.append(link.close)
+            display = self.displays[node.seat] if node.seat < len(self.displays) else None
+            if isinstance(display, NodeDisplay):
+                display.attach(link)  # the panel hangs on this node: windows go by its link
             link.start()
 
     def _start_gpio(self, on_event: Callable[[int, Any], None]) -> None:

@@ -33,6 +33,17 @@ PIN_LED_PANEL = 15
 # Hold this button while plugging the node in to skip the app (maintenance mode).
 MAINTENANCE_BUTTON = "mazo"
 
+# The seat's OLED when the node drives it (one cable per seat), on I2C0:
+# SDA on GP0 (physical pin 1), SCL on GP1 (physical pin 2), 400 kHz over the
+# 10-20 cm to the panel.  Its type and address are kept in PANEL_FILE ("sh1106 3C");
+# the Pi names them (PANEL command) from its pin map.
+I2C_ID = 0
+PIN_SDA = 0
+PIN_SCL = 1
+I2C_FREQ = 400000
+PANEL_FILE = "panel.txt"
+DEFAULT_PANEL = ("ssd1306", 0x3C)
+
 # Reader polling period: a card counts as arrived after CONFIRM_READS (2, in
 # seatnode/tags.py) identical consecutive reads, so it reaches the Pi at most
 # 2 x 15 ms + one read (about 10.5 ms for a 7-byte UID) after landing: under 50 ms
@@ -73,3 +84,20 @@ def load_seat(path=SEAT_FILE):
 def save_seat(seat, path=SEAT_FILE):
     with open(path, "w") as f:
         f.write(str(int(seat)) + "\n")
+
+
+def load_panel(path=PANEL_FILE, kinds=("ssd1306", "sh1106", "ssd1309")):
+    """(type, I2C address) of the seat's panel as stored, else DEFAULT_PANEL."""
+    try:
+        with open(path) as f:
+            words = f.read().split()
+    except OSError:
+        return DEFAULT_PANEL
+    if len(words) != 2 or words[0] not in kinds or words[1] not in ("3C", "3D"):
+        return DEFAULT_PANEL
+    return words[0], int(words[1], 16)
+
+
+def save_panel(kind, address, path=PANEL_FILE):
+    with open(path, "w") as f:
+        f.write(kind + " " + ("3C" if address == 0x3C else "3D") + "\n")

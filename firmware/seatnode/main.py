@@ -24,6 +24,7 @@ from seatnode import FIRMWARE_VERSION, config
 from seatnode.compat import print_exception, sleep_ms, ticks_add, ticks_diff, ticks_ms
 from seatnode.mfrc522 import MFRC522
 from seatnode.node import NodeApp
+from seatnode.panel import Panel
 
 
 def serial_number():
@@ -54,6 +55,20 @@ class Hardware:
         self.buttons = [pin(number, pin.IN, pin.PULL_UP) for _name, number in config.BUTTON_PINS]
         self.leds = [pin(config.LED_ONBOARD, pin.OUT), pin(config.PIN_LED_PANEL, pin.OUT)]
         self.reader = MFRC522(self.spi, self.cs, self.rst)
+        self.i2c = machine.I2C(
+            config.I2C_ID, sda=pin(config.PIN_SDA), scl=pin(config.PIN_SCL), freq=config.I2C_FREQ
+        )
+        kind, address = config.load_panel()
+        self.panel = Panel(self.i2c, kind, address)
+
+    def configure_panel(self, kind, address):
+        """The Pi names the seat's panel: keep it in flash, drive that one from now on."""
+        try:
+            config.save_panel(kind, address)
+        except OSError:
+            pass  # a full flash: it still works until the next power-up
+        self.panel = Panel(self.i2c, kind, address)
+        return self.panel
 
     def pressed(self):
         """Raw button states, True = pressed (the contact pulls the pin to GND)."""
@@ -75,7 +90,7 @@ class UsbSerial:
         self._poll = select.poll()
         self._poll.register(sys.stdin, select.POLLIN)
 
-    def read(self, limit=256):
+    def read(self, limit=512):
         data = bytearray()
         while len(data) < limit and self._poll.poll(0):
             chunk = self._in.read(1)
@@ -105,6 +120,7 @@ def run(hw, link, seat=None, serial=None, max_loops=None, watchdog=None):
     app = NodeApp(
         link.write, seat, serial or serial_number(), now, reader_version=hw.reader.version
     )
+    app.attach_panel(hw.panel, hw.configure_panel, now)
     app.reader_ok = reader_ok
     next_poll = now
     next_init = ticks_add(now, config.REINIT_READER_MS)
@@ -135,6 +151,8 @@ def run(hw, link, seat=None, serial=None, max_loops=None, watchdog=None):
             if max_loops is not None and loops >= max_loops:
                 break
             wait = ticks_diff(next_poll, ticks_ms())
+            if app.display.pending:
+                wait = 0  # display pieces wait: the next pass comes at once
             sleep_ms(min(config.LOOP_SLEEP_MS, wait) if wait > 0 else 0)
     finally:
         micropython.kbd_intr(3)

@@ -83,7 +83,6 @@ SAK_CASCADE = 0x04
 NO_CHIP_VERSIONS = (0x00, 0xFF)
 
 
-
 class _Many:
     """read_uid()'s answer when several tags answered at once (a bit collision)."""
 

@@ -6,7 +6,7 @@ pins; the host's tests feed it directly, and the Pi-side link tests run it as a
 simulated node over a pseudo-terminal.
 """
 
-from seatnode import FIRMWARE_VERSION, protocol
+from seatnode import FIRMWARE_VERSION, display, protocol
 from seatnode.compat import ticks_add, ticks_diff
 from seatnode.debounce import DEBOUNCE_MS, HOLD_MS, ButtonPad
 from seatnode.led import StatusLed
@@ -23,6 +23,9 @@ class NodeApp:
     number stored on the node (None when not configured), ``serial`` its USB
     serial number as the Pi sees it, ``reader_version`` the MFRC522's VersionReg
     (reported in HELLO so a builder sees which chip, or clone, they have).
+    ``panel`` is the seat's OLED (``seatnode.panel.Panel``, None when the panel
+    hangs on the Pi) and ``configure_panel(kind, address)`` makes another one when
+    the Pi names it.
     """
 
     def __init__(
@@ -39,6 +42,8 @@ class NodeApp:
         grace_ms=GRACE_MS,
         confirm_reads=CONFIRM_READS,
         reader_version=0,
+        panel=None,
+        configure_panel=None,
     ):
         self.write = write
         self.seat = seat
@@ -60,7 +65,9 @@ class NodeApp:
         self._last_tick = now
         self._uptime_ms = 0
         self._next_heartbeat = now
+        self.display = display.PanelLink(panel, self.send, now, configure_panel)
         self.send_hello()
+        self.display.report()
 
     # -- outgoing -------------------------------------------------------------
     def send(self, kind, args=()):
@@ -97,9 +104,17 @@ class NodeApp:
                 continue
             try:
                 _seq, kind, args = protocol.parse(line)
-                value = protocol.check_command(kind, args)
+                if kind in display.COMMANDS:
+                    value = display.check(kind, args)
+                else:
+                    value = protocol.check_command(kind, args)
             except protocol.ProtocolError:
                 self.rx_errors += 1
+                self.display.bad_line()
+                continue
+            if kind in display.COMMANDS:
+                self._host_seen = now
+                self.display.receive(kind, value, now)
                 continue
             self._handle(kind, value, now)
 
@@ -107,6 +122,7 @@ class NodeApp:
         self._host_seen = now
         if kind == protocol.HELLO:
             self.send_hello(value)
+            self.display.report()
         elif kind == protocol.IDENT:
             self.led.identify(value, now)
         elif kind == protocol.LED:
@@ -116,6 +132,11 @@ class NodeApp:
         elif kind == protocol.REPL:
             self.repl_requested = True
         # HB: being alive is all it says.
+
+    def attach_panel(self, panel, configure_panel, now):
+        """Drive ``panel`` (main.py's, once the board is set up) and tell the Pi."""
+        self.display = display.PanelLink(panel, self.send, now, configure_panel)
+        self.display.report()
 
     def host_alive(self, now):
         """True while the Pi has sent a valid frame within host_timeout_ms."""
@@ -152,6 +173,8 @@ class NodeApp:
         if ticks_diff(now, self._next_heartbeat) >= 0:
             self.send_heartbeat()
             self._next_heartbeat = ticks_add(now, self.heartbeat_ms)
+        self.display.step(now)
+        self.display.tick(now, self.host_alive(now))
 
     def led_on(self, now):
         return self.led.is_on(now, self.host_alive(now), self.reader_ok)

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from fake_mfrc522 import SimMFRC522, SimTag
+from fake_oled import SSD1306Model
 from seatnode import FIRMWARE_VERSION, config, protocol
 
 UID = bytes.fromhex("04A224B2C55E80")
@@ -67,10 +68,16 @@ class FakeMachine(types.ModuleType):
 
         self.Pin = MachinePin
         self.spi_args: dict[str, Any] = {}
+        self.i2c_args: dict[str, Any] = {}
+        self.panel = SSD1306Model()
 
     def SPI(self, ident: int, **kwargs: Any) -> SimMFRC522:  # machine.SPI's name
         self.spi_args = dict(kwargs, id=ident)
         return self.chip
+
+    def I2C(self, ident: int, **kwargs: Any) -> SSD1306Model:  # machine.I2C's name
+        self.i2c_args = dict(kwargs, id=ident)
+        return self.panel
 
     def unique_id(self) -> bytes:
         return bytes.fromhex("e6614103e7ab1234")
@@ -145,6 +152,8 @@ def test_hardware_uses_the_documented_pins(fake: Any) -> None:
     assert all(b.pull == Pin.PULL_UP for b in hw.buttons)
     assert [led.ident for led in hw.leds] == ["LED", 15]
     assert main.serial_number() == "e6614103e7ab1234"
+    assert machine.i2c_args["id"] == 0 and machine.i2c_args["freq"] == 400_000
+    assert machine.i2c_args["sda"].ident == 0 and machine.i2c_args["scl"].ident == 1
 
 
 def test_run_reports_tag_and_buttons_with_ctrl_c_disabled(fake: Any) -> None:
@@ -156,7 +165,9 @@ def test_run_reports_tag_and_buttons_with_ctrl_c_disabled(fake: Any) -> None:
     assert kbd == [-1, 3]  # Ctrl-C off while running, back on afterwards
     messages = link.kinds()
     hello = ["2", FIRMWARE_VERSION, "1", "e6614103e7ab1234", "92"]
-    assert messages[:2] == [("HELLO", [*hello, "-"]), ("HELLO", [*hello, "41"])]
+    hellos = [m for m in messages if m[0] != "PANEL"][:2]  # each HELLO followed by PANEL
+    assert hellos == [("HELLO", [*hello, "-"]), ("HELLO", [*hello, "41"])]
+    assert messages[1] == messages[3] == ("PANEL", ["ssd1306", "3C", "OK"])
     assert ("TAGON", ["04A224B2C55E80"]) in messages
     assert ("HB", ["0", "0", "OK"]) in messages
     assert app.reader_ok and app.host_alive(app._last_tick)
@@ -276,3 +287,29 @@ def test_seat_file(tmp_path: Any) -> None:
     with open(path, "w") as f:
         f.write("9\n")
     assert config.load_seat(path) is None
+
+
+def test_run_drives_the_seats_panel(fake: Any) -> None:
+    main, machine, _kbd = fake
+    hw = main.Hardware()
+    machine.panel.power_cycle()
+    pieces = [
+        protocol.encode(0, "DU", ["0", "1", "FULL"]),
+        protocol.encode(1, "DW", ["0", "3", "3", "10", "13", "0", "AQIDBA=="]),
+    ]
+    link = Link(b"".join(pieces))
+    main.run(hw, link, seat=1, max_loops=5)
+    messages = link.kinds()
+    assert ("PANEL", ["ssd1306", "3C", "OK"]) in messages
+    assert ("DACK", ["0"]) in messages
+    glass = machine.panel.glass()
+    assert glass[3 * 128 + 10 : 3 * 128 + 14] == b"\x01\x02\x03\x04"
+
+
+def test_the_panel_setting_is_kept_in_flash(tmp_path: Any) -> None:
+    path = str(tmp_path / "panel.txt")
+    assert config.load_panel(path) == ("ssd1306", 0x3C)
+    config.save_panel("sh1106", 0x3D, path)
+    assert config.load_panel(path) == ("sh1106", 0x3D)
+    (tmp_path / "panel.txt").write_text("st7735 3C\n")
+    assert config.load_panel(path) == ("ssd1306", 0x3C)

@@ -19,6 +19,7 @@ from pathlib import Path
 from seatnode import protocol
 from seatnode.compat import ticks_diff, ticks_ms
 from seatnode.node import NodeApp
+from seatnode.panel import Panel
 
 
 class SimNode:
@@ -29,7 +30,10 @@ class SimNode:
         seat: int | None = 0,
         heartbeat_ms: int = 100,
         poll_ms: int = 20,
+        panel: object = None,
     ) -> None:
+        """``panel``: a panel model on the node's I2C (tests/firmware/fake_oled.py), whose
+        type the node drives; it keeps its RAM across unplugging unless power-cycled."""
         self.serial = serial
         self.seat = seat
         self.heartbeat_ms = heartbeat_ms
@@ -41,6 +45,7 @@ class SimNode:
         self.silent = False  # True: keep the port but send nothing (a hung node)
         self.received: list[bytes] = []  # raw bytes from the Pi, for assertions
         self.boots = 0
+        self.panel = panel
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -68,6 +73,9 @@ class SimNode:
                 reader_version=0x92,
             )
             self.app.reader_ok = True
+            if self.panel is not None:
+                kind = type(self.panel).__name__[:-5].lower()  # SSD1306Model -> ssd1306
+                self.app.attach_panel(Panel(self.panel, kind), None, now)
         self.boots += 1
         self._stop.clear()
         self._thread = threading.Thread(target=self._run, name="simnode", daemon=True)

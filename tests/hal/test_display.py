@@ -74,3 +74,32 @@ def test_bad_config() -> None:
         DisplayConfig(driver="st7735")
     with pytest.raises(ValueError, match="bus must be"):
         DisplayConfig(bus="usb")
+
+
+@pytest.mark.parametrize("driver", ["ssd1306", "sh1106", "ssd1309"])
+def test_a_panel_that_lost_its_power_comes_back_with_the_screen(driver: str) -> None:
+    """A re-seated cable: the writes fail, then the panel answers again, dark and with
+    every register at its reset value. The next frame re-initialises it."""
+    from luma.core.interface.serial import i2c
+
+    from controller.hal.display_writer import image_to_pages
+
+    from .oled_model import FakeSMBus, model_for
+
+    model = model_for(driver)
+    display = OledDisplay(
+        DisplayConfig(driver=driver), seat=0, interface=i2c(bus=FakeSMBus(model), address=0x3C)
+    )
+    display.show(render_scoreboard_image(3, 4, 30))
+    assert model.glass() == image_to_pages(render_scoreboard_image(3, 4, 30))
+    model.unplugged = True
+    display.show(render_scoreboard_image(4, 4, 30))
+    assert display.errors == 1
+    model.unplugged = False
+    model.power_cycle()
+    assert model.glass() == bytes(1024)  # dark: display off, no charge pump
+    display.show(render_scoreboard_image(5, 4, 30))
+    assert model.glass() == image_to_pages(render_scoreboard_image(5, 4, 30))
+    display.show(render_scoreboard_image(6, 4, 30))  # and only changes after that
+    assert model.glass() == image_to_pages(render_scoreboard_image(6, 4, 30))
+    assert display.errors == 1

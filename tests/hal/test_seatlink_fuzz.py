@@ -74,6 +74,19 @@ def expected_message(kind: str, args: list[str]) -> tuple[str, object]:
         seat = None if args[2] == "-" else int(args[2])
         number = None if session == "-" else int(session)
         return "ok", sl.Hello(seat, args[1], args[3].lower(), 2, int(args[4], 16), number)
+    if kind == "PANEL":  # PROTOCOL.md, "Display frames"
+        if len(args) != 3 or args[0] not in ("ssd1306", "sh1106", "ssd1309"):
+            return "reject", "malformed"
+        if args[1] not in ("3C", "3D") or args[2] not in ("OK", "MISSING"):
+            return "reject", "malformed"
+        return "ok", sl.PanelReport(args[0], int(args[1], 16), args[2] == "OK")
+    if kind in ("DACK", "DLOST"):
+        if len(args) != 1 or not digits(args[0], 5) or int(args[0]) > 65535:
+            return "reject", "malformed"
+        if len(args[0]) > 1 and args[0][0] == "0":
+            return "reject", "malformed"
+        update = int(args[0])
+        return "ok", (sl.DisplayAck(update) if kind == "DACK" else sl.DisplayLost(update))
     return "reject", "unknown"
 
 
@@ -91,7 +104,20 @@ def expected_line(line: bytes) -> tuple[str, object] | None:
 
 
 def random_message(rng: random.Random) -> tuple[str, list[str]]:
-    choice = rng.randrange(6)
+    choice = rng.randrange(7)
+    if choice == 6:  # the display messages, right and wrong
+        return rng.choice(
+            [
+                ("PANEL", [rng.choice(("ssd1306", "sh1106", "ssd1309")), "3C", "OK"]),
+                ("PANEL", ["sh1106", rng.choice(("3C", "3D", "3c", "78")), "MISSING"]),
+                ("PANEL", ["st7735", "3C", "OK"]),
+                ("PANEL", ["ssd1306", "3C"]),
+                ("DACK", [str(rng.randrange(65536))]),
+                ("DLOST", [str(rng.randrange(65536))]),
+                ("DACK", [rng.choice(("65536", "007", "-1", "x"))]),
+                ("DLOST", []),
+            ]
+        )
     if choice == 0:
         return rng.choice(["TAGON", "TAGOFF"]), [fw.uid_hex(rng.randbytes(rng.choice((4, 7, 10))))]
     if choice == 1:

@@ -540,9 +540,7 @@ def test_presence_matches_the_firmware(polls: list[tuple[bytes | str | None, int
     names = {"TAGON": TagArrived, "TAGOFF": TagLeft}
     for seen, step_ms in polls:
         now_ms += step_ms
-        fw_seen, host_seen = (
-            (FIRMWARE_MANY, spi_reader.MANY) if seen == "MANY" else (seen, seen)
-        )
+        fw_seen, host_seen = (FIRMWARE_MANY, spi_reader.MANY) if seen == "MANY" else (seen, seen)
         fw = [TagConflict() if kind == "TAGMANY" else names[kind](u) for kind, u in
               firmware.update(fw_seen, now_ms)]  # fmt: skip
         assert host.update(host_seen, now_ms / 1000) == fw  # type: ignore[arg-type]

@@ -70,10 +70,12 @@ def test_gpio_section(pinmap: dict[str, Any]) -> None:
 def test_display_section(pinmap: dict[str, Any]) -> None:
     display = pinmap["display"]
     seats = display["seat"]
-    channels = [s["mux_channel"] for s in seats]
+    channels = [s["mux_channel"] for s in seats if "mux_channel" in s]
     assert len(set(channels)) == len(channels) and all(0 <= c <= 7 for c in channels)
     for seat in seats:
-        assert seat["driver"] in ("ssd1306", "sh1106")
+        assert seat.get("connected_to", "node") in ("node", "pi")
+        assert (seat.get("connected_to") == "pi") == ("mux_channel" in seat)
+        assert seat["driver"] in ("ssd1306", "sh1106", "ssd1309")
         assert seat["address"] in (0x3C, 0x3D)
         assert (seat["width"], seat["height"]) == (128, 64)
         assert seat["rotate"] in (0, 2)
@@ -160,3 +162,14 @@ def test_wiring_md_gpio_tables_match_the_pinmap(pinmap: dict[str, Any]) -> None:
         assert re.search(row, text), name
     reset = pinmap["gpio"]["reader_reset_pin"]
     assert f"| RST | GPIO{reset} ({PI_PHYSICAL[reset]})" in text
+
+
+def test_one_cable_seat_wiring_matches_the_firmware() -> None:
+    text = (HW / "one-cable-seat.md").read_text()
+    for label, gp in (("SCL", fw_config.PIN_SCL), ("SDA", fw_config.PIN_SDA)):
+        assert re.search(rf"\| {label} \| {PICO_PHYSICAL[gp]} \| GP{gp} \|", text), label
+    assert fw_config.I2C_FREQ == 400_000 and "400 kHz" in text
+    used = [gp for _name, gp in fw_config.BUTTON_PINS]
+    used += [fw_config.PIN_MISO, fw_config.PIN_CS, fw_config.PIN_SCK, fw_config.PIN_MOSI]
+    used += [fw_config.PIN_RST, fw_config.PIN_LED_PANEL, fw_config.PIN_SDA, fw_config.PIN_SCL]
+    assert len(used) == len(set(used)), "a Pico pin is used twice"

@@ -27,7 +27,8 @@ def test_the_shipped_example_loads(tmp_path: Path) -> None:
     assert config.topology == "nodes"
     assert [n.seat for n in config.nodes] == [0, 1, 2, 3]
     assert sorted(config.displays) == [0, 1, 2, 3]
-    assert config.displays[2].driver == "sh1106" and config.displays[2].mux_channel == 2
+    assert config.displays[2].driver == "sh1106" and config.displays[2].connected_to == "node"
+    assert config.displays[0].driver == "ssd1309" and config.displays[0].mux_channel is None
 
 
 def test_inline_hardware_and_rules(tmp_path: Path) -> None:
@@ -301,3 +302,23 @@ def test_mutated_configuration_files_never_raise_anything_but_config_error(
             assert "\n" not in str(e)
             refused += 1
     assert loaded + refused == count and refused > count // 2
+
+
+def test_each_seat_says_where_its_panel_hangs(tmp_path: Path) -> None:
+    path = tmp_path / "t.toml"
+    nodes = "".join(f'[[nodes.seat]]\nseat = {s}\nserial = "e66141{s:010x}"\n' for s in range(4))
+    displays = (
+        '[[display.seat]]\nseat = 0\ndriver = "ssd1309"\n'  # on its node (no mux channel)
+        "[[display.seat]]\nseat = 1\nmux_channel = 1\n"  # on the Pi, behind the multiplexer
+        '[[display.seat]]\nseat = 2\ndriver = "sh1106"\nconnected_to = "node"\n'
+        '[[display.seat]]\nseat = 3\nconnected_to = "pi"\n'
+    )
+    path.write_text("[table]\nplayers = 4\n" + nodes + displays)
+    config = load_config(path)
+    assert [config.displays[s].connected_to for s in range(4)] == ["node", "pi", "node", "pi"]
+    assert config.displays[0].driver == "ssd1309"
+    path.write_text(
+        "[table]\nplayers = 4\n" + nodes + '[[display.seat]]\nseat = 0\nconnected_to = "usb"\n'
+    )
+    with pytest.raises(ConfigError, match=r"display.seat\[0\].connected_to: expected node or pi"):
+        load_config(path)

@@ -23,6 +23,7 @@ from controller.hal.seatlink import (
     TagArrived,
     TagLeft,
 )
+from controller.notices import TableAlert
 from controller.table.inbox import PER_SEAT
 from controller.table.service import Accepted, ServiceConfig, ServiceEvent, TableService
 from controller.table.store import GameStore, plain, render_lines
@@ -193,14 +194,14 @@ def test_a_disk_that_fails_at_the_end_of_a_game_never_stops_the_table(
     rig.service.step(0.0)  # new_game_after_s = 0: a new game, in memory
     assert rig.game.score == (0, 0) and rig.game.winner is None
     for seat in (0, 1):
-        assert rig.service.table.alert(seat) == "Sin disco: partido en memoria"
+        assert rig.service.table.alert(seat) is TableAlert.NO_DISK
     # nothing told to the desk before it is in the record: only the deal was
     assert [type(e).__name__ for e in rig.events] == ["Accepted"]
     # a restart while the disk is still bad: up, in memory, saying so
     bad = FaultyDisk(error)
     bad.failing = bad.fail_reads = True
     other = Rig(tmp_path, disk=bad, rules=HouseRules(target=15))
-    assert other.service.table.alert(0) == "Sin disco: partido en memoria"
+    assert other.service.table.alert(0) is TableAlert.NO_DISK
     other.deal()
     assert other.game.hand_in_progress
     # the disk comes back: the finished game is archived, the new one is current

@@ -23,6 +23,7 @@ import select
 import time
 
 from fake_mfrc522 import SimMFRC522, SimTag
+from fake_oled import model_for
 from seatnode import config
 
 _control = None
@@ -138,6 +139,19 @@ class SPI:
     def write_readinto(self, wbuf, rbuf):
         self._check()
         chip.write_readinto(wbuf, rbuf)
+
+
+# The seat's display on the node's I2C (firmware/seatnode/panel.py drives it).
+panel = model_for(os.getenv("SEATNODE_PANEL") or "ssd1306")
+
+
+class I2C:
+    def __init__(self, ident, sda=None, scl=None, freq=400000):
+        self.ident = ident
+        self.freq = freq
+
+    def writeto(self, address, buf):
+        panel.writeto(address, buf)
 
 
 class WDT:

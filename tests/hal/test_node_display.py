@@ -1,0 +1,326 @@
+"""The Pi's NodePort against the node's own firmware (NodeApp, PanelLink, the panel
+driver) and a model of the panel on the node's I2C bus, in one process.
+
+After every frame the Pi's writer sends (and the node has worked through it), the
+panel's glass must show exactly the Pi's image, also when lines are lost or
+mangled on the way, when the panel drops off its bus and comes back blank, and when
+the node restarts.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+import pytest
+from fake_oled import OledModel, model_for
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from PIL import Image, ImageDraw
+from seatnode import display as node_display
+from seatnode import protocol
+from seatnode.node import NodeApp
+from seatnode.panel import KINDS, Panel
+
+from controller.hal.display_writer import (
+    Controller,
+    DisplayWriter,
+    image_to_pages,
+)
+from controller.hal.display_writer import (
+    Panel as PiPanel,
+)
+from controller.hal.node_display import MAX_PIECE, NodePort
+from controller.hal.seatlink import (
+    MAX_FRAME,
+    DisplayAck,
+    FrameDecoder,
+    FrameError,
+    Heartbeat,
+    NodeEvent,
+    PanelReport,
+    decode_message,
+    encode_frame,
+    parse_frame,
+)
+from controller.render.matchsticks import render_scoreboard_image
+
+SERIAL = "e6614103e7ab1234"
+
+
+class Wire:
+    """The USB cable: the Pi's frames into the node, the node's frames back."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self.model: OledModel = model_for(kind)
+        self.model.power_cycle()  # a panel just powered: noise, registers at reset
+        self.now = 0
+        self.seq = 0
+        self.decoder = FrameDecoder()
+        self.from_node: list[NodeEvent] = []
+        self.node_lines: list[bytes] = []
+        self.mangle: Callable[[bytes], bytes] | None = None  # spoils the next write
+        self.sent_bytes = 0
+        self.boot()
+        self.port = NodePort(self, PiPanel(Controller(kind)), clock=lambda: self.now / 1000)
+        self.writer = DisplayWriter(self.port)
+        self.pump()
+
+    def boot(self) -> None:
+        self.decoder.reset()
+        self.app = NodeApp(
+            self._node_writes, 0, SERIAL, self.now, panel=Panel(self.model, self.kind)
+        )
+
+    # -- the cable --------------------------------------------------------------------
+    def send_many(self, messages: list[tuple[str, tuple[str, ...]]]) -> bool:
+        data = b""
+        for kind, args in messages:
+            frame = encode_frame(self.seq, kind, *args)
+            assert len(frame) - 1 <= MAX_FRAME
+            data += frame
+            self.seq += 1
+        self.sent_bytes += len(data)
+        mangle, self.mangle = self.mangle, None  # the next write only
+        if mangle is not None:
+            data = mangle(data)
+        self.app.receive(data, self.now)
+        return True
+
+    def _node_writes(self, frame: bytes) -> None:
+        self.node_lines.append(frame)
+        self.from_node += self.decoder.feed(frame)
+
+    # -- time ---------------------------------------------------------------------------
+    def pump(self, ms: int = 0) -> None:
+        """Let the node work (its loop passes) and the Pi hear it, until both are idle,
+        then let ``ms`` more milliseconds pass the same way."""
+        end = self.now + ms
+        while True:
+            while self.app.display.pending or self.from_node:
+                self.app.tick(self.now)
+                events, self.from_node = self.from_node, []
+                for event in events:
+                    self.port.on_event(event)
+            if self.now >= end:
+                return
+            self.now += 50
+            self.app.tick(self.now)
+
+    def show(self, image: Image.Image) -> None:
+        self.writer.update(image)
+        self.pump()
+
+    def glass_is(self, image: Image.Image) -> bool:
+        return self.model.glass() == image_to_pages(image)
+
+
+def frames(seed: int, count: int) -> list[Image.Image]:
+    rnd = random.Random(seed)
+    out = [render_scoreboard_image(0, 0, 30)]
+    for _ in range(count):
+        choice = rnd.random()
+        if choice < 0.6:
+            out.append(render_scoreboard_image(rnd.randrange(31), rnd.randrange(31), 30))
+        elif choice < 0.7:
+            noise = Image.new("1", (128, 64), 0)
+            noise.putdata([255 if rnd.random() < 0.3 else 0 for _ in range(128 * 64)])
+            out.append(noise)
+        else:
+            image = out[-1].copy()
+            draw = ImageDraw.Draw(image)
+            for _ in range(rnd.randint(1, 3)):
+                x, y = rnd.randrange(128), rnd.randrange(64)
+                box = (x, y, x + rnd.randrange(1, 30), y + rnd.randrange(1, 20))
+                draw.rectangle(box, fill=rnd.choice(["white", "black"]))
+            out.append(image)
+    return out
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_random_frames_reach_the_glass_after_every_frame(kind: str) -> None:
+    wire = Wire(kind)
+    assert wire.port.ready
+    for index, image in enumerate(frames(11, 120)):
+        wire.show(image)
+        assert wire.glass_is(image), f"frame {index}"
+        assert wire.app.display.synced
+    assert wire.port.stats.full_resends <= 1  # only the first frame went whole
+    assert wire.port.stats.lost == 0
+    assert wire.app.rx_errors == 0
+    assert wire.model.ignored == []
+
+
+def test_a_small_change_is_a_small_update() -> None:
+    wire = Wire("ssd1306")
+    wire.show(render_scoreboard_image(14, 9, 30))
+    before = wire.sent_bytes
+    wire.show(render_scoreboard_image(15, 9, 30))  # one matchstick diagonal: 18 bytes
+    assert wire.sent_bytes - before < 120
+    assert wire.glass_is(render_scoreboard_image(15, 9, 30))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_lost_and_mangled_lines_end_in_a_full_frame(kind: str) -> None:
+    rnd = random.Random(kind)
+    wire = Wire(kind)
+
+    def mangle(data: bytes) -> bytes:
+        lines = data.split(b"\n")
+        for _ in range(rnd.randint(1, 3)):
+            i = rnd.randrange(len(lines))
+            how = rnd.randrange(4)
+            if how == 0:
+                del lines[i]  # lost
+            elif how == 1 and lines[i]:
+                j = rnd.randrange(len(lines[i]))
+                lines[i] = lines[i][:j] + bytes([lines[i][j] ^ 0x04]) + lines[i][j + 1 :]
+            elif how == 2:
+                lines[i] = lines[i][: len(lines[i]) // 2]  # cut short
+            else:
+                lines.insert(i, b"\x00garbage$$")
+        return b"\n".join(lines)
+
+    for index, image in enumerate(frames(3, 60)):
+        wire.mangle = mangle if rnd.random() < 0.3 else None
+        wire.show(image)
+        # The node says DLOST (again each second) or, if nothing of the update came,
+        # the Pi misses its DACK by the next heartbeat: either way it is sent whole.
+        wire.pump(2500)
+        assert wire.glass_is(image), f"frame {index}"
+    assert wire.port.stats.lost > 0 and wire.port.stats.full_resends > 1
+
+
+def test_a_whole_update_lost_is_caught_by_the_missing_ack() -> None:
+    wire = Wire("sh1106")
+    wire.show(render_scoreboard_image(1, 1, 30))
+    wire.mangle = lambda data: b""  # the update never arrives
+    wire.writer.update(render_scoreboard_image(2, 1, 30))
+    wire.pump(200)
+    assert not wire.glass_is(render_scoreboard_image(2, 1, 30))
+    wire.pump(2000)  # a heartbeat later than the ack timeout: the Pi resends it whole
+    assert wire.glass_is(render_scoreboard_image(2, 1, 30))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_panel_that_drops_off_comes_back_with_the_screen(kind: str) -> None:
+    wire = Wire(kind)
+    wire.show(render_scoreboard_image(5, 7, 30))
+    wire.model.unplugged = True  # the panel's cable is re-seated ...
+    wire.show(render_scoreboard_image(6, 7, 30))
+    assert not wire.app.display.panel.ok
+    assert not wire.port.ready
+    assert wire.port.reported == PanelReport(kind, 0x3C, False)
+    wire.show(render_scoreboard_image(7, 7, 30))  # the Pi keeps it for later
+    wire.model.unplugged = False
+    wire.model.power_cycle()  # ... and comes back dark, its registers at reset
+    assert wire.model.glass() == bytes(1024)
+    wire.pump(1000)  # the node tries again, initialises it, says PANEL OK
+    assert wire.port.ready
+    assert wire.glass_is(render_scoreboard_image(7, 7, 30))
+    assert wire.model.display_on
+
+
+def test_a_restarted_node_gets_the_whole_frame() -> None:
+    wire = Wire("ssd1309")
+    wire.show(render_scoreboard_image(20, 3, 30))
+    wire.model.power_cycle()
+    wire.boot()  # the node (and its panel) lost power; it says HELLO and PANEL again
+    wire.port.on_event(Heartbeat())
+    wire.pump()
+    assert wire.glass_is(render_scoreboard_image(20, 3, 30))
+    wire.show(render_scoreboard_image(21, 3, 30))
+    assert wire.glass_is(render_scoreboard_image(21, 3, 30))
+
+
+def test_display_frames_never_hold_up_a_button() -> None:
+    wire = Wire("ssd1306")
+    wire.show(render_scoreboard_image(3, 2, 30))
+    wire.port.on_event(PanelReport("ssd1306", 0x3C, True))  # a full frame is queued now
+    pending = len(wire.app.display.queue)
+    assert pending > 40
+    wire.node_lines.clear()
+    now = wire.now
+    wire.app.buttons([True] + [False] * 7, now)
+    wire.app.tick(now)
+    wire.app.buttons([True] + [False] * 7, now + 25)
+    wire.app.tick(now + 25)
+    wire.app.buttons([False] * 8, now + 50)  # released ...
+    wire.app.tick(now + 50)
+    wire.app.buttons([False] * 8, now + 75)  # ... and debounced: the PRESS goes now
+    kinds = [parse_frame(line.strip())[1] for line in wire.node_lines]
+    assert "PRESS" in kinds and "DACK" not in kinds
+    assert wire.app.display.pending  # the frame is still being written, a few pieces a pass
+    wire.pump()
+    assert "DACK" in [parse_frame(line.strip())[1] for line in wire.node_lines]
+
+
+def test_every_display_frame_fits_the_frame_limit() -> None:
+    longest = encode_frame(65535, "DW", "998", "7", "7", "127", "127", "1023", "A" * 32)
+    assert len(longest) - 1 <= MAX_FRAME
+    assert MAX_PIECE == node_display.MAX_PIECE
+
+
+# -------------------------------------------------------------------- protocol checks
+
+
+_arg = st.text(alphabet=st.characters(min_codepoint=0x21, max_codepoint=0x7E), max_size=33)
+
+
+@settings(max_examples=300, deadline=None)
+@given(kind=st.sampled_from(["DU", "DW", "PANEL"]), args=st.lists(_arg, max_size=8))
+def test_the_node_checks_any_display_command_without_crashing(kind: str, args: list[str]) -> None:
+    try:
+        value = node_display.check(kind, args)
+    except protocol.ProtocolError as error:
+        assert error.reason == protocol.MALFORMED
+        return
+    if kind == "DW":
+        _index, p0, p1, c0, c1, offset, data = value
+        assert 0 < len(data) <= 24 and offset + len(data) <= (p1 - p0 + 1) * (c1 - c0 + 1)
+
+
+@settings(max_examples=300, deadline=None)
+@given(kind=st.sampled_from(["PANEL", "DACK", "DLOST"]), args=st.lists(_arg, max_size=4))
+def test_the_pi_checks_any_display_message_without_crashing(kind: str, args: list[str]) -> None:
+    try:
+        event = decode_message(kind, tuple(args))
+    except FrameError as error:
+        assert error.reason == "malformed"
+        return
+    if isinstance(event, DisplayAck):
+        assert 0 <= event.update < 65536
+
+
+def test_known_display_lines() -> None:
+    assert node_display.check("DU", ["0", "43", "FULL"]) == (0, 43, True)
+    line = ["0", "1", "2", "39", "47", "0", "AAECAwQFBgcICQoLDA0ODxAR"]
+    assert node_display.check("DW", line) == (0, 1, 2, 39, 47, 0, bytes(range(18)))
+    for bad in (
+        ["0", "1", "2", "39", "47", "0", "AAF="],  # non-canonical padding bits
+        ["0", "1", "2", "39", "47", "0", "AA!A"],
+        ["0", "2", "1", "39", "47", "0", "AAAA"],  # p1 < p0
+        ["0", "0", "0", "0", "0", "0", "AAAA"],  # 3 bytes into a 1-byte window
+        ["00", "0", "0", "0", "3", "0", "AAAA"],
+    ):
+        with pytest.raises(protocol.ProtocolError):
+            node_display.check("DW", bad)
+    assert decode_message("PANEL", ("sh1106", "3C", "OK")) == PanelReport("sh1106", 0x3C, True)
+    with pytest.raises(FrameError):
+        decode_message("PANEL", ("st7735", "3C", "OK"))
+
+
+def test_the_pin_maps_panel_is_named_to_a_node_that_drives_another() -> None:
+    wire = Wire("sh1106")
+    wire.app.display.configure = lambda kind, address: Panel(wire.model, kind, address)
+    # The node was set up for an SSD1306 (its flash says so); the pin map says SH1106.
+    # (The strict SH1106 model would refuse the SSD1306's commands: the wrong driver
+    # talks to a model of its own here.)
+    wrong = Panel(model_for("ssd1306"), "ssd1306", 0x3C)
+    wire.app.attach_panel(wrong, wire.app.display.configure, 0)
+    wire.pump()
+    assert wire.app.display.panel.kind == "sh1106"
+    assert wire.port.reported == PanelReport("sh1106", 0x3C, True)
+    wire.show(render_scoreboard_image(4, 4, 30))
+    assert wire.glass_is(render_scoreboard_image(4, 4, 30))

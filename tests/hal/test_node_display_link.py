@@ -1,0 +1,73 @@
+"""A seat whose panel hangs on its node, through the real SeatLink over a pseudo-terminal
+to the node's firmware (SimNode) and a panel model on the node's I2C: the screen
+arrives, follows every change, and comes back after the node is unplugged and plugged
+in again (powered anew: a dark panel with its registers at reset)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from fake_oled import SH1106Model
+
+from controller.hal.display import DisplayConfig
+from controller.hal.display_writer import image_to_pages
+from controller.hal.node_display import NodeDisplay
+from controller.hal.seatlink import LinkEvent, PanelReport, SeatLink
+from controller.render.matchsticks import render_scoreboard_image
+
+from .simnode import SimNode
+
+SERIAL = "e6614103e7ab1234"
+FAST = {"heartbeat_timeout": 0.6, "hello_interval": 0.2, "backoff_initial": 0.05,
+        "backoff_max": 0.2, "read_timeout": 0.02}  # fmt: skip
+
+
+def eventually(check: Callable[[], bool], timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out")
+        time.sleep(0.02)
+
+
+@pytest.fixture
+def seat(tmp_path: Path) -> Iterator[tuple[SimNode, NodeDisplay, list[LinkEvent]]]:
+    model = SH1106Model()
+    model.power_cycle()
+    node = SimNode(tmp_path, serial=SERIAL, seat=1, panel=model)
+    node.plug()
+    display = NodeDisplay(DisplayConfig(driver="sh1106", connected_to="node"), seat=1)
+    table_events: list[LinkEvent] = []
+    link = SeatLink.for_serial(
+        1, SERIAL, lambda s, e: table_events.append(e), by_id_dir=tmp_path, **FAST
+    )
+    display.attach(link)
+    link.start()
+    yield node, display, table_events
+    link.close()
+    node.unplug()
+
+
+def test_the_screen_follows_and_survives_a_replug(
+    seat: tuple[SimNode, NodeDisplay, list[LinkEvent]],
+) -> None:
+    node, display, table_events = seat
+    model = node.panel
+    assert isinstance(model, SH1106Model)
+    display.show(render_scoreboard_image(3, 4, 30))  # before the node has said a word
+    eventually(lambda: model.glass() == image_to_pages(render_scoreboard_image(3, 4, 30)))
+    for ours in range(4, 12):
+        image = render_scoreboard_image(ours, 4, 30)
+        display.show(image)
+        eventually(lambda image=image: model.glass() == image_to_pages(image))  # type: ignore[misc]
+    node.unplug()
+    model.power_cycle()
+    display.show(render_scoreboard_image(12, 4, 30))  # while it is away
+    node.plug()
+    eventually(lambda: model.glass() == image_to_pages(render_scoreboard_image(12, 4, 30)))
+    assert model.display_on
+    assert display.errors == 0
+    assert not any(isinstance(e, PanelReport) for e in table_events)  # the port's business
