@@ -89,6 +89,12 @@ class _OneLineErrors(argparse.ArgumentParser):
     """Usage errors in one line, naming ``--help`` (argparse's own prints the usage too)."""
 
     def error(self, message: str) -> NoReturn:
+        # An argument may hold a newline or another control character (argparse quotes
+        # it into the message): written escaped, the message stays one line.
+        message = "".join(
+            ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii")
+            for ch in message
+        )
         self.exit(EXIT_USAGE, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 

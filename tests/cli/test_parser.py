@@ -76,3 +76,15 @@ def test_python_dash_m() -> None:
         [sys.executable, "-m", "controller.cli", "--version"], capture_output=True, text=True
     )
     assert done.returncode == 0 and done.stdout.startswith("truco-table ")
+
+
+@pytest.mark.parametrize("argv", [["replay", "0", "\n"], ["run", "\n"], ["render", "\x1b[2J"]])
+def test_a_control_character_in_an_argument_keeps_the_error_one_line(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.endswith(" --help)\n"), err
+    assert "\x1b" not in err
