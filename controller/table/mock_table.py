@@ -10,10 +10,11 @@ written as protocol frames by a simulated seat node on a pty, read back by the r
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from ..engine import Action, Card, Game, HouseRules, RefusalCode
+from ..hal.display import Display
 from ..hal.mock import MockDeck, MockSeats
 from ..hal.seatlink import LinkEvent
 from .controls import Button, Gesture, gestures_for
@@ -45,7 +46,9 @@ class MockTable:
         state_dir: Path | None = None,
         notifier: Notifier | None = None,
         watchdog_s: float | None = None,
+        displays: Sequence[Display] | None = None,
     ) -> None:
+        """``displays``: the seats' panels (default: the mock seats' luma ``dummy`` ones)."""
         self.deck = MockDeck(seed)
         self.timeout = timeout
         self.on_change = on_change
@@ -53,7 +56,7 @@ class MockTable:
         self.service = TableService(
             ServiceConfig(rules, deal_reading, state_dir, watchdog_s),
             self.deck.lookup,
-            self.seats.displays,
+            self.seats.displays if displays is None else displays,
             notifier=notifier,
             game=game,
             on_record=on_record,
@@ -123,24 +126,30 @@ class MockTable:
     # ------------------------------------------------------------------ a player's hands
 
     def perform(self, gesture: Gesture) -> None:
+        """Make ``gesture``: each of its hardware events sent and handled in turn."""
+        for kind, send in self.hardware_events(gesture):
+            self.send_event(kind, send)
+
+    def hardware_events(self, gesture: Gesture) -> list[tuple[str, Callable[[], None]]]:
+        """The hardware events a gesture makes, in order, as (kind, send): ``press`` or
+        ``hold`` (a frame from the seat node, or an edge on a GPIO pin), ``tag_on`` and
+        ``tag_off`` (a card tapped: laid on the reader, then lifted)."""
         node = self.seats.nodes[gesture.seat]
         if gesture.kind == "tap":
             assert gesture.card is not None
             uid = self.deck.uid(gesture.card)
-            node.tag_on(uid)
-            node.tag_off(uid)
-            self.sent += 2
-        elif self.gpio is not None:
-            assert gesture.button is not None
-            self.gpio.push(gesture.seat, gesture.button.value, hold=gesture.kind == "hold")
-            self.sent += 1
-        else:
-            assert gesture.button is not None
-            if gesture.kind == "press":
-                node.press(gesture.button.value)
-            else:
-                node.hold(gesture.button.value)
-            self.sent += 1
+            return [("tag_on", lambda: node.tag_on(uid)), ("tag_off", lambda: node.tag_off(uid))]
+        assert gesture.button is not None
+        name, hold = gesture.button.value, gesture.kind == "hold"
+        gpio = self.gpio
+        if gpio is not None:
+            return [(gesture.kind, lambda: gpio.push(gesture.seat, name, hold=hold))]
+        return [(gesture.kind, lambda: node.hold(name) if hold else node.press(name))]
+
+    def send_event(self, kind: str, send: Callable[[], None]) -> None:
+        """Send one hardware event and wait until the table has handled it."""
+        send()
+        self.sent += 1
         self.settle()
 
     def press(self, seat: int, button: Button) -> None:

@@ -32,7 +32,7 @@ from PIL import Image
 from ..engine import Game, HouseRules
 from ..hal.display import Display
 from ..hal.seatlink import ButtonHeld, ButtonPressed, LinkEvent, TagArrived, TagLeft
-from ..render.screen import render_screen
+from ..render.screen import ScreenContent, render_content, render_screen, screen_content
 from ..transcript import TranscriptError, parse, replay, write
 from .notify import Notifier
 from .screens import screen_for
@@ -54,6 +54,8 @@ log = logging.getLogger(__name__)
 
 COMBO_S = 3.0
 _COMBOS = {("mazo", "no_quiero"): "undo", ("mazo", "truco"): "new-game"}
+_CONTROL_SETTLED_NS = 2_000_000_000
+_DISK_ALERT = "Sin disco: partida en memoria"
 _ASK = {"undo": "Deshacer? Q del rival", "new-game": "Partido nuevo? Q del rival"}
 
 
@@ -137,7 +139,9 @@ class TableService:
         self.store = GameStore(config.state_dir) if config.state_dir is not None else None
         self.control_dir = config.state_dir / "control" if config.state_dir is not None else None
         self.next_rules: HouseRules | None = None
-        self._last_frames: list[bytes | None] = [None] * len(self.displays)
+        self._controls_seen: int | None = None  # the control folder's mtime when last listed
+        self._shown: list[ScreenContent | None] = [None] * len(self.displays)
+        self._shown_until = float("inf")  # when the first message on a screen expires
         self._last_ping = float("-inf")
         self._won_at: float | None = None
         self._combo: tuple[int, str, float] | None = None  # (seat, first hold, when)
@@ -217,37 +221,47 @@ class TableService:
             item = None
         if item is not None:
             self._housekeeping()  # a deal due now is started before the taps are read
+        changed = False
         while item is not None:
-            self._handle(*item)
+            changed = self._handle(*item) or changed
             done += 1
             try:
                 item = self.events.get_nowait()
             except queue.Empty:
                 item = None
         self._housekeeping()
-        if done:
+        if done and (changed or self._screens_stale()):
             self.redraw()
         return done
+
+    def _screens_stale(self) -> bool:
+        """Whether a screen would change with no event: a message shown has expired, or
+        the disk alert came or went."""
+        return self.clock() > self._shown_until or self._disk_alert()
 
     def run(self, should_stop: Callable[[], bool]) -> None:
         tick = min(self.config.watchdog_s or 1.0, 1.0)
         while not should_stop():
             self.step(tick)
 
-    def _handle(self, seat: int, event: LinkEvent) -> None:
+    def _handle(self, seat: int, event: LinkEvent) -> bool:
+        """Handles one event; False when no screen can have changed."""
         try:
-            self._handle_event(seat, event)
+            return self._handle_event(seat, event)
         except Exception:  # one bad event must never stop the table
             log.exception("seat %d: failed to handle %r", seat, event)
             self.table.tell(seat, "Error interno: repita", refusal=True)
+            return True
 
-    def _handle_event(self, seat: int, event: LinkEvent) -> None:
+    def _handle_event(self, seat: int, event: LinkEvent) -> bool:
         if isinstance(event, ButtonHeld | ButtonPressed | TagArrived | TagLeft):
             self.handled += 1
         if isinstance(event, ButtonHeld | ButtonPressed) and self._control(seat, event):
-            return
-        self.table.handle(seat, event)
+            return True
+        if not self.table.handle(seat, event):
+            return False
         self._after_event()
+        return True
 
     def _after_event(self) -> None:
         game = self.table.game
@@ -327,12 +341,16 @@ class TableService:
         self.store.append(line)
         self._disk_alert()
 
-    def _disk_alert(self) -> None:
+    def _disk_alert(self) -> bool:
+        """Shows or clears the table's disk alert; True if that changed it."""
         problem = self.store.problem if self.store is not None else None
+        alerts = self.table.alerts
         if problem:
-            self.table.alerts["disk"] = "Sin disco: partida en memoria"
-        else:
-            self.table.alerts.pop("disk", None)
+            if alerts.get("disk") == _DISK_ALERT:
+                return False
+            alerts["disk"] = _DISK_ALERT
+            return True
+        return alerts.pop("disk", None) is not None
 
     # ------------------------------------------------------------------ controls
 
@@ -417,15 +435,27 @@ class TableService:
             self.rules, self.next_rules = self.next_rules, None
         self._won_at = None
         self.table = self._new_table(None)
-        self._last_frames = [None] * len(self.displays)
+        self._shown = [None] * len(self.displays)
         log.info("new game: %s", self.rules.to_line())
         self._emit(NewGame(self.rules.to_line()))
         self.redraw()
 
     def _read_controls(self) -> None:
-        if self.control_dir is None or not self.control_dir.is_dir():
+        folder = self.control_dir
+        if folder is None:
             return
-        for path in sorted(self.control_dir.glob("*.cmd")):
+        # The folder is listed only when its mtime moved (a command file was renamed
+        # into it), or while that mtime is recent: the file system's clock is coarse
+        # (a few ms), so a file landing in the same tick as the last listing is not
+        # missed.
+        try:
+            mtime = os.stat(folder).st_mtime_ns
+        except OSError:
+            return
+        if mtime == self._controls_seen and time.time_ns() - mtime > _CONTROL_SETTLED_NS:
+            return
+        self._controls_seen = mtime
+        for path in sorted(folder.glob("*.cmd")):
             try:
                 words = path.read_text(encoding="utf-8").split()
                 path.unlink()
@@ -446,20 +476,22 @@ class TableService:
         return render_screen(screen_for(self.table, seat))
 
     def redraw(self, force: bool = False) -> None:
+        """Redraws every seat whose screen's content changed (every seat if ``force``)."""
         self._disk_alert()
+        table = self.table
         for seat, display in enumerate(self.displays):
-            image = self.screen(seat)
-            frame = image.tobytes()
-            if not force and frame == self._last_frames[seat]:
+            content = screen_content(screen_for(table, seat))
+            if not force and content == self._shown[seat]:
                 continue
             try:
-                display.show(image)
+                display.show(render_content(content))
             except Exception as error:  # a broken display never stops the table
                 self.display_errors += 1
                 if self.display_errors == 1 or self.display_errors % 100 == 0:
                     log.warning("seat %d display failed: %s", seat, error)
                 continue
-            self._last_frames[seat] = frame
+            self._shown[seat] = content
+        self._shown_until = min((m.until for m in table.messages if m), default=float("inf"))
 
     def transcript(self) -> str:
         return write(self.table.game)

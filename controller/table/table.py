@@ -160,29 +160,35 @@ class Table:
 
     # ------------------------------------------------------------------ events
 
-    def handle(self, seat: int, event: LinkEvent) -> None:
-        """One hardware event from ``seat``'s pad or reader."""
+    def handle(self, seat: int, event: LinkEvent) -> bool:
+        """One hardware event from ``seat``'s pad or reader. False when it changed
+        nothing any screen shows: a card lifted off a reader, a card still lying on it,
+        an unknown button or seat (the service then redraws nothing)."""
         self.events += 1
         if not 0 <= seat < self.rules.players:
-            return
+            return False
         if isinstance(event, ButtonPressed | ButtonHeld):
             try:
                 button = Button(event.name)
             except ValueError:
-                return
+                return False
             if isinstance(event, ButtonPressed):
                 self._press(seat, button)
             else:
                 self._hold(seat, button)
-        elif isinstance(event, TagArrived):
-            self._tag(seat, event.uid)
-        elif isinstance(event, TagLeft):
+            return True
+        if isinstance(event, TagArrived):
+            return self._tag(seat, event.uid)
+        if isinstance(event, TagLeft):
             self.on_reader[seat].discard(event.uid)
-        elif isinstance(event, NodeConnected | NodeDisconnected):
+            return False
+        if isinstance(event, NodeConnected | NodeDisconnected):
             self.node_ok[seat] = isinstance(event, NodeConnected)
             text = status_message(event)
             if text:
                 self.tell(seat, text, seconds=3600.0 if not self.node_ok[seat] else MESSAGE_SECONDS)
+            return True
+        return False
 
     def _press(self, seat: int, button: Button) -> None:
         action = on_press(self.game, seat, button, self.inputs[seat])
@@ -195,20 +201,18 @@ class Table:
             return
         on_hold(self.game, seat, button, self.inputs[seat])
 
-    def _tag(self, seat: int, uid: bytes) -> None:
+    def _tag(self, seat: int, uid: bytes) -> bool:
         if uid in self.on_reader[seat]:
-            return  # still lying on the reader: one tap
+            return False  # still lying on the reader: one tap
         self.on_reader[seat].add(uid)
         card = self.lookup(uid)
         if card is None:
             self._refuse(seat, None, RefusalCode.UNKNOWN_CARD)
-            return
-        if self.phase is Phase.DEALING:
+        elif self.phase is Phase.DEALING:
             self._deal_tap(seat, card)
-            return
-        if on_show_tap(self.inputs[seat], card):
-            return
-        self.attempt(Action(seat, Kind.PLAY, card=card))
+        elif not on_show_tap(self.inputs[seat], card):
+            self.attempt(Action(seat, Kind.PLAY, card=card))
+        return True
 
     def _deal_tap(self, seat: int, card: Card) -> None:
         n = self.rules.players
