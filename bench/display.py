@@ -130,7 +130,8 @@ class Bench:
         self.bots = [Bot(s, random.Random(seed * 1009 + s)) for s in range(players)]
         self.hands: dict[int, tuple[Card, ...]] = {}
         self.writers = [
-            DisplayWriter(CountingInterface(), controller, bus=bus) for _ in range(players)
+            DisplayWriter.for_interface(CountingInterface(), controller, bus=bus)
+            for _ in range(players)
         ]
         self.run = Run(players)
         self.full_frame = self._full_refresh()

@@ -1,4 +1,4 @@
-"""Send a 1-bit frame to an SSD1306/SH1106 OLED, but only the bytes that changed.
+"""Send a 1-bit frame to an SSD1306/SSD1309/SH1106 OLED, but only the bytes that changed.
 
 luma.oled's ``ssd1306.display()`` / ``sh1106.display()`` send the whole 1 KiB frame
 on every call: ~25 ms per panel at 400 kHz I2C, ~150 ms for six panels sharing a
@@ -21,12 +21,29 @@ luma device.
 * Anything else (luma.core's ``dummy`` in the mock, emulators): a
   :class:`PassthroughWriter` that simply calls ``device.display(image)``.
 
-Without a luma device, ``DisplayWriter(interface, Controller.SH1106)`` works on
-the interface directly (the caller must have initialised the panel).
+Without a luma device, ``DisplayWriter.for_interface(interface, Controller.SH1106)``
+works on the interface directly (the caller must have initialised the panel).
+
+The port: deciding and sending are apart
+-----------------------------------------
+:class:`DisplayWriter` decides *which* page/column windows changed (it keeps the
+last frame and plans the windows at the least bus cost of the panel at the far
+end); a :class:`PanelPort` takes those windows to the panel.  Two adapters:
+
+* :class:`BusPort` (here): the Pi's own I2C or SPI bus through a luma interface
+  (two-seat tables wired to the Pi); it turns windows into controller commands.
+* ``controller.hal.node_display.NodePort``: the seat node's serial link; the
+  windows travel as display frames (``firmware/PROTOCOL.md``) and the node's own
+  driver addresses its panel.
+
+A port says which panel it reaches (:class:`Panel`: controller, size, column
+offset) and what its bus costs (:class:`BusModel`), so that the plan is priced as
+the bytes really go on the panel's wire.
 
 Controllers
 -----------
-* SSD1306 (128 columns): luma initialises it in horizontal addressing mode
+* SSD1306 and SSD1309 (128 columns; the SSD1309 of 2.42" modules has the
+  SSD1306's addressing commands): luma initialises it in horizontal addressing mode
   (``0x20 0x00``), and the writer keeps that mode so that luma's own
   ``display()`` stays valid.  A change is a window ``0x21 c0 c1`` (columns) +
   ``0x22 p0 p1`` (pages) followed by exactly ``(c1-c0+1)*(p1-p0+1)`` data bytes,
@@ -69,15 +86,19 @@ from PIL import Image
 
 __all__ = [
     "BusModel",
+    "BusPort",
     "Controller",
     "DisplayWriter",
     "FrameWriter",
+    "Panel",
+    "PanelPort",
     "PassthroughWriter",
     "SerialInterface",
     "UpdateReport",
     "Window",
     "WriterTotals",
     "image_to_pages",
+    "window_bytes",
     "writer_for_device",
 ]
 
@@ -105,8 +126,9 @@ class SerialInterface(Protocol):
 
 
 class Controller(Enum):
-    SSD1306 = "ssd1306"
-    SH1106 = "sh1106"
+    SSD1306 = "ssd1306"  # 0.96" modules
+    SH1106 = "sh1106"  # 1.3" modules
+    SSD1309 = "ssd1309"  # 2.42" modules
 
 
 @dataclass(frozen=True)
@@ -409,7 +431,40 @@ def _merge_vertically(addressing: _Addressing, bus: BusModel, spans: list[Window
     return sorted(done + open_)
 
 
-# --------------------------------------------------------------------------- writers
+# ----------------------------------------------------------------------------- panel
+
+
+@dataclass(frozen=True)
+class Panel:
+    """The panel at the far end of a port: controller, visible size, first visible column."""
+
+    controller: Controller
+    width: int = 128
+    height: int = 64
+    column_offset: int | None = None  # None: the controller's usual (SH1106: 2, else 0)
+
+    def __post_init__(self) -> None:
+        if self.height % PAGE_HEIGHT:
+            raise ValueError(f"height {self.height} is not a whole number of pages")
+        ram = SH1106_RAM_COLUMNS if self.controller is Controller.SH1106 else SSD1306_RAM_COLUMNS
+        if self.offset + self.width > ram:
+            name = self.controller.name
+            raise ValueError(f"{self.width} columns from {self.offset} overflow the {name} RAM")
+
+    @property
+    def offset(self) -> int:
+        if self.column_offset is not None:
+            return self.column_offset
+        return 2 if self.controller is Controller.SH1106 else 0
+
+    @property
+    def pages(self) -> int:
+        return self.height // PAGE_HEIGHT
+
+    def addressing(self) -> _Addressing:
+        if self.controller is Controller.SH1106:
+            return _SH1106Addressing(self.offset)
+        return _SSD1306Addressing(self.offset)
 
 
 def _check_frame_size(frame: bytes, width: int, pages: int) -> None:
@@ -417,11 +472,122 @@ def _check_frame_size(frame: bytes, width: int, pages: int) -> None:
         raise ValueError(f"frame has {len(frame)} bytes, expected {width * pages}")
 
 
+def window_bytes(frame: bytes, width: int, window: Window) -> bytes:
+    """The window's bytes of a frame, page after page (the order the RAM takes them)."""
+    out = bytearray()
+    for page in range(window.page, window.page_end):
+        base = page * width
+        out += frame[base + window.col : base + window.col_end]
+    return bytes(out)
+
+
+# ----------------------------------------------------------------------------- ports
+
+
+class PanelPort(Protocol):
+    """Takes the windows a :class:`DisplayWriter` planned to one panel.
+
+    ``send`` raises if the windows could not be delivered (the writer then forgets
+    what the panel shows and sends the full frame next time)."""
+
+    @property
+    def panel(self) -> Panel: ...
+
+    @property
+    def bus(self) -> BusModel:
+        """What the bytes cost on the panel's own wire (the plan is priced with it)."""
+        ...
+
+    def send(self, frame: bytes, windows: Sequence[Window], full: bool) -> UpdateReport: ...
+
+
+class BusPort:
+    """The Pi's own bus to the panel: a luma serial interface (``i2c``, ``spi``, or any
+    object with ``command(*bytes)`` and ``data(list)``) on an initialised panel."""
+
+    def __init__(self, interface: SerialInterface, panel: Panel, bus: BusModel | None = None):
+        self.interface = interface
+        self._panel = panel
+        self._bus = bus if bus is not None else BusModel.for_interface(interface)
+        self._addressing = panel.addressing()
+
+    @property
+    def panel(self) -> Panel:
+        return self._panel
+
+    @property
+    def bus(self) -> BusModel:
+        return self._bus
+
+    def send(self, frame: bytes, windows: Sequence[Window], full: bool) -> UpdateReport:
+        bus, width = self._bus, self._panel.width
+        command_bytes = data_bytes = overhead = transfers = 0
+        state: Any = None
+        for index, window in enumerate(windows):
+            if full:
+                cmds = _full_frame_commands(self._addressing, index, window)
+            else:
+                cmds, state = self._addressing.commands(state, window)
+            if cmds:
+                if len(cmds) > I2C_MAX_COMMAND_BYTES:  # pragma: no cover - never built
+                    raise AssertionError("command sequence too long for one transfer")
+                self.interface.command(*cmds)
+                command_bytes += len(cmds)
+                overhead += bus.transfer_overhead
+                transfers += 1
+            data = list(window_bytes(frame, width, window))
+            self.interface.data(data)
+            data_bytes += len(data)
+            blocks = bus.data_transfers(len(data))
+            overhead += blocks * bus.transfer_overhead
+            transfers += blocks
+        return UpdateReport(
+            full=full,
+            windows=tuple(windows),
+            command_bytes=command_bytes,
+            data_bytes=data_bytes,
+            overhead_bytes=overhead,
+            transfers=transfers,
+            bits_per_byte=bus.bits_per_byte,
+        )
+
+
+def _full_frame_commands(addressing: _Addressing, index: int, window: Window) -> list[int]:
+    # Every window addressed from scratch; the first also restores the mode.
+    cmds, _ = addressing.commands(None, window)
+    return addressing.full_frame_prefix() + cmds if index == 0 else cmds
+
+
+# --------------------------------------------------------------------------- writers
+
+
 class DisplayWriter:
-    """Sends frames to one SSD1306/SH1106 panel, only what changed since the last one."""
+    """Sends frames to one panel through a :class:`PanelPort`, only what changed."""
 
     def __init__(
         self,
+        port: PanelPort,
+        *,
+        preprocess: Callable[[Image.Image], Image.Image] | None = None,
+        size: tuple[int, int] | None = None,
+    ) -> None:
+        """``size`` is the logical image size when ``preprocess`` rotates (luma devices)."""
+        panel = port.panel
+        self.port = port
+        self.controller = panel.controller
+        self.width = panel.width
+        self.pages = panel.pages
+        self.column_offset = panel.offset
+        self.bus = port.bus
+        self.size = size if size is not None else (panel.width, panel.height)
+        self._preprocess = preprocess
+        self._addressing = panel.addressing()
+        self._last: bytes | None = None
+        self.totals = WriterTotals()
+
+    @classmethod
+    def for_interface(
+        cls,
         interface: SerialInterface,
         controller: Controller,
         *,
@@ -431,31 +597,10 @@ class DisplayWriter:
         bus: BusModel | None = None,
         preprocess: Callable[[Image.Image], Image.Image] | None = None,
         size: tuple[int, int] | None = None,
-    ) -> None:
-        """``size`` is the logical image size when ``preprocess`` rotates (luma devices)."""
-        if height % PAGE_HEIGHT:
-            raise ValueError(f"height {height} is not a whole number of pages")
-        self.interface = interface
-        self.controller = controller
-        self.width = width
-        self.pages = height // PAGE_HEIGHT
-        self.bus = bus if bus is not None else BusModel.for_interface(interface)
-        self.size = size if size is not None else (width, height)
-        self._preprocess = preprocess
-        self._addressing: _Addressing
-        if controller is Controller.SSD1306:
-            offset = 0 if column_offset is None else column_offset
-            if offset + width > SSD1306_RAM_COLUMNS:
-                raise ValueError(f"{width} columns from {offset} overflow the SSD1306 RAM")
-            self._addressing = _SSD1306Addressing(offset)
-        else:
-            offset = 2 if column_offset is None else column_offset
-            if offset + width > SH1106_RAM_COLUMNS:
-                raise ValueError(f"{width} columns from {offset} overflow the SH1106 RAM")
-            self._addressing = _SH1106Addressing(offset)
-        self.column_offset = offset
-        self._last: bytes | None = None
-        self.totals = WriterTotals()
+    ) -> DisplayWriter:
+        """A writer on the Pi's own bus (a :class:`BusPort` on ``interface``)."""
+        panel = Panel(controller, width, height, column_offset)
+        return cls(BusPort(interface, panel, bus), preprocess=preprocess, size=size)
 
     @property
     def last_frame(self) -> bytes | None:
@@ -487,7 +632,9 @@ class DisplayWriter:
             self.totals.add(report)
             return report
         full, windows = self.plan(frame)
-        report = self._send(frame, full, windows)
+        self._last = None  # unknown until every transfer went through
+        report = self.port.send(frame, windows, full)
+        self._last = frame
         self.totals.add(report)
         return report
 
@@ -521,51 +668,9 @@ class DisplayWriter:
     def _full_frame_cost(self) -> int:
         cost = 0
         for index, window in enumerate(self._full_frame()):
-            cmds = self._full_frame_commands(index, window)
+            cmds = _full_frame_commands(self._addressing, index, window)
             cost += self.bus.command_cost(len(cmds)) + self.bus.data_cost(window.size)
         return cost
-
-    def _full_frame_commands(self, index: int, window: Window) -> list[int]:
-        # Every window addressed from scratch; the first also restores the mode.
-        cmds, _ = self._addressing.commands(None, window)
-        return self._addressing.full_frame_prefix() + cmds if index == 0 else cmds
-
-    def _send(self, frame: bytes, full: bool, windows: list[Window]) -> UpdateReport:
-        bus, width = self.bus, self.width
-        command_bytes = data_bytes = overhead = transfers = 0
-        self._last = None  # unknown until every transfer went through
-        state: Any = None
-        for index, window in enumerate(windows):
-            if full:
-                cmds = self._full_frame_commands(index, window)
-            else:
-                cmds, state = self._addressing.commands(state, window)
-            if cmds:
-                if len(cmds) > I2C_MAX_COMMAND_BYTES:  # pragma: no cover - never built
-                    raise AssertionError("command sequence too long for one transfer")
-                self.interface.command(*cmds)
-                command_bytes += len(cmds)
-                overhead += bus.transfer_overhead
-                transfers += 1
-            data: list[int] = []
-            for page in range(window.page, window.page_end):
-                base = page * width
-                data += frame[base + window.col : base + window.col_end]
-            self.interface.data(data)
-            data_bytes += len(data)
-            blocks = bus.data_transfers(len(data))
-            overhead += blocks * bus.transfer_overhead
-            transfers += blocks
-        self._last = frame
-        return UpdateReport(
-            full=full,
-            windows=tuple(windows),
-            command_bytes=command_bytes,
-            data_bytes=data_bytes,
-            overhead_bytes=overhead,
-            transfers=transfers,
-            bits_per_byte=bus.bits_per_byte,
-        )
 
 
 @dataclass
@@ -586,19 +691,28 @@ class PassthroughWriter:
         pass
 
 
+# luma.oled before 3.16 has no ``sh1106._page_address_offset``: its sh1106.display()
+# always addresses column 2 (``0x02 0x10``), the first visible column of a 128-wide
+# panel in the SH1106's 132-column RAM.
+LUMA_SH1106_COLUMN = 2
+
+
 def writer_for_device(device: Any, *, bus: BusModel | None = None) -> FrameWriter:
-    """A :class:`DisplayWriter` for luma's ssd1306/sh1106, else a :class:`PassthroughWriter`."""
-    from luma.oled.device import sh1106, ssd1306
+    """A :class:`DisplayWriter` for luma's ssd1306/ssd1309/sh1106, else a
+    :class:`PassthroughWriter`."""
+    from luma.oled.device import sh1106, ssd1306, ssd1309
 
     if isinstance(device, sh1106):
-        controller, offset = Controller.SH1106, int(device._page_address_offset)
+        offset = int(getattr(device, "_page_address_offset", LUMA_SH1106_COLUMN))
+        controller = Controller.SH1106
+    elif isinstance(device, ssd1309):
+        controller, offset = Controller.SSD1309, int(getattr(device, "_colstart", 0))
     elif isinstance(device, ssd1306):
         controller, offset = Controller.SSD1306, int(getattr(device, "_colstart", 0))
     else:
         return PassthroughWriter(device)
-    interface = device._serial_interface
-    return DisplayWriter(
-        interface,
+    return DisplayWriter.for_interface(
+        device._serial_interface,
         controller,
         width=int(device._w),
         height=int(device._h),

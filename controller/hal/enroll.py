@@ -22,7 +22,7 @@ every card has a tag: a deck missing cards is never saved.
 With ``cards=`` the session re-tags only those cards of an existing deck (a
 card whose sticker died); the other cards keep their tags.
 
-No I/O and no clock: the terminal command is ``controller.enroll_cli``.
+No I/O and no clock: the terminal command is ``controller.cli.enroll``.
 """
 
 from __future__ import annotations

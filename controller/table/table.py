@@ -42,6 +42,7 @@ from ..hal.seatlink import (
     TagLeft,
     status_message,
 )
+from .claims import Claim, penalty_notes, show_requests, unproven_claims
 from .controls import Button, SeatInput, on_hold, on_press, on_show_tap, start_number_entry
 
 __all__ = ["DealReading", "Message", "Phase", "Table", "TableResult"]
@@ -114,6 +115,8 @@ class Table:
         self.deal: dict[int, list[Card]] = {}
         self.hand_dealer: int | None = None
         self.last: TableResult | None = None
+        #: (hand number, index of the award in that hand) -> its detail: why a penalty
+        self.notes: dict[tuple[int, int], str] = {}
         self.events = 0
         self.phase = (
             Phase.OVER
@@ -250,6 +253,7 @@ class Table:
         else:
             before = len(self.game.awards) if self.game.hand_in_progress else 0
             hand = self.game.hand_number
+            claims = unproven_claims(self.game)
             try:
                 self.game.push(action)
             except IllegalActionError as e:
@@ -257,17 +261,40 @@ class Table:
             else:
                 code = None
                 self._record(str(action))
+                self._note_penalties(action, hand, before, claims)
                 self._after(action, hand, before)
         if code is not None:
             self._refuse(action.seat, action, code)
         self.last = TableResult(action, code)
         return code
 
+    def _note_penalties(
+        self, action: Action, hand: int, before: int, claims: tuple[Claim, ...]
+    ) -> None:
+        game = self.game
+        if not hand:
+            return
+        awards = game.hands[hand - 1].awards[before:]
+        ended = not game.hand_in_progress or game.hand_number != hand
+        notes = penalty_notes(action, awards, claims, game, ended)
+        for i, note in enumerate(notes):
+            if note is not None:
+                self.notes[(hand, before + i)] = note
+
+    def award_note(self, hand: int, index: int) -> str | None:
+        """Why award ``index`` of hand ``hand`` was given, when the reason alone does not
+        say (a penalty: flor tapada, tanto mal cantado, a claim not shown)."""
+        return self.notes.get((hand, index))
+
+    def show_requests(self) -> frozenset[int]:
+        """Seats asked to show their cards now (an unproven claim near the hand's end)."""
+        return show_requests(self.game)
+
     def _after(self, action: Action, hand: int, before: int) -> None:
         game = self.game
         awards = game.hands[hand - 1].awards[before:] if hand else ()
-        for award in awards:
-            self._announce(award)
+        for i, award in enumerate(awards):
+            self._announce(award, self.award_note(hand, before + i))
         if game.telling is not None:
             for seat, inp in enumerate(self.inputs):
                 if inp.mode.value == "normal":
@@ -280,7 +307,7 @@ class Table:
         elif not game.hand_in_progress:
             self.phase = Phase.WAITING
 
-    def _announce(self, award: Award) -> None:
+    def _announce(self, award: Award, note: str | None = None) -> None:
         game = self.game
         reason = {
             Reason.ENVIDO: "envido",
@@ -295,6 +322,8 @@ class Table:
             detail = f" ({game.envido_result[1]} del asiento {game.envido_result[0]})"
         elif award.reason is Reason.FLOR and game.flor_result is not None:
             detail = f" ({game.flor_result[1]} del asiento {game.flor_result[0]})"
+        elif note is not None:
+            detail = f" ({note})"
         for seat in range(self.rules.players):
             who = "nosotros" if seat % 2 == award.team else "ellos"
             self.tell(seat, f"+{award.points} {who}: {reason}{detail}")

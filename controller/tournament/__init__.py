@@ -1,3 +1,3 @@
 """Tournament play: tamper-evident game records (:mod:`controller.tournament.seal`) and
 the ``truco-table verify`` / ``truco-table seal`` commands
-(:mod:`controller.tournament.verify_cli`)."""
+(:mod:`controller.cli.verify`)."""

@@ -53,7 +53,11 @@ def make_writer(
     if isinstance(model, SSD1306Model):
         model.command(0x20, 0x00)  # what luma's ssd1306 init leaves behind
     interface = RecordingInterface(model)
-    return DisplayWriter(interface, controller, bus=bus or BusModel.i2c(32)), interface, model
+    return (
+        DisplayWriter.for_interface(interface, controller, bus=bus or BusModel.i2c(32)),
+        interface,
+        model,
+    )
 
 
 def noise(rnd: random.Random, density: float) -> Image.Image:
@@ -389,7 +393,7 @@ def test_after_an_interface_error_the_next_update_is_full(
     if isinstance(model, SSD1306Model):
         model.command(0x20, 0x00)
     interface = FlakyInterface(model, fail_at=10**9)
-    writer = DisplayWriter(interface, controller)
+    writer = DisplayWriter.for_interface(interface, controller)
     writer.update(render_scoreboard_image(3, 3, 30))
     interface.fail_at = interface.calls + 1 + fail_after
     with pytest.raises(OSError):
@@ -516,3 +520,30 @@ def test_models_for_luma_full_frames() -> None:
         device = device_class(i2c(bus=FakeSMBus(model)))
         device.display(frame)
         assert same_image(model.image(), frame)
+
+
+def test_luma_ssd1309_is_written_with_ssd1306_addressing() -> None:
+    from luma.oled.device import ssd1309
+
+    model = SSD1306Model()  # the SSD1309's RAM and addressing commands are the SSD1306's
+    device = ssd1309(i2c(bus=FakeSMBus(model)))
+    writer = writer_for_device(device)
+    assert isinstance(writer, DisplayWriter)
+    assert writer.controller is Controller.SSD1309
+    for ours in (0, 1, 2, 17):
+        frame = render_scoreboard_image(ours, 3, 30)
+        writer.update(frame)
+        assert same_image(model.image(), frame)
+
+
+def test_sh1106_of_a_luma_without_page_address_offset() -> None:
+    """luma.oled < 3.16 has no ``_page_address_offset``; its sh1106 writes from column 2."""
+    model = SH1106Model()
+    device = sh1106(i2c(bus=FakeSMBus(model)))
+    del device._page_address_offset
+    writer = writer_for_device(device)
+    assert isinstance(writer, DisplayWriter)
+    assert writer.column_offset == 2
+    frame = render_scoreboard_image(9, 4, 30)
+    writer.update(frame)
+    assert same_image(model.image(), frame)

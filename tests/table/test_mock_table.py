@@ -15,11 +15,12 @@ from pathlib import Path
 import pytest
 
 from controller.cli import main
+from controller.cli.run import _interactive
 from controller.engine import Game, HouseRules
 from controller.engine.playout import random_game
 from controller.table.controls import Button
 from controller.table.mock_table import MockTable
-from controller.table.run_mock import MockRun, _interactive
+from controller.table.run_mock import MockRun
 from controller.transcript import parse, replay, result_json, write
 
 SCENARIOS = Path(__file__).parent.parent / "scenarios"

@@ -143,10 +143,39 @@ def test_control_files_new_game_and_rules(tmp_path: Path) -> None:
 def test_control_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from controller.cli import main
 
-    assert main(["control", "undo", "--state", str(tmp_path)]) == 0
+    # no table running on the folder: the command is withdrawn, and the reason said
+    assert main(["control", "undo", "--state", str(tmp_path), "--wait", "0.2"]) == 1
+    assert "no table took 'undo'" in capsys.readouterr().err
+    assert not list((tmp_path / "control").glob("*.cmd"))
     assert main(["control", "rules", "flor=maybe", "--state", str(tmp_path)]) == 2
     assert main(["control", "undo", "--state", str(tmp_path / "nope")]) == 2
-    assert [p.read_text() for p in (tmp_path / "control").glob("*.cmd")] == ["undo\n"]
+
+
+def test_control_cli_against_a_running_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import threading
+
+    from controller.cli import main
+
+    with MockTable(HouseRules(), state_dir=tmp_path) as mock:
+        mock.deal(DEAL)
+        mock.press(0, Button.ENVIDO)
+        stop = threading.Event()
+
+        def serve() -> None:
+            while not stop.is_set():
+                mock.pump(0.02)
+
+        server = threading.Thread(target=serve)
+        server.start()
+        try:
+            assert main(["control", "undo", "--state", str(tmp_path)]) == 0
+        finally:
+            stop.set()
+            server.join()
+        assert "undo: the table took it" in capsys.readouterr().out
+        assert mock.game.move_stack == ()
 
 
 def test_notifier_sends_to_a_socket(tmp_path: Path) -> None:

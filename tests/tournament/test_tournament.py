@@ -163,8 +163,9 @@ def test_twenty_tables_with_network_cuts(
 def test_the_desk_command(tmp_path: Path, broker: LocalBroker, key: TournamentKey) -> None:
     """``truco-table desk`` collects a record published before it started (retained),
     prints the board and leaves the results and the record in ``--out``."""
+    from controller.cli import build_parser
+    from controller.cli import desk as desk_cli
     from controller.table.service import Finished
-    from controller.tournament import desk_cli
     from controller.tournament.publisher import TablePublisher
 
     record = (
@@ -181,11 +182,7 @@ def test_the_desk_command(tmp_path: Path, broker: LocalBroker, key: TournamentKe
     config = tmp_path / "copa.toml"
     config.write_text(f'[tournament]\nname = "copa"\nbroker = "127.0.0.1:{broker.port}"\n')
     out = io.StringIO()
-    import argparse
-
-    parser = argparse.ArgumentParser()
-    desk_cli.register(parser.add_subparsers())
-    args = parser.parse_args(
+    args = build_parser().parse_args(
         [
             "desk",
             "--config",
@@ -212,7 +209,8 @@ def test_the_desk_command(tmp_path: Path, broker: LocalBroker, key: TournamentKe
 
 def test_the_demo_command(tmp_path: Path) -> None:
     """The README's command, small: three tables, one of them flaky, 100x human speed."""
-    from controller.tournament import desk_cli
+    from controller.cli import build_parser
+    from controller.cli import desk as desk_cli
     from controller.tournament.broker import find_mosquitto
 
     if find_mosquitto() is None:
@@ -220,11 +218,7 @@ def test_the_demo_command(tmp_path: Path) -> None:
 
         pytest.skip("mosquitto not installed (apt-get install mosquitto; .ci/run does)")
     out = io.StringIO()
-    import argparse
-
-    parser = argparse.ArgumentParser()
-    desk_cli.register(parser.add_subparsers())
-    args = parser.parse_args(
+    args = build_parser().parse_args(
         [
             "tournament-demo",
             "--tables",

@@ -17,7 +17,8 @@ configuration (``[tournament] key = "<hex>"`` or ``key_file = "<path>"``, and
 ``key_id = "<id>"``). See :func:`controller.tournament.seal.load_key`. Keys are never
 printed.
 
-``controller/cli.py`` adds both subcommands with :func:`register`.
+``controller.cli`` adds both subcommands with :func:`configure_verify` and
+:func:`configure_seal`.
 """
 
 from __future__ import annotations
@@ -30,8 +31,7 @@ import tempfile
 from pathlib import Path
 from typing import Final, TextIO
 
-from ..transcript import RecordFileError, TranscriptError, parse, read_record, replay
-from .seal import (
+from ..tournament.seal import (
     KeyConfigError,
     NotSealedError,
     SealError,
@@ -42,8 +42,17 @@ from .seal import (
     seal,
     verify,
 )
+from ..transcript import RecordFileError, TranscriptError, parse, read_record, replay
 
-__all__ = ["EXIT_INTACT", "EXIT_MALFORMED", "EXIT_TAMPERED", "register", "run_seal", "run_verify"]
+__all__ = [
+    "EXIT_INTACT",
+    "EXIT_MALFORMED",
+    "EXIT_TAMPERED",
+    "configure_seal",
+    "configure_verify",
+    "run_seal",
+    "run_verify",
+]
 
 EXIT_INTACT: Final = 0
 EXIT_TAMPERED: Final = 1
@@ -161,31 +170,25 @@ def _key_options(p: argparse.ArgumentParser) -> None:
     )
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the ``verify`` and ``seal`` subcommands (their ``func`` is :func:`run_verify`,
-    :func:`run_seal`)."""
-    v = subparsers.add_parser(
-        "verify",
-        help="check that a sealed game record is intact",
-        description=(
-            "Check a sealed game record (docs/TRANSCRIPT.md, 'Sealed records'). Prints "
-            "'intact: N lines, game ID' (exit 0) or 'tampered: line L: reason' with the "
-            "first line that does not verify (exit 1); an unreadable or unsealed file, or "
-            "a key that cannot be loaded, exits 2."
-        ),
+def configure_verify(v: argparse.ArgumentParser) -> None:
+    """The ``verify`` subcommand's arguments (its ``func`` is :func:`run_verify`)."""
+    v.description = (
+        "Check a sealed game record (docs/TRANSCRIPT.md, 'Sealed records'). Prints "
+        "'intact: N lines, game ID' (exit 0) or 'tampered: line L: reason' with the "
+        "first line that does not verify (exit 1); an unreadable or unsealed file, or "
+        "a key that cannot be loaded, exits 2."
     )
     v.add_argument("file", help="the sealed .truco record")
     _key_options(v)
     v.set_defaults(func=run_verify)
 
-    s = subparsers.add_parser(
-        "seal",
-        help="seal a game record by hand",
-        description=(
-            "Seal a transcript with the tournament key: every line gets an HMAC-SHA256 "
-            "chain tag in a trailing comment and a last line seals the line count, so the "
-            "record still replays unchanged. The file must be a well-formed transcript."
-        ),
+
+def configure_seal(s: argparse.ArgumentParser) -> None:
+    """The ``seal`` subcommand's arguments (its ``func`` is :func:`run_seal`)."""
+    s.description = (
+        "Seal a transcript with the tournament key: every line gets an HMAC-SHA256 "
+        "chain tag in a trailing comment and a last line seals the line count, so the "
+        "record still replays unchanged. The file must be a well-formed transcript."
     )
     s.add_argument("file", help="the .truco transcript")
     _key_options(s)

@@ -1,29 +1,26 @@
 """``truco-table render``: a seat's screen at a transcript position, and the contact sheet.
 
-The integrator wires ``register`` into ``controller/cli.py``; these tests build their own
-parser around it.
+Run through the ``truco-table`` parser (:func:`controller.cli.build_parser`).
 """
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import pytest
 from PIL import Image, ImageChops
 
+from controller.cli import build_parser
+from controller.cli.render import screen_at
 from controller.render.matchsticks import SCREEN_SIZE
 from controller.render.screen import render_screen, screen_texts
-from controller.render_cli import register, screen_at
 
 SCENARIOS = Path(__file__).parent.parent / "scenarios"
 WORKED_1 = SCENARIOS / "worked-hand-1.truco"  # line 7: 0 envido, line 8: 1 quiero, ...
 
 
 def run(*argv: str) -> int:
-    parser = argparse.ArgumentParser(prog="truco-table")
-    register(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(["render", *argv])
+    args = build_parser().parse_args(["render", *argv])
     code: int = args.func(args)
     return code
 

@@ -13,9 +13,10 @@ from typing import TextIO
 
 import pytest
 
-from controller import enroll_cli
+from controller.cli import build_parser
+from controller.cli import enroll as enroll_cli
+from controller.cli.enroll import MockReader, mock_script, mock_uids
 from controller.engine.cards import Card
-from controller.enroll_cli import MockReader, mock_script, mock_uids, register
 from controller.hal.deck import DeckRegistry, load_registry, save_registry
 from controller.hal.enroll import ENROLL_ORDER
 
@@ -23,10 +24,7 @@ C = Card.from_str
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="truco-table")
-    sub = parser.add_subparsers(dest="command", required=True)
-    register(sub)
-    return parser.parse_args(argv)
+    return build_parser().parse_args(argv)
 
 
 def enroll(

@@ -1,5 +1,4 @@
-"""`truco-table verify` and `truco-table seal`, through a parser of our own (the
-integrator wires ``register`` into controller/cli.py)."""
+"""`truco-table verify` and `truco-table seal`, through the ``truco-table`` parser."""
 
 from __future__ import annotations
 
@@ -11,14 +10,14 @@ from pathlib import Path
 import pytest
 
 from controller import cli
-from controller.tournament import verify_cli
-from controller.tournament.seal import seal
-from controller.tournament.verify_cli import (
+from controller.cli import build_parser
+from controller.cli import verify as verify_cli
+from controller.cli.verify import (
     EXIT_INTACT,
     EXIT_MALFORMED,
     EXIT_TAMPERED,
-    register,
 )
+from controller.tournament.seal import seal
 
 ROOT = Path(__file__).parent.parent.parent
 SCENARIO = ROOT / "tests" / "scenarios" / "worked-hand-2.truco"
@@ -27,10 +26,7 @@ HEX = KEY.hex()
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="truco-table")
-    sub = p.add_subparsers(dest="command", required=True)
-    register(sub)
-    return p
+    return build_parser()
 
 
 def run(argv: list[str]) -> tuple[int, str, str]:
@@ -61,7 +57,7 @@ def sealed(tmp_path: Path) -> Path:
     return path
 
 
-def test_register_adds_both_commands() -> None:
+def test_the_parser_has_both_commands() -> None:
     args = parser().parse_args(["verify", "f", "--key-file", "k"])
     assert args.func is verify_cli.run_verify
     args = parser().parse_args(["seal", "f", "--config", "c", "--game-id", "g"])

@@ -12,7 +12,7 @@ seat ``S``'s display shows then: the very frame the table would send, including 
 or notice the last statement caused. The second form draws every kind of seat screen
 (``controller.render.gallery``) on one labelled sheet.
 
-``controller/cli.py`` adds the subcommand with :func:`register`.
+``controller.cli`` adds the subcommand with :func:`configure`.
 """
 
 from __future__ import annotations
@@ -24,15 +24,15 @@ from pathlib import Path
 
 from PIL import Image
 
-from .engine import Action, Card, Game, RefusalCode
-from .hal.mock import MockDeck
-from .hal.seatlink import TagArrived, TagLeft
-from .render.matchsticks import SCREEN_SIZE
-from .render.pixelfont import FONT_TEXT
-from .render.screen import SeatScreen, plain, render_screen
-from .table.screens import screen_for
-from .table.table import Table
-from .transcript import (
+from ..engine import Action, Card, Game, RefusalCode
+from ..hal.mock import MockDeck
+from ..hal.seatlink import TagArrived, TagLeft
+from ..render.matchsticks import SCREEN_SIZE
+from ..render.pixelfont import FONT_TEXT
+from ..render.screen import SeatScreen, plain, render_screen
+from ..table.screens import screen_for
+from ..table.table import Table
+from ..transcript import (
     ActionStmt,
     RecordFileError,
     Statement,
@@ -42,7 +42,7 @@ from .transcript import (
     replay,
 )
 
-__all__ = ["TableTarget", "contact_sheet", "register", "screen_at"]
+__all__ = ["TableTarget", "configure", "contact_sheet", "screen_at"]
 
 MESSAGE_GAP = 10.0  # seconds between statements: only the last one's messages remain
 
@@ -155,7 +155,7 @@ def contact_sheet(
 def _cmd_render(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if args.contact_sheet:
-        from .render.gallery import shots
+        from ..render.gallery import shots
 
         image = contact_sheet([(s.title, s.screen) for s in shots()], scale=args.scale or 2)
         image.save(out)
@@ -190,9 +190,8 @@ def _positive(text: str) -> int:
     return value
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``render`` to the ``truco-table`` subcommands."""
-    p = subparsers.add_parser("render", help="draw seat screens as PNG previews")
+def configure(p: argparse.ArgumentParser) -> None:
+    """The ``render`` subcommand's arguments."""
     p.add_argument("file", nargs="?", help="the .truco transcript")
     p.add_argument("--seat", type=int, default=0, help="the seat whose display to draw")
     where = p.add_mutually_exclusive_group()

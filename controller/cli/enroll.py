@@ -22,7 +22,7 @@ sends ``HELLO``, heartbeats and ``TAGON``/``TAGOFF`` frames (made with
 already enrolled tapped again); a real ``SeatLink`` reads the pty, so the
 whole serial path (framing, checksums, HELLO and heartbeats) is exercised.
 
-``controller/cli.py`` adds the subcommand with :func:`register`.
+``controller.cli`` adds the subcommand with :func:`configure`.
 """
 
 from __future__ import annotations
@@ -43,8 +43,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, TextIO
 
-from .engine.cards import Card
-from .hal.deck import (
+from ..engine.cards import Card
+from ..hal.deck import (
     DeckError,
     check_deck_name,
     default_registry_path,
@@ -52,8 +52,8 @@ from .hal.deck import (
     save_registry,
     uid_hex,
 )
-from .hal.enroll import ENROLL_ORDER, EnrollSession, EnrollStep, StepKind
-from .hal.seatlink import (
+from ..hal.enroll import ENROLL_ORDER, EnrollSession, EnrollStep, StepKind
+from ..hal.seatlink import (
     DEFAULT_BY_ID_DIR,
     PROTOCOL_VERSION,
     SEQ_MODULO,
@@ -71,7 +71,7 @@ from .hal.seatlink import (
     status_message,
 )
 
-__all__ = ["MockReader", "mock_script", "mock_uids", "register", "run"]
+__all__ = ["MockReader", "configure", "mock_script", "mock_uids", "run"]
 
 #: Exit codes.
 EXIT_OK: Final = 0
@@ -241,18 +241,14 @@ def _card(text: str) -> Card:
 _card.__name__ = "card"  # argparse says "invalid card value: '8E'"
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the ``enroll`` subcommand (its ``func`` is :func:`run`)."""
-    p = subparsers.add_parser(
-        "enroll",
-        help="teach the table a deck's tags, card by card",
-        description=(
-            "Tap the cards of a deck on one reader, in deck order (1-7, 10, 11, 12 of "
-            "espadas, then bastos, oros, copas), and save which tag is which card into "
-            "the deck registry. See hardware/cards.md."
-        ),
-        epilog=KEYS_HELP,
+def configure(p: argparse.ArgumentParser) -> None:
+    """The ``enroll`` subcommand's arguments (its ``func`` is :func:`run`)."""
+    p.description = (
+        "Tap the cards of a deck on one reader, in deck order (1-7, 10, 11, 12 of "
+        "espadas, then bastos, oros, copas), and save which tag is which card into "
+        "the deck registry. See hardware/cards.md."
     )
+    p.epilog = KEYS_HELP
     p.add_argument("--deck", required=True, metavar="NAME", help="the deck's name")
     p.add_argument(
         "--registry",

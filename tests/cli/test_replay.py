@@ -11,7 +11,7 @@ import pytest
 
 from controller.cli import main
 
-SCENARIOS = Path(__file__).with_name("scenarios")
+SCENARIOS = Path(__file__).parent.parent / "scenarios"
 
 
 def test_replay_json(capsys: pytest.CaptureFixture[str]) -> None:

@@ -13,8 +13,7 @@ page on http://127.0.0.1:PORT/ (``--http-port 0``: no page), the records in
 once more on exit. ``--config`` is the tournament's TOML (``[tournament]`` ``name``,
 ``broker``, ``key``/``key_file``, ``key_id``); options given on the command line win.
 
-``controller/cli.py`` adds both with :func:`register`; ``python -m
-controller.tournament.desk_cli`` runs them without it.
+``controller.cli`` adds them with :func:`configure` and :func:`configure_demo`.
 """
 
 from __future__ import annotations
@@ -26,14 +25,13 @@ import sys
 import threading
 import time
 import tomllib
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from .seal import KeyConfigError, TournamentKey, load_key
-from .topics import check_name, parse_broker
+from ..tournament.seal import KeyConfigError, TournamentKey, load_key
+from ..tournament.topics import check_name, parse_broker
 
-__all__ = ["main", "register", "run_demo_command", "run_desk"]
+__all__ = ["configure", "configure_demo", "run_demo_command", "run_desk"]
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +45,7 @@ def _tournament_section(path: str | None) -> dict[str, Any]:
 
 
 def run_desk(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
-    from .desk import Desk, DeskState, render_board, serve_http
+    from ..tournament.desk import Desk, DeskState, render_board, serve_http
 
     out = out or sys.stdout
     err = err or sys.stderr
@@ -120,7 +118,7 @@ def run_desk(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
 
 
 def run_demo_command(args: argparse.Namespace, out: TextIO | None = None) -> int:
-    from .demo import DemoOptions, run_demo
+    from ..tournament.demo import DemoOptions, run_demo
 
     logging.basicConfig(
         level=logging.ERROR if not args.verbose else logging.INFO,
@@ -161,9 +159,8 @@ def _positive(kind: type) -> Any:
     return parse
 
 
-def register(sub: Any) -> None:
-    """Add ``desk`` and ``tournament-demo`` to ``truco-table``'s subcommands."""
-    d = sub.add_parser("desk", help="the tournament desk: live scoreboard, results, records")
+def configure(d: argparse.ArgumentParser) -> None:
+    """The ``desk`` subcommand's arguments (its ``func`` is :func:`run_desk`)."""
     d.add_argument("--config", metavar="FILE", help="the tournament's TOML ([tournament])")
     d.add_argument("--tournament", help="the tournament's name (topic truco/NAME/...)")
     d.add_argument("--broker", metavar="HOST:PORT", help="default 127.0.0.1:1883")
@@ -176,10 +173,9 @@ def register(sub: Any) -> None:
     d.add_argument("--quiet", action="store_true", help="no board unless on a terminal")
     d.set_defaults(func=run_desk)
 
-    t = sub.add_parser(
-        "tournament-demo",
-        help="a tournament on this machine: Mosquitto, N mock tables, the desk",
-    )
+
+def configure_demo(t: argparse.ArgumentParser) -> None:
+    """The ``tournament-demo`` subcommand's arguments (its ``func`` is :func:`run_demo_command`)."""
     t.add_argument("--tables", type=_positive(int), default=20)
     t.add_argument("--games", type=_positive(int), default=1, help="games per table")
     t.add_argument(
@@ -202,16 +198,3 @@ def register(sub: Any) -> None:
     t.add_argument("--quiet", action="store_true", help="no scoreboard, only progress lines")
     t.add_argument("--verbose", action="store_true", help="log the tables and the desk")
     t.set_defaults(func=run_demo_command)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="truco-table")
-    sub = parser.add_subparsers(dest="command", required=True)
-    register(sub)
-    args = parser.parse_args(argv)
-    code: int = args.func(args)
-    return code
-
-
-if __name__ == "__main__":
-    sys.exit(main())

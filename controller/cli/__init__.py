@@ -1,0 +1,120 @@
+"""The ``truco-table`` command: the command-line faces of every layer, one module each.
+
+==================  =========================================================
+``replay``          :mod:`controller.cli.replay`: replay a game record
+``run``             :mod:`controller.cli.run`: the table service (``--mock``: in the terminal)
+``control``         :mod:`controller.cli.control`: undo, new game, rules of a running table
+``enroll``          :mod:`controller.cli.enroll`: teach the table a deck's tags
+``render``          :mod:`controller.cli.render`: seat screens as PNG previews
+``verify``/``seal`` :mod:`controller.cli.verify`: sealed tournament records
+``desk``            :mod:`controller.cli.desk`: the tournament desk (and ``tournament-demo``)
+==================  =========================================================
+
+Each subcommand's module, and what it imports, is loaded only when that subcommand is
+parsed (or its help shown): ``truco-table run`` never imports the desk, the enrolment
+or the PNG renderer. A module gives ``configure(parser)`` (or one ``configure_NAME``
+per subcommand), which adds the arguments and sets ``func``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, NoReturn
+
+from .. import __version__
+
+__all__ = ["COMMANDS", "Command", "build_parser", "main"]
+
+
+@dataclass(frozen=True)
+class Command:
+    """A subcommand: its name, one-line help, and where its arguments are defined."""
+
+    name: str
+    help: str
+    module: str  # under controller.cli
+    configure: str = "configure"
+
+
+COMMANDS: tuple[Command, ...] = (
+    Command("replay", "replay a game record (transcript)", "replay"),
+    Command("run", "run the table service (--mock: on mock hardware)", "run"),
+    Command(
+        "control",
+        "table controls for a running table: undo, new-game, rules KEY=VALUE...",
+        "control",
+    ),
+    Command("enroll", "teach the table a deck's tags, card by card", "enroll"),
+    Command("render", "draw seat screens as PNG previews", "render"),
+    Command("verify", "check that a sealed game record is intact", "verify", "configure_verify"),
+    Command("seal", "seal a game record by hand", "verify", "configure_seal"),
+    Command("desk", "the tournament desk: live scoreboard, results, records", "desk"),
+    Command(
+        "tournament-demo",
+        "a tournament on this machine: Mosquitto, N mock tables, the desk",
+        "desk",
+        "configure_demo",
+    ),
+)
+
+
+class _CommandParser(argparse.ArgumentParser):
+    """A subcommand's parser whose arguments are added on first use (parse or help)."""
+
+    def __init__(self, *args: Any, command: Command | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._command = command
+
+    def _load(self) -> None:
+        command, self._command = self._command, None
+        if command is not None:
+            module = importlib.import_module(f"{__name__}.{command.module}")
+            configure: Callable[[argparse.ArgumentParser], None] = getattr(
+                module, command.configure
+            )
+            configure(self)
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        self._load()
+        return super().parse_known_args(args, namespace)
+
+    def format_help(self) -> str:
+        self._load()
+        return super().format_help()
+
+    def format_usage(self) -> str:
+        self._load()
+        return super().format_usage()
+
+    def error(self, message: str) -> NoReturn:
+        self._load()
+        super().error(message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``truco-table`` parser (subcommands' modules load when their turn comes)."""
+    parser = argparse.ArgumentParser(
+        prog="truco-table", description="A table that referees Argentine Truco."
+    )
+    parser.add_argument("--version", action="version", version=f"truco-table {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_CommandParser)
+    for command in COMMANDS:
+        sub.add_parser(command.name, help=command.help, command=command)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    code: int = args.func(args)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

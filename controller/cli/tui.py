@@ -1,0 +1,634 @@
+"""The terminal table: ``truco-table run --mock`` on a terminal, full screen (curses).
+
+Why curses: it is in the standard library (nothing to install on a laptop or on the Pi),
+it reads one key at a time without Enter, redraws only the cells that changed, and
+reports the terminal's size and its changes; the table needs no widgets, only a few
+lines of text and the seat panels drawn in braille.
+
+:class:`TerminalTable` is the table's side, free of curses so the tests can drive it:
+``key()`` acts on a key the moment it is typed (a card tapped out of turn is refused
+then, as the real table refuses it), ``tick()`` moves the clock on (bots act every
+``pace`` seconds, the next hand is dealt once the player has seen the end of the last
+one), and ``lines()`` lays the screen out for a terminal of a given size: the score,
+the seat panels side by side as many as the width takes (the very frames sent to the
+mock OLEDs, so their banners come and go with the table's clock), the baza in play and
+the finished ones, the player's cards, the hand's calls, and the end of the hand held
+with its points until the player goes on. :func:`play` runs it in curses, redrawing
+every ``FRAME_SECONDS``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import curses
+import locale
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+from PIL import Image
+
+from ..engine import Action, Card, RefusalCode
+from ..engine.results import Award
+from ..render.screen import SeatScreen, render_screen, screen_texts
+from ..render.terminal import braille
+from ..table.controls import Button
+from ..table.run_mock import MockRun
+from ..table.screens import screen_for
+from ..table.table import Phase
+from .words import REASON_WORDS, say_action
+
+__all__ = ["FRAME_SECONDS", "KEYS", "TEXTS", "HandEnd", "TerminalTable", "play"]
+
+FRAME_SECONDS: Final = 0.1  # the clock: redraw (banners expire), bots move, keys are read
+PANEL_WIDTH: Final = 66  # 64 braille columns and the box
+PANEL_HEIGHT: Final = 19  # 16 braille rows, the box and its texts in letters
+PANEL_GAP: Final = 2
+
+#: one key, one button of the player's pad (capital: hold the button)
+KEYS: Final[dict[str, Button]] = {
+    "t": Button.TRUCO,
+    "e": Button.ENVIDO,
+    "r": Button.REAL_ENVIDO,
+    "f": Button.FALTA_ENVIDO,
+    "l": Button.FLOR,
+    "q": Button.QUIERO,
+    "n": Button.NO_QUIERO,
+    "m": Button.MAZO,
+}
+
+TEXTS: Final[dict[str, dict[str, str]]] = {
+    "es": {
+        "title": "TRUCO · partido a {target} · {players} jugadores",
+        "score_teams": "Nosotros {ours} · Ellos {theirs}",
+        "score_demo": "Equipo 0: {a} · Equipo 1: {b}",
+        "hand": "Mano {n} · da el {dealer} · es mano el {mano}",
+        "turn": "turno: {who}",
+        "you": "vos",
+        "seat": "asiento {seat}",
+        "panel_you": " asiento {seat} (vos) · equipo {team} ",
+        "panel": " asiento {seat} · equipo {team} ",
+        "table": "En la mesa (baza {n}): {cards}",
+        "bazas": "Bazas: {bazas}",
+        "baza_won": "gana el {seat}",
+        "parda": "parda",
+        "cards": "Tus cartas: {cards}",
+        "cards_unknown": "(la mesa no leyó tus cartas)",
+        "calls": "Cantos de la mano:",
+        "no_calls": "(todavía nada)",
+        "refused": "rechazado: {why}",
+        "end_title": "Terminó la mano {n}",
+        "no_points": "sin puntos",
+        "go_on": "Enter o espacio: seguir",
+        "demo_go_on": "sigue en {s:.0f} s (Enter: ya)",
+        "game_over": "¡Fin del partido! Ganó el equipo {team}: {a} a {b}",
+        "quit_hint": "x: salir",
+        "paused": "EN PAUSA · p: seguir",
+        "dealing": "Repartiendo...",
+        "small": "La terminal es chica ({w}x{h}): agrandala a {mw}x{mh} o más",
+        "keys": (
+            "t truco · e envido · r real · f falta · l flor · q quiero · n no quiero · "
+            "m mazo · 1 2 3 tus cartas · s mostrar · Mayúscula: mantener · a asientos · "
+            "? ayuda · x salir"
+        ),
+        "keys_demo": "p pausa · + más rápido · - más lento · a asientos · x salir",
+        "help": (
+            "Cada tecla es un botón de tu botonera y actúa en el acto:\n"
+            "  t truco (y retruco, vale cuatro)   e envido   r real envido   f falta envido\n"
+            "  l flor   q quiero   n no quiero   m me voy al mazo\n"
+            "  1 2 3: apoyás esa carta en tu lector (la jugás)\n"
+            "  s: mostrar cartas (después 1 2 3 y q)\n"
+            "  Mayúscula (T E L N ...): mantener el botón, abre su menú;\n"
+            "    la misma tecla avanza, q elige, otra sale.\n"
+            "Cuando se cantan los tantos: e +10, r +1, f -1, q canta el número, n son buenas.\n"
+            "a: todos los asientos · Enter: seguir después de cada mano · x: salir\n"
+            "(cualquier tecla cierra esta ayuda)"
+        ),
+        "penalty_for": "penalidad: {why}",
+        "show_now": "¡mostrá tus cartas! (s, 1 2 3, q): tu tanto no está probado",
+    },
+    "en": {
+        "title": "TRUCO · game to {target} · {players} players",
+        "score_teams": "Us {ours} · Them {theirs}",
+        "score_demo": "Team 0: {a} · Team 1: {b}",
+        "hand": "Hand {n} · dealer {dealer} · mano {mano}",
+        "turn": "turn: {who}",
+        "you": "you",
+        "seat": "seat {seat}",
+        "panel_you": " seat {seat} (you) · team {team} ",
+        "panel": " seat {seat} · team {team} ",
+        "table": "On the table (baza {n}): {cards}",
+        "bazas": "Bazas: {bazas}",
+        "baza_won": "won by {seat}",
+        "parda": "parda (tie)",
+        "cards": "Your cards: {cards}",
+        "cards_unknown": "(the table did not read your cards)",
+        "calls": "This hand's calls:",
+        "no_calls": "(nothing yet)",
+        "refused": "refused: {why}",
+        "end_title": "Hand {n} is over",
+        "no_points": "no points",
+        "go_on": "Enter or space: go on",
+        "demo_go_on": "next hand in {s:.0f} s (Enter: now)",
+        "game_over": "Game over! Team {team} won {a} to {b}",
+        "quit_hint": "x: quit",
+        "paused": "PAUSED · p: resume",
+        "dealing": "Dealing...",
+        "small": "The terminal is small ({w}x{h}): make it {mw}x{mh} or more",
+        "keys": (
+            "t truco · e envido · r real · f falta · l flor · q quiero · n no quiero · "
+            "m mazo · 1 2 3 your cards · s show · Capital: hold · a seats · ? help · x quit"
+        ),
+        "keys_demo": "p pause · + faster · - slower · a seats · x quit",
+        "help": (
+            "Each key is a button of your pad and acts at once:\n"
+            "  t truco (then retruco, vale cuatro)   e envido   r real envido   f falta envido\n"
+            "  l flor   q quiero   n no quiero   m mazo (fold)\n"
+            "  1 2 3: tap that card on your reader (play it)\n"
+            "  s: show cards (then 1 2 3 and q)\n"
+            "  Capital (T E L N ...): hold the button, opens its menu;\n"
+            "    the same key moves on, q chooses, another key leaves.\n"
+            "While points are told: e +10, r +1, f -1, q declares the number, n son buenas.\n"
+            "a: every seat · Enter: go on after each hand · x: quit\n"
+            "(any key closes this help)"
+        ),
+        "penalty_for": "penalty: {why}",
+        "show_now": "show your cards! (s, 1 2 3, q): your claim is not proven",
+    },
+}
+
+#: the refusal messages the terminal writes in English (the displays keep Spanish)
+REFUSALS_EN: Final[dict[RefusalCode, str]] = {
+    RefusalCode.GAME_OVER: "the game is over",
+    RefusalCode.HAND_OVER: "the hand is over",
+    RefusalCode.FLOR_DISABLED: "playing without flor",
+    RefusalCode.CALL_PENDING: "a call awaits an answer",
+    RefusalCode.NO_PENDING_CALL: "nothing to answer",
+    RefusalCode.ENVIDO_CLOSED: "the envido is closed",
+    RefusalCode.RAISE_NOT_ALLOWED: "not yours to raise",
+    RefusalCode.NOT_YOUR_TURN: "not your turn",
+    RefusalCode.CARD_ALREADY_PLAYED: "that card was played",
+    RefusalCode.CARD_NOT_IN_HAND: "that card is not yours",
+    RefusalCode.NO_FLOR: "you have no flor",
+    RefusalCode.BAD_DECLARATION: "wrong points declared",
+    RefusalCode.UNKNOWN_CARD: "unknown card",
+}
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    """One line of the hand's history: who did what, and whether the table refused it."""
+
+    seat: int
+    action: Action | None
+    refusal: RefusalCode | None = None
+
+
+@dataclass(frozen=True)
+class HandEnd:
+    """A finished hand, held on the screen until the player goes on."""
+
+    number: int
+    awards: tuple[Award, ...]
+    notes: tuple[str | None, ...]  # each award's detail (a penalty's reason)
+    bazas: tuple[tuple[tuple[int, Card], ...], ...]
+    results: tuple[int | None, ...]
+    score: tuple[int, int]
+    until: float  # bots-only: when the demo goes on by itself
+
+
+@dataclass
+class _Cache:
+    """Braille text of the last frame of each seat, so an unchanged frame costs nothing."""
+
+    frames: dict[int, tuple[bytes, list[str]]] = field(default_factory=dict)
+
+    def braille(self, seat: int, image: Image.Image) -> list[str]:
+        data = image.tobytes()
+        hit = self.frames.get(seat)
+        if hit is not None and hit[0] == data:
+            return hit[1]
+        text = braille(image)
+        self.frames[seat] = (data, text)
+        return text
+
+
+class TerminalTable:
+    """The terminal table's state and behaviour (see the module docstring)."""
+
+    def __init__(
+        self,
+        run: MockRun,
+        *,
+        pace: float = 0.6,
+        lang: str = "es",
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.run = run
+        self.pace = max(0.0, pace)
+        self.lang = lang
+        self.text = TEXTS[lang]
+        self.clock = clock
+        self.human = run.human
+        self.all_seats = False
+        self.paused = False
+        self.help = False
+        self.quit = False
+        self.held: HandEnd | None = None
+        self.log: list[LogEntry] = []
+        self._log_hand = run.game.hand_number
+        self._ended = run.game.hand_number if not run.game.hand_in_progress else 0
+        self._awards_seen = 0
+        self.next_bot = clock() + self.pace
+        self._cache = _Cache()
+
+    # ------------------------------------------------------------------ input
+
+    def key(self, key: str) -> None:
+        """Act on one typed key, now."""
+        if self.help:
+            self.help = False
+            return
+        if key in ("x", "X", "\x03"):
+            self.quit = True
+            return
+        if key == "?":
+            self.help = True
+            return
+        if key == "a":
+            self.all_seats = not self.all_seats
+            return
+        if key in ("\n", "\r", " "):
+            self._go_on()
+            return
+        if key == "p" and self.human is None:
+            self.paused = not self.paused
+            return
+        if key in ("+", "-") and self.human is None:
+            self.pace = max(0.05, self.pace / 1.5) if key == "+" else min(10.0, self.pace * 1.5)
+            return
+        human = self.human
+        if human is None:
+            return
+        mock = self.run.mock
+        self.run.table.last = None
+        if key in KEYS:
+            mock.press(human, KEYS[key])
+        elif key.lower() in KEYS and key.isupper():
+            mock.hold(human, KEYS[key.lower()])
+        elif key in ("1", "2", "3"):
+            card = self.run.human_card(int(key) - 1)
+            if card is None:
+                return
+            mock.tap(human, card)
+        elif key == "s":
+            # the envido menu's third entry, "mostrar cartas", as the pad reaches it
+            mock.hold(human, Button.ENVIDO)
+            mock.press(human, Button.ENVIDO)
+            mock.press(human, Button.ENVIDO)
+            mock.press(human, Button.QUIERO)
+        else:
+            return
+        last = self.run.table.last
+        if last is not None:
+            self._note(LogEntry(human, last.action, last.code))
+            if last.code is None:
+                self.next_bot = self.clock() + self.pace  # the others answer at their pace
+        self._watch()
+
+    def _go_on(self) -> None:
+        if self.held is not None and self.run.game.winner is None:
+            self.held = None
+            self._deal()
+
+    # ------------------------------------------------------------------ the clock
+
+    def tick(self) -> None:
+        """Move the table on to now: the service's housekeeping, the bots, the next deal."""
+        run = self.run
+        now = self.clock()
+        run.mock.pump(0.0)  # table controls dropped by `truco-table control`, link events
+        self._watch()
+        if self.held is not None:
+            if self.human is None and now >= self.held.until and run.game.winner is None:
+                self._go_on()
+            return
+        if run.game.winner is not None or self.paused:
+            return
+        if run.needs_deal():
+            self._deal()
+            return
+        if now < self.next_bot:
+            return
+        action = run.bot_step()
+        if action is not None:
+            self._note(LogEntry(action.seat, action))
+            self.next_bot = now + self.pace
+            self._watch()
+
+    def _deal(self) -> None:
+        if self.run.needs_deal():
+            self.run.deal()
+            self.next_bot = self.clock() + self.pace
+        self._watch()
+
+    def _note(self, entry: LogEntry) -> None:
+        self._watch()
+        self.log.append(entry)
+
+    def _watch(self) -> None:
+        """Notice a new hand (its history starts empty) and a finished one (held)."""
+        game = self.run.game
+        if game.hand_in_progress and game.hand_number != self._log_hand:
+            self._log_hand = game.hand_number
+            self.log = []
+        if game.hand_number and not game.hand_in_progress and self._ended != game.hand_number:
+            self._ended = game.hand_number
+            hand = game.hands[-1]
+            table = self.run.table
+            notes = tuple(table.award_note(hand.number, i) for i in range(len(hand.awards)))
+            hold = max(2.0, 5 * self.pace)
+            self.held = HandEnd(
+                hand.number,
+                hand.awards,
+                notes,
+                game.played_bazas,
+                game.baza_results,
+                game.score,
+                self.clock() + hold,
+            )
+
+    # ------------------------------------------------------------------ the screen
+
+    def _who(self, seat: int) -> str:
+        if seat == self.human:
+            return self.text["you"]
+        return self.text["seat"].format(seat=seat)
+
+    def _team_name(self, team: int) -> str:
+        if self.human is None:
+            return "equipo " + str(team) if self.lang == "es" else f"team {team}"
+        ours = team == self.human % 2
+        if self.lang == "es":
+            return "nosotros" if ours else "ellos"
+        return "us" if ours else "them"
+
+    def _say(self, entry: LogEntry) -> str:
+        who = self._who(entry.seat)
+        what = "?" if entry.action is None else say_action(entry.action, self.lang)
+        line = f"{who}: {what}"
+        if entry.refusal is not None:
+            why = entry.refusal.message if self.lang == "es" else REFUSALS_EN[entry.refusal]
+            line += " → " + self.text["refused"].format(why=why)
+        return line
+
+    def _award_line(self, award: Award, note: str | None) -> str:
+        reason = REASON_WORDS[self.lang][award.reason]
+        if note:
+            reason = f"{reason} ({note})"
+        return f"+{award.points} {self._team_name(award.team)}: {reason}"
+
+    def _seat_order(self) -> list[int]:
+        """The player's seat, the partners, then the others (bots only: seat order)."""
+        n = self.run.rules.players
+        if self.human is None:
+            return list(range(n))
+        partner = [s for s in range(n) if s != self.human and s % 2 == self.human % 2]
+        others = [s for s in range(n) if s % 2 != self.human % 2]
+        return [self.human, *partner, *others]
+
+    def screens(self) -> dict[int, SeatScreen]:
+        """Every seat's screen now; each is also sent to that seat's mock display."""
+        out: dict[int, SeatScreen] = {}
+        for seat, display in enumerate(self.run.mock.seats.displays):
+            screen = screen_for(self.run.table, seat)
+            display.show(render_screen(screen))
+            out[seat] = screen
+        return out
+
+    def lines(self, width: int, height: int) -> list[tuple[str, str]]:
+        """The screen for a ``width`` x ``height`` terminal: (text, style) per row, style
+        ``""``, ``"bold"`` or ``"reverse"``."""
+        t = self.text
+        min_w, min_h = 40, 12
+        if width < min_w or height < min_h:
+            return [(t["small"].format(w=width, h=height, mw=min_w, mh=min_h)[:width], "bold")]
+        if self.help:
+            return [(line[:width], "") for line in t["help"].split("\n")]
+        run, game = self.run, self.run.game
+        screens = self.screens()
+        out: list[tuple[str, str]] = []
+
+        def add(text: str, style: str = "") -> None:
+            out.append((text[:width], style))
+
+        a, b = game.score
+        if self.human is None:
+            score = t["score_demo"].format(a=a, b=b)
+        else:
+            team = self.human % 2
+            score = t["score_teams"].format(ours=(a, b)[team], theirs=(a, b)[1 - team])
+        add(f"{t['title'].format(target=run.rules.target, players=run.rules.players)} · {score}",
+            "bold")  # fmt: skip
+        if game.hand_number:
+            hand = game.hands[-1]
+            head = t["hand"].format(n=hand.number, dealer=hand.dealer, mano=hand.mano)
+            if game.turn is not None:
+                head += " · " + t["turn"].format(who=self._who(game.turn))
+            add(head)
+        elif run.table.phase is Phase.DEALING:
+            add(t["dealing"])
+
+        # the panels: as many side by side as the width takes, as many rows as fit
+        per_row = max(1, (width + PANEL_GAP) // (PANEL_WIDTH + PANEL_GAP))
+        seats = self._seat_order()
+        reserve = 9 + len(seats)  # the lines below the panels
+        rows_fit = (height - len(out) - reserve) // PANEL_HEIGHT
+        if not (self.all_seats or self.human is None):
+            rows_fit = min(rows_fit, 1)  # one row of panels; "a" shows every seat's
+        if width >= PANEL_WIDTH and rows_fit >= 1:
+            shown = seats[: rows_fit * per_row]
+            for row in range(0, len(shown), per_row):
+                group = shown[row : row + per_row]
+                for line in self._panel_row(group, screens):
+                    add(line)
+            rest = seats[len(shown) :]
+        else:
+            rest = seats
+        for seat in rest:  # no room for a panel: its texts on one line
+            texts = " │ ".join(x for x in screen_texts(screens[seat]) if x)
+            style = "reverse" if screens[seat].refusal else ""
+            add(f"[{self._who(seat)}] {texts}", style)
+
+        # the baza in play and the finished ones
+        end = self.held
+        bazas = end.bazas if end is not None else game.played_bazas
+        results = end.results if end is not None else game.baza_results
+        if bazas:
+            parts = []
+            for i, cards in enumerate(bazas):
+                winner = self._baza_winner(cards, results[i] if i < len(results) else None)
+                played = " ".join(f"{self._short(s)}:{c}" for s, c in cards)
+                parts.append(f"{i + 1}ª {played} ({winner})")
+            add(t["bazas"].format(bazas=" · ".join(parts)))
+        if game.hand_in_progress:
+            on_table = " ".join(f"{self._short(s)}:{c}" for s, c in game.table_cards) or "—"
+            add(t["table"].format(n=game.baza + 1, cards=on_table))
+        if self.human is not None:
+            hand_cards = self._human_cards()
+            if hand_cards is None:
+                add(t["cards"].format(cards=t["cards_unknown"]))
+            else:
+                shown_cards = "  ".join(f"[{i + 1}] {c}" for i, c in enumerate(hand_cards))
+                add(t["cards"].format(cards=shown_cards or "—"))
+            message = run.table.message(self.human)
+            if message is not None and message.refusal:
+                add(f" {message.text.upper()} ", "reverse")
+            if self.human in run.table.show_requests():
+                add(t["show_now"], "reverse")
+
+        # the end of the hand, held; or the hand's calls so far
+        if game.winner is not None:
+            add(t["game_over"].format(team=game.winner, a=a, b=b) + " · " + t["quit_hint"],
+                "reverse")  # fmt: skip
+        if end is not None:
+            add(t["end_title"].format(n=end.number), "reverse")
+            for award, note in zip(end.awards, end.notes, strict=True):
+                add("  " + self._award_line(award, note), "bold")
+            if not end.awards:
+                add("  " + t["no_points"])
+            if game.winner is None:
+                if self.human is None:
+                    add(t["demo_go_on"].format(s=max(0.0, end.until - self.clock())))
+                else:
+                    add(t["go_on"], "bold")
+        else:
+            room = height - len(out) - 2
+            if room > 0:
+                add(t["calls"])
+                said = [self._say(e) for e in self.log] or [t["no_calls"]]
+                for line in self._flow(said, width, room - 1):
+                    add("  " + line)
+        if self.paused:
+            add(t["paused"], "reverse")
+        keys = t["keys_demo"] if self.human is None else t["keys"]
+        for line in self._flow(keys.split(" · "), width, max(1, height - len(out))):
+            add(line)
+        return out[:height]
+
+    def _baza_winner(self, cards: Sequence[tuple[int, Card]], team: int | None) -> str:
+        if team is None:
+            return self.text["parda"]
+        best = max((c.strength, s) for s, c in cards if s % 2 == team)
+        return self.text["baza_won"].format(seat=self._short(best[1]))
+
+    def _short(self, seat: int) -> str:
+        return self.text["you"] if seat == self.human else str(seat)
+
+    def _human_cards(self) -> tuple[Card, ...] | None:
+        if self.human is None:
+            return None
+        game = self.run.game
+        held = game.cards_in_hand(self.human)
+        if held is not None:
+            return held
+        dealt = self.run.hands.get(self.human)
+        if dealt is None:
+            return None
+        seen = set(game.seen_cards(self.human))
+        return tuple(c for c in dealt if c not in seen)
+
+    def _panel_row(self, seats: Sequence[int], screens: dict[int, SeatScreen]) -> list[str]:
+        blocks = []
+        titles = []
+        for seat in seats:
+            image = self.run.mock.seats.displays[seat].image
+            blocks.append(self._cache.braille(seat, image))
+            key = "panel_you" if seat == self.human else "panel"
+            titles.append(self.text[key].format(seat=seat, team=seat % 2))
+        width = len(blocks[0][0])
+        gap = " " * PANEL_GAP
+        rows = [gap.join(f"┌{title[:width].center(width, '─')}┐" for title in titles)]
+        for i in range(len(blocks[0])):
+            rows.append(gap.join(f"│{block[i]}│" for block in blocks))
+        rows.append(gap.join(f"└{'─' * width}┘" for _ in blocks))
+        # what each panel says, in letters one can read at a glance
+        said = [" · ".join(x for x in screen_texts(screens[s])[1:] if x) for s in seats]
+        rows.append(gap.join(f" {text[: width + 1]:<{width + 1}}" for text in said))
+        return rows
+
+    @staticmethod
+    def _flow(items: Sequence[str], width: int, rows: int) -> list[str]:
+        """Items one after another on as few lines as ``width`` allows; the last ``rows``."""
+        lines: list[str] = []
+        current = ""
+        for item in items:
+            trial = f"{current} · {item}" if current else item
+            if len(trial) <= width - 2 or not current:
+                current = trial
+            else:
+                lines.append(current)
+                current = item
+        if current:
+            lines.append(current)
+        return lines[-rows:] if rows > 0 else []
+
+
+# ---------------------------------------------------------------------------- curses
+
+
+def unicode_terminal() -> bool:
+    """Whether the terminal's encoding writes the braille panels and accents."""
+    return locale.getpreferredencoding(False).lower().replace("-", "") in ("utf8", "utf8mb4")
+
+
+def play(table: TerminalTable) -> int:
+    """Run ``table`` in the terminal (curses) until the player quits; the exit status."""
+    locale.setlocale(locale.LC_ALL, "")
+    return int(curses.wrapper(_loop, table))
+
+
+def _follow_size(stdscr: curses.window) -> None:
+    """Take the terminal's size now, even if its SIGWINCH came before curses listened."""
+    try:
+        size = os.get_terminal_size(sys.__stdout__.fileno() if sys.__stdout__ else 1)
+    except (OSError, ValueError):
+        return
+    if (size.lines, size.columns) != stdscr.getmaxyx():
+        with contextlib.suppress(curses.error):
+            curses.resizeterm(size.lines, size.columns)
+
+
+def _loop(stdscr: curses.window, table: TerminalTable) -> int:
+    with contextlib.suppress(curses.error):
+        curses.curs_set(0)
+    stdscr.timeout(int(FRAME_SECONDS * 1000))
+    styles = {"": curses.A_NORMAL, "bold": curses.A_BOLD, "reverse": curses.A_REVERSE}
+    last_frame = 0.0
+    dirty = True
+    while not table.quit:
+        now = time.monotonic()
+        if dirty or now - last_frame >= FRAME_SECONDS:
+            _follow_size(stdscr)
+            height, width = stdscr.getmaxyx()
+            stdscr.erase()
+            for y, (text, style) in enumerate(table.lines(width, height)):
+                with contextlib.suppress(curses.error):  # the bottom-right cell
+                    stdscr.addnstr(y, 0, text, max(0, width - 1), styles[style])
+            stdscr.refresh()
+            last_frame, dirty = now, False
+        try:
+            key = stdscr.get_wch()
+        except curses.error:  # no key within the frame
+            key = None
+        if key == curses.KEY_RESIZE:
+            curses.update_lines_cols()
+            dirty = True
+        elif isinstance(key, str):
+            table.key(key)
+            dirty = True
+        table.tick()
+    return 0

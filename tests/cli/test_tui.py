@@ -1,0 +1,138 @@
+"""The terminal table as a person meets it: ``truco-table run --mock`` in a real terminal
+(tmux on a pseudo-terminal), keys typed with delays, the screen read back."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import time
+from pathlib import Path
+
+from .tmux import TRUCO_TABLE, Terminal
+
+
+def mock(*args: str) -> list[str]:
+    return [*TRUCO_TABLE, "run", "--mock", *args]
+
+
+def cards_line(screen: str) -> str:
+    return next(line for line in screen.splitlines() if line.startswith(("Tus cartas", "Your")))
+
+
+def test_a_card_typed_is_played_at_once_and_the_bot_answers_at_its_pace() -> None:
+    with Terminal(mock("--seed", "3", "--pace", "1.5")) as term:
+        screen = term.wait_for("turno: vos")
+        assert "[3]" in cards_line(screen)
+        term.type("1")
+        screen = term.wait_for("vos: juega")
+        assert "[3]" not in cards_line(screen)  # played: two cards left
+        assert "asiento 1: juega" not in screen  # the bot waits its pace
+        term.wait_for("asiento 1: juega", timeout=5)
+
+
+def test_a_card_tapped_out_of_turn_is_refused_then_and_never_played_later() -> None:
+    with Terminal(mock("--seed", "3", "--seat", "1", "--pace", "2")) as term:
+        screen = term.wait_for("turno: asiento 0")
+        before = cards_line(screen)
+        term.type("1")  # the bot is thinking: not our turn
+        screen = term.wait_for("NO ES TU TURNO", timeout=3)
+        assert "vos: juega" in screen and "rechazado: No es tu turno" in screen
+        screen = term.wait_for("turno: vos", timeout=6)  # the bot led
+        assert cards_line(screen) == before  # our card was not played as a lead
+
+
+def test_typing_during_bot_play_is_read_at_once() -> None:
+    """Four players, three bots at a slow pace: a quiero with nothing to answer is
+    refused while the bots are still playing."""
+    with Terminal(mock("--players", "4", "--seed", "5", "--seat", "2", "--pace", "1")) as term:
+        term.wait_for("turno: asiento 0")
+        term.type("q")  # nothing of the others' to answer: refused then, not later
+        screen = term.wait_for("vos: quiero → rechazado", timeout=1.5)
+        assert "vos: quiero → rechazado: No hay nada que responder" in screen or (
+            "asiento 0: ¡truco!" in screen  # our partner was quicker: ours, not to answer
+        )
+
+
+def test_the_end_of_the_hand_stays_until_the_player_goes_on() -> None:
+    with Terminal(mock("--seed", "3", "--pace", "0.05")) as term:
+        term.wait_for("turno: vos")
+        time.sleep(0.3)
+        for _ in range(6):  # play the first card each turn until the hand ends
+            screen = term.screen()
+            if "Terminó la mano 1" in screen:
+                break
+            term.type("1", delay=0.6)
+        screen = term.wait_for("Terminó la mano 1")
+        assert re.search(r"\+\d (nosotros|ellos): la mano", screen)
+        assert "Bazas: 1ª" in screen and "Enter o espacio: seguir" in screen
+        time.sleep(2.0)  # the bots are quick, the end of the hand is held
+        assert "Terminó la mano 1" in term.screen()
+        term.press("Enter")
+        screen = term.wait_for("Mano 2")
+        assert "Terminó la mano 1" not in screen
+
+
+def test_panels_follow_the_width_of_the_terminal() -> None:
+    with Terminal(mock("--seed", "3", "--pace", "5"), width=140, height=48) as term:
+        term.wait_for("turno: vos")
+        screen = term.wait_for("asiento 1 · equipo 1")
+        assert "asiento 0 (vos)" in screen
+        term.resize(80, 40)  # one panel
+        screen = term.wait_for("[asiento 1]")
+        assert "asiento 0 (vos) · equipo 0" in screen
+        assert max(len(line.rstrip()) for line in screen.splitlines()) <= 80
+        term.resize(50, 30)  # no room for a panel: the texts
+        screen = term.wait_for("[vos]")
+        assert "Tus cartas:" in screen
+        term.resize(30, 8)
+        term.wait_for("La terminal es chica")
+        term.resize(140, 48)
+        term.wait_for("asiento 1 · equipo 1")
+
+
+def test_bots_only_is_a_watchable_demo() -> None:
+    with Terminal(mock("--bots-only", "--seed", "2", "--pace", "0.3")) as term:
+        screen = term.wait_for("asiento 0: ")  # the first action, after one pace
+        assert "Equipo 0: 0 · Equipo 1: 0" in screen
+        screen = term.wait_for("Terminó la mano 1", timeout=20)
+        assert "sigue en" in screen
+        term.wait_for("Mano 2", timeout=10)  # goes on by itself
+        term.type("p")
+        term.wait_for("EN PAUSA")
+        term.type("x")
+        assert term.exit_status() == 0
+
+
+def test_english_text_around_the_panels() -> None:
+    with Terminal(mock("--seed", "3", "--lang", "en", "--pace", "5")) as term:
+        screen = term.wait_for("turn: you")
+        assert "Your cards:" in screen and "This hand's calls:" in screen
+        term.type("?")
+        term.wait_for("Each key is a button of your pad")
+        term.type(" ")
+        term.wait_for("turn: you")
+
+
+def test_quit_with_x() -> None:
+    with Terminal(mock("--seed", "3")) as term:
+        term.wait_for("Tus cartas:")
+        term.type("x")
+        assert term.exit_status() == 0
+
+
+def test_control_undo_reaches_the_terminal_table(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    with Terminal(mock("--seed", "3", "--pace", "30", "--state", str(state))) as term:
+        screen = term.wait_for("turno: vos")
+        before = cards_line(screen)
+        term.type("1")
+        assert cards_line(term.wait_for("vos: juega")) != before
+        done = subprocess.run(
+            [*TRUCO_TABLE, "control", "undo", "--state", str(state)],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        assert done.returncode == 0, done.stderr
+        assert "the table took it" in done.stdout
+        assert "turno: vos" in term.wait_for(before, timeout=5)
