@@ -19,9 +19,9 @@ from typing import Any, Protocol
 
 from PIL import Image
 
-from .display_writer import FrameWriter, writer_for_device
+from .display_writer import DisplayWriter, FrameWriter, writer_for_device
 
-__all__ = ["Display", "DisplayConfig", "OledDisplay", "mux_bus"]
+__all__ = ["Display", "DisplayConfig", "OledDisplay", "PageDisplay", "mux_bus"]
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +30,14 @@ class Display(Protocol):
     """Takes the seat's screen, a 128x64 mode "1" image."""
 
     def show(self, image: Image.Image) -> None: ...
+
+
+class PageDisplay(Display, Protocol):
+    """A display that also takes the screen already in the panel's page layout
+    (``controller.render.pages``), as the renderer joins it from cached tiles: the
+    service then draws no pixel for it."""
+
+    def show_pages(self, pages: bytes) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,17 +117,35 @@ class OledDisplay:
         self._writer = writer_for_device(self._device)
 
     def show(self, image: Image.Image) -> None:
+        writer = self._opened()
+        if writer is None:
+            return
+        try:
+            writer.update(image)
+        except Exception as error:
+            self._failed(f"write failed: {error}")
+
+    def show_pages(self, pages: bytes) -> None:
+        """The screen as ``image_to_pages(image)`` would give it (see ``PageDisplay``)."""
+        writer = self._opened()
+        if writer is None:
+            return
+        try:
+            if isinstance(writer, DisplayWriter):
+                writer.update_pages(pages)
+            else:  # pragma: no cover - luma's OLED drivers always get a DisplayWriter
+                raise TypeError(f"{type(writer).__name__} takes images only")
+        except Exception as error:
+            self._failed(f"write failed: {error}")
+
+    def _opened(self) -> FrameWriter | None:
         if self._writer is None:
             try:
                 self.open()
             except Exception as error:  # a missing panel must not stop the table
                 self._failed(f"cannot open: {error}")
-                return
-        assert self._writer is not None
-        try:
-            self._writer.update(image)
-        except Exception as error:
-            self._failed(f"write failed: {error}")
+                return None
+        return self._writer
 
     def _failed(self, what: str) -> None:
         self.errors += 1

@@ -54,6 +54,7 @@ from PIL import Image, ImageDraw
 from ..engine import Kind, SeatView
 from ..engine.results import Award, Reason
 from .matchsticks import SCREEN_SIZE, draw_scoreboard
+from .pages import image_to_pages
 from .pixelfont import FONT_TEXT
 
 __all__ = [
@@ -71,6 +72,7 @@ __all__ = [
     "fit_text",
     "plain",
     "render_content",
+    "render_pages",
     "render_screen",
     "screen_content",
     "screen_lines",
@@ -719,9 +721,49 @@ def render_content(content: ScreenContent) -> Image.Image:
     return image
 
 
+@lru_cache(maxsize=256)
+def _score_pages(ours: int, theirs: int, target: int) -> bytes:
+    return image_to_pages(_score_tile(ours, theirs, target))
+
+
+@lru_cache(maxsize=512)
+def _strip_pages(strip: Strip) -> bytes:
+    return image_to_pages(_strip_tile(strip))
+
+
+@lru_cache(maxsize=1024)
+def _line_pages(line: Line) -> bytes:
+    return image_to_pages(_line_tile(line)) if line.text else bytes(WIDTH)
+
+
+@lru_cache(maxsize=256)
+def _banner_pages(lines: tuple[str, ...]) -> bytes:
+    return image_to_pages(_banner_tile(lines))
+
+
+def render_pages(content: ScreenContent) -> bytes:
+    """The frame of ``content`` in an OLED controller's page layout: exactly
+    ``image_to_pages(render_content(content))``, joined from the cached tiles' pages
+    (every region is whole pages) without drawing or converting a pixel."""
+    score = _score_pages(content.ours, content.theirs, content.target)
+    if content.banner:
+        return score + _banner_pages(content.banner)
+    line1, line2 = content.lines
+    return b"".join((score, _strip_pages(content.strip), _line_pages(line1), _line_pages(line2)))
+
+
 def clear_caches() -> None:
     """Forget the cached tiles (benchmarks measure a cold render with it)."""
-    for cached in (_score_tile, _strip_tile, _line_tile, _banner_tile):
+    for cached in (
+        _score_tile,
+        _strip_tile,
+        _line_tile,
+        _banner_tile,
+        _score_pages,
+        _strip_pages,
+        _line_pages,
+        _banner_pages,
+    ):
         cached.cache_clear()
 
 

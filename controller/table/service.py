@@ -32,7 +32,13 @@ from PIL import Image
 from ..engine import Game, HouseRules
 from ..hal.display import Display
 from ..hal.seatlink import ButtonHeld, ButtonPressed, LinkEvent, TagArrived, TagLeft
-from ..render.screen import ScreenContent, render_content, render_screen, screen_content
+from ..render.screen import (
+    ScreenContent,
+    render_content,
+    render_pages,
+    render_screen,
+    screen_content,
+)
 from ..transcript import TranscriptError, parse, replay, write
 from .notify import Notifier
 from .screens import screen_for
@@ -133,6 +139,11 @@ class TableService:
         self.rules = config.rules
         self.lookup = lookup
         self.displays = list(displays)
+        # Panels that take frames in their own page layout get them joined from the
+        # renderer's cached tiles; the others get images.
+        self._show_pages: list[Callable[[bytes], None] | None] = [
+            getattr(display, "show_pages", None) for display in self.displays
+        ]
         self.notifier = notifier or Notifier(None)
         self.clock = clock
         self.events: queue.Queue[tuple[int, LinkEvent]] = queue.Queue()
@@ -483,8 +494,12 @@ class TableService:
             content = screen_content(screen_for(table, seat))
             if not force and content == self._shown[seat]:
                 continue
+            show_pages = self._show_pages[seat]
             try:
-                display.show(render_content(content))
+                if show_pages is not None:
+                    show_pages(render_pages(content))
+                else:
+                    display.show(render_content(content))
             except Exception as error:  # a broken display never stops the table
                 self.display_errors += 1
                 if self.display_errors == 1 or self.display_errors % 100 == 0:

@@ -280,9 +280,7 @@ def test_a_message_that_expired_goes_at_the_next_event_even_one_that_changes_not
         refusal = mock.seats.displays[1].image.tobytes()
         assert mock.table.messages[1] is not None and mock.table.messages[1].refusal
         now[0] += 10.0  # the banner's seconds are over
-        _, (tag_off, lift) = mock.hardware_events(
-            Gesture(1, "tap", card=Card.from_str("1B"))
-        )
+        _, (tag_off, lift) = mock.hardware_events(Gesture(1, "tap", card=Card.from_str("1B")))
         mock.send_event(tag_off, lift)  # a card lifted: nothing else changed
         assert mock.table.message(1) is None
         shown = mock.seats.displays[1].image
