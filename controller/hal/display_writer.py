@@ -634,6 +634,7 @@ class DisplayWriter:
         self.rotation = 0 if preprocess is None else rotation
         self._addressing = panel.addressing()
         self._last: bytes | None = None
+        self._full_cost: int | None = None  # the full frame's bus cost, once worked out
         self.totals = WriterTotals()
 
     @classmethod
@@ -703,24 +704,26 @@ class DisplayWriter:
 
     def plan(self, frame: bytes) -> tuple[bool, list[Window]]:
         """(full frame?, windows) that :meth:`update_frame` would send for ``frame``."""
-        addressing, bus = self._addressing, self.bus
-        full_windows = self._full_frame()
-        if self._last is None:
-            return True, full_windows
+        addressing, bus, last = self._addressing, self.bus, self._last
+        if last is None:
+            return True, self._full_frame()
         spans: list[Window] = []
         width = self.width
         for page in range(self.pages):
-            old = self._last[page * width : (page + 1) * width]
+            old = last[page * width : (page + 1) * width]
             new = frame[page * width : (page + 1) * width]
             if old != new:
                 spans += _page_spans(addressing, bus, page, width, _changed_runs(old, new))
-        plans = [spans]
-        if addressing.multi_page:
-            plans.append(_merge_vertically(addressing, bus, spans))
-        best = min(plans, key=lambda windows: _emission_cost(addressing, bus, windows))
-        full_cost = self._full_frame_cost()
-        if _emission_cost(addressing, bus, best) >= full_cost:
-            return True, full_windows
+        best, cost = spans, _emission_cost(addressing, bus, spans)
+        if addressing.multi_page and len(spans) > 1:
+            merged = _merge_vertically(addressing, bus, spans)
+            merged_cost = _emission_cost(addressing, bus, merged)
+            if merged_cost < cost:  # on a tie the spans as they are
+                best, cost = merged, merged_cost
+        if self._full_cost is None:
+            self._full_cost = self._full_frame_cost()
+        if cost >= self._full_cost:
+            return True, self._full_frame()
         return False, best
 
     def _full_frame(self) -> list[Window]:

@@ -200,6 +200,7 @@ def plain(text: str) -> str:
     return " ".join("".join(out).split())
 
 
+@lru_cache(maxsize=4096)
 def text_width(text: str) -> int:
     return FONT_TEXT.text_width(text)
 
@@ -636,6 +637,14 @@ _BAZA_PATTERNS: dict[BazaMark, tuple[str, ...]] = {
 }
 
 
+_BAZA_CELLS = {
+    mark: tuple(
+        (dx, dy) for dy, row in enumerate(rows) for dx, cell in enumerate(row) if cell == "#"
+    )
+    for mark, rows in _BAZA_PATTERNS.items()
+}
+
+
 def _draw_text(draw: ImageDraw.ImageDraw, x: int, y: int, text: str, fill: int) -> int:
     """Draws ``text`` at (x, y); returns its width."""
     lit = FONT_TEXT.pixels(text, (x, y))
@@ -670,13 +679,7 @@ def _strip_tile(strip: Strip) -> Image.Image:
         if seat == strip.seat:
             draw.line((x, PAGE - 1, x + width - 1, PAGE - 1), fill=1)
     for x, mark in zip(BAZA_X, strip.bazas, strict=True):
-        lit = [
-            (x + dx, dy)
-            for dy, row in enumerate(_BAZA_PATTERNS[mark])
-            for dx, cell in enumerate(row)
-            if cell == "#"
-        ]
-        draw.point(lit, fill=1)
+        draw.point([(x + dx, dy) for dx, dy in _BAZA_CELLS[mark]], fill=1)
     if strip.truco:
         width = _draw_text(draw, TRUCO_X, 0, LADDER[strip.truco], 1)
         if strip.quiero_ours and strip.truco < 3:

@@ -34,6 +34,7 @@ from ..hal.display import Display
 from ..hal.seatlink import ButtonHeld, ButtonPressed, LinkEvent, TagArrived, TagLeft
 from ..render.screen import (
     ScreenContent,
+    SeatScreen,
     render_content,
     render_pages,
     render_screen,
@@ -152,6 +153,7 @@ class TableService:
         self.next_rules: HouseRules | None = None
         self._controls_seen: int | None = None  # the control folder's mtime when last listed
         self._shown: list[ScreenContent | None] = [None] * len(self.displays)
+        self._screens: list[SeatScreen | None] = [None] * len(self.displays)  # as drawn
         self._shown_until = float("inf")  # when the first message on a screen expires
         self._last_ping = float("-inf")
         self._won_at: float | None = None
@@ -447,6 +449,7 @@ class TableService:
         self._won_at = None
         self.table = self._new_table(None)
         self._shown = [None] * len(self.displays)
+        self._screens = [None] * len(self.displays)
         log.info("new game: %s", self.rules.to_line())
         self._emit(NewGame(self.rules.to_line()))
         self.redraw()
@@ -491,8 +494,12 @@ class TableService:
         self._disk_alert()
         table = self.table
         for seat, display in enumerate(self.displays):
-            content = screen_content(screen_for(table, seat))
+            screen = screen_for(table, seat)
+            if not force and screen == self._screens[seat]:
+                continue
+            content = screen_content(screen)
             if not force and content == self._shown[seat]:
+                self._screens[seat] = screen
                 continue
             show_pages = self._show_pages[seat]
             try:
@@ -506,6 +513,7 @@ class TableService:
                     log.warning("seat %d display failed: %s", seat, error)
                 continue
             self._shown[seat] = content
+            self._screens[seat] = screen
         self._shown_until = min((m.until for m in table.messages if m), default=float("inf"))
 
     def transcript(self) -> str:
