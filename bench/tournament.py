@@ -44,6 +44,7 @@ from controller.table.bots import Bot
 from controller.table.service import Accepted, Finished, NewGame, ServiceEvent
 from controller.tournament.broker import LocalBroker, find_mosquitto
 from controller.tournament.desk import Desk, DeskState
+from controller.tournament.keys import table_key
 from controller.tournament.profile import tournament_profile
 from controller.tournament.publisher import TablePublisher
 from controller.tournament.seal import TournamentKey
@@ -102,7 +103,7 @@ def worker(
             port,
             outbox_dir=Path(root) / t,
             tournament=tournament,
-            key=KEY,
+            key=table_key(KEY, tournament, t),  # each table's own, as the desk derives it
             fsync=fsync,
         ).start()
         for t in tables

@@ -24,6 +24,10 @@ def test_settings() -> None:
     service = unit()["Service"]
     assert service["Type"] == "notify"
     assert service["Restart"] == "on-failure"
+    # issue 13, 2: with Restart=on-failure and no start limits systemd looped
+    limits = unit()["Unit"]
+    assert int(limits["StartLimitBurst"]) >= 1 and int(limits["StartLimitIntervalSec"]) > 0
+    assert service["RestartPreventExitStatus"] == "2"  # a bad configuration: failed at once
     assert int(service["WatchdogSec"]) > 0
     assert service["StateDirectory"] == "truco-table"
     assert service["DevicePolicy"] == "closed"

@@ -8,6 +8,7 @@
 ``render``          :mod:`controller.cli.render`: seat screens as PNG previews
 ``verify``/``seal`` :mod:`controller.cli.verify`: sealed tournament records
 ``desk``            :mod:`controller.cli.desk`: the tournament desk (and ``tournament-demo``)
+``venue-broker``    :mod:`controller.cli.venue`: the venue's broker, accounts, TLS and keys
 ==================  =========================================================
 
 Each subcommand's module, and what it imports, is loaded only when that subcommand is
@@ -58,6 +59,11 @@ COMMANDS: tuple[Command, ...] = (
         "a tournament on this machine: Mosquitto, N mock tables, the desk",
         "desk",
         "configure_demo",
+    ),
+    Command(
+        "venue-broker",
+        "set up the venue's Mosquitto: accounts, ACLs, TLS, per-table keys",
+        "venue",
     ),
 )
 

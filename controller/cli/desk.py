@@ -28,7 +28,10 @@ import tomllib
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..tournament.seal import KeyConfigError, TournamentKey, load_key
+from ..engine import HouseRules
+from ..tournament.access import access_from_section
+from ..tournament.keys import load_private_key
+from ..tournament.seal import KeyConfigError, TournamentKey
 from ..tournament.topics import check_name, parse_broker
 
 __all__ = ["configure", "configure_demo", "run_demo_command", "run_desk"]
@@ -63,17 +66,39 @@ def run_desk(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
     key: TournamentKey | None = None
     try:
         if args.key_file is not None:
-            key = load_key(args.key_file)
+            key = load_private_key(args.key_file)
         elif args.config is not None and ("key" in section or "key_file" in section):
-            key = load_key(args.config, kind="config")
+            key = load_private_key(args.config, kind="config")
     except KeyConfigError as e:
         print(f"truco-table desk: no usable key: {e}", file=err)
         return 2
     if key is None:
-        print("truco-table desk: no tournament key: records are collected unchecked", file=err)
+        print("truco-table desk: no tournament secret: messages and records unchecked", file=err)
+    try:
+        where = f"{args.config}: tournament"
+        access = (
+            access_from_section(section, Path(args.config).parent, where) if args.config else None
+        )
+        roster = section.get("tables")
+        if roster is not None and (
+            not isinstance(roster, list) or not all(isinstance(t, str) for t in roster)
+        ):
+            raise ValueError(f"{where}.tables: expected a list of table ids")
+        rules_text = args.rules or section.get("rules")
+        rules = None
+        if rules_text is not None:
+            if not isinstance(rules_text, str):
+                raise ValueError(f"{where}.rules: expected house rules as text")
+            rules = HouseRules.from_options(dict(w.split("=", 1) for w in rules_text.split()))
+        desk_name = check_name("desk", args.name or (access.username if access else "desk"))
+    except ValueError as e:
+        print(f"truco-table desk: {e}", file=err)
+        return 2
     folder = Path(args.out or f"desk-{name}")
-    state = DeskState(name, out_dir=folder, key=key, profile=args.profile)
-    desk = Desk(state, host, port).start()
+    state = DeskState(
+        name, out_dir=folder, key=key, profile=args.profile, tables=roster, rules=rules
+    )
+    desk = Desk(state, host, port, access=access, name=desk_name, reverify_s=args.reverify).start()
     server = None
     if args.http_port:
         try:
@@ -164,7 +189,14 @@ def configure(d: argparse.ArgumentParser) -> None:
     d.add_argument("--config", metavar="FILE", help="the tournament's TOML ([tournament])")
     d.add_argument("--tournament", help="the tournament's name (topic truco/NAME/...)")
     d.add_argument("--broker", metavar="HOST:PORT", help="default 127.0.0.1:1883")
-    d.add_argument("--key-file", metavar="FILE", help="the sealing key in hex")
+    d.add_argument("--key-file", metavar="FILE", help="the tournament's secret in hex (0600)")
+    d.add_argument("--name", help="this desk's name: its client id (default: its broker account)")
+    d.add_argument(
+        "--rules", metavar="'K=V ...'", help="the tournament's house rules, e.g. 'target=15'"
+    )
+    d.add_argument(
+        "--reverify", type=_positive(float), default=60.0, help="check records on disk every S s"
+    )
     d.add_argument("--out", metavar="DIR", help="records and results (default desk-NAME)")
     d.add_argument("--http-port", type=int, default=8080, help="web page on 127.0.0.1 (0: none)")
     d.add_argument("--profile", choices=("tournament", "house"), default="tournament")

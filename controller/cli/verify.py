@@ -2,10 +2,11 @@
 
 ::
 
-    truco-table verify FILE (--key-file PATH | --config PATH)
+    truco-table verify FILE (--key-file PATH | --config PATH) [--table ID [--tournament T]]
     truco-table seal FILE (--key-file PATH | --config PATH) --game-id ID [--out FILE]
 
-``verify`` prints ``intact: N lines, game ID (key id K)`` and exits 0, or
+``verify`` prints ``intact: N lines, game ID (key id K)`` (a v2 seal: also its tournament,
+table and match) and exits 0, or
 ``tampered: line L: reason`` (L is the first line of FILE that does not verify) and exits
 1. A file that cannot be read, carries no seal, or a key that cannot be loaded exits 2 with
 a message on standard error. ``seal`` checks that FILE is a well-formed transcript (as
@@ -15,7 +16,8 @@ a message on standard error. ``seal`` checks that FILE is a well-formed transcri
 ``--key-file`` is a file holding the key in hex; ``--config`` is the tournament's TOML
 configuration (``[tournament] key = "<hex>"`` or ``key_file = "<path>"``, and
 ``key_id = "<id>"``). See :func:`controller.tournament.seal.load_key`. Keys are never
-printed.
+printed. With ``--table`` the key given is the tournament's secret and the record is
+checked with that table's own key (:mod:`controller.tournament.keys`), as the desk does.
 
 ``controller.cli`` adds both subcommands with :func:`configure_verify` and
 :func:`configure_seal`.
@@ -74,10 +76,35 @@ def _read(path: str) -> str:
 def _key(args: argparse.Namespace) -> TournamentKey:
     try:
         if args.key_file is not None:
-            return load_key(args.key_file)
-        return load_key(args.config, kind="config")
+            key = load_key(args.key_file)
+        else:
+            key = load_key(args.config, kind="config")
     except KeyConfigError as e:
         raise _Failure(f"no usable key: {e}") from None
+    table = getattr(args, "table", None)
+    if table is None:
+        return key
+    from ..tournament.keys import table_key
+
+    try:
+        return table_key(key, _tournament(args), table)
+    except ValueError as e:
+        raise _Failure(str(e)) from None
+
+
+def _tournament(args: argparse.Namespace) -> str:
+    """The tournament's name: ``--tournament``, or the configuration's ``name``."""
+    if getattr(args, "tournament", None):
+        return str(args.tournament)
+    if args.config is not None:
+        import tomllib
+
+        with contextlib.suppress(OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            section = tomllib.loads(Path(args.config).read_text(encoding="utf-8"))
+            name = section.get("tournament", {}).get("name")
+            if isinstance(name, str):
+                return name
+    raise _Failure("--table needs the tournament's name (--tournament, or name in --config)")
 
 
 def run_verify(
@@ -96,9 +123,24 @@ def run_verify(
     except _Failure as e:
         print(f"truco-table verify: {e}", file=err)
         return EXIT_MALFORMED
+    table = getattr(args, "table", None)
+    if verdict.ok and table is not None:
+        bound = (verdict.tournament, verdict.table)
+        if bound != (_tournament(args), table):
+            what = f"tournament {verdict.tournament}, table {verdict.table}"
+            if verdict.tournament is None:
+                what = "no tournament and table (a v1 seal)"
+            print(f"tampered: the seal names {what}", file=out)
+            return EXIT_TAMPERED
     if verdict.ok:
+        bound_text = ""
+        if verdict.tournament is not None:
+            bound_text = (
+                f", tournament {verdict.tournament}, table {verdict.table}, match {verdict.match}"
+            )
         print(
-            f"intact: {verdict.lines} lines, game {verdict.game_id} (key id {verdict.key_id})",
+            f"intact: {verdict.lines} lines, game {verdict.game_id}{bound_text} "
+            f"(key id {verdict.key_id})",
             file=out,
         )
         return EXIT_INTACT
@@ -180,6 +222,13 @@ def configure_verify(v: argparse.ArgumentParser) -> None:
     )
     v.add_argument("file", help="the sealed .truco record")
     _key_options(v)
+    v.add_argument(
+        "--table",
+        metavar="ID",
+        help="the key given is the tournament's secret: verify with this table's own key "
+        "(and that the seal names this tournament and table)",
+    )
+    v.add_argument("--tournament", metavar="NAME", help="with --table (default: the config's)")
     v.set_defaults(func=run_verify)
 
 

@@ -4,11 +4,13 @@
 [table]
 players = 4
 deal_reading = "seats"                  # seats | dealer | none
-state_dir = "/var/lib/truco-table"      # current.truco, archive/, control/
+state_dir = "/var/lib/truco-table"      # current.truco, archive/, damaged/, control/
 decks = "/var/lib/truco-table/decks.toml"
 pinmap = "pinmap.toml"                  # the hardware (hardware/pinmap.toml); relative to this file
 next_deal_after_s = 3                   # after a hand ends, start reading the next deal
 new_game_after_s = 120                  # after a game is won, start a new one
+archive_max_games = 1000                # the archive keeps the newest games within both
+archive_max_mb = 64
 
 [rules]                                 # house rules (docs/RULES.md section 10)
 target = 30
@@ -20,27 +22,40 @@ implicit_quiero = "off"
 ```
 
 The pin map's sections (``[topology]``, ``[nodes]``, ``[gpio]``, ``[display]``) may also be
-written into the configuration file itself. A bad configuration stops start-up with a
-``ConfigError`` naming the key and what was expected.
+written into the configuration file itself; ``[tournament]`` is read by
+``controller.tournament.table_link``.
+
+Everything is checked before the table starts, and a mistake stops start-up with one
+``ConfigError`` line naming the file, the key and what was expected: a file that is not
+UTF-8 or not TOML, a NUL byte, an unknown section or key, a value of the wrong type, a
+number that is not finite or out of its range (the ranges below), a seat given twice or
+missing, a serial number that is not hexadecimal, a GPIO pin used twice.
 """
 
 from __future__ import annotations
 
+import math
+import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from ..engine import HouseRules
 from ..hal.display import DisplayConfig
 from .controls import Button
+from .store import ArchivePolicy
 from .table import DealReading
 
 __all__ = ["DEFAULT_CONFIG", "ConfigError", "NodeSeat", "TableConfig", "load_config"]
 
 DEFAULT_CONFIG = Path("/etc/truco-table/table.toml")
 _BUTTONS = {b.value for b in Button}
+_SERIAL_RE = re.compile(r"[0-9a-fA-F]{8,32}")
+_SECTIONS = {"table", "rules", "topology", "nodes", "gpio", "display", "tournament"}
+_HARDWARE = ("topology", "nodes", "gpio", "display")
+MAX_BYTES = 1 << 20  # a configuration file is a few kilobytes
 
 
 class ConfigError(ValueError):
@@ -62,6 +77,7 @@ class GpioSeat:
     seat: int
     buttons: Mapping[str, int]
     reader_cs: int | None = None
+    led: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,9 +98,17 @@ class TableConfig:
     displays: Mapping[int, DisplayConfig] = field(default_factory=dict)
     next_deal_after_s: float = 3.0
     new_game_after_s: float | None = 120.0
+    archive: ArchivePolicy = field(default_factory=ArchivePolicy)
+
+
+def _show(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 class _Reader:
+    """Typed, range-checked reads from one file's data; every failure a ConfigError."""
+
     def __init__(self, source: str, data: Mapping[str, Any]) -> None:
         self.source = source
         self.data = data
@@ -92,47 +116,119 @@ class _Reader:
     def fail(self, key: str, expected: str) -> ConfigError:
         return ConfigError(self.source, key, expected)
 
-    def table(self, key: str) -> Mapping[str, Any]:
-        value = self.data.get(key, {})
+    def section(self, parent: Mapping[str, Any], key: str, where: str) -> Mapping[str, Any]:
+        value = parent.get(key, {})
         if not isinstance(value, Mapping):
-            raise self.fail(key, "expected a table ([" + key + "])")
+            raise self.fail(where, f"expected a table ([{where}]), got {_show(value)}")
         return value
 
-    def get(
-        self, section: Mapping[str, Any], key: str, kind: type, default: Any, where: str
+    def entries(self, parent: Mapping[str, Any], key: str, where: str) -> list[Mapping[str, Any]]:
+        value = parent.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(e, Mapping) for e in value):
+            raise self.fail(where, f"expected [[{where}]] tables, got {_show(value)}")
+        return value
+
+    def keys(self, section: Mapping[str, Any], where: str, known: set[str]) -> None:
+        for key in section:
+            if key not in known:
+                raise self.fail(
+                    f"{where}.{key}", f"unknown key (known: {', '.join(sorted(known))})"
+                )
+
+    def integer(
+        self, section: Mapping[str, Any], key: str, where: str, default: Any, lo: int, hi: int
     ) -> Any:
         if key not in section:
             return default
         value = section[key]
-        if kind is float and isinstance(value, int) and not isinstance(value, bool):
-            value = float(value)
-        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-            raise self.fail(f"{where}.{key}", f"expected {kind.__name__}, got {value!r}")
+        if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
+            raise self.fail(
+                f"{where}.{key}", f"expected a whole number {lo}..{hi}, got {_show(value)}"
+            )
         return value
 
+    def number(
+        self,
+        section: Mapping[str, Any],
+        key: str,
+        where: str,
+        default: float,
+        lo: float,
+        hi: float,
+        unit: str = "seconds",
+    ) -> float:
+        if key not in section:
+            return default
+        value = section[key]
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+        if not ok or not math.isfinite(value) or not lo <= value <= hi:
+            raise self.fail(
+                f"{where}.{key}", f"expected {unit} from {lo:g} to {hi:g}, got {_show(value)}"
+            )
+        return float(value)
 
-def _check_keys(r: _Reader, section: Mapping[str, Any], where: str, known: set[str]) -> None:
-    for key in section:
-        if key not in known:
-            raise r.fail(f"{where}.{key}", f"unknown key (known: {', '.join(sorted(known))})")
+    def text(
+        self,
+        section: Mapping[str, Any],
+        key: str,
+        where: str,
+        default: Any,
+        choices: tuple[str, ...] | None = None,
+    ) -> Any:
+        if key not in section:
+            return default
+        value = section[key]
+        if choices is not None:
+            if value not in choices:
+                raise self.fail(
+                    f"{where}.{key}", f"expected {' or '.join(choices)}, got {_show(value)}"
+                )
+            return value
+        if not isinstance(value, str) or not value or not value.isprintable():
+            raise self.fail(f"{where}.{key}", f"expected a non-empty text, got {_show(value)}")
+        return value
+
+    def flag(self, section: Mapping[str, Any], key: str, where: str) -> None:
+        if key in section and not isinstance(section[key], bool):
+            raise self.fail(f"{where}.{key}", f"expected true or false, got {_show(section[key])}")
+
+
+def _read_toml(path: Path, source: str, key: str = "(file)") -> dict[str, Any]:
+    def fail(expected: str) -> ConfigError:
+        return ConfigError(source, key, expected)
+
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_BYTES + 1)
+    except FileNotFoundError:
+        raise fail(f"no such file {path}" if key != "(file)" else "no such file") from None
+    except OSError as e:
+        raise fail(f"cannot read {path}: {e.strerror or e}") from None
+    if len(data) > MAX_BYTES:
+        raise fail(f"{path} is larger than {MAX_BYTES} bytes: not a configuration file")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise fail(f"{path} is not UTF-8 text (byte {e.start})") from None
+    if "\x00" in text:
+        raise fail(f"{path} holds a NUL byte (at character {text.index(chr(0))})")
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise fail(f"{path.name} is not valid TOML: {e}") from None
+    except RecursionError:
+        raise fail(f"{path.name} nests too deeply") from None
 
 
 def load_config(path: str | Path) -> TableConfig:
     """Read and check a configuration file (and the pin map it names)."""
     path = Path(path)
     source = str(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(source, "(file)", "no such file") from None
-    except OSError as e:
-        raise ConfigError(source, "(file)", f"cannot read: {e.strerror}") from None
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(source, "(file)", f"not valid TOML: {e}") from None
+    data = _read_toml(path, source)
     r = _Reader(source, data)
-    table = r.table("table")
-    _check_keys(
-        r,
+    r.keys(data, "(top level)", _SECTIONS)
+    table = r.section(data, "table", "table")
+    r.keys(
         table,
         "table",
         {
@@ -143,45 +239,55 @@ def load_config(path: str | Path) -> TableConfig:
             "pinmap",
             "next_deal_after_s",
             "new_game_after_s",
+            "archive_max_games",
+            "archive_max_mb",
         },
     )
-    players = r.get(table, "players", int, 2, "table")
-    rules_section = dict(r.table("rules"))
-    rules_section["players"] = str(players)
-    options = {
-        key: ("on" if value else "off") if isinstance(value, bool) else str(value)
-        for key, value in rules_section.items()
-    }
+    players = r.integer(table, "players", "table", 2, 2, 6)
+    if players not in (2, 4, 6):
+        raise r.fail("table.players", f"expected 2, 4 or 6, got {players}")
+    rules_section = r.section(data, "rules", "rules")
+    if "players" in rules_section:
+        raise r.fail("rules.players", "the number of players is set in [table] players")
+    options: dict[str, str] = {"players": str(players)}
+    for key, value in rules_section.items():
+        if isinstance(value, bool):
+            options[key] = "on" if value else "off"
+        elif isinstance(value, str | int) and not isinstance(value, bool):
+            options[key] = str(value)
+        else:
+            raise r.fail(
+                f"rules.{key}", f"expected a word, a number or true/false, got {_show(value)}"
+            )
     try:
         rules = HouseRules.from_options(options)
     except ValueError as e:
         raise r.fail("rules", str(e)) from None
-    reading = r.get(table, "deal_reading", str, "seats", "table")
-    try:
-        deal_reading = DealReading(reading)
-    except ValueError:
-        raise r.fail("table.deal_reading", "expected seats, dealer or none") from None
-    state_dir = Path(r.get(table, "state_dir", str, "/var/lib/truco-table", "table"))
-    decks = Path(r.get(table, "decks", str, str(state_dir / "decks.toml"), "table"))
-    next_deal = r.get(table, "next_deal_after_s", float, 3.0, "table")
-    new_game = r.get(table, "new_game_after_s", float, 120.0, "table")
+    reading = r.text(table, "deal_reading", "table", "seats", ("seats", "dealer", "none"))
+    deal_reading = DealReading(reading)
+    state_dir = Path(r.text(table, "state_dir", "table", "/var/lib/truco-table"))
+    decks = Path(r.text(table, "decks", "table", str(state_dir / "decks.toml")))
+    next_deal = r.number(table, "next_deal_after_s", "table", 3.0, 0.0, 600.0)
+    new_game = r.number(table, "new_game_after_s", "table", 120.0, 0.0, 86_400.0)
+    archive = ArchivePolicy(
+        max_games=r.integer(table, "archive_max_games", "table", 1000, 1, 1_000_000),
+        max_bytes=int(
+            r.number(table, "archive_max_mb", "table", 64.0, 1.0, 100_000.0, "megabytes") * 2**20
+        ),
+    )
 
-    hw = dict(data)
-    pinmap = r.get(table, "pinmap", str, None, "table")
+    hw: Mapping[str, Any] = data
+    pinmap = r.text(table, "pinmap", "table", None)
+    hr = r
     if pinmap is not None:
         pin_path = (path.parent / pinmap) if not Path(pinmap).is_absolute() else Path(pinmap)
-        try:
-            pin_data = tomllib.loads(pin_path.read_text(encoding="utf-8"))
-        except OSError as e:
-            raise r.fail("table.pinmap", f"cannot read {pin_path}: {e.strerror}") from None
-        except tomllib.TOMLDecodeError as e:
-            raise r.fail("table.pinmap", f"{pin_path} is not valid TOML: {e}") from None
-        hw = {
-            **pin_data,
-            **{k: v for k, v in data.items() if k in ("topology", "nodes", "gpio", "display")},
-        }
-    hr = _Reader(source if pinmap is None else f"{source} (pin map {pinmap})", hw)
-    return _hardware(hr, rules, deal_reading, state_dir, decks, next_deal, new_game)
+        pin_source = f"{source} (pin map {pin_path})"
+        pin_data = _read_toml(pin_path, source, "table.pinmap")
+        _Reader(pin_source, pin_data).keys(pin_data, "(top level)", set(_HARDWARE))
+        hw = {**pin_data, **{k: v for k, v in data.items() if k in _HARDWARE}}
+        hr = _Reader(pin_source, hw)
+    config = _hardware(hr, rules, deal_reading, state_dir, decks, next_deal, new_game)
+    return replace(config, archive=archive)
 
 
 def _hardware(
@@ -194,92 +300,137 @@ def _hardware(
     new_game: float,
 ) -> TableConfig:
     players = rules.players
-    topology = r.get(r.table("topology"), "kind", str, "nodes", "topology")
-    if topology not in ("nodes", "gpio"):
-        raise r.fail("topology.kind", "expected nodes or gpio")
-    nodes_section = r.table("nodes")
-    nodes: list[NodeSeat] = []
-    gpio: list[GpioSeat] = []
-    seats_seen: set[int] = set()
+    data = r.data
+    topology_section = r.section(data, "topology", "topology")
+    r.keys(topology_section, "topology", {"kind"})
+    topology = r.text(topology_section, "kind", "topology", "nodes", ("nodes", "gpio"))
+    nodes_section = r.section(data, "nodes", "nodes")
+    r.keys(nodes_section, "nodes", {"by_id_dir", "baudrate", "heartbeat_timeout_s", "seat"})
+    gpio_section = r.section(data, "gpio", "gpio")
+    r.keys(
+        gpio_section,
+        "gpio",
+        {"pull_up", "debounce_ms", "hold_ms", "reader_spi_bus", "reader_reset_pin", "seat"},
+    )
+    display_section = r.section(data, "display", "display")
+    r.keys(display_section, "display", {"i2c_bus", "mux_address", "seat"})
 
     def seat_of(entry: Mapping[str, Any], where: str) -> int:
-        seat = r.get(entry, "seat", int, None, where)
-        if seat is None or not 0 <= seat < players:
+        if "seat" not in entry:
             raise r.fail(f"{where}.seat", f"expected a seat number 0..{players - 1}")
-        return int(seat)
+        seat: int = r.integer(entry, "seat", where, None, 0, players - 1)
+        return seat
 
-    if topology == "nodes":
-        for i, entry in enumerate(nodes_section.get("seat", [])):
-            where = f"nodes.seat[{i}]"
-            seat = seat_of(entry, where)
-            serial = r.get(entry, "serial", str, None, where)
-            if not serial:
-                raise r.fail(f"{where}.serial", "expected the Pico's USB serial number")
-            if seat in seats_seen:
-                raise r.fail(f"{where}.seat", f"seat {seat} listed twice")
-            seats_seen.add(seat)
-            nodes.append(NodeSeat(seat, serial.lower()))
-    else:
-        if players != 2:
-            raise r.fail("topology.kind", "gpio wiring is for two-seat tables; use nodes")
-        gpio_section = r.table("gpio")
-        for i, entry in enumerate(gpio_section.get("seat", [])):
-            where = f"gpio.seat[{i}]"
-            seat = seat_of(entry, where)
-            buttons = entry.get("buttons", {})
-            if not isinstance(buttons, Mapping) or set(buttons) != _BUTTONS:
-                raise r.fail(
-                    f"{where}.buttons", f"expected a pin for each of {', '.join(sorted(_BUTTONS))}"
-                )
-            for name, pin in buttons.items():
-                if not isinstance(pin, int) or isinstance(pin, bool) or not 0 <= pin <= 27:
-                    raise r.fail(f"{where}.buttons.{name}", "expected a BCM GPIO number 0..27")
-            if seat in seats_seen:
-                raise r.fail(f"{where}.seat", f"seat {seat} listed twice")
-            seats_seen.add(seat)
-            gpio.append(GpioSeat(seat, dict(buttons), r.get(entry, "reader_cs", int, None, where)))
-    missing = sorted(set(range(players)) - seats_seen)
+    # [nodes]: checked whichever topology is used (it is in the file)
+    nodes: list[NodeSeat] = []
+    seen: dict[int, str] = {}
+    for i, entry in enumerate(r.entries(nodes_section, "seat", "nodes.seat")):
+        where = f"nodes.seat[{i}]"
+        r.keys(entry, where, {"seat", "serial"})
+        seat = seat_of(entry, where)
+        serial = r.text(entry, "serial", where, None)
+        if serial is None or not _SERIAL_RE.fullmatch(serial):
+            raise r.fail(
+                f"{where}.serial",
+                f"expected the Pico's USB serial number (hexadecimal), got {_show(serial)}",
+            )
+        if seat in seen:
+            raise r.fail(f"{where}.seat", f"seat {seat} listed twice")
+        seen[seat] = where
+        nodes.append(NodeSeat(seat, serial.lower()))
+    r.integer(nodes_section, "baudrate", "nodes", 115200, 1200, 4_000_000)
+    heartbeat = r.number(nodes_section, "heartbeat_timeout_s", "nodes", 3.5, 1.0, 60.0)
+    by_id = Path(r.text(nodes_section, "by_id_dir", "nodes", "/dev/serial/by-id"))
+
+    gpio: list[GpioSeat] = []
+    gpio_seen: set[int] = set()
+    r.flag(gpio_section, "pull_up", "gpio")
+    for i, entry in enumerate(r.entries(gpio_section, "seat", "gpio.seat")):
+        where = f"gpio.seat[{i}]"
+        r.keys(entry, where, {"seat", "buttons", "reader_cs", "led"})
+        seat = seat_of(entry, where)
+        buttons = r.section(entry, "buttons", f"{where}.buttons")
+        if set(buttons) != _BUTTONS:
+            raise r.fail(
+                f"{where}.buttons", f"expected a pin for each of {', '.join(sorted(_BUTTONS))}"
+            )
+        pins: dict[str, int] = {}
+        for name in sorted(buttons):
+            pins[name] = r.integer(buttons, name, f"{where}.buttons", None, 0, 27)
+        if len(set(pins.values())) != len(pins):
+            raise r.fail(f"{where}.buttons", "expected a different GPIO pin for every button")
+        if seat in gpio_seen:
+            raise r.fail(f"{where}.seat", f"seat {seat} listed twice")
+        gpio_seen.add(seat)
+        gpio.append(
+            GpioSeat(
+                seat,
+                pins,
+                r.integer(entry, "reader_cs", where, None, 0, 1),
+                r.integer(entry, "led", where, None, 0, 27),
+            )
+        )
+    debounce_ms = r.integer(gpio_section, "debounce_ms", "gpio", 20, 1, 500)
+    hold_ms = r.integer(gpio_section, "hold_ms", "gpio", 800, 100, 5000)
+    spi_bus = r.integer(gpio_section, "reader_spi_bus", "gpio", 0, 0, 6)
+    reset_pin = r.integer(gpio_section, "reader_reset_pin", "gpio", None, 0, 27)
+
+    if topology == "gpio" and players != 2:
+        raise r.fail("topology.kind", "gpio wiring is for two-seat tables; use nodes")
+    used = set(seen) if topology == "nodes" else gpio_seen
+    missing = sorted(set(range(players)) - used)
     if missing:
         section = "nodes.seat" if topology == "nodes" else "gpio.seat"
         raise r.fail(section, f"no entry for seat(s) {', '.join(map(str, missing))}")
 
     displays: dict[int, DisplayConfig] = {}
-    display_section = r.table("display")
-    bus = r.get(display_section, "i2c_bus", int, 1, "display")
-    for i, entry in enumerate(display_section.get("seat", [])):
+    bus = r.integer(display_section, "i2c_bus", "display", 1, 0, 31)
+    r.integer(display_section, "mux_address", "display", 0x70, 0x70, 0x77)
+    for i, entry in enumerate(r.entries(display_section, "seat", "display.seat")):
         where = f"display.seat[{i}]"
+        r.keys(
+            entry,
+            where,
+            {
+                "seat",
+                "mux_channel",
+                "driver",
+                "interface",
+                "i2c_bus",
+                "address",
+                "width",
+                "height",
+                "rotate",
+            },
+        )
         seat = seat_of(entry, where)
-        channel = r.get(entry, "mux_channel", int, None, where)
-        if channel is not None and not 0 <= channel <= 7:
-            raise r.fail(f"{where}.mux_channel", "expected a multiplexer channel 0..7")
-        try:
-            displays[seat] = DisplayConfig(
-                driver=r.get(entry, "driver", str, "ssd1306", where),
-                bus=r.get(entry, "interface", str, "i2c", where),
-                port=r.get(entry, "i2c_bus", int, bus, where),
-                mux_channel=channel,
-                address=r.get(entry, "address", int, 0x3C, where),
-                width=r.get(entry, "width", int, 128, where),
-                height=r.get(entry, "height", int, 64, where),
-                rotate=r.get(entry, "rotate", int, 0, where),
-            )
-        except ValueError as e:
-            raise r.fail(where, str(e)) from None
-    gpio_section = r.table("gpio")
+        if seat in displays:
+            raise r.fail(f"{where}.seat", f"seat {seat} has two displays")
+        rotate = r.integer(entry, "rotate", where, 0, 0, 3)
+        displays[seat] = DisplayConfig(
+            driver=r.text(entry, "driver", where, "ssd1306", ("ssd1306", "sh1106")),
+            bus=r.text(entry, "interface", where, "i2c", ("i2c", "spi")),
+            port=r.integer(entry, "i2c_bus", where, bus, 0, 31),
+            mux_channel=r.integer(entry, "mux_channel", where, None, 0, 7),
+            address=r.integer(entry, "address", where, 0x3C, 0x03, 0x77),
+            width=r.integer(entry, "width", where, 128, 128, 128),
+            height=r.integer(entry, "height", where, 64, 64, 64),
+            rotate=rotate,
+        )
     return TableConfig(
         rules=rules,
         deal_reading=deal_reading,
         state_dir=state_dir,
         decks=decks,
         topology=topology,
-        by_id_dir=Path(r.get(nodes_section, "by_id_dir", str, "/dev/serial/by-id", "nodes")),
-        heartbeat_timeout_s=r.get(nodes_section, "heartbeat_timeout_s", float, 3.5, "nodes"),
+        by_id_dir=by_id,
+        heartbeat_timeout_s=heartbeat,
         nodes=tuple(sorted(nodes, key=lambda n: n.seat)),
         gpio=tuple(sorted(gpio, key=lambda g: g.seat)),
-        debounce_s=r.get(gpio_section, "debounce_ms", int, 20, "gpio") / 1000,
-        hold_s=r.get(gpio_section, "hold_ms", int, 800, "gpio") / 1000,
-        reader_spi_bus=r.get(gpio_section, "reader_spi_bus", int, 0, "gpio"),
-        reader_reset_pin=r.get(gpio_section, "reader_reset_pin", int, None, "gpio"),
+        debounce_s=debounce_ms / 1000,
+        hold_s=hold_ms / 1000,
+        reader_spi_bus=spi_bus,
+        reader_reset_pin=reset_pin,
         displays=displays,
         next_deal_after_s=next_deal,
         new_game_after_s=new_game,

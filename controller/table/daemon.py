@@ -103,6 +103,7 @@ def run_service(config_path: Path) -> int:
         watchdog_s=watchdog_interval(),
         new_game_after_s=config.new_game_after_s,
         next_deal_after_s=config.next_deal_after_s,
+        archive=config.archive,
     )
     if tournament is not None and tournament.profile == "tournament":
         from ..tournament.profile import tournament_service_config

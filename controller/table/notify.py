@@ -11,10 +11,13 @@ from __future__ import annotations
 import logging
 import os
 import socket
+from collections import deque
 
 __all__ = ["Notifier"]
 
 log = logging.getLogger(__name__)
+
+KEEP = 32  # the last messages sent, kept for ``systemctl status``-like inspection and tests
 
 
 class Notifier:
@@ -24,7 +27,9 @@ class Notifier:
         if address and address.startswith("@"):
             address = "\0" + address[1:]  # abstract namespace
         self.address = address or None
-        self.sent: list[str] = []
+        #: the last ``KEEP`` messages sent (bounded: a service runs for months)
+        self.sent: deque[str] = deque(maxlen=KEEP)
+        self.count = 0  # messages sent since the start
         self._failed = False
 
     @classmethod
@@ -45,6 +50,7 @@ class Notifier:
                 self._failed = True
             return False
         self.sent.append(message)
+        self.count += 1
         return True
 
     def ready(self, status: str = "") -> bool:

@@ -21,10 +21,9 @@ from __future__ import annotations
 
 import logging
 import os
-import queue
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from PIL import Image
@@ -41,9 +40,10 @@ from ..render.screen import (
     screen_content,
 )
 from ..transcript import TranscriptError, parse, replay, write
+from .inbox import Inbox
 from .notify import Notifier
 from .screens import screen_for
-from .store import GameStore
+from .store import ArchivePolicy, GameStore
 from .table import DealReading, Phase, Table, TableResult
 
 __all__ = [
@@ -60,6 +60,10 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 COMBO_S = 3.0
+RETRY_S = 1.0  # a disk that refused the record is tried again this often
+BATCH = 64  # events handled between two redraws (a flood never starves the displays)
+DAMAGE_NOTICE_S = 60.0
+CONTROL_MARK = "control "  # a record comment naming the command file applied
 _COMBOS = {("mazo", "no_quiero"): "undo", ("mazo", "truco"): "new-game"}
 _CONTROL_SETTLED_NS = 2_000_000_000
 _DISK_ALERT = "Sin disco: partida en memoria"
@@ -120,6 +124,7 @@ class ServiceConfig:
     # Start reading the next deal this long after a hand ends (at once for the first hand);
     # None: only when told (``table.new_hand()``), as the mock table's dealer does.
     next_deal_after_s: float | None = None
+    archive: ArchivePolicy = field(default_factory=ArchivePolicy)
 
 
 class TableService:
@@ -147,8 +152,14 @@ class TableService:
         ]
         self.notifier = notifier or Notifier(None)
         self.clock = clock
-        self.events: queue.Queue[tuple[int, LinkEvent]] = queue.Queue()
-        self.store = GameStore(config.state_dir) if config.state_dir is not None else None
+        self.events = Inbox()
+        self.store = (
+            GameStore(config.state_dir, policy=config.archive)
+            if config.state_dir is not None
+            else None
+        )
+        self._next_retry = float("-inf")
+        self._outgoing: list[ServiceEvent] = []  # events waiting for the record to be durable
         self.control_dir = config.state_dir / "control" if config.state_dir is not None else None
         self.next_rules: HouseRules | None = None
         self._controls_seen: int | None = None  # the control folder's mtime when last listed
@@ -174,15 +185,13 @@ class TableService:
         if self.store is None:
             return None
         lines = self.store.restore()
-        if not lines:
-            return None
-        try:
-            result = replay(parse("\n".join(lines) + "\n"))
-        except TranscriptError as e:
-            log.error(
-                "cannot replay %s (line %d: %s); archiving it", self.store.path, e.line, e.message
-            )
-            self.store.archive()
+        while lines:
+            try:
+                result = replay(parse("\n".join(lines) + "\n"))
+                break
+            except TranscriptError as e:  # past the store's checks: cut there, keep aside
+                lines = self.store.cut(e.line, e.message)
+        else:
             return None
         game = result.game
         log.info(
@@ -213,6 +222,11 @@ class TableService:
 
     def ready(self) -> None:
         """Hardware up and game restored: draw every screen and tell systemd."""
+        damage = self.store.damage if self.store is not None else None
+        if damage is not None:
+            self.tell_all(
+                f"Registro dañado: sigue desde la línea {damage.kept}", seconds=DAMAGE_NOTICE_S
+            )
         self._housekeeping()  # e.g. start reading the first deal
         self.redraw(force=True)
         self._ready = True
@@ -222,26 +236,22 @@ class TableService:
     # ------------------------------------------------------------------ the loop
 
     def post(self, seat: int, event: LinkEvent) -> None:
-        """Called on hardware threads."""
-        self.events.put((seat, event))
+        """Called on hardware threads; a flooding seat's excess is dropped (``Inbox``)."""
+        self.events.put(seat, event)
 
     def step(self, wait: float) -> int:
-        """Handle queued events (waiting up to ``wait`` s for the first); returns how many."""
+        """Handle queued events (waiting up to ``wait`` s for the first, at most
+        ``BATCH`` of them); returns how many."""
         done = 0
-        try:
-            item = self.events.get(timeout=wait) if wait > 0 else self.events.get_nowait()
-        except queue.Empty:
-            item = None
+        item = self.events.get(wait)
         if item is not None:
             self._housekeeping()  # a deal due now is started before the taps are read
         changed = False
         while item is not None:
             changed = self._handle(*item) or changed
             done += 1
-            try:
-                item = self.events.get_nowait()
-            except queue.Empty:
-                item = None
+            self._deal_if_due()  # a hand ended in this batch: its next deal's taps count
+            item = self.events.get() if done < BATCH else None
         self._housekeeping()
         if done and (changed or self._screens_stale()):
             self.redraw()
@@ -283,19 +293,20 @@ class TableService:
         if game.winner is not None and self._won_at is None:
             self._won_at = self.clock()
             record = "\n".join(self._record_lines) + "\n"
-            if self.store is not None and self.store.flush() and self.store.path.exists():
-                record = self.store.path.read_text(encoding="utf-8")
+            if self.store is not None:
+                record = self.store.text()
             self._emit(Finished(record, game.winner, game.score))
             if self.store is not None:
                 target = self.store.archive()
                 log.info(
-                    "game won by team %d, %s; record archived as %s",
+                    "game won by team %d, %s; record %s",
                     game.winner,
                     game.score,
-                    target,
+                    f"archived as {target}" if target else "to be archived when the disk allows",
                 )
+                self._deliver()
 
-    def _housekeeping(self) -> None:
+    def _deal_if_due(self) -> bool:
         delay = self.config.next_deal_after_s
         if self.table.phase is not Phase.WAITING:
             self._hand_over_at = None
@@ -306,11 +317,22 @@ class TableService:
         ):
             self._hand_over_at = None
             self.table.new_hand()
+            return True
+        return False
+
+    def _housekeeping(self) -> None:
+        if self._deal_if_due():
             self.redraw()
         self.ping()
-        self._read_controls()
-        if self.store is not None and self.store.backlog:
-            self.store.flush()
+        try:
+            self._read_controls()
+        except OSError as error:  # a failing state directory never stops the table
+            log.error("control: cannot read %s: %s", self.control_dir, error)
+        if self.store is not None and self.store.pending and self.clock() >= self._next_retry:
+            self._next_retry = self.clock() + RETRY_S
+            if self.store.flush():
+                self._deliver()
+            self._disk_alert()
         after = self.config.new_game_after_s
         if self._won_at is not None and after is not None and self.clock() - self._won_at >= after:
             self.new_game()
@@ -326,11 +348,20 @@ class TableService:
     # ------------------------------------------------------------------ the record
 
     def _emit(self, event: ServiceEvent) -> None:
-        for listener in self.listeners:
-            try:
-                listener(event)
-            except Exception:  # a listener must never stop the table
-                log.exception("listener failed on %s", type(event).__name__)
+        """Tell the listeners, in order, once what the event says is in the record."""
+        self._outgoing.append(event)
+        self._deliver()
+
+    def _deliver(self) -> None:
+        if self.store is not None and self.store.pending:
+            return  # the disk has not taken the record yet: the desk hears it later
+        outgoing, self._outgoing = self._outgoing, []
+        for event in outgoing:
+            for listener in self.listeners:
+                try:
+                    listener(event)
+                except Exception:  # a listener must never stop the table
+                    log.exception("listener failed on %s", type(event).__name__)
 
     def _refused(self, seat: int, action: object, code: object) -> None:
         text = None if action is None else str(action)
@@ -342,21 +373,24 @@ class TableService:
             )
 
     def _record(self, line: str, accepted: bool = True) -> None:
+        """One statement: written whole and synced, then told to the listeners (the
+        displays are redrawn after the event)."""
         self._record_lines.extend(line.split("\n"))
         if self.on_record is not None:
             self.on_record(line)
+        if self.store is not None:
+            self.store.append(line)
+            self._disk_alert()
         if accepted:
             game = self.table.game if hasattr(self, "table") else None
             if game is not None:
                 self._emit(Accepted(line, game.score, game.hand_number))
-        if self.store is None:
-            return
-        self.store.append(line)
-        self._disk_alert()
 
     def _disk_alert(self) -> bool:
         """Shows or clears the table's disk alert; True if that changed it."""
         problem = self.store.problem if self.store is not None else None
+        if not hasattr(self, "table"):  # a record line written while the table is made
+            return False
         alerts = self.table.alerts
         if problem:
             if alerts.get("disk") == _DISK_ALERT:
@@ -393,12 +427,15 @@ class TableService:
         self._combo = (seat, event.name, now) if event.name == "mazo" else None
         return False
 
-    def command(self, command: str, *args: str) -> bool:
+    def command(self, command: str, *args: str, control: str | None = None) -> bool:
         """Run a table control: ``undo``, ``new-game`` or ``rules KEY=VALUE ...``."""
         if command == "undo":
-            return self.undo()
+            return self.undo(control)
         if command == "new-game":
-            self.new_game()
+            game = self.table.game
+            fresh = game.hand_number == 0 and not game.move_stack and self.next_rules is None
+            if not (control is not None and fresh):  # a file applied again after a cut
+                self.new_game()
             return True
         if command == "rules":
             try:
@@ -413,8 +450,11 @@ class TableService:
         log.error("control: unknown command %r", command)
         return False
 
-    def undo(self) -> bool:
-        """The referee's undo of the last action; the record keeps it as a comment."""
+    def undo(self, control: str | None = None) -> bool:
+        """The referee's undo of the last action; the record keeps it as a comment.
+
+        ``control``: the command file that asked for it, noted in the record so that a
+        power cut before the file is deleted does not undo a second action."""
         game = self.table.game
         if not game.move_stack or game.winner is not None:
             self.tell_all("Nada que deshacer")
@@ -424,13 +464,16 @@ class TableService:
             if self._record_lines[i].strip() == str(action):
                 self._record_lines[i] = f"# deshecho por el árbitro: {self._record_lines[i]}"
                 break
-        if self.store is not None and self.store.path.exists():
-            lines = self.store.path.read_text(encoding="utf-8").splitlines()
+        if self.store is not None:
+            lines = self.store.lines
             for i in range(len(lines) - 1, -1, -1):
                 if lines[i].strip() == str(action):
                     lines[i] = f"# deshecho por el árbitro: {lines[i]}"
                     break
+            if control is not None:  # the command file is deleted once this is durable
+                lines.append(f"# {CONTROL_MARK}{control}")
             self.store.rewrite(lines)
+            self._disk_alert()
         self.table.phase = Phase.PLAYING
         self.table.deal = {}
         self._hand_over_at = None
@@ -442,8 +485,9 @@ class TableService:
         return True
 
     def new_game(self) -> None:
-        if self.store is not None and self.store.path.exists():
-            self.store.archive()
+        game = self.table.game
+        if self.store is not None and (game.hand_number > 0 or game.move_stack):
+            self.store.archive()  # now, or when the disk takes it again
         if self.next_rules is not None:
             self.rules, self.next_rules = self.next_rules, None
         self._won_at = None
@@ -470,15 +514,26 @@ class TableService:
             return
         self._controls_seen = mtime
         for path in sorted(folder.glob("*.cmd")):
+            self._controls_seen = None  # until this file is gone: listed again next time
             try:
-                words = path.read_text(encoding="utf-8").split()
-                path.unlink()
+                words = path.read_text(encoding="utf-8", errors="replace").split()
             except OSError as e:
                 log.error("control: cannot read %s: %s", path, e)
                 continue
-            if words:
+            # Applied first, deleted after: a power cut in between applies it again,
+            # which every command allows (an undo notes its file in the record).
+            done = self.store is not None and any(
+                line == f"# {CONTROL_MARK}{path.stem}" for line in self.store.lines
+            )
+            if words and not done:
                 log.info("control: %s", " ".join(words))
-                self.command(words[0], *words[1:])
+                self.command(words[0], *words[1:], control=path.stem)
+            if self.store is not None and self.store.pending:
+                return  # not durable yet: the file stays until the record has it
+            try:
+                path.unlink()
+            except OSError as e:
+                log.error("control: cannot delete %s: %s", path, e)
 
     def tell_all(self, text: str, seconds: float = 3.0) -> None:
         for seat in range(self.rules.players):

@@ -1,40 +1,124 @@
-"""The game on disk: ``current.truco`` in the state directory, written line by line.
+"""The game on disk: ``current.truco`` in the state directory, a log of checked lines.
 
-Every accepted action is appended and flushed to the disk (``fsync``) before the displays
-show it, so a power cut loses at most the action being written. On start the service
-reads the file back (``restore``) and replays it: restarting is replaying.
+The record is treated the way careful storage engines treat their log:
 
-- A torn last line (the power went while it was written: no final newline, or a line
-  that does not parse) is dropped, and the file is rewritten without it. A hand and its
-  deal are written in one go; a last hand that saw no action yet is dropped too, and its
-  deal is read again.
-- A finished game is moved to ``archive/`` under a timestamped name; an existing archive
-  is never overwritten.
-- When the disk is full or read-only, lines are kept in memory (``backlog``) and written,
-  in order, as soon as the disk takes them again; ``problem`` says what is wrong.
+- **A write is whole or absent.** Every accepted statement is written with one
+  ``write`` (a hand and its deal are one statement) and synced (``fsync``) before the
+  displays show it. A short write or a failing write is cut back (``ftruncate``) to the
+  last good length before anything else is written, so the file never holds a line
+  twice or half a line followed by another (the full-disk ``0 envi0 envido``). A failed
+  ``fsync`` leaves the page cache in doubt: the next write replaces the whole file
+  (temporary file, ``fsync``, ``rename``, directory ``fsync``) instead of appending.
+- **Every line can be checked.** Each line ends with a comment `` #c=XXXXXXXX``: the
+  CRC-32 of the line's text chained with the previous line's (``zlib.crc32(text,
+  prev)``, starting at 0). It is a comment, so ``replay`` and ``parse`` read the record
+  unchanged, with the same line numbers. A file written before the checks (no line has
+  one) is read by the parser alone.
+- **Restoring never raises.** Lines are split exactly where the parser splits them
+  (``str.splitlines``): a line holding any other line break (VT, FF, NEL, U+2028, CR...),
+  a NUL, a byte that is not UTF-8 or a check that does not match ends the good part of
+  the record. A torn last line (the power went while it was written: text without its
+  final newline) is dropped quietly. Anything else that is cut off is *damage*: the
+  original file is kept aside in ``damaged/`` for the referee, the table goes on from the
+  last good line, and ``damage`` says what happened (the service shows it on every seat
+  and logs it). A hand whose deal was recorded but that saw no action yet is dropped
+  too, and its deal is read again.
+- **The disk may say no.** When the state directory is full, read-only or failing
+  (``ENOSPC``, ``EROFS``, ``EIO``), the game goes on in memory: nothing here raises
+  ``OSError``; ``problem`` says what is wrong and ``flush`` (called from the service's
+  loop) retries until the disk takes the record again, then archives what finished in
+  the meantime, in order.
+- **Archive.** A finished game is hard-linked into ``archive/`` under a timestamped name
+  and then unlinked from ``current.truco`` (a cut between the two is finished on the next
+  start: the file's link count says it is already archived). An archive is never
+  overwritten. The archive is bounded (``ArchivePolicy``): past ``max_games`` games or
+  ``max_bytes`` bytes the oldest games are deleted, oldest first, and logged.
+
+Every system call goes through a ``Disk`` (``disk=``), so tests can fail any one of
+them, or watch their order.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import os
+import re
 import time
-from collections.abc import Callable
+import zlib
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..transcript import TranscriptError, parse
 
-__all__ = ["GameStore", "fsync_dir"]
+__all__ = [
+    "ArchivePolicy",
+    "Damage",
+    "Disk",
+    "GameStore",
+    "check_lines",
+    "fsync_dir",
+    "plain",
+    "render_lines",
+]
 
 log = logging.getLogger(__name__)
 
 CURRENT = "current.truco"
+DAMAGED = "damaged"
+MAX_DAMAGED = 20  # damaged originals kept for the referee (oldest deleted first)
+
+#: The line breaks ``str.splitlines`` (so ``transcript.parse``) knows besides LF.
+LINE_BREAKS = frozenset("\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+_CHECK_RE = re.compile(r" #c=([0-9a-f]{8})\Z")
+_CHECKS_RE = re.compile(r" #c=[0-9a-f]{8}$", re.MULTILINE)
 
 
-def fsync_dir(path: Path) -> None:
-    """Make a rename or a new file in ``path`` durable (best effort)."""
-    with contextlib.suppress(OSError):
+class Disk:
+    """The system calls of the record store, one method each (tests wrap them)."""
+
+    def open_append(self, path: Path) -> int:
+        return os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+
+    def open_new(self, path: Path) -> int:
+        return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+
+    def write(self, fd: int, data: bytes) -> int:
+        return os.write(fd, data)
+
+    def fsync(self, fd: int) -> None:
+        os.fsync(fd)
+
+    def truncate(self, fd: int, length: int) -> None:
+        os.ftruncate(fd, length)
+
+    def close(self, fd: int) -> None:
+        os.close(fd)
+
+    def read(self, path: Path) -> bytes:
+        return path.read_bytes()
+
+    def stat(self, path: Path) -> os.stat_result:
+        return os.stat(path)
+
+    def listdir(self, path: Path) -> list[str]:
+        return os.listdir(path)
+
+    def mkdir(self, path: Path) -> None:
+        path.mkdir(parents=True, exist_ok=True)
+
+    def replace(self, src: Path, dst: Path) -> None:
+        os.replace(src, dst)
+
+    def link(self, src: Path, dst: Path) -> None:
+        os.link(src, dst)
+
+    def unlink(self, path: Path) -> None:
+        os.unlink(path)
+
+    def fsync_dir(self, path: Path) -> None:
         fd = os.open(path, os.O_RDONLY)
         try:
             os.fsync(fd)
@@ -42,156 +126,512 @@ def fsync_dir(path: Path) -> None:
             os.close(fd)
 
 
+def fsync_dir(path: Path) -> None:
+    """Make a rename or a new file in ``path`` durable (best effort)."""
+    with contextlib.suppress(OSError):
+        Disk().fsync_dir(path)
+
+
+@dataclass(frozen=True, slots=True)
+class ArchivePolicy:
+    """How much of the archive is kept: the newest games within both bounds."""
+
+    max_games: int = 1000
+    max_bytes: int = 64 * 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Damage:
+    """What restoring cut off a damaged record.
+
+    ``first_bad_line``: the 1-based line of the file where the good part ended;
+    ``kept``: the good lines the game goes on from; ``dropped_bytes``: what was cut;
+    ``aside``: where the damaged original was kept (``None`` while the disk refuses).
+    """
+
+    first_bad_line: int
+    kept: int
+    dropped_bytes: int
+    why: str
+    aside: Path | None
+
+
+def _crc(text: str, prev: int) -> int:
+    return zlib.crc32(text.encode("utf-8"), prev)
+
+
+def render_lines(lines: Iterable[str], crc: int = 0) -> tuple[bytes, int]:
+    """``lines`` as stored (each with its chained check and a newline); the last check."""
+    out = []
+    for text in lines:
+        crc = _crc(text, crc)
+        out.append(f"{text} #c={crc:08x}\n")
+    return "".join(out).encode("utf-8"), crc
+
+
+def plain(text: str) -> str:
+    """A stored record without its line checks (what was recorded, line for line)."""
+    return _CHECKS_RE.sub("", text)
+
+
+def _clean(text: str) -> str:
+    """A statement's line as the parser will split it: no stray line breaks."""
+    return "".join(" " if c in LINE_BREAKS or c == "\x00" else c for c in text)
+
+
+def _bad_char(text: str) -> str | None:
+    for c in text:
+        if c in LINE_BREAKS:
+            return f"a line break U+{ord(c):04X} inside a line"
+        if c == "\ufffd" or (ord(c) < 0x20 and c != "\t") or c == "\x7f":
+            return f"a control character U+{ord(c):04X}"
+    return None
+
+
+def check_lines(data: bytes) -> tuple[list[str], int, str | None, bool]:
+    """Split a stored record into its good lines (checks removed).
+
+    Returns ``(lines, good_bytes, why, torn)``: ``why`` says why the good part ended
+    early (``None`` when every complete line is good); ``torn`` is True when all that
+    follows the good part is one unterminated, clean fragment (a write the power cut).
+    """
+    pieces = data.split(b"\n")
+    tail = pieces.pop()
+    texts: list[str | None] = []
+    for raw in pieces:
+        try:
+            texts.append(raw.decode("utf-8"))
+        except UnicodeDecodeError:
+            texts.append(None)
+    checked = any(t is not None and _CHECK_RE.search(t) for t in texts)
+    lines: list[str] = []
+    good = 0
+    crc = 0
+    why: str | None = None
+    for number, text in enumerate(texts, start=1):
+        if text is None:
+            why = f"line {number}: not UTF-8"
+            break
+        bad = _bad_char(text)
+        if bad is not None:
+            why = f"line {number}: {bad}"
+            break
+        if checked:
+            m = _CHECK_RE.search(text)
+            body = text[: m.start()] if m else text
+            if m is None or int(m.group(1), 16) != _crc(body, crc):
+                why = f"line {number}: check does not match"
+                break
+            crc = _crc(body, crc)
+            text = body
+        lines.append(text)
+        good += len(pieces[number - 1]) + 1
+    torn = False
+    if why is None and tail:
+        try:
+            fragment = tail.decode("utf-8")
+        except UnicodeDecodeError:
+            fragment = None
+        if fragment is not None and _bad_char(fragment) is None:
+            torn = True
+        else:
+            why = f"line {len(texts) + 1}: a damaged unterminated end"
+    return lines, good, why, torn
+
+
 class GameStore:
-    """``current.truco`` and ``archive/`` in ``state_dir``."""
+    """``current.truco``, ``archive/`` and ``damaged/`` in ``state_dir``."""
 
     def __init__(
         self,
         state_dir: str | os.PathLike[str],
         *,
         clock: Callable[[], float] = time.time,
-        opener: Callable[[Path], int] | None = None,
+        disk: Disk | None = None,
+        policy: ArchivePolicy = ArchivePolicy(),
     ) -> None:
         self.dir = Path(state_dir)
         self.path = self.dir / CURRENT
         self.archive_dir = self.dir / "archive"
+        self.damaged_dir = self.dir / DAMAGED
         self.clock = clock
-        self._opener = opener or (
-            lambda p: os.open(p, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        )
+        self.disk = disk or Disk()
+        self.policy = policy
+        #: the games not archived yet, oldest first; the last one is the current game
+        self._games: list[list[str]] = [[]]
+        # what current.truco holds of _games[0]: that many lines (None: unknown, rewrite)
+        self._on_disk: int | None = 0
+        self._good_len = 0  # bytes of those lines
+        self._crc = 0  # the check of the last of them
         self._fd: int | None = None
-        self.backlog: list[str] = []
+        self._linked: Path | None = None  # _games[0] linked into the archive, not unlinked
+        self._aside: tuple[bytes, str] | None = None  # a damaged original still to keep
+        self._unreadable = False  # current.truco could not be read: move it aside first
         self.problem: str | None = None
-        self.dropped: str | None = None  # the torn line dropped at the last restore
+        self.faults = 0  # disk errors met so far
+        self.dropped: str | None = None  # what the last restore cut off (text)
+        self.damage: Damage | None = None  # the last restore found damage
+        self.last_archived: Path | None = None
+        self._last_read: bytes | None = None
+
+    # ------------------------------------------------------------------ the record
+
+    @property
+    def lines(self) -> list[str]:
+        """The current game's lines (a copy)."""
+        return list(self._games[-1])
+
+    @property
+    def pending(self) -> bool:
+        """Something the disk has not taken yet (lines, a rewrite or an archive)."""
+        return (
+            len(self._games) > 1
+            or self._on_disk != len(self._games[0])
+            or self._aside is not None
+            or self._unreadable
+        )
+
+    def text(self) -> str:
+        """The current game's record as it is (or will be) stored."""
+        return render_lines(self._games[-1])[0].decode("utf-8")
 
     # ------------------------------------------------------------------ reading
 
     def restore(self) -> list[str] | None:
-        """The current game's lines (``None`` if there is none), torn tail dropped."""
+        """The current game's good lines (``None`` if there is none). Never raises."""
+        self._games, self._on_disk, self._good_len, self._crc = [[]], 0, 0, 0
+        self.dropped = None
+        self.damage = None
         try:
-            data = self.path.read_bytes()
+            if self._finish_interrupted_archive():
+                return None
+            data = self.disk.read(self.path)
         except FileNotFoundError:
             return None
-        text = data.decode("utf-8", errors="replace")
-        lines = text.split("\n")
-        torn = lines.pop()  # "" when the file ends with a newline
-        self.dropped = torn or None
-        while lines:
-            try:
-                parse("\n".join(lines) + "\n")
-                break
-            except TranscriptError as e:
-                if e.line != len(lines):
-                    raise  # damage before the last line is not a torn write
-                self.dropped = lines.pop()
+        except OSError as error:
+            log.error("cannot read %s: %s; a new game starts in memory", self.path, error)
+            self._fault(error)
+            self._unreadable = True
+            self._on_disk = None
+            return None
+        self._last_read = data
+        lines, good, why, torn = check_lines(data)
+        if why is None:
+            lines, why = self._parse_check(lines)
+        self._games = [lines]
+        self._on_disk = len(lines)
+        if why is not None:
+            self._damaged(data, len(lines), why)
+        elif torn:
+            self.dropped = data[good:].decode("utf-8")
+        self._drop_unplayed_hand()
+        stored, crc = render_lines(lines)
+        if self.dropped is not None or data[:good] != stored:
+            if self.dropped is not None and self.damage is None:
+                log.warning("dropped a torn end from %s: %r", self.path, self.dropped)
+            self._on_disk = None  # rewritten: without the torn end, or with its checks
+        else:
+            self._crc, self._good_len = crc, good
+        if self._on_disk is None or self._aside is not None:
+            self.flush()
+        return self.lines if self._games[-1] else None
+
+    def cut(self, line: int, why: str) -> list[str]:
+        """Damage found past the store's own checks (``replay`` refused ``line``): the
+        game goes on from the lines before it; the original is kept aside."""
+        lines = self._games[-1]
+        if not 1 <= line <= len(lines):
+            return self.lines
+        data = self._last_read or render_lines(lines)[0]
+        self._games[-1] = lines[: line - 1]
+        self._on_disk = None
+        self._damaged(data, line - 1, f"line {line}: {why}")
+        self.flush()
+        return self.lines
+
+    def _parse_check(self, lines: list[str]) -> tuple[list[str], str | None]:
+        try:
+            parse("\n".join(lines) + "\n")
+        except TranscriptError as e:
+            return lines[: e.line - 1], f"line {e.line}: {e.message}"
+        return lines, None
+
+    def _damaged(self, original: bytes, kept: int, why: str) -> None:
+        stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(self.clock()))
+        self._aside = (original, stamp)
+        self.dropped = b"\n".join(original.split(b"\n")[kept:]).decode("utf-8", "replace")
+        self._on_disk = None
+        self.damage = Damage(kept + 1, kept, len(original), why, None)
+        log.error(
+            "%s is damaged (%s): the game goes on from its %d good line(s); "
+            "the damaged original is kept in %s/",
+            self.path,
+            why,
+            kept,
+            self.damaged_dir,
+        )
+
+    def _drop_unplayed_hand(self) -> None:
         # A hand whose deal was recorded but that saw no action yet is read again: if the
         # power went while its deal was being written, some deal lines may be missing.
+        lines = self._games[-1]
         tail = len(lines)
-        while tail and (
-            not lines[tail - 1].split("#", 1)[0].strip()
-            or lines[tail - 1].split()[0].lower() == "deal"
-        ):
+
+        def head(i: int) -> str:
+            words = lines[i].split("#", 1)[0].split()
+            return words[0].lower() if words else ""
+
+        while tail and head(tail - 1) in ("", "deal"):
             tail -= 1
-        if tail and lines[tail - 1].split()[0].lower() == "hand":
+        if tail and head(tail - 1) == "hand":
             tail -= 1
-            if tail and lines[tail - 1].split()[0].lower() == "dealer":
+            if tail and head(tail - 1) == "dealer":
                 tail -= 1
             log.info("the last hand had no action yet: its deal will be read again")
-            self.dropped = "\n".join(lines[tail:])
+            dropped = "\n".join(lines[tail:])
+            self.dropped = dropped if self.dropped is None else f"{dropped}\n{self.dropped}"
             del lines[tail:]
-        if self.dropped is not None:
-            log.warning("dropped a torn end from %s: %r", self.path, self.dropped)
-            self.rewrite(lines)
-        return lines
+            self._on_disk = None
+
+    def _finish_interrupted_archive(self) -> bool:
+        """current.truco is also in the archive (a cut between link and unlink)."""
+        st = self.disk.stat(self.path)
+        if st.st_nlink < 2:
+            return False
+        for name in self._list(self.archive_dir):
+            other = self.archive_dir / name
+            with contextlib.suppress(OSError):
+                o = self.disk.stat(other)
+                if (o.st_dev, o.st_ino) == (st.st_dev, st.st_ino):
+                    log.info("%s was archived as %s before a restart", self.path, other)
+                    self.disk.unlink(self.path)
+                    self.disk.fsync_dir(self.dir)
+                    self.last_archived = other
+                    return True
+        return False
 
     # ------------------------------------------------------------------ writing
 
-    def _open(self) -> int:
-        if self._fd is None:
-            self.dir.mkdir(parents=True, exist_ok=True)
-            existed = self.path.exists()
-            self._fd = self._opener(self.path)
-            if not existed:
-                fsync_dir(self.dir)
-        return self._fd
-
     def append(self, line: str) -> bool:
-        """Write one line and fsync; False (kept in the backlog) when the disk refuses."""
-        self.backlog.append(line)
+        """Add one statement (a hand block may hold several lines) and write it whole;
+        False when the disk refused (it is kept in memory and written later)."""
+        self._games[-1].extend(_clean(part) for part in line.split("\n"))
         return self.flush()
 
+    def rewrite(self, lines: Sequence[str]) -> bool:
+        """Replace the current game's record (atomically on disk)."""
+        self._games[-1] = [_clean(line) for line in lines]
+        if len(self._games) == 1:
+            self._on_disk = None
+        return self.flush()
+
+    def archive(self) -> Path | None:
+        """The current game is finished: archive it (now, or once the disk takes it)
+        and start an empty record. Returns the archive's path if it was written now."""
+        if not self._games[-1]:
+            return None
+        self._games.append([])
+        self.last_archived = None
+        self.flush()
+        return self.last_archived if len(self._games) == 1 else None
+
     def flush(self) -> bool:
-        if not self.backlog:
-            return True
+        """Write whatever the disk has not taken yet; True when all of it is durable."""
         try:
-            fd = self._open()
-            data = "".join(f"{line}\n" for line in self.backlog).encode("utf-8")
-            written = 0
-            while written < len(data):
-                written += os.write(fd, data[written:])
-            os.fsync(fd)
+            self._settle()
+            while len(self._games) > 1:
+                if self._games[0]:
+                    self._sync_head()
+                    self._archive_head()
+                self._games.pop(0)
+                self._on_disk, self._good_len, self._crc, self._linked = 0, 0, 0, None
+            if self._games[0] or self._on_disk is None:
+                self._sync_head()
         except OSError as error:
-            self._close()
-            if self.problem is None:
-                log.error("cannot write %s: %s; the game goes on in memory", self.path, error)
-            self.problem = f"disco: {error.strerror or error}"
+            self._fault(error)
             return False
-        self.backlog.clear()
         if self.problem is not None:
             log.info("%s is writable again; the record is complete", self.path)
         self.problem = None
         return True
 
-    def rewrite(self, lines: list[str]) -> None:
-        """Replace the file atomically (temporary file, fsync, rename)."""
+    def _fault(self, error: OSError) -> None:
+        self.faults += 1
         self._close()
-        self.dir.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(".tmp")
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write("".join(f"{line}\n" for line in lines))
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, self.path)
-        fsync_dir(self.dir)
+        if self.problem is None:
+            log.error("cannot write %s: %s; the game goes on in memory", self.path, error)
+        self.problem = f"disco: {error.strerror or error}"
+
+    def _settle(self) -> None:
+        """Before current.truco is replaced: keep the damaged or unreadable one aside."""
+        if self._unreadable:
+            self.disk.mkdir(self.damaged_dir)
+            stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(self.clock()))
+            target = self._free(self.damaged_dir, f"{stamp}-unreadable", ".truco")
+            with contextlib.suppress(FileNotFoundError):
+                self.disk.replace(self.path, target)
+                self.disk.fsync_dir(self.damaged_dir)
+                self.disk.fsync_dir(self.dir)
+            self._unreadable = False
+        if self._aside is not None:
+            data, stamp = self._aside
+            self.disk.mkdir(self.damaged_dir)
+            target = self._free(self.damaged_dir, stamp, ".truco")
+            self._write_file(target, data)
+            self.disk.fsync_dir(self.damaged_dir)
+            self._aside = None
+            if self.damage is not None:
+                d = self.damage
+                self.damage = Damage(d.first_bad_line, d.kept, d.dropped_bytes, d.why, target)
+            log.error("the damaged record was kept as %s", target)
+            self._rotate(self.damaged_dir, MAX_DAMAGED, None, keep=target)
+
+    def _sync_head(self) -> None:
+        lines = self._games[0]
+        if self._on_disk is None:
+            self._close()
+            self.disk.mkdir(self.dir)
+            data, crc = render_lines(lines)
+            tmp = self.path.with_name(CURRENT + ".tmp")
+            self._write_file(tmp, data)
+            self.disk.replace(tmp, self.path)
+            self.disk.fsync_dir(self.dir)
+            self._on_disk, self._good_len, self._crc = len(lines), len(data), crc
+            return
+        if self._on_disk >= len(lines):
+            return
+        data, crc = render_lines(lines[self._on_disk :], self._crc)
+        fd = self._open()
+        try:
+            written = self.disk.write(fd, data)
+            if written != len(data):
+                raise OSError(errno.ENOSPC, f"short write ({written} of {len(data)} bytes)")
+        except OSError:
+            self._cut_back(fd)
+            raise
+        try:
+            self.disk.fsync(fd)
+        except OSError:
+            self._on_disk = None  # in doubt after a failed fsync: rewrite the whole file
+            raise
+        self._on_disk, self._good_len, self._crc = len(lines), self._good_len + len(data), crc
+
+    def _cut_back(self, fd: int) -> None:
+        """After a short or failed write: back to the last good length, or rewrite."""
+        try:
+            self.disk.truncate(fd, self._good_len)
+        except OSError:
+            self._on_disk = None
+
+    def _open(self) -> int:
+        if self._fd is None:
+            self.disk.mkdir(self.dir)
+            fd = self.disk.open_append(self.path)
+            try:
+                size = self.disk.stat(self.path).st_size
+                if size != self._good_len:  # a tail no one wrote (or a write torn earlier)
+                    self.disk.truncate(fd, self._good_len)
+                if self._good_len == 0:
+                    self.disk.fsync_dir(self.dir)  # the new file's name
+            except OSError:
+                self.disk.close(fd)
+                self._on_disk = None
+                raise
+            self._fd = fd
+        return self._fd
+
+    def _write_file(self, path: Path, data: bytes) -> None:
+        """A new file with ``data``, synced (then renamed or linked by the caller)."""
+        fd = self.disk.open_new(path)
+        try:
+            written = self.disk.write(fd, data)
+            if written != len(data):
+                raise OSError(errno.ENOSPC, f"short write ({written} of {len(data)} bytes)")
+            self.disk.fsync(fd)
+        except OSError:
+            self.disk.close(fd)
+            with contextlib.suppress(OSError):
+                self.disk.unlink(path)
+            raise
+        self.disk.close(fd)
+
+    # ------------------------------------------------------------------ the archive
+
+    def _archive_head(self) -> None:
+        self._close()
+        if self._linked is None:
+            self.disk.mkdir(self.archive_dir)
+            stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(self.clock()))
+            while True:
+                target = self._free(self.archive_dir, stamp, ".truco")
+                try:
+                    self.disk.link(self.path, target)  # fails rather than overwrite
+                except FileExistsError:
+                    continue
+                break
+            self._linked = target
+        self.disk.unlink(self.path)
+        self.disk.fsync_dir(self.archive_dir)
+        self.disk.fsync_dir(self.dir)
+        self.last_archived = self._linked
+        log.info("record archived as %s", self._linked)
+        self._rotate(
+            self.archive_dir, self.policy.max_games, self.policy.max_bytes, keep=self._linked
+        )
+
+    def _free(self, directory: Path, stamp: str, suffix: str) -> Path:
+        names = set(self._list(directory))
+        name, n = f"{stamp}{suffix}", 1
+        while name in names:
+            n += 1
+            name = f"{stamp}-{n}{suffix}"
+        return directory / name
+
+    def _list(self, directory: Path) -> list[str]:
+        try:
+            return [n for n in self.disk.listdir(directory) if n.endswith(".truco")]
+        except OSError:
+            return []
+
+    def _by_age(self, directory: Path) -> list[tuple[Path, os.stat_result]]:
+        found = []
+        for name in self._list(directory):
+            with contextlib.suppress(OSError):
+                found.append((directory / name, self.disk.stat(directory / name)))
+        found.sort(key=lambda f: (f[1].st_mtime_ns, f[0].name))
+        return found
+
+    def _rotate(
+        self, directory: Path, max_files: int, max_bytes: int | None, *, keep: Path
+    ) -> None:
+        """Delete the oldest files past the bounds (never ``keep``); errors only logged."""
+        files = self._by_age(directory)
+        total = sum(st.st_size for _, st in files)
+        for path, st in files:
+            over_bytes = max_bytes is not None and total > max_bytes
+            if len(files) <= max_files and not over_bytes:
+                break
+            if path == keep:
+                continue
+            try:
+                self.disk.unlink(path)
+            except OSError as error:
+                log.warning("cannot delete %s from the archive: %s", path, error)
+                return
+            log.info("archive policy: deleted %s (the oldest)", path.name)
+            files = [f for f in files if f[0] != path]
+            total -= st.st_size
 
     def archived(self) -> list[Path]:
         """Finished games, oldest first."""
-        if not self.archive_dir.is_dir():
-            return []
-        return sorted(
-            self.archive_dir.glob("*.truco"), key=lambda p: (p.stat().st_mtime_ns, p.name)
-        )
+        return [path for path, _ in self._by_age(self.archive_dir)]
 
-    def archive(self) -> Path | None:
-        """Move the finished game to ``archive/`` (timestamped, never overwriting)."""
-        self.flush()
-        self._close()
-        if not self.path.exists():
-            return None
-        self.archive_dir.mkdir(parents=True, exist_ok=True)
-        content = self.path.read_bytes()
-        for old in self.archive_dir.glob("*.truco"):
-            # a restart after a power cut between the link and the unlink below
-            if old.stat().st_size == len(content) and old.read_bytes() == content:
-                self.path.unlink()
-                fsync_dir(self.dir)
-                return old
-        stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(self.clock()))
-        target = self.archive_dir / f"{stamp}.truco"
-        n = 1
-        while target.exists():
-            n += 1
-            target = self.archive_dir / f"{stamp}-{n}.truco"
-        os.link(self.path, target)  # fails rather than overwrite
-        os.unlink(self.path)
-        fsync_dir(self.archive_dir)
-        fsync_dir(self.dir)
-        return target
+    # ------------------------------------------------------------------ closing
 
     def _close(self) -> None:
         if self._fd is not None:
             with contextlib.suppress(OSError):
-                os.close(self._fd)
+                self.disk.close(self._fd)
             self._fd = None
 
     def close(self) -> None:

@@ -2,8 +2,9 @@
 
 The configuration it writes listens on the loopback only (``listener PORT 127.0.0.1``)
 with anonymous access, keeps nothing on disk, and lets a desk that is away queue many
-messages (``max_queued_messages``). A tournament's real broker is configured the same
-way, with ``listener 1883 <the LAN address>`` and access control as the venue wants.
+messages (``max_queued_messages``). ``LocalBroker(config=...)`` runs a configuration
+written elsewhere instead, e.g. the venue's (``truco-table venue-broker``: accounts,
+ACLs, TLS), which is how the tests run the venue broker.
 """
 
 from __future__ import annotations
@@ -55,7 +56,13 @@ class LocalBroker:
     """``with LocalBroker() as broker: ... broker.port``; ``stop()``/``start()`` again
     on the same port simulate a broker that goes away and comes back."""
 
-    def __init__(self, port: int = 0, *, workdir: str | os.PathLike[str] | None = None) -> None:
+    def __init__(
+        self,
+        port: int = 0,
+        *,
+        workdir: str | os.PathLike[str] | None = None,
+        config: str | os.PathLike[str] | None = None,
+    ) -> None:
         binary = find_mosquitto()
         if binary is None:
             raise FileNotFoundError("mosquitto not found (Debian: apt-get install mosquitto)")
@@ -68,12 +75,14 @@ class LocalBroker:
             workdir = self._tmp.name
         self.dir = Path(workdir)
         self.dir.mkdir(parents=True, exist_ok=True)
-        self.config = self.dir / "mosquitto.conf"
+        self.own_config = config is None
+        self.config = self.dir / "mosquitto.conf" if config is None else Path(config)
         self.log = self.dir / "mosquitto.log"
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self, timeout: float = 10.0) -> LocalBroker:
-        self.config.write_text(CONFIG.format(port=self.port), encoding="utf-8")
+        if self.own_config:
+            self.config.write_text(CONFIG.format(port=self.port), encoding="utf-8")
         with open(self.log, "ab") as log:
             self.process = subprocess.Popen(
                 [self.binary, "-c", str(self.config)],

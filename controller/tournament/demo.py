@@ -35,6 +35,7 @@ from ..table.service import Accepted, ServiceEvent
 from ..transcript import parse, replay
 from .broker import LocalBroker
 from .desk import Desk, DeskState, all_finished, render_board, serve_http, unseal
+from .keys import table_key
 from .netsim import CuttableLink
 from .profile import tournament_profile
 from .publisher import TablePublisher
@@ -64,7 +65,7 @@ class SimTable:
         rules: HouseRules,
         broker: tuple[str, int],
         tournament: str,
-        key: TournamentKey | None,
+        key: TournamentKey | None,  # the tournament's secret: the table derives its own key
         seed: int = 0,
         pace: float = HUMAN_ACTION_S / 10,
         games: int = 1,
@@ -145,7 +146,7 @@ class SimTable:
                 *self.broker,
                 outbox_dir=self.state_dir / "outbox",
                 tournament=self.tournament,
-                key=self.key,
+                key=table_key(self.key, self.tournament, self.table_id) if self.key else None,
                 fsync=self.fsync,
             )
             self.publisher = publisher
@@ -268,12 +269,15 @@ def compare_with_tables(state: DeskState, tables: Sequence[SimTable]) -> list[st
     return problems
 
 
-def verify_folder(folder: Path, key: TournamentKey) -> tuple[int, list[str]]:
-    """Verify every ``*.truco`` in ``folder``; (intact count, problems)."""
+def verify_folder(folder: Path, key: TournamentKey, tournament: str) -> tuple[int, list[str]]:
+    """Verify every ``*.truco`` in ``folder`` (``<table>-gNNN.truco``) with its table's
+    key, derived from the tournament's secret ``key``; (intact count, problems)."""
     intact, problems = 0, []
     for path in sorted(folder.glob("*.truco")):
+        table = path.name.split(".", 1)[0].rsplit("-g", 1)[0]
+        own = table_key(key, tournament, table)
         try:
-            v = verify(path.read_text(encoding="utf-8"), key.key, key_id=key.key_id)
+            v = verify(path.read_text(encoding="utf-8"), own.key, key_id=own.key_id)
         except NotSealedError:
             problems.append(f"{path.name}: not sealed")
             continue
@@ -388,7 +392,7 @@ def run_demo(opts: DemoOptions, out: TextIO = sys.stdout) -> int:
         if not complete:
             problems.append("the desk did not receive every record")
         problems += compare_with_tables(state, tables)
-        intact, bad = verify_folder(folder / "desk" / "records", key)
+        intact, bad = verify_folder(folder / "desk" / "records", key, opts.tournament)
         problems += bad
         if opts.board:
             out.write(render_board(state) + "\n\n")

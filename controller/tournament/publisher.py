@@ -13,7 +13,13 @@ table opens no listening socket.
 - Table restart (power cut): the journal is read back; whatever the broker had not
   acknowledged (``acked``) is sent again. seq numbers go on from the journal.
 - Either way a message may reach the broker twice; the desk drops duplicates by
-  ``(table, seq)``. A desk that sees a gap asks for it on ``.../resend``.
+  ``(table, seq)``. A desk that sees a gap asks for it on
+  ``truco/<t>/desks/<desk>/resend/<table>``; the table serves a request only when its mac
+  is the table's key's, its counter is above that desk's last one, at most one request
+  per desk every ``RESEND_INTERVAL_S`` and at most ``MAX_RESEND`` messages each.
+- With a key, every message carries a mac (:func:`~controller.tournament.messages.signed`)
+  over its topic and payload, whose seq (status: ``n``, a counter kept in the outbox
+  folder) makes each one unique: the desk rejects anything else.
 
 Topics and payloads: :mod:`controller.tournament.topics`.
 """
@@ -33,14 +39,23 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from ..table.service import Accepted, Finished, NewGame, Refused, TableService
 from ..transcript import TranscriptError, parse, replay
-from .outbox import Entry, Outbox
+from .access import BrokerAccess
+from .messages import (
+    Event,
+    EventKind,
+    Record,
+    RejectedMessage,
+    Status,
+    parse_resend,
+    resend_filter,
+    signed,
+)
+from .outbox import Entry, Outbox, atomic_write
 from .profile import REFUSAL_MARK, UNDO_MARK
 from .seal import SealError, TournamentKey, seal
 from .topics import (
-    PAYLOAD_VERSION,
     check_name,
     decode,
-    encode,
     game_id,
     game_number,
     no_loopback_listener,
@@ -51,13 +66,17 @@ __all__ = ["TablePublisher"]
 
 log = logging.getLogger(__name__)
 
-MAX_RESEND = 10_000  # messages one resend request may ask for
+MAX_RESEND = 500  # messages one resend request may ask for
+RESEND_INTERVAL_S = 0.2  # one desk's requests are served at most this often
 
 
 class TablePublisher:
     """Publishes one table's events to ``truco/<tournament>/tables/<table_id>/...``.
 
-    ``key``: the tournament's sealing key (records are sent unsealed without one).
+    ``key``: the table's own key (:mod:`controller.tournament.keys`): it seals the
+    records and authenticates every message (records are sent unsealed and messages
+    without a mac without one). ``access``: the table's account on the venue broker.
+    ``match``: the match this table plays, bound into each record's seal.
     ``outbox_dir``: the persistent outbox (e.g. ``<state_dir>/outbox``); one per table.
     ``fsync=False`` only for benchmarks on a RAM disk.
     """
@@ -71,6 +90,8 @@ class TablePublisher:
         outbox_dir: str | os.PathLike[str],
         tournament: str = "torneo",
         key: TournamentKey | None = None,
+        access: BrokerAccess | None = None,
+        match: str | None = None,
         keepalive: int = 5,
         fsync: bool = True,
         client_id: str | None = None,
@@ -84,9 +105,17 @@ class TablePublisher:
         self.broker = (broker_host, broker_port)
         self.keepalive = keepalive
         self.key = key
+        self.match = match
         self.clock = clock
         self.outbox = Outbox(outbox_dir, fsync=fsync)
         self.outbox_dir = Path(outbox_dir)
+        self._status_path = self.outbox_dir / "status-counter"
+        self._status_n = _read_counter(self._status_path)
+        self._fsync = fsync
+        self._will_n = 0
+        self._online_n = 0
+        self._resend_seen: dict[str, tuple[int, float]] = {}  # desk -> (last n, when)
+        self.refused_resends = 0  # resend requests refused (unauthenticated, replayed)
 
         # what the journal says about the game in progress
         self.game_no = 1
@@ -116,9 +145,9 @@ class TablePublisher:
             protocol=mqtt.MQTTv311,
             clean_session=True,
         )
-        self.client.will_set(
-            f"{self.prefix}/status", self._status("offline", "lost"), qos=1, retain=True
-        )
+        if access is not None:
+            access.apply(self.client)
+        self.client.on_pre_connect = self._on_pre_connect
         self.client.reconnect_delay_set(*reconnect_delay)
         self.client.max_inflight_messages_set(max_inflight)
         self.client.max_queued_messages_set(0)  # no limit: the journal has them anyway
@@ -161,26 +190,27 @@ class TablePublisher:
         return game_id(self.table_id, self.game_no)
 
     def _append(
-        self, topic: str, kind: str, fields: dict[str, Any], *, retain: bool = False
+        self, topic: str, make: Callable[[int, float], Event | Record], *, retain: bool = False
     ) -> Entry:
+        """Journal the message ``make(seq, ts)`` builds, under the next seq."""
         with self._append_lock:
-            payload = {
-                "v": PAYLOAD_VERSION,
-                "table": self.table_id,
-                "seq": self.outbox.next_seq(),
-                "ts": self.clock(),
-                "kind": kind,
-                "game": fields.pop("game", self.game),
-                **fields,
-            }
-            entry = self.outbox.append(topic, encode(payload), retain=retain)
+            message = make(self.outbox.next_seq(), self.clock())
+            data = signed(self._mac_key, f"{self.prefix}/{topic}", message.payload())
+            entry = self.outbox.append(topic, data, retain=retain)
         self._wake()
         return entry
 
-    def _event(self, kind: str, text: str, **fields: Any) -> Entry:
+    def _event(self, kind: EventKind, text: str, **fields: Any) -> Entry:
+        game = fields.pop("game", self.game)
         fields.setdefault("hand", self.hand)
-        fields.setdefault("score", list(self.score))
-        return self._append("events", kind, {"text": text, **fields})
+        if "score" in fields and fields["score"] is not None:
+            fields["score"] = tuple(fields["score"])
+        fields.setdefault("score", self.score)
+
+        def make(seq: int, ts: float) -> Event:
+            return Event(self.table_id, seq, ts, kind, game, text=text, **fields)
+
+        return self._append("events", make)
 
     # ------------------------------------------------------------------ the table's side
 
@@ -211,9 +241,9 @@ class TablePublisher:
         fresh = game.hand_number == 0 and not game.move_stack
         if fresh and self.dirty and self.game_no in self._last_action:
             # the game this journal was following is gone (a new game after a restart)
-            self._append("events", "abandoned", {"text": "", "hand": 0, "score": [0, 0]})
+            self._event(EventKind.ABANDONED, "", hand=0, score=(0, 0))
             self.game_no, self.dirty = self.game_no + 1, False
-        self._event("state", "", rules=self.rules_line, players=game.players)
+        self._event(EventKind.STATE, "", rules=self.rules_line, players=game.players)
 
     def _recover_lost_finish(self, service: TableService) -> None:
         """The power went after a game's last action but before its record was journaled:
@@ -258,12 +288,12 @@ class TablePublisher:
 
     def _accepted(self, event: Accepted) -> None:
         first = event.text.split(None, 1)[0].lower() if event.text.strip() else ""
-        kind = "deal" if first in ("hand", "dealer", "deal") else "action"
+        kind = EventKind.DEAL if first in ("hand", "dealer", "deal") else EventKind.ACTION
         self.dirty = True
         self.hand = event.hand
         changed = event.score != self.score
         self.score = event.score
-        if kind == "deal":
+        if kind is EventKind.DEAL:
             # the cards dealt are secret until the game's record is sealed and sent
             lines = event.text.split("\n")
             dealt = [line for line in lines if line.split(None, 1)[:1] == ["deal"]]
@@ -271,15 +301,15 @@ class TablePublisher:
             self._event(kind, shown, dealt=len(dealt))
         else:
             self._event(kind, event.text)
-        if kind == "action":
+        if kind is EventKind.ACTION:
             self._last_action[self.game_no] = event.text
         if changed:
-            self._event("score", f"{event.score[0]}-{event.score[1]}")
+            self._event(EventKind.SCORE, f"{event.score[0]}-{event.score[1]}")
 
     def _refused(self, event: Refused) -> None:
         what = event.action or f"{event.seat} (carta desconocida)"
         self._event(
-            "refusal",
+            EventKind.REFUSAL,
             f"{REFUSAL_MARK}{what} ({event.code})",
             seat=event.seat,
             action=event.action,
@@ -288,58 +318,77 @@ class TablePublisher:
 
     def _undone(self, action: str, score: tuple[int, int], hand: int) -> None:
         self.score, self.hand = score, hand
-        self._event("undo", f"{UNDO_MARK}{action}", action=action)
+        self._event(EventKind.UNDO, f"{UNDO_MARK}{action}", action=action)
 
     def _finished(self, event: Finished) -> None:
         gid = self.game
         self.score = event.score
-        self._event("finished", f"gana el equipo {event.winner}", winner=event.winner)
+        self._event(EventKind.FINISHED, f"gana el equipo {event.winner}", winner=event.winner)
         record, sealed, error = event.record, False, None
         if self.key is not None:
             try:
-                record = seal(event.record, self.key.key, key_id=self.key.key_id, game_id=gid)
+                record = seal(
+                    event.record,
+                    self.key.key,
+                    key_id=self.key.key_id,
+                    game_id=gid,
+                    tournament=self.tournament,
+                    table=self.table_id,
+                    match=self.match,
+                )
                 sealed = True
             except SealError as e:
                 log.error("cannot seal the record of %s: %s; sending it unsealed", gid, e)
                 error = str(e)
-        self._append(
-            f"records/{gid}",
-            "record",
-            {
-                "winner": event.winner,
-                "score": list(event.score),
-                "hand": self.hand,
-                "sealed": sealed,
-                "key_id": self.key.key_id if sealed and self.key is not None else None,
-                "error": error,
-                "record": record,
-            },
-            retain=True,
-        )
+        key_id = self.key.key_id if sealed and self.key is not None else None
+        hand = self.hand
+
+        def make(seq: int, ts: float) -> Record:
+            return Record(
+                self.table_id, seq, ts, gid, event.winner, event.score, hand, sealed, key_id,
+                error, record, self.match,
+            )  # fmt: skip
+
+        self._append(f"records/{gid}", make, retain=True)
         self.game_no, self.dirty = self.game_no + 1, False
 
     def _new_game(self, event: NewGame) -> None:
         if self.dirty:
-            self._append("events", "abandoned", {"text": "", "hand": self.hand})
+            self._event(EventKind.ABANDONED, "", score=None)
             self.game_no, self.dirty = self.game_no + 1, False
         self.rules_line, self.score, self.hand = event.rules, (0, 0), 0
         if self.service is not None:
             self.score = self.service.table.game.score
-        self._event("new-game", event.rules, rules=event.rules)
+        self._event(EventKind.NEW_GAME, event.rules, rules=event.rules)
 
     # ------------------------------------------------------------------ the network side
 
-    def _status(self, state: str, reason: str | None = None) -> bytes:
-        payload: dict[str, Any] = {
-            "v": PAYLOAD_VERSION,
-            "table": self.table_id,
-            "state": state,
-            "ts": self.clock(),
-            "seq": self.outbox.last_seq,
-        }
-        if reason is not None:
-            payload["reason"] = reason
-        return encode(payload)
+    @property
+    def _mac_key(self) -> bytes | None:
+        return self.key.key if self.key is not None else None
+
+    def _next_status_n(self) -> int:
+        """The next status counter, saved before it is used (a restarted table goes on
+        above it, so an old status replayed is never newer than the table's last)."""
+        self._status_n += 1
+        atomic_write(self._status_path, f"{self._status_n}\n".encode("ascii"), fsync=self._fsync)
+        return self._status_n
+
+    def _status(self, state: str, reason: str | None = None, n: int = 0) -> bytes:
+        online = state == "online"
+        status = Status(self.table_id, online, self.outbox.last_seq, self.clock(), reason, n)
+        return signed(self._mac_key, f"{self.prefix}/status", status.payload())
+
+    def _on_pre_connect(self, client: mqtt.Client, userdata: object) -> None:
+        # the will is set anew before every connection, its counter above the online's
+        self._online_n = self._next_status_n()
+        self._will_n = self._next_status_n()
+        client.will_set(
+            f"{self.prefix}/status",
+            self._status("offline", "lost", self._will_n),
+            qos=1,
+            retain=True,
+        )
 
     def start(self) -> TablePublisher:
         """Connect (in the background: a broker that is down is retried) and send."""
@@ -363,9 +412,10 @@ class TablePublisher:
             log.warning("%s: broker refused the connection: %s", self.table_id, reason)
             return
         self.connections += 1
-        info = client.publish(f"{self.prefix}/status", self._status("online"), qos=1, retain=True)
+        online = self._status("online", n=self._online_n)
+        info = client.publish(f"{self.prefix}/status", online, qos=1, retain=True)
         self._sent(info.mid, None)  # its PUBACK comes later on this same thread
-        client.subscribe(f"{self.prefix}/resend", qos=1)
+        client.subscribe(resend_filter(self.tournament, self.table_id), qos=1)
         self.connected.set()
         log.info("%s: connected to %s:%d", self.table_id, *self.broker)
 
@@ -405,13 +455,25 @@ class TablePublisher:
             self.outbox.ack(seq)
 
     def _on_message(self, client: mqtt.Client, userdata: object, msg: mqtt.MQTTMessage) -> None:
-        request = decode(msg.payload)
-        if request is None:
+        try:
+            desk, request = parse_resend(
+                self.tournament, self.table_id, msg.topic, msg.payload, self._mac_key
+            )
+        except RejectedMessage as e:
+            self.refused_resends += 1
+            log.warning("%s: refused a resend request: %s", self.table_id, e)
             return
-        first, last = request.get("from"), request.get("to")
-        if not isinstance(first, int) or not isinstance(last, int) or last < first:
+        now = time.monotonic()
+        last_n, last_at = self._resend_seen.get(desk, (-1, -RESEND_INTERVAL_S))
+        if request.n <= last_n:
+            self.refused_resends += 1
+            log.warning("%s: refused a replayed resend request from %s", self.table_id, desk)
             return
-        last = min(last, first + MAX_RESEND - 1, self.outbox.last_seq)
+        if now - last_at < RESEND_INTERVAL_S:
+            return  # at most one request per desk per interval
+        self._resend_seen[desk] = (request.n, now)
+        first = request.first
+        last = min(request.last, first + MAX_RESEND - 1, self.outbox.last_seq)
         if last < first:
             return
         log.info("%s: the desk asks for %d..%d again", self.table_id, first, last)
@@ -478,9 +540,8 @@ class TablePublisher:
             self.connected.wait(timeout)  # reconnecting after a cut: say goodbye all the same
             self.flush(max(0.0, deadline - time.monotonic()))
             if self.connected.is_set():
-                info = self.client.publish(
-                    f"{self.prefix}/status", self._status("offline", "stopped"), qos=1, retain=True
-                )
+                stopped = self._status("offline", "stopped", self._next_status_n())
+                info = self.client.publish(f"{self.prefix}/status", stopped, qos=1, retain=True)
                 deadline = max(deadline, time.monotonic() + 0.5)
                 while not _published(info) and time.monotonic() < deadline:
                     time.sleep(0.01)
@@ -497,6 +558,13 @@ class TablePublisher:
         if sock is not None:
             sock.close()
         self.outbox.close()
+
+
+def _read_counter(path: Path) -> int:
+    try:
+        return int(path.read_text(encoding="ascii").strip() or 0)
+    except (OSError, ValueError):
+        return 0
 
 
 def _published(info: mqtt.MQTTMessageInfo) -> bool:

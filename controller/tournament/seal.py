@@ -8,9 +8,11 @@ of the record gets a trailing comment ``" #~ " + 64 hex digits`` (its tag), wher
     tag_i = hex(mac_i)
 
 and one last line, itself tagged the same way, seals the line count, the key id and the
-game id::
+game id (scheme v1), or also the tournament, the table and the match (scheme v2, what a
+tournament's tables write)::
 
-    #~seal v1 hmac-sha256 lines=N key-id=KEY-ID game=GAME-ID #~ <tag>
+    #~seal v1 hmac-sha256 lines=N key-id=KEY-ID game=GAME-ID
+    #~seal v2 hmac-sha256 lines=N key-id=KEY-ID tournament=T table=TABLE game=GAME-ID match=M #~ <tag>
 
 The tags and the seal line are comments, so a sealed record is still a transcript that
 ``parse`` and ``replay`` read unchanged, with the same line numbers.
@@ -23,9 +25,9 @@ hand #~ 1d88b6fde15eda1966c983a92f59d0e7c2cea341332eb97195f5261ec5ffab6f
 0 mazo #~ 316affa13b33d6536eacb5a4848987f4957052c274661ff6caeb5c9dc53bd66c
 #~seal v1 hmac-sha256 lines=3 key-id=club game=t1-g1 #~ e356ad803e020d811afe5732d8c0ef6719acfb2bf9509f5d8556bf04b90f771d
 >>> verify(sealed, key)
-Verdict(ok=True, first_bad_line=None, reason='intact', lines=3, key_id='club', game_id='t1-g1')
+Verdict(ok=True, first_bad_line=None, reason='intact', lines=3, key_id='club', game_id='t1-g1', tournament=None, table=None, match=None)
 >>> verify(sealed.replace("0 mazo", "1 mazo"), key)
-Verdict(ok=False, first_bad_line=3, reason='line changed', lines=None, key_id=None, game_id=None)
+Verdict(ok=False, first_bad_line=3, reason='line changed', lines=None, key_id=None, game_id=None, tournament=None, table=None, match=None)
 
 Keys are never logged, printed or put in an exception message; :class:`TournamentKey`
 leaves the key out of its ``repr``.
@@ -45,6 +47,7 @@ from typing import Final, Literal
 
 __all__ = [
     "MIN_KEY_BYTES",
+    "NO_MATCH",
     "SCHEME",
     "KeyConfigError",
     "NotSealedError",
@@ -75,6 +78,12 @@ _ID_RE: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/+@-]{0,99}")
 _SEAL_LINE_RE: Final = re.compile(
     r"#~seal v1 hmac-sha256 lines=(0|[1-9][0-9]{0,9}) key-id=(\S+) game=(\S+)"
 )
+_SEAL_LINE_V2_RE: Final = re.compile(
+    r"#~seal v2 hmac-sha256 lines=(0|[1-9][0-9]{0,9}) key-id=(\S+) tournament=(\S+)"
+    r" table=(\S+) game=(\S+) match=(\S+)"
+)
+#: The match field of a v2 seal line for a game played outside any match.
+NO_MATCH: Final = "-"
 _SEAL_KEY_ID_RE: Final = re.compile(r"#~seal .*\bkey-id=(\S+)")
 _SEAL_LINES_RE: Final = re.compile(r"#~seal .*\blines=([0-9]{1,10})\b")
 #: What ``str.splitlines`` (and so ``transcript.parse``) breaks lines at, besides LF/CRLF.
@@ -120,6 +129,9 @@ class Verdict:
     lines: int | None = None
     key_id: str | None = None
     game_id: str | None = None
+    tournament: str | None = None  # v2 seals only: what the seal binds besides the game
+    table: str | None = None
+    match: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,7 +204,16 @@ def key_fingerprint(key: bytes) -> str:
     return "fp-" + hmac.new(key, _FINGERPRINT_LABEL, hashlib.sha256).hexdigest()[:16]
 
 
-def seal(text: str, key: bytes, *, key_id: str, game_id: str) -> str:
+def seal(
+    text: str,
+    key: bytes,
+    *,
+    key_id: str,
+    game_id: str,
+    tournament: str | None = None,
+    table: str | None = None,
+    match: str | None = None,
+) -> str:
     """The sealed record of ``text`` (docs/TRANSCRIPT.md, "Sealed records").
 
     Every line keeps its text and gains a tag; a last line seals the line count, the key id
@@ -205,6 +226,21 @@ def seal(text: str, key: bytes, *, key_id: str, game_id: str) -> str:
     _check_key(key)
     check_id("key id", key_id)
     check_id("game id", game_id)
+    if (tournament is None) != (table is None):
+        raise UnsealableError("a v2 seal names both the tournament and the table")
+    if tournament is not None and table is not None:
+        check_id("tournament", tournament)
+        check_id("table", table)
+        if match is not None:
+            check_id("match", match)
+        seal_text = (
+            f"#~seal v2 hmac-sha256 lines={{n}} key-id={key_id} tournament={tournament}"
+            f" table={table} game={game_id} match={match or NO_MATCH}"
+        )
+    elif match is not None:
+        raise UnsealableError("a match is bound only with the tournament and the table")
+    else:
+        seal_text = f"#~seal {SCHEME} hmac-sha256 lines={{n}} key-id={key_id} game={game_id}"
     lines = _lines(text)
     if len(lines) > _MAX_LINES:
         raise UnsealableError("too many lines to seal")
@@ -223,7 +259,7 @@ def seal(text: str, key: bytes, *, key_id: str, game_id: str) -> str:
             raise UnsealableError(f"line {number}: not encodable as UTF-8")
         out.append(line + TAG_MARK + mac.hex())
         prev = mac
-    seal_text = f"#~seal {SCHEME} hmac-sha256 lines={len(lines)} key-id={key_id} game={game_id}"
+    seal_text = seal_text.replace("{n}", str(len(lines)), 1)
     mac = _mac(key, prev, len(lines) + 1, seal_text)
     assert mac is not None  # ASCII
     out.append(seal_text + TAG_MARK + mac.hex())
@@ -263,14 +299,19 @@ def verify(text: str, key: bytes, *, key_id: str | None = None) -> Verdict:
             return Verdict(False, number, reason)
         if line_text.startswith(RESERVED):
             m = _SEAL_LINE_RE.fullmatch(line_text)
-            if m is None:
+            m2 = _SEAL_LINE_V2_RE.fullmatch(line_text)
+            if m is None and m2 is None:
                 return Verdict(False, number, "malformed seal line")
-            if int(m[1]) != index:
+            count = int((m or m2)[1])  # type: ignore[index]
+            if count != index:
                 return Verdict(
-                    False, number, f"the seal line counts {m[1]} lines but follows {index}"
+                    False, number, f"the seal line counts {count} lines but follows {index}"
                 )
             if number < len(entries):
                 return Verdict(False, number + 1, "text after the seal line")
+            if m2 is not None:
+                return Verdict(True, None, "intact", index, m2[2], m2[5], m2[3], m2[4], m2[6])
+            assert m is not None
             return Verdict(True, None, "intact", index, m[2], m[3])
         prev = bytes.fromhex(tag)
     return Verdict(

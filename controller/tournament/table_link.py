@@ -7,9 +7,18 @@ table_id = "mesa07"             # this table's name at the desk
 broker = "192.168.1.10:1883"    # the tournament's Mosquitto
 profile = "tournament"          # tournament (default) | house
 key_file = "tournament.key"     # the sealing key in hex (or key = "<hex>"); relative to
-key_id = "clausura-2025"        # this file; see controller.tournament.seal.load_key
+key_id = "clausura-2025:mesa07" # this file; see controller.tournament.seal.load_key
 keepalive_s = 5                 # the broker shows the table offline ~1.5x this after a cut
+username = "mesa07"             # the table's account on the venue broker
+password_file = "broker.pass"   # its password (owner-only)
+ca_file = "ca.crt"              # the venue's CA: TLS, the broker's certificate checked
+match = "r1-m4"                 # optional: the match played, bound into the seal
 ```
+
+``truco-table venue-broker`` writes this section for every table, with the table's own
+key (derived from the tournament's secret) in ``table.key``. The table refuses to start
+with a key file, a configuration holding a key, or a password file that its group or
+others can read (``chmod 600``).
 
 ``controller/table/daemon.py`` (the integrator's part) reads it with
 :func:`load_tournament_settings`, builds the service with
@@ -26,14 +35,29 @@ from pathlib import Path
 from typing import Any
 
 from ..table.service import TableService
+from .access import BrokerAccess, access_from_section
+from .keys import load_private_key
 from .profile import PROFILE, PROFILES
 from .publisher import TablePublisher
-from .seal import TournamentKey, load_key
+from .seal import TournamentKey
 from .topics import check_name, parse_broker
 
 __all__ = ["TournamentSettings", "connect_table", "load_tournament_settings"]
 
-_KNOWN = {"name", "table_id", "broker", "profile", "key", "key_file", "key_id", "keepalive_s"}
+_KNOWN = {
+    "name",
+    "table_id",
+    "broker",
+    "profile",
+    "key",
+    "key_file",
+    "key_id",
+    "keepalive_s",
+    "username",
+    "password_file",
+    "ca_file",
+    "match",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +69,8 @@ class TournamentSettings:
     key: TournamentKey | None = None
     profile: str = PROFILE
     keepalive_s: int = 5
+    access: BrokerAccess | None = None
+    match: str | None = None
 
 
 def load_tournament_settings(path: str | Path) -> TournamentSettings | None:
@@ -84,8 +110,16 @@ def load_tournament_settings(path: str | Path) -> TournamentSettings | None:
         raise ValueError(f"{where}.keepalive_s: expected whole seconds 1..600")
     key = None
     if "key" in section or "key_file" in section:
-        key = load_key(path, kind="config")  # KeyConfigError names the file, never the key
-    return TournamentSettings(name, table_id, host, port, key, profile, keepalive)
+        # KeyConfigError names the file, never the key; a key others can read is refused
+        key = load_private_key(path, kind="config")
+    access = access_from_section(section, path.parent, where)
+    match = section.get("match")
+    if match is not None:
+        try:
+            check_name("match", match)
+        except ValueError as e:
+            raise ValueError(f"{where}.match: {e}") from None
+    return TournamentSettings(name, table_id, host, port, key, profile, keepalive, access, match)
 
 
 def connect_table(
@@ -101,6 +135,8 @@ def connect_table(
         outbox_dir=Path(state_dir) / "outbox" / settings.name,
         tournament=settings.name,
         key=settings.key,
+        access=settings.access,
+        match=settings.match,
         keepalive=settings.keepalive_s,
     )
     publisher.attach(service)

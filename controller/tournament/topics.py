@@ -34,9 +34,15 @@ All topics live under ``truco/<tournament>/tables/<table>/``:
     "game", "winner", "score", "sealed": true, "key_id", "record": "<sealed record>"}``
     (``controller.tournament.seal``; unsealed when the table has no key). Retained, so
     a desk that starts late still collects every record.
-``resend`` (QoS 1, desk to table)
-    ``{"from": a, "to": b}``: the desk saw a gap; the table publishes those messages of
-    its outbox again. Tables only ever connect out: they open no listening socket.
+``truco/<tournament>/desks/<desk>/resend/<table>`` (QoS 1, desk to table)
+    ``{"from": a, "to": b, "n": c}``: the desk saw a gap; the table publishes those
+    messages of its outbox again (at most 500; ``n`` is the desk's counter). Tables only
+    ever connect out: they open no listening socket.
+
+With a key, every payload carries ``"mac"``, the HMAC-SHA256 of the table's own key
+over ``truco-msg v1``, the topic and the payload without it; statuses carry ``"n"``,
+the table's status counter. :mod:`controller.tournament.messages` builds, parses and
+checks them all.
 
 Game ids are ``<table>-g<NNN>`` (``mesa01-g003``), numbered per table from 1.
 """

@@ -56,14 +56,14 @@ def test_inline_hardware_and_rules(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "key", "expected"),
     [
-        ("[table]\nplayers = 3\n", "rules", "players must be"),
-        ("[table]\nplayers = 'four'\n", "table.players", "expected int"),
+        ("[table]\nplayers = 3\n", "table.players", "expected 2, 4 or 6"),
+        ("[table]\nplayers = 'four'\n", "table.players", "expected a whole number"),
         ("[table]\ncolour = 1\n", "table.colour", "unknown key"),
-        ("[table]\ndeal_reading = 'magic'\n", "table.deal_reading", "seats, dealer or none"),
+        ("[table]\ndeal_reading = 'magic'\n", "table.deal_reading", "seats or dealer or none"),
         ("[rules]\nfalta = 'all'\n", "rules", "falta must be one of"),
         ("[table]\nplayers = 2\n[topology]\nkind = 'wifi'\n", "topology.kind", "nodes or gpio"),
         (
-            "[table]\nplayers = 2\n[[nodes.seat]]\nseat = 0\nserial = 'a'\n",
+            "[table]\nplayers = 2\n[[nodes.seat]]\nseat = 0\nserial = 'e6614103e7ab1200'\n",
             "nodes.seat",
             "no entry for seat(s) 1",
         ),
@@ -102,3 +102,202 @@ def test_run_with_a_bad_config_exits_2(tmp_path: Path, capsys: pytest.CaptureFix
     path.write_text("[table]\nplayers = 5\n")
     assert main(["run", "--config", str(path)]) == 2
     assert "bad configuration" in capsys.readouterr().err
+
+
+TWO_NODES = "".join(f"[[nodes.seat]]\nseat = {s}\nserial = 'e6614103e7ab120{s}'\n" for s in (0, 1))
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "expected"),
+    [
+        # issue 13, 6: wrong types that gave tracebacks
+        ("[table]\nplayers = 2\n[nodes]\nseat = [5, 6]\n", "nodes.seat", "[[nodes.seat]] tables"),
+        (
+            "[table]\nplayers = 2\n" + TWO_NODES + "[display]\nseat = 3\n",
+            "display.seat",
+            "[[display.seat]] tables",
+        ),
+        ("table = 3\n", "table", "expected a table"),
+        ("[table]\nplayers = 2\n[rules]\ntarget = [15]\n", "rules.target", "expected a word"),
+        # issue 13, 6: absurd values that were accepted silently
+        *[
+            (
+                f"[table]\nplayers = 2\n{TWO_NODES}[nodes]\nheartbeat_timeout_s = {v}\n",
+                "nodes.heartbeat_timeout_s",
+                "expected seconds from 1 to 60",
+            )
+            for v in ("0", "-1", "nan", "inf", "0.2", "1e9", "'3'", "true")
+        ],
+        *[
+            (
+                f"[table]\nplayers = 2\nnext_deal_after_s = {v}\n",
+                "table.next_deal_after_s",
+                "expected seconds from 0 to 600",
+            )
+            for v in ("nan", "-1", "-inf", "1e400")
+        ],
+        ("[table]\nnew_game_after_s = nan\n", "table.new_game_after_s", "expected seconds"),
+        (
+            "[table]\nplayers = 2\n" + TWO_NODES + "[[display.seat]]\nseat = 0\naddress = -1\n",
+            "display.seat[0].address",
+            "3..119",
+        ),
+        (
+            "[table]\nplayers = 2\n" + TWO_NODES + "[[display.seat]]\nseat = 0\nwidth = 0\n",
+            "display.seat[0].width",
+            "128..128",
+        ),
+        (
+            "[table]\nplayers = 2\n" + TWO_NODES + "[[display.seat]]\nseat = 0\nrotate = 7\n",
+            "display.seat[0].rotate",
+            "0..3",
+        ),
+        (
+            "[table]\nplayers = 2\n" + TWO_NODES + "[[display.seat]]\nseat = 0\ndriver = 'x'\n",
+            "display.seat[0].driver",
+            "ssd1306 or sh1106",
+        ),
+        (
+            "[table]\nplayers = 2\n" + TWO_NODES + "[[display.seat]]\nseat = 0\n"
+            "[[display.seat]]\nseat = 0\n",
+            "display.seat[1].seat",
+            "two displays",
+        ),
+        (
+            "[table]\nplayers = 2\n[[nodes.seat]]\nseat = 0\nserial = 'not-hex!'\n",
+            "nodes.seat[0].serial",
+            "hexadecimal",
+        ),
+        (
+            "[table]\nplayers = 2\n[[nodes.seat]]\nseat = 0\nserial = 'e6614103e7ab1200'\n"
+            "colour = 'red'\n",
+            "nodes.seat[0].colour",
+            "unknown key",
+        ),
+        (
+            "[table]\nplayers = 2\n" + TWO_NODES + "[display]\nbrightness = 3\n",
+            "display.brightness",
+            "unknown key",
+        ),
+        ("[tables]\nplayers = 2\n", "(top level).tables", "unknown key"),
+        ("[table]\nplayers = 2\n[rules]\nplayers = 4\n", "rules.players", "set in [table]"),
+        ("[table]\nplayers = 2\n[rules]\ncolour = 'red'\n", "rules", "unknown house rule"),
+        ("[table]\nstate_dir = ''\n", "table.state_dir", "non-empty text"),
+        ('[table]\nstate_dir = "/var/\\u0000x"\n', "table.state_dir", "non-empty text"),
+        ("[table]\narchive_max_games = 0\n", "table.archive_max_games", "1..1000000"),
+        ("[table]\narchive_max_mb = -5\n", "table.archive_max_mb", "megabytes"),
+        (
+            "[table]\nplayers = 2\n[topology]\nkind = 'gpio'\n[gpio]\nhold_ms = 0\n",
+            "gpio.hold_ms",
+            "100..5000",
+        ),
+    ],
+)
+def test_every_bad_value_names_file_key_and_expectation(
+    tmp_path: Path, text: str, key: str, expected: str
+) -> None:
+    path = tmp_path / "t.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    assert info.value.key == key
+    assert expected in str(info.value)
+    assert str(info.value).startswith(f"{path}: {key}: ")
+    assert "\n" not in str(info.value)
+
+
+def test_duplicate_gpio_pins_are_refused(tmp_path: Path) -> None:
+    buttons = "".join(f"{b.value} = 4\n" for b in Button)
+    path = tmp_path / "t.toml"
+    path.write_text(
+        "[table]\nplayers = 2\n[topology]\nkind = 'gpio'\n"
+        f"[[gpio.seat]]\nseat = 0\n[gpio.seat.buttons]\n{buttons}"
+    )
+    with pytest.raises(ConfigError, match="a different GPIO pin for every button"):
+        load_config(path)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"[table]\nplayers = 2\n# caf\xe9\n",  # Latin-1, not UTF-8
+        b"\xff\xfe[\x00t\x00a\x00b\x00",  # UTF-16
+        b"[table]\nplayers = 2\x00\n",  # a NUL byte
+        b"[table]\nstate_dir = '\x00'\n",
+        b"a = " + b"[" * 5000 + b"]" * 5000 + b"\n",
+    ],
+)
+@pytest.mark.parametrize("which", ["table.toml", "pinmap.toml"])
+def test_any_file_content_is_a_one_line_error(tmp_path: Path, data: bytes, which: str) -> None:
+    """Issue 13, 6: a non-UTF-8 table.toml or pinmap.toml, or NUL bytes, gave tracebacks."""
+    config = tmp_path / "table.toml"
+    config.write_text("[table]\npinmap = 'pinmap.toml'\n")
+    (tmp_path / "pinmap.toml").write_text("")
+    (tmp_path / which).write_bytes(data)
+    with pytest.raises(ConfigError) as info:
+        load_config(config)
+    assert info.value.key in ("(file)", "table.pinmap")
+    assert "\n" not in str(info.value)
+
+
+def mutations(seed: int, count: int) -> list[bytes]:
+    """The shipped example, mutated byte by byte and value by value."""
+    import random
+
+    rng = random.Random(seed)
+    base = (ROOT / "systemd" / "table.toml").read_bytes() + (
+        ROOT / "hardware" / "pinmap.toml"
+    ).read_bytes().replace(b"[topology]", b"[topology]", 1)
+    values = [
+        b"0",
+        b"-1",
+        b"nan",
+        b"inf",
+        b"'x'",
+        b"[1, 2]",
+        b"{a = 1}",
+        b"true",
+        b"1e308",
+        b'"\\u0000"',
+        b"9999999999999999999999",
+        b"[[x]]",
+        b"\xff",
+        b"\x00",
+    ]
+    out = []
+    for _ in range(count):
+        data = bytearray(base)
+        for _ in range(rng.randint(1, 4)):
+            kind = rng.random()
+            at = rng.randrange(len(data))
+            if kind < 0.4:  # a value replaced
+                eq = data.find(b"= ", at)
+                if eq >= 0:
+                    end = data.find(b"\n", eq)
+                    data[eq + 2 : end if end >= 0 else len(data)] = rng.choice(values)
+            elif kind < 0.7:
+                data[at] = rng.randrange(256)
+            elif kind < 0.85:
+                del data[at : at + rng.randint(1, 40)]
+            else:
+                data[at:at] = rng.choice(values)
+        out.append(bytes(data))
+    return out
+
+
+def test_mutated_configuration_files_never_raise_anything_but_config_error(
+    tmp_path: Path, full_run: bool
+) -> None:
+    """A fuzz run: every mutated file loads or is one ConfigError (no other exception)."""
+    count = 20_000 if full_run else 1_000
+    path = tmp_path / "table.toml"
+    loaded = refused = 0
+    for data in mutations(13, count):
+        path.write_bytes(data)
+        try:
+            load_config(path)
+            loaded += 1
+        except ConfigError as e:
+            assert "\n" not in str(e)
+            refused += 1
+    assert loaded + refused == count and refused > count // 2

@@ -17,6 +17,7 @@ from pathlib import Path
 from controller.engine import Card
 from controller.hal.deck import Deck, DeckRegistry, save_registry
 from controller.hal.mock import MockDeck, MockNode
+from controller.table.store import plain
 
 SERIALS = ["e6614103e7ab1200", "e6614103e7ab1201"]
 
@@ -39,7 +40,7 @@ class RunningTable:
     stderr: str = ""
 
     def text(self) -> str:
-        return self.record.read_text() if self.record.exists() else ""
+        return plain(self.record.read_text()) if self.record.exists() else ""
 
     def tap(self, seat: int, name: str) -> None:
         uid = self.deck.uid(Card.from_str(name))

@@ -18,10 +18,13 @@ from controller.engine import Card, HouseRules
 from controller.render.screen import screen_lines
 from controller.table.controls import Button, Gesture
 from controller.table.mock_table import MockTable
-from controller.table.notify import Notifier
+from controller.table.notify import KEEP, Notifier
 from controller.table.screens import screen_for
 from controller.table.service import drop_command
+from controller.table.store import plain
 from controller.table.table import Phase
+
+from .faulty_disk import FaultyDisk
 
 
 def cards(text: str) -> list[Card]:
@@ -68,16 +71,10 @@ def test_full_disk_goes_on_in_memory_and_says_so(tmp_path: Path) -> None:
     with MockTable(HouseRules(), state_dir=tmp_path) as mock:
         store = mock.service.store
         assert store is not None
-        real = store._opener
-        full = {"on": True}
-
-        def opener(path: Path) -> int:
-            if full["on"]:
-                raise OSError(errno.ENOSPC, "No space left on device", str(path))
-            return real(path)
-
-        store._opener = opener
+        disk = FaultyDisk(errno.ENOSPC)
+        store.disk = disk
         store._close()
+        disk.failing = True
         mock.deal(DEAL)
         mock.press(0, Button.ENVIDO)
         mock.press(1, Button.QUIERO)
@@ -86,10 +83,10 @@ def test_full_disk_goes_on_in_memory_and_says_so(tmp_path: Path) -> None:
         assert mock.table.alert(0) == "Sin disco: partida en memoria"
         screen_text = " ".join(screen_lines(screen_for(mock.table, 1)))
         assert "DISCO" in screen_text or mock.table.message(1) is not None
-        full["on"] = False
+        disk.failing = False
         mock.tap(0, Card.from_str("3E"))
         assert store.problem is None and mock.table.alert(0) is None
-        text = store.path.read_text()
+        text = plain(store.path.read_text())
         assert text.endswith("0 envido\n1 quiero\n0 play 3E\n")
 
 
@@ -104,7 +101,7 @@ def test_undo_by_button_combination(tmp_path: Path) -> None:
         assert message is not None and "Deshacer" in message.text
         mock.press(0, Button.QUIERO)  # the other team agrees
         assert [str(a) for a in mock.game.move_stack] == ["0 play 3E"]
-        record = (tmp_path / "current.truco").read_text()
+        record = plain((tmp_path / "current.truco").read_text())
         assert "# deshecho por el árbitro: 1 play 1B" in record
         mock.tap(1, Card.from_str("2O"))
         key = mock.game.state_key()
@@ -244,6 +241,20 @@ def test_unplugged_reader_is_shown_and_comes_back(tmp_path: Path) -> None:
         assert mock.table.alert(1) is None
         mock.tap(1, Card.from_str("2O"))
         assert [str(a) for a in mock.game.move_stack] == ["0 play 3E", "1 play 2O"]
+
+
+def test_the_notifier_keeps_only_its_last_messages(tmp_path: Path) -> None:
+    """Issue 13, 8: the sd_notify helper kept every message it ever sent."""
+    path = str(tmp_path / "notify")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
+        sock.bind(path)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
+        notifier = Notifier(path)
+        for i in range(1000):
+            assert notifier.status(f"hand {i}")
+            sock.recv(1024)
+    assert notifier.count == 1000
+    assert len(notifier.sent) == KEEP and notifier.sent[-1] == "STATUS=hand 999"
 
 
 def _frames(mock: MockTable) -> list[int]:

@@ -1,4 +1,5 @@
-"""The game on disk: append with fsync, torn last line, archive, a disk that says no."""
+"""The game on disk: whole checked lines, restores that never raise, a disk that says
+no, the archive and its policy, and the order write -> fsync that durability needs."""
 
 from __future__ import annotations
 
@@ -8,10 +9,20 @@ from pathlib import Path
 
 import pytest
 
-from controller.table.store import GameStore
-from controller.transcript import TranscriptError
+from controller.table.store import ArchivePolicy, GameStore, check_lines, plain, render_lines
+from controller.transcript import parse, replay
+
+from .faulty_disk import FaultyDisk, errors
 
 LINES = ["table players=2", "hand", "deal 0: 7C 6C 3E", "deal 1: 2O 1B 4B", "0 envido"]
+
+
+def stored(lines: list[str]) -> bytes:
+    return render_lines(lines)[0]
+
+
+def write_current(path: Path, data: bytes) -> None:
+    (path / "current.truco").write_bytes(data)
 
 
 def test_append_and_restore(tmp_path: Path) -> None:
@@ -19,87 +30,353 @@ def test_append_and_restore(tmp_path: Path) -> None:
     assert store.restore() is None
     for line in LINES:
         assert store.append(line)
-    assert store.path.read_text() == "\n".join(LINES) + "\n"
-    assert GameStore(tmp_path).restore() == LINES
+    assert plain(store.path.read_text()) == "\n".join(LINES) + "\n"
+    assert store.path.read_bytes() == stored(LINES)
+    again = GameStore(tmp_path)
+    assert again.restore() == LINES
+    assert again.damage is None and again.dropped is None
+
+
+def test_every_line_carries_a_chained_check_that_replay_reads_as_a_comment(
+    tmp_path: Path,
+) -> None:
+    store = GameStore(tmp_path)
+    store.restore()
+    for line in [*LINES, "1 quiero"]:
+        store.append(line)
+    text = store.path.read_text()
+    assert all(" #c=" in line for line in text.splitlines())
+    assert replay(parse(text)).game.score == (2, 0)  # the checks are comments
+    swapped = text.splitlines()
+    swapped[4], swapped[5] = swapped[5], swapped[4]  # each line alone is intact: the chain
+    lines, _, why, _ = check_lines(("\n".join(swapped) + "\n").encode())
+    assert lines == LINES[:4] and why is not None and "line 5" in why
 
 
 @pytest.mark.parametrize("torn", ["1 qui", "1 quiero", "deal 0: 7"])
-def test_torn_last_line_is_dropped(tmp_path: Path, torn: str) -> None:
-    (tmp_path / "current.truco").write_text("\n".join(LINES) + "\n" + torn)  # no final newline
+def test_torn_last_line_is_dropped_quietly(tmp_path: Path, torn: str) -> None:
+    write_current(tmp_path, stored(LINES) + torn.encode())  # no final newline
     store = GameStore(tmp_path)
     assert store.restore() == LINES
-    assert store.dropped == torn
-    assert store.path.read_text() == "\n".join(LINES) + "\n"  # rewritten without it
+    assert store.dropped == torn and store.damage is None
+    assert store.path.read_bytes() == stored(LINES)  # rewritten without it
+    assert not (tmp_path / "damaged").exists()
 
 
-def test_garbage_last_line_with_newline_is_dropped(tmp_path: Path) -> None:
-    (tmp_path / "current.truco").write_text("\n".join(LINES) + "\n0 pl\x00y 7E\n")
+def test_a_record_without_checks_is_read_and_given_them(tmp_path: Path) -> None:
+    write_current(tmp_path, ("\n".join(LINES) + "\n").encode())
+    store = GameStore(tmp_path)
+    assert store.restore() == LINES and store.damage is None
+    assert store.path.read_bytes() == stored(LINES)
+
+
+# ---------------------------------------------------------------- defect 1: a full disk
+
+
+@pytest.mark.parametrize("error", errors())
+def test_a_short_write_is_cut_back_and_written_whole_once(tmp_path: Path, error: int) -> None:
+    """Issue 13, 1: a short write retried by writing the whole line again left
+    `0 envi0 envido` and every later start died."""
+    disk = FaultyDisk(error)
+    store = GameStore(tmp_path, disk=disk)
+    store.restore()
+    for line in LINES[:4]:
+        assert store.append(line)
+    disk.short = True  # the disk takes half the line...
+    assert not store.append("0 envido")
+    assert store.problem is not None
+    disk.short = False
+    disk.failing = True  # ...then refuses altogether for a while
+    assert not store.append("1 quiero")
+    assert not store.flush()
+    disk.failing = False
+    assert store.flush()
+    assert store.path.read_bytes() == stored([*LINES, "1 quiero"])
+    again = GameStore(tmp_path)
+    assert again.restore() == [*LINES, "1 quiero"] and again.damage is None
+
+
+def test_a_write_error_cuts_the_file_back_before_the_retry(tmp_path: Path) -> None:
+    disk = FaultyDisk(errno.EIO)
+    store = GameStore(tmp_path, disk=disk)
+    store.restore()
+    for line in LINES:
+        store.append(line)
+    good = store.path.stat().st_size
+    disk.short = True
+    store.append("1 quiero")
+    truncates = [d for op, d in disk.log if op == "truncate"]
+    assert truncates == [f"current.truco {good}"]
+    assert store.path.stat().st_size == good  # a restart now finds the good lines only
     assert GameStore(tmp_path).restore() == LINES
 
 
-def test_damage_before_the_last_line_is_not_hidden(tmp_path: Path) -> None:
-    (tmp_path / "current.truco").write_text("table players=2\nhand\n0 dance\n0 envido\n")
-    with pytest.raises(TranscriptError):
-        GameStore(tmp_path).restore()
+def test_a_failed_fsync_rewrites_the_whole_file(tmp_path: Path) -> None:
+    disk = FaultyDisk(errno.EIO)
+    store = GameStore(tmp_path, disk=disk)
+    store.restore()
+    store.append(LINES[0])
+    disk.fail_at = disk.ops + 2  # the write goes, its fsync fails
+    assert not store.append(LINES[1])
+    assert disk.log[-1][0] == "fsync"
+    assert store.flush()
+    assert ("replace", "current.truco.tmp current.truco") in disk.log
+    assert store.path.read_bytes() == stored(LINES[:2])
+
+
+@pytest.mark.parametrize("error", errors())
+def test_the_disk_refusing_everything_never_raises(tmp_path: Path, error: int) -> None:
+    """Issue 13, 3: a read-only, full or failing state directory: archive, rewrite,
+    restore and append all keep going in memory."""
+    GameStore(tmp_path).append  # noqa: B018 - nothing
+    first = GameStore(tmp_path)
+    first.restore()
+    for line in LINES:
+        first.append(line)
+    disk = FaultyDisk(error)
+    disk.failing = True
+    disk.fail_reads = True
+    store = GameStore(tmp_path, disk=disk)
+    assert store.restore() is None  # cannot even read it: a new game in memory
+    assert store.problem is not None
+    assert not store.rewrite(["table players=2 target=15"])
+    assert not store.append("hand")
+    assert store.archive() is None
+    assert not store.append("table players=4")
+    store.close()
+    assert store.pending
+    disk.failing = disk.fail_reads = False
+    assert store.flush()
+    assert [plain(p.read_text()) for p in store.archived()] == ["table players=2 target=15\nhand\n"]
+    assert plain(store.path.read_text()) == "table players=4\n"
+    [aside] = (tmp_path / "damaged").iterdir()  # the unreadable original, kept
+    assert aside.read_bytes() == stored(LINES)
+
+
+# ------------------------------------------------- defects 2 and 4: damaged records
+
+
+def zero(data: bytes, at: int, length: int) -> bytes:
+    return data[:at] + b"\0" * length + data[at + length :]
+
+
+def test_zeroed_bytes_in_the_middle_are_cut_and_kept_aside(tmp_path: Path) -> None:
+    """Issue 13, 2: 16 zeroed bytes before the last line stopped every start."""
+    lines = [*LINES, "1 quiero", "0 play 3E", "1 play 2O"]
+    original = stored(lines)
+    at = len(stored(lines[:5])) + 3  # inside "1 quiero"
+    write_current(tmp_path, zero(original, at, 16))
+    store = GameStore(tmp_path, clock=lambda: 1_700_000_000.0)
+    assert store.restore() == LINES
+    assert store.damage is not None
+    assert store.damage.first_bad_line == 6 and store.damage.kept == 5
+    assert store.damage.aside is not None
+    assert store.damage.aside.read_bytes() == zero(original, at, 16)
+    assert store.damage.aside.parent == tmp_path / "damaged"
+    assert store.path.read_bytes() == stored(LINES)
+
+
+@pytest.mark.parametrize("brk", ["\x0b", "\x0c", "\x1c", "\x85", "\u2028", "\u2029", "\r"])
+def test_restore_splits_lines_where_the_parser_does(tmp_path: Path, brk: str) -> None:
+    """Issue 13, 4: a last line like `\\x0bxx` made restore raise."""
+    write_current(tmp_path, stored(LINES) + f"{brk}xx\n".encode())
+    store = GameStore(tmp_path)
+    assert store.restore() == LINES
+    inside = stored(LINES[:4]) + f"0 env{brk}ido\n".encode() + stored(["1 quiero"])
+    write_current(tmp_path, inside)
+    store = GameStore(tmp_path)
+    assert store.restore() == LINES[:1]  # and the hand that saw no action is read again
+    assert store.damage is not None and store.damage.kept == 4
+
+
+@pytest.mark.parametrize(
+    "tail",
+    [b"\0" * 40, b"\xff\xfe garbage \x00\n", b"0 pl\x00y 7E\n", b"\x0bxx", "0 ñ".encode()[:-1]],
+)
+def test_damaged_tails_never_raise(tmp_path: Path, tail: bytes) -> None:
+    write_current(tmp_path, stored(LINES) + tail)
+    store = GameStore(tmp_path)
+    assert store.restore() == LINES
+    assert store.damage is not None
+    assert store.damage.aside is not None and store.damage.aside.read_bytes().endswith(tail)
+
+
+def test_a_line_that_does_not_parse_is_cut(tmp_path: Path) -> None:
+    write_current(tmp_path, stored(["table players=2", "hand", "0 dance", "0 envido"]))
+    store = GameStore(tmp_path)
+    assert store.restore() == ["table players=2", "hand"][:1]  # the unplayed hand goes too
+    assert store.damage is not None and "dance" in store.damage.why
+
+
+def test_a_damaged_record_on_a_full_disk_is_kept_until_it_can_be_set_aside(
+    tmp_path: Path,
+) -> None:
+    damaged = zero(stored([*LINES, "1 quiero"]), len(stored(LINES)) + 1, 4)
+    write_current(tmp_path, damaged)
+    disk = FaultyDisk(errno.ENOSPC)
+    disk.failing = True
+    store = GameStore(tmp_path, disk=disk)
+    assert store.restore() == LINES  # the game goes on from the good part, in memory
+    assert store.path.read_bytes() == damaged  # not replaced before it is kept aside
+    store.append("1 quiero")
+    disk.failing = False
+    assert store.flush()
+    [aside] = (tmp_path / "damaged").iterdir()
+    assert aside.read_bytes() == damaged
+    assert store.path.read_bytes() == stored([*LINES, "1 quiero"])
+
+
+def test_damaged_originals_are_bounded(tmp_path: Path) -> None:
+    clock = iter(range(1_700_000_000, 1_700_000_100))
+    for _ in range(25):
+        write_current(tmp_path, stored(LINES) + b"\0\0\n")
+        store = GameStore(tmp_path, clock=lambda: float(next(clock)))
+        store.restore()
+    assert len(list((tmp_path / "damaged").iterdir())) == 20
+
+
+# ------------------------------------------------------------------ the archive
 
 
 def test_archive_never_overwrites(tmp_path: Path) -> None:
     store = GameStore(tmp_path, clock=lambda: 1_700_000_000.0)
+    store.restore()
     targets = []
     for i in range(3):
         store.append(f"table players=2  # game {i}")
         targets.append(store.archive())
-    assert len({t for t in targets}) == 3
+    assert len(set(targets)) == 3
     assert all(t is not None and t.exists() for t in targets)
     assert not store.path.exists()
-    assert [p.read_text() for p in store.archived()] == [
+    assert [plain(p.read_text()) for p in store.archived()] == [
         f"table players=2  # game {i}\n" for i in range(3)
     ]
 
 
-def test_archive_after_a_cut_between_link_and_unlink(tmp_path: Path) -> None:
+def test_a_cut_between_link_and_unlink_with_a_damaged_tail_archives_once(
+    tmp_path: Path,
+) -> None:
+    """Issue 13, 8: the restart rewrote the file without its tail, so it no longer equalled
+    the archive and the game was archived twice."""
     store = GameStore(tmp_path)
-    store.append("table players=2")
-    first = store.archive()
-    assert first is not None
-    store.path.write_text(first.read_text())  # the same game, back as current
-    assert store.archive() == first
-    assert len(store.archived()) == 1 and not store.path.exists()
+    store.restore()
+    for line in LINES:
+        store.append(line)
+    target = tmp_path / "archive" / "20260101-000000.truco"
+    target.parent.mkdir()
+    with open(store.path, "ab") as f:
+        f.write(b"\0\0\0 torn")
+    os.link(store.path, target)  # the power went before the unlink
+    again = GameStore(tmp_path)
+    assert again.restore() is None
+    assert again.archived() == [target] and not again.path.exists()
 
 
-class FlakyDisk:
-    """os.open for the record that fails with ENOSPC or EROFS while ``full``."""
-
-    def __init__(self, error: int = errno.ENOSPC) -> None:
-        self.full = True
-        self.error = error
-
-    def __call__(self, path: Path) -> int:
-        if self.full:
-            raise OSError(self.error, os.strerror(self.error), str(path))
-        return os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-
-
-@pytest.mark.parametrize("error", [errno.ENOSPC, errno.EROFS])
-def test_full_disk_keeps_lines_in_memory_then_catches_up(tmp_path: Path, error: int) -> None:
-    disk = FlakyDisk(error)
-    store = GameStore(tmp_path, opener=disk)
-    assert not store.append(LINES[0])
-    assert not store.append(LINES[1])
-    assert store.problem is not None and os.strerror(error) in store.problem
-    assert store.backlog == LINES[:2]
-    disk.full = False
-    assert store.append(LINES[2])
-    assert store.problem is None and store.backlog == []
-    assert store.path.read_text() == "\n".join(LINES[:3]) + "\n"
+def test_archive_policy_keeps_the_newest_games(tmp_path: Path) -> None:
+    clock = iter(range(1_700_000_000, 1_700_001_000))
+    store = GameStore(tmp_path, clock=lambda: float(next(clock)), policy=ArchivePolicy(max_games=3))
+    store.restore()
+    for i in range(5):
+        store.append(f"table players=2  # game {i}")
+        path = store.archive()
+        assert path is not None
+        os.utime(path, ns=(i * 10**9, i * 10**9))
+    assert [plain(p.read_text()) for p in store.archived()] == [
+        f"table players=2  # game {i}\n" for i in (2, 3, 4)
+    ]
+    by_size = GameStore(tmp_path, policy=ArchivePolicy(max_bytes=100))
+    by_size.restore()
+    by_size.append("table players=2  # game 5")
+    by_size.archive()
+    assert len(by_size.archived()) == 2  # 2 x 41 bytes fit in 100
 
 
 def test_a_hand_without_actions_is_dealt_again(tmp_path: Path) -> None:
     """The deal of a hand is written in one go; if the power went before any action of
     that hand, the hand is dropped and its deal read again (its lines may be torn)."""
-    (tmp_path / "current.truco").write_text(
-        "\n".join([*LINES, "1 quiero", "0 mazo", "dealer 1", "hand", "deal 0: 1E 2E 3E"]) + "\n"
-    )
+    lines = [*LINES, "1 quiero", "0 mazo", "dealer 1", "hand", "deal 0: 1E 2E 3E"]
+    write_current(tmp_path, stored(lines))
     store = GameStore(tmp_path)
-    assert store.restore() == [*LINES, "1 quiero", "0 mazo"]
-    assert store.path.read_text().endswith("0 mazo\n")
+    assert store.restore() == lines[:7]
+    assert store.damage is None
+    assert store.path.read_bytes() == stored(lines[:7])
+
+
+# ------------------------------------------------------- durability a test can see
+
+
+def test_each_statement_is_one_write_then_one_fsync(tmp_path: Path) -> None:
+    """Removing any fsync from the store fails this test (or the next ones)."""
+    disk = FaultyDisk()
+    store = GameStore(tmp_path, disk=disk)
+    store.restore()
+    store.append(LINES[0])
+    block = "\n".join(LINES[1:4])
+    disk.log.clear()
+    store.append(block)
+    assert [op for op, _ in disk.log] == ["write", "fsync"]
+    block_bytes = stored(LINES[:4])[len(stored(LINES[:1])) :].decode()
+    assert disk.log[0][1] == f"current.truco {block_bytes!r}"
+
+
+def test_a_new_record_file_and_its_name_are_synced(tmp_path: Path) -> None:
+    disk = FaultyDisk()
+    store = GameStore(tmp_path, disk=disk)
+    store.restore()
+    store.append(LINES[0])
+    ops = [op for op, _ in disk.log]
+    assert ops.index("open_append") < ops.index("fsync_dir") < ops.index("write")
+    assert ops[ops.index("write") + 1] == "fsync"
+
+
+def test_a_rewrite_syncs_the_file_before_the_rename_and_the_directory_after(
+    tmp_path: Path,
+) -> None:
+    disk = FaultyDisk()
+    store = GameStore(tmp_path, disk=disk)
+    store.restore()
+    store.append(LINES[0])
+    disk.log.clear()
+    store.rewrite(LINES[:2])
+    assert [op for op, _ in disk.log] == [
+        "mkdir",
+        "open_new",
+        "write",
+        "fsync",
+        "replace",
+        "fsync_dir",
+    ]
+
+
+def test_archiving_syncs_both_directories_after_the_link_and_unlink(tmp_path: Path) -> None:
+    disk = FaultyDisk()
+    store = GameStore(tmp_path, disk=disk)
+    store.restore()
+    store.append(LINES[0])
+    disk.log.clear()
+    store.archive()
+    ops = [(op, d) for op, d in disk.log if op not in ("listdir", "stat")]
+    assert ops[-4:] == [
+        ("link", f"current.truco {store.archived()[0].name}"),
+        ("unlink", "current.truco"),
+        ("fsync_dir", "archive"),
+        ("fsync_dir", tmp_path.name),
+    ]
+
+
+def test_a_damaged_original_is_synced_before_the_record_is_replaced(tmp_path: Path) -> None:
+    write_current(tmp_path, stored(LINES) + b"\0\0\0\n")
+    disk = FaultyDisk()
+    GameStore(tmp_path, disk=disk).restore()
+    ops = [op for op, _ in disk.log if op not in ("listdir", "stat", "read", "mkdir")]
+    assert ops == [
+        "open_new",
+        "write",
+        "fsync",
+        "fsync_dir",  # damaged/...
+        "open_new",
+        "write",
+        "fsync",
+        "replace",
+        "fsync_dir",
+    ]  # current.truco

@@ -6,13 +6,20 @@ are skipped, saying why, only when the binary cannot be found.
 
 from __future__ import annotations
 
+import shutil
+import tempfile
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import paho.mqtt.client as mqtt
 import pytest
+from paho.mqtt.enums import CallbackAPIVersion
 
-from controller.tournament.broker import LocalBroker, find_mosquitto
+from controller.tournament.broker import LocalBroker, find_mosquitto, free_port
 from controller.tournament.seal import TournamentKey
+from controller.tournament.venue import Venue, setup_venue
 
 KEY = TournamentKey(bytes(range(32)), "test-key")
 
@@ -28,3 +35,62 @@ def broker(tmp_path: Path) -> Iterator[LocalBroker]:
 @pytest.fixture
 def key() -> TournamentKey:
     return KEY
+
+
+# ---------------------------------------------------------------------------- the venue
+
+
+@pytest.fixture
+def venue() -> Iterator[Venue]:
+    """The venue as ``truco-table venue-broker`` writes it: tables mesa01..mesa06, desks
+    desk1 and desk2, TLS on 127.0.0.1. Its folder's parents must let Mosquitto's own
+    user through (run as root, Mosquitto drops to it), so not pytest's 0700 tmp_path."""
+    parent = Path(tempfile.mkdtemp(prefix="truco-venue-"))
+    parent.chmod(0o711)
+    yield setup_venue(
+        parent / "venue",
+        "copa",
+        [f"mesa{n:02d}" for n in range(1, 7)],
+        ["desk1", "desk2"],
+        hosts=("127.0.0.1", "localhost"),
+        port=free_port(),
+        persistence=False,
+    )
+    shutil.rmtree(parent, ignore_errors=True)
+
+
+@pytest.fixture
+def venue_broker(venue: Venue) -> Iterator[LocalBroker]:
+    """A real Mosquitto started with the venue's own configuration."""
+    if find_mosquitto() is None:
+        pytest.skip("mosquitto not installed (apt-get install mosquitto; .ci/run does)")
+    with LocalBroker(venue.port, workdir=venue.root / "run", config=venue.broker_conf) as b:
+        yield b
+
+
+class MqttProbe:
+    """A client of the venue broker under one account, collecting what it may read."""
+
+    def __init__(self, venue: Venue, account: str, topic: str) -> None:
+        self.messages: list[tuple[str, bytes]] = []
+        self.lock = threading.Lock()
+        self.client = mqtt.Client(
+            CallbackAPIVersion.VERSION2, client_id=f"probe-{account}-{time.time_ns()}"
+        )
+        self.client.username_pw_set(account, venue.password(account))
+        self.client.tls_set(ca_certs=str(venue.ca_file))
+        subscribed = threading.Event()
+        self.client.on_message = self._on_message
+        self.client.on_subscribe = lambda *args: subscribed.set()
+        self.client.on_connect = lambda c, *args: c.subscribe(topic, qos=1)
+        self.client.connect("127.0.0.1", venue.port, 10)
+        self.client.loop_start()
+        assert subscribed.wait(10), f"{account} could not subscribe"
+
+    def _on_message(self, client: mqtt.Client, userdata: object, msg: mqtt.MQTTMessage) -> None:
+        with self.lock:
+            self.messages.append((msg.topic, bytes(msg.payload)))
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import urllib.error
 import urllib.request
@@ -14,8 +15,12 @@ from typing import Any
 import pytest
 
 from controller.tournament.desk import DeskState, render_board, serve_http, sticks_text, unseal
+from controller.tournament.keys import table_key
+from controller.tournament.messages import signed
 from controller.tournament.seal import TournamentKey, seal
 from controller.tournament.topics import encode
+
+from .conftest import KEY
 
 PREFIX = "truco/t/tables"
 RULES = (
@@ -39,6 +44,29 @@ def won_record() -> str:
 
 
 GAME = won_record()
+_STATUS_N = itertools.count(1)
+
+
+def key_of(table: str) -> bytes:
+    """The key the desk derives for ``table`` of tournament ``t`` from the secret."""
+    return table_key(KEY, "t", table).key
+
+
+def sealed_for(table: str, text: str = GAME, game: str | None = None) -> str:
+    """``text`` sealed as ``table`` seals its records (v2: tournament, table, game)."""
+    return seal(
+        text,
+        key_of(table),
+        key_id=f"test-key:{table}",
+        game_id=game or f"{table}-g001",
+        tournament="t",
+        table=table,
+    )
+
+
+def sign(topic: str, payload: dict[str, Any]) -> tuple[str, bytes]:
+    table = topic.split("/")[3]
+    return topic, signed(key_of(table), topic, payload)
 
 
 def event(table: str, seq: int, kind: str = "action", **fields: Any) -> tuple[str, bytes]:
@@ -54,7 +82,7 @@ def event(table: str, seq: int, kind: str = "action", **fields: Any) -> tuple[st
         "text": f"0 play {seq}",
         **fields,
     }
-    return f"{PREFIX}/{table}/events", encode(payload)
+    return sign(f"{PREFIX}/{table}/events", payload)
 
 
 def record_message(
@@ -72,11 +100,12 @@ def record_message(
         "score": score,
         "record": text,
     }
-    return f"{PREFIX}/{table}/records/{game}", encode(payload)
+    return sign(f"{PREFIX}/{table}/records/{game}", payload)
 
 
-def status(table: str, state: str, seq: int = 0) -> tuple[str, bytes]:
-    return f"{PREFIX}/{table}/status", encode({"table": table, "state": state, "seq": seq})
+def status(table: str, state: str, seq: int = 0, **fields: Any) -> tuple[str, bytes]:
+    payload = {"table": table, "state": state, "seq": seq, "n": next(_STATUS_N), **fields}
+    return sign(f"{PREFIX}/{table}/status", payload)
 
 
 def final_score(text: str) -> list[int]:
@@ -124,19 +153,19 @@ def test_a_silent_table_that_announced_more_is_asked(desk: DeskState) -> None:
 def test_status_online_and_offline(desk: DeskState) -> None:
     desk.handle(*status("mesa01", "online"))
     assert desk.tables["mesa01"].online is True
-    desk.handle(f"{PREFIX}/mesa01/status", encode({"state": "offline", "reason": "lost"}))
+    desk.handle(*status("mesa01", "offline", reason="lost"))
     t = desk.tables["mesa01"]
     assert t.online is False and t.offline_reason == "lost"
     assert "OFFLINE" in render_board(desk)
 
 
 def test_an_intact_record_is_saved_verified_and_scored(desk: DeskState, key: TournamentKey) -> None:
-    sealed = seal(GAME, key.key, key_id=key.key_id, game_id="mesa01-g001")
+    sealed = sealed_for("mesa01")
     desk.handle(*record_message("mesa01", 1, sealed, score=final_score(GAME)))
     desk.handle(*record_message("mesa01", 1, sealed, score=final_score(GAME)))  # again
     [result] = desk.results_list()
     assert result.ok, (result.verdict, result.detail, result.problems)
-    assert result.verdict == "intact" and result.key_id == "test-key"
+    assert result.verdict == "intact" and result.key_id == "test-key:mesa01"
     assert list(result.score) == final_score(GAME) and result.winner is not None
     assert desk.out_dir is not None
     saved = (desk.out_dir / "records" / "mesa01-g001.truco").read_text(encoding="utf-8")
@@ -156,7 +185,7 @@ def test_an_intact_record_is_saved_verified_and_scored(desk: DeskState, key: Tou
 def test_a_tampered_record_is_flagged(
     desk: DeskState, key: TournamentKey, tamper: Any, verdict: str, detail: str
 ) -> None:
-    sealed = seal(GAME, key.key, key_id=key.key_id, game_id="mesa01-g001")
+    sealed = sealed_for("mesa01")
     forged = tamper(sealed)
     assert forged != sealed
     desk.handle(*record_message("mesa01", 1, forged))
@@ -169,19 +198,48 @@ def test_a_tampered_record_is_flagged(
 def test_a_record_sealed_with_another_key_or_for_another_game(
     desk: DeskState, key: TournamentKey
 ) -> None:
-    other = seal(GAME, bytes(32), key_id="other", game_id="mesa01-g001")
-    desk.handle(*record_message("mesa01", 1, other))
-    replayed = seal(GAME, key.key, key_id=key.key_id, game_id="mesa09-g004")
-    desk.handle(*record_message("mesa01", 2, replayed, game="mesa01-g002"))
-    first, second = desk.results_list()
-    assert first.verdict == "tampered"
-    assert second.verdict == "tampered" and "sealed as game mesa09-g004" in second.detail
+    """Each table seals with its own key, and the seal binds tournament, table, game and
+    match: no record sealed anywhere else is this game's intact result."""
+    own = key_of("mesa01")
+    forgeries = {
+        "mesa01-g001": seal(GAME, bytes(32), key_id="other", game_id="mesa01-g001"),
+        # another table's key (the shared-key attack of the old scheme)
+        "mesa01-g002": sealed_for("mesa09", game="mesa01-g002"),
+        # the right key, but sealed for another game
+        "mesa01-g003": sealed_for("mesa01", game="mesa01-g009"),
+        # the same key in another tournament
+        "mesa01-g004": seal(
+            GAME, own, key_id="x", game_id="mesa01-g004", tournament="otro", table="mesa01"
+        ),
+        # the table's key, an old v1 seal that names no tournament
+        "mesa01-g005": seal(GAME, own, key_id="x", game_id="mesa01-g005"),
+        # sealed for a match other than the one the record says
+        "mesa01-g006": seal(
+            GAME, own, key_id="x", game_id="mesa01-g006", tournament="t", table="mesa01",
+            match="r2-m1",
+        ),
+    }  # fmt: skip
+    for seq, (game, text) in enumerate(forgeries.items(), start=1):
+        desk.handle(*record_message("mesa01", seq, text, game=game))
+    results = {r.game: r for r in desk.results_list()}
+    assert sorted(results) == sorted(forgeries)
+    assert all(r.verdict == "tampered" and not r.ok for r in results.values())
+    assert "sealed for game mesa01-g009" in results["mesa01-g003"].detail
+    assert "sealed for tournament otro" in results["mesa01-g004"].detail
+    assert "v1 seal" in results["mesa01-g005"].detail
+    assert "sealed for match r2-m1" in results["mesa01-g006"].detail
+
+
+def test_a_record_of_another_tables_game_is_rejected(desk: DeskState) -> None:
+    desk.handle(*record_message("mesa01", 1, sealed_for("mesa05"), game="mesa05-g001"))
+    assert not desk.results and desk.rejected == 1
+    assert "another table's game" in desk.rejections[-1].reason
 
 
 def test_a_second_different_record_of_a_game_is_kept_and_flagged(
     desk: DeskState, key: TournamentKey
 ) -> None:
-    sealed = seal(GAME, key.key, key_id=key.key_id, game_id="mesa01-g001")
+    sealed = sealed_for("mesa01")
     desk.handle(*record_message("mesa01", 1, sealed, score=final_score(GAME)))
     desk.handle(*record_message("mesa01", 1, sealed.replace("\n0 ", "\n1 ", 1)))
     [result] = desk.results_list()
@@ -192,7 +250,7 @@ def test_a_second_different_record_of_a_game_is_kept_and_flagged(
 
 def test_records_not_under_the_profile_are_flagged(desk: DeskState, key: TournamentKey) -> None:
     friendly = GAME.replace("claims=declared", "claims=auto")
-    sealed = seal(friendly, key.key, key_id=key.key_id, game_id="mesa01-g001")
+    sealed = sealed_for("mesa01", friendly)
     desk.handle(*record_message("mesa01", 1, sealed))
     [result] = desk.results_list()
     assert result.verdict == "intact" and any("claims=auto" in p for p in result.problems)
@@ -220,7 +278,7 @@ def test_refusals_wait_for_the_referee(desk: DeskState) -> None:
 
 def test_exports(desk: DeskState, key: TournamentKey, tmp_path: Path) -> None:
     for n, table in enumerate(("mesa02", "mesa01")):
-        sealed = seal(GAME, key.key, key_id=key.key_id, game_id=f"{table}-g001")
+        sealed = sealed_for(table)
         desk.handle(*record_message(table, 1 + n, sealed, score=final_score(GAME)))
     assert desk.out_dir is not None
     rows = list(csv.DictReader(io.StringIO((desk.out_dir / "results.csv").read_text())))
@@ -238,7 +296,7 @@ def test_a_restarted_desk_resumes(tmp_path: Path, key: TournamentKey) -> None:
     first = DeskState("t", out_dir=tmp_path / "d", key=key)
     for seq in (1, 2, 4):
         first.handle(*event("mesa01", seq))
-    sealed = seal(GAME, key.key, key_id=key.key_id, game_id="mesa01-g001")
+    sealed = sealed_for("mesa01")
     first.handle(*record_message("mesa01", 5, sealed))
     first.close()
     second = DeskState("t", out_dir=tmp_path / "d", key=key)
@@ -270,7 +328,7 @@ def test_sticks_text() -> None:
 
 
 def test_the_web_page_on_the_loopback(desk: DeskState, key: TournamentKey) -> None:
-    sealed = seal(GAME, key.key, key_id=key.key_id, game_id="mesa01-g001")
+    sealed = sealed_for("mesa01")
     desk.handle(*status("mesa01", "online"))
     desk.handle(*event("mesa01", 1, "refusal", seat=1, code="not_your_turn", text="r"))
     desk.handle(*record_message("mesa01", 2, sealed, score=final_score(GAME)))
@@ -315,3 +373,154 @@ def test_the_web_page_on_the_loopback(desk: DeskState, key: TournamentKey) -> No
         server.server_close()
     with pytest.raises(ValueError):
         serve_http(desk, 0, host="0.0.0.0")
+
+
+# ---------------------------------------------------------------------------- trust
+
+
+def test_unauthenticated_messages_are_rejected_and_listed(desk: DeskState) -> None:
+    topic = f"{PREFIX}/mesa01/events"
+    body = {"v": 1, "table": "mesa01", "seq": 1, "kind": "score", "game": "mesa01-g001",
+            "score": [14, 0], "text": "14-0"}  # fmt: skip
+    desk.handle(topic, encode(body))  # no mac
+    desk.handle(topic, signed(bytes(32), topic, body))  # another key's mac
+    desk.handle(topic, signed(key_of("mesa02"), topic, body))  # another table's key
+    assert "mesa01" not in desk.tables and desk.rejected == 3
+    assert desk.rejections[0].reason == "events from mesa01 carries no mac"
+    assert "the mac does not match its key" in desk.rejections[-1].reason
+    board = render_board(desk)
+    assert "Rejected messages" in board and "3 messages rejected" in board
+    assert desk.snapshot()["rejections"][0]["table"] == "mesa01"
+
+
+def test_a_table_outside_the_roster_is_rejected(tmp_path: Path, key: TournamentKey) -> None:
+    desk = DeskState("t", key=key, tables=["mesa01", "mesa02"])
+    desk.handle(*event("mesa09", 1))
+    desk.handle(*status("mesa09", "online"))
+    assert "mesa09" not in desk.tables and desk.rejected == 2
+    assert "not a table of this tournament" in desk.rejections[-1].reason
+    assert [t["table"] for t in desk.snapshot()["tables"]] == ["mesa01", "mesa02"]
+
+
+def test_a_replayed_status_is_rejected(desk: DeskState) -> None:
+    online = status("mesa01", "online")
+    lost = status("mesa01", "offline", reason="lost")
+    back = status("mesa01", "online")
+    for message in (online, lost, back):
+        desk.handle(*message)
+    assert desk.tables["mesa01"].online is True
+    desk.handle(*lost)  # the old last will, replayed
+    assert desk.tables["mesa01"].online is True
+    assert "replayed status" in desk.rejections[-1].reason
+
+
+def test_a_seq_outside_the_window_is_rejected_and_never_asked_for(desk: DeskState) -> None:
+    from controller.tournament.desk.state import WINDOW
+
+    desk.handle(*event("mesa01", 1), now=10.0)
+    desk.handle(*event("mesa01", 2 + WINDOW), now=10.0)
+    t = desk.tables["mesa01"]
+    assert not t.buffered and "outside the window" in desk.rejections[-1].reason
+    desk.handle(*status("mesa01", "online", seq=10**9), now=10.0)
+    assert t.known_seq <= 1 + WINDOW  # a status cannot stretch the window either
+    gaps = desk.gaps(now=20.0)
+    assert all(last - first < 500 for _, first, last in gaps)
+
+
+def test_held_back_tables_and_last_seen(tmp_path: Path, key: TournamentKey) -> None:
+    clock = [100.0]
+    desk = DeskState("t", key=key, tables=["mesa01", "mesa02"], clock=lambda: clock[0])
+    desk.broker_up()
+    desk.handle(*event("mesa01", 1))
+    desk.handle(*event("mesa01", 3))
+    clock[0] = 112.0
+    snap = desk.snapshot()
+    one, two = snap["tables"]
+    assert one["held_back"] == 1 and one["waiting_for"] == 2 and one["held_since"] == 100.0
+    assert one["last_seen"] == 100.0 and one["silent_s"] == 12.0
+    assert two["last_seen"] is None and snap["held_back"] == ["mesa01"]
+    board = render_board(desk)
+    assert "HELD" in board and "waiting for #2" in board and "never" in board
+    assert "12s" in board
+
+
+def test_the_broker_lost_is_shown_and_since_when(key: TournamentKey) -> None:
+    clock = [1000.0]
+    desk = DeskState("t", key=key, clock=lambda: clock[0])
+    assert "not connected to the broker yet" in render_board(desk)
+    desk.broker_up()
+    desk.handle(*status("mesa01", "online"))
+    clock[0] = 1010.0
+    desk.broker_down()
+    clock[0] = 1040.0
+    snap = desk.snapshot()
+    assert snap["broker"] == {"connected": False, "since": 1010.0, "for_s": 30.0}
+    assert snap["online"] == 0
+    board = render_board(desk)
+    assert "BROKER LOST since" in board and "(30s ago)" in board
+    assert " online " not in board.split("\n", 3)[-1]  # no row says online
+
+
+def test_network_texts_lose_their_control_characters(desk: DeskState) -> None:
+    nasty = "\x1b[2J\x1b[H\x9b31m\u202eFAKE\x07 0 play 1E\r"
+    desk.handle(*event("mesa01", 1, text=nasty))
+    desk.handle(*event("mesa01", 2, "refusal", seat=0, code="x\x1b]0;t\x07", text=nasty))
+    board = render_board(desk, width=300)
+    assert not any(c in board for c in "\x1b\x9b\x07\r\u202e")
+    assert "FAKE 0 play 1E" in board
+
+
+def test_records_under_other_house_rules_are_flagged(tmp_path: Path, key: TournamentKey) -> None:
+    from controller.engine import HouseRules
+
+    desk = DeskState("t", key=key, rules=HouseRules(players=2, target=15))
+    four = GAME.replace("players=2", "players=4", 1)
+    desk.handle(*event("mesa02", 1, "new-game", rules=four.split("\n", 1)[0]))
+    assert any("players=4" in p for p in desk.tables["mesa02"].rules_problems)
+    assert "OTHER RULES" in render_board(desk, width=300)
+    desk.handle(*record_message("mesa01", 1, sealed_for("mesa01")))
+    thirty = sealed_for("mesa03", GAME.replace("target=15", "target=30", 1))
+    desk.handle(*record_message("mesa03", 1, thirty))
+    ok, other = desk.results_list()
+    assert ok.ok and not other.ok
+    assert any("other house rules: target=30" in p for p in other.problems)
+
+
+def test_records_at_rest_are_checked_at_start_and_on_demand(
+    tmp_path: Path, key: TournamentKey
+) -> None:
+    first = DeskState("t", out_dir=tmp_path / "d", key=key)
+    first.handle(*record_message("mesa01", 1, sealed_for("mesa01")))
+    first.handle(*record_message("mesa02", 1, sealed_for("mesa02")))
+    assert all(r.ok for r in first.results_list())
+    path = tmp_path / "d" / "records" / "mesa01-g001.truco"
+    path.write_text(path.read_text().replace("\n0 ", "\n1 ", 1))  # edited on disk
+    assert first.reverify() == ["mesa01-g001"]
+    assert first.results["mesa01-g001"].verdict == "tampered"
+    first.close()
+    second = DeskState("t", out_dir=tmp_path / "d", key=key)  # a restart checks at once
+    r1, r2 = second.results_list()
+    assert r1.verdict == "tampered" and "changed on disk" in r1.detail and r2.ok
+    assert path.read_text() != sealed_for("mesa01")  # the desk never rewrites the evidence
+    rows = list(csv.DictReader(io.StringIO((tmp_path / "d" / "results.csv").read_text())))
+    assert [r["verdict"] for r in rows] == ["tampered", "intact"]
+    (tmp_path / "d" / "records" / "mesa02-g001.truco").unlink()
+    assert second.reverify() == ["mesa02-g001"]
+    assert "gone" in second.results["mesa02-g001"].detail
+    second.close()
+
+
+def test_exports_carry_every_verdict_and_every_conflicting_copy(
+    desk: DeskState, key: TournamentKey
+) -> None:
+    genuine = sealed_for("mesa01")
+    desk.handle(*record_message("mesa01", 1, genuine, score=final_score(GAME)))
+    desk.handle(*record_message("mesa01", 1, genuine.replace("\n0 ", "\n1 ", 1)))
+    assert desk.out_dir is not None
+    data = json.loads((desk.out_dir / "results.json").read_text())
+    [game] = data["games"]
+    assert game["verdict"] == "intact" and not game["ok"] and game["sha256"]
+    [copy] = game["copies"]
+    assert copy["record"] == "mesa01-g001.copy-2.truco" and copy["verdict"] == "tampered"
+    rows = list(csv.DictReader(io.StringIO((desk.out_dir / "results.csv").read_text())))
+    assert rows[0]["copies"].startswith("mesa01-g001.copy-2.truco:tampered")

@@ -85,6 +85,7 @@ def test_refusals_and_the_referees_undo_stay_in_the_record(tmp_path: Path) -> No
 
 def test_tournament_settings(tmp_path: Path) -> None:
     (tmp_path / "t.key").write_text("00" * 16 + "\n")
+    (tmp_path / "t.key").chmod(0o600)  # a table refuses a key others can read
     config = tmp_path / "table.toml"
     config.write_text(
         "[table]\nplayers = 2\n\n"

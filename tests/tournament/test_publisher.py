@@ -316,9 +316,14 @@ def test_a_cut_then_a_restart_loses_nothing(
 def test_the_desk_asks_for_a_gap_again(
     tmp_path: Path, broker: LocalBroker, key: TournamentKey
 ) -> None:
-    """A message the desk never got (here: dropped on purpose) is sent again on request."""
+    """A message the desk never got (here: dropped on purpose) is sent again on request;
+    only a request with the table's mac and a new counter is served, and no more than
+    MAX_RESEND messages for one request."""
+    from controller.tournament.messages import ResendRequest, resend_topic
+    from controller.tournament.publisher import MAX_RESEND, RESEND_INTERVAL_S
+
     pub = TablePublisher(
-        "mesa02", broker.host, broker.port, outbox_dir=tmp_path / "o", tournament="t"
+        "mesa02", broker.host, broker.port, outbox_dir=tmp_path / "o", tournament="t", key=key
     ).start()
     assert pub.connected.wait(5)
     for i in range(5):
@@ -330,10 +335,29 @@ def test_the_desk_asks_for_a_gap_again(
     request = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="asker")
     request.connect(broker.host, broker.port)
     request.loop_start()
-    request.publish(
-        "truco/t/tables/mesa02/resend", b'{"from": 1, "to": 5}', qos=1
-    ).wait_for_publish(5)
+    topic = resend_topic("t", "desk", "mesa02")
+
+    def ask(payload: bytes) -> None:
+        request.publish(topic, payload, qos=1).wait_for_publish(5)
+        time.sleep(RESEND_INTERVAL_S + 0.1)
+
+    ask(b'{"from": 1, "to": 5, "n": 1}')  # no mac
+    ask(ResendRequest(1, 5, 2).encode(bytes(32), topic))  # another key's mac
+    assert listener.seqs() == [6]
+    ask(ResendRequest(1, 5, 3).encode(key.key, topic))
     assert wait_until(lambda: sorted(listener.seqs()) == [1, 2, 3, 4, 5, 6])
+    ask(ResendRequest(1, 5, 3).encode(key.key, topic))  # the same request replayed
+    time.sleep(0.3)
+    assert len(listener.seqs()) == 6
+    for i in range(MAX_RESEND + 50):
+        pub.on_event(Accepted(f"1 play {i}", (0, 0), 1))
+    assert pub.flush(20)
+    assert wait_until(lambda: len(listener.seqs()) == 6 + MAX_RESEND + 50)
+    before = len(listener.seqs())
+    ask(ResendRequest(1, 10**9, 4).encode(key.key, topic))  # asks for everything there is
+    assert wait_until(lambda: len(listener.seqs()) == before + MAX_RESEND)
+    time.sleep(0.5)
+    assert len(listener.seqs()) == before + MAX_RESEND
     request.disconnect()
     request.loop_stop()
     listener.close()

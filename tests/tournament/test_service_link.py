@@ -31,9 +31,12 @@ def test_a_configured_table_publishes(
     client.connect(broker.host, broker.port)
     client.subscribe("truco/copa/tables/mesa1/#", qos=1)
     client.loop_start()
+    key_file = tmp_path / "table.key"
+    key_file.write_text(key.key.hex() + "\n")
+    key_file.chmod(0o600)  # the table refuses a key others can read
     extra = (
         f'[tournament]\nname = "copa"\ntable_id = "mesa1"\nbroker = "127.0.0.1:{broker.port}"\n'
-        f'key = "{key.key.hex()}"\nkey_id = "{key.key_id}"\n'
+        f'key_file = "{key_file}"\nkey_id = "{key.key_id}"\n'
     )
     try:
         with running_table(tmp_path, extra) as table:

@@ -19,6 +19,7 @@ from controller.engine import HouseRules
 from controller.tournament.broker import LocalBroker
 from controller.tournament.demo import SimTable, compare_with_tables, verify_folder
 from controller.tournament.desk import Desk, DeskState, all_finished
+from controller.tournament.keys import table_key
 from controller.tournament.netsim import CuttableLink
 from controller.tournament.seal import TournamentKey, verify
 from controller.tournament.topics import encode
@@ -112,7 +113,7 @@ def test_twenty_tables_with_network_cuts(
         results = state.results_list()
         assert len(results) == TABLES + 3 and all(r.ok for r in results)
         assert sum(len(t.archived()) for t in tables) == TABLES + 3
-        intact, problems = verify_folder(tmp_path / "desk" / "records", key)
+        intact, problems = verify_folder(tmp_path / "desk" / "records", key, "copa")
         assert (intact, problems) == (TABLES + 3, [])
         state.export()
         rows = list(csv.DictReader(io.StringIO((tmp_path / "desk" / "results.csv").read_text())))
@@ -133,8 +134,9 @@ def test_twenty_tables_with_network_cuts(
         assert desk.wait(lambda s: not any(s.tables[n].online for n in names), 10)
         assert all(state.tables[n].offline_reason == "stopped" for n in names)
 
-        # a forged record of a finished game is caught and kept aside
+        # a forged record of a finished game (no mac) is rejected and changes nothing
         forged = recorded.replace("\n0 ", "\n1 ", 1)
+        rejected = state.rejected
         rogue = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="rogue")
         rogue.connect(broker.host, broker.port)
         rogue.loop_start()
@@ -146,11 +148,11 @@ def test_twenty_tables_with_network_cuts(
         ).wait_for_publish(5)
         rogue.disconnect()
         rogue.loop_stop()
-        assert desk.wait(lambda s: s.results["mesa01-g001"].copies == 2, 5)
-        assert not state.results["mesa01-g001"].ok
-        copy = tmp_path / "desk" / "records" / "mesa01-g001.copy-2.truco"
-        assert not verify(copy.read_text(), key.key).ok
-        assert verify(recorded, key.key).ok
+        assert desk.wait(lambda s: s.rejected == rejected + 1, 5)
+        assert "carries no mac" in state.rejections[-1].reason
+        assert state.results["mesa01-g001"].ok and state.results["mesa01-g001"].copies == 1
+        assert not (tmp_path / "desk" / "records" / "mesa01-g001.copy-2.truco").exists()
+        assert verify(recorded, table_key(key, "copa", "mesa01").key).ok
     finally:
         for table in tables:
             table.stop(timeout=1)
@@ -174,11 +176,17 @@ def test_the_desk_command(tmp_path: Path, broker: LocalBroker, key: TournamentKe
         "deal 1: 4C 5C 6C\n0 truco\n1 no-quiero\n"
     )
     pub = TablePublisher(
-        "mesa09", broker.host, broker.port, outbox_dir=tmp_path / "o", tournament="copa", key=key
+        "mesa09",
+        broker.host,
+        broker.port,
+        outbox_dir=tmp_path / "o",
+        tournament="copa",
+        key=table_key(key, "copa", "mesa09"),
     ).start()
     pub.on_event(Finished(record, 0, (15, 0)))
     assert pub.flush(5)
     (tmp_path / "key").write_text(key.key.hex() + "\n")
+    (tmp_path / "key").chmod(0o600)
     config = tmp_path / "copa.toml"
     config.write_text(f'[tournament]\nname = "copa"\nbroker = "127.0.0.1:{broker.port}"\n')
     out = io.StringIO()
@@ -203,7 +211,8 @@ def test_the_desk_command(tmp_path: Path, broker: LocalBroker, key: TournamentKe
     assert [(r["game"], r["winner"], r["verdict"]) for r in rows] == [
         ("mesa09-g001", "0", "intact")
     ]
-    assert verify((tmp_path / "desk" / "records" / "mesa09-g001.truco").read_text(), key.key).ok
+    saved = (tmp_path / "desk" / "records" / "mesa09-g001.truco").read_text()
+    assert verify(saved, table_key(key, "copa", "mesa09").key).ok
     pub.close()
 
 

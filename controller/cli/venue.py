@@ -1,0 +1,77 @@
+"""``truco-table venue-broker``: the venue's Mosquitto, accounts, ACLs, TLS and keys.
+
+::
+
+    truco-table venue-broker --tournament NAME --tables 20 --desks desk,pantalla
+                             --host 192.168.1.10 [--host broker.local] [--port 8883]
+                             [--rules 'players=2 target=15 flor=off'] --out venue/
+
+``--tables`` is a count (``mesa01``..``mesaNN``) or names separated by commas. What it
+writes and how to use it: :mod:`controller.tournament.venue` and the README
+("Tournament security").
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TextIO
+
+__all__ = ["configure", "run_venue"]
+
+
+def _names(text: str, prefix: str) -> list[str]:
+    text = text.strip()
+    if text.isdigit():
+        count = int(text)
+        if not 1 <= count <= 999:
+            raise argparse.ArgumentTypeError("expected 1 to 999 tables")
+        return [f"{prefix}{n:02d}" for n in range(1, count + 1)]
+    return [name.strip() for name in text.split(",") if name.strip()]
+
+
+def run_venue(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    from ..engine import HouseRules
+    from ..tournament.venue import VenueError, setup_venue
+
+    out = out or sys.stdout
+    try:
+        if args.rules:
+            HouseRules.from_options(dict(w.split("=", 1) for w in args.rules.split()))
+        venue = setup_venue(
+            args.out,
+            args.tournament,
+            _names(args.tables, "mesa"),
+            _names(args.desks, "desk"),
+            hosts=tuple(args.host or ["127.0.0.1"]),
+            port=args.port,
+            bind=args.bind,
+            rules=args.rules,
+        )
+    except (ValueError, VenueError, OSError) as e:
+        print(f"truco-table venue-broker: {e}", file=sys.stderr)
+        return 2
+    root = venue.root
+    out.write(
+        f"venue {venue.tournament}: {len(venue.tables)} tables, {len(venue.desks)} desks\n"
+        f"broker: mosquitto -c {venue.broker_conf}  (TLS on port {venue.port})\n"
+        f"tables: copy {root}/tables/<id>/ to each table (keep it 0600)\n"
+        f"desks:  truco-table desk --config {root}/desks/<id>/desk.toml\n"
+        f"keep {root}/ca/ca.key and {root}/secret.key off the broker and the tables\n"
+    )
+    return 0
+
+
+def configure(v: argparse.ArgumentParser) -> None:
+    """The ``venue-broker`` subcommand's arguments (its ``func`` is :func:`run_venue`)."""
+    v.add_argument("--tournament", required=True, help="the tournament's name")
+    v.add_argument("--tables", required=True, help="a count (mesa01..) or names a,b,c")
+    v.add_argument("--desks", default="desk", help="desk and screen names a,b (default desk)")
+    v.add_argument(
+        "--host", action="append", help="the broker's address as tables reach it (repeatable)"
+    )
+    v.add_argument("--port", type=int, default=8883, help="the TLS listener's port")
+    v.add_argument("--bind", help="address to listen on (default: the first --host)")
+    v.add_argument("--rules", help="the tournament's house rules, e.g. 'players=2 target=15'")
+    v.add_argument("--out", required=True, metavar="DIR", help="where to write everything")
+    v.set_defaults(func=run_venue)

@@ -1,0 +1,75 @@
+"""The service's event queue: bounded per seat, read round-robin.
+
+Hardware threads (one per seat node, the GPIO pads) ``put`` their events; the service's
+loop ``get``s them. A node that floods the table (a stuck button, a broken firmware, a
+bad cable sending 18,000 valid frames a second) must neither grow the table's memory nor
+delay another seat's genuine action:
+
+- Each seat has its own queue of at most ``per_seat`` presses, holds and taps; past that,
+  that seat's new presses, holds and taps are dropped and counted (``dropped``). Events
+  that change what the table believes about the hardware (a card leaving the reader, the
+  node going or coming back, its heartbeat) are kept up to ``4 * per_seat``, then
+  dropped and counted too.
+- ``get`` takes one event from each seat in turn, so an action waits behind at most one
+  event of every other seat.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter, deque
+
+from ..hal.seatlink import ButtonHeld, ButtonPressed, LinkEvent, TagArrived
+
+__all__ = ["Inbox"]
+
+PER_SEAT = 64
+_DROPPABLE = (ButtonPressed, ButtonHeld, TagArrived)
+
+
+class Inbox:
+    """Per-seat bounded queues (see the module docstring). Thread-safe."""
+
+    def __init__(self, per_seat: int = PER_SEAT) -> None:
+        self.per_seat = per_seat
+        self._queues: dict[int, deque[LinkEvent]] = {}
+        self._order: deque[int] = deque()  # seats with events, in turn
+        self._cond = threading.Condition()
+        self._size = 0
+        #: events dropped per seat (a flood), since the start
+        self.dropped: Counter[int] = Counter()
+
+    def put(self, seat: int, event: LinkEvent) -> bool:
+        """Queue one event; False (and counted) when the seat's queue is full."""
+        with self._cond:
+            q = self._queues.get(seat)
+            if q is None:
+                q = self._queues[seat] = deque()
+            limit = self.per_seat if isinstance(event, _DROPPABLE) else 4 * self.per_seat
+            if len(q) >= limit:
+                self.dropped[seat] += 1
+                return False
+            if not q:
+                self._order.append(seat)
+            q.append(event)
+            self._size += 1
+            self._cond.notify()
+            return True
+
+    def get(self, timeout: float = 0.0) -> tuple[int, LinkEvent] | None:
+        """The next event, one seat after another; None if none came within ``timeout``."""
+        with self._cond:
+            if not self._order and timeout > 0:
+                self._cond.wait(timeout)
+            if not self._order:
+                return None
+            seat = self._order.popleft()
+            q = self._queues[seat]
+            event = q.popleft()
+            self._size -= 1
+            if q:
+                self._order.append(seat)
+            return seat, event
+
+    def __len__(self) -> int:
+        return self._size

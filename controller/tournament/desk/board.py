@@ -1,0 +1,121 @@
+"""The desk's terminal scoreboard: one line a table, the scores in matchsticks as text.
+
+``render_board`` is what ``truco-table desk`` prints every ``--refresh`` seconds.
+"""
+
+from __future__ import annotations
+
+import collections
+import time
+from typing import Final
+
+from ...render.matchsticks import HALF_POINTS, POINTS_PER_SQUARE, sticks_for_score
+from .state import DeskState, clean
+
+__all__ = ["render_board", "sticks_text"]
+
+_GLYPHS: Final = " |┌⊓□⧄"  # 0..5 sticks of one square: left, top, right, bottom, diagonal
+
+
+def sticks_text(points: int, target: int) -> str:
+    """The score in matchsticks, one character a square (``⧄`` is five), malas and
+    buenas apart: ``⧄⧄⧄│⧄┌`` is 22 of 30; beyond the target, ``+N``."""
+    counts: dict[tuple[int, int], int] = collections.Counter(
+        (s.half, s.square) for s in sticks_for_score(max(points, 0), target)
+    )
+    halves = []
+    for half in range(target // HALF_POINTS):
+        squares = [counts.get((half, sq), 0) for sq in range(HALF_POINTS // POINTS_PER_SQUARE)]
+        halves.append("".join(_GLYPHS[n] for n in squares))
+    text = "│".join(halves)
+    if points > target:
+        text += f"+{points - target}"
+    return text
+
+
+def _ago(seconds: float | None) -> str:
+    if seconds is None:
+        return "never"
+    seconds = max(0.0, seconds)
+    if seconds < 120:
+        return f"{seconds:.0f}s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f}m"
+    return f"{seconds / 3600:.0f}h"
+
+
+def _clock(ts: float) -> str:
+    return time.strftime("%H:%M:%S", time.localtime(ts))
+
+
+def render_board(state: DeskState, width: int = 120) -> str:
+    """The scoreboard as text (what ``truco-table desk`` prints every second).
+
+    Every text that came from the network is cleaned of control characters
+    (:func:`~controller.tournament.desk.state.clean`) before it is printed.
+    """
+    snap = state.snapshot()
+    tables = snap["tables"]
+    finished = len(snap["results"])
+    broker = snap["broker"]
+    down = broker["connected"] is False
+    lines = []
+    if down:
+        lines += [
+            f"!! BROKER LOST since {_clock(broker['since'])} ({_ago(broker['for_s'])} ago): "
+            "states and scores below are as last heard, not live",
+            "",
+        ]
+    elif broker["connected"] is None:
+        lines += ["!! not connected to the broker yet", ""]
+    lines += [
+        f"Torneo {clean(snap['tournament'])}: {len(tables)} tables, {snap['online']} online, "
+        f"{sum(1 for t in tables if t['online'] is False and t['offline_reason'] != 'stopped')} "
+        "lost, "
+        f"{finished} games finished, {snap['refusals_pending']} refusals for the referee, "
+        f"{snap['flagged']} records flagged, {snap['rejected']} messages rejected",
+        "",
+        f"{'TABLE':<10} {'STATE':<8} {'SEEN':>5} {'GAME':<14} {'HAND':>4}  "
+        f"{'TEAM 0':<11}{'':>4}  {'TEAM 1':<11}{'':>4}  {'REF':>3}  LAST",
+    ]
+    for t in tables:
+        if t["online"] is None or down:
+            state_text = "?"
+        elif t["online"]:
+            state_text = "online"
+        else:  # a clean stop is not the referee's worry; a lost table is
+            state_text = "stopped" if t["offline_reason"] == "stopped" else "OFFLINE"
+        if t["held_back"]:
+            state_text = "HELD"
+        s0, s1 = t["score"]
+        target = t["target"] if t["target"] in (15, 30) else 30
+        last = clean(t["last"][-1].replace("\n", " ")) if t["last"] else ""
+        if t["held_back"]:
+            last = f"waiting for #{t['waiting_for']}, {t['held_back']} held back · {last}"
+        if t["rules_problems"]:
+            last = f"OTHER RULES: {clean('; '.join(t['rules_problems']))} · {last}"
+        row = (
+            f"{clean(t['table'], 10):<10} {state_text:<8} {_ago(t['silent_s']):>5} "
+            f"{clean(t['game'] or '-', 14):<14} {t['hand']:>4}  "
+            f"{sticks_text(s0, target):<11}{s0:>4}  {sticks_text(s1, target):<11}{s1:>4}  "
+            f"{len(t['refusals']) or '':>3}  {last}"
+        )
+        lines.append(row[:width])
+    flagged = [r for r in snap["results"] if not r["ok"]]
+    if flagged:
+        lines.append("")
+        lines.append("Flagged records:")
+        for r in flagged:
+            lines.append(f"  {clean(r['game'])}: {r['verdict']}: {clean(r['detail'])}"[:width])
+    pending = [(t["table"], r) for t in tables for r in t["refusals"]]
+    if pending:
+        lines.append("")
+        lines.append("Refusals waiting for a referee:")
+        for table, r in pending[-8:]:
+            lines.append(f"  {clean(table)} #{r['seq']}: {clean(r['text'])}"[:width])
+    if snap["rejections"]:
+        lines.append("")
+        lines.append(f"Rejected messages (never applied; {snap['rejected']} in all, last 5):")
+        for j in snap["rejections"][-5:]:
+            lines.append(f"  {_clock(j['ts'])} {clean(j['table'])}: {clean(j['reason'])}"[:width])
+    return "\n".join(lines)

@@ -1,0 +1,846 @@
+"""The desk's state: every table's progress and every game's result, without the network.
+
+``DeskState`` is the desk without the network (what the tests drive): it takes the
+tables' messages (:mod:`controller.tournament.messages`, parsed and checked there) in
+whatever order and however many times they arrive, drops duplicates by ``(table, seq)``,
+applies each table's events in seq order (holding back those after a gap until it is
+filled) and keeps, per table: online/offline, the game, hand and score, the last
+events, the refusals waiting for a referee, the finished games. Every sealed record is
+saved into ``records/`` and verified with the tournament key: a record that does not
+verify, names another game or carries no seal is flagged. Results come from the
+records themselves (replayed), not from the live events.
+
+With the tournament's secret (``key``) the desk trusts only what a table proves: every
+message must carry the MAC of that table's own key (derived from the secret,
+:mod:`controller.tournament.keys`), come from a table of the roster (``tables``), be
+newer than what the table said before (seq, and the status counter ``n``) and within
+``WINDOW`` of the table's next seq. Anything else is *rejected*: never applied, kept
+in ``rejections`` and shown on every view. A record must be sealed with its table's
+key, for this tournament, table, game and match (seal v2), and played under the
+tournament's house rules (``rules``); the records on disk are checked again against
+what was collected (``reverify``) when the desk starts and on a schedule.
+
+The MQTT client is :mod:`.client`, the terminal board :mod:`.board`, the web page
+:mod:`.web`.
+
+Files in the desk's folder: ``records/<game>.truco`` (each sealed record as received),
+``results.csv`` and ``results.json`` (rewritten after every finished game and on
+``export``), ``events.jsonl`` (every message accepted, so a restarted desk resumes; it
+is read back through the same checks).
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import csv
+import datetime
+import hashlib
+import io
+import json
+import logging
+import re
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+from ...engine import HouseRules
+from ...transcript import TranscriptError, parse, replay
+from ..keys import derive_table_key
+from ..messages import (
+    Event,
+    EventKind,
+    Message,
+    Record,
+    RejectedMessage,
+    Status,
+    UnknownTable,
+    parse_message,
+)
+from ..outbox import atomic_write
+from ..profile import profile_problems, tournament_profile
+from ..seal import NO_MATCH, TAG_MARK, NotSealedError, SealError, TournamentKey, verify
+from ..topics import check_name, tournament_prefix
+
+__all__ = [
+    "WINDOW",
+    "Copy",
+    "DeskState",
+    "GameResult",
+    "Refusal",
+    "Rejection",
+    "TableState",
+    "rules_problems",
+    "unseal",
+]
+
+log = logging.getLogger(__name__)
+
+RESULT_FIELDS: Final = (
+    "tournament",
+    "table",
+    "game",
+    "winner",
+    "score_0",
+    "score_1",
+    "hands",
+    "verdict",
+    "detail",
+    "key_id",
+    "rules",
+    "record",
+    "finished_at",
+    "checked_at",
+    "copies",
+)
+_TAG_RE: Final = re.compile(re.escape(TAG_MARK) + r"[0-9a-f]{64}$")
+GAP_WAIT_S: Final = 0.5  # a gap older than this is asked for again
+STALL_S: Final = 2.0  # a table that announced more than we have, silent this long
+#: How far ahead of a table's next seq a message may be (further: rejected).
+WINDOW: Final = 1_000
+#: Most messages one resend request asks for (the table serves at most as many).
+RESEND_MAX: Final = 500
+REVERIFY_S: Final = 60.0  # records on disk are checked again this often
+#: Characters never printed from the network: C0/C1 controls (ESC and so on), DEL,
+#: bidirectional overrides and isolates (they reorder what the referee reads).
+_CONTROL_RE: Final = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def clean(text: object, limit: int = 200) -> str:
+    """A text from the network made safe for a terminal: control characters removed,
+    at most ``limit`` characters."""
+    return _CONTROL_RE.sub("", str(text))[:limit]
+
+
+def rules_problems(played: HouseRules, wanted: HouseRules) -> list[str]:
+    """How ``played`` differs from the tournament's house rules ``wanted`` (under the
+    tournament profile): one ``key=played (the tournament's: value)`` each."""
+    have = played.to_options()
+    want = tournament_profile(wanted).to_options()
+    return [
+        f"{k}={have[k]} (the tournament plays {k}={want[k]})"
+        for k in want
+        if have.get(k) != want[k] and k not in ("claims", "implicit_quiero")
+    ]
+
+
+def _rules_from_line(line: str) -> HouseRules | None:
+    try:
+        words = line.split()[1:] if line.startswith("table") else line.split()
+        return HouseRules.from_options(dict(w.split("=", 1) for w in words))
+    except ValueError:
+        return None
+
+
+def unseal(sealed: str) -> str:
+    """The record without its tags and seal line (what the table archived)."""
+    out = []
+    for line in sealed.replace("\r\n", "\n").split("\n"):
+        if line.startswith("#~seal "):
+            continue
+        out.append(_TAG_RE.sub("", line))
+    text = "\n".join(out)
+    return text if text.endswith("\n") else text + "\n"
+
+
+# ---------------------------------------------------------------------------- the state
+
+
+@dataclass
+class Refusal:
+    table: str
+    seq: int
+    ts: float
+    game: str
+    seat: int | None
+    action: str | None
+    code: str
+    text: str
+
+
+@dataclass
+class Rejection:
+    """A message the desk refused: never applied, shown to the referee."""
+
+    ts: float
+    table: str  # as the topic names it (cleaned)
+    topic: str
+    reason: str
+
+    def row(self) -> dict[str, Any]:
+        return {"ts": self.ts, "table": self.table, "topic": self.topic, "reason": self.reason}
+
+
+@dataclass
+class Copy:
+    """One file of a game's record as collected: the first, or a conflicting one."""
+
+    record: str  # file name under records/
+    sha256: str
+    verdict: str
+    detail: str
+    score: tuple[int, int] | None
+    winner: int | None
+
+    def row(self) -> dict[str, Any]:
+        return {
+            "record": self.record,
+            "sha256": self.sha256,
+            "verdict": self.verdict,
+            "detail": self.detail,
+            "score": list(self.score) if self.score is not None else None,
+            "winner": self.winner,
+        }
+
+
+@dataclass
+class GameResult:
+    tournament: str
+    table: str
+    game: str
+    winner: int | None
+    score: tuple[int, int]
+    hands: int
+    verdict: str  # intact | tampered | unsealed | unchecked | unreadable
+    detail: str
+    key_id: str | None
+    rules: str
+    record: str  # file name under records/
+    finished_at: float
+    problems: list[str] = field(default_factory=list)
+    copies: int = 1  # the same game received with a different record: flagged
+    match: str = NO_MATCH
+    sha256: str = ""  # of the record as collected (the file is checked against it)
+    other_copies: list[Copy] = field(default_factory=list)
+    checked_at: float | None = None  # last time the file on disk was checked
+    at_rest: str | None = None  # what the last check found wrong (None: nothing)
+
+    def row(self) -> dict[str, Any]:
+        return {
+            "tournament": self.tournament,
+            "table": self.table,
+            "game": self.game,
+            "winner": self.winner,
+            "score_0": self.score[0],
+            "score_1": self.score[1],
+            "hands": self.hands,
+            "verdict": self.verdict,
+            "detail": "; ".join([self.detail, *self.problems]),
+            "key_id": self.key_id,
+            "rules": self.rules,
+            "record": self.record,
+            "finished_at": _iso(self.finished_at),
+            "checked_at": _iso(self.checked_at) if self.checked_at is not None else "",
+            "copies": " ".join(
+                f"{c.record}:{c.verdict}"
+                + (f":{c.score[0]}-{c.score[1]}" if c.score is not None else "")
+                for c in self.other_copies
+            ),
+        }
+
+    def full(self) -> dict[str, Any]:
+        """The row, ``ok``, and every conflicting copy with its own verdict (JSON)."""
+        return self.row() | {
+            "ok": self.ok,
+            "match": self.match,
+            "sha256": self.sha256,
+            "copies": [c.row() for c in self.other_copies],
+        }
+
+    @property
+    def ok(self) -> bool:
+        return self.verdict == "intact" and not self.problems and self.copies == 1
+
+
+def _iso(ts: float) -> str:
+    return (
+        datetime.datetime.fromtimestamp(ts, datetime.UTC)
+        .isoformat(timespec="seconds")
+        .replace("+00:00", "Z")
+    )
+
+
+@dataclass
+class TableState:
+    table: str
+    online: bool | None = None
+    status_ts: float | None = None
+    offline_reason: str | None = None
+    rules: str | None = None
+    target: int = 30
+    players: int = 2
+    game: str | None = None
+    hand: int = 0
+    score: tuple[int, int] = (0, 0)
+    last: collections.deque[str] = field(default_factory=lambda: collections.deque(maxlen=6))
+    refusals: list[Refusal] = field(default_factory=list)
+    games: list[str] = field(default_factory=list)
+    next_seq: int = 1
+    buffered: dict[int, Event | Record] = field(default_factory=dict)
+    duplicates: int = 0
+    applied: int = 0
+    known_seq: int = 0
+    last_progress: float = 0.0
+    last_request: float = 0.0
+    received_at: float = 0.0
+    last_seen: float | None = None  # desk clock, last authenticated message
+    status_n: int = -1  # the last status counter accepted
+    held_since: float | None = None  # messages held back for a gap since then
+    rejected: int = 0
+    rules_problems: list[str] = field(default_factory=list)
+
+    def summary(self, now: float | None = None) -> dict[str, Any]:
+        return {
+            "table": self.table,
+            "online": self.online,
+            "offline_reason": self.offline_reason,
+            "rules": self.rules,
+            "target": self.target,
+            "players": self.players,
+            "game": self.game,
+            "hand": self.hand,
+            "score": list(self.score),
+            "last": list(self.last),
+            "refusals": [
+                {k: v for k, v in r.__dict__.items() if k != "table"} for r in self.refusals
+            ],
+            "games": list(self.games),
+            "seq": self.next_seq - 1,
+            "waiting": sorted(self.buffered),
+            "held_back": len(self.buffered),
+            "held_since": self.held_since,
+            "waiting_for": self.next_seq if self.buffered else None,
+            "duplicates": self.duplicates,
+            "rejected": self.rejected,
+            "last_seen": self.last_seen,
+            "silent_s": round(now - self.last_seen, 1)
+            if now is not None and self.last_seen is not None
+            else None,
+            "rules_problems": list(self.rules_problems),
+        }
+
+
+class DeskState:
+    """Everything the desk knows (see the module docstring); thread-safe.
+
+    ``key`` is the tournament's secret (each table's key is derived from it); ``tables``
+    the roster (messages from any other table are rejected); ``rules`` the tournament's
+    house rules (records played under others are flagged).
+    """
+
+    def __init__(
+        self,
+        tournament: str,
+        *,
+        out_dir: str | Path | None = None,
+        key: TournamentKey | None = None,
+        profile: str | None = None,
+        tables: Sequence[str] | None = None,
+        rules: HouseRules | None = None,
+        track_latency: bool = False,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.tournament = check_name("tournament", tournament)
+        self.prefix = tournament_prefix(tournament) + "/"
+        self.key = key
+        self.profile = profile
+        self.rules = rules
+        self.roster = tuple(check_name("table id", t) for t in tables) if tables else None
+        self.clock = clock
+        self.tables: dict[str, TableState] = {}
+        self.results: dict[str, GameResult] = {}
+        self.rejections: collections.deque[Rejection] = collections.deque(maxlen=200)
+        self.rejected = 0
+        self.broker_connected: bool | None = None  # None: not connected yet
+        self.broker_since: float | None = None
+        self.track_latency = track_latency
+        self.latencies: list[float] = []  # seconds from the table's event to its delivery
+        self.max_latency = 0.0
+        self.received = 0
+        self.duplicates = 0
+        self.last_reverify: float | None = None
+        self.lock = threading.RLock()
+        self.on_finished: list[Callable[[GameResult], None]] = []
+        self._keys: dict[str, bytes] = {}
+        self.out_dir = Path(out_dir) if out_dir is not None else None
+        self._log: io.TextIOWrapper | None = None
+        if self.out_dir is not None:
+            (self.out_dir / "records").mkdir(parents=True, exist_ok=True)
+            self._reload()
+            self._log = open(self.out_dir / "events.jsonl", "a", encoding="utf-8")  # noqa: SIM115
+            self.reverify()
+
+    # ------------------------------------------------------------------ keys
+
+    def key_for(self, table: str) -> bytes | None:
+        """The key of ``table`` (derived from the secret); ``None`` for a table outside
+        the roster, or without a secret."""
+        if self.key is None or (self.roster is not None and table not in self.roster):
+            return None
+        key = self._keys.get(table)
+        if key is None:
+            try:
+                key = self._keys[table] = derive_table_key(self.key.key, self.tournament, table)
+            except ValueError:
+                return None
+        return key
+
+    # ------------------------------------------------------------------ the broker
+
+    def broker_up(self, now: float | None = None) -> None:
+        with self.lock:
+            if self.broker_connected is not True:
+                self.broker_connected, self.broker_since = (
+                    True,
+                    self.clock() if now is None else now,
+                )
+
+    def broker_down(self, now: float | None = None) -> None:
+        with self.lock:
+            if self.broker_connected is not False:
+                self.broker_connected = False
+                self.broker_since = self.clock() if now is None else now
+
+    # ------------------------------------------------------------------ input
+
+    def _reload(self) -> None:
+        assert self.out_dir is not None
+        path = self.out_dir / "events.jsonl"
+        if not path.exists():
+            return
+        count = 0
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                with contextlib.suppress(ValueError, KeyError, TypeError):
+                    obj = json.loads(line)
+                    self.handle(
+                        obj["topic"], obj["payload"].encode("utf-8"), obj["t"], journal=False
+                    )
+                    count += 1
+        for t in self.tables.values():
+            t.online = None  # unknown until the broker tells again
+        log.info("desk: resumed from %s (%d messages)", path, count)
+
+    def table(self, table_id: str) -> TableState:
+        state = self.tables.get(table_id)
+        if state is None:
+            state = self.tables[table_id] = TableState(table_id)
+        return state
+
+    def _reject(self, topic: str, reason: str, now: float, table: str | None = None) -> None:
+        if table is None:
+            rest = topic[len(self.prefix) :] if topic.startswith(self.prefix) else topic
+            table = rest.split("/", 1)[0]
+        table = clean(table, 64)
+        self.rejected += 1
+        if table in self.tables:
+            self.tables[table].rejected += 1
+        self.rejections.append(Rejection(now, table, clean(topic, 160), clean(reason)))
+        log.warning("desk: rejected a message on %r: %s", topic[:160], reason)
+
+    def handle(
+        self,
+        topic: str,
+        payload: bytes | bytearray,
+        now: float | None = None,
+        *,
+        journal: bool = True,
+    ) -> None:
+        """One message from the broker (any order, any number of times)."""
+        now = self.clock() if now is None else now
+        keys = self.key_for if self.key is not None else None
+        with self.lock:
+            try:
+                message = parse_message(self.prefix, topic, payload, keys)
+            except UnknownTable as e:
+                self._reject(topic, str(e), now)
+                return
+            except RejectedMessage as e:
+                self._reject(topic, str(e), now)
+                return
+            if message is None:
+                return
+            if self.key is None and self.roster is not None and message.table not in self.roster:
+                self._reject(topic, f"{message.table} is not a table of this tournament", now)
+                return
+            why = self._refuse(message)
+            if why is not None:
+                self._reject(topic, why, now, message.table)
+                return
+            t = self.table(message.table)
+            t.received_at = now
+            t.last_seen = now
+            if isinstance(message, Status):
+                t.status_n = message.n
+                t.online = message.online
+                t.offline_reason = message.reason
+                t.status_ts = now
+                t.known_seq = max(t.known_seq, min(message.seq, t.next_seq - 1 + WINDOW))
+                self._journal(journal, now, topic, payload)
+                return
+            seq = message.seq
+            self.received += 1
+            if isinstance(message, Record):
+                self._record(t, message, now, write=journal)
+            if seq < t.next_seq or seq in t.buffered:
+                t.duplicates += 1
+                self.duplicates += 1
+                return
+            self._journal(journal, now, topic, payload)
+            t.known_seq = max(t.known_seq, seq)
+            t.buffered[seq] = message
+            while t.next_seq in t.buffered:
+                pending = t.buffered.pop(t.next_seq)
+                t.next_seq += 1
+                t.applied += 1
+                t.last_progress = now
+                if isinstance(pending, Event):
+                    self._apply(t, pending, now)
+            if t.buffered and t.held_since is None:
+                t.held_since = now
+            elif not t.buffered:
+                t.held_since = None
+
+    def _refuse(self, m: Message) -> str | None:
+        """Why an authentic message is still not taken (``None``: it is)."""
+        t = self.tables.get(m.table)
+        if isinstance(m, Status):
+            if self.key is not None and t is not None and m.n <= t.status_n:
+                return f"replayed status (counter {m.n}, the table is at {t.status_n})"
+            return None
+        next_seq = t.next_seq if t is not None else 1
+        if m.seq > next_seq - 1 + WINDOW:
+            return f"seq {m.seq} is outside the window ({next_seq}..{next_seq - 1 + WINDOW})"
+        if isinstance(m, Record) and not m.game.startswith(f"{m.table}-g"):
+            return f"{m.table} sent a record of another table's game ({m.game})"
+        return None
+
+    def _journal(self, journal: bool, now: float, topic: str, payload: bytes | bytearray) -> None:
+        if journal and self._log is not None:
+            self._log.write(
+                json.dumps(
+                    {"t": now, "topic": topic, "payload": bytes(payload).decode("utf-8")},
+                    ensure_ascii=False,
+                )
+                + "\n"
+            )
+            self._log.flush()
+
+    def _apply(self, t: TableState, e: Event, now: float) -> None:
+        if e.ts:
+            latency = now - e.ts
+            self.max_latency = max(self.max_latency, latency)
+            if self.track_latency:
+                self.latencies.append(latency)
+        t.game = e.game
+        if e.hand is not None:
+            t.hand = e.hand
+        if e.score is not None:
+            t.score = e.score
+        if e.rules is not None:
+            t.rules = e.rules
+            parsed = _rules_from_line(e.rules)
+            if parsed is not None:
+                t.target, t.players = parsed.target, parsed.players
+                t.rules_problems = (
+                    rules_problems(parsed, self.rules) if self.rules is not None else []
+                )
+        if e.kind is EventKind.DEAL:
+            t.last.append(f"mano {t.hand}")
+        elif e.kind in (EventKind.ACTION, EventKind.UNDO):
+            t.last.append(e.text)
+        elif e.kind is EventKind.REFUSAL:
+            t.last.append(e.text)
+            t.refusals.append(
+                Refusal(t.table, e.seq, e.ts or now, e.game, e.seat, e.action, e.code or "", e.text)
+            )
+        elif e.kind is EventKind.NEW_GAME:
+            t.last.append("partida nueva")
+        elif e.kind is EventKind.FINISHED:
+            t.last.append(f"gana el equipo {e.winner} {t.score[0]}-{t.score[1]}")
+        elif e.kind is EventKind.ABANDONED:
+            t.last.append("partida abandonada")
+
+    def _record(self, t: TableState, r: Record, now: float, *, write: bool = True) -> None:
+        """A record: saved (``write``; a desk reading its journal back only checks the
+        file against it), judged, and the game's result unless it has one."""
+        game, text = r.game, r.record
+        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        name = f"{game}.truco"
+        existing = self.results.get(game)
+        if existing is not None:
+            if digest == existing.sha256 or any(c.sha256 == digest for c in existing.other_copies):
+                return  # the same record again
+            existing.copies += 1
+            name = f"{game}.copy-{existing.copies}.truco"
+            existing.problems.append(f"a different record of this game came as {name}")
+        if self.out_dir is not None and write:
+            atomic_write(self.out_dir / "records" / name, text.encode("utf-8"), fsync=False)
+        result = self._judge(t.table, r, name, now)
+        result.sha256 = digest
+        if existing is not None:
+            existing.other_copies.append(
+                Copy(name, digest, result.verdict, "; ".join([result.detail, *result.problems]),
+                     result.score if result.verdict != "unreadable" else None, result.winner)
+            )  # fmt: skip
+            log.error("desk: %s sent another record for %s (%s)", t.table, game, name)
+            self.export()
+            return
+        self.results[game] = result
+        if game not in t.games:
+            t.games.append(game)
+        if result.verdict != "intact" or result.problems:
+            log.error(
+                "desk: record %s: %s %s %s", game, result.verdict, result.detail, result.problems
+            )
+        self.export()
+        for callback in self.on_finished:
+            callback(result)
+
+    def _check_seal(self, table: str, r: Record) -> tuple[str, str, str | None]:
+        """(verdict, detail, key id) of a record's seal, with the table's key."""
+        key = self.key_for(table)
+        if key is None:
+            if self.key is None:
+                return "unchecked", "no tournament key at the desk", None
+            return "tampered", f"{table} is not a table of this tournament", None
+        try:
+            v = verify(r.record, key)
+        except NotSealedError:
+            return "unsealed", "the record carries no seal", None
+        except SealError as e:
+            return "unreadable", str(e), None
+        if not v.ok:
+            return "tampered", f"line {v.first_bad_line}: {v.reason}", None
+        if v.tournament is None:
+            return "tampered", "an old v1 seal: it does not name the tournament and table", None
+        bound = {"tournament": self.tournament, "table": table, "game": r.game,
+                 "match": r.match or NO_MATCH}  # fmt: skip
+        found = {"tournament": v.tournament, "table": v.table, "game": v.game_id,
+                 "match": v.match}  # fmt: skip
+        for what, wanted in bound.items():
+            if found[what] != wanted:
+                return "tampered", f"sealed for {what} {found[what]}, sent as {wanted}", None
+        return "intact", f"{v.lines} lines", v.key_id
+
+    def _judge(self, table: str, r: Record, name: str, now: float) -> GameResult:
+        text = r.record
+        verdict, detail, key_id = self._check_seal(table, r)
+        plain = text
+        sealed = any(line.startswith("#~seal ") for line in text.splitlines())
+        if sealed:
+            plain = unseal(text)
+        problems: list[str] = []
+        winner: int | None = None
+        score: tuple[int, int] = (0, 0)
+        hands = 0
+        rules = ""
+        try:
+            replayed = replay(parse(plain)).game
+        except TranscriptError as e:
+            problems.append(f"the record does not replay (line {e.line}: {e.message})")
+            if verdict == "intact":
+                verdict = "unreadable"
+        else:
+            winner, score, hands = replayed.winner, replayed.score, replayed.hand_number
+            rules = replayed.rules.to_line()
+            if winner is None:
+                problems.append("the record ends before the game was won")
+            reported = r.score
+            if reported is not None and reported != score:
+                problems.append(f"the table reported {reported[0]}-{reported[1]}")
+            if self.profile == "tournament":
+                problems.extend(profile_problems(replayed.rules))
+            if self.rules is not None:
+                problems.extend(
+                    f"other house rules: {p}" for p in rules_problems(replayed.rules, self.rules)
+                )
+        return GameResult(
+            self.tournament,
+            table,
+            r.game,
+            winner,
+            score,
+            hands,
+            verdict,
+            detail,
+            key_id,
+            rules,
+            name,
+            r.ts or now,
+            problems,
+            match=r.match or NO_MATCH,
+        )
+
+    # ------------------------------------------------------------------ records at rest
+
+    def reverify(self, now: float | None = None) -> list[str]:
+        """Check every collected record file against what was collected (its SHA-256)
+        and its seal again; a file changed or gone makes its game *tampered*. Returns the
+        games found tampered now."""
+        now = self.clock() if now is None else now
+        found: list[str] = []
+        with self.lock:
+            self.last_reverify = now
+            if self.out_dir is None:
+                return found
+            for result in self.results.values():
+                files: list[tuple[str, str, Copy | None]] = [(result.record, result.sha256, None)]
+                files += [(c.record, c.sha256, c) for c in result.other_copies]
+                problems = []
+                for name, digest, copy in files:
+                    path = self.out_dir / "records" / name
+                    try:
+                        data = path.read_bytes()
+                    except OSError:
+                        problems.append(f"{name} is gone from the records folder")
+                    else:
+                        if hashlib.sha256(data).hexdigest() != digest:
+                            problems.append(f"{name} changed on disk after it was collected")
+                        else:
+                            continue
+                    if copy is not None:
+                        copy.verdict = "tampered"
+                result.checked_at = now
+                at_rest = "; ".join(problems) or None
+                if at_rest is not None and result.at_rest != at_rest:
+                    log.error("desk: record %s: %s", result.game, at_rest)
+                    found.append(result.game)
+                    result.verdict = "tampered"
+                    result.detail = f"at rest: {at_rest}"
+                result.at_rest = at_rest
+        if found:
+            self.export()
+        return found
+
+    # ------------------------------------------------------------------ the referee
+
+    def ack(self, table: str, seq: int | None = None) -> int:
+        """A referee saw a table's refusal (``seq``) or all of them; returns how many."""
+        with self.lock:
+            t = self.tables.get(table)
+            if t is None:
+                return 0
+            before = len(t.refusals)
+            t.refusals = [r for r in t.refusals if seq is not None and r.seq != seq]
+            return before - len(t.refusals)
+
+    # ------------------------------------------------------------------ gaps
+
+    def gaps(self, now: float | None = None) -> list[tuple[str, int, int]]:
+        """``(table, first, last)`` ranges to ask the tables for again (at most
+        ``RESEND_MAX`` messages each)."""
+        now = self.clock() if now is None else now
+        out = []
+        with self.lock:
+            for t in self.tables.values():
+                if now - t.last_request < GAP_WAIT_S:
+                    continue
+                if t.buffered:
+                    oldest = min(t.buffered)
+                    if now - t.received_at >= GAP_WAIT_S or len(t.buffered) > 50:
+                        last = min(oldest - 1, t.next_seq + RESEND_MAX - 1)
+                        out.append((t.table, t.next_seq, last))
+                        t.last_request = now
+                elif t.online and t.known_seq >= t.next_seq and now - t.last_progress >= STALL_S:
+                    last = min(t.known_seq, t.next_seq + RESEND_MAX - 1)
+                    out.append((t.table, t.next_seq, last))
+                    t.last_request = now
+        return out
+
+    # ------------------------------------------------------------------ output
+
+    def results_list(self) -> list[GameResult]:
+        with self.lock:
+            return sorted(self.results.values(), key=lambda r: (r.table, r.game))
+
+    def snapshot(self) -> dict[str, Any]:
+        with self.lock:
+            now = self.clock()
+            tables = [self.tables[k].summary(now) for k in sorted(self.tables)]
+            if self.roster is not None:  # the roster's tables never heard from, too
+                tables += [TableState(k).summary(now) for k in self.roster if k not in self.tables]
+                tables.sort(key=lambda t: t["table"])
+            results = [r.full() for r in self.results_list()]
+            return {
+                "tournament": self.tournament,
+                "time": now,
+                "broker": {
+                    "connected": self.broker_connected,
+                    "since": self.broker_since,
+                    "for_s": round(now - self.broker_since, 1)
+                    if self.broker_since is not None
+                    else None,
+                },
+                "tables": tables,
+                "results": results,
+                "online": sum(1 for t in self.tables.values() if t.online)
+                if self.broker_connected is not False
+                else 0,
+                "held_back": [t["table"] for t in tables if t["held_back"]],
+                "refusals_pending": sum(len(t.refusals) for t in self.tables.values()),
+                "flagged": sum(1 for r in self.results.values() if not r.ok),
+                "rejected": self.rejected,
+                "rejections": [r.row() for r in list(self.rejections)[-50:]],
+                "received": self.received,
+                "duplicates": self.duplicates,
+                "max_latency_s": round(self.max_latency, 4),
+                "house_rules": tournament_profile(self.rules).to_line()
+                if self.rules is not None
+                else None,
+                "last_reverify": self.last_reverify,
+            }
+
+    def results_csv(self) -> str:
+        buf = io.StringIO()
+        writer = csv.DictWriter(buf, fieldnames=RESULT_FIELDS, lineterminator="\n")
+        writer.writeheader()
+        for r in self.results_list():
+            writer.writerow(r.row())
+        return buf.getvalue()
+
+    def results_json(self) -> str:
+        snap = self.snapshot()
+        data = {
+            "tournament": self.tournament,
+            "exported_at": snap["time"],
+            "house_rules": snap["house_rules"],
+            "games": [r.full() for r in self.results_list()],
+            "tables": [
+                {
+                    "table": t["table"],
+                    "online": t["online"],
+                    "game": t["game"],
+                    "score": t["score"],
+                    "games_finished": t["games"],
+                    "refusals_pending": len(t["refusals"]),
+                    "last_seen": t["last_seen"],
+                    "rejected": t["rejected"],
+                }
+                for t in snap["tables"]
+            ],
+            "rejected": snap["rejected"],
+            "rejections": snap["rejections"],
+        }
+        return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+
+    def export(self, out_dir: str | Path | None = None) -> tuple[Path, Path] | None:
+        """Write ``results.csv`` and ``results.json`` (atomically); their paths."""
+        folder = Path(out_dir) if out_dir is not None else self.out_dir
+        if folder is None:
+            return None
+        folder.mkdir(parents=True, exist_ok=True)
+        with self.lock:
+            csv_text, json_text = self.results_csv(), self.results_json()
+        atomic_write(folder / "results.csv", csv_text.encode("utf-8"), fsync=False)
+        atomic_write(folder / "results.json", json_text.encode("utf-8"), fsync=False)
+        return folder / "results.csv", folder / "results.json"
+
+    def close(self) -> None:
+        self.export()
+        if self._log is not None:
+            self._log.close()
+            self._log = None

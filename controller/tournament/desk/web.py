@@ -1,0 +1,231 @@
+"""The desk's web page: the scoreboard, its JSON, the results and records, on the loopback.
+
+``serve_http(state, port)`` serves ``/`` (the page, refreshed every second from
+``/api/state``), ``/results.csv``, ``/results.json``, ``/records/<file>``, the
+matchstick pictures ``/sticks/<points>-<target>.png`` and ``POST /api/ack`` (a referee
+saw a refusal), in a daemon thread, on 127.0.0.1 only.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import logging
+import re
+import threading
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Final
+from urllib.parse import unquote, urlsplit
+
+from ..topics import encode
+from .picture import sticks_png
+from .state import DeskState
+
+__all__ = ["serve_http"]
+
+log = logging.getLogger(__name__)
+
+_PAGE: Final = """<!doctype html>
+<html lang="es"><head><meta charset="utf-8"><title>Torneo de truco</title>
+<style>
+body{font-family:system-ui,sans-serif;margin:1em;background:#0f3d24;color:#f4f1e8}
+table{border-collapse:collapse;width:100%}td,th{padding:.3em .5em;border-bottom:1px solid #2d6b46;
+text-align:left;vertical-align:middle}th{font-weight:600}.off{color:#ff8a80;font-weight:700}
+.on{color:#b9f6ca}.bad{background:#7f1d1d}.n{font-variant-numeric:tabular-nums;text-align:right}
+img{image-rendering:pixelated;background:#000;border-radius:3px}button{font-size:.8em}
+a{color:#ffe082}.muted{color:#a5c8b3;font-size:.85em}
+#broker{padding:.6em 1em;border-radius:4px;font-weight:700;display:none}
+#broker.lost{display:block;background:#b71c1c;color:#fff}.stale td{opacity:.55}
+.held{color:#ffe082;font-weight:700}
+</style></head><body>
+<div id="broker" role="alert"></div>
+<h1 id="title">Torneo</h1><p id="summary" class="muted"></p>
+<table><thead><tr><th>Mesa</th><th>Estado</th><th>Visto hace</th><th>Partida</th>
+<th class="n">Mano</th><th>Equipo 0</th><th class="n"></th><th>Equipo 1</th><th class="n"></th>
+<th>Rechazos para el árbitro</th><th>Últimas jugadas</th></tr></thead>
+<tbody id="tables"></tbody></table>
+<h2>Resultados</h2>
+<p><a href="/results.csv">results.csv</a> · <a href="/results.json">results.json</a></p>
+<table><thead><tr><th>Partida</th><th>Mesa</th><th>Ganador</th><th class="n">Tanteador</th>
+<th class="n">Manos</th><th>Registro</th><th>Sello</th></tr></thead>
+<tbody id="results"></tbody></table>
+<h2>Mensajes rechazados</h2>
+<p class="muted">Nunca se aplican: sin firma válida, de una mesa que no es del torneo,
+repetidos o fuera de secuencia.</p>
+<table><thead><tr><th>Hora</th><th>Mesa</th><th>Motivo</th></tr></thead>
+<tbody id="rejections"></tbody></table>
+<script>
+const ESC = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"};
+const esc = s => String(s ?? "").replace(/[&<>"']/g, c => ESC[c]);
+const sticks = (p, t) => `<img alt="${p}" src="/sticks/${p}-${t}.png" width="126" height="76">`;
+const hhmmss = ts => ts == null ? "" : new Date(ts * 1000).toLocaleTimeString("es-AR");
+const ago = s => s == null ? "nunca" : s < 120 ? `${Math.round(s)} s`
+  : s < 7200 ? `${Math.round(s / 60)} min` : `${Math.round(s / 3600)} h`;
+const online = (t, down) => t.held_back ? `RETENIDA (espera la #${t.waiting_for})`
+  : down || t.online === null ? "?" : t.online ? "en línea"
+  : t.offline_reason === "stopped" ? "apagada" : "FUERA DE LÍNEA";
+const refusal = (t, r) => `<div>${esc(r.text)}
+  <button data-table="${esc(t.table)}" data-seq="${r.seq}">visto</button></div>`;
+document.addEventListener("click", async ev => {
+  const b = ev.target.closest("button[data-table]");
+  if (!b) return;
+  await fetch("/api/ack", {method: "POST", headers: {"Content-Type": "application/json"},
+    body: JSON.stringify({table: b.dataset.table, seq: Number(b.dataset.seq)})});
+  refresh();
+});
+let lastOk = null;
+function lost(text) {
+  const el = document.getElementById("broker");
+  el.className = text ? "lost" : ""; el.textContent = text || "";
+  document.getElementById("tables").classList.toggle("stale", !!text);
+}
+async function refresh() {
+  let s;
+  try { s = await (await fetch("/api/state")).json(); } catch (e) {
+    lost("SIN CONEXIÓN CON LA MESA DE CONTROL" +
+      (lastOk ? ` desde las ${hhmmss(lastOk)}: los datos no están al día` : ""));
+    return;
+  }
+  lastOk = s.time;
+  const down = s.broker.connected === false;
+  lost(down ? `SIN CONEXIÓN CON EL BROKER desde las ${hhmmss(s.broker.since)} ` +
+    `(hace ${ago(s.broker.for_s)}): estados y tanteadores como se oyeron por última vez`
+    : s.broker.connected === null ? "Todavía sin conexión con el broker" : "");
+  document.getElementById("title").textContent = "Torneo " + s.tournament;
+  document.getElementById("summary").textContent =
+    `${s.tables.length} mesas, ${s.online} en línea · ${s.results.length} partidas terminadas · ` +
+    `${s.refusals_pending} rechazos para el árbitro · ${s.flagged} registros señalados · ` +
+    `${s.rejected} mensajes rechazados · demora máxima ${s.max_latency_s} s` +
+    (s.house_rules ? ` · reglas: ${s.house_rules}` : "");
+  document.getElementById("tables").innerHTML = s.tables.map(t => `<tr>
+    <td>${esc(t.table)}</td>
+    <td class="${t.held_back ? "held" : t.online && !down ? "on" : "off"}">${esc(online(t, down))}
+    ${t.rules_problems.length ? `<div class="off">OTRAS REGLAS:
+      ${esc(t.rules_problems.join("; "))}</div>` : ""}</td>
+    <td class="n">${ago(t.silent_s)}</td>
+    <td>${esc(t.game)}</td><td class="n">${t.hand}</td>
+    <td>${sticks(t.score[0], t.target)}</td><td class="n">${t.score[0]}</td>
+    <td>${sticks(t.score[1], t.target)}</td><td class="n">${t.score[1]}</td>
+    <td>${t.refusals.map(r => refusal(t, r)).join("")}</td>
+    <td class="muted">${t.last.map(esc).join("<br>")}</td></tr>`).join("");
+  document.getElementById("results").innerHTML = s.results.map(r => `
+    <tr class="${r.ok ? "" : "bad"}"><td>${esc(r.game)}</td><td>${esc(r.table)}</td>
+    <td>equipo ${esc(r.winner)}</td><td class="n">${r.score_0}-${r.score_1}</td>
+    <td class="n">${r.hands}</td>
+    <td><a href="/records/${encodeURIComponent(r.record)}">${esc(r.record)}</a>
+    ${r.copies.map(c => `<div>${esc(c.record)}: ${esc(c.verdict)}</div>`).join("")}</td>
+    <td>${esc(r.verdict === "tampered" ? "ADULTERADO" : r.verdict)}${
+      r.ok ? "" : ": " + esc(r.detail)}</td></tr>`).join("");
+  document.getElementById("rejections").innerHTML = s.rejections.slice().reverse().map(j => `
+    <tr><td>${hhmmss(j.ts)}</td><td>${esc(j.table)}</td><td>${esc(j.reason)}</td></tr>`).join("");
+}
+refresh(); setInterval(refresh, 1000);
+</script></body></html>
+"""
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server_version = "truco-desk"
+    state: DeskState  # set on the subclass made by serve_http
+
+    def log_message(self, format: str, *args: Any) -> None:
+        log.debug("http: " + format, *args)
+
+    def _send(self, status: int, body: bytes, kind: str) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("X-Frame-Options", "DENY")
+        self.send_header(
+            "Content-Security-Policy",
+            "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+            "img-src 'self'; frame-ancestors 'none'",
+        )
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _own_host(self) -> bool:
+        """The request names this server (``127.0.0.1:PORT``, ``localhost:PORT``,
+        ``[::1]:PORT``): a page loaded from any other name (DNS rebinding) gets nothing."""
+        port = getattr(self.server, "server_port", 0)
+        host = self.headers.get("Host", "")
+        return host.lower() in {f"{h}:{port}" for h in ("127.0.0.1", "localhost", "[::1]")}
+
+    def _same_origin(self) -> bool:
+        """A write comes from this page: its Origin (when the browser sends one) is this
+        server, and the browser does not call it cross-site."""
+        origin = self.headers.get("Origin")
+        if origin is not None and origin != f"http://{self.headers.get('Host', '')}":
+            return False
+        return self.headers.get("Sec-Fetch-Site", "same-origin") in ("same-origin", "none")
+
+    def _refuse(self, status: int, text: str) -> None:
+        self._send(status, text.encode("utf-8") + b"\n", "text/plain; charset=utf-8")
+
+    def do_GET(self) -> None:
+        if not self._own_host():
+            self._refuse(HTTPStatus.MISDIRECTED_REQUEST, "this page answers only its own host")
+            return
+        path = unquote(urlsplit(self.path).path)
+        state = self.state
+        if path in ("/", "/index.html"):
+            self._send(200, _PAGE.encode("utf-8"), "text/html; charset=utf-8")
+        elif path == "/api/state":
+            body = json.dumps(state.snapshot(), ensure_ascii=False).encode("utf-8")
+            self._send(200, body, "application/json")
+        elif path == "/results.csv":
+            self._send(200, state.results_csv().encode("utf-8"), "text/csv; charset=utf-8")
+        elif path == "/results.json":
+            self._send(200, state.results_json().encode("utf-8"), "application/json")
+        elif path.startswith("/records/") and state.out_dir is not None:
+            name = path[len("/records/") :]
+            target = state.out_dir / "records" / name
+            if "/" in name or not name.endswith(".truco") or not target.is_file():
+                self._send(404, b"no such record\n", "text/plain")
+            else:
+                self._send(200, target.read_bytes(), "text/plain; charset=utf-8")
+        elif m := re.fullmatch(r"/sticks/([0-9]{1,3})-(15|30)\.png", path):
+            self._send(200, sticks_png(int(m[1]), int(m[2])), "image/png")
+        else:
+            self._send(404, b"not found\n", "text/plain")
+
+    def do_POST(self) -> None:
+        if not self._own_host():
+            self._refuse(HTTPStatus.MISDIRECTED_REQUEST, "this page answers only its own host")
+            return
+        if not self._same_origin():
+            self._refuse(HTTPStatus.FORBIDDEN, "cross-origin writes are refused")
+            return
+        path = urlsplit(self.path).path
+        # JSON only: a cross-site form cannot send it without a CORS preflight we never answer
+        if path != "/api/ack" or not self.headers.get("Content-Type", "").startswith(
+            "application/json"
+        ):
+            self._send(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain")
+            return
+        try:
+            length = min(int(self.headers.get("Content-Length", "0")), 10_000)
+            body = json.loads(self.rfile.read(length) or b"{}")
+            table = str(body["table"])
+            seq = body.get("seq")
+            seq = int(seq) if seq is not None else None
+        except (ValueError, KeyError, TypeError):
+            self._send(HTTPStatus.BAD_REQUEST, b"expected {table, seq}\n", "text/plain")
+            return
+        done = self.state.ack(table, seq)
+        self._send(200, encode({"acknowledged": done}), "application/json")
+
+
+def serve_http(state: DeskState, port: int = 8080, host: str = "127.0.0.1") -> ThreadingHTTPServer:
+    """Serve the scoreboard on ``host:port`` (loopback only) in a daemon thread;
+    ``server.server_address`` has the port (``port=0``: any free one)."""
+    if not ipaddress.ip_address(host).is_loopback:
+        raise ValueError(f"the desk's page is served on the loopback only, not {host}")
+    handler = type("DeskHandler", (_Handler,), {"state": state})
+    server = ThreadingHTTPServer((host, port), handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, name="desk-http", daemon=True).start()
+    return server
