@@ -20,12 +20,11 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from ..engine import Card, HouseRules, RefusalCode
 from ..table.controls import Button
 from ..table.notify import Notifier
-from ..table.run_mock import MockRun
 from ..table.table import DealReading
 from ..transcript import (
     ActionStmt,
@@ -43,6 +42,9 @@ from ..transcript import (
     result_json,
 )
 from .words import LANGS
+
+if TYPE_CHECKING:  # the mock table loads only for --mock: `run --config` never imports it
+    from ..table.run_mock import MockRun
 
 __all__ = ["HELP", "KEYS", "add_house_rules", "configure", "main_mock", "rules_from_args"]
 
@@ -212,6 +214,7 @@ def main_mock(
 ) -> int:
     """Run the mock table; returns the exit status."""
     from ..table.daemon import configure_logging, stop_on_signals, watchdog_interval
+    from ..table.run_mock import MockRun
     from ..table.store import GameStore
 
     if state_dir is not None and script is not None:

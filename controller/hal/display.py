@@ -115,6 +115,8 @@ class OledDisplay:
         driver = ssd1306 if c.driver == "ssd1306" else sh1106
         self._device = driver(interface, width=c.width, height=c.height, rotate=c.rotate)
         self._writer = writer_for_device(self._device)
+        if isinstance(self._writer, DisplayWriter):
+            self._writer.assume_blank()  # luma's initialisation ends by clearing the panel
 
     def show(self, image: Image.Image) -> None:
         writer = self._opened()

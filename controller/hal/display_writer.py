@@ -665,6 +665,11 @@ class DisplayWriter:
         """Forget what the panel shows: the next update sends the full frame."""
         self._last = None
 
+    def assume_blank(self) -> None:
+        """The panel is known to be dark (luma's constructor has just cleared it): the
+        next update sends only what it lights, not a second full frame."""
+        self._last = bytes(self.width * self.pages)
+
     def frame_bytes(self, image: Image.Image) -> bytes:
         if image.size != self.size:
             raise ValueError(f"image is {image.size}, the panel takes {self.size}")

@@ -85,13 +85,15 @@ def run_service(config_path: Path) -> int:
             "(enroll one with `truco-table enroll`)",
             config.decks,
         )
-    from ..tournament.table_link import connect_table, load_tournament_settings
+    tournament = None
+    if config.tournament:  # the publisher (MQTT, TLS) loads only on a tournament's table
+        from ..tournament.table_link import load_tournament_settings
 
-    try:
-        tournament = load_tournament_settings(config_path)
-    except ValueError as e:
-        print(f"truco-table: bad configuration: {e}", file=sys.stderr)
-        return 2
+        try:
+            tournament = load_tournament_settings(config_path)
+        except ValueError as e:
+            print(f"truco-table: bad configuration: {e}", file=sys.stderr)
+            return 2
     displays: list[Display] = [
         OledDisplay(config.displays[s], seat=s) if s in config.displays else _NoDisplay()
         for s in range(config.rules.players)
@@ -117,6 +119,8 @@ def run_service(config_path: Path) -> int:
     )
     closers = _start_hardware(config, service.post)
     if tournament is not None:
+        from ..tournament.table_link import connect_table
+
         publisher = connect_table(service, tournament, config.state_dir)
         closers.append(publisher.close)
         log.info(
