@@ -52,6 +52,8 @@ __all__ = [
 
 #: seq numbers beyond this are refused (a table would need centuries to reach it).
 MAX_SEQ: Final = 2**40
+#: Counters (status ``n``, a resend request's ``n``) may be clock-based: up to 2**63.
+MAX_COUNTER: Final = 2**63 - 1
 #: Longest event text kept (a deal's lines are the longest real ones).
 MAX_TEXT: Final = 2_000
 #: Longest record accepted (a long game's sealed record is well under 100 kB).
@@ -383,7 +385,7 @@ def parse_message(
         ts = f.number("ts") if "ts" in f.p else 0.0
         seq = f.whole("seq") if "seq" in f.p else 0
         reason = None if state == "online" else (f.opt_text("reason", 64) or "lost")
-        n = f.whole("n") if "n" in f.p else 0
+        n = f.whole("n", 0, MAX_COUNTER) if "n" in f.p else 0
         return Status(table, state == "online", seq, ts, reason, n)
     seq = f.whole("seq", 1)
     ts = f.number("ts") if "ts" in f.p else 0.0
@@ -452,7 +454,8 @@ def parse_resend(
     first, last = f.whole("from", 1), f.whole("to", 1)
     if last < first:
         raise MalformedMessage("to: before from")
-    return parts[0], ResendRequest(first, last, f.whole("n") if "n" in f.p else 0)
+    n = f.whole("n", 0, MAX_COUNTER) if "n" in f.p else 0
+    return parts[0], ResendRequest(first, last, n)
 
 
 def resend_topic(tournament: str, desk: str, table: str) -> str:

@@ -369,8 +369,10 @@ class TablePublisher:
 
     def _next_status_n(self) -> int:
         """The next status counter, saved before it is used (a restarted table goes on
-        above it, so an old status replayed is never newer than the table's last)."""
-        self._status_n += 1
+        above it, so an old status replayed is never newer than the table's last). It is
+        at least the wall clock in milliseconds, so it still grows when the saved counter
+        is lost with a clock that is right."""
+        self._status_n = max(self._status_n + 1, int(self.clock() * 1000))
         atomic_write(self._status_path, f"{self._status_n}\n".encode("ascii"), fsync=self._fsync)
         return self._status_n
 

@@ -451,3 +451,32 @@ def test_a_record_lost_to_a_power_cut_is_sent_after_the_restart(
     assert got[-1]["kind"] == "state" and got[-1]["game"] == "mesa01-g002"
     run.close()
     again.close(timeout=0.1)
+
+
+def test_a_real_desk_gets_a_gap_filled_by_the_table(
+    tmp_path: Path, broker: LocalBroker, key: TournamentKey
+) -> None:
+    """The desk's own resend request (its clock-based counter, its mac) is one the table
+    serves: a desk that joined late gets the events it missed."""
+    from controller.tournament.desk import Desk
+    from controller.tournament.keys import table_key
+
+    pub = TablePublisher(
+        "mesa04", broker.host, broker.port, outbox_dir=tmp_path / "o", tournament="t",
+        key=table_key(key, "t", "mesa04"),
+    ).start()  # fmt: skip
+    assert pub.connected.wait(5)
+    for i in range(3):
+        pub.on_event(Accepted(f"0 play {i}", (0, 0), 1))
+    assert pub.flush(5)
+    desk = Desk(DeskState("t", key=key), broker.host, broker.port, name="late").start()
+    try:
+        assert desk.connected.wait(5)
+        time.sleep(0.3)
+        pub.on_event(Accepted("0 play 3", (0, 0), 1))  # the desk sees 4 and a gap before it
+        assert desk.wait(lambda s: "mesa04" in s.tables and s.tables["mesa04"].next_seq == 5, 10)
+        assert list(desk.state.tables["mesa04"].last)[-4:] == [f"0 play {i}" for i in range(4)]
+        assert pub.refused_resends == 0 and desk.state.rejected == 0
+    finally:
+        desk.stop()
+        pub.close()

@@ -249,3 +249,37 @@ def test_the_commands_end_to_end(tmp_path: Path) -> None:
         )
     finally:
         shutil.rmtree(parent, ignore_errors=True)
+
+
+def test_a_late_desk_gets_a_gap_filled_through_the_acls(
+    venue: Venue, venue_broker: LocalBroker, tmp_path: Path
+) -> None:
+    """A desk's resend request passes the ACLs (its own command topic) and the table,
+    which may read only its own requests, serves it."""
+    from controller.table.service import Accepted
+    from controller.tournament.desk import Desk, DeskState
+    from controller.tournament.publisher import TablePublisher
+
+    settings = load_tournament_settings(venue.table_dir("mesa03") / "tournament.toml")
+    assert settings is not None
+    pub = TablePublisher(
+        "mesa03", "127.0.0.1", venue.port, outbox_dir=tmp_path / "o", tournament="copa",
+        key=settings.key, access=settings.access,
+    ).start()  # fmt: skip
+    assert pub.connected.wait(10)
+    for i in range(3):
+        pub.on_event(Accepted(f"0 play {i}", (0, 0), 1))
+    assert pub.flush(10)
+    secret = load_key(venue.root / "secret.key", kind="key-file")
+    access = BrokerAccess("desk2", venue.password("desk2"), venue.ca_file)
+    state = DeskState("copa", key=secret, tables=venue.tables)
+    desk = Desk(state, "127.0.0.1", venue.port, access=access).start()
+    try:
+        assert desk.connected.wait(10)
+        time.sleep(0.3)
+        pub.on_event(Accepted("0 play 3", (0, 0), 1))
+        assert desk.wait(lambda s: "mesa03" in s.tables and s.tables["mesa03"].next_seq == 5, 15)
+        assert pub.refused_resends == 0 and state.rejected == 0
+    finally:
+        desk.stop()
+        pub.close()

@@ -57,7 +57,6 @@ from ..messages import (
     Record,
     RejectedMessage,
     Status,
-    UnknownTable,
     parse_message,
 )
 from ..outbox import atomic_write
@@ -439,7 +438,7 @@ class DeskState:
         if table in self.tables:
             self.tables[table].rejected += 1
         self.rejections.append(Rejection(now, table, clean(topic, 160), clean(reason)))
-        log.warning("desk: rejected a message on %r: %s", topic[:160], reason)
+        log.warning("desk: rejected a message on %r: %s", topic[:160], clean(reason))
 
     def handle(
         self,
@@ -455,10 +454,7 @@ class DeskState:
         with self.lock:
             try:
                 message = parse_message(self.prefix, topic, payload, keys)
-            except UnknownTable as e:
-                self._reject(topic, str(e), now)
-                return
-            except RejectedMessage as e:
+            except RejectedMessage as e:  # malformed, unknown table, unauthenticated
                 self._reject(topic, str(e), now)
                 return
             if message is None:
