@@ -22,10 +22,10 @@ import json
 import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Protocol
 
 from .engine import Action, Card, Game, HouseRules, IllegalActionError, RefusalCode, TrucoError
+from .textfile import TextFileError, read_text_file
 
 __all__ = [
     "ActionStmt",
@@ -111,18 +111,15 @@ class RecordFileError(TrucoError):
 
 
 def read_record(path: str | os.PathLike[str]) -> str:
-    """A record file's text exactly as stored (UTF-8, no newline translation).
+    """A record file's text exactly as stored (UTF-8, no newline translation; a leading
+    byte-order mark dropped; at most 4 MiB, see ``controller.textfile``).
 
     Raises ``RecordFileError`` with a message for the person at the terminal.
     """
     try:
-        data = Path(path).read_bytes()
-    except OSError as e:
-        raise RecordFileError(f"cannot read {path}: {e.strerror or e}") from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise RecordFileError(f"{path} is not UTF-8 text") from None
+        return read_text_file(path, what="game record")
+    except TextFileError as e:
+        raise RecordFileError(str(e)) from None
 
 
 def parse(text: str) -> list[Statement]:

@@ -21,14 +21,23 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, NoReturn
+from typing import Any, Final, NoReturn
 
 from .. import __version__
 
-__all__ = ["COMMANDS", "Command", "build_parser", "main"]
+__all__ = [
+    "COMMANDS",
+    "EXIT_BROKEN_PIPE",
+    "EXIT_INTERRUPTED",
+    "EXIT_USAGE",
+    "Command",
+    "build_parser",
+    "main",
+]
 
 
 @dataclass(frozen=True)
@@ -68,7 +77,20 @@ COMMANDS: tuple[Command, ...] = (
 )
 
 
-class _CommandParser(argparse.ArgumentParser):
+#: exit statuses shared by every subcommand (each documents its own 0, 1 and 2 too)
+EXIT_USAGE: Final = 2  # bad arguments, or an input file that cannot be used
+EXIT_INTERRUPTED: Final = 130  # Ctrl-C
+EXIT_BROKEN_PIPE: Final = 141  # whoever read the output stopped reading (| head)
+
+
+class _OneLineErrors(argparse.ArgumentParser):
+    """Usage errors in one line, naming ``--help`` (argparse's own prints the usage too)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
+class _CommandParser(_OneLineErrors):
     """A subcommand's parser whose arguments are added on first use (parse or help)."""
 
     def __init__(self, *args: Any, command: Command | None = None, **kwargs: Any) -> None:
@@ -105,7 +127,7 @@ class _CommandParser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``truco-table`` parser (subcommands' modules load when their turn comes)."""
-    parser = argparse.ArgumentParser(
+    parser = _OneLineErrors(
         prog="truco-table", description="A table that referees Argentine Truco."
     )
     parser.add_argument("--version", action="version", version=f"truco-table {__version__}")
@@ -115,10 +137,30 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _stdout_to_devnull() -> None:
+    """After a broken pipe: nothing more goes out, not even Python's flush at exit."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return  # not a real file (tests capture it)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """``truco-table``: the exit status of the subcommand (``EXIT_*`` above for all)."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    code: int = args.func(args)
+    try:
+        code: int = args.func(args)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _stdout_to_devnull()
+        return EXIT_BROKEN_PIPE
+    except KeyboardInterrupt:
+        print(file=sys.stderr)
+        return EXIT_INTERRUPTED
     return code
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Final
 
 from ..engine import HouseRules
+from .arguments import seconds
 
 __all__ = ["EXIT_NOT_TAKEN", "configure"]
 
@@ -67,7 +68,7 @@ def configure(c: argparse.ArgumentParser) -> None:
     c.add_argument("--state", default="/var/lib/truco-table", help="the table's state directory")
     c.add_argument(
         "--wait",
-        type=float,
+        type=seconds,
         default=3.0,
         metavar="SECONDS",
         help="how long the table has to take the command (default %(default)s)",

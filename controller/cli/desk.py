@@ -29,10 +29,12 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..engine import HouseRules
+from ..textfile import TextFileError, read_text_file
 from ..tournament.access import access_from_section
 from ..tournament.keys import load_private_key
 from ..tournament.seal import KeyConfigError, TournamentKey
 from ..tournament.topics import check_name, parse_broker
+from .arguments import duration, port
 
 __all__ = ["configure", "configure_demo", "run_demo_command", "run_desk"]
 
@@ -42,7 +44,7 @@ log = logging.getLogger(__name__)
 def _tournament_section(path: str | None) -> dict[str, Any]:
     if path is None:
         return {}
-    data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    data = tomllib.loads(read_text_file(path, limit=1024 * 1024, what="tournament configuration"))
     section = data.get("tournament", {})
     return section if isinstance(section, dict) else {}
 
@@ -54,8 +56,11 @@ def run_desk(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
     err = err or sys.stderr
     try:
         section = _tournament_section(args.config)
-    except (OSError, tomllib.TOMLDecodeError) as e:
-        print(f"truco-table desk: cannot read {args.config}: {e}", file=err)
+    except TextFileError as e:
+        print(f"truco-table desk: {e}", file=err)
+        return 2
+    except tomllib.TOMLDecodeError as e:
+        print(f"truco-table desk: {args.config}: not TOML: {e}", file=err)
         return 2
     try:
         name = check_name("tournament", args.tournament or str(section.get("name", "torneo")))
@@ -176,8 +181,11 @@ def run_demo_command(args: argparse.Namespace, out: TextIO | None = None) -> int
 
 def _positive(kind: type) -> Any:
     def parse(text: str) -> Any:
-        value = kind(text)
-        if value <= 0:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if not value > 0 or value == float("inf"):  # nan and inf too
             raise argparse.ArgumentTypeError(f"expected a positive number, not {text}")
         return value
 
@@ -198,10 +206,10 @@ def configure(d: argparse.ArgumentParser) -> None:
         "--reverify", type=_positive(float), default=60.0, help="check records on disk every S s"
     )
     d.add_argument("--out", metavar="DIR", help="records and results (default desk-NAME)")
-    d.add_argument("--http-port", type=int, default=8080, help="web page on 127.0.0.1 (0: none)")
+    d.add_argument("--http-port", type=port, default=8080, help="web page on 127.0.0.1 (0: none)")
     d.add_argument("--profile", choices=("tournament", "house"), default="tournament")
     d.add_argument("--refresh", type=_positive(float), default=1.0, help="seconds")
-    d.add_argument("--duration", type=float, default=0, help="stop after this many seconds")
+    d.add_argument("--duration", type=duration, default=0, help="stop after this many seconds")
     d.add_argument("--quiet", action="store_true", help="no board unless on a terminal")
     d.set_defaults(func=run_desk)
 
@@ -217,16 +225,16 @@ def configure_demo(t: argparse.ArgumentParser) -> None:
     t.add_argument("--target", type=int, choices=(15, 30), default=15)
     t.add_argument("--flor", choices=("on", "off"), default="off")
     t.add_argument("--flaky", type=int, default=4, help="tables whose network is cut now and then")
-    t.add_argument("--cut-every", type=float, default=8.0, help="seconds between cuts")
-    t.add_argument("--cut-for", type=float, default=2.0, help="seconds a cut lasts")
+    t.add_argument("--cut-every", type=duration, default=8.0, help="seconds between cuts")
+    t.add_argument("--cut-for", type=duration, default=2.0, help="seconds a cut lasts")
     t.add_argument(
         "--mistakes", type=float, default=0.02, help="chance per action of a refused tap"
     )
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--out", metavar="DIR", help="default tournament-<date>-<time>")
-    t.add_argument("--http-port", type=int, default=8080, help="the desk's page (0: any free)")
+    t.add_argument("--http-port", type=port, default=8080, help="the desk's page (0: any free)")
     t.add_argument("--broker", metavar="HOST:PORT", help="an existing broker (default: start one)")
-    t.add_argument("--timeout", type=float, default=900.0)
+    t.add_argument("--timeout", type=duration, default=900.0)
     t.add_argument("--quiet", action="store_true", help="no scoreboard, only progress lines")
     t.add_argument("--verbose", action="store_true", help="log the tables and the desk")
     t.set_defaults(func=run_demo_command)

@@ -73,7 +73,7 @@ class TableTarget:
                 self.table.handle(seat, TagArrived(uid))
                 self.table.handle(seat, TagLeft(uid))
         self.table.start_play()  # seats not dealt play with hands unknown
-        self.clock.now += MESSAGE_GAP  # the deal's "toquen sus cartas" is over
+        self.clock.now += MESSAGE_GAP  # the deal's "tocá tus cartas" is over
 
     def act(self, action: Action) -> RefusalCode | None:
         self.clock.now += MESSAGE_GAP
@@ -152,35 +152,93 @@ def contact_sheet(
     return sheet
 
 
+MAX_PIXELS = 50_000_000  # an image larger than this is refused (a mistyped --scale)
+
+
+class _RenderError(Exception):
+    """A one-line message for standard error (exit status 2)."""
+
+
+def _check_out(path: Path) -> None:
+    if path.suffix.lower() != ".png":
+        raise _RenderError(f"--out {path}: the file must end in .png")
+    if path.is_dir():
+        raise _RenderError(f"--out {path}: that is a folder; give a file name ending in .png")
+    folder = path.parent
+    if not folder.is_dir():
+        raise _RenderError(f"--out {path}: no folder {folder}")
+
+
+def _check_size(width: int, height: int, scale: int) -> None:
+    if width * height * scale * scale > MAX_PIXELS:
+        raise _RenderError(
+            f"--scale {scale} makes a {width * scale}x{height * scale} image: at most "
+            f"{MAX_PIXELS // 1_000_000} megapixels"
+        )
+
+
+def _save(image: Image.Image, out: Path) -> int:
+    try:
+        image.save(out, format="PNG")
+    except OSError as e:
+        raise _RenderError(f"cannot write {out}: {e.strerror or e}") from None
+    print(f"wrote {out} ({image.width}x{image.height})")
+    return 0
+
+
+def _check_position(text: str, statements: Sequence[Statement], args: argparse.Namespace) -> None:
+    if args.line is not None:
+        lines = max(1, len(text.splitlines()))
+        if not 1 <= args.line <= lines:
+            raise _RenderError(f"--line {args.line}: {args.file} has lines 1 to {lines}")
+    if args.action is not None:
+        actions = sum(isinstance(st, ActionStmt) for st in statements)
+        if not 0 <= args.action <= actions:
+            raise _RenderError(
+                f"--action {args.action}: {args.file} has {actions} actions (give 0 to {actions})"
+            )
+
+
 def _cmd_render(args: argparse.Namespace) -> int:
+    """0 written; 2 bad arguments, an unreadable or malformed record, or a failed write."""
+    try:
+        return _render(args)
+    except _RenderError as e:
+        print(f"truco-table render: {e}", file=sys.stderr)
+        return 2
+
+
+def _render(args: argparse.Namespace) -> int:
     out = Path(args.out)
+    _check_out(out)
     if args.contact_sheet:
         from ..render.gallery import shots
 
-        image = contact_sheet([(s.title, s.screen) for s in shots()], scale=args.scale or 2)
-        image.save(out)
-        print(f"wrote {out} ({image.width}x{image.height})")
-        return 0
+        scale = args.scale or 2
+        sheet = [(s.title, s.screen) for s in shots()]
+        columns = 5
+        rows = -(-len(sheet) // columns)
+        width, height = SCREEN_SIZE
+        _check_size(columns * (width + 16) + 8, rows * (height + FONT_TEXT.height + 20) + 8, scale)
+        return _save(contact_sheet(sheet, scale=scale, columns=columns), out)
     if args.file is None:
-        print("truco-table render: give a transcript FILE or --contact-sheet", file=sys.stderr)
-        return 2
+        raise _RenderError("give a transcript FILE or --contact-sheet")
+    scale = args.scale or 4
+    _check_size(*SCREEN_SIZE, scale)
     try:
         text = read_record(args.file)
     except RecordFileError as e:
-        print(f"truco-table render: {e}", file=sys.stderr)
-        return 2
+        raise _RenderError(str(e)) from None
     try:
+        statements = parse(text)
+        _check_position(text, statements, args)
         screen = screen_at(text, args.seat, line=args.line, action=args.action)
     except TranscriptError as e:
         print(f"{args.file}:{e.line}: {e.message}", file=sys.stderr)
         return 2
     except ValueError as e:
-        print(f"truco-table render: {e}", file=sys.stderr)
-        return 2
-    image = _scaled(render_screen(screen), args.scale or 4)
-    image.save(out)
-    print(f"wrote {out} ({image.width}x{image.height})")
-    return 0
+        raise _RenderError(str(e)) from None
+    return _save(_scaled(render_screen(screen), scale), out)
 
 
 def _positive(text: str) -> int:

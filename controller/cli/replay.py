@@ -13,7 +13,9 @@ from ..engine import Game, RefusalCode
 from ..engine.results import Award, Reason
 from ..transcript import (
     ActionStmt,
+    HandStmt,
     RecordFileError,
+    Statement,
     TranscriptError,
     dumps_result,
     parse,
@@ -40,12 +42,33 @@ def _say_award(award: Award) -> str:
     return f"    {award.points} {pts} para el equipo {award.team} ({_SPANISH_REASON[award.reason]})"
 
 
-def _narrate(path: str, text: str) -> int:
-    statements = parse(text)
+class _HandRefusals:
+    """The refused actions of the hand being replayed (to explain a hand left unfinished)."""
+
+    def __init__(self) -> None:
+        self.hand = 0
+        self.refused: list[tuple[ActionStmt, RefusalCode]] = []
+
+    def __call__(self, game: Game, st: ActionStmt, code: RefusalCode | None) -> None:
+        if game.hand_number != self.hand:
+            self.hand, self.refused = game.hand_number, []
+        if code is not None:
+            self.refused.append((st, code))
+
+    def explain(self) -> str:
+        said = "; ".join(
+            f"line {st.line} '{st.action}' was refused ({code.value}: {code.message})"
+            for st, code in self.refused
+        )
+        return f" (hand {self.hand} did not end: {said})" if said else ""
+
+
+def _narrate(statements: list[Statement], refusals: _HandRefusals) -> int:
     out: list[str] = []
     state = {"hand": 0, "awards": 0}
 
     def on_action(game: Game, st: ActionStmt, code: RefusalCode | None) -> None:
+        refusals(game, st, code)
         if game.hand_number != state["hand"]:
             state["hand"], state["awards"] = game.hand_number, 0
             h = game.hands[-1]
@@ -71,23 +94,34 @@ def _narrate(path: str, text: str) -> int:
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
+    """0 replayed; 2 unreadable, malformed or empty (one line on standard error)."""
     try:
         text = read_record(args.file)
     except RecordFileError as e:
-        print(f"truco-table: {e}", file=sys.stderr)
+        print(f"truco-table replay: {e}", file=sys.stderr)
         return 2
+    refusals = _HandRefusals()
+    statements: list[Statement] = []
     try:
-        if not args.json:
-            return _narrate(args.file, text)
         statements = parse(text)
+        if not statements:
+            print(
+                f"truco-table replay: {args.file}: an empty game record (no statements)",
+                file=sys.stderr,
+            )
+            return 2
+        if not args.json:
+            return _narrate(statements, refusals)
         target = None
         if args.through == "mock":
             from ..table.mock_table import mock_target
 
             target = mock_target
-        result = replay(statements, target=target)
+        result = replay(statements, target=target, on_action=refusals)
     except TranscriptError as e:
-        print(f"{args.file}:{e.line}: {e.message}", file=sys.stderr)
+        at = next((st for st in statements if st.line == e.line), None)
+        why = refusals.explain() if isinstance(at, HandStmt) else ""
+        print(f"{args.file}:{e.line}: {e.message}{why}", file=sys.stderr)
         return 2
     print(dumps_result(result_json(result)))
     return 0

@@ -26,11 +26,13 @@ from ..engine import Card, HouseRules, RefusalCode
 from ..table.controls import Button
 from ..table.notify import Notifier
 from ..table.table import DealReading
+from ..textfile import DEFAULT_LIMIT, TextFileError, decode_text
 from ..transcript import (
     ActionStmt,
     DealerStmt,
     DealStmt,
     HandStmt,
+    RecordFileError,
     Rejected,
     ReplayResult,
     ScoreStmt,
@@ -38,9 +40,11 @@ from ..transcript import (
     TranscriptError,
     dumps_result,
     parse,
+    read_record,
     replay,
     result_json,
 )
+from .arguments import seconds
 from .words import LANGS
 
 if TYPE_CHECKING:  # the mock table loads only for --mock: `run --config` never imports it
@@ -174,6 +178,20 @@ def _scripted(run: MockRun, text: str, bots: bool, out: TextIO) -> int:
     return 0
 
 
+def _read_script(script: str) -> str:
+    """The script's text: a file read as a game record is (bounded, BOM, line of a bad
+    byte), or standard input the same way."""
+    if script != "-":
+        return read_record(script)
+    data = sys.stdin.buffer.read(DEFAULT_LIMIT + 1)
+    if len(data) > DEFAULT_LIMIT:
+        raise RecordFileError("standard input: larger than 4 MiB: not a script")
+    try:
+        return decode_text(data, "standard input")
+    except TextFileError as e:
+        raise RecordFileError(str(e)) from None
+
+
 def _full_screen(run: MockRun, pace: float, lang: str) -> int:
     """The terminal table (curses); falls back to the line mode where curses cannot run."""
     import curses
@@ -227,7 +245,11 @@ def main_mock(
             return 0
     record_file: TextIO | None = None
     if record is not None:
-        record_file = open(record, "w", encoding="utf-8")  # noqa: SIM115 - closed below
+        try:
+            record_file = open(record, "w", encoding="utf-8")  # noqa: SIM115 - closed below
+        except OSError as e:
+            print(f"truco-table run: cannot write {record}: {e.strerror or e}", file=sys.stderr)
+            return 2
         record_file.write(rules.to_line() + "\n")
         if score != (0, 0):
             record_file.write(f"score {score[0]} {score[1]}\n")
@@ -262,11 +284,11 @@ def main_mock(
                 run.close()
             return 0
         if script is not None:
-            if script == "-":
-                text = sys.stdin.read()
-            else:
-                with open(script, encoding="utf-8") as f:
-                    text = f.read()
+            try:
+                text = _read_script(script)
+            except RecordFileError as e:
+                print(f"truco-table run: {e}", file=sys.stderr)
+                return 2
             run = make(None)
             try:
                 return _scripted(run, text, bots, sys.stdout)
@@ -292,7 +314,8 @@ def main_mock(
         finally:
             run.close()
     except OSError as e:
-        print(f"truco-table: {e}", file=sys.stderr)
+        where = f" {e.filename}" if e.filename else ""
+        print(f"truco-table run:{where} {e.strerror or e}", file=sys.stderr)
         return 2
     finally:
         if record_file is not None:
@@ -313,10 +336,20 @@ def rules_from_args(args: argparse.Namespace) -> HouseRules:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    """0 the game or the service ended; 2 bad arguments, configuration or input files."""
     if not args.mock:
+        config = Path(args.config)
+        if not config.exists():
+            print(
+                f"truco-table run: no configuration {config}: this machine is not set up as "
+                "a table (play on mock hardware with `truco-table run --mock`; "
+                "systemd/table.toml is an example configuration)",
+                file=sys.stderr,
+            )
+            return 2
         from ..table.daemon import run_service
 
-        return run_service(Path(args.config))
+        return run_service(config)
     try:
         rules = rules_from_args(args)
     except ValueError as e:
@@ -389,7 +422,7 @@ def configure(r: argparse.ArgumentParser) -> None:
         default="seats",
         help="how the table reads the deal (default: each seat taps its cards)",
     )
-    r.add_argument("--pace", type=float, default=0.6, help="seconds between bot actions")
+    r.add_argument("--pace", type=seconds, default=0.6, help="seconds between bot actions")
     r.add_argument("--record", metavar="FILE", help="write the game record to FILE")
     r.add_argument(
         "--ui",

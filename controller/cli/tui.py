@@ -178,6 +178,15 @@ REFUSALS_EN: Final[dict[RefusalCode, str]] = {
 }
 
 
+#: a penalty's reason (controller.table.claims) in English
+NOTES_EN: Final[dict[str, str]] = {
+    "flor tapada": "flor tapada: a flor played unsung",
+    "tanto mal cantado": "tanto mal cantado: points the cards deny",
+    "tanto sin mostrar": "envido claim not shown",
+    "flor sin mostrar": "flor not shown",
+}
+
+
 @dataclass(frozen=True)
 class LogEntry:
     """One line of the hand's history: who did what, and whether the table refused it."""
@@ -387,6 +396,8 @@ class TerminalTable:
 
     def _award_line(self, award: Award, note: str | None) -> str:
         reason = REASON_WORDS[self.lang][award.reason]
+        if note and self.lang == "en":
+            note = NOTES_EN.get(note, note)
         if note:
             reason = f"{reason} ({note})"
         return f"+{award.points} {self._team_name(award.team)}: {reason}"

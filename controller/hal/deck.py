@@ -41,6 +41,7 @@ from typing import Final
 
 from ..engine.cards import CARDS, Card
 from ..engine.errors import RefusalCode
+from ..textfile import TextFileError, decode_text
 
 __all__ = [
     "DEFAULT_STATE_DIR",
@@ -68,6 +69,7 @@ STATE_ENV: Final = "TRUCO_TABLE_STATE"
 #: The state directory when ``$TRUCO_TABLE_STATE`` is not set.
 DEFAULT_STATE_DIR: Final = Path("/var/lib/truco-table")
 REGISTRY_FILENAME: Final = "decks.toml"
+REGISTRY_LIMIT: Final = 4 * 1024 * 1024  # bytes read at most from a registry file
 #: The registry file format written by :func:`dumps` (the ``format`` key).
 FORMAT_VERSION: Final = 1
 #: ISO 14443-3 UID sizes: single, double and triple size.  NTAG213 UIDs are 7 bytes.
@@ -490,16 +492,19 @@ def load_registry(path: str | os.PathLike[str], *, missing_ok: bool = False) -> 
     """
     path = Path(path)
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as f:
+            data = f.read(REGISTRY_LIMIT + 1)  # bounded: never /dev/zero without end
     except FileNotFoundError:
         if missing_ok:
             return DeckRegistry()
         raise
     except OSError as error:
         raise DeckError(f"cannot read: {error.strerror}", source=str(path)) from None
+    if len(data) > REGISTRY_LIMIT:
+        raise DeckError("larger than 4 MiB: not a deck registry", source=str(path))
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
+        text = decode_text(data, str(path))
+    except TextFileError:
         raise DeckError("not UTF-8 text", source=str(path)) from None
     return loads(text, str(path))
 

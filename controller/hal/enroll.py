@@ -5,7 +5,7 @@ The person taps the cards on one reader in deck order (``ENROLL_ORDER``: 1 to 7,
 the session is fed one UID per tap::
 
     session = EnrollSession("bar deck 1", registry)
-    print(session.prompt)            # Toque el 1 de espadas (1E) / Tap the 1 of espadas (1E)
+    print(session.prompt)            # Tocá el 1 de espadas (1E) / Tap the 1 of espadas (1E)
     step = session.tap(uid)          # EnrollStep(kind=StepKind.ACCEPTED, card=1E, ...)
     ...
     if session.finished:
@@ -247,7 +247,7 @@ class EnrollSession:
                 f"Listo: {n} carta{'s' if n != 1 else ''} registrada{'s' if n != 1 else ''} / "
                 f"Done: {n} card{'s' if n != 1 else ''} enrolled"
             )
-        return f"Toque {card_name_es(card)} / Tap {card_name_en(card)}"
+        return f"Tocá {card_name_es(card)} / Tap {card_name_en(card)}"
 
     # -- input ---------------------------------------------------------------------------------
     def tap(self, uid: bytes) -> EnrollStep:

@@ -234,6 +234,29 @@ def state_shots() -> list[Shot]:
         0,
     )
 
+    # penalties, with their reason; a claim to prove
+    add(
+        "flor_tapada",
+        "penalty: flor tapada",
+        table_at(["0 play 3O"], hands=FLOR_2, rules={"flor": "on"}),
+        0,
+    )
+    add(
+        "mal_cantado",
+        "penalty: mal cantado",
+        table_at(["0 envido", "1 quiero", "0 declare 30"], rules={"claims": "declared"}),
+        0,
+    )
+    add(
+        "show_request",
+        "hands unknown: show",
+        table_at(
+            ["0 envido", "1 quiero", "0 declare 33", "1 son-buenas", "0 play 7C", "1 play 2O"],
+            hands={},
+        ),
+        0,
+    )
+
     # telling of points (claims=declared)
     telling = table_at(["0 envido", "1 quiero"], rules={"claims": "declared"})
     add("telling_mine", "telling: your points", telling, 0)
@@ -270,7 +293,7 @@ def state_shots() -> list[Shot]:
     add(
         "number_entry",
         "pad: number",
-        _press(table_at(), 0, "envido", "quiero", "real_envido", hold="envido"),
+        _press(table_at(), 0, "envido", "quiero", "falta_envido", hold="envido"),
         0,
     )
     show = _press(table_at(), 0, "envido", "envido", "quiero", hold="envido")
@@ -285,7 +308,7 @@ def state_shots() -> list[Shot]:
         Shot(
             "alert",
             "table alert",
-            replace(screen_for(table_at(), 1), alert="Sin disco: partida en memoria"),
+            replace(screen_for(table_at(), 1), alert="Sin disco: partido en memoria"),
         )
     )
 

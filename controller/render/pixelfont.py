@@ -4,13 +4,14 @@ Pillow's default font depends on the Pillow version and on whether FreeType is
 available, which would make pixel-exact golden images fragile.  These fonts are
 drawn pixel by pixel instead:
 
-* ``FONT_5X7``: digits, upper-case letters A-Z, space and ``+ - : . , ? ! / ( ) [ ] < > = ·``
-  (5 px wide, 7 px tall, 1 px between glyphs) - labels, readable at arm's length.
+* ``FONT_5X7``: digits, upper-case letters A-Z, the Spanish capitals ``Á É Í Ó Ú Ü Ñ``,
+  space and ``+ - : . , ? ! ¿ ¡ / ( ) [ ] < > = ·`` (5 px wide, 7 px tall, 1 px between
+  glyphs) - labels, readable at arm's length.
 * ``FONT_TEXT``: the same glyphs set a little tighter for the seat screens' lines: a
   space advances 3 px (so words are 4 px apart) and the separator ``·`` 4 px.
 * ``FONT_3X5``: digits and ``+`` (3 px wide, 5 px tall) - small annotations.
 
-Spanish text is drawn upper-cased and without accents (``controller.render.screen.plain``).
+Spanish text is drawn upper-cased with its accents and Ñ (``controller.render.screen.plain``).
 """
 
 from __future__ import annotations
@@ -149,6 +150,18 @@ _GLYPHS_5X7: dict[str, tuple[str, ...]] = {
     "=": (".....", ".....", "#####", ".....", "#####", ".....", "....."),
     # a separator between choices: FONT_TEXT advances it 4 px, 2 px blank each side
     "·": (".....", ".....", ".....", ".#...", ".....", ".....", "....."),
+    # Spanish: the accent one dot on the top row, a blank row, the letter five rows tall
+    # under it (so the accent stands apart); the tilde of the Ñ a wave over its first two
+    # rows; inverted marks
+    "Á": ("...#.", ".....", ".###.", "#...#", "#####", "#...#", "#...#"),
+    "É": ("...#.", ".....", "#####", "#....", "####.", "#....", "#####"),
+    "Í": ("...#.", ".....", ".###.", "..#..", "..#..", "..#..", ".###."),
+    "Ó": ("...#.", ".....", ".###.", "#...#", "#...#", "#...#", ".###."),
+    "Ú": ("...#.", ".....", "#...#", "#...#", "#...#", "#...#", ".###."),
+    "Ü": (".#.#.", ".....", "#...#", "#...#", "#...#", "#...#", ".###."),
+    "Ñ": (".##.#", "#..#.", "#...#", "##..#", "#.#.#", "#..##", "#...#"),
+    "¡": ("..#..", ".....", "..#..", "..#..", "..#..", "..#..", "..#.."),
+    "¿": ("..#..", ".....", "..#..", ".#...", "#....", "#...#", ".###."),
 }
 
 _GLYPHS_3X5: dict[str, tuple[str, ...]] = {

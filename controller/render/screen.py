@@ -21,14 +21,16 @@ columns it touches on the bus:
 * rows 49-55 (page 6), **line 1**, what is going on: ``TURNO: VOS`` / ``TURNO: 3``; a
   call this seat's team must answer (``TRUCO?``, ``ENVIDO REAL ENVIDO?``) or our team's
   truco call the others must answer (``CANTAMOS TRUCO``); the telling of points; the
-  deal being read (``TOQUE SUS CARTAS 2/3``); the end of the hand (``+2 NOS: LA MANO``)
+  deal being read (``TOCÁ TUS CARTAS 2/3``); the end of the hand (``+2 NOS: LA MANO``)
   or of the game (``FIN: GANAMOS``); the pad's menu (``[RETRUCO]`` is the entry a
   quiero would choose) or number (``TENGO 33?``).
 * rows 57-63 (page 7), **line 2**, what this seat may do or what happened: the answers
   this seat may give (``QUIERO·NO·MAZO·RETRUCO``, from ``view.legal``), the keys of the
   pad's prompt, ``CANTAMOS ENVIDO`` while the other team must answer our envido (its
   points will be written over it), the declarations of a telling, the hand's last
-  points (``+2 NOS: ENVIDO 33``: the envido winner's points, never the loser's).
+  points (``+2 NOS: ENVIDO 33``: the envido winner's points, never the loser's; a
+  penalty with its reason, ``+3 ELLOS: FLOR TAPADA``), or ``MOSTRÁ TUS CARTAS`` when the
+  table asks this seat to prove its claim before the hand ends.
 * A **refusal** (``NO ES TU TURNO``) or an unplugged reader is an inverted banner over
   rows 40-63 for a few seconds (the table times it); the score stays in view. Other
   notices (a reader reconnected, a table alert) take lines 1 and 2 when the seat is not
@@ -37,7 +39,7 @@ columns it touches on the bus:
 The layout keeps what an event changes small: a card played changes one word of line 1
 (and a baza box), a call and its answer touch the lines of the team that answers, the
 points scored add their sticks and one line. Text is the 5x7 pixel font
-(``FONT_TEXT``), upper case, no accents. Nothing here names a card except the cards
+(``FONT_TEXT``), upper case, with Spanish accents and Ñ. Nothing here names a card except the cards
 this seat itself is showing.
 """
 
@@ -121,6 +123,8 @@ class SeatScreen:
     flor_open: bool = False  # a flor was called and is not settled
     flor_call: Kind | None = None  # contraflor / al resto awaiting an answer
     flor_course_team: int | None = None  # a flor was called against this team
+    award_notes: tuple[str | None, ...] = ()  # per award of the hand: a penalty's reason
+    must_show: bool = False  # the table asks this seat to show its cards (claim unproven)
 
 
 class BazaMark(Enum):
@@ -190,13 +194,16 @@ class ScreenContent:
 
 @lru_cache(maxsize=2048)
 def plain(text: str) -> str:
-    """Upper case, no accents, only what the 5x7 font draws."""
-    decomposed = unicodedata.normalize("NFKD", text.upper())
+    """Upper case, only what the 5x7 font draws: Spanish accents and Ñ kept, other marks
+    taken off their letters (``Ç`` is ``C``), anything else a space."""
     out = []
-    for ch in decomposed:
-        if unicodedata.combining(ch):
+    for ch in unicodedata.normalize("NFC", text.upper()):
+        if FONT_TEXT.supports(ch):
+            out.append(ch)
             continue
-        out.append(ch if FONT_TEXT.supports(ch) else " ")
+        for part in unicodedata.normalize("NFKD", ch):
+            if not unicodedata.combining(part):
+                out.append(part if FONT_TEXT.supports(part) else " ")
     return " ".join("".join(out).split())
 
 
@@ -371,12 +378,14 @@ def _call_lines(call: _Call, answers: list[Kind], turn: Line, quiet: Line) -> tu
     if not answers:
         return (
             Line.of(fit_text([f"{n}?" for n in call.names])),
-            Line.of(fit_text(["RESPONDE TU COMPANERO", "RESPONDE OTRO"])),
+            Line.of(fit_text(["RESPONDE TU COMPAÑERO", "RESPONDE OTRO"])),
         )
     if call.names[0] == "FLOR" and Kind.FLOR in answers:  # the plain answer first
         answers = [Kind.FLOR, *(k for k in answers if k is not Kind.FLOR)]
     heads = [f"{name}?" for name in call.names if _fits(f"{name}?")]
-    for levels in ((0, 1, 2), (3,)):  # words first; one- or two-letter names last
+    # One form for a whole list, the same from screen to screen: short words ("NO",
+    # "ACHICO", "REAL") while they fit, then "ENV" for envido, one- or two-letter names last.
+    for levels in ((1, 2), (3,)):
         for level in levels:  # the call alone on line 1, the answers on line 2
             row = "·".join(answer_label(k, level) for k in answers)
             if heads and _fits(row):
@@ -417,19 +426,26 @@ _REASON = {
 }
 
 
-def _award_text(view: SeatView, award: Award) -> str:
+#: a penalty's reason (``controller.table.claims``) when the whole one does not fit
+_NOTE_SHORT = {
+    "tanto mal cantado": "mal cantado",
+    "tanto sin mostrar": "sin mostrar",
+    "flor sin mostrar": "sin mostrar",
+}
+
+
+def _award_text(view: SeatView, award: Award, note: str | None = None) -> str:
     detail = ""
     if award.reason is Reason.ENVIDO and view.envido_result is not None:
         detail = f" {view.envido_result[1]}"
     elif award.reason is Reason.FLOR and view.flor_result is not None:
         detail = f" {view.flor_result[1]}"
     who = _team_word(view, award.team)
-    return fit_text(
-        [
-            f"+{award.points} {who}: {_REASON[award.reason]}{detail}",
-            f"+{award.points} {who}: {_REASON[award.reason]}",
-        ]
-    )
+    head = f"+{award.points} {who}:"
+    if award.reason is Reason.PENALTY and note:
+        return fit_text([f"{head} {note}", f"{head} {_NOTE_SHORT.get(note, note)}",
+                         f"{head} PENALIDAD"])  # fmt: skip
+    return fit_text([f"{head} {_REASON[award.reason]}{detail}", f"{head} {_REASON[award.reason]}"])
 
 
 def _strip(screen: SeatScreen) -> Strip:
@@ -503,19 +519,32 @@ def _dealing_lines(screen: SeatScreen) -> tuple[Line, Line]:
     if screen.dealer_reads:
         if screen.deal_dealer == view.seat:
             total = 3 * view.players
-            return Line.of(f"TOQUE CADA CARTA {screen.dealt_total}/{total}"), Line()
+            return Line.of(f"TOCÁ CADA CARTA {screen.dealt_total}/{total}"), Line()
         dealer = "?" if screen.deal_dealer is None else screen.deal_dealer
         return Line.of(f"REPARTE EL {dealer}: {screen.dealt}/3"), Line()
-    return Line.of(f"TOQUE SUS CARTAS {screen.dealt}/3"), Line()
+    return Line.of(f"TOCÁ TUS CARTAS {screen.dealt}/3"), Line()
 
 
 _HAND_END = (Reason.TRUCO, Reason.MAZO, Reason.MAZO_ENVIDO)
 
 
-def _last_award(view: SeatView) -> Line:
+def _last_award(screen: SeatScreen) -> Line:
     """The hand's last award before its end (envido, flor, a penalty), if any."""
-    during = [a for a in view.awards if a.reason not in _HAND_END]
-    return Line.of(_award_text(view, during[-1])) if during else Line()
+    view = screen.view
+    during = [i for i, a in enumerate(view.awards) if a.reason not in _HAND_END]
+    if not during:
+        return Line()
+    i = during[-1]
+    note = screen.award_notes[i] if i < len(screen.award_notes) else None
+    return Line.of(_award_text(view, view.awards[i], note))
+
+
+def _quiet_line(screen: SeatScreen) -> Line:
+    """Line 2 when nothing is asked of the seat: a request to show its cards (its claim
+    is not proven and the hand may end), else the hand's last award."""
+    if screen.must_show and screen.view.hand_in_progress:
+        return Line.of("MOSTRÁ TUS CARTAS")
+    return _last_award(screen)
 
 
 def _hand_end(view: SeatView) -> Line:
@@ -538,22 +567,22 @@ def _state_lines(screen: SeatScreen) -> tuple[Line, Line]:
     view = screen.view
     if view.winner is not None:
         first = "FIN: GANAMOS" if view.winner == view.team else "FIN: PERDIMOS"
-        return Line.of(first), _last_award(view)
+        return Line.of(first), _last_award(screen)
     if screen.dealing:
         return _dealing_lines(screen)
     prompt = _prompt_lines(screen)
     if prompt is not None:
         return prompt
     if view.hand_number == 0:
-        return Line.of("NUEVA PARTIDA"), Line.of(f"A {view.target}·{view.players} JUGADORES")
+        return Line.of("NUEVO PARTIDO"), Line.of(f"A {view.target}·{view.players} JUGADORES")
     if not view.hand_in_progress:
-        return _hand_end(view), _last_award(view)
+        return _hand_end(view), _last_award(screen)
     telling = view.telling
     if telling is not None:
         kind = "FLOR" if telling.kind == "flor" else "ENVIDO"
         nxt = telling.next_seat
         if nxt == view.seat:
-            head = Line.of(f"{kind}: CANTE SU TANTO")
+            head = Line.of(f"{kind}: CANTÁ TU TANTO")
         elif nxt is not None:
             head = Line.of(f"{kind}: CANTA {_who(view, nxt)}")
         else:
@@ -563,8 +592,8 @@ def _state_lines(screen: SeatScreen) -> tuple[Line, Line]:
     call = _pending_call(screen)
     if call is not None:
         answers = _answers(view) if call.to_us else []
-        return _call_lines(call, answers, turn, _last_award(view))
-    return turn, _last_award(view)
+        return _call_lines(call, answers, turn, _quiet_line(screen))
+    return turn, _quiet_line(screen)
 
 
 def screen_content(screen: SeatScreen) -> ScreenContent:

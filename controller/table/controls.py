@@ -16,7 +16,9 @@ no quiero, mazo. A button reports a short press (on release) or a hold (kept dow
 - While points are being told (claims=declared, or hands unknown), the pad is a number
   pad: *envido* +10, *real envido* +1, *falta envido* -1 change the number on the
   display (it starts at the seat's own points when the table knows its cards),
-  *quiero* declares it, *no quiero* says son buenas.
+  *quiero* declares it, *no quiero* says son buenas. The number only takes the values
+  a hand can have (envido 0-7 and 20-33, flor 20-38) and wraps round at either end:
+  +1 from 7 is 20, -1 from 0 is 33, +10 from 25 is 1 (35 counted on past 33).
 
 **Hold: choose a call explicitly.** Holding a button opens its menu on the seat's
 display; each further short press of the same button moves to the next entry,
@@ -42,16 +44,20 @@ from dataclasses import dataclass, field
 from ..engine import Action, Card, Game, Kind
 
 __all__ = [
+    "ENVIDO_VALUES",
+    "FLOR_VALUES",
     "MENUS",
     "Button",
     "Gesture",
     "SeatInput",
+    "declarable",
     "gestures_for",
     "on_hold",
     "on_press",
     "on_show_tap",
     "short_press_kind",
     "start_number_entry",
+    "step_number",
 ]
 
 
@@ -93,7 +99,38 @@ _BUTTON_OF: dict[Kind, Button] = {
 }
 
 NUMBER_STEP = {Button.ENVIDO: 10, Button.REAL_ENVIDO: 1, Button.FALTA_ENVIDO: -1}
-NUMBER_MAX = 99
+
+#: the points a hand can have: what the number pad can show, in order
+ENVIDO_VALUES: tuple[int, ...] = (*range(0, 8), *range(20, 34))
+FLOR_VALUES: tuple[int, ...] = tuple(range(20, 39))
+
+
+def declarable(kind: str) -> tuple[int, ...]:
+    """The numbers a seat can declare in a telling of ``kind`` (``envido``/``flor``)."""
+    return FLOR_VALUES if kind == "flor" else ENVIDO_VALUES
+
+
+def step_number(values: tuple[int, ...], number: int, step: int) -> int:
+    """The pad's next number: +1/-1 the next legal value up or down, +10 ten up counted
+    round the range (0 follows the top), then the first legal value from there; both
+    wrap round."""
+    low, high = values[0], values[-1]
+    if step in (1, -1):
+        if number in values:
+            return values[(values.index(number) + step) % len(values)]
+        above = [v for v in values if v > number] if step > 0 else []
+        below = [v for v in values if v < number] if step < 0 else []
+        if step > 0:
+            return above[0] if above else low
+        return below[-1] if below else high
+    span = high - low + 1
+    target = low + (number - low + step) % span
+    return next((v for v in values if v >= target), low)
+
+
+def _telling_kind(game: Game) -> str:
+    telling = game.telling
+    return telling.kind if telling is not None else "envido"
 
 
 class Mode(enum.Enum):
@@ -153,7 +190,7 @@ def start_number_entry(game: Game, seat: int, inp: SeatInput) -> None:
     """Start the number on the display: the seat's own points if known, else the lowest
     value the telling takes."""
     telling = game.telling
-    kind = telling.kind if telling is not None else "envido"
+    kind = _telling_kind(game)
     hand = game.hand_of(seat)
     if hand is not None:
         from ..engine import envido_points, flor_points
@@ -165,8 +202,8 @@ def start_number_entry(game: Game, seat: int, inp: SeatInput) -> None:
     if telling is not None:
         declared = [n for _, n in telling.declarations if n is not None]
         best = max(declared, default=-1)
-    low = 20 if kind == "flor" else 0
-    inp.number = max(low, best + 1)
+    values = declarable(kind)
+    inp.number = next((v for v in values if v > best), values[-1])
 
 
 def _telling_pad(game: Game, inp: SeatInput) -> bool:
@@ -202,7 +239,8 @@ def on_press(game: Game, seat: int, button: Button, inp: SeatInput) -> Action | 
         return None
     if inp.mode is Mode.NUMBER or _telling_pad(game, inp):
         if button in NUMBER_STEP:
-            inp.number = min(NUMBER_MAX, max(0, inp.number + NUMBER_STEP[button]))
+            values = declarable(_telling_kind(game))
+            inp.number = step_number(values, inp.number, NUMBER_STEP[button])
             return None
         if button is Button.QUIERO:
             number = inp.number
@@ -247,19 +285,20 @@ class Gesture:
         return f"{self.seat} {self.kind} {what}"
 
 
-def _number_presses(seat: int, start: int, target: int) -> list[Gesture]:
-    out: list[Gesture] = []
-    value = start
-    while value + 10 <= target:
-        out.append(Gesture(seat, "press", Button.ENVIDO))
-        value += 10
-    while value < target:
-        out.append(Gesture(seat, "press", Button.REAL_ENVIDO))
-        value += 1
-    while value > target:
-        out.append(Gesture(seat, "press", Button.FALTA_ENVIDO))
-        value -= 1
-    return out
+def _number_presses(seat: int, values: tuple[int, ...], start: int, target: int) -> list[Gesture]:
+    """The fewest presses that take the pad's number from ``start`` to ``target``."""
+    paths: dict[int, list[Button]] = {start: []}
+    frontier = [start]
+    while frontier and target not in paths:
+        following: list[int] = []
+        for value in frontier:
+            for button, step in NUMBER_STEP.items():
+                reached = step_number(values, value, step)
+                if reached not in paths:
+                    paths[reached] = [*paths[value], button]
+                    following.append(reached)
+        frontier = following
+    return [Gesture(seat, "press", button) for button in paths[target]]
 
 
 def _menu(seat: int, button: Button, entry: Entry) -> list[Gesture]:
@@ -275,7 +314,8 @@ def gestures_for(game: Game, action: Action, inp: SeatInput) -> list[Gesture]:
     """The presses, holds and taps that make ``action`` at its seat in this state.
 
     ``inp`` is the seat's input state (normally idle). Used by the mock table's bots and
-    by ``replay --through mock``; numbers outside 0..99 cannot be entered.
+    by ``replay --through mock``. Only the points a hand can have can be entered
+    (:func:`declarable`); other numbers raise ``ValueError``.
     """
     seat, kind = action.seat, action.kind
     if inp.mode is not Mode.NORMAL:
@@ -299,18 +339,20 @@ def gestures_for(game: Game, action: Action, inp: SeatInput) -> list[Gesture]:
         ]
     if kind is Kind.DECLARE:
         assert action.number is not None
-        if not 0 <= action.number <= NUMBER_MAX:
-            raise ValueError(f"a pad cannot enter {action.number}")
+        values = declarable(_telling_kind(game))
+        if action.number not in values:
+            raise ValueError(f"a pad cannot enter {action.number} (a hand has {values[0]}-"
+                             f"{values[-1]})")  # fmt: skip
         probe = SeatInput()
         if game.telling is not None:
             return [
-                *_number_presses(seat, inp.number, action.number),
+                *_number_presses(seat, values, inp.number, action.number),
                 Gesture(seat, "press", Button.QUIERO),
             ]
         start_number_entry(game, seat, probe)
         return [
             *_menu(seat, Button.ENVIDO, MenuItem.DECLARE),
-            *_number_presses(seat, probe.number, action.number),
+            *_number_presses(seat, values, probe.number, action.number),
             Gesture(seat, "press", Button.QUIERO),
         ]
     if kind is Kind.SON_BUENAS and game.telling is not None:

@@ -258,7 +258,14 @@ class _MockTarget:
         self.mock.deal(deal, dealer)
 
     def act(self, action: Action) -> RefusalCode | None:
-        return self.mock.act(action)
+        try:
+            return self.mock.act(action)
+        except ValueError:
+            # a number no pad can show (no hand has those points): the rules refuse it too
+            code = self.game.refusal(action)
+            if code is None:
+                raise
+            return code
 
     def close(self) -> None:
         self.mock.close()

@@ -40,7 +40,7 @@ _STATUS = {
     "Reader unplugged - reconnecting...": "Lector desconectado: reconectando...",
     "Reader not answering - reconnecting...": "El lector no responde: reconectando...",
     "Reader connected": "Lector conectado",
-    "Card reader not found - check its cable": "No hay lector: revisar el cable",
+    "Card reader not found - check its cable": "No hay lector: revisá el cable",
 }
 
 
@@ -67,18 +67,18 @@ def pad_screen(game: Game, seat: int, inp: SeatInput) -> PadPrompt:
         entries = MENUS[inp.menu]
         return PadPrompt(menu=tuple(_entry_name(e) for e in entries), menu_index=inp.index)
     if inp.mode is Mode.NUMBER:
-        return PadPrompt(f"declarar {inp.number}?", "e+10 r+1 f-1·q: si")
+        return PadPrompt(f"declarar {inp.number}?", "e+10 r+1 f-1·q: sí")
     if inp.mode is Mode.SHOW:
         shown = " ".join(str(c) for c in inp.shown)  # this seat's own taps
         return PadPrompt(
-            f"mostrar: {shown}" if shown else "mostrar: toque cartas", "q: mostrar·no: salir"
+            f"mostrar: {shown}" if shown else "mostrar: tocá cartas", "q: mostrar·no: salir"
         )
     telling = game.telling
     if inp.mode is Mode.NORMAL and telling is not None and telling.next_seat == seat:
         best = max((n for _, n in telling.declarations if n is not None), default=None)
         prompt = f"tengo {inp.number}?" + (f" mejor {best}" if best is not None else "")
         may_concede = any(a.kind is Kind.SON_BUENAS for a in game.legal_list() if a.seat == seat)
-        return PadPrompt(prompt, "q: si·no: son buenas" if may_concede else "q: si·e+10 r+1 f-1")
+        return PadPrompt(prompt, "q: sí·no: son buenas" if may_concede else "q: sí·e+10 r+1 f-1")
     return PadPrompt()
 
 
@@ -162,4 +162,6 @@ def screen_for(table: Table, seat: int) -> SeatScreen:
         flor_open=base.flor_open,
         flor_call=base.flor_call,
         flor_course_team=base.flor_course_team,
+        award_notes=tuple(table.award_note(game.hand_number, i) for i in range(len(game.awards))),
+        must_show=seat in table.show_requests(),
     )

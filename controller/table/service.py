@@ -66,7 +66,7 @@ DAMAGE_NOTICE_S = 60.0
 CONTROL_MARK = "control "  # a record comment naming the command file applied
 _COMBOS = {("mazo", "no_quiero"): "undo", ("mazo", "truco"): "new-game"}
 _CONTROL_SETTLED_NS = 2_000_000_000
-_DISK_ALERT = "Sin disco: partida en memoria"
+_DISK_ALERT = "Sin disco: partido en memoria"
 _ASK = {"undo": "Deshacer? Q del rival", "new-game": "Partido nuevo? Q del rival"}
 
 
@@ -273,7 +273,7 @@ class TableService:
             return self._handle_event(seat, event)
         except Exception:  # one bad event must never stop the table
             log.exception("seat %d: failed to handle %r", seat, event)
-            self.table.tell(seat, "Error interno: repita", refusal=True)
+            self.table.tell(seat, "Error interno: repetí", refusal=True)
             return True
 
     def _handle_event(self, seat: int, event: LinkEvent) -> bool:

@@ -139,9 +139,9 @@ class Table:
         else:
             self.phase = Phase.DEALING
             self.tell_all(
-                "Repartiendo: toquen sus cartas"
+                "Repartiendo: tocá tus cartas"
                 if self.deal_reading is DealReading.SEATS
-                else f"Reparte el asiento {self.hand_dealer}: toque cada carta"
+                else f"Reparte el asiento {self.hand_dealer}: tocá cada carta"
             )
 
     def start_play(self) -> None:
@@ -237,7 +237,7 @@ class Table:
                         self.tell(seat, f"{card} ya está en otra mano", refusal=True)
                     return
             if len(self.deal.get(seat, [])) >= 3:
-                self.tell(seat, "Ya tiene tres cartas", refusal=True)
+                self.tell(seat, "Ya tenés tres cartas", refusal=True)
                 return
         self.deal.setdefault(target, []).append(card)
         if all(len(self.deal.get(s, [])) == 3 for s in range(n)):

@@ -45,6 +45,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final, Literal
 
+from ..textfile import TextFileError, read_text_file
+
 __all__ = [
     "MIN_KEY_BYTES",
     "NO_MATCH",
@@ -434,14 +436,10 @@ def _parse_hex_key(value: object, where: str) -> bytes:
 
 
 def _read_text(path: Path) -> str:
-    try:
-        data = path.read_bytes()
-    except OSError as e:
-        raise KeyConfigError(f"cannot read {path}: {e.strerror or e}") from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise KeyConfigError(f"{path}: not UTF-8 text (a key file holds the key in hex)") from None
+    try:  # bounded: a key file or a configuration is a few lines (never /dev/zero)
+        return read_text_file(path, limit=1024 * 1024, what="key file or configuration")
+    except TextFileError as e:
+        raise KeyConfigError(f"{e} (a key file holds the key in hex)") from None
 
 
 def _key_from_key_file(path: Path, text: str) -> bytes:

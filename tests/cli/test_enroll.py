@@ -75,8 +75,8 @@ def test_mock_enrollment_end_to_end(tmp_path: Path) -> None:
         ["--deck", "bar deck 1", "--registry", str(registry), "--mock", "--mock-pace", "0"]
     )
     assert code == 0, out
-    assert "[ 1/40] Toque el 1 de espadas (1E) / Tap the 1 of espadas (1E)" in out
-    assert "[40/40] Toque el 12 de copas (12C)" in out
+    assert "[ 1/40] Tocá el 1 de espadas (1E) / Tap the 1 of espadas (1E)" in out
+    assert "[40/40] Tocá el 12 de copas (12C)" in out
     assert "Reader connected on /dev/pts/" in out
     assert "Reader node 00000000c0ffee00, firmware mock" in out
     assert out.count("ok Registrado") == 40
@@ -127,7 +127,7 @@ def test_retag_one_card(tmp_path: Path) -> None:
     assert enroll(["--deck", "a", *base])[0] == 0
     code, out = enroll(["--deck", "a", "--card", "7e", *base, "--seed", "9"])
     assert code == 0, out
-    assert "re-tagging 7E" in out and "[ 1/1] Toque el 7 de espadas (7E)" in out
+    assert "re-tagging 7E" in out and "[ 1/1] Tocá el 7 de espadas (7E)" in out
     deck = load_registry(registry)["a"]
     expected = expected_deck(0)
     del expected[mock_uids(0)[6]]
@@ -196,7 +196,7 @@ def test_typed_undo_and_skip(tmp_path: Path) -> None:
     assert "-- No hay nada que deshacer / Nothing to undo" in out
     assert "-- Salteado el 1E: se pide al final" in out
     assert "Keys: u+Enter undo" in out
-    assert "[ 1/40] Toque el 2 de espadas (2E)" in out
+    assert "[ 1/40] Tocá el 2 de espadas (2E)" in out
     assert not registry.exists()
 
 

@@ -58,14 +58,17 @@ def test_top_level_help_lists_every_subcommand() -> None:
         assert command.name in text
 
 
-def test_a_subcommand_usage_error_shows_its_own_arguments(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
+def test_a_usage_error_is_one_line_naming_the_help(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_info:
         main(["render", "--no-such-option"])
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
-    assert "usage: truco-table render" in err and "--out" in err
+    assert err.count("\n") == 1
+    assert "truco-table render: the following arguments are required: --out" in err
+    assert "(see truco-table render --help)" in err
+    with pytest.raises(SystemExit):
+        main(["no-such-command"])
+    assert "truco-table: argument command: invalid choice" in capsys.readouterr().err
 
 
 def test_python_dash_m() -> None:

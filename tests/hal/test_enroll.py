@@ -37,7 +37,7 @@ def test_order_is_deck_order_suit_by_suit() -> None:
 
 def test_full_enrollment() -> None:
     session = EnrollSession("bar deck 1")
-    assert session.prompt == "Toque el 1 de espadas (1E) / Tap the 1 of espadas (1E)"
+    assert session.prompt == "Tocá el 1 de espadas (1E) / Tap the 1 of espadas (1E)"
     assert session.progress == (0, 40)
     for n, card in enumerate(ENROLL_ORDER):
         assert session.expected == card
@@ -58,10 +58,10 @@ def test_prompts_of_figures() -> None:
     session = EnrollSession("d")
     for i in range(7):
         session.tap(tag(i))
-    assert session.prompt == "Toque el 10 de espadas (10E) / Tap the 10 of espadas (10E)"
+    assert session.prompt == "Tocá el 10 de espadas (10E) / Tap the 10 of espadas (10E)"
     for i in range(7, 29):
         session.tap(tag(i))
-    assert session.prompt == "Toque el 12 de oros (12O) / Tap the 12 of oros (12O)"
+    assert session.prompt == "Tocá el 12 de oros (12O) / Tap the 12 of oros (12O)"
 
 
 def test_tap_after_finishing_is_ignored() -> None:
@@ -215,7 +215,7 @@ def test_retag_one_card() -> None:
     registry = DeckRegistry((old, make_deck("bar deck 2", 1)))
     session = EnrollSession("bar deck 1", registry, cards=[C("7E")])
     assert session.targets == (C("7E"),) and session.progress == (0, 1)
-    assert session.prompt == "Toque el 7 de espadas (7E) / Tap the 7 of espadas (7E)"
+    assert session.prompt == "Tocá el 7 de espadas (7E) / Tap the 7 of espadas (7E)"
     step = session.tap(uid(0, 0))  # the 1E, still enrolled
     assert step.kind is StepKind.ALREADY_ENROLLED and step.card == C("1E")
     assert session.tap(uid(0, 1)).kind is StepKind.OTHER_DECK

@@ -113,6 +113,9 @@ def test_every_screen_kind_is_covered() -> None:
         "envido_esta_primero",
         "envido_won",
         "flor_won",
+        "flor_tapada",
+        "mal_cantado",
+        "show_request",
         "hand_won",
         "game_won",
         "dealing_seats",
@@ -195,7 +198,7 @@ def test_calls_answers_and_announcements() -> None:
     assert texts("truco_called")[1:] == ("CANTAMOS TRUCO", "")
     assert texts("envido_e_called")[1:] == ("TURNO: VOS", "CANTAMOS ENVIDO")
     assert texts("retruco_pending")[1:] == ("RETRUCO?", "QUIERO·NO·MAZO·VALE 4")
-    assert texts("envido_e_e_r_f")[1:] == ("ENV ENV REAL FALTA?", "QUIERO·NO QUIERO")
+    assert texts("envido_e_e_r_f")[1:] == ("ENV ENV REAL FALTA?", "QUIERO·NO")
     assert texts("envido_e_r")[1:] == ("ENVIDO REAL ENVIDO?", "QUIERO·NO·FALTA")
     # el envido está primero: the truco's answers and the envido calls
     first, second = texts("envido_esta_primero")[1:]
@@ -228,10 +231,10 @@ def test_strip_marks() -> None:
 def test_pad_screens() -> None:
     assert texts("menu_truco")[1] == "[TRUCO] RETRUCO VALE 4"
     assert texts("menu_envido")[1] == "ENVIDO [TANTO] MOSTRAR"
-    assert texts("number_entry")[1] == "DECLARAR 34?"
+    assert texts("number_entry")[1] == "DECLARAR 32?"  # own 33, one down
     assert texts("show_cards")[1] == "MOSTRAR: 7C"
-    assert texts("telling_mine")[1:] == ("TENGO 33?", "Q: SI·E+10 R+1 F-1")
-    assert texts("telling_son_buenas")[1:] == ("TENGO 25? MEJOR 33", "Q: SI·NO: SON BUENAS")
+    assert texts("telling_mine")[1:] == ("TENGO 33?", "Q: SÍ·E+10 R+1 F-1")
+    assert texts("telling_son_buenas")[1:] == ("TENGO 25? MEJOR 33", "Q: SÍ·NO: SON BUENAS")
     table = _press(table_at(), 0, hold="flor")
     assert pad_prompt(table, 0) == "elegir: flor?"
 
@@ -253,17 +256,26 @@ def test_screen_lines_compatibility() -> None:
 
 def test_notices_and_alerts() -> None:
     screen = screen_for(table_at(), 1)
-    alert = replace(screen, alert="Sin disco: partida en memoria")
+    alert = replace(screen, alert="Sin disco: partido en memoria")
     assert "DISCO" in " ".join(screen_lines(alert))
     # not over a call this seat must answer
     pending = screen_for(table_at(["0 truco"]), 1)
     assert screen_lines(replace(pending, alert="Sin disco")) == screen_lines(pending)
 
 
+def test_penalties_say_why_and_a_claimant_is_asked_to_show() -> None:
+    assert texts("flor_tapada")[2] == "+3 ELLOS: FLOR TAPADA"
+    assert texts("mal_cantado")[2] == "+2 ELLOS: MAL CANTADO"  # "tanto mal cantado" is too wide
+    assert texts("show_request")[2] == "MOSTRÁ TUS CARTAS"
+
+
 def test_plain() -> None:
-    assert plain("Esa carta ya se jugó") == "ESA CARTA YA SE JUGO"
-    assert plain("No tenés flor") == "NO TENES FLOR"
-    assert plain("¿Qué?  ¡Sí!") == "QUE? SI!"
+    assert plain("Esa carta ya se jugó") == "ESA CARTA YA SE JUGÓ"
+    assert plain("No tenés flor") == "NO TENÉS FLOR"
+    assert plain("¿Qué?  ¡Sí!") == "¿QUÉ? ¡SÍ!"
+    assert plain("compañero, pingüino") == "COMPAÑERO, PINGÜINO"
+    assert plain("Ça, à, è") == "CA, A, E"  # other marks come off their letters
+    assert plain("tab\there €") == "TAB HERE"  # what the font cannot draw is a space
 
 
 def test_render_is_fast() -> None:

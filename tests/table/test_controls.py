@@ -15,15 +15,19 @@ from hypothesis import strategies as st
 
 from controller.engine import CARDS, Action, Card, Claims, Game, HouseRules, Kind
 from controller.table.controls import (
+    ENVIDO_VALUES,
+    FLOR_VALUES,
     Button,
     Gesture,
     SeatInput,
+    declarable,
     gestures_for,
     on_hold,
     on_press,
     on_show_tap,
     short_press_kind,
     start_number_entry,
+    step_number,
 )
 
 from ..engine.strategies import house_rules
@@ -108,13 +112,68 @@ class TestTellingPad:
         inp = SeatInput()
         start_number_entry(g, 0, inp)
         assert inp.number == 33
-        assert on_press(g, 0, Button.REAL_ENVIDO, inp) is None and inp.number == 34
+        assert on_press(g, 0, Button.REAL_ENVIDO, inp) is None and inp.number == 0  # wraps
         assert on_press(g, 0, Button.FALTA_ENVIDO, inp) is None and inp.number == 33
-        assert on_press(g, 0, Button.ENVIDO, inp) is None and inp.number == 43
+        assert on_press(g, 0, Button.ENVIDO, inp) is None and inp.number == 20  # 43: 9, then 20
         inp.number = 33
         assert on_press(g, 0, Button.QUIERO, inp) == Action(0, Kind.DECLARE, number=33)
         g.push_str("0 declare 33")
         assert on_press(g, 1, Button.NO_QUIERO, SeatInput()) == Action(1, Kind.SON_BUENAS)
+
+
+class TestNumberPad:
+    """The pad's number moves within the points a hand can have, wrapping both ways."""
+
+    def test_envido_steps(self) -> None:
+        v = ENVIDO_VALUES
+        assert v == (0, 1, 2, 3, 4, 5, 6, 7, *range(20, 34))
+        assert step_number(v, 7, 1) == 20 and step_number(v, 20, -1) == 7
+        assert step_number(v, 33, 1) == 0 and step_number(v, 0, -1) == 33
+        assert step_number(v, 5, 10) == 20 and step_number(v, 22, 10) == 32
+        assert step_number(v, 25, 10) == 1  # 35: one past the top, counted round
+
+    def test_flor_steps(self) -> None:
+        v = FLOR_VALUES
+        assert v == tuple(range(20, 39))
+        assert step_number(v, 38, 1) == 20 and step_number(v, 20, -1) == 38
+        assert step_number(v, 25, 10) == 35 and step_number(v, 30, 10) == 21
+
+    @given(
+        kind=st.sampled_from(["envido", "flor"]),
+        start=st.integers(-5, 60),
+        steps=st.lists(st.sampled_from([10, 1, -1]), max_size=40),
+    )
+    def test_never_an_impossible_number(self, kind: str, start: int, steps: list[int]) -> None:
+        values = declarable(kind)
+        number = start
+        for step in steps:
+            number = step_number(values, number, step)
+            assert number in values
+
+    @pytest.mark.parametrize("kind", ["envido", "flor"])
+    def test_plus_one_and_minus_one_visit_every_value_both_ways(self, kind: str) -> None:
+        values = declarable(kind)
+        for step in (1, -1):
+            seen, number = [], values[0]
+            for _ in values:
+                seen.append(number)
+                number = step_number(values, number, step)
+            assert sorted(seen) == list(values) and number == values[0]
+
+    def test_a_flor_telling_pad(self) -> None:
+        rules = HouseRules(claims=Claims.DECLARED, flor=True)
+        g = game_with(rules, "7C 6C 5C", "7O 6O 5O", moves="0 flor, 1 flor")
+        assert g.telling is not None and g.telling.kind == "flor"
+        inp = SeatInput()
+        start_number_entry(g, 0, inp)
+        assert inp.number == 38
+        assert on_press(g, 0, Button.REAL_ENVIDO, inp) is None and inp.number == 20
+
+    def test_an_impossible_number_has_no_gestures(self) -> None:
+        rules = HouseRules(claims=Claims.DECLARED)
+        g = game_with(rules, "7C 6C 3E", "2O 1B 4B", moves="0 envido, 1 quiero")
+        with pytest.raises(ValueError, match="cannot enter 15"):
+            gestures_for(g, Action(0, Kind.DECLARE, number=15), SeatInput())
 
 
 class TestMenus:

@@ -80,7 +80,7 @@ def test_full_disk_goes_on_in_memory_and_says_so(tmp_path: Path) -> None:
         mock.press(1, Button.QUIERO)
         assert mock.game.score == (2, 0)  # the game went on
         assert store.problem is not None
-        assert mock.table.alert(0) == "Sin disco: partida en memoria"
+        assert mock.table.alert(0) == "Sin disco: partido en memoria"
         screen_text = " ".join(screen_lines(screen_for(mock.table, 1)))
         assert "DISCO" in screen_text or mock.table.message(1) is not None
         disk.failing = False

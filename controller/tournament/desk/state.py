@@ -554,11 +554,11 @@ class DeskState:
                 Refusal(t.table, e.seq, e.ts or now, e.game, e.seat, e.action, e.code or "", e.text)
             )
         elif e.kind is EventKind.NEW_GAME:
-            t.last.append("partida nueva")
+            t.last.append("partido nuevo")
         elif e.kind is EventKind.FINISHED:
             t.last.append(f"gana el equipo {e.winner} {t.score[0]}-{t.score[1]}")
         elif e.kind is EventKind.ABANDONED:
-            t.last.append("partida abandonada")
+            t.last.append("partido abandonado")
 
     def _record(self, t: TableState, r: Record, now: float, *, write: bool = True) -> None:
         """A record: saved (``write``; a desk reading its journal back only checks the

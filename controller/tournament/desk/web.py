@@ -94,7 +94,7 @@ async function refresh() {
     : s.broker.connected === null ? "Todavía sin conexión con el broker" : "");
   document.getElementById("title").textContent = "Torneo " + s.tournament;
   document.getElementById("summary").textContent =
-    `${s.tables.length} mesas, ${s.online} en línea · ${s.results.length} partidas terminadas · ` +
+    `${s.tables.length} mesas, ${s.online} en línea · ${s.results.length} partidos terminados · ` +
     `${s.refusals_pending} rechazos para el árbitro · ${s.flagged} registros señalados · ` +
     `${s.rejected} mensajes rechazados · demora máxima ${s.max_latency_s} s` +
     (s.house_rules ? ` · reglas: ${s.house_rules}` : "");

@@ -1,0 +1,69 @@
+"""Claims to prove with hands unknown, the request to show, and why a penalty came."""
+
+from __future__ import annotations
+
+from controller.engine import Action
+from controller.render.gallery import FLOR_2, table_at
+from controller.render.screen import screen_texts
+from controller.table.claims import (
+    FLOR_TAPADA,
+    TANTO_MAL_CANTADO,
+    TANTO_NOT_SHOWN,
+    Claim,
+    show_requests,
+    unproven_claims,
+)
+from controller.table.screens import screen_for
+
+CLAIM = ["0 envido", "1 quiero", "0 declare 33", "1 son-buenas"]
+
+
+def test_an_unproven_claim_is_asked_for_near_the_end_only() -> None:
+    table = table_at(CLAIM, hands={})  # the table read no cards
+    assert unproven_claims(table.game) == (Claim(0, "envido", 33),)
+    assert show_requests(table.game) == frozenset()  # the first baza: not yet
+    table.attempt(Action.from_str("0 play 7C"))
+    table.attempt(Action.from_str("1 play 2O"))  # seat 1 takes the first baza
+    assert show_requests(table.game) == {0}
+    assert screen_texts(screen_for(table, 0))[2] == "MOSTRÁ TUS CARTAS"
+    assert "MOSTRÁ" not in " ".join(screen_texts(screen_for(table, 1)))
+
+
+def test_a_truco_awaiting_its_answer_is_near_the_end() -> None:
+    table = table_at([*CLAIM, "0 truco"], hands={})
+    assert show_requests(table.game) == {0}
+
+
+def test_showing_the_cards_proves_the_claim() -> None:
+    table = table_at([*CLAIM, "0 play 7C", "1 play 2O"], hands={})
+    assert table.attempt(Action.from_str("0 show 6C")) is None
+    assert unproven_claims(table.game) == ()
+    assert show_requests(table.game) == frozenset()
+
+
+def test_a_claim_never_shown_costs_its_stake_and_says_why() -> None:
+    table = table_at([*CLAIM, "0 play 7C", "1 play 2O", "1 play 1E", "0 play 4B"], hands={})
+    game = table.game
+    assert not game.hand_in_progress
+    awards = game.hands[-1].awards
+    penalties = [i for i, a in enumerate(awards) if a.reason.value == "penalty"]
+    assert penalties and all(awards[i].team == 1 for i in penalties)
+    assert [table.award_note(1, i) for i in penalties] == [TANTO_NOT_SHOWN]
+
+
+def test_a_flor_played_unsung_is_a_flor_tapada() -> None:
+    table = table_at(["0 play 3O"], hands=FLOR_2, rules={"flor": "on"})
+    assert table.notes == {(1, 0): FLOR_TAPADA}
+    message = table.message(1)
+    assert message is not None and message.text == "+3 nosotros: penalidad (flor tapada)"
+
+
+def test_points_the_known_cards_deny() -> None:
+    table = table_at(["0 envido", "1 quiero", "0 declare 30"], rules={"claims": "declared"})
+    assert table.notes == {(1, 0): TANTO_MAL_CANTADO}
+
+
+def test_known_cards_claim_nothing_to_prove() -> None:
+    table = table_at(["0 envido", "1 quiero"], rules={"claims": "declared"})
+    table.attempt(Action.from_str("0 declare 33"))
+    assert unproven_claims(table.game) == ()
