@@ -24,7 +24,16 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from .engine import Action, Card, Game, HouseRules, IllegalActionError, RefusalCode, TrucoError
+from .engine import (
+    Action,
+    Card,
+    Game,
+    HandResult,
+    HouseRules,
+    IllegalActionError,
+    RefusalCode,
+    TrucoError,
+)
 from .textfile import TextFileError, read_text_file
 
 __all__ = [
@@ -360,22 +369,27 @@ def result_json(result: ReplayResult) -> dict[str, object]:
     return {
         "score": list(game.score),
         "winner": game.winner,
-        "hands": [
-            {
-                "hand": h.number,
-                "dealer": h.dealer,
-                "mano": h.mano,
-                "awards": [
-                    {"team": a.team, "points": a.points, "reason": a.reason.value} for a in h.awards
-                ],
-            }
-            for h in game.hands
-        ],
+        "hands": [_hand_json(h) for h in game.hands],
         "rejected": [
             {"line": r.line, "seat": r.seat, "action": r.action, "code": r.code.value}
             for r in result.rejected
         ],
     }
+
+
+def _hand_json(hand: HandResult) -> dict[str, object]:
+    """One hand of the JSON; a pica-pica hand adds ``pica_pica`` and each award its ``pica``."""
+    out: dict[str, object] = {"hand": hand.number, "dealer": hand.dealer, "mano": hand.mano}
+    if hand.pica_pica:
+        out["pica_pica"] = True
+    awards = []
+    for a in hand.awards:
+        award: dict[str, object] = {"team": a.team, "points": a.points, "reason": a.reason.value}
+        if a.pica is not None:
+            award["pica"] = a.pica
+        awards.append(award)
+    out["awards"] = awards
+    return out
 
 
 def dumps_result(obj: Mapping[str, object]) -> str:

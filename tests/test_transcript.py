@@ -37,6 +37,33 @@ def test_scenario(path: Path) -> None:
     assert got == expected
 
 
+#: The contract's own examples, copied unchanged: their comments say "refused" in words.
+CONTRACT_EXAMPLES = {"four-players", "worked-hand-1", "worked-hand-2"}
+
+
+def _commented_refusals(text: str) -> list[tuple[int, str]]:
+    """(line, code) of every statement whose comment starts with ``rejected CODE``."""
+    out = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        statement, _, comment = raw.partition("#")
+        words = comment.split()
+        if statement.strip() and len(words) >= 2 and words[0] == "rejected":
+            out.append((number, words[1].rstrip(":,")))
+    return out
+
+
+@pytest.mark.parametrize(
+    "path",
+    [p for p in CASES if p.stem not in CONTRACT_EXAMPLES],
+    ids=[p.stem for p in CASES if p.stem not in CONTRACT_EXAMPLES],
+)
+def test_scenario_comments_name_every_refusal(path: Path) -> None:
+    """The ``# rejected CODE`` comments and the expected JSON agree line for line."""
+    expected = json.loads(path.with_suffix(".json").read_text())
+    rejected = [(r["line"], r["code"]) for r in expected["rejected"]]
+    assert _commented_refusals(path.read_text()) == rejected
+
+
 @pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])
 def test_scenario_written_back_replays_the_same(path: Path) -> None:
     """Writing out a replayed game and reading it back gives the same game."""
@@ -102,7 +129,7 @@ class TestWriting:
         text = write(game)
         assert text.splitlines() == [
             "table players=2 target=30 flor=off falta=to_win mazo_envido_point=on "
-            "claims=auto implicit_quiero=off",
+            "claims=auto implicit_quiero=off pica_pica=off",
             "score 3 4",
             "dealer 0",
             "hand",

@@ -64,6 +64,7 @@ from ..hal.seatlink import (
     NodeDisconnected,
     SeatLink,
     TagArrived,
+    TagConflict,
     TagLeft,
     encode_frame,
     find_nodes,
@@ -184,15 +185,17 @@ class MockReader:
         with contextlib.suppress(OSError):
             os.write(self._master, frame)
 
-    def _host_said_hello(self, buffer: bytearray) -> bool:
-        hello = False
+    def _host_said_hello(self, buffer: bytearray) -> str | None:
+        """The session number of the host's last HELLO in ``buffer``, if it sent one."""
+        session = None
         while b"\n" in buffer:
             line, _, rest = bytes(buffer).partition(b"\n")
             buffer[:] = rest
             with contextlib.suppress(ValueError):
-                if parse_frame(line.strip(b"\r"))[1] == "HELLO":
-                    hello = True
-        return hello
+                _seq, kind, args = parse_frame(line.strip(b"\r"))
+                if kind == "HELLO" and len(args) == 2:
+                    session = args[1]
+        return session
 
     def _run(self) -> None:
         buffer = bytearray()
@@ -208,12 +211,15 @@ class MockReader:
             except (OSError, ValueError):
                 return
             buffer += data
-            if self._host_said_hello(buffer):
+            session = self._host_said_hello(buffer)
+            if session is not None:
                 if not greeted:
                     next_frame = time.monotonic() + self.pace  # show the first prompt first
                 greeted = True
                 seat = "-" if self.seat is None else str(self.seat)
-                self._send("HELLO", str(PROTOCOL_VERSION), MOCK_FIRMWARE, seat, self.serial)
+                self._send(
+                    "HELLO", str(PROTOCOL_VERSION), MOCK_FIRMWARE, seat, self.serial, "92", session
+                )
             if not greeted:
                 continue
             now = time.monotonic()
@@ -424,6 +430,8 @@ def run(
             ):
                 say(incomplete("The simulated reader has no more cards"))
                 return EXIT_INCOMPLETE
+            if link.busy is not None:
+                return fail(_busy_message(link.busy))
             if not connected and not hinted and now - started > NO_READER_HINT_SECONDS:
                 hinted = True
                 say(_no_reader_hint(args, by_id_dir))
@@ -448,8 +456,13 @@ def run(
                 connected = True
                 prompt_due = True
                 say(f"Reader connected on {item.port}")
+            elif isinstance(item, TagConflict):
+                say("        !! Several cards on the reader at once: put one card alone on it")
             elif isinstance(item, Hello):
-                say(f"Reader node {item.serial}, firmware {item.firmware}")
+                say(
+                    f"Reader node {item.serial}, firmware {item.firmware}, "
+                    f"MFRC522 version 0x{item.reader_version:02X}"
+                )
                 if prompt_due:
                     prompt_due = False
                     show_prompt()
@@ -484,6 +497,14 @@ def run(
         f"The registry has {n} deck{'s' if n != 1 else ''}: {', '.join(registry.names)}."
     )
     return EXIT_OK
+
+
+def _busy_message(why: str) -> str:
+    return (
+        f"{why} (the table service, truco-table run?), and a node serves one program at a "
+        "time. Stop the service (sudo systemctl stop truco-table), enroll, then start it "
+        "again (sudo systemctl start truco-table)."
+    )
 
 
 def _no_reader_hint(args: argparse.Namespace, by_id_dir: Path) -> str:

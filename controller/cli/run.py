@@ -146,6 +146,12 @@ def _scripted(run: MockRun, text: str, bots: bool, out: TextIO) -> int:
             deal, dealer = None, None
 
     for st in statements:
+        if isinstance(st, TableStmt) and st.rules.players != run.rules.players:
+            raise TranscriptError(
+                st.line,
+                f"the script is for {st.rules.players} players and the mock table has "
+                f"{run.rules.players}: run it with --players {st.rules.players}",
+            )
         if isinstance(st, TableStmt | ScoreStmt):
             continue
         if isinstance(st, DealerStmt):
@@ -331,6 +337,7 @@ def rules_from_args(args: argparse.Namespace) -> HouseRules:
         "mazo_envido_point": args.mazo_envido_point,
         "claims": args.claims,
         "implicit_quiero": args.implicit_quiero,
+        "pica_pica": args.pica_pica,
     }
     return HouseRules.from_options(options)
 
@@ -390,6 +397,7 @@ def add_house_rules(p: argparse.ArgumentParser) -> None:
     g.add_argument("--mazo-envido-point", choices=("on", "off"), default="on")
     g.add_argument("--claims", choices=("auto", "declared"), default="auto")
     g.add_argument("--implicit-quiero", choices=("on", "off"), default="off")
+    g.add_argument("--pica-pica", choices=("on", "off"), default="off", help="six players")
 
 
 def configure(r: argparse.ArgumentParser) -> None:

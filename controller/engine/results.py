@@ -21,21 +21,25 @@ class Reason(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class Award:
-    """Points scored by a team."""
+    """Points scored by a team; ``pica`` is the mano seat of the pica that scored them in a
+    pica-pica hand (``None`` in a normal hand)."""
 
     team: int
     points: int
     reason: Reason
+    pica: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class HandResult:
-    """One hand as recorded: its number (from 1), dealer, mano and awards so far."""
+    """One hand as recorded: its number (from 1), dealer, mano and awards so far, and
+    whether it is a pica-pica hand (RULES.md section 8b)."""
 
     number: int
     dealer: int
     mano: int
     awards: tuple[Award, ...]
+    pica_pica: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,6 +39,7 @@ class HouseRules:
     mazo_envido_point: bool = True
     claims: Claims = Claims.AUTO
     implicit_quiero: bool = False
+    pica_pica: bool = False
 
     def __post_init__(self) -> None:
         if self.players not in (2, 4, 6):
@@ -55,6 +56,12 @@ class HouseRules:
         """Where the malas end: ``ceil(target / 2)``."""
         return (self.target + 1) // 2
 
+    @property
+    def pica_window(self) -> tuple[int, int]:
+        """Scores that make a six-player hand a pica-pica hand (section 8b): the leader at
+        least the first and at most the second."""
+        return (5, 25) if self.target == 30 else (3, 12)
+
     @classmethod
     def from_options(cls, options: Mapping[str, str]) -> HouseRules:
         """Build from ``key=value`` words as in a transcript's ``table`` line.
@@ -69,7 +76,7 @@ class HouseRules:
                 if value not in allowed:
                     raise ValueError(f"{key} must be one of {', '.join(allowed)}, not {value!r}")
                 kwargs[key] = int(value)
-            elif key in ("flor", "mazo_envido_point", "implicit_quiero"):
+            elif key in ("flor", "mazo_envido_point", "implicit_quiero", "pica_pica"):
                 if value not in _ON_OFF:
                     raise ValueError(f"{key} must be on or off, not {value!r}")
                 kwargs[key] = _ON_OFF[value]
@@ -87,7 +94,7 @@ class HouseRules:
             else:
                 raise ValueError(
                     f"unknown house rule {raw_key!r} (known: players, target, flor, falta, "
-                    "mazo_envido_point, claims, implicit_quiero)"
+                    "mazo_envido_point, claims, implicit_quiero, pica_pica)"
                 )
         return cls(**kwargs)  # type: ignore[arg-type]
 
@@ -103,6 +110,7 @@ class HouseRules:
             "mazo_envido_point": onoff(self.mazo_envido_point),
             "claims": self.claims.value,
             "implicit_quiero": onoff(self.implicit_quiero),
+            "pica_pica": onoff(self.pica_pica),
         }
 
     def to_line(self) -> str:

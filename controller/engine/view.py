@@ -47,8 +47,13 @@ class SeatView:
     flor_pending: int | None  # team that must answer a contraflor / al resto
     flor_result: tuple[int, int] | None
     telling: Telling | None
-    awards: tuple[Award, ...]  # this hand's
+    awards: tuple[Award, ...]  # this hand's (every pica's)
     legal: tuple[Action, ...]  # what this seat may do now
+    # A pica-pica hand (RULES.md section 8b): the turn, bazas, calls and tellings above are
+    # those of this seat's pica; the score and the awards stay the teams'.
+    pica_pica: bool = False
+    pica: int | None = None  # the mano seat of this seat's pica
+    opponent: int | None = None  # the seat this one plays against in its pica
 
     @property
     def my_turn(self) -> bool:
@@ -64,6 +69,10 @@ class SeatView:
 def seat_view(game: Game, seat: int) -> SeatView:
     team = seat % 2
     score = game.score
+    play = game.play_of(seat)  # the whole hand, or the seat's pica
+    live = game.pica_live(seat)
+    flor = play.flor
+    opponents = [s for s in play.order if s != seat] if game.pica_pica else []
     return SeatView(
         seat=seat,
         team=team,
@@ -76,21 +85,24 @@ def seat_view(game: Game, seat: int) -> SeatView:
         hand_in_progress=game.hand_in_progress,
         dealer=game.dealer,
         mano=game.mano,
-        turn=game.turn,
-        baza=game.baza,
+        turn=play.turn if live else None,
+        baza=play.baza,
         cards=game.cards_in_hand(seat) if game.hand_number else None,
-        table=game.table_cards,
-        bazas=game.baza_results,
-        truco_level=game.truco_level,
-        truco_pending=game.truco_pending,
-        raise_team=game.raise_team,
-        envido_chain=game.envido_chain,
-        envido_pending=game.envido_pending,
-        envido_result=game.envido_result,
-        flor_announced=game.flor_announced,
-        flor_pending=game.flor_pending,
-        flor_result=game.flor_result,
-        telling=game.telling,
+        table=play.table_cards,
+        bazas=play.baza_results,
+        truco_level=play.truco_level,
+        truco_pending=play.truco_pending,
+        raise_team=play.raise_team,
+        envido_chain=play.envido_chain,
+        envido_pending=play.envido_pending,
+        envido_result=play.envido.result,
+        flor_announced=tuple(flor.ann),
+        flor_pending=play.flor_pending,
+        flor_result=flor.result,
+        telling=play.telling,
         awards=game.awards,
         legal=tuple(a for a in game.legal_list() if a.seat == seat),
+        pica_pica=game.pica_pica,
+        pica=play.pica,
+        opponent=opponents[0] if opponents else None,
     )

@@ -28,6 +28,7 @@ that names the file, the deck and the entry.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import re
 import tempfile
@@ -54,6 +55,7 @@ __all__ = [
     "DeckRegistry",
     "IncompleteDeckError",
     "UnknownCardError",
+    "WatchedRegistry",
     "check_deck_name",
     "default_registry_path",
     "dumps",
@@ -77,6 +79,7 @@ UID_LENGTHS: Final = (4, 7, 10)
 MAX_NAME_LENGTH: Final = 64
 
 _HEX_UID: Final = re.compile(r"[0-9A-Fa-f]+")
+_log = logging.getLogger(__name__)
 
 
 # -- errors -------------------------------------------------------------------------------
@@ -541,3 +544,54 @@ def save_registry(registry: DeckRegistry, path: str | os.PathLike[str]) -> None:
             os.fsync(dir_fd)
         finally:
             os.close(dir_fd)
+
+
+class WatchedRegistry:
+    """The registry file as the running table sees it: read again whenever it changes.
+
+    A deck enrolled while the table runs (``truco-table enroll`` writes the file
+    atomically) is used from the next card on, without restarting the service.
+    ``lookup`` is what the table calls for each card that arrives: it compares the
+    file's identity, size and modification time with the last read (one ``stat``)
+    and loads it again when they differ. A file that became invalid or unreadable
+    is logged once and the decks already known stay in use.
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self._stamp = self._stat()
+        self.registry = load_registry(self.path, missing_ok=True)  # DeckError: not started
+        self._failed: tuple[int, int, int] | None = None
+
+    def _stat(self) -> tuple[int, int, int] | None:
+        try:
+            st = self.path.stat()
+        except OSError:
+            return None
+        return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+    def refresh(self) -> bool:
+        """Read the file again if it changed; True when the decks in use changed."""
+        stamp = self._stat()
+        if stamp == self._stamp or stamp is None or stamp == self._failed:
+            return False
+        try:
+            registry = load_registry(self.path, missing_ok=True)
+        except DeckError as error:
+            self._failed = stamp
+            _log.error("deck registry not reloaded, the decks known stay in use: %s", error)
+            return False
+        self._stamp, self._failed = stamp, None
+        changed = registry != self.registry
+        self.registry = registry
+        if changed:
+            _log.info("deck registry %s reloaded: %s", self.path, ", ".join(registry.names))
+        return changed
+
+    def lookup(self, uid: bytes) -> Card | None:
+        self.refresh()
+        return self.registry.lookup(uid)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return self.registry.names

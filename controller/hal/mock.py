@@ -100,8 +100,15 @@ class MockNode:
     def tag_off(self, uid: bytes) -> None:
         self.send("TAGOFF", uid.hex().upper())
 
-    def hello(self) -> None:
-        self.send("HELLO", str(PROTOCOL_VERSION), "0.1.0-mock", str(self.seat), self.serial)
+    def hello(self, session: str = "-") -> None:
+        """HELLO at power-up (``-``), or answering the Pi's HELLO with its session."""
+        self.send(
+            "HELLO", str(PROTOCOL_VERSION), "0.1.0-mock", str(self.seat), self.serial, "92", session
+        )
+
+    def tag_conflict(self) -> None:
+        """Several cards on the reader at once (the node's TAGMANY)."""
+        self.send("TAGMANY")
 
     def send(self, kind: str, *args: str) -> None:
         with self._lock:
@@ -137,12 +144,12 @@ class MockNode:
                 if not line:
                     continue
                 try:
-                    _, kind, _ = parse_frame(line)
+                    _, kind, args = parse_frame(line)
                 except ValueError:
                     continue
                 self.received.append(kind)
-                if kind == "HELLO":
-                    self.hello()
+                if kind == "HELLO" and len(args) == 2:
+                    self.hello(args[1])
 
 
 class MockDisplay:

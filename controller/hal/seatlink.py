@@ -4,10 +4,15 @@ Each seat's node speaks the line protocol in ``firmware/PROTOCOL.md``.  This
 module implements that frame format on its own (the installed package does not
 depend on ``firmware/``) and adds what the Pi needs around it:
 
-* :class:`SeatLink` owns one serial port, reads it on a background thread,
-  validates every frame, answers heartbeats, notices when the node goes away
-  (unplugged or silent), reopens the port when it comes back, and hands every
-  event to ``on_event(seat, event)``.
+* :class:`SeatLink` owns one serial port (opened exclusively: a second program
+  on the same node, such as ``truco-table enroll`` while the service runs, is
+  refused at once), reads it on a background thread, validates every frame,
+  answers heartbeats, notices when the node goes away (unplugged or silent),
+  reopens the port when it comes back, and hands every event to
+  ``on_event(seat, event)``.  Each opening is a new session: what the node sent
+  before it answered this session's ``HELLO`` is stale (a button pressed while
+  the service was down) and is dropped.  A node that fell into the MicroPython
+  REPL is soft-reset back into its firmware.
 * :func:`find_nodes` lists the nodes plugged in, by USB serial number, from the
   stable names under ``/dev/serial/by-id``.
 * :func:`status_message` gives the one-line text a seat's display shows for a
@@ -23,6 +28,7 @@ from __future__ import annotations
 import binascii
 import contextlib
 import logging
+import random
 import re
 import threading
 import time
@@ -52,6 +58,7 @@ __all__ = [
     "NodeEvent",
     "SeatLink",
     "TagArrived",
+    "TagConflict",
     "TagLeft",
     "crc16",
     "decode_message",
@@ -63,7 +70,7 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-PROTOCOL_VERSION: Final = 1
+PROTOCOL_VERSION: Final = 2
 MAX_FRAME: Final = 80  # bytes in one frame, not counting the CR/LF terminator
 SEQ_MODULO: Final = 65536
 BUTTONS: Final = (
@@ -92,6 +99,16 @@ REJECT_REASONS: Final = (OVERSIZED, GARBAGE, CHECKSUM, UNKNOWN, MALFORMED, VERSI
 FRAMES: Final = "frames"  # valid frames received
 SEQ_GAP: Final = "seq_gap"  # valid frames whose sequence number was not the expected one
 CALLBACK_ERRORS: Final = "callback_errors"  # exceptions raised by on_event
+STALE: Final = "stale"  # valid frames dropped: sent before the node answered this session
+REPL_RESETS: Final = "repl_resets"  # soft resets sent to a node found in its REPL
+# What the Pi sends a node that sits in the MicroPython REPL instead of its firmware:
+# Ctrl-C twice (stop whatever runs), Ctrl-B (leave the raw REPL, as mpremote leaves
+# it), Ctrl-D (soft reset: MicroPython runs main.py again).  To running firmware these
+# bytes are one bad line, counted and ignored.
+REPL_RECOVERY: Final = b"\r\x03\x03\x02\x04"
+# Text the REPL prints (its banner, prompts, a traceback): seeing one of these, the
+# Pi sends REPL_RECOVERY at once instead of waiting for the node to stay silent.
+_REPL_SIGNS: Final = (b">>>", b"MicroPython ", b"Traceback", b"raw REPL")
 
 
 # -- events ---------------------------------------------------------------------------
@@ -112,6 +129,11 @@ class TagLeft:
 
 
 @dataclass(frozen=True)
+class TagConflict:
+    """Several tags were in the reader's field at once: nothing is read (TAGMANY)."""
+
+
+@dataclass(frozen=True)
 class ButtonPressed:
     """A short press of one of the eight pad buttons (reported on release)."""
 
@@ -127,12 +149,19 @@ class ButtonHeld:
 
 @dataclass(frozen=True)
 class Hello:
-    """The node introduced itself: protocol and firmware version, stored seat, serial."""
+    """The node introduced itself: protocol and firmware version, stored seat, serial.
+
+    ``reader_version`` is the MFRC522's VersionReg as the node last read it (0x91 or
+    0x92 for NXP chips, other values for clones; 0x00 or 0xFF: no chip answered).
+    ``session`` is the Pi's session number the node answered, None at power-up.
+    """
 
     seat: int | None
     firmware: str
     serial: str
     protocol: int = PROTOCOL_VERSION
+    reader_version: int = 0x92
+    session: int | None = None
 
 
 @dataclass(frozen=True)
@@ -163,7 +192,7 @@ class NodeDisconnected:
     reason: str
 
 
-NodeEvent = TagArrived | TagLeft | ButtonPressed | ButtonHeld | Hello | Heartbeat
+NodeEvent = TagArrived | TagLeft | TagConflict | ButtonPressed | ButtonHeld | Hello | Heartbeat
 LinkEvent = NodeEvent | NodeConnected | NodeDisconnected
 
 
@@ -248,6 +277,7 @@ _DIGITS: Final = re.compile(r"[0-9]{1,10}")
 _FIRMWARE: Final = re.compile(r"[0-9A-Za-z._+-]{1,16}")
 _SERIAL: Final = re.compile(r"[0-9A-Fa-f]{1,32}")
 _UID: Final = re.compile(r"[0-9A-F]{8}|[0-9A-F]{14}|[0-9A-F]{20}")
+_SESSION: Final = re.compile(r"0|[1-9][0-9]{0,4}")
 
 
 def decode_message(kind: str, args: tuple[str, ...]) -> NodeEvent:
@@ -260,6 +290,10 @@ def decode_message(kind: str, args: tuple[str, ...]) -> NodeEvent:
             raise FrameError(MALFORMED, kind)
         uid = bytes.fromhex(args[0])
         return TagArrived(uid) if kind == "TAGON" else TagLeft(uid)
+    if kind == "TAGMANY":
+        if args:
+            raise FrameError(MALFORMED, kind)
+        return TagConflict()
     if kind in ("PRESS", "HOLD"):
         if len(args) != 1 or args[0] not in BUTTONS:
             raise FrameError(MALFORMED, kind)
@@ -274,18 +308,28 @@ def decode_message(kind: str, args: tuple[str, ...]) -> NodeEvent:
             raise FrameError(MALFORMED, kind)
         return Heartbeat(int(args[0]), int(args[1]), args[2] == "OK")
     if kind == "HELLO":
+        # The version comes first: another version's HELLO may have other arguments.
+        if not args or not re.fullmatch(r"[0-9]{1,5}", args[0]):
+            raise FrameError(MALFORMED, kind)
+        if int(args[0]) != PROTOCOL_VERSION:
+            raise FrameError(
+                VERSION,
+                f"node speaks protocol {args[0]}, the table {PROTOCOL_VERSION}: "
+                "update the node's firmware (firmware/README.md)",
+            )
         if (
-            len(args) != 4
-            or not re.fullmatch(r"[0-9]{1,5}", args[0])
+            len(args) != 6
             or not _FIRMWARE.fullmatch(args[1])
             or not re.fullmatch(r"-|[0-5]", args[2])
             or not _SERIAL.fullmatch(args[3])
+            or not re.fullmatch(r"[0-9A-F]{2}", args[4])
+            or not (args[5] == "-" or _SESSION.fullmatch(args[5]))
+            or (args[5] != "-" and int(args[5]) >= SEQ_MODULO)
         ):
             raise FrameError(MALFORMED, kind)
-        if int(args[0]) != PROTOCOL_VERSION:
-            raise FrameError(VERSION, f"node speaks protocol {args[0]}")
         seat = None if args[2] == "-" else int(args[2])
-        return Hello(seat, args[1], args[3].lower(), int(args[0]))
+        session = None if args[5] == "-" else int(args[5])
+        return Hello(seat, args[1], args[3].lower(), int(args[0]), int(args[4], 16), session)
     raise FrameError(UNKNOWN, kind)
 
 
@@ -301,7 +345,10 @@ class FrameDecoder:
         self.on_reject = on_reject
         self._lock = threading.Lock()
         self._stats: Counter[str] = Counter(
-            {key: 0 for key in (FRAMES, SEQ_GAP, CALLBACK_ERRORS, *REJECT_REASONS)}
+            {
+                key: 0
+                for key in (FRAMES, SEQ_GAP, CALLBACK_ERRORS, STALE, REPL_RESETS, *REJECT_REASONS)
+            }
         )
         self._buf = bytearray()
         self._skipping = False
@@ -456,6 +503,7 @@ class SeatLink:
         backoff_initial: float = 0.25,
         backoff_max: float = 5.0,
         read_timeout: float = 0.25,
+        repl_after: float = 2.5,
     ) -> None:
         self.seat = seat
         self._port_spec = port
@@ -466,6 +514,7 @@ class SeatLink:
         self.backoff_initial = backoff_initial
         self.backoff_max = backoff_max
         self.read_timeout = read_timeout
+        self.repl_after = repl_after  # unanswered this long after opening: try REPL_RECOVERY
         self.decoder = FrameDecoder(on_reject=self._log_reject)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -478,6 +527,10 @@ class SeatLink:
         self._last_failure: str | None = None
         self._logged_rejects: set[str] = set()
         self._callback_failed = False
+        self._session_id = random.randrange(SEQ_MODULO)
+        self._answered = False  # the node answered this session's HELLO
+        self._repl_seen = False  # a rejected line looked like the MicroPython REPL
+        self._busy: str | None = None
 
     @classmethod
     def for_serial(
@@ -504,8 +557,22 @@ class SeatLink:
 
     @property
     def stats(self) -> dict[str, int]:
-        """Counters: frames, seq_gap, callback_errors and one per reject reason."""
+        """Counters: frames, seq_gap, callback_errors, stale, repl_resets, reject reasons."""
         return self.decoder.stats
+
+    @property
+    def busy(self) -> str | None:
+        """Why the port could not be had, while another program holds it (else None)."""
+        return self._busy
+
+    @property
+    def session(self) -> int:
+        """The session number of this opening, or of the next one while closed.
+
+        The Pi's HELLO carries it and the node's answer echoes it; every opening of
+        the port takes a new one.
+        """
+        return self._session_id
 
     def start(self) -> None:
         """Start the reader thread (it opens the port and keeps it open)."""
@@ -565,6 +632,26 @@ class SeatLink:
         """Restart the node (it disappears from USB for a moment and comes back)."""
         return self.send("RESET")
 
+    def soft_reset(self) -> bool:
+        """Bring a node back from the MicroPython REPL (``REPL_RECOVERY``)."""
+        if not self._write_raw(REPL_RECOVERY):
+            return False
+        self.decoder.count(REPL_RESETS)
+        log.warning("seat %d: the node is in its REPL: soft reset sent", self.seat)
+        return True
+
+    def _write_raw(self, data: bytes) -> bool:
+        with self._write_lock:
+            port = self._serial
+            if port is None:
+                return False
+            try:
+                port.write(data)
+            except (serial.SerialException, OSError) as error:
+                log.debug("seat %d: write failed: %s", self.seat, error)
+                return False
+        return True
+
     # -- thread ----------------------------------------------------------------------------
     def _deliver(self, event: LinkEvent) -> None:
         try:
@@ -576,15 +663,21 @@ class SeatLink:
                 log.exception("seat %d: on_event failed for %r", self.seat, event)
 
     def _log_reject(self, reason: str, line: bytes) -> None:
+        if reason == GARBAGE and any(sign in line for sign in _REPL_SIGNS):
+            self._repl_seen = True
         if reason in self._logged_rejects:
             log.debug("seat %d: rejected %s frame %r", self.seat, reason, line[:MAX_FRAME])
         else:
             self._logged_rejects.add(reason)
             log.warning(
-                "seat %d: rejected a frame (%s): %r (further ones are only counted)",
+                "seat %d: rejected a frame (%s): %r (further ones are only counted)%s",
                 self.seat,
                 reason,
                 line[:MAX_FRAME],
+                f"; the node speaks another protocol than {PROTOCOL_VERSION}: update its "
+                "firmware (firmware/README.md)"
+                if reason == VERSION
+                else "",
             )
 
     def _note_failure(self, message: str) -> None:
@@ -616,13 +709,17 @@ class SeatLink:
                             baudrate=self.baudrate,
                             timeout=self.read_timeout,
                             write_timeout=1.0,
+                            exclusive=True,  # one program per node: frames never split
                         ),
                     )
                 except (serial.SerialException, OSError, ValueError) as error:
+                    if "exclusively lock" in str(error):
+                        self._busy = f"{name} is in use by another program"
                     self._note_failure(f"cannot open {name}: {error}")
                     self._stop.wait(backoff)
                     backoff = min(backoff * 2, self.backoff_max)
                     continue
+                self._busy = None
                 backoff = self.backoff_initial
                 reason = self._session(port, name)
                 if reason == "silent":
@@ -638,10 +735,14 @@ class SeatLink:
         with self._write_lock:
             self._serial = port
             self._tx_seq = 0
+            self._answered = False
+            self._repl_seen = False
         self._port_name = name
-        log.debug("seat %d: opened %s", self.seat, name)
-        last_rx = time.monotonic()
+        log.debug("seat %d: opened %s (session %d)", self.seat, name, self._session_id)
+        opened = last_rx = time.monotonic()
         last_hello = float("-inf")
+        last_recovery = float("-inf")
+        recovery_wait = self.repl_after
         reason = "closed"
         warned_silent = False
         try:
@@ -649,7 +750,19 @@ class SeatLink:
                 now = time.monotonic()
                 if not self._connected and now - last_hello >= self.hello_interval:
                     last_hello = now
-                    if not self.send("HELLO", str(PROTOCOL_VERSION)):
+                    if not self.send("HELLO", str(PROTOCOL_VERSION), str(self._session_id)):
+                        reason = "unplugged"
+                        break
+                in_repl = self._repl_seen or (
+                    not self._connected and now - opened >= self.repl_after
+                )
+                if in_repl and now - last_recovery >= recovery_wait:
+                    self._repl_seen = False
+                    if last_recovery > opened:  # it did not help yet: try less often
+                        recovery_wait = min(recovery_wait * 2, 30.0)
+                    last_recovery = now
+                    last_hello = float("-inf")  # greet the restarted firmware at once
+                    if not self.soft_reset():
                         reason = "unplugged"
                         break
                 try:
@@ -676,6 +789,9 @@ class SeatLink:
         finally:
             with self._write_lock:
                 self._serial = None
+                previous = self._session_id  # the next opening is another session
+                while self._session_id == previous:
+                    self._session_id = random.randrange(SEQ_MODULO)
             try:
                 port.close()
             except Exception as error:  # a vanished device may fail to close
@@ -690,6 +806,16 @@ class SeatLink:
         return reason
 
     def _handle(self, event: NodeEvent) -> None:
+        if not self._answered:
+            # Until the node answers this session's HELLO, what it says was sent
+            # before (buffered while nobody listened): stale, never played.
+            if not isinstance(event, Hello) or event.session != self._session_id:
+                self.decoder.count(STALE)
+                return
+            self._answered = True
+        elif isinstance(event, Hello) and event.session not in (None, self._session_id):
+            self.decoder.count(STALE)  # an answer to an earlier session's HELLO
+            return
         if not self._connected:
             self._connected = True
             self._last_failure = None

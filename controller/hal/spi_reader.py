@@ -7,8 +7,10 @@ the Pi's SPI0, and this module does the node's job on the Pi, with the same rule
 and the same timings, and hands the table the same events:
 
 * a card put on the reader is reported once, as
-  :class:`~controller.hal.seatlink.TagArrived`, however long it lies there, even if
-  a poll now and then fails to read it;
+  :class:`~controller.hal.seatlink.TagArrived`, after two consecutive polls read
+  it alike, however long it lies there, even if a poll now and then fails to read it;
+* several cards in the field at once (a bit collision in anticollision) are never
+  resolved to one of them: :class:`~controller.hal.seatlink.TagConflict`, once;
 * it is reported gone, as :class:`~controller.hal.seatlink.TagLeft`, once no poll has
   read it for ``leave_s`` (500 ms); putting a different card on the reader ends the
   old one at once (``TagLeft`` then ``TagArrived``);
@@ -47,6 +49,7 @@ seat's trouble never resets the other seat's reader.
 
 from __future__ import annotations
 
+import enum
 import logging
 import threading
 import time
@@ -56,11 +59,13 @@ from typing import Any, Final, Protocol
 from gpiozero import DigitalOutputDevice, Factory
 
 from .callbacks import deliver
-from .seatlink import TagArrived, TagLeft
+from .seatlink import TagArrived, TagConflict, TagLeft
 
 __all__ = [
-    "KNOWN_VERSIONS",
+    "CONFIRM_READS",
     "LEAVE_S",
+    "MANY",
+    "NO_CHIP_VERSIONS",
     "POLL_S",
     "Mfrc522",
     "ReaderError",
@@ -74,14 +79,15 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-POLL_S: Final = 0.05
+POLL_S: Final = 0.015  # 2 confirming reads 15 ms apart: a card arrives within 50 ms
+CONFIRM_READS: Final = 2
 LEAVE_S: Final = 0.5  # the seat node's grace period (firmware/seatnode/tags.py)
 RETRY_FIRST_S: Final = 0.5
 RETRY_MAX_S: Final = 8.0
 _EPSILON_S: Final = 1e-9
 SPEED_HZ: Final = 1_000_000  # as the seat node; the MFRC522 allows up to 10 MHz
 
-TagEvent = TagArrived | TagLeft
+TagEvent = TagArrived | TagLeft | TagConflict
 TagEventCallback = Callable[[int, TagEvent], None]
 
 # Registers (data sheet section 9.2).
@@ -96,15 +102,26 @@ T_MODE, T_PRESCALER, T_RELOAD_H, T_RELOAD_L, VERSION = 0x2A, 0x2B, 0x2C, 0x2D, 0
 CMD_IDLE, CMD_TRANSCEIVE, CMD_SOFT_RESET, POWER_DOWN = 0x00, 0x0C, 0x0F, 0x10
 IRQ_RX, IRQ_IDLE, IRQ_TIMER = 0x20, 0x10, 0x01
 ERR_BUFFER_OVFL, ERR_COLL, ERR_PARITY, ERR_PROTOCOL = 0x10, 0x08, 0x02, 0x01
-COLL_VALUES_AFTER_COLL, COLL_POS_NOT_VALID, COLL_POS_MASK = 0x80, 0x20, 0x1F
+COLL_VALUES_AFTER_COLL = 0x80
 START_SEND = FLUSH_BUFFER = 0x80
 T_MODE_VALUE: Final = 0x80  # TAuto: the timer starts at the end of each transmission
 # ISO/IEC 14443-3 type A.
 WUPA, HLTA, SEL_CODES, NVB_SELECT = 0x52, 0x50, (0x93, 0x95, 0x97), 0x70
 CASCADE_TAG, SAK_CASCADE = 0x88, 0x04
-# VersionReg values of MFRC522 boards: NXP v1.0, v2.0 and common clones.
-KNOWN_VERSIONS: Final = (0x91, 0x92, 0x88, 0x12, 0xB2)
-EXCHANGE_TIMEOUT_S: Final = 0.030  # backstop; the chip's own timer ends at 5 ms
+# VersionReg: NXP answers 0x91/0x92, clones other values (0x88, 0x89, 0x90, 0xB2, ...);
+# any answer is a chip but what a bus with nothing on it reads (MISO low or floating).
+NO_CHIP_VERSIONS: Final = (0x00, 0xFF)
+EXCHANGE_TIMEOUT_S: Final = 0.030  # backstop; the chip's own timer ends at 1 ms
+
+
+class Many(enum.Enum):
+    """What a poll read when several tags answered at once."""
+
+    MANY = "MANY"
+
+
+MANY: Final = Many.MANY
+Reading = bytes | Many | None  # one poll: a UID, several tags, or nothing
 
 
 class SpiDevice(Protocol):
@@ -154,7 +171,7 @@ class Mfrc522:
 
     # -- set-up -------------------------------------------------------------------------
     def init(self) -> bool:
-        """Soft-reset and configure the chip, antenna on; True when a known chip answers."""
+        """Soft-reset and configure the chip, antenna on; True when a chip answers."""
         self.write_reg(COMMAND, CMD_SOFT_RESET)
         deadline = time.monotonic() + 0.1
         while self.read_reg(COMMAND) & POWER_DOWN and time.monotonic() < deadline:
@@ -162,11 +179,12 @@ class Mfrc522:
         self.write_reg(TX_MODE, 0x00)  # 106 kBd, no TX CRC
         self.write_reg(RX_MODE, 0x00)  # 106 kBd, no RX CRC
         self.write_reg(MOD_WIDTH, 0x26)
-        # Timer: 13.56 MHz / (2 * 169 + 1) = 40 kHz; reload 200 ticks = 5 ms.
+        # Timer: 13.56 MHz / (2 * 169 + 1) = 40 kHz; reload 40 ticks = 1 ms, ten times a
+        # tag's frame delay time (it stops at the answer's first bit).
         self.write_reg(T_MODE, T_MODE_VALUE)
         self.write_reg(T_PRESCALER, 0xA9)
         self.write_reg(T_RELOAD_H, 0x00)
-        self.write_reg(T_RELOAD_L, 0xC8)
+        self.write_reg(T_RELOAD_L, 0x28)
         self.write_reg(TX_ASK, 0x40)  # 100 % ASK
         self.write_reg(MODE, 0x3D)  # CRC preset 0x6363
         self.write_reg(RF_CFG, 0x70)  # receiver gain 48 dB
@@ -174,11 +192,11 @@ class Mfrc522:
         if tx & 0x03 != 0x03:
             self.write_reg(TX_CONTROL, tx | 0x03)  # antenna on (Tx1RFEn, Tx2RFEn)
         self.version = self.read_reg(VERSION)
-        return self.version in KNOWN_VERSIONS
+        return self.version not in NO_CHIP_VERSIONS
 
     def answering(self) -> bool:
-        """True when VersionReg reads as a known chip (the wiring is fine)."""
-        return self.read_reg(VERSION) in KNOWN_VERSIONS
+        """True when VersionReg reads as a chip (the wiring is fine)."""
+        return self.read_reg(VERSION) not in NO_CHIP_VERSIONS
 
     def configured(self) -> bool:
         """True while the chip keeps :meth:`init`'s settings (False after a reset)."""
@@ -231,60 +249,28 @@ class Mfrc522:
         result, data, _bits = self.transceive(bytes((WUPA,)), tx_last_bits=7)
         return result == "collision" or (result == "ok" and len(data) == 2)
 
-    def _cascade_level(self, sel: int) -> tuple[bytes, int] | None:
-        """Anticollision and SELECT for one cascade level: (4 UID CLn bytes, SAK) or None."""
-        buf = bytearray(5)  # UID CLn bytes + BCC
-        known = 0  # bits of buf known so far
-        for _ in range(33):  # each round learns at least one more bit
-            if known >= 32:
-                break
-            whole, extra = divmod(known, 8)
-            frame = bytearray((sel, ((2 + whole) << 4) | extra))
-            frame += buf[: whole + (1 if extra else 0)]
-            result, data, _bits = self.transceive(frame, tx_last_bits=extra, rx_align=extra)
-            if result not in ("ok", "collision") or not data:
-                return None
-            # The tag's first bit lands at bit ``extra`` of data[0].
-            for i, byte in enumerate(data[: 5 - whole]):
-                if i == 0 and extra:
-                    low = (1 << extra) - 1
-                    buf[whole] = (buf[whole] & low) | (byte & ~low & 0xFF)
-                else:
-                    buf[whole + i] = byte
-            if result == "ok":
-                if buf[0] ^ buf[1] ^ buf[2] ^ buf[3] != buf[4]:
-                    return None
-                known = 32
-                break
-            coll = self.read_reg(COLL)
-            if coll & COLL_POS_NOT_VALID:
-                return None
-            # CollPos (1..32, 0 = 32) counts from bit 0 of the first FIFO byte, which
-            # holds UID CLn byte ``whole``. Go on with the tag that has a 1 there.
-            bit = whole * 8 + (coll & COLL_POS_MASK or 32) - 1
-            if not known <= bit < 32:
-                return None
-            index, shift = divmod(bit, 8)
-            buf[index] = (buf[index] & ((1 << shift) - 1)) | (1 << shift)
-            buf[index + 1 :] = bytes(4 - index)
-            known = bit + 1
-        if known < 32:
+    def _cascade_level(self, sel: int) -> tuple[bytes, int] | Many | None:
+        """Anticollision and SELECT for one cascade level: (4 UID CLn bytes, SAK), MANY
+        (a bit collision: several tags, none chosen) or None."""
+        result, data, _bits = self.transceive(bytes((sel, 0x20)))  # NVB: no bits known
+        if result == "collision":
+            return MANY
+        if result != "ok" or len(data) != 5 or data[0] ^ data[1] ^ data[2] ^ data[3] != data[4]:
             return None
-        buf[4] = buf[0] ^ buf[1] ^ buf[2] ^ buf[3]  # BCC (unknown after a collision in bit 31)
-        frame = bytearray((sel, NVB_SELECT)) + buf
+        frame = bytearray((sel, NVB_SELECT)) + data
         frame += crc_a(frame)
-        result, data, bits = self.transceive(frame)
-        if result != "ok" or len(data) != 3 or bits != 0 or crc_a(data[:1]) != data[1:]:
+        result, answer, bits = self.transceive(frame)
+        if result != "ok" or len(answer) != 3 or bits != 0 or crc_a(answer[:1]) != answer[1:]:
             return None
-        return bytes(buf[:4]), data[0]
+        return bytes(data[:4]), answer[0]
 
-    def select(self) -> bytes | None:
-        """Select one tag that is READY; its full UID (4, 7 or 10 bytes) or None."""
+    def select(self) -> Reading:
+        """Select the tag that is READY: its full UID (4, 7 or 10 bytes), MANY or None."""
         uid = bytearray()
         for sel in SEL_CODES:
             level = self._cascade_level(sel)
-            if level is None:
-                return None
+            if level is None or level is MANY:
+                return level
             part, sak = level
             if not sak & SAK_CASCADE:
                 return bytes(uid + part)
@@ -298,42 +284,66 @@ class Mfrc522:
         frame = bytes((HLTA, 0x00))
         self.transceive(frame + crc_a(frame))
 
-    def read_uid(self) -> bytes | None:
-        """One poll: wake any tag, select one, read its UID and halt it (None: no tag)."""
+    def read_uid(self) -> Reading:
+        """One poll: wake the tags, read the one there and halt it (MANY: several; None:
+        none). The poll always ends with HLTA, so a tag left half-way falls back to
+        IDLE/HALT (ISO 14443-3) and the next WUPA wakes it."""
         if not self.wake():
             return None
         uid = self.select()
-        if uid is not None:
-            self.halt()
+        self.halt()
         return uid
 
 
 class TagPresence:
-    """Arrivals and departures from poll results, as the seat node decides them.
+    """Arrivals, departures and conflicts from poll results, as the seat node decides them
+    (``firmware/seatnode/tags.py``).
 
-    ``update(uid, now)`` takes one poll (the UID read, or None) at time ``now``
-    (seconds) and returns the events it causes. (Times a nanosecond apart count as
-    equal, so that float sums such as ``0.7 - 0.2`` do not miss a deadline.)
+    ``update(reading, now)`` takes one poll (a UID, MANY or None) at time ``now``
+    (seconds) and returns the events it causes: a UID read alike on ``confirm``
+    consecutive polls arrives; MANY on ``confirm`` consecutive polls is one
+    TagConflict (never an arrival); a card leaves ``leave_s`` after the last poll
+    that saw something. (Times a nanosecond apart count as equal, so that float sums
+    such as ``0.7 - 0.2`` do not miss a deadline.)
     """
 
-    def __init__(self, leave_s: float = LEAVE_S) -> None:
+    def __init__(self, leave_s: float = LEAVE_S, confirm: int = CONFIRM_READS) -> None:
         self.leave_s = leave_s
+        self.confirm = confirm
         self.current: bytes | None = None
+        self.conflict = False
         self._last_seen = 0.0
+        self._candidate: bytes | Many | None = None
+        self._count = 0
 
-    def update(self, uid: bytes | None, now: float) -> list[TagEvent]:
+    def update(self, seen: Reading, now: float) -> list[TagEvent]:
         events: list[TagEvent] = []
-        if uid is not None:
-            if self.current is not None and uid != self.current:
+        if seen is None:
+            self._candidate, self._count = None, 0
+            if now - self._last_seen >= self.leave_s - _EPSILON_S:
+                if self.current is not None:
+                    events.append(TagLeft(self.current))
+                    self.current = None
+                self.conflict = False
+            return events
+        self._last_seen = now
+        if seen == self._candidate:
+            self._count += 1
+        else:
+            self._candidate, self._count = seen, 1
+        if self._count < self.confirm:
+            return events
+        if isinstance(seen, Many):
+            if not self.conflict:
+                self.conflict = True
+                events.append(TagConflict())
+            return events
+        self.conflict = False
+        if seen != self.current:
+            if self.current is not None:
                 events.append(TagLeft(self.current))
-                self.current = None
-            if self.current is None:
-                self.current = uid
-                events.append(TagArrived(uid))
-            self._last_seen = now
-        elif self.current is not None and now - self._last_seen >= self.leave_s - _EPSILON_S:
-            events.append(TagLeft(self.current))
-            self.current = None
+            self.current = seen
+            events.append(TagArrived(seen))
         return events
 
 
@@ -524,7 +534,7 @@ class SpiReader:
                 log.exception("seat %d: card reader poll failed", self.seat)
             self._stop.wait(self.poll_s)
 
-    def _read(self, now: float) -> bytes | None:
+    def _read(self, now: float) -> Reading:
         """One read, opening the reader first when needed; None on any failure."""
         chip = self._chip
         try:

@@ -14,7 +14,14 @@ from dataclasses import dataclass, replace
 
 from ..engine import Action, Card, Game, HouseRules, RefusalCode
 from ..hal.mock import MockDeck
-from ..hal.seatlink import ButtonHeld, ButtonPressed, NodeDisconnected, TagArrived, TagLeft
+from ..hal.seatlink import (
+    ButtonHeld,
+    ButtonPressed,
+    NodeDisconnected,
+    TagArrived,
+    TagConflict,
+    TagLeft,
+)
 from ..table.screens import screen_for
 from ..table.table import DealReading, Table
 from .screen import SeatScreen
@@ -304,6 +311,10 @@ def state_shots() -> list[Shot]:
     unplugged = table_at()
     unplugged.handle(1, NodeDisconnected("/dev/truco-seat1", "unplugged"))
     add("reader_unplugged", "reader unplugged", unplugged, 1)
+    # several cards on the seat's reader at once: nothing read, "Una carta por vez"
+    stacked = table_at()
+    stacked.handle(1, TagConflict())
+    add("one_card", "two cards on reader", stacked, 1)
     out.append(
         Shot(
             "alert",

@@ -31,8 +31,10 @@ columns it touches on the bus:
   points (``+2 NOS: ENVIDO 33``: the envido winner's points, never the loser's; a
   penalty with its reason, ``+3 ELLOS: FLOR TAPADA``), or ``MOSTRÁ TUS CARTAS`` when the
   table asks this seat to prove its claim before the hand ends.
-* A **refusal** (``NO ES TU TURNO``) or an unplugged reader is an inverted banner over
-  rows 40-63 for a few seconds (the table times it); the score stays in view. Other
+* A **refusal** (``NO ES TU TURNO``), an unplugged reader or a **notice** about the
+  seat's reader (``UNA CARTA POR VEZ``: several cards lay on it at once, none was
+  read) is an inverted banner over rows 40-63 for a few seconds (the table times
+  it); the score stays in view. Other
   notices (a reader reconnected, a table alert) take lines 1 and 2 when the seat is not
   in the middle of something.
 
@@ -66,6 +68,7 @@ __all__ = [
     "STRIP_TOP",
     "BazaMark",
     "Line",
+    "Notice",
     "ScreenContent",
     "SeatScreen",
     "Strip",
@@ -102,6 +105,12 @@ TRUCO_X = 60
 LADDER = {1: "TRUCO", 2: "RETRUCO", 3: "VALE CUATRO"}
 
 
+class Notice(Enum):
+    """What the seat's own hardware asks of its player, in their Spanish."""
+
+    ONE_CARD = "Una carta por vez"  # several tags in the reader's field: none was read
+
+
 @dataclass(frozen=True, slots=True)
 class SeatScreen:
     """Everything one seat's display shows; built by ``controller.table.screens``."""
@@ -119,6 +128,7 @@ class SeatScreen:
     deal_dealer: int | None = None  # while dealing: the dealer of the hand being read
     dealer_reads: bool = False  # the dealer taps every card (else each seat its own)
     node_ok: bool = True  # this seat's reader and pad are connected
+    notice: Notice | None = None  # about this seat's reader, for a few seconds
     alert: str | None = None  # a lasting table-wide warning (a full disk)
     flor_open: bool = False  # a flor was called and is not settled
     flor_call: Kind | None = None  # contraflor / al resto awaiting an answer
@@ -602,6 +612,8 @@ def screen_content(screen: SeatScreen) -> ScreenContent:
     base = ScreenContent(view.ours, view.theirs, view.target, _strip(screen))
     if not screen.node_ok:
         return _replace(base, banner=("LECTOR DESCONECTADO", "RECONECTANDO..."))
+    if screen.notice is not None:
+        return _replace(base, banner=_wrap_message(screen.notice.value))
     if screen.message and screen.refusal:
         return _replace(base, banner=_wrap_message(screen.message))
     lines = _state_lines(screen)

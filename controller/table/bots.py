@@ -60,7 +60,7 @@ class Bot:
             return by_kind[kind][0]
         if view.flor_pending == view.team:
             return by_kind.get(Kind.QUIERO, legal)[0]
-        if game.flor_course_team == view.team:
+        if game.play_of(self.seat).flor_course_team == view.team:
             return by_kind.get(Kind.FLOR, by_kind.get(Kind.CON_FLOR_ME_ACHICO, legal))[0]
         if view.truco_pending is not None and view.truco_pending[1] != view.team:
             return self._answer_truco(view, by_kind, cards, dealt, flor_rule)
@@ -110,7 +110,8 @@ class Bot:
         """With hands unknown, a bot that won a telling shows its cards before the end."""
         if not dealt or game.hand_of(self.seat) is not None:
             return None
-        won = [r for r in (game.envido_result, game.flor_result) if r and r[0] == self.seat]
+        play = game.play_of(self.seat)
+        won = [r for r in (play.envido_result, play.flor_result) if r and r[0] == self.seat]
         if not won or set(dealt) <= set(game.seen_cards(self.seat)):
             return None
         show = Action(self.seat, Kind.SHOW, cards=dealt)

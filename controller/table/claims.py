@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..engine import Action, Game, Kind, envido_points, flor_points
+from ..engine import Action, Game, HandPlay, Kind, envido_points, flor_points
 from ..engine.results import Award, Reason
 
 __all__ = [
@@ -45,49 +45,60 @@ class Claim:
     points: int | None = None
 
 
-def _scored(game: Game, reason: Reason, team: int) -> bool:
-    return any(a.reason is reason and a.team == team for a in game.awards)
+def _scored(play: HandPlay, reason: Reason, team: int) -> bool:
+    return any(a.reason is reason and a.team == team for a in play.awards)
 
 
 def unproven_claims(game: Game) -> tuple[Claim, ...]:
-    """The claims of this hand that the cards seen so far do not prove yet."""
+    """The claims of this hand that the cards seen so far do not prove yet (of every pica,
+    in a pica-pica hand)."""
     if not game.hand_in_progress:
         return ()
     out: list[Claim] = []
-    result = game.envido_result
+    for play in game.plays:
+        if play.live:
+            out.extend(_unproven(game, play))
+    return tuple(out)
+
+
+def _unproven(game: Game, play: HandPlay) -> list[Claim]:
+    out: list[Claim] = []
+    result = play.envido_result
     if result is not None:
         seat, points = result
         if (
             game.hand_of(seat) is None
-            and not _scored(game, Reason.ENVIDO, seat % 2)
+            and not _scored(play, Reason.ENVIDO, seat % 2)
             and envido_points(game.seen_cards(seat), flor=game.rules.flor) != points
         ):
             out.append(Claim(seat, "envido", points))
-    result = game.flor_result
+    result = play.flor_result
     if result is not None:
         seat, points = result
         if (
             game.hand_of(seat) is None
-            and not _scored(game, Reason.FLOR, seat % 2)
+            and not _scored(play, Reason.FLOR, seat % 2)
             and flor_points(game.seen_cards(seat)) != points
         ):
             out.append(Claim(seat, "flor", points))
-    elif not game.flor_open and game.telling is None:
-        for seat in game.flor_announced:
+    elif not play.flor_open and play.telling is None:
+        for seat in play.flor_announced:
             if (
                 game.hand_of(seat) is None
-                and not _scored(game, Reason.FLOR, seat % 2)
+                and not _scored(play, Reason.FLOR, seat % 2)
                 and flor_points(game.seen_cards(seat)) is None
             ):
                 out.append(Claim(seat, "flor"))
-    return tuple(out)
+    return out
 
 
 def near_the_end(game: Game) -> bool:
     """The hand may end with the next few actions: from the second baza on (the baza
     then finished can decide it), or while a truco call awaits its answer (a no quiero
     ends it)."""
-    return game.hand_in_progress and (game.baza >= 1 or game.truco_pending is not None)
+    return game.hand_in_progress and any(
+        p.live and (p.baza >= 1 or p.truco_pending is not None) for p in game.plays
+    )
 
 
 def show_requests(game: Game) -> frozenset[int]:

@@ -128,8 +128,8 @@ def step_number(values: tuple[int, ...], number: int, step: int) -> int:
     return next((v for v in values if v >= target), low)
 
 
-def _telling_kind(game: Game) -> str:
-    telling = game.telling
+def _telling_kind(game: Game, seat: int) -> str:
+    telling = game.play_of(seat).telling  # the seat's pica's, in a pica-pica hand
     return telling.kind if telling is not None else "envido"
 
 
@@ -160,23 +160,25 @@ class SeatInput:
         return MENUS[self.menu][self.index]
 
 
-def _ladder_next(game: Game) -> Kind:
-    pending = game.truco_pending
-    level = max(game.truco_level, pending[0] if pending else 0)
+def _ladder_next(game: Game, seat: int) -> Kind:
+    play = game.play_of(seat)  # the whole hand, or the seat's pica
+    pending = play.truco_pending
+    level = max(play.truco_level, pending[0] if pending else 0)
     return (Kind.TRUCO, Kind.RETRUCO, Kind.VALE_CUATRO)[min(level, 2)]
 
 
 def short_press_kind(game: Game, seat: int, button: Button) -> Kind:
     """The call a short press of ``button`` makes now (outside number entry)."""
     team = seat % 2
+    play = game.play_of(seat)  # the same buttons act in the seat's pica
     if button is Button.TRUCO:
-        return _ladder_next(game)
+        return _ladder_next(game, seat)
     if button is Button.FLOR:
-        if game.flor_pending == team and game.flor_call is Kind.CONTRAFLOR:
+        if play.flor_pending == team and play.flor_call is Kind.CONTRAFLOR:
             return Kind.CONTRAFLOR_AL_RESTO
         return Kind.FLOR
     if button is Button.NO_QUIERO:
-        return Kind.CON_FLOR_ME_ACHICO if game.flor_course_team == team else Kind.NO_QUIERO
+        return Kind.CON_FLOR_ME_ACHICO if play.flor_course_team == team else Kind.NO_QUIERO
     return {
         Button.ENVIDO: Kind.ENVIDO,
         Button.REAL_ENVIDO: Kind.REAL_ENVIDO,
@@ -189,8 +191,8 @@ def short_press_kind(game: Game, seat: int, button: Button) -> Kind:
 def start_number_entry(game: Game, seat: int, inp: SeatInput) -> None:
     """Start the number on the display: the seat's own points if known, else the lowest
     value the telling takes."""
-    telling = game.telling
-    kind = _telling_kind(game)
+    telling = game.play_of(seat).telling
+    kind = _telling_kind(game, seat)
     hand = game.hand_of(seat)
     if hand is not None:
         from ..engine import envido_points, flor_points
@@ -206,8 +208,8 @@ def start_number_entry(game: Game, seat: int, inp: SeatInput) -> None:
     inp.number = next((v for v in values if v > best), values[-1])
 
 
-def _telling_pad(game: Game, inp: SeatInput) -> bool:
-    return inp.mode is Mode.NORMAL and game.telling is not None
+def _telling_pad(game: Game, seat: int, inp: SeatInput) -> bool:
+    return inp.mode is Mode.NORMAL and game.play_of(seat).telling is not None
 
 
 def on_press(game: Game, seat: int, button: Button, inp: SeatInput) -> Action | None:
@@ -237,9 +239,9 @@ def on_press(game: Game, seat: int, button: Button, inp: SeatInput) -> Action | 
         if button is Button.QUIERO and cards:
             return Action(seat, Kind.SHOW, cards=cards)
         return None
-    if inp.mode is Mode.NUMBER or _telling_pad(game, inp):
+    if inp.mode is Mode.NUMBER or _telling_pad(game, seat, inp):
         if button in NUMBER_STEP:
-            values = declarable(_telling_kind(game))
+            values = declarable(_telling_kind(game, seat))
             inp.number = step_number(values, inp.number, NUMBER_STEP[button])
             return None
         if button is Button.QUIERO:
@@ -339,12 +341,12 @@ def gestures_for(game: Game, action: Action, inp: SeatInput) -> list[Gesture]:
         ]
     if kind is Kind.DECLARE:
         assert action.number is not None
-        values = declarable(_telling_kind(game))
+        values = declarable(_telling_kind(game, seat))
         if action.number not in values:
             raise ValueError(f"a pad cannot enter {action.number} (a hand has {values[0]}-"
                              f"{values[-1]})")  # fmt: skip
         probe = SeatInput()
-        if game.telling is not None:
+        if game.play_of(seat).telling is not None:
             return [
                 *_number_presses(seat, values, inp.number, action.number),
                 Gesture(seat, "press", Button.QUIERO),
@@ -355,10 +357,11 @@ def gestures_for(game: Game, action: Action, inp: SeatInput) -> list[Gesture]:
             *_number_presses(seat, values, probe.number, action.number),
             Gesture(seat, "press", Button.QUIERO),
         ]
-    if kind is Kind.SON_BUENAS and game.telling is not None:
+    telling = game.play_of(seat).telling
+    if kind is Kind.SON_BUENAS and telling is not None:
         return [Gesture(seat, "press", Button.NO_QUIERO)]
     button = _BUTTON_OF[kind]
-    in_telling = game.telling is not None and button in (
+    in_telling = telling is not None and button in (
         *NUMBER_STEP,
         Button.QUIERO,
         Button.NO_QUIERO,

@@ -72,10 +72,10 @@ def run_service(config_path: Path) -> int:
     except ConfigError as e:
         print(f"truco-table: bad configuration: {e}", file=sys.stderr)
         return 2
-    from ..hal.deck import DeckError, load_registry
+    from ..hal.deck import DeckError, WatchedRegistry
 
     try:
-        registry = load_registry(config.decks, missing_ok=True)
+        registry = WatchedRegistry(config.decks)  # a deck enrolled later is used at once
     except DeckError as e:
         print(f"truco-table: bad deck registry: {e}", file=sys.stderr)
         return 2

@@ -73,7 +73,7 @@ def pad_screen(game: Game, seat: int, inp: SeatInput) -> PadPrompt:
         return PadPrompt(
             f"mostrar: {shown}" if shown else "mostrar: tocá cartas", "q: mostrar·no: salir"
         )
-    telling = game.telling
+    telling = game.play_of(seat).telling
     if inp.mode is Mode.NORMAL and telling is not None and telling.next_seat == seat:
         best = max((n for _, n in telling.declarations if n is not None), default=None)
         prompt = f"tengo {inp.number}?" + (f" mejor {best}" if best is not None else "")
@@ -91,12 +91,14 @@ def pad_prompt(table: Table, seat: int) -> str | None:
 
 
 def seat_screen(game: Game, seat: int) -> SeatScreen:
-    """A seat's screen from the game alone: its view and the public flor state."""
+    """A seat's screen from the game alone: its view and the public flor state (of its
+    pica, in a pica-pica hand)."""
+    play = game.play_of(seat)
     return SeatScreen(
         game.view(seat),
-        flor_open=game.flor_open,
-        flor_call=game.flor_call,
-        flor_course_team=game.flor_course_team,
+        flor_open=play.flor_open,
+        flor_call=play.flor_call,
+        flor_course_team=play.flor_course_team,
     )
 
 
@@ -154,6 +156,7 @@ def screen_for(table: Table, seat: int) -> SeatScreen:
         deal_dealer=table.hand_dealer if dealing else None,
         dealer_reads=table.deal_reading is DealReading.DEALER,
         node_ok=node_ok,
+        notice=table.notice(seat),
         alert=table.alert(seat) if node_ok else None,
         prompt=pad.prompt,
         prompt_help=pad.prompt_help,

@@ -569,7 +569,10 @@ class TableService:
                 continue
             self._shown[seat] = content
             self._screens[seat] = screen
-        self._shown_until = min((m.until for m in table.messages if m), default=float("inf"))
+        self._shown_until = min(
+            [m.until for m in table.messages if m] + [n[1] for n in table.notices if n],
+            default=float("inf"),
+        )
 
     def transcript(self) -> str:
         return write(self.table.game)

@@ -39,9 +39,11 @@ from ..hal.seatlink import (
     NodeConnected,
     NodeDisconnected,
     TagArrived,
+    TagConflict,
     TagLeft,
     status_message,
 )
+from ..render.screen import Notice
 from .claims import Claim, penalty_notes, show_requests, unproven_claims
 from .controls import Button, SeatInput, on_hold, on_press, on_show_tap, start_number_entry
 
@@ -108,6 +110,7 @@ class Table:
         n = self.rules.players
         self.inputs = [SeatInput() for _ in range(n)]
         self.messages: list[Message | None] = [None] * n
+        self.notices: list[tuple[Notice, float] | None] = [None] * n
         self.on_reader: list[set[bytes]] = [set() for _ in range(n)]
         self.node_ok = [True] * n
         #: lasting warnings for every seat (a full disk), shown when no message is
@@ -185,6 +188,10 @@ class Table:
         if isinstance(event, TagLeft):
             self.on_reader[seat].discard(event.uid)
             return False
+        if isinstance(event, TagConflict):
+            # Several cards on the reader at once: none is read, the player is told.
+            self.notices[seat] = (Notice.ONE_CARD, self.clock() + MESSAGE_SECONDS)
+            return True
         if isinstance(event, NodeConnected | NodeDisconnected):
             self.node_ok[seat] = isinstance(event, NodeConnected)
             text = status_message(event)
@@ -205,8 +212,10 @@ class Table:
         on_hold(self.game, seat, button, self.inputs[seat])
 
     def _tag(self, seat: int, uid: bytes) -> bool:
+        told = self.notices[seat] is not None
+        self.notices[seat] = None  # one card alone on the reader now
         if uid in self.on_reader[seat]:
-            return False  # still lying on the reader: one tap
+            return told  # still lying on the reader: one tap (its notice gone, if any)
         self.on_reader[seat].add(uid)
         card = self.lookup(uid)
         if card is None:
@@ -295,10 +304,9 @@ class Table:
         awards = game.hands[hand - 1].awards[before:] if hand else ()
         for i, award in enumerate(awards):
             self._announce(award, self.award_note(hand, before + i))
-        if game.telling is not None:
-            for seat, inp in enumerate(self.inputs):
-                if inp.mode.value == "normal":
-                    start_number_entry(game, seat, inp)
+        for seat, inp in enumerate(self.inputs):
+            if inp.mode.value == "normal" and game.play_of(seat).telling is not None:
+                start_number_entry(game, seat, inp)
         if game.winner is not None:
             self.phase = Phase.OVER
             self.tell_all(
@@ -318,10 +326,11 @@ class Table:
             Reason.PENALTY: "penalidad",
         }[award.reason]
         detail = ""
-        if award.reason is Reason.ENVIDO and game.envido_result is not None:
-            detail = f" ({game.envido_result[1]} del asiento {game.envido_result[0]})"
-        elif award.reason is Reason.FLOR and game.flor_result is not None:
-            detail = f" ({game.flor_result[1]} del asiento {game.flor_result[0]})"
+        play = game.play_of(award.pica if award.pica is not None else 0)  # the award's pica
+        if award.reason is Reason.ENVIDO and play.envido_result is not None:
+            detail = f" ({play.envido_result[1]} del asiento {play.envido_result[0]})"
+        elif award.reason is Reason.FLOR and play.flor_result is not None:
+            detail = f" ({play.flor_result[1]} del asiento {play.flor_result[0]})"
         elif note is not None:
             detail = f" ({note})"
         for seat in range(self.rules.players):
@@ -351,6 +360,13 @@ class Table:
         if not self.node_ok[seat]:
             return "Lector desconectado"
         return next(iter(self.alerts.values()), None)
+
+    def notice(self, seat: int) -> Notice | None:
+        """The seat's reader notice (``Notice.ONE_CARD``), if it has not expired."""
+        current = self.notices[seat]
+        if current is not None and current[1] < self.clock():
+            self.notices[seat] = current = None
+        return current[0] if current is not None else None
 
     def message(self, seat: int) -> Message | None:
         """The seat's current message, if it has not expired."""

@@ -1,16 +1,18 @@
 """A whole tournament on one machine: Mosquitto, N mock tables, the desk.
 
 ``truco-table tournament-demo --tables 20`` (``sh scripts/tournament``) starts a local
-Mosquitto on 127.0.0.1, N tables on mock hardware (``SimTable``: the real service, mock
-seat nodes on ptys, bots at every seat, each table in its own thread with its own state
-directory and outbox), the desk with its web page, and cuts the network of a few tables
-now and then (``--flaky``). Players act at ``--speed`` times human speed: a human takes
-about ``HUMAN_ACTION_S`` (3 s) per action, so 10x is one action every 0.3 s per table.
-Now and then a player taps a card out of turn (a refusal for the referee) and the
-referee undoes an action (``--mistakes``).
+Mosquitto on 127.0.0.1, set up as a venue's is (:mod:`.venue`: one account per table
+and for the desk, ACLs, anonymous access off, TLS with a CA made for the demo; without
+``openssl``, an open one), N tables on mock hardware (``SimTable``: the real service,
+mock seat nodes on ptys, bots at every seat, each table in its own thread with its own
+state directory and outbox), the desk with its web page, and cuts the network of a few
+tables now and then (``--flaky``). Players act at ``--speed`` times human speed: a
+human takes about ``HUMAN_ACTION_S`` (3 s) per action, so 10x is one action every 0.3 s
+per table. Now and then a player taps a card out of turn (a refusal for the referee)
+and the referee undoes an action (``--mistakes``).
 
 When every table has played its games the demo checks the desk's results against every
-table's own archived records, verifies every collected record with the tournament key,
+table's own archived records, verifies every collected record with its table's key,
 prints a summary and exits 0 when all is well.
 """
 
@@ -21,7 +23,9 @@ import logging
 import os
 import random
 import secrets
+import shutil
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -33,13 +37,15 @@ from ..table.mock_table import MockTableError
 from ..table.run_mock import MockRun
 from ..table.service import Accepted, ServiceEvent
 from ..transcript import parse, replay
-from .broker import LocalBroker
+from .access import BrokerAccess
+from .broker import LocalBroker, free_port
 from .desk import Desk, DeskState, all_finished, render_board, serve_http, unseal
 from .keys import table_key
 from .netsim import CuttableLink
 from .profile import tournament_profile
 from .publisher import TablePublisher
-from .seal import NotSealedError, TournamentKey, verify
+from .seal import NotSealedError, TournamentKey, load_key, verify
+from .venue import Venue, setup_venue
 
 __all__ = ["HUMAN_ACTION_S", "SimTable", "compare_with_tables", "run_demo"]
 
@@ -72,8 +78,10 @@ class SimTable:
         refusal_rate: float = 0.0,
         undo_rate: float = 0.0,
         fsync: bool = True,
+        access: BrokerAccess | None = None,
     ) -> None:
         self.table_id = table_id
+        self.access = access
         self.state_dir = Path(state_dir)
         self.rules = tournament_profile(rules)
         self.broker = broker
@@ -147,6 +155,7 @@ class SimTable:
                 outbox_dir=self.state_dir / "outbox",
                 tournament=self.tournament,
                 key=table_key(self.key, self.tournament, self.table_id) if self.key else None,
+                access=self.access,
                 fsync=self.fsync,
             )
             self.publisher = publisher
@@ -330,17 +339,45 @@ def run_demo(opts: DemoOptions, out: TextIO = sys.stdout) -> int:
     folder = opts.out or Path(f"tournament-{stamp}")
     folder.mkdir(parents=True, exist_ok=True)
     key = TournamentKey(secrets.token_bytes(32), f"{opts.tournament}-{stamp}")
+    table_ids = [f"mesa{i + 1:02d}" for i in range(opts.tables)]
+    rules = HouseRules(players=opts.players, target=opts.target, flor=opts.flor)
     broker: LocalBroker | None = None
-    if opts.broker is None:
+    venue: Venue | None = None
+    venue_parent: Path | None = None
+    if opts.broker is None and shutil.which("openssl") is None:
+        out.write("openssl not found: the demo's broker runs without accounts and TLS\n")
         broker = LocalBroker(workdir=folder / "broker").start()
+        host, port = broker.host, broker.port
+    elif opts.broker is None:
+        # the venue's own broker set-up (accounts, ACLs, TLS), on the loopback; its
+        # folder's parents must let Mosquitto's user through, hence a folder of its own
+        venue_parent = Path(tempfile.mkdtemp(prefix="truco-demo-venue-"))
+        venue_parent.chmod(0o711)
+        venue = setup_venue(
+            venue_parent / "venue", opts.tournament, table_ids, ["desk"],
+            port=free_port(), persistence=False,
+        )  # fmt: skip
+        secret = load_key(venue.root / "secret.key", kind="key-file")
+        key = TournamentKey(secret.key, key.key_id)
+        broker = LocalBroker(venue.port, workdir=folder / "broker", config=venue.broker_conf)
+        broker.start()
         host, port = broker.host, broker.port
     else:
         from .topics import parse_broker
 
         host, port = parse_broker(opts.broker)
+
+    def access(account: str) -> BrokerAccess | None:
+        if venue is None:
+            return None
+        return BrokerAccess(account, venue.password(account), venue.ca_file)
+
     write_tournament_config(folder / "tournament.toml", opts.tournament, key, f"{host}:{port}")
-    state = DeskState(opts.tournament, out_dir=folder / "desk", key=key, profile="tournament")
-    desk = Desk(state, host, port).start()
+    state = DeskState(
+        opts.tournament, out_dir=folder / "desk", key=key, profile="tournament",
+        tables=table_ids, rules=rules,
+    )  # fmt: skip
+    desk = Desk(state, host, port, access=access("desk")).start()
     http = None
     links: list[CuttableLink] = []
     tables: list[SimTable] = []
@@ -350,10 +387,8 @@ def run_demo(opts: DemoOptions, out: TextIO = sys.stdout) -> int:
             http = serve_http(state, opts.http_port)
         except OSError:  # the port is taken: any free one
             http = serve_http(state, 0)
-        rules = HouseRules(players=opts.players, target=opts.target, flor=opts.flor)
         pace = HUMAN_ACTION_S / opts.speed
-        for i in range(opts.tables):
-            table_id = f"mesa{i + 1:02d}"
+        for i, table_id in enumerate(table_ids):
             target = (host, port)
             if i < opts.flaky:
                 link = CuttableLink(host, port)
@@ -372,6 +407,7 @@ def run_demo(opts: DemoOptions, out: TextIO = sys.stdout) -> int:
                     games=opts.games,
                     refusal_rate=opts.mistakes,
                     undo_rate=opts.mistakes / 3,
+                    access=access(table_id),
                 ).start()
             )
         chaos = threading.Thread(
@@ -421,6 +457,8 @@ def run_demo(opts: DemoOptions, out: TextIO = sys.stdout) -> int:
             link.close()
         if broker is not None:
             broker.stop()
+        if venue_parent is not None:
+            shutil.rmtree(venue_parent, ignore_errors=True)
 
 
 def _chaos(links: list[CuttableLink], every: float, length: float, stop: threading.Event) -> None:

@@ -1,9 +1,11 @@
 """Tick arithmetic that behaves the same on MicroPython and CPython.
 
-MicroPython's ``time.ticks_ms()`` wraps around (every 2**30 ms on the RP2040);
+MicroPython's ``time.ticks_ms()`` wraps around (every 2**30 ms on the RP2040,
+whose small integers have 31 bits; every 2**62 ms on the 64-bit unix port);
 all timing code in the firmware compares ticks with ``ticks_diff`` so that the
 wrap is harmless.  Under CPython (the host's tests) the same functions are
-emulated with the same period, so wrap-around can be tested on the host.
+emulated with the RP2040's period, so wrap-around can be tested on the host.
+``TICKS_PERIOD`` is the period of the interpreter running.
 """
 
 TICKS_PERIOD = 1 << 30
@@ -11,7 +13,18 @@ _TICKS_MAX = TICKS_PERIOD - 1
 _TICKS_HALF = TICKS_PERIOD // 2
 
 try:
+    from sys import print_exception  # MicroPython
+except ImportError:  # CPython
+    import traceback as _traceback
+
+    def print_exception(error, file=None):
+        _traceback.print_exception(type(error), error, error.__traceback__, file=file)
+
+
+try:
     from time import sleep_ms, ticks_add, ticks_diff, ticks_ms  # MicroPython
+
+    TICKS_PERIOD = ticks_add(0, -1) + 1
 except ImportError:  # CPython: emulate with the same wrap-around period
     import time as _time
 

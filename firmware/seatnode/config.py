@@ -33,10 +33,24 @@ PIN_LED_PANEL = 15
 # Hold this button while plugging the node in to skip the app (maintenance mode).
 MAINTENANCE_BUTTON = "mazo"
 
-# Reader polling period.
-POLL_READER_MS = 60
+# Reader polling period: a card counts as arrived after CONFIRM_READS (2, in
+# seatnode/tags.py) identical consecutive reads, so it reaches the Pi at most
+# 2 x 15 ms + one read (about 10.5 ms for a 7-byte UID) after landing: under 50 ms
+# (firmware/PROTOCOL.md, "Timing").
+POLL_READER_MS = 15
 REINIT_READER_MS = 2000  # how often to retry a reader that did not answer
-LOOP_SLEEP_MS = 5
+LOOP_SLEEP_MS = 5  # the loop never sleeps past a due poll
+
+# Hardware watchdog (machine.WDT): the loop feeds it every pass; a node stuck for
+# this long resets itself.  The RP2040's longest is 8388 ms.
+WDT_TIMEOUT_MS = 3000
+# An unexpected exception is written here (the last one; mpremote cat crash.txt),
+# then the node resets.
+CRASH_FILE = "crash.txt"
+CRASH_FILE_MAX = 4096
+# The REPL command leaves this file and resets (a started watchdog cannot be
+# stopped); the next boot finds it, deletes it and stays in the REPL, no watchdog.
+REPL_FLAG_FILE = "repl.flag"
 
 SEAT_FILE = "seat.txt"
 

@@ -6,15 +6,22 @@ USB serial in, buttons, reader, heartbeat, LED.  Ctrl-C is switched off while
 the loop runs, so no byte from the Pi can break into the REPL; to get back to
 the REPL (for ``mpremote``) send the REPL command or hold ``mazo`` while
 plugging the node in.
+
+The node does not stay dead: the loop feeds a hardware watchdog
+(``machine.WDT``), so a node stuck anywhere resets itself; an unexpected
+exception is written to ``crash.txt`` and the node resets; the RESET and REPL
+commands reset it too (REPL leaves a flag file, so the next boot stays in the
+REPL, without the watchdog, which cannot be stopped once started).
 """
 
+import os
 import sys
 
 import machine
 import micropython
 
-from seatnode import config
-from seatnode.compat import sleep_ms, ticks_add, ticks_diff, ticks_ms
+from seatnode import FIRMWARE_VERSION, config
+from seatnode.compat import print_exception, sleep_ms, ticks_add, ticks_diff, ticks_ms
 from seatnode.mfrc522 import MFRC522
 from seatnode.node import NodeApp
 
@@ -87,20 +94,26 @@ def maintenance_requested(hw):
     return hw.pressed()[names.index(config.MAINTENANCE_BUTTON)]
 
 
-def run(hw, link, seat=None, serial=None, max_loops=None):
+def run(hw, link, seat=None, serial=None, max_loops=None, watchdog=None):
     """Run the node until the Pi sends RESET or REPL (or ``max_loops`` for tests).
 
     Returns the NodeApp, so callers (and tests) can see why it stopped.
+    ``watchdog`` (a ``machine.WDT``) is fed on every pass of the loop.
     """
+    reader_ok = hw.reader.init()
     now = ticks_ms()
-    app = NodeApp(link.write, seat, serial or serial_number(), now)
-    app.reader_ok = hw.reader.init()
+    app = NodeApp(
+        link.write, seat, serial or serial_number(), now, reader_version=hw.reader.version
+    )
+    app.reader_ok = reader_ok
     next_poll = now
     next_init = ticks_add(now, config.REINIT_READER_MS)
     loops = 0
     micropython.kbd_intr(-1)  # Ctrl-C (0x03) from the Pi is data, not an interrupt
     try:
         while not app.exit_requested:
+            if watchdog is not None:
+                watchdog.feed()
             now = ticks_ms()
             data = link.read()
             if data:
@@ -111,6 +124,7 @@ def run(hw, link, seat=None, serial=None, max_loops=None):
                 if not app.reader_ok and ticks_diff(now, next_init) >= 0:
                     next_init = ticks_add(now, config.REINIT_READER_MS)
                     app.reader_ok = hw.reader.init()
+                    app.reader_version = hw.reader.version
                 uid = hw.reader.read_uid() if app.reader_ok else None
                 if uid is None and app.reader_ok and not hw.reader.alive():
                     app.reader_ok = False
@@ -120,22 +134,62 @@ def run(hw, link, seat=None, serial=None, max_loops=None):
             loops += 1
             if max_loops is not None and loops >= max_loops:
                 break
-            sleep_ms(config.LOOP_SLEEP_MS)
+            wait = ticks_diff(next_poll, ticks_ms())
+            sleep_ms(min(config.LOOP_SLEEP_MS, wait) if wait > 0 else 0)
     finally:
         micropython.kbd_intr(3)
     return app
 
 
+def log_crash(error, path=config.CRASH_FILE):
+    """Write an unexpected exception to flash (the last one only, so it stays small)."""
+    try:
+        with open(path, "w") as f:
+            f.write("seatnode " + FIRMWARE_VERSION + " crashed:\n")
+            print_exception(error, f)
+    except Exception:  # a full or broken flash must not stop the reset
+        pass
+    try:
+        print_exception(error)  # whoever has a terminal open sees it too
+    except Exception:  # no terminal: nothing to tell
+        pass
+
+
+def _take_flag(path):
+    """True (and the file removed) when the flag file exists."""
+    try:
+        os.remove(path)
+    except OSError:
+        return False
+    return True
+
+
+def _leave_flag(path):
+    try:
+        with open(path, "w") as f:
+            f.write("repl\n")
+    except OSError:
+        pass
+
+
 def start():
-    """Power-up entry point (called by /main.py)."""
-    hw = Hardware()
-    if maintenance_requested(hw):
-        hw.set_led(True)
-        print("seatnode: maintenance mode, app not started")
-        return
-    app = run(hw, UsbSerial(), seat=config.load_seat())
-    hw.set_led(False)
-    if app.reset_requested:
-        sleep_ms(50)  # let the last frames leave
-        machine.reset()
-    # REPL requested: return to the MicroPython prompt with Ctrl-C enabled.
+    """Power-up entry point (called by /main.py).  Returns only into the REPL."""
+    try:
+        hw = Hardware()
+        if _take_flag(config.REPL_FLAG_FILE):
+            hw.set_led(True)
+            print("seatnode: REPL requested, app not started (reset to run it)")
+            return
+        if maintenance_requested(hw):
+            hw.set_led(True)
+            print("seatnode: maintenance mode, app not started")
+            return
+        watchdog = machine.WDT(timeout=config.WDT_TIMEOUT_MS)
+        app = run(hw, UsbSerial(), seat=config.load_seat(), watchdog=watchdog)
+        hw.set_led(False)
+        if app.repl_requested:
+            _leave_flag(config.REPL_FLAG_FILE)
+    except Exception as error:  # never expected: log it and start afresh
+        log_crash(error)
+    sleep_ms(50)  # let the last frames leave
+    machine.reset()

@@ -62,8 +62,6 @@ ERR_PROTOCOL = 0x01
 
 # CollReg bits.
 COLL_VALUES_AFTER_COLL = 0x80
-COLL_POS_NOT_VALID = 0x20
-COLL_POS_MASK = 0x1F
 
 START_SEND = 0x80  # BitFramingReg bit 7
 FLUSH_BUFFER = 0x80  # FIFOLevelReg bit 7
@@ -79,8 +77,23 @@ NVB_SELECT = 0x70
 CASCADE_TAG = 0x88
 SAK_CASCADE = 0x04
 
-# VersionReg values seen on MFRC522 boards: NXP v1.0, v2.0 and common clones.
-KNOWN_VERSIONS = (0x91, 0x92, 0x88, 0x12, 0xB2)
+# VersionReg: NXP answers 0x91 (v1.0) or 0x92 (v2.0); clone boards answer other
+# values (0x88, 0x89 FM17522, 0x90, 0xB2, ...).  Any answer is a chip, except what an
+# SPI bus with nothing on it reads: 0x00 (MISO held low) or 0xFF (MISO floating high).
+NO_CHIP_VERSIONS = (0x00, 0xFF)
+
+
+
+class _Many:
+    """read_uid()'s answer when several tags answered at once (a bit collision)."""
+
+    def __repr__(self):
+        return "MANY"
+
+
+# One object, compared with ``is``; not a str (a str compared with UID bytes makes
+# MicroPython print "Comparison between bytes and str" where warnings are on).
+MANY = _Many()
 
 # Transceive results.
 OK = 0
@@ -167,7 +180,7 @@ class MFRC522:
     def init(self):
         """Reset and configure the chip, switch the antenna on.
 
-        Returns True when a known MFRC522 answers (``version`` holds VersionReg).
+        Returns True when a chip answers (``version`` holds VersionReg, whatever it is).
         """
         if self.rst is not None:
             self.rst.value(0)
@@ -183,18 +196,19 @@ class MFRC522:
         self.write_reg(TX_MODE, 0x00)  # 106 kBd, no TX CRC
         self.write_reg(RX_MODE, 0x00)  # 106 kBd, no RX CRC
         self.write_reg(MOD_WIDTH, 0x26)  # reset value
-        # Timer: TAuto, f = 13.56 MHz / (2 * 169 + 1) = 40 kHz (25 us per tick);
-        # reload 200 ticks = 5 ms, far longer than any tag's answer time.
+        # Timer: TAuto, f = 13.56 MHz / (2 * 169 + 1) = 40 kHz (25 us per tick); it
+        # starts when our frame ends and stops at the tag's first bit, so reload 40
+        # ticks = 1 ms is ten times a tag's frame delay time (86 us, ISO 14443-3).
         self.write_reg(T_MODE, 0x80)
         self.write_reg(T_PRESCALER, 0xA9)
         self.write_reg(T_RELOAD_H, 0x00)
-        self.write_reg(T_RELOAD_L, 0xC8)
+        self.write_reg(T_RELOAD_L, 0x28)
         self.write_reg(TX_ASK, 0x40)  # force 100 % ASK modulation
         self.write_reg(MODE, 0x3D)  # CRC preset 0x6363 (ISO 14443-3 CRC_A)
         self.write_reg(RF_CFG, 0x70)  # receiver gain 48 dB (maximum)
         self.antenna(True)
         self.version = self.read_reg(VERSION)
-        return self.version in KNOWN_VERSIONS
+        return self.version not in NO_CHIP_VERSIONS
 
     def antenna(self, on):
         value = self.read_reg(TX_CONTROL)
@@ -204,8 +218,8 @@ class MFRC522:
             self.write_reg(TX_CONTROL, value & ~0x03)
 
     def alive(self):
-        """True when VersionReg still reads as a known chip (wiring check)."""
-        return self.read_reg(VERSION) in KNOWN_VERSIONS
+        """True when VersionReg still reads as a chip (wiring check)."""
+        return self.read_reg(VERSION) not in NO_CHIP_VERSIONS
 
     # -- Transceive (data sheet section 10.3.1.8) -------------------------------------
     def transceive(self, data, tx_last_bits=0, rx_align=0):
@@ -262,70 +276,36 @@ class MFRC522:
         return data
 
     def _anticollision(self, sel):
-        """Run ANTICOLLISION/SELECT for one cascade level; return (CLn 4 bytes, SAK) or None."""
-        buf = bytearray(5)  # 4 UID CLn bytes + BCC
-        known = 0  # UID CLn bits known so far
-        for _ in range(33):  # each round learns at least one more bit
-            if known >= 32:
-                break
-            whole = known // 8
-            extra = known % 8
-            nvb = ((2 + whole) << 4) | extra
-            frame = bytearray((sel, nvb))
-            frame.extend(buf[: whole + (1 if extra else 0)])
-            result, data, _bits = self.transceive(frame, tx_last_bits=extra, rx_align=extra)
-            if result not in (OK, COLLISION) or not data:
-                return None
-            # Merge: the tag's first bit lands at bit ``extra`` of data[0].
-            for i in range(len(data)):
-                at = whole + i
-                if at > 4:
-                    break
-                if i == 0 and extra:
-                    low = (1 << extra) - 1
-                    buf[at] = (buf[at] & low) | (data[0] & ~low & 0xFF)
-                else:
-                    buf[at] = data[i]
-            if result == OK:
-                if buf[0] ^ buf[1] ^ buf[2] ^ buf[3] != buf[4]:
-                    return None
-                known = 32
-                break
-            coll = self.read_reg(COLL)
-            if coll & COLL_POS_NOT_VALID:
-                return None
-            position = coll & COLL_POS_MASK or 32
-            # CollPos counts from bit 0 of the first FIFO byte, which holds
-            # UID CLn byte ``whole`` (NXP reader library does the same).
-            bit = whole * 8 + position - 1
-            if bit < known or bit >= 32:
-                return None
-            index = bit // 8
-            keep = (1 << (bit % 8)) - 1
-            buf[index] = (buf[index] & keep) | (1 << (bit % 8))  # choose the tag with a 1
-            for later in range(index + 1, 5):
-                buf[later] = 0
-            known = bit + 1
-        if known < 32:
+        """ANTICOLLISION/SELECT for one cascade level: (CLn 4 bytes, SAK), MANY or None.
+
+        A bit collision means several tags answered: MANY, and no tag is chosen (a
+        reader that picked one would play a card the player may not have meant).
+        """
+        frame = bytearray((sel, 0x20))  # NVB 0x20: no UID bits known yet
+        result, data, _bits = self.transceive(frame)
+        if result == COLLISION:
+            return MANY
+        if result != OK or len(data) != 5:
             return None
-        buf[4] = buf[0] ^ buf[1] ^ buf[2] ^ buf[3]  # BCC (unknown after a collision in bit 31)
+        if data[0] ^ data[1] ^ data[2] ^ data[3] != data[4]:
+            return None
         frame = bytearray((sel, NVB_SELECT))
-        frame.extend(buf)
+        frame.extend(data)
         frame.extend(crc_a(frame))
-        result, data, bits = self.transceive(frame)
-        if result != OK or len(data) != 3 or bits != 0:
+        result, answer, bits = self.transceive(frame)
+        if result != OK or len(answer) != 3 or bits != 0:
             return None
-        if crc_a(data[:1]) != data[1:]:
+        if crc_a(answer[:1]) != answer[1:]:
             return None
-        return bytes(buf[:4]), data[0]
+        return bytes(data[:4]), answer[0]
 
     def select(self):
-        """Select one tag in READY state; return its full UID (4, 7 or 10 bytes) or None."""
+        """Select the tag in READY state: its full UID (4, 7 or 10 bytes), MANY or None."""
         uid = bytearray()
         for sel in (SEL_CL1, SEL_CL2, SEL_CL3):
             level = self._anticollision(sel)
-            if level is None:
-                return None
+            if level is None or level is MANY:
+                return level
             part, sak = level
             if sak & SAK_CASCADE:
                 if part[0] != CASCADE_TAG:
@@ -343,13 +323,15 @@ class MFRC522:
         self.transceive(frame)  # a halted tag does not answer: TIMEOUT is success
 
     def read_uid(self):
-        """One poll: wake any tag, select it, read its UID and halt it.
+        """One poll: wake the tags in the field, read the UID of the one there, halt it.
 
-        Returns the UID bytes, or None when no tag (or no complete read).
+        Returns the UID bytes; MANY when several tags answered; None when no tag (or
+        no complete read).  Every poll that woke a tag ends with HLTA: the selected
+        tag halts, and a tag left half-way (READY after a collision or an error)
+        falls back to IDLE/HALT (ISO 14443-3), so the next poll's WUPA wakes it.
         """
         if self.request(WUPA) is None:
             return None
         uid = self.select()
-        if uid is not None:
-            self.halt()
+        self.halt()
         return uid

@@ -10,7 +10,7 @@ from seatnode import FIRMWARE_VERSION, protocol
 from seatnode.compat import ticks_add, ticks_diff
 from seatnode.debounce import DEBOUNCE_MS, HOLD_MS, ButtonPad
 from seatnode.led import StatusLed
-from seatnode.tags import GRACE_MS, TagPresence
+from seatnode.tags import CONFIRM_READS, GRACE_MS, TAGMANY, TagPresence
 
 HEARTBEAT_MS = 1000
 HOST_TIMEOUT_MS = 3500
@@ -21,7 +21,8 @@ class NodeApp:
 
     ``write`` is called with each outgoing frame (bytes).  ``seat`` is the seat
     number stored on the node (None when not configured), ``serial`` its USB
-    serial number as the Pi sees it.
+    serial number as the Pi sees it, ``reader_version`` the MFRC522's VersionReg
+    (reported in HELLO so a builder sees which chip, or clone, they have).
     """
 
     def __init__(
@@ -36,6 +37,8 @@ class NodeApp:
         debounce_ms=DEBOUNCE_MS,
         hold_ms=HOLD_MS,
         grace_ms=GRACE_MS,
+        confirm_reads=CONFIRM_READS,
+        reader_version=0,
     ):
         self.write = write
         self.seat = seat
@@ -46,9 +49,10 @@ class NodeApp:
         self.seq = protocol.Sequencer()
         self.lines = protocol.LineReader()
         self.pad = ButtonPad(protocol.BUTTONS, debounce_ms, hold_ms)
-        self.tags = TagPresence(grace_ms)
+        self.tags = TagPresence(grace_ms, confirm_reads)
         self.led = StatusLed(now)
         self.reader_ok = False
+        self.reader_version = reader_version
         self.rx_errors = 0
         self.reset_requested = False
         self.repl_requested = False
@@ -62,11 +66,20 @@ class NodeApp:
     def send(self, kind, args=()):
         self.write(protocol.encode(self.seq.next(), kind, args))
 
-    def send_hello(self):
+    def send_hello(self, session=None):
+        """HELLO: at power-up (session ``-``), or answering the Pi's (its session)."""
         seat = "-" if self.seat is None else str(self.seat)
+        version = self.reader_version & 0xFF
         self.send(
             protocol.HELLO,
-            (str(protocol.PROTOCOL_VERSION), self.firmware, seat, self.serial),
+            (
+                str(protocol.PROTOCOL_VERSION),
+                self.firmware,
+                seat,
+                self.serial,
+                protocol.uid_hex(bytes((version,))),
+                "-" if session is None else str(session),
+            ),
         )
 
     def send_heartbeat(self):
@@ -93,7 +106,7 @@ class NodeApp:
     def _handle(self, kind, value, now):
         self._host_seen = now
         if kind == protocol.HELLO:
-            self.send_hello()
+            self.send_hello(value)
         elif kind == protocol.IDENT:
             self.led.identify(value, now)
         elif kind == protocol.LED:
@@ -121,9 +134,12 @@ class NodeApp:
             self.led.flash(now)
 
     def tag(self, uid, now):
-        """One reader poll: the UID read (bytes) or None."""
+        """One reader poll: the UID read (bytes), None, or MANY (several tags)."""
         for kind, seen in self.tags.update(uid, now):
-            self.send(kind, (protocol.uid_hex(seen),))
+            if kind == TAGMANY:
+                self.send(protocol.TAGMANY)
+            else:
+                self.send(kind, (protocol.uid_hex(seen),))
             self.led.flash(now)
 
     # -- time ---------------------------------------------------------------------

@@ -10,7 +10,7 @@ four upper-case hex digits.  Plain Python: valid MicroPython, importable by
 CPython for the host's tests.
 """
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 MAX_FRAME = 80  # bytes in a frame, not counting its CR/LF terminator
 MAX_ARG = 32  # characters in one argument
 SEQ_MODULO = 65536
@@ -33,6 +33,7 @@ HELLO = "HELLO"
 HB = "HB"
 TAGON = "TAGON"
 TAGOFF = "TAGOFF"
+TAGMANY = "TAGMANY"
 PRESS = "PRESS"
 HOLD = "HOLD"
 # Message types, Pi -> node (HELLO and HB are used in both directions).
@@ -56,7 +57,9 @@ class ProtocolError(Exception):
     """A received line that is not a valid frame; ``reason`` says why."""
 
     def __init__(self, reason, detail=""):
-        Exception.__init__(self, reason, detail)
+        # super(), not Exception.__init__(self, ...): MicroPython's built-in types
+        # have no __init__ attribute (AttributeError, the node fell into the REPL).
+        super().__init__(reason, detail)
         self.reason = reason
         self.detail = detail
 
@@ -151,8 +154,18 @@ def parse(line):
     return int(seq_text.decode()), fields[1].decode(), args
 
 
+def _is_session(text):
+    """A session number: decimal 0..65535, no leading zeros (like ``seq``)."""
+    field = text.encode()
+    if not _is_digits(field) or len(field) > 5 or (len(field) > 1 and field[0] == 0x30):
+        return False
+    return int(text) < SEQ_MODULO
+
+
 def check_command(kind, args):
     """Validate a Pi -> node command; return its argument converted, or None.
+
+    HELLO returns the Pi's session number, IDENT its seconds, LED its mode.
 
     Raises ProtocolError with reason "unknown", "malformed" or "version".
     """
@@ -161,12 +174,14 @@ def check_command(kind, args):
             raise ProtocolError(MALFORMED, kind)
         return None
     if kind == HELLO:
-        if len(args) != 1 or not _is_digits(args[0].encode()) or len(args[0]) > 5:
+        # The version comes first: another version's HELLO may carry other arguments.
+        if not args or not _is_digits(args[0].encode()) or len(args[0]) > 5:
             raise ProtocolError(MALFORMED, kind)
-        version = int(args[0])
-        if version != PROTOCOL_VERSION:
+        if int(args[0]) != PROTOCOL_VERSION:
             raise ProtocolError(VERSION, args[0])
-        return version
+        if len(args) != 2 or not _is_session(args[1]):
+            raise ProtocolError(MALFORMED, kind)
+        return int(args[1])
     if kind == IDENT:
         if len(args) != 1 or not _is_digits(args[0].encode()) or len(args[0]) > 3:
             raise ProtocolError(MALFORMED, kind)

@@ -19,6 +19,7 @@ from controller.cli.enroll import MockReader, mock_script, mock_uids
 from controller.engine.cards import Card
 from controller.hal.deck import DeckRegistry, load_registry, save_registry
 from controller.hal.enroll import ENROLL_ORDER
+from controller.hal.seatlink import SeatLink
 
 C = Card.from_str
 
@@ -218,6 +219,29 @@ def test_port_and_serial_use_a_real_node(tmp_path: Path) -> None:
     assert code == 0, out
     assert "node with USB serial number e6614103e7ab1234" in out
     assert load_registry(registry).names == ("a", "b")
+
+
+def test_a_reader_the_service_holds_fails_at_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Opening a node is exclusive: enroll says what to do instead of sharing its frames."""
+    registry = tmp_path / "decks.toml"
+    with MockReader(mock_script(6), pace=1.0) as node:
+        service = SeatLink(0, node.port, lambda _seat, _event: None)
+        with service:
+            deadline = time.monotonic() + 5
+            while not service.connected and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert service.connected
+            started = time.monotonic()
+            code, out = enroll(["--deck", "a", "--registry", str(registry), "--port", node.port])
+            took = time.monotonic() - started
+            assert service.connected
+    assert code == 2 and took < 2.0, out
+    err = capsys.readouterr().err
+    assert f"truco-table enroll: {node.port} is in use by another program" in err
+    assert "sudo systemctl stop truco-table" in err and len(err.strip().splitlines()) == 1
+    assert not registry.exists()
 
 
 class _QuitLater(io.StringIO):

@@ -16,4 +16,5 @@ house_rules = st.builds(
     mazo_envido_point=st.booleans(),
     claims=st.sampled_from(list(Claims)),
     implicit_quiero=st.booleans(),
+    pica_pica=st.booleans(),
 )

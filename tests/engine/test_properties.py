@@ -8,17 +8,33 @@ odd ``show`` mixed in), and checks after every action:
 - a refused action raises ``IllegalActionError`` with a code and leaves the state unchanged;
 - ``pop`` restores the previous state;
 - the written transcript of the finished game replays to the same final state.
+
+Random declarations are almost always false claims (a penalty ends the telling), so the
+games are steered: most of the time the seat to declare tells its true points, or says
+son buenas when they do not beat the best so far, and the tellings run to their end.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 import random
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.engine import CARDS, Action, Game, HouseRules, IllegalActionError, Kind
+from controller.engine import (
+    CARDS,
+    Action,
+    Game,
+    HouseRules,
+    IllegalActionError,
+    Kind,
+    envido_points,
+    flor_points,
+)
+from controller.engine.rules import Claims
 from controller.transcript import parse, replay, write
 
 from .strategies import house_rules
@@ -55,6 +71,30 @@ def check_refusal(game: Game, action: Action) -> None:
         assert game.state_key() == before
 
 
+def honest_telling(game: Game) -> Action | None:
+    """The true declaration of the seat to declare (hands known), or son buenas when the
+    truth does not beat the best so far; ``None`` when no telling waits on a known hand."""
+    for play in game.plays:
+        telling = play.telling
+        if telling is None or telling.next_seat is None:
+            continue
+        seat = telling.next_seat
+        cards = game.hand_of(seat)
+        if cards is None:
+            return None
+        if telling.kind == "envido":
+            points: int | None = envido_points(cards, flor=game.rules.flor)
+        else:
+            points = flor_points(cards)
+        if points is not None:
+            declare = Action(seat, Kind.DECLARE, number=points)
+            if game.is_legal(declare):
+                return declare
+        buenas = Action(seat, Kind.SON_BUENAS)
+        return buenas if game.is_legal(buenas) else None
+    return None
+
+
 def play_checked(rules: HouseRules, seed: int, known: bool, max_actions: int = 3000) -> Game:
     rng = random.Random(seed)
     game = Game(rules)
@@ -80,6 +120,8 @@ def play_checked(rules: HouseRules, seed: int, known: bool, max_actions: int = 3
                     game.push(show)
                     continue
             action = legal[rng.randrange(len(legal))]
+            if rng.random() < 0.9:
+                action = honest_telling(game) or action
             game.push(action)
             actions += 1
             if rng.random() < 0.2:
@@ -143,3 +185,37 @@ def test_undo_to_the_start(rules: HouseRules, seed: int) -> None:
         game.pop()
         assert game.state_key() == keys.pop()
     assert game.state_key() == start
+
+
+@settings(max_examples=120, deadline=None)
+@given(rules=house_rules, seed=st.integers(0, 2**32 - 1), known=st.booleans())
+def test_random_six_player_pica_pica_games(rules: HouseRules, seed: int, known: bool) -> None:
+    """Six players with pica_pica=on: the checks above hold while picas interleave."""
+    rules = dataclasses.replace(rules, players=6, pica_pica=True)
+    game = play_checked(rules, seed, known=known, max_actions=2000)
+    check_transcript_round_trip(game)
+
+
+def test_random_games_reach_pica_pica_hands() -> None:
+    """The random six-player games do play pica-pica hands, and alternate them."""
+    rules = HouseRules(players=6, pica_pica=True)
+    picas = 0
+    for seed in range(12):
+        hands = play_checked(rules, seed, known=True).hands
+        flags = [h.pica_pica for h in hands]
+        picas += sum(flags)
+        assert not any(a and b for a, b in itertools.pairwise(flags))
+        for h in hands:
+            assert all((a.pica is not None) == h.pica_pica for a in h.awards)
+    assert picas >= 12
+
+
+def test_honest_tellings_run_to_their_end() -> None:
+    """Steered games finish most tellings with a winner, not with a false claim (without
+    flor and with hands known a penalty can only be a false declaration)."""
+    rules = HouseRules(players=4, claims=Claims.DECLARED)
+    reasons: list[str] = []
+    for seed in range(30):
+        game = play_checked(rules, seed, known=True, max_actions=1500)
+        reasons += [a.reason.value for h in game.hands for a in h.awards]
+    assert reasons.count("envido") > 3 * reasons.count("penalty")

@@ -7,9 +7,11 @@ StartSend with TxLastBits/RxAlign bit framing, CollReg/ErrorReg on bit
 collisions (bits after a collision read as 0, CollPos counted from bit 0 of the
 first FIFO byte), and tags with the IDLE/READY/ACTIVE/HALT states, cascade
 levels, BCC and CRC_A.
-"""
 
-from __future__ import annotations
+Plain enough for MicroPython too (annotations are not evaluated there): the
+stand-in ``machine`` module (tests/firmware/mpy/machine.py) puts this chip on
+the SPI bus of a real MicroPython process running the node's firmware.
+"""
 
 from seatnode.mfrc522 import crc_a
 
@@ -130,7 +132,10 @@ class SimMFRC522:
         self.command = 0
         self.transceives = 0
         self.corrupt_next_answer = False
-        self.dead = version == 0
+        # Nothing on the bus: every read gives the idle level of MISO, 0x00 held low
+        # or 0xFF floating high (what a missing or miswired reader looks like).
+        self.dead = version in (0x00, 0xFF)
+        self.bus_idle = version if self.dead else 0x00
         self._soft_reset()
 
     def _soft_reset(self) -> None:
@@ -156,7 +161,7 @@ class SimMFRC522:
         rbuf[0] = 0
         for i in range(1, len(wbuf)):
             address = wbuf[i - 1]
-            rbuf[i] = 0 if self.dead else self.read_register((address >> 1) & 0x3F)
+            rbuf[i] = self.bus_idle if self.dead else self.read_register((address >> 1) & 0x3F)
 
     # -- registers --------------------------------------------------------------------
     def read_register(self, reg: int) -> int:

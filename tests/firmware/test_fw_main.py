@@ -6,11 +6,12 @@ import importlib
 import sys
 import types
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from fake_mfrc522 import SimMFRC522, SimTag
-from seatnode import config, protocol
+from seatnode import FIRMWARE_VERSION, config, protocol
 
 UID = bytes.fromhex("04A224B2C55E80")
 
@@ -44,6 +45,7 @@ class FakeMachine(types.ModuleType):
         self.chip = chip
         self.pins: dict[object, Pin] = {}
         self.resets = 0
+        self.watchdog: Watchdog | None = None
         outer = self
 
         class MachinePin(Pin):
@@ -75,6 +77,21 @@ class FakeMachine(types.ModuleType):
 
     def reset(self) -> None:
         self.resets += 1
+
+    def WDT(self, timeout: int = 5000) -> Watchdog:  # machine.WDT's name
+        self.watchdog = Watchdog(timeout)
+        return self.watchdog
+
+
+class Watchdog:
+    """machine.WDT: started once, fed by the loop (it cannot be stopped)."""
+
+    def __init__(self, timeout: int) -> None:
+        self.timeout = timeout
+        self.feeds = 0
+
+    def feed(self) -> None:
+        self.feeds += 1
 
 
 class Link:
@@ -134,14 +151,14 @@ def test_run_reports_tag_and_buttons_with_ctrl_c_disabled(fake: Any) -> None:
     main, machine, kbd = fake
     hw = main.Hardware()
     machine.pins[4].value(0)  # real_envido held down (pulled to GND)
-    link = Link(protocol.encode(0, "HELLO", ["1"]))
+    link = Link(protocol.encode(0, "HELLO", ["2", "41"]))
     app = main.run(hw, link, seat=1, max_loops=30)
     assert kbd == [-1, 3]  # Ctrl-C off while running, back on afterwards
     messages = link.kinds()
-    assert messages[0] == ("HELLO", ["1", "0.1.0", "1", "e6614103e7ab1234"])
+    hello = ["2", FIRMWARE_VERSION, "1", "e6614103e7ab1234", "92"]
+    assert messages[:2] == [("HELLO", [*hello, "-"]), ("HELLO", [*hello, "41"])]
     assert ("TAGON", ["04A224B2C55E80"]) in messages
     assert ("HB", ["0", "0", "OK"]) in messages
-    assert messages.count(("HELLO", ["1", "0.1.0", "1", "e6614103e7ab1234"])) == 2
     assert app.reader_ok and app.host_alive(app._last_tick)
     machine.pins[4].value(1)
 
@@ -170,6 +187,69 @@ def test_start_resets_the_board_on_reset(fake: Any, monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(config, "load_seat", lambda: 3)
     main.start()
     assert machine.resets == 1
+    assert machine.watchdog.timeout == config.WDT_TIMEOUT_MS
+    assert machine.watchdog.feeds >= 1  # the loop fed it before the RESET stopped it
+
+
+def test_an_unexpected_exception_is_logged_and_the_board_reset(
+    fake: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    main, machine, kbd = fake
+    monkeypatch.chdir(tmp_path)
+    polls = 0
+
+    def read_uid_then_break() -> object:
+        nonlocal polls
+        polls += 1
+        if polls == 3:
+            raise RuntimeError("a bug nobody foresaw")
+        return None
+
+    hw = main.Hardware()
+    monkeypatch.setattr(hw.reader, "read_uid", read_uid_then_break)
+    monkeypatch.setattr(main, "Hardware", lambda: hw)
+    monkeypatch.setattr(main, "UsbSerial", Link)
+    main.start()
+    assert machine.resets == 1
+    assert kbd == [-1, 3]
+    log = (tmp_path / config.CRASH_FILE).read_text()
+    assert log.startswith(f"seatnode {FIRMWARE_VERSION} crashed:")
+    assert "RuntimeError: a bug nobody foresaw" in log
+
+
+def test_repl_command_resets_into_the_repl_without_watchdog(
+    fake: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    main, machine, _kbd = fake
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(main, "UsbSerial", lambda: Link(protocol.encode(0, "REPL")))
+    main.start()
+    assert machine.resets == 1  # a started watchdog cannot be stopped: reset first
+    assert (tmp_path / config.REPL_FLAG_FILE).exists()
+    machine.watchdog = None
+    main.start()  # the next boot finds the flag: REPL, no watchdog, no reset
+    assert machine.resets == 1 and machine.watchdog is None
+    assert not (tmp_path / config.REPL_FLAG_FILE).exists()
+    assert "REPL requested" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("version", "ok"),
+    [(0x91, True), (0x92, True), (0x88, True), (0x89, True), (0x90, True), (0xB2, True),
+     (0x12, True), (0x00, False), (0xFF, False)],
+)  # fmt: skip
+def test_clone_readers_are_accepted_and_their_version_is_in_hello(
+    fake: Any, version: int, ok: bool
+) -> None:
+    main, machine, _kbd = fake
+    machine.chip.version = version  # VersionReg after the driver's soft reset
+    machine.chip.dead = version in (0x00, 0xFF)  # nothing on the bus: MISO idles there
+    machine.chip.bus_idle = version
+    link = Link()
+    app = main.run(main.Hardware(), link, seat=0, max_loops=3)
+    assert app.reader_ok is ok
+    hello = link.kinds()[0]
+    assert hello[0] == "HELLO" and hello[1][4] == f"{version:02X}"
 
 
 def test_start_in_maintenance_mode_does_not_run(

@@ -60,7 +60,12 @@ class SimNode:
         now = ticks_ms()
         with self._lock:
             self.app = NodeApp(
-                self._write, self.seat, self.serial, now, heartbeat_ms=self.heartbeat_ms
+                self._write,
+                self.seat,
+                self.serial,
+                now,
+                heartbeat_ms=self.heartbeat_ms,
+                reader_version=0x92,
             )
             self.app.reader_ok = True
         self.boots += 1

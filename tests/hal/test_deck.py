@@ -20,6 +20,7 @@ from controller.hal.deck import (
     DeckRegistry,
     IncompleteDeckError,
     UnknownCardError,
+    WatchedRegistry,
     check_deck_name,
     default_registry_path,
     dumps,
@@ -427,3 +428,34 @@ def test_save_uses_fsync(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setattr("controller.hal.deck.os.fsync", spy)
     save_registry(DeckRegistry((make_deck(),)), tmp_path / "decks.toml")
     assert len(calls) == 2  # the file, then its directory
+
+
+# -- the running table's registry ----------------------------------------------------------
+
+
+def test_watched_registry_reads_a_deck_enrolled_later(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "decks.toml"
+    watched = WatchedRegistry(path)  # nothing enrolled yet
+    assert watched.lookup(uid(5)) is None
+    save_registry(DeckRegistry((make_deck("a"),)), path)
+    assert watched.lookup(uid(5)) == CARDS[5]
+    save_registry(DeckRegistry((make_deck("a"), make_deck("b", 1))), path)
+    assert watched.lookup(uid(7, 1)) == CARDS[7]
+    assert watched.names == ("a", "b")
+    assert not watched.refresh()  # unchanged: not read again
+    path.write_text("this is not toml [")
+    with caplog.at_level("ERROR"):
+        assert watched.lookup(uid(7, 1)) == CARDS[7]  # the decks known stay in use
+        assert watched.lookup(uid(7, 1)) == CARDS[7]
+    assert len([r for r in caplog.records if "not reloaded" in r.getMessage()]) == 1
+    path.unlink()  # gone: still the decks known
+    assert watched.lookup(uid(5)) == CARDS[5]
+
+
+def test_watched_registry_refuses_a_bad_file_at_start(tmp_path: Path) -> None:
+    path = tmp_path / "decks.toml"
+    path.write_text("format = 99\n")
+    with pytest.raises(DeckError):
+        WatchedRegistry(path)

@@ -8,6 +8,7 @@ import os
 import random
 import threading
 import time
+import tty
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypedDict
@@ -15,6 +16,7 @@ from typing import TypedDict
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from seatnode import FIRMWARE_VERSION
 from seatnode import protocol as fw
 from seatnode.node import NodeApp
 
@@ -31,6 +33,7 @@ from controller.hal.seatlink import (
     NodeDisconnected,
     SeatLink,
     TagArrived,
+    TagConflict,
     TagLeft,
 )
 
@@ -45,7 +48,12 @@ VECTORS = [
     (b"$0 HB*C20C", "HB", ()),
     (b"$0 TAGON 04A224B2C55E80*F434", "TAGON", ("04A224B2C55E80",)),
     (b"$0 PRESS truco*B3D2", "PRESS", ("truco",)),
-    (b"$0 HELLO 1 0.1.0 2 e6614103e7ab1234*BB8A", "HELLO", ("1", "0.1.0", "2", SERIAL)),
+    (b"$0 TAGMANY*7DDD", "TAGMANY", ()),
+    (
+        b"$0 HELLO 2 0.2.0 2 e6614103e7ab1234 92 -*4564",
+        "HELLO",
+        ("2", "0.2.0", "2", SERIAL, "92", "-"),
+    ),
 ]
 
 
@@ -68,8 +76,13 @@ def test_crc_check_value() -> None:
         ("HOLD", ("mazo",), ButtonHeld("mazo")),
         ("HB", ("12", "3", "OK"), Heartbeat(12, 3, True)),
         ("HB", ("0", "0", "NONE"), Heartbeat(0, 0, False)),
-        ("HELLO", ("1", "0.1.0", "5", "E661"), Hello(5, "0.1.0", "e661", 1)),
-        ("HELLO", ("1", "0.1.0", "-", "e661"), Hello(None, "0.1.0", "e661", 1)),
+        ("TAGMANY", (), TagConflict()),
+        ("HELLO", ("2", "0.2.0", "5", "E661", "92", "-"), Hello(5, "0.2.0", "e661", 2, 0x92)),
+        (
+            "HELLO",
+            ("2", "0.1.0", "-", "e661", "88", "4711"),
+            Hello(None, "0.1.0", "e661", 2, 0x88, 4711),
+        ),
     ],
 )
 def test_decode_messages(kind: str, args: tuple[str, ...], event: LinkEvent) -> None:
@@ -85,8 +98,14 @@ def test_decode_messages(kind: str, args: tuple[str, ...], event: LinkEvent) -> 
         ("HOLD", (), "malformed"),
         ("HB", ("1", "2"), "malformed"),
         ("HB", ("1", "2", "MAYBE"), "malformed"),
-        ("HELLO", ("1", "0.1.0", "6", "e661"), "malformed"),
-        ("HELLO", ("2", "0.1.0", "1", "e661"), "version"),
+        ("TAGMANY", ("04A2",), "malformed"),
+        ("HELLO", ("2", "0.1.0", "6", "e661", "92", "-"), "malformed"),
+        ("HELLO", ("2", "0.1.0", "1", "e661"), "malformed"),  # version 1's arguments
+        ("HELLO", ("2", "0.1.0", "1", "e661", "9", "-"), "malformed"),
+        ("HELLO", ("2", "0.1.0", "1", "e661", "92", "007"), "malformed"),
+        ("HELLO", ("2", "0.1.0", "1", "e661", "92", "65536"), "malformed"),
+        ("HELLO", ("1", "0.1.0", "1", "e661"), "version"),  # a node not updated
+        ("HELLO", ("x",), "malformed"),
         ("LED", ("ON",), "unknown"),  # a command, not something a node sends
         ("XYZZY", (), "unknown"),
     ],
@@ -153,13 +172,13 @@ def test_firmware_hello_and_heartbeat_decode_on_the_host(
     decoder = FrameDecoder()
     events = decoder.feed(b"".join(frames))
     assert events == [
-        Hello(seat, "0.1.0", SERIAL, 1),
+        Hello(seat, FIRMWARE_VERSION, SERIAL, 2, 0x92),
         Heartbeat(uptime_ms // 1000, errors, reader_ok),
     ]
 
 
 def fw_app(write: Callable[[bytes], None], seat: int | None = 0) -> NodeApp:
-    return NodeApp(write, seat, SERIAL, 0)
+    return NodeApp(write, seat, SERIAL, 0, reader_version=0x92)
 
 
 @given(
@@ -168,7 +187,7 @@ def fw_app(write: Callable[[bytes], None], seat: int | None = 0) -> NodeApp:
         st.just(("HB",)),
         st.just(("RESET",)),
         st.just(("REPL",)),
-        st.just(("HELLO", "1")),
+        st.integers(0, 65535).map(lambda session: ("HELLO", "2", str(session))),
         st.integers(0, 600).map(lambda s: ("IDENT", str(s))),
         st.sampled_from(sl.LED_MODES).map(lambda m: ("LED", m)),
     ),
@@ -247,7 +266,7 @@ def test_decoder_counts_every_kind_of_bad_line() -> None:
 def test_hello_restarts_the_sequence_without_a_gap() -> None:
     decoder = FrameDecoder()
     decoder.feed(fw.encode(40, "PRESS", ["flor"]) + fw.encode(41, "PRESS", ["flor"]))
-    hello = fw.encode(0, "HELLO", ["1", "0.1.0", "0", "ab"])
+    hello = fw.encode(0, "HELLO", ["2", "0.1.0", "0", "ab", "92", "-"])
     decoder.feed(hello + fw.encode(1, "HB", ["0", "0", "OK"]))
     assert decoder.stats["seq_gap"] == 0
     decoder.feed(fw.encode(65535, "PRESS", ["flor"]) + fw.encode(0, "PRESS", ["flor"]))
@@ -364,7 +383,7 @@ def link(node: SimNode, events: Events, tmp_path: Path) -> Iterator[SeatLink]:
 def test_connects_and_introduces_the_node(link: SeatLink, events: Events, node: SimNode) -> None:
     assert isinstance(events.items[0][1], NodeConnected)
     assert link.connected
-    assert link.hello == Hello(2, "0.1.0", SERIAL, 1)
+    assert link.hello == Hello(2, FIRMWARE_VERSION, SERIAL, 2, 0x92, link.session)
     assert all(seat == 2 for seat, _ in events.items)
 
 
@@ -529,23 +548,138 @@ def test_echoing_port_is_never_taken_for_a_node() -> None:
     assert events.items == []
 
 
-def test_pty_pair_without_symlink(tmp_path: Path) -> None:
+class RawNode:
+    """The far end of a pty pair, written to by hand: a node as the test scripts it."""
+
+    def __init__(self) -> None:
+        self.master, self.slave = os.openpty()
+        tty.setraw(self.slave)
+        os.set_blocking(self.master, False)
+        self.path = os.ttyname(self.slave)
+        self.seq = 0
+        self.heard = b""
+
+    def send(self, kind: str, *args: str) -> None:
+        os.write(self.master, fw.encode(self.seq, kind, list(args)))
+        self.seq += 1
+
+    def hear(self, wanted: bytes, timeout: float = 3.0) -> bytes:
+        """Read what the Pi sent until ``wanted`` is in it."""
+        deadline = time.monotonic() + timeout
+        while wanted not in self.heard and time.monotonic() < deadline:
+            try:
+                self.heard += os.read(self.master, 1024)
+            except BlockingIOError:
+                time.sleep(0.01)
+        assert wanted in self.heard, self.heard
+        return self.heard
+
+    def close(self) -> None:
+        os.close(self.master)
+        os.close(self.slave)
+
+
+def test_pty_pair_without_symlink() -> None:
     """The link also takes a plain device path (as from the udev rule's /dev/truco-seatN)."""
-    master, slave = os.openpty()
+    node = RawNode()
     try:
-        os.set_blocking(master, False)
         events = Events()
-        with SeatLink(1, os.ttyname(slave), events, **FAST):
-            deadline = time.monotonic() + 3
-            buf = b""
-            while b"HELLO 1*" not in buf and time.monotonic() < deadline:
-                try:
-                    buf += os.read(master, 1024)
-                except BlockingIOError:
-                    time.sleep(0.01)
-            assert b"HELLO 1*" in buf
-            os.write(master, fw.encode(0, "HELLO", ["1", "0.1.0", "1", "abcd"]))
-            assert events.wait_for(lambda e: isinstance(e, Hello)) == Hello(1, "0.1.0", "abcd", 1)
+        with SeatLink(1, node.path, events, **FAST) as link:
+            node.hear(f"HELLO 2 {link.session}*".encode())
+            node.send("HELLO", "2", "0.1.0", "1", "abcd", "B2", str(link.session))
+            hello = events.wait_for(lambda e: isinstance(e, Hello))
+            assert hello == Hello(1, "0.1.0", "abcd", 2, 0xB2, link.session)
     finally:
-        os.close(master)
-        os.close(slave)
+        node.close()
+
+
+def test_what_the_node_sent_before_answering_this_session_is_stale() -> None:
+    """A button pressed while the service was down is never played seconds later."""
+    node = RawNode()
+    try:
+        # Written while nobody had the port open: pyserial flushes what the kernel kept
+        # when it opens the port; what a node still holds in its own buffer comes
+        # after the opening (below), and is stale too.
+        node.send("HELLO", "2", "0.2.0", "1", "abcd", "92", "-")
+        node.send("PRESS", "truco")
+        node.send("TAGON", "04A224B2C55E80")
+        events = Events()
+        with SeatLink(1, node.path, events, **FAST) as link:
+            node.hear(f"HELLO 2 {link.session}*".encode())
+            node.send("HELLO", "2", "0.2.0", "1", "abcd", "92", str((link.session + 1) % 65536))
+            node.send("HOLD", "mazo")  # still before the answer
+            assert not link.connected
+            node.send("HELLO", "2", "0.2.0", "1", "abcd", "92", str(link.session))
+            node.send("PRESS", "quiero")
+            events.wait_for(lambda e: isinstance(e, ButtonPressed))
+            node.send("HELLO", "2", "0.2.0", "1", "abcd", "92", str((link.session + 7) % 65536))
+            node.send("PRESS", "envido")
+            events.wait_for(lambda e: e == ButtonPressed("envido"))
+            assert [type(e).__name__ for _s, e in events.items] == [
+                "NodeConnected",
+                "Hello",
+                "ButtonPressed",
+                "ButtonPressed",
+            ]
+            assert events.of(ButtonPressed) == [ButtonPressed("quiero"), ButtonPressed("envido")]
+            assert link.stats["stale"] == 3  # two before the answer, one foreign answer
+    finally:
+        node.close()
+
+
+@pytest.mark.parametrize(
+    "repl_says", [b"MicroPython v1.24.1 on 2024-11-29; Raspberry Pi Pico with RP2040\r\n>>> ", b""]
+)
+def test_a_node_in_its_repl_is_soft_reset(repl_says: bytes) -> None:
+    """Its banner or prompt gets Ctrl-C Ctrl-C Ctrl-B Ctrl-D at once; silence, after a while."""
+    node = RawNode()
+    try:
+        events = Events()
+        with SeatLink(1, node.path, events, **FAST, repl_after=1.0) as link:
+            node.hear(b"HELLO 2 ")
+            started = time.monotonic()
+            os.write(node.master, repl_says + b"\r\n")
+            node.hear(sl.REPL_RECOVERY)
+            waited = time.monotonic() - started
+            assert waited < 0.5 if repl_says else 0.5 <= waited < 2.0
+            assert link.stats["repl_resets"] == 1
+            # The soft-reset firmware greets the Pi; the link answers it with a HELLO.
+            node.heard = b""
+            node.send("HELLO", "2", "0.2.0", "1", "abcd", "92", "-")
+            node.hear(f"HELLO 2 {link.session}*".encode())
+            node.send("HELLO", "2", "0.2.0", "1", "abcd", "92", str(link.session))
+            events.wait_for(lambda e: isinstance(e, Hello))
+    finally:
+        node.close()
+
+
+def test_opening_a_node_is_exclusive(link: SeatLink, node: SimNode, events: Events) -> None:
+    """A second program (truco-table enroll) cannot share the node with the service."""
+    other = SeatLink(2, str(node.link), Events(), **FAST)
+    with other:
+        deadline = time.monotonic() + 3
+        while other.busy is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert other.busy == f"{node.link} is in use by another program"
+        assert not other.connected
+    assert link.connected and link.busy is None
+    node.tag = UID
+    events.wait_for(lambda e: isinstance(e, TagArrived))
+
+
+def test_a_node_not_updated_is_logged_with_what_to_do(caplog: pytest.LogCaptureFixture) -> None:
+    node = RawNode()
+    try:
+        with (
+            caplog.at_level(logging.WARNING, logger="controller.hal.seatlink"),
+            SeatLink(1, node.path, Events(), **FAST) as link,
+        ):
+            node.hear(b"HELLO 2 ")
+            node.send("HELLO", "1", "0.1.0", "1", "abcd")  # firmware 0.1.0 speaks protocol 1
+            deadline = time.monotonic() + 3
+            while link.stats["version"] == 0 and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert not link.connected
+    finally:
+        node.close()
+    assert "speaks another protocol than 2: update its firmware" in caplog.text

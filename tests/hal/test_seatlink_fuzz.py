@@ -49,8 +49,14 @@ def expected_message(kind: str, args: list[str]) -> tuple[str, object]:
         if args[2] not in ("OK", "NONE"):
             return "reject", "malformed"
         return "ok", sl.Heartbeat(int(args[0]), int(args[1]), args[2] == "OK")
+    if kind == "TAGMANY":
+        return ("ok", sl.TagConflict()) if not args else ("reject", "malformed")
     if kind == "HELLO":
-        if len(args) != 4 or not digits(args[0], 5):
+        if not args or not digits(args[0], 5):
+            return "reject", "malformed"
+        if int(args[0]) != 2:
+            return "reject", "version"  # checked first: other versions, other arguments
+        if len(args) != 6:
             return "reject", "malformed"
         if not 1 <= len(args[1]) <= 16 or not set(args[1]) <= FIRMWARE_CHARS:
             return "reject", "malformed"
@@ -58,10 +64,16 @@ def expected_message(kind: str, args: list[str]) -> tuple[str, object]:
             return "reject", "malformed"
         if not 1 <= len(args[3]) <= 32 or any(c not in HEX for c in args[3].upper()):
             return "reject", "malformed"
-        if int(args[0]) != 1:
-            return "reject", "version"
+        if len(args[4]) != 2 or any(c not in HEX for c in args[4]):
+            return "reject", "malformed"
+        session = args[5]
+        if session != "-" and (not digits(session, 5) or (len(session) > 1 and session[0] == "0")):
+            return "reject", "malformed"
+        if session != "-" and int(session) > 65535:
+            return "reject", "malformed"
         seat = None if args[2] == "-" else int(args[2])
-        return "ok", sl.Hello(seat, args[1], args[3].lower(), 1)
+        number = None if session == "-" else int(session)
+        return "ok", sl.Hello(seat, args[1], args[3].lower(), 2, int(args[4], 16), number)
     return "reject", "unknown"
 
 
@@ -92,7 +104,9 @@ def random_message(rng: random.Random) -> tuple[str, list[str]]:
         ]
     if choice == 3:
         seat = rng.choice(["-", "0", "1", "2", "3", "4", "5"])
-        return "HELLO", ["1", "0.1.0", seat, rng.randbytes(8).hex()]
+        reader = rng.choice(["92", "91", "88", "B2", "00", "FF"])
+        session = rng.choice(["-", "0", str(rng.randrange(65536))])
+        return "HELLO", ["2", "0.2.0", seat, rng.randbytes(8).hex(), reader, session]
     if choice == 4:  # structurally fine, semantically wrong, correct CRC
         return rng.choice(
             [
@@ -104,9 +118,16 @@ def random_message(rng: random.Random) -> tuple[str, list[str]]:
                 ("HOLD", []),
                 ("HB", ["1", "2"]),
                 ("HB", ["x", "0", "OK"]),
-                ("HELLO", [str(rng.randrange(2, 99)), "0.1.0", "1", "ab"]),
-                ("HELLO", ["1", "0.1.0", "9", "ab"]),
-                ("HELLO", ["1", "0.1.0", "1", "xyz"]),
+                ("HELLO", [str(rng.randrange(3, 99)), "0.1.0", "1", "ab"]),
+                ("HELLO", ["1", "0.1.0", "1", "ab"]),
+                ("HELLO", ["2", "0.1.0", "9", "ab", "92", "-"]),
+                ("HELLO", ["2", "0.1.0", "1", "xyz", "92", "-"]),
+                ("HELLO", ["2", "0.1.0", "1", "ab", "9a", "-"]),
+                ("HELLO", ["2", "0.1.0", "1", "ab", "92", "01"]),
+                ("HELLO", ["2", "0.1.0", "1", "ab", "92", "70000"]),
+                ("HELLO", ["2", "0.1.0", "1", "ab"]),
+                ("TAGMANY", []),
+                ("TAGMANY", ["2"]),
             ]
         )
     return rng.choice(["PRESS", "HB", "TAGON"]), [

@@ -22,7 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.hal import spi_reader
-from controller.hal.seatlink import TagArrived, TagLeft
+from controller.hal.seatlink import TagArrived, TagConflict, TagLeft
 from controller.hal.spi_reader import Mfrc522, SpiReader, TagEvent, TagPresence
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,6 +31,7 @@ for _path in (ROOT / "firmware", ROOT / "tests" / "firmware"):
         sys.path.insert(0, str(_path))
 
 from fake_mfrc522 import SimMFRC522, SimTag  # noqa: E402
+from seatnode.mfrc522 import MANY as FIRMWARE_MANY  # noqa: E402
 from seatnode.mfrc522 import MFRC522  # noqa: E402
 from seatnode.tags import TagPresence as FirmwareTagPresence  # noqa: E402
 
@@ -166,13 +167,29 @@ def test_driver_no_tag_and_dead_chip() -> None:
     assert not dead.answering()
 
 
-def test_driver_two_cards_at_once_resolves_the_collision() -> None:
-    tags = [SimTag(NTAG_A), SimTag(NTAG_B)]
-    driver = Mfrc522(SimSpi(SimMFRC522(tags)))
+def test_driver_two_cards_at_once_are_many_never_one() -> None:
+    chip = SimMFRC522([SimTag(NTAG_A), SimTag(NTAG_B)])
+    driver = Mfrc522(SimSpi(chip))
     driver.init()
-    first = driver.read_uid()
-    assert first in (NTAG_A, NTAG_B)
-    assert driver.read_uid() == first  # the same one each poll: no flapping
+    assert [driver.read_uid() for _ in range(3)] == [spi_reader.MANY] * 3
+    chip.tags = chip.tags[1:]
+    assert driver.read_uid() == NTAG_B  # the one left is read at the next poll
+
+
+@pytest.mark.parametrize("version", [0x88, 0x89, 0x90, 0x91, 0x92, 0xB2])
+def test_driver_accepts_clone_chips(version: int) -> None:
+    driver = Mfrc522(SimSpi(SimMFRC522([SimTag(NTAG_A)], version=version)))
+    assert driver.init() and driver.version == version and driver.answering()
+    assert driver.read_uid() == NTAG_A
+    floating = Mfrc522(SimSpi(SimMFRC522([], version=0xFF)))
+    assert not floating.init() and not floating.answering()
+
+
+def test_reader_reports_several_cards_as_one_conflict(bench: Bench) -> None:
+    bench.spi.put(SimTag(NTAG_A), SimTag(NTAG_B))
+    assert bench.run(1.0) == [TagConflict()]
+    bench.spi.put(SimTag(NTAG_B))
+    assert bench.run(0.1) == [TagArrived(NTAG_B)]
 
 
 def test_crc_a_matches_iso14443_examples() -> None:
@@ -225,7 +242,7 @@ def test_two_cards_one_after_another(bench: Bench) -> None:
     bench.run(0.3)
     # Swapped straight away, with no gap: the old card ends at once.
     bench.spi.put(SimTag(NTAG_B))
-    bench.run(0.05)
+    bench.run(0.1)  # two polls: read alike twice
     assert bench.events == [
         TagArrived(NTAG_A),
         TagLeft(NTAG_A),
@@ -237,7 +254,7 @@ def test_two_cards_one_after_another(bench: Bench) -> None:
 
 def test_custom_leave_time() -> None:
     b = Bench(SimTag(NTAG_A), leave_s=1.0, poll_s=0.1)
-    b.run(0.1, step=0.1)
+    b.run(0.2, step=0.1)
     b.spi.put()
     assert b.run(0.9, step=0.1) == []
     assert b.run(0.1, step=0.1) == [TagLeft(NTAG_A)]
@@ -305,6 +322,7 @@ def test_on_event_errors_are_logged_and_counted(caplog: pytest.LogCaptureFixture
     clock = Clock()
     reader = SpiReader(0, on_event, spi=SimSpi(chip), reset_pin=None, clock=clock, start=False)
     reader.poll()
+    reader.poll()  # read alike twice: arrived
     chip.tags = []
     clock.now += 1.0
     reader.poll()
@@ -344,6 +362,7 @@ def test_spidev_is_imported_only_when_no_spi_is_given(monkeypatch: pytest.Monkey
         1, lambda s, e: events.append(e), device=1, reset_pin=None, clock=Clock(), start=False
     )
     assert opened == []  # nothing opened before the first poll
+    reader.poll()
     reader.poll()
     assert events == [TagArrived(NTAG_A)]
     (dev,) = opened
@@ -416,8 +435,8 @@ def test_thread_reports_with_the_real_clock_and_does_not_spin() -> None:
 def test_close_stops_the_thread_promptly() -> None:
     got: list[TagEvent] = []
     spi = SimSpi(SimMFRC522([SimTag(NTAG_A)]))
-    reader = SpiReader(0, lambda s, e: got.append(e), spi=spi, reset_pin=None, poll_s=10.0)
-    deadline = time.monotonic() + 2
+    reader = SpiReader(0, lambda s, e: got.append(e), spi=spi, reset_pin=None, poll_s=1.0)
+    deadline = time.monotonic() + 4  # two polls, a second apart
     while not got and time.monotonic() < deadline:
         time.sleep(0.005)
     assert got == [TagArrived(NTAG_A)]
@@ -477,6 +496,7 @@ def test_both_readers_share_one_reset_line_pulsed_once() -> None:
         ]
         for reader in readers:
             reader.poll()
+            reader.poll()
         assert got == [(0, TagArrived(NTAG_A)), (1, TagArrived(NTAG_B))]
         pin = factory.pin(25)
         assert pin.state  # released: high
@@ -504,6 +524,7 @@ def test_a_reset_line_in_use_is_logged_and_done_without(
             clock=Clock(),
             start=False,
         )
+        reader.poll()
         reader.poll()
         assert b_events == [TagArrived(NTAG_A)]
         assert "reset line GPIO25 unavailable" in caplog.text
@@ -536,7 +557,10 @@ def test_host_and_firmware_drivers_read_alike(uids: list[bytes]) -> None:
     assert firmware.init() and host.init()
     for _ in range(3):
         fw_uid, host_uid = firmware.read_uid(), host.read_uid()
-        assert host_uid == fw_uid
+        if len(uids) > 1:
+            assert fw_uid == FIRMWARE_MANY and host_uid is spi_reader.MANY
+        else:
+            assert host_uid == fw_uid
         assert (host_uid is None) == (not uids)
         if len(uids) == 1:
             assert host_uid == uids[0]
@@ -548,16 +572,20 @@ def test_host_and_firmware_drivers_read_alike(uids: list[bytes]) -> None:
 @settings(max_examples=200, deadline=None)
 @given(
     st.lists(
-        st.tuples(st.sampled_from([None, CARD_4, NTAG_A, NTAG_B]), st.integers(1, 400)),
+        st.tuples(st.sampled_from([None, CARD_4, NTAG_A, NTAG_B, "MANY"]), st.integers(1, 400)),
         max_size=40,
     )
 )
-def test_presence_matches_the_firmware(polls: list[tuple[bytes | None, int]]) -> None:
+def test_presence_matches_the_firmware(polls: list[tuple[bytes | str | None, int]]) -> None:
     """The firmware in milliseconds, the host in seconds: the same events."""
     firmware, host = FirmwareTagPresence(500), TagPresence(0.5)
     now_ms = 1000
-    for uid, step_ms in polls:
+    names = {"TAGON": TagArrived, "TAGOFF": TagLeft}
+    for seen, step_ms in polls:
         now_ms += step_ms
-        fw = [(TagArrived if kind == "TAGON" else TagLeft)(u) for kind, u in
-              firmware.update(uid, now_ms)]  # fmt: skip
-        assert host.update(uid, now_ms / 1000) == fw
+        fw_seen, host_seen = (
+            (FIRMWARE_MANY, spi_reader.MANY) if seen == "MANY" else (seen, seen)
+        )
+        fw = [TagConflict() if kind == "TAGMANY" else names[kind](u) for kind, u in
+              firmware.update(fw_seen, now_ms)]  # fmt: skip
+        assert host.update(host_seen, now_ms / 1000) == fw  # type: ignore[arg-type]

@@ -43,6 +43,10 @@ def command(rules: HouseRules, state: Path, script: Path) -> list[str]:
         str(rules.players),
         "--flor",
         "on" if rules.flor else "off",
+        "--target",
+        str(rules.target),
+        "--pica-pica",
+        "on" if rules.pica_pica else "off",
         "--state",
         str(state),
         "--script",
@@ -93,14 +97,18 @@ def trial(ref: Reference, state: Path, rng: random.Random) -> str | None:
     return None
 
 
-def run_trials(trials: int, seed: int, workdir: Path, workers: int = 2) -> list[str]:
-    refs = [
-        reference(workdir, HouseRules(players=4), seed),
-        reference(workdir, HouseRules(players=2, flor=True), seed + 1),
-    ]
+def run_trials(
+    trials: int,
+    seed: int,
+    workdir: Path,
+    workers: int = 2,
+    rules: tuple[HouseRules, ...] = (HouseRules(players=4), HouseRules(players=2, flor=True)),
+) -> list[str]:
+    refs = [reference(workdir, r, seed + i) for i, r in enumerate(rules)]
     rng = random.Random(seed)
     jobs = [
-        (refs[i % 2], workdir / f"trial-{i}", random.Random(rng.random())) for i in range(trials)
+        (refs[i % len(refs)], workdir / f"trial-{i}", random.Random(rng.random()))
+        for i in range(trials)
     ]
     with ThreadPoolExecutor(workers) as pool:
         results = list(pool.map(lambda job: trial(*job), jobs))

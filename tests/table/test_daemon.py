@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from controller.engine import Card
-from controller.hal.deck import Deck, DeckRegistry, save_registry
+from controller.hal.deck import Deck, DeckRegistry, load_registry, save_registry
 from controller.hal.mock import MockDeck, MockNode
 from controller.table.store import plain
 
@@ -116,3 +116,14 @@ def test_run_with_a_configuration_and_seat_nodes(tmp_path: Path) -> None:
         time.sleep(0.3)
         assert table.text().endswith("0 play 3E\n")
     assert "no deck enrolled" not in table.stderr
+
+
+def test_a_deck_enrolled_while_the_table_runs_is_used_at_once(tmp_path: Path) -> None:
+    with running_table(tmp_path) as table:
+        new = MockDeck(9)  # another deck: none of its tags is known yet
+        cards = {new.uid(c): c for c in (Card.from_index(i) for i in range(40))}
+        registry = tmp_path / "decks.toml"
+        save_registry(load_registry(registry).with_deck(Deck("nuevo", cards)), registry)
+        table.deck = new  # the players deal the new deck
+        table.deal()
+        table.press(0, "truco", "0 truco")

@@ -10,6 +10,7 @@ import io
 import json
 import random
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -87,6 +88,32 @@ def test_mock_buttons_reach_the_engine() -> None:
         mock.press(1, Button.QUIERO)  # explicitly: vale cuatro
         assert mock.game.truco_pending == (3, 1)
         assert all(link.stats["checksum"] == 0 for link in mock.seats.links)
+
+
+def test_several_cards_on_a_mock_reader_show_una_carta_por_vez() -> None:
+    """TAGMANY through the pty, SeatLink and the service: the seat's display says so."""
+    from controller.engine import Card
+    from controller.render.screen import Notice, render_screen, screen_texts
+    from controller.table.screens import screen_for
+
+    with MockTable(HouseRules()) as mock:
+        mock.deal(
+            {
+                0: [Card.from_str(c) for c in ("7C", "6C", "3E")],
+                1: [Card.from_str(c) for c in ("2O", "1B", "4B")],
+            }
+        )
+        moves = len(mock.game.move_stack)
+        mock.seats.nodes[0].tag_conflict()
+        deadline = time.monotonic() + 5
+        while mock.table.notice(0) is None and time.monotonic() < deadline:
+            mock.pump(0.05)
+        assert mock.table.notice(0) is Notice.ONE_CARD
+        screen = screen_for(mock.table, 0)
+        assert screen_texts(screen) == ("UNA CARTA POR VEZ",)
+        shown = mock.seats.displays[0].image
+        assert shown.tobytes() == render_screen(screen).convert(shown.mode).tobytes()
+        assert len(mock.game.move_stack) == moves  # nothing was played
 
 
 @pytest.mark.parametrize("players", [2, 4, 6])

@@ -45,6 +45,8 @@ def venue() -> Iterator[Venue]:
     """The venue as ``truco-table venue-broker`` writes it: tables mesa01..mesa06, desks
     desk1 and desk2, TLS on 127.0.0.1. Its folder's parents must let Mosquitto's own
     user through (run as root, Mosquitto drops to it), so not pytest's 0700 tmp_path."""
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl not installed (apt-get install openssl; .ci/run does)")
     parent = Path(tempfile.mkdtemp(prefix="truco-venue-"))
     parent.chmod(0o711)
     yield setup_venue(

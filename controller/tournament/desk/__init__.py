@@ -1,6 +1,7 @@
 """The tournament desk: follows every table through the broker, keeps the results.
 
 - :mod:`.state`: ``DeskState``, the desk without the network (what the tests drive).
+- :mod:`.records`: each game's result judged from its record; the records at rest.
 - :mod:`.client`: ``Desk``, the MQTT client feeding a ``DeskState``.
 - :mod:`.board`: ``render_board``, the terminal scoreboard (matchsticks as text).
 - :mod:`.web`: ``serve_http``, the page and its JSON on 127.0.0.1.

@@ -20,8 +20,8 @@ key, for this tournament, table, game and match (seal v2), and played under the
 tournament's house rules (``rules``); the records on disk are checked again against
 what was collected (``reverify``) when the desk starts and on a schedule.
 
-The MQTT client is :mod:`.client`, the terminal board :mod:`.board`, the web page
-:mod:`.web`.
+Records are judged and checked at rest by :mod:`.records`; the MQTT client is
+:mod:`.client`, the terminal board :mod:`.board`, the web page :mod:`.web`.
 
 Files in the desk's folder: ``records/<game>.truco`` (each sealed record as received),
 ``results.csv`` and ``results.json`` (rewritten after every finished game and on
@@ -34,7 +34,6 @@ from __future__ import annotations
 import collections
 import contextlib
 import csv
-import datetime
 import hashlib
 import io
 import json
@@ -48,7 +47,6 @@ from pathlib import Path
 from typing import Any, Final
 
 from ...engine import HouseRules
-from ...transcript import TranscriptError, parse, replay
 from ..keys import derive_table_key
 from ..messages import (
     Event,
@@ -60,9 +58,18 @@ from ..messages import (
     parse_message,
 )
 from ..outbox import atomic_write
-from ..profile import profile_problems, tournament_profile
-from ..seal import NO_MATCH, TAG_MARK, NotSealedError, SealError, TournamentKey, verify
+from ..profile import tournament_profile
+from ..seal import TournamentKey
 from ..topics import check_name, tournament_prefix
+from .records import (
+    RESULT_FIELDS,
+    Copy,
+    GameResult,
+    RecordJudge,
+    check_at_rest,
+    rules_problems,
+    unseal,
+)
 
 __all__ = [
     "WINDOW",
@@ -78,24 +85,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-RESULT_FIELDS: Final = (
-    "tournament",
-    "table",
-    "game",
-    "winner",
-    "score_0",
-    "score_1",
-    "hands",
-    "verdict",
-    "detail",
-    "key_id",
-    "rules",
-    "record",
-    "finished_at",
-    "checked_at",
-    "copies",
-)
-_TAG_RE: Final = re.compile(re.escape(TAG_MARK) + r"[0-9a-f]{64}$")
 GAP_WAIT_S: Final = 0.5  # a gap older than this is asked for again
 STALL_S: Final = 2.0  # a table that announced more than we have, silent this long
 #: How far ahead of a table's next seq a message may be (further: rejected).
@@ -114,35 +103,12 @@ def clean(text: object, limit: int = 200) -> str:
     return _CONTROL_RE.sub("", str(text))[:limit]
 
 
-def rules_problems(played: HouseRules, wanted: HouseRules) -> list[str]:
-    """How ``played`` differs from the tournament's house rules ``wanted`` (under the
-    tournament profile): one ``key=played (the tournament's: value)`` each."""
-    have = played.to_options()
-    want = tournament_profile(wanted).to_options()
-    return [
-        f"{k}={have[k]} (the tournament plays {k}={want[k]})"
-        for k in want
-        if have.get(k) != want[k] and k not in ("claims", "implicit_quiero")
-    ]
-
-
 def _rules_from_line(line: str) -> HouseRules | None:
     try:
         words = line.split()[1:] if line.startswith("table") else line.split()
         return HouseRules.from_options(dict(w.split("=", 1) for w in words))
     except ValueError:
         return None
-
-
-def unseal(sealed: str) -> str:
-    """The record without its tags and seal line (what the table archived)."""
-    out = []
-    for line in sealed.replace("\r\n", "\n").split("\n"):
-        if line.startswith("#~seal "):
-            continue
-        out.append(_TAG_RE.sub("", line))
-    text = "\n".join(out)
-    return text if text.endswith("\n") else text + "\n"
 
 
 # ---------------------------------------------------------------------------- the state
@@ -171,95 +137,6 @@ class Rejection:
 
     def row(self) -> dict[str, Any]:
         return {"ts": self.ts, "table": self.table, "topic": self.topic, "reason": self.reason}
-
-
-@dataclass
-class Copy:
-    """One file of a game's record as collected: the first, or a conflicting one."""
-
-    record: str  # file name under records/
-    sha256: str
-    verdict: str
-    detail: str
-    score: tuple[int, int] | None
-    winner: int | None
-
-    def row(self) -> dict[str, Any]:
-        return {
-            "record": self.record,
-            "sha256": self.sha256,
-            "verdict": self.verdict,
-            "detail": self.detail,
-            "score": list(self.score) if self.score is not None else None,
-            "winner": self.winner,
-        }
-
-
-@dataclass
-class GameResult:
-    tournament: str
-    table: str
-    game: str
-    winner: int | None
-    score: tuple[int, int]
-    hands: int
-    verdict: str  # intact | tampered | unsealed | unchecked | unreadable
-    detail: str
-    key_id: str | None
-    rules: str
-    record: str  # file name under records/
-    finished_at: float
-    problems: list[str] = field(default_factory=list)
-    copies: int = 1  # the same game received with a different record: flagged
-    match: str = NO_MATCH
-    sha256: str = ""  # of the record as collected (the file is checked against it)
-    other_copies: list[Copy] = field(default_factory=list)
-    checked_at: float | None = None  # last time the file on disk was checked
-    at_rest: str | None = None  # what the last check found wrong (None: nothing)
-
-    def row(self) -> dict[str, Any]:
-        return {
-            "tournament": self.tournament,
-            "table": self.table,
-            "game": self.game,
-            "winner": self.winner,
-            "score_0": self.score[0],
-            "score_1": self.score[1],
-            "hands": self.hands,
-            "verdict": self.verdict,
-            "detail": "; ".join([self.detail, *self.problems]),
-            "key_id": self.key_id,
-            "rules": self.rules,
-            "record": self.record,
-            "finished_at": _iso(self.finished_at),
-            "checked_at": _iso(self.checked_at) if self.checked_at is not None else "",
-            "copies": " ".join(
-                f"{c.record}:{c.verdict}"
-                + (f":{c.score[0]}-{c.score[1]}" if c.score is not None else "")
-                for c in self.other_copies
-            ),
-        }
-
-    def full(self) -> dict[str, Any]:
-        """The row, ``ok``, and every conflicting copy with its own verdict (JSON)."""
-        return self.row() | {
-            "ok": self.ok,
-            "match": self.match,
-            "sha256": self.sha256,
-            "copies": [c.row() for c in self.other_copies],
-        }
-
-    @property
-    def ok(self) -> bool:
-        return self.verdict == "intact" and not self.problems and self.copies == 1
-
-
-def _iso(ts: float) -> str:
-    return (
-        datetime.datetime.fromtimestamp(ts, datetime.UTC)
-        .isoformat(timespec="seconds")
-        .replace("+00:00", "Z")
-    )
 
 
 @dataclass
@@ -364,6 +241,7 @@ class DeskState:
         self.lock = threading.RLock()
         self.on_finished: list[Callable[[GameResult], None]] = []
         self._keys: dict[str, bytes] = {}
+        self.judge = RecordJudge(self.tournament, self.key_for, key is not None, profile, rules)
         self.out_dir = Path(out_dir) if out_dir is not None else None
         self._log: io.TextIOWrapper | None = None
         if self.out_dir is not None:
@@ -575,7 +453,7 @@ class DeskState:
             existing.problems.append(f"a different record of this game came as {name}")
         if self.out_dir is not None and write:
             atomic_write(self.out_dir / "records" / name, text.encode("utf-8"), fsync=False)
-        result = self._judge(t.table, r, name, now)
+        result = self.judge.judge(t.table, r, name, now)
         result.sha256 = digest
         if existing is not None:
             existing.other_copies.append(
@@ -596,118 +474,17 @@ class DeskState:
         for callback in self.on_finished:
             callback(result)
 
-    def _check_seal(self, table: str, r: Record) -> tuple[str, str, str | None]:
-        """(verdict, detail, key id) of a record's seal, with the table's key."""
-        key = self.key_for(table)
-        if key is None:
-            if self.key is None:
-                return "unchecked", "no tournament key at the desk", None
-            return "tampered", f"{table} is not a table of this tournament", None
-        try:
-            v = verify(r.record, key)
-        except NotSealedError:
-            return "unsealed", "the record carries no seal", None
-        except SealError as e:
-            return "unreadable", str(e), None
-        if not v.ok:
-            return "tampered", f"line {v.first_bad_line}: {v.reason}", None
-        if v.tournament is None:
-            return "tampered", "an old v1 seal: it does not name the tournament and table", None
-        bound = {"tournament": self.tournament, "table": table, "game": r.game,
-                 "match": r.match or NO_MATCH}  # fmt: skip
-        found = {"tournament": v.tournament, "table": v.table, "game": v.game_id,
-                 "match": v.match}  # fmt: skip
-        for what, wanted in bound.items():
-            if found[what] != wanted:
-                return "tampered", f"sealed for {what} {found[what]}, sent as {wanted}", None
-        return "intact", f"{v.lines} lines", v.key_id
-
-    def _judge(self, table: str, r: Record, name: str, now: float) -> GameResult:
-        text = r.record
-        verdict, detail, key_id = self._check_seal(table, r)
-        plain = text
-        sealed = any(line.startswith("#~seal ") for line in text.splitlines())
-        if sealed:
-            plain = unseal(text)
-        problems: list[str] = []
-        winner: int | None = None
-        score: tuple[int, int] = (0, 0)
-        hands = 0
-        rules = ""
-        try:
-            replayed = replay(parse(plain)).game
-        except TranscriptError as e:
-            problems.append(f"the record does not replay (line {e.line}: {e.message})")
-            if verdict == "intact":
-                verdict = "unreadable"
-        else:
-            winner, score, hands = replayed.winner, replayed.score, replayed.hand_number
-            rules = replayed.rules.to_line()
-            if winner is None:
-                problems.append("the record ends before the game was won")
-            reported = r.score
-            if reported is not None and reported != score:
-                problems.append(f"the table reported {reported[0]}-{reported[1]}")
-            if self.profile == "tournament":
-                problems.extend(profile_problems(replayed.rules))
-            if self.rules is not None:
-                problems.extend(
-                    f"other house rules: {p}" for p in rules_problems(replayed.rules, self.rules)
-                )
-        return GameResult(
-            self.tournament,
-            table,
-            r.game,
-            winner,
-            score,
-            hands,
-            verdict,
-            detail,
-            key_id,
-            rules,
-            name,
-            r.ts or now,
-            problems,
-            match=r.match or NO_MATCH,
-        )
-
     # ------------------------------------------------------------------ records at rest
 
     def reverify(self, now: float | None = None) -> list[str]:
-        """Check every collected record file against what was collected (its SHA-256)
-        and its seal again; a file changed or gone makes its game *tampered*. Returns the
-        games found tampered now."""
+        """Check the record files against what was collected
+        (:func:`~.records.check_at_rest`); the games found tampered now."""
         now = self.clock() if now is None else now
-        found: list[str] = []
         with self.lock:
             self.last_reverify = now
             if self.out_dir is None:
-                return found
-            for result in self.results.values():
-                files: list[tuple[str, str, Copy | None]] = [(result.record, result.sha256, None)]
-                files += [(c.record, c.sha256, c) for c in result.other_copies]
-                problems = []
-                for name, digest, copy in files:
-                    path = self.out_dir / "records" / name
-                    try:
-                        data = path.read_bytes()
-                    except OSError:
-                        problems.append(f"{name} is gone from the records folder")
-                    else:
-                        if hashlib.sha256(data).hexdigest() != digest:
-                            problems.append(f"{name} changed on disk after it was collected")
-                        else:
-                            continue
-                    if copy is not None:
-                        copy.verdict = "tampered"
-                result.checked_at = now
-                at_rest = "; ".join(problems) or None
-                if at_rest is not None and result.at_rest != at_rest:
-                    log.error("desk: record %s: %s", result.game, at_rest)
-                    found.append(result.game)
-                    result.verdict = "tampered"
-                    result.detail = f"at rest: {at_rest}"
-                result.at_rest = at_rest
+                return []
+            found = check_at_rest(self.out_dir / "records", self.results.values(), now)
         if found:
             self.export()
         return found

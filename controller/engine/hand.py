@@ -1,0 +1,1277 @@
+"""One hand's play, built of one small state object per phase.
+
+A ``HandPlay`` is the play of a hand between some seats: every seat in a normal hand, or
+the two seats of one pica in a pica-pica hand (RULES.md section 8b), which holds three.
+It is built of the phases of a hand, each a state object that lists its legal actions,
+explains its refusals and applies its actions in one place:
+
+- ``TrucoPhase``: the truco ladder; has the floor while a truco call awaits its answer;
+- ``EnvidoPhase``: the envido chain; has the floor while an envido call awaits its answer;
+- ``FlorPhase``: the flor, its announcements, course and raises; has the floor while
+  announcements or an answer are awaited (hands known);
+- ``TellingPhase``: the telling of points (declared claims, or hands unknown);
+- the bazas, which are the hand's own: free play when no phase holds the floor.
+
+``HandPlay.floor`` is the only place that says which phase has the floor; legal actions
+(its ``legal``) and refusals (``explain``) ask that phase, and ``apply`` sends each
+action to the phase it belongs to. Points go to a ``Board`` shared by the game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import Protocol
+
+from .actions import ACTION_TABLE, DECLARE_SLOT, KIND_SLOT, Action, Kind
+from .cards import CARDS, STRENGTH, SUIT_OF, Card, envido_of_indices, flor_of_indices
+from .errors import RefusalCode
+from .results import Award, Reason
+from .rules import Claims, Falta, HouseRules
+
+__all__ = ["Board", "Deal", "HandPlay", "Telling"]
+
+# Kind members as module constants: an Enum attribute lookup costs ten times more.
+_K_CONTRAFLOR = Kind.CONTRAFLOR
+_K_CONTRAFLOR_AL_RESTO = Kind.CONTRAFLOR_AL_RESTO
+_K_CON_FLOR_ME_ACHICO = Kind.CON_FLOR_ME_ACHICO
+_K_DECLARE = Kind.DECLARE
+_K_ENVIDO = Kind.ENVIDO
+_K_FALTA_ENVIDO = Kind.FALTA_ENVIDO
+_K_FLOR = Kind.FLOR
+_K_MAZO = Kind.MAZO
+_K_NO_QUIERO = Kind.NO_QUIERO
+_K_PLAY = Kind.PLAY
+_K_QUIERO = Kind.QUIERO
+_K_REAL_ENVIDO = Kind.REAL_ENVIDO
+_K_RETRUCO = Kind.RETRUCO
+_K_SHOW = Kind.SHOW
+_K_SON_BUENAS = Kind.SON_BUENAS
+_K_TRUCO = Kind.TRUCO
+_K_VALE_CUATRO = Kind.VALE_CUATRO
+
+R = RefusalCode
+
+TRUCO_VALUE = (1, 2, 3, 4)
+_TRUCO_KINDS = (_K_TRUCO, _K_RETRUCO, _K_VALE_CUATRO)
+_LEVEL_OF = {_K_TRUCO: 1, _K_RETRUCO: 2, _K_VALE_CUATRO: 3}
+_ENV_E, _ENV_R, _ENV_F = 0, 1, 2
+_ENVIDO_KINDS = (_K_ENVIDO, _K_REAL_ENVIDO, _K_FALTA_ENVIDO)
+_ENV_OF = {_K_ENVIDO: _ENV_E, _K_REAL_ENVIDO: _ENV_R, _K_FALTA_ENVIDO: _ENV_F}
+_ENV_VALUE = (2, 3, 0)
+FLOR_KINDS = (_K_FLOR, _K_CONTRAFLOR, _K_CONTRAFLOR_AL_RESTO, _K_CON_FLOR_ME_ACHICO)
+_ANSWERS = (_K_QUIERO, _K_NO_QUIERO, _K_CON_FLOR_ME_ACHICO)
+
+#: The most an envido or a flor scores in a pica (section 8b); also a falta's value there.
+PICA_CAP = 6
+
+# Flor course, set by the other team's first flor action; BACKED: a contraflor or al resto
+# refused (its points are fixed, the other team's announcements go on).
+_COURSE_NONE, _COURSE_FLOR, _COURSE_ACHICO, _COURSE_CONTRA, _COURSE_RESTO, _COURSE_BACKED = range(6)
+# Flor state.
+_FLOR_NONE, _FLOR_OPEN, _FLOR_CLOSED = range(3)
+
+_ENVIDO_RANGE = tuple(range(8)) + tuple(range(20, 34))
+_FLOR_RANGE = tuple(range(20, 39))
+
+_KS = KIND_SLOT
+_S_QUIERO = _KS + _K_QUIERO
+_S_NO_QUIERO = _KS + _K_NO_QUIERO
+_S_MAZO = _KS + _K_MAZO
+_S_FLOR = _KS + _K_FLOR
+_S_ACHICO = _KS + _K_CON_FLOR_ME_ACHICO
+_S_CONTRA = _KS + _K_CONTRAFLOR
+_S_RESTO = _KS + _K_CONTRAFLOR_AL_RESTO
+_S_SON_BUENAS = _KS + _K_SON_BUENAS
+_S_TRUCO = (0, _KS + _K_TRUCO, _KS + _K_RETRUCO, _KS + _K_VALE_CUATRO)
+_S_ENVIDO = (_KS + _K_ENVIDO, _KS + _K_REAL_ENVIDO, _KS + _K_FALTA_ENVIDO)
+
+#: A seat's three envido calls, listed together.
+_ENVIDO_ACTIONS = tuple(tuple(row[slot] for slot in _S_ENVIDO) for row in ACTION_TABLE)
+
+#: (envido, flor) points of a dealt hand, by its card indices: computed once per hand shape.
+_POINTS: dict[tuple[int, ...], tuple[int, int | None]] = {}
+_POINTS_FLOR: dict[tuple[int, ...], tuple[int, int | None]] = {}
+
+
+class _SeatActions:
+    """Actions listed together for one set of seats: every seat's truco, a team's raises."""
+
+    __slots__ = ("raises", "truco")
+
+    def __init__(self, seats: tuple[int, ...]) -> None:
+        self.truco = tuple(ACTION_TABLE[s][_S_TRUCO[1]] for s in seats)
+        self.raises = tuple(
+            {
+                lvl: tuple(ACTION_TABLE[s][_S_TRUCO[lvl]] for s in seats if s & 1 == team)
+                for lvl in (2, 3)
+            }
+            for team in (0, 1)
+        )
+
+
+class _Layout:
+    """What a play's seats fix: sorted seats, teams, next seat, the calls listed together."""
+
+    __slots__ = ("actions", "n", "next_seat", "seats", "team_seats")
+
+    def __init__(self, order: tuple[int, ...], players: int) -> None:
+        self.n = len(order)
+        self.seats = seats = tuple(sorted(order))
+        self.team_seats = (
+            tuple(s for s in seats if s & 1 == 0),
+            tuple(s for s in seats if s & 1 == 1),
+        )
+        nxt = [-1] * players
+        for i, s in enumerate(order):
+            nxt[s] = order[(i + 1) % len(order)]
+        self.next_seat = tuple(nxt)
+        self.actions = _SeatActions(seats)
+
+
+#: Layouts by (play order, players at the table): worked out once.
+_LAYOUTS: dict[tuple[tuple[int, ...], int], _Layout] = {}
+
+
+@dataclass(frozen=True, slots=True)
+class Telling:
+    """The public state of a telling of points (claims=declared, or hands unknown)."""
+
+    kind: str  # "envido" or "flor"
+    declarations: tuple[tuple[int, int | None], ...]  # (seat, points or None for son buenas)
+    next_seat: int | None
+    best_seat: int | None
+
+
+class Board:
+    """The game's score, shared by the plays of a hand: awards are added here."""
+
+    __slots__ = ("awards", "score", "target", "winner")
+
+    def __init__(self, target: int, score: tuple[int, int], winner: int | None) -> None:
+        self.target = target
+        self.score = [score[0], score[1]]
+        self.winner = winner
+        self.awards: list[Award] = []  # the current hand's
+
+    def award(self, team: int, points: int, reason: Reason, pica: int | None) -> None:
+        """Score ``points`` for ``team``; nothing counts once the game is won."""
+        if self.winner is not None or points <= 0:
+            return
+        self.awards.append(Award(team, points, reason, pica))
+        self.score[team] += points
+        if self.score[team] >= self.target:
+            self.winner = team
+
+
+class Deal:
+    """The cards of one hand, shared by its plays: dealt (when read), seen and played."""
+
+    __slots__ = ("all_known", "cards", "env", "flor", "flor_on", "owner", "played", "ready", "seen")
+
+    def __init__(self, cards: Sequence[tuple[int, ...] | None], flor_on: bool) -> None:
+        n = len(cards)
+        self.cards = list(cards)
+        self.all_known = None not in cards
+        self.flor_on = flor_on
+        self.env: list[int] = [0] * n
+        self.flor: list[int | None] = [None] * n
+        self.ready = False  # envido and flor points: worked out when first needed
+        self.seen: list[list[int]] = [[] for _ in range(n)]
+        self.owner: dict[int, int] = {}
+        self.played: set[int] = set()
+
+    def _points(self) -> None:
+        self.ready = True
+        flor_on = self.flor_on
+        points = _POINTS_FLOR if flor_on else _POINTS
+        for s, cs in enumerate(self.cards):
+            if cs is not None:
+                pts = points.get(cs)
+                if pts is None:
+                    pts = points[cs] = (envido_of_indices(cs, flor=flor_on), flor_of_indices(cs))
+                self.env[s], self.flor[s] = pts
+
+    @property
+    def env_pts(self) -> list[int]:
+        """Each seat's envido points (hands known)."""
+        if not self.ready:
+            self._points()
+        return self.env
+
+    @property
+    def flor_pts(self) -> list[int | None]:
+        """Each seat's flor points, None without a flor (hands known)."""
+        if not self.ready:
+            self._points()
+        return self.flor
+
+    def can_flor(self, s: int) -> bool:
+        """``s`` may hold a flor: known to hold one, or not known not to."""
+        if self.cards[s] is not None:
+            return self.flor_pts[s] is not None
+        seen = self.seen[s]
+        return not seen or len({SUIT_OF[c] for c in seen}) == 1
+
+    def available(self, s: int) -> list[int]:
+        """Cards ``s`` may play."""
+        played = self.played
+        cs = self.cards[s]
+        if cs is not None:
+            return [c for c in cs if c not in played]
+        seen = self.seen[s]
+        if len(seen) >= 3:
+            return [c for c in seen if c not in played]
+        owner = self.owner
+        return [c for c in range(40) if c not in played and owner.get(c, s) == s]
+
+    def card_refusal(self, s: int, c: int) -> RefusalCode | None:
+        if c in self.played or self.owner.get(c, s) != s:
+            return R.CARD_ALREADY_PLAYED
+        cs = self.cards[s]
+        if cs is not None:
+            if c not in cs:
+                return R.CARD_NOT_IN_HAND
+        elif len(self.seen[s]) >= 3 and c not in self.seen[s]:
+            return R.CARD_NOT_IN_HAND
+        return None
+
+    def show_refusal(self, s: int, cards: Iterable[Card]) -> RefusalCode | None:
+        seen = set(self.seen[s])
+        cs = self.cards[s]
+        for card in cards:
+            c = card.index
+            if self.owner.get(c, s) != s:
+                return R.CARD_ALREADY_PLAYED
+            if cs is not None and c not in cs:
+                return R.CARD_NOT_IN_HAND
+            seen.add(c)
+        if len(seen) > 3:
+            return R.CARD_NOT_IN_HAND
+        return None
+
+
+
+class _Phase(Protocol):
+    """What the phase with the floor answers: its legal actions and its refusals."""
+
+    def legal(self, h: HandPlay, out: list[Action]) -> None: ...
+
+    def refusal(self, h: HandPlay, a: Action) -> RefusalCode | None: ...
+
+
+# ---------------------------------------------------------------------------- truco
+
+
+class TrucoPhase:
+    """The truco ladder: ``level`` accepted, a ``pending`` call and who may raise next."""
+
+    __slots__ = ("caller", "level", "pending", "raiser")
+
+    def __init__(self) -> None:
+        self.level = 0  # accepted: 0 none, 1 truco, 2 retruco, 3 vale cuatro
+        self.pending = 0  # level called and awaiting its answer
+        self.caller = -1  # team of the pending call
+        self.raiser = -1  # team that may raise next
+
+    def key(self) -> tuple[int, ...]:
+        return (self.level, self.pending, self.caller, self.raiser)
+
+    def calls(self, h: HandPlay, out: list[Action]) -> None:
+        """Truco calls open in free play: truco by anyone, or the accepting team's raise."""
+        level = self.level
+        if level == 0:
+            out.extend(h.seat_actions.truco)
+        elif level < 3:
+            out.extend(h.seat_actions.raises[self.raiser][level + 1])
+
+    def legal(self, h: HandPlay, out: list[Action]) -> None:
+        """A call awaits its answer: the challenged team's answers (el envido está primero)."""
+        add = out.append
+        table = ACTION_TABLE
+        pending = self.pending
+        primero = pending == 1 and h.baza == 0
+        flor = h.flor
+        envido = primero and not h.envido.done and flor.state == _FLOR_NONE
+        flor_call = primero and h.rules.flor and flor.state == _FLOR_NONE
+        implicit = h.rules.implicit_quiero
+        deal = h.deal
+        for s in h.team_seats[1 - self.caller]:
+            row = table[s]
+            add(row[_S_QUIERO])
+            add(row[_S_NO_QUIERO])
+            if pending < 3:
+                add(row[_S_TRUCO[pending + 1]])
+            add(row[_S_MAZO])
+            if envido:
+                out.extend(_ENVIDO_ACTIONS[s])
+            if flor_call and h.nplayed[s] == 0 and deal.can_flor(s):
+                add(row[_S_FLOR])
+            if implicit and s == h.turn:
+                for c in deal.available(s):
+                    add(row[c])
+        if flor.state == _FLOR_OPEN:
+            flor.late(h, out)
+
+    def refusal(self, h: HandPlay, a: Action) -> RefusalCode:
+        k, s = a.kind, a.seat
+        if k is _K_FLOR and h.flor.state == _FLOR_OPEN:
+            return h.flor.call_refusal(h, s)  # late announcements (hands unknown)
+        if s & 1 == self.caller:
+            return R.CALL_PENDING
+        if k is _K_TRUCO:
+            return R.CALL_PENDING
+        if k in _TRUCO_KINDS:
+            return R.RAISE_NOT_ALLOWED
+        if k in _ENVIDO_KINDS:
+            return R.CALL_PENDING if self.pending != 1 else R.ENVIDO_CLOSED
+        if k is _K_FLOR:
+            if self.pending != 1:
+                return R.CALL_PENDING
+            if h.baza or h.nplayed[s] or h.flor.state != _FLOR_NONE:
+                return R.ENVIDO_CLOSED
+            return R.NO_FLOR
+        if k is _K_PLAY and h.rules.implicit_quiero:
+            if s != h.turn:
+                return R.NOT_YOUR_TURN
+            assert a.card is not None
+            return h.deal.card_refusal(s, a.card.index) or R.CALL_PENDING
+        return R.CALL_PENDING
+
+    def apply(self, h: HandPlay, a: Action) -> None:
+        k = a.kind
+        team = a.seat & 1
+        if k is _K_QUIERO:
+            self.accept(team)
+        elif k is _K_NO_QUIERO:
+            level = self.pending
+            self.pending = 0
+            h.finish([(self.caller, TRUCO_VALUE[level - 1], Reason.TRUCO)])
+        else:  # a call, or a raise that accepts the pending call
+            if self.pending:
+                self.accept(team)
+            self.pending = _LEVEL_OF[k]
+            self.caller = team
+
+    def accept(self, team: int) -> None:
+        self.level = self.pending
+        self.pending = 0
+        self.raiser = team
+
+
+# ---------------------------------------------------------------------------- envido
+
+
+class EnvidoPhase:
+    """The envido chain: ``done`` once played, the ``chain`` and a ``pending`` call."""
+
+    __slots__ = ("caller", "chain", "done", "pending", "result")
+
+    def __init__(self) -> None:
+        self.done = False
+        self.chain: list[int] = []
+        self.pending = False
+        self.caller = -1
+        self.result: tuple[int, int] | None = None  # (seat, points) of the winner
+
+    def key(self) -> tuple[object, ...]:
+        return (self.done, tuple(self.chain), self.pending, self.caller, self.result)
+
+    def window(self, h: HandPlay, s: int) -> bool:
+        """``s`` may start an envido on its own initiative (turn aside)."""
+        return (
+            h.baza == 0
+            and not self.done
+            and h.flor.state == _FLOR_NONE
+            and h.truco.level == 0
+            and h.nplayed[s] == 0
+        )
+
+    def raises(self) -> tuple[int, ...]:
+        chain = self.chain
+        if not chain:
+            return (_ENV_E, _ENV_R, _ENV_F)
+        last = chain[-1]
+        if last == _ENV_E:
+            return (_ENV_E, _ENV_R, _ENV_F) if chain.count(_ENV_E) == 1 else (_ENV_R, _ENV_F)
+        if last == _ENV_R:
+            return (_ENV_F,)
+        return ()
+
+    def legal(self, h: HandPlay, out: list[Action]) -> None:
+        """An envido call awaits its answer."""
+        add = out.append
+        raises = self.raises()
+        flor = h.rules.flor and h.flor.state == _FLOR_NONE
+        for s in h.team_seats[1 - self.caller]:
+            row = ACTION_TABLE[s]
+            add(row[_S_QUIERO])
+            add(row[_S_NO_QUIERO])
+            for r in raises:
+                add(row[_S_ENVIDO[r]])
+            if flor and h.nplayed[s] == 0 and h.deal.can_flor(s):
+                add(row[_S_FLOR])
+
+    def refusal(self, h: HandPlay, a: Action) -> RefusalCode:
+        k, s = a.kind, a.seat
+        if s & 1 == self.caller:
+            return R.CALL_PENDING
+        if k in _ENVIDO_KINDS:
+            return R.RAISE_NOT_ALLOWED
+        if k is _K_FLOR:
+            return R.ENVIDO_CLOSED if h.nplayed[s] else R.NO_FLOR
+        return R.CALL_PENDING
+
+    def apply(self, h: HandPlay, a: Action) -> None:
+        k = a.kind
+        team = a.seat & 1
+        if not self.pending:  # a call opens the chain
+            self.done = True
+            self.pending = True
+            self.chain = [_ENV_OF[k]]
+            self.caller = team
+        elif k is _K_QUIERO:
+            self.pending = False
+            if h.auto_claims():
+                env = h.deal.env_pts
+                seat = h.best_of(h.order, env)
+                self.result = (seat, env[seat])
+                h.award(seat & 1, self.stake(h, seat & 1), Reason.ENVIDO)
+            else:
+                h.tell = TellingPhase("envido", h.order)
+        elif k is _K_NO_QUIERO:
+            chain = self.chain
+            pts = 1 if len(chain) == 1 else sum(_ENV_VALUE[c] for c in chain[:-1])
+            self.pending = False
+            h.award(self.caller, min(pts, h.cap), Reason.ENVIDO)
+        else:  # a raise
+            self.chain.append(_ENV_OF[k])
+            self.caller = team
+
+    def stake(self, h: HandPlay, winner: int) -> int:
+        """What the accepted chain is worth to ``winner`` (capped in a pica)."""
+        chain = self.chain
+        if _ENV_F in chain:
+            return PICA_CAP if h.pica is not None else h.falta(winner)
+        return min(sum(_ENV_VALUE[c] for c in chain), h.cap)
+
+
+# ---------------------------------------------------------------------------- telling
+
+
+class TellingPhase:
+    """A telling of points: seats declare in play order from the mano (section 5)."""
+
+    __slots__ = ("best", "best_seat", "conceded", "declared", "history", "kind", "order")
+
+    def __init__(self, kind: str, order: tuple[int, ...]) -> None:
+        self.kind = kind
+        self.order = order  # seats in play order from the mano
+        self.declared: dict[int, int] = {}
+        self.conceded: set[int] = set()
+        self.best = -1
+        self.best_seat = -1
+        self.history: list[tuple[int, int | None]] = []
+
+    def key(self) -> tuple[object, ...]:
+        return (
+            self.kind,
+            self.order,
+            tuple(sorted(self.declared.items())),
+            tuple(sorted(self.conceded)),
+            self.best,
+            self.best_seat,
+            tuple(self.history),
+        )
+
+    def next_declarer(self, h: HandPlay) -> int:
+        best_team = self.best_seat & 1 if self.best_seat >= 0 else -1
+        participants = h.flor.ann if self.kind == "flor" else None
+        for s in self.order:
+            if participants is not None and s not in participants:
+                continue
+            if s in self.declared or s in self.conceded or (s & 1) == best_team:
+                continue
+            return s
+        return -1
+
+    def public(self, h: HandPlay) -> Telling:
+        nxt = self.next_declarer(h)
+        return Telling(
+            self.kind,
+            tuple(self.history),
+            nxt if nxt >= 0 else None,
+            self.best_seat if self.best_seat >= 0 else None,
+        )
+
+    def legal(self, h: HandPlay, out: list[Action]) -> None:
+        add = out.append
+        if self.kind == "flor" and not self.history:
+            # a flor telling starts with the first declaration: late flores until then
+            flor = h.flor
+            for s in h.seats:
+                if h.deal.cards[s] is None and flor.may_announce(h, s):
+                    add(ACTION_TABLE[s][_S_FLOR])
+        row = ACTION_TABLE[self.next_declarer(h)]
+        best = self.best
+        for v in _FLOR_RANGE if self.kind == "flor" else _ENVIDO_RANGE:
+            if v > best:
+                add(row[DECLARE_SLOT + v])
+        if self.best_seat >= 0:
+            add(row[_S_SON_BUENAS])
+
+    def refusal(self, h: HandPlay, a: Action) -> RefusalCode:
+        if a.kind is _K_FLOR and self.kind == "flor" and not self.history and not h.known:
+            return h.flor.call_refusal(h, a.seat)
+        return R.CALL_PENDING
+
+    def apply(self, h: HandPlay, a: Action) -> None:
+        s, number = a.seat, a.number
+        self.history.append((s, number))
+        if number is None:
+            self.conceded.add(s)
+        else:
+            self.declared[s] = number
+            deal = h.deal
+            if deal.cards[s] is not None:
+                actual = deal.env_pts[s] if self.kind == "envido" else deal.flor_pts[s]
+                if number != actual:  # a false declaration: the other team's penalty
+                    h.tell = None
+                    other = 1 - (s & 1)
+                    if self.kind == "envido":
+                        h.award(other, h.envido.stake(h, other), Reason.PENALTY)
+                    else:
+                        h.flor.state = _FLOR_CLOSED
+                        h.award(other, h.flor.stake(h), Reason.PENALTY)
+                    return
+            self.best, self.best_seat = number, s
+        if self.next_declarer(h) < 0:
+            self._resolve(h)
+
+    def _resolve(self, h: HandPlay) -> None:
+        h.tell = None
+        seat, value = self.best_seat, self.best
+        team = seat & 1
+        if self.kind == "envido":
+            h.envido.result = (seat, value)
+            points, penalty = h.envido.stake(h, team), h.envido.stake(h, 1 - team)
+        else:
+            h.flor.result = (seat, value)
+            h.flor.state = _FLOR_CLOSED
+            points = penalty = h.flor.stake(h)
+        if h.deal.cards[seat] is not None:
+            h.award(team, points, Reason.ENVIDO if self.kind == "envido" else Reason.FLOR)
+        else:
+            h.deferred.append((self.kind, team, (seat,), value, points, penalty))
+
+
+# ---------------------------------------------------------------------------- flor
+
+
+class FlorPhase:
+    """The flor: announcements, the other team's course, its raises and answers."""
+
+    __slots__ = (
+        "accepted",
+        "ann",
+        "answer",
+        "backdown",
+        "backed",
+        "course",
+        "first",
+        "raiser",
+        "resto_before",
+        "result",
+        "state",
+        "tapada",
+    )
+
+    def __init__(self) -> None:
+        self.state = _FLOR_NONE
+        self.first = -1  # team that called the first flor
+        self.ann: list[int] = []  # seats that announced, in order
+        self.course = _COURSE_NONE
+        self.accepted = False  # a contraflor or al resto was accepted
+        self.answer = -1  # team that must answer a contraflor or al resto
+        self.raiser = -1  # team of the last flor raise
+        self.resto_before = 0  # what a refused al resto is worth
+        self.backed = -1  # team that backed down (excused from announcing)
+        self.backdown = 0  # points of a refused contraflor or al resto
+        self.result: tuple[int, int] | None = None
+        self.tapada: set[int] = set()
+
+    def key(self) -> tuple[object, ...]:
+        return (
+            self.state,
+            self.first,
+            tuple(self.ann),
+            self.course,
+            self.accepted,
+            self.answer,
+            self.raiser,
+            self.resto_before,
+            self.backed,
+            self.backdown,
+            self.result,
+            tuple(sorted(self.tapada)),
+        )
+
+    def may_announce(self, h: HandPlay, s: int) -> bool:
+        return (
+            h.nplayed[s] == 0
+            and s not in self.ann
+            and (s & 1) != self.backed
+            and h.deal.can_flor(s)
+        )
+
+    def awaited(self, h: HandPlay) -> list[int]:
+        """Known flor holders who must still announce before play resumes."""
+        deal = h.deal
+        pts = deal.flor_pts
+        return [
+            s
+            for s in h.seats
+            if pts[s] is not None
+            and deal.cards[s] is not None
+            and h.nplayed[s] == 0
+            and s not in self.ann
+            and (s & 1) != self.backed
+        ]
+
+    def blocking(self, h: HandPlay) -> bool:
+        """Play is suspended: an answer or a known holder's announcement is awaited."""
+        return self.answer >= 0 or bool(self.awaited(h))
+
+    @property
+    def course_team(self) -> int | None:
+        """The team whose first flor action is awaited (a flor was called against it)."""
+        if self.state == _FLOR_OPEN and self.course == _COURSE_NONE and self.answer < 0:
+            return 1 - self.first
+        return None
+
+    @property
+    def call(self) -> Kind | None:
+        """The flor raise awaiting an answer (contraflor or contraflor al resto)."""
+        if self.answer < 0:
+            return None
+        return _K_CONTRAFLOR if self.course == _COURSE_CONTRA else _K_CONTRAFLOR_AL_RESTO
+
+    def starts(self, h: HandPlay, s: int) -> bool:
+        """``s`` may call the hand's first flor on its own turn."""
+        return (
+            h.rules.flor
+            and self.state == _FLOR_NONE
+            and h.baza == 0
+            and h.nplayed[s] == 0
+            and h.deal.can_flor(s)
+        )
+
+    def _announcements(self, h: HandPlay, out: list[Action], unknown_only: bool) -> None:
+        other = 1 - self.first
+        cards = h.deal.cards
+        for s in h.seats:
+            if (not unknown_only or cards[s] is None) and self.may_announce(h, s):
+                row = ACTION_TABLE[s]
+                out.append(row[_S_FLOR])
+                if (s & 1) == other and self.course == _COURSE_NONE:
+                    out.append(row[_S_ACHICO])
+                    out.append(row[_S_CONTRA])
+                    out.append(row[_S_RESTO])
+
+    def late(self, h: HandPlay, out: list[Action]) -> None:
+        """Late announcements by seats whose hands are unknown, while play goes on."""
+        if h.tell is None and not self.blocking(h):
+            self._announcements(h, out, True)
+
+    def legal(self, h: HandPlay, out: list[Action]) -> None:
+        """Play is suspended: the answer to a raise, and the awaited announcements."""
+        answer = self.answer
+        if answer >= 0:
+            add = out.append
+            for s in h.team_seats[answer]:
+                row = ACTION_TABLE[s]
+                add(row[_S_QUIERO])
+                add(row[_S_NO_QUIERO])
+                add(row[_S_ACHICO])
+                if self.course == _COURSE_CONTRA:
+                    add(row[_S_RESTO])
+        self._announcements(h, out, False)
+
+    def call_refusal(self, h: HandPlay, s: int) -> RefusalCode:
+        """Why ``s`` may not call or announce a flor now (no call pending)."""
+        if self.state == _FLOR_CLOSED or h.baza or h.nplayed[s]:
+            return R.ENVIDO_CLOSED
+        if self.state == _FLOR_OPEN:
+            if s in self.ann or (s & 1) == self.backed:
+                return R.ENVIDO_CLOSED
+        elif s != h.turn:
+            return R.NOT_YOUR_TURN
+        if not h.deal.can_flor(s):
+            return R.NO_FLOR
+        return R.ENVIDO_CLOSED
+
+    def refusal(self, h: HandPlay, a: Action) -> RefusalCode:
+        k, s = a.kind, a.seat
+        team = s & 1
+        answer = self.answer
+        if k is _K_FLOR:
+            return self.call_refusal(h, s)
+        if k in _ANSWERS:
+            if (
+                answer < 0
+                and k is _K_CON_FLOR_ME_ACHICO
+                and team != self.first
+                and self.course == _COURSE_NONE
+            ):
+                return self.call_refusal(h, s)
+            # only announcements awaited, or the answering team's answers are legal
+            return R.CALL_PENDING
+        if k is _K_CONTRAFLOR or k is _K_CONTRAFLOR_AL_RESTO:
+            if answer >= 0:
+                return R.CALL_PENDING if team != answer else R.RAISE_NOT_ALLOWED
+            if team == self.first:
+                return R.CALL_PENDING
+            if self.course != _COURSE_NONE:
+                return R.RAISE_NOT_ALLOWED
+            return self.call_refusal(h, s)
+        return R.CALL_PENDING
+
+    def apply(self, h: HandPlay, a: Action) -> None:
+        k, s = a.kind, a.seat
+        team = s & 1
+        if self.state == _FLOR_NONE:
+            # a first flor: on the caller's turn, or answering an envido or a plain truco
+            envido = h.envido
+            envido.pending = False
+            envido.done = True
+            self.state = _FLOR_OPEN
+            self.first = team
+            self.ann = [s]
+        elif self.answer >= 0 and k in _ANSWERS:
+            self.answer = -1
+            if k is _K_QUIERO:
+                self.accepted = True
+            else:
+                # Only the backing team is excused; the other team's flores are still
+                # announced, then the flor resolves at these points (decision 14).
+                self.backdown = 4 if self.course == _COURSE_CONTRA else self.resto_before
+                self.backed = team
+                self.course = _COURSE_BACKED
+        elif k is _K_CONTRAFLOR_AL_RESTO and self.answer >= 0:
+            # answering a contraflor; a holder who had not announced announces with it
+            if self.may_announce(h, s):
+                self.ann.append(s)
+            self._raise(_COURSE_RESTO, team, 6)
+        elif k is _K_FLOR:
+            self.ann.append(s)
+            if team != self.first and self.course == _COURSE_NONE:
+                self.course = _COURSE_FLOR
+        elif k is _K_CON_FLOR_ME_ACHICO:
+            self.course = _COURSE_ACHICO
+            self.backed = team
+        else:  # the other team's course: contraflor or contraflor al resto
+            self.ann.append(s)
+            if k is _K_CONTRAFLOR:
+                self._raise(_COURSE_CONTRA, team, 0)
+            else:
+                self._raise(_COURSE_RESTO, team, 4)
+        self.progress(h)
+
+    def _raise(self, course: int, team: int, resto_before: int) -> None:
+        self.course = course
+        self.resto_before = resto_before
+        self.raiser = team
+        self.answer = 1 - team
+
+    def progress(self, h: HandPlay) -> None:
+        """Resolve the flor once nothing more is awaited (hands known)."""
+        if self.answer >= 0 or h.tell is not None or self.awaited(h):
+            return
+        course = self.course
+        if course == _COURSE_FLOR or (
+            course in (_COURSE_CONTRA, _COURSE_RESTO) and self.accepted
+        ):
+            if h.auto_claims():
+                pts = h.deal.flor_pts
+                seat = h.best_of(self.ann, pts)
+                points = pts[seat]
+                assert points is not None
+                self.result = (seat, points)
+                self.state = _FLOR_CLOSED
+                h.award(seat & 1, self.stake(h), Reason.FLOR)
+            else:
+                h.tell = TellingPhase("flor", h.order)
+            return
+        if h.known:
+            self.close(h)
+        # unknown hands: open for late announcements until play resumes
+
+    def close(self, h: HandPlay) -> None:
+        """Resolve a flor that needs no comparison (none answered, con flor me achico, or a
+        contraflor or al resto refused)."""
+        self.state = _FLOR_CLOSED
+        if self.course == _COURSE_BACKED:
+            self._settle(h, self.raiser, self.backdown)
+            return
+        first = self.first
+        count = sum(1 for x in self.ann if (x & 1) == first)
+        self._settle(h, first, 3 * count + (1 if self.course == _COURSE_ACHICO else 0))
+
+    def _settle(self, h: HandPlay, team: int, points: int) -> None:
+        seats = tuple(x for x in self.ann if (x & 1) == team)
+        if all(h.deal.cards[x] is not None for x in seats):
+            h.award(team, points, Reason.FLOR)
+        else:
+            h.deferred.append(("flores", team, seats, 0, points, points))
+
+    def stake(self, h: HandPlay) -> int:
+        """What a compared flor is worth (a contraflor al resto: 6 in a pica)."""
+        course = self.course
+        if course == _COURSE_FLOR:
+            return 3 * len(self.ann)
+        if course == _COURSE_CONTRA or h.pica is not None:
+            return 6
+        # accepted contraflor al resto
+        return h.board.target - max(h.board.score) + 3 * len(self.ann)
+
+    def tapada_check(self, h: HandPlay, s: int) -> None:
+        """A holder who plays (or shows) without having announced: 3 to the other team."""
+        self.tapada.add(s)
+        h.award(1 - (s & 1), 3, Reason.PENALTY)
+
+    def owes(self, s: int) -> bool:
+        """``s`` has not announced and its team has not backed down."""
+        return s not in self.ann and (s & 1) != self.backed and s not in self.tapada
+
+
+# ---------------------------------------------------------------------------- the hand
+
+
+class HandPlay:
+    """The play of one hand between ``order``'s seats (play order from its mano).
+
+    A normal hand has one, over every seat; a pica-pica hand three, one per pica, whose
+    ``pica`` is its mano seat. Scores go to the shared ``board``.
+    """
+
+    __slots__ = (
+        "award",
+        "baza",
+        "baza_cards",
+        "bazas",
+        "board",
+        "cap",
+        "deal",
+        "deferred",
+        "envido",
+        "flor",
+        "known",
+        "leader",
+        "live",
+        "mano",
+        "n",
+        "next_seat",
+        "nplayed",
+        "order",
+        "pica",
+        "rules",
+        "seat_actions",
+        "seats",
+        "table",
+        "team_seats",
+        "tell",
+        "truco",
+        "turn",
+    )
+
+    def __init__(
+        self,
+        rules: HouseRules,
+        board: Board,
+        deal: Deal,
+        order: tuple[int, ...],
+        pica: bool = False,
+    ) -> None:
+        self.rules = rules
+        self.board = board
+        self.deal = deal
+        self.order = order
+        players = len(deal.cards)
+        layout = _LAYOUTS.get((order, players))
+        if layout is None:
+            layout = _LAYOUTS[order, players] = _Layout(order, players)
+        self.n = layout.n
+        self.mano = order[0]
+        self.pica = order[0] if pica else None
+        self.cap = PICA_CAP if pica else 1 << 30
+        #: award(team, points, reason): to the board, marked with this play's pica
+        self.award: Callable[[int, int, Reason], None] = partial(board.award, pica=self.pica)
+        self.seats = layout.seats
+        self.team_seats = layout.team_seats
+        self.next_seat = layout.next_seat
+        self.seat_actions = layout.actions
+        cards = deal.cards
+        self.known = deal.all_known or all(cards[s] is not None for s in order)
+        self.live = True
+        self.nplayed = [0] * len(deal.cards)
+        self.baza = 0
+        self.table: list[tuple[int, int]] = []
+        self.bazas: list[int] = []  # team that won each baza, -1 parda
+        self.baza_cards: list[tuple[tuple[int, int], ...]] = []
+        self.leader = self.turn = order[0]
+        self.truco = TrucoPhase()
+        self.envido = EnvidoPhase()
+        self.flor = FlorPhase()
+        self.tell: TellingPhase | None = None
+        self.deferred: list[tuple[str, int, tuple[int, ...], int, int, int]] = []
+
+    def key(self) -> tuple[object, ...]:
+        return (
+            self.order,
+            self.live,
+            tuple(self.nplayed),
+            self.baza,
+            tuple(self.table),
+            tuple(self.bazas),
+            self.leader,
+            self.turn,
+            self.truco.key(),
+            self.envido.key(),
+            self.flor.key(),
+            None if self.tell is None else self.tell.key(),
+            tuple(self.deferred),
+        )
+
+    # ---- the cascade: which phase has the floor
+
+    def floor(self) -> _Phase:
+        """The phase whose legal actions and refusals hold now."""
+        telling = self.tell
+        if telling is not None:
+            return telling
+        envido = self.envido
+        if envido.pending:
+            return envido
+        flor = self.flor
+        if flor.state == _FLOR_OPEN and flor.blocking(self):
+            return flor
+        truco = self.truco
+        if truco.pending:
+            return truco
+        return self
+
+    def explain(self, a: Action) -> RefusalCode | None:
+        """Why ``a`` (not legal, of a seat of this live play) is refused; ``None`` would be
+        a bug (the property tests check it never happens)."""
+        k = a.kind
+        if k is _K_DECLARE or k is _K_SON_BUENAS:
+            return R.BAD_DECLARATION
+        return self.floor().refusal(self, a)
+
+    def apply(self, a: Action) -> None:
+        """Apply a legal action: each kind to the phase it belongs to."""
+        k, s = a.kind, a.seat
+        if k is _K_SHOW:
+            self.see(s, [c.index for c in a.cards])
+            return
+        if k is _K_DECLARE or k is _K_SON_BUENAS:
+            telling = self.tell
+            assert telling is not None
+            telling.apply(self, a)
+            return
+        flor = self.flor
+        if k in FLOR_KINDS or (flor.state == _FLOR_OPEN and flor.answer >= 0):
+            flor.apply(self, a)
+            return
+        if flor.state == _FLOR_OPEN and self.tell is None:
+            flor.close(self)  # play resumes: late announcements are over
+        if k is _K_PLAY:
+            truco = self.truco
+            if truco.pending:  # implicit quiero
+                truco.accept(s & 1)
+            assert a.card is not None
+            self.play(s, a.card.index)
+        elif self.envido.pending or k in _ENVIDO_KINDS:
+            self.envido.apply(self, a)
+        elif k is _K_MAZO:
+            self.mazo(s & 1)
+        else:
+            self.truco.apply(self, a)
+
+    # ---- free play: the bazas
+
+    def legal(self, h: HandPlay, out: list[Action]) -> None:
+        """No call awaits an answer: the turn's cards, mazo, calls; anyone's truco."""
+        t = self.turn
+        row = ACTION_TABLE[t]
+        add = out.append
+        deal = self.deal
+        cs = deal.cards[t]
+        if cs is not None:
+            played = deal.played
+            for c in cs:
+                if c not in played:
+                    add(row[c])
+        else:
+            for c in deal.available(t):
+                add(row[c])
+        add(row[_S_MAZO])
+        if self.baza == 0:
+            if self.envido.window(self, t):
+                out.extend(_ENVIDO_ACTIONS[t])
+            if self.rules.flor and self.flor.starts(self, t):
+                add(row[_S_FLOR])
+        self.truco.calls(self, out)
+        if self.flor.state == _FLOR_OPEN:
+            self.flor.late(self, out)
+
+    def refusal(self, h: HandPlay, a: Action) -> RefusalCode | None:
+        k, s = a.kind, a.seat
+        flor = self.flor
+        if k is _K_FLOR:
+            return flor.call_refusal(self, s)
+        if k in _ANSWERS:
+            return R.NO_PENDING_CALL
+        if k in _TRUCO_KINDS or k is _K_CONTRAFLOR or k is _K_CONTRAFLOR_AL_RESTO:
+            return R.RAISE_NOT_ALLOWED
+        if k in _ENVIDO_KINDS:
+            return R.NOT_YOUR_TURN if self.envido.window(self, s) else R.ENVIDO_CLOSED
+        if k is _K_PLAY and s == self.turn:
+            assert a.card is not None
+            return self.deal.card_refusal(s, a.card.index)
+        return R.NOT_YOUR_TURN
+
+    def play(self, s: int, c: int) -> None:
+        flor = self.flor
+        deal = self.deal
+        if (
+            self.rules.flor
+            and self.nplayed[s] == 0
+            and deal.flor_pts[s] is not None
+            and flor.owes(s)
+        ):
+            flor.tapada_check(self, s)
+        deal.played.add(c)
+        self.nplayed[s] += 1
+        self.table.append((s, c))
+        self.see(s, (c,))
+        if self.board.winner is not None:
+            return
+        if len(self.table) < self.n:
+            self.turn = self.next_seat[s]
+            return
+        # the baza is complete
+        best = -1
+        top: list[int] = []
+        for seat, card in self.table:
+            st = STRENGTH[card]
+            if st > best:
+                best, top = st, [seat]
+            elif st == best:
+                top.append(seat)
+        if len({seat & 1 for seat in top}) == 1:
+            result = top[0] & 1
+            self.leader = top[0]
+        else:
+            result = -1
+        self.bazas.append(result)
+        self.baza_cards.append(tuple(self.table))
+        self.table = []
+        self.baza += 1
+        self.turn = self.leader
+        winner = self.hand_winner()
+        if winner is not None:
+            self.finish([(winner, TRUCO_VALUE[self.truco.level], Reason.TRUCO)])
+
+    def see(self, s: int, cards: Iterable[int]) -> None:
+        """Cards of ``s`` seen (played or shown); a flor not announced is tapada once its
+        three cards have been seen (hands unknown)."""
+        deal = self.deal
+        seen = deal.seen[s]
+        before = len(seen)
+        for c in cards:
+            if c not in seen:
+                seen.append(c)
+                deal.owner[c] = s
+        if (
+            before < 3 <= len(seen)
+            and self.rules.flor
+            and deal.cards[s] is None
+            and self.flor.owes(s)
+            and flor_of_indices(deal.seen[s]) is not None
+        ):
+            self.flor.tapada_check(self, s)
+
+    def hand_winner(self) -> int | None:
+        r = self.bazas
+        if len(r) == 2:
+            a, b = r
+            if a == b and a >= 0:
+                return a
+            if a < 0 and b >= 0:
+                return b
+            if a >= 0 and b < 0:
+                return a
+            return None
+        if len(r) == 3:
+            if r[2] >= 0:
+                return r[2]
+            if r[0] < 0 and r[1] < 0:
+                return self.mano & 1
+            return r[0]
+        return None
+
+    def mazo(self, team: int) -> None:
+        other = 1 - team
+        awards = [(other, TRUCO_VALUE[self.truco.level], Reason.MAZO)]
+        if (
+            self.rules.mazo_envido_point
+            and self.baza == 0
+            and not self.envido.done
+            and self.flor.state == _FLOR_NONE
+        ):
+            awards.append((other, 1, Reason.MAZO_ENVIDO))
+        self.truco.pending = 0
+        self.finish(awards)
+
+    def finish(self, awards: list[tuple[int, int, Reason]]) -> None:
+        """The play ends: deferred claims are checked, then the hand's points."""
+        flor = self.flor
+        if flor.state == _FLOR_OPEN and self.tell is None and not flor.blocking(self):
+            flor.close(self)
+        deal = self.deal
+        for kind, team, seats, value, points, penalty in self.deferred:
+            if kind == "envido":
+                # only seen cards prove: nothing seen proves nothing, not even a 0
+                seen = deal.seen[seats[0]]
+                proven = bool(seen) and envido_of_indices(seen, flor=self.rules.flor) == value
+            elif kind == "flor":
+                proven = flor_of_indices(deal.seen[seats[0]]) == value
+            else:  # a set of flores, each must be shown
+                proven = all(
+                    deal.cards[x] is not None or flor_of_indices(deal.seen[x]) is not None
+                    for x in seats
+                )
+            if proven:
+                self.award(team, points, Reason.ENVIDO if kind == "envido" else Reason.FLOR)
+            else:
+                self.award(1 - team, penalty, Reason.PENALTY)
+        self.deferred = []
+        for team, points, reason in awards:
+            self.award(team, points, reason)
+        self.live = False
+        self.truco.pending = 0
+
+    # ---- shared helpers
+
+    def auto_claims(self) -> bool:
+        return self.rules.claims is Claims.AUTO and self.known
+
+    def best_of(self, seats: Iterable[int], points: Sequence[int | None]) -> int:
+        """The seat with the most points, ties to the first in play order from the mano."""
+        best_seat, best = -1, -1
+        members = set(seats)
+        for s in self.order:
+            if s in members:
+                p = points[s]
+                assert p is not None
+                if p > best:
+                    best, best_seat = p, s
+        return best_seat
+
+    def falta(self, winner: int) -> int:
+        """A falta envido's value to ``winner`` (section 5), scores as they stand."""
+        rules = self.rules
+        t, h = rules.target, rules.half
+        score = self.board.score
+        a, b = score
+        lead = a if a > b else b
+        both_malas = a < h and b < h
+        f = rules.falta
+        if f is Falta.TO_WIN:
+            return t - lead
+        if f is Falta.MALAS_BUENAS:
+            return h - lead if both_malas else t - lead
+        if f is Falta.LOSER_BASED:
+            low = score[1 - winner]
+            return h - low if low < h else t - low
+        # GAME_IN_MALAS
+        return t - score[winner] if both_malas else t - score[1 - winner]
+
+    # ---- public state (what a seat of this play may see)
+
+    @property
+    def baza_results(self) -> tuple[int | None, ...]:
+        return tuple(None if r < 0 else r for r in self.bazas)
+
+    @property
+    def table_cards(self) -> tuple[tuple[int, Card], ...]:
+        return tuple((s, CARDS[c]) for s, c in self.table)
+
+    @property
+    def played_bazas(self) -> tuple[tuple[tuple[int, Card], ...], ...]:
+        return tuple(tuple((s, CARDS[c]) for s, c in b) for b in self.baza_cards)
+
+    @property
+    def truco_level(self) -> int:
+        return self.truco.level
+
+    @property
+    def truco_pending(self) -> tuple[int, int] | None:
+        t = self.truco
+        return (t.pending, t.caller) if t.pending else None
+
+    @property
+    def raise_team(self) -> int | None:
+        t = self.truco
+        return t.raiser if t.raiser >= 0 and t.level < 3 else None
+
+    @property
+    def envido_chain(self) -> tuple[Kind, ...]:
+        return tuple(_ENVIDO_KINDS[c] for c in self.envido.chain)
+
+    @property
+    def envido_pending(self) -> int | None:
+        e = self.envido
+        return e.caller if e.pending else None
+
+    @property
+    def flor_pending(self) -> int | None:
+        return self.flor.answer if self.flor.answer >= 0 else None
+
+    @property
+    def flor_course_team(self) -> int | None:
+        return self.flor.course_team if self.tell is None else None
+
+    @property
+    def flor_open(self) -> bool:
+        return self.flor.state == _FLOR_OPEN
+
+    @property
+    def telling(self) -> Telling | None:
+        t = self.tell
+        return None if t is None else t.public(self)
+
+    @property
+    def envido_result(self) -> tuple[int, int] | None:
+        """(seat, points) that won the envido: only the winner's points are public."""
+        return self.envido.result
+
+    @property
+    def flor_result(self) -> tuple[int, int] | None:
+        return self.flor.result
+
+    @property
+    def flor_announced(self) -> tuple[int, ...]:
+        return tuple(self.flor.ann)
+
+    @property
+    def flor_call(self) -> Kind | None:
+        """The flor raise awaiting an answer (contraflor or contraflor al resto)."""
+        return self.flor.call
+
+    @property
+    def awards(self) -> tuple[Award, ...]:
+        """The awards this play has scored so far in the current hand."""
+        return tuple(a for a in self.board.awards if a.pica == self.pica)

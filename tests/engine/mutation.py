@@ -1,0 +1,262 @@
+"""Mutation check of the engine: do the tests notice when the rules' code is changed?
+
+Each mutant changes one thing in ``controller/engine/game.py`` or ``hand.py``: a comparison
+flipped (``<`` and ``<=``, ``==`` and ``!=``, ``is`` and ``is not``, ``in`` and ``not in``),
+an integer constant moved by one, ``and`` and ``or`` swapped, a ``not`` dropped, ``+`` and
+``-`` swapped, ``True`` and ``False`` swapped. The mutant runs in a fresh interpreter
+against the killer suite (``mutation_suite.py``): every scenario and its mirror
+(tests/scenarios), seeded random games under the property tests' checks, the façade's
+unit tests, and the perft counts. A mutant is killed
+when the suite fails (or runs past the time limit); it survives when the suite passes.
+
+Not part of the default test run (it takes minutes). Run it with::
+
+    .venv/bin/python -m tests.engine.mutation [--budget SECONDS] [--file hand.py] [--seed N]
+
+With a budget smaller than the whole run, a seeded random sample of the mutants is run
+(the score is over those). Survivors are printed with their line, for a person to judge:
+equivalent (no behaviour can tell them apart) or a missing test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import os
+import random
+import resource
+import shutil
+import signal
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+ENGINE = ROOT / "controller" / "engine"
+FILES = ("game.py", "hand.py")
+
+_FLIP: dict[type[ast.cmpop], type[ast.cmpop]] = {
+    ast.Lt: ast.LtE,
+    ast.LtE: ast.Lt,
+    ast.Gt: ast.GtE,
+    ast.GtE: ast.Gt,
+    ast.Eq: ast.NotEq,
+    ast.NotEq: ast.Eq,
+    ast.Is: ast.IsNot,
+    ast.IsNot: ast.Is,
+    ast.In: ast.NotIn,
+    ast.NotIn: ast.In,
+}
+
+
+@dataclass(frozen=True)
+class Mutant:
+    file: str
+    index: int  # the index-th mutation point of the file, in walk order
+    line: int
+    what: str
+
+
+def _skip_nodes(tree: ast.AST) -> set[int]:
+    """Nodes never mutated: docstrings, annotations, asserts, ``__slots__``, and the
+    state keys and reprs (they describe the state; the suite compares them only to each
+    other)."""
+    skip: set[int] = set()
+
+    def mark(node: ast.AST) -> None:
+        for sub in ast.walk(node):
+            skip.add(id(sub))
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assert):
+            mark(node)
+        elif isinstance(node, ast.AnnAssign | ast.arg) and node.annotation is not None:
+            mark(node.annotation)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            if node.returns is not None:
+                mark(node.returns)
+            if node.name in ("key", "state_key", "__repr__"):
+                mark(node)
+        elif isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id in ("__slots__", "__all__") for t in node.targets
+        ):
+            mark(node)
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            mark(node)  # docstrings
+    return skip
+
+
+def _points(tree: ast.AST) -> Iterator[tuple[ast.AST, int, str]]:
+    """(node, variant, description) of every mutation of the tree, in walk order."""
+    skip = _skip_nodes(tree)
+    for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
+        if isinstance(node, ast.Compare):
+            for i, op in enumerate(node.ops):
+                if type(op) in _FLIP:
+                    new = _FLIP[type(op)].__name__
+                    yield node, i, f"{type(op).__name__} -> {new}"
+        elif isinstance(node, ast.Constant):
+            v = node.value
+            if isinstance(v, bool):
+                yield node, 0, f"{v} -> {not v}"
+            elif isinstance(v, int):
+                yield node, 1, f"{v} -> {v + 1}"
+                if v > 0:
+                    yield node, -1, f"{v} -> {v - 1}"
+        elif isinstance(node, ast.BoolOp):
+            new = "Or" if isinstance(node.op, ast.And) else "And"
+            yield node, 0, f"{type(node.op).__name__} -> {new}"
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            yield node, 0, "drop not"
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub):
+            new = "Sub" if isinstance(node.op, ast.Add) else "Add"
+            yield node, 0, f"{type(node.op).__name__} -> {new}"
+
+
+def mutants(file: str) -> list[Mutant]:
+    tree = ast.parse((ENGINE / file).read_text())
+    return [
+        Mutant(file, i, getattr(node, "lineno", 0), what)
+        for i, (node, _variant, what) in enumerate(_points(tree))
+    ]
+
+
+def mutated_source(m: Mutant) -> str:
+    tree = ast.parse((ENGINE / m.file).read_text())
+    for i, (node, variant, _what) in enumerate(_points(tree)):
+        if i != m.index:
+            continue
+        if isinstance(node, ast.Compare):
+            ops = list(node.ops)
+            ops[variant] = _FLIP[type(ops[variant])]()
+            node.ops = ops
+        elif isinstance(node, ast.Constant):
+            value = node.value
+            if isinstance(value, bool):
+                node.value = not value
+            elif isinstance(value, int):
+                node.value = value + variant
+        elif isinstance(node, ast.BoolOp):
+            node.op = ast.Or() if isinstance(node.op, ast.And) else ast.And()
+        elif isinstance(node, ast.UnaryOp):
+            # drop the ``not``: replace the operand in its parent
+            _replace(tree, node, node.operand)
+        elif isinstance(node, ast.BinOp):
+            node.op = ast.Sub() if isinstance(node.op, ast.Add) else ast.Add()
+        break
+    return ast.unparse(ast.fix_missing_locations(tree))
+
+
+def _replace(tree: ast.AST, old: ast.AST, new: ast.AST) -> None:
+    for parent in ast.walk(tree):
+        for field, value in ast.iter_fields(parent):
+            if value is old:
+                setattr(parent, field, new)
+                return
+            if isinstance(value, list):
+                for i, item in enumerate(value):
+                    if item is old:
+                        value[i] = new
+                        return
+
+
+def run_mutant(m: Mutant, workdir: Path, timeout: float) -> str:
+    """'killed', 'timeout' or 'survived'.
+
+    The mutated file is written into ``workdir``'s copy of the package and the killer
+    suite runs in a forked child that imports the package afresh from there (this
+    process never imports ``controller``), so no interpreter start-up per mutant.
+    """
+    target = workdir / "controller" / "engine" / m.file
+    original = (ENGINE / m.file).read_text()
+    target.write_text(mutated_source(m))
+    try:
+        pid = os.fork()
+        if pid == 0:  # the child: run the suite, report by exit status
+            code = 1
+            try:
+                # bounded in CPU time, not wall time: a loaded machine makes nothing time out
+                resource.setrlimit(resource.RLIMIT_CPU, (int(timeout), int(timeout) + 5))
+                sys.dont_write_bytecode = True
+                sys.path.insert(0, str(workdir))
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, 1)
+                os.dup2(devnull, 2)
+                from tests.engine.mutation_suite import run
+
+                code = run()
+            finally:
+                os._exit(code)
+        deadline = time.monotonic() + 30 * timeout  # a stuck child (sleeping) as a last resort
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                break
+            if time.monotonic() > deadline:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                return "timeout"
+            time.sleep(0.02)
+    finally:
+        target.write_text(original)
+    code = os.waitstatus_to_exitcode(status)
+    if code in (-signal.SIGXCPU, -signal.SIGKILL):
+        return "timeout"
+    return "survived" if code == 0 else "killed"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--budget", type=float, default=1800.0, help="seconds for the whole run")
+    ap.add_argument("--timeout", type=float, default=60.0, help="CPU seconds per mutant")
+    ap.add_argument("--file", action="append", choices=FILES, help="default: both files")
+    ap.add_argument("--seed", type=int, default=14)
+    ap.add_argument("--list", action="store_true", help="list the mutants and stop")
+    ap.add_argument(
+        "--self-check",
+        action="store_true",
+        help="run the suite once on the unchanged engine (it must pass) and stop",
+    )
+    args = ap.parse_args(argv)
+    todo = [m for f in (args.file or FILES) for m in mutants(f)]
+    if args.list:
+        for m in todo:
+            print(f"{m.file}:{m.line}: {m.what}")
+        print(f"mutants={len(todo)}")
+        return 0
+    random.Random(args.seed).shuffle(todo)
+    ignore_cache = shutil.ignore_patterns("__pycache__")
+    with tempfile.TemporaryDirectory(prefix="truco-mutation-") as tmp:
+        work = Path(tmp)
+        shutil.copytree(ROOT / "controller", work / "controller", ignore=ignore_cache)
+        if args.self_check:
+            unchanged = run_mutant(Mutant(FILES[0], -1, 0, "none"), work, args.timeout)
+            print(f"unchanged engine: {'passes' if unchanged == 'survived' else unchanged}")
+            return 0 if unchanged == "survived" else 1
+        start = time.monotonic()
+        results: list[tuple[Mutant, str]] = []
+        for m in todo:
+            if time.monotonic() - start > args.budget:
+                break
+            results.append((m, run_mutant(m, work, args.timeout)))
+        elapsed = time.monotonic() - start
+    survived = [m for m, r in results if r == "survived"]
+    for m in sorted(survived, key=lambda m: (m.file, m.line)):
+        print(f"survived {m.file}:{m.line}: {m.what}")
+    timeouts = sum(1 for _, r in results if r == "timeout")
+    killed = len(results) - len(survived)
+    score = killed / len(results) if results else 0.0
+    print(
+        f"mutants={len(todo)} run={len(results)} killed={killed} (timeouts={timeouts}) "
+        f"survived={len(survived)} score={score:.3f} seconds={elapsed:.0f}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

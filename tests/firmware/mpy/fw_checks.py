@@ -1,0 +1,435 @@
+"""Checks of the seat node firmware that run under a real MicroPython and CPython alike.
+
+``micropython fw_checks.py`` (with ``firmware``, ``tests/firmware`` and this folder on
+``MICROPYPATH``) runs every check and prints ``PASS name`` or ``FAIL name`` and the
+traceback, then ``DONE n``; tests/firmware/test_fw_on_micropython.py runs it and
+also calls each check under CPython.  Plain asserts, no pytest: the code must be
+what MicroPython runs (its annotations are parsed and ignored).
+"""
+
+import sys
+
+try:
+    from collections.abc import Callable
+except ImportError:  # MicroPython: it parses annotations and never evaluates them
+    pass
+
+from fake_mfrc522 import SimMFRC522, SimTag
+from seatnode import FIRMWARE_VERSION, protocol
+from seatnode.compat import TICKS_PERIOD
+from seatnode.debounce import HOLD, PRESS, Button, ButtonPad
+from seatnode.mfrc522 import MANY, MFRC522
+from seatnode.node import NodeApp
+from seatnode.tags import TAGMANY, TAGOFF, TAGON, TagPresence
+
+CHECKS: list[Callable[[], None]] = []  # the check functions, in order
+
+SERIAL = "e6614103e7ab1234"
+A = bytes.fromhex("04A224B2C55E80")
+B = bytes.fromhex("04A224B2C55E81")  # collides with A in CL2's last byte
+C = bytes.fromhex("04B3C4D5E6F708")
+
+# Every way a line from the Pi is rejected (firmware/PROTOCOL.md, "Validation").
+REJECTIONS = [
+    (b"$0 HB*C20D", "checksum"),
+    (b"$0 HB*c20c", "garbage"),  # checksum digits are upper case
+    (b"0 HB*C20C", "garbage"),
+    (b"$0 HB", "garbage"),
+    (b"$00 HB*C20C", "garbage"),  # no leading zeros
+    (b"$65536 HB*0000", "garbage"),
+    (b"$0  HB*C20C", "garbage"),
+    (b"$0 hb*C20C", "garbage"),
+    (b"$0 HB \x01*C20C", "garbage"),
+    (b"$0 H*B*C20C", "garbage"),
+    (b"$0 NINECHARS*0000", "garbage"),
+    (b"$1 PRESS " + b"x" * 33 + b"*0000", "garbage"),
+    (b"$0 HB " + b"x" * 80 + b"*0000", "oversized"),
+]
+# Commands that frame correctly but are refused: (type, args, reason).
+COMMAND_REJECTIONS = [
+    ("HB", ["1"], "malformed"),
+    ("IDENT", ["601"], "malformed"),
+    ("IDENT", ["x"], "malformed"),
+    ("IDENT", [], "malformed"),
+    ("LED", ["BLUE"], "malformed"),
+    ("HELLO", [], "malformed"),
+    ("HELLO", ["x"], "malformed"),
+    ("HELLO", ["2"], "malformed"),  # no session
+    ("HELLO", ["2", "007"], "malformed"),
+    ("HELLO", ["2", "65536"], "malformed"),
+    ("HELLO", ["2", "1", "2"], "malformed"),
+    ("HELLO", ["1"], "version"),  # an older Pi
+    ("HELLO", ["3", "1", "more"], "version"),  # a newer Pi
+    ("TAGON", ["04"], "unknown"),  # a node -> Pi message is no command
+    ("FOO", [], "unknown"),
+]
+
+
+def check(function: Callable[[], None]) -> Callable[[], None]:
+    CHECKS.append(function)
+    return function
+
+
+def _repo_file(name: str) -> str:
+    here = __file__.replace("\\", "/")
+    for _ in range(4):  # .../tests/firmware/mpy/fw_checks.py -> the repository
+        here = here.rsplit("/", 1)[0] if "/" in here else "."
+    return here + "/" + name
+
+
+def protocol_md_frames() -> list[bytes]:
+    """Every frame written in PROTOCOL.md (tables, ready-made lines, the session)."""
+    with open(_repo_file("firmware/PROTOCOL.md")) as f:
+        text = f.read()
+    frames = []
+    start = text.find("$")
+    while start >= 0:
+        end = start
+        while end < len(text) and text[end] not in "`|\n":
+            end += 1
+        candidate = text[start:end].strip()
+        crc = candidate[-4:]
+        if (
+            len(candidate) > 6
+            and candidate[-5] == "*"
+            and "0" <= candidate[1] <= "9"
+            and all(c in "0123456789ABCDEF" for c in crc)
+        ):
+            frames.append(candidate.encode())
+        start = text.find("$", end)
+    return frames
+
+
+def protocol_md_crc_vectors() -> list[tuple[bytes, int]]:
+    """The checksum table of PROTOCOL.md: (body, CRC)."""
+    with open(_repo_file("firmware/PROTOCOL.md")) as f:
+        lines = f.read().split("\n")
+    vectors = []
+    for line in lines:
+        cells = [c.strip() for c in line.split("|")]
+        if len(cells) < 4 or not cells[1].startswith("`") or not cells[2].startswith("`"):
+            continue
+        body, crc = cells[1].strip("`"), cells[2].strip("`")
+        if len(crc) == 4 and all(c in "0123456789ABCDEF" for c in crc):
+            vectors.append((body.encode(), int(crc, 16)))
+    return vectors
+
+
+class Wire:
+    def __init__(self) -> None:
+        self.frames: list[bytes] = []
+
+    def __call__(self, frame: bytes) -> None:
+        self.frames.append(frame)
+
+    def take(self) -> list[tuple[str, list[str]]]:
+        out = [protocol.parse(f[:-1])[1:] for f in self.frames]
+        self.frames = []
+        return out
+
+
+# -- protocol ----------------------------------------------------------------------------
+
+
+@check
+def check_crc_and_protocol_md_vectors() -> None:
+    assert protocol.crc16(b"123456789") == 0x29B1
+    vectors = protocol_md_crc_vectors()
+    assert len(vectors) >= 8, vectors
+    for body, crc in vectors:
+        assert protocol.crc16(body) == crc, body
+    frames = protocol_md_frames()
+    assert len(frames) >= 25, frames
+    for frame in frames:
+        seq, kind, args = protocol.parse(frame)  # raises on a wrong checksum
+        assert protocol.encode(seq, kind, args) == frame + b"\n", frame
+
+
+@check
+def check_every_rejection_path() -> None:
+    for line, reason in REJECTIONS:
+        try:
+            protocol.parse(line)
+        except protocol.ProtocolError as error:
+            assert error.reason == reason, (line, error.reason)
+            assert error.args[0] == reason
+        else:
+            raise AssertionError(line)
+    for kind, args, reason in COMMAND_REJECTIONS:
+        try:
+            protocol.check_command(kind, args)
+        except protocol.ProtocolError as error:
+            assert error.reason == reason, (kind, args, error.reason)
+        else:
+            raise AssertionError((kind, args))
+    assert protocol.check_command("HELLO", ["2", "0"]) == 0
+    assert protocol.check_command("HELLO", ["2", "65535"]) == 65535
+    assert protocol.check_command("IDENT", ["600"]) == 600
+    assert protocol.check_command("LED", ["FAST"]) == "FAST"
+    assert protocol.check_command("REPL", []) is None
+
+
+@check
+def check_line_reader_and_sequence() -> None:
+    reader = protocol.LineReader()
+    assert reader.feed(b"$0 HB*C20C\r\n$1 H") == [b"$0 HB*C20C"]
+    assert reader.feed(b"B*1234\r\r\n\n") == [b"$1 HB*1234"]
+    assert reader.feed(b"x" * 500) == [None]
+    assert reader.feed(b"y\n$0 HB*C20C\n") == [b"$0 HB*C20C"]
+    seq = protocol.Sequencer()
+    seq.value = 65534
+    assert [seq.next() for _ in range(3)] == [65534, 65535, 0]
+    try:
+        protocol.encode(1, "PRESS", ["x" * 32, "y" * 32, "z"])
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("an 81-byte frame was built")
+
+
+# -- buttons -------------------------------------------------------------------------------
+
+
+def _press(button: Button, samples: list[tuple[int, bool]]) -> list[tuple[int, str]]:
+    events = []
+    for now, raw in samples:
+        event = button.update(raw, now)
+        if event is not None:
+            events.append((now, event))
+    return events
+
+
+@check
+def check_debounce_and_long_press() -> None:
+    b = Button("truco", debounce_ms=20, hold_ms=800)
+    assert _press(b, [(t, 100 <= t < 300) for t in range(0, 400, 5)]) == [(320, PRESS)]
+    b = Button("truco", debounce_ms=20, hold_ms=800)
+    chatter = [(t, (t // 5) % 2 == 1) for t in range(0, 15, 5)]
+    assert _press(b, chatter + [(t, False) for t in range(15, 200, 5)]) == []
+    b = Button("mazo", debounce_ms=20, hold_ms=800)
+    assert _press(b, [(t, t < 2000) for t in range(0, 2500, 10)]) == [(800, HOLD)]
+    b = Button("flor", debounce_ms=20, hold_ms=800)
+    start = TICKS_PERIOD - 400
+    wrapped = [((start + i) % TICKS_PERIOD, i < 1000) for i in range(0, 1500, 10)]
+    assert _press(b, wrapped) == [((start + 800) % TICKS_PERIOD, HOLD)]
+    pad = ButtonPad(("truco", "quiero"), debounce_ms=20, hold_ms=800)
+    events = []
+    for t in range(0, 400, 10):
+        events += pad.update([False, 50 <= t < 150], t)
+    assert events == [(PRESS, "quiero")]
+
+
+# -- tags ------------------------------------------------------------------------------------
+
+
+@check
+def check_tag_presence_confirms_and_leaves_after_grace() -> None:
+    tags = TagPresence(grace_ms=500, confirm=2)
+    assert tags.update(A, 0) == []  # one read is not an arrival
+    assert tags.update(A, 15) == [(TAGON, A)]
+    events = []
+    for t in range(30, 3000, 15):
+        events += tags.update(A if (t // 15) % 4 else None, t)  # every 4th poll misses
+    assert events == []
+    assert tags.update(None, 3480) == []  # last read at 2985: grace until 3485
+    assert tags.update(None, 3500) == [(TAGOFF, A)]
+    tags = TagPresence(grace_ms=500, confirm=2)
+    tags.update(A, 0)
+    tags.update(A, 15)
+    assert tags.update(C, 30) == []
+    assert tags.update(C, 45) == [(TAGOFF, A), (TAGON, C)]
+    tags = TagPresence(grace_ms=500, confirm=2)
+    assert tags.update(A, 0) == [] and tags.update(None, 15) == [] and tags.update(A, 30) == []
+    assert tags.update(A, 45) == [(TAGON, A)]  # consecutive reads, a miss starts over
+
+
+@check
+def check_tag_presence_reports_a_conflict_once() -> None:
+    tags = TagPresence(grace_ms=500, confirm=2)
+    assert tags.update(MANY, 0) == []
+    assert tags.update(MANY, 15) == [(TAGMANY, None)]
+    assert tags.update(MANY, 30) == [] and tags.update(None, 45) == []
+    assert tags.update(MANY, 60) == [] and tags.update(MANY, 75) == []  # the same conflict
+    assert tags.update(A, 90) == [] and tags.update(A, 105) == [(TAGON, A)]  # one left
+    assert tags.update(MANY, 120) == [] and tags.update(MANY, 135) == [(TAGMANY, None)]
+    for t in range(150, 1000, 15):
+        assert tags.update(MANY, t) == []  # A stays: the field is busy, its grace holds
+    assert tags.update(A, 1000) == [] and tags.update(A, 1015) == []
+    assert tags.current == A and not tags.conflict
+    for t in range(1030, 1515, 15):
+        assert tags.update(None, t) == []
+    assert tags.update(None, 1515) == [(TAGOFF, A)]  # 500 ms after the last read
+
+
+def _orders(names: list[str]) -> list[list[tuple[str, str]]]:
+    """Every order of each tag's arrival and departure (arrival first)."""
+    steps = [("on", n) for n in names] + [("off", n) for n in names]
+    out: list[list[tuple[str, str]]] = []
+
+    def extend(prefix: list[tuple[str, str]], left: list[tuple[str, str]]) -> None:
+        if not left:
+            out.append(prefix)
+            return
+        for i in range(len(left)):
+            step = left[i]
+            if step[0] == "off" and ("on", step[1]) not in prefix:
+                continue
+            extend(prefix + [step], left[:i] + left[i + 1 :])
+
+    extend([], steps)
+    return out
+
+
+def multi_tag_run(names: list[str], together: int, hold: int) -> int:
+    """Every arrival/departure order of the tags, through the chip, driver and presence.
+
+    ``together``: how many arrivals at the start happen between two polls (cards
+    laid on stacked, at once); ``hold``: polls between the other steps.  Checks that a TAGON only
+    ever names a tag that was alone in the field for the polls that confirmed it,
+    that every stretch of several tags in the field long enough to confirm gives a
+    TAGMANY, and that an empty reader ends with the card gone.  Returns the runs.
+    """
+    uids = {"A": A, "B": B, "C": C}
+    runs = 0
+    for order in _orders(names):
+        if together and not all(step[0] == "on" for step in order[:together]):
+            continue
+        chip = SimMFRC522([])
+        driver = MFRC522(chip, chip.cs)
+        assert driver.init()
+        presence = TagPresence(grace_ms=500, confirm=2)
+        field: list[str] = []
+        history: list[list[str]] = []  # the field at each poll
+        now = 0
+        conflict_polls = 0
+        pending_many = False
+        for index, (what, name) in enumerate(order):
+            if what == "on":
+                field.append(name)
+            else:
+                field.remove(name)
+            chip.tags = [SimTag(uids[n]) for n in field]
+            polls = 0 if index < together - 1 else hold
+            for _ in range(polls):
+                seen = driver.read_uid()
+                history.append(list(field))
+                expected = None if not field else (uids[field[0]] if len(field) == 1 else MANY)
+                assert seen == expected, (order, field, seen)
+                conflict_polls = conflict_polls + 1 if len(field) > 1 else 0
+                if conflict_polls == 2 and not presence.conflict:
+                    pending_many = True
+                for kind, uid in presence.update(seen, now):
+                    if kind == TAGON:
+                        for past in history[-2:]:
+                            assert len(past) == 1 and uids[past[0]] == uid, (order, history)
+                    if kind == TAGMANY:
+                        pending_many = False
+                now += 15
+                assert not pending_many, (order, history)
+        for _ in range(40):
+            presence.update(driver.read_uid(), now)
+            now += 15
+        assert presence.current is None and not presence.conflict
+        runs += 1
+    return runs
+
+
+@check
+def check_two_and_three_tags_in_every_order() -> None:
+    assert multi_tag_run(["A", "B"], together=0, hold=4) == 6
+    assert multi_tag_run(["A", "B"], together=2, hold=4) == 4  # stacked: laid on at once
+    assert multi_tag_run(["A", "B", "C"], together=0, hold=3) == 90
+    assert multi_tag_run(["A", "B", "C"], together=3, hold=3) == 36
+
+
+# -- the node -----------------------------------------------------------------------------
+
+
+@check
+def check_node_hello_and_commands() -> None:
+    wire = Wire()
+    app = NodeApp(wire, seat=2, serial=SERIAL, now=0, reader_version=0x88)
+    hello = ["2", FIRMWARE_VERSION, "2", SERIAL, "88"]
+    assert wire.take() == [("HELLO", hello + ["-"])]
+    app.receive(protocol.encode(0, "HELLO", ["2", "4711"]), 10)
+    assert wire.take() == [("HELLO", hello + ["4711"])]
+    assert app.host_alive(10)
+    app.receive(protocol.encode(1, "LED", ["SLOW"]) + protocol.encode(2, "IDENT", ["3"]), 20)
+    assert app.led.mode == "SLOW" and app.led.pattern(1000, True, True) == "IDENT"
+    app.receive(protocol.encode(3, "RESET"), 30)
+    assert app.reset_requested and app.rx_errors == 0
+    wire2 = Wire()
+    NodeApp(wire2, seat=None, serial="ab", now=0)
+    assert wire2.take() == [("HELLO", ["2", FIRMWARE_VERSION, "-", "ab", "00", "-"])]
+
+
+@check
+def check_node_counts_every_bad_line_and_says_nothing() -> None:
+    wire = Wire()
+    app = NodeApp(wire, seat=0, serial=SERIAL, now=0)
+    wire.take()
+    bad = [line for line, _reason in REJECTIONS]
+    bad += [protocol.encode(0, kind, args)[:-1] for kind, args, _reason in COMMAND_REJECTIONS]
+    bad += [b"\x03\x03\x02\x04", b"import machine", b">>> "]
+    for line in bad:
+        app.receive(line + b"\r\n", 0)
+    assert app.rx_errors == len(bad), app.rx_errors
+    assert wire.take() == [] and not app.host_alive(0) and not app.exit_requested
+    app.tick(0)
+    assert wire.take() == [("HB", ["0", str(len(bad)), "NONE"])]
+
+
+@check
+def check_node_reports_tags_conflicts_and_buttons() -> None:
+    wire = Wire()
+    app = NodeApp(wire, seat=0, serial=SERIAL, now=0)
+    wire.take()
+    states = [False] * 8
+    for t in range(0, 200, 10):
+        states[protocol.BUTTONS.index("real_envido")] = 20 <= t < 100
+        app.buttons(states, t)
+    for t, seen in ((300, A), (315, A), (330, MANY), (345, MANY), (360, None), (900, None)):
+        app.tag(seen, t)
+    assert wire.take() == [
+        ("PRESS", ["real_envido"]),
+        ("TAGON", ["04A224B2C55E80"]),
+        ("TAGMANY", []),
+        ("TAGOFF", ["04A224B2C55E80"]),
+    ]
+
+
+@check
+def check_every_module_imports() -> None:
+    import os
+
+    names = [n[:-3] for n in os.listdir(_repo_file("firmware/seatnode")) if n.endswith(".py")]
+    assert "protocol" in names and "main" in names, names
+    for name in names:
+        if name == "main" and sys.implementation.name != "micropython":
+            continue  # CPython has no machine module: test_fw_main.py fakes one
+        module = "seatnode" if name == "__init__" else "seatnode." + name
+        __import__(module)  # under MicroPython, main gets the stand-in machine module
+        assert module in sys.modules, module
+    if sys.implementation.name == "micropython":
+        assert sys.modules["seatnode.main"].serial_number() == SERIAL
+
+
+def main() -> None:
+    failed = 0
+    for function in CHECKS:
+        try:
+            function()
+        except Exception as error:
+            failed += 1
+            print("FAIL", function.__name__)
+            if sys.implementation.name == "micropython":
+                sys.print_exception(error)  # type: ignore[attr-defined]
+            else:
+                raise
+        else:
+            print("PASS", function.__name__)
+    print("DONE", len(CHECKS), "failed", failed)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,167 @@
+"""A stand-in for MicroPython's ``machine`` module, for the node run by the unix port.
+
+The real firmware (``firmware/main.py`` -> ``seatnode.main``) runs unchanged in a
+real MicroPython process; only the board is simulated, here, inside that process:
+
+* ``SPI`` is the simulated MFRC522 of ``fake_mfrc522`` (registers, FIFO, Transceive,
+  collisions, ISO 14443-3A tags, after the data sheet), selected by the CS ``Pin``
+  the firmware drives (GP17);
+* the button pins read 0 while the test holds them (pull-up, contact to GND);
+* ``WDT`` and ``reset`` are told to the test (the supervisor in
+  tests/firmware/mpnode.py), which plays the RP2040: it restarts the board when the
+  watchdog starves or ``reset()`` is called, as the chip would.
+
+Commands come from the test on the FIFO named by ``SEATNODE_CONTROL``, one a line,
+read whenever the firmware samples its buttons or talks to the reader:
+``tags [UID ...]`` (what lies on the reader now), ``press NAME`` / ``release NAME``,
+``dead`` / ``alive`` (the reader's cable), ``crash`` (the next SPI transfer raises an
+exception nobody expects), ``hang`` (the next SPI transfer never returns).
+"""
+
+import os
+import select
+import time
+
+from fake_mfrc522 import SimMFRC522, SimTag
+from seatnode import config
+
+_control = None
+_status = None
+_poll = None
+_buffer = b""
+_pressed = set()  # GP numbers of the buttons held down
+_trouble = None  # "crash" or "hang": what the next SPI transfer does
+_last_feed_report = 0
+
+chip = SimMFRC522([], version=int(os.getenv("SEATNODE_READER_VERSION") or "92", 16))
+_BUTTONS = {}
+for _name, _number in config.BUTTON_PINS:
+    _BUTTONS[_name] = _number
+
+
+def _open_channels():
+    global _control, _status, _poll
+    control = os.getenv("SEATNODE_CONTROL")
+    if control:
+        _control = open(control, "rb")  # noqa: SIM115 (open while the board runs)
+        _poll = select.poll()
+        _poll.register(_control, select.POLLIN)
+    status = os.getenv("SEATNODE_STATUS")
+    if status:
+        _status = open(status, "wb")  # noqa: SIM115 (open while the board runs)
+
+
+def tell(text):
+    """A line to the supervisor (the simulated board's pins to the outside)."""
+    if _status is not None:
+        _status.write((text + "\n").encode())
+
+
+def _command(line):
+    global _trouble
+    words = line.split()
+    if not words:
+        return
+    what = words[0]
+    if what == "tags":
+        chip.tags = [SimTag(bytes.fromhex(uid)) for uid in words[1:]]
+    elif what == "press":
+        _pressed.add(_BUTTONS[words[1]])
+    elif what == "release":
+        _pressed.discard(_BUTTONS[words[1]])
+    elif what == "dead":
+        chip.dead = True
+    elif what == "alive":
+        chip.dead = False
+    elif what in ("crash", "hang"):
+        _trouble = what
+    tell("did " + line)
+
+
+def service():
+    """Take the test's pending commands (called as the firmware samples the board)."""
+    global _buffer
+    if _poll is None:
+        return
+    while _poll.poll(0):
+        byte = _control.read(1)
+        if not byte:
+            return
+        if byte == b"\n":
+            line, _buffer = _buffer.decode(), b""
+            _command(line)
+        else:
+            _buffer += byte
+
+
+class Pin:
+    IN = 0
+    OUT = 1
+    PULL_UP = 1
+
+    def __init__(self, ident, mode=None, pull=None, value=None):
+        self.ident = ident
+        self._value = 1 if value is None else value
+        if ident == config.PIN_CS:
+            chip.cs = self  # the simulated chip listens to the firmware's chip select
+
+    def value(self, v=None):
+        if v is not None:
+            self._value = 1 if v else 0
+            return self._value
+        if self.ident in _BUTTONS.values():
+            service()
+            return 0 if self.ident in _pressed else 1
+        return self._value
+
+
+class SPI:
+    def __init__(self, ident, **settings):
+        self.ident = ident
+        self.settings = settings
+
+    def _check(self):
+        global _trouble
+        service()
+        trouble, _trouble = _trouble, None
+        if trouble == "crash":
+            raise RuntimeError("simulated firmware bug in an SPI transfer")
+        if trouble == "hang":
+            tell("hanging")
+            while True:  # a stuck bus: only the watchdog gets the node out
+                time.sleep_ms(100)
+
+    def write(self, buf):
+        self._check()
+        chip.write(buf)
+
+    def write_readinto(self, wbuf, rbuf):
+        self._check()
+        chip.write_readinto(wbuf, rbuf)
+
+
+class WDT:
+    def __init__(self, id=0, timeout=5000):
+        self.timeout = timeout
+        tell("wdt " + str(timeout))
+
+    def feed(self):
+        global _last_feed_report
+        now = time.ticks_ms()
+        if time.ticks_diff(now, _last_feed_report) >= 100:
+            _last_feed_report = now
+            tell("feed")
+
+
+def unique_id():
+    return bytes.fromhex(os.getenv("SEATNODE_UNIQUE_ID") or "e6614103e7ab1234")
+
+
+def reset():
+    """The RP2040 resets: the supervisor restarts the board (USB drops, as it does)."""
+    tell("reset")
+    while True:
+        time.sleep_ms(100)
+
+
+_open_channels()

@@ -1,0 +1,237 @@
+"""End to end: the node's firmware in a real MicroPython process, the Pi's real SeatLink.
+
+The node is ``micropython -i firmware/main.py`` on a pty (tests/firmware/mpnode.py),
+its MFRC522 and pins simulated inside that process by the stand-in ``machine``
+module; the Pi is ``controller.hal.seatlink.SeatLink`` finding it by USB serial
+number.  Hello, heartbeats, cards (one, several, stacked), buttons, every kind of
+bad line, unplug and replug, a crash, a hung node, the REPL, a reopened session.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from fw_checks import COMMAND_REJECTIONS, REJECTIONS
+from micropython_unix import require_micropython
+from mpnode import SERIAL, MicroPythonNode
+from seatnode import FIRMWARE_VERSION, protocol
+
+from controller.hal.seatlink import (
+    REJECT_REASONS,
+    ButtonHeld,
+    ButtonPressed,
+    Heartbeat,
+    Hello,
+    LinkEvent,
+    NodeConnected,
+    NodeDisconnected,
+    SeatLink,
+    TagArrived,
+    TagConflict,
+    TagLeft,
+)
+
+CARD_A = "04A224B2C55E80"
+CARD_B = "04A224B2C55E81"
+TIMINGS = {"backoff_initial": 0.05, "backoff_max": 0.3, "read_timeout": 0.05}
+
+
+class Events:
+    def __init__(self) -> None:
+        self.items: list[LinkEvent] = []
+        self._cond = threading.Condition()
+
+    def __call__(self, seat: int, event: LinkEvent) -> None:
+        with self._cond:
+            self.items.append(event)
+            self._cond.notify_all()
+
+    def wait_for(
+        self, predicate: Callable[[LinkEvent], bool], timeout: float = 10.0, after: int = 0
+    ) -> LinkEvent:
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                for event in self.items[after:]:
+                    if predicate(event):
+                        return event
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise AssertionError(f"timed out; events so far: {self.items}")
+                self._cond.wait(left)
+
+    def of(self, kind: type) -> list[LinkEvent]:
+        with self._cond:
+            return [e for e in self.items if isinstance(e, kind)]
+
+    def mark(self) -> int:
+        with self._cond:
+            return len(self.items)
+
+
+@pytest.fixture
+def node(tmp_path: Path) -> Iterator[MicroPythonNode]:
+    require_micropython()
+    by_id = tmp_path / "by-id"
+    by_id.mkdir()
+    sim = MicroPythonNode(by_id, tmp_path / "board")
+    sim.plug()
+    yield sim
+    sim.close()
+
+
+@pytest.fixture
+def events() -> Events:
+    return Events()
+
+
+@pytest.fixture
+def link(node: MicroPythonNode, events: Events) -> Iterator[SeatLink]:
+    seat_link = SeatLink.for_serial(
+        0,
+        SERIAL,
+        events,
+        by_id_dir=node.link.parent,
+        **TIMINGS,
+    )
+    seat_link.start()
+    events.wait_for(lambda e: isinstance(e, Hello))
+    yield seat_link
+    seat_link.close()
+
+
+def test_hello_heartbeats_cards_and_buttons(
+    link: SeatLink, events: Events, node: MicroPythonNode
+) -> None:
+    hello = events.of(Hello)[0]
+    assert hello == Hello(None, FIRMWARE_VERSION, SERIAL, 2, 0x92, link.session)
+    assert isinstance(events.items[0], NodeConnected)
+    events.wait_for(lambda e: isinstance(e, Heartbeat) and e.reader_ok and e.uptime_s >= 1)
+    node.lay(CARD_A)
+    assert events.wait_for(lambda e: isinstance(e, TagArrived)) == TagArrived(bytes.fromhex(CARD_A))
+    node.lay(CARD_A, CARD_B)  # a second card laid on the first
+    events.wait_for(lambda e: isinstance(e, TagConflict))
+    node.lay(CARD_B)  # the first one taken away: the second is a card of its own
+    mark = events.mark()
+    assert events.wait_for(lambda e: isinstance(e, TagArrived), after=mark) == TagArrived(
+        bytes.fromhex(CARD_B)
+    )
+    assert events.items[mark] == TagLeft(bytes.fromhex(CARD_A))
+    node.lay()
+    events.wait_for(lambda e: e == TagLeft(bytes.fromhex(CARD_B)))
+    node.press("quiero")
+    time.sleep(0.15)
+    node.release("quiero")
+    assert events.wait_for(lambda e: isinstance(e, ButtonPressed)) == ButtonPressed("quiero")
+    node.press("mazo")
+    assert events.wait_for(lambda e: isinstance(e, ButtonHeld)) == ButtonHeld("mazo")
+    node.release("mazo")
+    node.lay(CARD_A, CARD_B)  # stacked: laid on together
+    mark = events.mark()
+    events.wait_for(lambda e: isinstance(e, TagConflict), after=mark)
+    time.sleep(0.5)
+    assert not [e for e in events.items[mark:] if isinstance(e, TagArrived)]
+    stats = link.stats
+    assert stats["seq_gap"] == 0 and all(stats[r] == 0 for r in REJECT_REASONS)
+    assert node.boots == 1
+
+
+def test_every_kind_of_bad_line_is_counted_and_survived(
+    link: SeatLink, events: Events, node: MicroPythonNode
+) -> None:
+    bad = [line for line, _reason in REJECTIONS]
+    bad += [protocol.encode(0, kind, args)[:-1] for kind, args, _reason in COMMAND_REJECTIONS]
+    bad += [b"\x03\x03", b"import machine; machine.reset()", b"\x1b[A", bytes(range(128, 200))]
+    node.write_raw(b"".join(line + b"\r\n" for line in bad) + b"x" * 3000 + b"\n")
+    count = len(bad) + 1  # and the oversized line
+    beat = events.wait_for(lambda e: isinstance(e, Heartbeat) and e.rx_errors >= count)
+    assert isinstance(beat, Heartbeat) and beat.rx_errors == count
+    assert node.boots == 1 and node.hard_resets == 0  # never fell over
+    assert link.connected
+    node.lay(CARD_A)
+    events.wait_for(lambda e: isinstance(e, TagArrived))
+
+
+def test_unplug_and_replug(link: SeatLink, events: Events, node: MicroPythonNode) -> None:
+    node.unplug()
+    gone = events.wait_for(lambda e: isinstance(e, NodeDisconnected))
+    assert isinstance(gone, NodeDisconnected) and gone.reason == "unplugged"
+    time.sleep(0.3)
+    mark = events.mark()
+    node.plug()
+    hello = events.wait_for(lambda e: isinstance(e, Hello), after=mark)
+    assert isinstance(hello, Hello) and hello.session == link.session
+    node.lay(CARD_A)
+    events.wait_for(lambda e: isinstance(e, TagArrived), after=mark)
+
+
+def test_a_crash_is_logged_and_the_node_resets(
+    link: SeatLink, events: Events, node: MicroPythonNode
+) -> None:
+    mark = events.mark()
+    node.command("crash")
+    events.wait_for(lambda e: isinstance(e, NodeDisconnected), after=mark)
+    events.wait_for(lambda e: isinstance(e, Hello), after=mark)
+    log = (node.workdir / "crash.txt").read_text()
+    assert log.startswith(f"seatnode {FIRMWARE_VERSION} crashed:")
+    assert "RuntimeError: simulated firmware bug in an SPI transfer" in log
+    assert node.hard_resets == 1 and node.watchdog_resets == 0
+
+
+def test_a_hung_node_is_reset_by_its_watchdog(
+    link: SeatLink, events: Events, node: MicroPythonNode
+) -> None:
+    node.wait_status("wdt 3000")
+    mark = events.mark()
+    node.command("hang")
+    node.wait_status("hanging")
+    events.wait_for(lambda e: isinstance(e, NodeDisconnected), after=mark, timeout=15)
+    events.wait_for(lambda e: isinstance(e, Hello), after=mark, timeout=15)
+    assert node.watchdog_resets == 1
+    node.lay(CARD_A)
+    events.wait_for(lambda e: isinstance(e, TagArrived), after=mark)
+
+
+def test_a_node_in_its_repl_is_brought_back_by_the_pi(
+    link: SeatLink, events: Events, node: MicroPythonNode
+) -> None:
+    mark = events.mark()
+    assert link.send("REPL")  # the firmware stops; the next boot stays in the REPL
+    events.wait_for(lambda e: isinstance(e, NodeDisconnected), after=mark)
+    events.wait_for(lambda e: isinstance(e, Hello), after=mark, timeout=20)
+    assert node.soft_resets >= 1  # Ctrl-D from the Pi: MicroPython ran main.py again
+    assert link.stats["repl_resets"] >= 1
+    assert not (node.workdir / "repl.flag").exists()
+    node.lay(CARD_A)
+    events.wait_for(lambda e: isinstance(e, TagArrived), after=mark)
+
+
+def test_events_from_before_a_reopen_are_never_delivered(
+    node: MicroPythonNode, events: Events
+) -> None:
+    first = SeatLink.for_serial(0, SERIAL, events, by_id_dir=node.link.parent, **TIMINGS)
+    with first:
+        events.wait_for(lambda e: isinstance(e, Hello))
+    # The service is down: a button is pressed and a card laid meanwhile.
+    node.press("truco")
+    time.sleep(0.15)
+    node.release("truco")
+    node.lay(CARD_A)
+    time.sleep(0.5)
+    mark = events.mark()
+    second = SeatLink.for_serial(0, SERIAL, events, by_id_dir=node.link.parent, **TIMINGS)
+    with second:
+        events.wait_for(lambda e: isinstance(e, Hello), after=mark)
+        events.wait_for(lambda e: isinstance(e, Heartbeat), after=mark)
+        node.press("quiero")
+        time.sleep(0.15)
+        node.release("quiero")
+        events.wait_for(lambda e: isinstance(e, ButtonPressed), after=mark)
+        later = events.items[mark:]
+    assert ButtonPressed("truco") not in later
+    assert not [e for e in later if isinstance(e, TagArrived)]
+    assert [e for e in later if isinstance(e, ButtonPressed)] == [ButtonPressed("quiero")]
