@@ -1,38 +1,61 @@
-"""The table service on mock hardware: memory, start-up time, CPU while idle.
+"""The table service as systemd runs it: start-up, memory, CPU while idle.
 
-Prints key=value pairs:
+The service is the unit's own command, ``truco-table run --config table.toml``, on this
+machine: six seat nodes simulated on pseudo-terminals under a by-id folder (as udev
+publishes real Picos), a deck registry and a state directory. The package is installed
+the way the Pi gets it: not editable, byte-compiled at install time (here: the package
+copied into a scratch site folder, ``compileall``, then made read-only, as the unit's
+``ProtectSystem=strict`` makes /opt), started in the state directory with the unit's
+environment. Prints key=value pairs:
 
-- ``rss_mb``: peak resident memory of ``truco-table run --mock`` playing a whole scripted
-  game (four seats, sampled every 10 ms from /proc);
-- ``ready_s``: from starting ``truco-table run --mock --serve`` to its ``READY=1``
-  (sd_notify, as systemd sees it; hardware up and game restored);
-- ``idle_cpu_pct``: CPU used by that service while nothing happens (nobody at the
-  table), over ``IDLE_S`` seconds: no busy polling should show as near zero.
+- ``ready_s``: from starting the process to its ``READY=1`` (sd_notify, as systemd sees
+  it: hardware up, the game restored, every screen drawn), the best of ``RUNS``;
+- ``ready_cpu_s``: the CPU time the process had used by then (user and system, in the
+  kernel's 10 ms ticks): what start-up costs a Pi that has nothing else to do, where
+  ``ready_s`` on a shared machine also counts the waits for a core;
+- ``ready_s_editable``: ``ready_s`` from this checkout's editable install, for comparison;
+- ``rss_mb``: the service's resident memory (VmRSS), highest while it runs idle for
+  ``IDLE_S`` s after READY (heartbeats of six nodes flowing), no tournament;
+- ``rss_mb_publisher``: the same with a ``[tournament]`` section: the publisher loaded
+  and connected to a local Mosquitto (``-`` where Mosquitto is not installed);
+- ``rss_mb_game``: the highest resident memory of ``run --mock --script`` playing a
+  whole six-seat game (every screen drawn, the caches filled);
+- ``idle_cpu_pct``: the CPU the service used over those idle seconds.
 
+Left out: the Pi's own start-up (systemd, udev, the interpreter coming off the SD card
+the first time), luma's panel initialisation on a real bus (no panel here: the displays
+are left out of this configuration), the kernel's side of the ptys.
 Run: ``.venv/bin/python bench/service.py``.
 """
 
 from __future__ import annotations
 
+import compileall
+import contextlib
 import os
 import random
+import shutil
 import socket
+import stat
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
-from controller.engine import Game, HouseRules
+from controller.engine import Card, Game, HouseRules
 from controller.engine.playout import random_game
+from controller.hal.deck import Deck, DeckRegistry, save_registry
+from controller.hal.mock import MockDeck, MockNode
 from controller.transcript import write
 
+ROOT = Path(__file__).resolve().parent.parent
 IDLE_S = 5.0
+RUNS = 3
+SEATS = 6
 TICK = os.sysconf("SC_CLK_TCK")
-
-
-def command(*args: str) -> list[str]:
-    return [sys.executable, "-m", "controller.cli", "run", "--mock", *args]
+KEY = bytes(range(32))
 
 
 def rss_kb(pid: int) -> int:
@@ -50,12 +73,115 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / TICK  # utime + stime
 
 
-def peak_rss_during_game(tmp: Path) -> float:
-    game = random_game(Game(HouseRules(players=4)), random.Random(5))
+def installed_site(tmp: Path) -> Path:
+    """The package as the Pi installs it: copied, byte-compiled, read-only."""
+    site = tmp / "site"
+    shutil.copytree(
+        ROOT / "controller", site / "controller", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    compileall.compile_dir(site, quiet=1, workers=0)
+    for path in site.rglob("*"):
+        mode = path.stat().st_mode
+        path.chmod(mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
+    return site
+
+
+def table_config(tmp: Path, extra: str = "") -> Path:
+    deck = MockDeck(3)
+    cards = {deck.uid(c): c for c in (Card.from_index(i) for i in range(40))}
+    save_registry(DeckRegistry((Deck("bar", cards),)), tmp / "decks.toml")
+    config = tmp / "table.toml"
+    serials = [f"e6614103e7{seat:06x}" for seat in range(SEATS)]
+    config.write_text(
+        f'[table]\nplayers = {SEATS}\nstate_dir = "{tmp / "state"}"\n'
+        f'decks = "{tmp / "decks.toml"}"\nnext_deal_after_s = 0\n'
+        f'[topology]\nkind = "nodes"\n[nodes]\nby_id_dir = "{tmp / "by-id"}"\n'
+        + "".join(f'[[nodes.seat]]\nseat = {i}\nserial = "{s}"\n' for i, s in enumerate(serials))
+        + extra
+    )
+    return config
+
+
+@contextlib.contextmanager
+def seat_nodes(tmp: Path) -> Iterator[list[MockNode]]:
+    by_id = tmp / "by-id"
+    shutil.rmtree(by_id, ignore_errors=True)
+    by_id.mkdir()
+    nodes = [MockNode(seat, f"e6614103e7{seat:06x}") for seat in range(SEATS)]
+    for node in nodes:
+        (by_id / f"usb-MicroPython_Board_in_FS_mode_{node.serial}-if00").symlink_to(node.path)
+        node.start()
+    try:
+        yield nodes
+    finally:
+        for node in nodes:
+            node.close()
+
+
+def service(
+    tmp: Path, config: Path, site: Path | None, idle_s: float = 0.0
+) -> tuple[float, float, float, float]:
+    """Starts the service, waits for READY; (ready_s, its CPU s, highest rss_mb,
+    idle_cpu_pct)."""
+    state = tmp / "state"
+    state.mkdir(exist_ok=True)
+    notify = tmp / "notify"
+    with contextlib.suppress(FileNotFoundError):
+        notify.unlink()
+    env = dict(os.environ, NOTIFY_SOCKET=str(notify), PYTHONUNBUFFERED="1")
+    if site is not None:
+        env["PYTHONPATH"] = str(site)
+    with seat_nodes(tmp), socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
+        sock.bind(str(notify))
+        sock.settimeout(30)
+        start = time.monotonic()
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "controller.cli", "run", "--config", str(config)],
+            cwd=state,  # the unit's WorkingDirectory
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            while not sock.recv(4096).startswith(b"READY=1"):
+                pass
+            ready = time.monotonic() - start
+            ready_cpu = cpu_seconds(proc.pid)
+            peak = rss_kb(proc.pid)
+            idle = 0.0
+            if idle_s:
+                time.sleep(1.0)  # let start-up settle
+                cpu0, wall0 = cpu_seconds(proc.pid), time.monotonic()
+                while time.monotonic() - wall0 < idle_s:
+                    peak = max(peak, rss_kb(proc.pid))
+                    time.sleep(0.1)
+                idle = 100.0 * (cpu_seconds(proc.pid) - cpu0) / (time.monotonic() - wall0)
+        finally:
+            proc.terminate()
+            proc.wait(15)
+    return ready, ready_cpu, peak / 1024, idle
+
+
+def publisher_config(tmp: Path, port: int) -> Path:
+    key_file = tmp / "table.key"
+    key_file.write_text(KEY.hex() + "\n")
+    key_file.chmod(0o600)
+    return table_config(
+        tmp,
+        f'[tournament]\nname = "copa"\ntable_id = "mesa1"\nbroker = "127.0.0.1:{port}"\n'
+        f'key_file = "{key_file}"\nkey_id = "bench-key"\n',
+    )
+
+
+def rss_during_game(tmp: Path) -> float:
+    game = random_game(Game(HouseRules(players=SEATS)), random.Random(5))
     script = tmp / "game.truco"
     script.write_text(write(game))
     proc = subprocess.Popen(
-        command("--players", "4", "--state", str(tmp / "game"), "--script", str(script)),
+        [
+            *(sys.executable, "-m", "controller.cli", "run", "--mock"),
+            *("--players", str(SEATS), "--state", str(tmp / "game"), "--script", str(script)),
+        ],
         stdout=subprocess.DEVNULL,
     )
     peak = 0
@@ -65,39 +191,28 @@ def peak_rss_during_game(tmp: Path) -> float:
     return peak / 1024
 
 
-def ready_and_idle(tmp: Path) -> tuple[float, float]:
-    path = str(tmp / "notify")
-    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
-        sock.bind(path)
-        sock.settimeout(30)
-        env = dict(os.environ, NOTIFY_SOCKET=path)
-        start = time.monotonic()
-        proc = subprocess.Popen(
-            command("--serve", "--players", "4", "--state", str(tmp / "idle")),
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        try:
-            while not sock.recv(4096).startswith(b"READY=1"):
-                pass
-            ready = time.monotonic() - start
-            time.sleep(1.0)  # let start-up settle
-            cpu0, wall0 = cpu_seconds(proc.pid), time.monotonic()
-            time.sleep(IDLE_S)
-            cpu = cpu_seconds(proc.pid) - cpu0
-            idle = 100.0 * cpu / (time.monotonic() - wall0)
-        finally:
-            proc.terminate()
-            proc.wait(10)
-    return ready, idle
-
-
 def main() -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        rss = peak_rss_during_game(Path(tmp))
-        ready, idle = ready_and_idle(Path(tmp))
-    print(f"rss_mb={rss:.1f} ready_s={ready:.2f} idle_cpu_pct={idle:.2f}")
+    from controller.tournament.broker import LocalBroker, find_mosquitto
+
+    with tempfile.TemporaryDirectory() as name:
+        tmp = Path(name)
+        site = installed_site(tmp)
+        config = table_config(tmp)
+        runs = [service(tmp, config, site) for _ in range(RUNS)]
+        ready, ready_cpu = min(r[0] for r in runs), min(r[1] for r in runs)
+        editable = min(service(tmp, config, None)[0] for _ in range(RUNS))
+        _, _, rss, idle = service(tmp, config, site, IDLE_S)
+        rss_publisher = "-"
+        if find_mosquitto() is not None:
+            with LocalBroker() as broker:
+                pub = service(tmp, publisher_config(tmp, broker.port), site, IDLE_S)
+                rss_publisher = f"{pub[2]:.1f}"
+        game = rss_during_game(tmp)
+    print(
+        f"ready_s={ready:.3f} ready_cpu_s={ready_cpu:.2f} ready_s_editable={editable:.3f} "
+        f"rss_mb={rss:.1f} rss_mb_publisher={rss_publisher} rss_mb_game={game:.1f} "
+        f"idle_cpu_pct={idle:.2f}"
+    )
 
 
 if __name__ == "__main__":

@@ -20,12 +20,11 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from ..engine import Card, HouseRules, RefusalCode
 from ..table.controls import Button
 from ..table.notify import Notifier
-from ..table.run_mock import MockRun
 from ..table.table import DealReading
 from ..textfile import DEFAULT_LIMIT, TextFileError, decode_text
 from ..transcript import (
@@ -47,6 +46,9 @@ from ..transcript import (
 )
 from .arguments import seconds
 from .words import LANGS
+
+if TYPE_CHECKING:  # the mock table loads only for --mock: `run --config` never imports it
+    from ..table.run_mock import MockRun
 
 __all__ = ["HELP", "KEYS", "add_house_rules", "configure", "main_mock", "rules_from_args"]
 
@@ -236,6 +238,7 @@ def main_mock(
 ) -> int:
     """Run the mock table; returns the exit status."""
     from ..table.daemon import configure_logging, stop_on_signals, watchdog_interval
+    from ..table.run_mock import MockRun
     from ..table.store import GameStore
 
     if state_dir is not None and script is not None:

@@ -22,9 +22,9 @@ from typing import Any, Protocol
 
 from PIL import Image
 
-from .display_writer import FrameWriter, writer_for_device
+from .display_writer import DisplayWriter, FrameWriter, writer_for_device
 
-__all__ = ["DRIVERS", "Display", "DisplayConfig", "OledDisplay", "mux_bus"]
+__all__ = ["DRIVERS", "Display", "DisplayConfig", "OledDisplay", "PageDisplay", "mux_bus"]
 
 DRIVERS = ("ssd1306", "sh1106", "ssd1309")
 
@@ -35,6 +35,14 @@ class Display(Protocol):
     """Takes the seat's screen, a 128x64 mode "1" image."""
 
     def show(self, image: Image.Image) -> None: ...
+
+
+class PageDisplay(Display, Protocol):
+    """A display that also takes the screen already in the panel's page layout
+    (``controller.render.pages``), as the renderer joins it from cached tiles: the
+    service then draws no pixel for it."""
+
+    def show_pages(self, pages: bytes) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,20 +125,41 @@ class OledDisplay:
         driver = {"ssd1306": ssd1306, "sh1106": sh1106, "ssd1309": ssd1309}[c.driver]
         self._device = driver(interface, width=c.width, height=c.height, rotate=c.rotate)
         self._writer = writer_for_device(self._device)
+        if isinstance(self._writer, DisplayWriter):
+            self._writer.assume_blank()  # luma's initialisation ends by clearing the panel
 
     def show(self, image: Image.Image) -> None:
+        writer = self._opened()
+        if writer is None:
+            return
+        try:
+            writer.update(image)
+        except Exception as error:
+            self._failed(f"write failed: {error}")
+            self._close()  # the next frame reopens and re-initialises the panel
+
+    def show_pages(self, pages: bytes) -> None:
+        """The screen as ``image_to_pages(image)`` would give it (see ``PageDisplay``)."""
+        writer = self._opened()
+        if writer is None:
+            return
+        try:
+            if isinstance(writer, DisplayWriter):
+                writer.update_pages(pages)
+            else:  # pragma: no cover - luma's OLED drivers always get a DisplayWriter
+                raise TypeError(f"{type(writer).__name__} takes images only")
+        except Exception as error:
+            self._failed(f"write failed: {error}")
+            self._close()  # the next frame reopens and re-initialises the panel
+
+    def _opened(self) -> FrameWriter | None:
         if self._writer is None:
             try:
                 self.open()
             except Exception as error:  # a missing panel must not stop the table
                 self._failed(f"cannot open: {error}")
-                return
-        assert self._writer is not None
-        try:
-            self._writer.update(image)
-        except Exception as error:
-            self._failed(f"write failed: {error}")
-            self._close()  # the next frame reopens and re-initialises the panel
+                return None
+        return self._writer
 
     def _close(self) -> None:
         device, self._device, self._writer = self._device, None, None

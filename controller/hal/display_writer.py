@@ -77,12 +77,15 @@ sends the full frame.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Protocol
 
 from PIL import Image
+
+from ..render.pages import PAGE_HEIGHT, image_to_pages, rotate_pages_180
 
 __all__ = [
     "BusModel",
@@ -102,7 +105,6 @@ __all__ = [
     "writer_for_device",
 ]
 
-PAGE_HEIGHT = 8
 SSD1306_RAM_COLUMNS = 128
 SH1106_RAM_COLUMNS = 132
 I2C_MAX_COMMAND_BYTES = 32  # luma's i2c.command() asserts this
@@ -258,25 +260,6 @@ class FrameWriter(Protocol):
     def invalidate(self) -> None: ...
 
 
-_BIT_REVERSED = bytes(int(f"{value:08b}"[::-1], 2) for value in range(256))
-
-
-def image_to_pages(image: Image.Image) -> bytes:
-    """A mode "1" image in controller layout: page after page, one byte per column,
-    bit 0 = the page's top row."""
-    if image.mode != "1":
-        raise ValueError(f"expected a mode '1' image, got {image.mode!r}")
-    width, height = image.size
-    if height % PAGE_HEIGHT:
-        raise ValueError(f"height {height} is not a whole number of pages")
-    out = bytearray()
-    for top in range(0, height, PAGE_HEIGHT):
-        strip = image.crop((0, top, width, top + PAGE_HEIGHT))
-        # Transposed, each column becomes one packed byte with the top row as MSB.
-        out += strip.transpose(Image.Transpose.TRANSPOSE).tobytes().translate(_BIT_REVERSED)
-    return bytes(out)
-
-
 # ----------------------------------------------------------------------- addressing
 
 
@@ -291,6 +274,22 @@ class _Addressing(Protocol):
         and the state once its data has been written."""
         ...
 
+    def commands_at(
+        self, state: Any, page: int, pages: int, col: int, cols: int
+    ) -> tuple[list[int], Any]:
+        """``commands`` for the window of those pages and columns."""
+        ...
+
+    @property
+    def max_commands(self) -> int:
+        """The most command bytes that aim at one window."""
+        ...
+
+    @property
+    def min_commands(self) -> int:
+        """The fewest command bytes that aim at a span after a gap on the same page."""
+        ...
+
     def full_frame_prefix(self) -> list[int]: ...
 
 
@@ -302,19 +301,32 @@ class _SSD1306Addressing:
     multi_page: bool = True
 
     def commands(self, state: Any, window: Window) -> tuple[list[int], Any]:
-        cols = (window.col, window.col_end)
-        pages = (window.page, window.page_end)
+        return self.commands_at(state, window.page, window.pages, window.col, window.cols)
+
+    def commands_at(
+        self, state: Any, page: int, pages: int, col: int, cols: int
+    ) -> tuple[list[int], Any]:
+        columns = (col, col + cols)
+        rows = (page, page + pages)
         cmds: list[int] = []
-        if state is None or state[0] != cols:
-            first = self.column_offset + window.col
-            cmds += [SSD1306_COLUMN_ADDR, first, first + window.cols - 1]
-        if state is None or state[1] != pages:
-            cmds += [SSD1306_PAGE_ADDR, window.page, window.page_end - 1]
+        if state is None or state[0] != columns:
+            first = self.column_offset + col
+            cmds += [SSD1306_COLUMN_ADDR, first, first + cols - 1]
+        if state is None or state[1] != rows:
+            cmds += [SSD1306_PAGE_ADDR, page, page + pages - 1]
         if not cmds:  # same window again: re-aim the column pointer anyway
-            first = self.column_offset + window.col
-            cmds = [SSD1306_COLUMN_ADDR, first, first + window.cols - 1]
+            first = self.column_offset + col
+            cmds = [SSD1306_COLUMN_ADDR, first, first + cols - 1]
         # Writing exactly the window's bytes wraps both pointers back to its start.
-        return cmds, (cols, pages)
+        return cmds, (columns, rows)
+
+    @property
+    def max_commands(self) -> int:
+        return 6
+
+    @property
+    def min_commands(self) -> int:
+        return 3  # a span after another on its page: new columns
 
     def full_frame_prefix(self) -> list[int]:
         return [SSD1306_MEMORY_MODE, SSD1306_HORIZONTAL]
@@ -328,18 +340,31 @@ class _SH1106Addressing:
     multi_page: bool = False
 
     def commands(self, state: Any, window: Window) -> tuple[list[int], Any]:
-        if window.pages != 1:
+        return self.commands_at(state, window.page, window.pages, window.col, window.cols)
+
+    def commands_at(
+        self, state: Any, page: int, pages: int, col: int, cols: int
+    ) -> tuple[list[int], Any]:
+        if pages != 1:
             raise ValueError("SH1106 windows are one page tall")
-        column = self.column_offset + window.col
+        column = self.column_offset + col
         cmds: list[int] = []
-        if state is None or state[0] != window.page:
-            cmds.append(SET_PAGE | window.page)
+        if state is None or state[0] != page:
+            cmds.append(SET_PAGE | page)
         if state is None or state[1] >> 4 != column >> 4:
             cmds.append(SET_HIGH_COLUMN | column >> 4)
         if state is None or state[1] & 0x0F != column & 0x0F:
             cmds.append(SET_LOW_COLUMN | column & 0x0F)
-        end = min(column + window.cols, SH1106_RAM_COLUMNS - 1)
-        return cmds, (window.page, end)
+        end = min(column + cols, SH1106_RAM_COLUMNS - 1)
+        return cmds, (page, end)
+
+    @property
+    def max_commands(self) -> int:
+        return 3
+
+    @property
+    def min_commands(self) -> int:
+        return 1  # a span after a gap on its page: one nibble of the column at least
 
     def full_frame_prefix(self) -> list[int]:
         return []
@@ -348,19 +373,16 @@ class _SH1106Addressing:
 # ------------------------------------------------------------------------- planning
 
 
+_CHANGED = re.compile(rb"[^\x00]+")
+
+
 def _changed_runs(old: bytes, new: bytes) -> list[tuple[int, int]]:
-    runs: list[tuple[int, int]] = []
-    start = -1
-    for col, (a, b) in enumerate(zip(old, new, strict=True)):
-        if a != b:
-            if start < 0:
-                start = col
-        elif start >= 0:
-            runs.append((start, col))
-            start = -1
-    if start >= 0:
-        runs.append((start, len(new)))
-    return runs
+    """The [start, end) column runs where two pages differ (their XOR is not zero)."""
+    if len(old) != len(new):
+        raise ValueError("pages of different widths")
+    size = len(new)
+    diff = (int.from_bytes(old, "big") ^ int.from_bytes(new, "big")).to_bytes(size, "big")
+    return [m.span() for m in _CHANGED.finditer(diff)]
 
 
 def _emission_cost(addressing: _Addressing, bus: BusModel, windows: Sequence[Window]) -> int:
@@ -373,21 +395,46 @@ def _emission_cost(addressing: _Addressing, bus: BusModel, windows: Sequence[Win
 
 
 def _page_spans(
-    addressing: _Addressing, bus: BusModel, page: int, runs: list[tuple[int, int]]
+    addressing: _Addressing, bus: BusModel, page: int, width: int, runs: list[tuple[int, int]]
 ) -> list[Window]:
-    """Group one page's changed runs into spans of least cost (exact, O(runs^2))."""
+    """Group one page's changed runs into spans of least cost (exact, O(runs^2)).
+
+    Two bounds find the same spans sooner. Splitting at a gap narrower than a new
+    span's least overhead (its fewest commands, and a data transfer, less a block's
+    slack) always costs more than bridging it, so such runs are joined first. And a
+    span across a gap wider than a new span's most overhead (its most commands, a
+    transfer each for them and the data, a block's slack) always costs more than
+    splitting there, so no span is tried across such a gap."""
+    overhead = bus.transfer_overhead
+    slack = overhead if bus.data_block >= width else -overhead
+    narrow = addressing.min_commands + overhead + slack
+    joined = [runs[0]]
+    for start, end in runs[1:]:
+        if start - joined[-1][1] < narrow:
+            joined[-1] = (joined[-1][0], end)
+        else:
+            joined.append((start, end))
+    runs = joined
     count = len(runs)
+    if count == 1:
+        start, end = runs[0]
+        return [Window(page, start, 1, end - start)]
+    wide = addressing.max_commands + 3 * overhead
+    commands_at, command_cost, data_cost = addressing.commands_at, bus.command_cost, bus.data_cost
     # best[j] = (least cost of covering runs[:j], pointer state after it, where its
     # last span starts); the state only depends on that last span.
     best: list[tuple[int, Any, int]] = [(0, None, -1)]
+    low = 0  # spans start at or after the last wide gap
     for j in range(1, count + 1):
         end = runs[j - 1][1]
+        if j > 1 and runs[j - 1][0] - runs[j - 2][1] > wide:
+            low = j - 1
         choice: tuple[int, Any, int] | None = None
-        for i in range(j):
+        for i in range(low, j):
             cost_before, state, _ = best[i]
-            span = Window(page, runs[i][0], 1, end - runs[i][0])
-            cmds, after = addressing.commands(state, span)
-            cost = cost_before + bus.command_cost(len(cmds)) + bus.data_cost(span.size)
+            start = runs[i][0]
+            cmds, after = commands_at(state, page, 1, start, end - start)
+            cost = cost_before + command_cost(len(cmds)) + data_cost(end - start)
             if choice is None or cost < choice[0]:
                 choice = (cost, after, i)
         assert choice is not None
@@ -570,8 +617,11 @@ class DisplayWriter:
         *,
         preprocess: Callable[[Image.Image], Image.Image] | None = None,
         size: tuple[int, int] | None = None,
+        rotation: int | None = None,
     ) -> None:
-        """``size`` is the logical image size when ``preprocess`` rotates (luma devices)."""
+        """``size`` is the logical image size when ``preprocess`` rotates (luma devices);
+        ``rotation`` the quarter turns ``preprocess`` makes, when known (then
+        :meth:`update_pages` turns frames itself; None with a ``preprocess``: unknown)."""
         panel = port.panel
         self.port = port
         self.controller = panel.controller
@@ -581,8 +631,10 @@ class DisplayWriter:
         self.bus = port.bus
         self.size = size if size is not None else (panel.width, panel.height)
         self._preprocess = preprocess
+        self.rotation = 0 if preprocess is None else rotation
         self._addressing = panel.addressing()
         self._last: bytes | None = None
+        self._full_cost: int | None = None  # the full frame's bus cost, once worked out
         self.totals = WriterTotals()
 
     @classmethod
@@ -597,10 +649,12 @@ class DisplayWriter:
         bus: BusModel | None = None,
         preprocess: Callable[[Image.Image], Image.Image] | None = None,
         size: tuple[int, int] | None = None,
+        rotation: int | None = None,
     ) -> DisplayWriter:
         """A writer on the Pi's own bus (a :class:`BusPort` on ``interface``)."""
         panel = Panel(controller, width, height, column_offset)
-        return cls(BusPort(interface, panel, bus), preprocess=preprocess, size=size)
+        port = BusPort(interface, panel, bus)
+        return cls(port, preprocess=preprocess, size=size, rotation=rotation)
 
     @property
     def last_frame(self) -> bytes | None:
@@ -610,6 +664,11 @@ class DisplayWriter:
     def invalidate(self) -> None:
         """Forget what the panel shows: the next update sends the full frame."""
         self._last = None
+
+    def assume_blank(self) -> None:
+        """The panel is known to be dark (luma's constructor has just cleared it): the
+        next update sends only what it lights, not a second full frame."""
+        self._last = bytes(self.width * self.pages)
 
     def frame_bytes(self, image: Image.Image) -> bytes:
         if image.size != self.size:
@@ -624,8 +683,18 @@ class DisplayWriter:
         """Bring the panel to ``image`` (mode "1"), sending only what differs."""
         return self.update_frame(self.frame_bytes(image))
 
+    def update_pages(self, pages: bytes) -> UpdateReport:
+        """Like :meth:`update` for ``image_to_pages(image)``: the screen in page layout
+        before any rotation (as ``controller.render.screen.render_pages`` composes it)."""
+        if self.rotation == 0:
+            return self.update_frame(pages)
+        if self.rotation == 2:
+            _check_frame_size(pages, self.width, self.pages)
+            return self.update_frame(rotate_pages_180(pages))
+        raise ValueError(f"frames for this panel turned by {self.rotation} quarters: use update")
+
     def update_frame(self, frame: bytes) -> UpdateReport:
-        """Like :meth:`update`, for a frame already in page layout."""
+        """Like :meth:`update`, for a frame already in page layout (and orientation)."""
         _check_frame_size(frame, self.width, self.pages)
         if frame == self._last:
             report = UpdateReport(full=False, bits_per_byte=self.bus.bits_per_byte)
@@ -640,24 +709,26 @@ class DisplayWriter:
 
     def plan(self, frame: bytes) -> tuple[bool, list[Window]]:
         """(full frame?, windows) that :meth:`update_frame` would send for ``frame``."""
-        addressing, bus = self._addressing, self.bus
-        full_windows = self._full_frame()
-        if self._last is None:
-            return True, full_windows
+        addressing, bus, last = self._addressing, self.bus, self._last
+        if last is None:
+            return True, self._full_frame()
         spans: list[Window] = []
         width = self.width
         for page in range(self.pages):
-            old = self._last[page * width : (page + 1) * width]
+            old = last[page * width : (page + 1) * width]
             new = frame[page * width : (page + 1) * width]
             if old != new:
-                spans += _page_spans(addressing, bus, page, _changed_runs(old, new))
-        plans = [spans]
-        if addressing.multi_page:
-            plans.append(_merge_vertically(addressing, bus, spans))
-        best = min(plans, key=lambda windows: _emission_cost(addressing, bus, windows))
-        full_cost = self._full_frame_cost()
-        if _emission_cost(addressing, bus, best) >= full_cost:
-            return True, full_windows
+                spans += _page_spans(addressing, bus, page, width, _changed_runs(old, new))
+        best, cost = spans, _emission_cost(addressing, bus, spans)
+        if addressing.multi_page and len(spans) > 1:
+            merged = _merge_vertically(addressing, bus, spans)
+            merged_cost = _emission_cost(addressing, bus, merged)
+            if merged_cost < cost:  # on a tie the spans as they are
+                best, cost = merged, merged_cost
+        if self._full_cost is None:
+            self._full_cost = self._full_frame_cost()
+        if cost >= self._full_cost:
+            return True, self._full_frame()
         return False, best
 
     def _full_frame(self) -> list[Window]:
@@ -720,4 +791,5 @@ def writer_for_device(device: Any, *, bus: BusModel | None = None) -> FrameWrite
         bus=bus,
         preprocess=device.preprocess,
         size=(int(device.size[0]), int(device.size[1])),
+        rotation=int(device.rotate),
     )

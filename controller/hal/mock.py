@@ -5,7 +5,8 @@
   and the Pi side is the real ``SeatLink`` reading the pty through pyserial. Pressing a
   button or tapping a card on a ``MockNode`` writes the frames a Pico would write.
 - Displays are luma.core's ``dummy`` devices: the image sent to a seat's display is
-  kept, and the terminal shows it.
+  kept, and the terminal shows it. ``counting_i2c()`` is luma's own I2C interface on a
+  bus that only counts bytes, for a real ``OledDisplay`` without a panel (benchmarks).
 - The deck is a ``MockDeck``: forty NTAG213-like UIDs from a seeded generator.
 
 - Two-seat tables wired to the Pi's GPIO: the pads on gpiozero's ``MockFactory`` pins,
@@ -26,6 +27,7 @@ import time
 import tty
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from luma.core.device import dummy
 from PIL import Image
@@ -36,7 +38,14 @@ from .events import PROTOCOL_VERSION
 from .mock_mfrc522 import SimMFRC522, SimSpiDev
 from .seatlink import encode_frame, parse_frame
 
-__all__ = ["MockDeck", "MockDisplay", "MockHardware", "MockNode"]
+__all__ = [
+    "CountingI2CBus",
+    "MockDeck",
+    "MockDisplay",
+    "MockHardware",
+    "MockNode",
+    "counting_i2c",
+]
 
 
 class MockDeck:
@@ -172,6 +181,37 @@ class MockDisplay:
     def image(self) -> Image.Image:
         image: Image.Image = self.device.image
         return image
+
+
+class CountingI2CBus:
+    """Stands in for an open smbus2 bus: counts the bytes a transfer puts on the wire
+    (address and control byte included) instead of calling the kernel."""
+
+    def __init__(self) -> None:
+        self.bytes = 0
+        self.transfers = 0
+
+    def write_i2c_block_data(self, address: int, register: int, data: list[int]) -> None:
+        self.bytes += 2 + len(data)
+        self.transfers += 1
+
+    def i2c_rdwr(self, *messages: Any) -> None:
+        for message in messages:
+            self.bytes += 1 + int(message.len)
+            self.transfers += 1
+
+
+def counting_i2c() -> tuple[Any, CountingI2CBus]:
+    """luma's ``i2c`` interface as ``i2c(port=N)`` makes it (data in smbus2 ``i2c_msg``
+    messages of up to 4096 bytes, commands as SMBus block writes), on a counting bus."""
+    from luma.core.interface.serial import i2c
+    from smbus2 import i2c_msg
+
+    bus = CountingI2CBus()
+    serial = i2c(bus=bus)
+    serial._managed = True  # what i2c(port=N) sets: one i2c_rdwr message per data() call
+    serial._i2c_msg_write = i2c_msg.write
+    return serial, bus
 
 
 class MockHardware:

@@ -39,10 +39,21 @@ class PixelFont:
     glyphs: dict[str, tuple[str, ...]]
     advances: Mapping[str, int] = field(default_factory=dict)
 
+    _lit: dict[str, tuple[tuple[int, int], ...]] = field(
+        init=False, repr=False, compare=False, default_factory=dict
+    )
+
     def __post_init__(self) -> None:
         for char, rows in self.glyphs.items():
             if len(rows) != self.height or any(len(row) != self.width for row in rows):
                 raise ValueError(f"{self.name}: glyph {char!r} is not {self.width}x{self.height}")
+            # each glyph's lit cells, worked out once: drawing text only offsets them
+            self._lit[char] = tuple(
+                (dx, dy)
+                for dy, row in enumerate(rows)
+                for dx, cell in enumerate(row)
+                if cell == "#"
+            )
 
     def supports(self, text: str) -> bool:
         return all(char in self.glyphs for char in text)
@@ -62,13 +73,13 @@ class PixelFont:
         x0, y0 = origin
         lit: list[tuple[int, int]] = []
         left = x0
+        glyphs = self._lit
         for char in text:
             try:
-                rows = self.glyphs[char]
+                cells = glyphs[char]
             except KeyError:
                 raise ValueError(f"{self.name} has no glyph for {char!r}") from None
-            for dy, row in enumerate(rows):
-                lit.extend((left + dx, y0 + dy) for dx, cell in enumerate(row) if cell == "#")
+            lit.extend([(left + dx, y0 + dy) for dx, dy in cells])
             left += self.advance(char)
         return lit
 

@@ -60,6 +60,7 @@ from ..engine.results import Award, Reason
 from ..notices import Notice
 from .matchsticks import SCREEN_SIZE, draw_scoreboard
 from .notices import notice_text
+from .pages import image_to_pages
 from .pixelfont import FONT_TEXT
 
 __all__ = [
@@ -78,6 +79,7 @@ __all__ = [
     "fit_text",
     "plain",
     "render_content",
+    "render_pages",
     "render_screen",
     "screen_content",
     "screen_lines",
@@ -211,6 +213,7 @@ def plain(text: str) -> str:
     return " ".join("".join(out).split())
 
 
+@lru_cache(maxsize=4096)
 def text_width(text: str) -> int:
     return FONT_TEXT.text_width(text)
 
@@ -671,6 +674,14 @@ _BAZA_PATTERNS: dict[BazaMark, tuple[str, ...]] = {
 }
 
 
+_BAZA_CELLS = {
+    mark: tuple(
+        (dx, dy) for dy, row in enumerate(rows) for dx, cell in enumerate(row) if cell == "#"
+    )
+    for mark, rows in _BAZA_PATTERNS.items()
+}
+
+
 def _draw_text(draw: ImageDraw.ImageDraw, x: int, y: int, text: str, fill: int) -> int:
     """Draws ``text`` at (x, y); returns its width."""
     lit = FONT_TEXT.pixels(text, (x, y))
@@ -705,13 +716,7 @@ def _strip_tile(strip: Strip) -> Image.Image:
         if seat == strip.seat:
             draw.line((x, PAGE - 1, x + width - 1, PAGE - 1), fill=1)
     for x, mark in zip(BAZA_X, strip.bazas, strict=True):
-        lit = [
-            (x + dx, dy)
-            for dy, row in enumerate(_BAZA_PATTERNS[mark])
-            for dx, cell in enumerate(row)
-            if cell == "#"
-        ]
-        draw.point(lit, fill=1)
+        draw.point([(x + dx, dy) for dx, dy in _BAZA_CELLS[mark]], fill=1)
     if strip.truco:
         width = _draw_text(draw, TRUCO_X, 0, LADDER[strip.truco], 1)
         if strip.quiero_ours and strip.truco < 3:
@@ -756,9 +761,49 @@ def render_content(content: ScreenContent) -> Image.Image:
     return image
 
 
+@lru_cache(maxsize=256)
+def _score_pages(ours: int, theirs: int, target: int) -> bytes:
+    return image_to_pages(_score_tile(ours, theirs, target))
+
+
+@lru_cache(maxsize=512)
+def _strip_pages(strip: Strip) -> bytes:
+    return image_to_pages(_strip_tile(strip))
+
+
+@lru_cache(maxsize=1024)
+def _line_pages(line: Line) -> bytes:
+    return image_to_pages(_line_tile(line)) if line.text else bytes(WIDTH)
+
+
+@lru_cache(maxsize=256)
+def _banner_pages(lines: tuple[str, ...]) -> bytes:
+    return image_to_pages(_banner_tile(lines))
+
+
+def render_pages(content: ScreenContent) -> bytes:
+    """The frame of ``content`` in an OLED controller's page layout: exactly
+    ``image_to_pages(render_content(content))``, joined from the cached tiles' pages
+    (every region is whole pages) without drawing or converting a pixel."""
+    score = _score_pages(content.ours, content.theirs, content.target)
+    if content.banner:
+        return score + _banner_pages(content.banner)
+    line1, line2 = content.lines
+    return b"".join((score, _strip_pages(content.strip), _line_pages(line1), _line_pages(line2)))
+
+
 def clear_caches() -> None:
     """Forget the cached tiles (benchmarks measure a cold render with it)."""
-    for cached in (_score_tile, _strip_tile, _line_tile, _banner_tile):
+    for cached in (
+        _score_tile,
+        _strip_tile,
+        _line_tile,
+        _banner_tile,
+        _score_pages,
+        _strip_pages,
+        _line_pages,
+        _banner_pages,
+    ):
         cached.cache_clear()
 
 

@@ -99,6 +99,7 @@ class TableConfig:
     next_deal_after_s: float = 3.0
     new_game_after_s: float | None = 120.0
     archive: ArchivePolicy = field(default_factory=ArchivePolicy)
+    tournament: bool = False  # the file has a [tournament] section (read by table_link)
 
 
 def _show(value: object) -> str:
@@ -287,7 +288,7 @@ def load_config(path: str | Path) -> TableConfig:
         hw = {**pin_data, **{k: v for k, v in data.items() if k in _HARDWARE}}
         hr = _Reader(pin_source, hw)
     config = _hardware(hr, rules, deal_reading, state_dir, decks, next_deal, new_game)
-    return replace(config, archive=archive)
+    return replace(config, archive=archive, tournament="tournament" in data)
 
 
 def _hardware(

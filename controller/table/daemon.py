@@ -80,13 +80,15 @@ def run_service(config_path: Path) -> int:
             "(enroll one with `truco-table enroll`)",
             config.decks,
         )
-    from ..tournament.table_link import connect_table, load_tournament_settings
+    tournament = None
+    if config.tournament:  # the publisher (MQTT, TLS) loads only on a tournament's table
+        from ..tournament.table_link import load_tournament_settings
 
-    try:
-        tournament = load_tournament_settings(config_path)
-    except ValueError as e:
-        print(f"truco-table: bad configuration: {e}", file=sys.stderr)
-        return 2
+        try:
+            tournament = load_tournament_settings(config_path)
+        except ValueError as e:
+            print(f"truco-table: bad configuration: {e}", file=sys.stderr)
+            return 2
     try:
         factory = factory_named()  # the Pi's own, or TRUCO_TABLE_HARDWARE=mock
     except ValueError as e:
@@ -116,6 +118,8 @@ def run_service(config_path: Path) -> int:
     hardware.start(service.post)
     closers: list[Callable[[], None]] = [hardware.close]
     if tournament is not None:
+        from ..tournament.table_link import connect_table
+
         publisher = connect_table(service, tournament, config.state_dir)
         closers.append(publisher.close)
         log.info(

@@ -18,11 +18,11 @@ Either way the events are queued and handled by the ``Table`` in order.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from ..engine import Action, Card, Game, HouseRules, RefusalCode
-from ..hal.display import DisplayConfig
+from ..hal.display import Display, DisplayConfig
 from ..hal.events import LinkEvent, TagArrived, TagLeft
 from ..hal.gpio_pad import DEFAULT_PINS
 from ..hal.mock import MockDeck, MockHardware
@@ -90,7 +90,9 @@ class MockTable:
         state_dir: Path | None = None,
         notifier: Notifier | None = None,
         watchdog_s: float | None = None,
+        displays: Sequence[Display] | None = None,
     ) -> None:
+        """``displays``: the seats' panels (default: the mock seats' luma ``dummy`` ones)."""
         self.deck = MockDeck(seed)
         self.timeout = timeout
         self.on_change = on_change
@@ -100,7 +102,7 @@ class MockTable:
         self.service = TableService(
             ServiceConfig(rules, deal_reading, state_dir, watchdog_s),
             self.deck.lookup,
-            self.hardware.displays,
+            self.hardware.displays if displays is None else displays,
             notifier=notifier,
             game=game,
             on_record=on_record,
@@ -164,23 +166,31 @@ class MockTable:
     # ------------------------------------------------------------------ a player's hands
 
     def perform(self, gesture: Gesture) -> None:
+        """Make ``gesture``: each of its hardware events sent and handled in turn."""
         if self.config.topology == "gpio":
             self._perform_on_gpio(gesture)
-        else:
-            node = self.parts.nodes[gesture.seat]
-            if gesture.kind == "tap":
-                assert gesture.card is not None
-                uid = self.deck.uid(gesture.card)
-                node.tag_on(uid)
-                node.tag_off(uid)
-                self.sent += 2
-            else:
-                assert gesture.button is not None
-                if gesture.kind == "press":
-                    node.press(gesture.button.value)
-                else:
-                    node.hold(gesture.button.value)
-                self.sent += 1
+            self.settle()
+            return
+        for kind, send in self.hardware_events(gesture):
+            self.send_event(kind, send)
+
+    def hardware_events(self, gesture: Gesture) -> list[tuple[str, Callable[[], None]]]:
+        """The hardware events a gesture makes at a seat node, in order, as (kind, send):
+        ``press`` or ``hold`` (a frame from the node), ``tag_on`` and ``tag_off`` (a card
+        tapped: laid on the reader, then lifted)."""
+        node = self.parts.nodes[gesture.seat]
+        if gesture.kind == "tap":
+            assert gesture.card is not None
+            uid = self.deck.uid(gesture.card)
+            return [("tag_on", lambda: node.tag_on(uid)), ("tag_off", lambda: node.tag_off(uid))]
+        assert gesture.button is not None
+        name, hold = gesture.button.value, gesture.kind == "hold"
+        return [(gesture.kind, lambda: node.hold(name) if hold else node.press(name))]
+
+    def send_event(self, kind: str, send: Callable[[], None]) -> None:
+        """Send one hardware event and wait until the table has handled it."""
+        send()
+        self.sent += 1
         self.settle()
 
     def _perform_on_gpio(self, gesture: Gesture) -> None:

@@ -40,11 +40,14 @@ class MockRun:
         state_dir: Path | None = None,
         notifier: Notifier | None = None,
         watchdog_s: float | None = None,
+        mock: MockTable | None = None,
     ) -> None:
+        """``mock``: the mock table to play on (one built with other displays), instead of
+        one made from the other arguments."""
         self.rules = rules
         self.seed = seed
         self.human = human
-        self.mock = MockTable(
+        self.mock = mock or MockTable(
             rules,
             seed=seed,
             deal_reading=deal_reading,

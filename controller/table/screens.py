@@ -8,9 +8,10 @@ does not carry. ``controller.render.screen`` decides how that looks.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import weakref
+from dataclasses import dataclass
 
-from ..engine import Game, Kind
+from ..engine import Action, Game, Kind
 from ..notices import DealStarted, LinkNotice, Notice, Scored
 from ..render.screen import SeatScreen
 from .controls import MENUS, MenuItem, Mode, SeatInput
@@ -91,6 +92,26 @@ def seat_screen(game: Game, seat: int) -> SeatScreen:
     )
 
 
+_GAME_SCREENS: weakref.WeakKeyDictionary[Table, dict[int, tuple[Game, list[Action], SeatScreen]]]
+_GAME_SCREENS = weakref.WeakKeyDictionary()
+
+
+def _game_screen(table: Table, seat: int) -> SeatScreen:
+    """``seat_screen`` of the table's game, kept until the game changes: the engine
+    lists the legal actions afresh after every push, pop and deal, so the list it
+    returns is the same object exactly as long as the game is unchanged (the cache
+    holds it, so its identity cannot be reused)."""
+    game = table.game
+    legal = game.legal_list()
+    cache = _GAME_SCREENS.setdefault(table, {})
+    kept = cache.get(seat)
+    if kept is not None and kept[0] is game and kept[1] is legal:
+        return kept[2]
+    screen = seat_screen(game, seat)
+    cache[seat] = (game, legal, screen)
+    return screen
+
+
 def screen_for(table: Table, seat: int) -> SeatScreen:
     game = table.game
     message = table.message(seat)
@@ -113,8 +134,9 @@ def screen_for(table: Table, seat: int) -> SeatScreen:
     dealing = table.phase is Phase.DEALING
     deal = table.deal if dealing else {}
     pad = PadPrompt() if dealing else pad_screen(game, seat, table.inputs[seat])
-    return replace(
-        seat_screen(game, seat),
+    base = _game_screen(table, seat)
+    return SeatScreen(
+        base.view,
         message=notice,
         refusal=refusal and notice is not None,
         dealing=dealing,
@@ -129,6 +151,9 @@ def screen_for(table: Table, seat: int) -> SeatScreen:
         prompt_help=pad.prompt_help,
         menu=pad.menu,
         menu_index=pad.menu_index,
+        flor_open=base.flor_open,
+        flor_call=base.flor_call,
+        flor_course_team=base.flor_course_team,
         award_notes=tuple(table.award_note(game.hand_number, i) for i in range(len(game.awards))),
         must_show=seat in table.show_requests(),
     )

@@ -32,7 +32,14 @@ from ..engine import Game, HouseRules
 from ..hal.display import Display
 from ..hal.events import ButtonHeld, ButtonPressed, LinkEvent, TagArrived, TagLeft
 from ..notices import ActionUndone, AskConfirm, Notice, RecordDamaged, TableAlert, TableNotice
-from ..render.screen import render_screen
+from ..render.screen import (
+    ScreenContent,
+    SeatScreen,
+    render_content,
+    render_pages,
+    render_screen,
+    screen_content,
+)
 from ..transcript import TranscriptError, parse, replay, write
 from .inbox import Inbox
 from .notify import Notifier
@@ -59,6 +66,7 @@ BATCH = 64  # events handled between two redraws (a flood never starves the disp
 DAMAGE_NOTICE_S = 60.0
 CONTROL_MARK = "control "  # a record comment naming the command file applied
 _COMBOS = {("mazo", "no_quiero"): "undo", ("mazo", "truco"): "new-game"}
+_CONTROL_SETTLED_NS = 2_000_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +147,11 @@ class TableService:
         self.rules = config.rules
         self.lookup = lookup
         self.displays = list(displays)
+        # Panels that take frames in their own page layout get them joined from the
+        # renderer's cached tiles; the others get images.
+        self._show_pages: list[Callable[[bytes], None] | None] = [
+            getattr(display, "show_pages", None) for display in self.displays
+        ]
         self.notifier = notifier or Notifier(None)
         self.clock = clock
         self.events = Inbox()
@@ -149,7 +162,10 @@ class TableService:
         self._outgoing: list[ServiceEvent] = []  # events waiting for the record to be durable
         self.control_dir = config.state_dir / "control" if config.state_dir is not None else None
         self.next_rules: HouseRules | None = None
-        self._last_frames: list[bytes | None] = [None] * len(self.displays)
+        self._controls_seen: int | None = None  # the control folder's mtime when last listed
+        self._shown: list[ScreenContent | None] = [None] * len(self.displays)
+        self._screens: list[SeatScreen | None] = [None] * len(self.displays)  # as drawn
+        self._shown_until = float("inf")  # when the first message on a screen expires
         self._last_ping = float("-inf")
         self._won_at: float | None = None
         self._combo: tuple[int, str, float] | None = None  # (seat, first hold, when)
@@ -229,35 +245,45 @@ class TableService:
         item = self.events.get(wait)
         if item is not None:
             self._housekeeping()  # a deal due now is started before the taps are read
+        changed = False
         while item is not None:
-            self._handle(*item)
+            changed = self._handle(*item) or changed
             done += 1
             self._deal_if_due()  # a hand ended in this batch: its next deal's taps count
             item = self.events.get() if done < BATCH else None
         self._housekeeping()
-        if done:
+        if done and (changed or self._screens_stale()):
             self.redraw()
         return done
+
+    def _screens_stale(self) -> bool:
+        """Whether a screen would change with no event: a message shown has expired, or
+        the disk alert came or went."""
+        return self.clock() > self._shown_until or self._disk_alert()
 
     def run(self, should_stop: Callable[[], bool]) -> None:
         tick = min(self.config.watchdog_s or 1.0, 1.0)
         while not should_stop():
             self.step(tick)
 
-    def _handle(self, seat: int, event: LinkEvent) -> None:
+    def _handle(self, seat: int, event: LinkEvent) -> bool:
+        """Handles one event; False when no screen can have changed."""
         try:
-            self._handle_event(seat, event)
+            return self._handle_event(seat, event)
         except Exception:  # one bad event must never stop the table
             log.exception("seat %d: failed to handle %r", seat, event)
             self.table.tell(seat, TableNotice.INTERNAL_ERROR, refusal=True)
+            return True
 
-    def _handle_event(self, seat: int, event: LinkEvent) -> None:
+    def _handle_event(self, seat: int, event: LinkEvent) -> bool:
         if isinstance(event, ButtonHeld | ButtonPressed | TagArrived | TagLeft):
             self.handled += 1
         if isinstance(event, ButtonHeld | ButtonPressed) and self._control(seat, event):
-            return
-        self.table.handle(seat, event)
+            return True
+        if not self.table.handle(seat, event):
+            return False
         self._after_event()
+        return True
 
     def _after_event(self) -> None:
         game = self.table.game
@@ -359,12 +385,18 @@ class TableService:
             if game is not None:
                 self._emit(Accepted(line, game.score, game.hand_number))
 
-    def _disk_alert(self) -> None:
+    def _disk_alert(self) -> bool:
+        """Shows or clears the table's disk alert; True if that changed it."""
         problem = self.store.problem if self.store is not None else None
-        if problem and hasattr(self, "table"):
-            self.table.alerts["disk"] = TableAlert.NO_DISK
-        else:
-            self.table.alerts.pop("disk", None)
+        if not hasattr(self, "table"):  # a record line written while the table is made
+            return False
+        alerts = self.table.alerts
+        if problem:
+            if alerts.get("disk") is TableAlert.NO_DISK:
+                return False
+            alerts["disk"] = TableAlert.NO_DISK
+            return True
+        return alerts.pop("disk", None) is not None
 
     # ------------------------------------------------------------------ controls
 
@@ -459,15 +491,29 @@ class TableService:
             self.rules, self.next_rules = self.next_rules, None
         self._won_at = None
         self.table = self._new_table(None)
-        self._last_frames = [None] * len(self.displays)
+        self._shown = [None] * len(self.displays)
+        self._screens = [None] * len(self.displays)
         log.info("new game: %s", self.rules.to_line())
         self._emit(NewGame(self.rules.to_line()))
         self.redraw()
 
     def _read_controls(self) -> None:
-        if self.control_dir is None or not self.control_dir.is_dir():
+        folder = self.control_dir
+        if folder is None:
             return
-        for path in sorted(self.control_dir.glob("*.cmd")):
+        # The folder is listed only when its mtime moved (a command file was renamed
+        # into it), or while that mtime is recent: the file system's clock is coarse
+        # (a few ms), so a file landing in the same tick as the last listing is not
+        # missed.
+        try:
+            mtime = os.stat(folder).st_mtime_ns
+        except OSError:
+            return
+        if mtime == self._controls_seen and time.time_ns() - mtime > _CONTROL_SETTLED_NS:
+            return
+        self._controls_seen = mtime
+        for path in sorted(folder.glob("*.cmd")):
+            self._controls_seen = None  # until this file is gone: listed again next time
             try:
                 words = path.read_text(encoding="utf-8", errors="replace").split()
             except OSError as e:
@@ -497,21 +543,35 @@ class TableService:
         return render_screen(screen_for(self.table, seat))
 
     def redraw(self, force: bool = False) -> None:
+        """Redraws every seat whose screen's content changed (every seat if ``force``)."""
         self._disk_alert()
+        table = self.table
         # a record restored with fewer seats than the configuration: the extra stay dark
-        for seat, display in enumerate(self.displays[: self.table.rules.players]):
-            image = self.screen(seat)
-            frame = image.tobytes()
-            if not force and frame == self._last_frames[seat]:
+        for seat, display in enumerate(self.displays[: table.rules.players]):
+            screen = screen_for(table, seat)
+            if not force and screen == self._screens[seat]:
                 continue
+            content = screen_content(screen)
+            if not force and content == self._shown[seat]:
+                self._screens[seat] = screen
+                continue
+            show_pages = self._show_pages[seat]
             try:
-                display.show(image)
+                if show_pages is not None:
+                    show_pages(render_pages(content))
+                else:
+                    display.show(render_content(content))
             except Exception as error:  # a broken display never stops the table
                 self.display_errors += 1
                 if self.display_errors == 1 or self.display_errors % 100 == 0:
                     log.warning("seat %d display failed: %s", seat, error)
                 continue
-            self._last_frames[seat] = frame
+            self._shown[seat] = content
+            self._screens[seat] = screen
+        self._shown_until = min(
+            [m.until for m in table.messages if m] + [n[1] for n in table.notices if n],
+            default=float("inf"),
+        )
 
     def transcript(self) -> str:
         return write(self.table.game)

@@ -193,36 +193,43 @@ class Table:
 
     # ------------------------------------------------------------------ events
 
-    def handle(self, seat: int, event: LinkEvent) -> None:
-        """One hardware event from ``seat``'s pad or reader."""
+    def handle(self, seat: int, event: LinkEvent) -> bool:
+        """One hardware event from ``seat``'s pad or reader. False when it changed
+        nothing any screen shows: a card lifted off a reader, a card still lying on it,
+        an unknown button or seat (the service then redraws nothing)."""
         self.events += 1
         if not 0 <= seat < self.rules.players:
-            return
+            return False
         if isinstance(event, ButtonPressed | ButtonHeld):
             try:
                 button = Button(event.name)
             except ValueError:
-                return
+                return False
             if isinstance(event, ButtonPressed):
                 self._press(seat, button)
             else:
                 self._hold(seat, button)
-        elif isinstance(event, TagArrived):
-            self._tag(seat, event.uid)
-        elif isinstance(event, TagLeft):
+            return True
+        if isinstance(event, TagArrived):
+            return self._tag(seat, event.uid)
+        if isinstance(event, TagLeft):
             self.on_reader[seat].discard(event.uid)
-        elif isinstance(event, TagConflict):
+            return False
+        if isinstance(event, TagConflict):
             # Several cards on the reader at once: none is read, the player is told.
             self.notices[seat] = (LinkNotice.ONE_CARD, self.clock() + MESSAGE_SECONDS)
-        elif isinstance(event, Heartbeat):
-            if event.reader_ok != self.reader_ok[seat]:  # told once, when it changes
-                self.reader_ok[seat] = event.reader_ok
-                notice = link_notice(event)
-                if notice is not None:
-                    self.tell(seat, notice, seconds=3600.0)
-                elif (m := self.messages[seat]) and m.notice is LinkNotice.READER_MISSING:
-                    self.messages[seat] = None
-        elif isinstance(event, NodeConnected | NodeDisconnected):
+            return True
+        if isinstance(event, Heartbeat):
+            if event.reader_ok == self.reader_ok[seat]:
+                return False
+            self.reader_ok[seat] = event.reader_ok  # told once, when it changes
+            notice = link_notice(event)
+            if notice is not None:
+                self.tell(seat, notice, seconds=3600.0)
+            elif (m := self.messages[seat]) and m.notice is LinkNotice.READER_MISSING:
+                self.messages[seat] = None
+            return True
+        if isinstance(event, NodeConnected | NodeDisconnected):
             self.node_ok[seat] = isinstance(event, NodeConnected)
             # the node forgot its reader's card (and may have missed its leaving): the
             # next time that card is laid on the reader it is a tap
@@ -231,6 +238,8 @@ class Table:
             if notice is not None:
                 lasting = not self.node_ok[seat]
                 self.tell(seat, notice, seconds=3600.0 if lasting else MESSAGE_SECONDS)
+            return True
+        return False
 
     def _press(self, seat: int, button: Button) -> None:
         action = on_press(self.game, seat, button, self.inputs[seat])
@@ -243,15 +252,16 @@ class Table:
             return
         on_hold(self.game, seat, button, self.inputs[seat])
 
-    def _tag(self, seat: int, uid: bytes) -> None:
+    def _tag(self, seat: int, uid: bytes) -> bool:
+        told = self.notices[seat] is not None
         self.notices[seat] = None  # one card alone on the reader now
         if uid in self.on_reader[seat]:
-            return  # still lying on the reader: one tap
+            return told  # still lying on the reader: one tap (its notice gone, if any)
         self.on_reader[seat].add(uid)
         card = self.lookup(uid)
         if card is None:
             self._refuse(seat, None, RefusalCode.UNKNOWN_CARD)
-            return
+            return True
         if self.deck_of is not None and self.phase in (Phase.DEALING, Phase.PLAYING):
             deck = self.deck_of(uid)
             if self.hand_deck is None:
@@ -260,13 +270,12 @@ class Table:
                 self.tell(seat, TableNotice.OTHER_DECK, refusal=True)
                 if self.on_refusal is not None:
                     self.on_refusal(seat, None, RefusalCode.UNKNOWN_CARD)
-                return
+                return True
         if self.phase is Phase.DEALING:
             self._deal_tap(seat, card)
-            return
-        if on_show_tap(self.inputs[seat], card):
-            return
-        self.attempt(Action(seat, Kind.PLAY, card=card))
+        elif not on_show_tap(self.inputs[seat], card):
+            self.attempt(Action(seat, Kind.PLAY, card=card))
+        return True
 
     def _deal_tap(self, seat: int, card: Card) -> None:
         n = self.rules.players

@@ -5,11 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from luma.core.interface.serial import noop
+from luma.core.interface.serial import i2c, noop
 from PIL import Image
 
 from controller.hal.display import DisplayConfig, OledDisplay
 from controller.render.matchsticks import render_scoreboard_image
+from controller.render.pages import image_to_pages
+
+from .oled_model import FakeSMBus, SH1106Model, SSD1306Model
+from .test_display_writer import same_image
 
 
 class Recording:
@@ -103,3 +107,22 @@ def test_a_panel_that_lost_its_power_comes_back_with_the_screen(driver: str) -> 
     display.show(render_scoreboard_image(6, 4, 30))  # and only changes after that
     assert model.glass() == image_to_pages(render_scoreboard_image(6, 4, 30))
     assert display.errors == 1
+
+
+@pytest.mark.parametrize("driver", ["ssd1306", "sh1106"])
+def test_a_panel_opened_is_cleared_once_and_the_first_screen_sends_what_it_lights(
+    driver: str,
+) -> None:
+    """luma's constructor initialises the panel and clears it: the first screen is a
+    difference from that dark panel, not a second full frame, and the panel shows it."""
+    model = SSD1306Model() if driver == "ssd1306" else SH1106Model()
+    bus = FakeSMBus(model)
+    display = OledDisplay(DisplayConfig(driver=driver), seat=0, interface=i2c(bus=bus))
+    score = render_scoreboard_image(3, 4, 30)
+    display.show(score)
+    data = [payload for control, payload in bus.transfers if control == 0x40]
+    assert sum(map(len, data)) < 2 * 1024  # luma's clear, then far less than a frame
+    assert same_image(model.image(), score)
+    pages = image_to_pages(render_scoreboard_image(9, 4, 30))
+    display.show_pages(pages)
+    assert image_to_pages(model.image()) == pages

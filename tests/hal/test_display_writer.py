@@ -24,6 +24,7 @@ from controller.hal.display_writer import (
     writer_for_device,
 )
 from controller.render.matchsticks import render_scoreboard_image
+from controller.render.pages import rotate_pages_180
 
 from .oled_model import (
     FakeGpio,
@@ -252,6 +253,26 @@ def test_rotated_luma_device() -> None:
     assert same_image(model.image(), frame.rotate(180))
     writer.update(render_scoreboard_image(8, 12, 30))
     assert same_image(model.image(), render_scoreboard_image(8, 12, 30).rotate(180))
+
+
+@pytest.mark.parametrize("rotate", [0, 2])
+def test_frames_in_page_layout_reach_the_panel_as_images_do(rotate: int) -> None:
+    model = SSD1306Model()
+    writer = writer_for_device(ssd1306(i2c(bus=FakeSMBus(model)), rotate=rotate))
+    assert isinstance(writer, DisplayWriter) and writer.rotation == rotate
+    for ours in (7, 8, 15):
+        frame = render_scoreboard_image(ours, 12, 30)
+        writer.update_pages(image_to_pages(frame))
+        assert same_image(model.image(), frame.rotate(180 * rotate // 2))
+    assert rotate_pages_180(rotate_pages_180(image_to_pages(frame))) == image_to_pages(frame)
+    assert rotate_pages_180(image_to_pages(frame)) == image_to_pages(frame.rotate(180))
+
+
+def test_frames_in_page_layout_refused_for_a_panel_turned_a_quarter() -> None:
+    writer = writer_for_device(ssd1306(i2c(bus=FakeSMBus(SSD1306Model())), rotate=1))
+    assert isinstance(writer, DisplayWriter)
+    with pytest.raises(ValueError, match="quarters"):
+        writer.update_pages(bytes(1024))
 
 
 def test_dummy_device_gets_display_calls() -> None:

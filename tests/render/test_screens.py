@@ -30,11 +30,14 @@ from controller.render.gallery import (
     table_at,
 )
 from controller.render.matchsticks import SCREEN_SIZE
+from controller.render.pages import image_to_pages
 from controller.render.screen import (
     BANNER_BOX,
     SCORE_BOX,
     SeatScreen,
     plain,
+    render_content,
+    render_pages,
     render_screen,
     screen_content,
     screen_lines,
@@ -68,6 +71,14 @@ def test_golden(shot: Shot) -> None:
     image = render_screen(shot.screen)
     assert image.mode == "1" and image.size == SCREEN_SIZE
     check_golden(image, GOLDEN_DIR / f"{shot.name}.png", str(screen_texts(shot.screen)))
+
+
+@pytest.mark.parametrize("shot", ALL, ids=[s.name for s in ALL])
+def test_pages_are_the_golden_image_in_panel_layout(shot: Shot) -> None:
+    """What the OLEDs are sent (tiles' pages joined) is the very image of the golden."""
+    content = screen_content(shot.screen)
+    assert render_pages(content) == image_to_pages(render_content(content))
+    assert render_pages(content) == image_to_pages(render_screen(shot.screen))
 
 
 def test_no_stray_goldens() -> None:

@@ -17,7 +17,7 @@ from PIL import Image
 from controller.engine import Card, HouseRules
 from controller.notices import AskConfirm, LinkNotice, TableAlert
 from controller.render.screen import screen_lines
-from controller.table.controls import Button
+from controller.table.controls import Button, Gesture
 from controller.table.mock_table import MockTable
 from controller.table.notify import KEEP, Notifier
 from controller.table.screens import screen_for
@@ -256,3 +256,53 @@ def test_the_notifier_keeps_only_its_last_messages(tmp_path: Path) -> None:
             sock.recv(1024)
     assert notifier.count == 1000
     assert len(notifier.sent) == KEEP and notifier.sent[-1] == "STATUS=hand 999"
+
+
+def _frames(mock: MockTable) -> list[int]:
+    return [mock.parts.displays[seat].frames for seat in sorted(mock.parts.displays)]
+
+
+def test_a_card_lifted_or_a_heartbeat_changes_no_screen(tmp_path: Path) -> None:
+    with MockTable(HouseRules(), state_dir=tmp_path) as mock:
+        mock.deal(DEAL)
+        (tag_on, lay), (tag_off, lift) = mock.hardware_events(
+            Gesture(0, "tap", card=Card.from_str("3E"))
+        )
+        before = _frames(mock)
+        mock.send_event(tag_on, lay)
+        played = _frames(mock)
+        assert [str(a) for a in mock.game.move_stack] == ["0 play 3E"]
+        assert all(after > was for after, was in zip(played, before, strict=True))
+        mock.parts.nodes[0].send("HB", "7", "0", "OK")  # read before the tag-off
+        mock.send_event(tag_off, lift)
+        assert _frames(mock) == played
+        mock.send_event(tag_on, lay)  # laid again: a card already played is refused
+        assert _frames(mock)[0] > played[0]
+        assert mock.table.message(0) is not None
+
+
+def test_a_message_that_expired_goes_at_the_next_event_even_one_that_changes_nothing(
+    tmp_path: Path,
+) -> None:
+    with MockTable(HouseRules(), state_dir=tmp_path) as mock:
+        now = [1000.0]
+        mock.service.clock = mock.table.clock = lambda: now[0]
+        mock.deal(DEAL)
+        mock.tap(1, Card.from_str("2O"))  # not seat 1's turn
+        refusal = mock.parts.displays[1].image.tobytes()
+        assert mock.table.messages[1] is not None and mock.table.messages[1].refusal
+        now[0] += 10.0  # the banner's seconds are over
+        _, (tag_off, lift) = mock.hardware_events(Gesture(1, "tap", card=Card.from_str("1B")))
+        mock.send_event(tag_off, lift)  # a card lifted: nothing else changed
+        assert mock.table.message(1) is None
+        shown = mock.parts.displays[1].image
+        assert shown.tobytes() != refusal
+        assert shown.tobytes() == mock.service.screen(1).tobytes()
+
+
+def test_control_files_dropped_one_after_another_are_all_read(tmp_path: Path) -> None:
+    with MockTable(HouseRules(), state_dir=tmp_path) as mock:
+        for target in (15, 30, 15, 30):  # within the file system's clock tick, mostly
+            drop_command(tmp_path, "rules", f"target={target}")
+            mock.pump(0.01)
+            assert mock.game.rules.target == target

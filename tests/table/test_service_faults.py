@@ -266,9 +266,9 @@ def test_a_flooding_node_is_bounded_and_never_delays_another_seat(tmp_path: Path
     handled: list[int] = []
     handle = rig.service.table.handle
 
-    def counting(seat: int, event: LinkEvent) -> None:
+    def counting(seat: int, event: LinkEvent) -> bool:
         handled.append(seat)
-        handle(seat, event)
+        return handle(seat, event)
 
     rig.service.table.handle = counting  # type: ignore[method-assign]
     for _ in range(20_000):

@@ -20,6 +20,8 @@ from controller.hal.events import (
 from controller.hal.mock import MockDeck
 from controller.notices import LinkNotice, NotTheDealer, Refusal, Scored
 from controller.render.notices import notice_text
+from controller.render.screen import ScreenContent, screen_content
+from controller.table.screens import screen_for
 from controller.table.table import DealReading, Phase, Table
 
 DECK = MockDeck(1)
@@ -173,6 +175,26 @@ class TestPlay:
         tap(table, 1, "2O")
         table.handle(0, TagArrived(uid("3E")))  # put back later: a second play
         assert table.last is not None and table.last.code is RefusalCode.CARD_ALREADY_PLAYED
+
+    def test_events_that_change_no_screen_say_so(self) -> None:
+        table, _, _ = dealt()
+
+        def screens() -> list[ScreenContent]:
+            return [screen_content(screen_for(table, seat)) for seat in range(2)]
+
+        assert table.handle(0, TagArrived(uid("3E")))  # played
+        before = screens()
+        for seat, event in (
+            (0, TagArrived(uid("3E"))),  # still lying on the reader
+            (0, TagLeft(uid("3E"))),
+            (1, Heartbeat(12)),
+            (1, ButtonPressed("pedal")),  # no such button
+            (5, ButtonPressed("truco")),  # no such seat
+        ):
+            assert not table.handle(seat, event), event
+            assert screens() == before, event
+        assert table.handle(1, ButtonPressed("truco"))
+        assert screens() != before
 
     def test_unknown_tag_is_refused_on_the_seat(self) -> None:
         table, lines, _ = dealt()
