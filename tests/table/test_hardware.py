@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from controller.engine import Card, HouseRules
-from controller.hal.display import OledDisplay
 from controller.hal.events import ButtonHeld, ButtonPressed, NodeConnected, TagArrived, TagLeft
 from controller.hal.factory import HARDWARE_ENV, NoDisplay, PiHardware, factory_named
 from controller.hal.gpio_pad import DEFAULT_PINS
 from controller.hal.mock import MockDeck, MockHardware
+from controller.hal.node_display import NodeDisplay
 from controller.table.config import load_config
 from controller.table.hardware import build_hardware
 from controller.table.mock_table import MockTable
@@ -28,6 +28,12 @@ def shipped_config(tmp_path: Path, topology: str = "nodes", players: int = 4) ->
             start = pinmap.index(f"[[{section}.seat]]\nseat = 2")
             end = pinmap.index("# ----", start) if section == "nodes" else len(pinmap)
             pinmap = pinmap[:start] + pinmap[end:]
+    if topology == "gpio":  # no seat nodes: the panels hang on the Pi, behind the mux
+        for seat in range(players):
+            pinmap = pinmap.replace(
+                f'seat = {seat}\nconnected_to = "node"\n',
+                f'seat = {seat}\nconnected_to = "pi"\nmux_channel = {seat}\n',
+            )
     (tmp_path / "pinmap.toml").write_text(pinmap)
     text = (ROOT / "systemd" / "table.toml").read_text()
     text = text.replace("players = 4", f"players = {players}")
@@ -116,7 +122,8 @@ def test_the_pi_factory_opens_panels_only_where_the_pin_map_lists_one(tmp_path: 
     config = load_config(tmp_path / "table.toml")
     hw = build_hardware(config, PiHardware())
     kinds = [type(d) for d in hw.displays]
-    assert kinds == [OledDisplay] * 4 + [NoDisplay] * 2  # the pin map has four panels
+    # the shipped pin map has four panels, each on its seat's node (one cable a seat)
+    assert kinds == [NodeDisplay] * 4 + [NoDisplay] * 2
     hw.close()
 
 
