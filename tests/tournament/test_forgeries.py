@@ -352,7 +352,10 @@ def test_every_forgery_is_rejected_and_the_genuine_games_are_collected(
         path.write_text(path.read_text().replace("\n0 ", "\n1 ", 1))
         assert wait_until(lambda: states[1].results["mesa01-g001"].verdict == "tampered", 5)
         assert "tampered" in render_board(states[1], width=200)
-        rows = (tmp_path / "desk2" / "results.csv").read_text()
+        # the export is rewritten after the verdict changes (the state first, then the file)
+        csv_path = tmp_path / "desk2" / "results.csv"
+        assert wait_until(lambda: "tampered" in csv_path.read_text(), 5)
+        rows = csv_path.read_text()
         assert "mesa01-g001" in rows and "tampered" in rows
 
         # the broker goes: both desks say so, and since when; no table shows online
