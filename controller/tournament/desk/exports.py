@@ -22,11 +22,14 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Final
 
-from ..competition.model import Stage, Standing, Tournament
+from ..competition.model import Format, Stage, Standing, Tournament
+from ..competition.standings import standings
+from ..competition.tournament import final_ranking
 from ..outbox import atomic_write
 from .records import GameResult
 
@@ -108,22 +111,20 @@ GAME_FIELDS: Final = (
 )
 
 
-def standings_of(t: Tournament, group: str | None = None) -> list[Standing] | None:
-    """The standings by the competition's own rules (``competition.standings``);
-    ``None`` when this build has no standings module or the tournament no format."""
-    compute = _standings_function()
-    if compute is None or t.spec is None:
-        return None
-    return compute(t, group)
-
-
-def _standings_function() -> Callable[[Tournament, str | None], list[Standing]] | None:
-    try:
-        from ..competition import standings as module  # type: ignore[attr-defined,unused-ignore]
-    except ImportError:
-        return None
-    compute: Callable[[Tournament, str | None], list[Standing]] = module.standings
-    return compute
+def standings_of(t: Tournament, group: str | None = None) -> list[Standing]:
+    """The standings by the competition's rules (:func:`~..competition.standings.standings`);
+    none before the tournament starts. A knockout's (and the whole of a groups
+    tournament's) are in the order of its final ranking
+    (:func:`~..competition.tournament.final_ranking`: the champion first, then by the
+    round reached; provisional until the end), ranked 1, 2, 3, ..."""
+    if t.spec is None:
+        return []
+    table = standings(t, group)
+    if group is not None or t.spec.format not in (Format.KNOCKOUT, Format.GROUPS):
+        return table
+    by_id = {s.entrant: s for s in table}
+    ranked = [by_id[e] for e in final_ranking(t) if e in by_id]
+    return [replace(s, rank=i) for i, s in enumerate(ranked, start=1)]
 
 
 def _name(t: Tournament, entrant_id: str | None) -> str | None:
@@ -138,10 +139,9 @@ def _name(t: Tournament, entrant_id: str | None) -> str | None:
 # ---------------------------------------------------------------------------- rows
 
 
-def standing_rows(t: Tournament, standings: Iterable[Standing] | None = None) -> list[Row]:
-    """One row per standing (``standings`` default: :func:`standings_of`)."""
-    lines = list(standings) if standings is not None else standings_of(t) or []
-    withdrawn = {e for e, _ in t.withdrawn}
+def standing_rows(t: Tournament, table: Iterable[Standing] | None = None) -> list[Row]:
+    """One row per standing (``table`` default: :func:`standings_of`)."""
+    lines = list(table) if table is not None else standings_of(t)
     knocked_out = {
         m.pairing.away if m.result.winner == m.pairing.home else m.pairing.home
         for m in t.matches
@@ -155,7 +155,7 @@ def standing_rows(t: Tournament, standings: Iterable[Standing] | None = None) ->
             players: str | None = " / ".join(p.name for p in e.players)
         except KeyError:
             club = players = None
-        if s.entrant in withdrawn:
+        if s.withdrawn:
             status = "withdrawn"
         elif s.entrant in knocked_out:
             status = "eliminated"
@@ -312,7 +312,7 @@ def export_text(
     name: str,
     t: Tournament,
     results: Iterable[GameResult] = (),
-    standings: Iterable[Standing] | None = None,
+    table: Iterable[Standing] | None = None,
 ) -> str:
     """The export called ``name`` (``standings.csv``, ``games.json``, ...).
 
@@ -322,7 +322,7 @@ def export_text(
         raise KeyError(name)
     key, fields = EXPORTS[stem]
     if stem == "standings":
-        rows = standing_rows(t, standings)
+        rows = standing_rows(t, table)
     elif stem == "matches":
         rows = match_rows(t)
     else:
@@ -337,12 +337,12 @@ def write_exports(
     target = Path(folder)
     target.mkdir(parents=True, exist_ok=True)
     judged = list(results)
-    standings = standings_of(t)
+    table = standings_of(t)
     paths = []
     for stem in EXPORTS:
         for kind in ("csv", "json"):
             path = target / f"{stem}.{kind}"
-            text = export_text(path.name, t, judged, standings)
+            text = export_text(path.name, t, judged, table)
             atomic_write(path, text.encode("utf-8"), fsync=False)
             paths.append(path)
     return paths

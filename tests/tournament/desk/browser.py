@@ -4,6 +4,7 @@ saying why, only when the browser is not installed (``.ci/run`` installs it)."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -31,9 +32,26 @@ def _run(url: str, profile: Path, size: tuple[int, int], budget_ms: int, *args: 
     return done.stdout
 
 
+_chrome: list[int] = []  # how much taller than its page the window of --dump-dom is
+
+
+def _window_chrome(tmp: Path) -> int:
+    """Headless Chromium's ``--dump-dom`` window keeps a browser frame around the page
+    (its ``innerHeight`` is less than ``--window-size``): measured once with a probe."""
+    if not _chrome:
+        probe = "data:text/html,<script>document.write('<p id=h>'+innerHeight+'</p>')</script>"
+        out = _run(probe, tmp / "profile-probe", (1366, 768), 500, "--dump-dom")
+        found = re.search(r"<p id=\"h\">(\d+)</p>", out)
+        assert found is not None, out
+        _chrome.append(768 - int(found[1]))
+    return _chrome[0]
+
+
 def dom(url: str, tmp: Path, size: tuple[int, int] = (1366, 768), budget_ms: int = 3000) -> str:
-    """The page's DOM after ``budget_ms`` of (virtual) time."""
-    return _run(url, tmp / "profile-dom", size, budget_ms, "--dump-dom")
+    """The page's DOM after ``budget_ms`` of (virtual) time, the page itself ``size``
+    (as a laptop screen of that size shows it, full screen)."""
+    window = (size[0], size[1] + _window_chrome(tmp))
+    return _run(url, tmp / "profile-dom", window, budget_ms, "--dump-dom")
 
 
 def screenshot(

@@ -1,9 +1,6 @@
-"""Tournaments as a desk holds them mid-way, built from the competition's values, and a
-desk that has heard its tables (the real ``DeskState``, fed signed messages).
-
-The values are made here by hand, as the competition's fold makes them (results,
-counted games, statuses), so the views are tested on exactly the state they show.
-"""
+"""Tournaments as a desk holds them mid-way, made by the competition's own fold
+(register, start, pair, assign, count the tables' games), and a desk that has heard its
+tables (the real ``DeskState``, fed signed messages)."""
 
 from __future__ import annotations
 
@@ -13,18 +10,21 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from controller.tournament.competition.model import (
+    Action,
+    AssignTable,
     Entrant,
     Format,
     FormatSpec,
     GameCounted,
     Match,
-    MatchResult,
     MatchStatus,
-    Pairing,
+    PairRound,
     Player,
-    Stage,
+    Register,
+    Start,
     Tournament,
 )
+from controller.tournament.competition.tournament import apply
 from controller.tournament.desk import DeskState
 
 from ..conftest import KEY
@@ -68,110 +68,70 @@ def entrants(n: int, *, hostile: int | None = None) -> tuple[Entrant, ...]:
     return tuple(out)
 
 
-def game(match: str, table: str, n: int, winner: int, score: tuple[int, int]) -> GameCounted:
-    sha = hashlib.sha256(f"{match}/{n}".encode()).hexdigest()
-    return GameCounted(match, f"{table}-g{n:03d}", table, score, winner, sha)
+class Run:
+    """A tournament driven through the competition's own fold, as the desk drives it."""
+
+    def __init__(self, name: str, spec: FormatSpec, people: tuple[Entrant, ...]) -> None:
+        self.t = Tournament(name)
+        for e in people:
+            self.do(Register(e))
+        self.do(Start(spec))
+        self.games: dict[str, int] = {}
+
+    def do(self, action: Action) -> Tournament:
+        self.t = apply(self.t, action)
+        return self.t
+
+    def pair(self) -> tuple[Match, ...]:
+        self.do(PairRound(self.t.round + 1))
+        return self.t.round_matches(self.t.round)
+
+    def play(self, match: str, table: str, winners: str) -> None:
+        """Seat ``match`` at ``table`` and count the games ``winners`` says (``"01"``:
+        home won the first chico, away the second), as the tables' records prove them."""
+        self.do(AssignTable(match, table))
+        for w in winners:
+            n = self.games[table] = self.games.get(table, 0) + 1
+            k = len(self.games)
+            score = (30, 9 + (n * 7 + k) % 20) if w == "0" else (8 + (n * 5 + k) % 21, 30)
+            sha = hashlib.sha256(f"{table}/{n}".encode()).hexdigest()
+            self.do(GameCounted(match, f"{table}-g{n:03d}", table, score, int(w), sha))
 
 
-def played(
-    mid: str,
-    round_no: int,
-    label: str,
-    home: str,
-    away: str | None,
-    table: str | None,
-    winners: str,
-    *,
-    best_of: int = 3,
-    stage: Stage = Stage.KNOCKOUT,
-    group: str | None = None,
-) -> Match:
-    """A match with the games ``winners`` says (``"010"``: home, away, home) counted;
-    its status and result follow as the competition's fold sets them."""
-    pairing = Pairing(home, away)
-    if away is None:
-        result = MatchResult(home, (0, 0), (0, 0), MatchStatus.BYE)
-        return Match(mid, round_no, stage, label, pairing, best_of, None, (), result, group)
-    games = tuple(
-        game(mid, table or "mesa00", k + 1, int(w), (30, 18 + k) if w == "0" else (21 + k, 30))
-        for k, w in enumerate(winners)
-    )
-    won = (winners.count("0"), winners.count("1"))
-    points = (sum(g.score[0] for g in games), sum(g.score[1] for g in games))
-    need = best_of // 2 + 1
-    if max(won) >= need:
-        winner: str | None = home if won[0] >= need else away
-        state = MatchStatus.DECIDED
-    else:
-        winner = None
-        state = MatchStatus.PLAYING if games else (
-            MatchStatus.ASSIGNED if table else MatchStatus.WAITING
-        )  # fmt: skip
-    result = MatchResult(winner, won, points, state)
-    return Match(mid, round_no, stage, label, pairing, best_of, table, games, result, group)
+def _result(k: int, best_of: int) -> str:
+    """A varied, decisive result for the ``k``-th match."""
+    if best_of == 1:
+        return "0" if k % 3 else "1"
+    return ("00", "011", "11", "100", "010")[k % 5]
 
 
 def knockout_16() -> Tournament:
     """16 pairs, best of 3, the octavos played, the cuartos at the tables: r2-m01
-    decided, r2-m02 at mesa02 (offline), r2-m03 at mesa03 (a referee call), r2-m04 at
-    mesa04 just started. Entrant 5 has a hostile name."""
-    es = entrants(16, hostile=5)
-    octavos = []
-    winners = []
-    for i in range(8):
-        home, away = es[i].id, es[15 - i].id
-        w = "00" if i % 3 else "011" if i % 2 else "010"
-        m = played(f"r1-m{i + 1:02d}", 1, "Octavos de final", home, away,
-                   f"mesa{i + 1:02d}", w)  # fmt: skip
-        octavos.append(m)
-        assert m.result.winner is not None
-        winners.append(m.result.winner)
-    cuartos = [
-        played("r2-m01", 2, "Cuartos de final", winners[0], winners[1], "mesa01", "010"),
-        played("r2-m02", 2, "Cuartos de final", winners[2], winners[3], "mesa02", "0"),
-        played("r2-m03", 2, "Cuartos de final", winners[4], winners[5], "mesa03", "01"),
-        played("r2-m04", 2, "Cuartos de final", winners[6], winners[7], "mesa04", ""),
-    ]
-    return Tournament(
-        "Copa del Club 2026",
-        FormatSpec(Format.KNOCKOUT, best_of=3),
-        es,
-        matches=(*octavos, *cuartos),
-        round=2,
-        closed=frozenset({1}),
-    )
+    decided, r2-m02 at mesa02 (1-0), r2-m03 at mesa03 (1-1), r2-m04 at mesa04 (0-0).
+    Entrant 5 has a hostile name."""
+    run = Run("Copa del Club 2026", FormatSpec(Format.KNOCKOUT, best_of=3), entrants(16, hostile=5))
+    for k, m in enumerate(run.pair()):
+        run.play(m.id, f"mesa{k + 1:02d}", _result(k, 3))
+    cuartos = run.pair()
+    for m, table, winners in zip(cuartos, ("mesa01", "mesa02", "mesa03", "mesa04"),
+                                 ("010", "0", "01", ""), strict=True):  # fmt: skip
+        run.play(m.id, table, winners)
+    return run.t
 
 
 def swiss_round(n: int = 44, round_no: int = 3, tables: int = 20) -> Tournament:
-    """``n`` pairs in a Swiss tournament (one chico a match), rounds before
-    ``round_no`` played; this round's first ``tables`` matches at tables (some decided,
-    some playing), the rest waiting for one."""
-    es = entrants(n, hostile=7)
-    ids = [e.id for e in es]
-    matches = []
-    for r in range(1, round_no):
-        order = ids[r:] + ids[:r]
-        for k in range(n // 2):
-            home, away = order[2 * k], order[2 * k + 1]
-            matches.append(played(f"r{r}-m{k + 1:02d}", r, f"Ronda {r}", home, away,
-                                  f"mesa{k % tables + 1:02d}", "0" if (k + r) % 3 else "1",
-                                  best_of=1, stage=Stage.ROUND))  # fmt: skip
-    order = ids[round_no:] + ids[:round_no]
-    for k in range(n // 2):
-        home, away = order[2 * k], order[2 * k + 1]
-        table = f"mesa{k + 1:02d}" if k < tables else None
-        w = "0" if k % 4 == 0 else "1" if k % 4 == 1 else ""
-        matches.append(played(f"r{round_no}-m{k + 1:02d}", round_no, f"Ronda {round_no}", home,
-                              away, table, w if table else "", best_of=1,
-                              stage=Stage.ROUND))  # fmt: skip
-    return Tournament(
-        "Abierto de Truco de Boedo",
-        FormatSpec(Format.SWISS, best_of=1, rounds=5),
-        es,
-        matches=tuple(matches),
-        round=round_no,
-        closed=frozenset(range(1, round_no)),
-    )
+    """``n`` pairs in a Swiss tournament of 5 rounds (one chico a match), the rounds
+    before ``round_no`` played; in this one the first ``tables`` matches are at tables
+    (a quarter decided each way, half being played), the rest wait for one."""
+    run = Run("Abierto de Truco de Boedo", FormatSpec(Format.SWISS, best_of=1, rounds=5),
+              entrants(n, hostile=7))  # fmt: skip
+    for _ in range(1, round_no):
+        for k, m in enumerate(run.pair()):
+            if m.result.status is MatchStatus.WAITING:
+                run.play(m.id, f"mesa{k % tables + 1:02d}", _result(k, 1))
+    for k, m in enumerate(run.pair()[:tables]):
+        run.play(m.id, f"mesa{k + 1:02d}", ("0", "1", "", "")[k % 4])
+    return run.t
 
 
 def table_ids(n: int) -> list[str]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from ...competition.model import Format, Match, MatchStatus, Stage, Tournament
+from ...competition.pairing import bracket_size, knockout_label
 from .common import (
     FINISHED,
     STATUS_TEXT,
@@ -21,7 +22,6 @@ from .common import (
     entrant_name,
     h,
     is_withdrawn,
-    knockout_label,
 )
 from .printing import PRINT_CSS, print_header
 
@@ -59,10 +59,7 @@ def bracket_columns(t: Tournament) -> tuple[list[Column], Match | None]:
         first = len(by_round[rounds[0]])
     elif t.spec is not None and t.spec.format is Format.KNOCKOUT:
         active = sum(1 for e in t.entrants if not is_withdrawn(t, e.id))
-        slots = 1
-        while slots < active:
-            slots *= 2
-        first = max(1, slots // 2)
+        first = bracket_size(active) // 2
     else:
         return [], third
     columns: list[Column] = []

@@ -29,7 +29,6 @@ __all__ = [
     "entrant_name",
     "h",
     "is_withdrawn",
-    "knockout_label",
     "players_text",
     "round_label",
     "score_text",
@@ -57,25 +56,11 @@ FORMAT_NAMES: Final = {
     Format.GROUPS: "grupos y eliminación directa",
 }
 
-_KNOCKOUT_NAMES: Final = {
-    1: "Final",
-    2: "Semifinal",
-    4: "Cuartos de final",
-    8: "Octavos de final",
-    16: "Dieciseisavos de final",
-    32: "Treintaidosavos de final",
-}
-
 
 def h(text: object) -> str:
     """``text`` as HTML text (``<``, ``&``, quotes escaped): safe in content and in
     attribute values."""
     return html.escape(str(text), quote=True)
-
-
-def knockout_label(matches_in_round: int) -> str:
-    """What a knockout round of that many matches is called."""
-    return _KNOCKOUT_NAMES.get(matches_in_round, f"Ronda de {2 * matches_in_round}")
 
 
 def entrant_name(t: Tournament, entrant_id: str | None) -> str:

@@ -172,7 +172,7 @@ def desk_view(t: Tournament, snapshot: Mapping[str, Any], audit_ok: bool = True)
                 "match": m.id,
                 "group": m.group or "",
                 "table": m.table or "",
-                "table_state": "" if finished else table_text,
+                "table_state": "" if finished else table_text.lower(),
                 "table_class": "" if finished else table_class,
                 "home": entrant_name(t, m.pairing.home),
                 "away": entrant_name(t, m.pairing.away),
@@ -241,7 +241,7 @@ tr.waiting td.st{color:#ff8a80;font-weight:700}
 tr.done td{color:#c9d6cd}tr.call td{background:#5c1a1a}tr.offline td{background:#43201c}
 #attention{list-style:none;margin:0;padding:0}
 #attention li{padding:3px 6px;margin-bottom:3px;border-left:5px solid #888;background:#1d3d2b;
- line-height:17px}
+ line-height:17px;overflow-wrap:anywhere}
 #attention li.call{border-color:#ff5252;background:#5c1a1a;font-weight:700}
 #attention li.offline{border-color:#ff8a80}#attention li.audit,#attention li.flagged,
 #attention li.rules{border-color:#ffb74d}#attention li.waiting{border-color:#ffe082}
@@ -307,9 +307,9 @@ _BODY: Final = """<header><h1 id="title"></h1><span id="round"></span>
 · <a href="/imprimir/planillas">planillas</a> · <a href="/mesas">mesas</a>
 · <a href="/export/standings.csv">exportar</a></nav></header>
 <div id="broker" role="alert"></div>
-<main><table><colgroup><col style="width:64px"><col style="width:182px"><col><col
-style="width:24px"><col><col style="width:52px"><col style="width:56px"><col
-style="width:124px"><col style="width:142px"></colgroup>
+<main><table><colgroup><col style="width:66px"><col style="width:176px"><col><col
+style="width:24px"><col><col style="width:60px"><col style="width:54px"><col
+style="width:126px"><col style="width:136px"></colgroup>
 <thead><tr><th>Partido</th><th>Mesa</th><th>Local</th><th></th><th>Visitante</th><th>Chico</th>
 <th class="n">Chicos</th><th class="n">Tanteador</th><th>Estado</th></tr></thead>
 <tbody id="matches"></tbody></table></main>

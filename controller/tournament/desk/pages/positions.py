@@ -12,21 +12,18 @@ from collections.abc import Sequence
 from typing import Final
 
 from ...competition.model import Format, Standing, Tournament
+from ...competition.standings import group_members
 from ..exports import standings_of
-from .common import document, entrant_name, h, is_withdrawn
+from .common import document, entrant_name, h
 from .printing import PRINT_CSS, print_header
 
-__all__ = ["groups_of", "standings_page", "standings_sections", "standings_table"]
+__all__ = ["standings_page", "standings_sections", "standings_table"]
 
 
-def groups_of(t: Tournament) -> list[str]:
-    return sorted({m.group for m in t.matches if m.group is not None})
-
-
-def standings_sections(t: Tournament) -> list[tuple[str, list[Standing] | None]]:
+def standings_sections(t: Tournament) -> list[tuple[str, list[Standing]]]:
     """``(title, standings)`` for each table to show: one per group in a group stage,
-    else one; ``None`` standings when this build cannot compute them."""
-    groups = groups_of(t) if t.spec is not None and t.spec.format is Format.GROUPS else []
+    else one."""
+    groups = sorted(group_members(t))
     if groups:
         return [(f"Grupo {g}", standings_of(t, g)) for g in groups]
     return [("Posiciones", standings_of(t))]
@@ -56,7 +53,7 @@ def standings_table(
             except KeyError:
                 c = None
             extra = f' <span class="club">({h(c)})</span>' if c else ""
-        if is_withdrawn(t, s.entrant):
+        if s.withdrawn:
             extra += ' <span class="club">retirado</span>'
         diff = f"{s.points_diff:+d}" if s.points_diff else "0"
         counts = (s.played, s.won, s.lost, s.games_won, s.games_lost, s.points_for,
@@ -75,7 +72,7 @@ def standings_table(
     )
 
 
-_UNAVAILABLE: Final = "<p>Las posiciones no están disponibles en esta versión de la mesa.</p>"
+_EMPTY: Final = "<p>Todavía no hay posiciones: el torneo no empezó.</p>"
 
 _CSS: Final = """
 .print .standings td.team{width:40%}.print .club{font-size:8.5pt}
@@ -94,7 +91,7 @@ def standings_page(t: Tournament) -> str:
     parts = [print_header(t, "Posiciones")]
     for title, lines in standings_sections(t):
         parts.append(f"<section><h2>{h(title)}</h2>")
-        parts.append(standings_table(t, lines) if lines is not None else _UNAVAILABLE)
+        parts.append(standings_table(t, lines) if lines else _EMPTY)
         parts.append("</section>")
     swiss = t.spec is not None and t.spec.format is Format.SWISS
     legend = LEGEND + ("; Buchholz: suma de los partidos ganados por los rivales" if swiss else "")

@@ -84,9 +84,6 @@ def _chunks(items: list[str], size: int) -> list[list[str]]:
 def _standings_slides(t: Tournament) -> list[tuple[str, str]]:
     slides = []
     for title, lines in standings_sections(t):
-        if lines is None:
-            slides.append((title, '<p class="empty">Posiciones no disponibles.</p>'))
-            continue
         for i in range(0, max(len(lines), 1), LINES_PER_PAGE):
             chunk = lines[i : i + LINES_PER_PAGE]
             slides.append((title, standings_table(t, chunk, css_class="big")))
