@@ -71,6 +71,16 @@ def pdf(url: str, out: Path, tmp: Path) -> bytes:
     return out.read_bytes()
 
 
-def pdf_pages(data: bytes) -> int:
-    """How many pages a PDF has (its page objects)."""
-    return data.count(b"/Type /Page") - data.count(b"/Type /Pages")
+_NUMBER = rb"\s*([-\d.]+)"
+_MEDIA_BOX = re.compile(rb"/MediaBox\s*\[" + _NUMBER * 4)
+
+
+def pdf_pages(data: bytes) -> list[tuple[float, float]]:
+    """A PDF's pages: each one's size in points (its page objects' MediaBox, as
+    Chromium writes them)."""
+    count = len(re.findall(rb"/Type\s*/Page(?![a-z])", data))
+    boxes = [
+        (float(b[3]) - float(b[1]), float(b[4]) - float(b[2])) for b in _MEDIA_BOX.finditer(data)
+    ]
+    assert len(boxes) >= count, "a page without its size"
+    return boxes[:count]

@@ -139,17 +139,24 @@ def _box(t: Tournament, m: Match | None, feed: tuple[str | None, str | None]) ->
     )
 
 
-def bracket_html(t: Tournament, columns: list[Column], third: Match | None = None) -> str:
+def bracket_html(
+    t: Tournament, columns: list[Column], third: Match | None = None, *, last: bool = True
+) -> str:
     """The columns side by side, each round's matches spread over the full height so a
-    match sits level with the two that feed it."""
+    match sits level with the two that feed it; under the final, the third-place match
+    (or its place, while the format has one) when these are the ``last`` columns."""
+    third_place = (
+        last and t.spec is not None and t.spec.third_place
+        and t.spec.format in (Format.KNOCKOUT, Format.GROUPS)
+    )  # fmt: skip
     out = ['<div class="bracket">']
     for i, c in enumerate(columns):
         out.append(f'<div class="col"><h3>{h(c.label)}</h3><div class="cells">')
         out.extend(_box(t, m, f) for m, f in zip(c.matches, c.feeds, strict=True))
         out.append("</div>")
-        if third is not None and i == len(columns) - 1 and len(c.matches) == 1:
-            out.append(f'<h3>{h(third.label)}</h3><div class="third">')
-            out.append(_box(t, third, (None, None)) + "</div>")
+        if i == len(columns) - 1 and len(c.matches) == 1 and third_place:
+            out.append(f"<h3>{h(third.label if third else 'Tercer puesto')}</h3>")
+            out.append(f'<div class="third">{_box(t, third, (None, None))}</div>')
         out.append("</div>")
     out.append("</div>")
     return "".join(out)
@@ -190,7 +197,7 @@ def bracket_page(t: Tournament) -> str:
         slides = bracket_slides(columns, PRINT_FIRST)
         body = "".join(
             f'<section class="slide">{print_header(t, "Llave")}'
-            f"{bracket_html(t, s, third if s is slides[-1] else None)}</section>"
+            f"{bracket_html(t, s, third, last=s is slides[-1])}</section>"
             for s in slides
         )
     return document(

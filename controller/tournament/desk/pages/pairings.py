@@ -38,8 +38,10 @@ def _team(t: Tournament, entrant_id: str | None) -> str:
 
 
 _CSS = """
-.print .pairings td.t{font-size:13pt;font-weight:700;white-space:nowrap}
-.print .pairings td.vs{text-align:center;width:2em}
+.print .pairings{table-layout:fixed}.print .pairings td{overflow-wrap:anywhere}
+.print .pairings td.t{font-size:13pt;font-weight:700}
+.print .pairings .t{width:13%}.print .pairings .id{width:13%}.print .pairings .vs{width:5%;
+ text-align:center}.print .pairings .c{width:13%}
 """
 
 
@@ -53,7 +55,7 @@ def pairings_page(t: Tournament, round_no: int | None = None) -> str:
             note = "pasa libre"
         else:
             table = m.table or "sin mesa"
-            note = f"al mejor de {m.best_of}" if m.best_of > 1 else "un chico"
+            note = f"mejor de {m.best_of}" if m.best_of > 1 else "uno"
         group = f"Grupo {m.group} · " if m.group else ""
         lines.append(
             f'<tr data-match="{h(m.id)}"><td class="t">{h(table)}</td>'
@@ -62,8 +64,9 @@ def pairings_page(t: Tournament, round_no: int | None = None) -> str:
             f"<td>{_team(t, m.pairing.away)}</td><td>{h(note)}</td></tr>"
         )
     body = print_header(t, "Emparejamientos", r) + (
-        '<table class="grid pairings"><thead><tr><th>Mesa</th><th>Partido</th><th>Local</th>'
-        "<th></th><th>Visitante</th><th>Chicos</th></tr></thead>"
+        '<table class="grid pairings"><thead><tr><th class="t">Mesa</th><th class="id">Partido'
+        '</th><th>Local</th><th class="vs"></th><th>Visitante</th><th class="c">Chicos</th>'
+        "</tr></thead>"
         f"<tbody>{''.join(lines)}</tbody></table>"
         if lines
         else "<p>La ronda todavía no está emparejada.</p>"

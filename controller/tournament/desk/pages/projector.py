@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from ...competition.model import Format, MatchStatus, Tournament
+from ...competition.model import Format, MatchStatus, Stage, Tournament
 from .bracket import BRACKET_CSS, bracket_columns, bracket_html, bracket_slides
 from .common import FINISHED, current_round, document, entrant_name, h, round_label, score_text
 from .pairings import round_order
@@ -22,7 +22,7 @@ from .positions import standings_sections, standings_table
 __all__ = ["LINES_PER_PAGE", "PAGE_S", "projector_page"]
 
 PAGE_S: Final = 10  # seconds a page stays on screen
-LINES_PER_PAGE: Final = 10  # standings or pairings lines on one page
+LINES_PER_PAGE: Final = 12  # standings or pairings lines on one page
 BRACKET_FIRST: Final = 8  # first-round matches of a bracket on one page
 
 _CSS: Final = """
@@ -121,10 +121,9 @@ def _bracket_slides(t: Tournament) -> list[tuple[str, str]]:
     if not columns:
         return []
     pieces = bracket_slides(columns, BRACKET_FIRST)
-    return [
-        ("Llave", bracket_html(t, piece, third if piece is pieces[-1] else None))
-        for piece in pieces
-    ]
+    knockout = [m for m in t.round_matches(current_round(t)) if m.stage is not Stage.GROUP]
+    title = f"Llave · {knockout[0].label}" if knockout else "Llave"
+    return [(title, bracket_html(t, piece, third, last=piece is pieces[-1])) for piece in pieces]
 
 
 def projector_page(t: Tournament) -> str:

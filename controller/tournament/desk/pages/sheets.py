@@ -22,10 +22,14 @@ _CSS: Final = """
 .print .sheet:last-child{break-after:auto;page-break-after:auto}
 @media screen{.print .sheet{border-bottom:2px dashed #999;padding-bottom:8mm;margin-bottom:8mm}}
 .print .facts{display:flex;gap:8mm;font-size:11pt;margin-bottom:4mm}
-.print .teams{display:grid;grid-template-columns:1fr 1fr;gap:6mm;margin-bottom:5mm}
+.print .teams{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:6mm;
+ margin-bottom:5mm}.print .team,.print .chicos th{overflow-wrap:anywhere}
+.print .chicos{table-layout:fixed}.print .chicos .k{width:17mm;overflow-wrap:normal}
+.print .chicos .s{width:22%}
+.print .chicos .w{width:24%}
 .print .team{border:1px solid #000;padding:2mm 3mm;min-height:28mm}
 .print .team h3{margin:0 0 1mm;font-size:12.5pt}.print .team ol{margin:1mm 0 0;padding-left:5mm}
-.print .chicos td{height:11mm}.print .chicos td.k{width:18mm;text-align:center}
+.print .chicos td{height:11mm}.print .chicos td.k{text-align:center}
 .print .result{margin:6mm 0 4mm;font-size:11.5pt}
 .print .signs{display:grid;grid-template-columns:1fr 1fr 1fr;gap:8mm;margin-top:16mm}
 .print .sign{border-top:1px solid #000;padding-top:1mm;text-align:center;font-size:9.5pt}
@@ -49,6 +53,21 @@ def _team(t: Tournament, entrant_id: str | None, side: str) -> str:
     return (
         f'<div class="team"><div class="small">{h(side)}</div><h3>{h(e.name)}</h3>{club}'
         f"<ol>{players}</ol></div>"
+    )
+
+
+def _result(t: Tournament, m: Match) -> str:
+    """The result line: blank to fill in, or the result the desk already has."""
+    if m.result.winner is None:
+        return (
+            '<p class="result">Resultado: ______ chicos a ______ &nbsp; Ganador: '
+            "______________________________</p>"
+        )
+    reason = f" ({h(m.result.reason)})" if m.result.reason else ""
+    return (
+        f'<p class="result">Resultado: <strong>{m.result.games[0]} chicos a '
+        f"{m.result.games[1]}</strong> &nbsp; Ganador: "
+        f"<strong>{h(entrant_name(t, m.result.winner))}</strong>{reason}</p>"
     )
 
 
@@ -77,11 +96,10 @@ def _sheet(t: Tournament, m: Match, target: int | None) -> str:
         f"<span>{h(chicos_text)}</span></div>"
         f'<div class="teams">{_team(t, m.pairing.home, "Local (equipo 0)")}'
         f"{_team(t, m.pairing.away, 'Visitante (equipo 1)')}</div>"
-        '<table class="grid chicos"><thead><tr><th>Chico</th>'
-        f"<th>Tantos {h(home)}</th><th>Tantos {h(away)}</th><th>Ganó</th>"
-        f"<th>Firma del árbitro</th></tr></thead><tbody>{''.join(chicos)}</tbody></table>"
-        '<p class="result">Resultado: ______ chicos a ______ &nbsp; Ganador: '
-        "______________________________</p>"
+        '<table class="grid chicos"><thead><tr><th class="k">Chico</th>'
+        f'<th class="s">Tantos {h(home)}</th><th class="s">Tantos {h(away)}</th>'
+        '<th class="w">Ganó</th><th>Firma del árbitro</th></tr></thead>'
+        f"<tbody>{''.join(chicos)}</tbody></table>{_result(t, m)}"
         '<p class="small">Observaciones:</p>'
         '<div class="signs">'
         f'<div class="sign"><div class="who">Capitán de {h(home)}</div>Firma y aclaración</div>'

@@ -1,0 +1,50 @@
+"""The projector view in headless Chromium: a knockout's bracket (the rounds to come
+drawn with the winners already known), a Swiss tournament's standings cut into pages
+that turn by themselves, no controls, names as text. Screenshots to docs/screenshots/."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from .browser import SCREENSHOTS, dom, screenshot
+from .scenes import heard_desk, knockout_16, swiss_round
+from .test_desk_page import served
+
+PROJECTOR = (1280, 720)
+
+
+def test_the_projector_shows_the_bracket(tmp_path: Path) -> None:
+    desk = heard_desk(tmp_path / "desk", knockout_16())
+    with served(desk) as base:
+        page = dom(base + "/proyector", tmp_path, size=PROJECTOR)
+        screenshot(base + "/proyector", SCREENSHOTS / "projector.png", tmp_path, size=PROJECTOR)
+    heads = re.findall(r"<h3>([^<]+)</h3>", page)
+    assert heads == ["Octavos de final", "Cuartos de final", "Semifinal", "Final", "Tercer puesto"]
+    assert len(re.findall(r'data-match="r1-m0\d"', page)) == 8
+    assert len(re.findall(r'data-match="r2-m0\d"', page)) == 4
+    # r2-m01 is decided: its winner already stands in the first semifinal
+    semis = page[page.index("<h3>Semifinal</h3>") : page.index("<h3>Final</h3>")]
+    assert 'class="side tbd">Los del Fondo<' in semis
+    assert "&lt;img src=x onerror=" in page and "<img" not in page
+    assert "<button" not in page and "<a " not in page and "<input" not in page  # no controls
+    assert 'data-slides="1"' in page  # it fits: one page
+
+
+def test_swiss_standings_page_by_themselves(tmp_path: Path) -> None:
+    t = swiss_round(24, round_no=4, tables=8)
+    desk = heard_desk(tmp_path / "desk", t, tables=8)
+    with served(desk) as base:
+        first = dom(base + "/proyector", tmp_path, size=PROJECTOR, budget_ms=2000)
+        later = dom(base + "/proyector", tmp_path, size=PROJECTOR, budget_ms=11_000)
+        screenshot(base + "/proyector", SCREENSHOTS / "projector-standings.png", tmp_path,
+                   size=PROJECTOR)  # fmt: skip
+    # 24 standings at 12 a page, then where the 12 matches of round 4 are played
+    assert 'data-slides="3"' in first and 'data-slide="1"' in first
+    assert 'data-slide="2"' in later  # turned after ten seconds
+    slides = first.split('<section class="slide')[1:]
+    assert len(slides) == 3
+    assert [len(re.findall(r"data-entrant=", s)) for s in slides[:2]] == [12, 12]
+    assert len(re.findall(r'data-match="r4-m\d\d"', slides[2])) == 12
+    assert "Buchholz" in slides[0] and slides[0].startswith(' on"')  # the first is shown
+    assert "&lt;img src=x onerror=" in first and "<img" not in first
