@@ -24,7 +24,7 @@ from controller.tournament.competition.model import (
     Start,
     Tournament,
 )
-from controller.tournament.competition.tournament import apply
+from controller.tournament.competition.tournament import apply, group_stage_rounds
 from controller.tournament.desk import DeskState
 
 from ..conftest import KEY
@@ -182,3 +182,16 @@ def heard_desk(
         desk.handle(*status(table, "offline", reason="lost"))
     setattr(desk, "competition", Competition(t, audit_ok))  # noqa: B010 (the lead's wiring)
     return desk
+
+
+def groups_16() -> Tournament:
+    """16 pairs in 4 groups of 4 (one chico a match, 2 of each go through): the
+    groups played, the knockout's cuartos paired, two of them played."""
+    run = Run("Liga de Invierno", FormatSpec(Format.GROUPS, best_of=1, groups=4, advance=2),
+              entrants(16, hostile=3))  # fmt: skip
+    while run.t.round < group_stage_rounds(run.t):  # the groups, every match played
+        for k, m in enumerate(run.pair()):
+            run.play(m.id, f"mesa{k + 1:02d}", _result(k + run.t.round, 1))
+    for k, m in enumerate(run.pair()[:2]):  # the knockout's first two matches
+        run.play(m.id, f"mesa{k + 1:02d}", _result(k, 1))
+    return run.t

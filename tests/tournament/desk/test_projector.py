@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 from .browser import SCREENSHOTS, dom, screenshot
-from .scenes import heard_desk, knockout_16, swiss_round
+from .scenes import groups_16, heard_desk, knockout_16, swiss_round
 from .test_desk_page import served
 
 PROJECTOR = (1280, 720)
@@ -25,7 +25,7 @@ def test_the_projector_shows_the_bracket(tmp_path: Path) -> None:
     assert len(re.findall(r'data-match="r2-m0\d"', page)) == 4
     # r2-m01 is decided: its winner already stands in the first semifinal
     semis = page[page.index("<h3>Semifinal</h3>") : page.index("<h3>Final</h3>")]
-    assert 'class="side tbd">Los del Fondo<' in semis
+    assert 'class="side tbd"><span class="name">Los del Fondo<' in semis
     assert "&lt;img src=x onerror=" in page and "<img" not in page
     assert "<button" not in page and "<a " not in page and "<input" not in page  # no controls
     assert 'data-slides="1"' in page  # it fits: one page
@@ -48,3 +48,18 @@ def test_swiss_standings_page_by_themselves(tmp_path: Path) -> None:
     assert len(re.findall(r'data-match="r4-m\d\d"', slides[2])) == 12
     assert "Buchholz" in slides[0] and slides[0].startswith(' on"')  # the first is shown
     assert "&lt;img src=x onerror=" in first and "<img" not in first
+
+
+def test_groups_then_the_knockout(tmp_path: Path) -> None:
+    desk = heard_desk(tmp_path / "desk", groups_16(), tables=8)
+    with served(desk) as base:
+        page = dom(base + "/proyector", tmp_path, size=PROJECTOR)
+    slides = page.split('<section class="slide')[1:]
+    titles = [re.search(r"<h1><span>([^<]+)</span>", s)[1] for s in slides]  # type: ignore[index]
+    assert titles == ["Grupos: A, B", "Grupos: C, D", "Llave · Cuartos de final"]
+    for s in slides[:2]:  # two whole groups of four a page
+        assert len(re.findall(r'<h2 class="group">Grupo [A-D]</h2>', s)) == 2
+        assert len(re.findall(r"data-entrant=", s)) == 8
+    heads = re.findall(r"<h3>([^<]+)</h3>", slides[2])
+    assert heads == ["Cuartos de final", "Semifinal", "Final", "Tercer puesto"]
+    assert "&lt;img src=x onerror=" in page and "<img" not in page

@@ -112,7 +112,7 @@ def bracket_slides(columns: list[Column], max_first: int) -> list[list[Column]]:
 def _side(t: Tournament, m: Match | None, side: int, feed: str | None) -> str:
     if m is None:
         name = entrant_name(t, feed) if feed is not None else "—"
-        return f'<div class="side tbd">{h(name)}</div>'
+        return f'<div class="side tbd"><span class="name">{h(name)}</span></div>'
     who = m.pairing.home if side == 0 else m.pairing.away
     won = _winner(m)
     cls = "side" + (" won" if won is not None and won == who else "")

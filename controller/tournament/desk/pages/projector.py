@@ -15,7 +15,16 @@ from typing import Final
 
 from ...competition.model import Format, MatchStatus, Stage, Tournament
 from .bracket import BRACKET_CSS, bracket_columns, bracket_html, bracket_slides
-from .common import FINISHED, current_round, document, entrant_name, h, round_label, score_text
+from .common import (
+    FINISHED,
+    STATUS_TEXT,
+    current_round,
+    document,
+    entrant_name,
+    h,
+    round_label,
+    score_text,
+)
 from .pairings import round_order
 from .positions import standings_sections, standings_table
 
@@ -34,15 +43,18 @@ body{height:100%;overflow:hidden}
 .slide h1{font-size:1.6em;margin:0 0 .5em;color:#ffe082;display:flex;justify-content:space-between}
 .slide h1 .page{font-size:.55em;color:#9fb9a8;align-self:center}
 .slide .body{flex:1;min-height:0}
-table{width:100%}th,td{padding:.18em .5em;text-align:left;white-space:nowrap}
+table{width:100%;table-layout:fixed}th,td{padding:.18em .5em;text-align:left;white-space:nowrap}
+.big th:first-child{width:7%}.big th:nth-child(n+3){width:6.5%}.big th:nth-child(n+8){width:8%}
 th{font-size:.7em;color:#9fb9a8;font-weight:600;border-bottom:2px solid #35654a}
-td{border-bottom:1px solid #21452f}td.team{overflow:hidden;text-overflow:ellipsis;max-width:45vw}
+td{border-bottom:1px solid #21452f}td.team{overflow:hidden;text-overflow:ellipsis}
+th.vs{width:6%}th.t{width:14%}th.st{width:16%}
 th.n,td.n{text-align:right}.club{font-size:.6em;color:#9fb9a8}
-tr:first-child td{color:#fff}
+.big tr:first-child td{color:#fff}
 .bracket{height:100%;font-size:.8em}.m{background:#132b1e;border-color:#35654a}
 .side.won{color:#b9f6ca}.col h3{color:#9fb9a8;font-size:.75em}
-.vs{color:#9fb9a8;text-align:center}.t{color:#ffe082;font-weight:700}
+.vs{color:#9fb9a8;text-align:center}td.t{color:#ffe082;font-weight:700}
 .empty{font-size:1.2em;color:#9fb9a8}
+h2.group{font-size:.9em;margin:.4em 0 .1em;color:#ffe082}
 """
 
 _SCRIPT: Final = f"""
@@ -82,12 +94,31 @@ def _chunks(items: list[str], size: int) -> list[list[str]]:
 
 
 def _standings_slides(t: Tournament) -> list[tuple[str, str]]:
-    slides = []
-    for title, lines in standings_sections(t):
-        for i in range(0, max(len(lines), 1), LINES_PER_PAGE):
-            chunk = lines[i : i + LINES_PER_PAGE]
-            slides.append((title, standings_table(t, chunk, css_class="big")))
-    return slides
+    """The standings, ``LINES_PER_PAGE`` lines a page; a group stage's groups packed
+    whole onto pages (a group's title counts as two lines)."""
+    sections = standings_sections(t)
+    if len(sections) == 1:
+        title, lines = sections[0]
+        return [
+            (title, standings_table(t, lines[i : i + LINES_PER_PAGE], css_class="big"))
+            for i in range(0, max(len(lines), 1), LINES_PER_PAGE)
+        ]
+    pages: list[list[tuple[str, str]]] = [[]]
+    used = 0
+    for title, lines in sections:
+        cost = len(lines) + 2
+        if pages[-1] and used + cost > LINES_PER_PAGE + 2:
+            pages.append([])
+            used = 0
+        pages[-1].append((title, standings_table(t, lines, css_class="big")))
+        used += cost
+    return [
+        (
+            "Grupos: " + ", ".join(title.removeprefix("Grupo ") for title, _ in page),
+            "".join(f'<h2 class="group">{h(title)}</h2>{table}' for title, table in page),
+        )
+        for page in pages
+    ]
 
 
 def _round_slides(t: Tournament) -> list[tuple[str, str]]:
@@ -101,15 +132,20 @@ def _round_slides(t: Tournament) -> list[tuple[str, str]]:
             state = "libre"
         elif m.result.status in FINISHED:
             state = score_text(m)
+        elif m.result.status is MatchStatus.WAITING or m.best_of == 1:
+            state = STATUS_TEXT[m.result.status]
         else:
-            state = f"chico {m.chico} de {m.best_of}" if m.best_of > 1 else ""
+            state = f"chico {m.chico} de {m.best_of}"
         lines.append(
             f'<tr data-match="{h(m.id)}"><td class="t">{h(m.table or "—")}</td>'
             f'<td class="team">{h(entrant_name(t, m.pairing.home))}</td><td class="vs">vs</td>'
             f'<td class="team">{h(entrant_name(t, m.pairing.away))}</td>'
             f'<td class="n">{h(state)}</td></tr>'
         )
-    head = '<tr><th>Mesa</th><th>Local</th><th></th><th>Visitante</th><th class="n"></th></tr>'
+    head = (
+        '<tr><th class="t">Mesa</th><th>Local</th><th class="vs"></th><th>Visitante</th>'
+        '<th class="n st"></th></tr>'
+    )
     return [
         (round_label(t, r), f"<table><thead>{head}</thead><tbody>{''.join(c)}</tbody></table>")
         for c in _chunks(lines, LINES_PER_PAGE)

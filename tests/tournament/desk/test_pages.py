@@ -1,0 +1,137 @@
+"""The views' logic without a browser: what the desk asks for when a round should
+close, the order of what needs attention, the bracket of a big knockout cut into
+pages, and every text from an entrant escaped in every view."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from controller.tournament.competition.model import (
+    Entrant,
+    Format,
+    FormatSpec,
+    Player,
+    Register,
+    Start,
+    Tournament,
+)
+from controller.tournament.competition.tournament import apply
+from controller.tournament.desk.pages import (
+    bracket_page,
+    desk_view,
+    pairings_page,
+    projector_page,
+    sheets_page,
+    standings_page,
+)
+from controller.tournament.desk.pages.bracket import bracket_columns, bracket_slides
+from controller.tournament.desk.pages.desk import ATTENTION_ORDER
+
+from .scenes import HOSTILE, Run, entrants, heard_desk, knockout_16, swiss_round
+
+
+def online(tables: list[str]) -> dict[str, object]:
+    return {
+        "broker": {"connected": True},
+        "tables": [{"table": x, "online": True, "refusals": []} for x in tables],
+        "results": [],
+    }
+
+
+def kinds(view: dict[str, object]) -> list[str]:
+    return [a["kind"] for a in view["attention"]]  # type: ignore[attr-defined]
+
+
+def test_a_round_all_decided_asks_to_be_closed_when_it_is_not() -> None:
+    run = Run("Copa", FormatSpec(Format.SWISS, best_of=3, rounds=3), entrants(8))
+    for k, m in enumerate(run.pair()):
+        run.play(m.id, f"mesa{k + 1:02d}", "00")
+    assert run.t.round in run.t.closed  # the fold closed it with its last result
+    assert "undecided" not in kinds(desk_view(run.t, online(["mesa01"])))
+    reopened = replace(run.t, closed=frozenset())  # a round left open
+    view = desk_view(reopened, online(["mesa01"]))
+    assert [a["text"] for a in view["attention"]] == [
+        "Ronda 1: todos los partidos terminaron; cerrá la ronda para emparejar la siguiente."
+    ]
+
+
+def test_the_stragglers_of_a_round_are_listed() -> None:
+    run = Run("Copa", FormatSpec(Format.SWISS, best_of=3, rounds=3), entrants(8))
+    matches = run.pair()
+    for k, m in enumerate(matches[:2]):
+        run.play(m.id, f"mesa{k + 1:02d}", "00")
+    run.play(matches[2].id, "mesa03", "01")
+    view = desk_view(run.t, online(["mesa01", "mesa02", "mesa03", "mesa04"]))
+    assert "undecided" not in kinds(view)  # half the round still playing: nothing to say
+    run.play(matches[3].id, "mesa04", "11")  # three of four decided: the fourth holds it up
+    view = desk_view(run.t, online(["mesa01", "mesa02", "mesa03", "mesa04"]))
+    assert [a["text"] for a in view["attention"]] == [
+        "r1-m03 en mesa03 sin definir (1-1, chico 3 de 3): el resto de la ronda terminó"
+    ]
+
+
+def test_attention_is_sorted_most_urgent_first(tmp_path: Path) -> None:
+    t = swiss_round(44, 3, 20)
+    desk = heard_desk(tmp_path / "d", t, offline=("mesa09", "mesa04"), calls={"mesa12": "x"},
+                      tampered=("mesa05",))  # fmt: skip
+    snap = desk.snapshot()
+    snap["tables"][0]["rules_problems"] = ["target=15, not 30"]  # mesa01
+    view = desk_view(t, snap, audit_ok=False)
+    got = kinds(view)
+    assert got == sorted(got, key=ATTENTION_ORDER.index)
+    assert got == ["call", "offline", "audit", "flagged", "rules", "waiting", "waiting"]
+    # mesa09's match is decided: the table is offline, but no match waits on it
+    assert "mesa09" not in " ".join(a["text"] for a in view["attention"])
+    assert "mesa09: FUERA DE LÍNEA" in view["offline"]
+    lost = desk_view(t, snap | {"broker": {"connected": False}})
+    assert lost["broker_lost"].startswith("SIN CONEXIÓN CON EL BROKER")
+    assert "offline" not in kinds(lost)  # nothing is known of the tables without the broker
+
+
+def test_a_bracket_of_64_is_cut_into_pages() -> None:
+    t = Tournament("Copa grande")
+    for e in entrants(64):
+        t = apply(t, Register(e))
+    t = apply(t, Start(FormatSpec(Format.KNOCKOUT, best_of=1)))
+    columns, third = bracket_columns(t)  # nothing paired yet: the bracket's empty shape
+    assert [len(c.matches) for c in columns] == [32, 16, 8, 4, 2, 1] and third is None
+    assert [c.label for c in columns][-3:] == ["Cuartos de final", "Semifinal", "Final"]
+    pages = bracket_slides(columns, 8)
+    assert [[len(c.matches) for c in p] for p in pages] == [[8, 4, 2, 1]] * 4 + [[4, 2, 1]]
+    run = Run("Copa", FormatSpec(Format.KNOCKOUT, best_of=1), entrants(64))
+    run.pair()
+    page = projector_page(run.t)
+    assert page.count('<section class="slide">') == 5
+    assert len(re.findall(r'data-match="r1-m\d\d"', page)) == 32  # each first-round match once
+    print_pages = bracket_page(run.t).count('<section class="slide">')
+    assert print_pages == 3  # 16 a sheet: two halves, then where they meet
+
+
+def test_byes_go_through() -> None:
+    run = Run("Copa", FormatSpec(Format.KNOCKOUT, best_of=3), entrants(6))
+    first = run.pair()
+    assert sum(m.pairing.away is None for m in first) == 2
+    columns, _ = bracket_columns(run.t)
+    # the two top seeds' byes already stand in the semifinals
+    assert [f for pair in columns[1].feeds for f in pair if f is not None] == ["e01", "e02"]
+    assert "pasa libre" in pairings_page(run.t)
+    assert sheets_page(run.t).count('<section class="sheet"') == 2  # no sheet for a bye
+
+
+@pytest.mark.parametrize(
+    "build", [knockout_16, lambda: swiss_round(24, 4, 8)], ids=["knockout", "swiss"]
+)
+def test_every_view_escapes_what_entrants_wrote(build: object) -> None:
+    t: Tournament = build()  # type: ignore[operator]
+    evil = Entrant("e99", "</title><script>alert(1)</script>", (Player('"><b>x</b>'),),
+                   club="<style>*{display:none}</style>")  # fmt: skip
+    t = replace(t, name="<i>Copa</i>", entrants=(*t.entrants, evil))
+    for page in (projector_page(t), pairings_page(t), standings_page(t), bracket_page(t),
+                 sheets_page(t)):  # fmt: skip
+        assert "<script>alert" not in page and "<b>x</b>" not in page and "<i>Copa" not in page
+        assert "<img" not in page and HOSTILE not in page
+        assert "&lt;i&gt;Copa&lt;/i&gt;" in page
