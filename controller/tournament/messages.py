@@ -50,6 +50,7 @@ __all__ = [
     "TopicKind",
     "Unauthenticated",
     "UnknownTable",
+    "assignment_from",
     "assignment_mac",
     "assignment_topic",
     "canonical",
@@ -579,6 +580,13 @@ def clean_text(value: str) -> str:
         for ch in unicodedata.normalize("NFC", value)
     )
     return " ".join("".join(chars).split())
+
+
+def assignment_from(payload: dict[str, Any], table: str) -> Assignment:
+    """The assignment an (already authenticated) payload holds for ``table``, with every
+    check of :func:`parse_assignment` but the mac (the table reads back its own copy
+    with it). Raises :class:`MalformedMessage` or :class:`NotForThisTable`."""
+    return _assignment(_Fields(payload), table)
 
 
 def _assignment(f: _Fields, table: str) -> Assignment:
