@@ -634,15 +634,13 @@ def parse_assignment(
     topic: str,
     data: bytes | bytearray,
     key: bytes | None,
-    *,
-    last_n: int | None = None,
 ) -> Assignment:
     """The assignment for ``table`` on ``topic`` (``<prefix>/<table>/assign``, ``prefix``
-    being ``truco/<t>/tables``), authenticated with the table's ``key`` when it has one;
-    with ``last_n`` (the counter of the last assignment the table took), one that is not
-    newer is refused. Texts come back cleaned (:func:`clean_text`). Raises
-    :class:`MalformedMessage`, :class:`NotForThisTable`, :class:`Unauthenticated` or
-    :class:`StaleAssignment`."""
+    being ``truco/<t>/tables``), authenticated with the table's ``key`` when it has one.
+    Texts come back cleaned (:func:`clean_text`). Raises :class:`MalformedMessage`,
+    :class:`NotForThisTable` or :class:`Unauthenticated`; whether it is newer than the
+    last one taken is the table's to say (:class:`StaleAssignment`,
+    :meth:`~controller.tournament.table_match.TableMatches.take`)."""
     if topic != assignment_topic(prefix, table):
         parts = topic[len(prefix) + 1 :].split("/") if topic.startswith(prefix + "/") else []
         if len(parts) == 2 and parts[1] == "assign":
@@ -657,12 +655,7 @@ def parse_assignment(
             mac, assignment_mac(key, topic, obj)
         ):
             raise Unauthenticated(f"an assignment for {table} without a valid mac")
-    assignment = _assignment(_Fields(obj), table)
-    if last_n is not None and assignment.n <= last_n:
-        raise StaleAssignment(
-            f"assignment n={assignment.n} is not newer than the last taken ({last_n})"
-        )
-    return assignment
+    return _assignment(_Fields(obj), table)
 
 
 def signed_assignment(key: bytes | None, prefix: str, a: Assignment) -> tuple[str, bytes]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,6 +23,7 @@ from controller.tournament.messages import (
     signed,
     signed_assignment,
 )
+from controller.tournament.table_match import TableMatches
 from controller.tournament.topics import assignment_topic, tournament_prefix
 
 SECRET = bytes(range(32))
@@ -41,8 +43,8 @@ QUARTER = Assignment(
 )
 
 
-def take(data: bytes, *, key: bytes | None = KEY, table: str = "mesa03", **kw: Any) -> Assignment:
-    return parse_assignment(PREFIX, table, assignment_topic(PREFIX, "mesa03"), data, key, **kw)
+def take(data: bytes, *, key: bytes | None = KEY, table: str = "mesa03") -> Assignment:
+    return parse_assignment(PREFIX, table, assignment_topic(PREFIX, "mesa03"), data, key)
 
 
 def resign(payload: dict[str, Any], key: bytes = KEY, table: str = "mesa03") -> bytes:
@@ -67,7 +69,6 @@ def test_an_assignment_signed_by_the_desk_comes_back_whole() -> None:
         ["Carla", "Dani"],
     ]
     assert take(data) == QUARTER
-    assert take(data, last_n=6) == QUARTER
     free = Assignment("mesa03", 8, None)
     assert take(signed_assignment(KEY, PREFIX, free)[1]) == free
 
@@ -105,11 +106,16 @@ def test_another_tables_assignment_is_not_taken() -> None:
         parse_assignment(PREFIX, "mesa03", "truco/copa/tables/mesa03/status", data, KEY)
 
 
-def test_an_old_counter_is_stale() -> None:
-    _, data = signed_assignment(KEY, PREFIX, QUARTER)
-    for last in (7, 8, 1000):
+def test_an_old_counter_is_stale(tmp_path: Path) -> None:
+    matches = TableMatches(tmp_path, "mesa03")
+    assert matches.take(QUARTER) and matches.last_n == 7
+    assert not matches.take(QUARTER)  # the same one again (retained, at a reconnection)
+    for n in (1, 6):
         with pytest.raises(StaleAssignment):
-            take(data, last_n=last)
+            matches.take(dataclasses.replace(QUARTER, n=n, chico=3))
+    with pytest.raises(StaleAssignment):  # another assignment under the same counter
+        matches.take(dataclasses.replace(QUARTER, chico=3))
+    assert TableMatches(tmp_path, "mesa03").assignment == QUARTER
 
 
 @pytest.mark.parametrize(
