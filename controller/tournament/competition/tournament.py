@@ -554,7 +554,7 @@ def _settle(t: Tournament) -> Tournament:
 def _close(t: Tournament, a: CloseRound) -> Tournament:
     if t.spec is None:
         raise NotStarted("El torneo todavía no empezó")
-    if a.round != t.round or a.round in t.closed:
+    if a.round < 1 or a.round != t.round or a.round in t.closed:
         raise WrongRound(
             f"La ronda {a.round} no está en juego (se juega la {t.round}"
             + (", ya cerrada)" if t.round in t.closed else ")")
