@@ -153,7 +153,7 @@ def run_cup(opts: CupOptions, out: TextIO = sys.stdout) -> int:
                     table, state_dir=folder / "tables" / table, rules=rules,
                     broker=(venue.host, venue.port), tournament=opts.tournament, key=key,
                     seed=opts.seed * 10_000 + i, pace=pace, access=venue.access(table),
-                    follow_assignments=True,
+                    assigned=True,
                 ).start()
             )  # fmt: skip
         cut_done = not opts.cut_desk
