@@ -43,7 +43,6 @@ from .competition.model import (
     Tournament,
 )
 from .competition.standings import standings
-from .competition.tournament import final_ranking
 from .demo import HUMAN_ACTION_S, DemoBroker, SimTable, verify_folder, write_tournament_config
 from .desk.journal import AuditJournal, JournalEntry, audit, journal_key
 from .desk.running import DeskRun
@@ -251,18 +250,21 @@ def _entries(desk: DeskRun, tournament: str, key: TournamentKey) -> list[Journal
         j.close()
 
 
+_STATUS = {"champion": "campeón", "eliminated": "eliminado", "withdrawn": "retirado"}
+
+
 def write_standings(t: Tournament, out: TextIO) -> None:
-    """The final standings, as the organiser reads them at the end."""
-    names = {e.id: e.name for e in t.entrants}
+    """The final standings, as the organiser reads them at the end (a knockout's in
+    the order of its bracket: the champion, the finalist, third, fourth, ...)."""
+    from .desk.exports import standing_rows
+
     out.write(f"\nPosiciones finales ({t.spec.format.value if t.spec else '?'}):\n")
-    ranking = final_ranking(t) if t.finished else []
-    if ranking:
-        out.write(f"  campeón: {names[ranking[0]]}\n")
     out.write("  #  equipo                      PJ  PG  PP  chicos  tantos\n")
-    for s in standings(t):
+    for row in standing_rows(t):
         out.write(
-            f"  {s.rank:<2} {names[s.entrant][:26]:<26} {s.played:>3} {s.won:>3} {s.lost:>3}"
-            f"  {s.games_won:>2}-{s.games_lost:<2}  {s.points_for:>3}-{s.points_against:<3}\n"
+            f"  {row['rank']:<2} {str(row['name'])[:26]:<26} {row['played']:>3} {row['won']:>3}"
+            f" {row['lost']:>3}  {row['games_won']:>2}-{row['games_lost']:<2}"
+            f"  {row['points_for']:>3}-{row['points_against']:<3} {_STATUS.get(str(row['status']), '')}\n"
         )
 
 
