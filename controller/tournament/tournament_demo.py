@@ -261,10 +261,11 @@ def write_standings(t: Tournament, out: TextIO) -> None:
     out.write(f"\nPosiciones finales ({t.spec.format.value if t.spec else '?'}):\n")
     out.write("  #  equipo                      PJ  PG  PP  chicos  tantos\n")
     for row in standing_rows(t):
+        status = _STATUS.get(str(row["status"]), "")
         out.write(
             f"  {row['rank']:<2} {str(row['name'])[:26]:<26} {row['played']:>3} {row['won']:>3}"
             f" {row['lost']:>3}  {row['games_won']:>2}-{row['games_lost']:<2}"
-            f"  {row['points_for']:>3}-{row['points_against']:<3} {_STATUS.get(str(row['status']), '')}\n"
+            f"  {row['points_for']:>3}-{row['points_against']:<3} {status}\n"
         )
 
 
