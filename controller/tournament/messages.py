@@ -122,6 +122,7 @@ class EventKind(StrEnum):
     FINISHED = "finished"
     ABANDONED = "abandoned"
     LOST = "lost"  # a seq the table's damaged outbox lost (never given again)
+    REFEREE_CALL = "referee-call"  # a seat called the referee on its pad (``seat``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,6 +192,8 @@ class Event:
             out |= {"seat": self.seat, "action": self.action, "code": self.code}
         elif self.kind is EventKind.UNDO:
             out["action"] = self.action
+        elif self.kind is EventKind.REFEREE_CALL:
+            out["seat"] = self.seat
         return out
 
 
@@ -412,6 +415,8 @@ def parse_message(
         event_kind = EventKind(str(f.p.get("kind")))
     except ValueError:
         raise MalformedMessage("kind: not an event kind") from None
+    if event_kind is EventKind.REFEREE_CALL and f.p.get("seat") is None:
+        raise MalformedMessage("a referee call names no seat")
     return Event(
         table,
         seq,
