@@ -66,8 +66,8 @@ const ago = s => s == null ? "nunca" : s < 120 ? `${Math.round(s)} s`
 const online = (t, down) => t.held_back ? `RETENIDA (espera la #${t.waiting_for})`
   : down || t.online === null ? "?" : t.online ? "en línea"
   : t.offline_reason === "stopped" ? "apagada" : "FUERA DE LÍNEA";
-const attention = (t, a) => `<div><b>${esc(a.words)}</b>${a.seat == null ? ""
-  : ` (asiento ${a.seat})`}: ${esc(a.text)}
+const attention = (t, a) => `<div>${hhmmss(a.ts)} <b>${esc(a.words)}</b>${a.seat == null
+  ? "" : ` (asiento ${a.seat})`}${a.concern === "called" ? "" : ": " + esc(a.text)}
   <button data-table="${esc(t.table)}" data-seq="${a.seq}">visto</button></div>`;
 const counts = t => Object.entries(t.refusal_counts).map(([c, n]) => `${esc(c)} ${n}`)
   .join(" · ");
