@@ -349,6 +349,63 @@ def write_tournament_config(path: Path, name: str, key: TournamentKey, broker: s
 
 
 @dataclasses.dataclass
+class DemoBroker:
+    """The demo's broker: the venue's own set-up (accounts, ACLs, TLS) on the loopback,
+    an open one without ``openssl``, or an existing one (``--broker``)."""
+
+    host: str
+    port: int
+    key: TournamentKey
+    venue: Venue | None = None
+    broker: LocalBroker | None = None
+    parent: Path | None = None
+
+    @classmethod
+    def start(
+        cls,
+        folder: Path,
+        tournament: str,
+        table_ids: Sequence[str],
+        key: TournamentKey,
+        existing: str | None,
+        out: TextIO,
+    ) -> DemoBroker:
+        if existing is not None:
+            from .topics import parse_broker
+
+            host, port = parse_broker(existing)
+            return cls(host, port, key)
+        if shutil.which("openssl") is None:
+            out.write("openssl not found: the demo's broker runs without accounts and TLS\n")
+            broker = LocalBroker(workdir=folder / "broker").start()
+            return cls(broker.host, broker.port, key, broker=broker)
+        # the venue's own broker set-up (accounts, ACLs, TLS), on the loopback; its
+        # folder's parents must let Mosquitto's user through, hence a folder of its own
+        parent = Path(tempfile.mkdtemp(prefix="truco-demo-venue-"))
+        parent.chmod(0o711)
+        venue = setup_venue(
+            parent / "venue", tournament, list(table_ids), ["desk"],
+            port=free_port(), persistence=False,
+        )  # fmt: skip
+        secret = load_key(venue.root / "secret.key", kind="key-file")
+        broker = LocalBroker(venue.port, workdir=folder / "broker", config=venue.broker_conf)
+        broker.start()
+        return cls(broker.host, broker.port, TournamentKey(secret.key, key.key_id), venue,
+                   broker, parent)  # fmt: skip
+
+    def access(self, account: str) -> BrokerAccess | None:
+        if self.venue is None:
+            return None
+        return BrokerAccess(account, self.venue.password(account), self.venue.ca_file)
+
+    def stop(self) -> None:
+        if self.broker is not None:
+            self.broker.stop()
+        if self.parent is not None:
+            shutil.rmtree(self.parent, ignore_errors=True)
+
+
+@dataclasses.dataclass
 class DemoOptions:
     tables: int = 20
     games: int = 1
@@ -377,37 +434,8 @@ def run_demo(opts: DemoOptions, out: TextIO = sys.stdout) -> int:
     key = TournamentKey(secrets.token_bytes(32), f"{opts.tournament}-{stamp}")
     table_ids = [f"mesa{i + 1:02d}" for i in range(opts.tables)]
     rules = HouseRules(players=opts.players, target=opts.target, flor=opts.flor)
-    broker: LocalBroker | None = None
-    venue: Venue | None = None
-    venue_parent: Path | None = None
-    if opts.broker is None and shutil.which("openssl") is None:
-        out.write("openssl not found: the demo's broker runs without accounts and TLS\n")
-        broker = LocalBroker(workdir=folder / "broker").start()
-        host, port = broker.host, broker.port
-    elif opts.broker is None:
-        # the venue's own broker set-up (accounts, ACLs, TLS), on the loopback; its
-        # folder's parents must let Mosquitto's user through, hence a folder of its own
-        venue_parent = Path(tempfile.mkdtemp(prefix="truco-demo-venue-"))
-        venue_parent.chmod(0o711)
-        venue = setup_venue(
-            venue_parent / "venue", opts.tournament, table_ids, ["desk"],
-            port=free_port(), persistence=False,
-        )  # fmt: skip
-        secret = load_key(venue.root / "secret.key", kind="key-file")
-        key = TournamentKey(secret.key, key.key_id)
-        broker = LocalBroker(venue.port, workdir=folder / "broker", config=venue.broker_conf)
-        broker.start()
-        host, port = broker.host, broker.port
-    else:
-        from .topics import parse_broker
-
-        host, port = parse_broker(opts.broker)
-
-    def access(account: str) -> BrokerAccess | None:
-        if venue is None:
-            return None
-        return BrokerAccess(account, venue.password(account), venue.ca_file)
-
+    venue = DemoBroker.start(folder, opts.tournament, table_ids, key, opts.broker, out)
+    key, host, port, access = venue.key, venue.host, venue.port, venue.access
     write_tournament_config(folder / "tournament.toml", opts.tournament, key, f"{host}:{port}")
     state = DeskState(
         opts.tournament, out_dir=folder / "desk", key=key, profile="tournament",
@@ -494,10 +522,7 @@ def run_demo(opts: DemoOptions, out: TextIO = sys.stdout) -> int:
             http.shutdown()
         for link in links:
             link.close()
-        if broker is not None:
-            broker.stop()
-        if venue_parent is not None:
-            shutil.rmtree(venue_parent, ignore_errors=True)
+        venue.stop()
 
 
 def _chaos(links: list[CuttableLink], every: float, length: float, stop: threading.Event) -> None:

@@ -54,8 +54,8 @@ __all__ = [
     "REPEAT_COUNT",
     "REPEAT_S",
     "ROUTINE",
-    "Attention",
     "Concern",
+    "RefereeItem",
     "RepeatWatch",
     "refusal_concern",
     "triage",
@@ -156,7 +156,7 @@ def triage(event: Event, watch: RepeatWatch, now: float) -> Concern | None:
 
 
 @dataclass(frozen=True, slots=True)
-class Attention:
+class RefereeItem:
     """One item of the desk's *atención* list: the event (``seq``) that raised it."""
 
     table: str

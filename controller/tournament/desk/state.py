@@ -9,8 +9,8 @@ events, every refusal (counted and kept as history), what needs the referee (the
 *atención* list, sorted by :mod:`controller.tournament.referee`: referee calls and the
 exceptional refusals, each until the referee acknowledges it), the finished games.
 Every sealed record is saved into ``records/`` and verified with the tournament key: a
-record that does not verify, names another game or carries no seal is flagged. Results come from the
-records themselves (replayed), not from the live events.
+record that does not verify, names another game or carries no seal is flagged. Results
+come from the records themselves (replayed), not from the live events.
 
 With the tournament's secret (``key``) the desk trusts only what a table proves: every
 message must carry the MAC of that table's own key (derived from the secret,
@@ -48,7 +48,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from ...engine import HouseRules
 from ..keys import derive_table_key
@@ -63,7 +63,7 @@ from ..messages import (
 )
 from ..outbox import atomic_write
 from ..profile import tournament_profile
-from ..referee import Attention, RepeatWatch, triage
+from ..referee import RefereeItem, RepeatWatch, triage
 from ..seal import TournamentKey
 from ..topics import check_name, tournament_prefix
 from .records import (
@@ -76,12 +76,15 @@ from .records import (
     unseal,
 )
 
+if TYPE_CHECKING:
+    from .organiser import Organiser
+
 __all__ = [
     "WINDOW",
-    "Attention",
     "Copy",
     "DeskState",
     "GameResult",
+    "RefereeItem",
     "Refusal",
     "Rejection",
     "TableState",
@@ -161,7 +164,7 @@ class TableState:
     last: collections.deque[str] = field(default_factory=lambda: collections.deque(maxlen=6))
     refusals: list[Refusal] = field(default_factory=list)  # every one, in seq order
     refusal_counts: collections.Counter[str] = field(default_factory=collections.Counter)
-    attention: list[Attention] = field(default_factory=list)  # acknowledged ones too
+    attention: list[RefereeItem] = field(default_factory=list)  # acknowledged ones too
     acked: set[int] = field(default_factory=set)  # the seqs of the attention acknowledged
     watch: RepeatWatch = field(default_factory=RepeatWatch)
     games: list[str] = field(default_factory=list)
@@ -179,7 +182,7 @@ class TableState:
     rejected: int = 0
     rules_problems: list[str] = field(default_factory=list)
 
-    def pending(self) -> list[Attention]:
+    def pending(self) -> list[RefereeItem]:
         """The *atención* items not acknowledged yet, oldest first."""
         return [a for a in self.attention if a.seq not in self.acked]
 
@@ -259,6 +262,9 @@ class DeskState:
         self.last_reverify: float | None = None
         self.lock = threading.RLock()
         self.on_finished: list[Callable[[GameResult], None]] = []
+        #: The tournament run at this desk (:class:`~.organiser.Organiser`): None for a
+        #: desk that only follows tables.
+        self.competition: Organiser | None = None
         self._keys: dict[str, bytes] = {}
         self.judge = RecordJudge(self.tournament, self.key_for, key is not None, profile, rules)
         self.out_dir = Path(out_dir) if out_dir is not None else None
@@ -401,7 +407,7 @@ class DeskState:
                 t.duplicates += 1
                 self.duplicates += 1
                 return
-            self._journal(journal, now, topic, payload)
+            self._journal(journal, now, topic, payload, durable=isinstance(message, Record))
             t.known_seq = max(t.known_seq, seq)
             t.buffered[seq] = message
             while t.next_seq in t.buffered:
@@ -430,7 +436,17 @@ class DeskState:
             return f"{m.table} sent a record of another table's game ({m.game})"
         return None
 
-    def _journal(self, journal: bool, now: float, topic: str, payload: bytes | bytearray) -> None:
+    def _journal(
+        self,
+        journal: bool,
+        now: float,
+        topic: str,
+        payload: bytes | bytearray,
+        *,
+        durable: bool = False,
+    ) -> None:
+        """One accepted message into ``events.jsonl`` (``durable``: on the disk before
+        this returns, as every record is: a game's result is never lost by the desk)."""
         if journal and self._log is not None:
             self._log.write(
                 json.dumps(
@@ -440,6 +456,8 @@ class DeskState:
                 + "\n"
             )
             self._log.flush()
+            if durable:
+                os.fsync(self._log.fileno())
 
     def _apply(self, t: TableState, e: Event, now: float) -> None:
         if e.ts:
@@ -472,17 +490,17 @@ class DeskState:
             t.refusal_counts[e.code or ""] += 1
         elif e.kind is EventKind.REFEREE_CALL:
             t.last.append(f"el asiento {e.seat} llamó al árbitro")
-        concern = triage(e, t.watch, now)
-        if concern is not None:
-            t.attention.append(
-                Attention(t.table, e.seq, e.ts or now, e.game, e.seat, concern, clean(e.text))
-            )
         elif e.kind is EventKind.NEW_GAME:
             t.last.append("partido nuevo")
         elif e.kind is EventKind.FINISHED:
             t.last.append(f"gana el equipo {e.winner} {t.score[0]}-{t.score[1]}")
         elif e.kind is EventKind.ABANDONED:
             t.last.append("partido abandonado")
+        concern = triage(e, t.watch, now)
+        if concern is not None:
+            t.attention.append(
+                RefereeItem(t.table, e.seq, e.ts or now, e.game, e.seat, concern, clean(e.text))
+            )
 
     def _record(self, t: TableState, r: Record, now: float, *, write: bool = True) -> None:
         """A record: saved (``write``; a desk reading its journal back only checks the
@@ -498,7 +516,7 @@ class DeskState:
             name = f"{game}.copy-{existing.copies}.truco"
             existing.problems.append(f"a different record of this game came as {name}")
         if self.out_dir is not None and write:
-            atomic_write(self.out_dir / "records" / name, text.encode("utf-8"), fsync=False)
+            atomic_write(self.out_dir / "records" / name, text.encode("utf-8"))
         result = self.judge.judge(t.table, r, name, now)
         result.sha256 = digest
         if existing is not None:
@@ -563,7 +581,7 @@ class DeskState:
         wanted = {s for s in seqs if isinstance(s, int) and not isinstance(s, bool)}
         self.table(check_name("table id", table)).acked.update(wanted)
 
-    def attention(self) -> list[Attention]:
+    def attention(self) -> list[RefereeItem]:
         """Every table's *atención* items not acknowledged yet, oldest first."""
         with self.lock:
             items = [a for t in self.tables.values() for a in t.pending()]
@@ -681,6 +699,10 @@ class DeskState:
             csv_text, json_text = self.results_csv(), self.results_json()
         atomic_write(folder / "results.csv", csv_text.encode("utf-8"), fsync=False)
         atomic_write(folder / "results.json", json_text.encode("utf-8"), fsync=False)
+        if self.competition is not None:  # standings, matches and games too
+            from .exports import write_exports
+
+            write_exports(self.competition.tournament, folder, self.results_list())
         return folder / "results.csv", folder / "results.json"
 
     def close(self) -> None:
