@@ -94,8 +94,8 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
         "small": "La terminal es chica ({w}x{h}): agrandala a {mw}x{mh} o más",
         "keys": (
             "t truco · e envido · r real · f falta · l flor · q quiero · n no quiero · "
-            "m mazo · 1 2 3 tus cartas · s mostrar · Mayúscula: mantener · a asientos · "
-            "? ayuda · x salir"
+            "m mazo · 1 2 3 tus cartas · s mostrar · Mayúscula: mantener · ! árbitro · "
+            "a asientos · ? ayuda · x salir"
         ),
         "keys_demo": "p pausa · + más rápido · - más lento · a asientos · x salir",
         "help": (
@@ -106,6 +106,7 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
             "  s: mostrar cartas (después 1 2 3 y q)\n"
             "  Mayúscula (T E L N ...): mantener el botón, abre su menú;\n"
             "    la misma tecla avanza, q elige, otra sale.\n"
+            "  !: llamar al árbitro (quiero y no quiero mantenidos juntos)\n"
             "Cuando se cantan los tantos: e +10, r +1, f -1, q canta el número, n son buenas.\n"
             "a: todos los asientos · Enter: seguir después de cada mano · x: salir\n"
             "(cualquier tecla cierra esta ayuda)"
@@ -144,7 +145,8 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
         "small": "The terminal is small ({w}x{h}): make it {mw}x{mh} or more",
         "keys": (
             "t truco · e envido · r real · f falta · l flor · q quiero · n no quiero · "
-            "m mazo · 1 2 3 your cards · s show · Capital: hold · a seats · ? help · x quit"
+            "m mazo · 1 2 3 your cards · s show · Capital: hold · ! referee · a seats · "
+            "? help · x quit"
         ),
         "keys_demo": "p pause · + faster · - slower · a seats · x quit",
         "help": (
@@ -155,6 +157,7 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
             "  s: show cards (then 1 2 3 and q)\n"
             "  Capital (T E L N ...): hold the button, opens its menu;\n"
             "    the same key moves on, q chooses, another key leaves.\n"
+            "  !: call the referee (quiero and no quiero held together)\n"
             "While points are told: e +10, r +1, f -1, q declares the number, n son buenas.\n"
             "a: every seat · Enter: go on after each hand · x: quit\n"
             "(any key closes this help)"
@@ -297,6 +300,8 @@ class TerminalTable:
             if card is None:
                 return
             mock.tap(human, card)
+        elif key == "!":  # quiero and no quiero held together: the referee is called
+            mock.call_referee(human)
         elif key == "s":
             # the envido menu's third entry, "mostrar cartas", as the pad reaches it
             mock.hold(human, Button.ENVIDO)

@@ -136,3 +136,12 @@ def test_control_undo_reaches_the_terminal_table(tmp_path: Path) -> None:
         assert done.returncode == 0, done.stderr
         assert "the table took it" in done.stdout
         assert "turno: vos" in term.wait_for(before, timeout=5)
+
+
+def test_the_referee_key_calls_the_referee_on_every_panel() -> None:
+    with Terminal(mock("--seed", "3", "--pace", "5"), width=140, height=48) as term:
+        term.wait_for("turno: vos")
+        term.type("!")  # quiero and no quiero held together on the pad
+        screen = term.wait_for("LLAMASTE AL ÁRBITRO: ESPERALO", timeout=3)
+        assert "EL ASIENTO 0 LLAMÓ AL · ÁRBITRO" in screen  # the other seat's panel
+        assert "turno: vos" in screen  # nothing was played
