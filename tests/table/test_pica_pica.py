@@ -110,3 +110,28 @@ def test_the_service_recovers_from_power_cuts_in_pica_pica_games(tmp_path: Path)
     reference = random_game(Game(rules[0]), random.Random(13))  # the game the trials play
     assert sum(h.pica_pica for h in reference.hands) >= 3
     assert run_trials(6, seed=13, workdir=tmp_path, rules=rules) == []
+
+
+DEALER_MENU_FIRST = """\
+table players=6 pica_pica=on flor=on
+score 5 0
+hand
+2 flor
+5 no-quiero
+5 con-flor-me-achico
+2 play 1E
+"""
+
+
+def test_the_dealers_menu_right_after_the_deal_through_the_pads() -> None:
+    """Nothing of the deal read: the mock dealer (seat 5) holds mazo to start play; its
+    next gesture, a hold of no quiero (the menu), reaches its pica as a call."""
+    from controller.table.mock_table import mock_target
+    from controller.transcript import parse, replay, result_json
+
+    statements = parse(DEALER_MENU_FIRST)
+    direct = result_json(replay(statements))
+    assert direct["rejected"] == [
+        {"line": 5, "seat": 5, "action": "no-quiero", "code": "no_pending_call"}
+    ]
+    assert result_json(replay(statements, target=mock_target)) == direct
