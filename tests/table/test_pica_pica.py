@@ -135,3 +135,18 @@ def test_the_dealers_menu_right_after_the_deal_through_the_pads() -> None:
         {"line": 5, "seat": 5, "action": "no-quiero", "code": "no_pending_call"}
     ]
     assert result_json(replay(statements, target=mock_target)) == direct
+
+
+def test_a_bot_of_the_players_team_answers_in_its_own_pica() -> None:
+    """A bot that leaves its team's answers to the human partner (``answers=False``)
+    still answers a call in its own pica: the partner plays another pica."""
+    game = pica_game()
+    game.push_str("1 envido")  # pica 1: seat 4 (team 0, the human's team) must answer
+    bot = Bot(4, random.Random(1), answers=False)
+    action = bot.choose(game)
+    assert action is not None and action.kind in (Kind.QUIERO, Kind.NO_QUIERO, Kind.REAL_ENVIDO)
+    normal = Game(HouseRules(players=6), score=(5, 0))
+    normal.deal({s: [Card.from_str(c) for c in t.split()] for s, t in SIX_DEAL.items()})
+    normal.push_str("0 envido")  # a normal hand: the human partner answers for team 1
+    assert normal.view(1).challenged
+    assert Bot(1, random.Random(1), answers=False).choose(normal) is None
