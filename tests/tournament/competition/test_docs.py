@@ -7,7 +7,7 @@ import importlib
 
 import pytest
 
-MODULES = ["entrants", "pairing", "tournament"]
+MODULES = ["entrants", "pairing", "tournament", "codec"]
 
 
 @pytest.mark.parametrize("name", MODULES)
