@@ -151,3 +151,11 @@ def test_odd_groups_are_seeded_into_a_bracket() -> None:
     got = pairs(groups_knockout(q))
     assert ("A1", None) in got and ("B1", None) in got
     assert all(a is None or a[0] != h[0] for h, a in got), "no group meets itself first"
+
+
+def test_six_groups_make_a_bracket_of_sixteen_with_byes() -> None:
+    q = [[f"{g}1", f"{g}2"] for g in "ABCDEF"]
+    got = groups_knockout(q)
+    assert len(got) == 8
+    assert sorted(p.home for p in got if p.away is None) == ["A1", "B1", "C1", "D1"]
+    assert all(p.away is None or p.home[0] != p.away[0] for p in got)
