@@ -230,8 +230,8 @@ class AssignTable:
 @dataclass(frozen=True)
 class CloseRound:
     """The round ends: matches still undecided are settled by the games played so far
-    (more games won, then more points; a level match goes to ``reason``'s walkover
-    rules in :mod:`.tournament`)."""
+    (more games won, then more points, ``reason`` kept on each); while one is level the
+    close is refused, naming it: it needs a Walkover or an OverrideResult first."""
 
     round: int
     reason: str = ""
