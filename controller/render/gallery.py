@@ -25,7 +25,7 @@ from ..hal.mock import MockDeck
 from ..notices import TableAlert
 from ..table.screens import screen_for
 from ..table.table import DealReading, Table
-from .screen import SeatScreen
+from .screen import MatchCard, SeatScreen
 
 __all__ = ["Shot", "refusal_shots", "score_shots", "shots", "state_shots"]
 
@@ -101,6 +101,15 @@ def table_at(
         clock.now += 10.0
         table.attempt(Action.from_str(text))
     clock.now += 0.5
+    return table
+
+
+def _match_table(card: MatchCard, players: int) -> Table:
+    """A table assigned ``card``'s match, its first deal started, no card read yet."""
+    game = Game(HouseRules.from_options({"players": str(players)}))
+    table = Table(game.rules, DECK.lookup, game=game, clock=_Clock())
+    table.match = card
+    table.new_hand()
     return table
 
 
@@ -324,6 +333,19 @@ def state_shots() -> list[Shot]:
         )
     )
 
+    # before a tournament game: the match card (the first deal is being read, no card yet)
+    quarter = MatchCard("Cuartos de final", "Los del Fondo", "La Barra", 2, 3)
+    add("match_card_home", "match: home team", _match_table(quarter, 4), 0)
+    add("match_card_away", "match: away team", _match_table(quarter, 4), 3)
+    long_names = MatchCard(
+        "Grupo A, fecha 1",
+        "Club Atlético Independiente de Avellaneda",
+        "Asociación Atlética Argentinos Juniors",
+        1,
+        1,
+    )
+    add("match_card_long_names", "match: long names", _match_table(long_names, 2), 1)
+
     # four and six players
     four = table_at(["0 play 3C", "1 play 2O"], hands=HANDS_4, players=4)
     add("players_4_partner", "4 players: partner", four, 0)
@@ -343,6 +365,17 @@ def state_shots() -> list[Shot]:
         table_at(["0 envido"], hands=HANDS_6, players=6),
         5,
     )
+
+    # pica-pica at six (RULES.md section 8b): each seat its own pica; the score the teams'
+    pica = {"pica_pica": "on"}
+    picas = table_at(["0 play 3C", "3 play 7O", "1 truco"], hands=HANDS_6, players=6, rules=pica)
+    add("pica_turn_mine", "pica: your turn", picas, 3)
+    add("pica_turn_other", "pica: opponent's turn", picas, 0)
+    add("pica_truco", "pica: truco to you", picas, 4)
+    add("pica_other_truco", "pica: truco elsewhere", picas, 5)
+    ended = table_at(["2 mazo", "0 envido", "3 quiero"], hands=HANDS_6, players=6, rules=pica)
+    add("pica_ended", "pica: yours ended", ended, 5)
+    add("pica_envido", "pica: your envido", ended, 3)
     return out
 
 

@@ -5,10 +5,12 @@ tables' messages (:mod:`controller.tournament.messages`, parsed and checked ther
 whatever order and however many times they arrive, drops duplicates by ``(table, seq)``,
 applies each table's events in seq order (holding back those after a gap until it is
 filled) and keeps, per table: online/offline, the game, hand and score, the last
-events, the refusals waiting for a referee, the finished games. Every sealed record is
-saved into ``records/`` and verified with the tournament key: a record that does not
-verify, names another game or carries no seal is flagged. Results come from the
-records themselves (replayed), not from the live events.
+events, every refusal (counted and kept as history), what needs the referee (the
+*atención* list, sorted by :mod:`controller.tournament.referee`: referee calls and the
+exceptional refusals, each until the referee acknowledges it), the finished games.
+Every sealed record is saved into ``records/`` and verified with the tournament key: a
+record that does not verify, names another game or carries no seal is flagged. Results
+come from the records themselves (replayed), not from the live events.
 
 With the tournament's secret (``key``) the desk trusts only what a table proves: every
 message must carry the MAC of that table's own key (derived from the secret,
@@ -26,7 +28,8 @@ Records are judged and checked at rest by :mod:`.records`; the MQTT client is
 Files in the desk's folder: ``records/<game>.truco`` (each sealed record as received),
 ``results.csv`` and ``results.json`` (rewritten after every finished game and on
 ``export``), ``events.jsonl`` (every message accepted, so a restarted desk resumes; it
-is read back through the same checks).
+is read back through the same checks; and every acknowledgement of an *atención* item,
+``{"t", "ack": table, "seqs": [...]}``, synced, re-applied on reload).
 """
 
 from __future__ import annotations
@@ -38,13 +41,14 @@ import hashlib
 import io
 import json
 import logging
+import os
 import re
 import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from ...engine import HouseRules
 from ..keys import derive_table_key
@@ -59,6 +63,7 @@ from ..messages import (
 )
 from ..outbox import atomic_write
 from ..profile import tournament_profile
+from ..referee import RefereeItem, RepeatWatch, triage
 from ..seal import TournamentKey
 from ..topics import check_name, tournament_prefix
 from .records import (
@@ -71,11 +76,15 @@ from .records import (
     unseal,
 )
 
+if TYPE_CHECKING:
+    from .organiser import Organiser
+
 __all__ = [
     "WINDOW",
     "Copy",
     "DeskState",
     "GameResult",
+    "RefereeItem",
     "Refusal",
     "Rejection",
     "TableState",
@@ -92,6 +101,7 @@ WINDOW: Final = 1_000
 #: Most messages one resend request asks for (the table serves at most as many).
 RESEND_MAX: Final = 500
 REVERIFY_S: Final = 60.0  # records on disk are checked again this often
+SHOWN_REFUSALS: Final = 20  # a table's last refusals in the snapshot
 #: Characters never printed from the network: C0/C1 controls (ESC and so on), DEL,
 #: bidirectional overrides and isolates (they reorder what the referee reads).
 _CONTROL_RE: Final = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
@@ -152,7 +162,11 @@ class TableState:
     hand: int = 0
     score: tuple[int, int] = (0, 0)
     last: collections.deque[str] = field(default_factory=lambda: collections.deque(maxlen=6))
-    refusals: list[Refusal] = field(default_factory=list)
+    refusals: list[Refusal] = field(default_factory=list)  # every one, in seq order
+    refusal_counts: collections.Counter[str] = field(default_factory=collections.Counter)
+    attention: list[RefereeItem] = field(default_factory=list)  # acknowledged ones too
+    acked: set[int] = field(default_factory=set)  # the seqs of the attention acknowledged
+    watch: RepeatWatch = field(default_factory=RepeatWatch)
     games: list[str] = field(default_factory=list)
     next_seq: int = 1
     buffered: dict[int, Event | Record] = field(default_factory=dict)
@@ -168,6 +182,10 @@ class TableState:
     rejected: int = 0
     rules_problems: list[str] = field(default_factory=list)
 
+    def pending(self) -> list[RefereeItem]:
+        """The *atención* items not acknowledged yet, oldest first."""
+        return [a for a in self.attention if a.seq not in self.acked]
+
     def summary(self, now: float | None = None) -> dict[str, Any]:
         return {
             "table": self.table,
@@ -180,9 +198,13 @@ class TableState:
             "hand": self.hand,
             "score": list(self.score),
             "last": list(self.last),
-            "refusals": [
-                {k: v for k, v in r.__dict__.items() if k != "table"} for r in self.refusals
+            "refusals": [  # the last ones (all are counted in refusal_counts)
+                {k: v for k, v in r.__dict__.items() if k != "table"}
+                for r in self.refusals[-SHOWN_REFUSALS:]
             ],
+            "refusal_counts": dict(sorted(self.refusal_counts.items())),
+            "attention": [a.row() for a in self.pending()],
+            "acknowledged": len(self.acked),
             "games": list(self.games),
             "seq": self.next_seq - 1,
             "waiting": sorted(self.buffered),
@@ -240,6 +262,9 @@ class DeskState:
         self.last_reverify: float | None = None
         self.lock = threading.RLock()
         self.on_finished: list[Callable[[GameResult], None]] = []
+        #: The tournament run at this desk (:class:`~.organiser.Organiser`): None for a
+        #: desk that only follows tables.
+        self.competition: Organiser | None = None
         self._keys: dict[str, bytes] = {}
         self.judge = RecordJudge(self.tournament, self.key_for, key is not None, profile, rules)
         self.out_dir = Path(out_dir) if out_dir is not None else None
@@ -247,7 +272,7 @@ class DeskState:
         if self.out_dir is not None:
             (self.out_dir / "records").mkdir(parents=True, exist_ok=True)
             self._reload()
-            self._log = open(self.out_dir / "events.jsonl", "a", encoding="utf-8")  # noqa: SIM115
+            self._log = self._open_journal(self.out_dir / "events.jsonl")
             self.reverify()
 
     # ------------------------------------------------------------------ keys
@@ -293,6 +318,9 @@ class DeskState:
             for line in f:
                 with contextlib.suppress(ValueError, KeyError, TypeError):
                     obj = json.loads(line)
+                    if "ack" in obj:
+                        self._reapply_ack(obj["ack"], obj["seqs"])
+                        continue
                     self.handle(
                         obj["topic"], obj["payload"].encode("utf-8"), obj["t"], journal=False
                     )
@@ -300,6 +328,22 @@ class DeskState:
         for t in self.tables.values():
             t.online = None  # unknown until the broker tells again
         log.info("desk: resumed from %s (%d messages)", path, count)
+
+    @staticmethod
+    def _open_journal(path: Path) -> io.TextIOWrapper:
+        """The journal, to append to; a line torn by a power cut is ended first, so that
+        the next line is not glued to it (and lost with it on the next reload)."""
+        torn = False
+        if path.exists():
+            with open(path, "rb") as f:
+                if f.seek(0, os.SEEK_END) > 0:
+                    f.seek(-1, os.SEEK_END)
+                    torn = f.read(1) != b"\n"
+        log_file = open(path, "a", encoding="utf-8")  # noqa: SIM115
+        if torn:
+            log_file.write("\n")
+            log_file.flush()
+        return log_file
 
     def table(self, table_id: str) -> TableState:
         state = self.tables.get(table_id)
@@ -363,7 +407,7 @@ class DeskState:
                 t.duplicates += 1
                 self.duplicates += 1
                 return
-            self._journal(journal, now, topic, payload)
+            self._journal(journal, now, topic, payload, durable=isinstance(message, Record))
             t.known_seq = max(t.known_seq, seq)
             t.buffered[seq] = message
             while t.next_seq in t.buffered:
@@ -392,7 +436,17 @@ class DeskState:
             return f"{m.table} sent a record of another table's game ({m.game})"
         return None
 
-    def _journal(self, journal: bool, now: float, topic: str, payload: bytes | bytearray) -> None:
+    def _journal(
+        self,
+        journal: bool,
+        now: float,
+        topic: str,
+        payload: bytes | bytearray,
+        *,
+        durable: bool = False,
+    ) -> None:
+        """One accepted message into ``events.jsonl`` (``durable``: on the disk before
+        this returns, as every record is: a game's result is never lost by the desk)."""
         if journal and self._log is not None:
             self._log.write(
                 json.dumps(
@@ -402,6 +456,8 @@ class DeskState:
                 + "\n"
             )
             self._log.flush()
+            if durable:
+                os.fsync(self._log.fileno())
 
     def _apply(self, t: TableState, e: Event, now: float) -> None:
         if e.ts:
@@ -431,12 +487,20 @@ class DeskState:
             t.refusals.append(
                 Refusal(t.table, e.seq, e.ts or now, e.game, e.seat, e.action, e.code or "", e.text)
             )
+            t.refusal_counts[e.code or ""] += 1
+        elif e.kind is EventKind.REFEREE_CALL:
+            t.last.append(f"el asiento {e.seat} llamó al árbitro")
         elif e.kind is EventKind.NEW_GAME:
             t.last.append("partido nuevo")
         elif e.kind is EventKind.FINISHED:
             t.last.append(f"gana el equipo {e.winner} {t.score[0]}-{t.score[1]}")
         elif e.kind is EventKind.ABANDONED:
             t.last.append("partido abandonado")
+        concern = triage(e, t.watch, now)
+        if concern is not None:
+            t.attention.append(
+                RefereeItem(t.table, e.seq, e.ts or now, e.game, e.seat, concern, clean(e.text))
+            )
 
     def _record(self, t: TableState, r: Record, now: float, *, write: bool = True) -> None:
         """A record: saved (``write``; a desk reading its journal back only checks the
@@ -452,7 +516,7 @@ class DeskState:
             name = f"{game}.copy-{existing.copies}.truco"
             existing.problems.append(f"a different record of this game came as {name}")
         if self.out_dir is not None and write:
-            atomic_write(self.out_dir / "records" / name, text.encode("utf-8"), fsync=False)
+            atomic_write(self.out_dir / "records" / name, text.encode("utf-8"))
         result = self.judge.judge(t.table, r, name, now)
         result.sha256 = digest
         if existing is not None:
@@ -492,14 +556,36 @@ class DeskState:
     # ------------------------------------------------------------------ the referee
 
     def ack(self, table: str, seq: int | None = None) -> int:
-        """A referee saw a table's refusal (``seq``) or all of them; returns how many."""
+        """A referee saw one of a table's *atención* items (the event ``seq``: a referee
+        call, an exceptional refusal...) or all of them; returns how many. Journaled and
+        synced first, so a restarted desk keeps it."""
         with self.lock:
             t = self.tables.get(table)
             if t is None:
                 return 0
-            before = len(t.refusals)
-            t.refusals = [r for r in t.refusals if seq is not None and r.seq != seq]
-            return before - len(t.refusals)
+            seqs = [a.seq for a in t.pending() if seq is None or a.seq == seq]
+            if not seqs:
+                return 0
+            if self._log is not None:
+                line = {"t": self.clock(), "ack": table, "seqs": seqs}
+                self._log.write(json.dumps(line) + "\n")
+                self._log.flush()
+                os.fsync(self._log.fileno())
+            t.acked.update(seqs)
+            return len(seqs)
+
+    def _reapply_ack(self, table: object, seqs: object) -> None:
+        """An acknowledgement read back from the journal."""
+        if not isinstance(table, str) or not isinstance(seqs, list):
+            raise ValueError("not an acknowledgement")
+        wanted = {s for s in seqs if isinstance(s, int) and not isinstance(s, bool)}
+        self.table(check_name("table id", table)).acked.update(wanted)
+
+    def attention(self) -> list[RefereeItem]:
+        """Every table's *atención* items not acknowledged yet, oldest first."""
+        with self.lock:
+            items = [a for t in self.tables.values() for a in t.pending()]
+        return sorted(items, key=lambda a: (a.ts, a.table, a.seq))
 
     # ------------------------------------------------------------------ gaps
 
@@ -554,7 +640,9 @@ class DeskState:
                 if self.broker_connected is not False
                 else 0,
                 "held_back": [t["table"] for t in tables if t["held_back"]],
-                "refusals_pending": sum(len(t.refusals) for t in self.tables.values()),
+                "attention": [a.row() for a in self.attention()],
+                "attention_pending": sum(len(t.pending()) for t in self.tables.values()),
+                "refusals_total": sum(len(t.refusals) for t in self.tables.values()),
                 "flagged": sum(1 for r in self.results.values() if not r.ok),
                 "rejected": self.rejected,
                 "rejections": [r.row() for r in list(self.rejections)[-50:]],
@@ -589,7 +677,8 @@ class DeskState:
                     "game": t["game"],
                     "score": t["score"],
                     "games_finished": t["games"],
-                    "refusals_pending": len(t["refusals"]),
+                    "attention_pending": len(t["attention"]),
+                    "refusal_counts": t["refusal_counts"],
                     "last_seen": t["last_seen"],
                     "rejected": t["rejected"],
                 }
@@ -610,6 +699,10 @@ class DeskState:
             csv_text, json_text = self.results_csv(), self.results_json()
         atomic_write(folder / "results.csv", csv_text.encode("utf-8"), fsync=False)
         atomic_write(folder / "results.json", json_text.encode("utf-8"), fsync=False)
+        if self.competition is not None:  # standings, matches and games too
+            from .exports import write_exports
+
+            write_exports(self.competition.tournament, folder, self.results_list())
         return folder / "results.csv", folder / "results.json"
 
     def close(self) -> None:
