@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from itertools import pairwise
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -60,6 +61,16 @@ def check_knockout_path(t: Tournament) -> None:
             assert m.result.winner == champion, f"the champion lost {m.id}"
     if not t.withdrawn:
         assert final_ranking(t)[0] == champion
+    rounds = sorted({m.round for m in t.matches if m.stage is Stage.KNOCKOUT})
+    for before, after in pairwise(rounds):
+        winners = [m.result.winner for m in t.round_matches(before) if m.stage is Stage.KNOCKOUT]
+        playing = [
+            e
+            for m in t.round_matches(after)
+            if m.stage is Stage.KNOCKOUT
+            for e in (m.pairing.home, m.pairing.away)
+        ]
+        assert playing == winners, f"round {after} is not the winners of round {before}"
 
 
 @FAST
@@ -90,9 +101,9 @@ def test_knockout_to_the_end(n: int, best_of: int, third: bool, mishaps: bool, s
     assert replayed(j) == t
 
 
-@FAST
+@settings(max_examples=15, deadline=None)
 @given(
-    n=st.integers(2, 14),
+    n=st.integers(2, 32),
     legs=st.sampled_from([1, 2]),
     best_of=st.sampled_from([1, 3]),
     mishaps=st.booleans(),
