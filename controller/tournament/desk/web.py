@@ -247,8 +247,9 @@ class _Handler(BaseHTTPRequestHandler):
         if path in ("/", "/index.html"):
             self._send(200, desk_page(t.name).encode("utf-8"), html)
         elif path == "/api/tournament":
+            notes = [vars(a) for a in getattr(competition, "attention", ())]
             data = tournament_api(
-                t, state.snapshot(), bool(competition.audit_ok), state.results_list()
+                t, state.snapshot(), bool(competition.audit_ok), state.results_list(), notes
             )
             body = json.dumps(data, ensure_ascii=False).encode("utf-8")
             self._send(200, body, "application/json")

@@ -116,7 +116,7 @@ def test_the_tables_page_and_the_host_check_stay(tmp_path: Path) -> None:
             except urllib.error.HTTPError as e:
                 return int(e.code), e.read()
 
-        assert b"Rechazos para el \xc3\xa1rbitro" in get(base + "/mesas")[1]  # the tables
+        assert "Atención del árbitro".encode() in get(base + "/mesas")[1]  # the tables
         assert b"/api/tournament" in get(base + "/")[1]  # the organiser's page
         status, body = get(base + "/api/tournament")
         data = json.loads(body)
@@ -129,6 +129,59 @@ def test_the_tables_page_and_the_host_check_stay(tmp_path: Path) -> None:
             assert get(base + path, "evil.example")[0] == 421, path  # DNS rebinding
         assert get(base + "/export/passwd")[0] == 404
         # without a tournament: the tables' page at /, nothing of a tournament
-        assert b"Rechazos para el \xc3\xa1rbitro" in get(bare_base + "/")[1]
+        assert "Atención del árbitro".encode() in get(bare_base + "/")[1]
         assert get(bare_base + "/api/tournament")[0] == 404
         assert get(bare_base + "/proyector")[0] == 404
+
+
+def test_the_desk_page_over_the_real_organiser(tmp_path: Path) -> None:
+    """The views over the desk's own competition (the journal-backed Organiser): it
+    paired round 1 and gave out the tables; a game it would not count is on the list."""
+    from controller.tournament.competition.model import Format, FormatSpec, Register, Start
+    from controller.tournament.desk.organiser import Organiser
+    from controller.tournament.desk.records import GameResult
+
+    from ..conftest import KEY
+    from ..test_desk import status
+    from .scenes import entrants, table_ids
+
+    desk = DeskState("t", out_dir=tmp_path / "desk", key=KEY, tables=table_ids(8))
+    o = Organiser(tmp_path / "journal", "copa-casa", key=KEY, tables=table_ids(8),
+                  fsync=False, lock=desk.lock)  # fmt: skip
+    desk.competition = o
+    desk.broker_up()
+    for table in table_ids(8):
+        desk.handle(*status(table, "online"))
+    for e in entrants(16, hostile=2):
+        o.do(Register(e))
+    o.do(Start(FormatSpec(Format.KNOCKOUT, best_of=3)))
+    first = o.tournament.round_matches(1)[0]
+    o.count(
+        GameResult(
+            "t",
+            "mesa08",
+            "mesa08-g001",
+            0,
+            (30, 12),
+            20,
+            "intact",
+            "",
+            "k",
+            "",
+            "mesa08-g001.truco",
+            1000.0,
+            match=first.id,
+            sha256="ab" * 32,
+        )
+    )  # fmt: skip  (played at the wrong table)
+    with served(desk) as base:
+        page = dom(base + "/", tmp_path)
+        with urllib.request.urlopen(base + "/api/tournament", timeout=5) as r:
+            data = json.loads(r.read())
+    rows = re.findall(r'data-match="(r1-m0\d)">\s*<td>r1-m0\d</td><td>(mesa0\d)', page)
+    assert rows == [(f"r1-m0{i}", f"mesa0{i}") for i in range(1, 9)]  # the desk's own tables
+    assert attention_kinds(page) == ["flagged"]
+    assert f"mesa08 jugó {first.id}, que está asignado a mesa01" in page
+    assert data["tournament"]["round_label"] == "Octavos de final"
+    assert [m["table"] for m in data["matches"]] == table_ids(8)
+    assert "&lt;img src=x onerror=" in page and "<img" not in page

@@ -135,3 +135,19 @@ def test_every_view_escapes_what_entrants_wrote(build: object) -> None:
         assert "<script>alert" not in page and "<b>x</b>" not in page and "<i>Copa" not in page
         assert "<img" not in page and HOSTILE not in page
         assert "&lt;i&gt;Copa&lt;/i&gt;" in page
+
+
+def test_what_the_competition_would_not_count_is_listed_once(tmp_path: Path) -> None:
+    t = knockout_16()
+    desk = heard_desk(tmp_path / "d", t, tampered=("mesa05",))
+    notes = [
+        {"what": "wrong-table", "text": "mesa07-g001: mesa07 jugó r2-m04, que está asignado "
+         "a mesa04", "match": "r2-m04", "table": "mesa07", "game": "mesa07-g001"},
+        {"what": "record-not-counted", "text": "mesa05-g009 (r2-m04): no se cuenta",
+         "match": "r2-m04", "table": "mesa05", "game": "mesa05-g009"},  # the desk says it
+    ]  # fmt: skip
+    view = desk_view(t, desk.snapshot(), notes=notes)
+    flagged = [a["text"] for a in view["attention"] if a["kind"] == "flagged"]
+    assert len(flagged) == 2
+    assert flagged[0].startswith("Registro mesa05-g009 (mesa05): ADULTERADO")
+    assert flagged[1] == notes[0]["text"]

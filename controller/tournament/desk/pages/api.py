@@ -8,7 +8,7 @@ rows (:mod:`..exports`), ``desk`` the desk page's content (:func:`.desk.desk_vie
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ...competition.model import Tournament
@@ -25,6 +25,7 @@ def tournament_api(
     snapshot: Mapping[str, Any],
     audit_ok: bool,
     results: Iterable[GameResult] = (),
+    notes: Sequence[Mapping[str, Any]] = (),
 ) -> dict[str, Any]:
     """The JSON of ``/api/tournament`` (see the module docstring)."""
     spec = t.spec
@@ -56,5 +57,5 @@ def tournament_api(
         "matches": match_rows(t),
         "games": game_rows(t, results),
         "audit_ok": audit_ok,
-        "desk": desk_view(t, snapshot, audit_ok),
+        "desk": desk_view(t, snapshot, audit_ok, notes),
     }

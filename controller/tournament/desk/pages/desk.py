@@ -7,7 +7,8 @@ fetches it from ``/api/tournament`` every two seconds and puts it on screen, esc
 every text. What needs attention comes first, in this order: the referee calls, the
 other items of the referee's list (``controller.tournament.referee``: a card from
 outside the deck, repeated refusals, an undo...), the tables offline with a match, the
-audit log and the flagged records (and tables under other house rules), the matches
+audit log and the flagged records (the desk's, and the games the competition would not
+count: :attr:`~..organiser.Organiser.attention`; tables under other house rules), the matches
 waiting for a table, and the undecided matches when the rest of the round is done (or
 the round to close). One line per match keeps 20 and
 more tables on one 1366x768 laptop screen; the page measures itself and packs its rows
@@ -16,7 +17,7 @@ tighter (``dense``) when they would not fit.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from ...competition.model import Match, MatchStatus, Tournament
@@ -93,8 +94,18 @@ def _match_status(m: Match) -> str:
     return text
 
 
-def desk_view(t: Tournament, snapshot: Mapping[str, Any], audit_ok: bool = True) -> dict[str, Any]:
-    """The desk page's content (see the module docstring): plain values, for JSON."""
+def desk_view(
+    t: Tournament,
+    snapshot: Mapping[str, Any],
+    audit_ok: bool = True,
+    notes: Sequence[Mapping[str, Any]] = (),
+) -> dict[str, Any]:
+    """The desk page's content (see the module docstring): plain values, for JSON.
+
+    ``notes``: what the competition itself flagged (the organiser's ``attention``:
+    ``{"what", "text", "game", "table", ...}``: a record of no match, of the wrong
+    table, a game too many), listed with the flagged records; one about a record
+    the desk already flags is not said twice."""
     tables: dict[str, Mapping[str, Any]] = {x["table"]: x for x in snapshot.get("tables", [])}
     broker_down = snapshot.get("broker", {}).get("connected") is False
     round_no = current_round(t)
@@ -138,6 +149,10 @@ def desk_view(t: Tournament, snapshot: Mapping[str, Any], audit_ok: bool = True)
             about = f" del partido {match}" if match != "-" else ""
             need("flagged", f"Registro {r.get('game')}{about} ({r.get('table')}): "
                  f"{verdict}. {r.get('detail', '')}".rstrip(), r.get("table"))  # fmt: skip
+    said = {r.get("game") for r in snapshot.get("results", []) if not r.get("ok", True)}
+    for n in notes:
+        if n.get("game") is None or n.get("game") not in said:
+            need("flagged", str(n.get("text", "")), n.get("table"))
     for name, x in tables.items():
         if x.get("rules_problems"):
             need("rules", f"{name} juega con otras reglas: {'; '.join(x['rules_problems'])}", name)
