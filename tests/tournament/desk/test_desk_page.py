@@ -85,7 +85,7 @@ def test_twenty_two_matches_on_twenty_tables_fit_one_laptop_screen(tmp_path: Pat
     viewport = re.search(r'data-viewport="(\d+)x(\d+)"', root[0])
     assert height is not None and viewport is not None, root[0]
     assert viewport.groups() == ("768", "1366")  # measured in the laptop's window
-    assert int(height[1]) <= 768, f"the page is {height[1]} px tall"
+    assert 400 < int(height[1]) <= 768, f"the page is {height[1]} px tall"  # its content
     assert "dense" not in root[0]  # fits at its normal size, not only packed tighter
     assert attention_kinds(page) == ["call", "offline", "offline", "flagged", "waiting", "waiting"]
     assert "r3-m21 espera mesa" in page and "(libre: mesa" in page
@@ -185,3 +185,16 @@ def test_the_desk_page_over_the_real_organiser(tmp_path: Path) -> None:
     assert data["tournament"]["round_label"] == "Octavos de final"
     assert [m["table"] for m in data["matches"]] == table_ids(8)
     assert "&lt;img src=x onerror=" in page and "<img" not in page
+
+
+def test_forty_tables_fit_packed_tighter(tmp_path: Path) -> None:
+    t = swiss_round(80, round_no=2, tables=40)
+    desk = heard_desk(tmp_path / "desk", t, tables=40, offline=("mesa33",), calls={"mesa07": CALL})
+    with served(desk) as base:
+        page = dom(base + "/", tmp_path, size=(1366, 768))
+        screenshot(base + "/", tmp_path / "dense.png", tmp_path, size=(1366, 768))
+    assert len(re.findall(r'data-match="r2-m\d\d"', page)) == 40
+    root = re.search(r"<html[^>]*>", page)
+    assert root is not None and 'class="dense"' in root[0]
+    height = re.search(r'data-height="(\d+)"', root[0])
+    assert height is not None and int(height[1]) <= 768, root[0]
