@@ -200,3 +200,14 @@ def groups_16() -> Tournament:
     for k, m in enumerate(run.pair()[:2]):  # the knockout's first two matches
         run.play(m.id, f"mesa{k + 1:02d}", _result(k, 1))
     return run.t
+
+
+def knockout_finished(n: int = 8) -> Tournament:
+    """``n`` pairs in a knockout (one chico a match, a third-place match) played to the
+    end: the final and the third-place match decided."""
+    run = Run("Copa Relámpago", FormatSpec(Format.KNOCKOUT, best_of=1), entrants(n))
+    while not run.t.finished:
+        for k, m in enumerate(run.pair()):
+            if m.result.status is MatchStatus.WAITING:
+                run.play(m.id, f"mesa{k + 1:02d}", _result(k + run.t.round, 1))
+    return run.t

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 from .browser import SCREENSHOTS, dom, screenshot
-from .scenes import groups_16, heard_desk, knockout_16, swiss_round
+from .scenes import groups_16, heard_desk, knockout_16, knockout_finished, swiss_round
 from .test_desk_page import served
 
 PROJECTOR = (1280, 720)
@@ -63,3 +63,22 @@ def test_groups_then_the_knockout(tmp_path: Path) -> None:
     heads = re.findall(r"<h3>([^<]+)</h3>", slides[2])
     assert heads == ["Cuartos de final", "Semifinal", "Final", "Tercer puesto"]
     assert "&lt;img src=x onerror=" in page and "<img" not in page
+
+
+def test_a_finished_tournament_opens_with_its_podium(tmp_path: Path) -> None:
+    t = knockout_finished(8)
+    final, third = t.match("final"), t.match("third")
+    assert final.result.winner is not None and third.result.winner is not None
+    desk = heard_desk(tmp_path / "desk", t, tables=4)
+    with served(desk) as base:
+        page = dom(base + "/proyector", tmp_path, size=PROJECTOR)
+        screenshot(base + "/proyector", SCREENSHOTS / "projector-final.png", tmp_path,
+                   size=PROJECTOR)  # fmt: skip
+    first = page.split('<section class="slide')[1]
+    assert "Posiciones finales" in first
+    places = re.findall(r'<div class="place p(\d)" data-entrant="(e\d\d)">', first)
+    runner_up = (
+        final.pairing.away if final.result.winner == final.pairing.home else final.pairing.home
+    )
+    assert places[:3] == [("1", final.result.winner), ("2", runner_up), ("3", third.result.winner)]
+    assert 'data-slides="2"' in page  # the podium, then the bracket

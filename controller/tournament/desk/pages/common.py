@@ -8,7 +8,6 @@ through :func:`h` before it reaches a page; builders take values and return ``st
 from __future__ import annotations
 
 import html
-from collections.abc import Iterable
 from typing import Final
 
 from ...competition.model import (
@@ -19,6 +18,7 @@ from ...competition.model import (
     Stage,
     Tournament,
 )
+from ...competition.tournament import SETTLED
 
 __all__ = [
     "FINISHED",
@@ -34,10 +34,8 @@ __all__ = [
     "score_text",
 ]
 
-#: A match that needs nothing more from its table.
-FINISHED: Final = frozenset(
-    {MatchStatus.DECIDED, MatchStatus.BYE, MatchStatus.WALKOVER, MatchStatus.OVERRIDDEN}
-)
+#: A match that needs nothing more from its table (the competition's settled ones).
+FINISHED: Final = SETTLED
 
 STATUS_TEXT: Final = {
     MatchStatus.WAITING: "espera mesa",
@@ -140,8 +138,3 @@ def document(
         f"<title>{h(title)}</title><style>{_BASE_CSS}{css}</style></head>"
         f"<body{cls}>{body}{js}</body></html>\n"
     )
-
-
-def rows(cells: Iterable[Iterable[str]]) -> str:
-    """``<tr>`` lines from cells already in markup."""
-    return "".join("<tr>" + "".join(row) + "</tr>" for row in cells)

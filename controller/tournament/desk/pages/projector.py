@@ -6,7 +6,8 @@ knockout's bracket once it is paired. What does not fit one screen is cut into p
 (``section.slide``: a fixed number of lines each, a bracket cut into sub-brackets) and
 the page turns by itself every ``PAGE_S`` seconds; after the last page the screen
 fetches itself again, so it follows the tournament with nobody at the laptop. A page
-still too tall for the projector is shrunk until it fits.
+still too tall for the projector is shrunk until it fits. A finished tournament opens
+with its first four (the final ranking).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 from typing import Final
 
 from ...competition.model import Format, MatchStatus, Stage, Tournament
+from ...competition.tournament import final_ranking
 from .bracket import BRACKET_CSS, bracket_columns, bracket_html, bracket_slides
 from .common import (
     FINISHED,
@@ -54,6 +56,10 @@ th.n,td.n{text-align:right}.club{font-size:.6em;color:#9fb9a8}
 .side.won{color:#b9f6ca}.col h3{color:#9fb9a8;font-size:.75em}
 .vs{color:#9fb9a8;text-align:center}td.t{color:#ffe082;font-weight:700}
 .empty{font-size:1.2em;color:#9fb9a8}
+.podium{display:flex;flex-direction:column;gap:.5em;margin-top:1.5em;font-size:1.3em}
+.place{display:flex;gap:1em;align-items:baseline}.place .what{width:8em;color:#9fb9a8}
+.place .who{overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+.place.p1 .who{font-size:2em;color:#ffe082;font-weight:700}.place.p2 .who{font-size:1.4em}
 h2.group{font-size:.9em;margin:.4em 0 .1em;color:#ffe082}
 """
 
@@ -162,6 +168,22 @@ def _bracket_slides(t: Tournament) -> list[tuple[str, str]]:
     return [(title, bracket_html(t, piece, third, last=piece is pieces[-1])) for piece in pieces]
 
 
+_PLACES: Final = ("Campeón", "Subcampeón", "Tercer puesto", "Cuarto puesto")
+
+
+def _podium_slides(t: Tournament) -> list[tuple[str, str]]:
+    """A finished tournament's first page: its first four, by the final ranking."""
+    if not t.finished:
+        return []
+    top = final_ranking(t)[: len(_PLACES)]
+    lines = "".join(
+        f'<div class="place p{i}" data-entrant="{h(e)}"><span class="what">{h(what)}</span>'
+        f'<span class="who">{h(entrant_name(t, e))}</span></div>'
+        for i, (what, e) in enumerate(zip(_PLACES, top, strict=False), start=1)
+    )
+    return [("Posiciones finales", f'<div class="podium">{lines}</div>')]
+
+
 def projector_page(t: Tournament) -> str:
     """The projector's pages (see the module docstring)."""
     fmt = t.spec.format if t.spec is not None else None
@@ -173,6 +195,7 @@ def projector_page(t: Tournament) -> str:
         slides = _standings_slides(t) + _round_slides(t)
     else:
         slides = []
+    slides = _podium_slides(t) + slides
     if not slides:
         slides = [(t.name, '<p class="empty">El torneo todavía no empezó.</p>')]
     body = "".join(
