@@ -151,3 +151,18 @@ def test_what_the_competition_would_not_count_is_listed_once(tmp_path: Path) -> 
     assert len(flagged) == 2
     assert flagged[0].startswith("Registro mesa05-g009 (mesa05): ADULTERADO")
     assert flagged[1] == notes[0]["text"]
+
+
+def test_before_the_start_every_view_says_so() -> None:
+    t = Tournament("copa")
+    for e in entrants(5):
+        t = apply(t, Register(e))
+    view = desk_view(t, online(["mesa01"]))
+    assert view["matches"] == [] and view["round"] == "Sin emparejar"
+    assert "El torneo todavía no empezó." in projector_page(t)
+    assert "El torneo todavía no empezó." in bracket_page(t)
+    assert "Todavía no hay posiciones" in standings_page(t)
+    assert "La ronda todavía no está emparejada." in pairings_page(t)
+    assert "No hay partidos emparejados." in sheets_page(t)
+    swiss = apply(t, Start(FormatSpec(Format.SWISS)))
+    assert "no tiene llave" in bracket_page(swiss)

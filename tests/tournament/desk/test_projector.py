@@ -37,11 +37,14 @@ def test_swiss_standings_page_by_themselves(tmp_path: Path) -> None:
     with served(desk) as base:
         first = dom(base + "/proyector", tmp_path, size=PROJECTOR, budget_ms=2000)
         later = dom(base + "/proyector", tmp_path, size=PROJECTOR, budget_ms=11_000)
+        again = dom(base + "/proyector", tmp_path, size=PROJECTOR, budget_ms=31_000)
         screenshot(base + "/proyector", SCREENSHOTS / "projector-standings.png", tmp_path,
                    size=PROJECTOR)  # fmt: skip
     # 24 standings at 12 a page, then where the 12 matches of round 4 are played
     assert 'data-slides="3"' in first and 'data-slide="1"' in first
     assert 'data-slide="2"' in later  # turned after ten seconds
+    # after the last page, the first again, from the page fetched anew
+    assert 'data-slide="1"' in again and again.count('<section class="slide') == 3
     slides = first.split('<section class="slide')[1:]
     assert len(slides) == 3
     assert [len(re.findall(r"data-entrant=", s)) for s in slides[:2]] == [12, 12]

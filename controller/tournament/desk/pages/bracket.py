@@ -85,6 +85,15 @@ def bracket_columns(t: Tournament) -> tuple[list[Column], Match | None]:
     return columns, third
 
 
+def no_bracket(t: Tournament) -> str:
+    """Why there is no bracket to draw."""
+    if t.spec is None:
+        return "El torneo todavía no empezó."
+    if t.spec.format is Format.GROUPS:
+        return "La llave se arma al terminar los grupos."
+    return "Este torneo no tiene llave: se juega por posiciones."
+
+
 def bracket_slides(columns: list[Column], max_first: int) -> list[list[Column]]:
     """Cut the bracket so no piece has more than ``max_first`` matches in its first
     column: the sub-brackets (each up to the round where it ends), then the rounds
@@ -192,7 +201,7 @@ def bracket_page(t: Tournament) -> str:
     """``/imprimir/llave``: the bracket on A4 landscape sheets."""
     columns, third = bracket_columns(t)
     if not columns:
-        body = print_header(t, "Llave") + "<p>La llave se arma al terminar los grupos.</p>"
+        body = print_header(t, "Llave") + f"<p>{h(no_bracket(t))}</p>"
     else:
         slides = bracket_slides(columns, PRINT_FIRST)
         body = "".join(
