@@ -45,6 +45,7 @@ def test_swiss_standings_page_by_themselves(tmp_path: Path) -> None:
     assert 'data-slide="2"' in later  # turned after ten seconds
     # after the last page, the first again, from the page fetched anew
     assert 'data-slide="1"' in again and again.count('<section class="slide') == 3
+    assert 'data-refreshed="1"' in again and "data-refreshed" not in later
     slides = first.split('<section class="slide')[1:]
     assert len(slides) == 3
     assert [len(re.findall(r"data-entrant=", s)) for s in slides[:2]] == [12, 12]

@@ -86,7 +86,11 @@ async function next() {{
     try {{
       const text = await (await fetch(location.href)).text();
       const fresh = new DOMParser().parseFromString(text, "text/html").getElementById("slides");
-      if (fresh) document.getElementById("slides").replaceWith(fresh);
+      if (fresh) {{
+        document.getElementById("slides").replaceWith(fresh);
+        const root = document.documentElement;
+        root.dataset.refreshed = (Number(root.dataset.refreshed) || 0) + 1;
+      }}
     }} catch (e) {{}}
     show(0);
   }} else show(shown + 1);
