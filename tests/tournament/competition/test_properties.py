@@ -204,6 +204,9 @@ def test_groups_to_the_end(
     if not t.withdrawn:
         ranking = final_ranking(t)
         assert set(ranking[: len(knockout)]) == knockout, "the knockout's entrants rank first"
+        place = {s.entrant: s.rank for g in sizes for s in standings(t, g)}
+        rest = [place[e] for e in ranking[len(knockout) :]]
+        assert rest == sorted(rest), "the others by their place in their group"
     assert replayed(j) == t
 
 
