@@ -14,7 +14,7 @@ from controller.engine import Claims, HouseRules
 from controller.render.screen import MatchCard, screen_texts
 from controller.table.run_mock import MockRun
 from controller.table.screens import screen_for
-from controller.table.service import Accepted, Finished, NewGame
+from controller.table.service import Accepted, Finished, NewGame, Refused
 from controller.tournament.broker import free_port
 from controller.tournament.keys import table_key
 from controller.tournament.messages import Assignment, signed_assignment
@@ -143,6 +143,17 @@ def test_forged_and_replayed_assignments_change_nothing(tmp_path: Path) -> None:
     assert pub.refused_assignments == 4
     assert (pub.matches.assignment, len(pub.outbox)) == before
     pub.close(timeout=0.1)
+
+
+def test_a_refusal_before_the_first_deal_does_not_start_the_game(tmp_path: Path) -> None:
+    pub = publisher(tmp_path)
+    assign(pub, QUARTER)
+    pub.on_event(Refused(1, "1 play 5C", "hand_over"))  # a card tapped before the deal
+    pub.close(timeout=0.1)
+    again = publisher(tmp_path)  # the power went before the deal
+    record = play_game(again)
+    assert (record["match"], record["chico"]) == ("r3-m2", 1)
+    again.close(timeout=0.1)
 
 
 def test_a_power_cut_after_the_record_still_counts_the_chico(tmp_path: Path) -> None:
