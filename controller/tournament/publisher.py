@@ -423,10 +423,8 @@ class TablePublisher:
             chico=assignment.chico if assignment.match is not None else None,
             assigned=assignment.n,
         )
-        service = self.service
-        if service is not None:
-            card = self.matches.card()
-            service.call_soon(lambda: service.set_match(card))
+        if self.service is not None:  # the card is read on the loop, when it draws
+            self.service.call_soon(self._show_match)
 
     # ------------------------------------------------------------------ the network side
 

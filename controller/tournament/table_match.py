@@ -164,7 +164,9 @@ class TableMatches:
         """What the seats show before the next game: the assigned match, unless the table
         is free or that chico was played already."""
         a = self.to_play()
-        return None if a is None else MatchCard(a.label, a.home, a.away, a.chico, a.best_of)
+        if a is None:
+            return None
+        return MatchCard(a.label, a.home, a.away, a.chico, a.best_of, a.players)
 
     # ------------------------------------------------------------------ the table's side
 

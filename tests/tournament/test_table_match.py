@@ -73,7 +73,9 @@ def test_a_game_is_bound_when_it_starts_and_its_chico_is_played_once(tmp_path: P
     assert book.start(1) == GameMatch("config-match")  # no desk yet: the configuration's
     assert not (tmp_path / ASSIGNMENT_FILE).exists()
     assert book.take(QUARTER)
-    assert book.card() == MatchCard("Cuartos de final", "Los del Fondo", "La Barra", 1, 3)
+    assert book.card() == MatchCard(
+        "Cuartos de final", "Los del Fondo", "La Barra", 1, 3, (("Ana", "Beto"), ("Carla", "Dani"))
+    )
     assert book.start(2) == GameMatch("r3-m2", 1)
     book.abandon(2)  # given up: chico 1 is still to play
     assert book.start(3) == GameMatch("r3-m2", 1)
