@@ -67,6 +67,7 @@ HELP = """\
 Keys (then Enter): t truco · e envido · r real envido · f falta envido · l flor
                    q quiero · n no quiero · m mazo    (capital letter = hold the button)
                    1 2 3 tap the 1st/2nd/3rd card in your hand · or a card name (7E)
+                   ! call the referee (quiero and no quiero held together)
                    a show all seats' displays · ? help · x quit
 While points are told: e +10, r +1, f -1, q declares the number shown, n son buenas.
 Hold a button (capital) for its menu: press it again to move, q to choose, n to cancel.\
@@ -106,6 +107,8 @@ def _interactive(run: MockRun, inp: TextIO, out: TextIO, pace: float) -> int:
             out.write(HELP + "\n")
         elif word == "a":
             all_seats = not all_seats
+        elif word == "!":
+            run.mock.call_referee(run.human)
         elif word.lower() in KEYS and len(word) == 1:
             button = KEYS[word.lower()]
             if word.isupper():
@@ -367,6 +370,20 @@ def _cmd_run(args: argparse.Namespace) -> int:
             f"truco-table run: no seat {args.seat} at a table of {rules.players}", file=sys.stderr
         )
         return 2
+    score = (args.score[0], args.score[1])
+    if not all(0 <= points < rules.target for points in score):
+        print(
+            f"truco-table run: --score takes points from 0 to {rules.target - 1} "
+            f"(a game to {rules.target}), not {score[0]} {score[1]}",
+            file=sys.stderr,
+        )
+        return 2
+    if args.state and score != (0, 0):
+        print(
+            "truco-table run: --score starts a new game; a game kept with --state has its own",
+            file=sys.stderr,
+        )
+        return 2
     human = None if args.bots_only else args.seat
     return main_mock(
         rules,
@@ -376,6 +393,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         bots=args.bots,
         deal_reading=DealReading(args.deal_reading),
         pace=args.pace,
+        score=score,
         record=args.record,
         state_dir=Path(args.state) if args.state else None,
         serve=args.serve,
@@ -429,6 +447,15 @@ def configure(r: argparse.ArgumentParser) -> None:
         choices=("seats", "dealer", "none"),
         default="seats",
         help="how the table reads the deal (default: each seat taps its cards)",
+    )
+    r.add_argument(
+        "--score",
+        nargs=2,
+        type=int,
+        metavar=("US", "THEM"),
+        default=(0, 0),
+        help="with --mock: start from this score, team 0's then team 1's (at six with "
+        "--pica-pica on, 5 0 makes the first hand a pica-pica one)",
     )
     r.add_argument("--pace", type=seconds, default=0.6, help="seconds between bot actions")
     r.add_argument("--record", metavar="FILE", help="write the game record to FILE")

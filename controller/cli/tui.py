@@ -71,6 +71,12 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
         "score_demo": "Equipo 0: {a} · Equipo 1: {b}",
         "hand": "Mano {n} · da el {dealer} · es mano el {mano}",
         "turn": "turno: {who}",
+        "pica_pica": "pica-pica",
+        "picas": "Picas: {picas}",
+        "pica_turn": "{pica} turno {who}",
+        "pica_over": "{pica} terminó",
+        "pica_table": "{pica} (baza {n}): {cards}",
+        "table_picas": "En la mesa: {picas}",
         "you": "vos",
         "seat": "asiento {seat}",
         "panel_you": " asiento {seat} (vos) · equipo {team} ",
@@ -95,8 +101,8 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
         "small": "La terminal es chica ({w}x{h}): agrandala a {mw}x{mh} o más",
         "keys": (
             "t truco · e envido · r real · f falta · l flor · q quiero · n no quiero · "
-            "m mazo · 1 2 3 tus cartas · s mostrar · Mayúscula: mantener · a asientos · "
-            "? ayuda · x salir"
+            "m mazo · 1 2 3 tus cartas · s mostrar · Mayúscula: mantener · ! árbitro · "
+            "a asientos · ? ayuda · x salir"
         ),
         "keys_demo": "p pausa · + más rápido · - más lento · a asientos · x salir",
         "help": (
@@ -107,6 +113,7 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
             "  s: mostrar cartas (después 1 2 3 y q)\n"
             "  Mayúscula (T E L N ...): mantener el botón, abre su menú;\n"
             "    la misma tecla avanza, q elige, otra sale.\n"
+            "  !: llamar al árbitro (quiero y no quiero mantenidos juntos)\n"
             "Cuando se cantan los tantos: e +10, r +1, f -1, q canta el número, n son buenas.\n"
             "a: todos los asientos · Enter: seguir después de cada mano · x: salir\n"
             "(cualquier tecla cierra esta ayuda)"
@@ -122,6 +129,12 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
         "score_demo": "Team 0: {a} · Team 1: {b}",
         "hand": "Hand {n} · dealer {dealer} · mano {mano}",
         "turn": "turn: {who}",
+        "pica_pica": "pica-pica",
+        "picas": "Picas: {picas}",
+        "pica_turn": "{pica} turn {who}",
+        "pica_over": "{pica} over",
+        "pica_table": "{pica} (baza {n}): {cards}",
+        "table_picas": "On the table: {picas}",
         "you": "you",
         "seat": "seat {seat}",
         "panel_you": " seat {seat} (you) · team {team} ",
@@ -146,7 +159,8 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
         "small": "The terminal is small ({w}x{h}): make it {mw}x{mh} or more",
         "keys": (
             "t truco · e envido · r real · f falta · l flor · q quiero · n no quiero · "
-            "m mazo · 1 2 3 your cards · s show · Capital: hold · a seats · ? help · x quit"
+            "m mazo · 1 2 3 your cards · s show · Capital: hold · ! referee · a seats · "
+            "? help · x quit"
         ),
         "keys_demo": "p pause · + faster · - slower · a seats · x quit",
         "help": (
@@ -157,6 +171,7 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
             "  s: show cards (then 1 2 3 and q)\n"
             "  Capital (T E L N ...): hold the button, opens its menu;\n"
             "    the same key moves on, q chooses, another key leaves.\n"
+            "  !: call the referee (quiero and no quiero held together)\n"
             "While points are told: e +10, r +1, f -1, q declares the number, n son buenas.\n"
             "a: every seat · Enter: go on after each hand · x: quit\n"
             "(any key closes this help)"
@@ -202,6 +217,20 @@ class LogEntry:
     refusal: RefusalCode | None = None
 
 
+Bazas = tuple[tuple[tuple[int, Card], ...], ...]
+
+
+@dataclass(frozen=True)
+class PlayBazas:
+    """The finished bazas of one play: the whole hand, or one pica (``pica`` its mano
+    seat, ``seats`` its two seats in play order)."""
+
+    pica: int | None
+    seats: tuple[int, ...]
+    bazas: Bazas
+    results: tuple[int | None, ...]
+
+
 @dataclass(frozen=True)
 class HandEnd:
     """A finished hand, held on the screen until the player goes on."""
@@ -209,8 +238,7 @@ class HandEnd:
     number: int
     awards: tuple[Award, ...]
     notes: tuple[str | None, ...]  # each award's detail (a penalty's reason)
-    bazas: tuple[tuple[tuple[int, Card], ...], ...]
-    results: tuple[int | None, ...]
+    plays: tuple[PlayBazas, ...]  # one, or a pica-pica hand's three picas
     score: tuple[int, int]
     until: float  # bots-only: when the demo goes on by itself
 
@@ -299,6 +327,8 @@ class TerminalTable:
             if card is None:
                 return
             mock.tap(human, card)
+        elif key == "!":  # quiero and no quiero held together: the referee is called
+            mock.call_referee(human)
         elif key == "s":
             # the envido menu's third entry, "mostrar cartas", as the pad reaches it
             mock.hold(human, Button.ENVIDO)
@@ -367,14 +397,17 @@ class TerminalTable:
             notes = tuple(table.award_note(hand.number, i) for i in range(len(hand.awards)))
             hold = max(2.0, 5 * self.pace)
             self.held = HandEnd(
-                hand.number,
-                hand.awards,
-                notes,
-                game.played_bazas,
-                game.baza_results,
-                game.score,
-                self.clock() + hold,
+                hand.number, hand.awards, notes, self._plays(), game.score, self.clock() + hold
             )
+
+    def _plays(self) -> tuple[PlayBazas, ...]:
+        """The bazas of each play of the hand, the player's pica first."""
+        game = self.run.game
+        plays = [
+            PlayBazas(p.pica if game.pica_pica else None, p.order, p.played_bazas, p.baza_results)
+            for p in game.plays
+        ]
+        return tuple(sorted(plays, key=lambda p: self.human not in p.seats))
 
     # ------------------------------------------------------------------ the screen
 
@@ -406,7 +439,19 @@ class TerminalTable:
             note = NOTES_EN.get(note, note)
         if note:
             reason = f"{reason} ({note})"
-        return f"+{award.points} {self._team_name(award.team)}: {reason}"
+        line = f"+{award.points} {self._team_name(award.team)}: {reason}"
+        if award.pica is not None:  # a pica-pica hand: which pica scored it
+            line += f" [{self._pica_name(award.pica)}]"
+        return line
+
+    def _pica_name(self, pica: int) -> str:
+        """A pica by its two seats, its mano first: ``vos–3``, ``1–4``."""
+        n = self.run.rules.players
+        return f"{self._short(pica)}–{self._short((pica + n // 2) % n)}"
+
+    def _pica_of(self, seat: int) -> int | None:
+        game = self.run.game
+        return game.play_of(seat).pica if game.pica_pica else None
 
     def _team_label(self, team: int) -> str:
         """A team in a panel's title: its entrant's name in a tournament match."""
@@ -472,9 +517,23 @@ class TerminalTable:
         if game.hand_number:
             hand = game.hands[-1]
             head = t["hand"].format(n=hand.number, dealer=hand.dealer, mano=hand.mano)
-            if game.turn is not None:
+            if game.pica_pica:
+                head += " · " + t["pica_pica"]
+            elif game.turn is not None:
                 head += " · " + t["turn"].format(who=self._who(game.turn))
             add(head)
+            if game.pica_pica and game.hand_in_progress:  # each pica's turn, the player's first
+                picas = []
+                for play in self._plays():
+                    assert play.pica is not None
+                    name = self._pica_name(play.pica)
+                    turn = game.turn_of(play.pica)
+                    picas.append(
+                        t["pica_over"].format(pica=name)
+                        if turn is None
+                        else t["pica_turn"].format(pica=name, who=self._short(turn))
+                    )
+                add(t["picas"].format(picas=" · ".join(picas)), "bold")
         elif run.table.phase is Phase.DEALING:
             add(t["dealing"])
 
@@ -501,16 +560,25 @@ class TerminalTable:
 
         # the baza in play and the finished ones
         end = self.held
-        bazas = end.bazas if end is not None else game.played_bazas
-        results = end.results if end is not None else game.baza_results
-        if bazas:
-            parts = []
-            for i, cards in enumerate(bazas):
-                winner = self._baza_winner(cards, results[i] if i < len(results) else None)
-                played = " ".join(f"{self._short(s)}:{c}" for s, c in cards)
-                parts.append(f"{i + 1}ª {played} ({winner})")
-            add(t["bazas"].format(bazas=" · ".join(parts)))
-        if game.hand_in_progress:
+        for play in end.plays if end is not None else self._plays():
+            if play.bazas:
+                parts = []
+                for i, cards in enumerate(play.bazas):
+                    result = play.results[i] if i < len(play.results) else None
+                    played = " ".join(f"{self._short(s)}:{c}" for s, c in cards)
+                    parts.append(f"{i + 1}ª {played} ({self._baza_winner(cards, result)})")
+                what = " · ".join(parts)
+                if play.pica is not None:
+                    what = f"{self._pica_name(play.pica)}: {what}"
+                add(t["bazas"].format(bazas=what))
+        if game.hand_in_progress and game.pica_pica:
+            picas = []
+            for p in sorted(game.plays, key=lambda p: self.human not in p.order):
+                on_table = " ".join(f"{self._short(s)}:{c}" for s, c in p.table_cards) or "—"
+                name = self._pica_name(p.order[0])  # its mano
+                picas.append(t["pica_table"].format(pica=name, n=p.baza + 1, cards=on_table))
+            add(t["table_picas"].format(picas=" · ".join(picas)))
+        elif game.hand_in_progress:
             on_table = " ".join(f"{self._short(s)}:{c}" for s, c in game.table_cards) or "—"
             add(t["table"].format(n=game.baza + 1, cards=on_table))
         if self.human is not None:
@@ -545,8 +613,7 @@ class TerminalTable:
             room = height - len(out) - 2
             if room > 0:
                 add(t["calls"])
-                calls = [self._say(e) for e in self.log] or [t["no_calls"]]
-                for line in self._flow(calls, width, room - 1):
+                for line in self._calls(width, room - 1):
                     add("  " + line)
         if self.paused:
             add(t["paused"], "reverse")
@@ -554,6 +621,23 @@ class TerminalTable:
         for line in self._flow(keys.split(" · "), width, max(1, height - len(out))):
             add(line)
         return out[:height]
+
+    def _calls(self, width: int, rows: int) -> list[str]:
+        """The hand's calls on at most ``rows`` lines; in a pica-pica hand each pica's on
+        lines of its own, headed by the pica, the player's first."""
+        game = self.run.game
+        if not self.log:
+            return [self.text["no_calls"]]
+        if not game.pica_pica:
+            return self._flow([self._say(e) for e in self.log], width, rows)
+        lines: list[str] = []
+        for play in self._plays():
+            assert play.pica is not None
+            said = [self._say(e) for e in self.log if self._pica_of(e.seat) == play.pica]
+            if said:
+                said[0] = f"[{self._pica_name(play.pica)}] {said[0]}"
+                lines += self._flow(said, width, rows)
+        return lines[-rows:] if rows > 0 else []
 
     def _baza_winner(self, cards: Sequence[tuple[int, Card]], team: int | None) -> str:
         if team is None:

@@ -44,7 +44,15 @@ from typing import Any
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from ..table.service import Accepted, Finished, NewGame, Refused, TableService
+from ..table.service import (
+    REFEREE_CALL_MARK,
+    Accepted,
+    Finished,
+    NewGame,
+    RefereeCall,
+    Refused,
+    TableService,
+)
 from ..transcript import TranscriptError, parse, replay
 from .access import BrokerAccess
 from .messages import (
@@ -304,6 +312,9 @@ class TablePublisher:
             self._finished(event)
         elif isinstance(event, NewGame):
             self._new_game(event)
+        elif isinstance(event, RefereeCall):
+            text = f"{REFEREE_CALL_MARK}{event.seat}"
+            self._event(EventKind.REFEREE_CALL, text, seat=event.seat)
         elif type(event).__name__ == "Undone":  # a service that reports undos itself
             text = str(getattr(event, "text", getattr(event, "action", "?")))
             score = tuple(getattr(event, "score", self.score))

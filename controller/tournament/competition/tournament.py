@@ -507,7 +507,11 @@ def _organiser_plan(t: Tournament, round_no: int, pairings: Sequence[Pairing]) -
         _entrant(t, entrant_id)
     if len(set(named)) != len(named):
         raise InvalidPairings("Un equipo figura en dos cruces de la misma ronda")
-    due = {e for p in _plan(t, round_no) for e in _sides(p.pairing)}
+    withdrawn = _withdrawn(t)
+    if spec.format is Format.SWISS:  # not the desk's pairing: it may be the one impossible
+        due = {e.id for e in t.entrants if e.id not in withdrawn}
+    else:
+        due = {e for p in _plan(t, round_no) for e in _sides(p.pairing)}
     if set(named) != due:
         missing = ", ".join(_name(t, e) for e in sorted(due - set(named)))
         extra = ", ".join(_name(t, e) for e in sorted(set(named) - due))
@@ -554,7 +558,7 @@ def _settle(t: Tournament) -> Tournament:
 def _close(t: Tournament, a: CloseRound) -> Tournament:
     if t.spec is None:
         raise NotStarted("El torneo todavía no empezó")
-    if a.round != t.round or a.round in t.closed:
+    if a.round < 1 or a.round != t.round or a.round in t.closed:
         raise WrongRound(
             f"La ronda {a.round} no está en juego (se juega la {t.round}"
             + (", ya cerrada)" if t.round in t.closed else ")")

@@ -3,7 +3,8 @@
 ``serve_http(state, port)`` serves ``/`` (the page, refreshed every second from
 ``/api/state``), ``/results.csv``, ``/results.json``, ``/records/<file>``, the
 matchstick pictures ``/sticks/<points>-<target>.png`` and ``POST /api/ack`` (a referee
-saw a refusal), in a daemon thread, on 127.0.0.1 only.
+saw an item of the *atención* list: a referee call, an exceptional refusal), in a
+daemon thread, on 127.0.0.1 only.
 
 When the desk runs a tournament (``state.competition``: its ``tournament`` and
 ``audit_ok``), ``/`` is the organiser's page (:mod:`.pages.desk`) and the tables' page
@@ -62,7 +63,7 @@ a{color:#ffe082}.muted{color:#a5c8b3;font-size:.85em}
 <h1 id="title">Torneo</h1><p id="summary" class="muted"></p>
 <table><thead><tr><th>Mesa</th><th>Estado</th><th>Visto hace</th><th>Partida</th>
 <th class="n">Mano</th><th>Equipo 0</th><th class="n"></th><th>Equipo 1</th><th class="n"></th>
-<th>Rechazos para el árbitro</th><th>Últimas jugadas</th></tr></thead>
+<th>Atención del árbitro</th><th>Últimas jugadas</th></tr></thead>
 <tbody id="tables"></tbody></table>
 <h2>Resultados</h2>
 <p><a href="/results.csv">results.csv</a> · <a href="/results.json">results.json</a></p>
@@ -84,8 +85,11 @@ const ago = s => s == null ? "nunca" : s < 120 ? `${Math.round(s)} s`
 const online = (t, down) => t.held_back ? `RETENIDA (espera la #${t.waiting_for})`
   : down || t.online === null ? "?" : t.online ? "en línea"
   : t.offline_reason === "stopped" ? "apagada" : "FUERA DE LÍNEA";
-const refusal = (t, r) => `<div>${esc(r.text)}
-  <button data-table="${esc(t.table)}" data-seq="${r.seq}">visto</button></div>`;
+const attention = (t, a) => `<div>${hhmmss(a.ts)} <b>${esc(a.words)}</b>${a.seat == null
+  ? "" : ` (asiento ${a.seat})`}${a.concern === "called" ? "" : ": " + esc(a.text)}
+  <button data-table="${esc(t.table)}" data-seq="${a.seq}">visto</button></div>`;
+const counts = t => Object.entries(t.refusal_counts).map(([c, n]) => `${esc(c)} ${n}`)
+  .join(" · ");
 document.addEventListener("click", async ev => {
   const b = ev.target.closest("button[data-table]");
   if (!b) return;
@@ -114,7 +118,8 @@ async function refresh() {
   document.getElementById("title").textContent = "Torneo " + s.tournament;
   document.getElementById("summary").textContent =
     `${s.tables.length} mesas, ${s.online} en línea · ${s.results.length} partidos terminados · ` +
-    `${s.refusals_pending} rechazos para el árbitro · ${s.flagged} registros señalados · ` +
+    `${s.attention_pending} avisos para el árbitro · ${s.refusals_total} rechazos · ` +
+    `${s.flagged} registros señalados · ` +
     `${s.rejected} mensajes rechazados · demora máxima ${s.max_latency_s} s` +
     (s.house_rules ? ` · reglas: ${s.house_rules}` : "");
   document.getElementById("tables").innerHTML = s.tables.map(t => `<tr>
@@ -126,7 +131,8 @@ async function refresh() {
     <td>${esc(t.game)}</td><td class="n">${t.hand}</td>
     <td>${sticks(t.score[0], t.target)}</td><td class="n">${t.score[0]}</td>
     <td>${sticks(t.score[1], t.target)}</td><td class="n">${t.score[1]}</td>
-    <td>${t.refusals.map(r => refusal(t, r)).join("")}</td>
+    <td>${t.attention.map(a => attention(t, a)).join("")}
+    ${counts(t) ? `<div class="muted">rechazos: ${counts(t)}</div>` : ""}</td>
     <td class="muted">${t.last.map(esc).join("<br>")}</td></tr>`).join("");
   document.getElementById("results").innerHTML = s.results.map(r => `
     <tr class="${r.ok ? "" : "bad"}"><td>${esc(r.game)}</td><td>${esc(r.table)}</td>
@@ -277,6 +283,11 @@ class _Handler(BaseHTTPRequestHandler):
             return
         path = urlsplit(self.path).path
         # JSON only: a cross-site form cannot send it without a CORS preflight we never answer
+        if path == "/api/organiser" and self.headers.get("Content-Type", "").startswith(
+            "application/json"
+        ):
+            self._organiser()
+            return
         if path != "/api/ack" or not self.headers.get("Content-Type", "").startswith(
             "application/json"
         ):
@@ -293,6 +304,38 @@ class _Handler(BaseHTTPRequestHandler):
             return
         done = self.state.ack(table, seq)
         self._send(200, encode({"acknowledged": done}), "application/json")
+
+    def _organiser(self) -> None:
+        """``POST /api/organiser`` ``{"action": {...}}``: one action of the organiser
+        (:mod:`~controller.tournament.competition.codec`), journaled and applied; 409
+        with the reason (Spanish) when the competition refuses it."""
+        from ..competition.codec import action_from_json
+        from ..competition.model import CompetitionError
+
+        competition = getattr(self.state, "competition", None)
+        if competition is None:
+            self._send(HTTPStatus.NOT_FOUND, b"this desk runs no tournament\n", "text/plain")
+            return
+        try:
+            length = min(int(self.headers.get("Content-Length", "0")), 1_000_000)
+            body = json.loads(self.rfile.read(length) or b"{}")
+            action = action_from_json(body["action"])
+        except (ValueError, KeyError, TypeError) as e:
+            self._send(HTTPStatus.BAD_REQUEST, encode({"error": str(e)[:500]}), "application/json")
+            return
+        try:
+            t = competition.do(action)
+        except CompetitionError as e:
+            self._send(HTTPStatus.CONFLICT, encode({"error": str(e)}), "application/json")
+            return
+        except Exception as e:  # the journal's disk: nothing applied
+            log.exception("desk: an organiser's action failed")
+            self._send(HTTPStatus.INTERNAL_SERVER_ERROR, encode({"error": str(e)[:500]}),
+                       "application/json")  # fmt: skip
+            return
+        self._send(200, encode({"ok": True, "round": t.round, "finished": t.finished,
+                                "journal_lines": competition.journal.lines}),
+                   "application/json")  # fmt: skip
 
 
 def serve_http(state: DeskState, port: int = 8080, host: str = "127.0.0.1") -> ThreadingHTTPServer:

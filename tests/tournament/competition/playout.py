@@ -80,7 +80,15 @@ def play_round(j: Journal, rng: random.Random, mishaps: bool = False) -> None:
     if mishaps and rng.random() < 0.1:
         withdrawn = {w for w, _ in j.t.withdrawn}
         active = [e.id for e in j.t.entrants if e.id not in withdrawn]
-        if len(active) > 2 and not j.t.finished:
+        spec = j.t.spec
+        # the swiss pairing is sure to exist while rounds <= active/2 (Dirac's theorem on
+        # the graph of who has not met): withdraw only where it stays so
+        keep = (
+            2 * spec.rounds
+            if spec is not None and spec.format is Format.SWISS and spec.rounds
+            else 2
+        )
+        if len(active) > keep and not j.t.finished:
             j.do(Withdraw(rng.choice(active), "se fue a su casa"))
     if (
         mishaps

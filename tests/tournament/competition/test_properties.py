@@ -10,18 +10,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.tournament.competition.codec import dumps_action, loads_action
+from controller.tournament.competition.errors import SwissPairingImpossible
 from controller.tournament.competition.model import (
     Format,
     FormatSpec,
+    Pairing,
     PairRound,
     Stage,
     Tournament,
     Withdraw,
 )
 from controller.tournament.competition.standings import standings
-from controller.tournament.competition.tournament import final_ranking, replay
+from controller.tournament.competition.tournament import final_ranking, next_pairings, replay
 
-from .playout import Journal, play_to_end, started
+from .playout import Journal, play_round, play_to_end, started
 
 FAST = settings(max_examples=25, deadline=None)
 
@@ -120,8 +122,9 @@ def test_round_robin_to_the_end(n: int, legs: int, best_of: int, mishaps: bool, 
     seed=st.integers(0, 2**32),
 )
 def test_swiss_to_the_end(n: int, best_of: int, mishaps: bool, extra: int, seed: int) -> None:
-    most = n if n % 2 else n - 1
-    rounds = min(most, max(1, (n - 1).bit_length()) + extra)
+    """Up to n/2 rounds (or the default): a pairing without repeats always exists."""
+    default = max(1, (n - 1).bit_length())  # ceil(log2 n)
+    rounds = max(default, min(n // 2, default + extra))
     j = started(n, FormatSpec(Format.SWISS, best_of=best_of, rounds=rounds))
     play_to_end(j, random.Random(seed), mishaps)
     t = j.t
@@ -183,3 +186,48 @@ def test_groups_to_the_end(
     }
     assert len(knockout) <= groups * advance
     assert replayed(j) == t
+
+
+def pairable(players: list[str], met: set[frozenset[str]]) -> bool:
+    """Brute force, independent of the pairing's search: can ``players`` (one of them
+    resting when odd) all be paired with someone they have not met?"""
+    if len(players) % 2:
+        return any(pairable(players[:i] + players[i + 1 :], met) for i in range(len(players)))
+    if not players:
+        return True
+    first, rest = players[0], players[1:]
+    return any(
+        frozenset((first, other)) not in met and pairable(rest[:i] + rest[i + 1 :], met)
+        for i, other in enumerate(rest)
+    )
+
+
+@settings(max_examples=30, deadline=None)
+@given(n=st.integers(3, 9), seed=st.integers(0, 2**32))
+def test_swiss_beyond_half_says_so_only_when_no_pairing_exists(n: int, seed: int) -> None:
+    """With every round the format allows (n-1 or n), the desk's pairing can reach a dead
+    end; it says so only when there truly is no pairing without a repeat, and then the
+    organiser's pairing (repeats allowed, their call) takes the tournament on."""
+    most = n if n % 2 else n - 1
+    j = started(n, FormatSpec(Format.SWISS, rounds=most))
+    rng = random.Random(seed)
+    while not j.t.finished:
+        try:
+            next_pairings(j.t)
+        except SwissPairingImpossible:
+            met = {
+                frozenset((m.pairing.home, m.pairing.away)) for m in j.t.matches if m.pairing.away
+            }
+            players = [e.id for e in j.t.entrants]
+            assert not pairable(players, met)
+            j.do(PairRound(j.t.round + 1, tuple(Pairing(*p) for p in by_hand(players))))
+        play_round(j, rng)
+    check_common(j.t)
+    assert replayed(j) == j.t
+
+
+def by_hand(players: list[str]) -> list[tuple[str, str | None]]:
+    pairs: list[tuple[str, str | None]] = [
+        (players[i], players[i + 1]) for i in range(0, len(players) - 1, 2)
+    ]
+    return pairs + ([(players[-1], None)] if len(players) % 2 else [])

@@ -227,6 +227,8 @@ def test_walkover_and_override_need_a_reason_and_a_player_of_the_match() -> None
 
 def test_close_round_settles_by_games_then_points_or_says_which_match() -> None:
     j = started(4, FormatSpec(Format.ROUND_ROBIN, best_of=3))
+    with pytest.raises(errors.WrongRound):
+        j.do(CloseRound(0))
     t = j.do(PairRound(1))
     t = apply(t, AssignTable("r1-m01", "mesa01"))
     t = apply(t, AssignTable("r1-m02", "mesa02"))

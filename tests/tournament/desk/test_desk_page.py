@@ -18,7 +18,8 @@ from controller.tournament.desk import DeskState, serve_http
 from .browser import SCREENSHOTS, dom, screenshot
 from .scenes import HOSTILE, heard_desk, knockout_16, swiss_round
 
-CALL = "<script>document.title='pwned'</script> jugó el 7 de espadas fuera de turno"
+CALL = "# llamado al árbitro: asiento 2"
+FOREIGN = "<script>document.title='pwned'</script> apoyó una carta de otro mazo"
 
 
 @contextmanager
@@ -40,13 +41,15 @@ def test_the_desk_puts_what_needs_attention_first(tmp_path: Path) -> None:
     t = knockout_16()
     desk = heard_desk(
         tmp_path / "desk", t, offline=("mesa02", "mesa15"), silent=("mesa20",),
-        calls={"mesa03": CALL}, tampered=("mesa05",),
+        calls={"mesa03": CALL}, foreign={"mesa04": FOREIGN}, tampered=("mesa05",),
     )  # fmt: skip
     with served(desk) as base:
         page = dom(base + "/", tmp_path)
-    # the referee call, then the table offline with a match, then the flagged record
-    assert attention_kinds(page) == ["call", "offline", "flagged"]
-    assert "Llaman al árbitro en mesa03 (r2-m03, Cuartos de final), asiento 2" in page
+    # the referee call, the card from outside the deck, then the table offline with a
+    # match, then the flagged record
+    assert attention_kinds(page) == ["call", "referee", "offline", "flagged"]
+    assert "Llaman al árbitro en mesa03 (r2-m03, Cuartos de final), asiento 2<" in page
+    assert "Carta que no es del mazo de la mano en mesa04 (r2-m04, Cuartos de final), " in page
     assert "mesa02 FUERA DE LÍNEA con el partido r2-m02" in page
     assert "Registro mesa05-g009 (mesa05): ADULTERADO" in page
     # every match of the round, with its table, chico and live score
@@ -55,7 +58,7 @@ def test_the_desk_puts_what_needs_attention_first(tmp_path: Path) -> None:
     assert "mesa03" in row and "3 de 3" in row and "1-1" in row and "jugando" in row
     assert re.search(r"\d+-\d+ · mano \d", row)  # the table's live score
     assert 'class="playing call"' in page  # the row of the call is marked
-    # names and the call's text from the network are text, never markup
+    # names and the texts from the network are text, never markup
     assert "&lt;img src=x onerror=" in page and "<img src" not in page
     assert "&lt;script&gt;document.title" in page
     assert "<title>Mesa de control: Copa del Club 2026</title>" in page  # not 'pwned'

@@ -5,9 +5,11 @@ attention first.
 tournament and the desk's snapshot of the tables): the page (:func:`desk_page`)
 fetches it from ``/api/tournament`` every two seconds and puts it on screen, escaping
 every text. What needs attention comes first, in this order: the referee calls, the
-tables offline with a match, the audit log and the flagged records (and tables under
-other house rules), the matches waiting for a table, and the undecided matches when the
-rest of the round is done (or the round to close). One line per match keeps 20 and
+other items of the referee's list (``controller.tournament.referee``: a card from
+outside the deck, repeated refusals, an undo...), the tables offline with a match, the
+audit log and the flagged records (and tables under other house rules), the matches
+waiting for a table, and the undecided matches when the rest of the round is done (or
+the round to close). One line per match keeps 20 and
 more tables on one 1366x768 laptop screen; the page measures itself and packs its rows
 tighter (``dense``) when they would not fit.
 """
@@ -32,7 +34,9 @@ from .common import (
 __all__ = ["ATTENTION_ORDER", "desk_page", "desk_view"]
 
 #: The kinds of what needs attention, most urgent first (the box lists them so).
-ATTENTION_ORDER: Final = ("call", "offline", "audit", "flagged", "rules", "waiting", "undecided")
+ATTENTION_ORDER: Final = (
+    "call", "referee", "offline", "audit", "flagged", "rules", "waiting", "undecided",
+)  # fmt: skip
 
 #: The share of a round's matches finished from which the ones still undecided are
 #: holding the round up (and are listed for the organiser).
@@ -108,10 +112,14 @@ def desk_view(t: Tournament, snapshot: Mapping[str, Any], audit_ok: bool = True)
         return table + (f" ({m.id}, {m.label})" if m is not None else "")
 
     for name, x in tables.items():
-        for r in x.get("refusals", []):
-            seat = r.get("seat")
+        for a in x.get("attention", []):  # the referee's list, not yet acknowledged
+            seat = a.get("seat")
             who = f", asiento {seat}" if seat is not None else ""
-            need("call", f"Llaman al árbitro en {where(name)}{who}: {r.get('text', '')}", name)
+            if a.get("concern") == "called":
+                need("call", f"Llaman al árbitro en {where(name)}{who}", name)
+            else:
+                need("referee", f"{a.get('words')} en {where(name)}{who}: {a.get('text', '')}",
+                     name)  # fmt: skip
     for m in matches:
         if m.table is not None and m.result.status not in FINISHED:
             seen = tables.get(m.table)
@@ -243,6 +251,7 @@ tr.done td{color:#c9d6cd}tr.call td{background:#5c1a1a}tr.offline td{background:
 #attention li{padding:3px 6px;margin-bottom:3px;border-left:5px solid #888;background:#1d3d2b;
  line-height:17px;overflow-wrap:anywhere}
 #attention li.call{border-color:#ff5252;background:#5c1a1a;font-weight:700}
+#attention li.referee{border-color:#ff5252}
 #attention li.offline{border-color:#ff8a80}#attention li.audit,#attention li.flagged,
 #attention li.rules{border-color:#ffb74d}#attention li.waiting{border-color:#ffe082}
 #attention li.undecided{border-color:#90caf9}
