@@ -215,3 +215,15 @@ def test_the_seats_show_the_match_until_the_game_starts_and_after_a_restart(
     assert (record["match"], record["chico"]) == ("r3-m2", 2)
     run.close()
     pub.close(timeout=0.1)
+
+
+def test_a_disk_that_refuses_the_file_does_not_stop_the_table(tmp_path: Path) -> None:
+    book = TableMatches(tmp_path / "gone", "mesa01")
+    (tmp_path / "gone").write_text("a file where the folder should be")
+    assert book.take(QUARTER) and book.unsaved is not None
+    assert book.start(1) == GameMatch("r3-m2", 1)  # played from memory
+    assert book.finish(1) == GameMatch("r3-m2", 1) and book.card() is None
+    (tmp_path / "gone").unlink()
+    book.abandon(1)  # the next change writes it all
+    assert book.unsaved is None
+    assert TableMatches(tmp_path / "gone", "mesa01").played == {("r3-m2", 1)}
