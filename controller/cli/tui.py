@@ -66,6 +66,7 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
     "es": {
         "title": "TRUCO · partido a {target} · {players} jugadores",
         "match": "{label} · {home} vs {away} · chico {chico} de {best_of}",
+        "players": "{team}: {names}",
         "score_teams": "Nosotros {ours} · Ellos {theirs}",
         "score_demo": "Equipo 0: {a} · Equipo 1: {b}",
         "hand": "Mano {n} · da el {dealer} · es mano el {mano}",
@@ -123,6 +124,7 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
     "en": {
         "title": "TRUCO · game to {target} · {players} players",
         "match": "{label} · {home} vs {away} · chico {chico} of {best_of}",
+        "players": "{team}: {names}",
         "score_teams": "Us {ours} · Them {theirs}",
         "score_demo": "Team 0: {a} · Team 1: {b}",
         "hand": "Hand {n} · dealer {dealer} · mano {mano}",
@@ -505,6 +507,13 @@ class TerminalTable:
         if card is not None:
             add(t["match"].format(label=card.label, home=card.home, away=card.away,
                                   chico=card.chico, best_of=card.best_of), "bold")  # fmt: skip
+            teams = [
+                t["players"].format(team=team, names=", ".join(names))
+                for team, names in zip((card.home, card.away), card.players, strict=True)
+                if names
+            ]
+            if teams:
+                add(" · ".join(teams))
         if game.hand_number:
             hand = game.hands[-1]
             head = t["hand"].format(n=hand.number, dealer=hand.dealer, mano=hand.mano)

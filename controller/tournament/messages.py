@@ -379,7 +379,7 @@ def split_topic(prefix: str, topic: str) -> tuple[str, TopicKind, str | None] | 
 def _object(data: bytes | bytearray) -> dict[str, Any]:
     try:
         value = json.loads(bytes(data).decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
+    except (UnicodeDecodeError, ValueError, RecursionError):  # deep nesting: not ours
         raise MalformedMessage("not JSON") from None
     if not isinstance(value, dict):
         raise MalformedMessage("not a JSON object")

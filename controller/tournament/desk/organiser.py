@@ -55,6 +55,7 @@ log = logging.getLogger(__name__)
 #: Who a journal line says did it.
 ORGANISER: Final = "organizador"
 DESK: Final = "mesa de control"
+MAX_NAME: Final = 64  # what the table takes in an assignment's names and label
 UNDECIDED: Final = (MatchStatus.ASSIGNED, MatchStatus.PLAYING)
 #: A record's verdict as the organiser reads it.
 VERDICT: Final = {
@@ -239,11 +240,12 @@ class Organiser:
         home = t.entrant(m.pairing.home)
         away = t.entrant(m.pairing.away) if m.pairing.away is not None else None
         players = (
-            tuple(p.name for p in home.players),
-            tuple(p.name for p in away.players) if away else (),
+            tuple(_short(p.name) for p in home.players),
+            tuple(_short(p.name) for p in away.players) if away else (),
         )
-        return Assignment(m.table, n, m.id, m.label, home.name, away.name if away else "",
-                          m.chico, m.best_of, players)  # fmt: skip
+        return Assignment(m.table, n, m.id, _short(m.label), _short(home.name),
+                          _short(away.name) if away else "", m.chico, m.best_of,
+                          players)  # fmt: skip
 
     def _tell_tables(self) -> None:
         for table in self.tables:
@@ -275,6 +277,12 @@ class Organiser:
                 "keyed": self.keyed,
                 "attention": [a.__dict__ for a in self.attention],
             }
+
+
+def _short(text: str) -> str:
+    """A name as an assignment carries it (at most ``MAX_NAME`` characters; the seats
+    shorten it further to fit)."""
+    return text if len(text) <= MAX_NAME else text[: MAX_NAME - 1] + "…"
 
 
 def _same(a: Assignment, b: Assignment) -> bool:

@@ -196,6 +196,17 @@ def test_groups_to_the_end(
         if e
     }
     assert len(knockout) <= groups * advance
+    group_of = {e: g for g, e in members}
+    if advance == 2 and groups >= 2 and groups & (groups - 1) == 0 and not t.withdrawn:
+        for m in t.matches:  # the cross pairing: one group's two meet only in the final
+            if m.stage is Stage.KNOCKOUT and m.id != "final" and m.pairing.away:
+                assert group_of[m.pairing.home] != group_of[m.pairing.away], m.id
+    if not t.withdrawn:
+        ranking = final_ranking(t)
+        assert set(ranking[: len(knockout)]) == knockout, "the knockout's entrants rank first"
+        place = {s.entrant: s.rank for g in sizes for s in standings(t, g)}
+        rest = [place[e] for e in ranking[len(knockout) :]]
+        assert rest == sorted(rest), "the others by their place in their group"
     assert replayed(j) == t
 
 
