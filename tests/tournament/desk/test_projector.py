@@ -28,7 +28,7 @@ def test_the_projector_shows_the_bracket(tmp_path: Path) -> None:
     assert 'class="side tbd"><span class="name">Los del Fondo<' in semis
     assert "&lt;img src=x onerror=" in page and "<img" not in page
     assert "<button" not in page and "<a " not in page and "<input" not in page  # no controls
-    assert 'data-slides="1"' in page  # it fits: one page
+    assert 'data-slides="1"' in page and 'data-fits="true"' in page  # it fits: one page
 
 
 def test_swiss_standings_page_by_themselves(tmp_path: Path) -> None:
@@ -42,6 +42,7 @@ def test_swiss_standings_page_by_themselves(tmp_path: Path) -> None:
                    size=PROJECTOR)  # fmt: skip
     # 24 standings at 12 a page, then where the 12 matches of round 4 are played
     assert 'data-slides="3"' in first and 'data-slide="1"' in first
+    assert 'data-scale="100" data-fits="true"' in first  # 12 lines fit at full size
     assert 'data-slide="2"' in later  # turned after ten seconds
     # after the last page, the first again, from the page fetched anew
     assert 'data-slide="1"' in again and again.count('<section class="slide') == 3
@@ -86,3 +87,14 @@ def test_a_finished_tournament_opens_with_its_podium(tmp_path: Path) -> None:
     )
     assert places[:3] == [("1", final.result.winner), ("2", runner_up), ("3", third.result.winner)]
     assert 'data-slides="2"' in page  # the podium, then the bracket
+
+
+def test_a_page_too_tall_is_shrunk_to_fit(tmp_path: Path) -> None:
+    """On a short screen the bracket's eight first matches do not fit at full size:
+    the page shrinks its type until they do."""
+    desk = heard_desk(tmp_path / "desk", knockout_16())
+    with served(desk) as base:
+        page = dom(base + "/proyector", tmp_path, size=(1280, 400))
+    scale = re.search(r'data-scale="(\d+)"', page)
+    assert scale is not None and int(scale[1]) < 100, page[:300]
+    assert 'data-fits="true"' in page

@@ -230,6 +230,8 @@ def desk_view(
         "broker_lost": "SIN CONEXIÓN CON EL BROKER: estados y tanteadores como se oyeron "
         "por última vez"
         if broker.get("connected") is False
+        else "Todavía sin conexión con el broker: no se sabe nada de las mesas"
+        if broker.get("connected") is None
         else "",
         "summary": f"{len(tables)} mesas, {sum(1 for x in tables.values() if x.get('online'))}"
         f" en línea · {done} de {len(matches)} partidos terminados"
@@ -330,7 +332,9 @@ _BODY: Final = """<header><h1 id="title"></h1><span id="round"></span>
 <nav><a href="/proyector">proyector</a> · <a href="/imprimir/emparejamientos">emparejamientos</a>
 · <a href="/imprimir/posiciones">posiciones</a> · <a href="/imprimir/llave">llave</a>
 · <a href="/imprimir/planillas">planillas</a> · <a href="/mesas">mesas</a>
-· <a href="/export/standings.csv">exportar</a></nav></header>
+· exportar: <a href="/export/standings.csv">posiciones</a>
+<a href="/export/matches.csv">partidos</a> <a href="/export/games.csv">chicos</a>
+(<a href="/export/standings.json">json</a>)</nav></header>
 <div id="broker" role="alert"></div>
 <main><table><colgroup><col style="width:66px"><col style="width:176px"><col><col
 style="width:24px"><col><col style="width:60px"><col style="width:54px"><col

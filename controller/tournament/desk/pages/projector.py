@@ -68,8 +68,11 @@ const PAGE_MS = {PAGE_S * 1000};
 let shown = 0;
 function fit(slide) {{
   slide.style.fontSize = "";
-  for (let size = 100; size > 50 && slide.scrollHeight > innerHeight + 1; size -= 5)
+  let size = 100;
+  for (; size > 50 && slide.scrollHeight > innerHeight + 1; size -= 5)
     slide.style.fontSize = size - 5 + "%";
+  document.documentElement.dataset.scale = size;
+  document.documentElement.dataset.fits = slide.scrollHeight <= innerHeight + 1;
 }}
 function show(i) {{
   const slides = document.querySelectorAll(".slide");
