@@ -94,6 +94,144 @@ def _match_status(m: Match) -> str:
     return text
 
 
+class _Round:
+    """The round being played as the desk sees it now: its matches and the tables."""
+
+    def __init__(self, t: Tournament, snapshot: Mapping[str, Any]) -> None:
+        self.t = t
+        self.snapshot = snapshot
+        self.tables: dict[str, Mapping[str, Any]] = {
+            x["table"]: x for x in snapshot.get("tables", [])
+        }
+        self.broker_down = snapshot.get("broker", {}).get("connected") is False
+        self.number = current_round(t)
+        self.matches = t.round_matches(self.number)
+        #: The match each table has to play (undecided ones only).
+        self.at_table = {
+            m.table: m
+            for m in self.matches
+            if m.table is not None and m.result.status not in FINISHED
+        }
+        self.free = [
+            name
+            for name, x in self.tables.items()
+            if name not in self.at_table and not self.offline(x) and x.get("online")
+        ]
+        self.undecided = [m for m in self.matches if m.result.status not in FINISHED]
+
+    def offline(self, table: Mapping[str, Any] | None) -> bool:
+        return _is_offline(table, self.broker_down)
+
+    def where(self, table: str) -> str:
+        m = self.at_table.get(table)
+        return table + (f" ({m.id}, {m.label})" if m is not None else "")
+
+    def versus(self, m: Match) -> str:
+        return f"{entrant_name(self.t, m.pairing.home)} vs {entrant_name(self.t, m.pairing.away)}"
+
+    # ------------------------------------------------------------------ attention
+
+    def attention(self, audit_ok: bool, notes: Sequence[Mapping[str, Any]]) -> list[dict[str, str]]:
+        """What needs a person, most urgent first (``ATTENTION_ORDER``)."""
+        out: list[dict[str, str]] = []
+
+        def need(kind: str, text: str, table: str | None = None) -> None:
+            out.append({"kind": kind, "text": text, "table": table or ""})
+
+        for name, x in self.tables.items():
+            for a in x.get("attention", []):  # the referee's list, not yet acknowledged
+                seat = a.get("seat")
+                who = f", asiento {seat}" if seat is not None else ""
+                if a.get("concern") == "called":
+                    need("call", f"Llaman al árbitro en {self.where(name)}{who}", name)
+                else:
+                    need("referee", f"{a.get('words')} en {self.where(name)}{who}: "
+                         f"{a.get('text', '')}", name)  # fmt: skip
+        for table, m in self.at_table.items():
+            seen = self.tables.get(table)
+            if self.offline(seen):
+                state, _ = _table_line(seen, self.broker_down)
+                need("offline", f"{table} {state} con el partido {m.id}: {self.versus(m)}", table)
+        if not audit_ok:
+            need("audit", "El registro de auditoría del torneo NO verifica: revisalo antes de "
+                 "seguir (alguien lo cambió o está dañado)")  # fmt: skip
+        flagged = [r for r in self.snapshot.get("results", []) if not r.get("ok", True)]
+        for r in flagged:
+            verdict = _VERDICT_TEXT.get(r.get("verdict", ""), r.get("verdict", ""))
+            match = r.get("match") or "-"
+            about = f" del partido {match}" if match != "-" else ""
+            need("flagged", f"Registro {r.get('game')}{about} ({r.get('table')}): "
+                 f"{verdict}. {r.get('detail', '')}".rstrip(), r.get("table"))  # fmt: skip
+        said = {r.get("game") for r in flagged}
+        for n in notes:
+            if n.get("game") is None or n.get("game") not in said:
+                need("flagged", str(n.get("text", "")), n.get("table"))
+        for name, x in self.tables.items():
+            if x.get("rules_problems"):
+                problems = "; ".join(x["rules_problems"])
+                need("rules", f"{name} juega con otras reglas: {problems}", name)
+        spare = iter(self.free)
+        for m in self.matches:
+            if m.result.status is MatchStatus.WAITING:
+                offer = next(spare, None)
+                hint = f" (libre: {offer})" if offer else " (no hay mesa libre)"
+                need("waiting", f"{m.id} espera mesa: {self.versus(m)}{hint}")
+        t, done = self.t, len(self.matches) - len(self.undecided)
+        if self.matches and not self.undecided and self.number not in t.closed and not t.finished:
+            need("undecided", f"{round_label(t, self.number)}: todos los partidos terminaron; "
+                 "cerrá la ronda para emparejar la siguiente.")  # fmt: skip
+        elif self.undecided and done >= STRAGGLERS_FROM * len(self.matches):
+            for m in self.undecided:
+                at = f" en {m.table}" if m.table else ""
+                need("undecided", f"{m.id}{at} sin definir ({score_text(m)}, chico {m.chico} "
+                     f"de {m.best_of}): el resto de la ronda terminó")  # fmt: skip
+        out.sort(key=lambda a: ATTENTION_ORDER.index(a["kind"]))
+        return out
+
+    # ------------------------------------------------------------------ the lines
+
+    def row(self, m: Match, flag: str) -> dict[str, Any]:
+        """One match's line (``flag``: the most urgent attention at its table)."""
+        live = self.tables.get(m.table) if m.table else None
+        table_text, table_class = _table_line(live, self.broker_down) if m.table else ("", "")
+        finished = m.result.status in FINISHED
+        winner = m.result.winner
+        return {
+            "match": m.id,
+            "group": m.group or "",
+            "table": m.table or "",
+            "table_state": "" if finished else table_text.lower(),
+            "table_class": "" if finished else table_class,
+            "home": entrant_name(self.t, m.pairing.home),
+            "away": entrant_name(self.t, m.pairing.away),
+            "winner": None if winner is None else 0 if winner == m.pairing.home else 1,
+            "chico": "" if finished else f"{m.chico} de {m.best_of}",
+            "games": score_text(m),
+            "live": _live(live, m),
+            "status": _match_status(m),
+            "flag": flag,
+            "status_code": m.result.status.value,
+        }
+
+    def offline_lines(self) -> list[str]:
+        out = []
+        for name, x in self.tables.items():
+            if self.offline(x):
+                state, _ = _table_line(x, self.broker_down)
+                held = self.at_table.get(name)
+                out.append(f"{name}: {state}" + (f" ({held.id})" if held else ""))
+        return out
+
+
+def _broker_text(snapshot: Mapping[str, Any]) -> str:
+    connected = snapshot.get("broker", {}).get("connected")
+    if connected is False:
+        return "SIN CONEXIÓN CON EL BROKER: estados y tanteadores como se oyeron por última vez"
+    if connected is None:
+        return "Todavía sin conexión con el broker: no se sabe nada de las mesas"
+    return ""
+
+
 def desk_view(
     t: Tournament,
     snapshot: Mapping[str, Any],
@@ -106,140 +244,26 @@ def desk_view(
     ``{"what", "text", "game", "table", ...}``: a record of no match, of the wrong
     table, a game too many), listed with the flagged records; one about a record
     the desk already flags is not said twice."""
-    tables: dict[str, Mapping[str, Any]] = {x["table"]: x for x in snapshot.get("tables", [])}
-    broker_down = snapshot.get("broker", {}).get("connected") is False
-    round_no = current_round(t)
-    matches = t.round_matches(round_no)
-    at_table = {
-        m.table: m for m in matches if m.table is not None and m.result.status not in FINISHED
-    }
-    attention: list[dict[str, str]] = []
-
-    def need(kind: str, text: str, table: str | None = None) -> None:
-        attention.append({"kind": kind, "text": text, "table": table or ""})
-
-    def where(table: str) -> str:
-        m = at_table.get(table)
-        return table + (f" ({m.id}, {m.label})" if m is not None else "")
-
-    for name, x in tables.items():
-        for a in x.get("attention", []):  # the referee's list, not yet acknowledged
-            seat = a.get("seat")
-            who = f", asiento {seat}" if seat is not None else ""
-            if a.get("concern") == "called":
-                need("call", f"Llaman al árbitro en {where(name)}{who}", name)
-            else:
-                need("referee", f"{a.get('words')} en {where(name)}{who}: {a.get('text', '')}",
-                     name)  # fmt: skip
-    for m in matches:
-        if m.table is not None and m.result.status not in FINISHED:
-            seen = tables.get(m.table)
-            if _is_offline(seen, broker_down):
-                state, _ = _table_line(seen, broker_down)
-                need("offline", f"{m.table} {state} con el partido {m.id}: "
-                     f"{entrant_name(t, m.pairing.home)} vs {entrant_name(t, m.pairing.away)}",
-                     m.table)  # fmt: skip
-    if not audit_ok:
-        need("audit", "El registro de auditoría del torneo NO verifica: revisalo antes de "
-             "seguir (alguien lo cambió o está dañado)")  # fmt: skip
-    for r in snapshot.get("results", []):
-        if not r.get("ok", True):
-            verdict = _VERDICT_TEXT.get(r.get("verdict", ""), r.get("verdict", ""))
-            match = r.get("match") or "-"
-            about = f" del partido {match}" if match != "-" else ""
-            need("flagged", f"Registro {r.get('game')}{about} ({r.get('table')}): "
-                 f"{verdict}. {r.get('detail', '')}".rstrip(), r.get("table"))  # fmt: skip
-    said = {r.get("game") for r in snapshot.get("results", []) if not r.get("ok", True)}
-    for n in notes:
-        if n.get("game") is None or n.get("game") not in said:
-            need("flagged", str(n.get("text", "")), n.get("table"))
-    for name, x in tables.items():
-        if x.get("rules_problems"):
-            need("rules", f"{name} juega con otras reglas: {'; '.join(x['rules_problems'])}", name)
-    busy = {m.table for m in at_table.values()}
-    free = [
-        name
-        for name, x in tables.items()
-        if name not in busy and not _is_offline(x, broker_down) and x.get("online")
-    ]
-    spare = iter(free)
-    for m in matches:
-        if m.result.status is MatchStatus.WAITING:
-            home, away = entrant_name(t, m.pairing.home), entrant_name(t, m.pairing.away)
-            offer = next(spare, None)
-            hint = f" (libre: {offer})" if offer else " (no hay mesa libre)"
-            need("waiting", f"{m.id} espera mesa: {home} vs {away}{hint}")
-    undecided = [m for m in matches if m.result.status not in FINISHED]
-    done = len(matches) - len(undecided)
-    if matches and not undecided and round_no not in t.closed and not t.finished:
-        need("undecided", f"{round_label(t, round_no)}: todos los partidos terminaron; "
-             "cerrá la ronda para emparejar la siguiente.")  # fmt: skip
-    elif undecided and done >= STRAGGLERS_FROM * len(matches):
-        for m in undecided:
-            at = f" en {m.table}" if m.table else ""
-            need("undecided", f"{m.id}{at} sin definir ({score_text(m)}, chico {m.chico} de "
-                 f"{m.best_of}): el resto de la ronda terminó")  # fmt: skip
-    attention.sort(key=lambda a: ATTENTION_ORDER.index(a["kind"]))
-
+    r = _Round(t, snapshot)
+    attention = r.attention(audit_ok, notes)
     flags: dict[str, str] = {}
     for a in reversed(attention):  # the most urgent last, so it wins
         if a["table"] and a["kind"] in ("call", "offline", "flagged"):
             flags[a["table"]] = a["kind"]
-    rows = []
-    for m in matches:
-        live = tables.get(m.table) if m.table else None
-        table_text, table_class = _table_line(live, broker_down) if m.table else ("", "")
-        finished = m.result.status in FINISHED
-        rows.append(
-            {
-                "match": m.id,
-                "group": m.group or "",
-                "table": m.table or "",
-                "table_state": "" if finished else table_text.lower(),
-                "table_class": "" if finished else table_class,
-                "home": entrant_name(t, m.pairing.home),
-                "away": entrant_name(t, m.pairing.away),
-                "winner": 0
-                if m.result.winner is not None and m.result.winner == m.pairing.home
-                else 1
-                if m.result.winner is not None
-                else None,
-                "chico": "" if finished else f"{m.chico} de {m.best_of}",
-                "games": score_text(m),
-                "live": _live(live, m),
-                "status": _match_status(m),
-                "flag": flags.get(m.table or "", ""),
-                "status_code": m.result.status.value,
-            }
-        )
-    offline = []
-    for name, x in tables.items():
-        if _is_offline(x, broker_down):
-            state, _ = _table_line(x, broker_down)
-            held = at_table.get(name)
-            offline.append(f"{name}: {state}" + (f" ({held.id})" if held else ""))
     spec = t.spec
-    subtitle = (
-        f"{FORMAT_NAMES[spec.format]} · al mejor de {spec.best_of}" if spec is not None else ""
-    )
-    broker = snapshot.get("broker", {})
+    online = sum(1 for x in r.tables.values() if x.get("online"))
+    done = len(r.matches) - len(r.undecided)
     return {
         "title": t.name,
-        "subtitle": subtitle,
-        "round": round_label(t, round_no),
-        "broker_lost": "SIN CONEXIÓN CON EL BROKER: estados y tanteadores como se oyeron "
-        "por última vez"
-        if broker.get("connected") is False
-        else "Todavía sin conexión con el broker: no se sabe nada de las mesas"
-        if broker.get("connected") is None
-        else "",
-        "summary": f"{len(tables)} mesas, {sum(1 for x in tables.values() if x.get('online'))}"
-        f" en línea · {done} de {len(matches)} partidos terminados"
-        + (" · torneo terminado" if t.finished else ""),
+        "subtitle": f"{FORMAT_NAMES[spec.format]} · al mejor de {spec.best_of}" if spec else "",
+        "round": round_label(t, r.number),
+        "broker_lost": _broker_text(snapshot),
+        "summary": f"{len(r.tables)} mesas, {online} en línea · {done} de {len(r.matches)} "
+        "partidos terminados" + (" · torneo terminado" if t.finished else ""),
         "attention": attention,
-        "matches": rows,
-        "offline": offline,
-        "free": free,
+        "matches": [r.row(m, flags.get(m.table or "", "")) for m in r.matches],
+        "offline": r.offline_lines(),
+        "free": r.free,
     }
 
 
