@@ -360,9 +360,9 @@ _BODY: Final = """<header><h1 id="title"></h1><span id="round"></span>
 <a href="/export/matches.csv">partidos</a> <a href="/export/games.csv">chicos</a>
 (<a href="/export/standings.json">json</a>)</nav></header>
 <div id="broker" role="alert"></div>
-<main><table><colgroup><col style="width:66px"><col style="width:176px"><col><col
+<main><table><colgroup><col style="width:84px"><col style="width:176px"><col><col
 style="width:24px"><col><col style="width:60px"><col style="width:54px"><col
-style="width:126px"><col style="width:136px"></colgroup>
+style="width:126px"><col style="width:132px"></colgroup>
 <thead><tr><th>Partido</th><th>Mesa</th><th>Local</th><th></th><th>Visitante</th><th>Chico</th>
 <th class="n">Chicos</th><th class="n">Tanteador</th><th>Estado</th></tr></thead>
 <tbody id="matches"></tbody></table></main>

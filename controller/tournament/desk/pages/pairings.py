@@ -56,7 +56,7 @@ def pairings_page(t: Tournament, round_no: int | None = None) -> str:
         else:
             table = m.table or "sin mesa"
             note = f"mejor de {m.best_of}" if m.best_of > 1 else "uno"
-        group = f"Grupo {m.group} · " if m.group else ""
+        group = f"Grupo {m.group} · " if m.group and f"Grupo {m.group}" not in m.label else ""
         lines.append(
             f'<tr data-match="{h(m.id)}"><td class="t">{h(table)}</td>'
             f'<td>{h(m.id)}<div class="small">{h(group)}{h(m.label)}</div></td>'
