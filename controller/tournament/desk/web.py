@@ -10,7 +10,8 @@ When the desk runs a tournament (``state.competition``: its ``tournament`` and
 ``audit_ok``), ``/`` is the organiser's page (:mod:`.pages.desk`) and the tables' page
 moves to ``/mesas``; also ``/api/tournament`` (its JSON), ``/proyector``,
 ``/imprimir/emparejamientos``, ``/imprimir/posiciones``, ``/imprimir/llave``,
-``/imprimir/planillas`` and ``/export/<standings|matches|games>.<csv|json>``
+``/imprimir/planillas`` (these two of another round with ``?ronda=N``) and
+``/export/<standings|matches|games>.<csv|json>``
 (:mod:`.exports`). The views are built in :mod:`.pages`; this module only routes, with
 the same Host check for every route.
 """
@@ -25,7 +26,7 @@ import threading
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Final
-from urllib.parse import unquote, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 from ..competition.model import Tournament
 from ..topics import encode
@@ -39,6 +40,7 @@ from .pages import (
     standings_page,
     tournament_api,
 )
+from .pages.common import current_round
 from .picture import sticks_png
 from .state import DeskState
 
@@ -237,6 +239,18 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._send(404, b"not found\n", "text/plain")
 
+    def _round_asked(self, t: Tournament) -> int | None:
+        """``?ronda=N`` (default: the round being played); ``None`` when it names no
+        round of the tournament (a 400 with a one-line reason was sent)."""
+        asked = parse_qs(urlsplit(self.path).query).get("ronda")
+        if not asked:
+            return current_round(t)
+        if not asked[0].isdigit() or not t.round_matches(int(asked[0])):
+            self._send(HTTPStatus.BAD_REQUEST, f"no hay una ronda {asked[0][:20]!r}\n"
+                       .encode(), "text/plain; charset=utf-8")  # fmt: skip
+            return None
+        return int(asked[0])
+
     def _tournament_route(self, path: str, competition: Any) -> bool:
         """Serve ``path`` if it is one of the tournament's views; whether it was."""
         html = "text/html; charset=utf-8"
@@ -255,15 +269,20 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, body, "application/json")
         elif path == "/proyector":
             self._send(200, projector_page(t).encode("utf-8"), html)
-        elif path == "/imprimir/emparejamientos":
-            self._send(200, pairings_page(t).encode("utf-8"), html)
+        elif path in ("/imprimir/emparejamientos", "/imprimir/planillas"):
+            round_no = self._round_asked(t)
+            if round_no is None:
+                return True
+            if path == "/imprimir/emparejamientos":
+                page = pairings_page(t, round_no)
+            else:
+                target = state.rules.target if state.rules is not None else None
+                page = sheets_page(t, round_no, target=target)
+            self._send(200, page.encode("utf-8"), html)
         elif path == "/imprimir/posiciones":
             self._send(200, standings_page(t).encode("utf-8"), html)
         elif path == "/imprimir/llave":
             self._send(200, bracket_page(t).encode("utf-8"), html)
-        elif path == "/imprimir/planillas":
-            target = state.rules.target if state.rules is not None else None
-            self._send(200, sheets_page(t, target=target).encode("utf-8"), html)
         else:
             name = path[len("/export/") :]
             try:

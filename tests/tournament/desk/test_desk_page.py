@@ -128,6 +128,13 @@ def test_the_tables_page_and_the_host_check_stay(tmp_path: Path) -> None:
             assert get(base + path)[0] == 200, path
             assert get(base + path, "evil.example")[0] == 421, path  # DNS rebinding
         assert get(base + "/export/passwd")[0] == 404
+        # another round's pairings and sheets; a round that does not exist: one line
+        status, body = get(base + "/imprimir/emparejamientos?ronda=1")
+        assert status == 200 and body.count(b'<tr data-match="r1-m') == 8
+        assert get(base + "/imprimir/planillas?ronda=1")[1].count(b'<section class="sheet"') == 8
+        assert get(base + "/imprimir/planillas")[1].count(b'<section class="sheet"') == 4
+        assert get(base + "/imprimir/planillas?ronda=9") == (400, b"no hay una ronda '9'\n")
+        assert get(base + "/imprimir/emparejamientos?ronda=x")[0] == 400
         # without a tournament: the tables' page at /, nothing of a tournament
         assert "Atención del árbitro".encode() in get(bare_base + "/")[1]
         assert get(bare_base + "/api/tournament")[0] == 404
