@@ -69,8 +69,9 @@ def test_a_tournament_run_from_the_command_line(
     assert organiser(url, "walkover", first.id, "--winner", first.pairing.home,
                      "--reason", "no se presentaron") == 0  # fmt: skip
     second = o.tournament.round_matches(1)[1]
-    assert organiser(url, "override", second.id, "--winner", second.pairing.away,
-                     "--games", "0-2", "--points", "20-30", "--reason", "planilla firmada") == 0  # fmt: skip
+    override = ["--games", "0-2", "--points", "20-30", "--reason", "planilla firmada"]
+    assert second.pairing.away is not None
+    assert organiser(url, "override", second.id, "--winner", second.pairing.away, *override) == 0
     t = o.tournament
     assert t.match(first.id).result.reason == "no se presentaron"
     assert t.match(second.id).result.winner == second.pairing.away
