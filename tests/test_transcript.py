@@ -7,6 +7,7 @@ hand-computed expected ``replay --json`` output beside it (``*.json``).
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -39,6 +40,39 @@ def test_scenario(path: Path) -> None:
 
 #: The contract's own examples, copied unchanged: their comments say "refused" in words.
 CONTRACT_EXAMPLES = {"four-players", "worked-hand-1", "worked-hand-2"}
+
+
+def _header_expectation(
+    text: str,
+) -> tuple[list[int], list[tuple[int, str, int]], list[tuple[int, str]]]:
+    """The score, awards (team, reason, points) and refusals (line, code) a contract
+    example's header comment states in words (``# Expected: score [3, 0]; team 0
+    awarded envido 2 and truco 1; rejected: line 14 not_your_turn, ...``)."""
+    header = " ".join(line[1:].strip() for line in text.splitlines() if line.startswith("#"))
+    said = header.split("Expected:", 1)[1]
+    score = [int(n) for n in re.findall(r"score \[(\d+), (\d+)\]", said)[0]]
+    team, awarded = re.findall(r"team (\d) awarded ([^;]+);", said)[0]
+    awards = [
+        (int(team), reason, int(points))
+        for reason, points in re.findall(r"(envido|truco|flor|mazo) (\d+)", awarded)
+    ]
+    rejected = [(int(n), code) for n, code in re.findall(r"line (\d+) (\w+)", said)]
+    assert rejected or "nothing rejected" in said
+    return score, awards, rejected
+
+
+@pytest.mark.parametrize("name", sorted(CONTRACT_EXAMPLES))
+def test_the_contract_examples_replay_to_their_headers(name: str) -> None:
+    """The three examples shipped with the rules contract (copied unchanged) replay to
+    what their own header comments say, not only to the JSON beside them."""
+    text = (SCENARIOS / f"{name}.truco").read_text()
+    score, awards, rejected = _header_expectation(text)
+    got = json.loads(dumps_result(result_json(replay(parse(text)))))  # the JSON replay prints
+    assert got["score"] == score
+    assert [(a["team"], a["reason"], a["points"]) for h in got["hands"] for a in h["awards"]] == (
+        awards
+    )
+    assert [(r["line"], r["code"]) for r in got["rejected"]] == rejected
 
 
 def _commented_refusals(text: str) -> list[tuple[int, str]]:

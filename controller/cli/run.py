@@ -370,6 +370,20 @@ def _cmd_run(args: argparse.Namespace) -> int:
             f"truco-table run: no seat {args.seat} at a table of {rules.players}", file=sys.stderr
         )
         return 2
+    score = (args.score[0], args.score[1])
+    if not all(0 <= points < rules.target for points in score):
+        print(
+            f"truco-table run: --score takes points from 0 to {rules.target - 1} "
+            f"(a game to {rules.target}), not {score[0]} {score[1]}",
+            file=sys.stderr,
+        )
+        return 2
+    if args.state and score != (0, 0):
+        print(
+            "truco-table run: --score starts a new game; a game kept with --state has its own",
+            file=sys.stderr,
+        )
+        return 2
     human = None if args.bots_only else args.seat
     return main_mock(
         rules,
@@ -379,6 +393,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         bots=args.bots,
         deal_reading=DealReading(args.deal_reading),
         pace=args.pace,
+        score=score,
         record=args.record,
         state_dir=Path(args.state) if args.state else None,
         serve=args.serve,
@@ -432,6 +447,15 @@ def configure(r: argparse.ArgumentParser) -> None:
         choices=("seats", "dealer", "none"),
         default="seats",
         help="how the table reads the deal (default: each seat taps its cards)",
+    )
+    r.add_argument(
+        "--score",
+        nargs=2,
+        type=int,
+        metavar=("US", "THEM"),
+        default=(0, 0),
+        help="with --mock: start from this score, team 0's then team 1's (at six with "
+        "--pica-pica on, 5 0 makes the first hand a pica-pica one)",
     )
     r.add_argument("--pace", type=seconds, default=0.6, help="seconds between bot actions")
     r.add_argument("--record", metavar="FILE", help="write the game record to FILE")

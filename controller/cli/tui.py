@@ -65,10 +65,17 @@ KEYS: Final[dict[str, Button]] = {
 TEXTS: Final[dict[str, dict[str, str]]] = {
     "es": {
         "title": "TRUCO · partido a {target} · {players} jugadores",
+        "match": "{label} · {home} vs {away} · chico {chico} de {best_of}",
         "score_teams": "Nosotros {ours} · Ellos {theirs}",
         "score_demo": "Equipo 0: {a} · Equipo 1: {b}",
         "hand": "Mano {n} · da el {dealer} · es mano el {mano}",
         "turn": "turno: {who}",
+        "pica_pica": "pica-pica",
+        "picas": "Picas: {picas}",
+        "pica_turn": "{pica} turno {who}",
+        "pica_over": "{pica} terminó",
+        "pica_table": "{pica} (baza {n}): {cards}",
+        "table_picas": "En la mesa: {picas}",
         "you": "vos",
         "seat": "asiento {seat}",
         "panel_you": " asiento {seat} (vos) · equipo {team} ",
@@ -115,10 +122,17 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
     },
     "en": {
         "title": "TRUCO · game to {target} · {players} players",
+        "match": "{label} · {home} vs {away} · chico {chico} of {best_of}",
         "score_teams": "Us {ours} · Them {theirs}",
         "score_demo": "Team 0: {a} · Team 1: {b}",
         "hand": "Hand {n} · dealer {dealer} · mano {mano}",
         "turn": "turn: {who}",
+        "pica_pica": "pica-pica",
+        "picas": "Picas: {picas}",
+        "pica_turn": "{pica} turn {who}",
+        "pica_over": "{pica} over",
+        "pica_table": "{pica} (baza {n}): {cards}",
+        "table_picas": "On the table: {picas}",
         "you": "you",
         "seat": "seat {seat}",
         "panel_you": " seat {seat} (you) · team {team} ",
@@ -201,6 +215,20 @@ class LogEntry:
     refusal: RefusalCode | None = None
 
 
+Bazas = tuple[tuple[tuple[int, Card], ...], ...]
+
+
+@dataclass(frozen=True)
+class PlayBazas:
+    """The finished bazas of one play: the whole hand, or one pica (``pica`` its mano
+    seat, ``seats`` its two seats in play order)."""
+
+    pica: int | None
+    seats: tuple[int, ...]
+    bazas: Bazas
+    results: tuple[int | None, ...]
+
+
 @dataclass(frozen=True)
 class HandEnd:
     """A finished hand, held on the screen until the player goes on."""
@@ -208,8 +236,7 @@ class HandEnd:
     number: int
     awards: tuple[Award, ...]
     notes: tuple[str | None, ...]  # each award's detail (a penalty's reason)
-    bazas: tuple[tuple[tuple[int, Card], ...], ...]
-    results: tuple[int | None, ...]
+    plays: tuple[PlayBazas, ...]  # one, or a pica-pica hand's three picas
     score: tuple[int, int]
     until: float  # bots-only: when the demo goes on by itself
 
@@ -368,14 +395,17 @@ class TerminalTable:
             notes = tuple(table.award_note(hand.number, i) for i in range(len(hand.awards)))
             hold = max(2.0, 5 * self.pace)
             self.held = HandEnd(
-                hand.number,
-                hand.awards,
-                notes,
-                game.played_bazas,
-                game.baza_results,
-                game.score,
-                self.clock() + hold,
+                hand.number, hand.awards, notes, self._plays(), game.score, self.clock() + hold
             )
+
+    def _plays(self) -> tuple[PlayBazas, ...]:
+        """The bazas of each play of the hand, the player's pica first."""
+        game = self.run.game
+        plays = [
+            PlayBazas(p.pica if game.pica_pica else None, p.order, p.played_bazas, p.baza_results)
+            for p in game.plays
+        ]
+        return tuple(sorted(plays, key=lambda p: self.human not in p.seats))
 
     # ------------------------------------------------------------------ the screen
 
@@ -407,7 +437,26 @@ class TerminalTable:
             note = NOTES_EN.get(note, note)
         if note:
             reason = f"{reason} ({note})"
-        return f"+{award.points} {self._team_name(award.team)}: {reason}"
+        line = f"+{award.points} {self._team_name(award.team)}: {reason}"
+        if award.pica is not None:  # a pica-pica hand: which pica scored it
+            line += f" [{self._pica_name(award.pica)}]"
+        return line
+
+    def _pica_name(self, pica: int) -> str:
+        """A pica by its two seats, its mano first: ``vos–3``, ``1–4``."""
+        n = self.run.rules.players
+        return f"{self._short(pica)}–{self._short((pica + n // 2) % n)}"
+
+    def _pica_of(self, seat: int) -> int | None:
+        game = self.run.game
+        return game.play_of(seat).pica if game.pica_pica else None
+
+    def _team_label(self, team: int) -> str:
+        """A team in a panel's title: its entrant's name in a tournament match."""
+        card = self.run.mock.service.match_card
+        if card is None:
+            return str(team)
+        return card.home if team == 0 else card.away
 
     def _seat_order(self) -> list[int]:
         """The player's seat, the partners, then the others (bots only: seat order)."""
@@ -452,12 +501,30 @@ class TerminalTable:
             score = t["score_teams"].format(ours=(a, b)[team], theirs=(a, b)[1 - team])
         add(f"{t['title'].format(target=run.rules.target, players=run.rules.players)} · {score}",
             "bold")  # fmt: skip
+        card = run.mock.service.match_card  # a tournament match: before and during its game
+        if card is not None:
+            add(t["match"].format(label=card.label, home=card.home, away=card.away,
+                                  chico=card.chico, best_of=card.best_of), "bold")  # fmt: skip
         if game.hand_number:
             hand = game.hands[-1]
             head = t["hand"].format(n=hand.number, dealer=hand.dealer, mano=hand.mano)
-            if game.turn is not None:
+            if game.pica_pica:
+                head += " · " + t["pica_pica"]
+            elif game.turn is not None:
                 head += " · " + t["turn"].format(who=self._who(game.turn))
             add(head)
+            if game.pica_pica and game.hand_in_progress:  # each pica's turn, the player's first
+                picas = []
+                for play in self._plays():
+                    assert play.pica is not None
+                    name = self._pica_name(play.pica)
+                    turn = game.turn_of(play.pica)
+                    picas.append(
+                        t["pica_over"].format(pica=name)
+                        if turn is None
+                        else t["pica_turn"].format(pica=name, who=self._short(turn))
+                    )
+                add(t["picas"].format(picas=" · ".join(picas)), "bold")
         elif run.table.phase is Phase.DEALING:
             add(t["dealing"])
 
@@ -484,16 +551,25 @@ class TerminalTable:
 
         # the baza in play and the finished ones
         end = self.held
-        bazas = end.bazas if end is not None else game.played_bazas
-        results = end.results if end is not None else game.baza_results
-        if bazas:
-            parts = []
-            for i, cards in enumerate(bazas):
-                winner = self._baza_winner(cards, results[i] if i < len(results) else None)
-                played = " ".join(f"{self._short(s)}:{c}" for s, c in cards)
-                parts.append(f"{i + 1}ª {played} ({winner})")
-            add(t["bazas"].format(bazas=" · ".join(parts)))
-        if game.hand_in_progress:
+        for play in end.plays if end is not None else self._plays():
+            if play.bazas:
+                parts = []
+                for i, cards in enumerate(play.bazas):
+                    result = play.results[i] if i < len(play.results) else None
+                    played = " ".join(f"{self._short(s)}:{c}" for s, c in cards)
+                    parts.append(f"{i + 1}ª {played} ({self._baza_winner(cards, result)})")
+                what = " · ".join(parts)
+                if play.pica is not None:
+                    what = f"{self._pica_name(play.pica)}: {what}"
+                add(t["bazas"].format(bazas=what))
+        if game.hand_in_progress and game.pica_pica:
+            picas = []
+            for p in sorted(game.plays, key=lambda p: self.human not in p.order):
+                on_table = " ".join(f"{self._short(s)}:{c}" for s, c in p.table_cards) or "—"
+                name = self._pica_name(p.order[0])  # its mano
+                picas.append(t["pica_table"].format(pica=name, n=p.baza + 1, cards=on_table))
+            add(t["table_picas"].format(picas=" · ".join(picas)))
+        elif game.hand_in_progress:
             on_table = " ".join(f"{self._short(s)}:{c}" for s, c in game.table_cards) or "—"
             add(t["table"].format(n=game.baza + 1, cards=on_table))
         if self.human is not None:
@@ -528,8 +604,7 @@ class TerminalTable:
             room = height - len(out) - 2
             if room > 0:
                 add(t["calls"])
-                calls = [self._say(e) for e in self.log] or [t["no_calls"]]
-                for line in self._flow(calls, width, room - 1):
+                for line in self._calls(width, room - 1):
                     add("  " + line)
         if self.paused:
             add(t["paused"], "reverse")
@@ -537,6 +612,23 @@ class TerminalTable:
         for line in self._flow(keys.split(" · "), width, max(1, height - len(out))):
             add(line)
         return out[:height]
+
+    def _calls(self, width: int, rows: int) -> list[str]:
+        """The hand's calls on at most ``rows`` lines; in a pica-pica hand each pica's on
+        lines of its own, headed by the pica, the player's first."""
+        game = self.run.game
+        if not self.log:
+            return [self.text["no_calls"]]
+        if not game.pica_pica:
+            return self._flow([self._say(e) for e in self.log], width, rows)
+        lines: list[str] = []
+        for play in self._plays():
+            assert play.pica is not None
+            said = [self._say(e) for e in self.log if self._pica_of(e.seat) == play.pica]
+            if said:
+                said[0] = f"[{self._pica_name(play.pica)}] {said[0]}"
+                lines += self._flow(said, width, rows)
+        return lines[-rows:] if rows > 0 else []
 
     def _baza_winner(self, cards: Sequence[tuple[int, Card]], team: int | None) -> str:
         if team is None:
@@ -567,7 +659,7 @@ class TerminalTable:
             image = self.run.mock.parts.displays[seat].image
             blocks.append(self._cache.braille(seat, image))
             key = "panel_you" if seat == self.human else "panel"
-            titles.append(self.text[key].format(seat=seat, team=seat % 2))
+            titles.append(self.text[key].format(seat=seat, team=self._team_label(seat % 2)))
         width = len(blocks[0][0])
         gap = " " * PANEL_GAP
         rows = [gap.join(f"┌{title[:width].center(width, '─')}┐" for title in titles)]

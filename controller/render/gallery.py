@@ -370,6 +370,17 @@ def state_shots() -> list[Shot]:
         table_at(["0 envido"], hands=HANDS_6, players=6),
         5,
     )
+
+    # pica-pica at six (RULES.md section 8b): each seat its own pica; the score the teams'
+    pica = {"pica_pica": "on"}
+    picas = table_at(["0 play 3C", "3 play 7O", "1 truco"], hands=HANDS_6, players=6, rules=pica)
+    add("pica_turn_mine", "pica: your turn", picas, 3)
+    add("pica_turn_other", "pica: opponent's turn", picas, 0)
+    add("pica_truco", "pica: truco to you", picas, 4)
+    add("pica_other_truco", "pica: truco elsewhere", picas, 5)
+    ended = table_at(["2 mazo", "0 envido", "3 quiero"], hands=HANDS_6, players=6, rules=pica)
+    add("pica_ended", "pica: yours ended", ended, 5)
+    add("pica_envido", "pica: your envido", ended, 3)
     return out
 
 

@@ -47,6 +47,12 @@ small words dropped, then its first words cut to initials: ``C.A.I. AVELLANEDA``
 card tapped of the first deal brings the game's own screen back; during the game the
 match is not shown (the terminal table names it above the panels).
 
+In a **pica-pica** hand (RULES.md section 8b) the seat's screen is its own pica's: ``M``
+is its pica's mano, the bazas, the truco level, the calls, the telling and the turn are
+its pica's, line 1 names its opponent with the turn (``PICA CON 3·TURNO: VOS``) and,
+once its pica has ended while the others play on, that pica's result (``+1 NOS:
+MAZO``); the points on line 2 are its pica's. The score stays the teams'.
+
 The layout keeps what an event changes small: a card played changes one word of line 1
 (and a baza box), a call and its answer touch the lines of the team that answers, the
 points scored add their sticks and one line. Text is the 5x7 pixel font
@@ -529,7 +535,7 @@ def _strip(screen: SeatScreen) -> Strip:
     ]
     marks += [BazaMark.OPEN] * (3 - len(marks))
     return Strip(
-        mano=view.mano,
+        mano=view.pica if view.pica_pica else view.mano,  # the mano of the seat's pica
         dealer=view.dealer,
         seat=view.seat,
         bazas=(marks[0], marks[1], marks[2]),
@@ -595,10 +601,17 @@ def _dealing_lines(screen: SeatScreen) -> tuple[Line, Line]:
 _HAND_END = (Reason.TRUCO, Reason.MAZO, Reason.MAZO_ENVIDO)
 
 
+def _own_awards(view: SeatView) -> list[int]:
+    """The indexes of the hand's awards this seat's screen tells: all of them, or those
+    of its own pica in a pica-pica hand."""
+    return [i for i, a in enumerate(view.awards) if not view.pica_pica or a.pica == view.pica]
+
+
 def _last_award(screen: SeatScreen) -> Line:
-    """The hand's last award before its end (envido, flor, a penalty), if any."""
+    """The hand's (the seat's pica's) last award before its end (envido, flor, a
+    penalty), if any."""
     view = screen.view
-    during = [i for i, a in enumerate(view.awards) if a.reason not in _HAND_END]
+    during = [i for i in _own_awards(view) if view.awards[i].reason not in _HAND_END]
     if not during:
         return Line()
     i = during[-1]
@@ -615,14 +628,26 @@ def _quiet_line(screen: SeatScreen) -> Line:
 
 
 def _hand_end(view: SeatView) -> Line:
-    """Who won the hand and what it was worth (the hand's last award)."""
-    end = [a for a in view.awards if a.reason in _HAND_END]
+    """Who won the hand (the seat's pica) and what it was worth."""
+    end = [view.awards[i] for i in _own_awards(view) if view.awards[i].reason in _HAND_END]
     if not end:
-        return Line.of("FIN DE LA MANO")
+        return Line.of("FIN DE LA PICA" if view.pica_pica else "FIN DE LA MANO")
     team = end[0].team
     points = sum(a.points for a in end if a.team == team)
-    what = "LA MANO" if end[0].reason is Reason.TRUCO else "MAZO"
+    won = "LA PICA" if view.pica_pica else "LA MANO"
+    what = won if end[0].reason is Reason.TRUCO else "MAZO"
     return Line.of(f"+{points} {_team_word(view, team)}: {what}")
+
+
+def _turn_line(view: SeatView) -> Line:
+    """Whose turn it is (in a pica-pica hand, in the seat's pica, named by its opponent)."""
+    if view.turn is None:
+        return Line()
+    turn = f"TURNO: {_seat_word(view, view.turn)}"
+    if view.pica_pica and view.opponent is not None:
+        opponent = view.opponent
+        return Line.of(fit_text([f"PICA CON {opponent}·{turn}", f"CON {opponent}·{turn}"]))
+    return Line.of(turn)
 
 
 def _state_lines(screen: SeatScreen) -> tuple[Line, Line]:
@@ -655,7 +680,9 @@ def _state_lines(screen: SeatScreen) -> tuple[Line, Line]:
         else:
             head = Line.of(f"{kind}: TANTOS")
         return head, Line.of(_declarations(view))
-    turn = Line.of(f"TURNO: {_seat_word(view, view.turn)}") if view.turn is not None else Line()
+    if view.pica_pica and view.turn is None:  # this seat's pica ended, the others go on
+        return _hand_end(view), _last_award(screen)
+    turn = _turn_line(view)
     call = _pending_call(screen)
     if call is not None:
         answers = _answers(view) if call.to_us else []

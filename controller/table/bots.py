@@ -2,7 +2,8 @@
 
 A bot sees what its seat sees (its own cards and what is public) and picks one of that
 seat's legal actions, with a seeded ``random.Random``. It answers calls on its own only
-when no human sits on its team (a human partner decides for the team).
+when no human sits on its team (a human partner decides for the team), and always in a
+pica-pica hand: there a call is answered in its own pica, where no partner plays.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ class Bot:
             return proof
         if Kind.FLOR in by_kind and dealt and flor_points(dealt) is not None:
             return by_kind[Kind.FLOR][0]  # always sing a flor (no flor tapada)
-        if view.challenged and not self.answers:
+        if view.challenged and not self.answers and not view.pica_pica:
             return None
         flor_rule = game.rules.flor
         if view.envido_pending is not None and view.envido_pending != view.team:

@@ -150,7 +150,8 @@ class MockRun:
                 held = self.hands.get(self.human, ())
                 seen = set(self.game.seen_cards(self.human))
                 hand = tuple(c for c in held if c not in seen)
-            on_table = " ".join(f"{s}:{c}" for s, c in self.game.table_cards) or "-"
+            play = self.game.play_of(self.human)  # the player's pica, in a pica-pica hand
+            on_table = " ".join(f"{s}:{c}" for s, c in play.table_cards) or "-"
             lines.append(
                 f"Your cards: {'  '.join(f'[{i + 1}] {c}' for i, c in enumerate(hand)) or '-'}"
                 f"    On the table: {on_table}"

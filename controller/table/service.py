@@ -478,6 +478,12 @@ class TableService:
                 return True
         if not isinstance(event, ButtonHeld):
             return False
+        table = self.table
+        if table.phase is Phase.DEALING and seat == table.hand_dealer and event.name == "mazo":
+            # the dealer's hold that starts play (Table._hold) is not the first half of
+            # a table control: the dealer's next hold (truco, no quiero) is a call's menu
+            self._combo = None
+            return False
         if self._combo is not None:
             first_seat, first, when = self._combo
             wanted = _COMBOS.get((first, event.name))

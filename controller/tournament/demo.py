@@ -60,9 +60,15 @@ HUMAN_ACTION_S = 3.0
 class SimTable:
     """One mock table playing ``games`` games with bots, published to the broker.
 
-    Runs in its own thread (``start``). ``power_cut()`` stops it the hard way (no
-    goodbye to the broker, nothing flushed beyond what the disk already has) and
-    ``start()`` again restores it from its state directory, as a real table restarts.
+    ``assigned=True``: it plays only what the desk assigns (``<prefix>/<table>/assign``,
+    :class:`~.messages.Assignment`): it waits (``idle`` set) for an assignment whose chico
+    it has not played, plays exactly one game for it, and waits again for the next (the
+    desk's chico + 1, another match, or none); ``games`` does not count then, and it
+    plays until stopped.
+
+    Runs in its own thread (``start``). ``power_cut()`` stops it the hard way (no goodbye
+    to the broker, nothing flushed beyond what the disk already has) and ``start()``
+    again restores it from its state directory, as a real table restarts.
     """
 
     def __init__(
@@ -82,8 +88,10 @@ class SimTable:
         call_rate: float = 0.0,
         fsync: bool = True,
         access: BrokerAccess | None = None,
+        assigned: bool = False,
     ) -> None:
         self.table_id = table_id
+        self.assigned = assigned
         self.access = access
         self.state_dir = Path(state_dir)
         self.rules = tournament_profile(rules)
@@ -98,6 +106,7 @@ class SimTable:
         self.call_rate = call_rate
         self.fsync = fsync
         self.done = threading.Event()
+        self.idle = threading.Event()  # assigned: waiting for the desk's next assignment
         self.error: BaseException | None = None
         self.publisher: TablePublisher | None = None
         self.refusals = 0
@@ -166,7 +175,10 @@ class SimTable:
             self.publisher = publisher
             publisher.attach(service)
             publisher.start()
-            self._play(run)
+            if self.assigned:
+                self._play_assigned(run, publisher)
+            else:
+                self._play(run)
         except BaseException as e:  # reported by the demo and the tests
             log.exception("table %s failed", self.table_id)
             self.error = e
@@ -203,28 +215,52 @@ class SimTable:
                 continue
             if finished >= self.games:
                 return
-            if run.needs_deal():
-                run.deal()
-            else:
-                r = rng.random()
-                if r < self.refusal_rate and self._mistake(run, rng):
-                    self.refusals += 1
-                elif r > 1 - self.undo_rate and self._undo(run):
-                    self.undos += 1
-                elif self.refusal_rate <= r < self.refusal_rate + self.call_rate:
-                    self.calls += 1  # counted first: the frames are sent whatever happens
-                    try:  # quiero and no quiero held together at a seat
-                        run.mock.call_referee(rng.randrange(run.game.players))
-                    except MockTableError as e:  # a mock node too slow on a loaded machine
-                        log.warning("%s: %s; the call is still on its way", self.table_id, e)
-                else:
-                    try:
-                        moved = run.bot_step() is not None
-                    except MockTableError as e:  # a mock node too slow on a loaded machine
-                        log.warning("%s: %s; the bots look again", self.table_id, e)
-                        moved = True
-                    if not moved:
-                        raise RuntimeError(f"{self.table_id}: the bots are stuck")
+            self._step(run, rng)
+            if self._kill.wait(self.pace):
+                return
+
+    def _step(self, run: MockRun, rng: random.Random) -> None:
+        """One move at the table: the dealer deals, a bot acts, or a mistake is made."""
+        if run.needs_deal():
+            run.deal()
+            return
+        r = rng.random()
+        if r < self.refusal_rate and self._mistake(run, rng):
+            self.refusals += 1
+        elif r > 1 - self.undo_rate and self._undo(run):
+            self.undos += 1
+        elif self.refusal_rate <= r < self.refusal_rate + self.call_rate:
+            self.calls += 1  # counted first: the frames are sent whatever happens
+            try:  # quiero and no quiero held together at a seat
+                run.mock.call_referee(rng.randrange(run.game.players))
+            except MockTableError as e:  # a mock node too slow on a loaded machine
+                log.warning("%s: %s; the call is still on its way", self.table_id, e)
+        else:
+            try:
+                moved = run.bot_step() is not None
+            except MockTableError as e:  # a mock node too slow on a loaded machine
+                log.warning("%s: %s; the bots look again", self.table_id, e)
+                moved = True
+            if not moved:
+                raise RuntimeError(f"{self.table_id}: the bots are stuck")
+
+    def _play_assigned(self, run: MockRun, publisher: TablePublisher) -> None:
+        """Play one game per assignment, as the desk sends them (see the class)."""
+        rng = random.Random(f"{self.table_id}-{self.seed}-{self.restarts}")
+        while not self._kill.is_set() and not self._stop.is_set():
+            game = run.game
+            started = game.hand_number > 0 or bool(game.move_stack)
+            if game.winner is not None:
+                run.mock.service.new_game()  # the next game waits for its assignment
+                continue
+            if not started and publisher.matches.to_play() is None:
+                self.idle.set()
+                run.mock.pump(min(self.pace, 0.1))  # the loop takes what the desk sends
+                continue
+            if not started:  # a new chico: its own shuffle
+                self.idle.clear()
+                run.seed = self.seed * 1000 + len(self.archived())
+            self._step(run, rng)
             if self._kill.wait(self.pace):
                 return
 

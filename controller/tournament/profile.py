@@ -18,6 +18,12 @@
 - **the referee's undo** leaves ``# deshecho por el árbitro: <action>`` in the record
   (the service always does), so the action is visible but does not replay.
 
+- **pica-pica only at six**: ``pica_pica`` is the tournament's to choose, the same at
+  every table of six; at a table of two or four, where it never applies (RULES.md
+  section 8b), the profile writes ``pica_pica=off``, so that every record's ``table``
+  line says what was played. The desk compares records with the tournament's rules the
+  same way (a record of four saying ``pica_pica=on`` played exactly the same game).
+
 The other house rules (players, target, flor, falta, mazo_envido_point) are the
 tournament's to choose and are kept as given.
 """
@@ -33,6 +39,7 @@ from ..table.service import ServiceConfig
 
 __all__ = [
     "FORCED_RULES",
+    "PICA_PICA_PLAYERS",
     "PROFILE",
     "PROFILES",
     "RECORD_REFUSALS",
@@ -55,9 +62,19 @@ REFUSAL_MARK: Final = "# rechazado: "
 UNDO_MARK: Final = "# deshecho por el árbitro: "
 
 
+#: The only table size pica-pica is played at (RULES.md section 8b).
+PICA_PICA_PLAYERS: Final = 6
+
+
 def tournament_profile(rules: HouseRules) -> HouseRules:
-    """``rules`` with the profile's rules imposed (claims declared, no implicit quiero)."""
-    return dataclasses.replace(rules, claims=Claims.DECLARED, implicit_quiero=False)
+    """``rules`` with the profile's rules imposed (claims declared, no implicit quiero;
+    pica-pica kept at six, off at the tables where it never applies)."""
+    return dataclasses.replace(
+        rules,
+        claims=Claims.DECLARED,
+        implicit_quiero=False,
+        pica_pica=rules.pica_pica and rules.players == PICA_PICA_PLAYERS,
+    )
 
 
 def tournament_service_config(config: ServiceConfig) -> ServiceConfig:

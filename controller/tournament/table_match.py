@@ -151,14 +151,20 @@ class TableMatches:
             self._save()
             return True
 
-    def card(self) -> MatchCard | None:
-        """What the seats show before the next game: the assigned match, unless the table
-        is free or that chico was played already."""
+    def to_play(self) -> Assignment | None:
+        """The current assignment while its chico is still to play (``None``: the table
+        is free, was never assigned, or has played it)."""
         with self._lock:
             a = self.assignment
             if a is None or a.match is None or (a.match, a.chico) in self.played:
                 return None
-            return MatchCard(a.label, a.home, a.away, a.chico, a.best_of)
+            return a
+
+    def card(self) -> MatchCard | None:
+        """What the seats show before the next game: the assigned match, unless the table
+        is free or that chico was played already."""
+        a = self.to_play()
+        return None if a is None else MatchCard(a.label, a.home, a.away, a.chico, a.best_of)
 
     # ------------------------------------------------------------------ the table's side
 

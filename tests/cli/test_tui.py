@@ -145,3 +145,32 @@ def test_the_referee_key_calls_the_referee_on_every_panel() -> None:
         screen = term.wait_for("LLAMASTE AL ÁRBITRO: ESPERALO", timeout=3)
         assert "EL ASIENTO 0 LLAMÓ AL · ÁRBITRO" in screen  # the other seat's panel, whole
         assert "turno: vos" in screen  # nothing was played
+
+def test_a_pica_pica_hand_typed_at_six_seats() -> None:
+    """Six seats, pica-pica from the first hand (5-0): the player's pica and the two
+    others each show their own turn, calls and cards; the keys act in the player's pica
+    (seat 3, across the table, answers its truco) while the bots play the others."""
+    argv = mock("--players", "6", "--pica-pica", "on", "--score", "5", "0", "--seed", "3")
+    with Terminal([*argv, "--pace", "1"], width=140, height=48) as term:
+        screen = term.wait_for("Picas: vos–3 turno vos")
+        assert "Mano 1 · da el 5 · es mano el 0 · pica-pica" in screen
+        assert "En la mesa: vos–3 (baza 1): —" in screen
+        term.type("t")
+        term.wait_for("[vos–3] vos: ¡truco!")
+        term.wait_for("[vos–3] vos: ¡truco! · asiento 3: ", timeout=6)  # its opponent answers
+        screen = term.wait_for("[2–5] asiento 2: ", timeout=10)  # the other picas go on
+        assert "[1–4] asiento 1: " in screen or "[1–4] asiento 4: " in screen
+        first = cards_line(screen).split("[1] ")[1].split()[0]
+        for _ in range(40):  # answer what comes (q) and play the first card (1), as it comes
+            screen = term.screen()
+            if "vos–3 terminó" in screen or "Terminó la mano 1" in screen:
+                break
+            term.type("q1", delay=0.4)
+        else:
+            raise AssertionError(f"the player's pica never ended:\n{screen}")
+        screen = term.wait_for("Terminó la mano 1", timeout=40)
+        if "Bazas: vos–3:" in screen:  # (not when a call ended the pica before a card)
+            assert f"Bazas: vos–3: 1ª vos:{first} 3:" in screen  # our lead, in our pica
+        assert screen.count("Bazas: ") <= 3
+        assert re.search(r"\+\d (nosotros|ellos): [^\n]*\[vos–3\]", screen)  # the pica's points
+        assert re.search(r"\+\d (nosotros|ellos): [^\n]*\[(1–4|2–5)\]", screen)

@@ -105,3 +105,62 @@ def test_the_terminal_too_small() -> None:
         assert all(len(line) <= 30 for line in said.splitlines())
     finally:
         mock.close()
+
+
+def test_a_tournament_match_is_named_above_the_panels(run: MockRun) -> None:
+    """The desk's assignment: the match line, the teams' names on the panels, and every
+    panel the match card until the first card of the deal is read."""
+    from controller.render.screen import MatchCard
+
+    run.mock.service.set_match(MatchCard("Cuartos de final", "Los del Fondo", "La Barra", 2, 3))
+    table = TerminalTable(run, pace=1.0, clock=Clock())
+    text = screen(table)
+    assert "Cuartos de final · Los del Fondo vs La Barra · chico 2 de 3" in text
+    assert "asiento 0 (vos) · equipo Los del Fondo" in text
+    assert "asiento 2 · equipo Los del Fondo" in text
+    assert " LOS DEL FONDO · VS · LA BARRA · CHICO 2 DE 3 · " in text  # under each panel
+    assert "[asiento 1] CUARTOS DE FINAL │ LOS DEL FONDO │ VS │ LA BARRA │ CHICO 2 DE 3" in text
+    table.tick()  # the deal: the game's own screens, the match still named on top
+    text = screen(table)
+    assert "chico 2 de 3" in text and "CHICO 2 DE 3" not in text
+
+
+def test_a_pica_pica_hand_shows_each_pica() -> None:
+    """Six seats, pica-pica: each pica's turn, table and calls, the player's first; the
+    player's keys act in its own pica; the end of the hand says which pica scored."""
+    mock = MockRun(HouseRules(players=6, pica_pica=True), seed=3, human=0, score=(5, 0))
+    try:
+        clock = Clock()
+        table = TerminalTable(mock, pace=1.0, clock=clock)
+        table.tick()
+        assert mock.game.pica_pica
+        text = screen(table)
+        assert "Picas: vos–3 turno vos · 1–4 turno 1 · 2–5 turno 2" in text
+        assert "En la mesa: vos–3 (baza 1): — · 1–4 (baza 1): — · 2–5 (baza 1): —" in text
+        [first, *_] = table._human_cards() or ()
+        table.key("1")  # our lead, in our pica: seat 3 is to play there, the others as before
+        text = screen(table)
+        assert f"vos–3 (baza 1): vos:{first}" in text and "Picas: vos–3 turno 3 · 1–4" in text
+        assert mock.game.turn_of(1) == 1 and mock.game.turn_of(2) == 2
+        table.key("1")  # not our turn in our pica (seats 1 and 2 lead theirs): refused
+        assert "NO ES TU TURNO" in screen(table)
+        for _ in range(300):  # we answer quiero and play our first card; the bots theirs
+            if not mock.game.hand_in_progress:
+                break
+            clock.now += 1.1
+            view = mock.game.view(0)
+            if view.challenged:
+                table.key("q")
+            elif view.my_turn:
+                table.key("1")
+            table.tick()
+            lines = table.lines(140, 48)
+            assert all(len(line) <= 140 for line, _ in lines)
+        assert table.held is not None
+        text = screen(table)
+        assert text.count("Bazas: ") <= 3 and "Picas:" not in text
+        picas = {a.pica for a in mock.game.hands[0].awards}
+        names = {0: "[vos–3]", 1: "[1–4]", 2: "[2–5]"}
+        assert all(names[p] in text for p in picas if p is not None) and picas == {0, 1, 2}
+    finally:
+        mock.close()

@@ -23,6 +23,7 @@ from controller.hal.events import ButtonHeld, ButtonPressed, TagArrived, TagLeft
 from controller.hal.mock import MockDeck
 from controller.notices import TableAlert
 from controller.render.gallery import (
+    HANDS_6,
     Shot,
     refusal_shots,
     score_shots,
@@ -126,6 +127,9 @@ def test_every_screen_kind_is_covered() -> None:
         "reader_unplugged",
         "players_4_truco",
         "players_6_envido",
+        "pica_turn_mine",
+        "pica_truco",
+        "pica_ended",
     ):
         assert kind in names
     assert {s.name for s in REFUSALS} == {f"refusal_{c.value}" for c in RefusalCode}
@@ -262,6 +266,40 @@ def test_notices_and_alerts() -> None:
     # not over a call this seat must answer
     pending = screen_for(table_at(["0 truco"]), 1)
     assert screen_lines(replace(pending, alert=TableAlert.NO_DISK)) == screen_lines(pending)
+
+
+def test_pica_pica_each_seat_shows_its_own_pica() -> None:
+    """RULES.md section 8b: the seat's pica's mano, bazas, calls and turn, its opponent
+    named; another pica's truco and points never reach it."""
+    assert texts("pica_turn_mine") == ("M0 D5 #__", "PICA CON 0·TURNO: VOS", "")
+    assert texts("pica_turn_other") == ("M0 D5 X__", "PICA CON 3·TURNO: 3", "")
+    assert texts("pica_truco")[:2] == ("M1 D5 ___", "TRUCO? QUIERO·NO·MAZO")
+    assert texts("pica_other_truco") == ("M2 D5 ___", "PICA CON 2·TURNO: 2", "")
+    assert texts("pica_ended") == ("M2 D5 ___", "+2 NOS: MAZO", "")  # its pica over
+    assert texts("pica_envido") == ("M0 D5 ___", "PICA CON 0·TURNO: 0", "+2 ELLOS: ENVIDO 33")
+    shot = next(s for s in ALL if s.name == "pica_ended")
+    assert (shot.screen.view.ours, shot.screen.view.theirs) == (9, 13)  # the teams' score
+
+
+def test_pica_pica_hand_over_shows_each_seats_pica() -> None:
+    picas_0_2 = ["0 mazo", "2 mazo"]
+    pica_1 = ["1 truco", "4 quiero", "1 play 4B", "4 play 1E", "4 play 4C", "1 play 2O"]
+    table = table_at(
+        [*picas_0_2, *pica_1, "1 play 12O", "4 play 6O"],
+        hands=HANDS_6,
+        players=6,
+        rules={"pica_pica": "on"},
+    )
+    assert not table.game.hand_in_progress
+    got = [screen_texts(screen_for(table, seat))[:2] for seat in range(6)]
+    assert got == [
+        ("M0 D5 ___", "+2 ELLOS: MAZO"),
+        ("M1 D5 X## TRUCO", "+2 NOS: LA PICA"),
+        ("M2 D5 ___", "+2 ELLOS: MAZO"),
+        ("M0 D5 ___", "+2 NOS: MAZO"),
+        ("M1 D5 #XX TRUCO", "+2 ELLOS: LA PICA"),
+        ("M2 D5 ___", "+2 NOS: MAZO"),
+    ]
 
 
 def test_penalties_say_why_and_a_claimant_is_asked_to_show() -> None:

@@ -110,3 +110,43 @@ def test_the_service_recovers_from_power_cuts_in_pica_pica_games(tmp_path: Path)
     reference = random_game(Game(rules[0]), random.Random(13))  # the game the trials play
     assert sum(h.pica_pica for h in reference.hands) >= 3
     assert run_trials(6, seed=13, workdir=tmp_path, rules=rules) == []
+
+
+DEALER_MENU_FIRST = """\
+table players=6 pica_pica=on flor=on
+score 5 0
+hand
+2 flor
+5 no-quiero
+5 con-flor-me-achico
+2 play 1E
+"""
+
+
+def test_the_dealers_menu_right_after_the_deal_through_the_pads() -> None:
+    """Nothing of the deal read: the mock dealer (seat 5) holds mazo to start play; its
+    next gesture, a hold of no quiero (the menu), reaches its pica as a call."""
+    from controller.table.mock_table import mock_target
+    from controller.transcript import parse, replay, result_json
+
+    statements = parse(DEALER_MENU_FIRST)
+    direct = result_json(replay(statements))
+    assert direct["rejected"] == [
+        {"line": 5, "seat": 5, "action": "no-quiero", "code": "no_pending_call"}
+    ]
+    assert result_json(replay(statements, target=mock_target)) == direct
+
+
+def test_a_bot_of_the_players_team_answers_in_its_own_pica() -> None:
+    """A bot that leaves its team's answers to the human partner (``answers=False``)
+    still answers a call in its own pica: the partner plays another pica."""
+    game = pica_game()
+    game.push_str("1 envido")  # pica 1: seat 4 (team 0, the human's team) must answer
+    bot = Bot(4, random.Random(1), answers=False)
+    action = bot.choose(game)
+    assert action is not None and action.kind in (Kind.QUIERO, Kind.NO_QUIERO, Kind.REAL_ENVIDO)
+    normal = Game(HouseRules(players=6), score=(5, 0))
+    normal.deal({s: [Card.from_str(c) for c in t.split()] for s, t in SIX_DEAL.items()})
+    normal.push_str("0 envido")  # a normal hand: the human partner answers for team 1
+    assert normal.view(1).challenged
+    assert Bot(1, random.Random(1), answers=False).choose(normal) is None

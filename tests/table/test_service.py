@@ -111,6 +111,26 @@ def test_undo_by_button_combination(tmp_path: Path) -> None:
         assert [str(a) for a in again.game.move_stack] == ["0 play 3E", "1 play 2O"]
 
 
+@pytest.mark.parametrize("players", [2, 6])
+@pytest.mark.parametrize("button", [Button.NO_QUIERO, Button.TRUCO])
+def test_the_hold_that_starts_play_is_no_table_control(players: int, button: Button) -> None:
+    """The dealer's hold of *mazo* that starts play with a partial deal is not the first
+    half of *mazo* + *no quiero* (undo) or *mazo* + *truco* (new game): the dealer's next
+    hold opens that button's menu."""
+    rules = HouseRules(players=players, pica_pica=players == 6)
+    with MockTable(rules) as mock:
+        mock.deal({})  # nothing read: the dealer holds mazo to start play
+        dealer = mock.table.hand_dealer
+        assert dealer is not None and mock.table.phase is Phase.PLAYING
+        mock.hold(dealer, button)
+        assert mock.table.inputs[dealer].menu is button
+        assert not any(isinstance(mock.table.message(s), AskConfirm) for s in range(players))
+        mock.hold(dealer, Button.MAZO)  # a table control still starts with a hold of mazo
+        mock.hold(dealer, Button.NO_QUIERO)
+        message = mock.table.message((dealer + 1) % players)
+        assert message is not None and message.notice == AskConfirm("undo")
+
+
 def test_undo_needs_the_other_team(tmp_path: Path) -> None:
     with MockTable(HouseRules(), state_dir=tmp_path) as mock:
         mock.deal(DEAL)

@@ -10,6 +10,7 @@ import pytest
 from controller.engine import Action, Claims, Falta, HouseRules
 from controller.table.mock_table import MockTable
 from controller.table.service import ServiceConfig
+from controller.tournament.desk.records import rules_problems
 from controller.tournament.profile import (
     REFUSAL_MARK,
     UNDO_MARK,
@@ -39,6 +40,57 @@ def test_the_profile_imposes_declared_claims_and_no_implicit_quiero() -> None:
     assert len(profile_problems(friendly)) == 2
     config = tournament_service_config(ServiceConfig(friendly))
     assert config.record_refusals and config.rules == strict
+
+
+def test_pica_pica_is_the_tournaments_choice_at_six_and_off_elsewhere() -> None:
+    """RULES.md section 13: the profile keeps a tournament's pica_pica at tables of six
+    and writes it off at tables of two or four, where it never applies."""
+    for on in (True, False):
+        six = tournament_profile(HouseRules(players=6, pica_pica=on))
+        assert six.pica_pica is on and profile_problems(six) == []
+    for players in (2, 4):
+        strict = tournament_profile(HouseRules(players=players, pica_pica=True))
+        assert strict.pica_pica is False and "pica_pica=off" in strict.to_line()
+        assert profile_problems(strict) == []
+    wanted = HouseRules(players=6, pica_pica=True)
+    assert rules_problems(tournament_profile(wanted), wanted) == []
+    assert rules_problems(tournament_profile(HouseRules(players=6)), wanted) == [
+        "pica_pica=off (the tournament plays pica_pica=on)"
+    ]
+    # a record of four that says pica_pica=on played the very game of pica_pica=off
+    four = HouseRules(players=4, claims=Claims.DECLARED)
+    assert rules_problems(dataclasses.replace(four, pica_pica=True), four) == []
+    assert rules_problems(four, HouseRules(players=4, pica_pica=True)) == []
+
+
+def test_a_pica_pica_game_under_the_profile(tmp_path: Path) -> None:
+    """Six seats under the profile, a pica-pica hand: points told in the seat's pica
+    (claims declared), a refusal in another pica written into the record, which
+    replays to the same picas' points."""
+    from controller.engine import Card
+    from controller.table.store import plain
+
+    rules = tournament_profile(HouseRules(players=6, pica_pica=True))
+    deal = {0: "7E 6E 1C", 1: "7O 5O 3B", 2: "6C 3C 11O", 3: "5C 4C 2O", 4: "1B 2B 12E"}
+    deal[5] = "7B 6B 10E"
+    hands = {s: tuple(Card.from_str(c) for c in t.split()) for s, t in deal.items()}
+    # a game resumed at 5-0 (a record's score line): its first hand is a pica-pica one
+    (tmp_path / "current.truco").write_text(f"{rules.to_line()}\nscore 5 0\n", encoding="utf-8")
+    with MockTable(rules, state_dir=tmp_path) as mock:
+        mock.service.config = tournament_service_config(mock.service.config)
+        mock.deal(hands)
+        assert mock.game.pica_pica
+        for text in ("0 envido", "3 quiero", "0 declare 33"):
+            assert mock.act(Action.from_str(text)) is None
+        assert mock.act(Action.from_str("4 play 1B")) is not None  # seat 1 leads pica 1
+        assert mock.act(Action.from_str("3 son-buenas")) is None
+        record = plain((tmp_path / "current.truco").read_text(encoding="utf-8"))
+    assert record.startswith(rules.to_line() + "\nscore 5 0\n")
+    assert f"{REFUSAL_MARK}4 play 1B (not_your_turn)" in record
+    game = replay(parse(record)).game
+    awards = game.hands[-1].awards
+    assert [(a.team, a.points, a.pica) for a in awards] == [(0, 2, 0)]
+    assert game.score == (7, 0)
 
 
 def test_refusals_and_the_referees_undo_stay_in_the_record(tmp_path: Path) -> None:

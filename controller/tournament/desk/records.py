@@ -71,8 +71,10 @@ def unseal(sealed: str) -> str:
 
 def rules_problems(played: HouseRules, wanted: HouseRules) -> list[str]:
     """How ``played`` differs from the tournament's house rules ``wanted`` (under the
-    tournament profile): one ``key=played (the tournament's: value)`` each."""
-    have = played.to_options()
+    tournament profile): one ``key=played (the tournament's: value)`` each. Both are
+    read under the profile: what it imposes is ``profile_problems``'s to report, and a
+    ``pica_pica=on`` at a table that is not of six changes nothing that was played."""
+    have = tournament_profile(played).to_options()
     want = tournament_profile(wanted).to_options()
     return [
         f"{k}={have[k]} (the tournament plays {k}={want[k]})"

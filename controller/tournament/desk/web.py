@@ -283,6 +283,11 @@ class _Handler(BaseHTTPRequestHandler):
             return
         path = urlsplit(self.path).path
         # JSON only: a cross-site form cannot send it without a CORS preflight we never answer
+        if path == "/api/organiser" and self.headers.get("Content-Type", "").startswith(
+            "application/json"
+        ):
+            self._organiser()
+            return
         if path != "/api/ack" or not self.headers.get("Content-Type", "").startswith(
             "application/json"
         ):
@@ -299,6 +304,38 @@ class _Handler(BaseHTTPRequestHandler):
             return
         done = self.state.ack(table, seq)
         self._send(200, encode({"acknowledged": done}), "application/json")
+
+    def _organiser(self) -> None:
+        """``POST /api/organiser`` ``{"action": {...}}``: one action of the organiser
+        (:mod:`~controller.tournament.competition.codec`), journaled and applied; 409
+        with the reason (Spanish) when the competition refuses it."""
+        from ..competition.codec import action_from_json
+        from ..competition.model import CompetitionError
+
+        competition = getattr(self.state, "competition", None)
+        if competition is None:
+            self._send(HTTPStatus.NOT_FOUND, b"this desk runs no tournament\n", "text/plain")
+            return
+        try:
+            length = min(int(self.headers.get("Content-Length", "0")), 1_000_000)
+            body = json.loads(self.rfile.read(length) or b"{}")
+            action = action_from_json(body["action"])
+        except (ValueError, KeyError, TypeError) as e:
+            self._send(HTTPStatus.BAD_REQUEST, encode({"error": str(e)[:500]}), "application/json")
+            return
+        try:
+            t = competition.do(action)
+        except CompetitionError as e:
+            self._send(HTTPStatus.CONFLICT, encode({"error": str(e)}), "application/json")
+            return
+        except Exception as e:  # the journal's disk: nothing applied
+            log.exception("desk: an organiser's action failed")
+            self._send(HTTPStatus.INTERNAL_SERVER_ERROR, encode({"error": str(e)[:500]}),
+                       "application/json")  # fmt: skip
+            return
+        self._send(200, encode({"ok": True, "round": t.round, "finished": t.finished,
+                                "journal_lines": competition.journal.lines}),
+                   "application/json")  # fmt: skip
 
 
 def serve_http(state: DeskState, port: int = 8080, host: str = "127.0.0.1") -> ThreadingHTTPServer:

@@ -59,7 +59,7 @@ def play_round(j: Journal, rng: random.Random, mishaps: bool = False) -> None:
     if j.t.round == 0 or j.t.round in j.t.closed:
         j.do(PairRound(j.t.round + 1))
     for number, m in enumerate(pending_matches(j.t), start=1):
-        if m.id not in {x.id for x in pending_matches(j.t)}:
+        if j.t.match(m.id).result.winner is not None:
             continue  # walked over meanwhile
         roll = rng.random() if mishaps else 1.0
         if roll < 0.05:
@@ -80,7 +80,15 @@ def play_round(j: Journal, rng: random.Random, mishaps: bool = False) -> None:
     if mishaps and rng.random() < 0.1:
         withdrawn = {w for w, _ in j.t.withdrawn}
         active = [e.id for e in j.t.entrants if e.id not in withdrawn]
-        if len(active) > 2 and not j.t.finished:
+        spec = j.t.spec
+        # the swiss pairing is sure to exist while rounds <= active/2 (Dirac's theorem on
+        # the graph of who has not met): withdraw only where it stays so
+        keep = (
+            2 * spec.rounds
+            if spec is not None and spec.format is Format.SWISS and spec.rounds
+            else 2
+        )
+        if len(active) > keep and not j.t.finished:
             j.do(Withdraw(rng.choice(active), "se fue a su casa"))
     if (
         mishaps

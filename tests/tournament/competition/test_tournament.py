@@ -227,6 +227,8 @@ def test_walkover_and_override_need_a_reason_and_a_player_of_the_match() -> None
 
 def test_close_round_settles_by_games_then_points_or_says_which_match() -> None:
     j = started(4, FormatSpec(Format.ROUND_ROBIN, best_of=3))
+    with pytest.raises(errors.WrongRound):
+        j.do(CloseRound(0))
     t = j.do(PairRound(1))
     t = apply(t, AssignTable("r1-m01", "mesa01"))
     t = apply(t, AssignTable("r1-m02", "mesa02"))
@@ -294,3 +296,10 @@ def test_a_refused_action_leaves_the_journal_replayable() -> None:
     j.do(Start(FormatSpec(Format.KNOCKOUT)))
     assert replay("Copa", j.actions) == j.t
     assert pending_matches(j.t) == ()
+
+
+def test_a_knockout_with_everyone_gone_says_so() -> None:
+    t = apply(registered(2), Start(FormatSpec(Format.KNOCKOUT)))
+    t = apply(apply(t, Withdraw("e01", "lluvia")), Withdraw("e02", "lluvia"))
+    with pytest.raises(errors.NotEnoughEntrants, match="No queda ningún equipo"):
+        next_pairings(t)
