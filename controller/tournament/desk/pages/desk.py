@@ -104,8 +104,10 @@ def desk_view(t: Tournament, snapshot: Mapping[str, Any], audit_ok: bool = True)
     }
     attention: list[dict[str, str]] = []
 
-    def need(kind: str, text: str, table: str | None = None) -> None:
-        attention.append({"kind": kind, "text": text, "table": table or ""})
+    def need(kind: str, text: str, table: str | None = None, seq: int | None = None) -> None:
+        """One item; ``seq``: the referee's item (the event) that *visto* acknowledges."""
+        item = {"kind": kind, "text": text, "table": table or ""}
+        attention.append(item | ({"seq": str(seq)} if seq is not None else {}))
 
     def where(table: str) -> str:
         m = at_table.get(table)
@@ -115,11 +117,12 @@ def desk_view(t: Tournament, snapshot: Mapping[str, Any], audit_ok: bool = True)
         for a in x.get("attention", []):  # the referee's list, not yet acknowledged
             seat = a.get("seat")
             who = f", asiento {seat}" if seat is not None else ""
+            seq = a.get("seq")
             if a.get("concern") == "called":
-                need("call", f"Llaman al árbitro en {where(name)}{who}", name)
+                need("call", f"Llaman al árbitro en {where(name)}{who}", name, seq)
             else:
                 need("referee", f"{a.get('words')} en {where(name)}{who}: {a.get('text', '')}",
-                     name)  # fmt: skip
+                     name, seq)  # fmt: skip
     for m in matches:
         if m.table is not None and m.result.status not in FINISHED:
             seen = tables.get(m.table)
@@ -283,7 +286,8 @@ function show(d) {
   $("summary").textContent = d.summary;
   $("broker").textContent = d.broker_lost;
   $("attention").innerHTML = d.attention.map(a =>
-    `<li class="${esc(a.kind)}" data-kind="${esc(a.kind)}">${esc(a.text)}</li>`).join("");
+    `<li class="${esc(a.kind)}" data-kind="${esc(a.kind)}">${esc(a.text)}${a.seq ? ` <button
+    data-table="${esc(a.table)}" data-seq="${esc(a.seq)}">visto</button>` : ""}</li>`).join("");
   $("matches").innerHTML = d.matches.map(m => `<tr
     class="${cls[m.status_code] || ""} ${esc(m.flag)}" data-match="${esc(m.match)}">
     <td>${esc(m.match)}</td><td>${esc(m.table)}
@@ -306,6 +310,13 @@ async function refresh() {
     $("broker").textContent = "SIN CONEXIÓN CON LA MESA DE CONTROL: los datos no están al día";
   }
 }
+document.addEventListener("click", async ev => {  // the referee saw it: POST /api/ack
+  const b = ev.target.closest("button[data-seq]");
+  if (!b) return;
+  await fetch("/api/ack", {method: "POST", headers: {"Content-Type": "application/json"},
+    body: JSON.stringify({table: b.dataset.table, seq: Number(b.dataset.seq)})});
+  refresh();
+});
 refresh(); setInterval(refresh, 2000); addEventListener("resize", fit);
 """
 
