@@ -35,7 +35,7 @@ from PIL import Image
 from ..engine import Action, Card, RefusalCode
 from ..engine.results import Award
 from ..render.notices import notice_text
-from ..render.screen import SeatScreen, render_screen, screen_texts
+from ..render.screen import SeatScreen, render_screen, screen_content, screen_texts
 from ..render.terminal import braille
 from ..table.controls import Button
 from ..table.run_mock import MockRun
@@ -676,7 +676,7 @@ class TerminalTable:
             rows.append(gap.join(f"│{block[i]}│" for block in blocks))
         rows.append(gap.join(f"└{'─' * width}┘" for _ in blocks))
         # what each panel says, in letters one can read at a glance
-        said = [" · ".join(x for x in screen_texts(screens[s])[1:] if x) for s in seats]
+        said = [" · ".join(x for x in _said(screens[s]) if x) for s in seats]
         rows.append(gap.join(f" {text[: width + 1]:<{width + 1}}" for text in said))
         return rows
 
@@ -698,6 +698,12 @@ class TerminalTable:
 
 
 # ---------------------------------------------------------------------------- curses
+
+
+def _said(screen: SeatScreen) -> tuple[str, ...]:
+    """The texts under a panel: a banner whole, else the two lines (not the strip)."""
+    content = screen_content(screen)
+    return content.banner or content.texts[1:]
 
 
 def unicode_terminal() -> bool:

@@ -18,7 +18,10 @@ one after the other at the same seat, at most ``CHORD_S`` apart:
   them, are two holds (two menus), no call.
 
 Pure and clock-driven: the service (``controller.table.service``) feeds it every button
-event of every seat, from seat nodes and GPIO pads alike, with its own clock.
+event of every seat, from seat nodes and GPIO pads alike, with its own clock, when it
+takes the event off its queue. The loop takes events within milliseconds; one held up
+longer than ``CHORD_S`` (a stalled disk) could take two holds that were further apart as
+a chord: a referee call too many at worst, never a card played or a call answered.
 """
 
 from __future__ import annotations

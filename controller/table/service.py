@@ -43,7 +43,6 @@ from ..notices import (
     AskConfirm,
     Notice,
     RecordDamaged,
-    RefereeCalled,
     TableAlert,
     TableNotice,
 )
@@ -86,7 +85,6 @@ DAMAGE_NOTICE_S = 60.0
 CONTROL_MARK = "control "  # a record comment naming the command file applied
 #: The record's comment for a referee call (tournament profile), before the seat's number.
 REFEREE_CALL_MARK = "# llamado al árbitro: asiento "
-REFEREE_NOTICE_S = 6.0  # how long every seat shows that the referee was called
 _COMBOS = {("mazo", "no_quiero"): "undo", ("mazo", "truco"): "new-game"}
 _CONTROL_SETTLED_NS = 2_000_000_000
 
@@ -501,14 +499,11 @@ class TableService:
     def call_referee(self, seat: int) -> None:
         """Seat ``seat`` calls the referee (the pad's chord, or the mock table's key)."""
         self.referee_calls += 1
-        self.table.inputs[seat].reset()  # the menu the chord's first hold opened
         self._combo = None
         if self._asking is not None:  # an undo or new game waiting: the referee decides
             self._asking = None
         log.info("seat %d called the referee", seat)
-        self.tell_all(RefereeCalled(seat), seconds=REFEREE_NOTICE_S)
-        # the caller's panel shows it as a banner (as a refusal is): it was heard
-        self.table.tell(seat, RefereeCalled(seat), refusal=True, seconds=REFEREE_NOTICE_S)
+        self.table.referee_called(seat)
         if self.config.record_refusals:
             self._record(f"{REFEREE_CALL_MARK}{seat}", accepted=False)
         self._emit(RefereeCall(seat))

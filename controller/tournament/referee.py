@@ -35,6 +35,11 @@ over the reader again, ``no_flor`` a flor button pressed by a player the table k
 holds none (refused, no points move; a player who insists shows up as repeated
 refusals), ``bad_declaration`` a number the rules do not take, told again on the pad.
 
+Not sent to the desk at all: two cards on a reader at once (the table reads neither and
+says "Una carta por vez": nothing can be played wrongly that way). A penalty for a false
+or unproven claim is the rules applied by the table, in the record; a player who
+disputes it calls the referee.
+
 Pure: no I/O, no clock (the times are the events' own). ``controller.tournament.desk.state``
 applies it; docs/RULES.md section 11 and the README's tournament section say the same.
 """

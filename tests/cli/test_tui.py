@@ -143,7 +143,7 @@ def test_the_referee_key_calls_the_referee_on_every_panel() -> None:
         term.wait_for("turno: vos")
         term.type("!")  # quiero and no quiero held together on the pad
         screen = term.wait_for("LLAMASTE AL ÁRBITRO: ESPERALO", timeout=3)
-        assert "EL ASIENTO 0 LLAMÓ AL · ÁRBITRO" in screen  # the other seat's panel
+        assert "EL ASIENTO 0 LLAMÓ AL · ÁRBITRO" in screen  # the other seat's panel, whole
         assert "turno: vos" in screen  # nothing was played
 
 def test_a_pica_pica_hand_typed_at_six_seats() -> None:

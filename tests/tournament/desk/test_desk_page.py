@@ -48,8 +48,12 @@ def test_the_desk_puts_what_needs_attention_first(tmp_path: Path) -> None:
     # the referee call, the card from outside the deck, then the table offline with a
     # match, then the flagged record
     assert attention_kinds(page) == ["call", "referee", "offline", "flagged"]
-    assert "Llaman al árbitro en mesa03 (r2-m03, Cuartos de final), asiento 2<" in page
+    assert "Llaman al árbitro en mesa03 (r2-m03, Cuartos de final), asiento 2 <button" in page
     assert "Carta que no es del mazo de la mano en mesa04 (r2-m04, Cuartos de final), " in page
+    # each of the referee's items has its visto (POST /api/ack), the others none
+    assert re.findall(r'data-table="(mesa0\d)" data-seq="(\d+)">visto', page) == [
+        ("mesa03", "2"), ("mesa04", "2"),
+    ]  # fmt: skip
     assert "mesa02 FUERA DE LÍNEA con el partido r2-m02" in page
     assert "Registro mesa05-g009 (mesa05): ADULTERADO" in page
     # every match of the round, with its table, chico and live score

@@ -135,18 +135,21 @@ class _Round:
         """What needs a person, most urgent first (``ATTENTION_ORDER``)."""
         out: list[dict[str, str]] = []
 
-        def need(kind: str, text: str, table: str | None = None) -> None:
-            out.append({"kind": kind, "text": text, "table": table or ""})
+        def need(kind: str, text: str, table: str | None = None, seq: int | None = None) -> None:
+            """One item; ``seq``: the referee's item (the event) that *visto* acknowledges."""
+            item = {"kind": kind, "text": text, "table": table or ""}
+            out.append(item | ({"seq": str(seq)} if seq is not None else {}))
 
         for name, x in self.tables.items():
             for a in x.get("attention", []):  # the referee's list, not yet acknowledged
                 seat = a.get("seat")
                 who = f", asiento {seat}" if seat is not None else ""
+                seq = a.get("seq")
                 if a.get("concern") == "called":
-                    need("call", f"Llaman al árbitro en {self.where(name)}{who}", name)
+                    need("call", f"Llaman al árbitro en {self.where(name)}{who}", name, seq)
                 else:
                     need("referee", f"{a.get('words')} en {self.where(name)}{who}: "
-                         f"{a.get('text', '')}", name)  # fmt: skip
+                         f"{a.get('text', '')}", name, seq)  # fmt: skip
         for table, m in self.at_table.items():
             seen = self.tables.get(table)
             if self.offline(seen):
@@ -325,7 +328,8 @@ function show(d) {
   $("summary").textContent = d.summary;
   $("broker").textContent = d.broker_lost;
   $("attention").innerHTML = d.attention.map(a =>
-    `<li class="${esc(a.kind)}" data-kind="${esc(a.kind)}">${esc(a.text)}</li>`).join("");
+    `<li class="${esc(a.kind)}" data-kind="${esc(a.kind)}">${esc(a.text)}${a.seq ? ` <button
+    data-table="${esc(a.table)}" data-seq="${esc(a.seq)}">visto</button>` : ""}</li>`).join("");
   $("matches").innerHTML = d.matches.map(m => `<tr
     class="${cls[m.status_code] || ""} ${esc(m.flag)}" data-match="${esc(m.match)}">
     <td>${esc(m.match)}</td><td>${esc(m.table)}
@@ -348,6 +352,13 @@ async function refresh() {
     $("broker").textContent = "SIN CONEXIÓN CON LA MESA DE CONTROL: los datos no están al día";
   }
 }
+document.addEventListener("click", async ev => {  // the referee saw it: POST /api/ack
+  const b = ev.target.closest("button[data-seq]");
+  if (!b) return;
+  await fetch("/api/ack", {method: "POST", headers: {"Content-Type": "application/json"},
+    body: JSON.stringify({table: b.dataset.table, seq: Number(b.dataset.seq)})});
+  refresh();
+});
 refresh(); setInterval(refresh, 2000); addEventListener("resize", fit);
 """
 
