@@ -166,3 +166,14 @@ def test_before_the_start_every_view_says_so() -> None:
     assert "No hay partidos emparejados." in sheets_page(t)
     swiss = apply(t, Start(FormatSpec(Format.SWISS)))
     assert "no tiene llave" in bracket_page(swiss)
+
+
+def test_a_group_stage_prints_one_table_per_group() -> None:
+    from .scenes import groups_16
+
+    t = groups_16()
+    page = standings_page(t)
+    assert re.findall(r"<section><h2>(Grupo [A-D])</h2>", page) == [
+        "Grupo A", "Grupo B", "Grupo C", "Grupo D"]  # fmt: skip
+    assert len(re.findall(r'<tr data-entrant="e\d\d">', page)) == 16
+    assert "Buchholz" not in page  # only a Swiss tournament has it
