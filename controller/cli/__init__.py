@@ -8,6 +8,7 @@
 ``render``          :mod:`controller.cli.render`: seat screens as PNG previews
 ``verify``/``seal`` :mod:`controller.cli.verify`: sealed tournament records
 ``desk``            :mod:`controller.cli.desk`: the tournament desk (and ``tournament-demo``)
+``organiser``       :mod:`controller.cli.organiser`: registration, rounds, results at the desk
 ``venue-broker``    :mod:`controller.cli.venue`: the venue's broker, accounts, TLS and keys
 ``doctor``          :mod:`controller.cli.doctor`: the table checks its hardware and files
 ==================  =========================================================
@@ -70,6 +71,17 @@ COMMANDS: tuple[Command, ...] = (
         "a tournament on this machine: Mosquitto, N mock tables, the desk",
         "desk",
         "configure_demo",
+    ),
+    Command(
+        "desk-audit",
+        "check a desk's audit journal: intact, or the line where it was changed",
+        "desk",
+        "configure_audit",
+    ),
+    Command(
+        "organiser",
+        "the organiser's commands to a running desk: register, start, walkover, ...",
+        "organiser",
     ),
     Command(
         "venue-broker",

@@ -50,7 +50,7 @@ def _tournament_section(path: str | None) -> dict[str, Any]:
 
 
 def run_desk(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
-    from ..tournament.desk import Desk, DeskState, render_board, serve_http
+    from ..tournament.desk import Desk, DeskState, serve_http
 
     out = out or sys.stdout
     err = err or sys.stderr
@@ -100,6 +100,9 @@ def run_desk(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
         print(f"truco-table desk: {e}", file=err)
         return 2
     folder = Path(args.out or f"desk-{name}")
+    if args.competition:
+        return _run_competition(args, folder, name, key, roster, rules, host, port, access,
+                                desk_name, out, err)  # fmt: skip
     state = DeskState(
         name, out_dir=folder, key=key, profile=args.profile, tables=roster, rules=rules
     )
@@ -112,6 +115,24 @@ def run_desk(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
             print(f"truco-table desk: cannot serve on port {args.http_port}: {e}", file=err)
             desk.stop()
             return 2
+    page = f"http://127.0.0.1:{server.server_address[1]}/" if server is not None else "-"
+    print(f"desk: tournament {name}, broker {host}:{port}, page {page}, files {folder}", file=out)
+
+    def close() -> None:
+        desk.stop()
+        if server is not None:
+            server.shutdown()
+            server.server_close()
+
+    _follow(args, state, page, close, out)
+    out.write(f"results: {folder / 'results.csv'}, {folder / 'results.json'}\n")
+    return 0
+
+
+def _follow(args: argparse.Namespace, state: Any, page: str, close: Any, out: TextIO) -> None:
+    """The board every ``--refresh`` s until Ctrl-C, SIGTERM or ``--duration``."""
+    from ..tournament.desk import render_board
+
     stop = threading.Event()
 
     def on_signal(signum: int, frame: object) -> None:
@@ -121,8 +142,6 @@ def run_desk(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
     if threading.current_thread() is threading.main_thread():
         for sig in (signal.SIGINT, signal.SIGTERM):
             previous.append((sig, signal.signal(sig, on_signal)))
-    page = f"http://127.0.0.1:{server.server_address[1]}/" if server is not None else "-"
-    print(f"desk: tournament {name}, broker {host}:{port}, page {page}, files {folder}", file=out)
     tty = out.isatty()
     deadline = time.monotonic() + args.duration if args.duration else None
     try:
@@ -138,12 +157,50 @@ def run_desk(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
     finally:
         for sig_number, handler in previous:
             signal.signal(sig_number, handler)
-        desk.stop()
-        if server is not None:
-            server.shutdown()
-            server.server_close()
+        close()
     out.write(render_board(state) + "\n")
-    out.write(f"results: {folder / 'results.csv'}, {folder / 'results.json'}\n")
+
+
+def _run_competition(
+    args: argparse.Namespace,
+    folder: Path,
+    name: str,
+    key: TournamentKey | None,
+    roster: list[str] | None,
+    rules: HouseRules | None,
+    host: str,
+    port: int,
+    access: Any,
+    desk_name: str,
+    out: TextIO,
+    err: TextIO,
+) -> int:
+    """``desk --competition``: the desk runs the tournament (registration, rounds,
+    tables, standings); the organiser's commands come through ``truco-table organiser``."""
+    from ..tournament.desk.journal import JournalError
+    from ..tournament.desk.running import DeskRun
+
+    if key is None or not roster:
+        print("truco-table desk: --competition needs the tournament's secret and its roster "
+              "of tables ([tournament] tables = [...])", file=err)  # fmt: skip
+        return 2
+    try:
+        run = DeskRun(folder, name, key=key, tables=roster, rules=rules, host=host, port=port,
+                      access=access, name=desk_name, profile=args.profile,
+                      http_port=args.http_port or None, reverify_s=args.reverify)  # fmt: skip
+    except JournalError as e:
+        print(f"truco-table desk: {folder / 'journal.jsonl'}: {e}; "
+              "the desk does not start on a journal it cannot trust "
+              "(truco-table desk-audit says where)", file=err)  # fmt: skip
+        return 1
+    except OSError as e:
+        print(f"truco-table desk: cannot start: {e}", file=err)
+        return 2
+    page = run.page or "-"
+    print(f"desk: tournament {name} (competition), broker {host}:{port}, page {page}, "
+          f"files {folder}", file=out)  # fmt: skip
+    _follow(args, run.state, page, run.stop, out)
+    out.write(f"standings: {folder / 'standings.csv'}, {folder / 'standings.json'}\n")
     return 0
 
 
@@ -154,8 +211,10 @@ def run_demo_command(args: argparse.Namespace, out: TextIO | None = None) -> int
         level=logging.ERROR if not args.verbose else logging.INFO,
         format="%(levelname)s %(name)s: %(message)s",
     )
+    if args.format is not None:
+        return _run_cup(args, out or sys.stdout)
     opts = DemoOptions(
-        tables=args.tables,
+        tables=args.tables or 20,
         games=args.games,
         speed=args.speed,
         players=args.players,
@@ -177,6 +236,45 @@ def run_demo_command(args: argparse.Namespace, out: TextIO | None = None) -> int
     except (FileNotFoundError, RuntimeError) as e:
         print(f"truco-table tournament-demo: {e}", file=sys.stderr)
         return 2
+
+
+def _run_cup(args: argparse.Namespace, out: TextIO) -> int:
+    from ..tournament.competition.model import Format
+    from ..tournament.tournament_demo import CupOptions, run_cup
+
+    opts = CupOptions(
+        format=Format(args.format),
+        entrants=args.entrants,
+        best_of=args.best_of,
+        target=args.target,
+        team_size=args.players // 2,
+        legs=args.legs,
+        rounds=args.rounds,
+        groups=args.groups,
+        advance=args.advance,
+        third_place=not args.no_third_place,
+        tables=args.tables,
+        speed=args.speed if args.speed_given else 1000.0,
+        seed=args.seed,
+        cut_desk=not args.no_desk_cut,
+        out=Path(args.out) if args.out else None,
+        http_port=args.http_port,
+        timeout=args.timeout,
+        quiet=args.quiet,
+    )
+    try:
+        return run_cup(opts, out)
+    except (FileNotFoundError, RuntimeError, ValueError) as e:
+        print(f"truco-table tournament-demo: {e}", file=sys.stderr)
+        return 2
+
+
+class _Given(argparse.Action):
+    """Stores the value and notes it was given (``speed_given``)."""
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option: Any = None) -> None:
+        setattr(namespace, self.dest, values)
+        namespace.speed_given = True
 
 
 def _positive(kind: type) -> Any:
@@ -211,16 +309,38 @@ def configure(d: argparse.ArgumentParser) -> None:
     d.add_argument("--refresh", type=_positive(float), default=1.0, help="seconds")
     d.add_argument("--duration", type=duration, default=0, help="stop after this many seconds")
     d.add_argument("--quiet", action="store_true", help="no board unless on a terminal")
+    d.add_argument(
+        "--competition", action="store_true",
+        help="run the tournament too: registration, rounds, tables, standings (needs the "
+        "secret and the roster)",
+    )  # fmt: skip
     d.set_defaults(func=run_desk)
 
 
 def configure_demo(t: argparse.ArgumentParser) -> None:
     """The ``tournament-demo`` subcommand's arguments (its ``func`` is :func:`run_demo_command`)."""
-    t.add_argument("--tables", type=_positive(int), default=20)
+    t.add_argument(
+        "--tables", type=_positive(int), default=None, help="default 20 (a cup: its largest round)"
+    )
     t.add_argument("--games", type=_positive(int), default=1, help="games per table")
     t.add_argument(
-        "--speed", type=_positive(float), default=10.0, help="times human speed (3 s/action)"
-    )
+        "--speed", type=_positive(float), default=10.0, action=_Given,
+        help="times human speed (3 s/action; a cup: default 1000)",
+    )  # fmt: skip
+    t.set_defaults(speed_given=False)
+    c = t.add_argument_group("a whole tournament (with --format)")
+    c.add_argument(
+        "--format", choices=("knockout", "round-robin", "swiss", "groups"), default=None,
+        help="run a whole tournament in this format, from registration to the standings",
+    )  # fmt: skip
+    c.add_argument("--entrants", type=_positive(int), default=16)
+    c.add_argument("--best-of", type=int, choices=(1, 3, 5), default=1, help="chicos a match")
+    c.add_argument("--legs", type=int, choices=(1, 2), default=1, help="round robin: 2 = double")
+    c.add_argument("--rounds", type=_positive(int), default=None, help="swiss rounds")
+    c.add_argument("--groups", type=_positive(int), default=None, help="groups: how many")
+    c.add_argument("--advance", type=_positive(int), default=2, help="groups: how many go on")
+    c.add_argument("--no-third-place", action="store_true", help="knockout: no third place")
+    c.add_argument("--no-desk-cut", action="store_true", help="no power cut at the desk")
     t.add_argument("--players", type=int, choices=(2, 4, 6), default=2)
     t.add_argument("--target", type=int, choices=(15, 30), default=15)
     t.add_argument("--flor", choices=("on", "off"), default="off")
@@ -238,3 +358,34 @@ def configure_demo(t: argparse.ArgumentParser) -> None:
     t.add_argument("--quiet", action="store_true", help="no scoreboard, only progress lines")
     t.add_argument("--verbose", action="store_true", help="log the tables and the desk")
     t.set_defaults(func=run_demo_command)
+
+
+def run_audit(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    """``desk-audit``: check a desk's journal at rest; 0 intact, 1 not, 2 usage."""
+    from ..tournament.desk.journal import audit, journal_key
+
+    out = out or sys.stdout
+    try:
+        section = _tournament_section(args.config)
+        name = check_name("tournament", args.tournament or str(section.get("name", "torneo")))
+        key = load_private_key(args.config, kind="config") if args.config else None
+    except (TextFileError, tomllib.TOMLDecodeError, ValueError, KeyConfigError) as e:
+        print(f"truco-table desk-audit: {e}", file=sys.stderr)
+        return 2
+    path = Path(args.folder) / "journal.jsonl"
+    verdict = audit(path, name, journal_key(key.key, name) if key is not None else None)
+    how = "with the tournament's key" if verdict.keyed else "WITHOUT the key: edits by mistake only"
+    if verdict.ok:
+        print(f"intact: {verdict.lines} lines ({how}); {verdict.reason}", file=out)
+        return 0
+    print(f"tampered: line {verdict.first_bad_line}: {verdict.reason} "
+          f"({verdict.lines} lines before it check; {how})", file=out)  # fmt: skip
+    return 1
+
+
+def configure_audit(a: argparse.ArgumentParser) -> None:
+    """The ``desk-audit`` subcommand's arguments."""
+    a.add_argument("folder", help="the desk's folder (its journal.jsonl)")
+    a.add_argument("--config", metavar="FILE", help="the tournament's TOML (name and key)")
+    a.add_argument("--tournament", help="the tournament's name (default: the config's)")
+    a.set_defaults(func=run_audit)

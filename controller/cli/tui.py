@@ -65,6 +65,7 @@ KEYS: Final[dict[str, Button]] = {
 TEXTS: Final[dict[str, dict[str, str]]] = {
     "es": {
         "title": "TRUCO · partido a {target} · {players} jugadores",
+        "match": "{label} · {home} vs {away} · chico {chico} de {best_of}",
         "score_teams": "Nosotros {ours} · Ellos {theirs}",
         "score_demo": "Equipo 0: {a} · Equipo 1: {b}",
         "hand": "Mano {n} · da el {dealer} · es mano el {mano}",
@@ -120,6 +121,7 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
     },
     "en": {
         "title": "TRUCO · game to {target} · {players} players",
+        "match": "{label} · {home} vs {away} · chico {chico} of {best_of}",
         "score_teams": "Us {ours} · Them {theirs}",
         "score_demo": "Team 0: {a} · Team 1: {b}",
         "hand": "Hand {n} · dealer {dealer} · mano {mano}",
@@ -444,6 +446,13 @@ class TerminalTable:
         game = self.run.game
         return game.play_of(seat).pica if game.pica_pica else None
 
+    def _team_label(self, team: int) -> str:
+        """A team in a panel's title: its entrant's name in a tournament match."""
+        card = self.run.mock.service.match_card
+        if card is None:
+            return str(team)
+        return card.home if team == 0 else card.away
+
     def _seat_order(self) -> list[int]:
         """The player's seat, the partners, then the others (bots only: seat order)."""
         n = self.run.rules.players
@@ -487,6 +496,10 @@ class TerminalTable:
             score = t["score_teams"].format(ours=(a, b)[team], theirs=(a, b)[1 - team])
         add(f"{t['title'].format(target=run.rules.target, players=run.rules.players)} · {score}",
             "bold")  # fmt: skip
+        card = run.mock.service.match_card  # a tournament match: before and during its game
+        if card is not None:
+            add(t["match"].format(label=card.label, home=card.home, away=card.away,
+                                  chico=card.chico, best_of=card.best_of), "bold")  # fmt: skip
         if game.hand_number:
             hand = game.hands[-1]
             head = t["hand"].format(n=hand.number, dealer=hand.dealer, mano=hand.mano)
@@ -641,7 +654,7 @@ class TerminalTable:
             image = self.run.mock.parts.displays[seat].image
             blocks.append(self._cache.braille(seat, image))
             key = "panel_you" if seat == self.human else "panel"
-            titles.append(self.text[key].format(seat=seat, team=seat % 2))
+            titles.append(self.text[key].format(seat=seat, team=self._team_label(seat % 2)))
         width = len(blocks[0][0])
         gap = " " * PANEL_GAP
         rows = [gap.join(f"┌{title[:width].center(width, '─')}┐" for title in titles)]

@@ -25,7 +25,7 @@ from ..hal.mock import MockDeck
 from ..notices import TableAlert
 from ..table.screens import screen_for
 from ..table.table import DealReading, Table
-from .screen import SeatScreen
+from .screen import MatchCard, SeatScreen
 
 __all__ = ["Shot", "refusal_shots", "score_shots", "shots", "state_shots"]
 
@@ -101,6 +101,15 @@ def table_at(
         clock.now += 10.0
         table.attempt(Action.from_str(text))
     clock.now += 0.5
+    return table
+
+
+def _match_table(card: MatchCard, players: int) -> Table:
+    """A table assigned ``card``'s match, its first deal started, no card read yet."""
+    game = Game(HouseRules.from_options({"players": str(players)}))
+    table = Table(game.rules, DECK.lookup, game=game, clock=_Clock())
+    table.match = card
+    table.new_hand()
     return table
 
 
@@ -323,6 +332,19 @@ def state_shots() -> list[Shot]:
             replace(screen_for(table_at(), 1), alert=TableAlert.NO_DISK),
         )
     )
+
+    # before a tournament game: the match card (the first deal is being read, no card yet)
+    quarter = MatchCard("Cuartos de final", "Los del Fondo", "La Barra", 2, 3)
+    add("match_card_home", "match: home team", _match_table(quarter, 4), 0)
+    add("match_card_away", "match: away team", _match_table(quarter, 4), 3)
+    long_names = MatchCard(
+        "Grupo A, fecha 1",
+        "Club Atlético Independiente de Avellaneda",
+        "Asociación Atlética Argentinos Juniors",
+        1,
+        1,
+    )
+    add("match_card_long_names", "match: long names", _match_table(long_names, 2), 1)
 
     # four and six players
     four = table_at(["0 play 3C", "1 play 2O"], hands=HANDS_4, players=4)

@@ -44,6 +44,15 @@ its pica's, line 1 names its opponent with the turn (``PICA CON 3·TURNO: VOS``)
 once its pica has ended while the others play on, that pica's result (``+1 NOS:
 MAZO``); the points on line 2 are its pica's. The score stays the teams'.
 
+Before a tournament game (**the match card**): when the desk assigned the table a match
+and none of its games is in progress, the whole panel is the match, one line a page: the
+round (``CUARTOS DE FINAL``), the two entrants (``LOS DEL FONDO``, ``VS``, ``LA BARRA``:
+team 0 then team 1, the seat's own team inverted; a name too long is shortened, its
+small words dropped, then its first words cut to initials: ``C.A.I. AVELLANEDA``),
+``CHICO 2 DE 3`` and ``SOS DE LOS DEL FONDO``. The score is 0 to 0 then, and the first
+card tapped of the first deal brings the game's own screen back; during the game the
+match is not shown (the terminal table names it above the panels).
+
 The layout keeps what an event changes small: a card played changes one word of line 1
 (and a baza box), a call and its answer touch the lines of the team that answers, the
 points scored add their sticks and one line. Text is the 5x7 pixel font
@@ -76,6 +85,7 @@ __all__ = [
     "STRIP_TOP",
     "BazaMark",
     "Line",
+    "MatchCard",
     "Notice",
     "ScreenContent",
     "SeatScreen",
@@ -83,6 +93,7 @@ __all__ = [
     "answer_label",
     "clear_caches",
     "fit_text",
+    "match_lines",
     "plain",
     "render_content",
     "render_pages",
@@ -90,6 +101,7 @@ __all__ = [
     "screen_content",
     "screen_lines",
     "screen_texts",
+    "short_name",
     "text_width",
 ]
 
@@ -111,6 +123,17 @@ BAZA_SIZE = 7
 TRUCO_X = 60
 
 LADDER = {1: "TRUCO", 2: "RETRUCO", 3: "VALE CUATRO"}
+
+
+@dataclass(frozen=True, slots=True)
+class MatchCard:
+    """The match a seat is about to play (from the desk's assignment), as it reads it."""
+
+    label: str  # the round: "Cuartos de final", "Ronda 2", "Grupo A, fecha 1"
+    home: str  # team 0 (seats 0, 2, 4)
+    away: str  # team 1 (seats 1, 3, 5)
+    chico: int  # the game of the match about to start, 1-based
+    best_of: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +160,7 @@ class SeatScreen:
     flor_course_team: int | None = None  # a flor was called against this team
     award_notes: tuple[str | None, ...] = ()  # per award of the hand: a penalty's reason
     must_show: bool = False  # the table asks this seat to show its cards (claim unproven)
+    match: MatchCard | None = None  # before a match's game: the card takes the whole panel
 
 
 class BazaMark(Enum):
@@ -177,10 +201,11 @@ class Line:
 
     text: str = ""
     centre: bool = False
+    inverted: bool = False  # lit across the panel, the text dark
 
     @classmethod
-    def of(cls, text: str, centre: bool = False) -> Line:
-        return cls(plain(text), centre)
+    def of(cls, text: str, centre: bool = False, inverted: bool = False) -> Line:
+        return cls(plain(text), centre, inverted)
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,11 +218,14 @@ class ScreenContent:
     strip: Strip = field(default_factory=Strip)
     lines: tuple[Line, Line] = (Line(), Line())
     banner: tuple[str, ...] = ()  # an inverted banner over the strip and the lines
+    card: tuple[Line, ...] = ()  # the match card: one line a page, over the whole panel
 
     @property
     def texts(self) -> tuple[str, ...]:
         if self.banner:
             return self.banner
+        if self.card:
+            return tuple(line.text for line in self.card)
         return (self.strip.text, self.lines[0].text, self.lines[1].text)
 
 
@@ -237,6 +265,39 @@ def fit_text(candidates: Sequence[str], width: int = WIDTH) -> str:
     while text and not _fits(text, width):
         text = text[:-1]
     return text.rstrip()
+
+
+_SMALL_WORDS = frozenset({"DE", "DEL", "LA", "LAS", "LOS", "EL", "Y", "E"})
+
+
+def short_name(name: str, width: int = WIDTH) -> str:
+    """``name`` (``plain``) in ``width`` px: whole; else without its small words (de,
+    del, la, los, y...); else with as few of its first words cut to initials as it takes
+    (``M. ESQUINA BARRIO``, ``C.A.I. AVELLANEDA``); else cut."""
+    text = plain(name)
+    words = text.split()
+    big = [w for w in words if w not in _SMALL_WORDS] or words
+    initials = [
+        "".join(f"{w[0]}." for w in big[:k]) + " " + " ".join(big[k:]) for k in range(1, len(big))
+    ]
+    return fit_text([text, " ".join(big), *initials, text], width)
+
+
+def match_lines(card: MatchCard, team: int) -> tuple[Line, ...]:
+    """The match card's eight lines (one a page) for a seat of ``team`` (0: home)."""
+    names = (short_name(card.home), short_name(card.away))
+    ours = short_name(card.home if team == 0 else card.away, WIDTH - text_width("SOS DE "))
+    chico = "CHICO ÚNICO" if card.best_of == 1 else f"CHICO {card.chico} DE {card.best_of}"
+    return (
+        Line(fit_text([card.label or "TORNEO"]), centre=True),
+        Line(),
+        Line(names[0], centre=True, inverted=team == 0),
+        Line("VS", centre=True),
+        Line(names[1], centre=True, inverted=team == 1),
+        Line(),
+        Line.of(chico, centre=True),
+        Line(f"SOS DE {ours}", centre=True),
+    )
 
 
 def _wrap(words: Sequence[str], sep: str, lines: int, width: int = WIDTH) -> list[str] | None:
@@ -633,14 +694,21 @@ def screen_content(screen: SeatScreen) -> ScreenContent:
     """What the screen says (see the module docstring for where)."""
     view = screen.view
     base = ScreenContent(view.ours, view.theirs, view.target, _strip(screen))
+    if screen.match is not None:
+        base = _replace(base, card=match_lines(screen.match, view.team))
     if not screen.node_ok:
         return _replace(base, banner=("LECTOR DESCONECTADO", "RECONECTANDO..."))
     if screen.notice is not None:
         return _replace(base, banner=_wrap_message(notice_text(screen.notice, view.seat)))
     if screen.message is not None and screen.refusal:
         return _replace(base, banner=_wrap_message(notice_text(screen.message, view.seat)))
-    lines = _state_lines(screen)
     notice = screen.message if screen.message is not None else screen.alert
+    if base.card:  # a message (a table alert) takes the card's last line
+        if notice is None:
+            return base
+        said = Line.of(_wrap_message(notice_text(notice, view.seat), 1)[0], centre=True)
+        return _replace(base, card=(*base.card[:-1], said))
+    lines = _state_lines(screen)
     if notice is not None and not _busy(screen):
         wrapped = _wrap_message(notice_text(notice, view.seat))
         if len(wrapped) == 1:
@@ -666,6 +734,7 @@ def _replace(
     *,
     lines: tuple[Line, Line] | None = None,
     banner: tuple[str, ...] = (),
+    card: tuple[Line, ...] | None = None,
 ) -> ScreenContent:
     return ScreenContent(
         content.ours,
@@ -674,6 +743,7 @@ def _replace(
         content.strip,
         lines if lines is not None else content.lines,
         banner,
+        card if card is not None else content.card,
     )
 
 
@@ -753,9 +823,9 @@ def _strip_tile(strip: Strip) -> Image.Image:
 
 @lru_cache(maxsize=1024)
 def _line_tile(line: Line) -> Image.Image:
-    tile = Image.new("1", (WIDTH, PAGE), 0)
+    tile = Image.new("1", (WIDTH, PAGE), 1 if line.inverted else 0)
     x = max(0, (WIDTH - text_width(line.text)) // 2) if line.centre else 0
-    _draw_text(ImageDraw.Draw(tile), x, LINE_TEXT_ROW, line.text, 1)
+    _draw_text(ImageDraw.Draw(tile), x, LINE_TEXT_ROW, line.text, 0 if line.inverted else 1)
     return tile
 
 
@@ -777,9 +847,16 @@ def _banner_tile(lines: tuple[str, ...]) -> Image.Image:
 def render_content(content: ScreenContent) -> Image.Image:
     """The 128x64 mode "1" frame of ``content``."""
     image = Image.new("1", SCREEN_SIZE, 0)
-    image.paste(_score_tile(content.ours, content.theirs, content.target), (0, 0))
+    if content.card:
+        for page, line in enumerate(content.card):
+            if line.text or line.inverted:
+                image.paste(_line_tile(line), (0, page * PAGE))
+    else:
+        image.paste(_score_tile(content.ours, content.theirs, content.target), (0, 0))
     if content.banner:
         image.paste(_banner_tile(content.banner), BANNER_BOX[:2])
+        return image
+    if content.card:
         return image
     image.paste(_strip_tile(content.strip), (0, STRIP_TOP))
     for top, line in zip(LINE_TOPS, content.lines, strict=True):
@@ -800,7 +877,7 @@ def _strip_pages(strip: Strip) -> bytes:
 
 @lru_cache(maxsize=1024)
 def _line_pages(line: Line) -> bytes:
-    return image_to_pages(_line_tile(line)) if line.text else bytes(WIDTH)
+    return image_to_pages(_line_tile(line)) if line.text or line.inverted else bytes(WIDTH)
 
 
 @lru_cache(maxsize=256)
@@ -812,6 +889,11 @@ def render_pages(content: ScreenContent) -> bytes:
     """The frame of ``content`` in an OLED controller's page layout: exactly
     ``image_to_pages(render_content(content))``, joined from the cached tiles' pages
     (every region is whole pages) without drawing or converting a pixel."""
+    if content.card:
+        pages = [_line_pages(line) for line in content.card]
+        if content.banner:
+            pages[STRIP_TOP // PAGE :] = [_banner_pages(content.banner)]
+        return b"".join(pages)
     score = _score_pages(content.ours, content.theirs, content.target)
     if content.banner:
         return score + _banner_pages(content.banner)

@@ -36,6 +36,7 @@ class Inbox:
         self._order: deque[int] = deque()  # seats with events, in turn
         self._cond = threading.Condition()
         self._size = 0
+        self._woken = False
         #: events dropped per seat (a flood), since the start
         self.dropped: Counter[int] = Counter()
 
@@ -56,11 +57,20 @@ class Inbox:
             self._cond.notify()
             return True
 
-    def get(self, timeout: float = 0.0) -> tuple[int, LinkEvent] | None:
-        """The next event, one seat after another; None if none came within ``timeout``."""
+    def wake(self) -> None:
+        """End a ``get`` waiting now (or the next one) at once, with no event: the loop
+        has something else to do (the service's ``call_soon``)."""
         with self._cond:
-            if not self._order and timeout > 0:
+            self._woken = True
+            self._cond.notify()
+
+    def get(self, timeout: float = 0.0) -> tuple[int, LinkEvent] | None:
+        """The next event, one seat after another; None if none came within ``timeout``
+        (or ``wake`` was called)."""
+        with self._cond:
+            if not self._order and timeout > 0 and not self._woken:
                 self._cond.wait(timeout)
+            self._woken = False
             if not self._order:
                 return None
             seat = self._order.popleft()

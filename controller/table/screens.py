@@ -2,8 +2,9 @@
 
 ``screen_for(table, seat)`` gathers one seat's ``SeatScreen``: its view of the game, what
 its pad is in the middle of (a menu, a number, cards to show), the deal being read, its
-reader's connection, the table's message for it, and the public flor state the view
-does not carry. ``controller.render.screen`` decides how that looks.
+reader's connection, the table's message for it, the public flor state the view does
+not carry, and before a tournament game the match it is (``table.match``, set by the
+service from the desk's assignment). ``controller.render.screen`` decides how that looks.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from ..render.screen import SeatScreen
 from .controls import MENUS, MenuItem, Mode, SeatInput
 from .table import DealReading, Phase, Table
 
-__all__ = ["PadPrompt", "pad_prompt", "pad_screen", "screen_for", "seat_screen"]
+__all__ = ["PadPrompt", "before_game", "pad_prompt", "pad_screen", "screen_for", "seat_screen"]
 
 _NAMES = {
     Kind.TRUCO: "truco",
@@ -112,6 +113,18 @@ def _game_screen(table: Table, seat: int) -> SeatScreen:
     return screen
 
 
+def before_game(table: Table) -> bool:
+    """The table's game has not started: no hand played, no card of the first deal read
+    (its match card is shown then)."""
+    game = table.game
+    return (
+        game.winner is None
+        and game.hand_number == 0
+        and not game.move_stack
+        and not (table.phase is Phase.DEALING and any(table.deal.values()))
+    )
+
+
 def screen_for(table: Table, seat: int) -> SeatScreen:
     game = table.game
     message = table.message(seat)
@@ -156,4 +169,5 @@ def screen_for(table: Table, seat: int) -> SeatScreen:
         flor_course_team=base.flor_course_team,
         award_notes=tuple(table.award_note(game.hand_number, i) for i in range(len(game.awards))),
         must_show=seat in table.show_requests(),
+        match=table.match if table.match is not None and before_game(table) else None,
     )

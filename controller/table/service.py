@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +35,7 @@ from ..hal.display import Display
 from ..hal.events import ButtonHeld, ButtonPressed, LinkEvent, TagArrived, TagLeft
 from ..notices import ActionUndone, AskConfirm, Notice, RecordDamaged, TableAlert, TableNotice
 from ..render.screen import (
+    MatchCard,
     ScreenContent,
     SeatScreen,
     render_content,
@@ -176,6 +179,10 @@ class TableService:
         self.on_record = on_record
         #: called on the loop's thread with every ServiceEvent (publishers, the tournament)
         self.listeners: list[Callable[[ServiceEvent], None]] = []
+        #: the tournament match the seats show before the next game (``set_match``)
+        self.match_card: MatchCard | None = None
+        self._calls: deque[Callable[[], None]] = deque()  # call_soon's, for the loop
+        self._calls_lock = threading.Lock()
         self._record_lines: list[str] = []
         self.table = self._new_table(game if game is not None else self._restore())
 
@@ -217,6 +224,7 @@ class TableService:
             deck_of=self.deck_of,
         )
         self._record_lines = write(table.game).splitlines()
+        table.match = self.match_card
         self.rules = table.rules
         self._hand_over_at: float | None = float("-inf") if table.phase is Phase.WAITING else None
         return table
@@ -319,8 +327,33 @@ class TableService:
             return True
         return False
 
+    def call_soon(self, call: Callable[[], None]) -> None:
+        """Run ``call`` on the loop's thread at its next turn (thread-safe: the tournament
+        link's network thread hands the desk's assignment over this way); the screens
+        are redrawn after it."""
+        with self._calls_lock:
+            self._calls.append(call)
+        self.events.wake()
+
+    def _run_calls(self) -> bool:
+        with self._calls_lock:
+            calls, self._calls = self._calls, deque()
+        for call in calls:
+            try:
+                call()
+            except Exception:  # a failing call must never stop the table
+                log.exception("call_soon: %r failed", call)
+        return bool(calls)
+
+    def set_match(self, card: MatchCard | None) -> None:
+        """The match the seats show before the next game (``None``: none); on the loop's
+        thread (``call_soon`` from another)."""
+        self.match_card = card
+        self.table.match = card
+
     def _housekeeping(self) -> None:
-        if self._deal_if_due():
+        called = self._run_calls()
+        if self._deal_if_due() or called:
             self.redraw()
         self.ping()
         try:

@@ -56,6 +56,7 @@ from ..notices import (
     TableAlert,
     TableNotice,
 )
+from ..render.screen import MatchCard
 from .claims import Claim, penalty_notes, show_requests, unproven_claims
 from .controls import Button, SeatInput, on_hold, on_press, on_show_tap, start_number_entry
 
@@ -151,6 +152,8 @@ class Table:
         #: (hand number, index of the award in that hand) -> its detail: why a penalty
         self.notes: dict[tuple[int, int], str] = {}
         self.events = 0
+        #: the tournament match this table was assigned (shown before its game starts)
+        self.match: MatchCard | None = None
         self.phase = (
             Phase.OVER
             if self.game.winner is not None

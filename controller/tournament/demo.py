@@ -58,9 +58,15 @@ HUMAN_ACTION_S = 3.0
 class SimTable:
     """One mock table playing ``games`` games with bots, published to the broker.
 
-    Runs in its own thread (``start``). ``power_cut()`` stops it the hard way (no
-    goodbye to the broker, nothing flushed beyond what the disk already has) and
-    ``start()`` again restores it from its state directory, as a real table restarts.
+    ``assigned=True``: it plays only what the desk assigns (``<prefix>/<table>/assign``,
+    :class:`~.messages.Assignment`): it waits (``idle`` set) for an assignment whose chico
+    it has not played, plays exactly one game for it, and waits again for the next (the
+    desk's chico + 1, another match, or none); ``games`` does not count then, and it
+    plays until stopped.
+
+    Runs in its own thread (``start``). ``power_cut()`` stops it the hard way (no goodbye
+    to the broker, nothing flushed beyond what the disk already has) and ``start()``
+    again restores it from its state directory, as a real table restarts.
     """
 
     def __init__(
@@ -79,8 +85,10 @@ class SimTable:
         undo_rate: float = 0.0,
         fsync: bool = True,
         access: BrokerAccess | None = None,
+        assigned: bool = False,
     ) -> None:
         self.table_id = table_id
+        self.assigned = assigned
         self.access = access
         self.state_dir = Path(state_dir)
         self.rules = tournament_profile(rules)
@@ -94,6 +102,7 @@ class SimTable:
         self.undo_rate = undo_rate
         self.fsync = fsync
         self.done = threading.Event()
+        self.idle = threading.Event()  # assigned: waiting for the desk's next assignment
         self.error: BaseException | None = None
         self.publisher: TablePublisher | None = None
         self.refusals = 0
@@ -161,7 +170,10 @@ class SimTable:
             self.publisher = publisher
             publisher.attach(service)
             publisher.start()
-            self._play(run)
+            if self.assigned:
+                self._play_assigned(run, publisher)
+            else:
+                self._play(run)
         except BaseException as e:  # reported by the demo and the tests
             log.exception("table %s failed", self.table_id)
             self.error = e
@@ -198,22 +210,46 @@ class SimTable:
                 continue
             if finished >= self.games:
                 return
-            if run.needs_deal():
-                run.deal()
-            else:
-                r = rng.random()
-                if r < self.refusal_rate and self._mistake(run, rng):
-                    self.refusals += 1
-                elif r > 1 - self.undo_rate and self._undo(run):
-                    self.undos += 1
-                else:
-                    try:
-                        moved = run.bot_step() is not None
-                    except MockTableError as e:  # a mock node too slow on a loaded machine
-                        log.warning("%s: %s; the bots look again", self.table_id, e)
-                        moved = True
-                    if not moved:
-                        raise RuntimeError(f"{self.table_id}: the bots are stuck")
+            self._step(run, rng)
+            if self._kill.wait(self.pace):
+                return
+
+    def _step(self, run: MockRun, rng: random.Random) -> None:
+        """One move at the table: the dealer deals, a bot acts, or a mistake is made."""
+        if run.needs_deal():
+            run.deal()
+            return
+        r = rng.random()
+        if r < self.refusal_rate and self._mistake(run, rng):
+            self.refusals += 1
+        elif r > 1 - self.undo_rate and self._undo(run):
+            self.undos += 1
+        else:
+            try:
+                moved = run.bot_step() is not None
+            except MockTableError as e:  # a mock node too slow on a loaded machine
+                log.warning("%s: %s; the bots look again", self.table_id, e)
+                moved = True
+            if not moved:
+                raise RuntimeError(f"{self.table_id}: the bots are stuck")
+
+    def _play_assigned(self, run: MockRun, publisher: TablePublisher) -> None:
+        """Play one game per assignment, as the desk sends them (see the class)."""
+        rng = random.Random(f"{self.table_id}-{self.seed}-{self.restarts}")
+        while not self._kill.is_set() and not self._stop.is_set():
+            game = run.game
+            started = game.hand_number > 0 or bool(game.move_stack)
+            if game.winner is not None:
+                run.mock.service.new_game()  # the next game waits for its assignment
+                continue
+            if not started and publisher.matches.to_play() is None:
+                self.idle.set()
+                run.mock.pump(min(self.pace, 0.1))  # the loop takes what the desk sends
+                continue
+            if not started:  # a new chico: its own shuffle
+                self.idle.clear()
+                run.seed = self.seed * 1000 + len(self.archived())
+            self._step(run, rng)
             if self._kill.wait(self.pace):
                 return
 
@@ -313,6 +349,63 @@ def write_tournament_config(path: Path, name: str, key: TournamentKey, broker: s
 
 
 @dataclasses.dataclass
+class DemoBroker:
+    """The demo's broker: the venue's own set-up (accounts, ACLs, TLS) on the loopback,
+    an open one without ``openssl``, or an existing one (``--broker``)."""
+
+    host: str
+    port: int
+    key: TournamentKey
+    venue: Venue | None = None
+    broker: LocalBroker | None = None
+    parent: Path | None = None
+
+    @classmethod
+    def start(
+        cls,
+        folder: Path,
+        tournament: str,
+        table_ids: Sequence[str],
+        key: TournamentKey,
+        existing: str | None,
+        out: TextIO,
+    ) -> DemoBroker:
+        if existing is not None:
+            from .topics import parse_broker
+
+            host, port = parse_broker(existing)
+            return cls(host, port, key)
+        if shutil.which("openssl") is None:
+            out.write("openssl not found: the demo's broker runs without accounts and TLS\n")
+            broker = LocalBroker(workdir=folder / "broker").start()
+            return cls(broker.host, broker.port, key, broker=broker)
+        # the venue's own broker set-up (accounts, ACLs, TLS), on the loopback; its
+        # folder's parents must let Mosquitto's user through, hence a folder of its own
+        parent = Path(tempfile.mkdtemp(prefix="truco-demo-venue-"))
+        parent.chmod(0o711)
+        venue = setup_venue(
+            parent / "venue", tournament, list(table_ids), ["desk"],
+            port=free_port(), persistence=False,
+        )  # fmt: skip
+        secret = load_key(venue.root / "secret.key", kind="key-file")
+        broker = LocalBroker(venue.port, workdir=folder / "broker", config=venue.broker_conf)
+        broker.start()
+        return cls(broker.host, broker.port, TournamentKey(secret.key, key.key_id), venue,
+                   broker, parent)  # fmt: skip
+
+    def access(self, account: str) -> BrokerAccess | None:
+        if self.venue is None:
+            return None
+        return BrokerAccess(account, self.venue.password(account), self.venue.ca_file)
+
+    def stop(self) -> None:
+        if self.broker is not None:
+            self.broker.stop()
+        if self.parent is not None:
+            shutil.rmtree(self.parent, ignore_errors=True)
+
+
+@dataclasses.dataclass
 class DemoOptions:
     tables: int = 20
     games: int = 1
@@ -341,37 +434,8 @@ def run_demo(opts: DemoOptions, out: TextIO = sys.stdout) -> int:
     key = TournamentKey(secrets.token_bytes(32), f"{opts.tournament}-{stamp}")
     table_ids = [f"mesa{i + 1:02d}" for i in range(opts.tables)]
     rules = HouseRules(players=opts.players, target=opts.target, flor=opts.flor)
-    broker: LocalBroker | None = None
-    venue: Venue | None = None
-    venue_parent: Path | None = None
-    if opts.broker is None and shutil.which("openssl") is None:
-        out.write("openssl not found: the demo's broker runs without accounts and TLS\n")
-        broker = LocalBroker(workdir=folder / "broker").start()
-        host, port = broker.host, broker.port
-    elif opts.broker is None:
-        # the venue's own broker set-up (accounts, ACLs, TLS), on the loopback; its
-        # folder's parents must let Mosquitto's user through, hence a folder of its own
-        venue_parent = Path(tempfile.mkdtemp(prefix="truco-demo-venue-"))
-        venue_parent.chmod(0o711)
-        venue = setup_venue(
-            venue_parent / "venue", opts.tournament, table_ids, ["desk"],
-            port=free_port(), persistence=False,
-        )  # fmt: skip
-        secret = load_key(venue.root / "secret.key", kind="key-file")
-        key = TournamentKey(secret.key, key.key_id)
-        broker = LocalBroker(venue.port, workdir=folder / "broker", config=venue.broker_conf)
-        broker.start()
-        host, port = broker.host, broker.port
-    else:
-        from .topics import parse_broker
-
-        host, port = parse_broker(opts.broker)
-
-    def access(account: str) -> BrokerAccess | None:
-        if venue is None:
-            return None
-        return BrokerAccess(account, venue.password(account), venue.ca_file)
-
+    venue = DemoBroker.start(folder, opts.tournament, table_ids, key, opts.broker, out)
+    key, host, port, access = venue.key, venue.host, venue.port, venue.access
     write_tournament_config(folder / "tournament.toml", opts.tournament, key, f"{host}:{port}")
     state = DeskState(
         opts.tournament, out_dir=folder / "desk", key=key, profile="tournament",
@@ -455,10 +519,7 @@ def run_demo(opts: DemoOptions, out: TextIO = sys.stdout) -> int:
             http.shutdown()
         for link in links:
             link.close()
-        if broker is not None:
-            broker.stop()
-        if venue_parent is not None:
-            shutil.rmtree(venue_parent, ignore_errors=True)
+        venue.stop()
 
 
 def _chaos(links: list[CuttableLink], every: float, length: float, stop: threading.Event) -> None:

@@ -4,7 +4,9 @@
 module turns them into frozen dataclasses and back: the table builds a :class:`Status`,
 :class:`Event` or :class:`Record` and publishes ``payload()``; the desk gets one back
 from :func:`parse_message` (topic and payload), or a :class:`MalformedMessage` saying
-what is wrong with it. A :class:`ResendRequest` goes the other way (desk to table).
+what is wrong with it. A :class:`ResendRequest` and an :class:`Assignment` go the other
+way (desk to table): the desk signs an assignment with :func:`signed_assignment`, the
+table takes it back with :func:`parse_assignment`.
 
 Nothing the network sends reaches the desk's state without passing here: every field
 has its type checked, names are checked as topic levels and game ids, numbers are
@@ -17,36 +19,50 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Final
 
-from .topics import ID_RE, PAYLOAD_VERSION, encode
+from .topics import ID_RE, PAYLOAD_VERSION, assignment_topic, encode
 
 __all__ = [
+    "ASSIGN_MAC_LABEL",
     "MAC_FIELD",
+    "MAX_BEST_OF",
+    "MAX_NAME",
     "MAX_SEQ",
+    "MAX_TEAM",
     "MAX_TEXT",
+    "Assignment",
     "Event",
     "EventKind",
     "KeyLookup",
     "MalformedMessage",
     "Message",
+    "NotForThisTable",
     "Record",
     "RejectedMessage",
     "ResendRequest",
+    "StaleAssignment",
     "Status",
     "TopicKind",
     "Unauthenticated",
     "UnknownTable",
+    "assignment_from",
+    "assignment_mac",
+    "assignment_topic",
     "canonical",
+    "clean_text",
     "message_mac",
+    "parse_assignment",
     "parse_message",
     "parse_resend",
     "resend_filter",
     "resend_topic",
     "signed",
+    "signed_assignment",
     "split_topic",
 ]
 
@@ -58,6 +74,13 @@ MAX_COUNTER: Final = 2**63 - 1
 MAX_TEXT: Final = 2_000
 #: Longest record accepted (a long game's sealed record is well under 100 kB).
 MAX_RECORD: Final = 1_000_000
+#: An assignment: the longest name (an entrant's, a player's) and round label kept, the
+#: most players a team has (trios at a six-seat table), the longest match in chicos.
+MAX_NAME: Final = 64
+MAX_TEAM: Final = 3
+MAX_BEST_OF: Final = 15
+#: Longest assignment payload accepted (a full one is well under 2 kB).
+MAX_ASSIGNMENT: Final = 16_000
 
 
 class RejectedMessage(ValueError):
@@ -76,6 +99,15 @@ class Unauthenticated(RejectedMessage):
     """A message without a valid ``mac`` for its table's key."""
 
 
+class NotForThisTable(RejectedMessage):
+    """An assignment addressed (topic or payload) to another table."""
+
+
+class StaleAssignment(RejectedMessage):
+    """An assignment whose counter ``n`` is not above the last one the table took (an old
+    one replayed, or one the table already has)."""
+
+
 #: What a message's ``mac`` is computed over, after the topic and the payload.
 MAC_LABEL: Final = b"truco-msg v1"
 MAC_FIELD: Final = "mac"
@@ -90,11 +122,26 @@ def canonical(payload: dict[str, Any]) -> bytes:
     )
 
 
+#: What an assignment's ``mac`` is computed over instead: a label of its own, so nothing
+#: a table signs with its key (a status, an event, a record) ever passes as one.
+ASSIGN_MAC_LABEL: Final = b"truco-assign v1"
+
+
+def _mac(label: bytes, key: bytes, topic: str, payload: dict[str, Any]) -> str:
+    data = label + b"\n" + topic.encode("utf-8") + b"\n" + canonical(payload)
+    return hmac.new(key, data, hashlib.sha256).hexdigest()
+
+
 def message_mac(key: bytes, topic: str, payload: dict[str, Any]) -> str:
     """HMAC-SHA256 over the label, the full topic (tournament, table, kind) and the
     canonical payload, whose seq (or status ``n``) is the per-table counter."""
-    data = MAC_LABEL + b"\n" + topic.encode("utf-8") + b"\n" + canonical(payload)
-    return hmac.new(key, data, hashlib.sha256).hexdigest()
+    return _mac(MAC_LABEL, key, topic, payload)
+
+
+def assignment_mac(key: bytes, topic: str, payload: dict[str, Any]) -> str:
+    """An assignment's mac: the table's key over ``truco-assign v1``, the topic and the
+    canonical payload (whose ``n`` is the desk's counter for that table)."""
+    return _mac(ASSIGN_MAC_LABEL, key, topic, payload)
 
 
 def signed(key: bytes | None, topic: str, payload: dict[str, Any]) -> bytes:
@@ -109,6 +156,7 @@ class TopicKind(StrEnum):
     EVENTS = "events"
     RECORDS = "records"
     RESEND = "resend"
+    ASSIGN = "assign"
 
 
 class EventKind(StrEnum):
@@ -122,6 +170,7 @@ class EventKind(StrEnum):
     FINISHED = "finished"
     ABANDONED = "abandoned"
     LOST = "lost"  # a seq the table's damaged outbox lost (never given again)
+    ASSIGNED = "assigned"  # the table took the desk's assignment ``assigned`` (its n)
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +217,9 @@ class Event:
     code: str | None = None
     winner: int | None = None
     dealt: int | None = None
+    match: str | None = None  # assigned: the match taken (None: the table is free)
+    chico: int | None = None
+    assigned: int | None = None  # assigned: the assignment's n
 
     def payload(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -191,6 +243,8 @@ class Event:
             out |= {"seat": self.seat, "action": self.action, "code": self.code}
         elif self.kind is EventKind.UNDO:
             out["action"] = self.action
+        elif self.kind is EventKind.ASSIGNED:
+            out |= {"match": self.match, "chico": self.chico, "assigned": self.assigned}
         return out
 
 
@@ -210,6 +264,7 @@ class Record:
     error: str | None
     record: str
     match: str | None = None
+    chico: int | None = None  # which game of the match (1-based), when it was one
 
     def payload(self) -> dict[str, Any]:
         out = {
@@ -229,6 +284,8 @@ class Record:
         }
         if self.match is not None:
             out["match"] = self.match
+        if self.chico is not None:
+            out["chico"] = self.chico
         return out
 
 
@@ -247,6 +304,45 @@ class ResendRequest:
 
     def encode(self, key: bytes | None, topic: str) -> bytes:
         return signed(key, topic, self.payload())
+
+
+@dataclass(frozen=True, slots=True)
+class Assignment:
+    """``truco/<t>/tables/<table>/assign`` (retained, desk to table): the match the table
+    plays now, and which of its games.
+
+    ``n`` is the desk's counter for this table: every assignment says a higher one, and
+    the table ignores (and counts) one that does not. ``match`` ``None``: the table is
+    free. ``home`` is team 0 (seats 0, 2, 4), ``away`` team 1 (seats 1, 3, 5);
+    ``players`` their players' names (either may be empty). ``chico`` is the game of the
+    match to play now, 1 to ``best_of``. ``label`` is the round as players read it
+    ("Cuartos de final", "Ronda 2", "Grupo A, fecha 1").
+    """
+
+    table: str
+    n: int
+    match: str | None
+    label: str = ""
+    home: str = ""
+    away: str = ""
+    chico: int = 0
+    best_of: int = 0
+    players: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+
+    def payload(self) -> dict[str, Any]:
+        return {
+            "v": PAYLOAD_VERSION,
+            "kind": "assign",
+            "table": self.table,
+            "n": self.n,
+            "match": self.match,
+            "label": self.label,
+            "home": self.home,
+            "away": self.away,
+            "chico": self.chico,
+            "best_of": self.best_of,
+            "players": [list(self.players[0]), list(self.players[1])],
+        }
 
 
 Message = Status | Event | Record
@@ -365,7 +461,7 @@ def parse_message(
     if where is None:
         return None
     table, kind, game = where
-    if kind is TopicKind.RESEND:
+    if kind in (TopicKind.RESEND, TopicKind.ASSIGN):
         return None
     obj = _object(data)
     if keys is not None:
@@ -407,6 +503,7 @@ def parse_message(
             f.opt_text("error"),
             f.text("record", MAX_RECORD),
             None if f.p.get("match") is None else f.name("match"),
+            f.opt_whole("chico", 1, MAX_BEST_OF),
         )
     try:
         event_kind = EventKind(str(f.p.get("kind")))
@@ -428,6 +525,9 @@ def parse_message(
         f.opt_text("code", 64),
         f.opt_whole("winner", 0, 1),
         f.opt_whole("dealt", 0, 6),
+        None if f.p.get("match") is None else f.name("match"),
+        f.opt_whole("chico", 0, MAX_BEST_OF),
+        f.opt_whole("assigned", 0, MAX_COUNTER),
     )
 
 
@@ -467,3 +567,105 @@ def resend_topic(tournament: str, desk: str, table: str) -> str:
 def resend_filter(tournament: str, table: str) -> str:
     """What ``table`` subscribes to: every desk's resend requests for it."""
     return f"truco/{tournament}/desks/+/resend/{table}"
+
+
+# ---------------------------------------------------------------------------- assignments
+
+
+def clean_text(value: str) -> str:
+    """A text for the players' screens and the terminal: NFC, every control or format
+    character (a newline, an escape, a bidi override) a space, runs of spaces one."""
+    chars = (
+        " " if unicodedata.category(ch).startswith("C") else ch
+        for ch in unicodedata.normalize("NFC", value)
+    )
+    return " ".join("".join(chars).split())
+
+
+def assignment_from(payload: dict[str, Any], table: str) -> Assignment:
+    """The assignment an (already authenticated) payload holds for ``table``, with every
+    check of :func:`parse_assignment` but the mac (the table reads back its own copy
+    with it). Raises :class:`MalformedMessage` or :class:`NotForThisTable`."""
+    return _assignment(_Fields(payload), table)
+
+
+def _assignment(f: _Fields, table: str) -> Assignment:
+    """The assignment ``f`` holds for ``table`` (its mac already checked)."""
+    if f.p.get("kind") != "assign":
+        raise MalformedMessage("kind: expected assign")
+    named = f.p.get("table")
+    if named != table:
+        raise NotForThisTable(f"an assignment for table {str(named)[:64]!r}, not {table}")
+    n = f.whole("n", 0, MAX_COUNTER)
+    match = None if f.p.get("match") is None else f.name("match")
+
+    def name(field: str, limit: int = MAX_NAME) -> str:
+        return clean_text(f.text(field, limit)) if field in f.p else ""
+
+    label, home, away = name("label"), name("home"), name("away")
+    teams = f.p.get("players", [[], []])
+    if (
+        not isinstance(teams, list)
+        or len(teams) != 2
+        or not all(isinstance(t, list) and len(t) <= MAX_TEAM for t in teams)
+        or not all(isinstance(x, str) and 0 < len(x) <= MAX_NAME for t in teams for x in t)
+    ):
+        raise MalformedMessage(
+            f"players: expected two lists of at most {MAX_TEAM} names of at most "
+            f"{MAX_NAME} characters"
+        )
+    players = (
+        tuple(c for c in map(clean_text, teams[0]) if c),
+        tuple(c for c in map(clean_text, teams[1]) if c),
+    )
+    if match is None:
+        chico, best_of = f.whole("chico", 0, MAX_BEST_OF), f.whole("best_of", 0, MAX_BEST_OF)
+    else:
+        best_of = f.whole("best_of", 1, MAX_BEST_OF)
+        chico = f.whole("chico", 1, best_of)
+        if not home or not away:
+            raise MalformedMessage("home, away: a match names both entrants")
+    return Assignment(table, n, match, label, home, away, chico, best_of, players)
+
+
+def parse_assignment(
+    prefix: str,
+    table: str,
+    topic: str,
+    data: bytes | bytearray,
+    key: bytes | None,
+) -> Assignment:
+    """The assignment for ``table`` on ``topic`` (``<prefix>/<table>/assign``, ``prefix``
+    being ``truco/<t>/tables``), authenticated with the table's ``key`` when it has one.
+    Texts come back cleaned (:func:`clean_text`). Raises :class:`MalformedMessage`,
+    :class:`NotForThisTable` or :class:`Unauthenticated`; whether it is newer than the
+    last one taken is the table's to say (:class:`StaleAssignment`,
+    :meth:`~controller.tournament.table_match.TableMatches.take`)."""
+    if topic != assignment_topic(prefix, table):
+        parts = topic[len(prefix) + 1 :].split("/") if topic.startswith(prefix + "/") else []
+        if len(parts) == 2 and parts[1] == "assign":
+            raise NotForThisTable(f"an assignment for another table: {topic[:120]!r}")
+        raise MalformedMessage(f"not an assignment for {table}: {topic[:120]!r}")
+    if len(data) > MAX_ASSIGNMENT:
+        raise MalformedMessage(f"an assignment of {len(data)} bytes (at most {MAX_ASSIGNMENT})")
+    obj = _object(data)
+    if key is not None:
+        mac = obj.get(MAC_FIELD)
+        if not isinstance(mac, str) or not hmac.compare_digest(
+            mac, assignment_mac(key, topic, obj)
+        ):
+            raise Unauthenticated(f"an assignment for {table} without a valid mac")
+    return _assignment(_Fields(obj), table)
+
+
+def signed_assignment(key: bytes | None, prefix: str, a: Assignment) -> tuple[str, bytes]:
+    """``(topic, payload)`` for the desk to publish (retained, QoS 1): ``a`` signed with
+    the table's ``key`` (:func:`~controller.tournament.keys.derive_table_key`). Raises
+    :class:`MalformedMessage` for an assignment the table would refuse (a bad name, a
+    chico beyond ``best_of``, ...)."""
+    topic = assignment_topic(prefix, a.table)
+    payload = a.payload()
+    _assignment(_Fields(payload), a.table)  # the table's own checks, before it is sent
+    if key is not None:
+        payload = payload | {MAC_FIELD: assignment_mac(key, topic, payload)}
+    return topic, encode(payload)

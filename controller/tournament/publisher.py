@@ -20,6 +20,13 @@ table opens no listening socket.
 - With a key, every message carries a mac (:func:`~controller.tournament.messages.signed`)
   over its topic and payload, whose seq (status: ``n``, a counter kept in the outbox
   folder) makes each one unique: the desk rejects anything else.
+- The desk's assignment (``<prefix>/assign``, retained) says which match the table
+  plays: taken only with the table's key's mac under the assignment's own label and a
+  counter above the last one's (:class:`~controller.tournament.table_match.TableMatches`
+  keeps it, and each game's match and chico, in the outbox folder), journaled as an
+  ``assigned`` event, shown on the seats before the game (``TableService.set_match``).
+  Each game is sealed with the match it was started for; the configuration's ``match``
+  only when the desk never assigned one.
 
 Topics and payloads: :mod:`controller.tournament.topics`.
 """
@@ -41,11 +48,13 @@ from ..table.service import Accepted, Finished, NewGame, Refused, TableService
 from ..transcript import TranscriptError, parse, replay
 from .access import BrokerAccess
 from .messages import (
+    Assignment,
     Event,
     EventKind,
     Record,
     RejectedMessage,
     Status,
+    parse_assignment,
     parse_resend,
     resend_filter,
     signed,
@@ -53,13 +62,16 @@ from .messages import (
 from .outbox import Entry, Outbox, atomic_write
 from .profile import REFUSAL_MARK, UNDO_MARK
 from .seal import SealError, TournamentKey, seal
+from .table_match import TableMatches
 from .topics import (
+    assignment_topic,
     check_name,
     decode,
     game_id,
     game_number,
     no_loopback_listener,
     table_prefix,
+    tournament_prefix,
 )
 
 __all__ = ["TablePublisher"]
@@ -76,7 +88,8 @@ class TablePublisher:
     ``key``: the table's own key (:mod:`controller.tournament.keys`): it seals the
     records and authenticates every message (records are sent unsealed and messages
     without a mac without one). ``access``: the table's account on the venue broker.
-    ``match``: the match this table plays, bound into each record's seal.
+    ``match``: the match this table plays, bound into each record's seal, until the
+    desk assigns one (:attr:`matches`).
     ``outbox_dir``: the persistent outbox (e.g. ``<state_dir>/outbox``); one per table.
     ``fsync=False`` only for benchmarks on a RAM disk.
     """
@@ -109,6 +122,9 @@ class TablePublisher:
         self.clock = clock
         self.outbox = Outbox(outbox_dir, fsync=fsync, filler=self._lost)
         self.outbox_dir = Path(outbox_dir)
+        self.assign_topic = assignment_topic(tournament_prefix(tournament), table_id)
+        self.matches = TableMatches(outbox_dir, table_id, fallback=match, fsync=fsync)
+        self.refused_assignments = 0  # assignments refused (forged, another's, replayed)
         self._status_path = self.outbox_dir / "status-counter"
         self._status_n = _read_counter(self._status_path)
         self._fsync = fsync
@@ -176,6 +192,12 @@ class TablePublisher:
                     self.game_no, self.dirty = number, True
                 if kind == "action":
                     self._last_action[number] = str(p.get("text", ""))
+                if kind == "abandoned":
+                    self.matches.abandon(number)
+            if kind == "record" and isinstance(p.get("match"), str):
+                chico = p.get("chico")
+                if isinstance(chico, int) and not isinstance(chico, bool):
+                    self.matches.note_played(p["match"], chico)
             score = p.get("score")
             if isinstance(score, list) and len(score) == 2:
                 self.score = (int(score[0]), int(score[1]))
@@ -242,8 +264,10 @@ class TablePublisher:
         if fresh and self.dirty and self.game_no in self._last_action:
             # the game this journal was following is gone (a new game after a restart)
             self._event(EventKind.ABANDONED, "", hand=0, score=(0, 0))
+            self.matches.abandon(self.game_no)
             self.game_no, self.dirty = self.game_no + 1, False
         self._event(EventKind.STATE, "", rules=self.rules_line, players=game.players)
+        service.set_match(self.matches.card())
 
     def _recover_lost_finish(self, service: TableService) -> None:
         """The power went after a game's last action but before its record was journaled:
@@ -289,6 +313,8 @@ class TablePublisher:
     def _accepted(self, event: Accepted) -> None:
         first = event.text.split(None, 1)[0].lower() if event.text.strip() else ""
         kind = EventKind.DEAL if first in ("hand", "dealer", "deal") else EventKind.ACTION
+        if not self.dirty:  # the game starts: it is the current assignment's (saved first)
+            self.matches.start(self.game_no)
         self.dirty = True
         self.hand = event.hand
         changed = event.score != self.score
@@ -325,6 +351,7 @@ class TablePublisher:
         self.score = event.score
         self._event(EventKind.FINISHED, f"gana el equipo {event.winner}", winner=event.winner)
         record, sealed, error = event.record, False, None
+        played = self.matches.of(self.game_no)
         if self.key is not None:
             try:
                 record = seal(
@@ -334,7 +361,7 @@ class TablePublisher:
                     game_id=gid,
                     tournament=self.tournament,
                     table=self.table_id,
-                    match=self.match,
+                    match=played.match,
                 )
                 sealed = True
             except SealError as e:
@@ -346,20 +373,56 @@ class TablePublisher:
         def make(seq: int, ts: float) -> Record:
             return Record(
                 self.table_id, seq, ts, gid, event.winner, event.score, hand, sealed, key_id,
-                error, record, self.match,
+                error, record, played.match, played.chico,
             )  # fmt: skip
 
         self._append(f"records/{gid}", make, retain=True)
+        self.matches.finish(self.game_no)
         self.game_no, self.dirty = self.game_no + 1, False
+        self._show_match()
 
     def _new_game(self, event: NewGame) -> None:
         if self.dirty:
             self._event(EventKind.ABANDONED, "", score=None)
+            self.matches.abandon(self.game_no)
             self.game_no, self.dirty = self.game_no + 1, False
+            self._show_match()
         self.rules_line, self.score, self.hand = event.rules, (0, 0), 0
         if self.service is not None:
             self.score = self.service.table.game.score
         self._event(EventKind.NEW_GAME, event.rules, rules=event.rules)
+
+    # ------------------------------------------------------------------ the desk's assignment
+
+    def _show_match(self) -> None:
+        """The seats show the assignment's match before the next game (on the loop)."""
+        if self.service is not None:
+            self.service.set_match(self.matches.card())
+
+    def _on_assignment(self, topic: str, payload: bytes | bytearray) -> None:
+        """An assignment from the broker (paho's thread): checked, kept, journaled,
+        handed to the table's loop."""
+        prefix = tournament_prefix(self.tournament)
+        try:
+            assignment = parse_assignment(prefix, self.table_id, topic, payload, self._mac_key)
+            if not self.matches.take(assignment):
+                return  # the one the table has, given again at a reconnection
+        except RejectedMessage as e:
+            self.refused_assignments += 1
+            log.warning("%s: refused an assignment: %s", self.table_id, e)
+            return
+        log.info("%s: the desk assigns %s", self.table_id, _describe(assignment))
+        self._event(
+            EventKind.ASSIGNED,
+            _describe(assignment),
+            match=assignment.match,
+            chico=assignment.chico if assignment.match is not None else None,
+            assigned=assignment.n,
+        )
+        service = self.service
+        if service is not None:
+            card = self.matches.card()
+            service.call_soon(lambda: service.set_match(card))
 
     # ------------------------------------------------------------------ the network side
 
@@ -427,7 +490,9 @@ class TablePublisher:
         online = self._status("online", n=self._online_n)
         info = client.publish(f"{self.prefix}/status", online, qos=1, retain=True)
         self._sent(info.mid, None)  # its PUBACK comes later on this same thread
-        client.subscribe(resend_filter(self.tournament, self.table_id), qos=1)
+        client.subscribe(
+            [(resend_filter(self.tournament, self.table_id), 1), (self.assign_topic, 1)]
+        )
         self.connected.set()
         log.info("%s: connected to %s:%d", self.table_id, *self.broker)
 
@@ -467,6 +532,9 @@ class TablePublisher:
             self.outbox.ack(seq)
 
     def _on_message(self, client: mqtt.Client, userdata: object, msg: mqtt.MQTTMessage) -> None:
+        if msg.topic == self.assign_topic:
+            self._on_assignment(msg.topic, msg.payload)
+            return
         try:
             desk, request = parse_resend(
                 self.tournament, self.table_id, msg.topic, msg.payload, self._mac_key
@@ -570,6 +638,13 @@ class TablePublisher:
         if sock is not None:
             sock.close()
         self.outbox.close()
+
+
+def _describe(a: Assignment) -> str:
+    """An assignment in a line of the journal and the log (Spanish: the desk shows it)."""
+    if a.match is None:
+        return "mesa libre"
+    return f"{a.match}: {a.label}, {a.home} vs {a.away}, chico {a.chico} de {a.best_of}"
 
 
 def _read_counter(path: Path) -> int:

@@ -12,7 +12,8 @@ keepalive_s = 5                 # the broker shows the table offline ~1.5x this 
 username = "mesa07"             # the table's account on the venue broker
 password_file = "broker.pass"   # its password (owner-only)
 ca_file = "ca.crt"              # the venue's CA: TLS, the broker's certificate checked
-match = "r1-m4"                 # optional: the match played, bound into the seal
+match = "r1-m4"                 # optional: the match sealed into the records until the
+                                # desk assigns one (its retained <prefix>/<table>/assign)
 ```
 
 ``truco-table venue-broker`` writes this section for every table, with the table's own
@@ -24,7 +25,9 @@ others can read (``chmod 600``).
 :func:`load_tournament_settings`, builds the service with
 :func:`~controller.tournament.profile.tournament_service_config` when ``profile`` is
 ``tournament``, and calls :func:`connect_table` before ``service.run``; ``close()`` on
-the returned publisher at shutdown.
+the returned publisher at shutdown. The publisher subscribes to the table's
+``assign`` topic, keeps the desk's assignment in the outbox folder and shows its match
+on the seats before each game (``TableService.set_match``).
 """
 
 from __future__ import annotations

@@ -38,6 +38,13 @@ All topics live under ``truco/<tournament>/tables/<table>/``:
     ``{"from": a, "to": b, "n": c}``: the desk saw a gap; the table publishes those
     messages of its outbox again (at most 500; ``n`` is the desk's counter). Tables only
     ever connect out: they open no listening socket.
+``truco/<tournament>/tables/<table>/assign`` (retained, QoS 1, desk to table)
+    The match the table plays now: ``{"v": 1, "kind": "assign", "table", "n", "match",
+    "label", "home", "away", "chico", "best_of", "players": [[...], [...]]}``
+    (:class:`~controller.tournament.messages.Assignment`; ``"match": null``: the table is
+    free). Only the desk may publish it, only that table may read it; ``n`` is the
+    desk's counter for the table (an assignment with a lower one changes nothing), the
+    ``mac`` the table's key over ``truco-assign v1``, the topic and the payload.
 
 With a key, every payload carries ``"mac"``, the HMAC-SHA256 of the table's own key
 over ``truco-msg v1``, the topic and the payload without it; statuses carry ``"n"``,
@@ -57,6 +64,7 @@ from typing import Any, Final
 __all__ = [
     "ID_RE",
     "PAYLOAD_VERSION",
+    "assignment_topic",
     "check_name",
     "decode",
     "encode",
@@ -89,6 +97,12 @@ def tournament_prefix(tournament: str) -> str:
 
 def table_prefix(tournament: str, table: str) -> str:
     return f"{tournament_prefix(tournament)}/{check_name('table id', table)}"
+
+
+def assignment_topic(prefix: str, table: str) -> str:
+    """Where the desk tells ``table`` its match: ``<prefix>/<table>/assign``, ``prefix``
+    being :func:`tournament_prefix` (``truco/<tournament>/tables``)."""
+    return f"{prefix}/{check_name('table id', table)}/assign"
 
 
 def game_id(table: str, number: int) -> str:

@@ -8,8 +8,9 @@
     the ACL file below), ``passwd`` (one account per table and per desk, in
     Mosquitto's own ``$7$`` PBKDF2-SHA512 format, as ``mosquitto_passwd`` writes it),
     ``acl`` (a table may publish only under its own topics and read only its own resend
-    requests; a desk may only read the tables' topics and publish its own resend
-    requests), ``ca.crt``, ``server.crt`` and ``server.key``.
+    requests and its own assignment; a desk may only read the tables' topics, publish
+    its own resend requests, and publish (and read back) every table's assignment),
+    ``ca.crt``, ``server.crt`` and ``server.key``.
 ``ca/``
     ``ca.key`` and ``ca.crt``: the venue's certificate authority (keep ``ca.key`` off
     the broker; it signs a new server certificate on a re-run).
@@ -118,8 +119,9 @@ def acl_text(tournament: str, tables: Sequence[str], desks: Sequence[str]) -> st
     root = base.removesuffix("/tables")
     out = [
         f"# written by truco-table venue-broker: tournament {tournament}",
-        "# tables publish only under their own topics and read only their resend requests;",
-        "# desks only read the tables' topics and publish only their own resend requests.",
+        "# tables publish only under their own topics and read only their resend requests",
+        "# and their assignment; desks only read the tables' topics and publish only their",
+        "# own resend requests and the tables' assignments (read back after a restart).",
         "",
     ]
     for table in tables:
@@ -129,6 +131,7 @@ def acl_text(tournament: str, tables: Sequence[str], desks: Sequence[str]) -> st
             f"topic write {base}/{table}/events",
             f"topic write {base}/{table}/records/+",
             f"topic read {root}/desks/+/resend/{table}",
+            f"topic read {base}/{table}/assign",
             "",
         ]
     for desk in desks:
@@ -138,6 +141,7 @@ def acl_text(tournament: str, tables: Sequence[str], desks: Sequence[str]) -> st
             f"topic read {base}/+/events",
             f"topic read {base}/+/records/+",
             f"topic write {root}/desks/{desk}/resend/+",
+            f"topic readwrite {base}/+/assign",
             "",
         ]
     return "\n".join(out)

@@ -19,7 +19,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from controller.tournament.broker import LocalBroker, find_mosquitto, free_port
 from controller.tournament.seal import TournamentKey
-from controller.tournament.venue import Venue, setup_venue
+from controller.tournament.venue import Venue, password_line, setup_venue
 
 KEY = TournamentKey(bytes(range(32)), "test-key")
 
@@ -66,6 +66,22 @@ def venue_broker(venue: Venue) -> Iterator[LocalBroker]:
     """A real Mosquitto started with the venue's own configuration."""
     if find_mosquitto() is None:
         pytest.skip("mosquitto not installed (apt-get install mosquitto; .ci/run does)")
+    with LocalBroker(venue.port, workdir=venue.root / "run", config=venue.broker_conf) as b:
+        yield b
+
+
+@pytest.fixture
+def armed_broker(venue: Venue) -> Iterator[LocalBroker]:
+    """The venue broker with one more account, ``intruder`` (password
+    ``intruder-password``), that may write and read anything under the tournament: the
+    forger's (test_forgeries, test_assignment_venue)."""
+    if find_mosquitto() is None:
+        pytest.skip("mosquitto not installed (apt-get install mosquitto; .ci/run does)")
+    broker_dir = venue.root / "broker"
+    with open(broker_dir / "passwd", "a", encoding="ascii") as f:
+        f.write(password_line("intruder", "intruder-password") + "\n")
+    with open(broker_dir / "acl", "a", encoding="utf-8") as f:
+        f.write(f"user intruder\ntopic readwrite truco/{venue.tournament}/#\n")
     with LocalBroker(venue.port, workdir=venue.root / "run", config=venue.broker_conf) as b:
         yield b
 

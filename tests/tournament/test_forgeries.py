@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +27,7 @@ from controller.engine import Claims, HouseRules
 from controller.table.run_mock import MockRun
 from controller.table.service import Accepted, Finished, NewGame
 from controller.tournament.access import BrokerAccess
-from controller.tournament.broker import LocalBroker, find_mosquitto
+from controller.tournament.broker import LocalBroker
 from controller.tournament.desk import Desk, DeskState, render_board
 from controller.tournament.keys import derive_table_key, table_key
 from controller.tournament.messages import resend_topic, signed
@@ -35,7 +35,7 @@ from controller.tournament.netsim import CuttableLink
 from controller.tournament.publisher import TablePublisher
 from controller.tournament.seal import load_key, seal
 from controller.tournament.table_link import load_tournament_settings
-from controller.tournament.venue import Venue, password_line
+from controller.tournament.venue import Venue
 from controller.transcript import parse, replay
 
 
@@ -62,21 +62,6 @@ def games() -> dict[str, str]:
     out = {t: bot_game(TOURNAMENT_RULES, seed=n) for n, t in enumerate(GENUINE[:5])}
     out["mesa06"] = bot_game(HouseRules(players=2, target=30, claims=Claims.DECLARED), seed=9)
     return out
-
-
-@pytest.fixture
-def armed_broker(venue: Venue) -> Iterator[LocalBroker]:
-    """The venue broker with one more account, ``intruder``, that may write and read
-    anything under the tournament: the forger's."""
-    if find_mosquitto() is None:
-        pytest.skip("mosquitto not installed (apt-get install mosquitto; .ci/run does)")
-    broker_dir = venue.root / "broker"
-    with open(broker_dir / "passwd", "a", encoding="ascii") as f:
-        f.write(password_line("intruder", "intruder-password") + "\n")
-    with open(broker_dir / "acl", "a", encoding="utf-8") as f:
-        f.write(f"user intruder\ntopic readwrite truco/{venue.tournament}/#\n")
-    with LocalBroker(venue.port, workdir=venue.root / "run", config=venue.broker_conf) as b:
-        yield b
 
 
 class Client:

@@ -180,6 +180,7 @@ class Standing:
     points_against: int
     buchholz: int | None = None  # swiss: the sum of the opponents' matches won
     group: str | None = None
+    withdrawn: bool = False  # withdrew: kept in the table, ranked after the others
 
     @property
     def points_diff(self) -> int:
@@ -276,7 +277,9 @@ class Tournament:
     ``entrants`` in registration order (seeded ones carry ``seed``); ``withdrawn``
     maps an entrant id to the reason; ``matches`` in the order they were made;
     ``round`` the round being played (0 before the first pairing); ``closed`` the
-    rounds the organiser (or the last result) closed.
+    rounds the organiser (or the last result) closed; ``order`` the entrants' order
+    fixed at Start (seeded ones by seed, then by registration: what the round robin's
+    fixture and the groups' draw are made from).
     """
 
     name: str
@@ -287,6 +290,7 @@ class Tournament:
     round: int = 0
     closed: frozenset[int] = frozenset()
     finished: bool = False
+    order: tuple[str, ...] = ()
 
     def entrant(self, entrant_id: str) -> Entrant:
         for e in self.entrants:

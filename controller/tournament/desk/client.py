@@ -11,6 +11,7 @@ the records on disk again every ``reverify_s`` seconds.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
@@ -68,6 +69,8 @@ class Desk:
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = self._on_disconnect
         self.client.on_message = self._on_message
+        #: Called (in the network thread) after each successful connection.
+        self.on_connected: list[Callable[[], None]] = []
         self._thread = threading.Thread(target=self._housekeeping, name="desk-gaps", daemon=True)
 
     def start(self) -> Desk:
@@ -91,6 +94,11 @@ class Desk:
         self.connected.set()
         self.state.broker_up()
         log.info("desk: connected to %s:%d as %s", *self.broker, self.name)
+        for callback in self.on_connected:
+            try:
+                callback()
+            except Exception:  # one failing listener never stops the desk
+                log.exception("desk: a connection listener failed")
 
     def _on_disconnect(
         self, client: mqtt.Client, userdata: object, flags: Any, reason: Any, properties: Any
@@ -126,11 +134,25 @@ class Desk:
                 payload = request.encode(self.state.key_for(table), topic)
                 self.client.publish(topic, payload, qos=1)
 
+    def publish_retained(self, topic: str, payload: bytes) -> None:
+        """Publish ``payload`` retained (QoS 1): a table that connects later gets it."""
+        self.client.publish(topic, payload, qos=1, retain=True)
+
     def stop(self) -> None:
         self._stop.set()
         self.client.disconnect()
         self.client.loop_stop()
         self.state.close()
+
+    def power_cut(self) -> None:
+        """Stop as the laptop's power going would: no goodbye to the broker, nothing
+        written beyond what is already on the disk (the tests and the demo)."""
+        self._stop.set()
+        self.client.loop_stop()
+        sock = self.client.socket()
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.close()
 
     def wait(self, predicate: Callable[[DeskState], bool], timeout: float) -> bool:
         """Poll ``predicate`` until true or ``timeout`` s."""

@@ -38,13 +38,14 @@ import hashlib
 import io
 import json
 import logging
+import os
 import re
 import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from ...engine import HouseRules
 from ..keys import derive_table_key
@@ -70,6 +71,9 @@ from .records import (
     rules_problems,
     unseal,
 )
+
+if TYPE_CHECKING:
+    from .organiser import Organiser
 
 __all__ = [
     "WINDOW",
@@ -240,6 +244,9 @@ class DeskState:
         self.last_reverify: float | None = None
         self.lock = threading.RLock()
         self.on_finished: list[Callable[[GameResult], None]] = []
+        #: The tournament run at this desk (:class:`~.organiser.Organiser`): None for a
+        #: desk that only follows tables.
+        self.competition: Organiser | None = None
         self._keys: dict[str, bytes] = {}
         self.judge = RecordJudge(self.tournament, self.key_for, key is not None, profile, rules)
         self.out_dir = Path(out_dir) if out_dir is not None else None
@@ -363,7 +370,7 @@ class DeskState:
                 t.duplicates += 1
                 self.duplicates += 1
                 return
-            self._journal(journal, now, topic, payload)
+            self._journal(journal, now, topic, payload, durable=isinstance(message, Record))
             t.known_seq = max(t.known_seq, seq)
             t.buffered[seq] = message
             while t.next_seq in t.buffered:
@@ -392,7 +399,17 @@ class DeskState:
             return f"{m.table} sent a record of another table's game ({m.game})"
         return None
 
-    def _journal(self, journal: bool, now: float, topic: str, payload: bytes | bytearray) -> None:
+    def _journal(
+        self,
+        journal: bool,
+        now: float,
+        topic: str,
+        payload: bytes | bytearray,
+        *,
+        durable: bool = False,
+    ) -> None:
+        """One accepted message into ``events.jsonl`` (``durable``: on the disk before
+        this returns, as every record is: a game's result is never lost by the desk)."""
         if journal and self._log is not None:
             self._log.write(
                 json.dumps(
@@ -402,6 +419,8 @@ class DeskState:
                 + "\n"
             )
             self._log.flush()
+            if durable:
+                os.fsync(self._log.fileno())
 
     def _apply(self, t: TableState, e: Event, now: float) -> None:
         if e.ts:
@@ -452,7 +471,7 @@ class DeskState:
             name = f"{game}.copy-{existing.copies}.truco"
             existing.problems.append(f"a different record of this game came as {name}")
         if self.out_dir is not None and write:
-            atomic_write(self.out_dir / "records" / name, text.encode("utf-8"), fsync=False)
+            atomic_write(self.out_dir / "records" / name, text.encode("utf-8"))
         result = self.judge.judge(t.table, r, name, now)
         result.sha256 = digest
         if existing is not None:
@@ -610,6 +629,10 @@ class DeskState:
             csv_text, json_text = self.results_csv(), self.results_json()
         atomic_write(folder / "results.csv", csv_text.encode("utf-8"), fsync=False)
         atomic_write(folder / "results.json", json_text.encode("utf-8"), fsync=False)
+        if self.competition is not None:  # standings, matches and games too
+            from .exports import write_exports
+
+            write_exports(self.competition.tournament, folder, self.results_list())
         return folder / "results.csv", folder / "results.json"
 
     def close(self) -> None:

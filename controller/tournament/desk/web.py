@@ -4,6 +4,14 @@
 ``/api/state``), ``/results.csv``, ``/results.json``, ``/records/<file>``, the
 matchstick pictures ``/sticks/<points>-<target>.png`` and ``POST /api/ack`` (a referee
 saw a refusal), in a daemon thread, on 127.0.0.1 only.
+
+When the desk runs a tournament (``state.competition``: its ``tournament`` and
+``audit_ok``), ``/`` is the organiser's page (:mod:`.pages.desk`) and the tables' page
+moves to ``/mesas``; also ``/api/tournament`` (its JSON), ``/proyector``,
+``/imprimir/emparejamientos``, ``/imprimir/posiciones``, ``/imprimir/llave``,
+``/imprimir/planillas`` and ``/export/<standings|matches|games>.<csv|json>``
+(:mod:`.exports`). The views are built in :mod:`.pages`; this module only routes, with
+the same Host check for every route.
 """
 
 from __future__ import annotations
@@ -18,7 +26,18 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Final
 from urllib.parse import unquote, urlsplit
 
+from ..competition.model import Tournament
 from ..topics import encode
+from .exports import export_text
+from .pages import (
+    bracket_page,
+    desk_page,
+    pairings_page,
+    projector_page,
+    sheets_page,
+    standings_page,
+    tournament_api,
+)
 from .picture import sticks_png
 from .state import DeskState
 
@@ -125,6 +144,21 @@ refresh(); setInterval(refresh, 1000);
 """
 
 
+#: The tournament's pages (``/export/...`` too); ``/`` is the organiser's page then.
+_TOURNAMENT_ROUTES: Final = frozenset(
+    {
+        "/",
+        "/index.html",
+        "/api/tournament",
+        "/proyector",
+        "/imprimir/emparejamientos",
+        "/imprimir/posiciones",
+        "/imprimir/llave",
+        "/imprimir/planillas",
+    }
+)
+
+
 class _Handler(BaseHTTPRequestHandler):
     server_version = "truco-desk"
     state: DeskState  # set on the subclass made by serve_http
@@ -171,7 +205,10 @@ class _Handler(BaseHTTPRequestHandler):
             return
         path = unquote(urlsplit(self.path).path)
         state = self.state
-        if path in ("/", "/index.html"):
+        competition = getattr(state, "competition", None)
+        if competition is not None and self._tournament_route(path, competition):
+            return
+        if path in ("/", "/index.html", "/mesas"):
             self._send(200, _PAGE.encode("utf-8"), "text/html; charset=utf-8")
         elif path == "/api/state":
             body = json.dumps(state.snapshot(), ensure_ascii=False).encode("utf-8")
@@ -189,8 +226,47 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send(200, target.read_bytes(), "text/plain; charset=utf-8")
         elif m := re.fullmatch(r"/sticks/([0-9]{1,3})-(15|30)\.png", path):
             self._send(200, sticks_png(int(m[1]), int(m[2])), "image/png")
+        elif path in _TOURNAMENT_ROUTES or path.startswith("/export/"):
+            self._send(404, b"no hay un torneo en curso\n", "text/plain; charset=utf-8")
         else:
             self._send(404, b"not found\n", "text/plain")
+
+    def _tournament_route(self, path: str, competition: Any) -> bool:
+        """Serve ``path`` if it is one of the tournament's views; whether it was."""
+        html = "text/html; charset=utf-8"
+        if path not in _TOURNAMENT_ROUTES and not path.startswith("/export/"):
+            return False
+        t: Tournament = competition.tournament
+        state = self.state
+        if path in ("/", "/index.html"):
+            self._send(200, desk_page(t.name).encode("utf-8"), html)
+        elif path == "/api/tournament":
+            data = tournament_api(
+                t, state.snapshot(), bool(competition.audit_ok), state.results_list()
+            )
+            body = json.dumps(data, ensure_ascii=False).encode("utf-8")
+            self._send(200, body, "application/json")
+        elif path == "/proyector":
+            self._send(200, projector_page(t).encode("utf-8"), html)
+        elif path == "/imprimir/emparejamientos":
+            self._send(200, pairings_page(t).encode("utf-8"), html)
+        elif path == "/imprimir/posiciones":
+            self._send(200, standings_page(t).encode("utf-8"), html)
+        elif path == "/imprimir/llave":
+            self._send(200, bracket_page(t).encode("utf-8"), html)
+        elif path == "/imprimir/planillas":
+            target = state.rules.target if state.rules is not None else None
+            self._send(200, sheets_page(t, target=target).encode("utf-8"), html)
+        else:
+            name = path[len("/export/") :]
+            try:
+                text = export_text(name, t, state.results_list())
+            except KeyError:
+                self._send(404, b"no such export\n", "text/plain")
+                return True
+            kind = "text/csv; charset=utf-8" if name.endswith(".csv") else "application/json"
+            self._send(200, text.encode("utf-8"), kind)
+        return True
 
     def do_POST(self) -> None:
         if not self._own_host():
@@ -201,6 +277,11 @@ class _Handler(BaseHTTPRequestHandler):
             return
         path = urlsplit(self.path).path
         # JSON only: a cross-site form cannot send it without a CORS preflight we never answer
+        if path == "/api/organiser" and self.headers.get("Content-Type", "").startswith(
+            "application/json"
+        ):
+            self._organiser()
+            return
         if path != "/api/ack" or not self.headers.get("Content-Type", "").startswith(
             "application/json"
         ):
@@ -217,6 +298,38 @@ class _Handler(BaseHTTPRequestHandler):
             return
         done = self.state.ack(table, seq)
         self._send(200, encode({"acknowledged": done}), "application/json")
+
+    def _organiser(self) -> None:
+        """``POST /api/organiser`` ``{"action": {...}}``: one action of the organiser
+        (:mod:`~controller.tournament.competition.codec`), journaled and applied; 409
+        with the reason (Spanish) when the competition refuses it."""
+        from ..competition.codec import action_from_json
+        from ..competition.model import CompetitionError
+
+        competition = getattr(self.state, "competition", None)
+        if competition is None:
+            self._send(HTTPStatus.NOT_FOUND, b"this desk runs no tournament\n", "text/plain")
+            return
+        try:
+            length = min(int(self.headers.get("Content-Length", "0")), 1_000_000)
+            body = json.loads(self.rfile.read(length) or b"{}")
+            action = action_from_json(body["action"])
+        except (ValueError, KeyError, TypeError) as e:
+            self._send(HTTPStatus.BAD_REQUEST, encode({"error": str(e)[:500]}), "application/json")
+            return
+        try:
+            t = competition.do(action)
+        except CompetitionError as e:
+            self._send(HTTPStatus.CONFLICT, encode({"error": str(e)}), "application/json")
+            return
+        except Exception as e:  # the journal's disk: nothing applied
+            log.exception("desk: an organiser's action failed")
+            self._send(HTTPStatus.INTERNAL_SERVER_ERROR, encode({"error": str(e)[:500]}),
+                       "application/json")  # fmt: skip
+            return
+        self._send(200, encode({"ok": True, "round": t.round, "finished": t.finished,
+                                "journal_lines": competition.journal.lines}),
+                   "application/json")  # fmt: skip
 
 
 def serve_http(state: DeskState, port: int = 8080, host: str = "127.0.0.1") -> ThreadingHTTPServer:

@@ -1,0 +1,348 @@
+"""The tournament's exports: standings, matches and games, as CSV and as JSON.
+
+Pure functions of a :class:`~controller.tournament.competition.model.Tournament` (and,
+for the games, of the desk's judged records): one row per standing, per match, per
+game, each with its status or verdict. The columns are fixed (``STANDING_FIELDS``,
+``MATCH_FIELDS``, ``GAME_FIELDS``); a CSV cell for ``None`` is empty, JSON keeps
+``null``. The desk serves them at ``/export/<name>`` and writes them into its folder
+(:func:`write_exports`, atomically, as ``results.csv`` is).
+
+``standings.*`` rows: ``status`` is ``active``, ``eliminated`` (lost a knockout
+match), ``withdrawn`` or ``champion`` (rank 1 of a finished tournament). ``matches.*``:
+``status`` is the match's (``waiting``, ``assigned``, ``playing``, ``decided``,
+``bye``, ``walkover``, ``overridden``) with the organiser's ``reason``. ``games.*``:
+every game counted into a match (from a verified record) with ``counted`` true, and
+every record the desk judged for a match of the tournament but did not count, with
+``counted`` false; ``verdict`` is the desk's (``intact``, ``tampered``, ...; empty
+when the desk's judgement was not given).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import Final
+
+from ..competition.model import Format, Stage, Standing, Tournament
+from ..competition.standings import standings
+from ..competition.tournament import final_ranking
+from ..outbox import atomic_write
+from .records import GameResult
+
+__all__ = [
+    "EXPORTS",
+    "GAME_FIELDS",
+    "MATCH_FIELDS",
+    "STANDING_FIELDS",
+    "Row",
+    "export_text",
+    "game_rows",
+    "match_rows",
+    "standing_rows",
+    "standings_of",
+    "to_csv",
+    "to_json",
+    "write_exports",
+]
+
+Row = dict[str, str | int | bool | None]
+
+STANDING_FIELDS: Final = (
+    "rank",
+    "entrant",
+    "name",
+    "club",
+    "players",
+    "group",
+    "played",
+    "won",
+    "lost",
+    "games_won",
+    "games_lost",
+    "points_for",
+    "points_against",
+    "points_diff",
+    "buchholz",
+    "status",
+)
+
+MATCH_FIELDS: Final = (
+    "match",
+    "round",
+    "stage",
+    "label",
+    "group",
+    "table",
+    "home",
+    "home_name",
+    "away",
+    "away_name",
+    "best_of",
+    "games_home",
+    "games_away",
+    "points_home",
+    "points_away",
+    "games_counted",
+    "winner",
+    "winner_name",
+    "status",
+    "reason",
+)
+
+GAME_FIELDS: Final = (
+    "game",
+    "match",
+    "round",
+    "label",
+    "table",
+    "home",
+    "away",
+    "score_home",
+    "score_away",
+    "winner",
+    "winner_name",
+    "counted",
+    "verdict",
+    "record_sha256",
+)
+
+
+def standings_of(t: Tournament, group: str | None = None) -> list[Standing]:
+    """The standings by the competition's rules (:func:`~..competition.standings.standings`);
+    none before the tournament starts. A knockout's (and the whole of a groups
+    tournament's) are in the order of its final ranking
+    (:func:`~..competition.tournament.final_ranking`: the champion first, then by the
+    round reached; provisional until the end), ranked 1, 2, 3, ..."""
+    if t.spec is None:
+        return []
+    table = standings(t, group)
+    if group is not None or t.spec.format not in (Format.KNOCKOUT, Format.GROUPS):
+        return table
+    by_id = {s.entrant: s for s in table}
+    ranked = [by_id[e] for e in final_ranking(t) if e in by_id]
+    return [replace(s, rank=i) for i, s in enumerate(ranked, start=1)]
+
+
+def _name(t: Tournament, entrant_id: str | None) -> str | None:
+    if entrant_id is None:
+        return None
+    try:
+        return t.entrant(entrant_id).name
+    except KeyError:
+        return entrant_id
+
+
+# ---------------------------------------------------------------------------- rows
+
+
+def standing_rows(t: Tournament, table: Iterable[Standing] | None = None) -> list[Row]:
+    """One row per standing (``table`` default: :func:`standings_of`)."""
+    lines = list(table) if table is not None else standings_of(t)
+    knocked_out = {
+        m.pairing.away if m.result.winner == m.pairing.home else m.pairing.home
+        for m in t.matches
+        if m.stage is Stage.KNOCKOUT and m.result.winner is not None
+    }
+    out: list[Row] = []
+    for s in lines:
+        try:
+            e = t.entrant(s.entrant)
+            club: str | None = e.club
+            players: str | None = " / ".join(p.name for p in e.players)
+        except KeyError:
+            club = players = None
+        if s.withdrawn:
+            status = "withdrawn"
+        elif s.entrant in knocked_out:
+            status = "eliminated"
+        elif t.finished and s.rank == 1:
+            status = "champion"
+        else:
+            status = "active"
+        out.append(
+            {
+                "rank": s.rank,
+                "entrant": s.entrant,
+                "name": _name(t, s.entrant),
+                "club": club,
+                "players": players,
+                "group": s.group,
+                "played": s.played,
+                "won": s.won,
+                "lost": s.lost,
+                "games_won": s.games_won,
+                "games_lost": s.games_lost,
+                "points_for": s.points_for,
+                "points_against": s.points_against,
+                "points_diff": s.points_diff,
+                "buchholz": s.buchholz,
+                "status": status,
+            }
+        )
+    return out
+
+
+def match_rows(t: Tournament) -> list[Row]:
+    """One row per match, in the order they were made."""
+    out: list[Row] = []
+    for m in t.matches:
+        r = m.result
+        out.append(
+            {
+                "match": m.id,
+                "round": m.round,
+                "stage": m.stage.value,
+                "label": m.label,
+                "group": m.group,
+                "table": m.table,
+                "home": m.pairing.home,
+                "home_name": _name(t, m.pairing.home),
+                "away": m.pairing.away,
+                "away_name": _name(t, m.pairing.away),
+                "best_of": m.best_of,
+                "games_home": r.games[0],
+                "games_away": r.games[1],
+                "points_home": r.points[0],
+                "points_away": r.points[1],
+                "games_counted": len(m.games),
+                "winner": r.winner,
+                "winner_name": _name(t, r.winner),
+                "status": r.status.value,
+                "reason": r.reason,
+            }
+        )
+    return out
+
+
+def game_rows(t: Tournament, results: Iterable[GameResult] = ()) -> list[Row]:
+    """Every game counted into a match, then every other record judged for a match of
+    this tournament (not counted: flagged, or a copy), in match order."""
+    judged = {r.game: r for r in results}
+    out: list[Row] = []
+    counted: set[str] = set()
+    for m in t.matches:
+        for g in m.games:
+            counted.add(g.game)
+            winner = m.pairing.home if g.winner == 0 else m.pairing.away
+            result = judged.get(g.game)
+            out.append(
+                {
+                    "game": g.game,
+                    "match": m.id,
+                    "round": m.round,
+                    "label": m.label,
+                    "table": g.table,
+                    "home": m.pairing.home,
+                    "away": m.pairing.away,
+                    "score_home": g.score[0],
+                    "score_away": g.score[1],
+                    "winner": winner,
+                    "winner_name": _name(t, winner),
+                    "counted": True,
+                    "verdict": result.verdict if result is not None else "",
+                    "record_sha256": g.record_sha256,
+                }
+            )
+    by_id = {m.id: m for m in t.matches}
+    for r in sorted(judged.values(), key=lambda r: (r.match, r.game)):
+        match = by_id.get(r.match)
+        if match is None or r.game in counted:
+            continue
+        winner = None
+        if r.winner is not None:
+            winner = match.pairing.home if r.winner == 0 else match.pairing.away
+        out.append(
+            {
+                "game": r.game,
+                "match": match.id,
+                "round": match.round,
+                "label": match.label,
+                "table": r.table,
+                "home": match.pairing.home,
+                "away": match.pairing.away,
+                "score_home": r.score[0],
+                "score_away": r.score[1],
+                "winner": winner,
+                "winner_name": _name(t, winner),
+                "counted": False,
+                "verdict": r.verdict,
+                "record_sha256": r.sha256,
+            }
+        )
+    return out
+
+
+# ---------------------------------------------------------------------------- files
+
+
+def to_csv(rows: Iterable[Row], fields: tuple[str, ...]) -> str:
+    """Rows as CSV with a header (``None`` an empty cell, booleans ``true``/``false``)."""
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=fields, lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow(
+            {
+                k: ("" if v is None else ("true" if v else "false") if isinstance(v, bool) else v)
+                for k, v in row.items()
+            }
+        )
+    return buf.getvalue()
+
+
+def to_json(t: Tournament, key: str, rows: list[Row]) -> str:
+    """``{"tournament": name, "round": n, "finished": bool, key: rows}``."""
+    data = {"tournament": t.name, "round": t.round, "finished": t.finished, key: rows}
+    return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+
+
+#: The exports by file name: what each holds and its columns.
+EXPORTS: Final[Mapping[str, tuple[str, tuple[str, ...]]]] = {
+    "standings": ("standings", STANDING_FIELDS),
+    "matches": ("matches", MATCH_FIELDS),
+    "games": ("games", GAME_FIELDS),
+}
+
+
+def export_text(
+    name: str,
+    t: Tournament,
+    results: Iterable[GameResult] = (),
+    table: Iterable[Standing] | None = None,
+) -> str:
+    """The export called ``name`` (``standings.csv``, ``games.json``, ...).
+
+    Raises :class:`KeyError` for any other name."""
+    stem, dot, kind = name.rpartition(".")
+    if not dot or stem not in EXPORTS or kind not in ("csv", "json"):
+        raise KeyError(name)
+    key, fields = EXPORTS[stem]
+    if stem == "standings":
+        rows = standing_rows(t, table)
+    elif stem == "matches":
+        rows = match_rows(t)
+    else:
+        rows = game_rows(t, results)
+    return to_csv(rows, fields) if kind == "csv" else to_json(t, key, rows)
+
+
+def write_exports(
+    t: Tournament, folder: str | Path, results: Iterable[GameResult] = ()
+) -> list[Path]:
+    """Write the six exports into ``folder`` (each atomically); their paths."""
+    target = Path(folder)
+    target.mkdir(parents=True, exist_ok=True)
+    judged = list(results)
+    table = standings_of(t)
+    paths = []
+    for stem in EXPORTS:
+        for kind in ("csv", "json"):
+            path = target / f"{stem}.{kind}"
+            text = export_text(path.name, t, judged, table)
+            atomic_write(path, text.encode("utf-8"), fsync=False)
+            paths.append(path)
+    return paths

@@ -1,0 +1,283 @@
+"""The tournament at the desk: the competition kept in the audit journal, fed by the
+tables' verified records, pairing rounds and assigning tables by itself.
+
+:class:`Organiser` holds a :class:`~controller.tournament.competition.model.Tournament`
+and its :class:`~.journal.AuditJournal`. Every change is an action of
+:mod:`controller.tournament.competition` written to the journal *before* it takes
+effect; a desk that restarts (or loses its power) replays the journal and is where it
+was. Changes come from:
+
+- the organiser (:meth:`Organiser.do`): registration, seeding, the start, a manual
+  pairing or table, closing a round, a walkover, an override with its reason;
+- the tables (:meth:`Organiser.count`): a finished game counts for its match only
+  when its record is intact (sealed with its table's key for this tournament, table,
+  game and match), replays to a won game under the tournament's rules, and was played
+  at the table the match was assigned to. Nothing else moves a result.
+
+After each change, with ``auto`` (the default), the desk moves the tournament on by
+itself: a closed round gets the next one paired, every waiting match goes to a free
+table of the roster (in roster order), and each table whose assignment changed is
+told (``publish``: an :class:`~controller.tournament.messages.Assignment`, numbered
+with the journal's line count so a table can tell a newer one from a replayed one).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from ..competition.codec import action_from_json, action_to_json
+from ..competition.model import (
+    Action,
+    AssignTable,
+    CompetitionError,
+    GameCounted,
+    Match,
+    MatchStatus,
+    PairRound,
+    Tournament,
+)
+from ..competition.tournament import apply, free_matches
+from ..messages import Assignment
+from ..seal import NO_MATCH, TournamentKey
+from .journal import AuditJournal, journal_key
+from .records import GameResult
+
+__all__ = ["Attention", "Organiser"]
+
+log = logging.getLogger(__name__)
+
+#: Who a journal line says did it.
+ORGANISER: Final = "organizador"
+DESK: Final = "mesa de control"
+UNDECIDED: Final = (MatchStatus.ASSIGNED, MatchStatus.PLAYING)
+#: A record's verdict as the organiser reads it.
+VERDICT: Final = {
+    "intact": "íntegro",
+    "tampered": "alterado",
+    "unsealed": "sin sello",
+    "unreadable": "ilegible",
+    "unchecked": "sin verificar (la mesa de control no tiene la clave)",
+}
+
+
+@dataclass(frozen=True)
+class Attention:
+    """Something about the competition a person must look at (shown first on the
+    organiser's page)."""
+
+    what: str  # a short kind: record-unknown-match, wrong-table, extra-game, no-table
+    text: str  # Spanish, for the organiser
+    match: str | None = None
+    table: str | None = None
+    game: str | None = None
+
+
+class Organiser:
+    """The desk's competition (see the module docstring); thread-safe.
+
+    ``tables``: the roster, in the order free tables are given out. ``publish``: how
+    an assignment reaches a table (the MQTT client's); ``None`` keeps them in
+    :attr:`assignments` only (tests, a desk without a broker yet).
+    """
+
+    def __init__(
+        self,
+        folder: str | Path,
+        name: str,
+        *,
+        key: TournamentKey | None,
+        tables: Sequence[str],
+        publish: Callable[[Assignment], None] | None = None,
+        auto: bool = True,
+        fsync: bool = True,
+        clock: Callable[[], float] = time.time,
+        lock: threading.RLock | None = None,
+    ) -> None:
+        #: The desk shares its own (``DeskState.lock``): one lock, no order to get wrong.
+        self.lock = lock if lock is not None else threading.RLock()
+        self.clock = clock
+        self.tables = tuple(tables)
+        self.auto = auto
+        self.publish = publish
+        self.journal = AuditJournal(
+            folder, name, journal_key(key.key, name) if key is not None else None, fsync=fsync
+        )
+        self.attention: list[Attention] = []
+        #: Called after every change (the desk rewrites its exports).
+        self.on_change: list[Callable[[], None]] = []
+        #: What each table was last told (None: not told since the desk started).
+        self.assignments: dict[str, Assignment] = {}
+        self._tournament = Tournament(name)
+        for entry in self.journal.open():  # JournalTampered: the desk does not start
+            action = action_from_json(entry.body["action"])
+            self._tournament = apply(self._tournament, action)
+        log.info("desk: tournament %s resumed from %d journal lines", name, self.journal.lines)
+        self.audit_ok = True
+
+    # ------------------------------------------------------------------ reading
+
+    @property
+    def tournament(self) -> Tournament:
+        with self.lock:
+            return self._tournament
+
+    @property
+    def keyed(self) -> bool:
+        return self.journal.keyed
+
+    # ------------------------------------------------------------------ changes
+
+    def do(self, action: Action, who: str = ORGANISER) -> Tournament:
+        """Apply ``action`` (refused: :class:`CompetitionError`, nothing written),
+        journal it, then move on by itself (``auto``)."""
+        with self.lock:
+            self._do(action, who)
+            if self.auto:
+                self._advance()
+            self._tell_tables()
+            self._changed()
+            return self._tournament
+
+    def _do(self, action: Action, who: str) -> None:
+        new = apply(self._tournament, action)  # refused before anything is written
+        self.journal.append(self.clock(), who, {"action": action_to_json(action)})
+        self._tournament = new
+
+    def count(self, result: GameResult) -> bool:
+        """A finished game (judged from its record by the desk): counted for its
+        match if it proves one; ``True`` when it was counted now."""
+        if result.match == NO_MATCH:
+            return False
+        with self.lock:
+            t = self._tournament
+            try:
+                match = t.match(result.match)
+            except KeyError:
+                self._flag("record-unknown-match", result,
+                           f"{result.game}: el registro es de un partido que no existe "
+                           f"({result.match})")  # fmt: skip
+                return False
+            if any(g.game == result.game for g in match.games):
+                return False  # counted before (the desk replays its records on start)
+            if not result.ok or result.winner is None:
+                why = "; ".join([result.detail, *result.problems])
+                self._flag("record-not-counted", result,
+                           f"{result.game} ({match.id}): no se cuenta, el registro es "
+                           f"{VERDICT.get(result.verdict, result.verdict)}: {why}")  # fmt: skip
+                return False
+            if match.table != result.table:
+                self._flag("wrong-table", result,
+                           f"{result.game}: {result.table} jugó {match.id}, que está asignado "
+                           f"a {match.table or 'ninguna mesa'}")  # fmt: skip
+                return False
+            game = GameCounted(match.id, result.game, result.table, result.score,
+                               result.winner, result.sha256)  # fmt: skip
+            try:
+                self._do(game, result.table)
+            except CompetitionError as e:
+                self._flag("extra-game", result, f"{result.game} ({match.id}): {e}")
+                return False
+            if self.auto:
+                self._advance()
+            self._tell_tables()
+            self._changed()
+            return True
+
+    def _changed(self) -> None:
+        for callback in self.on_change:
+            try:
+                callback()
+            except Exception:  # the exports are rewritten at the next change
+                log.exception("desk: a change listener failed")
+
+    def _flag(self, what: str, result: GameResult, text: str) -> None:
+        item = Attention(what, text, result.match, result.table, result.game)
+        if item not in self.attention:
+            self.attention.append(item)
+            log.warning("desk: %s", text)
+
+    # ------------------------------------------------------------------ moving on
+
+    def _advance(self) -> None:
+        """Pair the next round when the current one is closed; give every waiting
+        match a free table."""
+        for _ in range(1000):  # each pass makes one change at most; bounded
+            t = self._tournament
+            if t.spec is None or t.finished:
+                return
+            if t.round == 0 or t.round in t.closed:
+                try:
+                    self._do(PairRound(t.round + 1), DESK)
+                except CompetitionError as e:
+                    log.info("desk: round %d not paired: %s", t.round + 1, e)
+                    return
+                continue
+            busy = {m.table for m in t.matches if m.table and m.result.status in UNDECIDED}
+            free = [table for table in self.tables if table not in busy]
+            waiting = free_matches(t)
+            if not waiting or not free:
+                return
+            self._do(AssignTable(waiting[0].id, free[0]), DESK)
+
+    def wanted(self, table: str) -> Assignment:
+        """What ``table`` should be playing now (a match, or nothing)."""
+        t = self._tournament
+        n = self.journal.lines
+        for m in t.matches:
+            if m.table == table and m.result.status in UNDECIDED:
+                return self._assignment(t, m, n)
+        return Assignment(table, n, None, "", "", "", 0, 0, ((), ()))
+
+    def _assignment(self, t: Tournament, m: Match, n: int) -> Assignment:
+        assert m.table is not None
+        home = t.entrant(m.pairing.home)
+        away = t.entrant(m.pairing.away) if m.pairing.away is not None else None
+        players = (
+            tuple(p.name for p in home.players),
+            tuple(p.name for p in away.players) if away else (),
+        )
+        return Assignment(m.table, n, m.id, m.label, home.name, away.name if away else "",
+                          m.chico, m.best_of, players)  # fmt: skip
+
+    def _tell_tables(self) -> None:
+        for table in self.tables:
+            want = self.wanted(table)
+            told = self.assignments.get(table)
+            if told is not None and _same(told, want):
+                continue
+            self.assignments[table] = want
+            if self.publish is not None:
+                try:
+                    self.publish(want)
+                except Exception:  # the broker is away: the desk tells again on connect
+                    log.exception("desk: could not send %s its assignment", table)
+                    del self.assignments[table]
+
+    def retell(self) -> None:
+        """Tell every table again (the desk (re)connected to the broker)."""
+        with self.lock:
+            self.assignments.clear()
+            self._tell_tables()
+
+    def close(self) -> None:
+        self.journal.close()
+
+    def summary(self) -> dict[str, Any]:
+        with self.lock:
+            return {
+                "journal_lines": self.journal.lines,
+                "keyed": self.keyed,
+                "attention": [a.__dict__ for a in self.attention],
+            }
+
+
+def _same(a: Assignment, b: Assignment) -> bool:
+    return (a.match, a.label, a.home, a.away, a.chico, a.best_of, a.players) == (
+        b.match, b.label, b.home, b.away, b.chico, b.best_of, b.players,
+    )  # fmt: skip

@@ -1,0 +1,99 @@
+"""A desk that runs a tournament: its state, its competition, its MQTT client and web
+page on one folder, wired together (``truco-table desk --competition``, the demo, the
+tests).
+
+:class:`DeskRun` builds the :class:`~.state.DeskState` (which reads back
+``events.jsonl`` and the records), the :class:`~.organiser.Organiser` (which replays
+its journal), counts any collected game the journal does not have yet (a power cut
+between a record and its journal line), then connects: every finished game goes to
+the competition, every change rewrites the exports, every (re)connection tells every
+table its assignment again. ``power_cut()`` drops it the hard way; a new ``DeskRun``
+on the same folder resumes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from ...engine import HouseRules
+from ..access import BrokerAccess
+from ..messages import Assignment, signed_assignment
+from ..seal import TournamentKey
+from ..topics import tournament_prefix
+from .client import Desk
+from .organiser import Organiser
+from .records import GameResult
+from .state import REVERIFY_S, DeskState
+from .web import serve_http
+
+__all__ = ["DeskRun"]
+
+
+class DeskRun:
+    """See the module docstring. ``http_port`` None: no page (0: any free port)."""
+
+    def __init__(
+        self,
+        folder: Path,
+        tournament: str,
+        *,
+        key: TournamentKey,
+        tables: Sequence[str],
+        rules: HouseRules | None,
+        host: str,
+        port: int,
+        access: BrokerAccess | None = None,
+        name: str | None = None,
+        profile: str = "tournament",
+        http_port: int | None = 0,
+        reverify_s: float = REVERIFY_S,
+    ) -> None:
+        self.folder = Path(folder)
+        self.key = key
+        self.prefix = tournament_prefix(tournament)
+        self.state = DeskState(tournament, out_dir=folder, key=key, profile=profile,
+                               tables=tables, rules=rules)  # fmt: skip
+        self.organiser = Organiser(folder, tournament, key=key, tables=tables,
+                                   publish=self._publish, lock=self.state.lock)  # fmt: skip
+        self.state.competition = self.organiser
+        self.organiser.on_change.append(self._export)
+        for result in sorted(self.state.results_list(), key=lambda r: r.finished_at):
+            self.organiser.count(result)
+        self.state.on_finished.append(self._count)
+        self.client = Desk(self.state, host, port, access=access, name=name,
+                           reverify_s=reverify_s)  # fmt: skip
+        self.client.on_connected.append(self.organiser.retell)
+        self.http = serve_http(self.state, http_port) if http_port is not None else None
+        self.client.start()
+
+    def _export(self) -> None:
+        self.state.export()
+
+    def _count(self, result: GameResult) -> None:
+        self.organiser.count(result)
+
+    def _publish(self, a: Assignment) -> None:
+        own = self.state.key_for(a.table)
+        if own is None:
+            raise RuntimeError(f"no key for {a.table}")
+        topic, payload = signed_assignment(own, self.prefix, a)
+        self.client.publish_retained(topic, payload)
+
+    @property
+    def page(self) -> str | None:
+        return f"http://127.0.0.1:{self.http.server_address[1]}/" if self.http else None
+
+    def power_cut(self) -> None:
+        """As the laptop losing its power: files stay as the disk has them."""
+        self.client.power_cut()
+        if self.http is not None:
+            self.http.shutdown()
+            self.http.server_close()
+
+    def stop(self) -> None:
+        self.client.stop()
+        self.organiser.close()
+        if self.http is not None:
+            self.http.shutdown()
+            self.http.server_close()

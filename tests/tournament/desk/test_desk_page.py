@@ -1,0 +1,131 @@
+"""The organiser's desk page in a real browser (headless Chromium), served by
+``serve_http`` over a desk that heard its tables: what needs attention comes first and
+in order, every match of the round is a row, hostile names stay text, and 22 matches on
+20 tables fit one 1366x768 laptop screen. Screenshots go to docs/screenshots/."""
+
+from __future__ import annotations
+
+import json
+import re
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from controller.tournament.desk import DeskState, serve_http
+
+from .browser import SCREENSHOTS, dom, screenshot
+from .scenes import HOSTILE, heard_desk, knockout_16, swiss_round
+
+CALL = "<script>document.title='pwned'</script> jugó el 7 de espadas fuera de turno"
+
+
+@contextmanager
+def served(desk: DeskState) -> Iterator[str]:
+    server = serve_http(desk, 0)
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def attention_kinds(page: str) -> list[str]:
+    box = page[page.index('id="attention"') : page.index("</ul>", page.index('id="attention"'))]
+    return re.findall(r'data-kind="([a-z]+)"', box)
+
+
+def test_the_desk_puts_what_needs_attention_first(tmp_path: Path) -> None:
+    t = knockout_16()
+    desk = heard_desk(
+        tmp_path / "desk", t, offline=("mesa02", "mesa15"), silent=("mesa20",),
+        calls={"mesa03": CALL}, tampered=("mesa05",),
+    )  # fmt: skip
+    with served(desk) as base:
+        page = dom(base + "/", tmp_path)
+    # the referee call, then the table offline with a match, then the flagged record
+    assert attention_kinds(page) == ["call", "offline", "flagged"]
+    assert "Llaman al árbitro en mesa03 (r2-m03, Cuartos de final), asiento 2" in page
+    assert "mesa02 FUERA DE LÍNEA con el partido r2-m02" in page
+    assert "Registro mesa05-g009 (mesa05): ADULTERADO" in page
+    # every match of the round, with its table, chico and live score
+    assert re.findall(r'data-match="(r2-m0\d)"', page) == ["r2-m01", "r2-m02", "r2-m03", "r2-m04"]
+    row = page[page.index('data-match="r2-m03"') :].split("</tr>")[0]
+    assert "mesa03" in row and "3 de 3" in row and "1-1" in row and "jugando" in row
+    assert re.search(r"\d+-\d+ · mano \d", row)  # the table's live score
+    assert 'class="playing call"' in page  # the row of the call is marked
+    # names and the call's text from the network are text, never markup
+    assert "&lt;img src=x onerror=" in page and "<img src" not in page
+    assert "&lt;script&gt;document.title" in page
+    assert "<title>Mesa de control: Copa del Club 2026</title>" in page  # not 'pwned'
+    # the tables offline, with and without a match, and the one never heard
+    offline = page[page.index('id="offline"') :].split("</ul>")[0]
+    assert "mesa02: FUERA DE LÍNEA (r2-m02)" in offline
+    assert "mesa15: FUERA DE LÍNEA" in offline and "mesa20: sin noticias" in offline
+    assert HOSTILE not in page
+
+
+def test_twenty_two_matches_on_twenty_tables_fit_one_laptop_screen(tmp_path: Path) -> None:
+    t = swiss_round(44, round_no=3, tables=20)
+    desk = heard_desk(
+        tmp_path / "desk", t, offline=("mesa15",), silent=("mesa20",),
+        calls={"mesa03": CALL}, tampered=("mesa05",),
+    )  # fmt: skip
+    with served(desk) as base:
+        page = dom(base + "/", tmp_path, size=(1366, 768))
+        screenshot(base + "/", SCREENSHOTS / "desk.png", tmp_path, size=(1366, 768))
+    assert len(re.findall(r'data-match="r3-m\d\d"', page)) == 22
+    root = re.search(r"<html[^>]*>", page)
+    assert root is not None
+    height = re.search(r'data-height="(\d+)"', root[0])
+    viewport = re.search(r'data-viewport="(\d+)x(\d+)"', root[0])
+    assert height is not None and viewport is not None, root[0]
+    assert viewport.groups() == ("768", "1366")  # measured in the laptop's window
+    assert int(height[1]) <= 768, f"the page is {height[1]} px tall"
+    assert "dense" not in root[0]  # fits at its normal size, not only packed tighter
+    assert attention_kinds(page) == ["call", "offline", "offline", "flagged", "waiting", "waiting"]
+    assert "r3-m21 espera mesa" in page and "(libre: mesa" in page
+
+
+def test_the_round_to_close_and_the_audit(tmp_path: Path) -> None:
+    """A broken audit log comes after the tables and before the flagged records; a
+    round whose matches are all decided asks to be closed."""
+    t = swiss_round(8, round_no=2, tables=4)
+    desk = heard_desk(tmp_path / "desk", t, tables=4, offline=("mesa04",), audit_ok=False)
+    with served(desk) as base:
+        page = dom(base + "/", tmp_path)
+    kinds = attention_kinds(page)
+    assert kinds[:2] == ["offline", "audit"], kinds
+    assert "El registro de auditoría del torneo NO verifica" in page
+
+
+def test_the_tables_page_and_the_host_check_stay(tmp_path: Path) -> None:
+    desk = heard_desk(tmp_path / "desk", knockout_16())
+    bare = DeskState("t", tables=["mesa01"])  # a desk without a tournament
+    with served(desk) as base, served(bare) as bare_base:
+
+        def get(url: str, host: str | None = None) -> tuple[int, bytes]:
+            request = urllib.request.Request(url, headers={"Host": host} if host else {})
+            try:
+                with urllib.request.urlopen(request, timeout=5) as r:
+                    return int(r.status), r.read()
+            except urllib.error.HTTPError as e:
+                return int(e.code), e.read()
+
+        assert b"Rechazos para el \xc3\xa1rbitro" in get(base + "/mesas")[1]  # the tables
+        assert b"/api/tournament" in get(base + "/")[1]  # the organiser's page
+        status, body = get(base + "/api/tournament")
+        data = json.loads(body)
+        assert status == 200 and data["tournament"]["name"] == "Copa del Club 2026"
+        assert {s["entrant"] for s in data["standings"]} == {f"e{i:02d}" for i in range(1, 17)}
+        for path in ("/", "/api/tournament", "/proyector", "/imprimir/emparejamientos",
+                     "/imprimir/posiciones", "/imprimir/llave", "/imprimir/planillas",
+                     "/export/standings.csv"):  # fmt: skip
+            assert get(base + path)[0] == 200, path
+            assert get(base + path, "evil.example")[0] == 421, path  # DNS rebinding
+        assert get(base + "/export/passwd")[0] == 404
+        # without a tournament: the tables' page at /, nothing of a tournament
+        assert b"Rechazos para el \xc3\xa1rbitro" in get(bare_base + "/")[1]
+        assert get(bare_base + "/api/tournament")[0] == 404
+        assert get(bare_base + "/proyector")[0] == 404

@@ -1,0 +1,204 @@
+"""The table's side of the desk's assignment: kept across power cuts, bound to the games
+started under it, sealed into their records, shown on the seats (no broker here: the
+assignments are handed in as the network thread hands them; see test_assignment_venue
+for the real Mosquitto)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+from controller.engine import Claims, HouseRules
+from controller.render.screen import MatchCard, screen_texts
+from controller.table.run_mock import MockRun
+from controller.table.screens import screen_for
+from controller.table.service import Accepted, Finished, NewGame
+from controller.tournament.broker import free_port
+from controller.tournament.keys import table_key
+from controller.tournament.messages import Assignment, signed_assignment
+from controller.tournament.publisher import TablePublisher
+from controller.tournament.seal import TournamentKey, verify
+from controller.tournament.table_match import ASSIGNMENT_FILE, GameMatch, TableMatches
+from controller.tournament.topics import decode, tournament_prefix
+
+from .conftest import KEY
+
+RULES = "table players=2 target=15 flor=off falta=to_win mazo_envido_point=on claims=declared"
+MESA = table_key(KEY, "copa", "mesa01")
+QUARTER = Assignment(
+    "mesa01", 10, "r3-m2", "Cuartos de final", "Los del Fondo", "La Barra", 1, 3,
+    (("Ana", "Beto"), ("Carla", "Dani")),
+)  # fmt: skip
+
+
+def publisher(folder: Path, key: TournamentKey | None = MESA, **kw: Any) -> TablePublisher:
+    """A table's publisher whose broker is not there."""
+    return TablePublisher(
+        "mesa01", "127.0.0.1", free_port(), outbox_dir=folder / "outbox", tournament="copa",
+        key=key, **kw,
+    )  # fmt: skip
+
+
+def assign(pub: TablePublisher, a: Assignment, key: TournamentKey = MESA) -> None:
+    """What paho's thread does with an assignment the broker delivers."""
+    topic, data = signed_assignment(key.key, tournament_prefix("copa"), a)
+    pub._on_assignment(topic, data)
+
+
+def payloads(pub: TablePublisher) -> list[dict[str, Any]]:
+    out = []
+    for entry in pub.outbox:
+        p = decode(entry.payload)
+        assert p is not None
+        out.append(p)
+    return out
+
+
+def play_game(pub: TablePublisher, winner: int = 0) -> dict[str, Any]:
+    """One short game through the publisher; its record's payload."""
+    pub.on_event(Accepted("hand", (0, 0), 1))
+    pub.on_event(Accepted("1 mazo", (1, 0), 1))
+    pub.on_event(Finished(f"{RULES}\nhand\n1 mazo\n", winner, (15, 0)))
+    pub.on_event(NewGame(RULES))
+    return [p for p in payloads(pub) if p["kind"] == "record"][-1]
+
+
+# ---------------------------------------------------------------------------- the book
+
+
+def test_a_game_is_bound_when_it_starts_and_its_chico_is_played_once(tmp_path: Path) -> None:
+    book = TableMatches(tmp_path, "mesa01", fallback="config-match")
+    assert book.start(1) == GameMatch("config-match")  # no desk yet: the configuration's
+    assert not (tmp_path / ASSIGNMENT_FILE).exists()
+    assert book.take(QUARTER)
+    assert book.card() == MatchCard("Cuartos de final", "Los del Fondo", "La Barra", 1, 3)
+    assert book.start(2) == GameMatch("r3-m2", 1)
+    book.abandon(2)  # given up: chico 1 is still to play
+    assert book.start(3) == GameMatch("r3-m2", 1)
+    assert book.finish(3) == GameMatch("r3-m2", 1)
+    assert book.card() is None  # chico 1 played: nothing to show until the desk says
+    assert book.start(4) == GameMatch()  # a second game for chico 1 is for no match
+    again = TableMatches(tmp_path, "mesa01", fallback="config-match")  # after a power cut
+    assert again.assignment == QUARTER and again.played == {("r3-m2", 1)}
+    assert again.of(3) == GameMatch("r3-m2", 1) and again.of(4) == GameMatch()
+    assert again.start(5) == GameMatch()
+    assert again.take(dataclasses.replace(QUARTER, n=11, chico=2))
+    assert again.start(5) == GameMatch("r3-m2", 2)
+    assert again.take(Assignment("mesa01", 12, None))  # the table is free
+    assert again.card() is None and again.start(6) == GameMatch()
+    assert again.of(5) == GameMatch("r3-m2", 2)  # a game keeps the match it started for
+
+
+def test_a_damaged_file_is_kept_aside_and_the_journal_still_counts(tmp_path: Path) -> None:
+    (tmp_path / ASSIGNMENT_FILE).write_bytes(b'{"v": 1, "assignment": {"table": "mes')
+    book = TableMatches(tmp_path, "mesa01")
+    assert book.damage is not None and book.assignment is None
+    assert (tmp_path / f"{ASSIGNMENT_FILE}.damaged").exists()
+    (tmp_path / ASSIGNMENT_FILE).write_text(
+        json.dumps(
+            {
+                "v": 1,
+                "assignment": QUARTER.payload() | {"table": "mesa02"},
+                "games": {},
+                "played": [],
+            }
+        )
+    )
+    assert TableMatches(tmp_path, "mesa01").assignment is None  # another table's file
+
+
+# ---------------------------------------------------------------------------- the publisher
+
+
+def test_each_record_is_sealed_with_its_games_match_and_chico(tmp_path: Path) -> None:
+    pub = publisher(tmp_path, match="r1-m4")
+    first = play_game(pub)
+    assert first["match"] == "r1-m4" and "chico" not in first  # no desk: the fallback
+    assign(pub, QUARTER)
+    taken = payloads(pub)[-1]
+    assert taken["kind"] == "assigned" and taken["assigned"] == 10
+    assert (taken["match"], taken["chico"]) == ("r3-m2", 1)
+    second = play_game(pub)
+    assert (second["match"], second["chico"]) == ("r3-m2", 1)
+    verdict = verify(second["record"], MESA.key)
+    assert verdict.ok and verdict.match == "r3-m2" and verdict.game_id == "mesa01-g002"
+    third = play_game(pub)  # the desk said nothing new: chico 1 is not played twice
+    assert "match" not in third and verify(third["record"], MESA.key).match == "-"
+    pub.close(timeout=0.1)
+
+
+def test_forged_and_replayed_assignments_change_nothing(tmp_path: Path) -> None:
+    pub = publisher(tmp_path)
+    assign(pub, QUARTER)
+    before = (pub.matches.assignment, len(pub.outbox))
+    assign(pub, dataclasses.replace(QUARTER, n=11, match="r3-m9"), table_key(KEY, "copa", "x"))
+    assign(pub, dataclasses.replace(QUARTER, n=9, chico=2))  # an older one, replayed
+    topic, data = signed_assignment(MESA.key, tournament_prefix("copa"), QUARTER)
+    pub._on_assignment(topic, data.replace(b'"chico":1', b'"chico":2'))  # changed in transit
+    pub._on_assignment(topic.replace("mesa01", "mesa02"), data)
+    assert pub.refused_assignments == 4
+    pub._on_assignment(topic, data)  # the retained one again, at a reconnection
+    assert pub.refused_assignments == 4
+    assert (pub.matches.assignment, len(pub.outbox)) == before
+    pub.close(timeout=0.1)
+
+
+def test_a_power_cut_after_the_record_still_counts_the_chico(tmp_path: Path) -> None:
+    pub = publisher(tmp_path)
+    assign(pub, QUARTER)
+    play_game(pub)
+    pub.close(timeout=0.1)
+    path = tmp_path / "outbox" / ASSIGNMENT_FILE
+    state = json.loads(path.read_text())
+    path.write_text(json.dumps(state | {"played": []}))  # as if the cut came before its save
+    again = publisher(tmp_path)
+    assert again.matches.played == {("r3-m2", 1)}  # from the journal's record
+    assert "match" not in play_game(again)
+    again.close(timeout=0.1)
+
+
+# ---------------------------------------------------------------------------- the seats
+
+
+def mock_run(state: Path) -> MockRun:
+    rules = HouseRules(players=4, target=15, claims=Claims.DECLARED)
+    return MockRun(rules, seed=3, human=None, state_dir=state)
+
+
+def seat_texts(run: MockRun) -> list[tuple[str, ...]]:
+    return [screen_texts(screen_for(run.table, seat)) for seat in range(run.rules.players)]
+
+
+def test_the_seats_show_the_match_until_the_game_starts_and_after_a_restart(
+    tmp_path: Path,
+) -> None:
+    run = mock_run(tmp_path)
+    pub = publisher(tmp_path)
+    pub.attach(run.mock.service)
+    shown = run.mock.service._shown
+    assign(pub, dataclasses.replace(QUARTER, chico=2))
+    assert all("CHICO 2 DE 3" not in (c.texts if c else ()) for c in shown)  # not yet drawn
+    run.mock.pump(0.5)  # the loop's next turn draws what the network thread handed over
+    for seat, content in enumerate(shown):
+        assert content is not None and content.card, seat
+        assert content.texts[6] == "CHICO 2 DE 3"
+        # the seat's own team is the inverted name (the last line may carry a notice:
+        # "lector conectado" as the mock nodes come up)
+        assert [line.inverted for line in content.card].index(True) == 2 + 2 * (seat % 2)
+    run.close()
+    pub.close(timeout=0.1)
+    run = mock_run(tmp_path)  # the power came back: the table still knows its match
+    pub = publisher(tmp_path)
+    pub.attach(run.mock.service)
+    assert all(texts[0] == "CUARTOS DE FINAL" for texts in seat_texts(run))
+    run.deal()  # the first deal read: the game's own screens
+    assert all("CUARTOS DE FINAL" not in texts for texts in seat_texts(run))
+    run.play_out()
+    run.mock.service.new_game()
+    assert all(texts[0] != "CUARTOS DE FINAL" for texts in seat_texts(run))  # chico 2 played
+    record = [p for p in payloads(pub) if p["kind"] == "record"][-1]
+    assert (record["match"], record["chico"]) == ("r3-m2", 2)
+    run.close()
+    pub.close(timeout=0.1)
