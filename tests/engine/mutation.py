@@ -12,6 +12,7 @@ when the suite fails (or runs past the time limit); it survives when the suite p
 Not part of the default test run (it takes minutes). Run it with::
 
     .venv/bin/python -m tests.engine.mutation [--budget SECONDS] [--file hand.py] [--seed N]
+    .venv/bin/python -m tests.engine.mutation --at hand.py:75 --at game.py:95  # those lines
 
 With a budget smaller than the whole run, a seeded random sample of the mutants is run
 (the score is over those). Survivors are printed with their line, for a person to judge:
@@ -216,6 +217,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=60.0, help="CPU seconds per mutant")
     ap.add_argument("--file", action="append", choices=FILES, help="default: both files")
     ap.add_argument("--seed", type=int, default=14)
+    ap.add_argument(
+        "--at",
+        action="append",
+        metavar="FILE:LINE",
+        help="only the mutants of that line (again after a test was added for a survivor)",
+    )
     ap.add_argument("--list", action="store_true", help="list the mutants and stop")
     ap.add_argument(
         "--self-check",
@@ -224,6 +231,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = ap.parse_args(argv)
     todo = [m for f in (args.file or FILES) for m in mutants(f)]
+    if args.at:
+        try:
+            lines = {(f, int(n)) for f, n in (at.rsplit(":", 1) for at in args.at)}
+        except ValueError:
+            ap.error("--at takes FILE:LINE, e.g. hand.py:75")
+        todo = [m for m in todo if (m.file, m.line) in lines]
     if args.list:
         for m in todo:
             print(f"{m.file}:{m.line}: {m.what}")
