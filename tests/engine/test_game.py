@@ -247,6 +247,13 @@ def test_the_numbers_a_telling_takes() -> None:
     # before the first declaration only seats that have not announced may still do so
     assert _code(flor, "0 flor") is RefusalCode.ENVIDO_CLOSED
     assert _code(flor, "1 flor") is RefusalCode.ENVIDO_CLOSED
+    four = Game(HouseRules(players=4, flor=True))
+    four.deal()
+    four.push_str("0 flor")
+    four.push_str("1 flor")
+    assert four.telling is not None and not four.telling.declarations
+    assert _code(four, "2 flor") is None and _code(four, "3 flor") is None  # decision 10
+    assert _code(four, "0 flor") is RefusalCode.ENVIDO_CLOSED
 
 
 def test_a_flor_with_hands_unknown_needs_cards_of_one_suit() -> None:
@@ -333,7 +340,10 @@ def test_the_bazas_and_the_truco_as_the_hand_ends() -> None:
     game.push_str("0 play 4E")
     game.push_str("1 play 1E")  # team 1 wins the first baza
     assert (game.baza, game.baza_results, game.view(0).bazas) == (1, (1,), (1,))
-    game.push_str("1 truco")
-    game.push_str("0 mazo")  # with the truco pending
+    game.push_str("1 play 5B")
+    game.push_str("0 play 2O")  # team 0 wins the second
+    assert (game.baza, game.baza_results, game.view(1).bazas) == (2, (1, 0), (1, 0))
+    game.push_str("0 truco")
+    game.push_str("1 mazo")  # with the truco pending
     assert game.truco_pending is None and game.view(1).truco_pending is None
-    assert not game.view(0).challenged
+    assert not game.view(1).challenged
