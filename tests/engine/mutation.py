@@ -16,7 +16,9 @@ Not part of the default test run (it takes minutes). Run it with::
 
 With a budget smaller than the whole run, a seeded random sample of the mutants is run
 (the score is over those). Survivors are printed with their line, for a person to judge:
-equivalent (no behaviour can tell them apart) or a missing test.
+equivalent (no behaviour can tell them apart) or a missing test. Those judged equivalent
+are listed in ``EQUIVALENT`` with the reason; the score line also gives the score over
+the non-equivalent mutants.
 """
 
 from __future__ import annotations
