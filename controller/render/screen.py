@@ -134,6 +134,7 @@ class MatchCard:
     away: str  # team 1 (seats 1, 3, 5)
     chico: int  # the game of the match about to start, 1-based
     best_of: int
+    players: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())  # home's, away's names
 
 
 @dataclass(frozen=True, slots=True)

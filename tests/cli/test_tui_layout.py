@@ -153,10 +153,13 @@ def test_a_tournament_match_is_named_above_the_panels(run: MockRun) -> None:
     panel the match card until the first card of the deal is read."""
     from controller.render.screen import MatchCard
 
-    run.mock.service.set_match(MatchCard("Cuartos de final", "Los del Fondo", "La Barra", 2, 3))
+    players = (("Ana", "Beto"), ("Carla", "Dani"))
+    card = MatchCard("Cuartos de final", "Los del Fondo", "La Barra", 2, 3, players)
+    run.mock.service.set_match(card)
     table = TerminalTable(run, pace=1.0, clock=Clock())
     text = screen(table)
     assert "Cuartos de final · Los del Fondo vs La Barra · chico 2 de 3" in text
+    assert "Los del Fondo: Ana, Beto · La Barra: Carla, Dani" in text
     assert "asiento 0 (vos) · equipo Los del Fondo" in text
     assert "asiento 2 · equipo Los del Fondo" in text
     assert " LOS DEL FONDO · VS · LA BARRA · CHICO 2 DE 3 · " in text  # under each panel
