@@ -29,6 +29,7 @@ __all__ = [
     "NotTheDealer",
     "Notice",
     "RecordDamaged",
+    "RefereeCalled",
     "Refusal",
     "Scored",
     "TableAlert",
@@ -137,6 +138,13 @@ class ActionUndone:
     action: str
 
 
+@dataclass(frozen=True, slots=True)
+class RefereeCalled:
+    """Seat ``seat`` called the referee (quiero and no quiero held together)."""
+
+    seat: int
+
+
 Notice = (
     LinkNotice
     | TableNotice
@@ -151,4 +159,5 @@ Notice = (
     | AskConfirm
     | ActionUndone
     | RecordDamaged
+    | RefereeCalled
 )

@@ -348,7 +348,10 @@ def configure_demo(t: argparse.ArgumentParser) -> None:
     t.add_argument("--cut-every", type=duration, default=8.0, help="seconds between cuts")
     t.add_argument("--cut-for", type=duration, default=2.0, help="seconds a cut lasts")
     t.add_argument(
-        "--mistakes", type=float, default=0.02, help="chance per action of a refused tap"
+        "--mistakes",
+        type=float,
+        default=0.02,
+        help="chance per action of a refused tap (also: a third of it, an undo; a quarter, a call)",
     )
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--out", metavar="DIR", help="default tournament-<date>-<time>")

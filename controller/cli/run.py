@@ -67,6 +67,7 @@ HELP = """\
 Keys (then Enter): t truco · e envido · r real envido · f falta envido · l flor
                    q quiero · n no quiero · m mazo    (capital letter = hold the button)
                    1 2 3 tap the 1st/2nd/3rd card in your hand · or a card name (7E)
+                   ! call the referee (quiero and no quiero held together)
                    a show all seats' displays · ? help · x quit
 While points are told: e +10, r +1, f -1, q declares the number shown, n son buenas.
 Hold a button (capital) for its menu: press it again to move, q to choose, n to cancel.\
@@ -106,6 +107,8 @@ def _interactive(run: MockRun, inp: TextIO, out: TextIO, pace: float) -> int:
             out.write(HELP + "\n")
         elif word == "a":
             all_seats = not all_seats
+        elif word == "!":
+            run.mock.call_referee(run.human)
         elif word.lower() in KEYS and len(word) == 1:
             button = KEYS[word.lower()]
             if word.isupper():

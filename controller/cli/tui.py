@@ -35,7 +35,7 @@ from PIL import Image
 from ..engine import Action, Card, RefusalCode
 from ..engine.results import Award
 from ..render.notices import notice_text
-from ..render.screen import SeatScreen, render_screen, screen_texts
+from ..render.screen import SeatScreen, render_screen, screen_content, screen_texts
 from ..render.terminal import braille
 from ..table.controls import Button
 from ..table.run_mock import MockRun
@@ -66,6 +66,7 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
     "es": {
         "title": "TRUCO · partido a {target} · {players} jugadores",
         "match": "{label} · {home} vs {away} · chico {chico} de {best_of}",
+        "players": "{team}: {names}",
         "score_teams": "Nosotros {ours} · Ellos {theirs}",
         "score_demo": "Equipo 0: {a} · Equipo 1: {b}",
         "hand": "Mano {n} · da el {dealer} · es mano el {mano}",
@@ -100,8 +101,8 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
         "small": "La terminal es chica ({w}x{h}): agrandala a {mw}x{mh} o más",
         "keys": (
             "t truco · e envido · r real · f falta · l flor · q quiero · n no quiero · "
-            "m mazo · 1 2 3 tus cartas · s mostrar · Mayúscula: mantener · a asientos · "
-            "? ayuda · x salir"
+            "m mazo · 1 2 3 tus cartas · s mostrar · Mayúscula: mantener · ! árbitro · "
+            "a asientos · ? ayuda · x salir"
         ),
         "keys_demo": "p pausa · + más rápido · - más lento · a asientos · x salir",
         "help": (
@@ -112,6 +113,7 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
             "  s: mostrar cartas (después 1 2 3 y q)\n"
             "  Mayúscula (T E L N ...): mantener el botón, abre su menú;\n"
             "    la misma tecla avanza, q elige, otra sale.\n"
+            "  !: llamar al árbitro (quiero y no quiero mantenidos juntos)\n"
             "Cuando se cantan los tantos: e +10, r +1, f -1, q canta el número, n son buenas.\n"
             "a: todos los asientos · Enter: seguir después de cada mano · x: salir\n"
             "(cualquier tecla cierra esta ayuda)"
@@ -122,6 +124,7 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
     "en": {
         "title": "TRUCO · game to {target} · {players} players",
         "match": "{label} · {home} vs {away} · chico {chico} of {best_of}",
+        "players": "{team}: {names}",
         "score_teams": "Us {ours} · Them {theirs}",
         "score_demo": "Team 0: {a} · Team 1: {b}",
         "hand": "Hand {n} · dealer {dealer} · mano {mano}",
@@ -156,7 +159,8 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
         "small": "The terminal is small ({w}x{h}): make it {mw}x{mh} or more",
         "keys": (
             "t truco · e envido · r real · f falta · l flor · q quiero · n no quiero · "
-            "m mazo · 1 2 3 your cards · s show · Capital: hold · a seats · ? help · x quit"
+            "m mazo · 1 2 3 your cards · s show · Capital: hold · ! referee · a seats · "
+            "? help · x quit"
         ),
         "keys_demo": "p pause · + faster · - slower · a seats · x quit",
         "help": (
@@ -167,6 +171,7 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
             "  s: show cards (then 1 2 3 and q)\n"
             "  Capital (T E L N ...): hold the button, opens its menu;\n"
             "    the same key moves on, q chooses, another key leaves.\n"
+            "  !: call the referee (quiero and no quiero held together)\n"
             "While points are told: e +10, r +1, f -1, q declares the number, n son buenas.\n"
             "a: every seat · Enter: go on after each hand · x: quit\n"
             "(any key closes this help)"
@@ -322,6 +327,8 @@ class TerminalTable:
             if card is None:
                 return
             mock.tap(human, card)
+        elif key == "!":  # quiero and no quiero held together: the referee is called
+            mock.call_referee(human)
         elif key == "s":
             # the envido menu's third entry, "mostrar cartas", as the pad reaches it
             mock.hold(human, Button.ENVIDO)
@@ -500,6 +507,13 @@ class TerminalTable:
         if card is not None:
             add(t["match"].format(label=card.label, home=card.home, away=card.away,
                                   chico=card.chico, best_of=card.best_of), "bold")  # fmt: skip
+            teams = [
+                t["players"].format(team=team, names=", ".join(names))
+                for team, names in zip((card.home, card.away), card.players, strict=True)
+                if names
+            ]
+            if teams:
+                add(" · ".join(teams))
         if game.hand_number:
             hand = game.hands[-1]
             head = t["hand"].format(n=hand.number, dealer=hand.dealer, mano=hand.mano)
@@ -662,7 +676,7 @@ class TerminalTable:
             rows.append(gap.join(f"│{block[i]}│" for block in blocks))
         rows.append(gap.join(f"└{'─' * width}┘" for _ in blocks))
         # what each panel says, in letters one can read at a glance
-        said = [" · ".join(x for x in screen_texts(screens[s])[1:] if x) for s in seats]
+        said = [" · ".join(x for x in _said(screens[s]) if x) for s in seats]
         rows.append(gap.join(f" {text[: width + 1]:<{width + 1}}" for text in said))
         return rows
 
@@ -684,6 +698,12 @@ class TerminalTable:
 
 
 # ---------------------------------------------------------------------------- curses
+
+
+def _said(screen: SeatScreen) -> tuple[str, ...]:
+    """The texts under a panel: a banner whole, else the two lines (not the strip)."""
+    content = screen_content(screen)
+    return content.banner or content.texts[1:]
 
 
 def unicode_terminal() -> bool:

@@ -325,6 +325,11 @@ def state_shots() -> list[Shot]:
     stacked = table_at()
     stacked.handle(1, TagConflict())
     add("one_card", "two cards on reader", stacked, 1)
+    # seat 1 held quiero and no quiero together: the referee is called
+    called = table_at()
+    called.referee_called(1)
+    add("referee_called", "referee: caller", called, 1)
+    add("referee_called_other", "referee: others", called, 0)
     out.append(
         Shot(
             "alert",

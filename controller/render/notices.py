@@ -19,6 +19,7 @@ from ..notices import (
     Notice,
     NotTheDealer,
     RecordDamaged,
+    RefereeCalled,
     Refusal,
     Scored,
     TableAlert,
@@ -87,6 +88,10 @@ def notice_text(notice: Notice, seat: int) -> str:
             return _ASK.get(command, f"{command}? Q del rival")
         case ActionUndone(action):
             return f"Deshecho: {action}"
+        case RefereeCalled(caller):
+            if caller == seat:
+                return "Llamaste al árbitro: esperalo"
+            return f"El asiento {caller} llamó al árbitro"
         case RecordDamaged(kept):
             return f"Registro dañado: sigue desde la línea {kept}"
     raise ValueError(f"no words for the notice {notice!r}")  # a kind added without words

@@ -27,6 +27,7 @@ from ..hal.events import LinkEvent, TagArrived, TagLeft
 from ..hal.gpio_pad import DEFAULT_PINS
 from ..hal.mock import MockDeck, MockHardware
 from ..hal.mock_mfrc522 import SimTag
+from .chord import REFEREE_CHORD
 from .config import GpioSeat, NodeSeat, TableConfig
 from .controls import Button, Gesture, gestures_for
 from .hardware import Hardware, build_hardware
@@ -234,6 +235,28 @@ class MockTable:
 
     def tap(self, seat: int, card: Card) -> None:
         self.perform(Gesture(seat, "tap", card=card))
+
+    def call_referee(self, seat: int) -> None:
+        """Hold *quiero* and *no quiero* together at ``seat`` (``controller.table.chord``):
+        on a seat node, its two HOLD frames; on GPIO, both pins low past the hold time."""
+        first, second = sorted(REFEREE_CHORD)
+        if self.config.topology != "gpio":
+            node = self.parts.nodes[seat]
+            self.send_event("hold", lambda: node.hold(first))
+            self.send_event("hold", lambda: node.hold(second))
+            return
+        pad = self.hardware.pads[seat]
+        pins = [self.parts.pin_factory.pin(pad.pins[name]) for name in (first, second)]
+        for pin in pins:
+            pin.drive_low()
+        self.parts.now += self.config.hold_s + 0.1
+        pad.poll()
+        for pin in pins:
+            pin.drive_high()
+        self.parts.now += 0.05
+        pad.poll()
+        self.sent += 2
+        self.settle()
 
     def act(self, action: Action) -> RefusalCode | None:
         """Make ``action`` with the seat's pad and reader; returns the refusal, if any."""

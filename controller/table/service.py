@@ -12,6 +12,11 @@ Table-level controls (docs in README "Running a table"):
 - On the pads: hold *mazo*, then hold *no quiero* (within 3 s) at one seat asks to undo
   the last action; a seat of the other team confirms with *quiero* (*no quiero* cancels).
   Hold *mazo*, then hold *truco*: a new game, confirmed the same way.
+- Hold *quiero* and *no quiero* together (``controller.table.chord``): the seat calls the
+  referee. Every seat is told, the call goes to the listeners (``RefereeCall``: the
+  tournament's publisher sends it to the desk) and, under the tournament profile, the
+  record keeps it as a comment (``# llamado al árbitro: asiento 1``). It plays nothing,
+  and cancels a table control waiting for its confirmation: the referee decides.
 - From the command line (``truco-table control``): a command file dropped into the
   state directory's ``control/`` folder: ``undo``, ``new-game``, ``rules KEY=VALUE ...``
   (house rules for the next game). No socket is opened.
@@ -33,7 +38,14 @@ from PIL import Image
 from ..engine import Game, HouseRules
 from ..hal.display import Display
 from ..hal.events import ButtonHeld, ButtonPressed, LinkEvent, TagArrived, TagLeft
-from ..notices import ActionUndone, AskConfirm, Notice, RecordDamaged, TableAlert, TableNotice
+from ..notices import (
+    ActionUndone,
+    AskConfirm,
+    Notice,
+    RecordDamaged,
+    TableAlert,
+    TableNotice,
+)
 from ..render.screen import (
     MatchCard,
     ScreenContent,
@@ -44,6 +56,7 @@ from ..render.screen import (
     screen_content,
 )
 from ..transcript import TranscriptError, parse, replay, write
+from .chord import RefereeChord
 from .inbox import Inbox
 from .notify import Notifier
 from .screens import screen_for
@@ -51,9 +64,11 @@ from .store import ArchivePolicy, GameStore
 from .table import DealReading, Phase, Table, TableResult
 
 __all__ = [
+    "REFEREE_CALL_MARK",
     "Accepted",
     "Finished",
     "NewGame",
+    "RefereeCall",
     "Refused",
     "ServiceConfig",
     "ServiceEvent",
@@ -68,6 +83,8 @@ RETRY_S = 1.0  # a disk that refused the record is tried again this often
 BATCH = 64  # events handled between two redraws (a flood never starves the displays)
 DAMAGE_NOTICE_S = 60.0
 CONTROL_MARK = "control "  # a record comment naming the command file applied
+#: The record's comment for a referee call (tournament profile), before the seat's number.
+REFEREE_CALL_MARK = "# llamado al árbitro: asiento "
 _COMBOS = {("mazo", "no_quiero"): "undo", ("mazo", "truco"): "new-game"}
 _CONTROL_SETTLED_NS = 2_000_000_000
 
@@ -111,7 +128,14 @@ class Undone:
     hand: int
 
 
-ServiceEvent = Accepted | Refused | Finished | NewGame | Undone
+@dataclass(frozen=True, slots=True)
+class RefereeCall:
+    """Seat ``seat`` called the referee on its pad."""
+
+    seat: int
+
+
+ServiceEvent = Accepted | Refused | Finished | NewGame | Undone | RefereeCall
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,7 +145,7 @@ class ServiceConfig:
     state_dir: Path | None = None
     watchdog_s: float | None = None  # ping interval (half of systemd's WatchdogSec)
     new_game_after_s: float | None = None  # start a new game this long after one is won
-    # Tournament profile: refusals are written into the record as comments too.
+    # Tournament profile: refusals and referee calls are written into the record as comments.
     record_refusals: bool = False
     # Start reading the next deal this long after a hand ends (at once for the first hand);
     # None: only when told (``table.new_hand()``), as the mock table's dealer does.
@@ -173,6 +197,8 @@ class TableService:
         self._won_at: float | None = None
         self._combo: tuple[int, str, float] | None = None  # (seat, first hold, when)
         self._asking: tuple[str, int] | None = None  # (command, team that must confirm)
+        self._chord = RefereeChord()
+        self.referee_calls = 0
         self.display_errors = 0
         self._ready = False
         self.handled = 0  # button and tag events handled (the mock table counts them)
@@ -436,6 +462,11 @@ class TableService:
     def _control(self, seat: int, event: ButtonHeld | ButtonPressed) -> bool:
         """Table-level button combinations; True when the event was one."""
         now = self.clock()
+        if isinstance(event, ButtonPressed):
+            self._chord.press(seat)
+        elif self._chord.hold(seat, event.name, now):
+            self.call_referee(seat)
+            return True
         if self._asking is not None and isinstance(event, ButtonPressed):
             command, team = self._asking
             if seat % 2 == team and event.name in ("quiero", "no_quiero"):
@@ -464,6 +495,18 @@ class TableService:
                 return True
         self._combo = (seat, event.name, now) if event.name == "mazo" else None
         return False
+
+    def call_referee(self, seat: int) -> None:
+        """Seat ``seat`` calls the referee (the pad's chord, or the mock table's key)."""
+        self.referee_calls += 1
+        self._combo = None
+        if self._asking is not None:  # an undo or new game waiting: the referee decides
+            self._asking = None
+        log.info("seat %d called the referee", seat)
+        self.table.referee_called(seat)
+        if self.config.record_refusals:
+            self._record(f"{REFEREE_CALL_MARK}{seat}", accepted=False)
+        self._emit(RefereeCall(seat))
 
     def command(self, command: str, *args: str, control: str | None = None) -> bool:
         """Run a table control: ``undo``, ``new-game`` or ``rules KEY=VALUE ...``."""

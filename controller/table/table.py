@@ -51,6 +51,7 @@ from ..notices import (
     LinkNotice,
     Notice,
     NotTheDealer,
+    RefereeCalled,
     Refusal,
     Scored,
     TableAlert,
@@ -63,6 +64,7 @@ from .controls import Button, SeatInput, on_hold, on_press, on_show_tap, start_n
 __all__ = ["DealReading", "Message", "Phase", "Table", "TableResult", "link_notice"]
 
 MESSAGE_SECONDS = 3.0
+REFEREE_NOTICE_S = 6.0  # how long every seat shows that the referee was called
 
 
 class DealReading(enum.Enum):
@@ -395,6 +397,14 @@ class Table:
     def tell_all(self, notice: Notice, seconds: float = MESSAGE_SECONDS) -> None:
         for seat in range(self.rules.players):
             self.tell(seat, notice, seconds=seconds)
+
+    def referee_called(self, seat: int) -> None:
+        """Seat ``seat`` called the referee: every seat is told in a banner, as a refusal
+        is shown (the caller sees the call was heard, the others that play waits for the
+        referee, whoever's turn it is); the menu the chord's first hold opened is closed."""
+        self.inputs[seat].reset()
+        for other in range(self.rules.players):
+            self.tell(other, RefereeCalled(seat), refusal=True, seconds=REFEREE_NOTICE_S)
 
     def alert(self, seat: int) -> Notice | None:
         """A lasting warning for the seat: its node unplugged, or a table-wide alert."""

@@ -8,8 +8,9 @@ mock seat nodes on ptys, bots at every seat, each table in its own thread with i
 state directory and outbox), the desk with its web page, and cuts the network of a few
 tables now and then (``--flaky``). Players act at ``--speed`` times human speed: a
 human takes about ``HUMAN_ACTION_S`` (3 s) per action, so 10x is one action every 0.3 s
-per table. Now and then a player taps a card out of turn (a refusal for the referee)
-and the referee undoes an action (``--mistakes``).
+per table. Now and then a player taps a card out of turn (a refusal the table handles:
+the desk counts it), the referee undoes an action and a player calls the referee on the
+pad (``--mistakes``); the desk must list every call.
 
 When every table has played its games the demo checks the desk's results against every
 table's own archived records, verifies every collected record with its table's key,
@@ -44,6 +45,7 @@ from .keys import table_key
 from .netsim import CuttableLink
 from .profile import tournament_profile
 from .publisher import TablePublisher
+from .referee import Concern
 from .seal import NotSealedError, TournamentKey, load_key, verify
 from .venue import Venue, setup_venue
 
@@ -83,6 +85,7 @@ class SimTable:
         games: int = 1,
         refusal_rate: float = 0.0,
         undo_rate: float = 0.0,
+        call_rate: float = 0.0,
         fsync: bool = True,
         access: BrokerAccess | None = None,
         assigned: bool = False,
@@ -100,6 +103,7 @@ class SimTable:
         self.games = games
         self.refusal_rate = refusal_rate
         self.undo_rate = undo_rate
+        self.call_rate = call_rate
         self.fsync = fsync
         self.done = threading.Event()
         self.idle = threading.Event()  # assigned: waiting for the desk's next assignment
@@ -107,6 +111,7 @@ class SimTable:
         self.publisher: TablePublisher | None = None
         self.refusals = 0
         self.undos = 0
+        self.calls = 0  # referee calls made on the pads
         self.restarts = 0
         self._stop = threading.Event()
         self._kill = threading.Event()
@@ -224,6 +229,12 @@ class SimTable:
             self.refusals += 1
         elif r > 1 - self.undo_rate and self._undo(run):
             self.undos += 1
+        elif self.refusal_rate <= r < self.refusal_rate + self.call_rate:
+            self.calls += 1  # counted first: the frames are sent whatever happens
+            try:  # quiero and no quiero held together at a seat
+                run.mock.call_referee(rng.randrange(run.game.players))
+            except MockTableError as e:  # a mock node too slow on a loaded machine
+                log.warning("%s: %s; the call is still on its way", self.table_id, e)
         else:
             try:
                 moved = run.bot_step() is not None
@@ -279,6 +290,31 @@ class SimTable:
             return False
         self._last_text = ""
         return run.mock.service.command("undo")
+
+
+def compare_calls(state: DeskState, tables: Sequence[SimTable], timeout: float = 10.0) -> list[str]:
+    """The tables whose referee calls the desk does not list, one each (empty when every
+    call made on a pad is on the desk's list)."""
+
+    def heard(s: DeskState) -> dict[str, int]:
+        return {
+            t.table_id: sum(
+                1 for a in s.tables[t.table_id].attention if a.concern is Concern.CALLED
+            )
+            if t.table_id in s.tables
+            else 0
+            for t in tables
+        }
+
+    wanted = {t.table_id: t.calls for t in tables}
+    deadline = time.monotonic() + timeout
+    while (got := heard(state)) != wanted and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return [
+        f"{table}: {wanted[table]} referee calls made, the desk lists {got[table]}"
+        for table in wanted
+        if got[table] != wanted[table]
+    ]
 
 
 def compare_with_tables(state: DeskState, tables: Sequence[SimTable]) -> list[str]:
@@ -471,6 +507,7 @@ def run_demo(opts: DemoOptions, out: TextIO = sys.stdout) -> int:
                     games=opts.games,
                     refusal_rate=opts.mistakes,
                     undo_rate=opts.mistakes / 3,
+                    call_rate=opts.mistakes / 4,
                     access=access(table_id),
                 ).start()
             )
@@ -492,6 +529,7 @@ def run_demo(opts: DemoOptions, out: TextIO = sys.stdout) -> int:
         if not complete:
             problems.append("the desk did not receive every record")
         problems += compare_with_tables(state, tables)
+        problems += compare_calls(state, tables)
         intact, bad = verify_folder(folder / "desk" / "records", key, opts.tournament)
         problems += bad
         if opts.board:
@@ -500,6 +538,7 @@ def run_demo(opts: DemoOptions, out: TextIO = sys.stdout) -> int:
         out.write(
             f"tables={len(tables)} games={len(snap['results'])} records_intact={intact} "
             f"refusals={sum(t.refusals for t in tables)} undos={sum(t.undos for t in tables)} "
+            f"referee_calls={sum(t.calls for t in tables)} attention={snap['attention_pending']} "
             f"network_cuts={sum(link.cuts for link in links)} "
             f"duplicates_dropped={snap['duplicates']} max_delay_s={snap['max_latency_s']}\n"
         )

@@ -171,6 +171,7 @@ class EventKind(StrEnum):
     ABANDONED = "abandoned"
     LOST = "lost"  # a seq the table's damaged outbox lost (never given again)
     ASSIGNED = "assigned"  # the table took the desk's assignment ``assigned`` (its n)
+    REFEREE_CALL = "referee-call"  # a seat called the referee on its pad (``seat``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,6 +246,8 @@ class Event:
             out["action"] = self.action
         elif self.kind is EventKind.ASSIGNED:
             out |= {"match": self.match, "chico": self.chico, "assigned": self.assigned}
+        elif self.kind is EventKind.REFEREE_CALL:
+            out["seat"] = self.seat
         return out
 
 
@@ -376,7 +379,7 @@ def split_topic(prefix: str, topic: str) -> tuple[str, TopicKind, str | None] | 
 def _object(data: bytes | bytearray) -> dict[str, Any]:
     try:
         value = json.loads(bytes(data).decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
+    except (UnicodeDecodeError, ValueError, RecursionError):  # deep nesting: not ours
         raise MalformedMessage("not JSON") from None
     if not isinstance(value, dict):
         raise MalformedMessage("not a JSON object")
@@ -509,6 +512,8 @@ def parse_message(
         event_kind = EventKind(str(f.p.get("kind")))
     except ValueError:
         raise MalformedMessage("kind: not an event kind") from None
+    if event_kind is EventKind.REFEREE_CALL and f.p.get("seat") is None:
+        raise MalformedMessage("a referee call names no seat")
     return Event(
         table,
         seq,

@@ -13,6 +13,8 @@
 - **every refusal** is shown on the seat's display with its reason (the table always
   does) and written into the record as a comment (``# rechazado: 1 play 7E
   (not_your_turn)``): ``ServiceConfig.record_refusals``.
+- **a referee call** (a player held *quiero* and *no quiero* together) is written into
+  the record as a comment too (``# llamado al árbitro: asiento 1``), and sent to the desk.
 - **the referee's undo** leaves ``# deshecho por el árbitro: <action>`` in the record
   (the service always does), so the action is visible but does not replay.
 

@@ -44,7 +44,15 @@ from typing import Any
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from ..table.service import Accepted, Finished, NewGame, Refused, TableService
+from ..table.service import (
+    REFEREE_CALL_MARK,
+    Accepted,
+    Finished,
+    NewGame,
+    RefereeCall,
+    Refused,
+    TableService,
+)
 from ..transcript import TranscriptError, parse, replay
 from .access import BrokerAccess
 from .messages import (
@@ -136,6 +144,7 @@ class TablePublisher:
         # what the journal says about the game in progress
         self.game_no = 1
         self.dirty = False  # the current game has seen events since it started
+        self._begun: int | None = None  # the last game with a deal or an action journaled
         self.score: tuple[int, int] = (0, 0)
         self.hand = 0
         self.rules_line: str | None = None
@@ -190,6 +199,8 @@ class TablePublisher:
                     self.game_no, self.dirty = number + 1, False
                 elif kind in ("deal", "action", "undo", "refusal", "score"):
                     self.game_no, self.dirty = number, True
+                if kind in ("deal", "action", "undo"):
+                    self._begun = number
                 if kind == "action":
                     self._last_action[number] = str(p.get("text", ""))
                 if kind == "abandoned":
@@ -301,6 +312,9 @@ class TablePublisher:
             self._finished(event)
         elif isinstance(event, NewGame):
             self._new_game(event)
+        elif isinstance(event, RefereeCall):
+            text = f"{REFEREE_CALL_MARK}{event.seat}"
+            self._event(EventKind.REFEREE_CALL, text, seat=event.seat)
         elif type(event).__name__ == "Undone":  # a service that reports undos itself
             text = str(getattr(event, "text", getattr(event, "action", "?")))
             score = tuple(getattr(event, "score", self.score))
@@ -313,8 +327,9 @@ class TablePublisher:
     def _accepted(self, event: Accepted) -> None:
         first = event.text.split(None, 1)[0].lower() if event.text.strip() else ""
         kind = EventKind.DEAL if first in ("hand", "dealer", "deal") else EventKind.ACTION
-        if not self.dirty:  # the game starts: it is the current assignment's (saved first)
-            self.matches.start(self.game_no)
+        if self._begun != self.game_no:  # the game starts: the current assignment's
+            self.matches.start(self.game_no)  # (saved before the journal has the start)
+            self._begun = self.game_no
         self.dirty = True
         self.hand = event.hand
         changed = event.score != self.score
@@ -419,10 +434,8 @@ class TablePublisher:
             chico=assignment.chico if assignment.match is not None else None,
             assigned=assignment.n,
         )
-        service = self.service
-        if service is not None:
-            card = self.matches.card()
-            service.call_soon(lambda: service.set_match(card))
+        if self.service is not None:  # the card is read on the loop, when it draws
+            self.service.call_soon(self._show_match)
 
     # ------------------------------------------------------------------ the network side
 

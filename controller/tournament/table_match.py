@@ -20,9 +20,11 @@ in ``assignment.json``, rewritten atomically and ``fsync``-ed on every change::
   carry ``match`` and ``chico`` too, so a power cut between the record and this file
   loses nothing (:meth:`TableMatches.note_played` on reading the journal back).
 
-A damaged file is kept aside (``assignment.json.damaged``) and the table starts with no
-assignment: the desk's assignment is retained on the broker and comes back at the next
-connection, and ``played`` comes back from the journal.
+A disk that refuses the file never stops the table: the state is kept in memory (and
+``unsaved`` says why), and written with the next change. A damaged file is kept aside
+(``assignment.json.damaged``) and the table starts with no assignment: the desk's
+assignment is retained on the broker and comes back at the next connection, and
+``played`` comes back from the journal.
 """
 
 from __future__ import annotations
@@ -82,6 +84,7 @@ class TableMatches:
         self.games: dict[int, GameMatch] = {}
         self.played: set[tuple[str, int]] = set()
         self.damage: str | None = None  # what was wrong with the file when it was read
+        self.unsaved: str | None = None  # why the last change is not on disk (None: it is)
         self._load()
 
     # ------------------------------------------------------------------ the file
@@ -123,8 +126,15 @@ class TableMatches:
             "played": sorted([m, c] for m, c in self.played),
         }
         data = json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-        self.folder.mkdir(parents=True, exist_ok=True)
-        atomic_write(self.path, data + b"\n", fsync=self.fsync)
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            atomic_write(self.path, data + b"\n", fsync=self.fsync)
+        except OSError as e:  # a failing disk never stops the table: kept in memory
+            if self.unsaved is None:
+                log.error("%s: cannot save %s: %s (kept in memory)", self.table, self.path, e)
+            self.unsaved = str(e)
+            return
+        self.unsaved = None
 
     # ------------------------------------------------------------------ the desk's side
 
@@ -164,7 +174,9 @@ class TableMatches:
         """What the seats show before the next game: the assigned match, unless the table
         is free or that chico was played already."""
         a = self.to_play()
-        return None if a is None else MatchCard(a.label, a.home, a.away, a.chico, a.best_of)
+        if a is None:
+            return None
+        return MatchCard(a.label, a.home, a.away, a.chico, a.best_of, a.players)
 
     # ------------------------------------------------------------------ the table's side
 

@@ -27,6 +27,8 @@ All topics live under ``truco/<tournament>/tables/<table>/``:
       ``code``; ``text`` is the record's comment (``# rechazado: ...``).
     - ``undo``: the referee undid ``action``; ``text`` is ``# deshecho por el árbitro:
       ...``; ``score`` after the undo.
+    - ``referee-call``: a player called the referee (*quiero* and *no quiero* held
+      together on the pad): ``seat``; ``text`` is ``# llamado al árbitro: asiento N``.
     - ``finished``: the game was won: ``winner``.
     - ``abandoned``: a new game was started before this one was won.
 ``records/<game>`` (retained, QoS 1)

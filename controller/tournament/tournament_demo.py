@@ -27,7 +27,6 @@ import random
 import secrets
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
@@ -267,12 +266,3 @@ def write_standings(t: Tournament, out: TextIO) -> None:
             f" {row['lost']:>3}  {row['games_won']:>2}-{row['games_lost']:<2}"
             f"  {row['points_for']:>3}-{row['points_against']:<3} {status}\n"
         )
-
-
-def wait_until(predicate: Callable[[], bool], timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return predicate()

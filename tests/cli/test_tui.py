@@ -138,6 +138,14 @@ def test_control_undo_reaches_the_terminal_table(tmp_path: Path) -> None:
         assert "turno: vos" in term.wait_for(before, timeout=5)
 
 
+def test_the_referee_key_calls_the_referee_on_every_panel() -> None:
+    with Terminal(mock("--seed", "3", "--pace", "5"), width=140, height=48) as term:
+        term.wait_for("turno: vos")
+        term.type("!")  # quiero and no quiero held together on the pad
+        screen = term.wait_for("LLAMASTE AL ÁRBITRO: ESPERALO", timeout=3)
+        assert "EL ASIENTO 0 LLAMÓ AL · ÁRBITRO" in screen  # the other seat's panel, whole
+        assert "turno: vos" in screen  # nothing was played
+
 def test_a_pica_pica_hand_typed_at_six_seats() -> None:
     """Six seats, pica-pica from the first hand (5-0): the player's pica and the two
     others each show their own turn, calls and cards; the keys act in the player's pica

@@ -18,6 +18,7 @@ from controller.notices import (
     Notice,
     NotTheDealer,
     RecordDamaged,
+    RefereeCalled,
     Refusal,
     Scored,
 )
@@ -35,6 +36,7 @@ EXAMPLES: dict[type, Notice] = {
     AskConfirm: AskConfirm("undo"),
     ActionUndone: ActionUndone("1 play 1B"),
     RecordDamaged: RecordDamaged(12),
+    RefereeCalled: RefereeCalled(1),
 }
 
 
@@ -63,6 +65,8 @@ def test_words_that_depend_on_the_seat() -> None:
     assert notice_text(deal, 1) == "Repartís vos: tocá cada carta"
     assert notice_text(deal, 0) == "Reparte el asiento 1: toca cada carta"
     assert notice_text(DealStarted(1, dealer_reads=False), 1) == "Repartiendo: tocá tus cartas"
+    assert notice_text(RefereeCalled(2), 2) == "Llamaste al árbitro: esperalo"
+    assert notice_text(RefereeCalled(2), 3) == "El asiento 2 llamó al árbitro"
 
 
 def test_link_notices_are_spanish() -> None:

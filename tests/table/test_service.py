@@ -326,3 +326,36 @@ def test_control_files_dropped_one_after_another_are_all_read(tmp_path: Path) ->
             drop_command(tmp_path, "rules", f"target={target}")
             mock.pump(0.01)
             assert mock.game.rules.target == target
+
+
+def test_call_soon_runs_on_the_loop_at_once_and_redraws(tmp_path: Path) -> None:
+    """Another thread (the tournament link's network thread) hands the loop a call: the
+    loop, waiting for events, wakes at once, runs it, and redraws what it changed."""
+    import threading
+
+    from controller.render.screen import MatchCard, screen_texts
+
+    with MockTable(HouseRules(), state_dir=tmp_path) as mock:
+        service = mock.service
+        card = MatchCard("Final", "Los del Fondo", "La Barra", 1, 1)
+        seen: list[str] = []
+
+        def assign() -> None:
+            seen.append(threading.current_thread().name)
+            service.set_match(card)
+
+        frames = mock.parts.displays[0].frames
+        threading.Timer(0.1, service.call_soon, (assign,)).start()
+        started = time.monotonic()
+        service.step(5.0)  # waits for an event: the call ends the wait
+        assert time.monotonic() - started < 4.0  # not the 5 s the wait would last
+        assert seen == [threading.current_thread().name]
+        assert screen_texts(screen_for(service.table, 0))[0] == "FINAL"
+        assert mock.parts.displays[0].frames > frames  # drawn without any event
+        def broken() -> None:
+            raise RuntimeError("a bug in a listener")
+
+        service.call_soon(broken)  # a failing call is logged, the loop goes on
+        service.step(0.1)
+        service.new_game()  # the next game's table keeps the match until it is cleared
+        assert service.table.match == card

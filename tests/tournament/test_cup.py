@@ -48,7 +48,8 @@ def independent_totals(folder: Path, tournament: str) -> dict[str, dict[str, int
         text = path.read_text(encoding="utf-8")
         v = verify(text, derive_table_key(secret.key, tournament, table))
         assert v.ok, f"{path.name}: {v.reason}"
-        assert v.tournament == tournament and v.table == table and v.match in pairings
+        assert v.tournament == tournament and v.table == table
+        assert v.match is not None and v.match in pairings, f"{path.name}: match {v.match}"
         g = replay(parse(unseal(text))).game
         assert g.winner is not None, f"{path.name} was not won"
         games[v.match].append((g.winner, g.score))

@@ -256,7 +256,7 @@ def test_records_not_under_the_profile_are_flagged(desk: DeskState, key: Tournam
     assert result.verdict == "intact" and any("claims=auto" in p for p in result.problems)
 
 
-def test_refusals_wait_for_the_referee(desk: DeskState) -> None:
+def test_only_the_exceptional_refusals_wait_for_the_referee(desk: DeskState) -> None:
     desk.handle(
         *event(
             "mesa01",
@@ -269,11 +269,19 @@ def test_refusals_wait_for_the_referee(desk: DeskState) -> None:
         )
     )
     desk.handle(*event("mesa01", 2, "refusal", seat=0, action=None, code="unknown_card", text="x"))
+    desk.handle(*event("mesa01", 3, "refusal", seat=0, action=None, code="unknown_card", text="y"))
     t = desk.tables["mesa01"]
-    assert [r.code for r in t.refusals] == ["not_your_turn", "unknown_card"]
-    assert "rechazado: 1 play 7E" in render_board(desk)
-    assert desk.ack("mesa01", 1) == 1 and [r.seq for r in t.refusals] == [2]
-    assert desk.ack("mesa01") == 1 and not t.refusals
+    assert [r.code for r in t.refusals] == ["not_your_turn", "unknown_card", "unknown_card"]
+    assert t.refusal_counts == {"not_your_turn": 1, "unknown_card": 2}
+    assert [a.seq for a in t.pending()] == [2, 3]  # the routine one is only counted
+    board = render_board(desk)
+    assert "mesa01 #2 seat 0: Carta que no es del mazo de la mano: x" in board
+    assert "rechazado: 1 play 7E" not in board.split("Waiting for a referee")[1]
+    assert desk.ack("mesa01", 1) == 0  # not an item of the list
+    assert desk.ack("mesa01", 2) == 1 and [a.seq for a in t.pending()] == [3]
+    assert desk.ack("mesa01") == 1 and not t.pending()
+    assert desk.ack("mesa01") == 0 and desk.ack("mesa09") == 0
+    assert len(t.refusals) == 3  # the history stays
 
 
 def test_exports(desk: DeskState, key: TournamentKey, tmp_path: Path) -> None:
@@ -330,7 +338,7 @@ def test_sticks_text() -> None:
 def test_the_web_page_on_the_loopback(desk: DeskState, key: TournamentKey) -> None:
     sealed = sealed_for("mesa01")
     desk.handle(*status("mesa01", "online"))
-    desk.handle(*event("mesa01", 1, "refusal", seat=1, code="not_your_turn", text="r"))
+    desk.handle(*event("mesa01", 1, "refusal", seat=1, code="card_not_in_hand", text="r"))
     desk.handle(*record_message("mesa01", 2, sealed, score=final_score(GAME)))
     server = serve_http(desk, 0)
     host, port = server.server_address[:2]
@@ -347,7 +355,7 @@ def test_the_web_page_on_the_loopback(desk: DeskState, key: TournamentKey) -> No
         kind, body = get("/api/state")
         state = json.loads(body)
         assert state["tables"][0]["table"] == "mesa01" and state["tables"][0]["online"]
-        assert state["refusals_pending"] == 1 and len(state["results"]) == 1
+        assert state["attention_pending"] == 1 and len(state["results"]) == 1
         assert get("/results.csv")[1].startswith(b"tournament,table,game")
         assert json.loads(get("/results.json")[1])["games"][0]["game"] == "mesa01-g001"
         assert get("/records/mesa01-g001.truco")[1].decode() == sealed
@@ -367,7 +375,7 @@ def test_the_web_page_on_the_loopback(desk: DeskState, key: TournamentKey) -> No
         )
         with urllib.request.urlopen(ack, timeout=5) as r:
             assert json.loads(r.read()) == {"acknowledged": 1}
-        assert not desk.tables["mesa01"].refusals
+        assert not desk.tables["mesa01"].pending()
     finally:
         server.shutdown()
         server.server_close()

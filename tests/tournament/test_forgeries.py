@@ -111,6 +111,7 @@ def what_counts(state: DeskState) -> dict[str, Any]:
                     t.score,
                     t.next_seq,
                     len(t.refusals),
+                    len(t.attention),
                     tuple(t.games),
                     t.known_seq,
                 )

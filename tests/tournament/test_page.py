@@ -6,6 +6,7 @@ refused. Also the server's own checks (Host, Origin) without a browser."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import threading
@@ -35,12 +36,14 @@ def scene(tmp_path: Path, key: TournamentKey) -> Iterator[tuple[DeskState, int]]
     )  # fmt: skip
     desk.broker_up()
     desk.handle(*status("mesa01", "online"))
-    desk.handle(*event("mesa01", 1, "refusal", seat=1, code="not_your_turn",
+    desk.handle(*event("mesa01", 1, "refusal", seat=1, code="card_not_in_hand",
                        text='<img src=x onerror="document.title=1">'))  # fmt: skip
     desk.handle(*status("mesa02", "online"))
     desk.handle(*event("mesa02", 1))
     desk.handle(*event("mesa02", 3))  # 2 is missing: held back
     desk.handle(*record_message("mesa01", 2, sealed_for("mesa01")))
+    desk.handle(*event("mesa01", 3, "referee-call", seat=0, text="# llamado al árbitro: asiento 0"))
+    desk.handle(*event("mesa01", 4, "refusal", seat=0, code="not_your_turn", text="rutina"))
     desk.handle(*event("mesa09", 1))  # not a table of the tournament
     clock[0] += 30
     assert desk.out_dir is not None
@@ -101,6 +104,12 @@ def test_the_page_shows_what_the_referee_must_know(
     # the refusal's text from the network is shown as text, never run as markup
     assert "&lt;img src=x" in dom and '<img src="x"' not in dom
     assert "<title>Torneo de truco</title>" in dom
+    # what needs the referee: the call and the card not dealt to that seat, each with its
+    # button; the routine refusal only counted
+    assert "Llaman al árbitro</b> (asiento 0)" in dom
+    assert "Carta que no le repartieron a ese asiento</b> (asiento 1)" in dom
+    assert re.findall(r'data-seq="(\d+)"', dom) == ["1", "3"] and "not_your_turn 1" in dom
+    assert "2 avisos para el árbitro · 2 rechazos" in dom
     shot = tmp_path / "page.png"
     screenshot(f"http://127.0.0.1:{port}/", shot, tmp_path)
     assert shot.stat().st_size > 10_000  # the picture itself was looked at (README)
@@ -152,7 +161,7 @@ def test_a_foreign_page_cannot_acknowledge(scene: tuple[DeskState, int], tmp_pat
     finally:
         attacker.shutdown()
         attacker.server_close()
-    assert [r.seq for r in desk.tables["mesa01"].refusals] == [1]  # still waiting
+    assert [a.seq for a in desk.tables["mesa01"].pending()] == [1, 3]  # still waiting
 
 
 def test_the_server_checks_host_and_origin(scene: tuple[DeskState, int]) -> None:
@@ -175,6 +184,9 @@ def test_the_server_checks_host_and_origin(scene: tuple[DeskState, int]) -> None
     as_json = {"Content-Type": "application/json"}
     assert call("/api/ack", as_json | {"Origin": "http://evil.example"}, ack) == 403
     assert call("/api/ack", as_json | {"Sec-Fetch-Site": "cross-site"}, ack) == 403
-    assert desk.tables["mesa01"].refusals
+    assert [a.seq for a in desk.tables["mesa01"].pending()] == [1, 3]
     assert call("/api/ack", as_json | {"Origin": base}, ack) == 200
-    assert not desk.tables["mesa01"].refusals
+    assert [a.seq for a in desk.tables["mesa01"].pending()] == [3]
+    call_ack = json.dumps({"table": "mesa01", "seq": 3}).encode()  # the referee call too
+    assert call("/api/ack", as_json | {"Origin": base}, call_ack) == 200
+    assert not desk.tables["mesa01"].pending()

@@ -65,3 +65,42 @@ def test_a_configured_table_publishes(
     finally:
         client.loop_stop()
         client.disconnect()
+
+
+def test_a_configured_table_takes_the_desks_assignment(
+    tmp_path: Path, broker: LocalBroker, key: TournamentKey
+) -> None:
+    """`truco-table run` subscribes to its assign topic: the desk's assignment (retained,
+    published before the table starts) is taken, kept in the state directory and told
+    back as an `assigned` event."""
+    from controller.tournament.messages import Assignment, signed_assignment
+    from controller.tournament.table_match import ASSIGNMENT_FILE
+    from controller.tournament.topics import tournament_prefix
+
+    received: list[dict[str, object]] = []
+    client = mqtt.Client(CallbackAPIVersion.VERSION2)
+    client.on_message = lambda c, u, m: received.append(json.loads(m.payload))
+    client.connect(broker.host, broker.port)
+    client.subscribe("truco/copa/tables/mesa1/events", qos=1)
+    client.loop_start()
+    final = Assignment("mesa1", 5, "final", "Final", "Los del Fondo", "La Barra", 1, 3)
+    topic, data = signed_assignment(key.key, tournament_prefix("copa"), final)
+    client.publish(topic, data, qos=1, retain=True).wait_for_publish(5)
+    key_file = tmp_path / "table.key"
+    key_file.write_text(key.key.hex() + "\n")
+    key_file.chmod(0o600)
+    extra = (
+        f'[tournament]\nname = "copa"\ntable_id = "mesa1"\nbroker = "127.0.0.1:{broker.port}"\n'
+        f'key_file = "{key_file}"\nkey_id = "{key.key_id}"\nmatch = "fallback"\n'
+    )
+    kept = tmp_path / "state" / "outbox" / "copa" / ASSIGNMENT_FILE
+    try:
+        with running_table(tmp_path, extra):
+            assert wait_for(lambda: kept.exists() and '"final"' in kept.read_text())
+            assert wait_for(
+                lambda: any(e.get("kind") == "assigned" and e.get("assigned") == 5
+                            and e.get("match") == "final" for e in list(received))
+            )  # fmt: skip
+    finally:
+        client.loop_stop()
+        client.disconnect()

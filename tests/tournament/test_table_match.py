@@ -14,7 +14,7 @@ from controller.engine import Claims, HouseRules
 from controller.render.screen import MatchCard, screen_texts
 from controller.table.run_mock import MockRun
 from controller.table.screens import screen_for
-from controller.table.service import Accepted, Finished, NewGame
+from controller.table.service import Accepted, Finished, NewGame, Refused
 from controller.tournament.broker import free_port
 from controller.tournament.keys import table_key
 from controller.tournament.messages import Assignment, signed_assignment
@@ -73,7 +73,9 @@ def test_a_game_is_bound_when_it_starts_and_its_chico_is_played_once(tmp_path: P
     assert book.start(1) == GameMatch("config-match")  # no desk yet: the configuration's
     assert not (tmp_path / ASSIGNMENT_FILE).exists()
     assert book.take(QUARTER)
-    assert book.card() == MatchCard("Cuartos de final", "Los del Fondo", "La Barra", 1, 3)
+    assert book.card() == MatchCard(
+        "Cuartos de final", "Los del Fondo", "La Barra", 1, 3, (("Ana", "Beto"), ("Carla", "Dani"))
+    )
     assert book.start(2) == GameMatch("r3-m2", 1)
     book.abandon(2)  # given up: chico 1 is still to play
     assert book.start(3) == GameMatch("r3-m2", 1)
@@ -145,6 +147,17 @@ def test_forged_and_replayed_assignments_change_nothing(tmp_path: Path) -> None:
     pub.close(timeout=0.1)
 
 
+def test_a_refusal_before_the_first_deal_does_not_start_the_game(tmp_path: Path) -> None:
+    pub = publisher(tmp_path)
+    assign(pub, QUARTER)
+    pub.on_event(Refused(1, "1 play 5C", "hand_over"))  # a card tapped before the deal
+    pub.close(timeout=0.1)
+    again = publisher(tmp_path)  # the power went before the deal
+    record = play_game(again)
+    assert (record["match"], record["chico"]) == ("r3-m2", 1)
+    again.close(timeout=0.1)
+
+
 def test_a_power_cut_after_the_record_still_counts_the_chico(tmp_path: Path) -> None:
     pub = publisher(tmp_path)
     assign(pub, QUARTER)
@@ -202,3 +215,15 @@ def test_the_seats_show_the_match_until_the_game_starts_and_after_a_restart(
     assert (record["match"], record["chico"]) == ("r3-m2", 2)
     run.close()
     pub.close(timeout=0.1)
+
+
+def test_a_disk_that_refuses_the_file_does_not_stop_the_table(tmp_path: Path) -> None:
+    book = TableMatches(tmp_path / "gone", "mesa01")
+    (tmp_path / "gone").write_text("a file where the folder should be")
+    assert book.take(QUARTER) and book.unsaved is not None
+    assert book.start(1) == GameMatch("r3-m2", 1)  # played from memory
+    assert book.finish(1) == GameMatch("r3-m2", 1) and book.card() is None
+    (tmp_path / "gone").unlink()
+    book.abandon(1)  # the next change writes it all
+    assert book.unsaved is None
+    assert TableMatches(tmp_path / "gone", "mesa01").played == {("r3-m2", 1)}

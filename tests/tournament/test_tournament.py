@@ -1,7 +1,7 @@
 """A tournament end to end against a real Mosquitto: 20 mock tables (mock hardware, bots,
-refused taps and referee undos) publish through the broker; the network of six of them
-is cut and restored twice, one of those loses power in the middle of its game and
-restarts from its state directory. The desk's results and collected sealed records
+refused taps, referee undos and referee calls) publish through the broker; the network
+of six of them is cut and restored twice, one of those loses power in the middle of its
+game and restarts from its state directory. The desk's results and collected sealed records
 must equal every table's own archived records; a forged record is caught."""
 
 from __future__ import annotations
@@ -17,7 +17,12 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from controller.engine import HouseRules
 from controller.tournament.broker import LocalBroker
-from controller.tournament.demo import SimTable, compare_with_tables, verify_folder
+from controller.tournament.demo import (
+    SimTable,
+    compare_calls,
+    compare_with_tables,
+    verify_folder,
+)
 from controller.tournament.desk import Desk, DeskState, all_finished
 from controller.tournament.keys import table_key
 from controller.tournament.netsim import CuttableLink
@@ -55,6 +60,7 @@ def test_twenty_tables_with_network_cuts(
                     games=2 if i < 3 else 1,
                     refusal_rate=0.03,
                     undo_rate=0.01,
+                    call_rate=0.01,
                 ).start()
             )
         flaky = [f"mesa{i + 1:02d}" for i in range(FLAKY)]
@@ -98,6 +104,8 @@ def test_twenty_tables_with_network_cuts(
         assert desk.wait(caught_up, 15)
         assert all(not state.tables[n].buffered for n in names)
         assert sum(t.refusals for t in tables) > 0 and sum(t.undos for t in tables) > 0
+        # every referee call made on a pad is on the desk's list, once
+        assert sum(t.calls for t in tables) > 0 and compare_calls(state, tables, 0) == []
         assert tables[2].restarts == 1
         assert tables[2].publisher is not None
         restarts = [

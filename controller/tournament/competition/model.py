@@ -6,7 +6,7 @@ competition (:mod:`.tournament`) is a fold over a journal of :data:`Action` valu
 restarts replays its journal and is where it was.
 
 Ids are topic-safe names (letters, digits, ``.``, ``_``, ``-``; 1 to 64): an entrant's
-id (``e01``) is how every other value names it; a match's id (``r2-m03``, ``g1-r1-m2``)
+id (``e01``) is how every other value names it; a match's id (``r2-m03``, ``gA-r1-m2``)
 is what the table binds into each record's seal.
 """
 
@@ -143,7 +143,7 @@ class MatchResult:
 
 @dataclass(frozen=True)
 class Match:
-    id: str  # r1-m01 (round 1, match 1); g2-r1-m1 in a group; final, third
+    id: str  # r1-m01 (round 1, match 1); gB-r1-m1 in group B; final, third
     round: int  # 1-based, the tournament's round number
     stage: Stage
     label: str  # "Octavos de final", "Ronda 2", "Grupo B, fecha 1", "Final"
@@ -230,8 +230,8 @@ class AssignTable:
 @dataclass(frozen=True)
 class CloseRound:
     """The round ends: matches still undecided are settled by the games played so far
-    (more games won, then more points; a level match goes to ``reason``'s walkover
-    rules in :mod:`.tournament`)."""
+    (more games won, then more points, ``reason`` kept on each); while one is level the
+    close is refused, naming it: it needs a Walkover or an OverrideResult first."""
 
     round: int
     reason: str = ""

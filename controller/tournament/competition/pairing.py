@@ -248,8 +248,9 @@ def groups_knockout(qualifiers: Sequence[Sequence[str]]) -> list[Pairing]:
     """The first knockout round after the groups; ``qualifiers[g]`` is group g's best,
     in their place order.
 
-    Two from each of an even number of groups: the cross pairing, A1 v B2, C1 v D2, ...,
-    then B1 v A2, D1 v C2, ..., so that two of one group meet only in the final.
+    Two from each of 2, 4, 8, ... groups (a full bracket): the cross pairing, A1 v B2,
+    C1 v D2, ..., then B1 v A2, D1 v C2, ..., so that two of one group meet only in the
+    final.
     Otherwise the qualifiers are seeded into a bracket (the group winners first, in group
     order; the runners-up in reverse order, and so on) with its byes.
 
@@ -257,7 +258,7 @@ def groups_knockout(qualifiers: Sequence[Sequence[str]]) -> list[Pairing]:
     [('A1', 'B2'), ('B1', 'A2')]
     """
     groups = len(qualifiers)
-    if groups % 2 == 0 and groups and all(len(q) == 2 for q in qualifiers):
+    if groups >= 2 and groups & (groups - 1) == 0 and all(len(q) == 2 for q in qualifiers):
         upper = [Pairing(qualifiers[i][0], qualifiers[i + 1][1]) for i in range(0, groups, 2)]
         lower = [Pairing(qualifiers[i + 1][0], qualifiers[i][1]) for i in range(0, groups, 2)]
         return upper + lower

@@ -165,12 +165,25 @@ def next_pairings(t: Tournament) -> tuple[Pairing, ...]:
 
 def pending_matches(t: Tournament) -> tuple[Match, ...]:
     """The matches still to decide (waiting, at a table, or being played)."""
-    return tuple(m for m in t.matches if not is_settled(m))
+    return tuple(m for m in _current_round(t) if not is_settled(m))
 
 
 def free_matches(t: Tournament) -> tuple[Match, ...]:
     """The matches waiting for a table."""
-    return tuple(m for m in t.matches if m.result.status is MatchStatus.WAITING and m.table is None)
+    return tuple(
+        m for m in _current_round(t) if m.result.status is MatchStatus.WAITING and m.table is None
+    )
+
+
+def _current_round(t: Tournament) -> list[Match]:
+    """The matches of the round being played: the last ones made. Every match still to
+    decide is among them (an earlier round is closed, so all of its matches are)."""
+    found: list[Match] = []
+    for m in reversed(t.matches):
+        if m.round != t.round:
+            break
+        found.append(m)
+    return found[::-1]
 
 
 def group_stage_rounds(t: Tournament) -> int:
@@ -359,7 +372,7 @@ def _check_can_pair(t: Tournament, round_no: int) -> FormatSpec:
     if round_no != t.round + 1:
         raise WrongRound(f"La ronda que sigue es la {t.round + 1}, no la {round_no}")
     if t.round and t.round not in t.closed:
-        waiting = ", ".join(m.id for m in t.round_matches(t.round) if not is_settled(m))
+        waiting = ", ".join(m.id for m in pending_matches(t))
         raise RoundNotClosed(
             f"La ronda {t.round} todavía no terminó: faltan {waiting} (o cerrala a mano)"
         )
@@ -441,6 +454,8 @@ def _qualifiers(t: Tournament) -> list[list[str]]:
 def _knockout(
     t: Tournament, round_no: int, pairings: Sequence[Pairing], third: Sequence[str] = ()
 ) -> list[_Planned]:
+    if not pairings:
+        raise NotEnoughEntrants("No queda ningún equipo para seguir la eliminación")
     if len(pairings) == 1:
         planned = [_Planned("final", Stage.KNOCKOUT, "Final", pairings[0])]
         if len(third) == 2:
@@ -538,7 +553,8 @@ def _is_last_round(t: Tournament, round_no: int) -> bool:
     if spec is None or round_no == 0:
         return False
     if spec.format is Format.ROUND_ROBIN:
-        return round_no >= len(round_robin_rounds(t.order, spec.legs))
+        entrants = len(t.order) + len(t.order) % 2
+        return round_no >= (entrants - 1) * spec.legs
     if spec.format is Format.SWISS:
         return round_no >= (spec.rounds or 1)
     return any(m.id == "final" for m in t.round_matches(round_no))
@@ -548,7 +564,7 @@ def _settle(t: Tournament) -> Tournament:
     """Close the round when its last match is decided; finish after the last round."""
     if t.spec is None or t.round == 0:
         return t
-    if t.round not in t.closed and all(is_settled(m) for m in t.round_matches(t.round)):
+    if t.round not in t.closed and all(is_settled(m) for m in _current_round(t)):
         t = replace(t, closed=t.closed | {t.round})
     if t.round in t.closed and not t.finished and _is_last_round(t, t.round):
         t = replace(t, finished=True)
@@ -620,14 +636,17 @@ def _walked_over(m: Match, winner: str | None, reason: str) -> Match:
 def _find(t: Tournament, match_id: str) -> Match:
     if t.spec is None:
         raise NotStarted("El torneo todavía no empezó")
-    for m in t.matches:
+    for m in reversed(t.matches):  # the current round's are the last
         if m.id == match_id:
             return m
     raise UnknownMatch(f"No hay ningún partido {match_id!r}")
 
 
 def _put(t: Tournament, match: Match) -> Tournament:
-    return replace(t, matches=tuple(match if m.id == match.id else m for m in t.matches))
+    for i in range(len(t.matches) - 1, -1, -1):
+        if t.matches[i].id == match.id:
+            return replace(t, matches=(*t.matches[:i], match, *t.matches[i + 1 :]))
+    raise UnknownMatch(f"No hay ningún partido {match.id!r}")  # pragma: no cover
 
 
 def _describe(t: Tournament, m: Match) -> str:
@@ -644,8 +663,8 @@ def _assign(t: Tournament, a: AssignTable) -> Tournament:
         raise MatchAlreadyDecided(f"El partido {_describe(t, m)} ya está definido")
     if m.result.status is MatchStatus.PLAYING:
         raise MatchNotAssignable(f"El partido {_describe(t, m)} ya se está jugando en la {m.table}")
-    for other in t.matches:
-        if other.id != m.id and other.table == a.table and not is_settled(other):
+    for other in pending_matches(t):
+        if other.id != m.id and other.table == a.table:
             raise TableBusy(
                 f"La {a.table} todavía tiene el partido {_describe(t, other)} sin terminar"
             )
@@ -667,8 +686,9 @@ def _game(t: Tournament, a: GameCounted) -> Tournament:
         raise NotAtThatTable(
             f"El partido {_describe(t, m)} se juega en la {m.table}, no en la {a.table}"
         )
-    if any(g.game == a.game for other in t.matches for g in other.games):
-        raise DuplicateGame(f"El chico {a.game} ya se contó")
+    # the record's seal binds its match: the same record can only come back for this one
+    if any(g.game == a.game for g in m.games):
+        raise DuplicateGame(f"El chico {a.game} ya se contó en {m.id}")
     if a.winner not in (0, 1) or min(a.score) < 0:
         raise InvalidResult(f"El chico {a.game} trae un resultado imposible")
     games = (m.result.games[0] + (a.winner == 0), m.result.games[1] + (a.winner == 1))

@@ -72,7 +72,8 @@ def render_board(state: DeskState, width: int = 120) -> str:
         f"Torneo {clean(snap['tournament'])}: {len(tables)} tables, {snap['online']} online, "
         f"{sum(1 for t in tables if t['online'] is False and t['offline_reason'] != 'stopped')} "
         "lost, "
-        f"{finished} games finished, {snap['refusals_pending']} refusals for the referee, "
+        f"{finished} games finished, {snap['attention_pending']} for the referee "
+        f"({snap['refusals_total']} refusals), "
         f"{snap['flagged']} records flagged, {snap['rejected']} messages rejected",
         "",
         f"{'TABLE':<10} {'STATE':<8} {'SEEN':>5} {'GAME':<14} {'HAND':>4}  "
@@ -98,7 +99,7 @@ def render_board(state: DeskState, width: int = 120) -> str:
             f"{clean(t['table'], 10):<10} {state_text:<8} {_ago(t['silent_s']):>5} "
             f"{clean(t['game'] or '-', 14):<14} {t['hand']:>4}  "
             f"{sticks_text(s0, target):<11}{s0:>4}  {sticks_text(s1, target):<11}{s1:>4}  "
-            f"{len(t['refusals']) or '':>3}  {last}"
+            f"{len(t['attention']) or '':>3}  {last}"
         )
         lines.append(row[:width])
     flagged = [r for r in snap["results"] if not r["ok"]]
@@ -107,12 +108,15 @@ def render_board(state: DeskState, width: int = 120) -> str:
         lines.append("Flagged records:")
         for r in flagged:
             lines.append(f"  {clean(r['game'])}: {r['verdict']}: {clean(r['detail'])}"[:width])
-    pending = [(t["table"], r) for t in tables for r in t["refusals"]]
+    pending = snap["attention"]
     if pending:
         lines.append("")
-        lines.append("Refusals waiting for a referee:")
-        for table, r in pending[-8:]:
-            lines.append(f"  {clean(table)} #{r['seq']}: {clean(r['text'])}"[:width])
+        lines.append("Waiting for a referee (oldest first):")
+        for a in pending[:8]:
+            seat = "" if a["seat"] is None else f" seat {a['seat']}"
+            lines.append(
+                f"  {clean(a['table'])} #{a['seq']}{seat}: {a['words']}: {clean(a['text'])}"[:width]
+            )
     if snap["rejections"]:
         lines.append("")
         lines.append(f"Rejected messages (never applied; {snap['rejected']} in all, last 5):")

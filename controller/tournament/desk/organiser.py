@@ -45,7 +45,7 @@ from ..competition.model import (
 from ..competition.tournament import apply, free_matches
 from ..messages import Assignment
 from ..seal import NO_MATCH, TournamentKey
-from .journal import AuditJournal, journal_key
+from .journal import AuditJournal, audit, journal_key
 from .records import GameResult
 
 __all__ = ["Attention", "Organiser"]
@@ -55,6 +55,8 @@ log = logging.getLogger(__name__)
 #: Who a journal line says did it.
 ORGANISER: Final = "organizador"
 DESK: Final = "mesa de control"
+AUDIT_S: Final = 10.0  # the journal on the disk is checked again this often
+MAX_NAME: Final = 64  # what the table takes in an assignment's names and label
 UNDECIDED: Final = (MatchStatus.ASSIGNED, MatchStatus.PLAYING)
 #: A record's verdict as the organiser reads it.
 VERDICT: Final = {
@@ -118,7 +120,22 @@ class Organiser:
             action = action_from_json(entry.body["action"])
             self._tournament = apply(self._tournament, action)
         log.info("desk: tournament %s resumed from %d journal lines", name, self.journal.lines)
-        self.audit_ok = True
+        self._audit: tuple[float, bool] = (self.clock(), True)
+
+    @property
+    def audit_ok(self) -> bool:
+        """The journal on the disk still checks (looked at again every ``AUDIT_S``): an
+        edit made while the desk runs shows on every page."""
+        with self.lock:
+            when, ok = self._audit
+            now = self.clock()
+            if now - when >= AUDIT_S:
+                verdict = audit(self.journal.path, self.journal.tournament, self.journal.key)
+                ok = verdict.ok and verdict.lines == self.journal.lines
+                if not ok and self._audit[1]:
+                    log.error("desk: the journal on the disk no longer checks: %s", verdict.reason)
+                self._audit = (now, ok)
+            return ok
 
     # ------------------------------------------------------------------ reading
 
@@ -239,11 +256,12 @@ class Organiser:
         home = t.entrant(m.pairing.home)
         away = t.entrant(m.pairing.away) if m.pairing.away is not None else None
         players = (
-            tuple(p.name for p in home.players),
-            tuple(p.name for p in away.players) if away else (),
+            tuple(_short(p.name) for p in home.players),
+            tuple(_short(p.name) for p in away.players) if away else (),
         )
-        return Assignment(m.table, n, m.id, m.label, home.name, away.name if away else "",
-                          m.chico, m.best_of, players)  # fmt: skip
+        return Assignment(m.table, n, m.id, _short(m.label), _short(home.name),
+                          _short(away.name) if away else "", m.chico, m.best_of,
+                          players)  # fmt: skip
 
     def _tell_tables(self) -> None:
         for table in self.tables:
@@ -275,6 +293,12 @@ class Organiser:
                 "keyed": self.keyed,
                 "attention": [a.__dict__ for a in self.attention],
             }
+
+
+def _short(text: str) -> str:
+    """A name as an assignment carries it (at most ``MAX_NAME`` characters; the seats
+    shorten it further to fit)."""
+    return text if len(text) <= MAX_NAME else text[: MAX_NAME - 1] + "…"
 
 
 def _same(a: Assignment, b: Assignment) -> bool:

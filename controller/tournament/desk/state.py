@@ -5,10 +5,12 @@ tables' messages (:mod:`controller.tournament.messages`, parsed and checked ther
 whatever order and however many times they arrive, drops duplicates by ``(table, seq)``,
 applies each table's events in seq order (holding back those after a gap until it is
 filled) and keeps, per table: online/offline, the game, hand and score, the last
-events, the refusals waiting for a referee, the finished games. Every sealed record is
-saved into ``records/`` and verified with the tournament key: a record that does not
-verify, names another game or carries no seal is flagged. Results come from the
-records themselves (replayed), not from the live events.
+events, every refusal (counted and kept as history), what needs the referee (the
+*atención* list, sorted by :mod:`controller.tournament.referee`: referee calls and the
+exceptional refusals, each until the referee acknowledges it), the finished games.
+Every sealed record is saved into ``records/`` and verified with the tournament key: a
+record that does not verify, names another game or carries no seal is flagged. Results
+come from the records themselves (replayed), not from the live events.
 
 With the tournament's secret (``key``) the desk trusts only what a table proves: every
 message must carry the MAC of that table's own key (derived from the secret,
@@ -26,7 +28,8 @@ Records are judged and checked at rest by :mod:`.records`; the MQTT client is
 Files in the desk's folder: ``records/<game>.truco`` (each sealed record as received),
 ``results.csv`` and ``results.json`` (rewritten after every finished game and on
 ``export``), ``events.jsonl`` (every message accepted, so a restarted desk resumes; it
-is read back through the same checks).
+is read back through the same checks; and every acknowledgement of an *atención* item,
+``{"t", "ack": table, "seqs": [...]}``, synced, re-applied on reload).
 """
 
 from __future__ import annotations
@@ -60,6 +63,7 @@ from ..messages import (
 )
 from ..outbox import atomic_write
 from ..profile import tournament_profile
+from ..referee import RefereeItem, RepeatWatch, triage
 from ..seal import TournamentKey
 from ..topics import check_name, tournament_prefix
 from .records import (
@@ -80,6 +84,7 @@ __all__ = [
     "Copy",
     "DeskState",
     "GameResult",
+    "RefereeItem",
     "Refusal",
     "Rejection",
     "TableState",
@@ -96,6 +101,7 @@ WINDOW: Final = 1_000
 #: Most messages one resend request asks for (the table serves at most as many).
 RESEND_MAX: Final = 500
 REVERIFY_S: Final = 60.0  # records on disk are checked again this often
+SHOWN_REFUSALS: Final = 20  # a table's last refusals in the snapshot
 #: Characters never printed from the network: C0/C1 controls (ESC and so on), DEL,
 #: bidirectional overrides and isolates (they reorder what the referee reads).
 _CONTROL_RE: Final = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
@@ -156,7 +162,11 @@ class TableState:
     hand: int = 0
     score: tuple[int, int] = (0, 0)
     last: collections.deque[str] = field(default_factory=lambda: collections.deque(maxlen=6))
-    refusals: list[Refusal] = field(default_factory=list)
+    refusals: list[Refusal] = field(default_factory=list)  # every one, in seq order
+    refusal_counts: collections.Counter[str] = field(default_factory=collections.Counter)
+    attention: list[RefereeItem] = field(default_factory=list)  # acknowledged ones too
+    acked: set[int] = field(default_factory=set)  # the seqs of the attention acknowledged
+    watch: RepeatWatch = field(default_factory=RepeatWatch)
     games: list[str] = field(default_factory=list)
     next_seq: int = 1
     buffered: dict[int, Event | Record] = field(default_factory=dict)
@@ -172,6 +182,10 @@ class TableState:
     rejected: int = 0
     rules_problems: list[str] = field(default_factory=list)
 
+    def pending(self) -> list[RefereeItem]:
+        """The *atención* items not acknowledged yet, oldest first."""
+        return [a for a in self.attention if a.seq not in self.acked]
+
     def summary(self, now: float | None = None) -> dict[str, Any]:
         return {
             "table": self.table,
@@ -184,9 +198,13 @@ class TableState:
             "hand": self.hand,
             "score": list(self.score),
             "last": list(self.last),
-            "refusals": [
-                {k: v for k, v in r.__dict__.items() if k != "table"} for r in self.refusals
+            "refusals": [  # the last ones (all are counted in refusal_counts)
+                {k: v for k, v in r.__dict__.items() if k != "table"}
+                for r in self.refusals[-SHOWN_REFUSALS:]
             ],
+            "refusal_counts": dict(sorted(self.refusal_counts.items())),
+            "attention": [a.row() for a in self.pending()],
+            "acknowledged": len(self.acked),
             "games": list(self.games),
             "seq": self.next_seq - 1,
             "waiting": sorted(self.buffered),
@@ -254,7 +272,7 @@ class DeskState:
         if self.out_dir is not None:
             (self.out_dir / "records").mkdir(parents=True, exist_ok=True)
             self._reload()
-            self._log = open(self.out_dir / "events.jsonl", "a", encoding="utf-8")  # noqa: SIM115
+            self._log = self._open_journal(self.out_dir / "events.jsonl")
             self.reverify()
 
     # ------------------------------------------------------------------ keys
@@ -300,6 +318,9 @@ class DeskState:
             for line in f:
                 with contextlib.suppress(ValueError, KeyError, TypeError):
                     obj = json.loads(line)
+                    if "ack" in obj:
+                        self._reapply_ack(obj["ack"], obj["seqs"])
+                        continue
                     self.handle(
                         obj["topic"], obj["payload"].encode("utf-8"), obj["t"], journal=False
                     )
@@ -307,6 +328,22 @@ class DeskState:
         for t in self.tables.values():
             t.online = None  # unknown until the broker tells again
         log.info("desk: resumed from %s (%d messages)", path, count)
+
+    @staticmethod
+    def _open_journal(path: Path) -> io.TextIOWrapper:
+        """The journal, to append to; a line torn by a power cut is ended first, so that
+        the next line is not glued to it (and lost with it on the next reload)."""
+        torn = False
+        if path.exists():
+            with open(path, "rb") as f:
+                if f.seek(0, os.SEEK_END) > 0:
+                    f.seek(-1, os.SEEK_END)
+                    torn = f.read(1) != b"\n"
+        log_file = open(path, "a", encoding="utf-8")  # noqa: SIM115
+        if torn:
+            log_file.write("\n")
+            log_file.flush()
+        return log_file
 
     def table(self, table_id: str) -> TableState:
         state = self.tables.get(table_id)
@@ -450,12 +487,20 @@ class DeskState:
             t.refusals.append(
                 Refusal(t.table, e.seq, e.ts or now, e.game, e.seat, e.action, e.code or "", e.text)
             )
+            t.refusal_counts[e.code or ""] += 1
+        elif e.kind is EventKind.REFEREE_CALL:
+            t.last.append(f"el asiento {e.seat} llamó al árbitro")
         elif e.kind is EventKind.NEW_GAME:
             t.last.append("partido nuevo")
         elif e.kind is EventKind.FINISHED:
             t.last.append(f"gana el equipo {e.winner} {t.score[0]}-{t.score[1]}")
         elif e.kind is EventKind.ABANDONED:
             t.last.append("partido abandonado")
+        concern = triage(e, t.watch, now)
+        if concern is not None:
+            t.attention.append(
+                RefereeItem(t.table, e.seq, e.ts or now, e.game, e.seat, concern, clean(e.text))
+            )
 
     def _record(self, t: TableState, r: Record, now: float, *, write: bool = True) -> None:
         """A record: saved (``write``; a desk reading its journal back only checks the
@@ -511,14 +556,36 @@ class DeskState:
     # ------------------------------------------------------------------ the referee
 
     def ack(self, table: str, seq: int | None = None) -> int:
-        """A referee saw a table's refusal (``seq``) or all of them; returns how many."""
+        """A referee saw one of a table's *atención* items (the event ``seq``: a referee
+        call, an exceptional refusal...) or all of them; returns how many. Journaled and
+        synced first, so a restarted desk keeps it."""
         with self.lock:
             t = self.tables.get(table)
             if t is None:
                 return 0
-            before = len(t.refusals)
-            t.refusals = [r for r in t.refusals if seq is not None and r.seq != seq]
-            return before - len(t.refusals)
+            seqs = [a.seq for a in t.pending() if seq is None or a.seq == seq]
+            if not seqs:
+                return 0
+            if self._log is not None:
+                line = {"t": self.clock(), "ack": table, "seqs": seqs}
+                self._log.write(json.dumps(line) + "\n")
+                self._log.flush()
+                os.fsync(self._log.fileno())
+            t.acked.update(seqs)
+            return len(seqs)
+
+    def _reapply_ack(self, table: object, seqs: object) -> None:
+        """An acknowledgement read back from the journal."""
+        if not isinstance(table, str) or not isinstance(seqs, list):
+            raise ValueError("not an acknowledgement")
+        wanted = {s for s in seqs if isinstance(s, int) and not isinstance(s, bool)}
+        self.table(check_name("table id", table)).acked.update(wanted)
+
+    def attention(self) -> list[RefereeItem]:
+        """Every table's *atención* items not acknowledged yet, oldest first."""
+        with self.lock:
+            items = [a for t in self.tables.values() for a in t.pending()]
+        return sorted(items, key=lambda a: (a.ts, a.table, a.seq))
 
     # ------------------------------------------------------------------ gaps
 
@@ -573,7 +640,9 @@ class DeskState:
                 if self.broker_connected is not False
                 else 0,
                 "held_back": [t["table"] for t in tables if t["held_back"]],
-                "refusals_pending": sum(len(t.refusals) for t in self.tables.values()),
+                "attention": [a.row() for a in self.attention()],
+                "attention_pending": sum(len(t.pending()) for t in self.tables.values()),
+                "refusals_total": sum(len(t.refusals) for t in self.tables.values()),
                 "flagged": sum(1 for r in self.results.values() if not r.ok),
                 "rejected": self.rejected,
                 "rejections": [r.row() for r in list(self.rejections)[-50:]],
@@ -608,7 +677,8 @@ class DeskState:
                     "game": t["game"],
                     "score": t["score"],
                     "games_finished": t["games"],
-                    "refusals_pending": len(t["refusals"]),
+                    "attention_pending": len(t["attention"]),
+                    "refusal_counts": t["refusal_counts"],
                     "last_seen": t["last_seen"],
                     "rejected": t["rejected"],
                 }

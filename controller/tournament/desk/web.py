@@ -3,7 +3,8 @@
 ``serve_http(state, port)`` serves ``/`` (the page, refreshed every second from
 ``/api/state``), ``/results.csv``, ``/results.json``, ``/records/<file>``, the
 matchstick pictures ``/sticks/<points>-<target>.png`` and ``POST /api/ack`` (a referee
-saw a refusal), in a daemon thread, on 127.0.0.1 only.
+saw an item of the *atención* list: a referee call, an exceptional refusal), in a
+daemon thread, on 127.0.0.1 only.
 
 When the desk runs a tournament (``state.competition``: its ``tournament`` and
 ``audit_ok``), ``/`` is the organiser's page (:mod:`.pages.desk`) and the tables' page
@@ -62,7 +63,7 @@ a{color:#ffe082}.muted{color:#a5c8b3;font-size:.85em}
 <h1 id="title">Torneo</h1><p id="summary" class="muted"></p>
 <table><thead><tr><th>Mesa</th><th>Estado</th><th>Visto hace</th><th>Partida</th>
 <th class="n">Mano</th><th>Equipo 0</th><th class="n"></th><th>Equipo 1</th><th class="n"></th>
-<th>Rechazos para el árbitro</th><th>Últimas jugadas</th></tr></thead>
+<th>Atención del árbitro</th><th>Últimas jugadas</th></tr></thead>
 <tbody id="tables"></tbody></table>
 <h2>Resultados</h2>
 <p><a href="/results.csv">results.csv</a> · <a href="/results.json">results.json</a></p>
@@ -84,8 +85,11 @@ const ago = s => s == null ? "nunca" : s < 120 ? `${Math.round(s)} s`
 const online = (t, down) => t.held_back ? `RETENIDA (espera la #${t.waiting_for})`
   : down || t.online === null ? "?" : t.online ? "en línea"
   : t.offline_reason === "stopped" ? "apagada" : "FUERA DE LÍNEA";
-const refusal = (t, r) => `<div>${esc(r.text)}
-  <button data-table="${esc(t.table)}" data-seq="${r.seq}">visto</button></div>`;
+const attention = (t, a) => `<div>${hhmmss(a.ts)} <b>${esc(a.words)}</b>${a.seat == null
+  ? "" : ` (asiento ${a.seat})`}${a.concern === "called" ? "" : ": " + esc(a.text)}
+  <button data-table="${esc(t.table)}" data-seq="${a.seq}">visto</button></div>`;
+const counts = t => Object.entries(t.refusal_counts).map(([c, n]) => `${esc(c)} ${n}`)
+  .join(" · ");
 document.addEventListener("click", async ev => {
   const b = ev.target.closest("button[data-table]");
   if (!b) return;
@@ -114,7 +118,8 @@ async function refresh() {
   document.getElementById("title").textContent = "Torneo " + s.tournament;
   document.getElementById("summary").textContent =
     `${s.tables.length} mesas, ${s.online} en línea · ${s.results.length} partidos terminados · ` +
-    `${s.refusals_pending} rechazos para el árbitro · ${s.flagged} registros señalados · ` +
+    `${s.attention_pending} avisos para el árbitro · ${s.refusals_total} rechazos · ` +
+    `${s.flagged} registros señalados · ` +
     `${s.rejected} mensajes rechazados · demora máxima ${s.max_latency_s} s` +
     (s.house_rules ? ` · reglas: ${s.house_rules}` : "");
   document.getElementById("tables").innerHTML = s.tables.map(t => `<tr>
@@ -126,7 +131,8 @@ async function refresh() {
     <td>${esc(t.game)}</td><td class="n">${t.hand}</td>
     <td>${sticks(t.score[0], t.target)}</td><td class="n">${t.score[0]}</td>
     <td>${sticks(t.score[1], t.target)}</td><td class="n">${t.score[1]}</td>
-    <td>${t.refusals.map(r => refusal(t, r)).join("")}</td>
+    <td>${t.attention.map(a => attention(t, a)).join("")}
+    ${counts(t) ? `<div class="muted">rechazos: ${counts(t)}</div>` : ""}</td>
     <td class="muted">${t.last.map(esc).join("<br>")}</td></tr>`).join("");
   document.getElementById("results").innerHTML = s.results.map(r => `
     <tr class="${r.ok ? "" : "bad"}"><td>${esc(r.game)}</td><td>${esc(r.table)}</td>

@@ -219,6 +219,18 @@ def check_debounce_and_long_press() -> None:
     assert events == [(PRESS, "quiero")]
 
 
+@check
+def check_two_buttons_held_together_are_two_holds() -> None:
+    # the referee call (quiero and no quiero held together, controller/table/chord.py):
+    # each button's HOLD 800 ms after its own press, in press order; nothing on release
+    pad = ButtonPad(("truco", "quiero", "no_quiero"), debounce_ms=20, hold_ms=800)
+    events = []
+    for t in range(0, 2000, 10):
+        for event in pad.update([False, 100 <= t < 1300, 250 <= t < 1350], t):
+            events.append((t, event))
+    assert events == [(900, (HOLD, "quiero")), (1050, (HOLD, "no_quiero"))], events
+
+
 # -- tags ------------------------------------------------------------------------------------
 
 

@@ -59,7 +59,7 @@ def play_round(j: Journal, rng: random.Random, mishaps: bool = False) -> None:
     if j.t.round == 0 or j.t.round in j.t.closed:
         j.do(PairRound(j.t.round + 1))
     for number, m in enumerate(pending_matches(j.t), start=1):
-        if m.id not in {x.id for x in pending_matches(j.t)}:
+        if j.t.match(m.id).result.winner is not None:
             continue  # walked over meanwhile
         roll = rng.random() if mishaps else 1.0
         if roll < 0.05:

@@ -65,7 +65,7 @@ actions: st.SearchStrategy[Action] = st.one_of(
 )
 
 
-@settings(max_examples=300)
+@settings(max_examples=150)
 @given(actions)
 def test_every_action_round_trips_exactly(action: Action) -> None:
     data = action_to_json(action)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from itertools import pairwise
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -60,6 +61,16 @@ def check_knockout_path(t: Tournament) -> None:
             assert m.result.winner == champion, f"the champion lost {m.id}"
     if not t.withdrawn:
         assert final_ranking(t)[0] == champion
+    rounds = sorted({m.round for m in t.matches if m.stage is Stage.KNOCKOUT})
+    for before, after in pairwise(rounds):
+        winners = [m.result.winner for m in t.round_matches(before) if m.stage is Stage.KNOCKOUT]
+        playing = [
+            e
+            for m in t.round_matches(after)
+            if m.stage is Stage.KNOCKOUT
+            for e in (m.pairing.home, m.pairing.away)
+        ]
+        assert playing == winners, f"round {after} is not the winners of round {before}"
 
 
 @FAST
@@ -90,9 +101,9 @@ def test_knockout_to_the_end(n: int, best_of: int, third: bool, mishaps: bool, s
     assert replayed(j) == t
 
 
-@FAST
+@settings(max_examples=15, deadline=None)
 @given(
-    n=st.integers(2, 14),
+    n=st.integers(2, 32),
     legs=st.sampled_from([1, 2]),
     best_of=st.sampled_from([1, 3]),
     mishaps=st.booleans(),
@@ -185,6 +196,17 @@ def test_groups_to_the_end(
         if e
     }
     assert len(knockout) <= groups * advance
+    group_of = {e: g for g, e in members}
+    if advance == 2 and groups >= 2 and groups & (groups - 1) == 0 and not t.withdrawn:
+        for m in t.matches:  # the cross pairing: one group's two meet only in the final
+            if m.stage is Stage.KNOCKOUT and m.id != "final" and m.pairing.away:
+                assert group_of[m.pairing.home] != group_of[m.pairing.away], m.id
+    if not t.withdrawn:
+        ranking = final_ranking(t)
+        assert set(ranking[: len(knockout)]) == knockout, "the knockout's entrants rank first"
+        place = {s.entrant: s.rank for g in sizes for s in standings(t, g)}
+        rest = [place[e] for e in ranking[len(knockout) :]]
+        assert rest == sorted(rest), "the others by their place in their group"
     assert replayed(j) == t
 
 

@@ -296,3 +296,10 @@ def test_a_refused_action_leaves_the_journal_replayable() -> None:
     j.do(Start(FormatSpec(Format.KNOCKOUT)))
     assert replay("Copa", j.actions) == j.t
     assert pending_matches(j.t) == ()
+
+
+def test_a_knockout_with_everyone_gone_says_so() -> None:
+    t = apply(registered(2), Start(FormatSpec(Format.KNOCKOUT)))
+    t = apply(apply(t, Withdraw("e01", "lluvia")), Withdraw("e02", "lluvia"))
+    with pytest.raises(errors.NotEnoughEntrants, match="No queda ningún equipo"):
+        next_pairings(t)

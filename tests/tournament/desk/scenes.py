@@ -146,13 +146,15 @@ def heard_desk(
     offline: tuple[str, ...] = (),
     silent: tuple[str, ...] = (),
     calls: dict[str, str] | None = None,
+    foreign: dict[str, str] | None = None,
     tampered: tuple[str, ...] = (),
     audit_ok: bool = True,
 ) -> DeskState:
     """A desk of ``tables`` tables that heard them all (but ``silent``): each table at
     a match in play shows a live score; ``offline`` ones then lost the network; each
-    of ``calls`` asks for the referee (a refusal with that text); each of ``tampered``
-    sent a record that does not verify."""
+    of ``calls`` asks for the referee (a referee call from the pad of seat 2, with that
+    text); each of ``foreign`` refused a card from outside the deck (with that text);
+    each of ``tampered`` sent a record that does not verify."""
     clock = [1_000_000.0]
     desk = DeskState("t", out_dir=folder, key=KEY, tables=table_ids(tables),
                      clock=lambda: clock[0])  # fmt: skip
@@ -171,8 +173,11 @@ def heard_desk(
             desk.handle(*event(table, seq, "deal", **live))
             seq += 1
         if calls and table in calls:
-            desk.handle(*event(table, seq, "refusal", seat=2, code="not_your_turn",
-                               text=calls[table], **live))  # fmt: skip
+            desk.handle(*event(table, seq, "referee-call", seat=2, text=calls[table], **live))
+            seq += 1
+        if foreign and table in foreign:
+            desk.handle(*event(table, seq, "refusal", seat=1, code="unknown_card",
+                               text=foreign[table], **live))  # fmt: skip
             seq += 1
         if table in tampered:
             desk.handle(*record_message(table, seq, sealed_for("mesa99", game=f"{table}-g009"),

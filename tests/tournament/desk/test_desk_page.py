@@ -18,7 +18,8 @@ from controller.tournament.desk import DeskState, serve_http
 from .browser import SCREENSHOTS, dom, screenshot
 from .scenes import HOSTILE, heard_desk, knockout_16, swiss_round
 
-CALL = "<script>document.title='pwned'</script> jugó el 7 de espadas fuera de turno"
+CALL = "# llamado al árbitro: asiento 2"
+FOREIGN = "<script>document.title='pwned'</script> apoyó una carta de otro mazo"
 
 
 @contextmanager
@@ -40,13 +41,19 @@ def test_the_desk_puts_what_needs_attention_first(tmp_path: Path) -> None:
     t = knockout_16()
     desk = heard_desk(
         tmp_path / "desk", t, offline=("mesa02", "mesa15"), silent=("mesa20",),
-        calls={"mesa03": CALL}, tampered=("mesa05",),
+        calls={"mesa03": CALL}, foreign={"mesa04": FOREIGN}, tampered=("mesa05",),
     )  # fmt: skip
     with served(desk) as base:
         page = dom(base + "/", tmp_path)
-    # the referee call, then the table offline with a match, then the flagged record
-    assert attention_kinds(page) == ["call", "offline", "flagged"]
-    assert "Llaman al árbitro en mesa03 (r2-m03, Cuartos de final), asiento 2" in page
+    # the referee call, the card from outside the deck, then the table offline with a
+    # match, then the flagged record
+    assert attention_kinds(page) == ["call", "referee", "offline", "flagged"]
+    assert "Llaman al árbitro en mesa03 (r2-m03, Cuartos de final), asiento 2 <button" in page
+    assert "Carta que no es del mazo de la mano en mesa04 (r2-m04, Cuartos de final), " in page
+    # each of the referee's items has its visto (POST /api/ack), the others none
+    assert re.findall(r'data-table="(mesa0\d)" data-seq="(\d+)">visto', page) == [
+        ("mesa03", "2"), ("mesa04", "2"),
+    ]  # fmt: skip
     assert "mesa02 FUERA DE LÍNEA con el partido r2-m02" in page
     assert "Registro mesa05-g009 (mesa05): ADULTERADO" in page
     # every match of the round, with its table, chico and live score
@@ -55,7 +62,7 @@ def test_the_desk_puts_what_needs_attention_first(tmp_path: Path) -> None:
     assert "mesa03" in row and "3 de 3" in row and "1-1" in row and "jugando" in row
     assert re.search(r"\d+-\d+ · mano \d", row)  # the table's live score
     assert 'class="playing call"' in page  # the row of the call is marked
-    # names and the call's text from the network are text, never markup
+    # names and the texts from the network are text, never markup
     assert "&lt;img src=x onerror=" in page and "<img src" not in page
     assert "&lt;script&gt;document.title" in page
     assert "<title>Mesa de control: Copa del Club 2026</title>" in page  # not 'pwned'
@@ -113,7 +120,7 @@ def test_the_tables_page_and_the_host_check_stay(tmp_path: Path) -> None:
             except urllib.error.HTTPError as e:
                 return int(e.code), e.read()
 
-        assert b"Rechazos para el \xc3\xa1rbitro" in get(base + "/mesas")[1]  # the tables
+        assert "Atención del árbitro".encode() in get(base + "/mesas")[1]  # the tables
         assert b"/api/tournament" in get(base + "/")[1]  # the organiser's page
         status, body = get(base + "/api/tournament")
         data = json.loads(body)
@@ -126,6 +133,6 @@ def test_the_tables_page_and_the_host_check_stay(tmp_path: Path) -> None:
             assert get(base + path, "evil.example")[0] == 421, path  # DNS rebinding
         assert get(base + "/export/passwd")[0] == 404
         # without a tournament: the tables' page at /, nothing of a tournament
-        assert b"Rechazos para el \xc3\xa1rbitro" in get(bare_base + "/")[1]
+        assert "Atención del árbitro".encode() in get(bare_base + "/")[1]
         assert get(bare_base + "/api/tournament")[0] == 404
         assert get(bare_base + "/proyector")[0] == 404

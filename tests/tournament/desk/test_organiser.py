@@ -144,3 +144,34 @@ def test_a_changed_journal_stops_the_desk(tmp_path: Path) -> None:
                     encoding="utf-8")  # fmt: skip
     with pytest.raises(JournalTampered):
         organiser(tmp_path)
+
+
+def test_a_long_name_is_shortened_to_what_a_table_takes(tmp_path: Path) -> None:
+    from controller.tournament.keys import derive_table_key
+    from controller.tournament.messages import signed_assignment
+
+    o = organiser(tmp_path)
+    long = (
+        "Asociación Civil y Deportiva de los Amigos del Truco de la Esquina de Boedo y Alrededores"
+    )
+    o.do(Register(Entrant("e01", long, (Player("Ana " * 30),))))
+    o.do(Register(Entrant("e02", "Los del Fondo", (Player("Beto"),))))
+    o.do(Start(FormatSpec(Format.KNOCKOUT, team_size=1)))
+    a = o.assignments["mesa01"]
+    assert len(a.home) <= 64 and a.home.startswith("Asociación Civil") and a.home.endswith("…")
+    signed_assignment(derive_table_key(KEY.key, "copa", "mesa01"), "truco/copa", a)  # no raise
+
+
+def test_an_edit_while_the_desk_runs_shows(tmp_path: Path) -> None:
+    clock = [1000.0]
+    o = Organiser(tmp_path, "copa", key=KEY, tables=TABLES, fsync=False, clock=lambda: clock[0])
+    for e in entrants(4):
+        o.do(Register(e))
+    clock[0] += 11
+    assert o.audit_ok
+    path = tmp_path / "journal.jsonl"
+    path.write_text(path.read_text(encoding="utf-8").replace("Equipo 2", "Equipo 7"),
+                    encoding="utf-8")  # fmt: skip
+    assert o.audit_ok  # not looked at again yet
+    clock[0] += 11
+    assert not o.audit_ok

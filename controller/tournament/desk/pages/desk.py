@@ -5,9 +5,11 @@ attention first.
 tournament and the desk's snapshot of the tables): the page (:func:`desk_page`)
 fetches it from ``/api/tournament`` every two seconds and puts it on screen, escaping
 every text. What needs attention comes first, in this order: the referee calls, the
-tables offline with a match, the audit log and the flagged records (and tables under
-other house rules), the matches waiting for a table, and the undecided matches when the
-rest of the round is done (or the round to close). One line per match keeps 20 and
+other items of the referee's list (``controller.tournament.referee``: a card from
+outside the deck, repeated refusals, an undo...), the tables offline with a match, the
+audit log and the flagged records (and tables under other house rules), the matches
+waiting for a table, and the undecided matches when the rest of the round is done (or
+the round to close). One line per match keeps 20 and
 more tables on one 1366x768 laptop screen; the page measures itself and packs its rows
 tighter (``dense``) when they would not fit.
 """
@@ -32,7 +34,9 @@ from .common import (
 __all__ = ["ATTENTION_ORDER", "desk_page", "desk_view"]
 
 #: The kinds of what needs attention, most urgent first (the box lists them so).
-ATTENTION_ORDER: Final = ("call", "offline", "audit", "flagged", "rules", "waiting", "undecided")
+ATTENTION_ORDER: Final = (
+    "call", "referee", "offline", "audit", "flagged", "rules", "waiting", "undecided",
+)  # fmt: skip
 
 #: The share of a round's matches finished from which the ones still undecided are
 #: holding the round up (and are listed for the organiser).
@@ -100,18 +104,25 @@ def desk_view(t: Tournament, snapshot: Mapping[str, Any], audit_ok: bool = True)
     }
     attention: list[dict[str, str]] = []
 
-    def need(kind: str, text: str, table: str | None = None) -> None:
-        attention.append({"kind": kind, "text": text, "table": table or ""})
+    def need(kind: str, text: str, table: str | None = None, seq: int | None = None) -> None:
+        """One item; ``seq``: the referee's item (the event) that *visto* acknowledges."""
+        item = {"kind": kind, "text": text, "table": table or ""}
+        attention.append(item | ({"seq": str(seq)} if seq is not None else {}))
 
     def where(table: str) -> str:
         m = at_table.get(table)
         return table + (f" ({m.id}, {m.label})" if m is not None else "")
 
     for name, x in tables.items():
-        for r in x.get("refusals", []):
-            seat = r.get("seat")
+        for a in x.get("attention", []):  # the referee's list, not yet acknowledged
+            seat = a.get("seat")
             who = f", asiento {seat}" if seat is not None else ""
-            need("call", f"Llaman al árbitro en {where(name)}{who}: {r.get('text', '')}", name)
+            seq = a.get("seq")
+            if a.get("concern") == "called":
+                need("call", f"Llaman al árbitro en {where(name)}{who}", name, seq)
+            else:
+                need("referee", f"{a.get('words')} en {where(name)}{who}: {a.get('text', '')}",
+                     name, seq)  # fmt: skip
     for m in matches:
         if m.table is not None and m.result.status not in FINISHED:
             seen = tables.get(m.table)
@@ -243,6 +254,7 @@ tr.done td{color:#c9d6cd}tr.call td{background:#5c1a1a}tr.offline td{background:
 #attention li{padding:3px 6px;margin-bottom:3px;border-left:5px solid #888;background:#1d3d2b;
  line-height:17px;overflow-wrap:anywhere}
 #attention li.call{border-color:#ff5252;background:#5c1a1a;font-weight:700}
+#attention li.referee{border-color:#ff5252}
 #attention li.offline{border-color:#ff8a80}#attention li.audit,#attention li.flagged,
 #attention li.rules{border-color:#ffb74d}#attention li.waiting{border-color:#ffe082}
 #attention li.undecided{border-color:#90caf9}
@@ -274,7 +286,8 @@ function show(d) {
   $("summary").textContent = d.summary;
   $("broker").textContent = d.broker_lost;
   $("attention").innerHTML = d.attention.map(a =>
-    `<li class="${esc(a.kind)}" data-kind="${esc(a.kind)}">${esc(a.text)}</li>`).join("");
+    `<li class="${esc(a.kind)}" data-kind="${esc(a.kind)}">${esc(a.text)}${a.seq ? ` <button
+    data-table="${esc(a.table)}" data-seq="${esc(a.seq)}">visto</button>` : ""}</li>`).join("");
   $("matches").innerHTML = d.matches.map(m => `<tr
     class="${cls[m.status_code] || ""} ${esc(m.flag)}" data-match="${esc(m.match)}">
     <td>${esc(m.match)}</td><td>${esc(m.table)}
@@ -297,6 +310,13 @@ async function refresh() {
     $("broker").textContent = "SIN CONEXIÓN CON LA MESA DE CONTROL: los datos no están al día";
   }
 }
+document.addEventListener("click", async ev => {  // the referee saw it: POST /api/ack
+  const b = ev.target.closest("button[data-seq]");
+  if (!b) return;
+  await fetch("/api/ack", {method: "POST", headers: {"Content-Type": "application/json"},
+    body: JSON.stringify({table: b.dataset.table, seq: Number(b.dataset.seq)})});
+  refresh();
+});
 refresh(); setInterval(refresh, 2000); addEventListener("resize", fit);
 """
 

@@ -1,0 +1,123 @@
+"""``truco-table organiser`` against a desk's page: registration by hand and from a
+spreadsheet, the seeding, the start, a walkover, an override with its reason, a
+refusal with the desk's reason (exit 1), no desk (exit 2); everything in the audit
+journal, which ``truco-table desk-audit`` checks."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from controller.cli import main
+from controller.tournament.desk import DeskState, serve_http
+from controller.tournament.desk.organiser import Organiser
+from controller.tournament.seal import TournamentKey
+
+KEY = TournamentKey(b"o" * 32, "copa-cli")
+
+
+@pytest.fixture
+def desk(tmp_path: Path) -> Iterator[tuple[str, Organiser, Path]]:
+    state = DeskState("copa", out_dir=tmp_path / "desk", key=KEY, tables=["mesa01", "mesa02"])
+    o = Organiser(tmp_path / "desk", "copa", key=KEY, tables=["mesa01", "mesa02"],
+                  fsync=False, lock=state.lock)  # fmt: skip
+    state.competition = o
+    server = serve_http(state, 0)
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", o, tmp_path
+    finally:
+        server.shutdown()
+        server.server_close()
+        o.close()
+
+
+def organiser(url: str, *argv: str) -> int:
+    return main(["organiser", "--desk", url, *argv])
+
+
+def test_a_tournament_run_from_the_command_line(
+    desk: tuple[str, Organiser, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    url, o, tmp = desk
+    assert organiser(url, "register", "--name", "Los del Fondo", "--player", "Ana Sosa",
+                     "--player", "Beto Ríos", "--member", "S1", "--club", "Boedo") == 0  # fmt: skip
+    sheet = tmp / "equipos.csv"
+    sheet.write_text("\ufeffnombre;jugador1;jugador2;club\nLa Barra;Carla;Dante;Almagro\n"
+                     "Los Pardas;Elsa;Fito;\nVale Cuatro;Gabi;Hugo;Flores\n",
+                     encoding="utf-8")  # fmt: skip
+    assert organiser(url, "import", str(sheet), "--team-size", "2") == 0
+    t = o.tournament
+    assert [e.name for e in t.entrants] == ["Los del Fondo", "La Barra", "Los Pardas",
+                                             "Vale Cuatro"]  # fmt: skip
+    assert len({e.id for e in t.entrants}) == 4
+    assert t.entrants[0].players[0].member_id == "S1" and t.entrants[0].club == "Boedo"
+    ids = [e.id for e in t.entrants]
+    assert organiser(url, "seed", ids[3], ids[0]) == 0
+    assert organiser(url, "start", "--format", "knockout", "--best-of", "3") == 0
+    t = o.tournament
+    assert t.round == 1 and all(m.table for m in t.round_matches(1))
+    first = t.round_matches(1)[0]
+    capsys.readouterr()
+    # a walkover to someone who is not in that match: the desk says why, nothing written
+    lines = o.journal.lines
+    outsider = next(e for e in ids if e not in (first.pairing.home, first.pairing.away))
+    assert organiser(url, "walkover", first.id, "--winner", outsider, "--reason", "x") == 1
+    assert "no lo aceptó" in capsys.readouterr().err and o.journal.lines == lines
+    assert organiser(url, "walkover", first.id, "--winner", first.pairing.home,
+                     "--reason", "no se presentaron") == 0  # fmt: skip
+    second = o.tournament.round_matches(1)[1]
+    override = ["--games", "0-2", "--points", "20-30", "--reason", "planilla firmada"]
+    assert second.pairing.away is not None
+    assert organiser(url, "override", second.id, "--winner", second.pairing.away, *override) == 0
+    t = o.tournament
+    assert t.match(first.id).result.reason == "no se presentaron"
+    assert t.match(second.id).result.winner == second.pairing.away
+    assert t.round == 2  # the round closed by itself and the next was paired
+    assert organiser(url, "status") == 0
+    assert "ronda 2" in capsys.readouterr().out
+    journal = (tmp / "desk" / "journal.jsonl").read_text(encoding="utf-8")
+    assert "planilla firmada" in journal and "no se presentaron" in journal
+    config = tmp / "tournament.toml"
+    config.write_text(f'[tournament]\nname = "copa"\nkey = "{KEY.key.hex()}"\n'
+                      f'key_id = "{KEY.key_id}"\n', encoding="utf-8")  # fmt: skip
+    config.chmod(0o600)
+    assert main(["desk-audit", str(tmp / "desk"), "--config", str(config)]) == 0
+    assert "intact" in capsys.readouterr().out
+    path = tmp / "desk" / "journal.jsonl"
+    path.write_text(journal.replace("planilla firmada", "planilla perdida"), encoding="utf-8")
+    assert main(["desk-audit", str(tmp / "desk"), "--config", str(config)]) == 1
+    assert "tampered: line" in capsys.readouterr().out
+
+
+def test_a_bad_spreadsheet_names_its_line(
+    desk: tuple[str, Organiser, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    url, o, tmp = desk
+    sheet = tmp / "equipos.csv"
+    sheet.write_text("nombre,jugador1,jugador2\nLa Barra,Carla,Dante\n,Elsa,Fito\n",
+                     encoding="utf-8")  # fmt: skip
+    assert organiser(url, "import", str(sheet), "--team-size", "2") == 1
+    err = capsys.readouterr().err
+    assert "línea 3" in err and "Traceback" not in err
+    assert o.tournament.entrants == ()  # nothing of it registered
+
+
+def test_no_desk_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert organiser("http://127.0.0.1:9", "status") == 2
+    assert "no desk answers" in capsys.readouterr().err
+
+
+def test_the_desk_refuses_a_malformed_action(desk: tuple[str, Organiser, Path]) -> None:
+    import urllib.error
+    import urllib.request
+
+    url, _, _ = desk
+    req = urllib.request.Request(url + "/api/organiser", data=json.dumps(
+        {"action": {"type": "walkover", "v": 1}}).encode(),
+        headers={"Content-Type": "application/json"}, method="POST")  # fmt: skip
+    with pytest.raises(urllib.error.HTTPError) as e:
+        urllib.request.urlopen(req, timeout=5)
+    assert e.value.code == 400
