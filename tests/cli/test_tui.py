@@ -157,7 +157,7 @@ def test_a_pica_pica_hand_typed_at_six_seats() -> None:
         assert "En la mesa: vos–3 (baza 1): —" in screen
         term.type("t")
         term.wait_for("[vos–3] vos: ¡truco!")
-        term.wait_for("[vos–3] vos: ¡truco! · asiento 3: ", timeout=6)  # its opponent answers
+        term.wait_for("[vos–3] vos: ¡truco! · asiento 3: ", timeout=12)  # its opponent answers
         screen = term.wait_for("[2–5] asiento 2: ", timeout=10)  # the other picas go on
         assert "[1–4] asiento 1: " in screen or "[1–4] asiento 4: " in screen
         first = cards_line(screen).split("[1] ")[1].split()[0]
