@@ -38,6 +38,12 @@ columns it touches on the bus:
   notices (a reader reconnected, a table alert) take lines 1 and 2 when the seat is not
   in the middle of something.
 
+In a **pica-pica** hand (RULES.md section 8b) the seat's screen is its own pica's: ``M``
+is its pica's mano, the bazas, the truco level, the calls, the telling and the turn are
+its pica's, line 1 names its opponent with the turn (``PICA CON 3·TURNO: VOS``) and,
+once its pica has ended while the others play on, that pica's result (``+1 NOS:
+MAZO``); the points on line 2 are its pica's. The score stays the teams'.
+
 Before a tournament game (**the match card**): when the desk assigned the table a match
 and none of its games is in progress, the whole panel is the match, one line a page: the
 round (``CUARTOS DE FINAL``), the two entrants (``LOS DEL FONDO``, ``VS``, ``LA BARRA``:
@@ -46,12 +52,6 @@ small words dropped, then its first words cut to initials: ``C.A.I. AVELLANEDA``
 ``CHICO 2 DE 3`` and ``SOS DE LOS DEL FONDO``. The score is 0 to 0 then, and the first
 card tapped of the first deal brings the game's own screen back; during the game the
 match is not shown (the terminal table names it above the panels).
-
-In a **pica-pica** hand (RULES.md section 8b) the seat's screen is its own pica's: ``M``
-is its pica's mano, the bazas, the truco level, the calls, the telling and the turn are
-its pica's, line 1 names its opponent with the turn (``PICA CON 3·TURNO: VOS``) and,
-once its pica has ended while the others play on, that pica's result (``+1 NOS:
-MAZO``); the points on line 2 are its pica's. The score stays the teams'.
 
 The layout keeps what an event changes small: a card played changes one word of line 1
 (and a baza box), a call and its answer touch the lines of the team that answers, the
@@ -134,7 +134,6 @@ class MatchCard:
     away: str  # team 1 (seats 1, 3, 5)
     chico: int  # the game of the match about to start, 1-based
     best_of: int
-    players: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())  # home's, away's names
 
 
 @dataclass(frozen=True, slots=True)

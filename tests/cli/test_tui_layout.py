@@ -107,27 +107,6 @@ def test_the_terminal_too_small() -> None:
         mock.close()
 
 
-def test_a_tournament_match_is_named_above_the_panels(run: MockRun) -> None:
-    """The desk's assignment: the match line, the teams' names on the panels, and every
-    panel the match card until the first card of the deal is read."""
-    from controller.render.screen import MatchCard
-
-    players = (("Ana", "Beto"), ("Carla", "Dani"))
-    card = MatchCard("Cuartos de final", "Los del Fondo", "La Barra", 2, 3, players)
-    run.mock.service.set_match(card)
-    table = TerminalTable(run, pace=1.0, clock=Clock())
-    text = screen(table)
-    assert "Cuartos de final · Los del Fondo vs La Barra · chico 2 de 3" in text
-    assert "Los del Fondo: Ana, Beto · La Barra: Carla, Dani" in text
-    assert "asiento 0 (vos) · equipo Los del Fondo" in text
-    assert "asiento 2 · equipo Los del Fondo" in text
-    assert " LOS DEL FONDO · VS · LA BARRA · CHICO 2 DE 3 · " in text  # under each panel
-    assert "[asiento 1] CUARTOS DE FINAL │ LOS DEL FONDO │ VS │ LA BARRA │ CHICO 2 DE 3" in text
-    table.tick()  # the deal: the game's own screens, the match still named on top
-    text = screen(table)
-    assert "chico 2 de 3" in text and "CHICO 2 DE 3" not in text
-
-
 def test_a_pica_pica_hand_shows_each_pica() -> None:
     """Six seats, pica-pica: each pica's turn, table and calls, the player's first; the
     player's keys act in its own pica; the end of the hand says which pica scored."""
@@ -167,3 +146,21 @@ def test_a_pica_pica_hand_shows_each_pica() -> None:
         assert all(names[p] in text for p in picas if p is not None) and picas == {0, 1, 2}
     finally:
         mock.close()
+
+
+def test_a_tournament_match_is_named_above_the_panels(run: MockRun) -> None:
+    """The desk's assignment: the match line, the teams' names on the panels, and every
+    panel the match card until the first card of the deal is read."""
+    from controller.render.screen import MatchCard
+
+    run.mock.service.set_match(MatchCard("Cuartos de final", "Los del Fondo", "La Barra", 2, 3))
+    table = TerminalTable(run, pace=1.0, clock=Clock())
+    text = screen(table)
+    assert "Cuartos de final · Los del Fondo vs La Barra · chico 2 de 3" in text
+    assert "asiento 0 (vos) · equipo Los del Fondo" in text
+    assert "asiento 2 · equipo Los del Fondo" in text
+    assert " LOS DEL FONDO · VS · LA BARRA · CHICO 2 DE 3 · " in text  # under each panel
+    assert "[asiento 1] CUARTOS DE FINAL │ LOS DEL FONDO │ VS │ LA BARRA │ CHICO 2 DE 3" in text
+    table.tick()  # the deal: the game's own screens, the match still named on top
+    text = screen(table)
+    assert "chico 2 de 3" in text and "CHICO 2 DE 3" not in text

@@ -12,10 +12,13 @@ when the suite fails (or runs past the time limit); it survives when the suite p
 Not part of the default test run (it takes minutes). Run it with::
 
     .venv/bin/python -m tests.engine.mutation [--budget SECONDS] [--file hand.py] [--seed N]
+    .venv/bin/python -m tests.engine.mutation --at hand.py:75 --at game.py:95  # those lines
 
 With a budget smaller than the whole run, a seeded random sample of the mutants is run
 (the score is over those). Survivors are printed with their line, for a person to judge:
-equivalent (no behaviour can tell them apart) or a missing test.
+equivalent (no behaviour can tell them apart) or a missing test. Those judged equivalent
+are listed in ``EQUIVALENT`` with the reason; the score line also gives the score over
+the non-equivalent mutants.
 """
 
 from __future__ import annotations
@@ -50,6 +53,116 @@ _FLIP: dict[type[ast.cmpop], type[ast.cmpop]] = {
     ast.In: ast.NotIn,
     ast.NotIn: ast.In,
 }
+
+
+#: Survivors a person judged equivalent (no behaviour can tell them from the engine), by
+#: (file, enclosing function, the line's code, mutation): the reason. A survivor not in
+#: it is a missing test until judged; a line whose code changed is judged again.
+EQUIVALENT: dict[tuple[str, str, str, str], str] = {
+    ("game.py", "Game._clear_hand", "self._mano = -1", "1 -> 0"):
+        "read only through Game.mano, None while no hand was dealt (the only time it runs)",
+    ("game.py", "Game._clear_hand",
+     "self._main = HandPlay(self.rules, self._board, self._deal, self._orders[0])", "0 -> 1"):
+        "the play before any deal is never live: no turn, order or action is read from it",
+    ("game.py", "Game._clear_hand", "self._main.live = False", "False -> True"):
+        "every reader of the play's liveness checks Game._live (False before a deal) first",
+    ("game.py", "Game._start_hand", "play_of = [plays[0]] * n", "0 -> 1"):
+        "every seat is in one of the three picas: the loop below overwrites every entry",
+    ("game.py", "Game._hand_end",
+     "self._live = len(plays) > 1 and any(p.live for p in plays)", "1 -> 0"):
+        "called when a play ended: with one play any(p.live) is False either way",
+    ("hand.py", "Deal.__init__", "self.env: list[int] = [0] * n", "0 -> 1"):
+        "a seat's envido points are read only when its cards are known (then computed)",
+    ("hand.py", "Deal.card_refusal",
+     "elif len(self.seen[s]) >= 3 and c not in self.seen[s]:", "3 -> 2"):
+        "asked only for an illegal card of the seat in turn; with fewer than three seen "
+        "every unseen card not another seat's is legal, so the branch is never decisive",
+    ("hand.py", "Deal.card_refusal",
+     "elif len(self.seen[s]) >= 3 and c not in self.seen[s]:", "And -> Or"):
+        "as above: an unknown seat's illegal card is another seat's or played (caught first)",
+    ("hand.py", "TrucoPhase.__init__", "self.caller = -1", "1 -> 0"):
+        "written with every call before pending is set, read only while a call is pending",
+    ("hand.py", "TrucoPhase.__init__", "self.caller = -1", "1 -> 2"):
+        "written with every call before pending is set, read only while a call is pending",
+    ("hand.py", "TrucoPhase.apply", "self.pending = 0", "0 -> 1"):
+        "the no quiero ends the play: HandPlay.finish sets pending to 0 right after",
+    ("hand.py", "EnvidoPhase.__init__", "self.caller = -1", "1 -> 2"):
+        "written with every envido call, read only while one is pending",
+    ("hand.py", "TellingPhase.__init__", "self.best = -1", "1 -> 2"):
+        "compared only with declarable numbers, all >= 0",
+    ("hand.py", "TellingPhase.__init__", "self.best_seat = -1", "1 -> 2"):
+        "only ever tested as >= 0",
+    ("hand.py", "TellingPhase.next_declarer",
+     "best_team = self.best_seat & 1 if self.best_seat >= 0 else -1", "1 -> 2"):
+        "compared with a seat's team (0 or 1): -1 and -2 both match none",
+    ("hand.py", "TellingPhase.next_declarer", "return -1", "1 -> 2"):
+        "callers test < 0 / >= 0; a finished telling is resolved before legal() reads it",
+    ("hand.py", "FlorPhase.__init__", "self.raiser = -1", "1 -> 0"):
+        "read only after a contraflor or al resto was refused, which set it",
+    ("hand.py", "FlorPhase.__init__", "self.raiser = -1", "1 -> 2"):
+        "read only after a contraflor or al resto was refused, which set it",
+    ("hand.py", "FlorPhase.__init__", "self.backed = -1", "1 -> 2"):
+        "compared with a seat's team (0 or 1): -1 and -2 both match none",
+    ("hand.py", "FlorPhase.__init__", "self.backdown = 0", "0 -> 1"):
+        "set by the back-down before the only read (the backed course)",
+    ("hand.py", "FlorPhase.late", "self._announcements(h, out, True)", "True -> False"):
+        "late() runs only when no known holder is awaited, so no known seat may announce",
+    ("hand.py", "FlorPhase.apply", "envido.done = True", "True -> False"):
+        "every reader of envido.done also requires the flor state to be none",
+    ("hand.py", "FlorPhase._settle",
+     'h.deferred.append(("flores", team, seats, 0, points, points))', "0 -> 1"):
+        "the value of a set of flores is never read (each flor is proven by its suit)",
+    ("hand.py", "HandPlay.__init__", "self.cap = PICA_CAP if pica else 1 << 30", "30 -> 29"):
+        "no envido or flor is worth 2**29 points: the cap of a normal hand never binds",
+    ("hand.py", "HandPlay.__init__", "self.cap = PICA_CAP if pica else 1 << 30", "30 -> 31"):
+        "no envido or flor is worth 2**29 points: the cap of a normal hand never binds",
+    ("hand.py", "HandPlay.__init__", "self.cap = PICA_CAP if pica else 1 << 30", "1 -> 2"):
+        "no envido or flor is worth 2**29 points: the cap of a normal hand never binds",
+    ("hand.py", "HandPlay.play", "self.nplayed[s] += 1", "1 -> 2"):
+        "the count is only ever compared with 0",
+    ("hand.py", "HandPlay.play", "best = -1", "1 -> 2"):
+        "every card's strength is >= 0, so the first card sets it either way",
+    ("hand.py", "HandPlay.see", "before < 3 <= len(seen)", "Lt -> LtE"):
+        "with three seen before, the check ran when the third was seen and marked the "
+        "seat (tapada) or found it excused; neither changes later",
+    ("hand.py", "HandPlay.hand_winner", "if r[0] < 0 and r[1] < 0:", "Lt -> LtE"):
+        "a third baza follows a parda first baza only after a parda second (and the "
+        "other way round): r[0] or r[1] == 0 with the other parda never reaches it",
+    ("hand.py", "HandPlay.finish",
+     "if flor.state == _FLOR_OPEN and self.tell is None and not flor.blocking(self):",
+     "Is -> IsNot"):
+        "dead condition: apply closes an open flor before any action that can end the "
+        "play, and a telling never ends a play",
+    ("hand.py", "HandPlay.best_of", "best_seat, best = -1, -1", "1 -> 2"):
+        "points are >= 0: the first member in play order replaces both",
+}  # fmt: skip
+
+
+def _where(file: str) -> dict[int, tuple[str, str]]:
+    """Each line of ``file``: its enclosing function (``Class.method``) and its code
+    (comment and indentation off), for :data:`EQUIVALENT`."""
+    source = (ENGINE / file).read_text()
+    lines = source.splitlines()
+    out: dict[int, tuple[str, str]] = {}
+
+    def visit(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+                name = f"{prefix}{child.name}"
+                for n in range(child.lineno, (child.end_lineno or child.lineno) + 1):
+                    out[n] = (name, lines[n - 1].split("#")[0].strip())
+                visit(child, f"{name}.")
+
+    visit(ast.parse(source), "")
+    return out
+
+
+def equivalence(m: Mutant) -> str | None:
+    """Why ``m`` is equivalent, when a person judged so (``None``: not judged)."""
+    function, code = _where(m.file).get(m.line, ("<module>", ""))
+    if not code:
+        code = (ENGINE / m.file).read_text().splitlines()[m.line - 1].split("#")[0].strip()
+    return EQUIVALENT.get((m.file, function, code, m.what))
 
 
 @dataclass(frozen=True)
@@ -216,6 +329,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=60.0, help="CPU seconds per mutant")
     ap.add_argument("--file", action="append", choices=FILES, help="default: both files")
     ap.add_argument("--seed", type=int, default=14)
+    ap.add_argument(
+        "--at",
+        action="append",
+        metavar="FILE:LINE",
+        help="only the mutants of that line (again after a test was added for a survivor)",
+    )
     ap.add_argument("--list", action="store_true", help="list the mutants and stop")
     ap.add_argument(
         "--self-check",
@@ -224,6 +343,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = ap.parse_args(argv)
     todo = [m for f in (args.file or FILES) for m in mutants(f)]
+    if args.at:
+        try:
+            lines = {(f, int(n)) for f, n in (at.rsplit(":", 1) for at in args.at)}
+        except ValueError:
+            ap.error("--at takes FILE:LINE, e.g. hand.py:75")
+        todo = [m for m in todo if (m.file, m.line) in lines]
     if args.list:
         for m in todo:
             print(f"{m.file}:{m.line}: {m.what}")
@@ -246,14 +371,20 @@ def main(argv: list[str] | None = None) -> int:
             results.append((m, run_mutant(m, work, args.timeout)))
         elapsed = time.monotonic() - start
     survived = [m for m, r in results if r == "survived"]
+    equivalent = 0
     for m in sorted(survived, key=lambda m: (m.file, m.line)):
-        print(f"survived {m.file}:{m.line}: {m.what}")
+        why = equivalence(m)
+        equivalent += why is not None
+        said = f" (equivalent: {why})" if why is not None else ""
+        print(f"survived {m.file}:{m.line}: {m.what}{said}")
     timeouts = sum(1 for _, r in results if r == "timeout")
     killed = len(results) - len(survived)
     score = killed / len(results) if results else 0.0
+    real = len(results) - equivalent
     print(
         f"mutants={len(todo)} run={len(results)} killed={killed} (timeouts={timeouts}) "
-        f"survived={len(survived)} score={score:.3f} seconds={elapsed:.0f}"
+        f"survived={len(survived)} equivalent={equivalent} score={score:.3f} "
+        f"non_equivalent_score={killed / real if real else 0.0:.3f} seconds={elapsed:.0f}"
     )
     return 0
 

@@ -196,3 +196,154 @@ def test_each_pica_keeps_its_own_awards() -> None:
     assert [a.points for a in game.play_of(3).awards] == [1, 1]
     assert game.play_of(1).awards == () and game.play_of(2).awards == ()
     assert len(game.awards) == 2
+
+
+# --- found by the mutation check (tests/engine/mutation.py): what no scenario pinned
+
+
+def _code(game: Game, text: str) -> RefusalCode | None:
+    return game.refusal(Action.from_str(text))
+
+
+def test_the_starting_score_and_dealer_given() -> None:
+    with pytest.raises(ValueError, match="from 0 to 29"):
+        Game(HouseRules(), score=(30, 0))
+    with pytest.raises(ValueError, match="no seat 2 at a table of 2"):
+        Game(HouseRules(), dealer=2)
+    game = Game(HouseRules(), score=(3, 7), dealer=0)
+    assert game.initial_score == (3, 7)
+    game.deal()
+    assert (game.dealer, game.mano) == (0, 1)
+
+
+def test_pica_pica_is_the_current_hands() -> None:
+    game = Game(HouseRules(players=6, pica_pica=True), score=(5, 0))
+    game.deal()
+    assert game.pica_pica
+    for seat in (0, 1, 2):
+        game.push_str(f"{seat} mazo")
+    game.deal()  # the hand after a pica-pica hand is a normal one
+    assert not game.pica_pica and not game.view(3).pica_pica
+
+
+def test_the_numbers_a_telling_takes() -> None:
+    """Section 5: envido 0-7 and 20-33; flor 20-38 (also the first declaration)."""
+    game = Game(HouseRules(claims=Claims.DECLARED))
+    game.deal({0: cards("4E 2O 3E"), 1: cards("1E 5B 6C")})
+    game.push_str("0 envido")
+    game.push_str("1 quiero")
+    declared = {a.number for a in game.legal_list() if a.kind is Kind.DECLARE}
+    assert declared == {*range(8), *range(20, 34)}
+    for number in (8, 19, 34):
+        assert _code(game, f"0 declare {number}") is RefusalCode.BAD_DECLARATION
+    flor = Game(HouseRules(flor=True))
+    flor.deal()
+    flor.push_str("0 flor")
+    flor.push_str("1 flor")
+    declared = {a.number for a in flor.legal_list() if a.kind is Kind.DECLARE}
+    assert declared == set(range(20, 39))
+    for number in (19, 39):
+        assert _code(flor, f"0 declare {number}") is RefusalCode.BAD_DECLARATION
+    # before the first declaration only seats that have not announced may still do so
+    assert _code(flor, "0 flor") is RefusalCode.ENVIDO_CLOSED
+    assert _code(flor, "1 flor") is RefusalCode.ENVIDO_CLOSED
+    four = Game(HouseRules(players=4, flor=True))
+    four.deal()
+    four.push_str("0 flor")
+    four.push_str("1 flor")
+    assert four.telling is not None and not four.telling.declarations
+    assert _code(four, "2 flor") is None and _code(four, "3 flor") is None  # decision 10
+    assert _code(four, "0 flor") is RefusalCode.ENVIDO_CLOSED
+
+
+def test_a_flor_with_hands_unknown_needs_cards_of_one_suit() -> None:
+    game = Game(HouseRules(flor=True))
+    game.deal()
+    game.push_str("0 show 1E 1B")
+    assert _code(game, "0 flor") is RefusalCode.NO_FLOR
+    game = Game(HouseRules(flor=True))
+    game.deal()
+    game.push_str("0 show 1E 2E")
+    assert _code(game, "0 flor") is None
+
+
+def test_a_flor_against_a_plain_truco_is_refused_by_what_stops_it() -> None:
+    """Section 11: while a truco awaits its answer in the first baza, a flor by a seat
+    that has played is envido_closed, by one without a flor no_flor."""
+    played = Game(HouseRules(flor=True))
+    played.deal({0: cards("1E 2O 3E"), 1: cards("4C 5B 6C")})
+    played.push_str("0 play 1E")
+    played.push_str("1 truco")
+    assert _code(played, "0 flor") is RefusalCode.ENVIDO_CLOSED
+    fresh = Game(HouseRules(flor=True))
+    fresh.deal({0: cards("1E 2O 3E"), 1: cards("4C 5B 6C")})
+    fresh.push_str("0 truco")
+    assert _code(fresh, "1 flor") is RefusalCode.NO_FLOR
+
+
+def test_implicit_quiero_cards_are_judged_as_cards() -> None:
+    game = Game(HouseRules(implicit_quiero=True))
+    game.deal({0: cards("1E 2O 3E"), 1: cards("4C 5B 6C")})
+    game.push_str("0 truco")
+    assert _code(game, "1 play 4C") is RefusalCode.NOT_YOUR_TURN  # seat 0 leads
+    game = Game(HouseRules(implicit_quiero=True))
+    game.deal({0: cards("1E 2O 3E"), 1: cards("4C 5B 6C")})
+    game.push_str("0 play 1E")
+    game.push_str("0 truco")
+    assert _code(game, "1 play 7C") is RefusalCode.CARD_NOT_IN_HAND
+    assert _code(game, "1 play 1E") is RefusalCode.CARD_ALREADY_PLAYED
+    assert _code(game, "1 play 4C") is None  # the card accepts the truco
+
+
+def test_the_flor_course_and_raises_of_team_1() -> None:
+    """Team 1 calls the first flor: team 0 sets the course; against team 1's contraflor
+    team 0's contraflor is raise_not_allowed, team 1's own call_pending."""
+    game = Game(HouseRules(flor=True))
+    game.deal({0: cards("1E 2E 3E"), 1: cards("4C 5C 6C")})
+    game.push_str("0 envido")
+    game.push_str("1 flor")  # answers the envido
+    assert game.flor_course_team == 0 and game.play_of(0).flor_course_team == 0
+    game = Game(HouseRules(flor=True))
+    game.deal({0: cards("1E 2E 3E"), 1: cards("4C 5C 6C")})
+    game.push_str("0 flor")
+    game.push_str("1 contraflor")
+    assert _code(game, "0 contraflor") is RefusalCode.RAISE_NOT_ALLOWED
+    assert _code(game, "1 contraflor") is RefusalCode.CALL_PENDING
+
+
+def test_flores_proven_by_their_cards_at_the_end_of_the_hand() -> None:
+    """Hands unknown (decision 9): a flor nobody answered is proven by three cards of
+    one suit; a told flor only by the very number told."""
+    game = Game(HouseRules(flor=True))
+    game.deal()
+    game.push_str("0 flor")
+    game.push_str("0 show 1E 2E 3E")
+    game.push_str("0 mazo")
+    assert [(a.team, a.points, a.reason.value) for a in game.hands[-1].awards] == [
+        (0, 3, "flor"),
+        (1, 1, "mazo"),
+    ]
+    for told, expected in ((35, (0, 6, "flor")), (33, (1, 6, "penalty"))):
+        game = Game(HouseRules(flor=True))
+        game.deal()
+        for text in ("0 flor", "1 flor", f"0 declare {told}", "1 son-buenas"):
+            game.push_str(text)
+        game.push_str("0 show 4E 5E 6E")  # a flor of 35
+        game.push_str("0 mazo")
+        award = game.hands[-1].awards[0]
+        assert (award.team, award.points, award.reason.value) == expected
+
+
+def test_the_bazas_and_the_truco_as_the_hand_ends() -> None:
+    game = Game(HouseRules())
+    game.deal({0: cards("4E 2O 3E"), 1: cards("1E 5B 6C")})
+    game.push_str("0 play 4E")
+    game.push_str("1 play 1E")  # team 1 wins the first baza
+    assert (game.baza, game.baza_results, game.view(0).bazas) == (1, (1,), (1,))
+    game.push_str("1 play 5B")
+    game.push_str("0 play 2O")  # team 0 wins the second
+    assert (game.baza, game.baza_results, game.view(1).bazas) == (2, (1, 0), (1, 0))
+    game.push_str("0 truco")
+    game.push_str("1 mazo")  # with the truco pending
+    assert game.truco_pending is None and game.view(1).truco_pending is None
+    assert not game.view(1).challenged
