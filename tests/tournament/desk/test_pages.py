@@ -177,3 +177,13 @@ def test_a_group_stage_prints_one_table_per_group() -> None:
         "Grupo A", "Grupo B", "Grupo C", "Grupo D"]  # fmt: skip
     assert len(re.findall(r'<tr data-entrant="e\d\d">', page)) == 16
     assert "Buchholz" not in page  # only a Swiss tournament has it
+
+
+def test_the_desk_names_the_champion_at_the_end() -> None:
+    from .scenes import knockout_finished
+
+    t = knockout_finished(8)
+    champion = t.entrant(t.match("final").result.winner or "")
+    view = desk_view(t, online(["mesa01"]))
+    assert view["summary"].endswith(f"· torneo terminado, campeón: {champion.name}")
+    assert view["round"] == "Final" and "undecided" not in kinds(view)

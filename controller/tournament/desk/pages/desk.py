@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from ...competition.model import Match, MatchStatus, Tournament
+from ...competition.tournament import final_ranking
 from .common import (
     FINISHED,
     FORMAT_NAMES,
@@ -226,6 +227,14 @@ class _Round:
         return out
 
 
+def _finished_text(t: Tournament) -> str:
+    """`` · torneo terminado, campeón: X`` once it is over."""
+    if not t.finished:
+        return ""
+    ranking = final_ranking(t)
+    return " · torneo terminado" + (f", campeón: {entrant_name(t, ranking[0])}" if ranking else "")
+
+
 def _broker_text(snapshot: Mapping[str, Any]) -> str:
     connected = snapshot.get("broker", {}).get("connected")
     if connected is False:
@@ -262,7 +271,7 @@ def desk_view(
         "round": round_label(t, r.number),
         "broker_lost": _broker_text(snapshot),
         "summary": f"{len(r.tables)} mesas, {online} en línea · {done} de {len(r.matches)} "
-        "partidos terminados" + (" · torneo terminado" if t.finished else ""),
+        "partidos terminados" + _finished_text(t),
         "attention": attention,
         "matches": [r.row(m, flags.get(m.table or "", "")) for m in r.matches],
         "offline": r.offline_lines(),
