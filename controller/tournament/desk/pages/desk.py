@@ -27,6 +27,7 @@ from .common import (
     FORMAT_NAMES,
     STATUS_TEXT,
     current_round,
+    detail_text,
     document,
     entrant_name,
     round_label,
@@ -165,7 +166,8 @@ class _Round:
             match = r.get("match") or "-"
             about = f" del partido {match}" if match != "-" else ""
             need("flagged", f"Registro {r.get('game')}{about} ({r.get('table')}): "
-                 f"{verdict}. {r.get('detail', '')}".rstrip(), r.get("table"))  # fmt: skip
+                 f"{verdict}. {detail_text(str(r.get('detail', '')))}".rstrip(),
+                 r.get("table"))  # fmt: skip
         said = {r.get("game") for r in flagged}
         for n in notes:
             if n.get("game") is None or n.get("game") not in said:
