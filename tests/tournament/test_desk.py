@@ -156,7 +156,7 @@ def test_status_online_and_offline(desk: DeskState) -> None:
     desk.handle(*status("mesa01", "offline", reason="lost"))
     t = desk.tables["mesa01"]
     assert t.online is False and t.offline_reason == "lost"
-    assert "OFFLINE" in render_board(desk)
+    assert "CAÍDA" in render_board(desk)
 
 
 def test_an_intact_record_is_saved_verified_and_scored(desk: DeskState, key: TournamentKey) -> None:
@@ -192,7 +192,7 @@ def test_a_tampered_record_is_flagged(
     [result] = desk.results_list()
     assert result.verdict == verdict and detail in result.detail
     assert not result.ok
-    assert "flagged" in render_board(desk) and result.game in render_board(desk)
+    assert "marcados" in render_board(desk) and result.game in render_board(desk)
 
 
 def test_a_record_sealed_with_another_key_or_for_another_game(
@@ -275,8 +275,8 @@ def test_only_the_exceptional_refusals_wait_for_the_referee(desk: DeskState) -> 
     assert t.refusal_counts == {"not_your_turn": 1, "unknown_card": 2}
     assert [a.seq for a in t.pending()] == [2, 3]  # the routine one is only counted
     board = render_board(desk)
-    assert "mesa01 #2 seat 0: Carta que no es del mazo de la mano: x" in board
-    assert "rechazado: 1 play 7E" not in board.split("Waiting for a referee")[1]
+    assert "mesa01 #2 asiento 0: Carta que no es del mazo de la mano: x" in board
+    assert "rechazado: 1 play 7E" not in board.split("Para el árbitro")[1]
     assert desk.ack("mesa01", 1) == 0  # not an item of the list
     assert desk.ack("mesa01", 2) == 1 and [a.seq for a in t.pending()] == [3]
     assert desk.ack("mesa01") == 1 and not t.pending()
@@ -397,7 +397,7 @@ def test_unauthenticated_messages_are_rejected_and_listed(desk: DeskState) -> No
     assert desk.rejections[0].reason == "events from mesa01 carries no mac"
     assert "the mac does not match its key" in desk.rejections[-1].reason
     board = render_board(desk)
-    assert "Rejected messages" in board and "3 messages rejected" in board
+    assert "Mensajes rechazados" in board and "3 mensajes rechazados" in board
     assert desk.snapshot()["rejections"][0]["table"] == "mesa01"
 
 
@@ -448,14 +448,14 @@ def test_held_back_tables_and_last_seen(tmp_path: Path, key: TournamentKey) -> N
     assert one["last_seen"] == 100.0 and one["silent_s"] == 12.0
     assert two["last_seen"] is None and snap["held_back"] == ["mesa01"]
     board = render_board(desk)
-    assert "HELD" in board and "waiting for #2" in board and "never" in board
+    assert "RETENIDA" in board and "esperando el #2" in board and "nunca" in board
     assert "12s" in board
 
 
 def test_the_broker_lost_is_shown_and_since_when(key: TournamentKey) -> None:
     clock = [1000.0]
     desk = DeskState("t", key=key, clock=lambda: clock[0])
-    assert "not connected to the broker yet" in render_board(desk)
+    assert "todavía sin conexión con el broker" in render_board(desk)
     desk.broker_up()
     desk.handle(*status("mesa01", "online"))
     clock[0] = 1010.0
@@ -465,8 +465,8 @@ def test_the_broker_lost_is_shown_and_since_when(key: TournamentKey) -> None:
     assert snap["broker"] == {"connected": False, "since": 1010.0, "for_s": 30.0}
     assert snap["online"] == 0
     board = render_board(desk)
-    assert "BROKER LOST since" in board and "(30s ago)" in board
-    assert " online " not in board.split("\n", 3)[-1]  # no row says online
+    assert "SIN BROKER desde" in board and "(hace 30s)" in board
+    assert " en línea " not in board.split("\n", 3)[-1]  # no row says online
 
 
 def test_network_texts_lose_their_control_characters(desk: DeskState) -> None:
@@ -485,7 +485,7 @@ def test_records_under_other_house_rules_are_flagged(tmp_path: Path, key: Tourna
     four = GAME.replace("players=2", "players=4", 1)
     desk.handle(*event("mesa02", 1, "new-game", rules=four.split("\n", 1)[0]))
     assert any("players=4" in p for p in desk.tables["mesa02"].rules_problems)
-    assert "OTHER RULES" in render_board(desk, width=300)
+    assert "OTRAS REGLAS" in render_board(desk, width=300)
     desk.handle(*record_message("mesa01", 1, sealed_for("mesa01")))
     thirty = sealed_for("mesa03", GAME.replace("target=15", "target=30", 1))
     desk.handle(*record_message("mesa03", 1, thirty))

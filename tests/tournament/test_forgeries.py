@@ -326,7 +326,7 @@ def test_every_forgery_is_rejected_and_the_genuine_games_are_collected(
             assert all(s.tables[t].duplicates <= 1 for s in states for t in GENUINE)
             board = render_board(state, width=200)
             assert "\x1b" not in board, [line for line in board.splitlines() if "\x1b" in line]
-            assert "Rejected messages" in board
+            assert "Mensajes rechazados" in board
             snap = state.snapshot()
             assert snap["rejected"] == 13 and all(t["last_seen"] for t in snap["tables"])
         # two desks side by side: each kept its own session, neither kicked the other
@@ -337,7 +337,7 @@ def test_every_forgery_is_rejected_and_the_genuine_games_are_collected(
         path = tmp_path / "desk2" / "records" / "mesa01-g001.truco"
         path.write_text(path.read_text().replace("\n0 ", "\n1 ", 1))
         assert wait_until(lambda: states[1].results["mesa01-g001"].verdict == "tampered", 5)
-        assert "tampered" in render_board(states[1], width=200)
+        assert "ALTERADO" in render_board(states[1], width=200)
         # the export is rewritten after the verdict changes (the state first, then the file)
         csv_path = tmp_path / "desk2" / "results.csv"
         assert wait_until(lambda: "tampered" in csv_path.read_text(), 5)
@@ -350,7 +350,7 @@ def test_every_forgery_is_rejected_and_the_genuine_games_are_collected(
         for state in states:
             snap = state.snapshot()
             assert snap["broker"]["since"] is not None and snap["online"] == 0
-            assert "BROKER LOST since" in render_board(state)
+            assert "SIN BROKER desde" in render_board(state)
     finally:
         intruder.close()
         for pub in tables.values():

@@ -214,7 +214,7 @@ def test_the_desk_command(tmp_path: Path, broker: LocalBroker, key: TournamentKe
         ]
     )
     assert desk_cli.run_desk(args, out=out) == 0
-    assert "mesa09" in out.getvalue() and "1 games finished" in out.getvalue()
+    assert "mesa09" in out.getvalue() and "1 partida terminada" in out.getvalue()
     rows = list(csv.DictReader(io.StringIO((tmp_path / "desk" / "results.csv").read_text())))
     assert [(r["game"], r["winner"], r["verdict"]) for r in rows] == [
         ("mesa09-g001", "0", "intact")

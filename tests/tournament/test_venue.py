@@ -236,7 +236,7 @@ def test_the_commands_end_to_end(tmp_path: Path) -> None:
             )  # fmt: skip
             assert desk_cli.run_desk(args, out=board) == 0
             pub.close()
-        assert "1 games finished" in board.getvalue() and "0 records flagged" in board.getvalue()
+        assert "1 partida terminada" in board.getvalue() and "0 registros marcados" in board.getvalue()
         saved = tmp_path / "desk" / "records" / "mesa02-g001.truco"
         secret = root / "secret.key"
         checks = io.StringIO()

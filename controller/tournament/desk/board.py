@@ -1,6 +1,8 @@
 """The desk's terminal scoreboard: one line a table, the scores in matchsticks as text.
 
-``render_board`` is what ``truco-table desk`` prints every ``--refresh`` seconds.
+``render_board`` is what ``truco-table desk`` prints every ``--refresh`` seconds, in
+Spanish for the organiser and the referee (a record's detail through
+:func:`~.pages.common.detail_text`).
 """
 
 from __future__ import annotations
@@ -10,10 +12,19 @@ import time
 from typing import Final
 
 from ...render.matchsticks import HALF_POINTS, POINTS_PER_SQUARE, sticks_for_score
+from .pages.common import detail_text
 from .state import DeskState, clean
 
 __all__ = ["render_board", "sticks_text"]
 
+#: A record's verdict as the board says it.
+_VERDICT: Final = {
+    "intact": "íntegro",
+    "tampered": "ALTERADO",
+    "unsealed": "sin sello",
+    "unreadable": "ilegible",
+    "unchecked": "sin verificar",
+}
 _GLYPHS: Final = " |┌⊓□⧄"  # 0..5 sticks of one square: left, top, right, bottom, diagonal
 
 
@@ -35,13 +46,17 @@ def sticks_text(points: int, target: int) -> str:
 
 def _ago(seconds: float | None) -> str:
     if seconds is None:
-        return "never"
+        return "nunca"
     seconds = max(0.0, seconds)
     if seconds < 120:
         return f"{seconds:.0f}s"
     if seconds < 7200:
         return f"{seconds / 60:.0f}m"
     return f"{seconds / 3600:.0f}h"
+
+
+def _n(count: int, one: str, many: str) -> str:
+    return f"{count} {one if count == 1 else many}"
 
 
 def _clock(ts: float) -> str:
@@ -59,42 +74,44 @@ def render_board(state: DeskState, width: int = 120) -> str:
     finished = len(snap["results"])
     broker = snap["broker"]
     down = broker["connected"] is False
+    lost = sum(1 for t in tables if t["online"] is False and t["offline_reason"] != "stopped")
     lines = []
     if down:
         lines += [
-            f"!! BROKER LOST since {_clock(broker['since'])} ({_ago(broker['for_s'])} ago): "
-            "states and scores below are as last heard, not live",
+            f"!! SIN BROKER desde las {_clock(broker['since'])} (hace {_ago(broker['for_s'])}): "
+            "estados y tantos según lo último que llegó, no en vivo",
             "",
         ]
     elif broker["connected"] is None:
-        lines += ["!! not connected to the broker yet", ""]
+        lines += ["!! todavía sin conexión con el broker", ""]
     lines += [
-        f"Torneo {clean(snap['tournament'])}: {len(tables)} tables, {snap['online']} online, "
-        f"{sum(1 for t in tables if t['online'] is False and t['offline_reason'] != 'stopped')} "
-        "lost, "
-        f"{finished} games finished, {snap['attention_pending']} for the referee "
-        f"({snap['refusals_total']} refusals), "
-        f"{snap['flagged']} records flagged, {snap['rejected']} messages rejected",
+        f"Torneo {clean(snap['tournament'])}: {_n(len(tables), 'mesa', 'mesas')}, "
+        f"{snap['online']} en línea, {_n(lost, 'caída', 'caídas')}, "
+        f"{_n(finished, 'partida terminada', 'partidas terminadas')}, "
+        f"{snap['attention_pending']} para el árbitro "
+        f"({_n(snap['refusals_total'], 'rechazo', 'rechazos')}), "
+        f"{_n(snap['flagged'], 'registro marcado', 'registros marcados')}, "
+        f"{_n(snap['rejected'], 'mensaje rechazado', 'mensajes rechazados')}",
         "",
-        f"{'TABLE':<10} {'STATE':<8} {'SEEN':>5} {'GAME':<14} {'HAND':>4}  "
-        f"{'TEAM 0':<11}{'':>4}  {'TEAM 1':<11}{'':>4}  {'REF':>3}  LAST",
+        f"{'MESA':<10} {'ESTADO':<8} {'VISTA':>5} {'PARTIDA':<14} {'MANO':>4}  "
+        f"{'EQUIPO 0':<11}{'':>4}  {'EQUIPO 1':<11}{'':>4}  {'ÁRB':>3}  ÚLTIMO",
     ]
     for t in tables:
         if t["online"] is None or down:
             state_text = "?"
         elif t["online"]:
-            state_text = "online"
+            state_text = "en línea"
         else:  # a clean stop is not the referee's worry; a lost table is
-            state_text = "stopped" if t["offline_reason"] == "stopped" else "OFFLINE"
+            state_text = "detenida" if t["offline_reason"] == "stopped" else "CAÍDA"
         if t["held_back"]:
-            state_text = "HELD"
+            state_text = "RETENIDA"
         s0, s1 = t["score"]
         target = t["target"] if t["target"] in (15, 30) else 30
         last = clean(t["last"][-1].replace("\n", " ")) if t["last"] else ""
         if t["held_back"]:
-            last = f"waiting for #{t['waiting_for']}, {t['held_back']} held back · {last}"
+            last = f"esperando el #{t['waiting_for']}, {t['held_back']} retenidos · {last}"
         if t["rules_problems"]:
-            last = f"OTHER RULES: {clean('; '.join(t['rules_problems']))} · {last}"
+            last = f"OTRAS REGLAS: {clean('; '.join(t['rules_problems']))} · {last}"
         row = (
             f"{clean(t['table'], 10):<10} {state_text:<8} {_ago(t['silent_s']):>5} "
             f"{clean(t['game'] or '-', 14):<14} {t['hand']:>4}  "
@@ -105,21 +122,25 @@ def render_board(state: DeskState, width: int = 120) -> str:
     flagged = [r for r in snap["results"] if not r["ok"]]
     if flagged:
         lines.append("")
-        lines.append("Flagged records:")
+        lines.append("Registros marcados:")
         for r in flagged:
-            lines.append(f"  {clean(r['game'])}: {r['verdict']}: {clean(r['detail'])}"[:width])
+            verdict = _VERDICT.get(r["verdict"], r["verdict"])
+            detail = detail_text(clean(r["detail"]))
+            lines.append(f"  {clean(r['game'])}: {verdict}: {detail}"[:width])
     pending = snap["attention"]
     if pending:
         lines.append("")
-        lines.append("Waiting for a referee (oldest first):")
+        lines.append("Para el árbitro (el más viejo primero):")
         for a in pending[:8]:
-            seat = "" if a["seat"] is None else f" seat {a['seat']}"
+            seat = "" if a["seat"] is None else f" asiento {a['seat']}"
             lines.append(
                 f"  {clean(a['table'])} #{a['seq']}{seat}: {a['words']}: {clean(a['text'])}"[:width]
             )
     if snap["rejections"]:
         lines.append("")
-        lines.append(f"Rejected messages (never applied; {snap['rejected']} in all, last 5):")
+        lines.append(
+            f"Mensajes rechazados (nunca aplicados; {snap['rejected']} en total, los últimos 5):"
+        )
         for j in snap["rejections"][-5:]:
             lines.append(f"  {_clock(j['ts'])} {clean(j['table'])}: {clean(j['reason'])}"[:width])
     return "\n".join(lines)
