@@ -236,7 +236,8 @@ def test_the_commands_end_to_end(tmp_path: Path) -> None:
             )  # fmt: skip
             assert desk_cli.run_desk(args, out=board) == 0
             pub.close()
-        assert "1 partida terminada" in board.getvalue() and "0 registros marcados" in board.getvalue()
+        printed = board.getvalue()
+        assert "1 partida terminada" in printed and "0 registros marcados" in printed
         saved = tmp_path / "desk" / "records" / "mesa02-g001.truco"
         secret = root / "secret.key"
         checks = io.StringIO()
