@@ -62,9 +62,8 @@ def start_desk(tmp: Path, port: int) -> subprocess.Popen[str]:
             return desk
         except OSError:
             if desk.poll() is not None:
-                raise AssertionError(
-                    f"the desk exited: {desk.stderr.read() if desk.stderr else ''}"
-                )
+                why = desk.stderr.read() if desk.stderr else ""
+                raise AssertionError(f"the desk exited: {why}") from None
             time.sleep(0.1)
     desk.kill()
     raise AssertionError("the desk's page never answered")
