@@ -59,6 +59,25 @@ _FLIP: dict[type[ast.cmpop], type[ast.cmpop]] = {
 #: (file, enclosing function, the line's code, mutation): the reason. A survivor not in
 #: it is a missing test until judged; a line whose code changed is judged again.
 EQUIVALENT: dict[tuple[str, str, str, str], str] = {
+    ("game.py", "Game._clear_hand", "self._dealer = -1", "1 -> 0"):
+        "read only through Game.dealer (None while no hand was dealt) and state_key, "
+        "where every state without a hand carries the same constant",
+    ("game.py", "Game._clear_hand", "self._dealer = -1", "1 -> 2"):
+        "read only through Game.dealer (None while no hand was dealt) and state_key, "
+        "where every state without a hand carries the same constant",
+    ("game.py", "Game._clear_hand", "self._mano = -1", "1 -> 2"):
+        "read only through Game.mano, None while no hand was dealt (the only time it runs)",
+    ("game.py", "Game._hand_end",
+     "self._live = len(plays) > 1 and any(p.live for p in plays)", "1 -> 2"):
+        "a hand has one play or three (pica-pica): > 2 and > 1 say the same",
+    ("game.py", "Game._hand_end",
+     "self._live = len(plays) > 1 and any(p.live for p in plays)", "Gt -> GtE"):
+        "called when a play ended: with one play any(p.live) is False either way",
+    ("game.py", "Game._start_hand",
+     "HandPlay(rules, board, deal, ((mano + i) % n, (mano + i + 3) % n), pica=True)",
+     "Add -> Sub"):
+        "the one of the line's three that survives is + 3 -> - 3: the same seat modulo 6, "
+        "and pica-pica is played only at six (the other two change the picas: killed)",
     ("game.py", "Game._clear_hand", "self._mano = -1", "1 -> 0"):
         "read only through Game.mano, None while no hand was dealt (the only time it runs)",
     ("game.py", "Game._clear_hand",

@@ -347,3 +347,48 @@ def test_the_bazas_and_the_truco_as_the_hand_ends() -> None:
     game.push_str("1 mazo")  # with the truco pending
     assert game.truco_pending is None and game.view(1).truco_pending is None
     assert not game.view(1).challenged
+
+
+@pytest.mark.parametrize("players", [2, 4, 6])
+def test_seats_beyond_the_table_are_refused_and_its_last_seat_is_not(players: int) -> None:
+    cards = [Card.from_str(c) for c in ("1E", "7O", "4C")]
+    last = players - 1
+    for bad in ({"dealer": players}, {"dealer": -1}):
+        with pytest.raises(ValueError, match="no seat"):
+            Game(HouseRules(players=players)).deal({}, **bad)
+    with pytest.raises(ValueError, match="no seat"):
+        Game(HouseRules(players=players)).deal({players: cards})
+    with pytest.raises(ValueError, match="no seat"):
+        Game(HouseRules(players=players)).view(players)
+    game = Game(HouseRules(players=players))
+    game.deal({last: cards}, dealer=last)
+    assert game.dealer == last and game.view(last).seat == last
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_undoing_a_deal_goes_back_to_the_end_of_the_hand_before_it(players: int) -> None:
+    """Three hands played; undoing the third deal is the end of the second hand again
+    (not the first's), and undoing all of it is the game as it began."""
+    import random
+
+    from controller.engine.playout import random_hand, uniform
+
+    def cards_only(g: Game, r: random.Random) -> Action:  # no calls: a point a hand
+        plays = [a for a in g.legal_list() if a.kind is Kind.PLAY]
+        return r.choice(plays) if plays else uniform(g, r)
+
+    rng = random.Random(players)
+    game = Game(HouseRules(players=players, target=30))
+    start = game.state_key()
+    ends = []
+    for _ in range(3):
+        random_hand(game, rng, policy=cards_only)
+        assert game.winner is None
+        ends.append((game.state_key(), game.score, game.dealer))
+    while game.move_stack:  # the third hand's actions
+        assert game.pop() is not None
+    assert game.pop() is None  # its deal
+    assert (game.state_key(), game.score, game.dealer) == ends[1]
+    while game.hand_number:
+        game.pop()
+    assert game.state_key() == start
