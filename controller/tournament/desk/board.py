@@ -2,7 +2,7 @@
 
 ``render_board`` is what ``truco-table desk`` prints every ``--refresh`` seconds, in
 Spanish for the organiser and the referee (a record's detail through
-:func:`~.pages.common.detail_text`).
+:func:`~.wording.detail_text`).
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import time
 from typing import Final
 
 from ...render.matchsticks import HALF_POINTS, POINTS_PER_SQUARE, sticks_for_score
-from .pages.common import detail_text
 from .state import DeskState, clean
+from .wording import detail_text
 
 __all__ = ["render_board", "sticks_text"]
 

@@ -47,6 +47,7 @@ from ..messages import Assignment
 from ..seal import NO_MATCH, TournamentKey
 from .journal import AuditJournal, audit, journal_key
 from .records import GameResult
+from .wording import detail_text
 
 __all__ = ["Attention", "Organiser"]
 
@@ -183,7 +184,7 @@ class Organiser:
             if any(g.game == result.game for g in match.games):
                 return False  # counted before (the desk replays its records on start)
             if not result.ok or result.winner is None:
-                why = "; ".join([result.detail, *result.problems])
+                why = detail_text("; ".join([result.detail, *result.problems]))
                 self._flag("record-not-counted", result,
                            f"{result.game} ({match.id}): no se cuenta, el registro es "
                            f"{VERDICT.get(result.verdict, result.verdict)}: {why}")  # fmt: skip
