@@ -19,10 +19,11 @@ import contextlib
 import json
 import sys
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from ..engine import Card, HouseRules, RefusalCode
+from ..engine import Action, Card, HouseRules, RefusalCode
 from ..table.controls import Button
 from ..table.notify import Notifier
 from ..table.table import DealReading
@@ -49,6 +50,7 @@ from .words import LANGS
 
 if TYPE_CHECKING:  # the mock table loads only for --mock: `run --config` never imports it
     from ..table.run_mock import MockRun
+    from ..table.store import GameStore
 
 __all__ = ["HELP", "KEYS", "add_house_rules", "configure", "main_mock", "rules_from_args"]
 
@@ -187,6 +189,27 @@ def _scripted(run: MockRun, text: str, bots: bool, out: TextIO) -> int:
     return 0
 
 
+def _script_already_played(store: GameStore, last: Path, script: str) -> bool:
+    """The scripted game ended before a restart: nothing after the archive, or only a
+    new game not yet dealt (the table starts one as soon as a game is archived) while the
+    last archived record is the script's game."""
+    if not store.path.exists():
+        return True
+    current = store.restore() or []
+    if any(line.startswith("hand") for line in current) or script == "-":
+        return False
+    try:
+        wanted = _actions(parse(_read_script(script)))
+        played = _actions(parse(last.read_text(encoding="utf-8")))
+    except (TranscriptError, OSError, ValueError):
+        return False
+    return bool(wanted) and wanted == played
+
+
+def _actions(statements: Iterable[object]) -> list[Action]:
+    return [st.action for st in statements if isinstance(st, ActionStmt)]
+
+
 def _read_script(script: str) -> str:
     """The script's text: a file read as a game record is (bounded, BOM, line of a bad
     byte), or standard input the same way."""
@@ -246,10 +269,10 @@ def main_mock(
 
     if state_dir is not None and script is not None:
         store = GameStore(state_dir)
-        if not store.path.exists() and store.archived():
+        archived = store.archived()
+        if archived and _script_already_played(store, archived[-1], script):
             # the scripted game already ended before a restart: report it
-            last = store.archived()[-1]
-            result = replay(parse(last.read_text(encoding="utf-8")))
+            result = replay(parse(archived[-1].read_text(encoding="utf-8")))
             sys.stdout.write(dumps_result(result_json(result)) + "\n")
             return 0
     record_file: TextIO | None = None

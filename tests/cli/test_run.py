@@ -1,0 +1,62 @@
+"""``truco-table run --mock --script FILE --state DIR``, restarted: a scripted game that
+ended before the restart is reported, never played a second time, also when the table
+had already begun the next game's record (a kill -9 right after the archive: found by
+the crash trials)."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+from controller.engine import Game, HouseRules
+from controller.engine.playout import random_game
+from controller.table.store import GameStore
+from controller.transcript import write
+
+RULES = HouseRules(players=2, target=15)
+
+
+def run(script: Path, state: Path) -> dict[str, object]:
+    out = subprocess.run(
+        [sys.executable, "-m", "controller.cli", "run", "--mock", "--players", "2",
+         "--target", "15", "--state", str(state), "--script", str(script)],
+        capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    result: dict[str, object] = json.loads(out.stdout)
+    return result
+
+
+def test_a_game_that_ended_before_the_restart_is_not_played_again(tmp_path: Path) -> None:
+    game = random_game(Game(RULES), random.Random(7))
+    script = tmp_path / "game.truco"
+    script.write_text(write(game), encoding="utf-8")
+    state = tmp_path / "state"
+    first = run(script, state)
+    assert first["score"] == list(game.score)
+    store = GameStore(state)
+    [archived] = store.archived()
+    store.restore()
+    store.append(RULES.to_line())  # the next game's record begun, then the power went
+    assert store.path.exists()
+    again = run(script, state)
+    assert again["score"] == first["score"]
+    assert GameStore(state).archived() == [archived]  # one game, archived once
+
+
+def test_another_game_in_the_archive_does_not_stop_a_new_script(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    scripts = []
+    for seed in (1, 2):
+        game = random_game(Game(RULES), random.Random(seed))
+        scripts.append(tmp_path / f"game{seed}.truco")
+        scripts[-1].write_text(write(game), encoding="utf-8")
+    run(scripts[0], state)
+    store = GameStore(state)
+    store.restore()
+    store.append(RULES.to_line())
+    second = run(scripts[1], state)  # a different game: played, not taken for the first
+    assert len(GameStore(state).archived()) == 2
+    assert second["score"] == list(random_game(Game(RULES), random.Random(2)).score)
