@@ -135,6 +135,17 @@ def _scripted(run: MockRun, text: str, bots: bool, out: TextIO) -> int:
     script's statements already in the record are skipped, so a restarted table goes on
     where it stopped."""
     statements = parse(text)
+    store = run.mock.service.store
+    if store is not None and run.game.hand_number == 0:
+        # the scripted game ended before the restart but was archived only now (a cut
+        # between its last line and its archive): report it, do not play it again
+        archived = store.archived()
+        if archived and _actions(statements) and _actions(statements) == _actions(
+            parse(archived[-1].read_text(encoding="utf-8"))
+        ):
+            result = replay(parse(archived[-1].read_text(encoding="utf-8")))
+            out.write(dumps_result(result_json(result)) + "\n")
+            return 0
     rejected: list[Rejected] = []
     done_actions = [a for _, _, actions in run.game.history() for a in actions]
     done_hands = run.game.hand_number

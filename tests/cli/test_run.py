@@ -60,3 +60,22 @@ def test_another_game_in_the_archive_does_not_stop_a_new_script(tmp_path: Path) 
     second = run(scripts[1], state)  # a different game: played, not taken for the first
     assert len(GameStore(state).archived()) == 2
     assert second["score"] == list(random_game(Game(RULES), random.Random(2)).score)
+
+
+def test_a_game_finished_but_not_archived_before_the_restart_is_archived_once(
+    tmp_path: Path,
+) -> None:
+    """The cut came after the game's last line reached the disk, before its archive: the
+    restart archives it, reports it, and does not play the script again."""
+    game = random_game(Game(RULES), random.Random(7))
+    script = tmp_path / "game.truco"
+    text = write(game)
+    script.write_text(text, encoding="utf-8")
+    state = tmp_path / "state"
+    store = GameStore(state)
+    store.restore()
+    store.rewrite(text.splitlines())  # the whole game on disk, not archived yet
+    assert store.archived() == []
+    again = run(script, state)
+    assert again["score"] == list(game.score)
+    assert len(GameStore(state).archived()) == 1
