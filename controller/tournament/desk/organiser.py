@@ -274,8 +274,8 @@ class Organiser:
             if self.publish is not None:
                 try:
                     self.publish(want)
-                except Exception:  # the broker is away: the desk tells again on connect
-                    log.exception("desk: could not send %s its assignment", table)
+                except Exception as e:  # the broker is away: the desk tells again on connect
+                    log.warning("desk: %s is told its assignment later: %s", table, e)
                     del self.assignments[table]
 
     def retell(self) -> None:

@@ -27,7 +27,11 @@ from .records import GameResult
 from .state import REVERIFY_S, DeskState
 from .web import serve_http
 
-__all__ = ["DeskRun"]
+__all__ = ["DeskRun", "NotConnected"]
+
+
+class NotConnected(RuntimeError):
+    """An assignment the desk cannot send now: it is sent when the broker is back."""
 
 
 class DeskRun:
@@ -74,6 +78,11 @@ class DeskRun:
         self.organiser.count(result)
 
     def _publish(self, a: Assignment) -> None:
+        if not self.client.connected.is_set():
+            # told on (re)connection, with what is current then (Organiser.retell): a
+            # message queued before the connection could reach the broker after a newer
+            # one and stay retained
+            raise NotConnected(f"{a.table}: the desk is not connected to the broker")
         own = self.state.key_for(a.table)
         if own is None:
             raise RuntimeError(f"no key for {a.table}")
