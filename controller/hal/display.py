@@ -123,7 +123,15 @@ class OledDisplay:
         else:
             interface = spi(port=c.port, device=c.device, gpio_DC=c.gpio_dc, gpio_RST=c.gpio_rst)
         driver = {"ssd1306": ssd1306, "sh1106": sh1106, "ssd1309": ssd1309}[c.driver]
-        self._device = driver(interface, width=c.width, height=c.height, rotate=c.rotate)
+        try:
+            self._device = driver(interface, width=c.width, height=c.height, rotate=c.rotate)
+        except BaseException:
+            # luma's constructor sends the panel's initialisation: a panel that does not
+            # answer raises here, before any device exists to clean up, and the
+            # interface would keep /dev/i2c-N open (one descriptor per failed reopen)
+            if interface is not self._interface:
+                self._cleanup(interface)
+            raise
         self._writer = writer_for_device(self._device)
         if isinstance(self._writer, DisplayWriter):
             self._writer.assume_blank()  # luma's initialisation ends by clearing the panel
@@ -165,10 +173,13 @@ class OledDisplay:
         device, self._device, self._writer = self._device, None, None
         interface = getattr(device, "_serial_interface", None)
         if interface is not None and interface is not self._interface:
-            try:  # luma's i2c(port=...) holds /dev/i2c-N open
-                interface.cleanup()
-            except Exception as error:  # the bus may be gone too
-                log.debug("seat %d display: closing: %s", self.seat, error)
+            self._cleanup(interface)
+
+    def _cleanup(self, interface: Any) -> None:
+        try:  # luma's i2c(port=...) holds /dev/i2c-N open
+            interface.cleanup()
+        except Exception as error:  # the bus may be gone too
+            log.debug("seat %d display: closing: %s", self.seat, error)
 
     def _failed(self, what: str) -> None:
         self.errors += 1

@@ -7,6 +7,7 @@ deal_reading = "seats"                  # seats | dealer | none
 state_dir = "/var/lib/truco-table"      # current.truco, archive/, damaged/, control/
 decks = "/var/lib/truco-table/decks.toml"
 pinmap = "pinmap.toml"                  # the hardware (hardware/pinmap.toml); relative to this file
+status_file = "/run/truco-table/seats.json"   # each seat's node and panel, for the doctor
 next_deal_after_s = 3                   # after a hand ends, start reading the next deal
 new_game_after_s = 120                  # after a game is won, start a new one
 archive_max_games = 1000                # the archive keeps the newest games within both
@@ -55,6 +56,7 @@ _BUTTONS = {b.value for b in Button}
 _SERIAL_RE = re.compile(r"[0-9a-fA-F]{8,32}")
 _SECTIONS = {"table", "rules", "topology", "nodes", "gpio", "display", "tournament"}
 _HARDWARE = ("topology", "nodes", "gpio", "display")
+MAX_SEATS = 6
 MAX_BYTES = 1 << 20  # a configuration file is a few kilobytes
 
 
@@ -86,6 +88,8 @@ class TableConfig:
     deal_reading: DealReading = DealReading.SEATS
     state_dir: Path = Path("/var/lib/truco-table")
     decks: Path = Path("/var/lib/truco-table/decks.toml")
+    # each seat's node and panel as the running service sees them (for the doctor)
+    status_file: Path = Path("/run/truco-table/seats.json")
     topology: str = "nodes"
     by_id_dir: Path = Path("/dev/serial/by-id")
     heartbeat_timeout_s: float = 3.5
@@ -120,20 +124,20 @@ class _Reader:
     def section(self, parent: Mapping[str, Any], key: str, where: str) -> Mapping[str, Any]:
         value = parent.get(key, {})
         if not isinstance(value, Mapping):
-            raise self.fail(where, f"expected a table ([{where}]), got {_show(value)}")
+            raise self.fail(where, f"tendría que ser una tabla ([{where}]), y es {_show(value)}")
         return value
 
     def entries(self, parent: Mapping[str, Any], key: str, where: str) -> list[Mapping[str, Any]]:
         value = parent.get(key, [])
         if not isinstance(value, list) or not all(isinstance(e, Mapping) for e in value):
-            raise self.fail(where, f"expected [[{where}]] tables, got {_show(value)}")
+            raise self.fail(where, f"tendrían que ser tablas [[{where}]], y es {_show(value)}")
         return value
 
     def keys(self, section: Mapping[str, Any], where: str, known: set[str]) -> None:
         for key in section:
             if key not in known:
                 raise self.fail(
-                    f"{where}.{key}", f"unknown key (known: {', '.join(sorted(known))})"
+                    f"{where}.{key}", f"clave desconocida (las que hay: {', '.join(sorted(known))})"
                 )
 
     def integer(
@@ -144,7 +148,7 @@ class _Reader:
         value = section[key]
         if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
             raise self.fail(
-                f"{where}.{key}", f"expected a whole number {lo}..{hi}, got {_show(value)}"
+                f"{where}.{key}", f"tendría que ser un número entero de {lo} a {hi}, y es {_show(value)}"
             )
         return value
 
@@ -156,7 +160,7 @@ class _Reader:
         default: float,
         lo: float,
         hi: float,
-        unit: str = "seconds",
+        unit: str = "segundos",
     ) -> float:
         if key not in section:
             return default
@@ -164,7 +168,7 @@ class _Reader:
         ok = isinstance(value, int | float) and not isinstance(value, bool)
         if not ok or not math.isfinite(value) or not lo <= value <= hi:
             raise self.fail(
-                f"{where}.{key}", f"expected {unit} from {lo:g} to {hi:g}, got {_show(value)}"
+                f"{where}.{key}", f"tendrían que ser {unit} de {lo:g} a {hi:g}, y es {_show(value)}"
             )
         return float(value)
 
@@ -182,16 +186,20 @@ class _Reader:
         if choices is not None:
             if value not in choices:
                 raise self.fail(
-                    f"{where}.{key}", f"expected {' or '.join(choices)}, got {_show(value)}"
+                    f"{where}.{key}", f"tendría que ser {' o '.join(choices)}, y es {_show(value)}"
                 )
             return value
         if not isinstance(value, str) or not value or not value.isprintable():
-            raise self.fail(f"{where}.{key}", f"expected a non-empty text, got {_show(value)}")
+            raise self.fail(
+                f"{where}.{key}", f"tendría que ser un texto no vacío, y es {_show(value)}"
+            )
         return value
 
     def flag(self, section: Mapping[str, Any], key: str, where: str) -> None:
         if key in section and not isinstance(section[key], bool):
-            raise self.fail(f"{where}.{key}", f"expected true or false, got {_show(section[key])}")
+            raise self.fail(
+                f"{where}.{key}", f"tendría que ser true o false, y es {_show(section[key])}"
+            )
 
 
 def _read_toml(path: Path, source: str, key: str = "(file)") -> dict[str, Any]:
@@ -202,23 +210,23 @@ def _read_toml(path: Path, source: str, key: str = "(file)") -> dict[str, Any]:
         with open(path, "rb") as f:
             data = f.read(MAX_BYTES + 1)
     except FileNotFoundError:
-        raise fail(f"no such file {path}" if key != "(file)" else "no such file") from None
+        raise fail(f"no existe el archivo {path}" if key != "(file)" else "no existe el archivo") from None
     except OSError as e:
-        raise fail(f"cannot read {path}: {e.strerror or e}") from None
+        raise fail(f"no puedo leer {path}: {e.strerror or e}") from None
     if len(data) > MAX_BYTES:
-        raise fail(f"{path} is larger than {MAX_BYTES} bytes: not a configuration file")
+        raise fail(f"{path} tiene más de {MAX_BYTES} bytes: no es una configuración")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise fail(f"{path} is not UTF-8 text (byte {e.start})") from None
+        raise fail(f"{path} no es texto UTF-8 (byte {e.start})") from None
     if "\x00" in text:
-        raise fail(f"{path} holds a NUL byte (at character {text.index(chr(0))})")
+        raise fail(f"{path} tiene un byte NUL (en el carácter {text.index(chr(0))})")
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
-        raise fail(f"{path.name} is not valid TOML: {e}") from None
+        raise fail(f"{path.name} no es TOML válido: {e}") from None
     except RecursionError:
-        raise fail(f"{path.name} nests too deeply") from None
+        raise fail(f"{path.name} anida demasiado") from None
 
 
 def load_config(path: str | Path) -> TableConfig:
@@ -238,6 +246,7 @@ def load_config(path: str | Path) -> TableConfig:
             "state_dir",
             "decks",
             "pinmap",
+            "status_file",
             "next_deal_after_s",
             "new_game_after_s",
             "archive_max_games",
@@ -246,10 +255,10 @@ def load_config(path: str | Path) -> TableConfig:
     )
     players = r.integer(table, "players", "table", 2, 2, 6)
     if players not in (2, 4, 6):
-        raise r.fail("table.players", f"expected 2, 4 or 6, got {players}")
+        raise r.fail("table.players", f"tendría que ser 2, 4 o 6, y es {players}")
     rules_section = r.section(data, "rules", "rules")
     if "players" in rules_section:
-        raise r.fail("rules.players", "the number of players is set in [table] players")
+        raise r.fail("rules.players", "la cantidad de jugadores va en [table] players")
     options: dict[str, str] = {"players": str(players)}
     for key, value in rules_section.items():
         if isinstance(value, bool):
@@ -258,7 +267,7 @@ def load_config(path: str | Path) -> TableConfig:
             options[key] = str(value)
         else:
             raise r.fail(
-                f"rules.{key}", f"expected a word, a number or true/false, got {_show(value)}"
+                f"rules.{key}", f"tendría que ser una palabra, un número o true/false, y es {_show(value)}"
             )
     try:
         rules = HouseRules.from_options(options)
@@ -288,7 +297,10 @@ def load_config(path: str | Path) -> TableConfig:
         hw = {**pin_data, **{k: v for k, v in data.items() if k in _HARDWARE}}
         hr = _Reader(pin_source, hw)
     config = _hardware(hr, rules, deal_reading, state_dir, decks, next_deal, new_game)
-    return replace(config, archive=archive, tournament="tournament" in data)
+    status_file = Path(r.text(table, "status_file", "table", "/run/truco-table/seats.json"))
+    return replace(
+        config, archive=archive, tournament="tournament" in data, status_file=status_file
+    )
 
 
 def _hardware(
@@ -316,10 +328,13 @@ def _hardware(
     display_section = r.section(data, "display", "display")
     r.keys(display_section, "display", {"i2c_bus", "mux_address", "seat"})
 
+    # A pin map may list more seats than [table] players: the seats from `players` on
+    # are not used (the shipped pin map lists six; a four- or two-seat table ignores the
+    # rest), and the section of the topology not in use is only checked, never used.
     def seat_of(entry: Mapping[str, Any], where: str) -> int:
         if "seat" not in entry:
-            raise r.fail(f"{where}.seat", f"expected a seat number 0..{players - 1}")
-        seat: int = r.integer(entry, "seat", where, None, 0, players - 1)
+            raise r.fail(f"{where}.seat", f"falta el número de asiento (0 a {MAX_SEATS - 1})")
+        seat: int = r.integer(entry, "seat", where, None, 0, MAX_SEATS - 1)
         return seat
 
     # [nodes]: checked whichever topology is used (it is in the file)
@@ -333,12 +348,14 @@ def _hardware(
         if serial is None or not _SERIAL_RE.fullmatch(serial):
             raise r.fail(
                 f"{where}.serial",
-                f"expected the Pico's USB serial number (hexadecimal), got {_show(serial)}",
+                f"tendría que ser el número de serie USB del Pico (hexadecimal), "
+                f"y es {_show(serial)}",
             )
         if seat in seen:
-            raise r.fail(f"{where}.seat", f"seat {seat} listed twice")
+            raise r.fail(f"{where}.seat", f"el asiento {seat} está dos veces")
         seen[seat] = where
-        nodes.append(NodeSeat(seat, serial.lower()))
+        if seat < players:
+            nodes.append(NodeSeat(seat, serial.lower()))
     r.integer(nodes_section, "baudrate", "nodes", 115200, 1200, 4_000_000)
     heartbeat = r.number(nodes_section, "heartbeat_timeout_s", "nodes", 3.5, 1.0, 60.0)
     by_id = Path(r.text(nodes_section, "by_id_dir", "nodes", "/dev/serial/by-id"))
@@ -353,16 +370,18 @@ def _hardware(
         buttons = r.section(entry, "buttons", f"{where}.buttons")
         if set(buttons) != _BUTTONS:
             raise r.fail(
-                f"{where}.buttons", f"expected a pin for each of {', '.join(sorted(_BUTTONS))}"
+                f"{where}.buttons", f"falta un pin para alguno de {', '.join(sorted(_BUTTONS))}"
             )
         pins: dict[str, int] = {}
         for name in sorted(buttons):
             pins[name] = r.integer(buttons, name, f"{where}.buttons", None, 0, 27)
         if len(set(pins.values())) != len(pins):
-            raise r.fail(f"{where}.buttons", "expected a different GPIO pin for every button")
+            raise r.fail(f"{where}.buttons", "cada botón necesita su propio pin GPIO")
         if seat in gpio_seen:
-            raise r.fail(f"{where}.seat", f"seat {seat} listed twice")
+            raise r.fail(f"{where}.seat", f"el asiento {seat} está dos veces")
         gpio_seen.add(seat)
+        if seat >= players:
+            continue
         gpio.append(
             GpioSeat(
                 seat,
@@ -377,14 +396,17 @@ def _hardware(
     reset_pin = r.integer(gpio_section, "reader_reset_pin", "gpio", None, 0, 27)
 
     if topology == "gpio" and players != 2:
-        raise r.fail("topology.kind", "gpio wiring is for two-seat tables; use nodes")
+        raise r.fail(
+            "topology.kind", "gpio es para mesas de dos asientos; con más, usá nodes"
+        )
     used = set(seen) if topology == "nodes" else gpio_seen
     missing = sorted(set(range(players)) - used)
     if missing:
         section = "nodes.seat" if topology == "nodes" else "gpio.seat"
-        raise r.fail(section, f"no entry for seat(s) {', '.join(map(str, missing))}")
+        raise r.fail(section, f"falta la entrada del asiento {', '.join(map(str, missing))}")
 
     displays: dict[int, DisplayConfig] = {}
+    display_seen: set[int] = set()
     bus = r.integer(display_section, "i2c_bus", "display", 1, 0, 31)
     r.integer(display_section, "mux_address", "display", 0x70, 0x70, 0x77)
     for i, entry in enumerate(r.entries(display_section, "seat", "display.seat")):
@@ -406,8 +428,9 @@ def _hardware(
             },
         )
         seat = seat_of(entry, where)
-        if seat in displays:
-            raise r.fail(f"{where}.seat", f"seat {seat} has two displays")
+        if seat in display_seen:
+            raise r.fail(f"{where}.seat", f"el asiento {seat} tiene dos pantallas")
+        display_seen.add(seat)
         rotate = r.integer(entry, "rotate", where, 0, 0, 3)
         channel = r.integer(entry, "mux_channel", where, None, 0, 7)
         # Where the panel hangs: on the seat node (one cable per seat) unless the pin
@@ -415,8 +438,12 @@ def _hardware(
         usual = "pi" if channel is not None or topology == "gpio" else "node"
         connected_to = r.text(entry, "connected_to", where, usual, ("node", "pi"))
         if connected_to == "node" and topology != "nodes":
-            raise r.fail(f"{where}.connected_to", "a panel on the node needs topology nodes")
-        displays[seat] = DisplayConfig(
+            raise r.fail(
+                f"{where}.connected_to",
+                "una pantalla en el nodo necesita topology kind = nodes (en una mesa gpio "
+                'va en el Pi: connected_to = "pi" y su mux_channel)',
+            )
+        display = DisplayConfig(
             driver=r.text(entry, "driver", where, "ssd1306", DRIVERS),
             bus=r.text(entry, "interface", where, "i2c", ("i2c", "spi")),
             port=r.integer(entry, "i2c_bus", where, bus, 0, 31),
@@ -427,6 +454,8 @@ def _hardware(
             rotate=rotate,
             connected_to=connected_to,
         )
+        if seat < players:
+            displays[seat] = display
     return TableConfig(
         rules=rules,
         deal_reading=deal_reading,

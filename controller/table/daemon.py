@@ -4,6 +4,13 @@ Started by systemd (``systemd/truco-table.service``, ``Type=notify``): logs go t
 standard error, which the journal keeps; ``READY=1`` is sent once the hardware is up and
 the game restored; the watchdog is pinged from the event loop at half of
 ``WatchdogSec``; SIGTERM stops the loop, closes the links and syncs the record.
+
+Exit status: 0 stopped by a signal; 2 a bad configuration, deck registry or tournament
+settings; 3 the hardware cannot start (``HARDWARE_EXIT``: no GPIO pin factory, a pin or
+device another program holds). Each is one line on standard error (the journal), and the
+unit does not restart on 2 or 3 (``RestartPreventExitStatus``): only a fix can help.
+Nodes, readers and panels that are missing are not start failures: the table starts
+and takes them when they appear.
 """
 
 from __future__ import annotations
@@ -18,7 +25,7 @@ from pathlib import Path
 
 from ..hal.factory import HARDWARE_ENV, factory_named
 from .config import ConfigError, load_config
-from .hardware import build_hardware
+from .hardware import HARDWARE_EXIT, HardwareStartError, build_hardware
 from .notify import Notifier
 from .service import ServiceConfig, TableService
 
@@ -115,7 +122,13 @@ def run_service(config_path: Path) -> int:
         notifier=Notifier.from_environment(),
         deck_of=lambda uid: registry.registry.deck_of(uid),  # follows a reloaded registry
     )
-    hardware.start(service.post)
+    try:
+        hardware.start(service.post)
+    except HardwareStartError as e:
+        # one line in the journal, and an exit status systemd does not restart on
+        print(f"truco-table: the hardware cannot start: {e}", file=sys.stderr)
+        service.close()
+        return HARDWARE_EXIT
     closers: list[Callable[[], None]] = [hardware.close]
     if tournament is not None:
         from ..tournament.table_link import connect_table

@@ -13,13 +13,19 @@ gpiozero device is the same on a real pin and on a mock one.
 
 from __future__ import annotations
 
+import contextlib
+import json
 import logging
+import os
+import tempfile
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..hal.display import Display
-from ..hal.events import LinkEvent
+from ..hal.events import LinkEvent, NodeConnected, NodeDisconnected, PanelReport
 from ..hal.factory import HardwareFactory, PiHardware
 from .config import TableConfig
 
@@ -28,9 +34,127 @@ if TYPE_CHECKING:
     from ..hal.seatlink import SeatLink
     from ..hal.spi_reader import SpiReader
 
-__all__ = ["Hardware", "build_hardware"]
+__all__ = [
+    "HARDWARE_EXIT",
+    "Hardware",
+    "HardwareStartError",
+    "SeatStatus",
+    "build_hardware",
+    "read_seat_status",
+]
 
 log = logging.getLogger(__name__)
+
+#: ``truco-table run``'s exit status when the hardware cannot start (no pin factory: no
+#: /dev/gpiochip*, not a Raspberry Pi; a pin another program holds). Restarting cannot
+#: fix it: systemd/truco-table.service lists it in RestartPreventExitStatus.
+HARDWARE_EXIT = 3
+
+
+class HardwareStartError(RuntimeError):
+    """A seat's device could not be set up at start-up; the message is one line."""
+
+
+class SeatStatus:
+    """What the service knows of each seat's node and panel, for ``truco-table doctor``.
+
+    A small JSON file (``[table] status_file``, ``/run/truco-table/seats.json`` under
+    systemd's ``RuntimeDirectory``, readable by every user), rewritten whole (a temporary
+    file and ``os.replace``) whenever a node comes or goes or reports its panel (the
+    node's ``PANEL`` state); removed when the service stops. The doctor opens no port the
+    service holds: a node's panel is known only to the node, and this is where it says.
+    A folder that is not there, or a write that fails, costs the table nothing.
+    """
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        self._seats: dict[int, dict[str, Any]] = {}
+        self._failed = False
+
+    def node(self, seat: int, connected: bool) -> None:
+        with self._lock:
+            entry = self._seats.setdefault(seat, {})
+            entry["node"] = "connected" if connected else "disconnected"
+            if not connected:
+                entry.pop("panel", None)  # known again when the node reports it
+            self._write()
+
+    def panel(self, seat: int, report: PanelReport) -> None:
+        with self._lock:
+            entry = self._seats.setdefault(seat, {})
+            entry["node"] = "connected"
+            entry["panel"] = {"driver": report.kind, "address": report.address, "ok": report.ok}
+            self._write()
+
+    def listener(
+        self, seat: int, then: Callable[[LinkEvent], None] | None
+    ) -> Callable[[LinkEvent], None]:
+        """A link's ``display_listener`` that notes the seat's state, then calls ``then``."""
+
+        def listen(event: LinkEvent) -> None:
+            if isinstance(event, PanelReport):
+                self.panel(seat, event)
+            elif isinstance(event, NodeConnected):
+                self.node(seat, True)
+            elif isinstance(event, NodeDisconnected):
+                self.node(seat, False)
+            if then is not None:
+                then(event)
+
+        return listen
+
+    def _write(self) -> None:
+        if self.path is None or not self.path.parent.is_dir():
+            return
+        data = {"pid": os.getpid(), "seats": {str(s): e for s, e in sorted(self._seats.items())}}
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=".seats-", dir=self.path.parent)
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as f:
+                    json.dump(data, f, sort_keys=True)
+                os.chmod(tmp, 0o644)
+                os.replace(tmp, self.path)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+                raise
+        except OSError as error:
+            if not self._failed:
+                self._failed = True
+                log.warning("cannot write the seats' state to %s: %s", self.path, error)
+
+    def close(self) -> None:
+        if self.path is None:
+            return
+        with self._lock, contextlib.suppress(OSError):
+            self.path.unlink()
+
+
+def read_seat_status(path: Path) -> dict[int, dict[str, Any]] | None:
+    """The seats' state as a running service wrote it; None when no service writes it
+    (no file, or its process is gone). Raises ``PermissionError`` if unreadable."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (ValueError, UnicodeDecodeError):
+        return None  # half a file cannot be: it is replaced whole; treat as unknown
+    if not isinstance(data, dict) or not isinstance(data.get("seats"), dict):
+        return None
+    pid = data.get("pid")
+    if isinstance(pid, int) and pid > 0:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return None  # written by a service that is gone
+        except PermissionError:
+            pass  # alive, another user's
+    seats: dict[int, dict[str, Any]] = {}
+    for key, entry in data["seats"].items():
+        if isinstance(key, str) and key.isdigit() and isinstance(entry, dict):
+            seats[int(key)] = entry
+    return seats
 
 
 @dataclass
@@ -43,16 +167,28 @@ class Hardware:
     links: dict[int, SeatLink] = field(default_factory=dict)
     pads: dict[int, GpioPad] = field(default_factory=dict)
     readers: dict[int, SpiReader] = field(default_factory=dict)
+    status: SeatStatus = field(default_factory=lambda: SeatStatus(None))
     _closers: list[Callable[[], None]] = field(default_factory=list)
 
     def start(self, on_event: Callable[[int, Any], None]) -> None:
-        """Open every seat's devices; each hands its events to ``on_event(seat, event)``."""
+        """Open every seat's devices; each hands its events to ``on_event(seat, event)``.
+
+        A device that cannot be set up (gpiozero finds no pin factory, a pin is held by
+        another program) raises ``HardwareStartError`` with one line saying which seat
+        and what, after closing what was opened."""
         config, factory = self.config, self.factory
+        self._closers.append(self.status.close)
         try:
             if config.topology == "nodes":
                 self._start_links(on_event)
             else:
                 self._start_gpio(on_event)
+        except HardwareStartError:
+            self.close()
+            raise
+        except Exception as error:
+            self.close()
+            raise HardwareStartError(_one_line(error)) from error
         except BaseException:
             self.close()
             raise
@@ -79,6 +215,8 @@ class Hardware:
             display = self.displays[node.seat] if node.seat < len(self.displays) else None
             if isinstance(display, NodeDisplay):
                 display.attach(link)  # the panel hangs on this node: windows go by its link
+            # the doctor reads each seat's node and panel state from the status file
+            link.display_listener = self.status.listener(node.seat, link.display_listener)
             link.start()
 
     def _start_gpio(self, on_event: Callable[[int, Any], None]) -> None:
@@ -87,30 +225,44 @@ class Hardware:
 
         config, factory = self.config, self.factory
         for seat in config.gpio:
-            pad = GpioPad(
-                seat.seat,
-                seat.buttons,
-                on_event,
-                pin_factory=factory.pin_factory,
-                clock=factory.clock,
-                debounce_s=config.debounce_s,
-                hold_s=config.hold_s,
-            )
+            try:
+                pad = GpioPad(
+                    seat.seat,
+                    seat.buttons,
+                    on_event,
+                    pin_factory=factory.pin_factory,
+                    clock=factory.clock,
+                    debounce_s=config.debounce_s,
+                    hold_s=config.hold_s,
+                )
+            except Exception as error:
+                raise HardwareStartError(
+                    f"seat {seat.seat}: the buttons' GPIO pins cannot be opened: "
+                    f"{_one_line(error)} (is this a Raspberry Pi with /dev/gpiochip*, "
+                    "and the user in the gpio group?)"
+                ) from error
             self.pads[seat.seat] = pad
             self._closers.append(pad.close)
             if seat.reader_cs is None:
                 continue
-            reader = SpiReader(
-                seat.seat,
-                on_event,
-                bus=config.reader_spi_bus,
-                device=seat.reader_cs,
-                reset_pin=config.reader_reset_pin,
-                spi=factory.reader_spi(seat.seat, config.reader_spi_bus, seat.reader_cs),
-                clock=factory.clock,
-                pin_factory=factory.pin_factory,
-                start=factory.threaded,
-            )
+            try:
+                reader = SpiReader(
+                    seat.seat,
+                    on_event,
+                    bus=config.reader_spi_bus,
+                    device=seat.reader_cs,
+                    reset_pin=config.reader_reset_pin,
+                    spi=factory.reader_spi(seat.seat, config.reader_spi_bus, seat.reader_cs),
+                    clock=factory.clock,
+                    pin_factory=factory.pin_factory,
+                    start=factory.threaded,
+                )
+            except Exception as error:
+                raise HardwareStartError(
+                    f"seat {seat.seat}: the card reader (SPI {config.reader_spi_bus}."
+                    f"{seat.reader_cs}, reset GPIO{config.reader_reset_pin}) cannot be set "
+                    f"up: {_one_line(error)}"
+                ) from error
             self.readers[seat.seat] = reader
             self._closers.append(reader.close)
 
@@ -132,8 +284,13 @@ class Hardware:
         self.factory.close()
 
 
+def _one_line(error: BaseException) -> str:
+    text = " ".join(str(error).split()) or type(error).__name__
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
 def build_hardware(config: TableConfig, factory: HardwareFactory | None = None) -> Hardware:
     """The devices ``config`` describes, on ``factory`` (default: the Pi's own)."""
     factory = factory if factory is not None else PiHardware()
     displays = [factory.display(s, config.displays.get(s)) for s in range(config.rules.players)]
-    return Hardware(config, factory, displays)
+    return Hardware(config, factory, displays, status=SeatStatus(config.status_file))

@@ -57,24 +57,24 @@ def test_inline_hardware_and_rules(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "key", "expected"),
     [
-        ("[table]\nplayers = 3\n", "table.players", "expected 2, 4 or 6"),
-        ("[table]\nplayers = 'four'\n", "table.players", "expected a whole number"),
-        ("[table]\ncolour = 1\n", "table.colour", "unknown key"),
-        ("[table]\ndeal_reading = 'magic'\n", "table.deal_reading", "seats or dealer or none"),
+        ("[table]\nplayers = 3\n", "table.players", "tendría que ser 2, 4 o 6"),
+        ("[table]\nplayers = 'four'\n", "table.players", "tendría que ser un número entero"),
+        ("[table]\ncolour = 1\n", "table.colour", "clave desconocida"),
+        ("[table]\ndeal_reading = 'magic'\n", "table.deal_reading", "seats o dealer o none"),
         ("[rules]\nfalta = 'all'\n", "rules", "falta must be one of"),
-        ("[table]\nplayers = 2\n[topology]\nkind = 'wifi'\n", "topology.kind", "nodes or gpio"),
+        ("[table]\nplayers = 2\n[topology]\nkind = 'wifi'\n", "topology.kind", "nodes o gpio"),
         (
             "[table]\nplayers = 2\n[[nodes.seat]]\nseat = 0\nserial = 'e6614103e7ab1200'\n",
             "nodes.seat",
-            "no entry for seat(s) 1",
+            "falta la entrada del asiento 1",
         ),
         (
-            "[table]\nplayers = 2\n[[nodes.seat]]\nseat = 5\nserial = 'a'\n",
+            "[table]\nplayers = 2\n[[nodes.seat]]\nseat = 6\nserial = 'a'\n",
             "nodes.seat[0].seat",
-            "0..1",
+            "de 0 a 5",
         ),
-        ("[table]\nplayers = 4\n[topology]\nkind = 'gpio'\n", "topology.kind", "two-seat"),
-        ("[table\n", "(file)", "not valid TOML"),
+        ("[table]\nplayers = 4\n[topology]\nkind = 'gpio'\n", "topology.kind", "dos asientos"),
+        ("[table\n", "(file)", "no es TOML válido"),
     ],
 )
 def test_mistakes_name_the_key(tmp_path: Path, text: str, key: str, expected: str) -> None:
@@ -87,7 +87,7 @@ def test_mistakes_name_the_key(tmp_path: Path, text: str, key: str, expected: st
 
 
 def test_missing_file_and_pinmap(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="no such file"):
+    with pytest.raises(ConfigError, match="no existe el archivo"):
         load_config(tmp_path / "nope.toml")
     path = tmp_path / "t.toml"
     path.write_text("[table]\npinmap = 'missing.toml'\n")
@@ -112,20 +112,20 @@ TWO_NODES = "".join(f"[[nodes.seat]]\nseat = {s}\nserial = 'e6614103e7ab120{s}'\
     ("text", "key", "expected"),
     [
         # issue 13, 6: wrong types that gave tracebacks
-        ("[table]\nplayers = 2\n[nodes]\nseat = [5, 6]\n", "nodes.seat", "[[nodes.seat]] tables"),
+        ("[table]\nplayers = 2\n[nodes]\nseat = [5, 6]\n", "nodes.seat", "tablas [[nodes.seat]]"),
         (
             "[table]\nplayers = 2\n" + TWO_NODES + "[display]\nseat = 3\n",
             "display.seat",
-            "[[display.seat]] tables",
+            "tablas [[display.seat]]",
         ),
-        ("table = 3\n", "table", "expected a table"),
-        ("[table]\nplayers = 2\n[rules]\ntarget = [15]\n", "rules.target", "expected a word"),
+        ("table = 3\n", "table", "tendría que ser una tabla"),
+        ("[table]\nplayers = 2\n[rules]\ntarget = [15]\n", "rules.target", "tendría que ser una palabra"),
         # issue 13, 6: absurd values that were accepted silently
         *[
             (
                 f"[table]\nplayers = 2\n{TWO_NODES}[nodes]\nheartbeat_timeout_s = {v}\n",
                 "nodes.heartbeat_timeout_s",
-                "expected seconds from 1 to 60",
+                "tendrían que ser segundos de 1 a 60",
             )
             for v in ("0", "-1", "nan", "inf", "0.2", "1e9", "'3'", "true")
         ],
@@ -133,36 +133,36 @@ TWO_NODES = "".join(f"[[nodes.seat]]\nseat = {s}\nserial = 'e6614103e7ab120{s}'\
             (
                 f"[table]\nplayers = 2\nnext_deal_after_s = {v}\n",
                 "table.next_deal_after_s",
-                "expected seconds from 0 to 600",
+                "tendrían que ser segundos de 0 a 600",
             )
             for v in ("nan", "-1", "-inf", "1e400")
         ],
-        ("[table]\nnew_game_after_s = nan\n", "table.new_game_after_s", "expected seconds"),
+        ("[table]\nnew_game_after_s = nan\n", "table.new_game_after_s", "tendrían que ser segundos"),
         (
             "[table]\nplayers = 2\n" + TWO_NODES + "[[display.seat]]\nseat = 0\naddress = -1\n",
             "display.seat[0].address",
-            "3..119",
+            "de 3 a 119",
         ),
         (
             "[table]\nplayers = 2\n" + TWO_NODES + "[[display.seat]]\nseat = 0\nwidth = 0\n",
             "display.seat[0].width",
-            "128..128",
+            "de 128 a 128",
         ),
         (
             "[table]\nplayers = 2\n" + TWO_NODES + "[[display.seat]]\nseat = 0\nrotate = 7\n",
             "display.seat[0].rotate",
-            "0..3",
+            "de 0 a 3",
         ),
         (
             "[table]\nplayers = 2\n" + TWO_NODES + "[[display.seat]]\nseat = 0\ndriver = 'x'\n",
             "display.seat[0].driver",
-            "ssd1306 or sh1106",
+            "ssd1306 o sh1106",
         ),
         (
             "[table]\nplayers = 2\n" + TWO_NODES + "[[display.seat]]\nseat = 0\n"
             "[[display.seat]]\nseat = 0\n",
             "display.seat[1].seat",
-            "two displays",
+            "dos pantallas",
         ),
         (
             "[table]\nplayers = 2\n[[nodes.seat]]\nseat = 0\nserial = 'not-hex!'\n",
@@ -173,24 +173,24 @@ TWO_NODES = "".join(f"[[nodes.seat]]\nseat = {s}\nserial = 'e6614103e7ab120{s}'\
             "[table]\nplayers = 2\n[[nodes.seat]]\nseat = 0\nserial = 'e6614103e7ab1200'\n"
             "colour = 'red'\n",
             "nodes.seat[0].colour",
-            "unknown key",
+            "clave desconocida",
         ),
         (
             "[table]\nplayers = 2\n" + TWO_NODES + "[display]\nbrightness = 3\n",
             "display.brightness",
-            "unknown key",
+            "clave desconocida",
         ),
-        ("[tables]\nplayers = 2\n", "(top level).tables", "unknown key"),
-        ("[table]\nplayers = 2\n[rules]\nplayers = 4\n", "rules.players", "set in [table]"),
+        ("[tables]\nplayers = 2\n", "(top level).tables", "clave desconocida"),
+        ("[table]\nplayers = 2\n[rules]\nplayers = 4\n", "rules.players", "va en [table] players"),
         ("[table]\nplayers = 2\n[rules]\ncolour = 'red'\n", "rules", "unknown house rule"),
-        ("[table]\nstate_dir = ''\n", "table.state_dir", "non-empty text"),
-        ('[table]\nstate_dir = "/var/\\u0000x"\n', "table.state_dir", "non-empty text"),
-        ("[table]\narchive_max_games = 0\n", "table.archive_max_games", "1..1000000"),
+        ("[table]\nstate_dir = ''\n", "table.state_dir", "texto no vacío"),
+        ('[table]\nstate_dir = "/var/\\u0000x"\n', "table.state_dir", "texto no vacío"),
+        ("[table]\narchive_max_games = 0\n", "table.archive_max_games", "de 1 a 1000000"),
         ("[table]\narchive_max_mb = -5\n", "table.archive_max_mb", "megabytes"),
         (
             "[table]\nplayers = 2\n[topology]\nkind = 'gpio'\n[gpio]\nhold_ms = 0\n",
             "gpio.hold_ms",
-            "100..5000",
+            "de 100 a 5000",
         ),
     ],
 )
@@ -214,7 +214,7 @@ def test_duplicate_gpio_pins_are_refused(tmp_path: Path) -> None:
         "[table]\nplayers = 2\n[topology]\nkind = 'gpio'\n"
         f"[[gpio.seat]]\nseat = 0\n[gpio.seat.buttons]\n{buttons}"
     )
-    with pytest.raises(ConfigError, match="a different GPIO pin for every button"):
+    with pytest.raises(ConfigError, match="cada botón necesita su propio pin GPIO"):
         load_config(path)
 
 
@@ -320,5 +320,5 @@ def test_each_seat_says_where_its_panel_hangs(tmp_path: Path) -> None:
     path.write_text(
         "[table]\nplayers = 4\n" + nodes + '[[display.seat]]\nseat = 0\nconnected_to = "usb"\n'
     )
-    with pytest.raises(ConfigError, match=r"display.seat\[0\].connected_to: expected node or pi"):
+    with pytest.raises(ConfigError, match=r"display.seat\[0\].connected_to: tendría que ser node o pi"):
         load_config(path)
