@@ -148,7 +148,8 @@ class _Reader:
         value = section[key]
         if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
             raise self.fail(
-                f"{where}.{key}", f"tendría que ser un número entero de {lo} a {hi}, y es {_show(value)}"
+                f"{where}.{key}",
+                f"tendría que ser un número entero de {lo} a {hi}, y es {_show(value)}",
             )
         return value
 
@@ -210,7 +211,9 @@ def _read_toml(path: Path, source: str, key: str = "(file)") -> dict[str, Any]:
         with open(path, "rb") as f:
             data = f.read(MAX_BYTES + 1)
     except FileNotFoundError:
-        raise fail(f"no existe el archivo {path}" if key != "(file)" else "no existe el archivo") from None
+        raise fail(
+            f"no existe el archivo {path}" if key != "(file)" else "no existe el archivo"
+        ) from None
     except OSError as e:
         raise fail(f"no puedo leer {path}: {e.strerror or e}") from None
     if len(data) > MAX_BYTES:
@@ -267,7 +270,8 @@ def load_config(path: str | Path) -> TableConfig:
             options[key] = str(value)
         else:
             raise r.fail(
-                f"rules.{key}", f"tendría que ser una palabra, un número o true/false, y es {_show(value)}"
+                f"rules.{key}",
+                f"tendría que ser una palabra, un número o true/false, y es {_show(value)}",
             )
     try:
         rules = HouseRules.from_options(options)
@@ -396,9 +400,7 @@ def _hardware(
     reset_pin = r.integer(gpio_section, "reader_reset_pin", "gpio", None, 0, 27)
 
     if topology == "gpio" and players != 2:
-        raise r.fail(
-            "topology.kind", "gpio es para mesas de dos asientos; con más, usá nodes"
-        )
+        raise r.fail("topology.kind", "gpio es para mesas de dos asientos; con más, usá nodes")
     used = set(seen) if topology == "nodes" else gpio_seen
     missing = sorted(set(range(players)) - used)
     if missing:

@@ -119,7 +119,11 @@ TWO_NODES = "".join(f"[[nodes.seat]]\nseat = {s}\nserial = 'e6614103e7ab120{s}'\
             "tablas [[display.seat]]",
         ),
         ("table = 3\n", "table", "tendría que ser una tabla"),
-        ("[table]\nplayers = 2\n[rules]\ntarget = [15]\n", "rules.target", "tendría que ser una palabra"),
+        (
+            "[table]\nplayers = 2\n[rules]\ntarget = [15]\n",
+            "rules.target",
+            "tendría que ser una palabra",
+        ),
         # issue 13, 6: absurd values that were accepted silently
         *[
             (
@@ -137,7 +141,11 @@ TWO_NODES = "".join(f"[[nodes.seat]]\nseat = {s}\nserial = 'e6614103e7ab120{s}'\
             )
             for v in ("nan", "-1", "-inf", "1e400")
         ],
-        ("[table]\nnew_game_after_s = nan\n", "table.new_game_after_s", "tendrían que ser segundos"),
+        (
+            "[table]\nnew_game_after_s = nan\n",
+            "table.new_game_after_s",
+            "tendrían que ser segundos",
+        ),
         (
             "[table]\nplayers = 2\n" + TWO_NODES + "[[display.seat]]\nseat = 0\naddress = -1\n",
             "display.seat[0].address",
@@ -320,5 +328,7 @@ def test_each_seat_says_where_its_panel_hangs(tmp_path: Path) -> None:
     path.write_text(
         "[table]\nplayers = 4\n" + nodes + '[[display.seat]]\nseat = 0\nconnected_to = "usb"\n'
     )
-    with pytest.raises(ConfigError, match=r"display.seat\[0\].connected_to: tendría que ser node o pi"):
+    with pytest.raises(
+        ConfigError, match=r"display.seat\[0\].connected_to: tendría que ser node o pi"
+    ):
         load_config(path)
