@@ -4,7 +4,10 @@ Lists every seat's node (or GPIO pad and reader), every display's bus and panel
 address, the deck registry and the state directory, and says what is wrong in plain
 words (``controller.table.doctor``). ``--mock`` examines a simulated four-seat table
 instead of this machine (what the install's checks run where there is no Pi).
-Exit status: 0 nothing wrong, 1 something to fix, 2 bad arguments.
+Run as a plain user it reads what it may and says in one line to use ``sudo`` for the
+rest; it never ends in a traceback.
+Exit status: 0 nothing wrong, 1 something to fix (or a check it could not finish),
+2 bad arguments.
 """
 
 from __future__ import annotations
@@ -18,13 +21,27 @@ __all__ = ["configure"]
 def _cmd_doctor(args: argparse.Namespace) -> int:
     from ..table.doctor import examine, mock_place, pi_place, report
 
-    if args.mock:
-        with mock_place(args.players) as (config, place):
-            text, code = report(examine(config, place))
-        print("truco-table doctor: una mesa simulada (--mock)")
-    else:
-        text, code = report(examine(Path(args.config), pi_place()))
-        print(f"truco-table doctor: {args.config}")
+    try:
+        if args.mock:
+            with mock_place(args.players, panels=args.panels) as (config, place):
+                text, code = report(examine(config, place))
+            print("truco-table doctor: una mesa simulada (--mock)")
+        else:
+            text, code = report(examine(Path(args.config), pi_place()))
+            print(f"truco-table doctor: {args.config}")
+    except PermissionError as e:  # whatever a check did not foresee: one line, no traceback
+        print(
+            f"truco-table doctor: no puedo leer {e.filename or 'un archivo'} con este "
+            "usuario: corré sudo truco-table doctor."
+        )
+        return 1
+    except Exception as e:
+        print(
+            f"truco-table doctor: no pude terminar la revisión ({type(e).__name__}: {e}). "
+            "Corré sudo truco-table doctor; si se repite, mandá esta línea a quien te "
+            "instaló la mesa."
+        )
+        return 1
     print(text)
     return code
 
@@ -37,4 +54,11 @@ def configure(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--mock", action="store_true", help="examine a simulated table instead")
     p.add_argument("--players", type=int, choices=(2, 4, 6), default=4, help="with --mock: seats")
+    p.add_argument(
+        "--panels",
+        choices=("node", "pi"),
+        default="node",
+        help="with --mock: panels on the seat nodes (the guide's table) or on the Pi's "
+        "multiplexer (the variant)",
+    )
     p.set_defaults(func=_cmd_doctor)

@@ -2,10 +2,19 @@
 
 ``examine(config_path, place)`` reads the configuration and looks at everything the
 service needs, as the service would find it: every seat's node (by USB serial number
-under ``/dev/serial/by-id``) or GPIO pad and SPI reader, every display's I2C bus (the
-multiplexer channel's bus, found by name as ``OledDisplay`` does) and whether a panel
-answers at its address, the deck registry and the state directory. Each check is one
-``Finding``; its words are for the bar owner (Rioplatense Spanish, vos).
+under ``/dev/serial/by-id``) or GPIO pad and SPI reader, every seat's panel where it
+hangs, the deck registry and the state directory. Each check is one ``Finding``; its
+words are for the bar owner (Rioplatense Spanish, vos).
+
+A panel on its seat node (``connected_to = "node"``, the guide's table) is known only to
+the node: the running service writes each node's ``PANEL`` report to its status file
+(``[table] status_file``, ``controller.table.hardware.SeatStatus``) and the doctor reads
+it there. A panel on the Pi's bus (the multiplexer variant) is probed: its channel's bus
+found by name as ``OledDisplay`` does, and an SMBus quick write at its address.
+
+Run by the owner without sudo, the doctor reads what a plain user may (the state folder
+is the service user's: ``install-pi`` puts the owner in its group) and says in one line
+to use ``sudo`` for what it may not; it never ends in a traceback.
 
 Where the checks look is a ``Place``: the Pi's own ``/dev`` and ``/sys`` and a real
 I2C probe (an SMBus quick write, as ``i2cdetect`` does), or a simulated table
@@ -27,9 +36,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..hal.deck import DeckError, load_registry
-from ..hal.display import mux_bus
+from ..hal.display import DisplayConfig, mux_bus
 from ..hal.seatlink import find_nodes
 from .config import ConfigError, TableConfig, load_config
+from .hardware import read_seat_status
 
 __all__ = ["Finding", "Place", "Verdict", "examine", "mock_place", "pi_place", "report"]
 
@@ -77,13 +87,24 @@ def smbus_probe(bus: int, address: int) -> bool:
 
 
 def systemd_state(unit: str = "truco-table") -> str | None:
-    """``systemctl is-active`` of the unit, or None where systemd does not run."""
+    """The unit's active state (``systemctl show``), or None where systemd does not run
+    or the unit is not installed (a machine that is not a table)."""
     if not Path("/run/systemd/system").is_dir() or shutil.which("systemctl") is None:
         return None
-    done = subprocess.run(
-        ["systemctl", "is-active", unit], capture_output=True, text=True, check=False
-    )
-    return done.stdout.strip() or None
+    try:
+        done = subprocess.run(
+            ["systemctl", "show", "--property=LoadState,ActiveState", unit],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=10,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    values = dict(line.partition("=")[::2] for line in done.stdout.splitlines())
+    if values.get("LoadState") in (None, "", "not-found"):
+        return None
+    return values.get("ActiveState") or None
 
 
 def pi_place() -> Place:
@@ -93,6 +114,9 @@ def pi_place() -> Place:
 # ------------------------------------------------------------------------- the checks
 
 
+SUDO = "corré sudo truco-table doctor"
+
+
 def examine(config_path: Path, place: Place) -> list[Finding]:
     """Every check, in the order a builder fixes things."""
     findings: list[Finding] = []
@@ -100,33 +124,64 @@ def examine(config_path: Path, place: Place) -> list[Finding]:
     try:
         config = load_config(config_path)
     except ConfigError as e:
-        add(
-            Finding(
-                Verdict.FAIL, "Configuración", f"{e.key}: {e.expected}. Corregilo en {e.source}."
-            )
-        )
+        if isinstance(e.__context__, PermissionError) or "Permission denied" in e.expected:
+            says = f"no puedo leer {e.source} con este usuario: {SUDO}."
+        else:
+            says = f"{e.key}: {e.expected}. Corregilo en {e.source}."
+        add(Finding(Verdict.FAIL, "Configuración", says))
         return findings
-    wiring = (
-        "un nodo por asiento (USB)" if config.topology == "nodes" else "botones y lectores al GPIO"
-    )
     add(
         Finding(
             Verdict.OK,
             "Configuración",
-            f"{config_path}: {config.rules.players} asientos, {wiring}; "
+            f"{config_path}: {config.rules.players} asientos, {_wiring(config)}; "
             f"reglas: {config.rules.to_line()}",
         )
     )
-    if config.topology == "nodes":
-        findings.extend(_nodes(config, place))
-    else:
-        findings.extend(_gpio(config, place))
-    findings.extend(_displays(config, place))
-    findings.extend(_decks(config))
-    findings.extend(_state(config))
-    if place.service is not None:
-        findings.extend(_service(place.service()))
+    state = place.service() if place.service is not None else None
+    checks: list[Callable[[], list[Finding]]] = [
+        (lambda: _nodes(config, place))
+        if config.topology == "nodes"
+        else (lambda: _gpio(config, place)),
+        lambda: _displays(config, place, state),
+    ]
+    private = _unreadable(config)
+    if private is None:
+        checks += [lambda: _decks(config), lambda: _state(config)]
+    for check in checks:
+        try:
+            findings.extend(check())
+        except PermissionError as e:
+            add(Finding(Verdict.WARN, "Permisos", f"no puedo leer {e.filename}: {SUDO}."))
+    if private is not None:
+        add(private)
+    if state is not None:
+        findings.extend(_service(state))
     return findings
+
+
+def _wiring(config: TableConfig) -> str:
+    if config.topology == "gpio":
+        return "botones y lectores al GPIO, pantallas en el Pi"
+    panels = {d.connected_to for d in config.displays.values()}
+    where = {
+        frozenset({"node"}): "cada pantalla en su nodo",
+        frozenset({"pi"}): "pantallas en el Pi (multiplexor)",
+    }.get(frozenset(panels), "pantallas en los nodos y en el Pi")
+    return f"un nodo por asiento (USB), {where}"
+
+
+def _unreadable(config: TableConfig) -> Finding | None:
+    """One line for the state folder and the registry this user may not read."""
+    for folder in dict.fromkeys((config.state_dir, config.decks.parent)):
+        if folder.exists() and not os.access(folder, os.R_OK | os.X_OK):
+            return Finding(
+                Verdict.WARN,
+                "Carpeta de la partida y registro de mazos",
+                f"{folder} es del servicio (usuario truco) y este usuario no la puede leer: "
+                f"{SUDO} (o entrá de nuevo: la instalación te sumó al grupo truco).",
+            )
+    return None
 
 
 def _service(state: str | None) -> list[Finding]:
@@ -223,9 +278,10 @@ def _gpio(config: TableConfig, place: Place) -> list[Finding]:
     return out
 
 
-def _displays(config: TableConfig, place: Place) -> list[Finding]:
+def _displays(config: TableConfig, place: Place, service: str | None) -> list[Finding]:
     out: list[Finding] = []
-    parents = sorted({d.port for d in config.displays.values() if d.bus == "i2c"})
+    on_pi = [d for d in config.displays.values() if d.connected_to == "pi"]
+    parents = sorted({d.port for d in on_pi if d.bus == "i2c"})
     for parent in parents:
         dev = place.dev / f"i2c-{parent}"
         if not dev.exists():
@@ -239,11 +295,25 @@ def _displays(config: TableConfig, place: Place) -> list[Finding]:
             )
         else:
             out.append(Finding(Verdict.OK, f"Bus I2C {parent}", str(dev)))
+    status: dict[int, dict[str, object]] | None = None
+    status_error: str | None = None
+    status_read = False
     for seat in range(config.rules.players):
         what = f"Asiento {seat}: pantalla"
         d = config.displays.get(seat)
         if d is None:
             out.append(Finding(Verdict.WARN, what, "sin pantalla en pinmap.toml"))
+            continue
+        if d.connected_to == "node":
+            if status_error is None and status is None and not status_read:
+                status_read = True
+                try:
+                    status = read_seat_status(config.status_file)
+                except PermissionError:
+                    status_error = f"no puedo leer {config.status_file}: {SUDO}."
+                except OSError as e:
+                    status_error = f"no puedo leer {config.status_file}: {e.strerror}."
+            out.append(_node_panel(seat, d, status, status_error, service))
             continue
         if d.bus != "i2c":
             out.append(
@@ -287,6 +357,65 @@ def _displays(config: TableConfig, place: Place) -> list[Finding]:
         else:
             out.append(Finding(Verdict.OK, what, f"{label}: contesta"))
     return out
+
+
+NODE_PANEL_WIRES = (
+    "Revisá los cuatro cables entre la pantalla y el Pico (GND; VCC al 3V3, pin 36; "
+    "SCL a GP1, pin 2; SDA a GP0, pin 1) y la dirección (0x3C, o 0x3D con el puente "
+    'cambiado); una 2.42" de 7 pines necesita sus puentes en I2C y RES al 3V3 '
+    "(hardware/one-cable-seat.md)."
+)
+
+
+def _node_panel(
+    seat: int,
+    d: DisplayConfig,
+    status: dict[int, dict[str, object]] | None,
+    error: str | None,
+    service: str | None,
+) -> Finding:
+    """A panel on the seat's node, from the node's PANEL report as the service keeps it."""
+    what = f"Asiento {seat}: pantalla"
+    label = f"{d.driver} {d.width}x{d.height} en el nodo, dirección 0x{d.address:02X}"
+    if error is not None:
+        return Finding(Verdict.WARN, what, f"{label}: {error}")
+    if status is None:
+        why = (
+            "el servicio no está andando"
+            if service not in (None, "active")
+            else "el servicio no informa el estado de los nodos"
+        )
+        return Finding(
+            Verdict.WARN,
+            what,
+            f"{label}: {why}, así que no sé si contesta (solo el nodo lo sabe). "
+            "Arrancalo (sudo systemctl start truco-table) y volvé a correr el doctor.",
+        )
+    entry = status.get(seat, {})
+    if entry.get("node") != "connected":
+        return Finding(
+            Verdict.WARN, what, f"{label}: el nodo no está conectado, así que no sé si contesta."
+        )
+    panel = entry.get("panel")
+    if not isinstance(panel, dict):
+        return Finding(
+            Verdict.FAIL,
+            what,
+            f"{label}: el nodo no informa ninguna pantalla. Actualizá su firmware "
+            "(firmware/README.md, sección 2).",
+        )
+    driver, address = panel.get("driver"), panel.get("address")
+    if panel.get("ok") is not True:
+        return Finding(Verdict.FAIL, what, f"{label}: no contesta. {NODE_PANEL_WIRES}")
+    if (driver, address) != (d.driver, d.address):
+        shown = f"{driver} 0x{address:02X}" if isinstance(address, int) else str(driver)
+        return Finding(
+            Verdict.WARN,
+            what,
+            f"{label}: el nodo maneja una {shown}; el servicio le está pasando la de "
+            "pinmap.toml. Volvé a correr el doctor en unos segundos.",
+        )
+    return Finding(Verdict.OK, what, f"{label}: contesta")
 
 
 def _decks(config: TableConfig) -> list[Finding]:
@@ -384,24 +513,33 @@ def mock_place(
     silent_panels: frozenset[int] = frozenset(),
     enrolled: bool = True,
     root: Path | None = None,
+    panels: str = "node",
 ) -> Iterator[tuple[Path, Place]]:
     """A whole simulated table to examine: (its configuration file, where to look).
 
     Seat nodes are ``MockNode``s on ptys, named under a by-id folder as udev names real
-    Picos; the multiplexer's eight buses are in a ``/sys`` tree and ``/dev`` has their
-    device names; panels answer at 0x3C on their channel's bus, but for
-    ``silent_panels``; nodes in ``missing_nodes`` are not plugged in.
+    Picos; nodes in ``missing_nodes`` are not plugged in. ``panels``: ``"node"`` (the
+    guide's table: each panel on its node, an SSD1309 at 0x3C; the status file says
+    what each node reported, as the running service writes it) or ``"pi"`` (the
+    multiplexer variant: the eight channel buses in a ``/sys`` tree and ``/dev``, SH1106
+    panels answering at 0x3C on their channel's bus). Panels in ``silent_panels`` do not
+    answer.
     """
     from ..engine import CARDS
     from ..hal.deck import Deck, DeckRegistry, save_registry
+    from ..hal.events import PanelReport
     from ..hal.mock import MockDeck, MockNode
+    from .hardware import SeatStatus
 
+    if panels not in ("node", "pi"):
+        raise ValueError(f"panels must be node or pi, not {panels!r}")
     with contextlib.ExitStack() as stack:
         base = root or Path(
             stack.enter_context(tempfile.TemporaryDirectory(prefix="truco-doctor-"))
         )
         dev, sys_i2c, by_id, state = base / "dev", base / "sys", base / "by-id", base / "state"
-        for folder in (dev, sys_i2c, by_id, state):
+        run = base / "run"
+        for folder in (dev, sys_i2c, by_id, state, run):
             folder.mkdir(parents=True, exist_ok=True)
         (dev / "i2c-1").touch()
         mux_buses = {channel: 11 + channel for channel in range(8)}  # as the kernel numbers them
@@ -410,12 +548,16 @@ def mock_place(
             (sys_i2c / f"i2c-{bus}" / "name").write_text(f"i2c-1-mux (chan_id {channel})\n")
             (dev / f"i2c-{bus}").touch()
         serials = [f"e66141{s:010x}" for s in range(players)]
+        status = SeatStatus(run / "seats.json")
         for seat, serial in enumerate(serials):
             if seat in missing_nodes:
                 continue
             node = MockNode(seat, serial)
             stack.callback(node.close)
             (by_id / f"usb-MicroPython_Board_in_FS_mode_{serial}-if00").symlink_to(node.path)
+            status.node(seat, True)
+            if panels == "node":
+                status.panel(seat, PanelReport("ssd1309", 0x3C, seat not in silent_panels))
         if enrolled:
             deck = MockDeck(0)
             registry = DeckRegistry((Deck("casa", {deck.uid(card): card for card in CARDS}),))
@@ -423,16 +565,22 @@ def mock_place(
         nodes = "".join(
             f'[[nodes.seat]]\nseat = {s}\nserial = "{serials[s]}"\n' for s in range(players)
         )
-        panels = "".join(
-            f'[[display.seat]]\nseat = {s}\nmux_channel = {s}\ndriver = "sh1106"\n'
-            for s in range(players)
-        )
+        if panels == "node":
+            displays = "".join(
+                f'[[display.seat]]\nseat = {s}\nconnected_to = "node"\ndriver = "ssd1309"\n'
+                for s in range(players)
+            )
+        else:
+            displays = "".join(
+                f'[[display.seat]]\nseat = {s}\nmux_channel = {s}\ndriver = "sh1106"\n'
+                for s in range(players)
+            )
         config = base / "table.toml"
         config.write_text(
             f'[table]\nplayers = {players}\nstate_dir = "{state}"\n'
-            f'decks = "{state / "decks.toml"}"\n'
+            f'decks = "{state / "decks.toml"}"\nstatus_file = "{run / "seats.json"}"\n'
             f'[topology]\nkind = "nodes"\n[nodes]\nby_id_dir = "{by_id}"\n{nodes}'
-            f"[display]\ni2c_bus = 1\n{panels}",
+            f"[display]\ni2c_bus = 1\n{displays}",
             encoding="utf-8",
         )
         answering = {(mux_buses[s], 0x3C) for s in range(players) if s not in silent_panels}

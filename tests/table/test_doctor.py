@@ -8,6 +8,8 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from controller.hal.mock import MockNode
 from controller.table.doctor import Finding, Place, Verdict, examine, mock_place, report
 
@@ -16,8 +18,15 @@ def failing(findings: list[Finding]) -> dict[str, str]:
     return {f.what: f.says for f in findings if f.verdict is Verdict.FAIL}
 
 
-def test_a_healthy_table_lists_every_part() -> None:
-    with mock_place(4) as (config, place):
+@pytest.mark.parametrize(
+    ("panels", "line"),
+    [
+        ("node", "ssd1309 128x64 en el nodo, dirección 0x3C: contesta"),
+        ("pi", "canal 2 del multiplexor), dirección 0x3C: contesta"),
+    ],
+)
+def test_a_healthy_table_lists_every_part(panels: str, line: str) -> None:
+    with mock_place(4, panels=panels) as (config, place):
         findings = examine(config, place)
     text, code = report(findings)
     assert code == 0, text
@@ -25,19 +34,26 @@ def test_a_healthy_table_lists_every_part() -> None:
     for seat in range(4):
         assert f"Asiento {seat}: nodo" in whats and f"Asiento {seat}: pantalla" in whats
     assert "Registro de mazos" in whats and "Carpeta de la partida" in whats
-    assert "canal 2 del multiplexor), dirección 0x3C: contesta" in text
+    assert line in text
+    assert ("Bus I2C 1" in whats) == (panels == "pi")  # node panels never look at i2c-1
     assert "casa (40 cartas)" in text
     assert text.endswith("Todo en orden: la mesa está lista para jugar.")
 
 
-def test_a_missing_node_and_a_silent_panel_are_named_with_what_to_do() -> None:
-    with mock_place(4, missing_nodes=frozenset({2}), silent_panels=frozenset({1})) as (c, p):
+@pytest.mark.parametrize("panels", ["node", "pi"])
+def test_a_missing_node_and_a_silent_panel_are_named_with_what_to_do(panels: str) -> None:
+    with mock_place(
+        4, missing_nodes=frozenset({2}), silent_panels=frozenset({1}), panels=panels
+    ) as (c, p):
         findings = examine(c, p)
     bad = failing(findings)
     assert set(bad) == {"Asiento 2: nodo", "Asiento 1: pantalla"}
     assert "no encuentro el nodo e661410000000002" in bad["Asiento 2: nodo"]
     assert "Revisá su cable USB" in bad["Asiento 2: nodo"]
     assert "no contesta" in bad["Asiento 1: pantalla"]
+    if panels == "node":  # the wires that matter: the Pico's, not the multiplexer's
+        assert "GP1, pin 2" in bad["Asiento 1: pantalla"]
+        assert "sus cuatro cables" not in bad["Asiento 1: pantalla"]
     text, code = report(findings)
     assert code == 1 and "2 problemas" in text
 
@@ -59,7 +75,7 @@ def test_an_unknown_node_plugged_in_is_a_warning(tmp_path: Path) -> None:
 
 
 def test_no_i2c_dev_and_no_multiplexer(tmp_path: Path) -> None:
-    with mock_place(2, root=tmp_path) as (config, place):
+    with mock_place(2, root=tmp_path, panels="pi") as (config, place):
         (tmp_path / "dev" / "i2c-1").unlink()  # i2c-dev not loaded
         for name in (tmp_path / "sys").iterdir():  # the i2c-mux overlay missing
             (name / "name").unlink()
@@ -100,7 +116,7 @@ def test_devices_without_permission_name_the_group() -> None:
         real = os.path.realpath(path)
         return not real.startswith("/dev/pts/") and "i2c-" not in real
 
-    with mock_place(2) as (config, place):
+    with mock_place(2, panels="pi") as (config, place):
         bad = failing(examine(config, replace(place, access=access)))
     assert "grupo dialout" in bad["Asiento 0: nodo"]
     assert "falta el grupo i2c" in bad["Asiento 1: pantalla"]
@@ -126,3 +142,47 @@ def test_the_command_on_a_missing_configuration(tmp_path: Path) -> None:
     )
     assert done.returncode == 1 and "MAL  Configuración" in done.stdout
     assert "Traceback" not in done.stderr
+
+
+def test_node_panels_without_a_running_service_are_unknown_not_wrong(tmp_path: Path) -> None:
+    with mock_place(2, root=tmp_path) as (config, place):
+        (tmp_path / "run" / "seats.json").unlink()  # no service writes it
+        findings = examine(config, replace(place, service=lambda: "inactive"))
+    panel = [f for f in findings if f.what == "Asiento 0: pantalla"][0]
+    assert panel.verdict is Verdict.WARN and "el servicio no está andando" in panel.says
+
+
+def test_a_status_file_left_by_a_dead_service_is_not_believed(tmp_path: Path) -> None:
+    with mock_place(2, root=tmp_path) as (config, place):
+        status = tmp_path / "run" / "seats.json"
+        dead = subprocess.run(
+            [sys.executable, "-c", "import os; print(os.getpid())"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        status.write_text(
+            status.read_text().replace(f'"pid": {os.getpid()}', f'"pid": {int(dead.stdout)}')
+        )
+        findings = examine(config, place)
+    panel = [f for f in findings if f.what == "Asiento 1: pantalla"][0]
+    assert panel.verdict is Verdict.WARN and "no sé si contesta" in panel.says
+
+
+def test_a_node_that_reports_no_panel_and_one_with_another_panel(tmp_path: Path) -> None:
+    import json
+
+    with mock_place(4, root=tmp_path) as (config, place):
+        status = tmp_path / "run" / "seats.json"
+        data = json.loads(status.read_text())
+        del data["seats"]["0"]["panel"]  # old firmware: no PANEL
+        data["seats"]["1"]["panel"]["driver"] = "ssd1306"  # still as it left the factory
+        data["seats"]["2"]["node"] = "disconnected"
+        status.write_text(json.dumps(data))
+        findings = {f.what: f for f in examine(config, place)}
+    assert findings["Asiento 0: pantalla"].verdict is Verdict.FAIL
+    assert "firmware" in findings["Asiento 0: pantalla"].says
+    assert findings["Asiento 1: pantalla"].verdict is Verdict.WARN
+    assert "ssd1306 0x3C" in findings["Asiento 1: pantalla"].says
+    assert "no está conectado" in findings["Asiento 2: pantalla"].says
+    assert findings["Asiento 3: pantalla"].verdict is Verdict.OK
