@@ -32,14 +32,28 @@ PICO_PHYSICAL = {
 }  # fmt: skip
 
 
-@pytest.fixture(scope="module")
-def pinmap() -> dict[str, Any]:
-    with open(HW / "pinmap.toml", "rb") as f:
+PINMAPS = ("pinmap.toml", "pinmap-mux.toml", "pinmap-gpio.toml")
+
+
+def load(name: str) -> dict[str, Any]:
+    with open(HW / name, "rb") as f:
         return tomllib.load(f)
 
 
+@pytest.fixture(scope="module")
+def pinmap() -> dict[str, Any]:
+    return load("pinmap.toml")
+
+
+@pytest.fixture(scope="module")
+def gpio_pinmap() -> dict[str, Any]:
+    return load("pinmap-gpio.toml")
+
+
 def test_topology(pinmap: dict[str, Any]) -> None:
-    assert pinmap["topology"]["kind"] in ("gpio", "nodes")
+    assert pinmap["topology"]["kind"] == "nodes"
+    assert load("pinmap-mux.toml")["topology"]["kind"] == "nodes"
+    assert load("pinmap-gpio.toml")["topology"]["kind"] == "gpio"
 
 
 def test_nodes_section(pinmap: dict[str, Any]) -> None:
@@ -52,8 +66,8 @@ def test_nodes_section(pinmap: dict[str, Any]) -> None:
     assert pinmap["nodes"]["heartbeat_timeout_s"] > 1
 
 
-def test_gpio_section(pinmap: dict[str, Any]) -> None:
-    gpio = pinmap["gpio"]
+def test_gpio_section(gpio_pinmap: dict[str, Any]) -> None:
+    gpio = gpio_pinmap["gpio"]
     seats = gpio["seat"]
     assert sorted(s["seat"] for s in seats) == [0, 1]
     assert sorted(s["reader_cs"] for s in seats) == [0, 1]
@@ -67,7 +81,9 @@ def test_gpio_section(pinmap: dict[str, Any]) -> None:
     assert all(2 <= pin <= 27 for pin in used), "GPIO0/1 are reserved for the HAT EEPROM"
 
 
-def test_display_section(pinmap: dict[str, Any]) -> None:
+@pytest.mark.parametrize("name", PINMAPS)
+def test_display_section(name: str) -> None:
+    pinmap = load(name)
     display = pinmap["display"]
     seats = display["seat"]
     channels = [s["mux_channel"] for s in seats if "mux_channel" in s]
@@ -79,15 +95,15 @@ def test_display_section(pinmap: dict[str, Any]) -> None:
         assert seat["address"] in (0x3C, 0x3D)
         assert (seat["width"], seat["height"]) == (128, 64)
         assert seat["rotate"] in (0, 2)
-    node_seats = {s["seat"] for s in pinmap["nodes"]["seat"]}
-    gpio_seats = {s["seat"] for s in pinmap["gpio"]["seat"]}
-    assert node_seats | gpio_seats <= {s["seat"] for s in seats}
+    kind = pinmap["topology"]["kind"]
+    used = {s["seat"] for s in pinmap[kind]["seat"]}
+    assert used == {s["seat"] for s in seats}
     import luma.oled.device as devices
 
     assert all(hasattr(devices, s["driver"]) for s in seats)
 
 
-def test_config_txt(pinmap: dict[str, Any]) -> None:
+def test_config_txt() -> None:
     lines = [
         line.strip()
         for line in (HW / "config.txt").read_text().splitlines()
@@ -97,7 +113,8 @@ def test_config_txt(pinmap: dict[str, Any]) -> None:
     assert "dtparam=i2c_arm=on,i2c_arm_baudrate=100000" in lines
     assert "dtoverlay=i2c-mux,pca9548,addr=0x70" in lines
     assert "dtparam=spi=on" in lines
-    assert pinmap["display"]["mux_address"] == 0x70
+    for name in PINMAPS:
+        assert load(name)["display"]["mux_address"] == 0x70
     assert not any(line.startswith("enable_uart=1") for line in lines)
 
 
@@ -153,7 +170,8 @@ def test_every_gpio_reference_in_wiring_md_uses_the_right_physical_pin() -> None
         assert PICO_PHYSICAL[int(gp)] == int(physical), f"GP{gp} is pin {PICO_PHYSICAL[int(gp)]}"
 
 
-def test_wiring_md_gpio_tables_match_the_pinmap(pinmap: dict[str, Any]) -> None:
+def test_wiring_md_gpio_tables_match_the_pinmap(gpio_pinmap: dict[str, Any]) -> None:
+    pinmap = gpio_pinmap
     text = (HW / "wiring.md").read_text()
     seat0, seat1 = sorted(pinmap["gpio"]["seat"], key=lambda s: s["seat"])
     for name in BUTTONS:
