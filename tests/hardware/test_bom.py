@@ -1,4 +1,5 @@
-"""hardware/bom.md: the totals of the priced parts list are the sums of its rows."""
+"""hardware/bom.md: the totals of the priced parts list are the sums of its rows, and
+the guide quotes the same totals."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ import re
 from pathlib import Path
 
 BOM = Path(__file__).resolve().parents[2] / "hardware" / "bom.md"
-SIZES = ("2 seats (GPIO)", "4 seats", "6 seats")
+GUIDE = BOM.with_name("README.md")
+SIZES = ("2 seats", "4 seats", "6 seats")
 
 
 def quantity(cell: str) -> float:
@@ -19,6 +21,7 @@ def quantity(cell: str) -> float:
 def row_totals(text: str) -> dict[str, float]:
     """Sum of quantity x unit price per table size, optional parts left out."""
     totals = dict.fromkeys(SIZES, 0.0)
+    text = text.split("\n## Variants")[0]  # the variants' rows change a table, not add to it
     for line in text.splitlines():
         if not re.match(r"^\| \d+b? \|", line):
             continue
@@ -29,8 +32,6 @@ def row_totals(text: str) -> dict[str, float]:
             price = float(cells[6])
             for size, cell in zip(SIZES, cells[3:6], strict=True):
                 totals[size] += quantity(cell) * price
-        elif len(cells) == 6:  # the 2-seat GPIO extras: #, part, what, qty, price, notes
-            totals[SIZES[0]] += quantity(cells[3]) * float(cells[4])
         else:
             raise AssertionError(f"a BOM row with {len(cells)} cells: {line}")
     return totals
@@ -54,4 +55,14 @@ def test_the_totals_are_the_sums_of_the_rows() -> None:
 def test_the_prices_are_dated_and_the_bigger_panel_recommended() -> None:
     text = BOM.read_text(encoding="utf-8")
     assert re.search(r"Prices .* on \*\*\d{4}-\d{2}-\d{2}\*\*", text)
-    assert 'recommended: SH1106 1.3"' in text
+    main = text.split("\n## Variants")[0]
+    assert re.search(r'^\| 6 \| OLED display 2\.42" 128×64, SSD1309 \|', main, re.M)
+    assert "TCA9548A" not in main and "multiplexer" not in main.split("## The table's")[1]
+    assert "TCA9548A" in text.split("\n## Variants")[1]  # the variant's own list
+
+
+def test_the_guide_quotes_the_bom_totals() -> None:
+    totals = stated_totals(BOM.read_text(encoding="utf-8"))
+    guide = GUIDE.read_text(encoding="utf-8")
+    for size, total in totals.items():
+        assert re.search(rf"^\| {size} \| {int(total)} \|$", guide, re.M), size
