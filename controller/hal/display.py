@@ -10,12 +10,18 @@ Any failure while writing is caught and counted: a broken display never stops th
 table. After an error the panel is opened afresh on the next frame: luma's constructor
 runs the panel's initialisation again (display on, charge pump, addressing mode) and the
 writer sends the whole frame, so a panel that lost its power (a re-seated cable, a
-brown-out) and with it every setting comes back with the screen, not black.
+brown-out) and with it every setting comes back with the screen, not black. A panel
+that does not answer that reopen is tried again after ``RETRY_S`` (doubling to
+``RETRY_MAX_S`` while it stays away), not at every frame: luma's constructor costs
+milliseconds of CPU (SSD1306/SSD1309 precompute their pixel maps), and a failed one
+leaves nothing open (its bus is closed at once).
 """
 
 from __future__ import annotations
 
 import logging
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -27,6 +33,8 @@ from .display_writer import DisplayWriter, FrameWriter, writer_for_device
 __all__ = ["DRIVERS", "Display", "DisplayConfig", "OledDisplay", "PageDisplay", "mux_bus"]
 
 DRIVERS = ("ssd1306", "sh1106", "ssd1309")
+RETRY_S = 0.25  # a panel that did not open is tried again after this, doubling ...
+RETRY_MAX_S = 2.0  # ... up to this, while it stays away
 
 log = logging.getLogger(__name__)
 
@@ -97,10 +105,20 @@ def mux_bus(parent: int, channel: int, sys_dir: Path = Path("/sys/bus/i2c/device
 class OledDisplay:
     """A real panel; ``open()`` may raise if the bus or device is missing."""
 
-    def __init__(self, config: DisplayConfig, *, seat: int, interface: Any = None) -> None:
+    def __init__(
+        self,
+        config: DisplayConfig,
+        *,
+        seat: int,
+        interface: Any = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.config = config
         self.seat = seat
         self._interface = interface  # a luma serial interface (tests); else from the config
+        self._clock = clock
+        self._retry_at: float | None = None  # a failed open: not again before this
+        self._retry_s = RETRY_S
         self.errors = 0
         self._writer: FrameWriter | None = None
         self._device: Any = None
@@ -162,11 +180,17 @@ class OledDisplay:
 
     def _opened(self) -> FrameWriter | None:
         if self._writer is None:
+            now = self._clock()
+            if self._retry_at is not None and now < self._retry_at:
+                return None  # it did not answer a moment ago: this frame goes nowhere
             try:
                 self.open()
             except Exception as error:  # a missing panel must not stop the table
                 self._failed(f"cannot open: {error}")
+                self._retry_at = now + self._retry_s
+                self._retry_s = min(self._retry_s * 2, RETRY_MAX_S)
                 return None
+            self._retry_at, self._retry_s = None, RETRY_S
         return self._writer
 
     def _close(self) -> None:
