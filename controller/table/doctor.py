@@ -29,6 +29,7 @@ import contextlib
 import enum
 import os
 import shutil
+import stat
 import subprocess
 import tempfile
 from collections.abc import Callable, Iterator
@@ -456,13 +457,15 @@ def _state(config: TableConfig) -> list[Finding]:
             )
         ]
     out: list[Finding] = []
-    if not os.access(state, os.W_OK | os.X_OK):
+    # the service writes there as its owner (StateDirectory=, user truco); the owner of the
+    # bar reading it as a member of the group need not (and should not) write
+    if not os.access(state, os.W_OK | os.X_OK) and not state.stat().st_mode & stat.S_IWUSR:
         out.append(
             Finding(
                 Verdict.WARN,
                 what,
-                f"{state}: este usuario no puede escribir (el servicio, como usuario truco, sí "
-                "debería poder: mirá sudo ls -ld " + str(state) + ").",
+                f"{state}: ni su dueño puede escribir (el servicio, como usuario truco, "
+                "tiene que poder: mirá sudo ls -ld " + str(state) + ").",
             )
         )
     current = state / "current.truco"

@@ -27,8 +27,13 @@ def test_the_shipped_example_loads(tmp_path: Path) -> None:
     assert config.topology == "nodes"
     assert [n.seat for n in config.nodes] == [0, 1, 2, 3]
     assert sorted(config.displays) == [0, 1, 2, 3]
-    assert config.displays[2].driver == "sh1106" and config.displays[2].connected_to == "node"
-    assert config.displays[0].driver == "ssd1309" and config.displays[0].mux_channel is None
+    for seat in range(4):  # the guide's table: every 2.42" panel on its seat's node
+        display = config.displays[seat]
+        assert (display.driver, display.connected_to, display.mux_channel) == (
+            "ssd1309",
+            "node",
+            None,
+        )
 
 
 def test_inline_hardware_and_rules(tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import time
 from pathlib import Path
 
@@ -21,23 +22,15 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def shipped_config(tmp_path: Path, topology: str = "nodes", players: int = 4) -> Path:
-    """systemd/table.toml next to hardware/pinmap.toml, as the install puts them."""
-    pinmap = (ROOT / "hardware" / "pinmap.toml").read_text()
-    if players == 2:  # a two-seat table lists two nodes and two panels
-        for section in ("nodes", "display"):
-            start = pinmap.index(f"[[{section}.seat]]\nseat = 2")
-            end = pinmap.index("# ----", start) if section == "nodes" else len(pinmap)
-            pinmap = pinmap[:start] + pinmap[end:]
-    if topology == "gpio":  # no seat nodes: the panels hang on the Pi, behind the mux
-        for seat in range(players):
-            pinmap = pinmap.replace(
-                f'seat = {seat}\nconnected_to = "node"\n',
-                f'seat = {seat}\nconnected_to = "pi"\nmux_channel = {seat}\n',
-            )
-    (tmp_path / "pinmap.toml").write_text(pinmap)
+    """systemd/table.toml next to the shipped pin maps, as the install puts them: the
+    owner sets players (and for a two-seat GPIO table the pin map), and deletes nothing."""
+    for name in ("pinmap.toml", "pinmap-mux.toml", "pinmap-gpio.toml"):
+        shutil.copy(ROOT / "hardware" / name, tmp_path / name)
     text = (ROOT / "systemd" / "table.toml").read_text()
+    assert text.count("players = 4") == 1 and text.count('pinmap = "pinmap.toml"') == 1
     text = text.replace("players = 4", f"players = {players}")
-    text += f'\n[topology]\nkind = "{topology}"\n'
+    if topology == "gpio":
+        text = text.replace('pinmap = "pinmap.toml"', 'pinmap = "pinmap-gpio.toml"')
     path = tmp_path / "table.toml"
     path.write_text(text)
     return path
@@ -114,16 +107,25 @@ def test_the_shipped_pin_map_wires_two_gpio_seats(tmp_path: Path) -> None:
 def test_the_pi_factory_opens_panels_only_where_the_pin_map_lists_one(tmp_path: Path) -> None:
     text = shipped_config(tmp_path).read_text()
     (tmp_path / "table.toml").write_text(text.replace("players = 4", "players = 6"))
-    (tmp_path / "pinmap.toml").write_text(
-        (tmp_path / "pinmap.toml").read_text()
-        + '\n[[nodes.seat]]\nseat = 4\nserial = "e6614103e7ab1204"\n'
-        + '\n[[nodes.seat]]\nseat = 5\nserial = "e6614103e7ab1205"\n'
-    )
+    pinmap = (tmp_path / "pinmap.toml").read_text()
+    (tmp_path / "pinmap.toml").write_text(pinmap[: pinmap.index("[[display.seat]]\nseat = 4")])
     config = load_config(tmp_path / "table.toml")
     hw = build_hardware(config, PiHardware())
     kinds = [type(d) for d in hw.displays]
-    # the shipped pin map has four panels, each on its seat's node (one cable a seat)
+    # each listed panel on its seat's node (one cable a seat); seats 4 and 5 list none
     assert kinds == [NodeDisplay] * 4 + [NoDisplay] * 2
+    hw.close()
+
+
+@pytest.mark.parametrize("players", [2, 4, 6])
+def test_two_four_and_six_seats_from_the_shipped_files_without_deleting(
+    tmp_path: Path, players: int
+) -> None:
+    config = load_config(shipped_config(tmp_path, players=players))
+    assert [n.seat for n in config.nodes] == list(range(players))
+    assert sorted(config.displays) == list(range(players))
+    hw = build_hardware(config, PiHardware())
+    assert [type(d) for d in hw.displays] == [NodeDisplay] * players
     hw.close()
 
 
