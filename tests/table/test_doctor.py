@@ -148,7 +148,7 @@ def test_node_panels_without_a_running_service_are_unknown_not_wrong(tmp_path: P
     with mock_place(2, root=tmp_path) as (config, place):
         (tmp_path / "run" / "seats.json").unlink()  # no service writes it
         findings = examine(config, replace(place, service=lambda: "inactive"))
-    panel = [f for f in findings if f.what == "Asiento 0: pantalla"][0]
+    panel = next(f for f in findings if f.what == "Asiento 0: pantalla")
     assert panel.verdict is Verdict.WARN and "el servicio no está andando" in panel.says
 
 
@@ -165,7 +165,7 @@ def test_a_status_file_left_by_a_dead_service_is_not_believed(tmp_path: Path) ->
             status.read_text().replace(f'"pid": {os.getpid()}', f'"pid": {int(dead.stdout)}')
         )
         findings = examine(config, place)
-    panel = [f for f in findings if f.what == "Asiento 1: pantalla"][0]
+    panel = next(f for f in findings if f.what == "Asiento 1: pantalla")
     assert panel.verdict is Verdict.WARN and "no sé si contesta" in panel.says
 
 
