@@ -19,6 +19,7 @@ import logging
 import os
 import tempfile
 import threading
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
     from ..hal.gpio_pad import GpioPad
     from ..hal.seatlink import SeatLink
     from ..hal.spi_reader import SpiReader
+    from .config import GpioSeat
 
 __all__ = [
     "HARDWARE_EXIT",
@@ -219,12 +221,14 @@ class Hardware:
             link.display_listener = self.status.listener(node.seat, link.display_listener)
             link.start()
 
-    def _start_gpio(self, on_event: Callable[[int, Any], None]) -> None:
+    def _pad(self, seat: GpioSeat, on_event: Callable[[int, Any], None]) -> GpioPad:
         from ..hal.gpio_pad import GpioPad
-        from ..hal.spi_reader import SpiReader
 
         config, factory = self.config, self.factory
-        for seat in config.gpio:
+        # gpiozero warns once per pin factory it could not load (several lines on
+        # standard error): they go into the one line of a failure, or to the debug log
+        with warnings.catch_warnings(record=True) as fallbacks:
+            warnings.simplefilter("always")
             try:
                 pad = GpioPad(
                     seat.seat,
@@ -236,11 +240,22 @@ class Hardware:
                     hold_s=config.hold_s,
                 )
             except Exception as error:
+                tried = "; ".join(_one_line(w.message) for w in fallbacks)  # type: ignore[arg-type]
                 raise HardwareStartError(
                     f"seat {seat.seat}: the buttons' GPIO pins cannot be opened: "
-                    f"{_one_line(error)} (is this a Raspberry Pi with /dev/gpiochip*, "
-                    "and the user in the gpio group?)"
+                    f"{_one_line(error)}{f' (tried: {tried})' if tried else ''}; is this a "
+                    "Raspberry Pi with /dev/gpiochip*, and the user in the gpio group?"
                 ) from error
+        for fallback in fallbacks:
+            log.debug("seat %d: %s", seat.seat, fallback.message)
+        return pad
+
+    def _start_gpio(self, on_event: Callable[[int, Any], None]) -> None:
+        from ..hal.spi_reader import SpiReader
+
+        config, factory = self.config, self.factory
+        for seat in config.gpio:
+            pad = self._pad(seat, on_event)
             self.pads[seat.seat] = pad
             self._closers.append(pad.close)
             if seat.reader_cs is None:
