@@ -5,6 +5,6 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-for folder in (ROOT / "firmware", ROOT / "tests" / "firmware", ROOT / "tests" / "hal"):
+for folder in (ROOT / "firmware", ROOT / "tests" / "firmware"):
     if str(folder) not in sys.path:
         sys.path.insert(0, str(folder))

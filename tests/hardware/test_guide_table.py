@@ -30,11 +30,11 @@ from pathlib import Path
 
 import pytest
 from fake_oled import SSD1309Model
-from simnode import SimNode
 
 from controller.engine import CARDS
 from controller.hal.deck import Deck, DeckRegistry, save_registry
 from controller.hal.mock import MockDeck
+from tests.hal.simnode import SimNode
 
 ROOT = Path(__file__).resolve().parents[2]
 UNIT = ROOT / "systemd" / "truco-table.service"
