@@ -30,7 +30,12 @@ Everything is checked before the table starts, and a mistake stops start-up with
 ``ConfigError`` line naming the file, the key and what was expected: a file that is not
 UTF-8 or not TOML, a NUL byte, an unknown section or key, a value of the wrong type, a
 number that is not finite or out of its range (the ranges below), a seat given twice or
-missing, a serial number that is not hexadecimal, a GPIO pin used twice.
+missing, a serial number that is not hexadecimal, a GPIO pin used twice. The messages are
+in Spanish: the doctor shows them to the bar owner as they are.
+
+A pin map may list more seats than ``players`` (the shipped one lists six): seats from
+``players`` on are checked but not used, so a two- or four-seat table deletes nothing; the
+section of the topology not in use (``[gpio]`` on a table of nodes) is checked, not used.
 """
 
 from __future__ import annotations
