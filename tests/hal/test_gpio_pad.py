@@ -557,7 +557,7 @@ def test_docstring_example_runs(factory: MockFactory) -> None:
 
 
 def test_default_pins_match_pinmap_toml() -> None:
-    with (ROOT / "hardware" / "pinmap.toml").open("rb") as f:
+    with (ROOT / "hardware" / "pinmap-gpio.toml").open("rb") as f:
         pinmap = tomllib.load(f)
     seats = {seat["seat"]: seat["buttons"] for seat in pinmap["gpio"]["seat"]}
     assert seats == {seat: dict(pins) for seat, pins in DEFAULT_PINS.items()}
