@@ -2,7 +2,7 @@
 
 Four- and six-seat tables read each seat's pad on its seat node, whose firmware
 debounces the contacts and reports ``PRESS``/``HOLD`` (``controller.hal.seatlink``).
-On a two-seat table built with ``kind = "gpio"`` (``hardware/pinmap.toml``) the
+On a two-seat table built with ``kind = "gpio"`` (``hardware/pinmap-gpio.toml``) the
 buttons go to the Pi itself, and this module does the node's job on the Pi, with the
 same rules and the same timings, and hands the table the same events:
 
@@ -39,7 +39,7 @@ mazo           GPIO19 (35)    GPIO18 (12)
 common GND     GND (39)       GND (34)
 ============== ============== ==============
 
-These are the defaults of ``pinmap.toml`` (:data:`DEFAULT_PINS`).
+These are the defaults of ``pinmap-gpio.toml`` (:data:`DEFAULT_PINS`).
 
 How it works
 ------------
@@ -132,7 +132,7 @@ Decision = Literal["PRESS", "HOLD"]
 PadEvent = ButtonPressed | ButtonHeld
 PadEventCallback = Callable[[int, PadEvent], None]
 
-# hardware/pinmap.toml's [[gpio.seat]] buttons (BCM numbers).
+# hardware/pinmap-gpio.toml's [[gpio.seat]] buttons (BCM numbers).
 DEFAULT_PINS: Final[Mapping[int, Mapping[str, int]]] = {
     0: {
         "truco": 4,

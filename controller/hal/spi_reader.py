@@ -2,7 +2,7 @@
 
 Four- and six-seat tables read each seat's card reader on its seat node, whose
 firmware reports ``TAGON``/``TAGOFF`` (``controller.hal.seatlink``). On a two-seat
-table built with ``kind = "gpio"`` (``hardware/pinmap.toml``) both readers hang on
+table built with ``kind = "gpio"`` (``hardware/pinmap-gpio.toml``) both readers hang on
 the Pi's SPI0, and this module does the node's job on the Pi, with the same rules
 and the same timings, and hands the table the same events:
 
