@@ -12,11 +12,9 @@ panel unplugged it names that seat and that panel, and when the panel is back it
 
 from __future__ import annotations
 
-import configparser
 import contextlib
 import json
 import os
-import shlex
 import shutil
 import socket
 import subprocess
@@ -36,8 +34,9 @@ from controller.hal.deck import Deck, DeckRegistry, save_registry
 from controller.hal.mock import MockDeck
 from tests.hal.simnode import SimNode
 
+from .unit import unit_command
+
 ROOT = Path(__file__).resolve().parents[2]
-UNIT = ROOT / "systemd" / "truco-table.service"
 GROUP = 4242  # the service's group (truco) on the Pi; here a number nobody else has
 PLAIN = 65534  # nobody
 
@@ -49,20 +48,6 @@ def wait_for(predicate: Callable[[], bool], timeout: float = 20.0) -> bool:
             return True
         time.sleep(0.05)
     return False
-
-
-def unit_command(config: Path) -> tuple[list[str], dict[str, str]]:
-    """The installed unit's ExecStart and Environment, pointed at this checkout."""
-    unit = configparser.ConfigParser(strict=False, interpolation=None)
-    unit.optionxform = str  # type: ignore[assignment,method-assign]
-    unit.read(UNIT)
-    argv = shlex.split(unit["Service"]["ExecStart"])
-    assert argv[0] == "/opt/truco-table/.venv/bin/truco-table"
-    assert argv[1:] == ["run", "--config", "/etc/truco-table/table.toml"]
-    argv[0] = str(Path(sys.executable).with_name("truco-table"))
-    argv[-1] = str(config)
-    env = dict(item.split("=", 1) for item in unit["Service"]["Environment"].split())
-    return argv, env
 
 
 def replace_once(text: str, old: str, new: str) -> str:

@@ -3,26 +3,17 @@ status systemd does not restart on (the unit's RestartPreventExitStatus)."""
 
 from __future__ import annotations
 
-import configparser
-import shlex
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from controller.table.hardware import HARDWARE_EXIT
 
+from .unit import service_section, unit_command
+
 ROOT = Path(__file__).resolve().parents[2]
-UNIT = ROOT / "systemd" / "truco-table.service"
-
-
-def service_section() -> configparser.SectionProxy:
-    unit = configparser.ConfigParser(strict=False, interpolation=None)
-    unit.optionxform = str  # type: ignore[assignment,method-assign]
-    unit.read(UNIT)
-    return unit["Service"]
 
 
 def test_systemd_does_not_restart_on_a_bad_config_or_missing_hardware() -> None:
@@ -39,11 +30,7 @@ def test_a_gpio_table_without_gpio_is_one_line_and_exit_3(tmp_path: Path) -> Non
     table = table.replace('pinmap = "pinmap.toml"', 'pinmap = "pinmap-gpio.toml"')
     table = table.replace("/var/lib/truco-table", str(tmp_path / "state"))
     (tmp_path / "table.toml").write_text(table, encoding="utf-8")
-    service = service_section()
-    argv = shlex.split(service["ExecStart"])
-    argv[0] = str(Path(sys.executable).with_name("truco-table"))
-    argv[-1] = str(tmp_path / "table.toml")
-    env = dict(item.split("=", 1) for item in service["Environment"].split())
+    argv, env = unit_command(tmp_path / "table.toml")
     for unit_env in (env, {}):  # the unit's pin factory (lgpio), and gpiozero's search
         done = subprocess.run(
             argv,
