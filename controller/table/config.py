@@ -93,8 +93,10 @@ class TableConfig:
     deal_reading: DealReading = DealReading.SEATS
     state_dir: Path = Path("/var/lib/truco-table")
     decks: Path = Path("/var/lib/truco-table/decks.toml")
-    # each seat's node and panel as the running service sees them (for the doctor)
-    status_file: Path = Path("/run/truco-table/seats.json")
+    # each seat's node and panel as the running service sees them (for the doctor); a
+    # configuration file gives /run/truco-table/seats.json unless it names another, a
+    # table built in code (the mock table) writes none
+    status_file: Path | None = None
     topology: str = "nodes"
     by_id_dir: Path = Path("/dev/serial/by-id")
     heartbeat_timeout_s: float = 3.5

@@ -206,6 +206,13 @@ def test_one_panel_unplugged_is_named_and_comes_back() -> None:
 def test_a_plain_user_outside_the_group_gets_one_line_to_use_sudo() -> None:
     with guide_table() as table:
         done = table.doctor(in_group=False)
+        table.config.chmod(0o600)  # even the configuration: one line, no traceback
+        unreadable = table.doctor()
+    assert unreadable.returncode == 1 and unreadable.stderr == "", unreadable.stderr
+    assert lines(unreadable.stdout, "  MAL") == [
+        f"  MAL  Configuración: no puedo leer {table.config} con este usuario: "
+        "corré sudo truco-table doctor."
+    ]
     out = done.stdout + done.stderr
     assert "Traceback" not in out and done.stderr == ""
     sudo = [line for line in done.stdout.splitlines() if "sudo truco-table doctor" in line]
