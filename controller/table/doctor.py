@@ -309,9 +309,7 @@ def _displays(config: TableConfig, place: Place, service: str | None) -> list[Fi
             if status_error is None and status is None and not status_read:
                 status_read = True
                 try:
-                    status = (
-                        read_seat_status(config.status_file) if config.status_file else None
-                    )
+                    status = read_seat_status(config.status_file) if config.status_file else None
                 except PermissionError:
                     status_error = f"no puedo leer {config.status_file}: {SUDO}."
                 except OSError as e:
