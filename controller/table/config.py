@@ -283,7 +283,7 @@ def load_config(path: str | Path) -> TableConfig:
     try:
         rules = HouseRules.from_options(options)
     except ValueError as e:
-        raise r.fail("rules", str(e)) from None
+        raise r.fail("rules", f"una regla de la casa no va: {e}") from None
     reading = r.text(table, "deal_reading", "table", "seats", ("seats", "dealer", "none"))
     deal_reading = DealReading(reading)
     state_dir = Path(r.text(table, "state_dir", "table", "/var/lib/truco-table"))

@@ -125,8 +125,9 @@ def examine(config_path: Path, place: Place) -> list[Finding]:
     try:
         config = load_config(config_path)
     except ConfigError as e:
-        if isinstance(e.__context__, PermissionError) or "Permission denied" in e.expected:
-            says = f"no puedo leer {e.source} con este usuario: {SUDO}."
+        denied = e.__context__
+        if isinstance(denied, PermissionError):  # the configuration or the pin map it names
+            says = f"no puedo leer {denied.filename or e.source} con este usuario: {SUDO}."
         else:
             says = f"{e.key}: {e.expected}. Corregilo en {e.source}."
         add(Finding(Verdict.FAIL, "Configuración", says))
