@@ -486,17 +486,21 @@ def _swiss_pairings(t: Tournament, round_no: int) -> list[Pairing]:
     active = [e for e in t.entrants if e.id not in withdrawn]
     if round_no == 1:
         return swiss_first_round([e.id for e in seed_order(active)])
-    ranked = [s.entrant for s in standings(t) if s.entrant not in withdrawn]
+    table = [s for s in standings(t) if s.entrant not in withdrawn]
+    ranked = [s.entrant for s in table]
+    scores = {s.entrant: s.won for s in table}
     met: set[frozenset[str]] = set()
     byes: dict[str, int] = {}
     homes: dict[str, int] = {}
+    aways: dict[str, int] = {}
     for m in t.matches:
         if m.pairing.away is None:
             byes[m.pairing.home] = byes.get(m.pairing.home, 0) + 1
         else:
             met.add(frozenset((m.pairing.home, m.pairing.away)))
             homes[m.pairing.home] = homes.get(m.pairing.home, 0) + 1
-    return swiss_pairings(ranked, met, byes, homes, round_no)
+            aways[m.pairing.away] = aways.get(m.pairing.away, 0) + 1
+    return swiss_pairings(ranked, met, byes, homes, round_no, scores=scores, aways=aways)
 
 
 def _swiss(t: Tournament, round_no: int, pairings: Sequence[Pairing]) -> list[_Planned]:
