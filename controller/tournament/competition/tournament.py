@@ -37,7 +37,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from .entrants import is_topic_safe, name_key, seed_order, validate_entrant
+from .entrants import check_text, is_topic_safe, name_key, seed_order, validate_entrant
 from .errors import (
     AlreadyStarted,
     AlreadyWithdrawn,
@@ -280,6 +280,7 @@ def _withdraw(t: Tournament, a: Withdraw) -> Tournament:
         raise AlreadyWithdrawn(f"{_name(t, a.entrant)} ya se retiró")
     if not a.reason.strip():
         raise ReasonRequired(f"Falta el motivo del retiro de {_name(t, a.entrant)}")
+    check_text(a.reason, "El motivo")
     after = replace(t, withdrawn=(*t.withdrawn, (a.entrant, a.reason)))
     matches = tuple(
         _walked_over(m, _other(m, a.entrant), a.reason)
@@ -583,7 +584,7 @@ def _close(t: Tournament, a: CloseRound) -> Tournament:
             f"La ronda {a.round} no está en juego (se juega la {t.round}"
             + (", ya cerrada)" if t.round in t.closed else ")")
         )
-    reason = a.reason.strip() or "ronda cerrada por el organizador"
+    reason = check_text(a.reason, "El motivo").strip() or "ronda cerrada por el organizador"
     settled: dict[str, Match] = {}
     level: list[str] = []
     for m in t.round_matches(a.round):
@@ -710,6 +711,7 @@ def _check_winner(t: Tournament, m: Match, winner: str, reason: str, what: str) 
     _entrant(t, winner)
     if not reason.strip():
         raise ReasonRequired(f"Falta el motivo del {what} en {m.id}")
+    check_text(reason, "El motivo")
     if winner not in _sides(m):
         raise NotInThatMatch(f"{_name(t, winner)} no juega el partido {_describe(t, m)}")
 
