@@ -23,6 +23,7 @@ import json
 import logging
 import re
 import threading
+import time
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Final
@@ -30,7 +31,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from ..competition.model import Tournament
 from ..topics import encode
-from .exports import export_text
+from .exports import export_text, write_exports
 from .pages import (
     bracket_page,
     desk_page,
@@ -167,6 +168,10 @@ _TOURNAMENT_ROUTES: Final = frozenset(
 )
 
 
+_SYNC_LOCK: Final = threading.Lock()
+_SYNCED: dict[int, float] = {}  # id(state): when its exports were last checked
+
+
 class _Handler(BaseHTTPRequestHandler):
     server_version = "truco-desk"
     state: DeskState  # set on the subclass made by serve_http
@@ -267,6 +272,7 @@ class _Handler(BaseHTTPRequestHandler):
             )
             body = json.dumps(data, ensure_ascii=False).encode("utf-8")
             self._send(200, body, "application/json")
+            self._sync_exports(t)
         elif path == "/proyector":
             self._send(200, projector_page(t).encode("utf-8"), html)
         elif path in ("/imprimir/emparejamientos", "/imprimir/planillas"):
@@ -292,7 +298,26 @@ class _Handler(BaseHTTPRequestHandler):
                 return True
             kind = "text/csv; charset=utf-8" if name.endswith(".csv") else "application/json"
             self._send(200, text.encode("utf-8"), kind)
+            self._sync_exports(t, at_once=True)
         return True
+
+    def _sync_exports(self, t: Tournament, at_once: bool = False) -> None:
+        """The files on the disk made equal to what the page serves (a record judged
+        again since, say): at once after an export was served, else at most once a
+        second (the organiser's page asks every second)."""
+        state = self.state
+        folder = getattr(state, "out_dir", None)
+        if folder is None:
+            return
+        now = time.monotonic()
+        with _SYNC_LOCK:
+            if not at_once and now - _SYNCED.get(id(state), -1e9) < 1.0:
+                return
+            _SYNCED[id(state)] = now
+            try:
+                write_exports(t, folder, state.results_list())
+            except OSError:
+                log.exception("desk: the exports could not be written")
 
     def do_POST(self) -> None:
         if not self._own_host():
