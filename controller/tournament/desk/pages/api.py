@@ -57,5 +57,6 @@ def tournament_api(
         "matches": match_rows(t),
         "games": game_rows(t, results),
         "audit_ok": audit_ok,
+        "tables": [x["table"] for x in snapshot.get("tables", [])],
         "desk": desk_view(t, snapshot, audit_ok, notes),
     }

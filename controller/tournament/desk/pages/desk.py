@@ -30,9 +30,11 @@ from .common import (
     detail_text,
     document,
     entrant_name,
+    h,
     round_label,
     score_text,
 )
+from .controls import CONTROLS_BODY, CONTROLS_CSS, CONTROLS_SCRIPT, CONTROLS_TOGGLE
 
 __all__ = ["ATTENTION_ORDER", "desk_page", "desk_view"]
 
@@ -380,7 +382,9 @@ _BODY: Final = """<header><h1 id="title"></h1><span id="round"></span>
 · <a href="/imprimir/planillas">planillas</a> · <a href="/mesas">mesas</a>
 · exportar: <a href="/export/standings.csv">posiciones</a>
 <a href="/export/matches.csv">partidos</a> <a href="/export/games.csv">chicos</a>
-(<a href="/export/standings.json">json</a>)</nav></header>
+(<a href="/export/standings.json">json</a>) · para Excel:
+<a href="/export/standings.excel.csv">posiciones</a>
+<a href="/export/matches.excel.csv">partidos</a></nav></header>
 <div id="broker" role="alert"></div>
 <main><table><colgroup><col style="width:84px"><col style="width:176px"><col><col
 style="width:24px"><col><col style="width:60px"><col style="width:54px"><col
@@ -393,6 +397,16 @@ style="width:126px"><col style="width:132px"></colgroup>
 <h2>Mesas libres</h2><div id="free"></div></aside>"""
 
 
-def desk_page(tournament_name: str) -> str:
-    """The page itself (it fills itself from ``/api/tournament``)."""
-    return document(f"Mesa de control: {tournament_name}", _BODY, css=_CSS, script=_SCRIPT)
+def desk_page(tournament_name: str, csrf: str | None = None) -> str:
+    """The page itself (it fills itself from ``/api/tournament``); with the organiser's
+    session's ``csrf`` token, with the organiser's controls (:mod:`.controls`)."""
+    if csrf is None:
+        return document(f"Mesa de control: {tournament_name}", _BODY, css=_CSS, script=_SCRIPT)
+    body = f'<meta name="csrf" content="{h(csrf)}">' + _BODY + CONTROLS_BODY
+    body = body.replace("<nav>", "<nav>" + CONTROLS_TOGGLE + " · ", 1)
+    script = (
+        _SCRIPT.replace("    show(s.desk);", "    show(s.desk); controls(s);") + CONTROLS_SCRIPT
+    )
+    return document(
+        f"Mesa de control: {tournament_name}", body, css=_CSS + CONTROLS_CSS, script=script
+    )
