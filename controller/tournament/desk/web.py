@@ -292,8 +292,8 @@ class _Handler(BaseHTTPRequestHandler):
                 t, state.snapshot(), bool(competition.audit_ok), state.results_list(), notes
             )
             body = json.dumps(data, ensure_ascii=False).encode("utf-8")
-            self._send(200, body, "application/json")
             self._sync_exports(t)
+            self._send(200, body, "application/json")
         elif path == "/proyector":
             self._send(200, projector_page(t).encode("utf-8"), html)
         elif path in ("/imprimir/emparejamientos", "/imprimir/planillas"):
@@ -318,8 +318,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send(404, b"no such export\n", "text/plain")
                 return True
             kind = "text/csv; charset=utf-8" if name.endswith(".csv") else "application/json"
-            self._send(200, text.encode("utf-8"), kind)
             self._sync_exports(t, at_once=True)
+            self._send(200, text.encode("utf-8"), kind)
         return True
 
     def _sync_exports(self, t: Tournament, at_once: bool = False) -> None:
