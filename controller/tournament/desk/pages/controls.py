@@ -22,7 +22,8 @@ from .common import document, h
 __all__ = ["CONTROLS_BODY", "CONTROLS_CSS", "CONTROLS_SCRIPT", "CONTROLS_TOGGLE", "login_page"]
 
 CONTROLS_CSS: Final = """
-#org{grid-column:1/-1;border-top:2px solid #2b5a3e;margin-top:6px;padding-top:4px}
+body{grid-template-areas:"head head" "broker broker" "org org" "main side"}
+#org{grid-area:org;border-bottom:2px solid #2b5a3e;margin-bottom:6px;padding-bottom:6px}
 #org.closed{display:none}#toggle-org{background:#ffe082;color:#10281b;border:0;
  border-radius:3px;font-weight:700;padding:2px 8px;cursor:pointer}
 #org h2{display:inline-block;margin-right:10px}
@@ -245,7 +246,8 @@ $("do-import").onclick = () => {
     const [ok, a] = await post("/api/organiser/import",
       {data: sheetData, team_size: Number($("i-size").value), commit: true});
     if (ok) { say(`Hecho: ${a.registered} equipos inscriptos`, true);
-      $("preview").innerHTML = ""; $("do-import").disabled = true; sheetData = null; }
+      $("preview").innerHTML = ""; $("do-import").disabled = true; sheetData = null;
+      $("do-import").textContent = "Inscribir a todos"; $("i-file").value = ""; }
     else { say("No se pudo: " + a.error, false); if (a.problems) showSheet(a); }
     await refresh();
   });
@@ -353,8 +355,11 @@ document.getElementById("login").addEventListener("submit", ev => {
 });
 // the link the desk prints, /#clave=KEY: the key stays in the browser (a fragment is
 // never sent to a server), and leaves the address bar at once
-const given = new URLSearchParams(location.hash.slice(1)).get("clave");
-if (given) { history.replaceState(null, "", "/"); enter(given); }
+function fromLink() {
+  const given = new URLSearchParams(location.hash.slice(1)).get("clave");
+  if (given) { history.replaceState(null, "", "/"); enter(given); }
+}
+fromLink(); addEventListener("hashchange", fromLink);
 """
 
 
