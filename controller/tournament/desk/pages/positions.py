@@ -76,7 +76,7 @@ _EMPTY: Final = "<p>Todavía no hay posiciones: el torneo no empezó.</p>"
 
 _CSS: Final = """
 .print .standings td.team{width:40%}.print .club{font-size:8.5pt}
-.print section{margin-bottom:6mm;break-inside:avoid}
+.print section{margin-bottom:6mm}.print section h2{break-after:avoid}
 .print .legend{font-size:8.5pt;margin-top:3mm}
 """
 
