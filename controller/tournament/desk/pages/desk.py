@@ -90,8 +90,19 @@ def _is_offline(t: Mapping[str, Any] | None, broker_down: bool) -> bool:
     return not broker_down and (t is None or t.get("online") is not True)
 
 
-def _match_status(m: Match) -> str:
+def _started_at_table(t: Mapping[str, Any] | None, m: Match) -> bool:
+    """The table is dealing the match's first chico already (a game going on at it that
+    is not one of its finished ones), though no game of the match has counted yet."""
+    if t is None or m.result.status is not MatchStatus.ASSIGNED:
+        return False
+    game = t.get("game")
+    return bool(game) and game not in (t.get("games") or ())
+
+
+def _match_status(m: Match, live: Mapping[str, Any] | None = None) -> str:
     """The match's state (its winner is in bold on the row); the organiser's reason."""
+    if _started_at_table(live, m):
+        return STATUS_TEXT[MatchStatus.PLAYING]
     text = STATUS_TEXT[m.result.status]
     if m.result.reason:
         text += f" ({m.result.reason})"
@@ -216,9 +227,9 @@ class _Round:
             "chico": "" if finished else f"{m.chico} de {m.best_of}",
             "games": score_text(m),
             "live": _live(live, m),
-            "status": _match_status(m),
+            "status": _match_status(m, live),
             "flag": flag,
-            "status_code": m.result.status.value,
+            "status_code": "playing" if _started_at_table(live, m) else m.result.status.value,
         }
 
     def offline_lines(self) -> list[str]:
