@@ -172,6 +172,10 @@ def _actions(args: argparse.Namespace) -> list[dict[str, Any]]:
         entrant = Entrant(args.id or new_entrant_id(ids), args.name, players,
                           club=args.club, seed=args.seed)  # fmt: skip
         return [action_to_json(Register(entrant))]
+    if cmd == "title":
+        from ..tournament.competition.model import SetTitle
+
+        return [action_to_json(SetTitle(args.title))]
     info = _get(args.desk)
     entrants = info["tournament"]["entrants"]
     if cmd == "withdraw":
@@ -291,6 +295,8 @@ def configure(p: argparse.ArgumentParser) -> None:
     r.add_argument("--club")
     r.add_argument("--seed", type=int, help="1 = the top seed")
     r.add_argument("--id", help="the entrant's id (default: the next e01, e02, ...)")
+    ti = sub.add_parser("title", help="the tournament's display name on every view")
+    ti.add_argument("title", help='e.g. "Abierto de Truco de Boedo" ("" shows the id again)')
     i = sub.add_parser("import", help="register every entrant of a CSV spreadsheet")
     i.add_argument("file", help="nombre;jugador1;jugador2;club;socio1;socio2;cabeza")
     i.add_argument("--team-size", type=int, choices=(1, 2, 3))

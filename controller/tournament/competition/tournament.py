@@ -37,12 +37,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from .entrants import check_text, is_topic_safe, name_key, seed_order, validate_entrant
+from .entrants import check_text, clean_text, is_topic_safe, name_key, seed_order, validate_entrant
 from .errors import (
     AlreadyStarted,
     AlreadyWithdrawn,
     DuplicateEntrant,
     DuplicateGame,
+    InvalidEntrant,
     InvalidFormat,
     InvalidPairings,
     InvalidResult,
@@ -81,6 +82,7 @@ from .model import (
     PairRound,
     Register,
     Seed,
+    SetTitle,
     Stage,
     Start,
     Tournament,
@@ -152,6 +154,8 @@ def apply(t: Tournament, action: Action) -> Tournament:
             after = _walkover(t, action)
         case OverrideResult():
             after = _override(t, action)
+        case SetTitle():
+            after = _set_title(t, action)
         case _:  # pragma: no cover - the Action union is closed
             raise TypeError(f"not an action: {action!r}")
     return _settle(after)
@@ -270,6 +274,19 @@ def _register(t: Tournament, a: Register) -> Tournament:
         if entrant.seed is not None and e.seed == entrant.seed:
             raise InvalidSeeding(f"{e.name} ya es la cabeza de serie {e.seed}")
     return replace(t, entrants=(*t.entrants, entrant))
+
+
+#: The longest display name (a projector's title line).
+MAX_TITLE = 80
+
+
+def _set_title(t: Tournament, a: SetTitle) -> Tournament:
+    title = clean_text(a.title, "El nombre del torneo")
+    if len(title) > MAX_TITLE:
+        raise InvalidEntrant(
+            f"El nombre del torneo tiene {len(title)} letras: que sean {MAX_TITLE} como mucho"
+        )
+    return replace(t, title=title)
 
 
 def _withdraw(t: Tournament, a: Withdraw) -> Tournament:

@@ -283,9 +283,9 @@ class _Handler(BaseHTTPRequestHandler):
         if path in ("/", "/index.html"):
             session = self.access.session(self._cookie())
             if session is None:
-                self._send(200, login_page(t.name).encode("utf-8"), html)
+                self._send(200, login_page(t.display_name).encode("utf-8"), html)
             else:
-                self._send(200, desk_page(t.name, csrf=session.csrf).encode("utf-8"), html)
+                self._send(200, desk_page(t.display_name, csrf=session.csrf).encode("utf-8"), html)
         elif path == "/api/tournament":
             notes = [vars(a) for a in getattr(competition, "attention", ())]
             data = tournament_api(

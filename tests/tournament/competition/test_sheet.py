@@ -172,3 +172,19 @@ def test_reasons_are_checked_too() -> None:
     ):
         with pytest.raises(UnsafeText):
             apply(t, action)
+
+
+def test_the_display_name_is_cleaned_and_shown_instead_of_the_id() -> None:
+    from controller.tournament.competition.codec import action_from_json, action_to_json
+    from controller.tournament.competition.errors import InvalidEntrant
+    from controller.tournament.competition.model import SetTitle
+
+    t = replay("copa-boedo", [SetTitle("  Abierto de Truco   de Boedo ")])
+    assert (t.name, t.display_name) == ("copa-boedo", "Abierto de Truco de Boedo")
+    action = SetTitle("Copa “Ñandú”")
+    assert action_from_json(action_to_json(action)) == action
+    assert apply(t, SetTitle("")).display_name == "copa-boedo"
+    with pytest.raises(UnsafeText):
+        apply(t, SetTitle("Copa\u202e"))
+    with pytest.raises(InvalidEntrant):
+        apply(t, SetTitle("x" * 81))

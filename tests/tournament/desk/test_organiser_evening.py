@@ -101,6 +101,13 @@ def test_a_whole_swiss_evening_from_the_organisers_page(tmp_path: Path) -> None:
                 " && !document.getElementById('org').classList.contains('closed')"
             )
 
+            # the tournament's display name, on every view instead of its id
+            page.fill("t-title", "Noche de Truco en Boedo")
+            page.click("do-title")
+            confirm(page, "«Noche de Truco en Boedo»")
+            done(page, "nombre del torneo guardado")
+            page.wait("document.getElementById('title').innerText === 'Noche de Truco en Boedo'")
+
             # 1. the spreadsheet with a bad line: listed, nothing registered
             page.choose_file("i-file", bad)
             page.click("do-preview")
@@ -194,6 +201,7 @@ def test_a_whole_swiss_evening_from_the_organisers_page(tmp_path: Path) -> None:
             # the final standings as the page prints them
             page.goto(base + "/imprimir/posiciones")
             printed = page.js("document.body.innerText")
+            assert "Noche de Truco en Boedo" in printed
             for name, *_ in [*TEAMS, LATE]:
                 assert name in printed, name
             excel = page.js(

@@ -208,3 +208,13 @@ def test_the_row_follows_the_tables_first_deal() -> None:
     table["games"] = ["mesa01-g006", "mesa01-g007"]  # that game is over, the next not dealt
     row = next(r for r in desk_view(t, snapshot)["matches"] if r["match"] == m.id)
     assert row["status"] == "por empezar"
+
+
+def test_every_view_shows_the_display_name() -> None:
+    from controller.tournament.competition.model import SetTitle
+
+    t = apply(knockout_16(), SetTitle("Abierto de Boedo"))
+    for page in (projector_page(t), standings_page(t), pairings_page(t, 1), bracket_page(t),
+                 sheets_page(t, 1)):  # fmt: skip
+        assert "Abierto de Boedo" in page
+    assert desk_view(t, online(["mesa01"]))["title"] == "Abierto de Boedo"

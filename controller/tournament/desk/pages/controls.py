@@ -1,6 +1,7 @@
 """The organiser's controls on the desk page, and the login form before them.
 
-Everything the organiser does in an evening, from the page: register a team, import a
+Everything the organiser does in an evening, from the page: name the tournament (its
+display name on every view), register a team, import a
 spreadsheet (a preview that lists every bad line before anything is registered), seed,
 start, pair a round (by the system or by hand), assign a table, a walkover, a
 withdrawal, a result set by hand (the winner chosen from the two names, the chicos won
@@ -55,6 +56,10 @@ CONTROLS_BODY: Final = """<section id="org" class="closed"><h2>Organizador</h2>
 <button type="button" id="logout">salir</button>
 <div id="msg" role="status"></div>
 <div class="box">
+<fieldset id="f-title"><legend>El torneo</legend>
+<label>Nombre del torneo (el de las pantallas y los impresos)
+<input type="text" id="t-title" maxlength="80"></label>
+<button type="button" id="do-title">Guardar el nombre</button></fieldset>
 <fieldset id="f-register"><legend>Inscribir un equipo</legend>
 <label>Nombre del equipo <input type="text" id="r-name" maxlength="64"></label>
 <div class="two"><label>Jugador 1 <input type="text" id="r-p1"></label>
@@ -173,7 +178,8 @@ $("toggle-org").onclick = () => { $("org").classList.toggle("closed"); fit(); };
 function controls(s) {
   T = s;
   const t = s.tournament, started = !!t.format;
-  if (!opened) { opened = true; if (!started) $("org").classList.remove("closed"); }
+  if (!opened) { opened = true; if (!started) $("org").classList.remove("closed");
+    $("t-title").value = t.display_name && t.display_name !== t.name ? t.display_name : ""; }
   $("f-start").disabled = started;
   $("f-register").disabled = t.finished || (started && t.format !== "swiss");
   $("f-import").disabled = $("f-register").disabled;
@@ -251,6 +257,12 @@ $("do-import").onclick = () => {
     else { say("No se pudo: " + a.error, false); if (a.problems) showSheet(a); }
     await refresh();
   });
+};
+$("do-title").onclick = () => {
+  const title = val("t-title");
+  ask(title ? `¿Llamar al torneo «${title}» en las pantallas y los impresos?`
+    : "¿Volver a mostrar el nombre corto del torneo?",
+    () => act({v: 1, type: "set-title", title}, "nombre del torneo guardado"));
 };
 $("do-seed").onclick = () => {
   const lines = $("s-seeds").value.split("\n").map(x => x.trim()).filter(x => x);

@@ -281,7 +281,7 @@ def desk_view(
     online = sum(1 for x in r.tables.values() if x.get("online"))
     done = len(r.matches) - len(r.undecided)
     return {
-        "title": t.name,
+        "title": t.display_name,
         "subtitle": f"{FORMAT_NAMES[spec.format]} · al mejor de {spec.best_of}" if spec else "",
         "round": round_label(t, r.number),
         "broker_lost": _broker_text(snapshot),

@@ -97,5 +97,5 @@ def standings_page(t: Tournament) -> str:
     legend = LEGEND + ("; Buchholz: suma de los partidos ganados por los rivales" if swiss else "")
     parts.append(f'<p class="legend">{h(legend)}. Solo cuentan los registros verificados.</p>')
     return document(
-        f"Posiciones: {t.name}", "".join(parts), css=PRINT_CSS + _CSS, body_class="print"
+        f"Posiciones: {t.display_name}", "".join(parts), css=PRINT_CSS + _CSS, body_class="print"
     )

@@ -222,14 +222,14 @@ def projector_page(t: Tournament) -> str:
         slides = []
     slides = _podium_slides(t) + slides
     if not slides:
-        slides = [(t.name, '<p class="empty">El torneo todavía no empezó.</p>')]
+        slides = [(t.display_name, '<p class="empty">El torneo todavía no empezó.</p>')]
     body = "".join(
         f'<section class="slide"><h1><span>{h(title)}</span><span class="page">'
-        f'{h(t.name)} · {i} de {len(slides)}</span></h1><div class="body">{content}</div>'
+        f'{h(t.display_name)} · {i} de {len(slides)}</span></h1><div class="body">{content}</div>'
         "</section>"
         for i, (title, content) in enumerate(slides, start=1)
     )
     return document(
-        f"Proyector: {t.name}", f'<div id="slides">{body}</div>', css=BRACKET_CSS + _CSS,
+        f"Proyector: {t.display_name}", f'<div id="slides">{body}</div>', css=BRACKET_CSS + _CSS,
         script=_SCRIPT,
     )  # fmt: skip
