@@ -23,10 +23,12 @@ The rules the fold keeps (docs/TOURNAMENT.md):
 - Withdraw at any time before the end: the entrant's undecided matches become
   walkovers for the opponent (the reason kept) and it is not paired again (its later
   round robin matches are walkovers from the start).
-- PairRound only once the previous round is closed. A round closes by itself when all
-  its matches are decided (byes, walkovers and overrides included); CloseRound forces
-  it, giving each undecided match to the side with more games won, then more points,
-  and is refused (naming the match) while one is level.
+- PairRound only once the previous round is closed; by hand (with its pairings) also
+  the round being played, again, while none of its matches has a game or a result.
+  A round closes by itself when all its matches are decided (byes, walkovers and
+  overrides included); CloseRound forces it, giving each undecided match to the side
+  with more games won, then more points, and is refused (naming the match) while one is
+  level.
 - AssignTable only for a match not yet started; GameCounted only from the match's
   table, while it is undecided; a match is decided when a side has best_of//2+1 games.
 - Walkover and OverrideResult need a reason and a winner who plays that match.
@@ -398,12 +400,32 @@ def _check_can_pair(t: Tournament, round_no: int) -> FormatSpec:
 
 
 def _pair_round(t: Tournament, a: PairRound) -> Tournament:
+    if a.pairings is not None and t.spec is not None and a.round == t.round != 0:
+        t = _unpaired(t, a.round)  # pairing the round again, by hand
     _check_can_pair(t, a.round)
     plan = _plan(t, a.round) if a.pairings is None else _organiser_plan(t, a.round, a.pairings)
     withdrawn = _withdrawn(t)
     assert t.spec is not None
     made = tuple(_new_match(p, a.round, t.spec.best_of, withdrawn) for p in plan)
     return replace(t, matches=t.matches + made, round=a.round)
+
+
+def _unpaired(t: Tournament, round_no: int) -> Tournament:
+    """The tournament as before ``round_no`` was paired, for the organiser to pair it
+    again by hand: only while none of its matches has a game or a result (a bye aside)."""
+    if round_no in t.closed:
+        raise PairingsFixed(f"La ronda {round_no} ya está cerrada: sus cruces no se rehacen")
+    open_states = (MatchStatus.WAITING, MatchStatus.ASSIGNED, MatchStatus.BYE)
+    started = [
+        m.id for m in t.round_matches(round_no) if m.games or m.result.status not in open_states
+    ]
+    if started:
+        raise PairingsFixed(
+            f"La ronda {round_no} ya tiene resultados ({', '.join(started)}): sus cruces se "
+            "rehacen solo antes de que se juegue o se defina un partido"
+        )
+    kept = tuple(m for m in t.matches if m.round != round_no)
+    return replace(t, matches=kept, round=round_no - 1)
 
 
 def _new_match(p: _Planned, round_no: int, best_of: int, withdrawn: dict[str, str]) -> Match:

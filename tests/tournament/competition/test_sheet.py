@@ -188,3 +188,26 @@ def test_the_display_name_is_cleaned_and_shown_instead_of_the_id() -> None:
         apply(t, SetTitle("Copa\u202e"))
     with pytest.raises(InvalidEntrant):
         apply(t, SetTitle("x" * 81))
+
+
+def test_a_round_is_paired_again_by_hand_until_something_is_played() -> None:
+    from controller.tournament.competition.errors import PairingsFixed
+    from controller.tournament.competition.model import AssignTable, Pairing
+
+    players = (Player("a"), Player("b"))
+    t = replay(
+        "Copa",
+        [
+            *(Register(Entrant(f"e0{i}", f"Equipo {i}", players)) for i in range(1, 5)),
+            Start(FormatSpec(Format.SWISS, rounds=2)),
+            PairRound(1),
+            AssignTable("r1-m01", "mesa01"),
+        ],
+    )
+    by_hand = (Pairing("e01", "e02"), Pairing("e03", "e04"))
+    again = apply(t, PairRound(1, by_hand))
+    assert [m.pairing for m in again.round_matches(1)] == list(by_hand)
+    assert again.round == 1 and all(m.table is None for m in again.round_matches(1))
+    played = apply(again, Walkover("r1-m01", "e01", "no vino"))
+    with pytest.raises(PairingsFixed, match="ya tiene resultados"):
+        apply(played, PairRound(1, (Pairing("e01", "e03"), Pairing("e02", "e04"))))

@@ -149,14 +149,26 @@ def test_a_whole_swiss_evening_from_the_organisers_page(tmp_path: Path) -> None:
             page.wait("document.getElementById('round').innerText === 'Ronda 1'")
             page.wait("document.querySelectorAll('#matches tr').length === 6")
             first = api(base)["matches"]
-            by_id = {m["match"]: m for m in first}
-            assert by_id["r1-m01"]["home_name"] == "Vale Cuatro"  # the top seed, at home
+            assert first[0]["home_name"] == "Vale Cuatro"  # the top seed, at home
+            # the round paired again by hand before anything is played (home and away
+            # swapped, as the organiser typed them)
+            page.fill("p-lines", "\n".join(f"{m['away_name']} / {m['home_name']}" for m in first))
+            page.click("do-repair")
+            confirm(page, "¿Rehacer los cruces de la ronda 1?")
+            done(page, "ronda 1 emparejada de nuevo")
+            page.fill("p-lines", "")
+            again = api(base)["matches"]
+            assert [(m["home"], m["away"]) for m in again] == [
+                (m["away"], m["home"]) for m in first
+            ]
+            page.wait("document.querySelectorAll('#matches tr').length === 6")
+            by_id = {m["match"]: m for m in again}
 
             # 4. a walkover: the winner chosen from the two names
             wo = by_id["r1-m01"]
             page.choose_value("m-match", "r1-m01")
             page.choose("m-winner", wo["away_name"])
-            page.fill("m-reason", "Vale Cuatro no se presentó")
+            page.fill("m-reason", f"{wo['home_name']} no se presentó")
             page.click("do-walkover")
             confirm(page, f"por walkover a {wo['away_name']}")
             done(page, "por walkover")
@@ -218,8 +230,8 @@ def test_a_whole_swiss_evening_from_the_organisers_page(tmp_path: Path) -> None:
     matches = {m["match"]: m for m in data["matches"]}
     assert data["tournament"]["finished"] and data["tournament"]["round"] == 4
     w = matches["r1-m01"]
-    assert (w["status"], w["winner"], w["reason"]) == ("walkover", wo["away"],
-                                                       "Vale Cuatro no se presentó")  # fmt: skip
+    assert (w["status"], w["winner"], w["reason"]) == (
+        "walkover", wo["away"], f"{wo['home_name']} no se presentó")  # fmt: skip
     o = matches["r1-m02"]
     assert (o["status"], o["winner"], o["games_home"], o["games_away"]) == (
         "overridden", ov["away"], 0, 1)  # fmt: skip

@@ -115,9 +115,10 @@ CONTROLS_BODY: Final = """<section id="org" class="closed"><h2>Organizador</h2>
 <button type="button" id="do-withdraw">Retirar al equipo</button>
 <label>Motivo para cerrar la ronda (opcional) <input type="text" id="c-reason"></label>
 <button type="button" id="do-close">Cerrar la ronda</button>
-<label>Cruces a mano de la ronda siguiente (uno por línea: «Local / Visitante»; un nombre solo
-queda libre) <textarea id="p-lines" rows="3"></textarea></label>
-<button type="button" id="do-pair">Emparejar la ronda siguiente</button></fieldset>
+<label>Cruces a mano (uno por línea: «Local / Visitante»; un nombre solo queda libre; vacío:
+los del sistema) <textarea id="p-lines" rows="3"></textarea></label>
+<button type="button" id="do-pair">Emparejar la ronda siguiente</button>
+<button type="button" id="do-repair">Rehacer los cruces de esta ronda</button></fieldset>
 </div></section>
 <div id="confirm" role="dialog" aria-modal="true"><div><p id="confirm-text"></p>
 <button type="button" id="confirm-yes">Confirmar</button>
@@ -325,23 +326,35 @@ $("do-close").onclick = () => {
     () => act({v: 1, type: "close-round", round: r, reason: val("c-reason")},
       `ronda ${r} cerrada`));
 };
-$("do-pair").onclick = () => {
-  const next = T.tournament.round + 1;
+function handPairings() {  // the textarea's cruces as ids; undefined: a name unknown
   const lines = $("p-lines").value.split("\n").map(x => x.trim()).filter(x => x);
-  let pairings = null;
-  if (lines.length) {
-    pairings = [];
-    for (const line of lines) {
-      const [a, b] = line.split("/").map(x => x.trim());
-      const home = byName(a), away = b ? byName(b) : null;
-      if (!home || (b && !away)) { say(`No conozco a los equipos de «${line}»`, false); return; }
-      pairings.push({home: home.id, away: away ? away.id : null});
-    }
+  if (!lines.length) return null;
+  const pairings = [];
+  for (const line of lines) {
+    const [a, b] = line.split("/").map(x => x.trim());
+    const home = byName(a), away = b ? byName(b) : null;
+    if (!home || (b && !away)) { say(`No conozco a los equipos de «${line}»`, false);
+      return undefined; }
+    pairings.push({home: home.id, away: away ? away.id : null});
   }
-  ask(pairings ? `¿Emparejar la ronda ${next} con estos cruces?\n${pairings.map(p =>
-    `${nameOf(p.home)} vs ${p.away ? nameOf(p.away) : "(libre)"}`).join("\n")}`
+  return pairings;
+}
+const listed = ps => ps.map(p => `${nameOf(p.home)} vs ${p.away ? nameOf(p.away) : "(libre)"}`)
+  .join("\n");
+$("do-pair").onclick = () => {
+  const next = T.tournament.round + 1, pairings = handPairings();
+  if (pairings === undefined) return;
+  ask(pairings ? `¿Emparejar la ronda ${next} con estos cruces?\n${listed(pairings)}`
     : `¿Emparejar la ronda ${next} por el sistema?`,
     () => act({v: 1, type: "pair-round", round: next, pairings}, `ronda ${next} emparejada`));
+};
+$("do-repair").onclick = () => {
+  const r = T.tournament.round, pairings = handPairings();
+  if (pairings === undefined) return;
+  if (!pairings) { say("Escribí los cruces nuevos, uno por línea", false); return; }
+  ask(`¿Rehacer los cruces de la ronda ${r}? Los partidos de la ronda se reemplazan por
+    estos (solo si ninguno se jugó todavía):\n${listed(pairings)}`,
+    () => act({v: 1, type: "pair-round", round: r, pairings}, `ronda ${r} emparejada de nuevo`));
 };
 """
 
