@@ -207,6 +207,8 @@ def test_a_whole_swiss_evening_from_the_organisers_page(tmp_path: Path) -> None:
 
             page.wait("document.getElementById('summary').innerText"
                       ".includes('torneo terminado')", 240)  # fmt: skip
+            page.click("toggle-org")  # the controls put away: the board as the evening ends
+            page.wait("document.getElementById('org').classList.contains('closed')")
             page.screenshot(SCREENSHOTS / "organiser-final.png")
             assert not [s for s in sims if s.error is not None]
 
