@@ -183,6 +183,15 @@ def test_a_whole_swiss_evening_from_the_organisers_page(tmp_path: Path) -> None:
             page.click("do-override")
             confirm(page, f"Gana {ov['away_name']}")
             done(page, "resultado de r1-m02 cargado")
+            # closing the round now is refused, and the page says why (four matches not
+            # started: level at 0-0), in red; nothing changes
+            page.fill("c-reason", "se hace tarde")
+            page.click("do-close")
+            confirm(page, "¿Cerrar la ronda 1?")
+            page.wait("document.getElementById('msg').className === 'error'")
+            refused = page.text("msg")
+            assert "No se puede cerrar la ronda 1" in refused and "r1-m03" in refused, refused
+            assert api(base)["tournament"]["closed"] == []
             page.screenshot(SCREENSHOTS / "organiser-controls.png", full=True)
 
             # the tables play what the desk assigns them

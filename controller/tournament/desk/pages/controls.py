@@ -151,7 +151,9 @@ async function post(path, body) {
 }
 async function act(action, done) {
   const [ok, answer] = await post("/api/organiser", {action});
-  if (ok) say("Hecho: " + done, true); else say("No se pudo: " + answer.error, false);
+  const why = String(answer.error || "");
+  if (ok) say("Hecho: " + done, true);
+  else say(why.startsWith("No ") ? why : "No se pudo: " + why, false);
   await refresh();
   return ok;
 }
