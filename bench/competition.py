@@ -6,7 +6,7 @@ through ``apply`` (best of 3, random games from ``--seed``): register, start, pa
 round, assign every match a table, count each game. Then, measured: replaying the journal
 (``replay``), writing it as JSON lines and reading it back (``dumps_action`` /
 ``loads_action``), and the slowest single ``PairRound`` (the swiss pairs from the
-standings with its backtracking search). Best of ``--repeat`` runs.
+standings by weighted matching, networkx's blossom). Best of ``--repeat`` runs.
 
 Prints one key=value line per format::
 

@@ -184,10 +184,21 @@ def _run_competition(
         print("truco-table desk: --competition needs the tournament's secret and its roster "
               "of tables ([tournament] tables = [...])", file=err)  # fmt: skip
         return 2
+    organiser_key = None
+    if args.organiser_key_file:
+        try:
+            organiser_key = Path(args.organiser_key_file).read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError) as e:
+            print(f"truco-table desk: --organiser-key-file: {e}", file=err)
+            return 2
+        if len(organiser_key) < 8:
+            print("truco-table desk: the organiser's key needs at least 8 characters", file=err)
+            return 2
     try:
         run = DeskRun(folder, name, key=key, tables=roster, rules=rules, host=host, port=port,
                       access=access, name=desk_name, profile=args.profile,
-                      http_port=args.http_port or None, reverify_s=args.reverify)  # fmt: skip
+                      http_port=args.http_port or None, reverify_s=args.reverify,
+                      organiser_key=organiser_key)  # fmt: skip
     except JournalError as e:
         print(f"truco-table desk: {folder / 'journal.jsonl'}: {e}; "
               "the desk does not start on a journal it cannot trust "
@@ -199,6 +210,9 @@ def _run_competition(
     page = run.page or "-"
     print(f"desk: tournament {name} (competition), broker {host}:{port}, page {page}, "
           f"files {folder}", file=out)  # fmt: skip
+    where = args.organiser_key_file or folder / "organiser.key"
+    print(f"desk: the organiser's page asks for the organiser's key (in {where}); "
+          f"truco-table organiser --key-file {where} ...", file=out)  # fmt: skip
     _follow(args, run.state, page, run.stop, out)
     out.write(f"standings: {folder / 'standings.csv'}, {folder / 'standings.json'}\n")
     return 0
@@ -313,6 +327,11 @@ def configure(d: argparse.ArgumentParser) -> None:
         "--competition", action="store_true",
         help="run the tournament too: registration, rounds, tables, standings (needs the "
         "secret and the roster)",
+    )  # fmt: skip
+    d.add_argument(
+        "--organiser-key-file", metavar="FILE",
+        help="the organiser's key for the page and `organiser` (at least 8 characters; "
+        "default: a random one the desk writes to OUT/organiser.key, 0600)",
     )  # fmt: skip
     d.set_defaults(func=run_desk)
 

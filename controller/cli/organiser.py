@@ -2,11 +2,16 @@
 
 Each command is one action of the competition (:mod:`controller.tournament.competition`)
 sent to the desk's ``POST /api/organiser`` on the loopback (``--desk``, default
-http://127.0.0.1:8080); the desk journals it (tamper-evident, on the disk before it
-takes effect) and applies it, or refuses it and says why. Registration (one entrant, or
-a whole spreadsheet with ``import``), seeding, the start with the format, a manual
-pairing or table, closing a round, a walkover, an override with its reason, a
-withdrawal; ``status`` shows the round.
+http://127.0.0.1:8080) with the organiser's key (``--key-file``, default the
+``$TRUCO_ORGANISER_KEY_FILE``; the desk keeps it in ``organiser.key`` in its folder);
+the desk journals it (tamper-evident, on the disk before it takes effect) and applies
+it, or refuses it and says why. Registration (one entrant, or a whole spreadsheet with
+``import``: checked whole by the desk, every bad line listed, nobody registered while
+one is bad), seeding, the start with the format, a manual pairing or table, closing a
+round, a walkover, an override with its reason, a withdrawal; ``status`` shows the
+round with the ids. Wherever a command takes an entrant it takes the team's name too
+(or its id, ``e05``); wherever it takes a match, the match's id (``r2-m03``) or the
+name of a team playing it in the round.
 
 Exit statuses: 0 done, 1 the desk refused it (its reason on stderr), 2 a usage error
 or no desk answering.
@@ -15,7 +20,9 @@ or no desk answering.
 from __future__ import annotations
 
 import argparse
+import base64
 import json
+import os
 import sys
 import urllib.error
 import urllib.request
@@ -35,11 +42,33 @@ class Refused(Exception):
     """The desk refused the action (the text is its reason)."""
 
 
-def _post(desk: str, action: dict[str, Any]) -> dict[str, Any]:
-    data = json.dumps({"action": action}, ensure_ascii=False).encode("utf-8")
+class UsageError(Exception):
+    """The command names something the desk does not have (the text says what)."""
+
+
+def _key(args: argparse.Namespace) -> str:
+    path = args.key_file or os.environ.get("TRUCO_ORGANISER_KEY_FILE")
+    if not path:
+        raise UsageError(
+            "falta la clave del organizador: --key-file CARPETA_DE_LA_MESA/organiser.key "
+            "(o TRUCO_ORGANISER_KEY_FILE)"
+        )
+    try:
+        return Path(path).read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as e:
+        raise UsageError(f"no puedo leer la clave del organizador ({path}): {e}") from None
+
+
+def _post(
+    desk: str, action: dict[str, Any], key: str = "", path: str = "/api/organiser",
+    body: dict[str, Any] | None = None,
+) -> dict[str, Any]:  # fmt: skip
+    data = json.dumps(body if body is not None else {"action": action},
+                      ensure_ascii=False).encode("utf-8")  # fmt: skip
     req = urllib.request.Request(
-        desk.rstrip("/") + "/api/organiser", data=data,
-        headers={"Content-Type": "application/json"}, method="POST",
+        desk.rstrip("/") + path, data=data,
+        headers={"Content-Type": "application/json", "Authorization": f"Bearer {key}"},
+        method="POST",
     )  # fmt: skip
     try:
         with urllib.request.urlopen(req, timeout=10) as r:
@@ -47,12 +76,48 @@ def _post(desk: str, action: dict[str, Any]) -> dict[str, Any]:
             return answer
     except urllib.error.HTTPError as e:
         try:
-            reason = json.loads(e.read()).get("error", e.reason)
+            answer = json.loads(e.read())
+            reason = answer.get("error", e.reason)
+            problems = answer.get("problems") or []
         except (ValueError, AttributeError):
-            reason = e.reason
+            reason, problems = e.reason, []
+        if problems and len(problems) > 1:
+            reason = f"{reason}\n" + "\n".join(f"  {p}" for p in problems)
         raise Refused(str(reason)) from None
     except (urllib.error.URLError, OSError) as e:
         raise DeskUnreachable(f"no desk answers at {desk}: {getattr(e, 'reason', e)}") from None
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def entrant_ref(text: str, entrants: list[dict[str, Any]]) -> str:
+    """The id of the entrant ``text`` names: its id or its team's name (case and spacing
+    ignored)."""
+    for e in entrants:
+        if e["id"] == text:
+            return str(e["id"])
+    found = [e for e in entrants if _norm(e["name"]) == _norm(text)]
+    if len(found) == 1:
+        return str(found[0]["id"])
+    names = ", ".join(f"{e['name']} ({e['id']})" for e in entrants[:40]) or "ninguno"
+    raise UsageError(f"no hay un equipo {text!r}: los equipos son {names}")
+
+
+def match_ref(text: str, info: dict[str, Any]) -> str:
+    """The id of the match ``text`` names: its id, or a team playing it in the current
+    round."""
+    matches = info["matches"]
+    for m in matches:
+        if m["match"] == text:
+            return str(m["match"])
+    entrant = entrant_ref(text, info["tournament"]["entrants"])
+    current = [m for m in matches if m.get("round") == info["tournament"]["round"]
+               and entrant in (m["home"], m["away"])]  # fmt: skip
+    if not current:
+        raise UsageError(f"{text} no juega un partido en la ronda {info['tournament']['round']}")
+    return str(current[-1]["match"])
 
 
 def _get(desk: str) -> dict[str, Any]:
@@ -107,26 +172,16 @@ def _actions(args: argparse.Namespace) -> list[dict[str, Any]]:
         entrant = Entrant(args.id or new_entrant_id(ids), args.name, players,
                           club=args.club, seed=args.seed)  # fmt: skip
         return [action_to_json(Register(entrant))]
-    if cmd == "import":
-        from ..tournament.competition.entrants import parse_entrants_csv
+    if cmd == "title":
+        from ..tournament.competition.model import SetTitle
 
-        info = _get(args.desk)["tournament"]
-        team_size = args.team_size or info.get("team_size") or 2
-        text = Path(args.file).read_text(encoding="utf-8-sig")
-        known = {e["id"] for e in info["entrants"]}
-        out = []
-        for e in parse_entrants_csv(text, team_size):
-            if e.id in known:  # the spreadsheet's ids follow the ones already there
-                from ..tournament.competition.entrants import new_entrant_id
-
-                e = Entrant(new_entrant_id(known), e.name, e.players, e.club, e.seed)
-            known.add(e.id)
-            out.append(action_to_json(Register(e)))
-        return out
+        return [action_to_json(SetTitle(args.title))]
+    info = _get(args.desk)
+    entrants = info["tournament"]["entrants"]
     if cmd == "withdraw":
-        return [action_to_json(Withdraw(args.entrant, args.reason))]
+        return [action_to_json(Withdraw(entrant_ref(args.entrant, entrants), args.reason))]
     if cmd == "seed":
-        return [action_to_json(Seed(tuple(args.entrants)))]
+        return [action_to_json(Seed(tuple(entrant_ref(e, entrants) for e in args.entrants)))]
     if cmd == "start":
         spec = FormatSpec(
             Format(args.format), best_of=args.best_of, team_size=args.team_size, legs=args.legs,
@@ -138,22 +193,33 @@ def _actions(args: argparse.Namespace) -> list[dict[str, Any]]:
         pairings = None
         if args.pairing:
             pairings = tuple(
-                Pairing(p.split(":", 1)[0], p.split(":", 1)[1] if ":" in p else None)
+                Pairing(
+                    entrant_ref(p.split(":", 1)[0], entrants),
+                    entrant_ref(p.split(":", 1)[1], entrants) if ":" in p else None,
+                )
                 for p in args.pairing
             )
         return [action_to_json(PairRound(args.round, pairings))]
     if cmd == "assign":
-        return [action_to_json(AssignTable(args.match, args.table))]
+        return [action_to_json(AssignTable(match_ref(args.match, info), args.table))]
     if cmd == "close-round":
         return [action_to_json(CloseRound(args.round, args.reason))]
+    match = match_ref(args.match, info)
+    winner = entrant_ref(args.winner, entrants)
     if cmd == "walkover":
-        return [action_to_json(Walkover(args.match, args.winner, args.reason))]
+        return [action_to_json(Walkover(match, winner, args.reason))]
     if cmd == "override":
-        return [
-            action_to_json(
-                OverrideResult(args.match, args.winner, args.games, args.points, args.reason)
-            )
-        ]
+        row = next(m for m in info["matches"] if m["match"] == match)
+        if args.games is not None:
+            games = args.games  # home-away, as the match lists them
+        else:
+            won = args.winner_games if args.winner_games is not None else None
+            if won is None:
+                raise UsageError("falta el resultado: --chicos GANADOR-PERDEDOR (o --games)")
+            w, lost = won
+            games = (w, lost) if winner == row["home"] else (lost, w)
+        points = args.points if args.points is not None else (0, 0)
+        return [action_to_json(OverrideResult(match, winner, games, points, args.reason))]
     raise AssertionError(cmd)
 
 
@@ -163,9 +229,12 @@ def run_organiser(args: argparse.Namespace) -> int:
     try:
         if args.organiser_command == "status":
             return _status(args)
+        key = _key(args)
+        if args.organiser_command == "import":
+            return _import(args, key)
         actions = _actions(args)
         for action in actions:
-            answer = _post(args.desk, action)
+            answer = _post(args.desk, action, key)
         if actions:
             print(f"hecho: ronda {answer['round']}, {answer['journal_lines']} líneas en el diario")
         return 0
@@ -175,9 +244,25 @@ def run_organiser(args: argparse.Namespace) -> int:
     except CompetitionError as e:  # the spreadsheet, checked here first
         print(f"truco-table organiser: {e}", file=sys.stderr)
         return 1
-    except (DeskUnreachable, OSError) as e:
+    except (DeskUnreachable, UsageError, OSError) as e:
         print(f"truco-table organiser: {e}", file=sys.stderr)
         return 2
+
+
+def _import(args: argparse.Namespace, key: str) -> int:
+    """The sheet checked whole by the desk (every bad line printed), then registered."""
+    data = base64.b64encode(Path(args.file).read_bytes()).decode("ascii")
+    body = {"data": data, "team_size": args.team_size, "commit": False}
+    preview = _post(args.desk, {}, key, "/api/organiser/import", body)
+    if preview["problems"]:
+        print(f"truco-table organiser: {args.file}: {len(preview['problems'])} líneas con "
+              "problemas; no se anotó a nadie:", file=sys.stderr)  # fmt: skip
+        for p in preview["problems"]:
+            print(f"  {p}", file=sys.stderr)
+        return 1
+    done = _post(args.desk, {}, key, "/api/organiser/import", body | {"commit": True})
+    print(f"hecho: {done['registered']} equipos inscriptos (leída como {done['encoding']})")
+    return 0
 
 
 def _status(args: argparse.Namespace) -> int:
@@ -186,16 +271,22 @@ def _status(args: argparse.Namespace) -> int:
     done = " (terminado)" if t["finished"] else ""
     print(f"{t['name']}: {t['format'] or 'sin empezar'}, ronda {t['round']}{done}, "
           f"{len(t['entrants'])} inscriptos")  # fmt: skip
+    for e in t["entrants"]:
+        gone = f" (retirado: {e['withdrawn']})" if e.get("withdrawn") else ""
+        print(f"  {e['id']:<6} {e['name']}{gone}")
     for m in data["matches"]:
         if m.get("round") == t["round"]:
-            print(f"  {m['match']:<10} {m['table'] or '-':<8} {m['home_name'] or ''} vs "
-                  f"{m['away_name'] or '(libre)'}: {m['games_home']}-{m['games_away']} "
-                  f"{m['status']}")  # fmt: skip
+            away = f"{m['away_name']} ({m['away']})" if m["away"] else "(libre)"
+            print(f"  {m['match']:<10} {m['table'] or '-':<8} {m['home_name'] or ''} "
+                  f"({m['home']}) vs {away}: chicos {m['games_home']}-{m['games_away']} "
+                  f"(local-visitante) {m['status']}")  # fmt: skip
     return 0
 
 
 def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--desk", default=DEFAULT_DESK, help=f"the desk's page (default {DEFAULT_DESK})")
+    p.add_argument("--key-file", help="the organiser's key (the desk's OUT/organiser.key; "
+                   "default $TRUCO_ORGANISER_KEY_FILE)")  # fmt: skip
     sub = p.add_subparsers(dest="organiser_command", required=True, metavar="COMMAND")
     r = sub.add_parser("register", help="register an entrant (a pair, a player or a trio)")
     r.add_argument("--name", required=True, help="the team's name")
@@ -204,13 +295,15 @@ def configure(p: argparse.ArgumentParser) -> None:
     r.add_argument("--club")
     r.add_argument("--seed", type=int, help="1 = the top seed")
     r.add_argument("--id", help="the entrant's id (default: the next e01, e02, ...)")
+    ti = sub.add_parser("title", help="the tournament's display name on every view")
+    ti.add_argument("title", help='e.g. "Abierto de Truco de Boedo" ("" shows the id again)')
     i = sub.add_parser("import", help="register every entrant of a CSV spreadsheet")
     i.add_argument("file", help="nombre;jugador1;jugador2;club;socio1;socio2;cabeza")
     i.add_argument("--team-size", type=int, choices=(1, 2, 3))
     w = sub.add_parser("withdraw", help="an entrant withdraws (their matches: walkovers)")
-    w.add_argument("entrant")
+    w.add_argument("entrant", help="the team's name or id")
     w.add_argument("--reason", required=True)
-    s = sub.add_parser("seed", help="the seeding: entrant ids, best first")
+    s = sub.add_parser("seed", help="the seeding: team names or ids, best first")
     s.add_argument("entrants", nargs="+")
     st = sub.add_parser("start", help="close registration and start in a format")
     st.add_argument("--format", required=True,
@@ -224,22 +317,34 @@ def configure(p: argparse.ArgumentParser) -> None:
     st.add_argument("--no-third-place", action="store_true")
     pr = sub.add_parser("pair", help="pair a round (by hand with --pairing HOME:AWAY)")
     pr.add_argument("round", type=int)
-    pr.add_argument("--pairing", action="append", help="HOME:AWAY entrant ids (HOME alone: bye)")
+    pr.add_argument("--pairing", action="append",
+                    help="HOME:AWAY, team names or ids (HOME alone: bye)")  # fmt: skip
     a = sub.add_parser("assign", help="put a match at a table")
-    a.add_argument("match")
+    a.add_argument("match", help="the match's id (r2-m03) or a team playing it this round")
     a.add_argument("table")
     c = sub.add_parser("close-round", help="close a round (undecided matches: by games played)")
     c.add_argument("round", type=int)
     c.add_argument("--reason", required=True)
     wo = sub.add_parser("walkover", help="give a match to an entrant")
-    wo.add_argument("match")
-    wo.add_argument("--winner", required=True)
+    wo.add_argument("match", help="the match's id (r2-m03) or a team playing it this round")
+    wo.add_argument("--winner", required=True, help="the team's name or id")
     wo.add_argument("--reason", required=True)
-    o = sub.add_parser("override", help="set a match's result by hand (kept in the audit log)")
-    o.add_argument("match")
-    o.add_argument("--winner", required=True)
-    o.add_argument("--games", type=_pair_of_ints, required=True, help="games won: HOME-AWAY")
-    o.add_argument("--points", type=_pair_of_ints, required=True, help="points: HOME-AWAY")
+    o = sub.add_parser(
+        "override", help="set a match's result by hand (kept in the audit log)",
+        description="The result as the organiser decides it. --chicos 2-1 is the chicos "
+        "won by the WINNER first, then by the loser; --games 1-2 is the same in the match's "
+        "order, the HOME team (listed first by `status`) first, whoever won.",
+    )  # fmt: skip
+    o.add_argument("match", help="the match's id (r2-m03) or a team playing it this round")
+    o.add_argument("--winner", required=True, help="the team's name or id")
+    o.add_argument("--chicos", dest="winner_games", type=_pair_of_ints,
+                   help="chicos won: WINNER-LOSER (2-1)")  # fmt: skip
+    o.add_argument(
+        "--games",
+        type=_pair_of_ints,
+        help="chicos won in the match's order: HOME-AWAY (not winner-loser)",
+    )
+    o.add_argument("--points", type=_pair_of_ints, help="points (tantos): HOME-AWAY")
     o.add_argument("--reason", required=True)
-    sub.add_parser("status", help="the round and its matches")
+    sub.add_parser("status", help="the teams and the round's matches, with their ids")
     p.set_defaults(func=run_organiser)

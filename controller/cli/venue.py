@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import TextIO
 
 __all__ = ["configure", "run_venue"]
@@ -39,7 +40,8 @@ def run_venue(args: argparse.Namespace, out: TextIO | None = None) -> int:
         if args.rules:
             HouseRules.from_options(dict(w.split("=", 1) for w in args.rules.split()))
         venue = setup_venue(
-            args.out,
+            # absolute: openssl runs in the venue's own folders, where "venue/" is not
+            Path(args.out).resolve(),
             args.tournament,
             _names(args.tables, "mesa"),
             _names(args.desks, "desk"),

@@ -80,11 +80,13 @@ def test_the_desk_killed_comes_back_where_it_was(tmp_path: Path) -> None:
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     desk = start_desk(tmp_path, port)
+    key = str(tmp_path / "desk" / "organiser.key")
     try:
         for i, name in enumerate(["Los del Fondo", "La Barra", "Los Pardas", "Vale Cuatro"]):
-            cli("organiser", "--desk", url, "register", "--name", name,
+            cli("organiser", "--desk", url, "--key-file", key, "register", "--name", name,
                 "--player", f"Jugador {i}a", "--player", f"Jugador {i}b")  # fmt: skip
-        cli("organiser", "--desk", url, "start", "--format", "knockout", "--best-of", "3")
+        cli("organiser", "--desk", url, "--key-file", key, "start", "--format", "knockout",
+            "--best-of", "3")  # fmt: skip
         before = state(port)
         assert before["tournament"]["round"] == 1 and len(before["matches"]) == 2
         assert {m["table"] for m in before["matches"]} == {"mesa01", "mesa02"}
@@ -94,7 +96,7 @@ def test_the_desk_killed_comes_back_where_it_was(tmp_path: Path) -> None:
     desk = start_desk(tmp_path, port)
     try:
         assert state(port) == before
-        cli("organiser", "--desk", url, "walkover", "r1-m01", "--winner",
+        cli("organiser", "--desk", url, "--key-file", key, "walkover", "r1-m01", "--winner",
             before["matches"][0]["home"], "--reason", "no vinieron")  # fmt: skip
     finally:
         desk.terminate()

@@ -14,9 +14,11 @@ import pytest
 from controller.cli import main
 from controller.tournament.desk import DeskState, serve_http
 from controller.tournament.desk.organiser import Organiser
+from controller.tournament.desk.sessions import OrganiserAccess
 from controller.tournament.seal import TournamentKey
 
 KEY = TournamentKey(b"o" * 32, "copa-cli")
+ORGANISER_KEY = "clave-del-organizador"
 
 
 @pytest.fixture
@@ -25,7 +27,9 @@ def desk(tmp_path: Path) -> Iterator[tuple[str, Organiser, Path]]:
     o = Organiser(tmp_path / "desk", "copa", key=KEY, tables=["mesa01", "mesa02"],
                   fsync=False, lock=state.lock)  # fmt: skip
     state.competition = o
-    server = serve_http(state, 0)
+    server = serve_http(state, 0, access=OrganiserAccess(ORGANISER_KEY, delay=lambda s: None))
+    key_file = tmp_path / "organiser.key"
+    key_file.write_text(ORGANISER_KEY + "\n", encoding="utf-8")
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}", o, tmp_path
     finally:
@@ -34,8 +38,18 @@ def desk(tmp_path: Path) -> Iterator[tuple[str, Organiser, Path]]:
         o.close()
 
 
-def organiser(url: str, *argv: str) -> int:
-    return main(["organiser", "--desk", url, *argv])
+def organiser(url: str, *argv: str, key: Path | None = None) -> int:
+    return main(["organiser", "--desk", url, "--key-file", str(key or KEY_FILE[0]), *argv])
+
+
+KEY_FILE: list[Path] = []
+
+
+@pytest.fixture(autouse=True)
+def _key_file(tmp_path: Path) -> Iterator[None]:
+    KEY_FILE[:] = [tmp_path / "organiser.key"]
+    yield
+    KEY_FILE.clear()
 
 
 def test_a_tournament_run_from_the_command_line(
@@ -117,7 +131,66 @@ def test_the_desk_refuses_a_malformed_action(desk: tuple[str, Organiser, Path]) 
     url, _, _ = desk
     req = urllib.request.Request(url + "/api/organiser", data=json.dumps(
         {"action": {"type": "walkover", "v": 1}}).encode(),
-        headers={"Content-Type": "application/json"}, method="POST")  # fmt: skip
+        headers={"Content-Type": "application/json",
+                 "Authorization": f"Bearer {ORGANISER_KEY}"}, method="POST")  # fmt: skip
     with pytest.raises(urllib.error.HTTPError) as e:
         urllib.request.urlopen(req, timeout=5)
     assert e.value.code == 400
+
+
+def test_without_the_organisers_key_nothing_is_written(
+    desk: tuple[str, Organiser, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    url, o, tmp = desk
+    wrong = tmp / "wrong.key"
+    wrong.write_text("no-es-la-clave\n", encoding="utf-8")
+    assert organiser(url, "register", "--name", "Intrusos", "--player", "X", key=wrong) == 1
+    assert "Solo el organizador" in capsys.readouterr().err
+    assert main(["organiser", "--desk", url, "register", "--name", "I", "--player", "X"]) == 2
+    assert "falta la clave del organizador" in capsys.readouterr().err
+    assert o.tournament.entrants == () and o.journal.lines == 0
+
+
+def test_names_wherever_ids_and_the_chicos_of_the_winner_first(
+    desk: tuple[str, Organiser, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    url, o, _ = desk
+    for name in ("Los del Fondo", "La Barra", "Los Pardas", "Vale Cuatro"):
+        assert organiser(url, "register", "--name", name, "--player", "A", "--player", "B") == 0
+    assert organiser(url, "seed", "vale cuatro", "Los  Pardas") == 0
+    assert [e.seed for e in o.tournament.entrants] == [None, None, 2, 1]
+    assert organiser(url, "start", "--format", "swiss", "--best-of", "3", "--rounds", "2") == 0
+    capsys.readouterr()
+    assert organiser(url, "status") == 0
+    out = capsys.readouterr().out
+    assert "e01    Los del Fondo" in out and "(local-visitante)" in out
+    first, second = o.tournament.round_matches(1)
+    home = o.tournament.entrant(first.pairing.home).name
+    assert organiser(url, "walkover", home, "--winner", home, "--reason", "no vino") == 0
+    assert o.tournament.match(first.id).result.winner == first.pairing.home
+    assert second.pairing.away is not None
+    away = o.tournament.entrant(second.pairing.away).name
+    assert organiser(url, "override", second.id, "--winner", away, "--chicos", "2-1",
+                     "--reason", "planilla") == 0  # fmt: skip
+    result = o.tournament.match(second.id).result
+    assert result.winner == second.pairing.away and result.games == (1, 2)
+    assert organiser(url, "withdraw", "Nadie", "--reason", "x") == 2
+    assert "no hay un equipo 'Nadie'" in capsys.readouterr().err
+
+
+def test_a_cp1252_sheet_with_bad_lines_lists_them_all(
+    desk: tuple[str, Organiser, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    url, o, tmp = desk
+    assert organiser(url, "register", "--name", "Ñandú", "--player", "A", "--player", "B") == 0
+    sheet = tmp / "equipos.csv"
+    sheet.write_bytes("nombre;jugador1;jugador2\r\nAtlético;Begoña;Iñaki\r\n;x;y\r\n"
+                      "ÑANDÚ;c;d\r\n".encode("cp1252"))  # fmt: skip
+    assert organiser(url, "import", str(sheet), "--team-size", "2") == 1
+    err = capsys.readouterr().err
+    assert "línea 3" in err and "línea 4" in err and "ya está anotado" in err
+    assert [e.name for e in o.tournament.entrants] == ["Ñandú"]
+    sheet.write_bytes("nombre;jugador1;jugador2\r\nAtlético;Begoña;Iñaki\r\n".encode("cp1252"))
+    assert organiser(url, "import", str(sheet), "--team-size", "2") == 0
+    assert [e.name for e in o.tournament.entrants] == ["Ñandú", "Atlético"]
+    assert "Windows-1252" in capsys.readouterr().out

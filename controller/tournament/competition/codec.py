@@ -33,6 +33,7 @@ from .model import (
     Player,
     Register,
     Seed,
+    SetTitle,
     Start,
     Walkover,
     Withdraw,
@@ -53,6 +54,7 @@ _TYPES: dict[type, str] = {
     CloseRound: "close-round",
     Walkover: "walkover",
     OverrideResult: "override-result",
+    SetTitle: "set-title",
 }
 
 T = TypeVar("T")
@@ -115,6 +117,8 @@ def action_to_json(a: Action) -> dict[str, Any]:
                 "points": list(a.points),
                 "reason": a.reason,
             }
+        case SetTitle():
+            body = {"title": a.title}
         case _:  # pragma: no cover - the Action union is closed
             raise TypeError(f"not an action: {a!r}")
     return {"v": VERSION, "type": _TYPES[type(a)], **body}
@@ -324,6 +328,7 @@ _READERS: dict[str, tuple[set[str], Callable[[_Fields], Action]]] = {
         {"match", "winner", "reason"},
         lambda f: Walkover(f.text("match"), f.text("winner"), f.text("reason")),
     ),
+    "set-title": ({"title"}, lambda f: SetTitle(f.text("title"))),
     "override-result": (
         {"match", "winner", "games", "points", "reason"},
         lambda f: OverrideResult(

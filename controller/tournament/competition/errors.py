@@ -40,6 +40,7 @@ __all__ = [
     "UnknownEntrant",
     "UnknownGroup",
     "UnknownMatch",
+    "UnsafeText",
     "WrongRound",
 ]
 
@@ -49,7 +50,17 @@ class InvalidEntrant(CompetitionError):
 
 
 class EntrantsCsvError(CompetitionError):
-    """The entrants' spreadsheet (CSV) has a bad line; the text names the line."""
+    """The entrants' spreadsheet (CSV) has bad lines (or cannot be read at all): the text
+    names every one (joined by " · "), :attr:`problems` lists them one by one."""
+
+    def __init__(self, text: str, problems: tuple[str, ...] = ()) -> None:
+        super().__init__(text)
+        self.problems = problems or (text,)
+
+
+class UnsafeText(InvalidEntrant):
+    """A text the organiser typed (a name, a reason) has a control character or a
+    bidirectional override: it could clear a terminal or show reversed on a page."""
 
 
 class DuplicateEntrant(CompetitionError):

@@ -33,6 +33,7 @@ __all__ = [
     "Player",
     "Register",
     "Seed",
+    "SetTitle",
     "Stage",
     "Standing",
     "Start",
@@ -253,6 +254,14 @@ class OverrideResult:
     reason: str
 
 
+@dataclass(frozen=True)
+class SetTitle:
+    """The tournament's display name ("Abierto de Truco de Boedo 2026"), shown on every
+    view and printout instead of its id (the topic's ``name``); empty: the id again."""
+
+    title: str
+
+
 Action = (
     Register
     | Withdraw
@@ -264,6 +273,7 @@ Action = (
     | CloseRound
     | Walkover
     | OverrideResult
+    | SetTitle
 )
 
 
@@ -291,6 +301,12 @@ class Tournament:
     closed: frozenset[int] = frozenset()
     finished: bool = False
     order: tuple[str, ...] = ()
+    title: str = ""  # the display name (SetTitle); "" shows the name
+
+    @property
+    def display_name(self) -> str:
+        """What the views call the tournament: its title, or its name (the topic id)."""
+        return self.title or self.name
 
     def entrant(self, entrant_id: str) -> Entrant:
         for e in self.entrants:

@@ -12,10 +12,11 @@ only in the final, 1 to 4 only from the semifinals:
 >>> [(p.home, p.away) for p in knockout_first_round(["s1", "s2", "s3"])]
 [('s1', None), ('s2', 's3')]
 
-The round robin is the circle method (every pair meets once a leg):
+The round robin is the Berger tables (every pair meets once a leg, runs at home or
+away of two at most):
 
->>> [[(p.home, p.away) for p in r] for r in round_robin_rounds(["a", "b", "c"])]
-[[('b', 'c'), ('a', None)], [('c', 'a'), ('b', None)], [('a', 'b'), ('c', None)]]
+>>> [[(p.home, p.away) for p in r] for r in round_robin_rounds(["a", "b", "c", "d"])]
+[[('a', 'd'), ('b', 'c')], [('d', 'c'), ('a', 'b')], [('b', 'd'), ('c', 'a')]]
 """
 
 from __future__ import annotations
@@ -33,9 +34,11 @@ __all__ = [
     "knockout_first_round",
     "knockout_label",
     "knockout_next_round",
+    "pair_cost",
     "round_robin_rounds",
     "snake_groups",
     "swiss_first_round",
+    "swiss_matching",
     "swiss_pairings",
     "swiss_rounds",
 ]
@@ -105,33 +108,43 @@ def knockout_label(matches: int) -> str:
 
 
 def round_robin_rounds(order: Sequence[str], legs: int = 1) -> list[list[Pairing]]:
-    """The whole fixture by the circle method: the first entrant stays, the others turn
-    one place a fecha; with an odd count one entrant rests each fecha (a bye, listed
-    last). The second leg repeats the first with home and away swapped."""
+    """The whole fixture by the Berger tables (FIDE's): with ``n`` places (an odd count
+    gets an empty place, the bye), round 1 is 1-n, 2-(n-1), ...; each next round adds
+    n/2 to every other number (1 to n-1, cyclically) keeping its side, and the last
+    place changes side. Every pair meets once a leg, and no entrant plays more than two
+    in a row at home or away. The bye (whoever meets the empty place) is listed last.
+    The second leg repeats the first with home and away swapped."""
     slots: list[str | None] = list(order)
     if len(slots) % 2:
         slots.append(None)
     count = len(slots)
     if count < 2:
         return []
+    half = count // 2
+    # 0-based numbers: count - 1 is the fixed place; tables as (home, away) numbers
+    tables = [(i, count - 1 - i) for i in range(half)]
     first_leg: list[list[Pairing]] = []
-    others = slots[1:]
-    for r in range(count - 1):
-        turned = others[len(others) - r :] + others[: len(others) - r]
-        circle = [slots[0], *turned]
+    for _ in range(count - 1):
         matches: list[Pairing] = []
         byes: list[Pairing] = []
-        for i in range(count // 2):
-            a, b = circle[i], circle[count - 1 - i]
-            if i == 0 and r % 2:
-                a, b = b, a
-            if a is None or b is None:
-                rests = a if a is not None else b
+        for h, a in tables:
+            home, away = slots[h], slots[a]
+            if home is None or away is None:
+                rests = home if home is not None else away
                 if rests is not None:
                     byes.append(Pairing(rests, None))
             else:
-                matches.append(Pairing(a, b))
+                matches.append(Pairing(home, away))
         first_leg.append(matches + byes)
+        fixed = count - 1
+        turned = []
+        for h, a in tables:
+            h2 = h if h == fixed else (h + half) % (count - 1)
+            a2 = a if a == fixed else (a + half) % (count - 1)
+            if fixed in (h, a):
+                h2, a2 = a2, h2  # the fixed place changes side
+            turned.append((h2, a2))
+        tables = turned
     fixture = list(first_leg)
     if legs >= 2:
         fixture += [
@@ -166,25 +179,38 @@ def swiss_pairings(
     byes: Mapping[str, int],
     homes: Mapping[str, int],
     round_no: int = 0,
+    *,
+    scores: Mapping[str, int] | None = None,
+    aways: Mapping[str, int] | None = None,
 ) -> list[Pairing]:
     """A later swiss round: ``ranked`` best first (the standings: matches won, then the
-    tie-breaks). The bye goes to the lowest-ranked entrant who has not had one (then to
-    the one with fewest). The rest are paired down the table: the best unpaired entrant
-    meets the next one it has not met (the Monrad system), backtracking when that leaves
-    the others unpairable, so no pairing repeats. The side with fewer home matches so far
-    plays at home (the better ranked on a tie).
+    tie-breaks); ``scores`` the matches each has won (a bye counts one, as the standings
+    count it); ``homes`` and ``aways`` the matches each played at home and away.
+
+    The bye goes to the lowest-ranked entrant who has had the fewest (none, first) and
+    can rest leaving the others pairable. The rest are paired by weighted matching
+    (:func:`swiss_matching`), the best of all the pairings with no repeated cruce:
+
+    1. the least sum of the squared score differences of the pairs (the fewest and the
+       smallest floats between score groups);
+    2. then the best home/away balance: the least sum over the entrants of
+       ``|homes - aways|`` after the round, the side with fewer homes so far at home;
+    3. then the least sum of the squared rank differences (the best meets the next best
+       of its score group, as the Monrad system would).
 
     Raises :class:`SwissPairingImpossible` when no such pairing exists."""
     players = tuple(ranked)
+    won = scores if scores is not None else {}
+    away = aways if aways is not None else {}
     candidates: list[str | None] = [None]
     if len(players) % 2:
         by_need = sorted(range(len(players)), key=lambda i: (byes.get(players[i], 0), -i))
         candidates = [players[i] for i in by_need]
     for resting in candidates:
         rest = tuple(p for p in players if p != resting)
-        found = _pair_down(rest, met)
+        found = swiss_matching(rest, met, won, homes, away)
         if found is not None:
-            pairings = [_home_first(a, b, homes) for a, b in found]
+            pairings = [_home_first(a, b, homes, away) for a, b in found]
             return pairings + ([Pairing(resting, None)] if resting is not None else [])
     raise SwissPairingImpossible(
         f"No se puede armar la ronda {round_no} sin repetir un cruce: armala a mano "
@@ -192,29 +218,79 @@ def swiss_pairings(
     )
 
 
-def _home_first(a: str, b: str, homes: Mapping[str, int]) -> Pairing:
-    return Pairing(b, a) if homes.get(a, 0) > homes.get(b, 0) else Pairing(a, b)
+def _balance(entrant: str, homes: Mapping[str, int], aways: Mapping[str, int]) -> int:
+    return homes.get(entrant, 0) - aways.get(entrant, 0)
 
 
-def _pair_down(players: tuple[str, ...], met: Set[frozenset[str]]) -> list[tuple[str, str]] | None:
-    failed: set[tuple[str, ...]] = set()
+def _home_first(
+    a: str, b: str, homes: Mapping[str, int], aways: Mapping[str, int] | None = None
+) -> Pairing:
+    """The side that has played more at home plays away (the better ranked, ``a``,
+    at home on a tie)."""
+    away = aways if aways is not None else {}
+    return Pairing(b, a) if _balance(a, homes, away) > _balance(b, homes, away) else Pairing(a, b)
 
-    def go(rest: tuple[str, ...]) -> list[tuple[str, str]] | None:
-        if not rest:
-            return []
-        if rest in failed:
-            return None
-        top = rest[0]
-        for j in range(1, len(rest)):
-            if frozenset((top, rest[j])) in met:
-                continue
-            tail = go(rest[1:j] + rest[j + 1 :])
-            if tail is not None:
-                return [(top, rest[j]), *tail]
-        failed.add(rest)
+
+def pair_cost(
+    a: str,
+    b: str,
+    ranks: Mapping[str, int],
+    scores: Mapping[str, int],
+    homes: Mapping[str, int],
+    aways: Mapping[str, int],
+) -> tuple[int, int, int]:
+    """What pairing ``a`` with ``b`` costs, compared in order: the squared score
+    difference, the two sides' ``|homes - aways|`` after the match (the one with the
+    lower balance at home), the squared rank difference."""
+    ba, bb = _balance(a, homes, aways), _balance(b, homes, aways)
+    low, high = min(ba, bb), max(ba, bb)
+    score = (scores.get(a, 0) - scores.get(b, 0)) ** 2
+    return score, abs(low + 1) + abs(high - 1), (ranks[a] - ranks[b]) ** 2
+
+
+def swiss_matching(
+    players: Sequence[str],
+    met: Set[frozenset[str]],
+    scores: Mapping[str, int],
+    homes: Mapping[str, int],
+    aways: Mapping[str, int],
+) -> list[tuple[str, str]] | None:
+    """The pairs (better ranked first) of the pairing of ``players`` (an even count,
+    best first) with no pair in ``met`` whose summed :func:`pair_cost` is least in its
+    order (the score part first, then the balance, then the ranks); None when no such
+    pairing exists.
+
+    Exact: a maximum-weight matching among the maximum-cardinality ones (networkx's
+    blossom algorithm, on integer weights), with the three parts folded into one
+    weight so that any gain in an earlier part outweighs every later one."""
+    import networkx as nx  # imported here: the rest of the competition does not need it
+
+    n = len(players)
+    if n == 0:
+        return []
+    ranks = {p: i for i, p in enumerate(players)}
+    costs: dict[tuple[int, int], tuple[int, int, int]] = {}
+    for i in range(n):
+        for j in range(i + 1, n):
+            if frozenset((players[i], players[j])) not in met:
+                costs[i, j] = pair_cost(players[i], players[j], ranks, scores, homes, aways)
+    if not costs:
         return None
-
-    return go(players)
+    # Each part's whole sum (over n/2 pairs) stays below one unit of the part before.
+    rank_span = n * n * n + 1
+    balance_span = (max(c[1] for c in costs.values()) * n + 1) * rank_span
+    score_top = max(c[0] for c in costs.values())
+    top = (score_top * balance_span + balance_span) * n + 1
+    graph: nx.Graph[int] = nx.Graph()
+    graph.add_nodes_from(range(n))
+    for (i, j), (score, balance, rank) in costs.items():
+        weight = top - (score * balance_span + balance * rank_span + rank)
+        graph.add_edge(i, j, weight=weight)
+    matching = nx.max_weight_matching(graph, maxcardinality=True)
+    if 2 * len(matching) != n:
+        return None
+    pairs = sorted((min(i, j), max(i, j)) for i, j in matching)
+    return [(players[i], players[j]) for i, j in pairs]
 
 
 # ---------------------------------------------------------------------------- groups

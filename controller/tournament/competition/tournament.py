@@ -23,10 +23,12 @@ The rules the fold keeps (docs/TOURNAMENT.md):
 - Withdraw at any time before the end: the entrant's undecided matches become
   walkovers for the opponent (the reason kept) and it is not paired again (its later
   round robin matches are walkovers from the start).
-- PairRound only once the previous round is closed. A round closes by itself when all
-  its matches are decided (byes, walkovers and overrides included); CloseRound forces
-  it, giving each undecided match to the side with more games won, then more points,
-  and is refused (naming the match) while one is level.
+- PairRound only once the previous round is closed; by hand (with its pairings) also
+  the round being played, again, while none of its matches has a game or a result.
+  A round closes by itself when all its matches are decided (byes, walkovers and
+  overrides included); CloseRound forces it, giving each undecided match to the side
+  with more games won, then more points, and is refused (naming the match) while one is
+  level.
 - AssignTable only for a match not yet started; GameCounted only from the match's
   table, while it is undecided; a match is decided when a side has best_of//2+1 games.
 - Walkover and OverrideResult need a reason and a winner who plays that match.
@@ -37,12 +39,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from .entrants import is_topic_safe, name_key, seed_order, validate_entrant
+from .entrants import check_text, clean_text, is_topic_safe, name_key, seed_order, validate_entrant
 from .errors import (
     AlreadyStarted,
     AlreadyWithdrawn,
     DuplicateEntrant,
     DuplicateGame,
+    InvalidEntrant,
     InvalidFormat,
     InvalidPairings,
     InvalidResult,
@@ -81,6 +84,7 @@ from .model import (
     PairRound,
     Register,
     Seed,
+    SetTitle,
     Stage,
     Start,
     Tournament,
@@ -152,6 +156,8 @@ def apply(t: Tournament, action: Action) -> Tournament:
             after = _walkover(t, action)
         case OverrideResult():
             after = _override(t, action)
+        case SetTitle():
+            after = _set_title(t, action)
         case _:  # pragma: no cover - the Action union is closed
             raise TypeError(f"not an action: {action!r}")
     return _settle(after)
@@ -272,6 +278,19 @@ def _register(t: Tournament, a: Register) -> Tournament:
     return replace(t, entrants=(*t.entrants, entrant))
 
 
+#: The longest display name (a projector's title line).
+MAX_TITLE = 80
+
+
+def _set_title(t: Tournament, a: SetTitle) -> Tournament:
+    title = clean_text(a.title, "El nombre del torneo")
+    if len(title) > MAX_TITLE:
+        raise InvalidEntrant(
+            f"El nombre del torneo tiene {len(title)} letras: que sean {MAX_TITLE} como mucho"
+        )
+    return replace(t, title=title)
+
+
 def _withdraw(t: Tournament, a: Withdraw) -> Tournament:
     _entrant(t, a.entrant)
     if t.finished:
@@ -280,6 +299,7 @@ def _withdraw(t: Tournament, a: Withdraw) -> Tournament:
         raise AlreadyWithdrawn(f"{_name(t, a.entrant)} ya se retiró")
     if not a.reason.strip():
         raise ReasonRequired(f"Falta el motivo del retiro de {_name(t, a.entrant)}")
+    check_text(a.reason, "El motivo")
     after = replace(t, withdrawn=(*t.withdrawn, (a.entrant, a.reason)))
     matches = tuple(
         _walked_over(m, _other(m, a.entrant), a.reason)
@@ -380,12 +400,32 @@ def _check_can_pair(t: Tournament, round_no: int) -> FormatSpec:
 
 
 def _pair_round(t: Tournament, a: PairRound) -> Tournament:
+    if a.pairings is not None and t.spec is not None and a.round == t.round != 0:
+        t = _unpaired(t, a.round)  # pairing the round again, by hand
     _check_can_pair(t, a.round)
     plan = _plan(t, a.round) if a.pairings is None else _organiser_plan(t, a.round, a.pairings)
     withdrawn = _withdrawn(t)
     assert t.spec is not None
     made = tuple(_new_match(p, a.round, t.spec.best_of, withdrawn) for p in plan)
     return replace(t, matches=t.matches + made, round=a.round)
+
+
+def _unpaired(t: Tournament, round_no: int) -> Tournament:
+    """The tournament as before ``round_no`` was paired, for the organiser to pair it
+    again by hand: only while none of its matches has a game or a result (a bye aside)."""
+    if round_no in t.closed:
+        raise PairingsFixed(f"La ronda {round_no} ya está cerrada: sus cruces no se rehacen")
+    open_states = (MatchStatus.WAITING, MatchStatus.ASSIGNED, MatchStatus.BYE)
+    started = [
+        m.id for m in t.round_matches(round_no) if m.games or m.result.status not in open_states
+    ]
+    if started:
+        raise PairingsFixed(
+            f"La ronda {round_no} ya tiene resultados ({', '.join(started)}): sus cruces se "
+            "rehacen solo antes de que se juegue o se defina un partido"
+        )
+    kept = tuple(m for m in t.matches if m.round != round_no)
+    return replace(t, matches=kept, round=round_no - 1)
 
 
 def _new_match(p: _Planned, round_no: int, best_of: int, withdrawn: dict[str, str]) -> Match:
@@ -486,17 +526,21 @@ def _swiss_pairings(t: Tournament, round_no: int) -> list[Pairing]:
     active = [e for e in t.entrants if e.id not in withdrawn]
     if round_no == 1:
         return swiss_first_round([e.id for e in seed_order(active)])
-    ranked = [s.entrant for s in standings(t) if s.entrant not in withdrawn]
+    table = [s for s in standings(t) if s.entrant not in withdrawn]
+    ranked = [s.entrant for s in table]
+    scores = {s.entrant: s.won for s in table}
     met: set[frozenset[str]] = set()
     byes: dict[str, int] = {}
     homes: dict[str, int] = {}
+    aways: dict[str, int] = {}
     for m in t.matches:
         if m.pairing.away is None:
             byes[m.pairing.home] = byes.get(m.pairing.home, 0) + 1
         else:
             met.add(frozenset((m.pairing.home, m.pairing.away)))
             homes[m.pairing.home] = homes.get(m.pairing.home, 0) + 1
-    return swiss_pairings(ranked, met, byes, homes, round_no)
+            aways[m.pairing.away] = aways.get(m.pairing.away, 0) + 1
+    return swiss_pairings(ranked, met, byes, homes, round_no, scores=scores, aways=aways)
 
 
 def _swiss(t: Tournament, round_no: int, pairings: Sequence[Pairing]) -> list[_Planned]:
@@ -579,7 +623,7 @@ def _close(t: Tournament, a: CloseRound) -> Tournament:
             f"La ronda {a.round} no está en juego (se juega la {t.round}"
             + (", ya cerrada)" if t.round in t.closed else ")")
         )
-    reason = a.reason.strip() or "ronda cerrada por el organizador"
+    reason = check_text(a.reason, "El motivo").strip() or "ronda cerrada por el organizador"
     settled: dict[str, Match] = {}
     level: list[str] = []
     for m in t.round_matches(a.round):
@@ -706,6 +750,7 @@ def _check_winner(t: Tournament, m: Match, winner: str, reason: str, what: str) 
     _entrant(t, winner)
     if not reason.strip():
         raise ReasonRequired(f"Falta el motivo del {what} en {m.id}")
+    check_text(reason, "El motivo")
     if winner not in _sides(m):
         raise NotInThatMatch(f"{_name(t, winner)} no juega el partido {_describe(t, m)}")
 

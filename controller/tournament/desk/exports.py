@@ -14,7 +14,16 @@ match), ``withdrawn`` or ``champion`` (rank 1 of a finished tournament). ``match
 every game counted into a match (from a verified record) with ``counted`` true, and
 every record the desk judged for a match of the tournament but did not count, with
 ``counted`` false; ``verdict`` is the desk's (``intact``, ``tampered``, ...; empty
-when the desk's judgement was not given).
+when the desk's judgement was not given). A swiss bye's games are the walkover's the
+standings count for it (2-0 in a best of 3).
+
+Each CSV comes in two forms: ``standings.csv`` for programs (``,``, UTF-8, LF,
+``true``/``false``) and ``standings.excel.csv`` as a Spanish spreadsheet opens it
+(``;``, a BOM, CRLF, ``sí``/``no``). In both, a text cell that starts with ``=``,
+``+``, ``-``, ``@`` (or a tab or carriage return) gets a leading ``'``, so that no
+spreadsheet runs it as a formula (a team called ``=HYPERLINK(...)``); numbers are never
+touched. The files on the disk are the page's exports byte for byte
+(:func:`write_exports` rewrites any that differ).
 """
 
 from __future__ import annotations
@@ -27,14 +36,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Final
 
-from ..competition.model import Format, Stage, Standing, Tournament
-from ..competition.standings import standings
+from ..competition.model import Format, MatchStatus, Stage, Standing, Tournament
+from ..competition.standings import games_to_win, standings
 from ..competition.tournament import final_ranking
 from ..outbox import atomic_write
 from .records import GameResult
 
 __all__ = [
     "EXPORTS",
+    "EXPORT_NAMES",
     "GAME_FIELDS",
     "MATCH_FIELDS",
     "STANDING_FIELDS",
@@ -189,8 +199,11 @@ def standing_rows(t: Tournament, table: Iterable[Standing] | None = None) -> lis
 def match_rows(t: Tournament) -> list[Row]:
     """One row per match, in the order they were made."""
     out: list[Row] = []
+    swiss = t.spec is not None and t.spec.format is Format.SWISS
     for m in t.matches:
         r = m.result
+        if swiss and r.status is MatchStatus.BYE:  # counted as a walkover won
+            r = replace(r, games=(games_to_win(m.best_of), 0))
         out.append(
             {
                 "match": m.id,
@@ -279,18 +292,44 @@ def game_rows(t: Tournament, results: Iterable[GameResult] = ()) -> list[Row]:
 # ---------------------------------------------------------------------------- files
 
 
-def to_csv(rows: Iterable[Row], fields: tuple[str, ...]) -> str:
-    """Rows as CSV with a header (``None`` an empty cell, booleans ``true``/``false``)."""
+#: What a spreadsheet takes for a formula at the start of a cell.
+_FORMULA_START: Final = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _cell(value: str | int | bool | None, excel: bool) -> str | int:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return ("sí" if value else "no") if excel else ("true" if value else "false")
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value
+
+
+def to_csv(rows: Iterable[Row], fields: tuple[str, ...], *, excel: bool = False) -> str:
+    """Rows as CSV with a header (``None`` an empty cell, booleans ``true``/``false``;
+    a text that a spreadsheet would run as a formula starts with ``'``).
+
+    ``excel``: as a Spanish spreadsheet opens it, ``;``-separated, a BOM, CRLF,
+    ``sí``/``no``.
+
+    >>> to_csv([{"name": "=HYPERLINK(1)", "won": -1, "ok": True}], ("name", "won", "ok"))
+    "name,won,ok\\n'=HYPERLINK(1),-1,true\\n"
+    >>> to_csv([{"name": "Atlético", "ok": False}], ("name", "ok"), excel=True)
+    '\\ufeffname;ok\\r\\nAtlético;no\\r\\n'
+    """
     buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=fields, lineterminator="\n")
+    if excel:
+        buf.write("\ufeff")
+    writer = csv.DictWriter(
+        buf,
+        fieldnames=fields,
+        delimiter=";" if excel else ",",
+        lineterminator="\r\n" if excel else "\n",
+    )
     writer.writeheader()
     for row in rows:
-        writer.writerow(
-            {
-                k: ("" if v is None else ("true" if v else "false") if isinstance(v, bool) else v)
-                for k, v in row.items()
-            }
-        )
+        writer.writerow({k: _cell(v, excel) for k, v in row.items()})
     return buf.getvalue()
 
 
@@ -314,10 +353,13 @@ def export_text(
     results: Iterable[GameResult] = (),
     table: Iterable[Standing] | None = None,
 ) -> str:
-    """The export called ``name`` (``standings.csv``, ``games.json``, ...).
+    """The export called ``name`` (``standings.csv``, ``standings.excel.csv``,
+    ``games.json``, ...).
 
     Raises :class:`KeyError` for any other name."""
     stem, dot, kind = name.rpartition(".")
+    excel = kind == "csv" and stem.endswith(".excel")
+    stem = stem.removesuffix(".excel")
     if not dot or stem not in EXPORTS or kind not in ("csv", "json"):
         raise KeyError(name)
     key, fields = EXPORTS[stem]
@@ -327,22 +369,33 @@ def export_text(
         rows = match_rows(t)
     else:
         rows = game_rows(t, results)
-    return to_csv(rows, fields) if kind == "csv" else to_json(t, key, rows)
+    return to_csv(rows, fields, excel=excel) if kind == "csv" else to_json(t, key, rows)
+
+
+#: Every export's file name, as the desk writes them and serves them at /export/.
+EXPORT_NAMES: Final = tuple(
+    f"{stem}.{kind}" for stem in EXPORTS for kind in ("csv", "excel.csv", "json")
+)
 
 
 def write_exports(
     t: Tournament, folder: str | Path, results: Iterable[GameResult] = ()
 ) -> list[Path]:
-    """Write the six exports into ``folder`` (each atomically); their paths."""
+    """Write the nine exports (:data:`EXPORT_NAMES`) into ``folder``, each atomically
+    and only when the disk's copy differs from what the page would serve; their paths."""
     target = Path(folder)
     target.mkdir(parents=True, exist_ok=True)
     judged = list(results)
     table = standings_of(t)
     paths = []
-    for stem in EXPORTS:
-        for kind in ("csv", "json"):
-            path = target / f"{stem}.{kind}"
-            text = export_text(path.name, t, judged, table)
-            atomic_write(path, text.encode("utf-8"), fsync=False)
-            paths.append(path)
+    for name in EXPORT_NAMES:
+        path = target / name
+        data = export_text(name, t, judged, table).encode("utf-8")
+        try:
+            same = path.read_bytes() == data
+        except OSError:
+            same = False
+        if not same:
+            atomic_write(path, data, fsync=False)
+        paths.append(path)
     return paths

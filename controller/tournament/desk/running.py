@@ -8,7 +8,8 @@ its journal), counts any collected game the journal does not have yet (a power c
 between a record and its journal line), then connects: every finished game goes to
 the competition, every change rewrites the exports, every (re)connection tells every
 table its assignment again. ``power_cut()`` drops it the hard way; a new ``DeskRun``
-on the same folder resumes.
+on the same folder resumes. The page's organiser logs in with ``organiser_key`` (or the
+one the desk keeps in ``organiser.key`` in its folder: :mod:`.sessions`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from ..topics import tournament_prefix
 from .client import Desk
 from .organiser import Organiser
 from .records import GameResult
+from .sessions import OrganiserAccess, load_or_create_key
 from .state import REVERIFY_S, DeskState
 from .web import serve_http
 
@@ -52,6 +54,7 @@ class DeskRun:
         profile: str = "tournament",
         http_port: int | None = 0,
         reverify_s: float = REVERIFY_S,
+        organiser_key: str | None = None,
     ) -> None:
         self.folder = Path(folder)
         self.key = key
@@ -68,7 +71,13 @@ class DeskRun:
         self.client = Desk(self.state, host, port, access=access, name=name,
                            reverify_s=reverify_s)  # fmt: skip
         self.client.on_connected.append(self.organiser.retell)
-        self.http = serve_http(self.state, http_port) if http_port is not None else None
+        #: The organiser's key (their password, or ``organiser.key`` in the folder).
+        self.organiser_key = load_or_create_key(folder, organiser_key)
+        self.http = (
+            serve_http(self.state, http_port, access=OrganiserAccess(self.organiser_key))
+            if http_port is not None
+            else None
+        )
         self.client.start()
 
     def _export(self) -> None:

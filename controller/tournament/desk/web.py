@@ -14,23 +14,34 @@ moves to ``/mesas``; also ``/api/tournament`` (its JSON), ``/proyector``,
 ``/export/<standings|matches|games>.<csv|json>``
 (:mod:`.exports`). The views are built in :mod:`.pages`; this module only routes, with
 the same Host check for every route.
+
+The organiser's page (``/``) and every write to the competition (``POST
+/api/organiser``, ``/api/organiser/import``) are the organiser's only
+(:mod:`.sessions`): a session from ``POST /api/entrar`` with the organiser's key plus
+the page's CSRF token, or the key as a bearer token (the command line); the Origin and
+``Sec-Fetch-Site`` checks stay. Without a session, ``/`` is the login form. The other
+views stay read-only and open (screens, the projector, printouts).
 """
 
 from __future__ import annotations
 
+import base64
 import ipaddress
 import json
 import logging
 import re
+import secrets
 import threading
+import time
 from http import HTTPStatus
+from http.cookies import CookieError, SimpleCookie
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Final
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from ..competition.model import Tournament
 from ..topics import encode
-from .exports import export_text
+from .exports import export_text, write_exports
 from .pages import (
     bracket_page,
     desk_page,
@@ -41,7 +52,9 @@ from .pages import (
     tournament_api,
 )
 from .pages.common import current_round
+from .pages.controls import login_page
 from .picture import sticks_png
+from .sessions import COOKIE, OrganiserAccess, Session
 from .state import DeskState
 
 __all__ = ["serve_http"]
@@ -167,15 +180,24 @@ _TOURNAMENT_ROUTES: Final = frozenset(
 )
 
 
+_SYNC_LOCK: Final = threading.Lock()
+_SYNCED: dict[int, float] = {}  # id(state): when its exports were last checked
+
+
 class _Handler(BaseHTTPRequestHandler):
     server_version = "truco-desk"
     state: DeskState  # set on the subclass made by serve_http
+    access: OrganiserAccess  # the organiser's key and sessions (serve_http's)
 
     def log_message(self, format: str, *args: Any) -> None:
         log.debug("http: " + format, *args)
 
-    def _send(self, status: int, body: bytes, kind: str) -> None:
+    def _send(
+        self, status: int, body: bytes, kind: str, headers: tuple[tuple[str, str], ...] = ()
+    ) -> None:
         self.send_response(status)
+        for name, value in headers:
+            self.send_header(name, value)
         self.send_header("Content-Type", kind)
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Cache-Control", "no-store")
@@ -259,13 +281,18 @@ class _Handler(BaseHTTPRequestHandler):
         t: Tournament = competition.tournament
         state = self.state
         if path in ("/", "/index.html"):
-            self._send(200, desk_page(t.name).encode("utf-8"), html)
+            session = self.access.session(self._cookie())
+            if session is None:
+                self._send(200, login_page(t.display_name).encode("utf-8"), html)
+            else:
+                self._send(200, desk_page(t.display_name, csrf=session.csrf).encode("utf-8"), html)
         elif path == "/api/tournament":
             notes = [vars(a) for a in getattr(competition, "attention", ())]
             data = tournament_api(
                 t, state.snapshot(), bool(competition.audit_ok), state.results_list(), notes
             )
             body = json.dumps(data, ensure_ascii=False).encode("utf-8")
+            self._sync_exports(t)
             self._send(200, body, "application/json")
         elif path == "/proyector":
             self._send(200, projector_page(t).encode("utf-8"), html)
@@ -291,8 +318,27 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send(404, b"no such export\n", "text/plain")
                 return True
             kind = "text/csv; charset=utf-8" if name.endswith(".csv") else "application/json"
+            self._sync_exports(t, at_once=True)
             self._send(200, text.encode("utf-8"), kind)
         return True
+
+    def _sync_exports(self, t: Tournament, at_once: bool = False) -> None:
+        """The files on the disk made equal to what the page serves (a record judged
+        again since, say): at once after an export was served, else at most once a
+        second (the organiser's page asks every second)."""
+        state = self.state
+        folder = getattr(state, "out_dir", None)
+        if folder is None:
+            return
+        now = time.monotonic()
+        with _SYNC_LOCK:
+            if not at_once and now - _SYNCED.get(id(state), -1e9) < 1.0:
+                return
+            _SYNCED[id(state)] = now
+            try:
+                write_exports(t, folder, state.results_list())
+            except OSError:
+                log.exception("desk: the exports could not be written")
 
     def do_POST(self) -> None:
         if not self._own_host():
@@ -303,10 +349,17 @@ class _Handler(BaseHTTPRequestHandler):
             return
         path = urlsplit(self.path).path
         # JSON only: a cross-site form cannot send it without a CORS preflight we never answer
-        if path == "/api/organiser" and self.headers.get("Content-Type", "").startswith(
-            "application/json"
-        ):
-            self._organiser()
+        json_body = self.headers.get("Content-Type", "").startswith("application/json")
+        if path in ("/api/entrar", "/api/salir") and json_body:
+            self._log_in() if path == "/api/entrar" else self._log_out()
+            return
+        if path in ("/api/organiser", "/api/organiser/import") and json_body:
+            if not self._organiser_may_write():
+                self._send(HTTPStatus.UNAUTHORIZED, encode({"error": "Solo el organizador: "
+                           "entrá con la clave del organizador (la página pide la clave)"}),
+                           "application/json")  # fmt: skip
+                return
+            self._organiser() if path == "/api/organiser" else self._import()
             return
         if path != "/api/ack" or not self.headers.get("Content-Type", "").startswith(
             "application/json"
@@ -324,6 +377,114 @@ class _Handler(BaseHTTPRequestHandler):
             return
         done = self.state.ack(table, seq)
         self._send(200, encode({"acknowledged": done}), "application/json")
+
+    def _cookie(self) -> str | None:
+        raw = self.headers.get("Cookie")
+        if not raw:
+            return None
+        try:
+            jar = SimpleCookie(raw)
+        except CookieError:
+            return None
+        morsel = jar.get(COOKIE)
+        return morsel.value if morsel is not None else None
+
+    def _organiser_may_write(self) -> bool:
+        auth = self.headers.get("Authorization", "")
+        bearer = auth[len("Bearer ") :] if auth.startswith("Bearer ") else None
+        return self.access.may_write(self._cookie(), self.headers.get("X-CSRF-Token"), bearer)
+
+    def _json_body(self, limit: int) -> Any:
+        length = min(int(self.headers.get("Content-Length", "0")), limit)
+        return json.loads(self.rfile.read(length) or b"{}")
+
+    def _log_in(self) -> None:
+        try:
+            key = str(self._json_body(10_000)["clave"])
+        except (ValueError, KeyError, TypeError):
+            self._send(HTTPStatus.BAD_REQUEST, encode({"error": "falta la clave"}),
+                       "application/json")  # fmt: skip
+            return
+        session: Session | None = self.access.log_in(key)
+        if session is None:
+            log.warning("desk: a wrong organiser's key at the page")
+            self._send(HTTPStatus.FORBIDDEN, encode({"error": "Esa no es la clave del "
+                       "organizador"}), "application/json")  # fmt: skip
+            return
+        cookie = f"{COOKIE}={session.cookie}; HttpOnly; SameSite=Strict; Path=/"
+        self._send(200, encode({"ok": True}), "application/json", (("Set-Cookie", cookie),))
+
+    def _log_out(self) -> None:
+        self.access.log_out(self._cookie())
+        gone = f"{COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0"
+        self._send(200, encode({"ok": True}), "application/json", (("Set-Cookie", gone),))
+
+    def _import(self) -> None:
+        """``POST /api/organiser/import`` ``{"data": base64, "team_size": n, "commit":
+        bool}``: the organiser's spreadsheet read whole and checked against the teams
+        registered (:func:`~..competition.entrants.read_sheet`). Without ``commit``, the
+        preview: ``{encoding, delimiter, entrants, problems}``; with it, every entrant
+        registered (each journaled), and only if no line is bad (409 with the problems
+        otherwise: nothing registered)."""
+        from ..competition.entrants import read_sheet
+        from ..competition.model import CompetitionError, Register
+
+        competition = getattr(self.state, "competition", None)
+        if competition is None:
+            self._send(HTTPStatus.NOT_FOUND, b"this desk runs no tournament\n", "text/plain")
+            return
+        try:
+            body = self._json_body(5_000_000)
+            data = base64.b64decode(str(body["data"]), validate=True)
+            commit = bool(body.get("commit", False))
+            asked = body.get("team_size")
+        except (ValueError, KeyError, TypeError):
+            self._send(HTTPStatus.BAD_REQUEST, encode({"error": "se esperaba {data: base64}"}),
+                       "application/json")  # fmt: skip
+            return
+        with competition.lock:
+            t: Tournament = competition.tournament
+            team_size = t.spec.team_size if t.spec is not None else int(asked or 2)
+            try:
+                sheet = read_sheet(data, team_size, t.entrants)
+            except CompetitionError as unreadable:  # cannot be read at all: one line
+                why = str(unreadable)
+                self._send(HTTPStatus.CONFLICT, encode({"error": why, "problems": [why]}),
+                           "application/json")  # fmt: skip
+                return
+            answer = {
+                "encoding": sheet.encoding,
+                "delimiter": sheet.delimiter,
+                "team_size": team_size,
+                "entrants": [
+                    {
+                        "id": e.id,
+                        "name": e.name,
+                        "club": e.club,
+                        "seed": e.seed,
+                        "players": [p.name for p in e.players],
+                    }
+                    for e in sheet.entrants
+                ],
+                "problems": list(sheet.problems),
+            }
+            if not commit:
+                self._send(200, encode(answer), "application/json")
+                return
+            if sheet.problems:
+                self._send(HTTPStatus.CONFLICT, encode(answer | {"error": "La planilla tiene "
+                           f"{len(sheet.problems)} líneas con problemas: no se anotó a nadie"}),
+                           "application/json")  # fmt: skip
+                return
+            try:
+                for entrant in sheet.entrants:
+                    competition.do(Register(entrant))
+            except CompetitionError as refused:  # not expected: the sheet was checked whole
+                self._send(HTTPStatus.CONFLICT, encode({"error": str(refused)}),
+                           "application/json")  # fmt: skip
+                return
+            self._send(200, encode(answer | {"registered": len(sheet.entrants)}),
+                       "application/json")  # fmt: skip
 
     def _organiser(self) -> None:
         """``POST /api/organiser`` ``{"action": {...}}``: one action of the organiser
@@ -358,12 +519,23 @@ class _Handler(BaseHTTPRequestHandler):
                    "application/json")  # fmt: skip
 
 
-def serve_http(state: DeskState, port: int = 8080, host: str = "127.0.0.1") -> ThreadingHTTPServer:
+def serve_http(
+    state: DeskState,
+    port: int = 8080,
+    host: str = "127.0.0.1",
+    *,
+    access: OrganiserAccess | None = None,
+) -> ThreadingHTTPServer:
     """Serve the scoreboard on ``host:port`` (loopback only) in a daemon thread;
-    ``server.server_address`` has the port (``port=0``: any free one)."""
+    ``server.server_address`` has the port (``port=0``: any free one).
+
+    ``access``: the organiser's key and sessions (:mod:`.sessions`); without it the
+    key is a random one nobody is told, so nobody can change the tournament here."""
     if not ipaddress.ip_address(host).is_loopback:
         raise ValueError(f"the desk's page is served on the loopback only, not {host}")
-    handler = type("DeskHandler", (_Handler,), {"state": state})
+    if access is None:
+        access = OrganiserAccess(secrets.token_urlsafe(24))
+    handler = type("DeskHandler", (_Handler,), {"state": state, "access": access})
     server = ThreadingHTTPServer((host, port), handler)
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, name="desk-http", daemon=True).start()

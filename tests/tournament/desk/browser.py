@@ -84,3 +84,87 @@ def pdf_pages(data: bytes) -> list[tuple[float, float]]:
     ]
     assert len(boxes) >= count, "a page without its size"
     return boxes[:count]
+
+
+_OBJECT = re.compile(rb"(\d+) 0 obj\s*(.*?)endobj", re.S)
+_REF = rb"(\d+) 0 R"
+
+
+def _streams(data: bytes) -> tuple[dict[int, bytes], dict[int, bytes]]:
+    """Every object's dictionary text and its stream (inflated), by number."""
+    import zlib
+
+    heads: dict[int, bytes] = {}
+    bodies: dict[int, bytes] = {}
+    for found in _OBJECT.finditer(data):
+        number, body = int(found[1]), found[2]
+        head, marker, rest = body.partition(b"stream")
+        heads[number] = head
+        if marker:
+            raw = rest.lstrip(b"\r\n").rsplit(b"endstream", 1)[0]
+            bodies[number] = zlib.decompress(raw) if b"/FlateDecode" in head else raw
+    return heads, bodies
+
+
+def _cmap(text: bytes) -> dict[int, str]:
+    out: dict[int, str] = {}
+
+    def chars(hexa: bytes) -> str:
+        b = bytes.fromhex(hexa.decode())
+        return b.decode("utf-16-be", "replace")
+
+    for block in re.findall(rb"beginbfchar(.*?)endbfchar", text, re.S):
+        for src, dst in re.findall(rb"<([0-9A-Fa-f]+)>\s*<([0-9A-Fa-f]+)>", block):
+            out[int(src, 16)] = chars(dst)
+    for block in re.findall(rb"beginbfrange(.*?)endbfrange", text, re.S):
+        for lo, hi, dst in re.findall(
+            rb"<([0-9A-Fa-f]+)>\s*<([0-9A-Fa-f]+)>\s*<([0-9A-Fa-f]+)>", block
+        ):
+            first = int(dst, 16)
+            for i, code in enumerate(range(int(lo, 16), int(hi, 16) + 1)):
+                out[code] = chr(first + i)
+    return out
+
+
+def pdf_texts(data: bytes) -> list[str]:
+    """The text on each page of a PDF as Chromium (Skia) writes it: each page's content
+    streams, their strings decoded through their fonts' ToUnicode maps (the glyphs are
+    2-byte codes), in drawing order, run together (a line's glyphs come in pieces)."""
+    heads, bodies = _streams(data)
+    kids: list[int] = []
+    for head in heads.values():
+        if re.search(rb"/Type\s*/Pages\b", head):
+            found = re.search(rb"/Kids\s*\[(.*?)\]", head, re.S)
+            assert found is not None
+            kids = [int(n) for n in re.findall(_REF, found[1])]
+            break
+    texts = []
+    for page in kids:
+        head = heads[page]
+        fonts: dict[bytes, dict[int, str]] = {}
+        font_dict = re.search(rb"/Font\s*<<(.*?)>>", head, re.S)
+        if font_dict is None:  # resources by reference
+            resources = re.search(rb"/Resources\s+" + _REF, head)
+            if resources is not None:
+                font_dict = re.search(rb"/Font\s*<<(.*?)>>", heads[int(resources[1])], re.S)
+        for name, number in re.findall(rb"/(\w+)\s+" + _REF, font_dict[1] if font_dict else b""):
+            to_unicode = re.search(rb"/ToUnicode\s+" + _REF, heads[int(number)])
+            fonts[name] = _cmap(bodies[int(to_unicode[1])]) if to_unicode else {}
+        contents = re.search(rb"/Contents\s+(?:\[(.*?)\]|" + _REF + rb")", head, re.S)
+        refs = [] if contents is None else (
+            [int(n) for n in re.findall(_REF, contents[1])] if contents[1] else [int(contents[2])]
+        )  # fmt: skip
+        lines: list[str] = []
+        for ref in refs:
+            cmap: dict[int, str] = {}
+            for token in re.finditer(
+                rb"/(\w+)\s+[\d.]+\s+Tf|<([0-9A-Fa-f]*)>|(T[Jj])", bodies[ref]
+            ):
+                if token[1]:
+                    cmap = fonts.get(token[1], {})
+                elif token[2] is not None:
+                    codes = bytes.fromhex(token[2].decode())
+                    lines.append("".join(cmap.get(int.from_bytes(codes[i : i + 2]), "?")
+                                         for i in range(0, len(codes) - 1, 2)))  # fmt: skip
+        texts.append("".join(lines))
+    return texts

@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from controller.tournament.desk import DeskState, serve_http
+from controller.tournament.desk.sessions import OrganiserAccess
 
 from .browser import SCREENSHOTS, dom, screenshot
 from .scenes import HOSTILE, heard_desk, knockout_16, swiss_round
@@ -22,9 +23,15 @@ CALL = "# llamado al árbitro: asiento 2"
 FOREIGN = "<script>document.title='pwned'</script> apoyó una carta de otro mazo"
 
 
+#: The organiser's key of the desks served here, and the page logged in with it (the
+#: login page reads the key from the fragment, POSTs it, and loads the organiser's page).
+ORGANISER_KEY = "clave-de-prueba"
+ORGANISER = "/#clave=" + ORGANISER_KEY
+
+
 @contextmanager
 def served(desk: DeskState) -> Iterator[str]:
-    server = serve_http(desk, 0)
+    server = serve_http(desk, 0, access=OrganiserAccess(ORGANISER_KEY, delay=lambda s: None))
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"
     finally:
@@ -44,7 +51,7 @@ def test_the_desk_puts_what_needs_attention_first(tmp_path: Path) -> None:
         calls={"mesa03": CALL}, foreign={"mesa04": FOREIGN}, tampered=("mesa05",),
     )  # fmt: skip
     with served(desk) as base:
-        page = dom(base + "/", tmp_path)
+        page = dom(base + ORGANISER, tmp_path)
     # the referee call, the card from outside the deck, then the table offline with a
     # match, then the flagged record
     assert attention_kinds(page) == ["call", "referee", "offline", "flagged"]
@@ -80,8 +87,8 @@ def test_twenty_two_matches_on_twenty_tables_fit_one_laptop_screen(tmp_path: Pat
         calls={"mesa03": CALL}, tampered=("mesa05",),
     )  # fmt: skip
     with served(desk) as base:
-        page = dom(base + "/", tmp_path, size=(1366, 768))
-        screenshot(base + "/", SCREENSHOTS / "desk.png", tmp_path, size=(1366, 768))
+        page = dom(base + ORGANISER, tmp_path, size=(1366, 768))
+        screenshot(base + ORGANISER, SCREENSHOTS / "desk.png", tmp_path, size=(1366, 768))
     assert len(re.findall(r'data-match="r3-m\d\d"', page)) == 22
     root = re.search(r"<html[^>]*>", page)
     assert root is not None
@@ -101,7 +108,7 @@ def test_the_round_to_close_and_the_audit(tmp_path: Path) -> None:
     t = swiss_round(8, round_no=2, tables=4)
     desk = heard_desk(tmp_path / "desk", t, tables=4, offline=("mesa04",), audit_ok=False)
     with served(desk) as base:
-        page = dom(base + "/", tmp_path)
+        page = dom(base + ORGANISER, tmp_path)
     kinds = attention_kinds(page)
     assert kinds[:2] == ["offline", "audit"], kinds
     assert "El registro de auditoría del torneo NO verifica" in page
@@ -121,7 +128,9 @@ def test_the_tables_page_and_the_host_check_stay(tmp_path: Path) -> None:
                 return int(e.code), e.read()
 
         assert "Atención del árbitro".encode() in get(base + "/mesas")[1]  # the tables
-        assert b"/api/tournament" in get(base + "/")[1]  # the organiser's page
+        # the organiser's page asks for the organiser's key first; no controls without it
+        login = get(base + "/")[1].decode()
+        assert "clave del organizador" in login and 'id="org"' not in login
         status, body = get(base + "/api/tournament")
         data = json.loads(body)
         assert status == 200 and data["tournament"]["name"] == "Copa del Club 2026"
@@ -186,7 +195,7 @@ def test_the_desk_page_over_the_real_organiser(tmp_path: Path) -> None:
         )
     )  # fmt: skip  (played at the wrong table)
     with served(desk) as base:
-        page = dom(base + "/", tmp_path)
+        page = dom(base + ORGANISER, tmp_path)
         with urllib.request.urlopen(base + "/api/tournament", timeout=5) as r:
             data = json.loads(r.read())
     rows = re.findall(r'data-match="(r1-m0\d)">\s*<td>r1-m0\d</td><td>(mesa0\d)', page)
@@ -202,8 +211,8 @@ def test_forty_tables_fit_packed_tighter(tmp_path: Path) -> None:
     t = swiss_round(80, round_no=2, tables=40)
     desk = heard_desk(tmp_path / "desk", t, tables=40, offline=("mesa33",), calls={"mesa07": CALL})
     with served(desk) as base:
-        page = dom(base + "/", tmp_path, size=(1366, 768))
-        screenshot(base + "/", tmp_path / "dense.png", tmp_path, size=(1366, 768))
+        page = dom(base + ORGANISER, tmp_path, size=(1366, 768))
+        screenshot(base + ORGANISER, tmp_path / "dense.png", tmp_path, size=(1366, 768))
     assert len(re.findall(r'data-match="r2-m\d\d"', page)) == 40
     root = re.search(r"<html[^>]*>", page)
     assert root is not None and 'class="dense"' in root[0]

@@ -116,10 +116,11 @@ def test_write_exports(tmp_path: Path) -> None:
     t = swiss_round(24, 4, 8)
     paths = write_exports(t, tmp_path / "out")
     assert sorted(p.name for p in paths) == sorted(
-        f"{n}.{k}" for n in ("standings", "matches", "games") for k in ("csv", "json"))  # fmt: skip
+        f"{n}.{k}" for n in ("standings", "matches", "games")
+        for k in ("csv", "excel.csv", "json"))  # fmt: skip
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(p.name for p in paths)
     for p in paths:
-        assert p.read_text(encoding="utf-8") == export_text(p.name, t)
+        assert p.read_bytes() == export_text(p.name, t).encode("utf-8")
     with pytest.raises(KeyError):
         export_text("passwd", t)
     with pytest.raises(KeyError):

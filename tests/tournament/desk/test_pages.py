@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from controller.tournament.competition.model import (
+    AssignTable,
     Entrant,
     Format,
     FormatSpec,
@@ -187,3 +188,33 @@ def test_the_desk_names_the_champion_at_the_end() -> None:
     view = desk_view(t, online(["mesa01"]))
     assert view["summary"].endswith(f"· torneo terminado, campeón: {champion.name}")
     assert view["round"] == "Final" and "undecided" not in kinds(view)
+
+
+def test_the_row_follows_the_tables_first_deal() -> None:
+    """A match at its table says "jugando" as soon as the table deals its first chico
+    (the table's live game, not one of its finished ones), not "por empezar"."""
+    run = Run("Copa", FormatSpec(Format.SWISS, best_of=3, rounds=2), entrants(4))
+    m = run.pair()[0]
+    t = run.do(AssignTable(m.id, "mesa01"))
+    snapshot = online(["mesa01"])
+    table = snapshot["tables"][0]  # type: ignore[index]
+    row = next(r for r in desk_view(t, snapshot)["matches"] if r["match"] == m.id)
+    assert (row["status"], row["status_code"]) == ("por empezar", "assigned")
+    table |= {"game": "mesa01-g007", "hand": 3, "score": [4, 2], "games": ["mesa01-g006"]}
+    snapshot["tables"] = [table]
+    row = next(r for r in desk_view(t, snapshot)["matches"] if r["match"] == m.id)
+    assert (row["status"], row["status_code"]) == ("jugando", "playing")
+    assert row["live"] == "4-2 · mano 3"
+    table["games"] = ["mesa01-g006", "mesa01-g007"]  # that game is over, the next not dealt
+    row = next(r for r in desk_view(t, snapshot)["matches"] if r["match"] == m.id)
+    assert row["status"] == "por empezar"
+
+
+def test_every_view_shows_the_display_name() -> None:
+    from controller.tournament.competition.model import SetTitle
+
+    t = apply(knockout_16(), SetTitle("Abierto de Boedo"))
+    for page in (projector_page(t), standings_page(t), pairings_page(t, 1), bracket_page(t),
+                 sheets_page(t, 1)):  # fmt: skip
+        assert "Abierto de Boedo" in page
+    assert desk_view(t, online(["mesa01"]))["title"] == "Abierto de Boedo"

@@ -98,3 +98,33 @@ def test_a_page_too_tall_is_shrunk_to_fit(tmp_path: Path) -> None:
     scale = re.search(r'data-scale="(\d+)"', page)
     assert scale is not None and int(scale[1]) < 100, page[:300]
     assert 'data-fits="true"' in page
+
+
+def test_a_round_waiting_to_start_shows_where_each_pair_plays_first(tmp_path: Path) -> None:
+    from controller.tournament.competition.model import (
+        Format,
+        FormatSpec,
+        OverrideResult,
+        PairRound,
+        Register,
+        Start,
+    )
+    from controller.tournament.competition.tournament import apply, replay
+    from controller.tournament.desk.pages import projector_page
+
+    from .scenes import entrants
+
+    start = Start(FormatSpec(Format.SWISS, best_of=1, rounds=4))
+    t = replay("Copa", [*(Register(e) for e in entrants(24)), start, PairRound(1)])
+    page = projector_page(t)
+    slides = page.split('<section class="slide')[1:]
+    # nobody played yet: no page of zeros, only where the 12 matches are played
+    assert len(slides) == 1 and "Buchholz" not in page
+    assert len(re.findall(r'data-match="r1-m\d\d"', slides[0])) == 12
+    # a round played, the next paired and not started: where they play, then the table
+    for m in t.round_matches(1):
+        t = apply(t, OverrideResult(m.id, m.pairing.home, (1, 0), (15, 3), "planilla"))
+    t = apply(t, PairRound(2))
+    slides = projector_page(t).split('<section class="slide')[1:]
+    assert "data-match=" in slides[0] and "Buchholz" not in slides[0]
+    assert any("Buchholz" in s for s in slides[1:])

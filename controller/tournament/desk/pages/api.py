@@ -34,6 +34,7 @@ def tournament_api(
     return {
         "tournament": {
             "name": t.name,
+            "display_name": t.display_name,
             "format": spec.format.value if spec is not None else None,
             "best_of": spec.best_of if spec is not None else None,
             "team_size": spec.team_size if spec is not None else None,
@@ -57,5 +58,6 @@ def tournament_api(
         "matches": match_rows(t),
         "games": game_rows(t, results),
         "audit_ok": audit_ok,
+        "tables": [x["table"] for x in snapshot.get("tables", [])],
         "desk": desk_view(t, snapshot, audit_ok, notes),
     }

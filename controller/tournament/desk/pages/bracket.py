@@ -210,6 +210,6 @@ def bracket_page(t: Tournament) -> str:
             for s in slides
         )
     return document(
-        f"Llave: {t.name}", body, css=PRINT_CSS + BRACKET_CSS + _PRINT_BRACKET_CSS,
+        f"Llave: {t.display_name}", body, css=PRINT_CSS + BRACKET_CSS + _PRINT_BRACKET_CSS,
         body_class="print",
     )  # fmt: skip

@@ -30,9 +30,11 @@ from .common import (
     detail_text,
     document,
     entrant_name,
+    h,
     round_label,
     score_text,
 )
+from .controls import CONTROLS_BODY, CONTROLS_CSS, CONTROLS_SCRIPT, CONTROLS_TOGGLE
 
 __all__ = ["ATTENTION_ORDER", "desk_page", "desk_view"]
 
@@ -88,8 +90,19 @@ def _is_offline(t: Mapping[str, Any] | None, broker_down: bool) -> bool:
     return not broker_down and (t is None or t.get("online") is not True)
 
 
-def _match_status(m: Match) -> str:
+def _started_at_table(t: Mapping[str, Any] | None, m: Match) -> bool:
+    """The table is dealing the match's first chico already (a game going on at it that
+    is not one of its finished ones), though no game of the match has counted yet."""
+    if t is None or m.result.status is not MatchStatus.ASSIGNED:
+        return False
+    game = t.get("game")
+    return bool(game) and game not in (t.get("games") or ())
+
+
+def _match_status(m: Match, live: Mapping[str, Any] | None = None) -> str:
     """The match's state (its winner is in bold on the row); the organiser's reason."""
+    if _started_at_table(live, m):
+        return STATUS_TEXT[MatchStatus.PLAYING]
     text = STATUS_TEXT[m.result.status]
     if m.result.reason:
         text += f" ({m.result.reason})"
@@ -214,9 +227,9 @@ class _Round:
             "chico": "" if finished else f"{m.chico} de {m.best_of}",
             "games": score_text(m),
             "live": _live(live, m),
-            "status": _match_status(m),
+            "status": _match_status(m, live),
             "flag": flag,
-            "status_code": m.result.status.value,
+            "status_code": "playing" if _started_at_table(live, m) else m.result.status.value,
         }
 
     def offline_lines(self) -> list[str]:
@@ -268,7 +281,7 @@ def desk_view(
     online = sum(1 for x in r.tables.values() if x.get("online"))
     done = len(r.matches) - len(r.undecided)
     return {
-        "title": t.name,
+        "title": t.display_name,
         "subtitle": f"{FORMAT_NAMES[spec.format]} · al mejor de {spec.best_of}" if spec else "",
         "round": round_label(t, r.number),
         "broker_lost": _broker_text(snapshot),
@@ -380,7 +393,9 @@ _BODY: Final = """<header><h1 id="title"></h1><span id="round"></span>
 · <a href="/imprimir/planillas">planillas</a> · <a href="/mesas">mesas</a>
 · exportar: <a href="/export/standings.csv">posiciones</a>
 <a href="/export/matches.csv">partidos</a> <a href="/export/games.csv">chicos</a>
-(<a href="/export/standings.json">json</a>)</nav></header>
+(<a href="/export/standings.json">json</a>) · para Excel:
+<a href="/export/standings.excel.csv">posiciones</a>
+<a href="/export/matches.excel.csv">partidos</a></nav></header>
 <div id="broker" role="alert"></div>
 <main><table><colgroup><col style="width:84px"><col style="width:176px"><col><col
 style="width:24px"><col><col style="width:60px"><col style="width:54px"><col
@@ -393,6 +408,16 @@ style="width:126px"><col style="width:132px"></colgroup>
 <h2>Mesas libres</h2><div id="free"></div></aside>"""
 
 
-def desk_page(tournament_name: str) -> str:
-    """The page itself (it fills itself from ``/api/tournament``)."""
-    return document(f"Mesa de control: {tournament_name}", _BODY, css=_CSS, script=_SCRIPT)
+def desk_page(tournament_name: str, csrf: str | None = None) -> str:
+    """The page itself (it fills itself from ``/api/tournament``); with the organiser's
+    session's ``csrf`` token, with the organiser's controls (:mod:`.controls`)."""
+    if csrf is None:
+        return document(f"Mesa de control: {tournament_name}", _BODY, css=_CSS, script=_SCRIPT)
+    body = f'<meta name="csrf" content="{h(csrf)}">' + _BODY + CONTROLS_BODY
+    body = body.replace("<nav>", "<nav>" + CONTROLS_TOGGLE + " · ", 1)
+    script = (
+        _SCRIPT.replace("    show(s.desk);", "    show(s.desk); controls(s);") + CONTROLS_SCRIPT
+    )
+    return document(
+        f"Mesa de control: {tournament_name}", body, css=_CSS + CONTROLS_CSS, script=script
+    )

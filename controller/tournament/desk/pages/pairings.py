@@ -71,4 +71,6 @@ def pairings_page(t: Tournament, round_no: int | None = None) -> str:
         if lines
         else "<p>La ronda todavía no está emparejada.</p>"
     )
-    return document(f"Emparejamientos: {t.name}", body, css=PRINT_CSS + _CSS, body_class="print")
+    return document(
+        f"Emparejamientos: {t.display_name}", body, css=PRINT_CSS + _CSS, body_class="print"
+    )

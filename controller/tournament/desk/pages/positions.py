@@ -76,7 +76,7 @@ _EMPTY: Final = "<p>Todavía no hay posiciones: el torneo no empezó.</p>"
 
 _CSS: Final = """
 .print .standings td.team{width:40%}.print .club{font-size:8.5pt}
-.print section{margin-bottom:6mm;break-inside:avoid}
+.print section{margin-bottom:6mm}.print section h2{break-after:avoid}
 .print .legend{font-size:8.5pt;margin-top:3mm}
 """
 
@@ -97,5 +97,5 @@ def standings_page(t: Tournament) -> str:
     legend = LEGEND + ("; Buchholz: suma de los partidos ganados por los rivales" if swiss else "")
     parts.append(f'<p class="legend">{h(legend)}. Solo cuentan los registros verificados.</p>')
     return document(
-        f"Posiciones: {t.name}", "".join(parts), css=PRINT_CSS + _CSS, body_class="print"
+        f"Posiciones: {t.display_name}", "".join(parts), css=PRINT_CSS + _CSS, body_class="print"
     )

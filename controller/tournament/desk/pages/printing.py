@@ -39,6 +39,6 @@ def print_header(t: Tournament, what: str, round_no: int | None = None) -> str:
     fmt = FORMAT_NAMES[t.spec.format] if t.spec is not None else ""
     when = round_label(t, r) if r else ""
     return (
-        f'<header><div><h1>{h(t.name)}</h1><div class="small">{h(fmt)}</div></div>'
+        f'<header><div><h1>{h(t.display_name)}</h1><div class="small">{h(fmt)}</div></div>'
         f"<h2>{h(what)}{' · ' + h(when) if when else ''}</h2></header>"
     )

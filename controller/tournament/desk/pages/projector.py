@@ -1,7 +1,8 @@
 """``/proyector``: the room's screen. Big type on a dark background, no controls.
 
 A knockout shows its bracket; a round robin or a Swiss tournament its standings and
-where everyone plays this round; a group stage its groups' standings, then the
+where everyone plays this round (where they play first while no match of the round has
+started, and no standings while nobody has played); a group stage its groups' standings, then the
 knockout's bracket once it is paired. What does not fit one screen is cut into pages
 (``section.slide``: a fixed number of lines each, a bracket cut into sub-brackets) and
 the page turns by itself every ``PAGE_S`` seconds; after the last page the screen
@@ -191,6 +192,19 @@ def _podium_slides(t: Tournament) -> list[tuple[str, str]]:
     return [("Posiciones finales", f'<div class="podium">{lines}</div>')]
 
 
+def _anyone_played(t: Tournament) -> bool:
+    """Some match counted (the standings are not all zeros)."""
+    return any(m.result.status in FINISHED and m.pairing.away is not None for m in t.matches)
+
+
+def _waiting_to_start(t: Tournament) -> bool:
+    """The round's matches are paired and none has started at its table yet."""
+    matches = t.round_matches(current_round(t))
+    played = [m for m in matches if m.pairing.away is not None and m.result.status not in (
+        MatchStatus.WAITING, MatchStatus.ASSIGNED, MatchStatus.WALKOVER)]  # fmt: skip
+    return bool(matches) and not played and not t.finished
+
+
 def projector_page(t: Tournament) -> str:
     """The projector's pages (see the module docstring)."""
     fmt = t.spec.format if t.spec is not None else None
@@ -199,19 +213,23 @@ def projector_page(t: Tournament) -> str:
     elif fmt is Format.GROUPS:
         slides = _standings_slides(t) + _bracket_slides(t)
     elif fmt is not None:
-        slides = _standings_slides(t) + _round_slides(t)
+        standing = _standings_slides(t) if _anyone_played(t) else []
+        if _waiting_to_start(t):  # where each pair plays, before anything else
+            slides = _round_slides(t) + standing
+        else:
+            slides = standing + _round_slides(t)
     else:
         slides = []
     slides = _podium_slides(t) + slides
     if not slides:
-        slides = [(t.name, '<p class="empty">El torneo todavía no empezó.</p>')]
+        slides = [(t.display_name, '<p class="empty">El torneo todavía no empezó.</p>')]
     body = "".join(
         f'<section class="slide"><h1><span>{h(title)}</span><span class="page">'
-        f'{h(t.name)} · {i} de {len(slides)}</span></h1><div class="body">{content}</div>'
+        f'{h(t.display_name)} · {i} de {len(slides)}</span></h1><div class="body">{content}</div>'
         "</section>"
         for i, (title, content) in enumerate(slides, start=1)
     )
     return document(
-        f"Proyector: {t.name}", f'<div id="slides">{body}</div>', css=BRACKET_CSS + _CSS,
+        f"Proyector: {t.display_name}", f'<div id="slides">{body}</div>', css=BRACKET_CSS + _CSS,
         script=_SCRIPT,
     )  # fmt: skip

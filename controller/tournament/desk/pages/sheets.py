@@ -117,4 +117,4 @@ def sheets_page(t: Tournament, round_no: int | None = None, target: int | None =
     body = "".join(_sheet(t, m, target) for m in matches) or (
         print_header(t, "Planillas", r) + "<p>No hay partidos emparejados.</p>"
     )
-    return document(f"Planillas: {t.name}", body, css=PRINT_CSS + _CSS, body_class="print")
+    return document(f"Planillas: {t.display_name}", body, css=PRINT_CSS + _CSS, body_class="print")
