@@ -26,9 +26,10 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import threading
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -74,6 +75,8 @@ __all__ = [
     "ServiceEvent",
     "TableService",
     "Undone",
+    "drop_command",
+    "new_command_id",
 ]
 
 log = logging.getLogger(__name__)
@@ -87,6 +90,9 @@ CONTROL_MARK = "control "  # a record comment naming the command file applied
 REFEREE_CALL_MARK = "# llamado al árbitro: asiento "
 _COMBOS = {("mazo", "no_quiero"): "undo", ("mazo", "truco"): "new-game"}
 _CONTROL_SETTLED_NS = 2_000_000_000
+CONTROLS_REMEMBERED = 1024  # command ids kept in memory (beyond the record's own marks)
+#: what a command's id may be (``truco-table control --id``): a file name in control/
+COMMAND_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,6 +196,8 @@ class TableService:
         self.control_dir = config.state_dir / "control" if config.state_dir is not None else None
         self.next_rules: HouseRules | None = None
         self._controls_seen: int | None = None  # the control folder's mtime when last listed
+        #: the ids of the command files applied lately (a retry is acknowledged only)
+        self._controls_applied: OrderedDict[str, None] = OrderedDict()
         self._shown: list[ScreenContent | None] = [None] * len(self.displays)
         self._screens: list[SeatScreen | None] = [None] * len(self.displays)  # as drawn
         self._shown_until = float("inf")  # when the first message on a screen expires
@@ -509,7 +517,10 @@ class TableService:
         self._emit(RefereeCall(seat))
 
     def command(self, command: str, *args: str, control: str | None = None) -> bool:
-        """Run a table control: ``undo``, ``new-game`` or ``rules KEY=VALUE ...``."""
+        """Run a table control: ``undo``, ``new-game`` or ``rules KEY=VALUE ...``.
+
+        ``control``: the id of the command file that asked for it; the record notes it
+        (``# control <id>``) so that the same command is never applied twice."""
         if command == "undo":
             return self.undo(control)
         if command == "new-game":
@@ -517,6 +528,7 @@ class TableService:
             fresh = game.hand_number == 0 and not game.move_stack and self.next_rules is None
             if not (control is not None and fresh):  # a file applied again after a cut
                 self.new_game()
+            self._note_control(control)
             return True
         if command == "rules":
             try:
@@ -527,9 +539,15 @@ class TableService:
             log.info("house rules for the next game: %s", self.next_rules.to_line())
             if self.table.game.hand_number == 0:
                 self.new_game()
+            self._note_control(control)
             return True
         log.error("control: unknown command %r", command)
         return False
+
+    def _note_control(self, control: str | None) -> None:
+        if control is not None and self.store is not None:
+            self.store.append(f"# {CONTROL_MARK}{control}")
+            self._disk_alert()
 
     def undo(self, control: str | None = None) -> bool:
         """The referee's undo of the last action; the record keeps it as a comment.
@@ -539,6 +557,7 @@ class TableService:
         game = self.table.game
         if not game.move_stack or game.winner is not None:
             self.tell_all(TableNotice.NOTHING_TO_UNDO)
+            self._note_control(control)
             return False
         action = game.pop()
         for i in range(len(self._record_lines) - 1, -1, -1):
@@ -594,27 +613,55 @@ class TableService:
         if mtime == self._controls_seen and time.time_ns() - mtime > _CONTROL_SETTLED_NS:
             return
         self._controls_seen = mtime
-        for path in sorted(folder.glob("*.cmd")):
+        # ``<id>.taken``: claimed before a restart (applied unless the record says so)
+        for path in sorted([*folder.glob("*.taken"), *folder.glob("*.cmd")]):
             self._controls_seen = None  # until this file is gone: listed again next time
+            self._take_control(path)
+
+    def _take_control(self, path: Path) -> None:
+        """One command file: claimed (renamed ``<id>.taken``: ``truco-table control``
+        sees its file gone, the table took it), applied unless its id was applied
+        before, then deleted. Whether the disk takes the record or not: the command
+        is applied in memory, as every action is, and its id is remembered (and noted
+        in the record), so a retry carrying the same id is acknowledged, not applied
+        again."""
+        command_id = path.stem
+        if path.suffix == ".cmd":
+            taken = path.with_suffix(".taken")
             try:
-                words = path.read_text(encoding="utf-8", errors="replace").split()
-            except OSError as e:
-                log.error("control: cannot read %s: %s", path, e)
-                continue
-            # Applied first, deleted after: a power cut in between applies it again,
-            # which every command allows (an undo notes its file in the record).
-            done = self.store is not None and any(
-                line == f"# {CONTROL_MARK}{path.stem}" for line in self.store.lines
-            )
-            if words and not done:
-                log.info("control: %s", " ".join(words))
-                self.command(words[0], *words[1:], control=path.stem)
-            if self.store is not None and self.store.pending:
-                return  # not durable yet: the file stays until the record has it
-            try:
-                path.unlink()
-            except OSError as e:
-                log.error("control: cannot delete %s: %s", path, e)
+                os.replace(path, taken)
+            except FileNotFoundError:
+                return  # withdrawn by ``truco-table control`` (its --wait ran out)
+            except OSError as e:  # a refusing card: applied from where it is
+                log.error("control: cannot claim %s: %s", path, e)
+                taken = path
+            path = taken
+        try:
+            words = path.read_text(encoding="utf-8", errors="replace").split()
+        except OSError as e:
+            log.error("control: cannot read %s: %s", path, e)
+            return
+        if words and not self._applied_before(command_id):
+            log.info("control %s: %s", command_id, " ".join(words))
+            self.command(words[0], *words[1:], control=command_id)
+            self._remember_control(command_id)
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            pass
+        except OSError as e:
+            log.error("control: cannot delete %s: %s", path, e)
+
+    def _applied_before(self, command_id: str) -> bool:
+        if command_id in self._controls_applied:
+            return True
+        mark = f"# {CONTROL_MARK}{command_id}"
+        return self.store is not None and any(line == mark for line in self.store.lines)
+
+    def _remember_control(self, command_id: str) -> None:
+        self._controls_applied[command_id] = None
+        while len(self._controls_applied) > CONTROLS_REMEMBERED:
+            self._controls_applied.popitem(last=False)
 
     def tell_all(self, notice: Notice, seconds: float = 3.0) -> None:
         self.table.tell_all(notice, seconds=seconds)
@@ -664,12 +711,19 @@ class TableService:
         self.notifier.stopping()
 
 
-def drop_command(state_dir: Path, *words: str) -> Path:
-    """What ``truco-table control`` does: an atomic command file for the service."""
+def new_command_id() -> str:
+    return f"{time.time_ns()}-{os.getpid()}"
+
+
+def drop_command(state_dir: Path, *words: str, command_id: str | None = None) -> Path:
+    """What ``truco-table control`` does: an atomic command file ``<id>.cmd`` for the
+    service (a retry gives the same ``command_id``: the table applies it once)."""
+    name = command_id if command_id is not None else new_command_id()
+    if not COMMAND_ID_RE.fullmatch(name):
+        raise ValueError(f"a command id is letters, digits, '-', '_' or '.' (not {name!r})")
     control = state_dir / "control"
     control.mkdir(parents=True, exist_ok=True)
-    name = f"{time.time_ns()}-{os.getpid()}"
-    tmp = control / f"{name}.tmp"
+    tmp = control / f"{name}.{os.getpid()}.tmp"
     tmp.write_text(" ".join(words) + "\n", encoding="utf-8")
     target = control / f"{name}.cmd"
     os.replace(tmp, target)

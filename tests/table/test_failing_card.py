@@ -1,0 +1,130 @@
+"""The table under a failing SD card (issue 26): commands acknowledged once, the
+outgoing queue bounded, refusals counted, notices on every seat, the mock run's exit and
+the archive's free-space reserve."""
+
+from __future__ import annotations
+
+import errno
+import threading
+from pathlib import Path
+
+import pytest
+
+from controller.table.service import drop_command
+
+from .faulty_disk import FaultyDisk
+from .test_service_faults import Rig
+
+# ----------------------------------------------------------- commands, disk or no disk
+
+
+def _served(rig: Rig, stop: threading.Event) -> threading.Thread:
+    def serve() -> None:
+        while not stop.is_set():
+            rig.service.step(0.02)
+
+    thread = threading.Thread(target=serve)
+    thread.start()
+    return thread
+
+
+@pytest.mark.parametrize("error", [errno.ENOSPC, errno.EROFS, errno.EIO])
+def test_control_undo_is_acknowledged_while_the_disk_refuses_and_applied_once(
+    tmp_path: Path, error: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from controller.cli import main
+
+    disk = FaultyDisk(error)
+    rig = Rig(tmp_path, disk=disk)
+    rig.deal()
+    for seat, button in [(0, "envido"), (1, "quiero")]:
+        rig.press(seat, button)
+        rig.run()
+    disk.failing = True
+    stop = threading.Event()
+    server = _served(rig, stop)
+    try:
+        state = str(tmp_path)
+        assert main(["control", "undo", "--state", state, "--id", "u1", "--wait", "5"]) == 0
+        assert "undo: the table took it" in capsys.readouterr().out
+        # the retry of the same command (its id) is acknowledged, not applied again
+        assert main(["control", "undo", "--state", state, "--id", "u1", "--wait", "5"]) == 0
+    finally:
+        stop.set()
+        server.join()
+    assert rig.moves() == ["0 envido"]  # one undo, in memory
+    assert not list((tmp_path / "control").iterdir())
+    disk.failing = False
+    rig.clock.now += 5
+    rig.run()
+    rig.service.step(0.0)
+    again = Rig(tmp_path)  # the disk took it: one undo in the record, noted once
+    assert again.moves() == ["0 envido"]
+    text = (tmp_path / "current.truco").read_text(encoding="utf-8")
+    assert text.count("# control u1") == 1
+    assert text.count("deshecho por el árbitro") == 1
+
+
+def test_a_retried_command_id_is_applied_once_across_a_restart(tmp_path: Path) -> None:
+    rig = Rig(tmp_path)
+    rig.deal()
+    for seat, button in [(0, "envido"), (1, "quiero")]:
+        rig.press(seat, button)
+        rig.run()
+    drop_command(tmp_path, "undo", command_id="again")
+    rig.service.step(0.0)
+    assert rig.moves() == ["0 envido"]
+    rig.close()
+    restarted = Rig(tmp_path)
+    drop_command(tmp_path, "undo", command_id="again")  # the retry after the restart
+    restarted.service.step(0.0)
+    assert restarted.moves() == ["0 envido"]
+    assert not list((tmp_path / "control").iterdir())
+    drop_command(tmp_path, "undo", command_id="another")  # a new command is applied
+    restarted.service.step(0.0)
+    assert restarted.moves() == []
+
+
+@pytest.mark.parametrize("words", [("new-game",), ("rules", "target=15")])
+def test_new_game_and_rules_retried_are_applied_once(
+    tmp_path: Path, words: tuple[str, ...]
+) -> None:
+    disk = FaultyDisk(errno.ENOSPC)
+    rig = Rig(tmp_path, disk=disk)
+    if words[0] == "new-game":
+        rig.deal()
+        rig.press(0, "envido")
+        rig.run()
+    disk.failing = True
+    drop_command(tmp_path, *words, command_id="g1")
+    rig.service.step(0.0)
+    assert not list((tmp_path / "control").iterdir())  # acknowledged with no disk
+    assert rig.game.hand_number == 0 and not rig.moves()  # applied: a new game
+    rig.deal()
+    rig.press(0, "truco")
+    rig.run()
+    drop_command(tmp_path, *words, command_id="g1")
+    rig.service.step(0.0)
+    assert rig.moves() == ["0 truco"]  # the retry did not start another game
+    assert rig.service.next_rules is None  # nor set the rules again for the next one
+    assert not list((tmp_path / "control").iterdir())
+
+
+def test_a_command_withdrawn_before_the_table_claims_it_is_not_applied(tmp_path: Path) -> None:
+    rig = Rig(tmp_path)
+    rig.deal()
+    rig.press(0, "envido")
+    rig.run()
+    path = drop_command(tmp_path, "undo", command_id="late")
+    path.unlink()  # what the command line does when its --wait runs out
+    rig.service.step(0.0)
+    assert rig.moves() == ["0 envido"]
+
+
+def test_control_cli_rejects_a_bad_id(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from controller.cli import main
+
+    assert main(["control", "undo", "--state", str(tmp_path), "--id", "../x"]) == 2
+    assert "--id" in capsys.readouterr().err
+    assert main(["control", "undo", "--state", str(tmp_path), "--wait", "0.1", "--id", "k"]) == 1
+    assert "--id k" in capsys.readouterr().err  # how to retry, once
