@@ -29,7 +29,7 @@ import os
 import re
 import threading
 import time
-from collections import OrderedDict, deque
+from collections import Counter, OrderedDict, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -90,6 +90,16 @@ CONTROL_MARK = "control "  # a record comment naming the command file applied
 REFEREE_CALL_MARK = "# llamado al árbitro: asiento "
 _COMBOS = {("mazo", "no_quiero"): "undo", ("mazo", "truco"): "new-game"}
 _CONTROL_SETTLED_NS = 2_000_000_000
+#: A seat's refusals beyond ``REFUSAL_BURST`` in ``REFUSAL_WINDOW_S`` (a stuck button)
+#: are counted, not told one by one: one record comment (tournament profile) and one log
+#: line per seat and window say how many (``# rechazos sin anotar: asiento 1, 4995
+#: (not_your_turn 4995)``).
+REFUSAL_BURST = 5
+REFUSAL_WINDOW_S = 10.0
+REFUSAL_COUNT_MARK = "# rechazos sin anotar: asiento "
+#: refusals kept for the listeners while the record is not durable (the rest dropped,
+#: counted in ``refusals_unsent``); a repeated referee call is coalesced
+OUTGOING_REFUSALS = 256
 CONTROLS_REMEMBERED = 1024  # command ids kept in memory (beyond the record's own marks)
 #: what a command's id may be (``truco-table control --id``): a file name in control/
 COMMAND_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
@@ -193,6 +203,12 @@ class TableService:
         self.store = store
         self._next_retry = float("-inf")
         self._outgoing: list[ServiceEvent] = []  # events waiting for the record to be durable
+        self._outgoing_refusals = 0  # of them, refusals (bounded: OUTGOING_REFUSALS)
+        self.refusals_unsent = 0  # refusals dropped from the outgoing queue (disk refusing)
+        # per seat: (when its refusal window began, refusals told in it)
+        self._refusal_window: dict[int, tuple[float, int]] = {}
+        self._refusals_untold: dict[int, Counter[str]] = {}  # per seat, by code
+        self.refusals_untold = 0  # refusals counted, not told one by one (since the start)
         self.control_dir = config.state_dir / "control" if config.state_dir is not None else None
         self.next_rules: HouseRules | None = None
         self._controls_seen: int | None = None  # the control folder's mtime when last listed
@@ -387,6 +403,8 @@ class TableService:
 
     def _housekeeping(self) -> None:
         called = self._run_calls()
+        if self._refusal_window:
+            self._tell_refusal_counts(due_only=True)
         if self._deal_if_due() or called:
             self.redraw()
         self.ping()
@@ -414,7 +432,24 @@ class TableService:
     # ------------------------------------------------------------------ the record
 
     def _emit(self, event: ServiceEvent) -> None:
-        """Tell the listeners, in order, once what the event says is in the record."""
+        """Tell the listeners, in order, once what the event says is in the record.
+
+        While the disk refuses, the queue stays bounded: refusals past
+        ``OUTGOING_REFUSALS`` are dropped (counted), a referee call repeating the one
+        before it is coalesced; what remains is the game's own events."""
+        if self.store is not None and self.store.pending:
+            if isinstance(event, Refused):
+                if self._outgoing_refusals >= OUTGOING_REFUSALS:
+                    self.refusals_unsent += 1
+                    if self.refusals_unsent == 1 or self.refusals_unsent % 10_000 == 0:
+                        log.warning(
+                            "%d refusal(s) not sent: the record is not durable yet",
+                            self.refusals_unsent,
+                        )
+                    return
+                self._outgoing_refusals += 1
+            elif isinstance(event, RefereeCall) and self._outgoing[-1:] == [event]:
+                return
         self._outgoing.append(event)
         self._deliver()
 
@@ -422,6 +457,7 @@ class TableService:
         if self.store is not None and self.store.pending:
             return  # the disk has not taken the record yet: the desk hears it later
         outgoing, self._outgoing = self._outgoing, []
+        self._outgoing_refusals = 0
         for event in outgoing:
             for listener in self.listeners:
                 try:
@@ -432,20 +468,54 @@ class TableService:
     def _refused(self, seat: int, action: object, code: object) -> None:
         text = None if action is None else str(action)
         value = getattr(code, "value", str(code))
+        now = self.clock()
+        start, told = self._refusal_window.get(seat, (now, 0))
+        if now - start >= REFUSAL_WINDOW_S:
+            self._tell_refusal_count(seat)
+            start, told = now, 0
+        if told >= REFUSAL_BURST:  # a stuck button: counted, told once the window ends
+            self._refusals_untold.setdefault(seat, Counter())[value] += 1
+            self.refusals_untold += 1
+            return
+        self._refusal_window[seat] = (start, told + 1)
         self._emit(Refused(seat, text, value))
         if self.config.record_refusals:
             self._record(
                 f"# rechazado: {text or f'{seat} (carta desconocida)'} ({value})", accepted=False
             )
 
+    def _tell_refusal_count(self, seat: int) -> None:
+        """The refusals of ``seat`` counted in its last window: one log line and, under
+        the tournament profile, one record comment."""
+        self._refusal_window.pop(seat, None)
+        counts = self._refusals_untold.pop(seat, None)
+        if not counts:
+            return
+        total = sum(counts.values())
+        codes = " ".join(f"{code} {n}" for code, n in counts.most_common())
+        log.warning(
+            "seat %d: %d more refusal(s) in %g s (%s)", seat, total, REFUSAL_WINDOW_S, codes
+        )
+        if self.config.record_refusals:
+            self._record(f"{REFUSAL_COUNT_MARK}{seat}, {total} ({codes})", accepted=False)
+
+    def _tell_refusal_counts(self, *, due_only: bool) -> None:
+        now = self.clock()
+        for seat, (start, _) in list(self._refusal_window.items()):
+            if not due_only or now - start >= REFUSAL_WINDOW_S:
+                self._tell_refusal_count(seat)
+
     def _record(self, line: str, accepted: bool = True) -> None:
         """One statement: written whole and synced, then told to the listeners (the
         displays are redrawn after the event)."""
+        if accepted and self._refusals_untold:  # the count first: it came before
+            self._tell_refusal_counts(due_only=False)
         self._record_lines.extend(line.split("\n"))
         if self.on_record is not None:
             self.on_record(line)
         if self.store is not None:
-            self.store.append(line)
+            if self.store.append(line) and self._outgoing and not accepted:
+                self._deliver()  # the disk took the record again with this line
             self._disk_alert()
         if accepted:
             game = self.table.game if hasattr(self, "table") else None

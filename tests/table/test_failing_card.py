@@ -128,3 +128,74 @@ def test_control_cli_rejects_a_bad_id(tmp_path: Path, capsys: pytest.CaptureFixt
     assert "--id" in capsys.readouterr().err
     assert main(["control", "undo", "--state", str(tmp_path), "--wait", "0.1", "--id", "k"]) == 1
     assert "--id k" in capsys.readouterr().err  # how to retry, once
+
+
+# ------------------------------------- the outgoing queue and refusals while refusing
+
+
+def _stuck_button(rig: Rig, presses: int, seat: int = 1, button: str = "truco") -> None:
+    for n in range(presses):
+        rig.press(seat, button)  # not its turn: refused
+        if n % 32 == 31:
+            rig.run()
+    rig.run()
+
+
+@pytest.mark.parametrize("record_refusals", [False, True])
+def test_the_outgoing_queue_stays_bounded_while_the_disk_refuses(
+    tmp_path: Path, record_refusals: bool
+) -> None:
+    import dataclasses
+    import gc
+    import tracemalloc
+
+    disk = FaultyDisk(errno.EROFS)
+    rig = Rig(tmp_path, disk=disk)
+    service = rig.service
+    service.config = dataclasses.replace(service.config, record_refusals=record_refusals)
+    rig.deal()
+    disk.failing = True
+    rig.press(0, "envido")  # an accepted action waiting for the disk
+    rig.run()
+    _stuck_button(rig, 2_000)  # warm up (caches, the first window, the counters)
+    tracemalloc.start()
+    try:
+        gc.collect()  # what is alive, not the garbage a collection would free
+        before = tracemalloc.get_traced_memory()[0]
+        presses = 20_000
+        for _ in range(presses // 2_000):
+            rig.clock.now += 3.0  # windows open and close: count lines come and go
+            _stuck_button(rig, 2_000)
+        gc.collect()
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    # at most 1 MB per 10^6 presses: 1 byte a press
+    assert grown <= presses, f"{grown} bytes for {presses} presses"
+    assert len(service._outgoing) <= 2 + 256  # the deal, the envido, the refusals kept
+    assert service.refusals_untold > 0.99 * (presses + 2_000) - 256
+    disk.failing = False
+    rig.clock.now += 60
+    rig.service.step(0.0)
+    rig.run()
+    assert rig.moves() == ["0 envido"]
+    assert [type(e).__name__ for e in rig.events].count("Accepted") == 2  # deal, envido
+    text = (tmp_path / "current.truco").read_text(encoding="utf-8")
+    lines = text.splitlines()
+    if record_refusals:
+        # a count line per window, not a line per press (22,000 presses, 7 windows)
+        refusals = [line for line in lines if line.startswith("# rechaz")]
+        assert 5 < len(refusals) <= 7 * 6
+        counted = sum(
+            int(line.split(", ")[1].split()[0])
+            for line in refusals
+            if line.startswith("# rechazos sin anotar: asiento 1, ")
+        )
+        told = sum(1 for line in refusals if line.startswith("# rechazado: "))
+        assert counted + told == 22_000
+    else:
+        assert not any(line.startswith("# rechaz") for line in lines)
+    from controller.table.store import plain
+    from controller.transcript import parse, replay
+
+    assert [str(a) for a in replay(parse(plain(text))).game.move_stack] == ["0 envido"]
