@@ -18,7 +18,9 @@ The record is treated the way careful storage engines treat their log:
   (``str.splitlines``): a line holding any other line break (VT, FF, NEL, U+2028, CR...),
   a NUL, a byte that is not UTF-8 or a check that does not match ends the good part of
   the record. A torn last line (the power went while it was written: text without its
-  final newline) is dropped quietly. Anything else that is cut off is *damage*: the
+  final newline) is dropped quietly; a last line that lost only its newline but checks
+  (its check matches) was written whole: it is kept, and the newline put back. Anything
+  else that is cut off is *damage*: the
   original file is kept aside in ``damaged/`` for the referee, the table goes on from the
   last good line, and ``damage`` says what happened (the service shows it on every seat
   and logs it). A hand whose deal was recorded but that saw no action yet is dropped
@@ -204,6 +206,9 @@ def check_lines(data: bytes) -> tuple[list[str], int, str | None, bool]:
         except UnicodeDecodeError:
             texts.append(None)
     checked = any(t is not None and _CHECK_RE.search(t) for t in texts)
+    if not checked and tail:  # a record of one line, its newline lost
+        with contextlib.suppress(UnicodeDecodeError):
+            checked = _CHECK_RE.search(tail.decode("utf-8")) is not None
     lines: list[str] = []
     good = 0
     crc = 0
@@ -232,7 +237,15 @@ def check_lines(data: bytes) -> tuple[list[str], int, str | None, bool]:
             fragment = tail.decode("utf-8")
         except UnicodeDecodeError:
             fragment = None
-        if fragment is not None and _bad_char(fragment) is None:
+        m = _CHECK_RE.search(fragment) if checked and fragment is not None else None
+        if fragment is not None and m is not None and _bad_char(fragment) is None:
+            body = fragment[: m.start()]
+            if int(m.group(1), 16) == _crc(body, crc):  # whole: only its newline was lost
+                lines.append(body)
+                good += len(tail)
+            else:
+                torn = True
+        elif fragment is not None and _bad_char(fragment) is None:
             torn = True
         else:
             why = f"line {len(texts) + 1}: a damaged unterminated end"

@@ -199,3 +199,67 @@ def test_the_outgoing_queue_stays_bounded_while_the_disk_refuses(
     from controller.transcript import parse, replay
 
     assert [str(a) for a in replay(parse(plain(text))).game.move_stack] == ["0 envido"]
+
+
+# ------------------------------------------- a last line without its newline, checked
+
+
+def test_a_record_line_that_lost_only_its_newline_is_kept(tmp_path: Path) -> None:
+    from controller.table.store import GameStore, render_lines
+
+    lines = ["table players=2", "hand", "0 envido", "1 quiero"]
+    data = render_lines(lines)[0]
+    for kept in (1, 4):  # the header alone, or a whole game's last action
+        (tmp_path / "current.truco").write_bytes(render_lines(lines[:kept])[0][:-1])
+        store = GameStore(tmp_path)
+        assert store.restore() == lines[:kept]
+        assert store.damage is None and store.dropped is None
+        store.close()
+        assert (tmp_path / "current.truco").read_bytes() == render_lines(lines[:kept])[0]
+    # a fragment whose check does not match is still a torn end, dropped quietly
+    (tmp_path / "current.truco").write_bytes(data[:-1].replace(b"1 quiero", b"1 quier0"))
+    store = GameStore(tmp_path)
+    store.restore()
+    assert store.lines == lines[:3] and store.damage is None and store.dropped is not None
+    store.close()
+
+
+def test_outbox_lines_are_checked_at_open(tmp_path: Path) -> None:
+    from controller.tournament.outbox import Outbox
+
+    box = Outbox(tmp_path)
+    for n in range(1, 6):
+        box.append("events", b'{"seq":%d,"kind":"action"}' % n)
+    box.close()
+    journal = tmp_path / "journal.jsonl"
+    data = journal.read_bytes()
+    flipped = data.replace(b'{"seq":3,', b'{"seq":4,', 1)  # one digit: seq 3 becomes 4
+    assert flipped != data
+    journal.write_bytes(flipped)
+    again = Outbox(tmp_path)
+    # the damaged line is seq 3, lost; 4 and 5 stay where they were, nothing renumbered
+    assert again.lost == [3] and again.damage is not None
+    assert [e.payload for e in again.entries(4, 5)] == [
+        b'{"seq":4,"kind":"action"}',
+        b'{"seq":5,"kind":"action"}',
+    ]
+    assert again.next_seq() == 6
+    again.close()
+
+
+def test_an_outbox_entry_that_lost_only_its_newline_keeps_its_seq(tmp_path: Path) -> None:
+    from controller.tournament.outbox import Outbox
+
+    box = Outbox(tmp_path)
+    for n in range(1, 4):
+        box.append("events", b'{"seq":%d}' % n)
+    box.close()
+    journal = tmp_path / "journal.jsonl"
+    journal.write_bytes(journal.read_bytes()[:-1])  # the card lost the last newline
+    again = Outbox(tmp_path)
+    assert again.next_seq() == 4 and again.damage is None and not again.lost
+    assert again.get(3) is not None and again.get(3).payload == b'{"seq":3}'  # type: ignore[union-attr]
+    assert journal.read_bytes().endswith(b"\n")
+    again.append("events", b'{"seq":4}')
+    again.close()
+    assert len(Outbox(tmp_path)) == 4
