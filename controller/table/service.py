@@ -217,6 +217,7 @@ class TableService:
         self._shown: list[ScreenContent | None] = [None] * len(self.displays)
         self._screens: list[SeatScreen | None] = [None] * len(self.displays)  # as drawn
         self._shown_until = float("inf")  # when the first message on a screen expires
+        self._damage_until: float | None = None  # the damage alert's end (ready())
         self._last_ping = float("-inf")
         self._won_at: float | None = None
         self._combo: tuple[int, str, float] | None = None  # (seat, first hold, when)
@@ -284,6 +285,9 @@ class TableService:
         damage = self.store.damage if self.store is not None else None
         if damage is not None:
             self.tell_all(RecordDamaged(damage.kept), seconds=DAMAGE_NOTICE_S)
+            # and a lasting alert for as long: no notice, prompt or deal hides it
+            self.table.alerts["damage"] = RecordDamaged(damage.kept)
+            self._damage_until = self.clock() + DAMAGE_NOTICE_S
         self._housekeeping()  # e.g. start reading the first deal
         self.redraw(force=True)
         self._ready = True
@@ -412,11 +416,17 @@ class TableService:
             self._read_controls()
         except OSError as error:  # a failing state directory never stops the table
             log.error("control: cannot read %s: %s", self.control_dir, error)
+        alerted = False
         if self.store is not None and self.store.pending and self.clock() >= self._next_retry:
             self._next_retry = self.clock() + RETRY_S
             if self.store.flush():
                 self._deliver()
-            self._disk_alert()
+            alerted = self._disk_alert()
+        if self._damage_until is not None and self.clock() >= self._damage_until:
+            self._damage_until = None
+            alerted = self.table.alerts.pop("damage", None) is not None or alerted
+        if alerted:  # the disk alert came or went, the damage notice ended: at once
+            self.redraw()
         after = self.config.new_game_after_s
         if self._won_at is not None and after is not None and self.clock() - self._won_at >= after:
             self.new_game()
@@ -661,7 +671,9 @@ class TableService:
         if self.next_rules is not None:
             self.rules, self.next_rules = self.next_rules, None
         self._won_at = None
+        alerts = self.table.alerts  # lasting: they outlive the game
         self.table = self._new_table(None)
+        self.table.alerts.update(alerts)
         self._shown = [None] * len(self.displays)
         self._screens = [None] * len(self.displays)
         log.info("new game: %s", self.rules.to_line())

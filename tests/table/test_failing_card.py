@@ -10,9 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from controller.engine import HouseRules
 from controller.table.service import drop_command
 
 from .faulty_disk import FaultyDisk
+from .panel_text import PanelDisplay, panel_text
 from .test_service_faults import Rig
 
 # ----------------------------------------------------------- commands, disk or no disk
@@ -263,3 +265,96 @@ def test_an_outbox_entry_that_lost_only_its_newline_keeps_its_seq(tmp_path: Path
     again.append("events", b'{"seq":4}')
     again.close()
     assert len(Outbox(tmp_path)) == 4
+
+
+# ------------------------------------------------- notices on every seat, read back
+
+
+def _panels(rig: Rig, *, pages: bool = True) -> list[PanelDisplay]:
+    """The rig's seats given panels read back from their pixels (node frames)."""
+    panels = [PanelDisplay(pages=pages) for _ in rig.service.displays]
+    rig.service.displays = list(panels)
+    rig.service._show_pages = [p.show_pages for p in panels]
+    rig.service.redraw(force=True)
+    return panels
+
+
+def _all_say(panels: list[PanelDisplay], words: str) -> list[str]:
+    """The panels' texts not saying ``words`` (empty: every seat says them)."""
+    return [f"seat {n}: {p.text()}" for n, p in enumerate(panels) if words not in p.text()]
+
+
+def test_the_panel_reader_reads_every_screen_kind() -> None:
+    from controller.render.gallery import shots
+    from controller.render.screen import render_screen, screen_content
+
+    read = 0
+    for shot in shots():
+        content = screen_content(shot.screen)
+        if content.card:
+            continue
+        text = panel_text(render_screen(shot.screen))
+        if content.banner:
+            assert text == content.banner, shot.name
+        else:
+            assert text[1:] == (content.lines[0].text, content.lines[1].text), shot.name
+        read += 1
+    assert read > 50
+
+
+@pytest.mark.parametrize("pages", [True, False], ids=["node-frames", "images"])
+def test_sin_disco_reaches_every_seat_and_clears_within_a_second(
+    tmp_path: Path, pages: bool
+) -> None:
+    from controller.table.service import RETRY_S
+
+    disk = FaultyDisk(errno.ENOSPC)
+    rig = Rig(tmp_path, disk=disk, rules=HouseRules(players=4))
+    panels = _panels(rig, pages=pages)
+    assert not any("SIN DISCO" in p.text() for p in panels)
+    disk.failing = True
+    rig.deal({0: "7C 6C 3E", 1: "2O 1B 4B", 2: "5E 4E 12C", 3: "7O 6O 11B"})
+    assert rig.game.hand_in_progress
+    turn = rig.game.view(0).turn
+    assert turn is not None
+    assert not _all_say(panels, "SIN DISCO"), "while the deal is read and after"
+    assert "TURNO: VOS" in panels[turn].text()  # the seat whose turn it is, told too
+    rig.press(turn, "envido")  # a call: the other team must answer
+    rig.run()
+    assert not _all_say(panels, "SIN DISCO")
+    answering = (turn + 1) % 4
+    assert "QUIERO" in panels[answering].text()  # its answers stay in view
+    disk.failing = False
+    rig.clock.now += RETRY_S  # the next retry: the record catches up
+    rig.service.step(0.0)  # no event comes
+    assert not rig.store.pending
+    assert not [p.text() for p in panels if "SIN DISCO" in p.text()]
+
+
+def test_registro_danado_reaches_every_seat_for_a_minute(tmp_path: Path) -> None:
+    from controller.hal.seatlink import NodeConnected
+    from controller.table.store import render_lines
+
+    lines = ["table players=2", "hand", "deal 0: 7C 6C 3E", "deal 1: 2O 1B 4B", "0 envido"]
+    data = bytearray(render_lines([*lines, "1 quiero", "0 play 3E"])[0])
+    at = data.index(b"1 quiero")
+    data[at : at + 4] = bytes(4)  # a damaged line: the game goes on from line 5
+    (tmp_path / "current.truco").write_bytes(bytes(data))
+    rig = Rig(tmp_path)
+    panels = _panels(rig)
+    assert rig.store.damage is not None
+    start = rig.clock.now
+    assert not _all_say(panels, "REGISTRO DAÑADO")
+    for seat in (0, 1):  # the nodes come up: their notice takes the lines
+        rig.post(seat, NodeConnected("/dev/ttyACM0"))
+    rig.run()
+    assert not _all_say(panels, "REGISTRO DAÑADO")
+    for t in (5.0, 20.0, 40.0, 59.0):
+        rig.clock.now = start + t
+        rig.press(1, "quiero")  # play goes on under the notice
+        rig.run()
+        rig.service.step(0.0)
+        assert not _all_say(panels, "REGISTRO DAÑADO"), t
+    rig.clock.now = start + 60.0
+    rig.service.step(0.0)  # no event: it ends on its own, at once
+    assert not [p.text() for p in panels if "REGISTRO DAÑADO" in p.text()]
