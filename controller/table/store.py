@@ -34,7 +34,9 @@ The record is treated the way careful storage engines treat their log:
   and then unlinked from ``current.truco`` (a cut between the two is finished on the next
   start: the file's link count says it is already archived). An archive is never
   overwritten. The archive is bounded (``ArchivePolicy``): past ``max_games`` games or
-  ``max_bytes`` bytes the oldest games are deleted, oldest first, and logged.
+  ``max_bytes`` bytes the oldest games are deleted, oldest first, and logged; so are
+  they while the card's free space is under the reserve (after an archive, and when a
+  write meets a full card), so the current game's record finds room.
 
 Every system call goes through a ``Disk`` (``disk=``), so tests can fail any one of
 them, or watch their order.
@@ -120,6 +122,11 @@ class Disk:
     def unlink(self, path: Path) -> None:
         os.unlink(path)
 
+    def space(self, path: Path) -> tuple[int, int]:
+        """The file system's (size, free bytes for us) where ``path`` is."""
+        st = os.statvfs(path)
+        return st.f_blocks * st.f_frsize, st.f_bavail * st.f_frsize
+
     def fsync_dir(self, path: Path) -> None:
         fd = os.open(path, os.O_RDONLY)
         try:
@@ -136,10 +143,20 @@ def fsync_dir(path: Path) -> None:
 
 @dataclass(frozen=True, slots=True)
 class ArchivePolicy:
-    """How much of the archive is kept: the newest games within both bounds."""
+    """How much of the archive is kept: the newest games within both bounds, and never
+    so many that the card's free space falls under the reserve: the smaller of
+    ``reserve_fraction`` of the card and ``reserve_bytes`` (10 % or 64 MiB by default;
+    a small card keeps its tenth, a large one 64 MiB), so that the current game's
+    record always finds room."""
 
     max_games: int = 1000
     max_bytes: int = 64 * 1024 * 1024
+    reserve_fraction: float = 0.10
+    reserve_bytes: int = 64 * 1024 * 1024
+
+    def reserve(self, card_bytes: int) -> int:
+        """The free space to keep on a card of ``card_bytes``."""
+        return min(int(card_bytes * self.reserve_fraction), self.reserve_bytes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -472,6 +489,8 @@ class GameStore:
     def _fault(self, error: OSError) -> None:
         self.faults += 1
         self._close()
+        if error.errno in (errno.ENOSPC, errno.EDQUOT):
+            self._keep_reserve(keep=None)  # the oldest games make room for this one
         if self.problem is None:
             log.error("cannot write %s: %s; the game goes on in memory", self.path, error)
         self.problem = f"disco: {error.strerror or error}"
@@ -593,6 +612,36 @@ class GameStore:
         self._rotate(
             self.archive_dir, self.policy.max_games, self.policy.max_bytes, keep=self._linked
         )
+        self._keep_reserve(keep=self._linked)
+
+    def _keep_reserve(self, *, keep: Path | None) -> None:
+        """Delete the oldest archived games (never ``keep``) while the card's free space
+        is under the policy's reserve; errors only logged."""
+        try:
+            size, free = self.disk.space(self.dir)
+        except OSError:
+            return
+        reserve = self.policy.reserve(size)
+        for path, _ in self._by_age(self.archive_dir):
+            if free >= reserve:
+                return
+            if path == keep:
+                continue
+            try:
+                self.disk.unlink(path)
+            except OSError as error:
+                if self.problem is None:  # once, not at every retry
+                    log.warning("cannot delete %s from the archive: %s", path, error)
+                return
+            log.warning(
+                "archive policy: deleted %s (the oldest) to keep %d bytes free on the card",
+                path.name,
+                reserve,
+            )
+            try:
+                free = self.disk.space(self.dir)[1]
+            except OSError:
+                return
 
     def _free(self, directory: Path, stamp: str, suffix: str) -> Path:
         names = set(self._list(directory))

@@ -4,8 +4,10 @@ the archive's free-space reserve."""
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -358,3 +360,138 @@ def test_registro_danado_reaches_every_seat_for_a_minute(tmp_path: Path) -> None
     rig.clock.now = start + 60.0
     rig.service.step(0.0)  # no event: it ends on its own, at once
     assert not [p.text() for p in panels if "REGISTRO DAÑADO" in p.text()]
+
+
+# -------------------------------------------- a real full card: a small tmpfs (ENOSPC)
+
+
+@pytest.fixture
+def card(tmp_path: Path) -> Iterator[Callable[[int], Path]]:
+    """``card(size)``: a real tmpfs of ``size`` bytes mounted under tmp_path (root only:
+    skipped elsewhere), unmounted after the test."""
+    import subprocess
+
+    mounted: list[Path] = []
+
+    def mount(size: int) -> Path:
+        where = tmp_path / f"card{len(mounted)}"
+        where.mkdir()
+        done = subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)],
+            capture_output=True,
+            check=False,
+        )
+        if done.returncode != 0:
+            pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
+        mounted.append(where)
+        return where
+
+    yield mount
+    for where in mounted:
+        subprocess.run(["umount", "-l", str(where)], check=False)
+
+
+def _fill(folder: Path, leave: int = 0) -> None:
+    """Fill the file system of ``folder`` until at most ``leave`` bytes are free."""
+    import os
+
+    with open(folder / "filler", "wb") as f:
+        while (st := os.statvfs(folder)).f_bavail * st.f_frsize > leave:
+            try:
+                f.write(b"x" * min(4096, st.f_bavail * st.f_frsize - leave or 4096))
+                f.flush()
+            except OSError:
+                break
+
+
+def test_a_mock_script_that_cannot_write_its_record_says_so_and_fails(
+    card: Callable[[int], Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from controller.cli import main
+    from controller.cli.run import EXIT_NOT_RECORDED
+
+    script = tmp_path / "game.truco"
+    script.write_text("table players=2 target=15\n0 mazo\n", encoding="utf-8")
+    roomy = card(1 << 20)
+    assert main(["run", "--mock", "--script", str(script), "--bots", "--state", str(roomy)]) == 0
+    assert '"winner"' in capsys.readouterr().out
+    full = card(64 << 10)
+    _fill(full)
+    status = main(["run", "--mock", "--script", str(script), "--bots", "--state", str(full)])
+    err = capsys.readouterr().err
+    assert status == EXIT_NOT_RECORDED
+    assert "cannot write the game's record" in err and "No space left" in err
+    assert "Traceback" not in err
+    # --record FILE on a card with one page left: the header fits, the game does not
+    (full / "filler").unlink()
+    _fill(full, leave=4096)
+    six = tmp_path / "six.truco"
+    six.write_text("table players=6 target=30\n0 mazo\n", encoding="utf-8")  # ~7 KB
+    record = full / "r.truco"
+    status = main(
+        ["run", "--mock", "--players", "6", "--script", str(six), "--bots", "--record", str(record)]
+    )
+    err = capsys.readouterr().err
+    assert status == EXIT_NOT_RECORDED, err
+    assert f"cannot write {record}" in err and "incomplete" in err
+    assert "Traceback" not in err
+
+
+def test_the_archive_keeps_a_free_space_reserve_oldest_games_first(
+    card: Callable[[int], Path],
+) -> None:
+    import os
+
+    from controller.table.store import ArchivePolicy, GameStore
+
+    state = card(512 << 10)
+    archive = state / "archive"
+    archive.mkdir()
+    for n in range(6):  # six old games of 64 KiB each, oldest first
+        old = archive / f"2026010{n}-120000.truco"
+        old.write_bytes(b"# old\n" * ((64 << 10) // 6))
+        os.utime(old, ns=(n * 10**9, n * 10**9))
+    policy = ArchivePolicy(reserve_fraction=0.25)  # 128 KiB of the 512 KiB card
+    store = GameStore(state, policy=policy)
+    for line in ("table players=2", "hand", "0 mazo"):
+        assert store.append(line)
+    done = store.archive()
+    assert done is not None and done.exists()
+    st = os.statvfs(state)
+    assert st.f_bavail * st.f_frsize >= 128 << 10
+    left = sorted(p.name for p in archive.iterdir())
+    assert done.name in left
+    # the oldest went first, the newest stayed
+    assert "20260105-120000.truco" in left and "20260100-120000.truco" not in left
+    gone = [f"2026010{n}-120000.truco" for n in range(6) if f"2026010{n}-120000.truco" not in left]
+    assert gone == [f"2026010{n}-120000.truco" for n in range(len(gone))]
+
+
+def test_a_card_full_of_archived_games_makes_room_for_the_current_one(
+    card: Callable[[int], Path],
+) -> None:
+    """Two archived games filled a small card and the table stayed on "Sin disco" for
+    good: now the oldest are deleted when the record meets a full card."""
+    import os
+
+    from controller.table.store import GameStore
+
+    state = card(256 << 10)
+    archive = state / "archive"
+    archive.mkdir()
+    for n in range(3):
+        old = archive / f"2026010{n}-120000.truco"
+        with open(old, "wb") as f, contextlib.suppress(OSError):
+            f.write(b"# old\n" * ((80 << 10) // 6))
+        os.utime(old, ns=(n * 10**9, n * 10**9))
+    _fill(archive)  # and the rest of the card
+    (archive / "filler").rename(archive / "20251231-120000.truco")  # the oldest of all
+    os.utime(archive / "20251231-120000.truco", ns=(0, 0))
+    store = GameStore(state)
+    assert not store.append("table players=2")  # the card is full: ENOSPC
+    assert store.problem is not None and "No space left" in store.problem
+    assert store.flush()  # room was made: the retry writes
+    assert store.append("hand") and store.append("0 mazo")
+    assert store.problem is None
+    assert not (archive / "20251231-120000.truco").exists()  # the oldest went first
+    assert (archive / "20260102-120000.truco").exists()  # the newest stayed
