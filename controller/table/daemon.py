@@ -138,4 +138,3 @@ def run_service(config_path: Path) -> int:
             close()
         service.close()
     return 0
-

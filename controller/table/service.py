@@ -27,6 +27,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+import sys
 import threading
 import time
 from collections import Counter, OrderedDict, deque
@@ -59,7 +60,7 @@ from ..render.screen import (
 from ..transcript import TranscriptError, parse, replay, write
 from .chord import RefereeChord
 from .inbox import Inbox
-from .notify import Notifier
+from .notify import Notifier, flood_status
 from .screens import screen_for
 from .store import ArchivePolicy, GameStore
 from .table import DealReading, Phase, Table, TableResult
@@ -83,6 +84,8 @@ log = logging.getLogger(__name__)
 
 COMBO_S = 3.0
 RETRY_S = 1.0  # a disk that refused the record is tried again this often
+FLOOD_LOG_S = 10.0  # a flooding seat's drops are logged at most this often
+SWITCH_INTERVAL_S = 0.0005  # the interpreter's thread switch while the loop runs
 BATCH = 64  # events handled between two redraws (a flood never starves the displays)
 DAMAGE_NOTICE_S = 60.0
 CONTROL_MARK = "control "  # a record comment naming the command file applied
@@ -218,6 +221,9 @@ class TableService:
         self._screens: list[SeatScreen | None] = [None] * len(self.displays)  # as drawn
         self._shown_until = float("inf")  # when the first message on a screen expires
         self._damage_until: float | None = None  # the damage alert's end (ready())
+        self._played = False  # an accepted statement in this batch: redraw now
+        self._drops_reported: dict[int, int] = {}  # the inbox's drops told so far
+        self._next_drop_report = float("-inf")
         self._last_ping = float("-inf")
         self._won_at: float | None = None
         self._combo: tuple[int, str, float] | None = None  # (seat, first hold, when)
@@ -308,10 +314,14 @@ class TableService:
         if item is not None:
             self._housekeeping()  # a deal due now is started before the taps are read
         changed = False
+        self._played = False
         while item is not None:
             changed = self._handle(*item) or changed
             done += 1
             self._deal_if_due()  # a hand ended in this batch: its next deal's taps count
+            if self._played:  # an action played is shown at once, not after the batch
+                self._played = False
+                self.redraw()
             item = self.events.get() if done < BATCH else None
         self._housekeeping()
         if done and (changed or self._screens_stale()):
@@ -325,6 +335,11 @@ class TableService:
 
     def run(self, should_stop: Callable[[], bool]) -> None:
         tick = min(self.config.watchdog_s or 1.0, 1.0)
+        # A flooding hardware thread (a stuck button, a bad cable) holds the interpreter
+        # until it is made to switch: every time the loop waits (for an event, an fsync)
+        # it would wait that long again to go on. Switching sooner bounds what a flood
+        # costs another seat's action (bench/flood.py).
+        sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL_S))
         while not should_stop():
             self.step(tick)
 
@@ -407,6 +422,8 @@ class TableService:
 
     def _housekeeping(self) -> None:
         called = self._run_calls()
+        if self.events.dropped and self.clock() >= self._next_drop_report:
+            self._report_drops()
         if self._refusal_window:
             self._tell_refusal_counts(due_only=True)
         if self._deal_if_due() or called:
@@ -430,6 +447,25 @@ class TableService:
         after = self.config.new_game_after_s
         if self._won_at is not None and after is not None and self.clock() - self._won_at >= after:
             self.new_game()
+
+    def _report_drops(self) -> None:
+        """A flooding seat's dropped events: one journal line a seat and ``FLOOD_LOG_S``,
+        and the service's status (``systemctl status``, ``truco-table doctor``)."""
+        self._next_drop_report = self.clock() + FLOOD_LOG_S
+        dropped = self.events.dropped_counts()
+        for seat, total in sorted(dropped.items()):
+            new = total - self._drops_reported.get(seat, 0)
+            if new:
+                log.warning(
+                    "seat %d: %d event(s) dropped (a stuck button or a flooding node?), "
+                    "%d since the start",
+                    seat,
+                    new,
+                    total,
+                )
+        if dropped != self._drops_reported:
+            self.notifier.status(flood_status(dropped))
+        self._drops_reported = dropped
 
     def ping(self) -> None:
         if self.config.watchdog_s is None or not self._ready:
@@ -528,6 +564,7 @@ class TableService:
                 self._deliver()  # the disk took the record again with this line
             self._disk_alert()
         if accepted:
+            self._played = True
             game = self.table.game if hasattr(self, "table") else None
             if game is not None:
                 self._emit(Accepted(line, game.score, game.hand_number))

@@ -495,3 +495,86 @@ def test_a_card_full_of_archived_games_makes_room_for_the_current_one(
     assert store.problem is None
     assert not (archive / "20251231-120000.truco").exists()  # the oldest went first
     assert (archive / "20260102-120000.truco").exists()  # the newest stayed
+
+
+# --------------------------------------------------- a flooding seat: told, and cheap
+
+
+def test_flood_drops_are_logged_rate_limited_and_in_the_status(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    import logging
+    import socket
+
+    from controller.table.inbox import PER_SEAT
+    from controller.table.notify import Notifier, parse_flood_status
+    from controller.table.service import FLOOD_LOG_S
+
+    rig = Rig(tmp_path / "state")
+    rig.deal()
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
+        sock.bind(str(tmp_path / "notify"))
+        sock.settimeout(5)
+        rig.service.notifier = Notifier(str(tmp_path / "notify"))
+        with caplog.at_level(logging.WARNING, logger="controller.table.service"):
+            for _ in range(1_000):  # a stuck button, faster than the loop
+                rig.press(1, "truco")
+            rig.run()
+            for _ in range(3):  # within the window: counted, not logged again
+                for _ in range(500):
+                    rig.press(1, "truco")
+                rig.run()
+            rig.clock.now += FLOOD_LOG_S
+            rig.service.step(0.0)
+        lines = [r.getMessage() for r in caplog.records if "dropped" in r.getMessage()]
+        first = 1_000 - PER_SEAT
+        later = 3 * (500 - PER_SEAT)
+        assert lines == [
+            f"seat 1: {first} event(s) dropped (a stuck button or a flooding node?), "
+            f"{first} since the start",
+            f"seat 1: {later} event(s) dropped (a stuck button or a flooding node?), "
+            f"{first + later} since the start",
+        ]
+        statuses = []
+        while True:
+            try:
+                message = sock.recv(4096).decode()
+            except TimeoutError:
+                break
+            statuses += [f[7:] for f in message.split("\n") if f.startswith("STATUS=")]
+            if parse_flood_status(statuses[-1]) == {1: first + later}:
+                break
+        assert parse_flood_status(statuses[0]) == {1: first}
+        assert parse_flood_status(statuses[-1]) == {1: first + later}
+
+
+def test_another_seats_action_waits_behind_one_flood_event_and_is_drawn_at_once(
+    tmp_path: Path,
+) -> None:
+    from controller.table.inbox import PER_SEAT
+
+    rig = Rig(tmp_path)
+    rig.deal()
+    rig.press(1, "truco")
+    rig.run()
+    handle = rig.service.table.handle
+
+    def logged(seat: int, event: object) -> bool:
+        rig.log.append(("handle", str(seat)))
+        return handle(seat, event)  # type: ignore[arg-type]
+
+    rig.service.table.handle = logged  # type: ignore[method-assign]
+    for _ in range(PER_SEAT * 3):  # seat 1's truco is stuck: refused, call_pending
+        rig.press(1, "truco")
+    rig.press(0, "envido")  # seat 0's action (envido goes first), behind the flood
+    frames = len(rig.log)
+    rig.service.step(0.0)  # one batch
+    assert rig.moves() == ["1 truco", "0 envido"]
+    log = rig.log[frames:]
+    acted = log.index(("handle", "0"))
+    assert log[:acted].count(("handle", "1")) <= 1  # behind one flood event at most
+    shown = log.index(("show", "0"), acted)
+    assert ("handle", "1") not in log[acted:shown]  # and drawn before the flood goes on
+    assert log.count(("handle", "1")) > 32  # the batch went on with the flood
+    rig.run()
+    assert rig.moves() == ["1 truco", "0 envido"]
