@@ -578,3 +578,28 @@ def test_another_seats_action_waits_behind_one_flood_event_and_is_drawn_at_once(
     assert log.count(("handle", "1")) > 32  # the batch went on with the flood
     rig.run()
     assert rig.moves() == ["1 truco", "0 envido"]
+
+
+def test_a_command_claimed_before_a_power_cut_is_applied_once_on_restart(tmp_path: Path) -> None:
+    from .faulty_disk import PowerCut
+
+    rig = Rig(tmp_path)
+    rig.deal()
+    for seat, button in [(0, "envido"), (1, "quiero")]:
+        rig.press(seat, button)
+        rig.run()
+    drop_command(tmp_path, "undo", command_id="cut")
+
+    def cut(*args: object, **kw: object) -> bool:
+        raise PowerCut("after the claim, before the undo")
+
+    rig.service.command = cut  # type: ignore[method-assign]
+    with pytest.raises(PowerCut):
+        rig.service.step(0.0)
+    assert [p.name for p in (tmp_path / "control").iterdir()] == ["cut.taken"]
+    again = Rig(tmp_path)  # the restart applies the claimed command, once
+    assert again.moves() == ["0 envido"]
+    assert not list((tmp_path / "control").iterdir())
+    drop_command(tmp_path, "undo", command_id="cut")  # the command line's retry
+    again.service.step(0.0)
+    assert again.moves() == ["0 envido"]
