@@ -59,8 +59,8 @@ def alert_text(notice: Notice) -> str:
     match notice:
         case TableAlert.NO_DISK:
             return "Sin disco"
-        case RecordDamaged(kept):
-            return f"Registro dañado: l. {kept}"
+        case RecordDamaged():
+            return "Registro dañado"
     return notice_text(notice, 0)
 
 
