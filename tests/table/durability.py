@@ -156,6 +156,32 @@ def check_record_aside(d: Path) -> None:
     store.close()
 
 
+def check_record_unreadable(d: Path) -> None:
+    """A record that cannot be read at all: moved into damaged/ (both folders synced
+    after the rename) before a new one is written."""
+    m = _modules()["store"]
+    (d / "current.truco").mkdir()  # reading it fails (a folder)
+    spy = Spy()
+    with spy.watching():
+        store = m.GameStore(d)
+        store.restore()
+        assert store.append("table players=2")
+    [aside] = (d / "damaged").iterdir()
+    current = str(d / "current.truco")
+    moved = spy.index(("replace", current, str(aside)))
+    assert moved >= 0, spy.log
+    assert spy.synced_after(d / "damaged", moved), spy.log
+    # the folder synced after the move, before a new record takes the name
+    new = next(
+        i
+        for i in range(moved + 1, len(spy.log))
+        if spy.log[i][-1] == current and spy.log[i][0] in ("replace", "write")
+    )
+    synced = spy.index(("fsync", str(d)), moved)
+    assert moved < synced < new, spy.log
+    store.close()
+
+
 def check_archive(d: Path) -> None:
     """A finished game linked into archive/, unlinked from current.truco, both folders
     synced after the unlink; a restart that finds the link finishes it durably."""
@@ -291,6 +317,7 @@ def check_sealed_file(d: Path) -> None:
 CHECKS: dict[str, Callable[[Path], None]] = {
     "record-lines": check_record_lines,
     "record-aside": check_record_aside,
+    "record-unreadable": check_record_unreadable,
     "archive": check_archive,
     "outbox": check_outbox,
     "desk-journal": check_desk_journal,
@@ -327,6 +354,8 @@ SITES = (
     Site("store", "GameStore._sync_head", "self.disk.fsync_dir(self.dir)"),
     Site("store", "GameStore._write_file", "self.disk.fsync(fd)"),
     Site("store", "GameStore._open", "self.disk.fsync_dir(self.dir)"),
+    Site("store", "GameStore._settle", "self.disk.fsync_dir(self.damaged_dir)"),
+    Site("store", "GameStore._settle", "self.disk.fsync_dir(self.dir)"),
     Site("store", "GameStore._settle", "self.disk.fsync_dir(self.damaged_dir)", 1),
     # the archive
     Site("store", "GameStore._archive_head", "self.disk.fsync_dir(self.archive_dir)"),
