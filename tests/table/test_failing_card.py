@@ -422,6 +422,14 @@ def test_a_mock_script_that_cannot_write_its_record_says_so_and_fails(
     assert status == EXIT_NOT_RECORDED
     assert "cannot write the game's record" in err and "No space left" in err
     assert "Traceback" not in err
+    # a card gone read-only (EROFS): the same
+    import subprocess
+
+    readonly = card(1 << 20)
+    subprocess.run(["mount", "-o", "remount,ro", str(readonly)], check=True)
+    status = main(["run", "--mock", "--script", str(script), "--bots", "--state", str(readonly)])
+    err = capsys.readouterr().err
+    assert status == EXIT_NOT_RECORDED and "Read-only file system" in err, err
     # --record FILE on a card with one page left: the header fits, the game does not
     (full / "filler").unlink()
     _fill(full, leave=4096)
