@@ -228,14 +228,21 @@ def test_a_record_line_that_lost_only_its_newline_is_kept(tmp_path: Path) -> Non
     store.close()
 
 
+def _journal(folder: Path, entries: int, payload: bytes) -> Path:
+    """An outbox journal of ``entries`` messages (``payload % seq``), closed."""
+    from controller.tournament.outbox import Outbox
+
+    box = Outbox(folder)
+    for n in range(1, entries + 1):
+        box.append("events", payload % n)
+    box.close()
+    return folder / "journal.jsonl"
+
+
 def test_outbox_lines_are_checked_at_open(tmp_path: Path) -> None:
     from controller.tournament.outbox import Outbox
 
-    box = Outbox(tmp_path)
-    for n in range(1, 6):
-        box.append("events", b'{"seq":%d,"kind":"action"}' % n)
-    box.close()
-    journal = tmp_path / "journal.jsonl"
+    journal = _journal(tmp_path, 5, b'{"seq":%d,"kind":"action"}')
     data = journal.read_bytes()
     flipped = data.replace(b'{"seq":3,', b'{"seq":4,', 1)  # one digit: seq 3 becomes 4
     assert flipped != data
@@ -254,11 +261,7 @@ def test_outbox_lines_are_checked_at_open(tmp_path: Path) -> None:
 def test_an_outbox_entry_that_lost_only_its_newline_keeps_its_seq(tmp_path: Path) -> None:
     from controller.tournament.outbox import Outbox
 
-    box = Outbox(tmp_path)
-    for n in range(1, 4):
-        box.append("events", b'{"seq":%d}' % n)
-    box.close()
-    journal = tmp_path / "journal.jsonl"
+    journal = _journal(tmp_path, 3, b'{"seq":%d}')
     journal.write_bytes(journal.read_bytes()[:-1])  # the card lost the last newline
     again = Outbox(tmp_path)
     assert again.next_seq() == 4 and again.damage is None and not again.lost
