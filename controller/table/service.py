@@ -217,6 +217,7 @@ class TableService:
         self._controls_seen: int | None = None  # the control folder's mtime when last listed
         #: the ids of the command files applied lately (a retry is acknowledged only)
         self._controls_applied: OrderedDict[str, None] = OrderedDict()
+        self._controls_stuck: set[str] = set()  # command files the card will not delete
         self._shown: list[ScreenContent | None] = [None] * len(self.displays)
         self._screens: list[SeatScreen | None] = [None] * len(self.displays)  # as drawn
         self._shown_until = float("inf")  # when the first message on a screen expires
@@ -752,13 +753,16 @@ class TableService:
             except FileNotFoundError:
                 return  # withdrawn by ``truco-table control`` (its --wait ran out)
             except OSError as e:  # a refusing card: applied from where it is
-                log.error("control: cannot claim %s: %s", path, e)
+                if command_id not in self._controls_stuck:
+                    log.error("control: cannot claim %s: %s", path, e)
                 taken = path
             path = taken
         try:
             words = path.read_text(encoding="utf-8", errors="replace").split()
         except OSError as e:
-            log.error("control: cannot read %s: %s", path, e)
+            if command_id not in self._controls_stuck:
+                self._controls_stuck.add(command_id)
+                log.error("control: cannot read %s: %s", path, e)
             return
         if words and not self._applied_before(command_id):
             log.info("control %s: %s", command_id, " ".join(words))
@@ -769,7 +773,9 @@ class TableService:
         except FileNotFoundError:
             pass
         except OSError as e:
-            log.error("control: cannot delete %s: %s", path, e)
+            if command_id not in self._controls_stuck:  # said once, not at every turn
+                self._controls_stuck.add(command_id)
+                log.error("control: cannot delete %s: %s", path, e)
 
     def _applied_before(self, command_id: str) -> bool:
         if command_id in self._controls_applied:
