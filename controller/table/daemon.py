@@ -138,3 +138,4 @@ def run_service(config_path: Path) -> int:
             close()
         service.close()
     return 0
+

@@ -352,7 +352,6 @@ def test_call_soon_runs_on_the_loop_at_once_and_redraws(tmp_path: Path) -> None:
         assert seen == [threading.current_thread().name]
         assert screen_texts(screen_for(service.table, 0))[0] == "FINAL"
         assert mock.parts.displays[0].frames > frames  # drawn without any event
-
         def broken() -> None:
             raise RuntimeError("a bug in a listener")
 
