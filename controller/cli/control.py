@@ -1,5 +1,11 @@
 """``truco-table control undo|new-game|rules KEY=VALUE...``: the table controls of a
 running table, dropped into its state directory for the service to pick up.
+
+The command is acknowledged (exit 0, ``undo: the table took it``) exactly when the table
+claims its file to apply it, whether its card takes the record or not; a command that
+no table claimed within ``--wait`` is withdrawn (exit 1) and the message gives its id:
+run again with ``--id`` and the table applies it at most once, even if the first try
+was claimed just as it was withdrawn.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ EXIT_NOT_TAKEN: Final = 1
 
 
 def _cmd_control(args: argparse.Namespace) -> int:
-    from ..table.service import drop_command
+    from ..table.service import COMMAND_ID_RE, drop_command, new_command_id
 
     words = [args.command, *args.args]
     if args.command == "rules":
@@ -32,12 +38,20 @@ def _cmd_control(args: argparse.Namespace) -> int:
     elif args.args:
         print(f"truco-table control: {args.command} takes no arguments", file=sys.stderr)
         return 2
+    command_id = args.id if args.id is not None else new_command_id()
+    if not COMMAND_ID_RE.fullmatch(command_id):
+        print(
+            f"truco-table control: --id {command_id!r}: letters, digits, '-', '_' or '.' "
+            "(at most 64)",
+            file=sys.stderr,
+        )
+        return 2
     state = Path(args.state)
     if not state.is_dir():
         print(f"truco-table control: no state directory {state}", file=sys.stderr)
         return 2
     try:
-        path = drop_command(state, *words)
+        path = drop_command(state, *words, command_id=command_id)
     except OSError as e:
         print(f"truco-table control: cannot write to {state}: {e.strerror}", file=sys.stderr)
         return 2
@@ -55,7 +69,9 @@ def _cmd_control(args: argparse.Namespace) -> int:
         return 2
     print(
         f"truco-table control: no table took {said!r} within {args.wait:g} s: nothing done "
-        f"(is `truco-table run --state {state}` running, and not waiting for a line of input?)",
+        f"(is `truco-table run --state {state}` running, and not waiting for a line of input?); "
+        f"to try again: truco-table control {said} --id {command_id} --state {state} "
+        "(the same id: the table applies it once)",
         file=sys.stderr,
     )
     return EXIT_NOT_TAKEN
@@ -72,5 +88,10 @@ def configure(c: argparse.ArgumentParser) -> None:
         default=3.0,
         metavar="SECONDS",
         help="how long the table has to take the command (default %(default)s)",
+    )
+    c.add_argument(
+        "--id",
+        metavar="ID",
+        help="the command's id (default: a new one); a retry with the same id is applied once",
     )
     c.set_defaults(func=_cmd_control)

@@ -52,7 +52,18 @@ if TYPE_CHECKING:  # the mock table loads only for --mock: `run --config` never 
     from ..table.run_mock import MockRun
     from ..table.store import GameStore
 
-__all__ = ["HELP", "KEYS", "add_house_rules", "configure", "main_mock", "rules_from_args"]
+__all__ = [
+    "EXIT_NOT_RECORDED",
+    "HELP",
+    "KEYS",
+    "add_house_rules",
+    "configure",
+    "main_mock",
+    "rules_from_args",
+]
+
+#: ``run --mock --script``: the game was played, but its record could not be written
+EXIT_NOT_RECORDED = 3
 
 KEYS = {
     "t": Button.TRUCO,
@@ -293,14 +304,26 @@ def main_mock(
         except OSError as e:
             print(f"truco-table run: cannot write {record}: {e.strerror or e}", file=sys.stderr)
             return 2
-        record_file.write(rules.to_line() + "\n")
-        if score != (0, 0):
-            record_file.write(f"score {score[0]} {score[1]}\n")
+        try:
+            record_file.write(rules.to_line() + "\n")
+            if score != (0, 0):
+                record_file.write(f"score {score[0]} {score[1]}\n")
+            record_file.flush()
+        except OSError as e:
+            with contextlib.suppress(OSError):
+                record_file.close()
+            print(f"truco-table run: cannot write {record}: {e.strerror or e}", file=sys.stderr)
+            return 2
+
+    record_error: list[OSError] = []  # --record FILE refused a write: reported at the end
 
     def on_record(line: str) -> None:
-        if record_file is not None:
-            record_file.write(line + "\n")
-            record_file.flush()
+        if record_file is not None and not record_error:
+            try:
+                record_file.write(line + "\n")
+                record_file.flush()
+            except OSError as e:
+                record_error.append(e)
 
     def make(who: int | None) -> MockRun:
         return MockRun(
@@ -334,12 +357,17 @@ def main_mock(
                 return 2
             run = make(None)
             try:
-                return _scripted(run, text, bots, sys.stdout)
+                status = _scripted(run, text, bots, sys.stdout)
             except TranscriptError as e:
                 print(f"{script}:{e.line}: {e.message}", file=sys.stderr)
                 return 2
             finally:
-                run.close()
+                run.close()  # the record's last retry
+            unsaved = _unsaved_record(run, record, record_error)
+            if unsaved is not None:
+                print(f"truco-table run: {unsaved}", file=sys.stderr)
+                return EXIT_NOT_RECORDED
+            return status
         run = make(human)
         try:
             if screen is None:
@@ -362,7 +390,22 @@ def main_mock(
         return 2
     finally:
         if record_file is not None:
-            record_file.close()
+            with contextlib.suppress(OSError):  # every line was flushed (or reported)
+                record_file.close()
+
+
+def _unsaved_record(run: MockRun, record: str | None, errors: list[OSError]) -> str | None:
+    """What of the scripted game's record is not on disk (``None``: all of it is)."""
+    if errors:
+        e = errors[0]
+        return f"cannot write {record}: {e.strerror or e}; the game's record there is incomplete"
+    store = run.mock.service.store
+    if store is not None and store.pending:
+        return (
+            f"cannot write the game's record in {store.dir}: {store.problem or 'refused'}; "
+            "it was played in memory only and is lost"
+        )
+    return None
 
 
 def rules_from_args(args: argparse.Namespace) -> HouseRules:

@@ -33,6 +33,7 @@ import tempfile
 from pathlib import Path
 from typing import Final, TextIO
 
+from ..table.store import fsync_dir
 from ..tournament.seal import (
     KeyConfigError,
     NotSealedError,
@@ -157,6 +158,7 @@ def _write_atomically(path: str, text: str) -> None:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, target)
+        fsync_dir(target.parent)  # the rename itself survives a power cut
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)

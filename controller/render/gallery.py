@@ -337,6 +337,22 @@ def state_shots() -> list[Shot]:
             replace(screen_for(table_at(), 1), alert=TableAlert.NO_DISK),
         )
     )
+    # a lasting alert reaches the seat whose turn it is (the strip's row says it), and
+    # a refusal's banner keeps to the lines then
+    out.append(
+        Shot(
+            "alert_turn",
+            "table alert: turn",
+            replace(screen_for(table_at(), 0), alert=TableAlert.NO_DISK),
+        )
+    )
+    out.append(
+        Shot(
+            "alert_refusal",
+            "table alert: refusal",
+            replace(screen_for(table_at(["1 play 2O"]), 1), alert=TableAlert.NO_DISK),
+        )
+    )
 
     # before a tournament game: the match card (the first deal is being read, no card yet)
     quarter = MatchCard("Cuartos de final", "Los del Fondo", "La Barra", 2, 3)

@@ -26,7 +26,7 @@ from ..notices import (
     TableNotice,
 )
 
-__all__ = ["notice_text"]
+__all__ = ["alert_text", "notice_text"]
 
 _FIXED: dict[Notice, str] = {
     LinkNotice.UNPLUGGED: "Lector desconectado: reconectando...",
@@ -52,6 +52,16 @@ _REASON = {
 }
 
 _ASK = {"undo": "Deshacer? Q del rival", "new-game": "Partido nuevo? Q del rival"}
+
+
+def alert_text(notice: Notice) -> str:
+    """A lasting alert in one short line (the strip's place, when the lines are taken)."""
+    match notice:
+        case TableAlert.NO_DISK:
+            return "Sin disco"
+        case RecordDamaged():
+            return "Registro dañado"
+    return notice_text(notice, 0)
 
 
 def notice_text(notice: Notice, seat: int) -> str:

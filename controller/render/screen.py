@@ -36,7 +36,10 @@ columns it touches on the bus:
   read) is an inverted banner over rows 40-63 for a few seconds (the table times
   it); the score stays in view. Other
   notices (a reader reconnected, a table alert) take lines 1 and 2 when the seat is not
-  in the middle of something.
+  in the middle of something. A lasting table alert (``SIN DISCO``, ``REGISTRO DAÑADO``)
+  reaches every seat: where the lines are taken (the seat's turn or a call it must
+  answer, a deal being read, a message), it is an inverted line in the strip's place,
+  and the lines stay as they are; a banner then keeps to the lines' two pages.
 
 In a **pica-pica** hand (RULES.md section 8b) the seat's screen is its own pica's: ``M``
 is its pica's mano, the bazas, the truco level, the calls, the telling and the turn are
@@ -64,7 +67,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from functools import lru_cache
 
@@ -74,7 +77,7 @@ from ..engine import Kind, SeatView
 from ..engine.results import Award, Reason
 from ..notices import Notice
 from .matchsticks import SCREEN_SIZE, draw_scoreboard
-from .notices import notice_text
+from .notices import alert_text, notice_text
 from .pages import image_to_pages
 from .pixelfont import FONT_TEXT
 
@@ -220,6 +223,9 @@ class ScreenContent:
     lines: tuple[Line, Line] = (Line(), Line())
     banner: tuple[str, ...] = ()  # an inverted banner over the strip and the lines
     card: tuple[Line, ...] = ()  # the match card: one line a page, over the whole panel
+    #: a lasting table alert the lines cannot carry (the seat is busy, a deal is read, a
+    #: message holds them): an inverted line in the strip's place
+    strip_alert: Line | None = None
 
     @property
     def texts(self) -> tuple[str, ...]:
@@ -227,7 +233,8 @@ class ScreenContent:
             return self.banner
         if self.card:
             return tuple(line.text for line in self.card)
-        return (self.strip.text, self.lines[0].text, self.lines[1].text)
+        strip = self.strip_alert.text if self.strip_alert is not None else self.strip.text
+        return (strip, self.lines[0].text, self.lines[1].text)
 
 
 # ----------------------------------------------------------------------------- text
@@ -699,24 +706,46 @@ def screen_content(screen: SeatScreen) -> ScreenContent:
         base = _replace(base, card=match_lines(screen.match, view.team))
     if not screen.node_ok:
         return _replace(base, banner=("LECTOR DESCONECTADO", "RECONECTANDO..."))
-    if screen.notice is not None:
-        return _replace(base, banner=_wrap_message(notice_text(screen.notice, view.seat)))
-    if screen.message is not None and screen.refusal:
-        return _replace(base, banner=_wrap_message(notice_text(screen.message, view.seat)))
-    notice = screen.message if screen.message is not None else screen.alert
+    alert = screen.alert
+    banner: Notice | None = screen.notice
+    if banner is None and screen.message is not None and screen.refusal:
+        banner = screen.message
+    if banner is not None:
+        wrapped = _wrap_message(notice_text(banner, view.seat))
+        if alert is None or len(wrapped) > 2:
+            return _replace(base, banner=wrapped)
+        # the banner keeps to the lines' pages: the strip's says the lasting alert
+        first, second = (*wrapped, "")[:2]
+        return replace(
+            _replace(base, lines=(Line(first, True, True), Line(second, True, True))),
+            strip_alert=_alert_line(alert, view.seat),
+        )
+    message = screen.message if screen.message != alert else None  # told and lasting
+    notice = message if message is not None else alert
     if base.card:  # a message (a table alert) takes the card's last line
         if notice is None:
             return base
         said = Line.of(_wrap_message(notice_text(notice, view.seat), 1)[0], centre=True)
         return _replace(base, card=(*base.card[:-1], said))
     lines = _state_lines(screen)
-    if notice is not None and not _busy(screen):
+    busy = _busy(screen)
+    if notice is not None and not busy and not (notice is alert and screen.dealing):
         wrapped = _wrap_message(notice_text(notice, view.seat))
         if len(wrapped) == 1:
             lines = (lines[0], Line.of(wrapped[0]))
         else:
             lines = (Line.of(wrapped[0]), Line.of(wrapped[1]))
-    return _replace(base, lines=lines)
+        if notice is alert:
+            alert = None  # said on the lines
+    content = _replace(base, lines=lines)
+    if alert is None:
+        return content
+    # every seat sees a lasting alert: where the lines are taken, in the strip's place
+    return replace(content, strip_alert=_alert_line(alert, view.seat))
+
+
+def _alert_line(alert: Notice, seat: int) -> Line:
+    return Line.of(fit_text([notice_text(alert, seat), alert_text(alert)]), True, True)
 
 
 def _busy(screen: SeatScreen) -> bool:
@@ -859,9 +888,12 @@ def render_content(content: ScreenContent) -> Image.Image:
         return image
     if content.card:
         return image
-    image.paste(_strip_tile(content.strip), (0, STRIP_TOP))
+    if content.strip_alert is not None:
+        image.paste(_line_tile(content.strip_alert), (0, STRIP_TOP))
+    else:
+        image.paste(_strip_tile(content.strip), (0, STRIP_TOP))
     for top, line in zip(LINE_TOPS, content.lines, strict=True):
-        if line.text:
+        if line.text or line.inverted:
             image.paste(_line_tile(line), (0, top))
     return image
 
@@ -899,7 +931,12 @@ def render_pages(content: ScreenContent) -> bytes:
     if content.banner:
         return score + _banner_pages(content.banner)
     line1, line2 = content.lines
-    return b"".join((score, _strip_pages(content.strip), _line_pages(line1), _line_pages(line2)))
+    strip = (
+        _line_pages(content.strip_alert)
+        if content.strip_alert is not None
+        else _strip_pages(content.strip)
+    )
+    return b"".join((score, strip, _line_pages(line1), _line_pages(line2)))
 
 
 def clear_caches() -> None:

@@ -12,6 +12,8 @@ next_deal_after_s = 3                   # after a hand ends, start reading the n
 new_game_after_s = 120                  # after a game is won, start a new one
 archive_max_games = 1000                # the archive keeps the newest games within both
 archive_max_mb = 64
+archive_reserve_percent = 10            # and keeps the smaller of these free on the card
+archive_reserve_mb = 64
 
 [rules]                                 # house rules (docs/RULES.md section 10)
 target = 30
@@ -261,6 +263,8 @@ def load_config(path: str | Path) -> TableConfig:
             "new_game_after_s",
             "archive_max_games",
             "archive_max_mb",
+            "archive_reserve_percent",
+            "archive_reserve_mb",
         },
     )
     players = r.integer(table, "players", "table", 2, 2, 6)
@@ -294,6 +298,14 @@ def load_config(path: str | Path) -> TableConfig:
         max_games=r.integer(table, "archive_max_games", "table", 1000, 1, 1_000_000),
         max_bytes=int(
             r.number(table, "archive_max_mb", "table", 64.0, 1.0, 100_000.0, "megabytes") * 2**20
+        ),
+        reserve_fraction=r.number(
+            table, "archive_reserve_percent", "table", 10.0, 0.0, 50.0, "percent"
+        )
+        / 100,
+        reserve_bytes=int(
+            r.number(table, "archive_reserve_mb", "table", 64.0, 0.0, 100_000.0, "megabytes")
+            * 2**20
         ),
     )
 

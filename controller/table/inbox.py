@@ -17,6 +17,7 @@ delay another seat's genuine action:
 from __future__ import annotations
 
 import threading
+import time
 from collections import Counter, deque
 
 from ..hal.seatlink import ButtonHeld, ButtonPressed, LinkEvent, TagArrived
@@ -24,6 +25,8 @@ from ..hal.seatlink import ButtonHeld, ButtonPressed, LinkEvent, TagArrived
 __all__ = ["Inbox"]
 
 PER_SEAT = 64
+FLOOD_PAUSE_S = 0.0002  # a thread whose seat's queue is full waits this long...
+FLOOD_PAUSE_EVERY = 16  # ...every this many of its events dropped
 _DROPPABLE = (ButtonPressed, ButtonHeld, TagArrived)
 
 
@@ -41,21 +44,28 @@ class Inbox:
         self.dropped: Counter[int] = Counter()
 
     def put(self, seat: int, event: LinkEvent) -> bool:
-        """Queue one event; False (and counted) when the seat's queue is full."""
+        """Queue one event; False (and counted) when the seat's queue is full. The
+        flooding thread then yields the interpreter for ``FLOOD_PAUSE_S`` every
+        ``FLOOD_PAUSE_EVERY`` drops (its own seat's excess is dropped anyway), so the
+        loop and the other seats' threads are not kept waiting for it."""
         with self._cond:
             q = self._queues.get(seat)
             if q is None:
                 q = self._queues[seat] = deque()
             limit = self.per_seat if isinstance(event, _DROPPABLE) else 4 * self.per_seat
-            if len(q) >= limit:
+            full = len(q) >= limit
+            if full:
                 self.dropped[seat] += 1
-                return False
-            if not q:
-                self._order.append(seat)
-            q.append(event)
-            self._size += 1
-            self._cond.notify()
-            return True
+                pause = self.dropped[seat] % FLOOD_PAUSE_EVERY == 0
+            else:
+                if not q:
+                    self._order.append(seat)
+                q.append(event)
+                self._size += 1
+                self._cond.notify()
+        if full and pause:
+            time.sleep(FLOOD_PAUSE_S)
+        return not full
 
     def wake(self) -> None:
         """End a ``get`` waiting now (or the next one) at once, with no event: the loop
@@ -80,6 +90,11 @@ class Inbox:
             if q:
                 self._order.append(seat)
             return seat, event
+
+    def dropped_counts(self) -> dict[int, int]:
+        """``dropped`` as it is now (a copy: the hardware threads go on counting)."""
+        with self._cond:
+            return dict(self.dropped)
 
     def __len__(self) -> int:
         return self._size

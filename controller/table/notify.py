@@ -13,7 +13,30 @@ import os
 import socket
 from collections import deque
 
-__all__ = ["Notifier"]
+__all__ = ["FLOOD_MARK", "Notifier", "flood_status", "parse_flood_status"]
+
+#: how the service's status names a flooding seat's dropped events (``STATUS=``, what
+#: ``systemctl status`` shows and ``truco-table doctor`` can read back)
+FLOOD_MARK = "descartados: "
+
+
+def flood_status(dropped: dict[int, int]) -> str:
+    """``descartados: asiento 1: 12345, asiento 3: 7`` (events dropped since the start)."""
+    seats = ", ".join(f"asiento {seat}: {n}" for seat, n in sorted(dropped.items()) if n)
+    return f"{FLOOD_MARK}{seats}"
+
+
+def parse_flood_status(status: str) -> dict[int, int]:
+    """The dropped events per seat a ``flood_status`` line says (``{}``: none)."""
+    if not status.startswith(FLOOD_MARK):
+        return {}
+    out: dict[int, int] = {}
+    for part in status[len(FLOOD_MARK) :].split(", "):
+        words = part.replace(":", " ").split()
+        if len(words) == 3 and words[0] == "asiento" and words[1].isdigit() and words[2].isdigit():
+            out[int(words[1])] = int(words[2])
+    return out
+
 
 log = logging.getLogger(__name__)
 

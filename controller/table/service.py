@@ -26,9 +26,11 @@ from __future__ import annotations
 
 import logging
 import os
+import re
+import sys
 import threading
 import time
-from collections import deque
+from collections import Counter, OrderedDict, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,7 +60,7 @@ from ..render.screen import (
 from ..transcript import TranscriptError, parse, replay, write
 from .chord import RefereeChord
 from .inbox import Inbox
-from .notify import Notifier
+from .notify import Notifier, flood_status
 from .screens import screen_for
 from .store import ArchivePolicy, GameStore
 from .table import DealReading, Phase, Table, TableResult
@@ -74,12 +76,16 @@ __all__ = [
     "ServiceEvent",
     "TableService",
     "Undone",
+    "drop_command",
+    "new_command_id",
 ]
 
 log = logging.getLogger(__name__)
 
 COMBO_S = 3.0
 RETRY_S = 1.0  # a disk that refused the record is tried again this often
+FLOOD_LOG_S = 10.0  # a flooding seat's drops are logged at most this often
+SWITCH_INTERVAL_S = 0.0005  # the interpreter's thread switch while the loop runs
 BATCH = 64  # events handled between two redraws (a flood never starves the displays)
 DAMAGE_NOTICE_S = 60.0
 CONTROL_MARK = "control "  # a record comment naming the command file applied
@@ -87,6 +93,19 @@ CONTROL_MARK = "control "  # a record comment naming the command file applied
 REFEREE_CALL_MARK = "# llamado al árbitro: asiento "
 _COMBOS = {("mazo", "no_quiero"): "undo", ("mazo", "truco"): "new-game"}
 _CONTROL_SETTLED_NS = 2_000_000_000
+#: A seat's refusals beyond ``REFUSAL_BURST`` in ``REFUSAL_WINDOW_S`` (a stuck button)
+#: are counted, not told one by one: one record comment (tournament profile) and one log
+#: line per seat and window say how many (``# rechazos sin anotar: asiento 1, 4995
+#: (not_your_turn 4995)``).
+REFUSAL_BURST = 5
+REFUSAL_WINDOW_S = 10.0
+REFUSAL_COUNT_MARK = "# rechazos sin anotar: asiento "
+#: refusals kept for the listeners while the record is not durable (the rest dropped,
+#: counted in ``refusals_unsent``); a repeated referee call is coalesced
+OUTGOING_REFUSALS = 256
+CONTROLS_REMEMBERED = 1024  # command ids kept in memory (beyond the record's own marks)
+#: what a command's id may be (``truco-table control --id``): a file name in control/
+COMMAND_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,12 +206,25 @@ class TableService:
         self.store = store
         self._next_retry = float("-inf")
         self._outgoing: list[ServiceEvent] = []  # events waiting for the record to be durable
+        self._outgoing_refusals = 0  # of them, refusals (bounded: OUTGOING_REFUSALS)
+        self.refusals_unsent = 0  # refusals dropped from the outgoing queue (disk refusing)
+        # per seat: (when its refusal window began, refusals told in it)
+        self._refusal_window: dict[int, tuple[float, int]] = {}
+        self._refusals_untold: dict[int, Counter[str]] = {}  # per seat, by code
+        self.refusals_untold = 0  # refusals counted, not told one by one (since the start)
         self.control_dir = config.state_dir / "control" if config.state_dir is not None else None
         self.next_rules: HouseRules | None = None
         self._controls_seen: int | None = None  # the control folder's mtime when last listed
+        #: the ids of the command files applied lately (a retry is acknowledged only)
+        self._controls_applied: OrderedDict[str, None] = OrderedDict()
+        self._controls_stuck: set[str] = set()  # command files the card will not delete
         self._shown: list[ScreenContent | None] = [None] * len(self.displays)
         self._screens: list[SeatScreen | None] = [None] * len(self.displays)  # as drawn
         self._shown_until = float("inf")  # when the first message on a screen expires
+        self._damage_until: float | None = None  # the damage alert's end (ready())
+        self._played = False  # an accepted statement in this batch: redraw now
+        self._drops_reported: dict[int, int] = {}  # the inbox's drops told so far
+        self._next_drop_report = float("-inf")
         self._last_ping = float("-inf")
         self._won_at: float | None = None
         self._combo: tuple[int, str, float] | None = None  # (seat, first hold, when)
@@ -260,6 +292,9 @@ class TableService:
         damage = self.store.damage if self.store is not None else None
         if damage is not None:
             self.tell_all(RecordDamaged(damage.kept), seconds=DAMAGE_NOTICE_S)
+            # and a lasting alert for as long: no notice, prompt or deal hides it
+            self.table.alerts["damage"] = RecordDamaged(damage.kept)
+            self._damage_until = self.clock() + DAMAGE_NOTICE_S
         self._housekeeping()  # e.g. start reading the first deal
         self.redraw(force=True)
         self._ready = True
@@ -280,10 +315,14 @@ class TableService:
         if item is not None:
             self._housekeeping()  # a deal due now is started before the taps are read
         changed = False
+        self._played = False
         while item is not None:
             changed = self._handle(*item) or changed
             done += 1
             self._deal_if_due()  # a hand ended in this batch: its next deal's taps count
+            if self._played:  # an action played is shown at once, not after the batch
+                self._played = False
+                self.redraw()
             item = self.events.get() if done < BATCH else None
         self._housekeeping()
         if done and (changed or self._screens_stale()):
@@ -297,6 +336,11 @@ class TableService:
 
     def run(self, should_stop: Callable[[], bool]) -> None:
         tick = min(self.config.watchdog_s or 1.0, 1.0)
+        # A flooding hardware thread (a stuck button, a bad cable) holds the interpreter
+        # until it is made to switch: every time the loop waits (for an event, an fsync)
+        # it would wait that long again to go on. Switching sooner bounds what a flood
+        # costs another seat's action (bench/flood.py).
+        sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL_S))
         while not should_stop():
             self.step(tick)
 
@@ -379,6 +423,10 @@ class TableService:
 
     def _housekeeping(self) -> None:
         called = self._run_calls()
+        if self.events.dropped and self.clock() >= self._next_drop_report:
+            self._report_drops()
+        if self._refusal_window:
+            self._tell_refusal_counts(due_only=True)
         if self._deal_if_due() or called:
             self.redraw()
         self.ping()
@@ -386,14 +434,39 @@ class TableService:
             self._read_controls()
         except OSError as error:  # a failing state directory never stops the table
             log.error("control: cannot read %s: %s", self.control_dir, error)
+        alerted = False
         if self.store is not None and self.store.pending and self.clock() >= self._next_retry:
             self._next_retry = self.clock() + RETRY_S
             if self.store.flush():
                 self._deliver()
-            self._disk_alert()
+            alerted = self._disk_alert()
+        if self._damage_until is not None and self.clock() >= self._damage_until:
+            self._damage_until = None
+            alerted = self.table.alerts.pop("damage", None) is not None or alerted
+        if alerted:  # the disk alert came or went, the damage notice ended: at once
+            self.redraw()
         after = self.config.new_game_after_s
         if self._won_at is not None and after is not None and self.clock() - self._won_at >= after:
             self.new_game()
+
+    def _report_drops(self) -> None:
+        """A flooding seat's dropped events: one journal line a seat and ``FLOOD_LOG_S``,
+        and the service's status (``systemctl status``, ``truco-table doctor``)."""
+        self._next_drop_report = self.clock() + FLOOD_LOG_S
+        dropped = self.events.dropped_counts()
+        for seat, total in sorted(dropped.items()):
+            new = total - self._drops_reported.get(seat, 0)
+            if new:
+                log.warning(
+                    "seat %d: %d event(s) dropped (a stuck button or a flooding node?), "
+                    "%d since the start",
+                    seat,
+                    new,
+                    total,
+                )
+        if dropped != self._drops_reported:
+            self.notifier.status(flood_status(dropped))
+        self._drops_reported = dropped
 
     def ping(self) -> None:
         if self.config.watchdog_s is None or not self._ready:
@@ -406,7 +479,24 @@ class TableService:
     # ------------------------------------------------------------------ the record
 
     def _emit(self, event: ServiceEvent) -> None:
-        """Tell the listeners, in order, once what the event says is in the record."""
+        """Tell the listeners, in order, once what the event says is in the record.
+
+        While the disk refuses, the queue stays bounded: refusals past
+        ``OUTGOING_REFUSALS`` are dropped (counted), a referee call repeating the one
+        before it is coalesced; what remains is the game's own events."""
+        if self.store is not None and self.store.pending:
+            if isinstance(event, Refused):
+                if self._outgoing_refusals >= OUTGOING_REFUSALS:
+                    self.refusals_unsent += 1
+                    if self.refusals_unsent == 1 or self.refusals_unsent % 10_000 == 0:
+                        log.warning(
+                            "%d refusal(s) not sent: the record is not durable yet",
+                            self.refusals_unsent,
+                        )
+                    return
+                self._outgoing_refusals += 1
+            elif isinstance(event, RefereeCall) and self._outgoing[-1:] == [event]:
+                return
         self._outgoing.append(event)
         self._deliver()
 
@@ -414,6 +504,7 @@ class TableService:
         if self.store is not None and self.store.pending:
             return  # the disk has not taken the record yet: the desk hears it later
         outgoing, self._outgoing = self._outgoing, []
+        self._outgoing_refusals = 0
         for event in outgoing:
             for listener in self.listeners:
                 try:
@@ -424,22 +515,57 @@ class TableService:
     def _refused(self, seat: int, action: object, code: object) -> None:
         text = None if action is None else str(action)
         value = getattr(code, "value", str(code))
+        now = self.clock()
+        start, told = self._refusal_window.get(seat, (now, 0))
+        if now - start >= REFUSAL_WINDOW_S:
+            self._tell_refusal_count(seat)
+            start, told = now, 0
+        if told >= REFUSAL_BURST:  # a stuck button: counted, told once the window ends
+            self._refusals_untold.setdefault(seat, Counter())[value] += 1
+            self.refusals_untold += 1
+            return
+        self._refusal_window[seat] = (start, told + 1)
         self._emit(Refused(seat, text, value))
         if self.config.record_refusals:
             self._record(
                 f"# rechazado: {text or f'{seat} (carta desconocida)'} ({value})", accepted=False
             )
 
+    def _tell_refusal_count(self, seat: int) -> None:
+        """The refusals of ``seat`` counted in its last window: one log line and, under
+        the tournament profile, one record comment."""
+        self._refusal_window.pop(seat, None)
+        counts = self._refusals_untold.pop(seat, None)
+        if not counts:
+            return
+        total = sum(counts.values())
+        codes = " ".join(f"{code} {n}" for code, n in counts.most_common())
+        log.warning(
+            "seat %d: %d more refusal(s) in %g s (%s)", seat, total, REFUSAL_WINDOW_S, codes
+        )
+        if self.config.record_refusals:
+            self._record(f"{REFUSAL_COUNT_MARK}{seat}, {total} ({codes})", accepted=False)
+
+    def _tell_refusal_counts(self, *, due_only: bool) -> None:
+        now = self.clock()
+        for seat, (start, _) in list(self._refusal_window.items()):
+            if not due_only or now - start >= REFUSAL_WINDOW_S:
+                self._tell_refusal_count(seat)
+
     def _record(self, line: str, accepted: bool = True) -> None:
         """One statement: written whole and synced, then told to the listeners (the
         displays are redrawn after the event)."""
+        if accepted and self._refusals_untold:  # the count first: it came before
+            self._tell_refusal_counts(due_only=False)
         self._record_lines.extend(line.split("\n"))
         if self.on_record is not None:
             self.on_record(line)
         if self.store is not None:
-            self.store.append(line)
+            if self.store.append(line) and self._outgoing and not accepted:
+                self._deliver()  # the disk took the record again with this line
             self._disk_alert()
         if accepted:
+            self._played = True
             game = self.table.game if hasattr(self, "table") else None
             if game is not None:
                 self._emit(Accepted(line, game.score, game.hand_number))
@@ -509,7 +635,10 @@ class TableService:
         self._emit(RefereeCall(seat))
 
     def command(self, command: str, *args: str, control: str | None = None) -> bool:
-        """Run a table control: ``undo``, ``new-game`` or ``rules KEY=VALUE ...``."""
+        """Run a table control: ``undo``, ``new-game`` or ``rules KEY=VALUE ...``.
+
+        ``control``: the id of the command file that asked for it; the record notes it
+        (``# control <id>``) so that the same command is never applied twice."""
         if command == "undo":
             return self.undo(control)
         if command == "new-game":
@@ -517,6 +646,7 @@ class TableService:
             fresh = game.hand_number == 0 and not game.move_stack and self.next_rules is None
             if not (control is not None and fresh):  # a file applied again after a cut
                 self.new_game()
+            self._note_control(control)
             return True
         if command == "rules":
             try:
@@ -527,9 +657,15 @@ class TableService:
             log.info("house rules for the next game: %s", self.next_rules.to_line())
             if self.table.game.hand_number == 0:
                 self.new_game()
+            self._note_control(control)
             return True
         log.error("control: unknown command %r", command)
         return False
+
+    def _note_control(self, control: str | None) -> None:
+        if control is not None and self.store is not None:
+            self.store.append(f"# {CONTROL_MARK}{control}")
+            self._disk_alert()
 
     def undo(self, control: str | None = None) -> bool:
         """The referee's undo of the last action; the record keeps it as a comment.
@@ -539,6 +675,7 @@ class TableService:
         game = self.table.game
         if not game.move_stack or game.winner is not None:
             self.tell_all(TableNotice.NOTHING_TO_UNDO)
+            self._note_control(control)
             return False
         action = game.pop()
         for i in range(len(self._record_lines) - 1, -1, -1):
@@ -572,7 +709,9 @@ class TableService:
         if self.next_rules is not None:
             self.rules, self.next_rules = self.next_rules, None
         self._won_at = None
+        alerts = self.table.alerts  # lasting: they outlive the game
         self.table = self._new_table(None)
+        self.table.alerts.update(alerts)
         self._shown = [None] * len(self.displays)
         self._screens = [None] * len(self.displays)
         log.info("new game: %s", self.rules.to_line())
@@ -594,27 +733,60 @@ class TableService:
         if mtime == self._controls_seen and time.time_ns() - mtime > _CONTROL_SETTLED_NS:
             return
         self._controls_seen = mtime
-        for path in sorted(folder.glob("*.cmd")):
+        # ``<id>.taken``: claimed before a restart (applied unless the record says so)
+        for path in sorted([*folder.glob("*.taken"), *folder.glob("*.cmd")]):
             self._controls_seen = None  # until this file is gone: listed again next time
+            self._take_control(path)
+
+    def _take_control(self, path: Path) -> None:
+        """One command file: claimed (renamed ``<id>.taken``: ``truco-table control``
+        sees its file gone, the table took it), applied unless its id was applied
+        before, then deleted. Whether the disk takes the record or not: the command
+        is applied in memory, as every action is, and its id is remembered (and noted
+        in the record), so a retry carrying the same id is acknowledged, not applied
+        again."""
+        command_id = path.stem
+        if path.suffix == ".cmd":
+            taken = path.with_suffix(".taken")
             try:
-                words = path.read_text(encoding="utf-8", errors="replace").split()
-            except OSError as e:
+                os.replace(path, taken)
+            except FileNotFoundError:
+                return  # withdrawn by ``truco-table control`` (its --wait ran out)
+            except OSError as e:  # a refusing card: applied from where it is
+                if command_id not in self._controls_stuck:
+                    log.error("control: cannot claim %s: %s", path, e)
+                taken = path
+            path = taken
+        try:
+            words = path.read_text(encoding="utf-8", errors="replace").split()
+        except OSError as e:
+            if command_id not in self._controls_stuck:
+                self._controls_stuck.add(command_id)
                 log.error("control: cannot read %s: %s", path, e)
-                continue
-            # Applied first, deleted after: a power cut in between applies it again,
-            # which every command allows (an undo notes its file in the record).
-            done = self.store is not None and any(
-                line == f"# {CONTROL_MARK}{path.stem}" for line in self.store.lines
-            )
-            if words and not done:
-                log.info("control: %s", " ".join(words))
-                self.command(words[0], *words[1:], control=path.stem)
-            if self.store is not None and self.store.pending:
-                return  # not durable yet: the file stays until the record has it
-            try:
-                path.unlink()
-            except OSError as e:
+            return
+        if words and not self._applied_before(command_id):
+            log.info("control %s: %s", command_id, " ".join(words))
+            self.command(words[0], *words[1:], control=command_id)
+            self._remember_control(command_id)
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            pass
+        except OSError as e:
+            if command_id not in self._controls_stuck:  # said once, not at every turn
+                self._controls_stuck.add(command_id)
                 log.error("control: cannot delete %s: %s", path, e)
+
+    def _applied_before(self, command_id: str) -> bool:
+        if command_id in self._controls_applied:
+            return True
+        mark = f"# {CONTROL_MARK}{command_id}"
+        return self.store is not None and any(line == mark for line in self.store.lines)
+
+    def _remember_control(self, command_id: str) -> None:
+        self._controls_applied[command_id] = None
+        while len(self._controls_applied) > CONTROLS_REMEMBERED:
+            self._controls_applied.popitem(last=False)
 
     def tell_all(self, notice: Notice, seconds: float = 3.0) -> None:
         self.table.tell_all(notice, seconds=seconds)
@@ -664,12 +836,19 @@ class TableService:
         self.notifier.stopping()
 
 
-def drop_command(state_dir: Path, *words: str) -> Path:
-    """What ``truco-table control`` does: an atomic command file for the service."""
+def new_command_id() -> str:
+    return f"{time.time_ns()}-{os.getpid()}"
+
+
+def drop_command(state_dir: Path, *words: str, command_id: str | None = None) -> Path:
+    """What ``truco-table control`` does: an atomic command file ``<id>.cmd`` for the
+    service (a retry gives the same ``command_id``: the table applies it once)."""
+    name = command_id if command_id is not None else new_command_id()
+    if not COMMAND_ID_RE.fullmatch(name):
+        raise ValueError(f"a command id is letters, digits, '-', '_' or '.' (not {name!r})")
     control = state_dir / "control"
     control.mkdir(parents=True, exist_ok=True)
-    name = f"{time.time_ns()}-{os.getpid()}"
-    tmp = control / f"{name}.tmp"
+    tmp = control / f"{name}.{os.getpid()}.tmp"
     tmp.write_text(" ".join(words) + "\n", encoding="utf-8")
     target = control / f"{name}.cmd"
     os.replace(tmp, target)

@@ -18,7 +18,9 @@ The record is treated the way careful storage engines treat their log:
   (``str.splitlines``): a line holding any other line break (VT, FF, NEL, U+2028, CR...),
   a NUL, a byte that is not UTF-8 or a check that does not match ends the good part of
   the record. A torn last line (the power went while it was written: text without its
-  final newline) is dropped quietly. Anything else that is cut off is *damage*: the
+  final newline) is dropped quietly; a last line that lost only its newline but checks
+  (its check matches) was written whole: it is kept, and the newline put back. Anything
+  else that is cut off is *damage*: the
   original file is kept aside in ``damaged/`` for the referee, the table goes on from the
   last good line, and ``damage`` says what happened (the service shows it on every seat
   and logs it). A hand whose deal was recorded but that saw no action yet is dropped
@@ -32,7 +34,9 @@ The record is treated the way careful storage engines treat their log:
   and then unlinked from ``current.truco`` (a cut between the two is finished on the next
   start: the file's link count says it is already archived). An archive is never
   overwritten. The archive is bounded (``ArchivePolicy``): past ``max_games`` games or
-  ``max_bytes`` bytes the oldest games are deleted, oldest first, and logged.
+  ``max_bytes`` bytes the oldest games are deleted, oldest first, and logged; so are
+  they while the card's free space is under the reserve (after an archive, and when a
+  write meets a full card), so the current game's record finds room.
 
 Every system call goes through a ``Disk`` (``disk=``), so tests can fail any one of
 them, or watch their order.
@@ -118,6 +122,11 @@ class Disk:
     def unlink(self, path: Path) -> None:
         os.unlink(path)
 
+    def space(self, path: Path) -> tuple[int, int]:
+        """The file system's (size, free bytes for us) where ``path`` is."""
+        st = os.statvfs(path)
+        return st.f_blocks * st.f_frsize, st.f_bavail * st.f_frsize
+
     def fsync_dir(self, path: Path) -> None:
         fd = os.open(path, os.O_RDONLY)
         try:
@@ -134,10 +143,20 @@ def fsync_dir(path: Path) -> None:
 
 @dataclass(frozen=True, slots=True)
 class ArchivePolicy:
-    """How much of the archive is kept: the newest games within both bounds."""
+    """How much of the archive is kept: the newest games within both bounds, and never
+    so many that the card's free space falls under the reserve: the smaller of
+    ``reserve_fraction`` of the card and ``reserve_bytes`` (10 % or 64 MiB by default;
+    a small card keeps its tenth, a large one 64 MiB), so that the current game's
+    record always finds room."""
 
     max_games: int = 1000
     max_bytes: int = 64 * 1024 * 1024
+    reserve_fraction: float = 0.10
+    reserve_bytes: int = 64 * 1024 * 1024
+
+    def reserve(self, card_bytes: int) -> int:
+        """The free space to keep on a card of ``card_bytes``."""
+        return min(int(card_bytes * self.reserve_fraction), self.reserve_bytes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,6 +223,9 @@ def check_lines(data: bytes) -> tuple[list[str], int, str | None, bool]:
         except UnicodeDecodeError:
             texts.append(None)
     checked = any(t is not None and _CHECK_RE.search(t) for t in texts)
+    if not checked and tail:  # a record of one line, its newline lost
+        with contextlib.suppress(UnicodeDecodeError):
+            checked = _CHECK_RE.search(tail.decode("utf-8")) is not None
     lines: list[str] = []
     good = 0
     crc = 0
@@ -232,7 +254,15 @@ def check_lines(data: bytes) -> tuple[list[str], int, str | None, bool]:
             fragment = tail.decode("utf-8")
         except UnicodeDecodeError:
             fragment = None
-        if fragment is not None and _bad_char(fragment) is None:
+        m = _CHECK_RE.search(fragment) if checked and fragment is not None else None
+        if fragment is not None and m is not None and _bad_char(fragment) is None:
+            body = fragment[: m.start()]
+            if int(m.group(1), 16) == _crc(body, crc):  # whole: only its newline was lost
+                lines.append(body)
+                good += len(tail)
+            else:
+                torn = True
+        elif fragment is not None and _bad_char(fragment) is None:
             torn = True
         else:
             why = f"line {len(texts) + 1}: a damaged unterminated end"
@@ -459,6 +489,8 @@ class GameStore:
     def _fault(self, error: OSError) -> None:
         self.faults += 1
         self._close()
+        if error.errno in (errno.ENOSPC, errno.EDQUOT):
+            self._keep_reserve(keep=None)  # the oldest games make room for this one
         if self.problem is None:
             log.error("cannot write %s: %s; the game goes on in memory", self.path, error)
         self.problem = f"disco: {error.strerror or error}"
@@ -580,6 +612,36 @@ class GameStore:
         self._rotate(
             self.archive_dir, self.policy.max_games, self.policy.max_bytes, keep=self._linked
         )
+        self._keep_reserve(keep=self._linked)
+
+    def _keep_reserve(self, *, keep: Path | None) -> None:
+        """Delete the oldest archived games (never ``keep``) while the card's free space
+        is under the policy's reserve; errors only logged."""
+        try:
+            size, free = self.disk.space(self.dir)
+        except OSError:
+            return
+        reserve = self.policy.reserve(size)
+        for path, _ in self._by_age(self.archive_dir):
+            if free >= reserve:
+                return
+            if path == keep:
+                continue
+            try:
+                self.disk.unlink(path)
+            except OSError as error:
+                if self.problem is None:  # once, not at every retry
+                    log.warning("cannot delete %s from the archive: %s", path, error)
+                return
+            log.warning(
+                "archive policy: deleted %s (the oldest) to keep %d bytes free on the card",
+                path.name,
+                reserve,
+            )
+            try:
+                free = self.disk.space(self.dir)[1]
+            except OSError:
+                return
 
     def _free(self, directory: Path, stamp: str, suffix: str) -> Path:
         names = set(self._list(directory))

@@ -54,7 +54,6 @@ from ..notices import (
     RefereeCalled,
     Refusal,
     Scored,
-    TableAlert,
     TableNotice,
 )
 from ..render.screen import MatchCard
@@ -147,7 +146,7 @@ class Table:
         self.node_ok = [True] * n
         self.reader_ok = [True] * n  # the node's last heartbeat: its reader chip answers
         #: lasting warnings for every seat (a full disk), shown when no message is
-        self.alerts: dict[str, TableAlert] = {}
+        self.alerts: dict[str, Notice] = {}  # lasting, table-wide: a full disk, damage
         self.deal: dict[int, list[Card]] = {}
         self.hand_dealer: int | None = None
         self.last: TableResult | None = None

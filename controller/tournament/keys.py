@@ -26,6 +26,7 @@ import stat
 from pathlib import Path
 from typing import Final
 
+from ..table.store import fsync_dir
 from .seal import KeyConfigError, TournamentKey, load_key
 from .topics import check_name
 
@@ -83,7 +84,8 @@ def new_secret() -> bytes:
 
 def write_private(path: str | os.PathLike[str], data: bytes) -> Path:
     """Write ``data`` to ``path`` readable by its owner only (``0600``), replacing it
-    atomically; the folder is created ``0700`` if missing."""
+    atomically and durably (the file synced, renamed, the folder synced); the folder is
+    created ``0700`` if missing."""
     p = Path(path)
     if not p.parent.exists():
         p.parent.mkdir(parents=True, mode=0o700)
@@ -96,6 +98,7 @@ def write_private(path: str | os.PathLike[str], data: bytes) -> Path:
     finally:
         os.close(fd)
     os.replace(tmp, p)
+    fsync_dir(p.parent)  # the rename itself survives a power cut
     return p
 
 

@@ -4,7 +4,11 @@ Two files in the outbox directory (by default ``<state_dir>/outbox/``):
 
 ``journal.jsonl``
     Append-only, one JSON object a line: ``{"seq": N, "topic": "events", "retain":
-    false, "payload": "<the exact payload>"}``. ``seq`` runs 1, 2, 3, ... without gaps
+    false, "payload": "<the exact payload>", "c": "XXXXXXXX"}``, where ``c`` is the
+    CRC-32 (hex) of the line's own bytes without it (the same object closed after
+    ``payload``); it is checked at open, so a flipped digit is damage, never a renumbered
+    entry (lines written before the checks, none of them with ``c``, are read as they
+    are, but only before the first checked line). ``seq`` runs 1, 2, 3, ... without gaps
     for the life of the directory (across games and restarts); ``topic`` is relative to
     the table's prefix. A line is written whole with one ``write`` and ``fsync``-ed before
     ``append`` returns, so a message the table produced survives a power cut; a short or
@@ -17,7 +21,9 @@ Two files in the outbox directory (by default ``<state_dir>/outbox/``):
     only means messages are sent again; the desk drops duplicates by ``(table, seq)``.
 
 **Damage never reuses a seq.** On opening, a torn last line (text without its newline:
-the power went while it was written, so it was never sent) is cut off quietly. Any other
+the power went while it was written, so it was never sent) is cut off quietly; a last
+line that lost only its newline but checks (its ``c`` matches, its seq the next) was
+written whole and may have been sent: it is kept, and the newline put back. Any other
 damage (a line that is not an entry, a zeroed page, a seq out of order, a gap, an
 ``acked`` beyond the journal) may have destroyed messages the desk already has, so their
 numbers are never given again: every good entry is kept where it was, the numbers the
@@ -41,6 +47,7 @@ import math
 import os
 import threading
 import time
+import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,6 +65,8 @@ DAMAGED = "damaged"
 MAX_DAMAGED = 20
 #: the shortest line an entry can be: ``{"seq":1,"topic":"","retain":false,"payload":""}``
 MIN_LINE = 49
+_CHECK_KEY = b',"c":"'  # a line's check: ``,"c":"XXXXXXXX"}`` closes it
+_CHECK_LEN = len(_CHECK_KEY) + 8 + 2
 
 #: ``filler(seq, before)``: the ``(topic, payload)`` journaled for a seq that damage lost;
 #: ``before`` is the entry just before it (``None`` for seq 1)
@@ -142,9 +151,11 @@ class Outbox:
         why: str | None = None
         after_last = 0  # bytes of bad lines after the last good entry
         pos = good = 0
+        checked = False  # a checked line was read: every later line must check too
         for raw in pieces:
             pos += len(raw) + 1
-            entry = self._parse(raw)
+            entry, has_check = self._parse(raw, checked)
+            checked = checked or has_check
             if entry is None or entry.seq <= (kept[-1].seq if kept else 0):
                 why = why or f"a damaged line at byte {pos - len(raw) - 1}"
                 after_last += len(raw) + 1
@@ -154,6 +165,13 @@ class Outbox:
             kept.append(entry)
             after_last = 0
             good = pos
+        whole, _ = self._parse(tail, True) if tail and why is None else (None, False)
+        newline_lost = whole is not None and whole.seq == (kept[-1].seq if kept else 0) + 1
+        if whole is not None and newline_lost:
+            # only the newline was lost: the entry was written whole (it checks)
+            log.warning("%s: the last entry lost its newline; kept", self.journal_path)
+            kept.append(whole)
+            tail = b""
         if tail:
             if _clean_fragment(tail) and why is None:
                 self.dropped = tail.decode("utf-8", errors="replace")
@@ -171,6 +189,8 @@ class Outbox:
             self._good_len = good
             if self.dropped is not None:
                 self._truncate(good)
+            elif newline_lost:
+                self._rewrite()  # the newline put back
             return
         high = max(last, acked, last + math.ceil(after_last / MIN_LINE))
         by_seq = {e.seq: e for e in kept}
@@ -228,13 +248,27 @@ class Outbox:
         self._broken = False
 
     @staticmethod
-    def _parse(line: bytes) -> Entry | None:
+    def _parse(line: bytes, checked: bool) -> tuple[Entry | None, bool]:
+        """The entry of a stored line (``None``: damaged) and whether it had a check;
+        ``checked``: a check is required (a checked line came before)."""
+        has_check = line.endswith(b'"}') and line[-_CHECK_LEN:-10] == _CHECK_KEY
+        if has_check:
+            body = line[:-_CHECK_LEN] + b"}"
+            try:
+                crc = int(line[-10:-2].decode("ascii"), 16)
+            except ValueError:
+                return None, True
+            if line[-10:-2] != f"{crc:08x}".encode() or zlib.crc32(body) != crc:
+                return None, True
+            line = body
+        elif checked:
+            return None, False
         try:
             obj = json.loads(line.decode("utf-8"))
             seq, topic, payload = obj["seq"], obj["topic"], obj["payload"]
             retain = bool(obj.get("retain", False))
         except (ValueError, KeyError, TypeError, UnicodeDecodeError, RecursionError):
-            return None
+            return None, has_check
         if (
             not isinstance(seq, int)
             or isinstance(seq, bool)
@@ -242,11 +276,11 @@ class Outbox:
             or not isinstance(topic, str)
             or not isinstance(payload, str)
         ):
-            return None
+            return None, has_check
         try:
-            return Entry(seq, topic, payload.encode("utf-8"), retain)
+            return Entry(seq, topic, payload.encode("utf-8"), retain), has_check
         except UnicodeEncodeError:  # a lone surrogate
-            return None
+            return None, has_check
 
     def _read_acked(self) -> int:
         try:
@@ -366,7 +400,8 @@ def _line(entry: Entry) -> bytes:
         ensure_ascii=False,
         separators=(",", ":"),
     )
-    return (line + "\n").encode("utf-8")
+    body = line.encode("utf-8")
+    return body[:-1] + b'%s%08x"}\n' % (_CHECK_KEY, zlib.crc32(body))
 
 
 def _clean_fragment(data: bytes) -> bool:

@@ -12,7 +12,11 @@
   ``penalty``); the profile keeps the tournament's own choice of flor on or off.
 - **every refusal** is shown on the seat's display with its reason (the table always
   does) and written into the record as a comment (``# rechazado: 1 play 7E
-  (not_your_turn)``): ``ServiceConfig.record_refusals``.
+  (not_your_turn)``): ``ServiceConfig.record_refusals``. A stuck button must not fill
+  the sealed record: past ``REFUSAL_BURST`` (5) refusals of one seat in
+  ``REFUSAL_WINDOW_S`` (10 s) the rest are counted and written as one comment a seat
+  and window (``# rechazos sin anotar: asiento 1, 4995 (not_your_turn 4995)``); like
+  every comment, ``replay`` skips it, so the game replays exactly the same.
 - **a referee call** (a player held *quiero* and *no quiero* together) is written into
   the record as a comment too (``# llamado al árbitro: asiento 1``), and sent to the desk.
 - **the referee's undo** leaves ``# deshecho por el árbitro: <action>`` in the record

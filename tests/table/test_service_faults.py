@@ -389,10 +389,11 @@ def test_an_undo_file_survives_a_cut_before_the_record_is_rewritten(tmp_path: Pa
     rig.disk.cut_at = rig.disk.mutations + 1  # the power goes at the rewrite's first step
     with pytest.raises(PowerCut):
         rig.service.step(0.0)
-    assert list((tmp_path / "control").glob("*.cmd"))  # the file was not consumed
+    # the file was claimed (renamed <id>.taken), not consumed
+    assert list((tmp_path / "control").glob("*.taken"))
     again = Rig(tmp_path)  # the restart applies it
     assert again.moves() == []
-    assert not list((tmp_path / "control").glob("*.cmd"))
+    assert not [*(tmp_path / "control").glob("*.cmd"), *(tmp_path / "control").glob("*.taken")]
 
 
 def test_an_undo_file_applied_before_a_cut_is_not_applied_twice(tmp_path: Path) -> None:
@@ -418,7 +419,7 @@ def test_an_undo_file_applied_before_a_cut_is_not_applied_twice(tmp_path: Path) 
     assert rig.moves() == ["0 envido"]
     again = Rig(tmp_path)
     assert again.moves() == ["0 envido"]  # one undo, not two
-    assert not list((tmp_path / "control").glob("*.cmd"))
+    assert not [*(tmp_path / "control").glob("*.cmd"), *(tmp_path / "control").glob("*.taken")]
     assert "# control " in record(tmp_path)
 
 
@@ -444,7 +445,7 @@ def test_a_new_game_file_applied_before_a_cut_is_not_applied_twice(tmp_path: Pat
     again = Rig(tmp_path)
     assert again.game.hand_number == 0
     assert len(again.store.archived()) == 1  # archived once, no empty game archived
-    assert not list((tmp_path / "control").glob("*.cmd"))
+    assert not [*(tmp_path / "control").glob("*.cmd"), *(tmp_path / "control").glob("*.taken")]
 
 
 def test_a_failing_control_directory_never_stops_the_table(tmp_path: Path) -> None:
