@@ -72,6 +72,8 @@ class Place:
     probe: I2cProbe | None = None  # None: no I2C probing (the bus is then only listed)
     by_id_dir: Path | None = None  # None: the configuration's
     service: Callable[[], str | None] | None = None  # the unit's state (systemctl is-active)
+    #: the service's last status line (``systemctl show -p StatusText``), None: not known
+    status_text: Callable[[], str | None] | None = None
     access: Callable[[str | Path, int], bool] = os.access  # may this user use the device?
 
 
@@ -108,8 +110,25 @@ def systemd_state(unit: str = "truco-table") -> str | None:
     return values.get("ActiveState") or None
 
 
+def systemd_status_text(unit: str = "truco-table") -> str | None:
+    """The unit's last ``STATUS=`` line, or None where systemd does not run."""
+    if not Path("/run/systemd/system").is_dir() or shutil.which("systemctl") is None:
+        return None
+    try:
+        done = subprocess.run(
+            ["systemctl", "show", "--property=StatusText", "--value", unit],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=10,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip() or None
+
+
 def pi_place() -> Place:
-    return Place(probe=smbus_probe, service=systemd_state)
+    return Place(probe=smbus_probe, service=systemd_state, status_text=systemd_status_text)
 
 
 # ------------------------------------------------------------------------- the checks
@@ -159,7 +178,27 @@ def examine(config_path: Path, place: Place) -> list[Finding]:
         add(private)
     if state is not None:
         findings.extend(_service(state))
+    if place.status_text is not None:
+        findings.extend(_floods(place.status_text()))
     return findings
+
+
+def _floods(status: str | None) -> list[Finding]:
+    """A seat that sent more than the table could take (a stuck button, a loose cable):
+    what the running service counted and dropped (``notify.flood_status``)."""
+    from .notify import parse_flood_status
+
+    return [
+        Finding(
+            Verdict.WARN,
+            f"Asiento {seat}: botonera",
+            f"mandó de más: {count} evento{'s' if count != 1 else ''} descartado"
+            f"{'s' if count != 1 else ''} desde el arranque (¿un botón trabado o un cable "
+            "flojo?). Revisá los botones de ese asiento.",
+        )
+        for seat, count in sorted(parse_flood_status(status or "").items())
+        if count
+    ]
 
 
 def _wiring(config: TableConfig) -> str:

@@ -111,6 +111,18 @@ def test_the_state_directory_missing_and_the_service_stopped(tmp_path: Path) -> 
     assert "journalctl -u truco-table" in bad["Servicio truco-table"]
 
 
+def test_a_flooding_seat_reported_by_the_service_is_a_warning(tmp_path: Path) -> None:
+    with mock_place(2, root=tmp_path) as (config, place):
+        status = "descartados: asiento 1: 40"
+        findings = examine(config, replace(place, status_text=lambda: status))
+        quiet = examine(config, replace(place, status_text=lambda: "jugando"))
+    warned = {f.what: f for f in findings if f.verdict is Verdict.WARN}
+    assert "40 eventos descartados" in warned["Asiento 1: botonera"].says
+    assert not [f for f in quiet if f.what.endswith("botonera")]
+    text, status_code = report(findings)
+    assert status_code == 0 and "mirá los avisos" in text
+
+
 def test_devices_without_permission_name_the_group() -> None:
     def access(path: str | Path, mode: int) -> bool:  # as for a user in no group
         real = os.path.realpath(path)
