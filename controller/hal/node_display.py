@@ -24,7 +24,8 @@ overflows from a Pi that keeps to this. Until the node has reported its panel OK
 frames are only remembered: the latest goes out whole as soon as it does.
 
 The windows are planned at the cost of the node's I2C bus (``machine.I2C`` at
-400 kHz: one transfer per command group and per piece), which is what decides how soon the seat's panel shows the frame.
+400 kHz: one transfer per command group and per piece), which is what decides how
+soon the seat's panel shows the frame.
 """
 
 from __future__ import annotations
