@@ -175,9 +175,9 @@ def test_an_unpaced_sender_cannot_exhaust_the_nodes_memory(per_pass: int) -> Non
         sent += 44
         update = (update + 1) % 65536
     env = dict(os.environ, MICROPYPATH=f"{ROOT / 'firmware'}:{HERE}:{HERE / 'mpy'}")
+    script = HERE / "mpy" / "flood_node.py"
     done = subprocess.run(
-        [micropython(), "-X", "heapsize=256k", str(HERE / "mpy" / "flood_node.py"),
-         str(per_pass)],  # fmt: skip
+        [micropython(), "-X", "heapsize=256k", str(script), str(per_pass)],
         input=b"".join(lines),
         capture_output=True,
         env=env,
