@@ -59,13 +59,10 @@ _ADDRESSES = (0x3C, 0x3D)
 
 
 def _number(text, high, leading_zero_ok=False):
-    field = text.encode()
-    if not field or len(field) > 5:
+    # bytes.isdigit is 0-9 only (str.isdigit would take other scripts' digits), in C
+    if not text or len(text) > 5 or not text.encode().isdigit():
         return None
-    for byte in field:
-        if byte < 0x30 or byte > 0x39:
-            return None
-    if len(field) > 1 and field[0] == 0x30 and not leading_zero_ok:
+    if len(text) > 1 and text[0] == "0" and not leading_zero_ok:
         return None
     value = int(text)
     return value if value <= high else None

@@ -192,3 +192,15 @@ def test_an_unpaced_sender_cannot_exhaust_the_nodes_memory(per_pass: int) -> Non
         assert dropped > 0 and lost > 0
     else:  # at the node's own USB budget it keeps up: every update written whole
         assert dropped == 0 and lost == 0 and acks == update
+
+
+def test_a_panel_that_resets_silently_is_lit_again_by_the_node(node: MicroPythonNode) -> None:
+    screen = render_scoreboard_image(4, 8, 30)
+    node.writer.update(screen)
+    assert node.settled_glass() == image_to_pages(screen)
+    sent = node.seq
+    node._write(b"!reset\n")  # a brown-out: no I2C error, the glass dark
+    assert node.glass() == bytes(1024)
+    node.wait(2000)  # the node's liveness refresh, from its own copy of the RAM
+    assert node.glass() == image_to_pages(screen)
+    assert node.seq == sent  # the Pi sent nothing: the node did it alone

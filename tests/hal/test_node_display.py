@@ -399,3 +399,17 @@ def test_an_unpaced_sender_only_loses_frames_that_are_redrawn(per_pass: int) -> 
     wire.from_node.clear()
     wire.pump(1500)  # the node repeats its DLOST; the Pi redraws the screen whole
     assert wire.glass_is(screen)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_panel_that_resets_without_an_error_is_lit_again_within_2_s(kind: str) -> None:
+    wire = Wire(kind)
+    screen = render_scoreboard_image(12, 4, 30)
+    wire.show(screen)
+    before = wire.sent_bytes
+    wire.model.power_cycle()  # a brown-out, a re-seated jumper: every transfer still acked
+    assert wire.model.glass() == bytes(1024) and not wire.model.display_on
+    wire.pump(2000)
+    assert wire.model.display_on and wire.glass_is(screen)
+    assert wire.sent_bytes == before  # the node did it from its copy, the Pi sent nothing
+    assert wire.app.display.panel.refreshes >= 1
