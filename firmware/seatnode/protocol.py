@@ -87,8 +87,9 @@ def crc16(data, crc=0xFFFF):
 
 
 try:  # MicroPython: the same loop compiled to machine code (viper), 10x faster there
-    import micropython
     from array import array
+
+    import micropython
 
     _CRC_WORDS = array("H", _CRC_TABLE)
 
@@ -102,7 +103,7 @@ try:  # MicroPython: the same loop compiled to machine code (viper), 10x faster 
             i += 1
         return crc
 
-    def crc16(data, crc=0xFFFF):  # noqa: F811 (the fast one where viper is there)
+    def crc16(data, crc=0xFFFF):
         """CRC-16/CCITT-FALSE: poly 0x1021, init 0xFFFF, not reflected, no final xor."""
         return _crc16_viper(data, len(data), crc)
 
