@@ -103,11 +103,13 @@ try:  # MicroPython: the same loop compiled to machine code (viper), 10x faster 
             i += 1
         return crc
 
-    def crc16(data, crc=0xFFFF):
+    def _crc16_fast(data, crc=0xFFFF):
         """CRC-16/CCITT-FALSE: poly 0x1021, init 0xFFFF, not reflected, no final xor."""
         return _crc16_viper(data, len(data), crc)
 
-    crc16(b"123456789")  # a port without viper raises here: keep the plain loop
+    # a port without viper raises here; a wrong answer keeps the plain loop too
+    if _crc16_fast(b"123456789") == 0x29B1 and _crc16_fast(b"0 HB") == 0xC20C:
+        crc16 = _crc16_fast
 except (ImportError, AttributeError, NameError, SyntaxError, NotImplementedError):
     pass
 
