@@ -13,8 +13,9 @@
 //                            written; "panelreset" makes it lose its settings and RAM
 //                            without any failed transfer;
 //   GP2-GP9                  the eight buttons (pull-ups, a press pulls the pin low);
-//   USB CDC                  the host polls the OUT endpoint once per 1 ms frame (at most
-//                            64 bytes a frame), as a full-speed host does.
+//   USB CDC                  full-speed bulk OUT: 64-byte packets of 55 us, at most 19 in
+//                            a 1 ms frame (the host's schedule), none before the device
+//                            re-arms its endpoint.
 //
 // node seat-pico.mjs BOOTROM.mjs IMAGE.uf2 SCRIPT.json
 // SCRIPT: {"steps": [...]} run in emulated time; each step is one of
@@ -188,7 +189,7 @@ const spi = mcu.spi[0];
 spi.onTransmit = (v) => { const r = reader.exchange(v); after(8, () => spi.completeTransmit(r)); };
 
 // -- the panel on I2C0 ------------------------------------------------------------------
-const BYTE_US = 9 / 400; // 9 clocks a byte at 400 kHz, in ms... in us below
+// 400 kHz: 9 clocks a byte (8 bits and the acknowledge) are 22.5 us
 const panel = { on: false, bytes: 0, control: null, first: true };
 const i2c = mcu.i2c[0];
 i2c.onStart = () => after(2.5, () => i2c.completeStart());
@@ -204,7 +205,6 @@ i2c.onWriteByte = (v) => {
 };
 i2c.onReadByte = () => after(22.5, () => i2c.completeRead(0xff));
 i2c.onStop = () => after(2.5, () => i2c.completeStop());
-void BYTE_US;
 
 // -- buttons ------------------------------------------------------------------------------
 const BUTTONS = { truco: 2, envido: 3, real_envido: 4, falta_envido: 5, flor: 6, quiero: 7, no_quiero: 8, mazo: 9 };
@@ -224,21 +224,34 @@ cdc.onSerialData = (value) => {
 };
 let connected = false;
 cdc.onDeviceConnected = () => { connected = true; say(`M ${nowUs()} usb`); };
-const frameTick = () => {
-  if (pendingRead && hostOut.length) {
+// A full-speed bulk OUT packet of 64 bytes is about 55 us on the wire with its token and
+// handshake; the host schedules at most 19 of them in a 1 ms frame, and a device that has
+// not re-armed its endpoint waits for the host's next try (NAK: the next frame).
+const PACKET_US = 55, PACKETS_PER_FRAME = 19;
+let frameStartUs = 0, packetsThisFrame = 0, delivering = false;
+const frameTick = () => { frameStartUs = nowUs(); packetsThisFrame = 0; deliver(); after(1000, frameTick); };
+function deliver() {
+  if (!pendingRead || !hostOut.length || delivering) return;
+  if (packetsThisFrame >= PACKETS_PER_FRAME) return; // the next frame
+  delivering = true;
+  packetsThisFrame += 1;
+  after(PACKET_US, () => {
+    delivering = false;
+    if (!pendingRead) return;
     const { endpoint, size } = pendingRead;
     pendingRead = null;
     const n = Math.min(size, 64, hostOut.length);
     usb.endpointReadDone(endpoint, Uint8Array.from(hostOut.splice(0, n)));
-  }
-  after(1000, frameTick);
-};
+  });
+}
 after(1000, frameTick);
 const originalRead = usb.onEndpointRead;
 usb.onEndpointRead = (endpoint, size) => {
-  if (endpoint === cdc.outEndpoint) pendingRead = { endpoint, size };
+  if (endpoint === cdc.outEndpoint) { pendingRead = { endpoint, size }; deliver(); }
   else originalRead(endpoint, size);
 };
+const hostWrite = (text) => { for (const ch of text) hostOut.push(ch.charCodeAt(0)); deliver(); };
+void frameStartUs;
 
 // -- the script ---------------------------------------------------------------------------
 const lines = [];
@@ -249,7 +262,7 @@ function onLine() {
   if (stream.length && last.startsWith('L ') && last.includes(' DACK ')) {
     const update = stream.shift();
     say(`M ${nowUs()} stream ${stream.length}`);
-    for (const ch of update) hostOut.push(ch.charCodeAt(0));
+    hostWrite(update);
   }
   if (waiting && out.length && out[out.length - 1].startsWith('L ') && out[out.length - 1].includes(waiting.text)) {
     const w = waiting; waiting = null; w.resolve();
@@ -270,7 +283,7 @@ function next() {
       after(timeout * 1000, () => { if (!done) { done = true; waiting = null; say(`T ${nowUs()} ${s.wait_line}`); next(); } });
       return;
     } else if (s.send !== undefined) {
-      for (const ch of s.send) hostOut.push(ch.charCodeAt(0));
+      hostWrite(s.send);
     } else if (s.tags !== undefined) {
       reader.tags = s.tags.map(([uid, strength]) => new Tag(uid, strength));
       say(`M ${nowUs()} tags ${s.tags.length}`);
@@ -282,7 +295,7 @@ function next() {
       panel.on = false; say(`P ${nowUs()} reset`);
     } else if (s.stream !== undefined) {
       stream = s.stream.slice();
-      if (stream.length) { const u = stream.shift(); for (const ch of u) hostOut.push(ch.charCodeAt(0)); }
+      if (stream.length) hostWrite(stream.shift());
       say(`M ${nowUs()} stream ${stream.length}`);
     } else if (s.mark !== undefined) {
       say(`M ${nowUs()} ${s.mark}`);
