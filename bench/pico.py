@@ -12,7 +12,9 @@ prints one line::
 
 * boot_ms: reset to the node's first HELLO on USB;
 * free_heap_kb: ``gc.mem_free()`` after boot with the firmware imported (in maintenance
-  mode: the loop not running; the low point during a game is not measured here);
+  mode: the loop not running); free_heap_kb_min: the lowest ``gc.mem_free()`` after a
+  collection every 100 passes of the node's loop (started from that REPL) while full
+  updates arrive back to back, buttons are pressed and cards laid;
 * card_to_tagon_ms_p99_busy: a card laid on the reader to its TAGON leaving USB, while
   full-panel updates arrive back to back (the Pi sends the next on each DACK);
 * press_ms_p99_idle / _busy: a button released to its PRESS leaving USB (the 20 ms
@@ -118,6 +120,15 @@ WORKLOAD = (
 )
 
 
+LOW_WATER = (
+    "import gc\nimport seatnode.main as m\nfrom seatnode.node import NodeApp\n"
+    "lo=[1<<30]\nc=[0]\nT=NodeApp.tick\n"
+    "def tk(s,now):\n T(s,now)\n c[0]+=1\n if c[0]%100==0:\n"
+    "  gc.collect()\n  lo[0]=min(lo[0],gc.mem_free())\n"
+    "NodeApp.tick=tk\n"
+)
+
+
 def unix_workload_us(update: str, rounds: int) -> float:
     micropython = Path(sys.executable).parent / "micropython"
     exe = str(micropython) if micropython.exists() else shutil.which("micropython")
@@ -191,7 +202,7 @@ def main() -> None:
     ]
     # The factor: the workload at the REPL of a node started in maintenance mode (mazo held).
     rounds = 3
-    repl = [
+    repl: list[dict[str, object]] = [
         {"press": "mazo"},
         {"wait_line": "maintenance", "timeout_ms": 3000},
         {"release": "mazo"},
@@ -202,15 +213,33 @@ def main() -> None:
         {"send": f"D={updates[0].encode()!r}\r"},
         {"send": f"print('WO'+'RK',w(D,{rounds}))\r"},
         {"wait_line": "WORK ", "timeout_ms": 20000},
+        {"send": "del D\r"},
+        {"send": f"exec({LOW_WATER!r})\r"},
+        {"send": "app=m.run(m.Hardware(),m.UsbSerial(),seat=0);print('LO'+'W',lo[0])\r"},
+        {"after_ms": 200},
+        {"send": encode_frame(0, "HELLO", "2", "1").decode()},
+        {"after_ms": 200},
+        {"stream": updates[:12]},
+    ]
+    for _ in range(4):
+        repl += [{"after_ms": 90}, {"press": "quiero"}, {"after_ms": 70}, {"release": "quiero"}]
+        repl += [{"after_ms": 40}, {"tags": [[UID_A, 1.0]]}, {"after_ms": 120}, {"tags": []}]
+    repl += [
+        {"stream": []},
+        {"after_ms": 600},
+        {"send": encode_frame(999, "RESET").decode()},
+        {"wait_line": "LOW ", "timeout_ms": 5000},
     ]
     repl_lines = run(args.bootrom, args.image, repl, wall_s=600)
     heap = next(int(x.split()[-1]) for x in repl_lines if x.startswith("L ") and " HEAP " in x)
     work = next(int(x.split()[-1]) for x in repl_lines if x.startswith("L ") and " WORK " in x)
+    low = [int(x.split()[-1]) for x in repl_lines if x.startswith("L ") and " LOW " in x]
     unix = unix_workload_us(updates[0], rounds)
     figures = {
         "emulated": "rp2040",
         "boot_ms": f"{boot_ms:.1f}",
         "free_heap_kb": f"{heap / 1024:.1f}",
+        "free_heap_kb_min": f"{low[0] / 1024:.1f}" if low else "nan",
         "card_to_tagon_ms_p99_busy": f"{p99(cards_busy):.1f}",
         "press_ms_p99_idle": f"{p99(press_idle):.1f}",
         "press_ms_p99_busy": f"{p99(press_busy):.1f}",

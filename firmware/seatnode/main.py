@@ -112,7 +112,8 @@ class UsbSerial:
                 ready = True
             if not ready:
                 break
-            readinto(one)
+            if not readinto(one):  # end of the stream (a closed pty): nothing came
+                break
             buf[count] = one[0]
             count += 1
         return bytes(self._view[:count]) if count else b""

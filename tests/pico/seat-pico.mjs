@@ -20,6 +20,7 @@
 // node seat-pico.mjs BOOTROM.mjs IMAGE.uf2 SCRIPT.json
 // SCRIPT: {"steps": [...]} run in emulated time; each step is one of
 //   {"at_ms": t}                          wait until emulated time t (ms)
+//   {"after_ms": d}                       wait d ms of emulated time
 //   {"wait_line": "TEXT", "timeout_ms": n} wait for a line from the node containing TEXT
 //   {"send": "bytes"}                     the host writes these bytes (frames with \n)
 //   {"tags": [["UID", strength], ...]}    what lies on the reader from now on
@@ -276,6 +277,8 @@ function next() {
     if (s.at_ms !== undefined) {
       const delta = s.at_ms * 1000 - nowUs();
       if (delta > 0) { after(delta, next); return; }
+    } else if (s.after_ms !== undefined) {
+      after(s.after_ms * 1000, next); return;
     } else if (s.wait_line !== undefined) {
       const timeout = s.timeout_ms ?? 5000;
       let done = false;
