@@ -44,7 +44,7 @@ MAX_FRAMES = 999  # DW frames in one update
 UPDATE_MODULO = 65536
 RETRY_MS = 500  # how often a panel that does not answer is tried again
 LOST_REPEAT_MS = 1000  # DLOST again while no FULL update has come
-PIECES_PER_PASS = 4  # DW frames written per pass of the node's loop
+PIECES_PER_PASS = 2  # DW frames written per pass of the node's loop
 # Display frames waiting to be written, at most: a whole screen of 24-byte pieces (43 DW
 # and its DU) and some.  A Pi sending faster than the node writes (it should wait for
 # each DACK) overflows it: what was queued is dropped, the update is lost (DLOST), and

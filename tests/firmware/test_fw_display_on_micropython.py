@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from micropython_unix import require_micropython
 from PIL import Image, ImageDraw
+from seatnode.config import USB_READ_BUDGET
 
 from controller.hal.display_writer import Controller, DisplayWriter, Panel, image_to_pages
 from controller.hal.node_display import NodePort
@@ -157,7 +158,7 @@ def test_a_panel_reset_on_the_micropython_node(node: MicroPythonNode) -> None:
     assert node.settled_glass() == image_to_pages(render_scoreboard_image(10, 9, 30))
 
 
-@pytest.mark.parametrize("per_pass", [256, 4096])
+@pytest.mark.parametrize("per_pass", [USB_READ_BUDGET, 4096])
 def test_an_unpaced_sender_cannot_exhaust_the_nodes_memory(per_pass: int) -> None:
     # 20,000 display frames (FULL updates back to back, no waiting for DACKs) into the
     # real firmware on the real MicroPython with a 256 KiB heap (the unix port: 64-bit
@@ -188,7 +189,7 @@ def test_an_unpaced_sender_cannot_exhaust_the_nodes_memory(per_pass: int) -> Non
     assert words[0] == b"FLOOD", done.stdout[-500:]
     dropped, lost, acks, lowest = (int(w) for w in words[1:5])
     assert lowest > 64 * 1024  # what stays allocated is bounded, whatever comes
-    if per_pass > 256:  # faster than the panel is written: dropped, reported lost
+    if per_pass > USB_READ_BUDGET:  # faster than the panel is written: dropped, lost
         assert dropped > 0 and lost > 0
     else:  # at the node's own USB budget it keeps up: every update written whole
         assert dropped == 0 and lost == 0 and acks == update

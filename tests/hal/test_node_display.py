@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from PIL import Image, ImageDraw
 from seatnode import display as node_display
 from seatnode import protocol
+from seatnode.config import USB_READ_BUDGET
 from seatnode.node import NodeApp
 from seatnode.panel import KINDS, Panel
 
@@ -361,10 +362,10 @@ def test_merged_updates_reach_the_glass_in_any_order_of_dacks() -> None:
     assert wire.port.stats.updates < len(shown)  # merged, never more than one per DACK
 
 
-@pytest.mark.parametrize("per_pass", [256, 4096])
+@pytest.mark.parametrize("per_pass", [USB_READ_BUDGET, 4096])
 def test_an_unpaced_sender_only_loses_frames_that_are_redrawn(per_pass: int) -> None:
     # A Pi that ignores the DACKs (the old one): 100,000 display frames straight into
-    # the node, ``per_pass`` bytes a pass of its loop. At the node's USB budget (256)
+    # the node, ``per_pass`` bytes a pass of its loop. At the node's USB budget (48)
     # the pieces it writes a pass keep up; with more a pass (a node taking 4 KiB a
     # pass) its queue fills: updates are dropped (DLOST). Either way the queue stays
     # bounded, and the paced Pi's FULL update after it (or the flood's own last
@@ -394,7 +395,7 @@ def test_an_unpaced_sender_only_loses_frames_that_are_redrawn(per_pass: int) -> 
         most = max(most, len(wire.app.display.queue))
     assert most <= node_display.MAX_QUEUE
     dropped = wire.app.display.dropped
-    assert (dropped > 0) is (per_pass > 256)
+    assert (dropped > 0) is (per_pass > USB_READ_BUDGET)
     assert any(b" DLOST " in line for line in wire.node_lines) is (dropped > 0)
     wire.from_node.clear()
     wire.pump(1500)  # the node repeats its DLOST; the Pi redraws the screen whole

@@ -36,6 +36,7 @@ while True:
     now += 1
     passes += 1
     if passes % 64 == 0:  # what stays allocated (garbage collected first)
+        model.commands_seen = []  # the panel model's own log, not the node's memory
         gc.collect()
         lowest = min(lowest, gc.mem_free())
 while app.display.pending:
