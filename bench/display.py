@@ -139,10 +139,11 @@ USB_BYTES_PER_MS = 27.0
 NODE_FRAME_MS = 1.0  # the Pico's time for one display frame, when nothing measured it
 # RP2040 at 125 MHz against this machine's core, both MicroPython: measured by
 # bench/pico.py, the firmware's NodeApp receiving FULL updates (lines, CRC, parsing,
-# checks, queue) timed with ticks_us in rp2040js and under the unix port here: 460.7 ms
-# emulated against 3.7 to 5.3 ms (a shared machine): 88 to 123. (rp2040js has no flash
-# wait states: a real Pico is slower still where its XIP cache misses.)
-PICO_SLOWDOWN = 120.0
+# checks, queue) timed with ticks_us in rp2040js (465.6 ms emulated for three) and
+# under the unix port here (3.65 ms, the fastest of 300 single rounds, times three): 127.
+# (rp2040js has no flash wait states: a real Pico is slower still where its XIP cache
+# misses.)
+PICO_SLOWDOWN = 127.0
 
 
 class CountingInterface:
