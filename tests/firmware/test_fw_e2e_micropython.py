@@ -136,7 +136,7 @@ def test_hello_heartbeats_cards_and_buttons(
     time.sleep(0.5)
     assert not [e for e in events.items[mark:] if isinstance(e, TagArrived)]
     node.lay()
-    events.wait_for(lambda e: isinstance(e, TagLeft) or isinstance(e, Heartbeat), after=mark)
+    events.wait_for(lambda e: isinstance(e, TagLeft | Heartbeat), after=mark)
     time.sleep(0.7)  # the field empty past the grace period: the conflict is over
     mark = events.mark()
     node.lay(CARD_A, CARD_B + ":0.25")  # a faint second card: no collision on the air
