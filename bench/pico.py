@@ -20,7 +20,9 @@ prints one line::
 * press_ms_p99_idle / _busy: a button released to its PRESS leaving USB (the 20 ms
   debounce included), idle and under the same traffic;
 * full_update_dack_ms: a FULL update (DU and its 43 DW frames) written by the host to
-  its DACK leaving USB (USB, parsing, the 1 KiB on the I2C bus at 400 kHz);
+  its DACK leaving USB (USB, parsing, the 1 KiB on the I2C bus at 400 kHz), idle;
+  full_update_dack_ms_max_busy the slowest of the updates sent back to back (the next
+  on each DACK) while buttons are pressed and cards laid (the Pi's timeout is 1 s);
 * panel_relit_ms: a panel that lost its settings and RAM without an I2C error to the
   "display on" the node's liveness refresh sends;
 * pico_factor: the same firmware workload (NodeApp receiving a FULL update: lines,
@@ -197,6 +199,8 @@ def main() -> None:
     press_busy = latencies(lines, "release truco", "PRESS truco", since=busy_at)
     cards_busy = latencies(lines, "tags 1", f"TAGON {UID_A}", since=busy_at)
     dack = latencies(lines, " full", "DACK 0")
+    # while updates come back to back (the next one on each DACK): each one's DACK
+    streamed = latencies(lines, " stream ", " DACK ", since=busy_at)
     reset_at = next(int(x.split()[1]) for x in lines if x.startswith("P ") and x.endswith("reset"))
     relit = [
         (int(x.split()[1]) - reset_at) / 1000
@@ -247,6 +251,8 @@ def main() -> None:
         "press_ms_p99_idle": f"{p99(press_idle):.1f}",
         "press_ms_p99_busy": f"{p99(press_busy):.1f}",
         "full_update_dack_ms": f"{dack[0]:.1f}" if dack else "nan",
+        "full_update_dack_ms_max_busy": f"{max(streamed):.1f}" if streamed else "nan",
+        "updates_busy": str(len(streamed)),
         "panel_relit_ms": f"{relit[0]:.0f}" if relit else "nan",
         "pico_factor": f"{work / unix:.0f}",
         "workload_us_emulated": str(work),
