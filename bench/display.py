@@ -51,8 +51,10 @@ handles each in ``node_frame_ms`` and writes its I2C bytes at 400 kHz, all nodes
 same time; every panel then waits for its scan (``SCAN_MS``, a random phase per panel and
 event; ``last_panel_ms_max`` takes the worst phase). ``node_frame_ms`` is the firmware's
 own handling of a display frame timed under the real MicroPython (unix port, this
-machine; ``bench/mpy/node_frames.py``) times ``PICO_SLOWDOWN``, an estimate for an RP2040
-at 125 MHz (``--node-frame-ms`` overrides it). A seed is over its target when its 99th
+machine; ``bench/mpy/node_frames.py``) times ``PICO_SLOWDOWN``, the factor measured
+between an emulated RP2040 at 125 MHz and the unix port (``bench/pico.py``;
+``--node-frame-ms`` overrides it); ``USB_BYTES_PER_MS`` is the node's own read loop's rate,
+measured in the emulator too. A seed is over its target when its 99th
 percentile or its worst event is: nodes 15 / 20 ms, the Pi's bus 60 ms at the 99th
 percentile. ``bytes_per_event`` is USB bytes for the nodes (``node_i2c_bytes...`` their
 I2C bytes), shared-bus bytes for the Pi; ``full_refresh_bytes`` every panel sent whole.
@@ -85,6 +87,7 @@ from controller.hal.node_display import NodePort
 from controller.hal.seatlink import (
     ButtonHeld,
     ButtonPressed,
+    DisplayAck,
     LinkEvent,
     PanelReport,
     TagArrived,
@@ -129,9 +132,18 @@ _NEW_HAND = None
 # = 1 x (2 + 2 + 50) x 64 / 370 kHz (typical oscillator) = 9.3 ms.
 SCAN_MS = 1 * (2 + 2 + 50) * 64 / 370.0
 USB_LATENCY_MS = 1.0  # a full-speed bulk transfer waits for the next 1 ms USB frame
-USB_BYTES_PER_MS = 500.0  # USB CDC to a Pico, well below full speed's 1.2 MB/s
+# What the node's own USB read loop takes in (seatnode.main.UsbSerial: poll and one byte
+# at a time, MicroPython's stdin gives no more): 2,000 bytes in 73 ms of emulated RP2040
+# time (rp2040js, tests/pico), 27 bytes a millisecond; the bus itself carries far more.
+USB_BYTES_PER_MS = 27.0
 NODE_FRAME_MS = 1.0  # the Pico's time for one display frame, when nothing measured it
-PICO_SLOWDOWN = 25.0  # RP2040 at 125 MHz against this machine's core, both MicroPython
+# RP2040 at 125 MHz against this machine's core, both MicroPython: measured by
+# bench/pico.py, the firmware's NodeApp receiving FULL updates (lines, CRC, parsing,
+# checks, queue) timed with ticks_us in rp2040js (465.6 ms emulated for three) and
+# under the unix port here (3.65 ms, the fastest of 300 single rounds, times three): 127.
+# (rp2040js has no flash wait states: a real Pico is slower still where its XIP cache
+# misses.)
+PICO_SLOWDOWN = 127.0
 
 
 class CountingInterface:
@@ -240,9 +252,11 @@ class Bench:
         ]
         self.links = [CountingLink(controller) for _ in range(players)]
         self.node_writers = []
+        self.node_ports = []
         for link in self.links:
             port = NodePort(link, Panel(controller))
             port.on_event(PanelReport(controller.value, 0x3C, True))
+            self.node_ports.append(port)
             self.node_writers.append(DisplayWriter(port))
         self.run = Run(players)
         self.full_frame = self._full_refresh()
@@ -259,9 +273,18 @@ class Bench:
             node.invalidate()
             node.update(image)
             usb, _frames, i2c = self.links[seat].take()
+            self._acknowledge(seat)
             self.node_full += usb
             self.node_full_i2c += i2c
         return total
+
+    def _acknowledge(self, seat: int) -> None:
+        """The node's DACK for what its port sent: it comes before the next event (the
+        model's node writes an update in well under EVENT_SECONDS), so the Pi, which
+        waits for each DACK, never holds a frame here."""
+        port = self.node_ports[seat]
+        if port.awaiting is not None:
+            port.on_event(DisplayAck(port.awaiting))
 
     # ------------------------------------------------------------------ events
 
@@ -308,6 +331,7 @@ class Bench:
                 cost += pi_bytes
                 changed += 1
             usb, frames, i2c = self.links[s].take()
+            self._acknowledge(s)
             seats.append(SeatCost(t1 - t0, t2 - t1, pi_bytes, t3 - t2, frames, usb, i2c))
         # The old figures: the table, every render and the Pi-bus diffs.
         cpu = table_s + sum(c.render_s + c.pi_diff_s for c in seats)

@@ -11,6 +11,17 @@ collisions (bits after a collision read as 0, CollPos counted from bit 0 of the
 first FIFO byte), and tags with the IDLE/READY/ACTIVE/HALT states, cascade
 levels, BCC and CRC_A.
 
+The receiver (data sheet 9.3.3.6 RFCfgReg, 9.3.3.3 RxThresholdReg): each tag has a
+``strength``, its answer's amplitude at the antenna relative to a card lying on the
+reader (1.0; a card on top of another or at the reader's edge is fainter, one in a
+hand above the reader fainter still). RxGain (RFCfgReg bits 6-4: 18 to 48 dB) scales
+it; an answer below the decoder's MinLevel is not heard at all; of the answers
+heard, one weaker than the strongest by more than CollLevel (RxThresholdReg bits 2-0,
+as a fraction of 8) does not make a bit collision: its bits vanish under the stronger
+card's Manchester half-bits and the stronger card reads cleanly, as if alone. So a
+faint second card is only found by asking again once the first is halted (REQA after
+HLTA), and a lower gain keeps a card held above the reader out of range.
+
 Plain enough for MicroPython (no ``__future__`` import; annotations are not evaluated
 there), so it imports nothing of the package but CRC_A.
 """
@@ -25,7 +36,13 @@ else:  # CPython: the package's own
 COMMAND, COM_IRQ, ERROR, FIFO_DATA, FIFO_LEVEL, CONTROL, BIT_FRAMING, COLL = (
     0x01, 0x04, 0x06, 0x09, 0x0A, 0x0C, 0x0D, 0x0E,
 )  # fmt: skip
-TX_CONTROL, VERSION = 0x14, 0x37
+TX_CONTROL, RX_THRESHOLD, RF_CFG, VERSION = 0x14, 0x18, 0x26, 0x37
+# RxGain codes (RFCfgReg bits 6-4) in dB, data sheet table 98.
+RX_GAIN_DB = (18, 23, 18, 23, 33, 38, 43, 48)
+# The amplitude (strength x gain, relative to 48 dB) the decoder needs at MinLevel 8
+# (RxThresholdReg's reset value): a card on the reader (1.0) is heard at every gain,
+# 0.1 only at 43 dB and more.
+HEARD_AT_MIN_LEVEL_8 = 0.03
 SEL_CODES = (0x93, 0x95, 0x97)
 
 
@@ -46,9 +63,12 @@ def from_bits(bits: list[int]) -> bytes:
 class SimTag:
     """An ISO 14443-3A tag with a 4-, 7- or 10-byte UID (NTAG213: 7 bytes, SAK 0x00)."""
 
-    def __init__(self, uid: bytes, atqa: bytes = b"\x44\x00", sak: int = 0x00) -> None:
+    def __init__(
+        self, uid: bytes, atqa: bytes = b"\x44\x00", sak: int = 0x00, strength: float = 1.0
+    ) -> None:
         assert len(uid) in (4, 7, 10)
         self.uid = bytes(uid)
+        self.strength = strength
         self.atqa = atqa
         self.sak = sak
         if len(uid) == 4:
@@ -149,6 +169,8 @@ class SimMFRC522:
         self.regs = bytearray(64)
         self.regs[TX_CONTROL] = 0x80
         self.regs[COLL] = 0x80
+        self.regs[RX_THRESHOLD] = 0x84  # MinLevel 8, CollLevel 4
+        self.regs[RF_CFG] = 0x48  # RxGain 33 dB
         self.regs[VERSION] = self.version
         self.fifo = []
         self.command = 0
@@ -213,7 +235,18 @@ class SimMFRC522:
         self.regs[ERROR] = 0
         antenna_on = self.regs[TX_CONTROL] & 0x03 == 0x03
         tags = self.tags if antenna_on else []
-        answers = [a for tag in tags if (a := tag.answer(bits)) is not None]
+        gain = 10 ** ((RX_GAIN_DB[(self.regs[RF_CFG] >> 4) & 7] - 48) / 20)
+        threshold = self.regs[RX_THRESHOLD]
+        heard_at = HEARD_AT_MIN_LEVEL_8 * max(1, threshold >> 4) / 8
+        coll_ratio = max(1, threshold & 0x07) / 8
+        loud = []  # (amplitude, answer) of the tags the decoder hears
+        for tag in tags:
+            answer = tag.answer(bits)  # every tag hears the reader (its field is strong)
+            amplitude = tag.strength * gain
+            if answer is not None and amplitude >= heard_at:
+                loud.append((amplitude, answer))
+        strongest = max((amplitude for amplitude, _ in loud), default=0.0)
+        answers = [answer for amplitude, answer in loud if amplitude >= strongest * coll_ratio]
         if not answers:
             self.regs[COM_IRQ] |= 0x01  # TimerIRq: nobody answered
             return

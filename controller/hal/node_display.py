@@ -14,10 +14,18 @@ display frames (``firmware/PROTOCOL.md``, "Display frames"):
   I2C error, freshly initialised), when it (re)connects, and when an update has had
   no ``DACK`` for ``ack_timeout`` seconds.
 
-Until the node has reported its panel OK, frames are only remembered: the latest
-goes out whole as soon as it does.  The windows are planned at the cost of the
-node's I2C bus (``machine.I2C`` at 400 kHz: one transfer per command group and per
-piece), which is what decides how soon the seat's panel shows the frame.
+Flow control: the port never has more than one update on its way. While an update
+waits for its ``DACK`` the frames that come are only remembered, their windows
+merged, and when the ``DACK`` comes one update carries them all (the windows that
+changed since the node's last screen, the latest frame's bytes; the whole screen when
+they would cost as much). So a seat's panel gets at most one update per
+acknowledgement whatever the table draws, and the node's bounded display queue never
+overflows from a Pi that keeps to this. Until the node has reported its panel OK,
+frames are only remembered: the latest goes out whole as soon as it does.
+
+The windows are planned at the cost of the node's I2C bus (``machine.I2C`` at
+400 kHz: one transfer per command group and per piece), which is what decides how
+soon the seat's panel shows the frame.
 """
 
 from __future__ import annotations
@@ -67,6 +75,7 @@ log = logging.getLogger(__name__)
 
 MAX_PIECE: Final = 24  # data bytes in one DW frame: 32 base64 characters, an argument's most
 MAX_FRAMES: Final = 999  # DW frames in one update
+MAX_HELD_WINDOWS: Final = 16  # windows merged while awaiting a DACK; more: the whole screen
 # The node's own bus: machine.I2C writes a whole buffer as one transfer (address +
 # control byte), 9 clocks a byte.  The node writes every piece as a transfer of its own.
 NODE_BUS: Final = BusModel("node-i2c", transfer_overhead=2, data_block=MAX_PIECE, bits_per_byte=9)
@@ -85,6 +94,7 @@ class NodePortStats:
     acks: int = 0
     lost: int = 0  # DLOST received
     deferred: int = 0  # frames kept while the node's panel was not ready
+    merged: int = 0  # frames held while an update awaited its DACK, sent merged after it
 
 
 def pieces(frame: bytes, width: int, window: Window) -> list[tuple[int, bytes]]:
@@ -129,6 +139,10 @@ class NodePort:
         self._update = 0
         self._awaiting: tuple[int, float] | None = None  # (update, when sent) without DACK
         self._last_full: int | None = None
+        # Windows of frames that came while an update awaited its DACK (None: nothing
+        # held), and whether one of them asked for the whole screen.
+        self._held: list[Window] | None = None
+        self._held_full = False
         self.reported: PanelReport | None = None
         self.stats = NodePortStats()
 
@@ -152,7 +166,35 @@ class NodePort:
             if not self._ready:
                 self.stats.deferred += 1
                 return UpdateReport(full=full, windows=tuple(windows), bits_per_byte=8)
+            if self._awaiting is not None:
+                self.stats.merged += 1
+                held = self._held if self._held is not None else []
+                held.extend(windows)
+                self._held = held
+                self._held_full = self._held_full or full
+                return UpdateReport(full=full, windows=tuple(windows), bits_per_byte=8)
             return self._send_locked(frame, windows, full)
+
+    @property
+    def awaiting(self) -> int | None:
+        """The update on its way to the node (sent, not yet acknowledged), if any."""
+        return None if self._awaiting is None else self._awaiting[0]
+
+    def _flush_held(self) -> None:
+        """The DACK came: what was held goes out as one update."""
+        held, full = self._held, self._held_full
+        self._held, self._held_full = None, False
+        frame = self._latest
+        if held is None or frame is None:
+            return
+        panel = self._panel
+        whole = Window(0, 0, panel.pages, panel.width)
+        unique = list(dict.fromkeys((w.page, w.col, w.pages, w.cols) for w in held))
+        windows = [Window(*w) for w in unique]
+        if full or len(windows) > MAX_HELD_WINDOWS or sum(w.size for w in windows) >= whole.size:
+            self._send_locked(frame, [whole], True)
+        else:
+            self._send_locked(frame, windows, False)
 
     def _send_locked(self, frame: bytes, windows: Sequence[Window], full: bool) -> UpdateReport:
         width = self._panel.width
@@ -203,6 +245,7 @@ class NodePort:
             return
         log.debug("seat %d: full frame to the node's panel (%s)", self.seat, why)
         self.stats.full_resends += 1
+        self._held, self._held_full = None, False  # the whole screen covers them
         panel = self._panel
         self._send_locked(frame, [Window(0, 0, panel.pages, panel.width)], True)
 
@@ -216,6 +259,8 @@ class NodePort:
                 self.stats.acks += 1
                 if self._awaiting is not None and not _newer(self._awaiting[0], event.update):
                     self._awaiting = None
+                    if self._ready:
+                        self._flush_held()
             elif isinstance(event, DisplayLost):
                 self.stats.lost += 1
                 if self._ready and not (
@@ -225,6 +270,7 @@ class NodePort:
             elif isinstance(event, NodeConnected | NodeDisconnected):
                 self._ready = False  # wait for the PANEL report that follows HELLO
                 self._awaiting = None
+                self._held, self._held_full = None, False  # the PANEL OK sends it whole
             elif (
                 self._ready
                 and self._awaiting is not None
@@ -269,6 +315,7 @@ class NodePort:
             )
         else:
             self._awaiting = None
+            self._held, self._held_full = None, False
 
 
 def _frame_length(kind: str, args: tuple[str, ...]) -> int:

@@ -106,7 +106,7 @@ COLL_VALUES_AFTER_COLL = 0x80
 START_SEND = FLUSH_BUFFER = 0x80
 T_MODE_VALUE: Final = 0x80  # TAuto: the timer starts at the end of each transmission
 # ISO/IEC 14443-3 type A.
-WUPA, HLTA, SEL_CODES, NVB_SELECT = 0x52, 0x50, (0x93, 0x95, 0x97), 0x70
+WUPA, REQA, HLTA, SEL_CODES, NVB_SELECT = 0x52, 0x26, 0x50, (0x93, 0x95, 0x97), 0x70
 CASCADE_TAG, SAK_CASCADE = 0x88, 0x04
 # VersionReg: NXP answers 0x91/0x92, clones other values (0x88, 0x89, 0x90, 0xB2, ...);
 # any answer is a chip but what a bus with nothing on it reads (MISO low or floating).
@@ -187,7 +187,9 @@ class Mfrc522:
         self.write_reg(T_RELOAD_L, 0x28)
         self.write_reg(TX_ASK, 0x40)  # 100 % ASK
         self.write_reg(MODE, 0x3D)  # CRC preset 0x6363
-        self.write_reg(RF_CFG, 0x70)  # receiver gain 48 dB
+        # Receiver gain 38 dB, not the 48 dB maximum: a card on the reader (or laid on
+        # it), not one in a hand above it, as the seat node's driver.
+        self.write_reg(RF_CFG, 0x50)
         tx = self.read_reg(TX_CONTROL)
         if tx & 0x03 != 0x03:
             self.write_reg(TX_CONTROL, tx | 0x03)  # antenna on (Tx1RFEn, Tx2RFEn)
@@ -243,10 +245,11 @@ class Mfrc522:
         return "ok", received, last_bits
 
     # -- ISO/IEC 14443-3 type A ------------------------------------------------------------
-    def wake(self) -> bool:
-        """WUPA (7-bit short frame): True when any tag answers (a collision counts)."""
+    def wake(self, command: int = WUPA) -> bool:
+        """WUPA (or REQA; a 7-bit short frame): True when any tag answers (a collision
+        counts)."""
         self.write_reg(COLL, self.read_reg(COLL) & ~COLL_VALUES_AFTER_COLL & 0xFF)
-        result, data, _bits = self.transceive(bytes((WUPA,)), tx_last_bits=7)
+        result, data, _bits = self.transceive(bytes((command,)), tx_last_bits=7)
         return result == "collision" or (result == "ok" and len(data) == 2)
 
     def _cascade_level(self, sel: int) -> tuple[bytes, int] | Many | None:
@@ -292,6 +295,13 @@ class Mfrc522:
             return None
         uid = self.select()
         self.halt()
+        if uid is None or uid is MANY:
+            return uid
+        # A much fainter second card makes no bit collision (its answer vanishes under
+        # the first's): with the first halted, REQA wakes any other one. Nothing is read.
+        if self.wake(REQA):
+            self.halt()  # that one back to IDLE: the next WUPA wakes both
+            return MANY
         return uid
 
 

@@ -51,6 +51,9 @@ DEFAULT_PANEL = ("ssd1306", 0x3C)
 POLL_READER_MS = 15
 REINIT_READER_MS = 2000  # how often to retry a reader that did not answer
 LOOP_SLEEP_MS = 5  # the loop never sleeps past a due poll
+# Bytes from the Pi taken per pass of the loop, after the buttons and the reader: the
+# most a pass spends on the link before the player's inputs are sampled again.
+USB_READ_BUDGET = 48
 
 # Hardware watchdog (machine.WDT): the loop feeds it every pass; a node stuck for
 # this long resets itself.  The RP2040's longest is 8388 ms.

@@ -44,19 +44,25 @@ MAX_FRAMES = 999  # DW frames in one update
 UPDATE_MODULO = 65536
 RETRY_MS = 500  # how often a panel that does not answer is tried again
 LOST_REPEAT_MS = 1000  # DLOST again while no FULL update has come
-PIECES_PER_PASS = 4  # DW frames written per pass of the node's loop
+PIECES_PER_PASS = 2  # DW frames written per pass of the node's loop
+# Display frames waiting to be written, at most: a whole screen of 24-byte pieces (43 DW
+# and its DU) and some.  A Pi sending faster than the node writes (it should wait for
+# each DACK) overflows it: what was queued is dropped, the update is lost (DLOST), and
+# the node takes nothing but a FULL update after that: memory stays bounded.
+MAX_QUEUE = 64
+# The liveness refresh: every REFRESH_MS the panel's settings and RAM are written again
+# from the node's copy (one step a pass, only while no display frame waits), so a panel
+# that reset without an I2C error is lit again within REFRESH_MS and a few passes.
+REFRESH_MS = 1500
 
 _ADDRESSES = (0x3C, 0x3D)
 
 
 def _number(text, high, leading_zero_ok=False):
-    field = text.encode()
-    if not field or len(field) > 5:
+    # bytes.isdigit is 0-9 only (str.isdigit would take other scripts' digits), in C
+    if not text or len(text) > 5 or not text.encode().isdigit():
         return None
-    for byte in field:
-        if byte < 0x30 or byte > 0x39:
-            return None
-    if len(field) > 1 and field[0] == 0x30 and not leading_zero_ok:
+    if len(text) > 1 and text[0] == "0" and not leading_zero_ok:
         return None
     value = int(text)
     return value if value <= high else None
@@ -157,6 +163,9 @@ class PanelLink:
         self._lost_at = None  # when DLOST was last sent, while out of sync
         self._lost_update = 0
         self._retry_at = now
+        self.dropped = 0  # display frames dropped because the queue was full
+        self._refresh_at = ticks_add(now, REFRESH_MS)
+        self._refresh_step = None  # the refresh under way: its next step
         if panel is not None and not panel.init():
             self._retry_at = ticks_add(now, RETRY_MS)
 
@@ -186,15 +195,41 @@ class PanelLink:
         if kind == PANEL:
             self._configure(value, now)
             return
+        if len(self.queue) >= MAX_QUEUE:
+            self._overflow(now)
+            return
         self.queue.append((kind, value))
 
-    def bad_line(self):
+    def bad_line(self, now=0):
         """A line from the Pi was rejected: had an update been under way when it came
         (it is judged in turn, after what was queued before it), a piece is lost."""
+        if len(self.queue) >= MAX_QUEUE:
+            self._overflow(now)
+            return
         self.queue.append((None, None))
 
+    def _overflow(self, now):
+        """The Pi sent faster than the panel is written: drop what waits, lose the
+        update (the Pi redraws it whole), take nothing but a FULL one from now on."""
+        self.dropped += len(self.queue) + 1
+        update = None
+        for kind, value in self.queue:
+            if kind == DU:
+                update = value[0]
+        if update is None:
+            update = self._receiving[0] if self._receiving is not None else self._lost_update
+        self.queue = []
+        if self.panel is not None and (self.synced or self._lost_at is None):
+            self._lose(update, now)
+        self._receiving = None
+        self.synced = False
+
     def step(self, now, budget=PIECES_PER_PASS):
-        """Write up to ``budget`` queued pieces to the panel."""
+        """Write up to ``budget`` queued pieces to the panel (or, with none waiting,
+        one step of the liveness refresh when it is due)."""
+        if not self.queue:
+            self._refresh(now)
+            return
         while self.queue and budget > 0:
             kind, value = self.queue.pop(0)
             if kind is None:
@@ -264,6 +299,27 @@ class PanelLink:
         if self.panel is not None and not self.panel.init():
             self._retry_at = ticks_add(now, RETRY_MS)
         self.report()
+
+    def _refresh(self, now):
+        panel = self.panel
+        if panel is None or not panel.ok:
+            self._refresh_step = None
+            return
+        if self._refresh_step is None:
+            if ticks_diff(now, self._refresh_at) < 0:
+                return
+            self._refresh_at = ticks_add(now, REFRESH_MS)
+            self._refresh_step = 0
+        try:
+            step = panel.refresh(self._refresh_step)
+        except OSError:
+            self._refresh_step = None
+            self._receiving = None
+            self.synced = False
+            self._retry_at = ticks_add(now, RETRY_MS)
+            self.report()  # MISSING
+            return
+        self._refresh_step = step or None
 
     # -- time ----------------------------------------------------------------------------
     def tick(self, now, host_alive=True):

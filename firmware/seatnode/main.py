@@ -80,27 +80,56 @@ class Hardware:
 
 
 class UsbSerial:
-    """The USB CDC data channel (MicroPython's stdin/stdout), without blocking."""
+    """The USB CDC data channel (MicroPython's stdin/stdout), without blocking.
 
-    def __init__(self):
+    ``read(limit)`` takes at most ``limit`` bytes (the loop's budget for one pass:
+    what is left waits in the USB buffer, and the host is held off by USB's own flow
+    control), into one preallocated buffer.  MicroPython's ``stdin.buffer`` only
+    reads a count it is given, blocking until all of it came (on the rp2 port and,
+    for ``readinto``, on the unix port too), and ``select.poll`` says "readable",
+    never how much: so a byte at a time, each one announced by ``poll(0)``, with
+    nothing allocated per byte (``ipoll`` and ``readinto`` into a 1-byte buffer)."""
+
+    def __init__(self, budget=None):
         import select
 
         self._in = sys.stdin.buffer
         self._out = sys.stdout.buffer
         self._poll = select.poll()
         self._poll.register(sys.stdin, select.POLLIN)
+        self.budget = budget or config.USB_READ_BUDGET
+        self._buf = bytearray(self.budget)
+        self._view = memoryview(self._buf)
+        self._one = bytearray(1)
 
-    def read(self, limit=512):
-        data = bytearray()
-        while len(data) < limit and self._poll.poll(0):
-            chunk = self._in.read(1)
-            if not chunk:
+    def read(self, limit=None):
+        limit = self.budget if limit is None or limit > self.budget else limit
+        buf, one, ipoll, readinto = self._buf, self._one, self._poll.ipoll, self._in.readinto
+        count = 0
+        while count < limit:
+            ready = False
+            for _ in ipoll(0):
+                ready = True
+            if not ready:
                 break
-            data.extend(chunk)
-        return bytes(data)
+            if not readinto(one):  # end of the stream (a closed pty): nothing came
+                break
+            buf[count] = one[0]
+            count += 1
+        return bytes(self._view[:count]) if count else b""
+
+    def pending(self):
+        """More bytes are waiting (the budget left some in the USB buffer)."""
+        return bool(self._poll.poll(0))
 
     def write(self, frame):
         self._out.write(frame)
+
+
+def link_pending(link):
+    """True when the link says more bytes are waiting (``pending()``, where it has one)."""
+    pending = getattr(link, "pending", None)
+    return pending() if pending is not None else False
 
 
 def maintenance_requested(hw):
@@ -131,9 +160,9 @@ def run(hw, link, seat=None, serial=None, max_loops=None, watchdog=None):
             if watchdog is not None:
                 watchdog.feed()
             now = ticks_ms()
-            data = link.read()
-            if data:
-                app.receive(data, now)
+            # The player's inputs first (buttons, then the reader when its poll is
+            # due), then at most one budget of the Pi's bytes: a display update
+            # arriving never delays a PRESS or a TAGON by more than one budget.
             app.buttons(hw.pressed(), now)
             if ticks_diff(now, next_poll) >= 0:
                 next_poll = ticks_add(now, config.POLL_READER_MS)
@@ -145,14 +174,17 @@ def run(hw, link, seat=None, serial=None, max_loops=None, watchdog=None):
                 if uid is None and app.reader_ok and not hw.reader.alive():
                     app.reader_ok = False
                 app.tag(uid, now)
+            data = link.read()
+            if data:
+                app.receive(data, now)
             app.tick(now)
             hw.set_led(app.led_on(now))
             loops += 1
             if max_loops is not None and loops >= max_loops:
                 break
             wait = ticks_diff(next_poll, ticks_ms())
-            if app.display.pending:
-                wait = 0  # display pieces wait: the next pass comes at once
+            if app.display.pending or link_pending(link):
+                wait = 0  # display pieces or the Pi's bytes wait: the next pass at once
             sleep_ms(min(config.LOOP_SLEEP_MS, wait) if wait > 0 else 0)
     finally:
         micropython.kbd_intr(3)

@@ -101,6 +101,7 @@ ERROR_RX = 2
 COLLISION = 3
 
 EXCHANGE_TIMEOUT_MS = 30
+RX_GAIN_38DB = 0x50  # RFCfgReg: RxGain 101
 
 
 def crc_a(data):
@@ -204,7 +205,9 @@ class MFRC522:
         self.write_reg(T_RELOAD_L, 0x28)
         self.write_reg(TX_ASK, 0x40)  # force 100 % ASK modulation
         self.write_reg(MODE, 0x3D)  # CRC preset 0x6363 (ISO 14443-3 CRC_A)
-        self.write_reg(RF_CFG, 0x70)  # receiver gain 48 dB (maximum)
+        # Receiver gain 38 dB, not the 48 dB maximum: the read range is a card on the
+        # reader (and one laid on it), not a card in a hand above it (RFCfgReg).
+        self.write_reg(RF_CFG, RX_GAIN_38DB)
         self.antenna(True)
         self.version = self.read_reg(VERSION)
         return self.version not in NO_CHIP_VERSIONS
@@ -333,4 +336,13 @@ class MFRC522:
             return None
         uid = self.select()
         self.halt()
+        if uid is None or uid is MANY:
+            return uid
+        # A second card much fainter than the first (laid on it, at the reader's edge)
+        # makes no bit collision: its answers vanish under the first card's. With the
+        # first one halted, REQA wakes every other card (not a halted one): any answer
+        # is a second card, and nothing is read.
+        if self.request(REQA) is not None:
+            self.halt()  # that one goes back to IDLE, so the next WUPA wakes both
+            return MANY
         return uid

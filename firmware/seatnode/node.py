@@ -110,7 +110,7 @@ class NodeApp:
                     value = protocol.check_command(kind, args)
             except protocol.ProtocolError:
                 self.rx_errors += 1
-                self.display.bad_line()
+                self.display.bad_line(now)
                 continue
             if kind in display.COMMANDS:
                 self._host_seen = now

@@ -97,6 +97,11 @@ INIT = {
     ),
 }  # fmt: skip
 
+# The same settings again while the panel runs (the liveness refresh): everything but
+# "display off", so a panel that kept its settings does not blink, and one that reset
+# silently (a brown-out, a re-seated jumper: no I2C error, a dark glass) is set up again.
+LIVE = {kind: tuple(c for c in cmds if c != 0xAE) for kind, cmds in INIT.items()}
+
 # The visible columns' first RAM column.
 COLUMN_OFFSET = {SSD1306: 0, SSD1309: 0, SH1106: 2}
 
@@ -122,6 +127,11 @@ class Panel:
         self.errors = 0
         self.bytes_sent = 0
         self.transfers = 0
+        # What the visible RAM should hold (what was written), 8 pages x 128 columns:
+        # the liveness refresh writes it back, so a panel whose RAM was lost without an
+        # error shows the screen again without the Pi.
+        self.shadow = bytearray(WIDTH * PAGES)
+        self.refreshes = 0
         self._forget()
 
     def _forget(self):
@@ -180,6 +190,29 @@ class Panel:
             self._window_sh1106(p0, c0, cols, offset, data)
         else:
             self._window_ssd13xx(p0, p1, c0, c1, offset, data, size)
+        shadow, pos, count = self.shadow, 0, len(data)
+        while pos < count:
+            row, col = divmod(offset + pos, cols)
+            n = min(cols - col, count - pos)
+            start = (p0 + row) * WIDTH + c0 + col
+            shadow[start : start + n] = data[pos : pos + n]
+            pos += n
+
+    def refresh(self, step):
+        """One step of the liveness refresh: step 0 sends the settings again (``LIVE``),
+        steps 1 to 8 write page ``step - 1`` back from ``shadow``.  Returns the next
+        step, or 0 when the refresh is done.  Raises OSError like ``window``."""
+        if step == 0:
+            self._forget()
+            self.command(*LIVE[self.kind])
+            return 1
+        page = step - 1
+        start = page * WIDTH
+        self.window(page, page, 0, WIDTH - 1, 0, bytes(self.shadow[start : start + WIDTH]))
+        if page == PAGES - 1:
+            self.refreshes += 1
+            return 0
+        return step + 1
 
     def _window_ssd13xx(self, p0, p1, c0, c1, offset, data, size):
         key = (p0, p1, c0, c1)

@@ -135,6 +135,14 @@ def test_hello_heartbeats_cards_and_buttons(
     events.wait_for(lambda e: isinstance(e, TagConflict), after=mark)
     time.sleep(0.5)
     assert not [e for e in events.items[mark:] if isinstance(e, TagArrived)]
+    node.lay()
+    events.wait_for(lambda e: isinstance(e, TagLeft | Heartbeat), after=mark)
+    time.sleep(0.7)  # the field empty past the grace period: the conflict is over
+    mark = events.mark()
+    node.lay(CARD_A, CARD_B + ":0.25")  # a faint second card: no collision on the air
+    events.wait_for(lambda e: isinstance(e, TagConflict), after=mark)
+    time.sleep(0.3)
+    assert not [e for e in events.items[mark:] if isinstance(e, TagArrived)]
     stats = link.stats
     assert stats["seq_gap"] == 0 and all(stats[r] == 0 for r in REJECT_REASONS)
     assert node.boots == 1

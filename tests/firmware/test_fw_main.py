@@ -120,7 +120,12 @@ class Link:
 
 
 @pytest.fixture
-def fake() -> Iterator[tuple[types.ModuleType, FakeMachine, list[int]]]:
+def fake(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[tuple[types.ModuleType, FakeMachine, list[int]]]:
+    # start() writes crash.txt and the REPL flag into the working folder (the Pico's
+    # flash root): every test of it runs in its own temporary folder, never the checkout.
+    monkeypatch.chdir(tmp_path)
     chip = SimMFRC522([SimTag(UID)])
     machine = FakeMachine(chip)
     machine.pins[config.PIN_CS] = chip.cs  # type: ignore[assignment]

@@ -140,3 +140,42 @@ uids7 = st.binary(min_size=6, max_size=6).map(lambda rest: b"\x04" + rest)
 def test_anticollision_reads_one_tag_or_reports_many(uids: list[bytes]) -> None:
     driver, _chip = reader(*(SimTag(u) for u in uids))
     assert driver.read_uid() == (uids[0] if len(uids) == 1 else MANY)
+
+
+OTHER_UID = bytes.fromhex("04B3170AC45E81")
+
+
+def test_a_faint_second_card_is_refused_not_guessed() -> None:
+    # A card laid on another answers weaker than the first: no bit collision on the
+    # air, the first card reads cleanly. The probe after HLTA (REQA) finds it.
+    first, faint = SimTag(NTAG_UID), SimTag(OTHER_UID, strength=0.25)
+    driver, _chip = reader(first, faint)
+    for _ in range(8):
+        assert driver.read_uid() is MANY
+    # once the faint card is taken away the first one reads again
+    _chip.tags = [first]
+    assert driver.read_uid() == NTAG_UID
+
+
+def test_the_faint_card_alone_is_read() -> None:
+    driver, _chip = reader(SimTag(OTHER_UID, strength=0.25))
+    assert driver.read_uid() == OTHER_UID
+
+
+def test_a_card_held_above_the_reader_is_out_of_range() -> None:
+    # 0.05: a card in a hand a few centimetres above the antenna. At the 48 dB maximum
+    # the chip hears it; at the driver's 38 dB it does not, alone or beside a card.
+    above = SimTag(OTHER_UID, strength=0.05)
+    driver, chip = reader(above)
+    assert chip.regs[0x26] == 0x50  # RFCfgReg: RxGain 38 dB
+    assert driver.read_uid() is None
+    chip.tags = [SimTag(NTAG_UID), above]
+    assert driver.read_uid() == NTAG_UID
+    driver.write_reg(0x26, 0x70)  # the maximum gain: the hand's card is heard
+    chip.tags = [SimTag(OTHER_UID, strength=0.05)]
+    assert driver.read_uid() == OTHER_UID
+
+
+def test_two_equal_cards_still_collide() -> None:
+    driver, _chip = reader(SimTag(NTAG_UID), SimTag(OTHER_UID))
+    assert driver.read_uid() is MANY

@@ -9,6 +9,7 @@ the node restarts.
 
 from __future__ import annotations
 
+import binascii
 import random
 from collections.abc import Callable
 
@@ -19,6 +20,7 @@ from hypothesis import strategies as st
 from PIL import Image, ImageDraw
 from seatnode import display as node_display
 from seatnode import protocol
+from seatnode.config import USB_READ_BUDGET
 from seatnode.node import NodeApp
 from seatnode.panel import KINDS, Panel
 
@@ -324,3 +326,91 @@ def test_the_pin_maps_panel_is_named_to_a_node_that_drives_another() -> None:
     assert wire.port.reported == PanelReport("sh1106", 0x3C, True)
     wire.show(render_scoreboard_image(4, 4, 30))
     assert wire.glass_is(render_scoreboard_image(4, 4, 30))
+
+
+# -- flow control -----------------------------------------------------------------------
+
+
+def test_the_pi_sends_one_update_per_dack_and_merges_what_came_meanwhile() -> None:
+    wire = Wire("ssd1306")
+    wire.show(render_scoreboard_image(0, 0, 30))
+    sent_before = wire.port.stats.updates
+    # Five screens drawn while the node has not answered the first: one goes out, the
+    # other four are held and go out as one update after its DACK.
+    for score in range(1, 6):
+        wire.writer.update(render_scoreboard_image(score, 0, 30))
+    assert wire.port.stats.updates == sent_before + 1
+    assert wire.port.awaiting is not None
+    assert wire.port.stats.merged == 4
+    wire.pump()
+    assert wire.port.stats.updates == sent_before + 2  # the merged one, after the DACK
+    assert wire.glass_is(render_scoreboard_image(5, 0, 30))
+    assert wire.port.stats.full_resends <= 1 and wire.port.stats.lost == 0
+
+
+def test_merged_updates_reach_the_glass_in_any_order_of_dacks() -> None:
+    rnd = random.Random(7)
+    wire = Wire("sh1106")
+    shown = frames(21, 80)
+    for image in shown:
+        wire.writer.update(image)
+        if rnd.random() < 0.2:  # now and then the node catches up (and DACKs)
+            wire.pump()
+    wire.pump()
+    assert wire.glass_is(shown[-1])
+    assert wire.port.stats.lost == 0
+    assert wire.port.stats.updates < len(shown)  # merged, never more than one per DACK
+
+
+@pytest.mark.parametrize("per_pass", [USB_READ_BUDGET, 4096])
+def test_an_unpaced_sender_only_loses_frames_that_are_redrawn(per_pass: int) -> None:
+    # A Pi that ignores the DACKs (the old one): 100,000 display frames straight into
+    # the node, ``per_pass`` bytes a pass of its loop. At the node's USB budget (48)
+    # the pieces it writes a pass keep up; with more a pass (a node taking 4 KiB a
+    # pass) its queue fills: updates are dropped (DLOST). Either way the queue stays
+    # bounded, and the paced Pi's FULL update after it (or the flood's own last
+    # update, if it got through whole) shows the screen.
+    wire = Wire("ssd1306")
+    screen = render_scoreboard_image(1, 1, 30)
+    wire.show(screen)
+    data = image_to_pages(screen)
+    lines = []
+    sent, update = 0, 100
+    while sent < 100_000:
+        lines.append(encode_frame(sent, "DU", str(update), "43", "FULL"))
+        for index, offset in enumerate(range(0, 1024, MAX_PIECE)):
+            text = binascii.b2a_base64(data[offset : offset + MAX_PIECE], newline=False)
+            args = (str(index), "0", "7", "0", "127", str(offset), text.decode())
+            lines.append(encode_frame(sent + index + 1, "DW", *args))
+        sent += 44
+        update += 1
+    stream = b"".join(lines)
+    wire.model.power_cycle()  # the glass is dark: only what the node writes lights it
+    wire.app.display.panel.init()
+    wire.from_node.clear()
+    most = 0
+    for start in range(0, len(stream), per_pass):
+        wire.app.receive(stream[start : start + per_pass], wire.now)
+        wire.app.tick(wire.now)
+        most = max(most, len(wire.app.display.queue))
+    assert most <= node_display.MAX_QUEUE
+    dropped = wire.app.display.dropped
+    assert (dropped > 0) is (per_pass > USB_READ_BUDGET)
+    assert any(b" DLOST " in line for line in wire.node_lines) is (dropped > 0)
+    wire.from_node.clear()
+    wire.pump(1500)  # the node repeats its DLOST; the Pi redraws the screen whole
+    assert wire.glass_is(screen)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_panel_that_resets_without_an_error_is_lit_again_within_2_s(kind: str) -> None:
+    wire = Wire(kind)
+    screen = render_scoreboard_image(12, 4, 30)
+    wire.show(screen)
+    before = wire.sent_bytes
+    wire.model.power_cycle()  # a brown-out, a re-seated jumper: every transfer still acked
+    assert wire.model.glass() == bytes(1024) and not wire.model.display_on
+    wire.pump(2000)
+    assert wire.model.display_on and wire.glass_is(screen)
+    assert wire.sent_bytes == before  # the node did it from its copy, the Pi sent nothing
+    assert wire.app.display.panel.refreshes >= 1

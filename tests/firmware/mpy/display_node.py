@@ -5,6 +5,7 @@
 #   !unplug  the panel's cable comes off (its transfers fail)
 #   !replug  it is back, dark, its registers at reset (a power cycle)
 #   !wait N  N ms pass (the node's loop runs: retries, heartbeats, DLOST repeats)
+#   !reset   the panel loses its settings and RAM without a failed transfer (a brown-out)
 import binascii
 import sys
 
@@ -44,6 +45,8 @@ while True:
         model.unplugged = True
     elif line.startswith(b"!replug"):
         model.unplugged = False
+        model.power_cycle()
+    elif line.startswith(b"!reset"):
         model.power_cycle()
     elif line.startswith(b"!wait"):
         for _ in range(int(line.split()[1]) // 10):

@@ -13,7 +13,7 @@ real MicroPython process; only the board is simulated, here, inside that process
 
 Commands come from the test on the FIFO named by ``SEATNODE_CONTROL``, one a line,
 read whenever the firmware samples its buttons or talks to the reader:
-``tags [UID ...]`` (what lies on the reader now), ``press NAME`` / ``release NAME``,
+``tags [UID[:strength] ...]`` (what lies on the reader now), ``press NAME`` / ``release NAME``,
 ``dead`` / ``alive`` (the reader's cable), ``crash`` (the next SPI transfer raises an
 exception nobody expects), ``hang`` (the next SPI transfer never returns).
 """
@@ -64,8 +64,12 @@ def _command(line):
     if not words:
         return
     what = words[0]
-    if what == "tags":
-        chip.tags = [SimTag(bytes.fromhex(uid)) for uid in words[1:]]
+    if what == "tags":  # UID or UID:strength (a faint card: its answer weaker)
+        tags = []
+        for word in words[1:]:
+            uid, _, strength = word.partition(":")
+            tags.append(SimTag(bytes.fromhex(uid), strength=float(strength or "1")))
+        chip.tags = tags
     elif what == "press":
         _pressed.add(_BUTTONS[words[1]])
     elif what == "release":

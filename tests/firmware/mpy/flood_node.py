@@ -1,0 +1,44 @@
+# Runs under the real MicroPython (unix port): the node's firmware (NodeApp, its display
+# frames, the panel driver on a model of the panel) fed whatever comes on stdin,
+# sys.argv[1] bytes a pass of its loop, as fast as it comes (a Pi that does not wait for
+# DACKs). At the end it prints "FLOOD <dropped> <lost> <acks> <lowest free heap>".
+import gc
+import sys
+
+from fake_oled import model_for
+from seatnode.node import NodeApp
+from seatnode.panel import Panel
+
+per_pass = int(sys.argv[1])
+model = model_for("ssd1306")
+acks = 0
+
+
+def write(frame):
+    global acks
+    if b" DACK " in frame:
+        acks += 1
+
+
+app = NodeApp(write, 0, "e6614103e7ab1234", 0, panel=Panel(model, "ssd1306"))
+lowest = gc.mem_free()
+now = 0
+passes = 0
+buf = bytearray(per_pass)
+view = memoryview(buf)
+readinto = sys.stdin.buffer.readinto
+while True:
+    count = readinto(buf)
+    if not count:
+        break
+    app.receive(bytes(view[:count]), now)
+    app.tick(now)
+    now += 1
+    passes += 1
+    if passes % 64 == 0:  # what stays allocated (garbage collected first)
+        model.commands_seen = []  # the panel model's own log, not the node's memory
+        gc.collect()
+        lowest = min(lowest, gc.mem_free())
+while app.display.pending:
+    app.tick(now)
+print("FLOOD", app.display.dropped, app.display.lost, acks, lowest)
