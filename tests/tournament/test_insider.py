@@ -1,0 +1,286 @@
+"""An insider against the venue's real Mosquitto (issue 25): an account holder (a table
+whose key and password were copied, a screen) attacking the others. Every test runs the
+broker with the configuration ``truco-table venue-broker`` writes."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import socket
+import ssl
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import paho.mqtt.client as mqtt
+import pytest
+from paho.mqtt.enums import CallbackAPIVersion
+
+from controller.tournament.broker import LocalBroker, find_mosquitto, free_port
+from controller.tournament.venue import (
+    MAX_KEEPALIVE,
+    MESSAGE_SIZE_LIMIT,
+    SCREEN_CONNECTIONS,
+    Venue,
+    setup_venue,
+)
+
+from .conftest import MqttProbe
+
+BASE = "truco/copa/tables"
+
+
+def wait_until(predicate: Callable[[], bool], timeout: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.02)
+    return predicate()
+
+
+class Session:
+    """One account's connection, counting how often the broker dropped it."""
+
+    def __init__(
+        self,
+        venue: Venue,
+        account: str,
+        client_id: str,
+        *,
+        port: int | None = None,
+        clean: bool = True,
+        keep: bool = False,
+    ) -> None:
+        self.account = account
+        self.messages: list[tuple[str, bytes]] = []
+        self.drops = 0
+        self.connects = 0
+        self.refused: str | None = None
+        self.up = threading.Event()
+        self.client = mqtt.Client(
+            CallbackAPIVersion.VERSION2,
+            client_id=client_id,
+            protocol=mqtt.MQTTv311,
+            clean_session=clean,
+        )
+        if keep:
+            self.client.on_message = lambda c, u, m: self.messages.append(
+                (m.topic, bytes(m.payload))
+            )
+        self.client.username_pw_set(account, venue.password(account))
+        self.client.tls_set(ca_certs=str(venue.ca_file), cert_reqs=ssl.CERT_REQUIRED)
+        self.client.reconnect_delay_set(1, 1)
+        self.client.on_connect = self._on_connect
+        self.client.on_disconnect = self._on_disconnect
+        self.client.connect_async("127.0.0.1", port or venue.port, 30)
+        self.client.loop_start()
+
+    def _on_connect(self, c: mqtt.Client, u: object, f: object, reason: object, p: object) -> None:
+        if getattr(reason, "is_failure", False):
+            self.refused = str(reason)
+            return
+        self.connects += 1
+        self.up.set()
+
+    def _on_disconnect(self, c: mqtt.Client, u: object, f: object, r: object, p: object) -> None:
+        if self.up.is_set():
+            self.drops += 1
+        self.up.clear()
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
+def software_client_id(venue: Venue, account: str) -> str:
+    """The client id the project's own table or desk asks for."""
+    if account in venue.tables:
+        return f"truco-{venue.tournament}-{account}"
+    return f"truco-desk-{venue.tournament}-{account}"
+
+
+# ---------------------------------------------------------------------------- 1: client ids
+
+
+def test_no_account_can_take_over_another_accounts_session(
+    venue: Venue, venue_broker: LocalBroker
+) -> None:
+    """Every account in turn plays the thief: with its own password it connects under
+    every other identity's client id (its account name and the id the table or desk
+    software uses). The broker names the thief's session after the thief's account, so
+    the genuine sessions are never dropped."""
+    accounts = [*venue.tables, *venue.desks]
+    genuine = {a: Session(venue, a, software_client_id(venue, a)) for a in accounts}
+    try:
+        assert all(s.up.wait(10) for s in genuine.values()), "a genuine session did not connect"
+        for thief in accounts:
+            genuine[thief].close()  # the thief holds this account's password now
+            taken = []
+            for victim in accounts:
+                if victim == thief:
+                    continue
+                for client_id in (victim, software_client_id(venue, victim)):
+                    attempt = Session(venue, thief, client_id)
+                    assert attempt.up.wait(10), f"{thief} could not log in at all"
+                    taken.append(attempt)
+            time.sleep(0.3)  # a takeover drops the victim at once
+            for attempt in taken:
+                attempt.close()
+            dropped = {a: s.drops for a, s in genuine.items() if a != thief and s.drops}
+            assert dropped == {}, f"{thief} dropped {dropped}"
+            genuine[thief] = Session(venue, thief, software_client_id(venue, thief))
+            assert genuine[thief].up.wait(10)
+        assert all(s.connects == 1 for a, s in genuine.items()), {
+            a: s.connects for a, s in genuine.items()
+        }
+    finally:
+        for s in genuine.values():
+            s.close()
+
+
+# ---------------------------------------------------------------------------- 2: the broker
+
+
+def test_a_broker_restart_keeps_the_retained_records(
+    venue: Venue, venue_broker: LocalBroker
+) -> None:
+    """The persistence folder exists (Mosquitto does not make it) and a stopped and
+    restarted broker still gives a desk that connects afterwards every retained record
+    and status, and the organiser's desk's session the messages queued while it was
+    away."""
+    assert (venue.root / "broker" / "data").is_dir()
+    queued = Session(venue, "desk1", "truco-desk-copa-desk1", clean=False)
+    assert queued.up.wait(10)
+    queued.client.subscribe(f"{BASE}/+/events", qos=1)
+    time.sleep(0.3)
+    queued.close()  # away, its session (and subscription) kept by the broker
+    table = Session(venue, "mesa01", "truco-copa-mesa01")
+    assert table.up.wait(10)
+    for topic, retain in (
+        (f"{BASE}/mesa01/records/mesa01-g001", True),
+        (f"{BASE}/mesa01/status", True),
+        (f"{BASE}/mesa01/events", False),
+    ):
+        table.client.publish(topic, topic.encode(), qos=1, retain=retain).wait_for_publish(5)
+    table.close()
+    venue_broker.stop()
+    assert (venue.root / "broker" / "data" / "mosquitto.db").is_file()
+    venue_broker.start()
+    later = MqttProbe(venue, "desk2", f"{BASE}/#")
+    back = Session(venue, "desk1", "truco-desk-copa-desk1", clean=False, keep=True)
+    try:
+        assert wait_until(lambda: len(later.messages) >= 2, 10)
+        assert sorted(t for t, _ in later.messages) == [
+            f"{BASE}/mesa01/records/mesa01-g001",
+            f"{BASE}/mesa01/status",
+        ]
+        assert wait_until(lambda: [t for t, _ in back.messages] == [f"{BASE}/mesa01/events"])
+    finally:
+        later.close()
+        back.close()
+
+
+def test_a_payload_over_the_limit_is_dropped_by_the_broker(
+    venue: Venue, venue_broker: LocalBroker
+) -> None:
+    desk = MqttProbe(venue, "desk1", f"{BASE}/+/events")
+    table = Session(venue, "mesa01", "x")
+    try:
+        assert table.up.wait(10)
+        for size in (MESSAGE_SIZE_LIMIT + 1, 50 * 1024 * 1024, 100_000):
+            table.client.publish(f"{BASE}/mesa01/events", b"x" * size, qos=1).wait_for_publish(30)
+        assert wait_until(lambda: len(desk.messages) >= 1, 10)
+        time.sleep(0.3)
+        assert [len(p) for _, p in desk.messages] == [100_000]
+    finally:
+        desk.close()
+        table.close()
+
+
+def test_a_keepalive_above_the_limit_is_lowered(venue: Venue, venue_broker: LocalBroker) -> None:
+    """Mosquitto 2.0 tells an MQTT 5 client asking more than ``max_keepalive`` to use it
+    (an MQTT 3.1.1 client is not told: docs/TOURNAMENT.md)."""
+    told: list[int] = []
+    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="k", protocol=mqtt.MQTTv5)
+    client.username_pw_set("mesa01", venue.password("mesa01"))
+    client.tls_set(ca_certs=str(venue.ca_file))
+    client.on_connect = lambda c, u, f, r, props: told.append(getattr(props, "ServerKeepAlive", -1))
+    client.connect("127.0.0.1", venue.port, 3600)
+    client.loop_start()
+    try:
+        assert wait_until(lambda: bool(told), 10)
+        assert told == [MAX_KEEPALIVE]
+    finally:
+        client.disconnect()
+        client.loop_stop()
+
+
+@pytest.fixture
+def screened_venue() -> Iterator[Venue]:
+    """A venue with the screens' own listener (the one the venue's Wi-Fi reaches)."""
+    if shutil.which("openssl") is None or find_mosquitto() is None:
+        pytest.skip("openssl and mosquitto needed (apt-get install openssl mosquitto)")
+    parent = Path(tempfile.mkdtemp(prefix="truco-venue-"))
+    parent.chmod(0o711)
+    yield setup_venue(
+        parent / "venue", "copa", [f"mesa{n:02d}" for n in range(1, 7)], ["desk1"],
+        screens=["pantalla"], port=free_port(), local_port=free_port(),
+        screen_port=free_port(), screen_bind="127.0.0.1",
+    )  # fmt: skip
+    shutil.rmtree(parent, ignore_errors=True)
+
+
+def test_idle_sockets_beyond_every_limit_keep_no_table_from_logging_in(
+    screened_venue: Venue,
+) -> None:
+    """The broker runs with the open-file limit its systemd drop-in sets; a patron opens
+    more idle TCP connections to the screens' listener than that listener takes and
+    than the broker may open files. The ones beyond the listener's limit are closed at
+    once, the broker never runs out of files, and every table (on its own listener) and
+    the organiser's desk (on 127.0.0.1) log in, while a table already in keeps
+    publishing to the desk."""
+    venue = screened_venue
+    assert venue.screen_port is not None and venue.local_port is not None
+    limits = venue.systemd_limits.read_text(encoding="utf-8")
+    files = int(re.search(r"^LimitNOFILE=(\d+)$", limits, re.M).group(1))  # type: ignore[union-attr]
+    conf = venue.broker_conf.read_text(encoding="utf-8")
+    assert f"listener {venue.screen_port} 127.0.0.1\nmax_connections {SCREEN_CONNECTIONS}" in conf
+    with LocalBroker(venue.port, workdir=venue.root / "run", config=venue.broker_conf, files=files):
+        early = Session(venue, "mesa01", "truco-copa-mesa01")
+        desk = MqttProbe(venue, "pantalla", f"{BASE}/+/events")
+        assert early.up.wait(10)
+        idle = []
+        try:
+            for _ in range(files + 100):
+                idle.append(socket.create_connection(("127.0.0.1", venue.screen_port), 5))
+            time.sleep(0.5)
+            closed = 0
+            for sock in idle:
+                sock.setblocking(False)
+                try:
+                    closed += sock.recv(1) == b""
+                except BlockingIOError:
+                    pass
+                except OSError:
+                    closed += 1
+            assert closed >= len(idle) - SCREEN_CONNECTIONS  # turned away at once
+            logins = [Session(venue, t, f"truco-copa-{t}") for t in venue.tables[1:]]
+            organiser = Session(venue, "desk1", "o", port=venue.local_port)
+            try:
+                assert all(s.up.wait(10) for s in [*logins, organiser]), [
+                    (s.account, s.refused) for s in logins
+                ]
+                early.client.publish(f"{BASE}/mesa01/events", b"sigue", qos=1)
+                assert wait_until(lambda: (f"{BASE}/mesa01/events", b"sigue") in desk.messages)
+                assert early.drops == 0
+            finally:
+                for s in [*logins, organiser]:
+                    s.close()
+        finally:
+            for sock in idle:
+                sock.close()
+            early.close()
+            desk.close()
