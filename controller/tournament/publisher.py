@@ -62,6 +62,7 @@ from .messages import (
     Record,
     RejectedMessage,
     Status,
+    assignment_digest,
     parse_assignment,
     parse_resend,
     resend_filter,
@@ -433,6 +434,7 @@ class TablePublisher:
             match=assignment.match,
             chico=assignment.chico if assignment.match is not None else None,
             assigned=assignment.n,
+            digest=assignment_digest(assignment),
         )
         if self.service is not None:  # the card is read on the loop, when it draws
             self.service.call_soon(self._show_match)

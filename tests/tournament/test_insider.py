@@ -284,3 +284,143 @@ def test_idle_sockets_beyond_every_limit_keep_no_table_from_logging_in(
                 sock.close()
             early.close()
             desk.close()
+
+
+# ---------------------------------------------------------------------------- 4: a stolen key
+
+
+def counted_in_journal(folder: Path) -> list[str]:
+    """The games the audit journal on disk counts (read as a file, not by the desk)."""
+    import json
+
+    out = []
+    for line in (folder / "journal.jsonl").read_text(encoding="utf-8").splitlines():
+        action = json.loads(line).get("body", {}).get("action", {})
+        if action.get("type") == "game-counted":
+            out.append(action["game"])
+    return out
+
+
+def test_a_stolen_table_key_decides_no_match(
+    venue: Venue, armed_broker: LocalBroker, tmp_path: Path
+) -> None:
+    """Someone copied mesa01's key (and holds an account that may write its topics).
+    With the match assigned to mesa01 and not begun, they send sealed records of games
+    that never happened: under a seq already taken (the issue's ``seq 1``), and as the
+    table's next message. Neither moves the match; both are listed. The real game,
+    played afterwards, counts (its first message collided with the forgery and is
+    listed too); after a power cut the desk's journal counts exactly the games its
+    ``events.jsonl`` proves."""
+    from controller.engine import Claims, HouseRules
+    from controller.table.service import Finished, NewGame
+    from controller.tournament.access import BrokerAccess
+    from controller.tournament.competition.model import (
+        Entrant,
+        Format,
+        FormatSpec,
+        MatchStatus,
+        Player,
+        Register,
+        Start,
+    )
+    from controller.tournament.desk.running import DeskRun
+    from controller.tournament.messages import signed
+    from controller.tournament.publisher import TablePublisher
+    from controller.tournament.seal import load_key, seal
+    from controller.tournament.table_link import load_tournament_settings
+    from controller.transcript import parse, replay
+
+    from .test_forgeries import Client, bot_game, statements
+
+    rules = HouseRules(players=2, target=15, claims=Claims.DECLARED)
+    secret = load_key(venue.desk_dir("desk1") / "secret.key", kind="key-file")
+    access = BrokerAccess("desk1", venue.password("desk1"), venue.ca_file)
+    folder = tmp_path / "desk"
+
+    def desk_run() -> DeskRun:
+        return DeskRun(folder, venue.tournament, key=secret, tables=venue.tables, rules=rules,
+                       host="127.0.0.1", port=venue.local_port or venue.port, access=access,
+                       http_port=None)  # fmt: skip
+
+    desk = desk_run()
+    settings = load_tournament_settings(venue.table_dir("mesa01") / "tournament.toml")
+    assert settings is not None and settings.key is not None
+    table = TablePublisher("mesa01", "127.0.0.1", venue.port, outbox_dir=tmp_path / "mesa01",
+                           tournament=venue.tournament, key=settings.key,
+                           access=settings.access, keepalive=1).start()  # fmt: skip
+    thief = Client(venue, "intruder", "intruder-password")
+    try:
+        for n in (1, 2):
+            desk.organiser.do(Register(Entrant(f"e{n}", f"Equipo {n}", (Player(f"P{n}"),))))
+        spec = FormatSpec(Format.KNOCKOUT, best_of=1, team_size=1, third_place=False)
+        desk.organiser.do(Start(spec))
+        [match] = desk.organiser.tournament.matches
+        assert match.table == "mesa01"
+        state = desk.state
+        assert wait_until(lambda: "mesa01" in state.tables and state.tables["mesa01"].applied >= 1)
+        assert table.matches.to_play() is not None  # the table took the real assignment
+
+        own = settings.key
+        key = own.key
+        fake = bot_game(rules, seed=77)
+        fake_game = replay(parse(fake)).game
+        assert fake_game.winner is not None
+
+        def forged(seq: int, game: str) -> tuple[str, bytes]:
+            topic = f"{BASE}/mesa01/records/{game}"
+            record = seal(fake, key, key_id=own.key_id, game_id=game,
+                          tournament=venue.tournament, table="mesa01", match=match.id)  # fmt: skip
+            payload = {"v": 1, "table": "mesa01", "seq": seq, "ts": time.time(),
+                       "kind": "record", "game": game, "winner": fake_game.winner,
+                       "score": list(fake_game.score), "sealed": True, "record": record,
+                       "match": match.id, "chico": 1}  # fmt: skip
+            return topic, signed(key, topic, payload)
+
+        rejected = state.rejected
+        thief.publish(*forged(1, "mesa01-g777"), retain=True)  # seq 1: taken already
+        assert wait_until(lambda: state.rejected > rejected)
+        assert "already taken" in state.rejections[-1].reason
+        nxt = state.tables["mesa01"].next_seq
+        thief.publish(*forged(nxt, "mesa01-g778"), retain=True)  # the table's next seq
+        assert wait_until(lambda: "mesa01-g778" in state.results)
+        forgery = state.results["mesa01-g778"]
+        assert forgery.verdict == "intact" and not forgery.ok  # sealed right, never played
+        assert "never announced" in "; ".join(forgery.problems)
+        t = desk.organiser.tournament
+        assert t.match(match.id).result.status is MatchStatus.ASSIGNED
+        assert any(a.game == "mesa01-g778" for a in desk.organiser.attention)
+
+        # the real game, played at the table now
+        real = bot_game(rules, seed=3)
+        played = replay(parse(real)).game
+        assert played.winner is not None
+        table.on_event(NewGame(real.split("\n", 1)[0]))
+        for statement in statements(real):
+            table.on_event(statement)
+        table.on_event(Finished(real, played.winner, played.score))
+        assert table.flush(10)
+        assert wait_until(
+            lambda: (
+                desk.organiser.tournament.match(match.id).result.status
+                not in (MatchStatus.ASSIGNED, MatchStatus.PLAYING)
+            ),
+            15,
+        ), desk.organiser.attention
+        decided = desk.organiser.tournament.match(match.id)
+        assert [g.game for g in decided.games] == ["mesa01-g001"]
+        assert decided.result.winner == ("e1" if played.winner == 0 else "e2")
+        assert state.tables["mesa01"].conflicts >= 2  # the seq-1 forgery, the next-seq one
+
+        # a power cut, and the desk again: what it counts is what events.jsonl proves
+        desk.power_cut()
+        desk = desk_run()
+        again = desk.state
+        proven = sorted(r.game for r in again.results_list() if r.ok)
+        counted = sorted(g.game for m in desk.organiser.tournament.matches for g in m.games)
+        assert proven == counted == ["mesa01-g001"]
+        assert sorted(counted_in_journal(folder)) == counted
+        assert "mesa01-g778" in again.results and not again.results["mesa01-g778"].ok
+    finally:
+        thief.close()
+        table.close(timeout=0.5)
+        desk.stop()

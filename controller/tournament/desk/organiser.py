@@ -23,6 +23,7 @@ with the journal's line count so a table can tell a newer one from a replayed on
 
 from __future__ import annotations
 
+import collections
 import logging
 import threading
 import time
@@ -43,7 +44,7 @@ from ..competition.model import (
     Tournament,
 )
 from ..competition.tournament import apply, free_matches
-from ..messages import Assignment
+from ..messages import Assignment, Event, assignment_digest
 from ..seal import NO_MATCH, TournamentKey
 from .journal import AuditJournal, audit, journal_key
 from .records import GameResult
@@ -58,6 +59,7 @@ ORGANISER: Final = "organizador"
 DESK: Final = "mesa de control"
 AUDIT_S: Final = 10.0  # the journal on the disk is checked again this often
 MAX_NAME: Final = 64  # what the table takes in an assignment's names and label
+TOLD_KEPT: Final = 32  # assignments remembered per table, to check the tables' reports
 UNDECIDED: Final = (MatchStatus.ASSIGNED, MatchStatus.PLAYING)
 #: A record's verdict as the organiser reads it.
 VERDICT: Final = {
@@ -116,6 +118,9 @@ class Organiser:
         self.on_change: list[Callable[[], None]] = []
         #: What each table was last told (None: not told since the desk started).
         self.assignments: dict[str, Assignment] = {}
+        #: Every assignment told to each table by this run of the desk, by its ``n``
+        #: (the last ``TOLD_KEPT``): what the tables' ``assigned`` events must match.
+        self.told: dict[str, collections.OrderedDict[int, Assignment]] = {}
         self._tournament = Tournament(name)
         for entry in self.journal.open():  # JournalTampered: the desk does not start
             action = action_from_json(entry.body["action"])
@@ -271,12 +276,41 @@ class Organiser:
             if told is not None and _same(told, want):
                 continue
             self.assignments[table] = want
+            history = self.told.setdefault(table, collections.OrderedDict())
+            history[want.n] = want
+            while len(history) > TOLD_KEPT:
+                history.popitem(last=False)
             if self.publish is not None:
                 try:
                     self.publish(want)
                 except Exception as e:  # the broker is away: the desk tells again on connect
                     log.warning("desk: %s is told its assignment later: %s", table, e)
                     del self.assignments[table]
+
+    def check_assigned(self, e: Event) -> None:
+        """A table's ``assigned`` event: what it took must be an assignment this desk
+        sent it (the same counter, match, chico and names). Any difference goes first
+        on the organiser's list: someone else wrote to the table."""
+        with self.lock:
+            history = self.told.get(e.table)
+            sent = history.get(e.assigned) if history and e.assigned is not None else None
+            what = f"{e.match} (chico {e.chico})" if e.match else "ningún partido"
+            if sent is None:
+                text = (f"{e.table} tomó una asignación que esta mesa de control no mandó "
+                        f"(n={e.assigned}: {what}); alguien más le escribe a la mesa")  # fmt: skip
+            elif (e.match, e.chico if e.match else None) != (
+                sent.match,
+                sent.chico if sent.match else None,
+            ) or (e.digest is not None and e.digest != assignment_digest(sent)):
+                text = (f"{e.table} tomó una asignación distinta de la que se le mandó "
+                        f"(n={e.assigned}: {what}; se le mandó "
+                        f"{sent.match or 'ningún partido'}, con sus nombres)")  # fmt: skip
+            else:
+                return
+            item = Attention("assignment-differs", text, e.match, e.table)
+            if item not in self.attention:
+                self.attention.insert(0, item)
+                log.error("desk: %s", text)
 
     def retell(self) -> None:
         """Tell every table again (the desk (re)connected to the broker)."""

@@ -65,6 +65,7 @@ class DeskRun:
         for result in sorted(self.state.results_list(), key=lambda r: r.finished_at):
             self.organiser.count(result)
         self.state.on_finished.append(self._count)
+        self.state.on_assigned.append(self.organiser.check_assigned)
         self.client = Desk(self.state, host, port, access=access, name=name,
                            reverify_s=reverify_s)  # fmt: skip
         self.client.on_connected.append(self.organiser.retell)

@@ -149,6 +149,47 @@ class Rejection:
         return {"ts": self.ts, "table": self.table, "topic": self.topic, "reason": self.reason}
 
 
+#: A table's last seqs whose content the desk remembers: another message under one
+#: of them is a second sender with the table's key.
+DIGESTS_KEPT: Final = 4 * WINDOW
+#: The games whose events a table keeps at the desk (the last ones: a record comes
+#: right after its game's events).
+TRAILS: Final = 4
+
+
+def _statement(line: str) -> str:
+    """A record's or an event's statement as compared: no comment, lower case, single
+    spaces."""
+    return " ".join(line.split("#", 1)[0].lower().split())
+
+
+@dataclass
+class GameTrail:
+    """What a table's authenticated events said of one game, in seq order: the record
+    of that game must say the same (:meth:`DeskState._agreement`)."""
+
+    game: str
+    lines: list[str] = field(default_factory=list)  # hands, dealers, actions (undos out)
+    dealt: list[int] = field(default_factory=list)  # the cards dealt, hand by hand
+    finished: tuple[int | None, tuple[int, int]] | None = None  # (winner, score)
+    recorded: bool = False  # its record came (a second one is a copy)
+
+    def take(self, e: Event) -> None:
+        if e.kind is EventKind.DEAL:
+            self.lines += [x for x in (_statement(w) for w in e.text.split("\n")) if x]
+            self.dealt.append(e.dealt or 0)
+        elif e.kind is EventKind.ACTION:
+            self.lines += [x for x in (_statement(w) for w in e.text.split("\n")) if x]
+        elif e.kind is EventKind.UNDO:
+            undone = _statement(e.action or e.text.split(":", 1)[-1])
+            for i in range(len(self.lines) - 1, -1, -1):
+                if self.lines[i] == undone:
+                    del self.lines[i]
+                    break
+        elif e.kind is EventKind.FINISHED:
+            self.finished = (e.winner, e.score if e.score is not None else (0, 0))
+
+
 @dataclass
 class TableState:
     table: str
@@ -181,6 +222,17 @@ class TableState:
     held_since: float | None = None  # messages held back for a gap since then
     rejected: int = 0
     rules_problems: list[str] = field(default_factory=list)
+    digests: dict[int, bytes] = field(default_factory=dict)  # seq -> what it said
+    conflicts: int = 0  # messages under a seq taken with another content
+    trails: collections.OrderedDict[str, GameTrail] = field(default_factory=collections.OrderedDict)
+
+    def trail(self, game: str) -> GameTrail:
+        trail = self.trails.get(game)
+        if trail is None:
+            trail = self.trails[game] = GameTrail(game)
+            while len(self.trails) > TRAILS:
+                self.trails.popitem(last=False)
+        return trail
 
     def pending(self) -> list[RefereeItem]:
         """The *atención* items not acknowledged yet, oldest first."""
@@ -213,6 +265,7 @@ class TableState:
             "waiting_for": self.next_seq if self.buffered else None,
             "duplicates": self.duplicates,
             "rejected": self.rejected,
+            "conflicts": self.conflicts,
             "last_seen": self.last_seen,
             "silent_s": round(now - self.last_seen, 1)
             if now is not None and self.last_seen is not None
@@ -262,6 +315,9 @@ class DeskState:
         self.last_reverify: float | None = None
         self.lock = threading.RLock()
         self.on_finished: list[Callable[[GameResult], None]] = []
+        #: Called with every ``assigned`` event a table sends (applied in seq order):
+        #: the organiser compares it with what it sent (:meth:`.Organiser.check_assigned`).
+        self.on_assigned: list[Callable[[Event], None]] = []
         #: The tournament run at this desk (:class:`~.organiser.Organiser`): None for a
         #: desk that only follows tables.
         self.competition: Organiser | None = None
@@ -401,15 +457,23 @@ class DeskState:
                 return
             seq = message.seq
             self.received += 1
-            if isinstance(message, Record):
-                self._record(t, message, now, write=journal)
+            digest = hashlib.sha256(bytes(payload)).digest()[:16]
             if seq < t.next_seq or seq in t.buffered:
+                known = t.digests.get(seq)
+                if known is not None and known != digest:
+                    t.conflicts += 1
+                    self._reject(topic, f"another message under seq {seq}, already taken: "
+                                 "the table's key is in other hands", now, t.table)  # fmt: skip
+                    return
                 t.duplicates += 1
                 self.duplicates += 1
                 return
             self._journal(journal, now, topic, payload, durable=isinstance(message, Record))
             t.known_seq = max(t.known_seq, seq)
             t.buffered[seq] = message
+            t.digests[seq] = digest
+            while len(t.digests) > DIGESTS_KEPT:
+                del t.digests[next(iter(t.digests))]
             while t.next_seq in t.buffered:
                 pending = t.buffered.pop(t.next_seq)
                 t.next_seq += 1
@@ -417,6 +481,8 @@ class DeskState:
                 t.last_progress = now
                 if isinstance(pending, Event):
                     self._apply(t, pending, now)
+                else:  # a record is judged in its place in the table's stream, only
+                    self._record(t, pending, now, write=journal)
             if t.buffered and t.held_since is None:
                 t.held_since = now
             elif not t.buffered:
@@ -466,6 +532,14 @@ class DeskState:
             if self.track_latency:
                 self.latencies.append(latency)
         t.game = e.game
+        if e.kind is not EventKind.ASSIGNED:
+            t.trail(e.game).take(e)
+        else:
+            for callback in self.on_assigned:
+                try:
+                    callback(e)
+                except Exception:  # a listener never stops the desk
+                    log.exception("desk: an assignment listener failed")
         if e.hand is not None:
             t.hand = e.hand
         if e.score is not None:
@@ -519,6 +593,8 @@ class DeskState:
             atomic_write(self.out_dir / "records" / name, text.encode("utf-8"))
         result = self.judge.judge(t.table, r, name, now)
         result.sha256 = digest
+        if existing is None:
+            result.problems.extend(self._agreement(t, r))
         if existing is not None:
             existing.other_copies.append(
                 Copy(name, digest, result.verdict, "; ".join([result.detail, *result.problems]),
@@ -537,6 +613,55 @@ class DeskState:
         self.export()
         for callback in self.on_finished:
             callback(result)
+
+    def _agreement(self, t: TableState, r: Record) -> list[str]:
+        """How a record differs from what its table's events said of its game before it
+        (empty: it agrees). A record counts only for a game its table announced on its
+        authenticated stream and finished there with the same deal, actions and final
+        score; a game the desk never saw played is listed and moves no result."""
+        trail = t.trails.get(r.game)
+        if trail is None or not trail.dealt:
+            return ["the table never announced this game on its events"]
+        if trail.recorded:
+            return ["the table had sent a record of this game already"]
+        trail.recorded = True
+        problems = []
+        if trail.finished is None:
+            problems.append("the table's events never said this game was won")
+        text = unseal(r.record) if "#~seal " in r.record else r.record
+        lines: list[str] = []
+        dealt: list[int] = []
+        for raw in text.split("\n"):
+            line = _statement(raw)
+            if not line or line.startswith(("table ", "score ")) or line == "table":
+                continue
+            if line.startswith("deal "):
+                if dealt:
+                    dealt[-1] += 1
+                continue
+            if line == "hand":
+                dealt.append(0)
+            lines.append(line)
+        if lines != trail.lines:
+            at = next(
+                (i for i, (a, b) in enumerate(zip(lines, trail.lines, strict=False)) if a != b),
+                min(len(lines), len(trail.lines)),
+            )
+            said = trail.lines[at] if at < len(trail.lines) else "nothing"
+            wrote = lines[at] if at < len(lines) else "nothing"
+            problems.append(
+                f"the record's statement {at + 1} ({wrote[:60]}) is not what the table's "
+                f"events said ({said[:60]})"
+            )
+        elif dealt != trail.dealt:
+            problems.append("the record's deals are not the ones the table's events said")
+        if trail.finished is not None:
+            winner, score = trail.finished
+            if (r.winner, r.score) != (winner, score):
+                problems.append(
+                    f"the table's events ended {score[0]}-{score[1]}, won by team {winner}"
+                )
+        return problems
 
     # ------------------------------------------------------------------ records at rest
 
