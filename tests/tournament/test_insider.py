@@ -19,6 +19,7 @@ import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
 from controller.tournament.broker import LocalBroker, find_mosquitto, free_port
+from controller.tournament.desk.running import DeskRun
 from controller.tournament.venue import (
     MAX_KEEPALIVE,
     MESSAGE_SIZE_LIMIT,
@@ -301,6 +302,66 @@ def counted_in_journal(folder: Path) -> list[str]:
     return out
 
 
+class Cup:
+    """A two-team knockout run by the organiser's desk (``DeskRun`` on its own listener,
+    desk1's account), its one match assigned to the genuine mesa01 (a ``TablePublisher``
+    with mesa01's provisioned settings); ``thief``: the armed ``intruder`` account."""
+
+    def __init__(self, venue: Venue, tmp_path: Path) -> None:
+        from controller.engine import Claims, HouseRules
+        from controller.tournament.access import BrokerAccess
+        from controller.tournament.competition.model import (
+            Entrant,
+            Format,
+            FormatSpec,
+            Player,
+            Register,
+            Start,
+        )
+        from controller.tournament.publisher import TablePublisher
+        from controller.tournament.seal import load_key
+        from controller.tournament.table_link import load_tournament_settings
+
+        from .test_forgeries import Client
+
+        self.venue = venue
+        self.rules = HouseRules(players=2, target=15, claims=Claims.DECLARED)
+        self.secret = load_key(venue.desk_dir("desk1") / "secret.key", kind="key-file")
+        self.access = BrokerAccess("desk1", venue.password("desk1"), venue.ca_file)
+        self.folder = tmp_path / "desk"
+        self.desk = self.desk_run()
+        settings = load_tournament_settings(venue.table_dir("mesa01") / "tournament.toml")
+        assert settings is not None and settings.key is not None
+        self.settings = settings
+        self.table = TablePublisher("mesa01", "127.0.0.1", venue.port,
+                                    outbox_dir=tmp_path / "mesa01", tournament=venue.tournament,
+                                    key=settings.key, access=settings.access,
+                                    keepalive=1).start()  # fmt: skip
+        self.thief = Client(venue, "intruder", "intruder-password")
+        for n in (1, 2):
+            self.desk.organiser.do(Register(Entrant(f"e{n}", f"Equipo {n}", (Player(f"P{n}"),))))
+        spec = FormatSpec(Format.KNOCKOUT, best_of=1, team_size=1, third_place=False)
+        self.desk.organiser.do(Start(spec))
+        [self.match] = self.desk.organiser.tournament.matches
+        assert self.match.table == "mesa01"
+        state = self.desk.state
+        assert wait_until(lambda: "mesa01" in state.tables and state.tables["mesa01"].applied >= 1)
+        assert self.table.matches.to_play() is not None  # the table took the real assignment
+
+    def desk_run(self) -> DeskRun:
+        from controller.tournament.desk.running import DeskRun
+
+        v = self.venue
+        return DeskRun(self.folder, v.tournament, key=self.secret, tables=v.tables,
+                       rules=self.rules, host="127.0.0.1", port=v.local_port or v.port,
+                       access=self.access, http_port=None)  # fmt: skip
+
+    def close(self) -> None:
+        self.thief.close()
+        self.table.close(timeout=0.5)
+        self.desk.stop()
+
+
 def test_a_stolen_table_key_decides_no_match(
     venue: Venue, armed_broker: LocalBroker, tmp_path: Path
 ) -> None:
@@ -311,56 +372,21 @@ def test_a_stolen_table_key_decides_no_match(
     played afterwards, counts (its first message collided with the forgery and is
     listed too); after a power cut the desk's journal counts exactly the games its
     ``events.jsonl`` proves."""
-    from controller.engine import Claims, HouseRules
     from controller.table.service import Finished, NewGame
-    from controller.tournament.access import BrokerAccess
-    from controller.tournament.competition.model import (
-        Entrant,
-        Format,
-        FormatSpec,
-        MatchStatus,
-        Player,
-        Register,
-        Start,
-    )
-    from controller.tournament.desk.running import DeskRun
+    from controller.tournament.competition.model import MatchStatus
     from controller.tournament.messages import signed
-    from controller.tournament.publisher import TablePublisher
-    from controller.tournament.seal import load_key, seal
-    from controller.tournament.table_link import load_tournament_settings
+    from controller.tournament.seal import seal
     from controller.transcript import parse, replay
 
-    from .test_forgeries import Client, bot_game, statements
+    from .test_forgeries import bot_game, statements
 
-    rules = HouseRules(players=2, target=15, claims=Claims.DECLARED)
-    secret = load_key(venue.desk_dir("desk1") / "secret.key", kind="key-file")
-    access = BrokerAccess("desk1", venue.password("desk1"), venue.ca_file)
-    folder = tmp_path / "desk"
-
-    def desk_run() -> DeskRun:
-        return DeskRun(folder, venue.tournament, key=secret, tables=venue.tables, rules=rules,
-                       host="127.0.0.1", port=venue.local_port or venue.port, access=access,
-                       http_port=None)  # fmt: skip
-
-    desk = desk_run()
-    settings = load_tournament_settings(venue.table_dir("mesa01") / "tournament.toml")
-    assert settings is not None and settings.key is not None
-    table = TablePublisher("mesa01", "127.0.0.1", venue.port, outbox_dir=tmp_path / "mesa01",
-                           tournament=venue.tournament, key=settings.key,
-                           access=settings.access, keepalive=1).start()  # fmt: skip
-    thief = Client(venue, "intruder", "intruder-password")
+    cup = Cup(venue, tmp_path)
+    desk, table, match, settings, thief = cup.desk, cup.table, cup.match, cup.settings, cup.thief
+    rules, folder = cup.rules, cup.folder
     try:
-        for n in (1, 2):
-            desk.organiser.do(Register(Entrant(f"e{n}", f"Equipo {n}", (Player(f"P{n}"),))))
-        spec = FormatSpec(Format.KNOCKOUT, best_of=1, team_size=1, third_place=False)
-        desk.organiser.do(Start(spec))
-        [match] = desk.organiser.tournament.matches
-        assert match.table == "mesa01"
         state = desk.state
-        assert wait_until(lambda: "mesa01" in state.tables and state.tables["mesa01"].applied >= 1)
-        assert table.matches.to_play() is not None  # the table took the real assignment
-
         own = settings.key
+        assert own is not None
         key = own.key
         fake = bot_game(rules, seed=77)
         fake_game = replay(parse(fake)).game
@@ -413,7 +439,7 @@ def test_a_stolen_table_key_decides_no_match(
 
         # a power cut, and the desk again: what it counts is what events.jsonl proves
         desk.power_cut()
-        desk = desk_run()
+        desk = cup.desk = cup.desk_run()
         again = desk.state
         proven = sorted(r.game for r in again.results_list() if r.ok)
         counted = sorted(g.game for m in desk.organiser.tournament.matches for g in m.games)
@@ -421,6 +447,188 @@ def test_a_stolen_table_key_decides_no_match(
         assert sorted(counted_in_journal(folder)) == counted
         assert "mesa01-g778" in again.results and not again.results["mesa01-g778"].ok
     finally:
-        thief.close()
-        table.close(timeout=0.5)
-        desk.stop()
+        cup.close()
+
+
+# ---------------------------------------------------------------------------- 3: roles
+
+
+def test_a_screen_holds_no_secret_and_writes_nothing(
+    venue: Venue, venue_broker: LocalBroker
+) -> None:
+    """A screen's folder has no key that signs anything; it may read the tables but
+    publish nothing (no assignment, no resend request, no table's topic); only the
+    organiser's desk may publish an assignment, not even the other desk."""
+    from controller.tournament.table_link import load_tournament_settings
+
+    from .test_assignment_venue import V5Client
+
+    folder = venue.screen_dir("pantalla")
+    assert sorted(p.name for p in folder.iterdir()) == ["broker.pass", "ca.crt", "desk.toml"]
+    secret = (venue.root / "secret.key").read_text().split("\n")[1]
+    table_keys = [
+        (venue.table_dir(t) / "table.key").read_text().split("\n")[1] for t in venue.tables
+    ]
+    for path in folder.iterdir():
+        text = path.read_text(encoding="utf-8", errors="replace")
+        assert secret not in text and not any(k in text for k in table_keys), path
+    import tomllib
+
+    section = tomllib.loads((folder / "desk.toml").read_text())["tournament"]
+    assert not {"key", "key_file", "key_id"} & set(section)
+    with pytest.raises(ValueError):  # not a table's configuration either
+        load_tournament_settings(folder / "desk.toml")
+    assign = f"{BASE}/mesa01/assign"
+    resend = f"truco/{venue.tournament}/desks/pantalla/resend/mesa01"
+    answers = {}
+    for account, topic in (
+        ("pantalla", assign),
+        ("pantalla", resend),
+        ("pantalla", f"{BASE}/mesa01/events"),
+        ("desk2", assign),
+        ("desk1", assign),
+    ):
+        client = V5Client(venue, account, venue.password(account))
+        try:
+            answers[(account, topic.rsplit("/", 2)[-2] + "/" + topic.rsplit("/", 1)[-1])] = (
+                client.publish(topic, b"{}", retain=False)
+            )
+        finally:
+            client.close()
+    assert answers == {
+        ("pantalla", "mesa01/assign"): "Not authorized",
+        ("pantalla", "resend/mesa01"): "Not authorized",
+        ("pantalla", "mesa01/events"): "Not authorized",
+        ("desk2", "mesa01/assign"): "Not authorized",
+        ("desk1", "mesa01/assign"): "accepted",
+    }
+    probe = MqttProbe(venue, "pantalla", f"{BASE}/+/events")  # it reads what tables say
+    table = Session(venue, "mesa01", "x")
+    try:
+        assert table.up.wait(10)
+        table.client.publish(f"{BASE}/mesa01/events", b"hola", qos=1).wait_for_publish(5)
+        assert wait_until(lambda: probe.messages == [(f"{BASE}/mesa01/events", b"hola")])
+    finally:
+        probe.close()
+        table.close()
+
+
+def test_an_assignment_the_desk_did_not_send_goes_first_on_its_list(
+    venue: Venue, armed_broker: LocalBroker, tmp_path: Path
+) -> None:
+    """Someone holding the secret and an account that may write (not a screen's: it
+    has neither) signs an assignment for mesa01: the same match with the teams' seats
+    swapped, then one with a huge counter. The table takes them (they verify) and says
+    so in its ``assigned`` events; the organiser's desk, comparing each with what it
+    sent, puts both first on its list."""
+    import dataclasses
+
+    from controller.tournament.keys import derive_table_key
+    from controller.tournament.messages import (
+        Event,
+        EventKind,
+        assignment_digest,
+        signed_assignment,
+    )
+    from controller.tournament.topics import tournament_prefix
+
+    cup = Cup(venue, tmp_path)
+    try:
+        organiser = cup.desk.organiser
+        sent = organiser.assignments["mesa01"]
+        assert organiser.attention == []
+        key = derive_table_key(cup.secret.key, venue.tournament, "mesa01")
+        prefix = tournament_prefix(venue.tournament)
+        swapped = dataclasses.replace(sent, n=sent.n + 1, home=sent.away, away=sent.home)
+        cup.thief.publish(*signed_assignment(key, prefix, swapped), retain=True)
+        assert wait_until(lambda: len(organiser.attention) == 1)
+        huge = dataclasses.replace(sent, n=10**12)
+        cup.thief.publish(*signed_assignment(key, prefix, huge), retain=True)
+        assert wait_until(lambda: len(organiser.attention) == 2)
+        first, second = organiser.attention
+        assert first.what == second.what == "assignment-differs"
+        assert "n=1000000000000" in first.text and "no mandó" in first.text
+        assert f"n={sent.n + 1}" in second.text and "no mandó" in second.text
+        # the desk tells the table its real assignment again, above the forged counter
+        assert wait_until(lambda: cup.table.matches.last_n == 10**12 + 1)
+        real = cup.table.matches.assignment
+        assert real is not None and (real.home, real.away) == (sent.home, sent.away)
+        assert len(organiser.attention) == 2  # its own, reported back, raises nothing
+        assert organiser.summary()["attention"][0]["what"] == "assignment-differs"
+        # the genuine assignment, reported by the table, did not raise anything
+        assert not any(f"n={sent.n}:" in a.text for a in organiser.attention)
+        # under a counter the desk did use, other names: a different assignment
+        told = Event("mesa01", 99, time.time(), EventKind.ASSIGNED, "mesa01-g001",
+                     match=sent.match, chico=sent.chico, assigned=sent.n,
+                     digest=assignment_digest(swapped))  # fmt: skip
+        organiser.check_assigned(told)
+        assert "distinta" in organiser.attention[0].text
+        assert f"n={sent.n}:" in organiser.attention[0].text
+    finally:
+        cup.close()
+
+
+# ---------------------------------------------------------------------------- 6: a desk restart
+
+
+@pytest.mark.parametrize("how", ["power-cut", "clean-stop"])
+def test_after_a_desk_restart_online_is_the_live_tables(
+    venue: Venue, venue_broker: LocalBroker, tmp_path: Path, how: str
+) -> None:
+    """Three tables online, then one stopped; the organiser's desk goes (its power, or a
+    clean stop) and comes back on the same folder: within 5 s it shows the two live
+    tables online and the stopped one off, and the retained statuses and records the
+    broker gives again are counted as duplicates, none rejected as a replay."""
+    from controller.tournament.access import BrokerAccess
+    from controller.tournament.desk import Desk, DeskState
+    from controller.tournament.publisher import TablePublisher
+    from controller.tournament.seal import load_key
+    from controller.tournament.table_link import load_tournament_settings
+
+    secret = load_key(venue.desk_dir("desk1") / "secret.key", kind="key-file")
+    access = BrokerAccess("desk1", venue.password("desk1"), venue.ca_file)
+
+    def desk() -> Desk:
+        state = DeskState(venue.tournament, out_dir=tmp_path / "desk", key=secret,
+                          tables=venue.tables)  # fmt: skip
+        return Desk(state, "127.0.0.1", venue.local_port or venue.port, access=access).start()
+
+    tables = {}
+    for name in ("mesa01", "mesa02", "mesa03"):
+        settings = load_tournament_settings(venue.table_dir(name) / "tournament.toml")
+        assert settings is not None
+        tables[name] = TablePublisher(name, "127.0.0.1", venue.port,
+                                      outbox_dir=tmp_path / name, tournament=venue.tournament,
+                                      key=settings.key, access=settings.access,
+                                      keepalive=1).start()  # fmt: skip
+    first = desk()
+    second: Desk | None = None
+    try:
+        assert first.wait(lambda s: s.snapshot()["online"] == 3, 10)
+        tables.pop("mesa03").close()
+        assert first.wait(lambda s: s.tables["mesa03"].online is False, 10)
+        if how == "power-cut":
+            first.power_cut()
+        else:
+            first.stop()
+        second = desk()
+        start = time.monotonic()
+        assert second.wait(lambda s: s.snapshot()["online"] == 2, 5)
+        took = time.monotonic() - start
+        state = second.state
+        assert second.wait(lambda s: s.tables["mesa03"].online is False, 5)
+        time.sleep(0.5)  # anything else the broker gives again
+        with state.lock:
+            assert state.rejected == 0, [r.reason for r in state.rejections]
+            assert state.duplicates >= 3
+            assert {t: state.tables[t].online for t in ("mesa01", "mesa02", "mesa03")} == {
+                "mesa01": True, "mesa02": True, "mesa03": False,
+            }  # fmt: skip
+        assert took < 5
+    finally:
+        for pub in tables.values():
+            pub.close(timeout=0.5)
+        if second is not None:
+            second.stop()
+        if how == "power-cut":
+            first.state.close()

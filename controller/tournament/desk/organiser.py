@@ -44,7 +44,7 @@ from ..competition.model import (
     Tournament,
 )
 from ..competition.tournament import apply, free_matches
-from ..messages import Assignment, Event, assignment_digest
+from ..messages import MAX_COUNTER, Assignment, Event, assignment_digest
 from ..seal import NO_MATCH, TournamentKey
 from .journal import AuditJournal, audit, journal_key
 from .records import GameResult
@@ -121,6 +121,10 @@ class Organiser:
         #: Every assignment told to each table by this run of the desk, by its ``n``
         #: (the last ``TOLD_KEPT``): what the tables' ``assigned`` events must match.
         self.told: dict[str, collections.OrderedDict[int, Assignment]] = {}
+        #: The highest counter each table says it took (its ``assigned`` events; the
+        #: desk's state gives it, also after a restart): one above the journal's line
+        #: count was never this desk's, and the next assignment goes above it.
+        self.taken: Callable[[str], int] = lambda table: 0
         self._tournament = Tournament(name)
         for entry in self.journal.open():  # JournalTampered: the desk does not start
             action = action_from_json(entry.body["action"])
@@ -252,6 +256,9 @@ class Organiser:
         """What ``table`` should be playing now (a match, or nothing)."""
         t = self._tournament
         n = self.journal.lines
+        taken = self.taken(table)
+        if taken >= n:  # the table took a counter this desk never used: go above it
+            n = min(taken + 1, MAX_COUNTER)
         for m in t.matches:
             if m.table == table and m.result.status in UNDECIDED:
                 return self._assignment(t, m, n)
@@ -311,6 +318,10 @@ class Organiser:
             if item not in self.attention:
                 self.attention.insert(0, item)
                 log.error("desk: %s", text)
+            if sent is None and e.assigned is not None and e.assigned >= self.journal.lines:
+                # it would refuse every real one below it: tell it again, above it
+                self.assignments.pop(e.table, None)
+                self._tell_tables()
 
     def retell(self) -> None:
         """Tell every table again (the desk (re)connected to the broker)."""

@@ -62,6 +62,7 @@ class DeskRun:
                                    publish=self._publish, lock=self.state.lock)  # fmt: skip
         self.state.competition = self.organiser
         self.organiser.on_change.append(self._export)
+        self.organiser.taken = self._taken
         for result in sorted(self.state.results_list(), key=lambda r: r.finished_at):
             self.organiser.count(result)
         self.state.on_finished.append(self._count)
@@ -71,6 +72,10 @@ class DeskRun:
         self.client.on_connected.append(self.organiser.retell)
         self.http = serve_http(self.state, http_port) if http_port is not None else None
         self.client.start()
+
+    def _taken(self, table: str) -> int:
+        t = self.state.tables.get(table)
+        return t.assigned_n if t is not None else 0
 
     def _export(self) -> None:
         self.state.export()

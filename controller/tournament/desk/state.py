@@ -224,6 +224,8 @@ class TableState:
     rules_problems: list[str] = field(default_factory=list)
     digests: dict[int, bytes] = field(default_factory=dict)  # seq -> what it said
     conflicts: int = 0  # messages under a seq taken with another content
+    assigned_n: int = 0  # the highest assignment counter the table says it took
+    status_digest: bytes | None = None  # of the last status accepted
     trails: collections.OrderedDict[str, GameTrail] = field(default_factory=collections.OrderedDict)
 
     def trail(self, game: str) -> GameTrail:
@@ -437,6 +439,8 @@ class DeskState:
                 return
             if message is None:
                 return
+            if isinstance(message, Status) and self._same_status(message, payload, now):
+                return
             if self.key is None and self.roster is not None and message.table not in self.roster:
                 self._reject(topic, f"{message.table} is not a table of this tournament", now)
                 return
@@ -449,6 +453,7 @@ class DeskState:
             t.last_seen = now
             if isinstance(message, Status):
                 t.status_n = message.n
+                t.status_digest = hashlib.sha256(bytes(payload)).digest()
                 t.online = message.online
                 t.offline_reason = message.reason
                 t.status_ts = now
@@ -487,6 +492,21 @@ class DeskState:
                 t.held_since = now
             elif not t.buffered:
                 t.held_since = None
+
+    def _same_status(self, m: Status, payload: bytes | bytearray, now: float) -> bool:
+        """The very status the table said last, delivered again (the broker gives its
+        retained copy at every (re)connection, also to a desk that restarted): still
+        the table's last word, so it says again whether the table is online; a
+        duplicate, never a replay."""
+        t = self.tables.get(m.table)
+        if t is None or m.n != t.status_n or t.status_digest is None:
+            return False
+        if hashlib.sha256(bytes(payload)).digest() != t.status_digest:
+            return False
+        t.online, t.offline_reason, t.status_ts = m.online, m.reason, now
+        t.duplicates += 1
+        self.duplicates += 1
+        return True
 
     def _refuse(self, m: Message) -> str | None:
         """Why an authentic message is still not taken (``None``: it is)."""
@@ -535,6 +555,7 @@ class DeskState:
         if e.kind is not EventKind.ASSIGNED:
             t.trail(e.game).take(e)
         else:
+            t.assigned_n = max(t.assigned_n, e.assigned or 0)
             for callback in self.on_assigned:
                 try:
                     callback(e)
