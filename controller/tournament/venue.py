@@ -1,15 +1,18 @@
 """The venue's broker set up the way Mosquitto does it: accounts, ACLs, TLS, keys.
 
-``truco-table venue-broker --tournament NAME --tables 20 --desks desk,pantalla
+``truco-table venue-broker --tournament NAME --tables 20 --desks desk --screens pantalla
 --host 192.168.1.10 --out venue/`` writes, under ``venue/``:
 
 ``broker/``
-    ``mosquitto.conf`` (anonymous access off, one TLS listener, the password file and
-    the ACL file below), ``passwd`` (one account per table and per desk, in
-    Mosquitto's own ``$7$`` PBKDF2-SHA512 format, as ``mosquitto_passwd`` writes it),
-    ``acl`` (a table may publish only under its own topics and read only its own resend
-    requests and its own assignment; a desk may only read the tables' topics, publish
-    its own resend requests, and publish (and read back) every table's assignment),
+    ``mosquitto.conf`` (anonymous access off, client ids bound to the accounts, one TLS
+    listener per kind of client with its own ``max_connections``, persistence in
+    ``data/``, size and keepalive limits: :func:`mosquitto_conf`), ``passwd`` (one
+    account per table, desk and screen, in Mosquitto's own ``$7$`` PBKDF2-SHA512 format,
+    as ``mosquitto_passwd`` writes it), ``acl`` (a table may publish only under its own
+    topics and read only its own resend requests and its own assignment; a desk may only
+    read the tables' topics and publish its own resend requests; only the organiser's
+    desk, the first, publishes (and reads back) the tables' assignments; a screen only
+    reads), ``truco-limits.conf`` (the systemd drop-in with the open-file limit),
     ``ca.crt``, ``server.crt`` and ``server.key``.
 ``ca/``
     ``ca.key`` and ``ca.crt``: the venue's certificate authority (keep ``ca.key`` off
@@ -23,6 +26,8 @@
 ``desks/<id>/``
     ``desk.toml``, ``secret.key``, ``broker.pass``, ``ca.crt`` for ``truco-table desk
     --config desks/<id>/desk.toml``.
+``screens/<id>/``
+    ``desk.toml``, ``broker.pass``, ``ca.crt``: no key at all (a screen signs nothing).
 
 Every key, password and password file is written owner-only (``0600``). A re-run keeps
 the secret, the CA and the passwords already there (tables already provisioned keep

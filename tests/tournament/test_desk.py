@@ -340,9 +340,11 @@ def test_only_the_exceptional_refusals_wait_for_the_referee(desk: DeskState) -> 
 
 def test_exports(desk: DeskState, key: TournamentKey, tmp_path: Path) -> None:
     for table in ("mesa02", "mesa01"):
-        desk.handle(*event(table, 1))
+        desk.handle(*event(table, 1, "new-game", text=RULES, rules=RULES))
         play(desk, table, 2)
     assert desk.out_dir is not None
+    assert desk.export_due  # the second record came within a second of the first
+    desk.export()
     rows = list(csv.DictReader(io.StringIO((desk.out_dir / "results.csv").read_text())))
     assert [r["game"] for r in rows] == ["mesa01-g001", "mesa02-g001"]
     assert rows[0]["verdict"] == "intact" and rows[0]["record"] == "mesa01-g001.truco"
@@ -352,6 +354,33 @@ def test_exports(desk: DeskState, key: TournamentKey, tmp_path: Path) -> None:
     assert {t["table"] for t in data["tables"]} == {"mesa01", "mesa02"}
     paths = desk.export(tmp_path / "elsewhere")
     assert paths is not None and all(p.exists() for p in paths)
+
+
+def test_the_exports_are_rewritten_at_most_once_a_second(
+    desk: DeskState, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from controller.tournament.desk import state as state_module
+
+    clock = [1000.0]
+    monkeypatch.setattr(state_module.time, "monotonic", lambda: clock[0])
+    writes: list[str] = []
+    real = state_module.atomic_write
+    monkeypatch.setattr(
+        state_module, "atomic_write",
+        lambda path, data, **kw: (writes.append(Path(path).name), real(path, data, **kw)),
+    )  # fmt: skip
+    seq = 1
+    for n in range(5):  # five records within a second: one rewrite now, one put off
+        seq = play(desk, "mesa01", seq, game=f"mesa01-g00{n + 1}") + 1
+    assert writes.count("results.csv") == 1 and desk.export_due
+    desk.flush_exports()
+    assert writes.count("results.csv") == 1  # not yet
+    clock[0] += 1.0
+    desk.flush_exports()
+    assert writes.count("results.csv") == 2 and not desk.export_due
+    assert desk.out_dir is not None
+    rows = list(csv.DictReader(io.StringIO((desk.out_dir / "results.csv").read_text())))
+    assert len(rows) == 5
 
 
 def test_a_restarted_desk_resumes(tmp_path: Path, key: TournamentKey) -> None:
@@ -580,6 +609,7 @@ def test_exports_carry_every_verdict_and_every_conflicting_copy(
     seq = play(desk, "mesa01")
     desk.handle(*record_message("mesa01", seq + 1, genuine.replace("\n0 ", "\n1 ", 1)))
     assert desk.out_dir is not None
+    desk.export()  # (rewritten at most once a second)
     data = json.loads((desk.out_dir / "results.json").read_text())
     [game] = data["games"]
     assert game["verdict"] == "intact" and not game["ok"] and game["sha256"]

@@ -8,6 +8,8 @@ import re
 import shutil
 import socket
 import ssl
+import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -632,3 +634,135 @@ def test_after_a_desk_restart_online_is_the_live_tables(
             second.stop()
         if how == "power-cut":
             first.state.close()
+
+
+# ---------------------------------------------------------------------------- 5: a flood
+
+#: The thief's flood, run in a process of its own: 10^4 messages signed with mesa01's
+#: key through the armed ``intruder`` account, events and junk records in seq order
+#: (every tenth a record) and every third far ahead; argv: port, CA file, key (hex).
+FLOOD = """
+import sys, time
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+from controller.tournament.messages import signed
+port, ca, key = int(sys.argv[1]), sys.argv[2], bytes.fromhex(sys.argv[3])
+base = "truco/copa/tables/mesa01"
+c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="thief")
+c.username_pw_set("intruder", "intruder-password")
+c.tls_set(ca_certs=ca)
+c.max_queued_messages_set(0)
+c.connect("127.0.0.1", port, 30)
+c.loop_start()
+junk, in_order, last = "x" * 300, 0, None
+for i in range(10_000):
+    if i % 3:
+        in_order += 1
+        seq = in_order
+    else:
+        seq = 5_000 + i
+    if i % 10 == 1:
+        topic = f"{base}/records/mesa01-g{i:05d}"
+        body = {"v": 1, "table": "mesa01", "seq": seq, "ts": 0, "kind": "record",
+                "game": f"mesa01-g{i:05d}", "winner": 0, "score": [15, 0], "record": junk}
+    else:
+        topic = f"{base}/events"
+        body = {"v": 1, "table": "mesa01", "seq": seq, "ts": 0, "kind": "refusal",
+                "game": "mesa01-g001", "seat": 0, "action": None, "code": "unknown_card",
+                "text": junk}
+    last = c.publish(topic, signed(key, topic, body), qos=1)
+last.wait_for_publish(60)
+c.disconnect()
+c.loop_stop()
+"""
+
+
+def test_a_flood_from_one_stolen_key_costs_the_other_tables_nothing(
+    venue: Venue, armed_broker: LocalBroker, tmp_path: Path
+) -> None:
+    """10^4 messages signed with mesa01's (stolen) key, as fast as the thief can send
+    them: events and junk records in seq order, and events far ahead. Meanwhile mesa02
+    plays on at ten actions a second. The desk (with the venue's quota) keeps mesa02
+    under 2 s behind and answers its page under 200 ms; what it keeps of mesa01's
+    flood is bounded (rejections, atención, records) and counted."""
+    import json
+    import urllib.request
+
+    from controller.table.service import Accepted
+    from controller.tournament.access import BrokerAccess
+    from controller.tournament.desk import Desk, DeskState, render_board
+    from controller.tournament.desk.state import ATTENTION_KEPT, REJECTIONS_KEPT, Quota
+    from controller.tournament.desk.web import serve_http
+    from controller.tournament.keys import derive_table_key
+    from controller.tournament.publisher import TablePublisher
+    from controller.tournament.seal import load_key
+    from controller.tournament.table_link import load_tournament_settings
+
+    secret = load_key(venue.desk_dir("desk1") / "secret.key", kind="key-file")
+    access = BrokerAccess("desk1", venue.password("desk1"), venue.ca_file)
+    quota = Quota()
+    state = DeskState(venue.tournament, out_dir=tmp_path / "desk", key=secret,
+                      tables=venue.tables, quota=quota, track_latency=True)  # fmt: skip
+    desk = Desk(state, "127.0.0.1", venue.local_port or venue.port, access=access).start()
+    http = serve_http(state, 0)
+    page = f"http://127.0.0.1:{http.server_address[1]}/api/state"
+    settings = load_tournament_settings(venue.table_dir("mesa02") / "tournament.toml")
+    assert settings is not None
+    mesa02 = TablePublisher("mesa02", "127.0.0.1", venue.port, outbox_dir=tmp_path / "mesa02",
+                            tournament=venue.tournament, key=settings.key,
+                            access=settings.access, keepalive=1).start()  # fmt: skip
+    key = derive_table_key(secret.key, venue.tournament, "mesa01")
+    stop = threading.Event()
+
+    def play() -> None:  # mesa02, a real table at ten actions a second
+        n = 0
+        while not stop.wait(0.1):
+            n += 1
+            mesa02.on_event(Accepted(f"0 play {n}", (0, 0), 1))
+
+    page_times: list[float] = []
+
+    def look() -> None:  # the organiser's page, every 0.1 s
+        while not stop.wait(0.1):
+            start = time.monotonic()
+            with urllib.request.urlopen(page, timeout=5) as r:
+                json.loads(r.read())
+            page_times.append(time.monotonic() - start)
+
+    try:
+        assert desk.connected.wait(10) and mesa02.connected.wait(10)
+        workers = [threading.Thread(target=play), threading.Thread(target=look)]
+        for w in workers:
+            w.start()
+        time.sleep(0.5)
+        flood = subprocess.run(  # the thief's own machine: another process
+            [sys.executable, "-c", FLOOD, str(venue.port), str(venue.ca_file), key.hex()],
+            capture_output=True, text=True, timeout=120, check=False,
+        )  # fmt: skip
+        assert flood.returncode == 0, flood.stderr[-2000:]
+        assert wait_until(lambda: state.tables.get("mesa01") is not None
+                          and state.tables["mesa01"].rejected + state.tables["mesa01"].applied
+                          + len(state.tables["mesa01"].buffered) >= 9_000, 60)  # fmt: skip
+        time.sleep(1.0)
+        stop.set()
+        for w in workers:
+            w.join(5)
+        assert mesa02.flush(10)
+        assert desk.wait(lambda s: s.tables["mesa02"].next_seq > mesa02.outbox.last_seq, 5)
+        with state.lock:
+            lags = [x for x in state.latencies]
+            t = state.tables["mesa01"]
+            assert t.over_quota > 0 and len(t.rejections) <= REJECTIONS_KEPT
+            assert len(t.pending()) <= ATTENTION_KEPT and t.attention_more > 0
+            assert len([g for g in state.results if g.startswith("mesa01")]) <= quota.records
+            snap = state.snapshot()
+        assert lags and max(lags) < 2.0, f"mesa02 fell {max(lags):.2f} s behind"
+        assert page_times and max(page_times) < 0.2, sorted(page_times)[-10:]
+        assert len(snap["rejections"]) <= 50
+        assert len(render_board(state, width=200).splitlines()) < 60
+    finally:
+        stop.set()
+        mesa02.close(timeout=0.5)
+        http.shutdown()
+        http.server_close()
+        desk.stop()

@@ -59,6 +59,7 @@ ORGANISER: Final = "organizador"
 DESK: Final = "mesa de control"
 AUDIT_S: Final = 10.0  # the journal on the disk is checked again this often
 MAX_NAME: Final = 64  # what the table takes in an assignment's names and label
+ATTENTION_PER_TABLE: Final = 20  # a table's items on the list (the rest are counted)
 TOLD_KEPT: Final = 32  # assignments remembered per table, to check the tables' reports
 UNDECIDED: Final = (MatchStatus.ASSIGNED, MatchStatus.PLAYING)
 #: A record's verdict as the organiser reads it.
@@ -114,6 +115,8 @@ class Organiser:
             folder, name, journal_key(key.key, name) if key is not None else None, fsync=fsync
         )
         self.attention: list[Attention] = []
+        #: Per table, the items beyond ``ATTENTION_PER_TABLE``, only counted.
+        self.attention_more: collections.Counter[str] = collections.Counter()
         #: Called after every change (the desk rewrites its exports).
         self.on_change: list[Callable[[], None]] = []
         #: What each table was last told (None: not told since the desk started).
@@ -225,9 +228,13 @@ class Organiser:
 
     def _flag(self, what: str, result: GameResult, text: str) -> None:
         item = Attention(what, text, result.match, result.table, result.game)
-        if item not in self.attention:
-            self.attention.append(item)
-            log.warning("desk: %s", text)
+        if item in self.attention:
+            return
+        if sum(1 for a in self.attention if a.table == result.table) >= ATTENTION_PER_TABLE:
+            self.attention_more[result.table] += 1  # a flood from one table: counted
+            return
+        self.attention.append(item)
+        log.warning("desk: %s", text)
 
     # ------------------------------------------------------------------ moving on
 
@@ -338,6 +345,7 @@ class Organiser:
                 "journal_lines": self.journal.lines,
                 "keyed": self.keyed,
                 "attention": [a.__dict__ for a in self.attention],
+                "attention_more": dict(self.attention_more),
             }
 
 

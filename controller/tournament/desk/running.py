@@ -24,7 +24,7 @@ from ..topics import tournament_prefix
 from .client import Desk
 from .organiser import Organiser
 from .records import GameResult
-from .state import REVERIFY_S, DeskState
+from .state import REVERIFY_S, DeskState, Quota
 from .web import serve_http
 
 __all__ = ["DeskRun", "NotConnected"]
@@ -52,12 +52,13 @@ class DeskRun:
         profile: str = "tournament",
         http_port: int | None = 0,
         reverify_s: float = REVERIFY_S,
+        quota: Quota | None = None,
     ) -> None:
         self.folder = Path(folder)
         self.key = key
         self.prefix = tournament_prefix(tournament)
         self.state = DeskState(tournament, out_dir=folder, key=key, profile=profile,
-                               tables=tables, rules=rules)  # fmt: skip
+                               tables=tables, rules=rules, quota=quota)  # fmt: skip
         self.organiser = Organiser(folder, tournament, key=key, tables=tables,
                                    publish=self._publish, lock=self.state.lock)  # fmt: skip
         self.state.competition = self.organiser
@@ -78,7 +79,7 @@ class DeskRun:
         return t.assigned_n if t is not None else 0
 
     def _export(self) -> None:
-        self.state.export()
+        self.state.export_soon()
 
     def _count(self, result: GameResult) -> None:
         self.organiser.count(result)

@@ -102,6 +102,23 @@ WINDOW: Final = 1_000
 RESEND_MAX: Final = 500
 REVERIFY_S: Final = 60.0  # records on disk are checked again this often
 SHOWN_REFUSALS: Final = 20  # a table's last refusals in the snapshot
+REJECTIONS_KEPT: Final = 20  # a table's last rejections kept (the rest only counted)
+ATTENTION_KEPT: Final = 20  # a table's pending atención items (the rest only counted)
+EXPORT_S: Final = 1.0  # the exports are rewritten at most this often
+
+
+@dataclass(frozen=True, slots=True)
+class Quota:
+    """What one table may send per minute (``DeskState(quota=...)``): beyond it, its
+    messages are rejected (counted, one line a minute), never journaled or applied, so
+    one table's flood costs every other table nothing. A table at human pace sends
+    a few events a minute and a record every few minutes; a table whose messages were
+    refused sends them again when the desk asks (the gap)."""
+
+    events: int = 600
+    records: int = 20
+
+
 #: Characters never printed from the network: C0/C1 controls (ESC and so on), DEL,
 #: bidirectional overrides and isolates (they reorder what the referee reads).
 _CONTROL_RE: Final = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
@@ -144,6 +161,7 @@ class Rejection:
     table: str  # as the topic names it (cleaned)
     topic: str
     reason: str
+    n: int = 0  # its number among the desk's rejections (their order)
 
     def row(self) -> dict[str, Any]:
         return {"ts": self.ts, "table": self.table, "topic": self.topic, "reason": self.reason}
@@ -226,6 +244,12 @@ class TableState:
     conflicts: int = 0  # messages under a seq taken with another content
     assigned_n: int = 0  # the highest assignment counter the table says it took
     status_digest: bytes | None = None  # of the last status accepted
+    minute: tuple[float, int, int] = (-60.0, 0, 0)  # (since, events, records) for the quota
+    over_quota: int = 0  # messages rejected for the quota
+    rejections: collections.deque[Rejection] = field(
+        default_factory=lambda: collections.deque(maxlen=REJECTIONS_KEPT)
+    )
+    attention_more: int = 0  # atención items beyond ATTENTION_KEPT, counted only
     trails: collections.OrderedDict[str, GameTrail] = field(default_factory=collections.OrderedDict)
 
     def trail(self, game: str) -> GameTrail:
@@ -258,6 +282,8 @@ class TableState:
             ],
             "refusal_counts": dict(sorted(self.refusal_counts.items())),
             "attention": [a.row() for a in self.pending()],
+            "attention_more": self.attention_more,
+            "over_quota": self.over_quota,
             "acknowledged": len(self.acked),
             "games": list(self.games),
             "seq": self.next_seq - 1,
@@ -295,6 +321,7 @@ class DeskState:
         rules: HouseRules | None = None,
         track_latency: bool = False,
         clock: Callable[[], float] = time.time,
+        quota: Quota | None = None,
     ) -> None:
         self.tournament = check_name("tournament", tournament)
         self.prefix = tournament_prefix(tournament) + "/"
@@ -305,8 +332,13 @@ class DeskState:
         self.clock = clock
         self.tables: dict[str, TableState] = {}
         self.results: dict[str, GameResult] = {}
-        self.rejections: collections.deque[Rejection] = collections.deque(maxlen=200)
+        #: The last rejections of messages naming no table of the tournament (a table's
+        #: own are kept in its ``TableState.rejections``, REJECTIONS_KEPT each).
+        self.stray: collections.deque[Rejection] = collections.deque(maxlen=REJECTIONS_KEPT)
         self.rejected = 0
+        self.quota = quota
+        self._exported = -EXPORT_S  # monotonic time of the last export
+        self.export_due = False
         self.broker_connected: bool | None = None  # None: not connected yet
         self.broker_since: float | None = None
         self.track_latency = track_latency
@@ -409,16 +441,73 @@ class DeskState:
             state = self.tables[table_id] = TableState(table_id)
         return state
 
+    @property
+    def rejections(self) -> list[Rejection]:
+        """The rejections kept (each table's last REJECTIONS_KEPT), oldest first."""
+        with self.lock:
+            kept = [*self.stray, *(r for t in self.tables.values() for r in t.rejections)]
+        return sorted(kept, key=lambda r: (r.ts, r.n))
+
     def _reject(self, topic: str, reason: str, now: float, table: str | None = None) -> None:
         if table is None:
             rest = topic[len(self.prefix) :] if topic.startswith(self.prefix) else topic
             table = rest.split("/", 1)[0]
         table = clean(table, 64)
         self.rejected += 1
-        if table in self.tables:
-            self.tables[table].rejected += 1
-        self.rejections.append(Rejection(now, table, clean(topic, 160), clean(reason)))
+        rejection = Rejection(now, table, clean(topic, 160), clean(reason), self.rejected)
+        t = self.tables.get(table)
+        if t is None and self.roster is not None and table in self.roster:
+            t = self.table(table)
+        if t is not None:
+            t.rejected += 1
+            t.rejections.append(rejection)
+            if t.rejected > REJECTIONS_KEPT and t.rejected % 1000:
+                return  # logged: the first ones, then one in a thousand
+        else:
+            self.stray.append(rejection)
+            if self.rejected > 1000 and self.rejected % 1000:
+                return
         log.warning("desk: rejected a message on %r: %s", topic[:160], clean(reason))
+
+    def _still_over(self, topic: str, now: float) -> bool:
+        """A message of a table already over its quota this minute: counted and
+        dropped before it is even read (only the table's own account may write its
+        topics; it went over with messages that carried its key)."""
+        rest = topic[len(self.prefix) :] if topic.startswith(self.prefix) else None
+        if rest is None or rest.endswith("/status"):
+            return False
+        t = self.tables.get(rest.split("/", 1)[0])
+        if t is None or self.quota is None:
+            return False
+        since, events, records = t.minute
+        if not 0 <= now - since < 60.0:
+            return False
+        over = (
+            records > self.quota.records if "/records/" in rest else events > self.quota.events
+        )
+        if over:
+            t.over_quota += 1
+            t.rejected += 1
+            self.rejected += 1
+        return over
+
+    def _over_quota(self, t: TableState, m: Message, now: float) -> str | None:
+        """Why ``m`` is over its table's quota (``None``: it is within it)."""
+        if self.quota is None or isinstance(m, Status):
+            return None
+        since, events, records = t.minute
+        if now - since >= 60.0 or now < since:
+            since, events, records = now, 0, 0
+        if isinstance(m, Record):
+            records += 1
+            over = records > self.quota.records
+            limit = f"{self.quota.records} records"
+        else:
+            events += 1
+            over = events > self.quota.events
+            limit = f"{self.quota.events} events"
+        t.minute = (since, events, records)
+        return f"{t.table} sent more than {limit} in a minute" if over else None
 
     def handle(
         self,
@@ -432,6 +521,8 @@ class DeskState:
         now = self.clock() if now is None else now
         keys = self.key_for if self.key is not None else None
         with self.lock:
+            if journal and self.quota is not None and self._still_over(topic, now):
+                return
             try:
                 message = parse_message(self.prefix, topic, payload, keys)
             except RejectedMessage as e:  # malformed, unknown table, unauthenticated
@@ -444,6 +535,13 @@ class DeskState:
             if self.key is None and self.roster is not None and message.table not in self.roster:
                 self._reject(topic, f"{message.table} is not a table of this tournament", now)
                 return
+            if journal and self.quota is not None and self.key is not None:
+                quota_of = self.table(message.table)  # authenticated: a roster table
+                over = self._over_quota(quota_of, message, now)
+                if over is not None:
+                    quota_of.over_quota += 1
+                    self._reject(topic, f"over the quota: {over}", now, message.table)
+                    return
             why = self._refuse(message)
             if why is not None:
                 self._reject(topic, why, now, message.table)
@@ -592,7 +690,9 @@ class DeskState:
         elif e.kind is EventKind.ABANDONED:
             t.last.append("partido abandonado")
         concern = triage(e, t.watch, now)
-        if concern is not None:
+        if concern is not None and len(t.attention) - len(t.acked) >= ATTENTION_KEPT:
+            t.attention_more += 1  # the list stays short; the rest are counted
+        elif concern is not None:
             t.attention.append(
                 RefereeItem(t.table, e.seq, e.ts or now, e.game, e.seat, concern, clean(e.text))
             )
@@ -622,7 +722,7 @@ class DeskState:
                      result.score if result.verdict != "unreadable" else None, result.winner)
             )  # fmt: skip
             log.error("desk: %s sent another record for %s (%s)", t.table, game, name)
-            self.export()
+            self.export_soon()
             return
         self.results[game] = result
         if game not in t.games:
@@ -631,7 +731,7 @@ class DeskState:
             log.error(
                 "desk: record %s: %s %s %s", game, result.verdict, result.detail, result.problems
             )
-        self.export()
+        self.export_soon()
         for callback in self.on_finished:
             callback(result)
 
@@ -791,7 +891,7 @@ class DeskState:
                 "refusals_total": sum(len(t.refusals) for t in self.tables.values()),
                 "flagged": sum(1 for r in self.results.values() if not r.ok),
                 "rejected": self.rejected,
-                "rejections": [r.row() for r in list(self.rejections)[-50:]],
+                "rejections": [r.row() for r in self.rejections[-50:]],
                 "received": self.received,
                 "duplicates": self.duplicates,
                 "max_latency_s": round(self.max_latency, 4),
@@ -835,11 +935,27 @@ class DeskState:
         }
         return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
 
+    def export_soon(self) -> None:
+        """Rewrite the exports now, or within ``EXPORT_S`` when they were rewritten less
+        than that ago (:meth:`flush_exports`, called by the desk's housekeeping): a
+        flood of records never rewrites them more than once a second."""
+        if time.monotonic() - self._exported >= EXPORT_S:
+            self.export()
+        else:
+            self.export_due = True
+
+    def flush_exports(self) -> None:
+        """The exports :meth:`export_soon` put off, if their time has come."""
+        if self.export_due and time.monotonic() - self._exported >= EXPORT_S:
+            self.export()
+
     def export(self, out_dir: str | Path | None = None) -> tuple[Path, Path] | None:
         """Write ``results.csv`` and ``results.json`` (atomically); their paths."""
         folder = Path(out_dir) if out_dir is not None else self.out_dir
         if folder is None:
             return None
+        if out_dir is None:
+            self._exported, self.export_due = time.monotonic(), False
         folder.mkdir(parents=True, exist_ok=True)
         with self.lock:
             csv_text, json_text = self.results_csv(), self.results_json()
