@@ -359,16 +359,19 @@ def test_exports(desk: DeskState, key: TournamentKey, tmp_path: Path) -> None:
 def test_the_exports_are_rewritten_at_most_once_a_second(
     desk: DeskState, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from controller.tournament.desk import state as state_module
+    import time
+
+    from controller.tournament import outbox
 
     clock = [1000.0]
-    monkeypatch.setattr(state_module.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(time, "monotonic", lambda: clock[0])
     writes: list[str] = []
-    real = state_module.atomic_write
-    monkeypatch.setattr(
-        state_module, "atomic_write",
-        lambda path, data, **kw: (writes.append(Path(path).name), real(path, data, **kw)),
-    )  # fmt: skip
+
+    def spied(path: Path, data: bytes, **kw: Any) -> None:
+        writes.append(Path(path).name)
+        outbox.atomic_write(path, data, **kw)
+
+    monkeypatch.setattr("controller.tournament.desk.state.atomic_write", spied)
     seq = 1
     for n in range(5):  # five records within a second: one rewrite now, one put off
         seq = play(desk, "mesa01", seq, game=f"mesa01-g00{n + 1}") + 1

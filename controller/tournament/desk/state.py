@@ -482,9 +482,7 @@ class DeskState:
         since, events, records = t.minute
         if not 0 <= now - since < 60.0:
             return False
-        over = (
-            records > self.quota.records if "/records/" in rest else events > self.quota.events
-        )
+        over = records > self.quota.records if "/records/" in rest else events > self.quota.events
         if over:
             t.over_quota += 1
             t.rejected += 1
