@@ -348,7 +348,9 @@ class Cup:
         assert self.match.table == "mesa01"
         state = self.desk.state
         assert wait_until(lambda: "mesa01" in state.tables and state.tables["mesa01"].applied >= 1)
-        assert self.table.matches.to_play() is not None  # the table took the real assignment
+        # the table took the real assignment, and said so
+        assert wait_until(lambda: self.table.matches.to_play() is not None)
+        assert wait_until(lambda: state.tables["mesa01"].assigned_n > 0)
 
     def desk_run(self) -> DeskRun:
         from controller.tournament.desk.running import DeskRun
