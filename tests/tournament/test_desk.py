@@ -620,3 +620,29 @@ def test_exports_carry_every_verdict_and_every_conflicting_copy(
     assert copy["record"] == "mesa01-g001.copy-2.truco" and copy["verdict"] == "tampered"
     rows = list(csv.DictReader(io.StringIO((desk.out_dir / "results.csv").read_text())))
     assert rows[0]["copies"].startswith("mesa01-g001.copy-2.truco:tampered")
+
+
+def test_a_table_that_restarted_mid_game_loses_events_not_its_result(
+    tmp_path: Path, key: TournamentKey
+) -> None:
+    """A power cut lost one of the table's actions before its outbox had it; back up,
+    the table says ``state`` under that seq and plays on: the record has the action,
+    the events do not, and it still counts. An event the record does not have does
+    not."""
+    messages = game_messages("mesa01", 1)
+    lost = next(i for i, (_, p) in enumerate(messages) if json.loads(p)["kind"] == "action")
+    restart = event("mesa01", lost + 1, "state", text="", rules=RULES)
+    desk = DeskState("t", out_dir=tmp_path / "a", key=key)
+    for m in [*messages[:lost], restart, *messages[lost + 1 :]]:
+        desk.handle(*m)
+    [result] = desk.results_list()
+    assert result.ok, result.problems
+    other = DeskState("t", out_dir=tmp_path / "b", key=key)
+    made_up = event("mesa01", lost + 2, "action", text="1 play 4E")
+    for m in [*messages[:lost], restart, made_up, *messages[lost + 2 :]]:
+        other.handle(*m)
+    [flagged] = other.results_list()
+    assert not flagged.ok
+    assert any("which the record does not have" in p for p in flagged.problems)
+    desk.close()
+    other.close()

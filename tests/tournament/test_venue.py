@@ -227,6 +227,10 @@ def test_the_commands_end_to_end(tmp_path: Path) -> None:
                 outbox_dir=tmp_path / "o", tournament=settings.name, key=settings.key,
                 access=settings.access,
             ).start()  # fmt: skip
+            from .test_forgeries import statements
+
+            for statement in statements(record):  # the game as it is played, then won
+                pub.on_event(statement)
             pub.on_event(Finished(record, 0, (15, 0)))
             assert pub.flush(10)
             board = io.StringIO()

@@ -191,9 +191,16 @@ class GameTrail:
     dealt: list[int] = field(default_factory=list)  # the cards dealt, hand by hand
     finished: tuple[int | None, tuple[int, int]] | None = None  # (winner, score)
     recorded: bool = False  # its record came (a second one is a copy)
+    #: The table restarted during the game (a ``state`` event after its first deal): a
+    #: power cut can lose events it had not journaled yet (and the game resumes from
+    #: what its record kept), so then every statement the table sent must be in the
+    #: record, not the same list.
+    resumed: bool = False
 
     def take(self, e: Event) -> None:
-        if e.kind is EventKind.DEAL:
+        if e.kind is EventKind.STATE and self.dealt:
+            self.resumed = True
+        elif e.kind is EventKind.DEAL:
             self.lines += [x for x in (_statement(w) for w in e.text.split("\n")) if x]
             self.dealt.append(e.dealt or 0)
         elif e.kind is EventKind.ACTION:
@@ -761,7 +768,14 @@ class DeskState:
             if line == "hand":
                 dealt.append(0)
             lines.append(line)
-        if lines != trail.lines:
+        if trail.resumed:  # every statement the table sent is in the record
+            missing = collections.Counter(trail.lines) - collections.Counter(lines)
+            if missing:
+                problems.append(
+                    f"the table's events said {next(iter(missing))[:60]}, which the record "
+                    "does not have"
+                )
+        elif lines != trail.lines:
             at = next(
                 (i for i, (a, b) in enumerate(zip(lines, trail.lines, strict=False)) if a != b),
                 min(len(lines), len(trail.lines)),

@@ -51,6 +51,8 @@ _DETAILS: Final = (
      "los eventos de la mesa nunca dijeron que se ganó esta partida"),
     (r"the record's statement (\d+) \((.*?)\) is not what the table's events said \((.*?)\)",
      r"la jugada \1 del registro (\2) no es la que dijeron los eventos de la mesa (\3)"),
+    (r"the table's events said (.*?), which the record does not have",
+     r"los eventos de la mesa dijeron \1, que el registro no tiene"),
     (r"the record's deals are not the ones the table's events said",
      "los repartos del registro no son los que dijeron los eventos de la mesa"),
     (r"the table's events ended (\d+)-(\d+), won by team (\S+)",
