@@ -768,3 +768,26 @@ def test_a_flood_from_one_stolen_key_costs_the_other_tables_nothing(
         http.shutdown()
         http.server_close()
         desk.stop()
+
+
+def test_the_organisers_list_keeps_a_few_items_per_table(tmp_path: Path) -> None:
+    """Thirty records of matches that do not exist, from one table: twenty items on the
+    organiser's list, the other ten counted; another table's item is still listed."""
+    from controller.tournament.desk.organiser import ATTENTION_PER_TABLE, Organiser
+    from controller.tournament.desk.records import GameResult
+
+    from .conftest import KEY
+
+    organiser = Organiser(tmp_path, "copa", key=KEY, tables=["mesa01", "mesa02"])
+
+    def result(table: str, n: int) -> GameResult:
+        return GameResult("copa", table, f"{table}-g{n:03d}", 0, (15, 0), 3, "intact", "",
+                          None, "", f"{table}-g{n:03d}.truco", 0.0, match=f"r9-m{n}")  # fmt: skip
+
+    for n in range(30):
+        assert not organiser.count(result("mesa01", n))
+    assert not organiser.count(result("mesa02", 1))
+    listed = [a.table for a in organiser.attention]
+    assert listed.count("mesa01") == ATTENTION_PER_TABLE and listed.count("mesa02") == 1
+    assert organiser.summary()["attention_more"] == {"mesa01": 30 - ATTENTION_PER_TABLE}
+    organiser.close()
