@@ -444,7 +444,7 @@ def setup_venue(
     if (screen_port is None) != (screen_bind is None):
         raise VenueError("the screens' listener needs both its address and its port")
     local_port = port + 1 if local_port is None else local_port
-    base = Path(root)
+    base = Path(root).absolute()  # openssl runs in another folder: paths must not be relative
     base.mkdir(parents=True, exist_ok=True, mode=0o755)  # the folders inside are 0700
     secret = _secret(base)
     ca_dir, broker_dir = base / "ca", base / "broker"
