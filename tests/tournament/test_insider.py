@@ -440,6 +440,9 @@ def test_a_stolen_table_key_decides_no_match(
         assert [g.game for g in decided.games] == ["mesa01-g001"]
         assert decided.result.winner == ("e1" if played.winner == 0 else "e2")
         assert state.tables["mesa01"].conflicts >= 2  # the seq-1 forgery, the next-seq one
+        first = desk.organiser.attention[0]  # first on the organiser's list, once
+        assert first.what == "key-conflict" and "alguien más tiene la clave" in first.text
+        assert [a.what for a in desk.organiser.attention].count("key-conflict") == 1
 
         # a power cut, and the desk again: what it counts is what events.jsonl proves
         desk.power_cut()

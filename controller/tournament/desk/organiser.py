@@ -330,6 +330,22 @@ class Organiser:
                 self.assignments.pop(e.table, None)
                 self._tell_tables()
 
+    def key_conflict(self, table: str, seq: int) -> None:
+        """Two senders with ``table``'s key (a message under a seq already taken): first
+        on the organiser's list, once per table, with the games counted from that table
+        (a forger who got a whole game in before the table's next message)."""
+        with self.lock:
+            counted = [g.game for m in self._tournament.matches for g in m.games
+                       if g.table == table]  # fmt: skip
+            text = (f"{table}: llegaron dos mensajes distintos con el número {seq}: alguien "
+                    "más tiene la clave de la mesa. Revisá sus partidas contadas"
+                    + (f" ({', '.join(counted[-5:])})" if counted else " (ninguna todavía)")
+                    + " y cambiale la clave")  # fmt: skip
+            if any(a.what == "key-conflict" and a.table == table for a in self.attention):
+                return
+            self.attention.insert(0, Attention("key-conflict", text, None, table))
+            log.error("desk: %s", text)
+
     def retell(self) -> None:
         """Tell every table again (the desk (re)connected to the broker)."""
         with self.lock:

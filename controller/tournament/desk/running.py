@@ -68,6 +68,7 @@ class DeskRun:
             self.organiser.count(result)
         self.state.on_finished.append(self._count)
         self.state.on_assigned.append(self.organiser.check_assigned)
+        self.state.on_conflict.append(self.organiser.key_conflict)
         self.client = Desk(self.state, host, port, access=access, name=name,
                            reverify_s=reverify_s)  # fmt: skip
         self.client.on_connected.append(self.organiser.retell)

@@ -359,6 +359,9 @@ class DeskState:
         #: Called with every ``assigned`` event a table sends (applied in seq order):
         #: the organiser compares it with what it sent (:meth:`.Organiser.check_assigned`).
         self.on_assigned: list[Callable[[Event], None]] = []
+        #: Called with ``(table, seq)`` when a second message comes under a seq already
+        #: taken: someone else holds the table's key (:meth:`.Organiser.key_conflict`).
+        self.on_conflict: list[Callable[[str, int], None]] = []
         #: The tournament run at this desk (:class:`~.organiser.Organiser`): None for a
         #: desk that only follows tables.
         self.competition: Organiser | None = None
@@ -572,6 +575,11 @@ class DeskState:
                     t.conflicts += 1
                     self._reject(topic, f"another message under seq {seq}, already taken: "
                                  "the table's key is in other hands", now, t.table)  # fmt: skip
+                    for callback in self.on_conflict if journal else ():
+                        try:
+                            callback(t.table, seq)
+                        except Exception:  # a listener never stops the desk
+                            log.exception("desk: a conflict listener failed")
                     return
                 t.duplicates += 1
                 self.duplicates += 1
