@@ -51,6 +51,7 @@ def _tournament_section(path: str | None) -> dict[str, Any]:
 
 def run_desk(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
     from ..tournament.desk import Desk, DeskState, serve_http
+    from ..tournament.desk.state import Quota
 
     out = out or sys.stdout
     err = err or sys.stderr
@@ -104,8 +105,9 @@ def run_desk(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
         return _run_competition(args, folder, name, key, roster, rules, host, port, access,
                                 desk_name, out, err)  # fmt: skip
     state = DeskState(
-        name, out_dir=folder, key=key, profile=args.profile, tables=roster, rules=rules
-    )
+        name, out_dir=folder, key=key, profile=args.profile, tables=roster, rules=rules,
+        quota=Quota(),
+    )  # fmt: skip
     desk = Desk(state, host, port, access=access, name=desk_name, reverify_s=args.reverify).start()
     server = None
     if args.http_port:
@@ -179,6 +181,7 @@ def _run_competition(
     tables, standings); the organiser's commands come through ``truco-table organiser``."""
     from ..tournament.desk.journal import JournalError
     from ..tournament.desk.running import DeskRun
+    from ..tournament.desk.state import Quota
 
     if key is None or not roster:
         print("truco-table desk: --competition needs the tournament's secret and its roster "
@@ -198,7 +201,7 @@ def _run_competition(
         run = DeskRun(folder, name, key=key, tables=roster, rules=rules, host=host, port=port,
                       access=access, name=desk_name, profile=args.profile,
                       http_port=args.http_port or None, reverify_s=args.reverify,
-                      organiser_key=organiser_key)  # fmt: skip
+                      organiser_key=organiser_key, quota=Quota())  # fmt: skip
     except JournalError as e:
         print(f"truco-table desk: {folder / 'journal.jsonl'}: {e}; "
               "the desk does not start on a journal it cannot trust "

@@ -2,8 +2,9 @@
 
 ::
 
-    truco-table venue-broker --tournament NAME --tables 20 --desks desk,pantalla
+    truco-table venue-broker --tournament NAME --tables 20 --desks desk [--screens pantalla]
                              --host 192.168.1.10 [--host broker.local] [--port 8883]
+                             [--local-port 8884] [--screen-bind 10.0.0.1 --screen-port 8885]
                              [--rules 'players=2 target=15 flor=off'] --out venue/
 
 ``--tables`` is a count (``mesa01``..``mesaNN``) or names separated by commas. What it
@@ -45,6 +46,10 @@ def run_venue(args: argparse.Namespace, out: TextIO | None = None) -> int:
             args.tournament,
             _names(args.tables, "mesa"),
             _names(args.desks, "desk"),
+            screens=_names(args.screens, "pantalla") if args.screens else (),
+            local_port=args.local_port,
+            screen_port=args.screen_port,
+            screen_bind=args.screen_bind,
             hosts=tuple(args.host or ["127.0.0.1"]),
             port=args.port,
             bind=args.bind,
@@ -55,11 +60,21 @@ def run_venue(args: argparse.Namespace, out: TextIO | None = None) -> int:
         return 2
     root = venue.root
     out.write(
-        f"venue {venue.tournament}: {len(venue.tables)} tables, {len(venue.desks)} desks\n"
-        f"broker: mosquitto -c {venue.broker_conf}  (TLS on port {venue.port})\n"
+        f"venue {venue.tournament}: {len(venue.tables)} tables, {len(venue.desks)} desks, "
+        f"{len(venue.screens)} screens\n"
+        f"broker: mosquitto -c {venue.broker_conf}  (TLS on port {venue.port}; desks on this "
+        f"machine {venue.local_port})\n"
+        f"        open files: copy {venue.systemd_limits} to "
+        "/etc/systemd/system/mosquitto.service.d/\n"
         f"tables: copy {root}/tables/<id>/ to each table (keep it 0600)\n"
-        f"desks:  truco-table desk --config {root}/desks/<id>/desk.toml\n"
-        f"keep {root}/ca/ca.key and {root}/secret.key off the broker and the tables\n"
+        f"desks:  truco-table desk --config {root}/desks/<id>/desk.toml "
+        f"({venue.organiser}: the organiser's, the only one that assigns tables)\n"
+        + (
+            f"screens: truco-table desk --config {root}/screens/<id>/desk.toml (read only)\n"
+            if venue.screens
+            else ""
+        )
+        + f"keep {root}/ca/ca.key and {root}/secret.key off the broker and the tables\n"
     )
     return 0
 
@@ -68,7 +83,13 @@ def configure(v: argparse.ArgumentParser) -> None:
     """The ``venue-broker`` subcommand's arguments (its ``func`` is :func:`run_venue`)."""
     v.add_argument("--tournament", required=True, help="the tournament's name")
     v.add_argument("--tables", required=True, help="a count (mesa01..) or names a,b,c")
-    v.add_argument("--desks", default="desk", help="desk and screen names a,b (default desk)")
+    v.add_argument(
+        "--desks", default="desk", help="desk names a,b; the first is the organiser's (desk)"
+    )
+    v.add_argument("--screens", help="read-only screen names a,b (no secret, publish nothing)")
+    v.add_argument("--local-port", type=int, help="the desks' listener on 127.0.0.1 (port+1)")
+    v.add_argument("--screen-bind", help="the screens' own listener's address (the venue Wi-Fi)")
+    v.add_argument("--screen-port", type=int, help="the screens' own listener's port")
     v.add_argument(
         "--host", action="append", help="the broker's address as tables reach it (repeatable)"
     )

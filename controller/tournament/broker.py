@@ -62,6 +62,7 @@ class LocalBroker:
         *,
         workdir: str | os.PathLike[str] | None = None,
         config: str | os.PathLike[str] | None = None,
+        files: int | None = None,
     ) -> None:
         binary = find_mosquitto()
         if binary is None:
@@ -78,6 +79,9 @@ class LocalBroker:
         self.own_config = config is None
         self.config = self.dir / "mosquitto.conf" if config is None else Path(config)
         self.log = self.dir / "mosquitto.log"
+        #: The broker's open-file limit (``RLIMIT_NOFILE``, as systemd's ``LimitNOFILE``
+        #: sets it); None: this process's own.
+        self.files = files
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self, timeout: float = 10.0) -> LocalBroker:
@@ -89,6 +93,7 @@ class LocalBroker:
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=log,
+                preexec_fn=self._limit_files if self.files is not None else None,
             )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -105,6 +110,12 @@ class LocalBroker:
             time.sleep(0.02)
         self.stop()
         raise RuntimeError(f"mosquitto did not listen on {self.host}:{self.port}")
+
+    def _limit_files(self) -> None:  # in the child, before exec
+        import resource
+
+        assert self.files is not None
+        resource.setrlimit(resource.RLIMIT_NOFILE, (self.files, self.files))
 
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:

@@ -421,7 +421,7 @@ class DemoBroker:
         parent.chmod(0o711)
         venue = setup_venue(
             parent / "venue", tournament, list(table_ids), ["desk"],
-            port=free_port(), persistence=False,
+            port=free_port(), local_port=free_port(), persistence=False,
         )  # fmt: skip
         secret = load_key(venue.root / "secret.key", kind="key-file")
         broker = LocalBroker(venue.port, workdir=folder / "broker", config=venue.broker_conf)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -50,6 +51,7 @@ __all__ = [
     "TopicKind",
     "Unauthenticated",
     "UnknownTable",
+    "assignment_digest",
     "assignment_from",
     "assignment_mac",
     "assignment_topic",
@@ -221,6 +223,8 @@ class Event:
     match: str | None = None  # assigned: the match taken (None: the table is free)
     chico: int | None = None
     assigned: int | None = None  # assigned: the assignment's n
+    #: assigned: :func:`assignment_digest` of the assignment taken (names, label, seats)
+    digest: str | None = None
 
     def payload(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -246,6 +250,8 @@ class Event:
             out["action"] = self.action
         elif self.kind is EventKind.ASSIGNED:
             out |= {"match": self.match, "chico": self.chico, "assigned": self.assigned}
+            if self.digest is not None:
+                out["digest"] = self.digest
         elif self.kind is EventKind.REFEREE_CALL:
             out["seat"] = self.seat
         return out
@@ -533,7 +539,22 @@ def parse_message(
         None if f.p.get("match") is None else f.name("match"),
         f.opt_whole("chico", 0, MAX_BEST_OF),
         f.opt_whole("assigned", 0, MAX_COUNTER),
+        _digest(f.p.get("digest")),
     )
+
+
+def _digest(value: object) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not re.fullmatch(r"[0-9a-f]{16,64}", value):
+        raise MalformedMessage("digest: expected hex")
+    return value
+
+
+def assignment_digest(a: Assignment) -> str:
+    """What a table says it took, in its ``assigned`` event: the SHA-256 (first 16 bytes,
+    hex) of the assignment's payload, so the desk sees a changed name, label or seat."""
+    return hashlib.sha256(canonical(a.payload())).hexdigest()[:32]
 
 
 def parse_resend(

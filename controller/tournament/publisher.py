@@ -62,6 +62,7 @@ from .messages import (
     Record,
     RejectedMessage,
     Status,
+    assignment_digest,
     parse_assignment,
     parse_resend,
     resend_filter,
@@ -88,6 +89,9 @@ log = logging.getLogger(__name__)
 
 MAX_RESEND = 500  # messages one resend request may ask for
 RESEND_INTERVAL_S = 0.2  # one desk's requests are served at most this often
+#: Messages the table sends again per minute, for every desk together: resend requests
+#: beyond it wait for the next minute (the live messages always go first).
+RESENT_PER_MIN = 3_000
 
 
 class TablePublisher:
@@ -140,6 +144,7 @@ class TablePublisher:
         self._online_n = 0
         self._resend_seen: dict[str, tuple[int, float]] = {}  # desk -> (last n, when)
         self.refused_resends = 0  # resend requests refused (unauthenticated, replayed)
+        self._resent_minute = (-60.0, 0)  # (since, messages sent again since then)
 
         # what the journal says about the game in progress
         self.game_no = 1
@@ -433,6 +438,7 @@ class TablePublisher:
             match=assignment.match,
             chico=assignment.chico if assignment.match is not None else None,
             assigned=assignment.n,
+            digest=assignment_digest(assignment),
         )
         if self.service is not None:  # the card is read on the loop, when it draws
             self.service.call_soon(self._show_match)
@@ -569,9 +575,20 @@ class TablePublisher:
         last = min(request.last, first + MAX_RESEND - 1, self.outbox.last_seq)
         if last < first:
             return
+        start, spent = self._resent_minute
+        if now - start >= 60.0:
+            start, spent = now, 0
+        last = min(last, first + RESENT_PER_MIN - spent - 1)
+        if last < first:
+            self.refused_resends += 1
+            log.warning("%s: resend requests over %d messages a minute: refused", self.table_id,
+                        RESENT_PER_MIN)  # fmt: skip
+            return
+        self._resent_minute = (start, spent + last - first + 1)
         log.info("%s: the desk asks for %d..%d again", self.table_id, first, last)
         with self._cond:
-            self._resend.extend(range(max(first, 1), last + 1))
+            queued = set(self._resend)  # two desks asking the same: sent once
+            self._resend.extend(s for s in range(max(first, 1), last + 1) if s not in queued)
             self._cond.notify()
 
     def _wake(self) -> None:

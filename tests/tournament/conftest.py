@@ -43,8 +43,10 @@ def key() -> TournamentKey:
 @pytest.fixture
 def venue() -> Iterator[Venue]:
     """The venue as ``truco-table venue-broker`` writes it: tables mesa01..mesa06, desks
-    desk1 and desk2, TLS on 127.0.0.1. Its folder's parents must let Mosquitto's own
-    user through (run as root, Mosquitto drops to it), so not pytest's 0700 tmp_path."""
+    desk1 (the organiser's) and desk2, the screen pantalla, TLS on 127.0.0.1, the
+    broker's persistence on (in ``broker/data``). Its folder's parents must let
+    Mosquitto's own user through (run as root, Mosquitto drops to it), so not pytest's
+    0700 tmp_path."""
     if shutil.which("openssl") is None:
         pytest.skip("openssl not installed (apt-get install openssl; .ci/run does)")
     parent = Path(tempfile.mkdtemp(prefix="truco-venue-"))
@@ -54,9 +56,10 @@ def venue() -> Iterator[Venue]:
         "copa",
         [f"mesa{n:02d}" for n in range(1, 7)],
         ["desk1", "desk2"],
+        screens=["pantalla"],
         hosts=("127.0.0.1", "localhost"),
         port=free_port(),
-        persistence=False,
+        local_port=free_port(),
     )
     shutil.rmtree(parent, ignore_errors=True)
 

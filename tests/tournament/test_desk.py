@@ -103,6 +103,60 @@ def record_message(
     return sign(f"{PREFIX}/{table}/records/{game}", payload)
 
 
+def game_messages(
+    table: str, first: int, text: str = GAME, *, sealed: str | None = None, game: str | None = None
+) -> list[tuple[str, bytes]]:
+    """A game as its table sends it: an event for each hand and its deal, one for each
+    action, the one that says it was won, then its record (``sealed``: this record
+    instead of ``text`` sealed), from seq ``first`` on. The record's seq is
+    ``first - 1 + len(...)``."""
+    from controller.transcript import parse, replay
+
+    game = game or f"{table}-g001"
+    played = replay(parse(text)).game
+    out: list[tuple[str, bytes]] = []
+    seq = first
+    deal: list[str] = []
+
+    def send(kind: str, body: str, **fields: Any) -> None:
+        nonlocal seq
+        out.append(event(table, seq, kind, game=game, text=body, **fields))
+        seq += 1
+
+    def flush() -> None:
+        if deal:
+            dealt = sum(1 for line in deal if line.startswith("deal "))
+            send("deal", "\n".join(x for x in deal if not x.startswith("deal ")), dealt=dealt)
+            deal.clear()
+
+    for raw in text.split("\n"):
+        line = raw.split("#", 1)[0].strip()
+        if not line or line.startswith(("table", "score ")):
+            continue
+        if line.startswith("dealer ") or line == "hand":
+            flush()
+            deal.append(line)
+        elif line.startswith("deal "):
+            deal.append(line)
+        else:
+            flush()
+            send("action", line)
+    flush()
+    score = list(played.score)
+    send("finished", f"gana el equipo {played.winner}", winner=played.winner, score=score)
+    record = sealed if sealed is not None else sealed_for(table, text, game=game)
+    out.append(record_message(table, seq, record, game=game, score=score))
+    return out
+
+
+def play(desk: DeskState, table: str, first: int = 1, text: str = GAME, **kw: Any) -> int:
+    """Send ``game_messages`` to ``desk``; the record's seq."""
+    messages = game_messages(table, first, text, **kw)
+    for m in messages:
+        desk.handle(*m)
+    return first - 1 + len(messages)
+
+
 def status(table: str, state: str, seq: int = 0, **fields: Any) -> tuple[str, bytes]:
     payload = {"table": table, "state": state, "seq": seq, "n": next(_STATUS_N), **fields}
     return sign(f"{PREFIX}/{table}/status", payload)
@@ -161,8 +215,8 @@ def test_status_online_and_offline(desk: DeskState) -> None:
 
 def test_an_intact_record_is_saved_verified_and_scored(desk: DeskState, key: TournamentKey) -> None:
     sealed = sealed_for("mesa01")
-    desk.handle(*record_message("mesa01", 1, sealed, score=final_score(GAME)))
-    desk.handle(*record_message("mesa01", 1, sealed, score=final_score(GAME)))  # again
+    seq = play(desk, "mesa01")
+    desk.handle(*record_message("mesa01", seq, sealed, score=final_score(GAME)))  # again
     [result] = desk.results_list()
     assert result.ok, (result.verdict, result.detail, result.problems)
     assert result.verdict == "intact" and result.key_id == "test-key:mesa01"
@@ -240,8 +294,8 @@ def test_a_second_different_record_of_a_game_is_kept_and_flagged(
     desk: DeskState, key: TournamentKey
 ) -> None:
     sealed = sealed_for("mesa01")
-    desk.handle(*record_message("mesa01", 1, sealed, score=final_score(GAME)))
-    desk.handle(*record_message("mesa01", 1, sealed.replace("\n0 ", "\n1 ", 1)))
+    seq = play(desk, "mesa01")
+    desk.handle(*record_message("mesa01", seq + 1, sealed.replace("\n0 ", "\n1 ", 1)))
     [result] = desk.results_list()
     assert result.copies == 2 and not result.ok
     assert desk.out_dir is not None
@@ -285,10 +339,12 @@ def test_only_the_exceptional_refusals_wait_for_the_referee(desk: DeskState) -> 
 
 
 def test_exports(desk: DeskState, key: TournamentKey, tmp_path: Path) -> None:
-    for n, table in enumerate(("mesa02", "mesa01")):
-        sealed = sealed_for(table)
-        desk.handle(*record_message(table, 1 + n, sealed, score=final_score(GAME)))
+    for table in ("mesa02", "mesa01"):
+        desk.handle(*event(table, 1, "new-game", text=RULES, rules=RULES))
+        play(desk, table, 2)
     assert desk.out_dir is not None
+    assert desk.export_due  # the second record came within a second of the first
+    desk.export()
     rows = list(csv.DictReader(io.StringIO((desk.out_dir / "results.csv").read_text())))
     assert [r["game"] for r in rows] == ["mesa01-g001", "mesa02-g001"]
     assert rows[0]["verdict"] == "intact" and rows[0]["record"] == "mesa01-g001.truco"
@@ -298,6 +354,36 @@ def test_exports(desk: DeskState, key: TournamentKey, tmp_path: Path) -> None:
     assert {t["table"] for t in data["tables"]} == {"mesa01", "mesa02"}
     paths = desk.export(tmp_path / "elsewhere")
     assert paths is not None and all(p.exists() for p in paths)
+
+
+def test_the_exports_are_rewritten_at_most_once_a_second(
+    desk: DeskState, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    from controller.tournament import outbox
+
+    clock = [1000.0]
+    monkeypatch.setattr(time, "monotonic", lambda: clock[0])
+    writes: list[str] = []
+
+    def spied(path: Path, data: bytes, **kw: Any) -> None:
+        writes.append(Path(path).name)
+        outbox.atomic_write(path, data, **kw)
+
+    monkeypatch.setattr("controller.tournament.desk.state.atomic_write", spied)
+    seq = 1
+    for n in range(5):  # five records within a second: one rewrite now, one put off
+        seq = play(desk, "mesa01", seq, game=f"mesa01-g00{n + 1}") + 1
+    assert writes.count("results.csv") == 1 and desk.export_due
+    desk.flush_exports()
+    assert writes.count("results.csv") == 1  # not yet
+    clock[0] += 1.0
+    desk.flush_exports()
+    assert writes.count("results.csv") == 2 and not desk.export_due
+    assert desk.out_dir is not None
+    rows = list(csv.DictReader(io.StringIO((desk.out_dir / "results.csv").read_text())))
+    assert len(rows) == 5
 
 
 def test_a_restarted_desk_resumes(tmp_path: Path, key: TournamentKey) -> None:
@@ -310,9 +396,11 @@ def test_a_restarted_desk_resumes(tmp_path: Path, key: TournamentKey) -> None:
     second = DeskState("t", out_dir=tmp_path / "d", key=key)
     t = second.tables["mesa01"]
     assert t.next_seq == 3 and sorted(t.buffered) == [4, 5]
-    assert [r.game for r in second.results_list()] == ["mesa01-g001"]
+    assert second.results_list() == []  # a record is judged in its place in the stream
     second.handle(*event("mesa01", 3))
     assert t.next_seq == 6
+    [result] = second.results_list()  # these events are no game: it counts for nothing
+    assert result.game == "mesa01-g001" and not result.ok
     second.close()
 
 
@@ -486,9 +574,8 @@ def test_records_under_other_house_rules_are_flagged(tmp_path: Path, key: Tourna
     desk.handle(*event("mesa02", 1, "new-game", rules=four.split("\n", 1)[0]))
     assert any("players=4" in p for p in desk.tables["mesa02"].rules_problems)
     assert "OTRAS REGLAS" in render_board(desk, width=300)
-    desk.handle(*record_message("mesa01", 1, sealed_for("mesa01")))
-    thirty = sealed_for("mesa03", GAME.replace("target=15", "target=30", 1))
-    desk.handle(*record_message("mesa03", 1, thirty))
+    play(desk, "mesa01")
+    play(desk, "mesa03", text=GAME.replace("target=15", "target=30", 1))
     ok, other = desk.results_list()
     assert ok.ok and not other.ok
     assert any("other house rules: target=30" in p for p in other.problems)
@@ -498,8 +585,8 @@ def test_records_at_rest_are_checked_at_start_and_on_demand(
     tmp_path: Path, key: TournamentKey
 ) -> None:
     first = DeskState("t", out_dir=tmp_path / "d", key=key)
-    first.handle(*record_message("mesa01", 1, sealed_for("mesa01")))
-    first.handle(*record_message("mesa02", 1, sealed_for("mesa02")))
+    play(first, "mesa01")
+    play(first, "mesa02")
     assert all(r.ok for r in first.results_list())
     path = tmp_path / "d" / "records" / "mesa01-g001.truco"
     path.write_text(path.read_text().replace("\n0 ", "\n1 ", 1))  # edited on disk
@@ -522,9 +609,10 @@ def test_exports_carry_every_verdict_and_every_conflicting_copy(
     desk: DeskState, key: TournamentKey
 ) -> None:
     genuine = sealed_for("mesa01")
-    desk.handle(*record_message("mesa01", 1, genuine, score=final_score(GAME)))
-    desk.handle(*record_message("mesa01", 1, genuine.replace("\n0 ", "\n1 ", 1)))
+    seq = play(desk, "mesa01")
+    desk.handle(*record_message("mesa01", seq + 1, genuine.replace("\n0 ", "\n1 ", 1)))
     assert desk.out_dir is not None
+    desk.export()  # (rewritten at most once a second)
     data = json.loads((desk.out_dir / "results.json").read_text())
     [game] = data["games"]
     assert game["verdict"] == "intact" and not game["ok"] and game["sha256"]
@@ -532,3 +620,29 @@ def test_exports_carry_every_verdict_and_every_conflicting_copy(
     assert copy["record"] == "mesa01-g001.copy-2.truco" and copy["verdict"] == "tampered"
     rows = list(csv.DictReader(io.StringIO((desk.out_dir / "results.csv").read_text())))
     assert rows[0]["copies"].startswith("mesa01-g001.copy-2.truco:tampered")
+
+
+def test_a_table_that_restarted_mid_game_loses_events_not_its_result(
+    tmp_path: Path, key: TournamentKey
+) -> None:
+    """A power cut lost one of the table's actions before its outbox had it; back up,
+    the table says ``state`` under that seq and plays on: the record has the action,
+    the events do not, and it still counts. An event the record does not have does
+    not."""
+    messages = game_messages("mesa01", 1)
+    lost = next(i for i, (_, p) in enumerate(messages) if json.loads(p)["kind"] == "action")
+    restart = event("mesa01", lost + 1, "state", text="", rules=RULES)
+    desk = DeskState("t", out_dir=tmp_path / "a", key=key)
+    for m in [*messages[:lost], restart, *messages[lost + 1 :]]:
+        desk.handle(*m)
+    [result] = desk.results_list()
+    assert result.ok, result.problems
+    other = DeskState("t", out_dir=tmp_path / "b", key=key)
+    made_up = event("mesa01", lost + 2, "action", text="1 play 4E")
+    for m in [*messages[:lost], restart, made_up, *messages[lost + 2 :]]:
+        other.handle(*m)
+    [flagged] = other.results_list()
+    assert not flagged.ok
+    assert any("which the record does not have" in p for p in flagged.problems)
+    desk.close()
+    other.close()

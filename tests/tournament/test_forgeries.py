@@ -25,7 +25,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from controller.engine import Claims, HouseRules
 from controller.table.run_mock import MockRun
-from controller.table.service import Accepted, Finished, NewGame
+from controller.table.service import Accepted, Finished, NewGame, Refused
 from controller.tournament.access import BrokerAccess
 from controller.tournament.broker import LocalBroker
 from controller.tournament.desk import Desk, DeskState, render_board
@@ -45,6 +45,27 @@ def final_score(text: str) -> tuple[int, int]:
 
 TOURNAMENT_RULES = HouseRules(players=2, target=15, claims=Claims.DECLARED)
 GENUINE = ("mesa01", "mesa02", "mesa03", "mesa04", "mesa05", "mesa06")
+
+
+def statements(text: str) -> list[Accepted]:
+    """A record's statements as its table's service reports them while the game is
+    played: a hand with its dealer and deal in one, then each action."""
+    out: list[Accepted] = []
+    hand = 0
+    for raw in text.split("\n"):
+        line = raw.split("#", 1)[0].strip()
+        if not line or line.startswith(("table", "score ")):
+            continue
+        joins = line.startswith("deal ") or (
+            line == "hand" and out and out[-1].text.startswith("dealer ")
+        )
+        if line == "hand":
+            hand += 1
+        if joins and out:
+            out[-1] = Accepted(out[-1].text + "\n" + line, (0, 0), hand)
+        else:
+            out.append(Accepted(line, (0, 0), hand))
+    return out
 
 
 def bot_game(rules: HouseRules, seed: int) -> str:
@@ -173,11 +194,10 @@ def test_every_forgery_is_rejected_and_the_genuine_games_are_collected(
         # phase A: each table starts its game and plays a little
         for table, pub in tables.items():
             pub.on_event(NewGame(games[table].split("\n", 1)[0]))
-            pub.on_event(Accepted("hand\ndealer 0", (0, 0), 1))
-            pub.on_event(Accepted("0 envido", (0, 0), 1))
-            pub.on_event(Accepted("1 quiero", (2, 0), 1))
+            for statement in statements(games[table])[:4]:
+                pub.on_event(statement)
         # a genuine text with escape sequences: applied, but never printed raw
-        tables["mesa01"].on_event(Accepted("0 mazo \x1b[2J\x1b[H FAKE BOARD", (2, 1), 1))
+        tables["mesa01"].on_event(Refused(0, "0 mazo \x1b[2J\x1b[H FAKE BOARD", "not_your_turn"))
         assert all(t.flush(10) for t in tables.values())
         assert every(lambda s: "FAKE BOARD" in render_board(s, width=200))
         assert not any("\x1b" in render_board(s, width=200) for s in states)
@@ -306,7 +326,8 @@ def test_every_forgery_is_rejected_and_the_genuine_games_are_collected(
             text = games[table]
             game = replay(parse(text)).game
             assert game.winner is not None
-            pub.on_event(Accepted("0 play 1E", game.score, game.hand_number))
+            for statement in statements(text)[4:]:
+                pub.on_event(statement)
             pub.on_event(Finished(text, game.winner, game.score))
         assert all(t.flush(10) for t in tables.values())
         assert every(lambda s: len(s.results) == len(GENUINE), 15)

@@ -297,6 +297,41 @@ def test_the_desk_asks_for_a_gap_again(
     pub.close()
 
 
+def test_a_table_sends_again_a_bounded_number_of_messages_a_minute(
+    tmp_path: Path, broker: LocalBroker, key: TournamentKey, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """However many desks ask, a table sends again at most RESENT_PER_MIN messages a
+    minute (here 8): the live ones are never held behind a flood of requests."""
+    from controller.tournament import publisher
+    from controller.tournament.messages import ResendRequest, resend_topic
+
+    monkeypatch.setattr(publisher, "RESENT_PER_MIN", 8)
+    pub = TablePublisher(
+        "mesa02", broker.host, broker.port, outbox_dir=tmp_path / "o", tournament="t", key=key
+    ).start()
+    assert pub.connected.wait(5)
+    for i in range(5):
+        pub.on_event(Accepted(f"1 play {i}", (0, 0), 1))
+    assert pub.flush(5)
+    listener = Listener(broker)
+    request = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="asker")
+    request.connect(broker.host, broker.port)
+    request.loop_start()
+    for n, desk in enumerate(("desk", "desk2", "desk3"), start=1):
+        topic = resend_topic("t", desk, "mesa02")
+        request.publish(topic, ResendRequest(1, 5, n).encode(key.key, topic), qos=1)
+        time.sleep(0.3)
+    assert wait_until(lambda: len(listener.seqs()) == 8)
+    time.sleep(0.5)
+    assert len(listener.seqs()) == 8 and pub.refused_resends == 1
+    pub.on_event(Accepted("1 play 9", (0, 0), 1))  # a live one still goes out
+    assert wait_until(lambda: 6 in listener.seqs())
+    request.disconnect()
+    request.loop_stop()
+    listener.close()
+    pub.close()
+
+
 def test_a_mock_table_publishes_its_whole_game(
     tmp_path: Path, broker: LocalBroker, key: TournamentKey
 ) -> None:

@@ -227,6 +227,10 @@ def test_the_commands_end_to_end(tmp_path: Path) -> None:
                 outbox_dir=tmp_path / "o", tournament=settings.name, key=settings.key,
                 access=settings.access,
             ).start()  # fmt: skip
+            from .test_forgeries import statements
+
+            for statement in statements(record):  # the game as it is played, then won
+                pub.on_event(statement)
             pub.on_event(Finished(record, 0, (15, 0)))
             assert pub.flush(10)
             board = io.StringIO()
@@ -284,3 +288,19 @@ def test_a_late_desk_gets_a_gap_filled_through_the_acls(
     finally:
         desk.stop()
         pub.close()
+
+
+def test_a_relative_out_folder_works(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    from controller.tournament.venue import setup_venue
+
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl not installed (apt-get install openssl; .ci/run does)")
+    monkeypatch.chdir(tmp_path)
+    venue = setup_venue("sede/venue", "copa", ["mesa01"], ["desk"], screens=["pantalla"])
+    assert (
+        venue.root.is_absolute()
+        and (tmp_path / "sede" / "venue" / "broker" / "server.crt").is_file()
+    )
+    assert (tmp_path / "sede" / "venue" / "broker" / "data").is_dir()

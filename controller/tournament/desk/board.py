@@ -18,6 +18,9 @@ from .wording import detail_text
 __all__ = ["render_board", "sticks_text"]
 
 #: A record's verdict as the board says it.
+#: The flagged records the board lists (the last ones; every one is in the exports).
+BOARD_FLAGGED: Final = 10
+
 _VERDICT: Final = {
     "intact": "íntegro",
     "tampered": "ALTERADO",
@@ -123,10 +126,12 @@ def render_board(state: DeskState, width: int = 120) -> str:
     if flagged:
         lines.append("")
         lines.append("Registros marcados:")
-        for r in flagged:
+        for r in flagged[-BOARD_FLAGGED:]:
             verdict = _VERDICT.get(r["verdict"], r["verdict"])
             detail = detail_text(clean(r["detail"]))
             lines.append(f"  {clean(r['game'])}: {verdict}: {detail}"[:width])
+        if len(flagged) > BOARD_FLAGGED:
+            lines.append(f"  y {len(flagged) - BOARD_FLAGGED} más (en results.csv)")
     pending = snap["attention"]
     if pending:
         lines.append("")

@@ -120,6 +120,10 @@ class Desk:
     def _housekeeping(self) -> None:
         last_check = time.monotonic()
         while not self._stop.wait(0.25):
+            try:
+                self.state.flush_exports()
+            except Exception:  # a disk error never stops the desk
+                log.exception("desk: rewriting the exports failed")
             if time.monotonic() - last_check >= self.reverify_s:
                 last_check = time.monotonic()
                 try:

@@ -23,6 +23,7 @@ with the journal's line count so a table can tell a newer one from a replayed on
 
 from __future__ import annotations
 
+import collections
 import logging
 import threading
 import time
@@ -43,7 +44,7 @@ from ..competition.model import (
     Tournament,
 )
 from ..competition.tournament import apply, free_matches
-from ..messages import Assignment
+from ..messages import MAX_COUNTER, Assignment, Event, assignment_digest
 from ..seal import NO_MATCH, TournamentKey
 from .journal import AuditJournal, audit, journal_key
 from .records import GameResult
@@ -58,6 +59,8 @@ ORGANISER: Final = "organizador"
 DESK: Final = "mesa de control"
 AUDIT_S: Final = 10.0  # the journal on the disk is checked again this often
 MAX_NAME: Final = 64  # what the table takes in an assignment's names and label
+ATTENTION_PER_TABLE: Final = 20  # a table's items on the list (the rest are counted)
+TOLD_KEPT: Final = 32  # assignments remembered per table, to check the tables' reports
 UNDECIDED: Final = (MatchStatus.ASSIGNED, MatchStatus.PLAYING)
 #: A record's verdict as the organiser reads it.
 VERDICT: Final = {
@@ -112,10 +115,19 @@ class Organiser:
             folder, name, journal_key(key.key, name) if key is not None else None, fsync=fsync
         )
         self.attention: list[Attention] = []
+        #: Per table, the items beyond ``ATTENTION_PER_TABLE``, only counted.
+        self.attention_more: collections.Counter[str] = collections.Counter()
         #: Called after every change (the desk rewrites its exports).
         self.on_change: list[Callable[[], None]] = []
         #: What each table was last told (None: not told since the desk started).
         self.assignments: dict[str, Assignment] = {}
+        #: Every assignment told to each table by this run of the desk, by its ``n``
+        #: (the last ``TOLD_KEPT``): what the tables' ``assigned`` events must match.
+        self.told: dict[str, collections.OrderedDict[int, Assignment]] = {}
+        #: The highest counter each table says it took (its ``assigned`` events; the
+        #: desk's state gives it, also after a restart): one above the journal's line
+        #: count was never this desk's, and the next assignment goes above it.
+        self.taken: Callable[[str], int] = lambda table: 0
         self._tournament = Tournament(name)
         for entry in self.journal.open():  # JournalTampered: the desk does not start
             action = action_from_json(entry.body["action"])
@@ -216,9 +228,13 @@ class Organiser:
 
     def _flag(self, what: str, result: GameResult, text: str) -> None:
         item = Attention(what, text, result.match, result.table, result.game)
-        if item not in self.attention:
-            self.attention.append(item)
-            log.warning("desk: %s", text)
+        if item in self.attention:
+            return
+        if sum(1 for a in self.attention if a.table == result.table) >= ATTENTION_PER_TABLE:
+            self.attention_more[result.table] += 1  # a flood from one table: counted
+            return
+        self.attention.append(item)
+        log.warning("desk: %s", text)
 
     # ------------------------------------------------------------------ moving on
 
@@ -247,6 +263,9 @@ class Organiser:
         """What ``table`` should be playing now (a match, or nothing)."""
         t = self._tournament
         n = self.journal.lines
+        taken = self.taken(table)
+        if taken >= n:  # the table took a counter this desk never used: go above it
+            n = min(taken + 1, MAX_COUNTER)
         for m in t.matches:
             if m.table == table and m.result.status in UNDECIDED:
                 return self._assignment(t, m, n)
@@ -271,12 +290,61 @@ class Organiser:
             if told is not None and _same(told, want):
                 continue
             self.assignments[table] = want
+            history = self.told.setdefault(table, collections.OrderedDict())
+            history[want.n] = want
+            while len(history) > TOLD_KEPT:
+                history.popitem(last=False)
             if self.publish is not None:
                 try:
                     self.publish(want)
                 except Exception as e:  # the broker is away: the desk tells again on connect
                     log.warning("desk: %s is told its assignment later: %s", table, e)
                     del self.assignments[table]
+
+    def check_assigned(self, e: Event) -> None:
+        """A table's ``assigned`` event: what it took must be an assignment this desk
+        sent it (the same counter, match, chico and names). Any difference goes first
+        on the organiser's list: someone else wrote to the table."""
+        with self.lock:
+            history = self.told.get(e.table)
+            sent = history.get(e.assigned) if history and e.assigned is not None else None
+            what = f"{e.match} (chico {e.chico})" if e.match else "ningún partido"
+            if sent is None:
+                text = (f"{e.table} tomó una asignación que esta mesa de control no mandó "
+                        f"(n={e.assigned}: {what}); alguien más le escribe a la mesa")  # fmt: skip
+            elif (e.match, e.chico if e.match else None) != (
+                sent.match,
+                sent.chico if sent.match else None,
+            ) or (e.digest is not None and e.digest != assignment_digest(sent)):
+                text = (f"{e.table} tomó una asignación distinta de la que se le mandó "
+                        f"(n={e.assigned}: {what}; se le mandó "
+                        f"{sent.match or 'ningún partido'}, con sus nombres)")  # fmt: skip
+            else:
+                return
+            item = Attention("assignment-differs", text, e.match, e.table)
+            if item not in self.attention:
+                self.attention.insert(0, item)
+                log.error("desk: %s", text)
+            if sent is None and e.assigned is not None and e.assigned >= self.journal.lines:
+                # it would refuse every real one below it: tell it again, above it
+                self.assignments.pop(e.table, None)
+                self._tell_tables()
+
+    def key_conflict(self, table: str, seq: int) -> None:
+        """Two senders with ``table``'s key (a message under a seq already taken): first
+        on the organiser's list, once per table, with the games counted from that table
+        (a forger who got a whole game in before the table's next message)."""
+        with self.lock:
+            counted = [g.game for m in self._tournament.matches for g in m.games
+                       if g.table == table]  # fmt: skip
+            text = (f"{table}: llegaron dos mensajes distintos con el número {seq}: alguien "
+                    "más tiene la clave de la mesa. Revisá sus partidas contadas"
+                    + (f" ({', '.join(counted[-5:])})" if counted else " (ninguna todavía)")
+                    + " y cambiale la clave")  # fmt: skip
+            if any(a.what == "key-conflict" and a.table == table for a in self.attention):
+                return
+            self.attention.insert(0, Attention("key-conflict", text, None, table))
+            log.error("desk: %s", text)
 
     def retell(self) -> None:
         """Tell every table again (the desk (re)connected to the broker)."""
@@ -293,6 +361,7 @@ class Organiser:
                 "journal_lines": self.journal.lines,
                 "keyed": self.keyed,
                 "attention": [a.__dict__ for a in self.attention],
+                "attention_more": dict(self.attention_more),
             }
 
 

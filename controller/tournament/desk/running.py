@@ -26,7 +26,7 @@ from .client import Desk
 from .organiser import Organiser
 from .records import GameResult
 from .sessions import OrganiserAccess, load_or_create_key
-from .state import REVERIFY_S, DeskState
+from .state import REVERIFY_S, DeskState, Quota
 from .web import serve_http
 
 __all__ = ["DeskRun", "NotConnected"]
@@ -55,19 +55,23 @@ class DeskRun:
         http_port: int | None = 0,
         reverify_s: float = REVERIFY_S,
         organiser_key: str | None = None,
+        quota: Quota | None = None,
     ) -> None:
         self.folder = Path(folder)
         self.key = key
         self.prefix = tournament_prefix(tournament)
         self.state = DeskState(tournament, out_dir=folder, key=key, profile=profile,
-                               tables=tables, rules=rules)  # fmt: skip
+                               tables=tables, rules=rules, quota=quota)  # fmt: skip
         self.organiser = Organiser(folder, tournament, key=key, tables=tables,
                                    publish=self._publish, lock=self.state.lock)  # fmt: skip
         self.state.competition = self.organiser
         self.organiser.on_change.append(self._export)
+        self.organiser.taken = self._taken
         for result in sorted(self.state.results_list(), key=lambda r: r.finished_at):
             self.organiser.count(result)
         self.state.on_finished.append(self._count)
+        self.state.on_assigned.append(self.organiser.check_assigned)
+        self.state.on_conflict.append(self.organiser.key_conflict)
         self.client = Desk(self.state, host, port, access=access, name=name,
                            reverify_s=reverify_s)  # fmt: skip
         self.client.on_connected.append(self.organiser.retell)
@@ -80,8 +84,12 @@ class DeskRun:
         )
         self.client.start()
 
+    def _taken(self, table: str) -> int:
+        t = self.state.tables.get(table)
+        return t.assigned_n if t is not None else 0
+
     def _export(self) -> None:
-        self.state.export()
+        self.state.export_soon()
 
     def _count(self, result: GameResult) -> None:
         self.organiser.count(result)

@@ -102,6 +102,23 @@ WINDOW: Final = 1_000
 RESEND_MAX: Final = 500
 REVERIFY_S: Final = 60.0  # records on disk are checked again this often
 SHOWN_REFUSALS: Final = 20  # a table's last refusals in the snapshot
+REJECTIONS_KEPT: Final = 20  # a table's last rejections kept (the rest only counted)
+ATTENTION_KEPT: Final = 20  # a table's pending atención items (the rest only counted)
+EXPORT_S: Final = 1.0  # the exports are rewritten at most this often
+
+
+@dataclass(frozen=True, slots=True)
+class Quota:
+    """What one table may send per minute (``DeskState(quota=...)``): beyond it, its
+    messages are rejected (counted, one line a minute), never journaled or applied, so
+    one table's flood costs every other table nothing. A table at human pace sends
+    a few events a minute and a record every few minutes; a table whose messages were
+    refused sends them again when the desk asks (the gap)."""
+
+    events: int = 600
+    records: int = 20
+
+
 #: Characters never printed from the network: C0/C1 controls (ESC and so on), DEL,
 #: bidirectional overrides and isolates (they reorder what the referee reads).
 _CONTROL_RE: Final = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
@@ -144,9 +161,58 @@ class Rejection:
     table: str  # as the topic names it (cleaned)
     topic: str
     reason: str
+    n: int = 0  # its number among the desk's rejections (their order)
 
     def row(self) -> dict[str, Any]:
         return {"ts": self.ts, "table": self.table, "topic": self.topic, "reason": self.reason}
+
+
+#: A table's last seqs whose content the desk remembers: another message under one
+#: of them is a second sender with the table's key.
+DIGESTS_KEPT: Final = 4 * WINDOW
+#: The games whose events a table keeps at the desk (the last ones: a record comes
+#: right after its game's events).
+TRAILS: Final = 4
+
+
+def _statement(line: str) -> str:
+    """A record's or an event's statement as compared: no comment, lower case, single
+    spaces."""
+    return " ".join(line.split("#", 1)[0].lower().split())
+
+
+@dataclass
+class GameTrail:
+    """What a table's authenticated events said of one game, in seq order: the record
+    of that game must say the same (:meth:`DeskState._agreement`)."""
+
+    game: str
+    lines: list[str] = field(default_factory=list)  # hands, dealers, actions (undos out)
+    dealt: list[int] = field(default_factory=list)  # the cards dealt, hand by hand
+    finished: tuple[int | None, tuple[int, int]] | None = None  # (winner, score)
+    recorded: bool = False  # its record came (a second one is a copy)
+    #: The table restarted during the game (a ``state`` event after its first deal): a
+    #: power cut can lose events it had not journaled yet (and the game resumes from
+    #: what its record kept), so then every statement the table sent must be in the
+    #: record, not the same list.
+    resumed: bool = False
+
+    def take(self, e: Event) -> None:
+        if e.kind is EventKind.STATE and self.dealt:
+            self.resumed = True
+        elif e.kind is EventKind.DEAL:
+            self.lines += [x for x in (_statement(w) for w in e.text.split("\n")) if x]
+            self.dealt.append(e.dealt or 0)
+        elif e.kind is EventKind.ACTION:
+            self.lines += [x for x in (_statement(w) for w in e.text.split("\n")) if x]
+        elif e.kind is EventKind.UNDO:
+            undone = _statement(e.action or e.text.split(":", 1)[-1])
+            for i in range(len(self.lines) - 1, -1, -1):
+                if self.lines[i] == undone:
+                    del self.lines[i]
+                    break
+        elif e.kind is EventKind.FINISHED:
+            self.finished = (e.winner, e.score if e.score is not None else (0, 0))
 
 
 @dataclass
@@ -181,6 +247,25 @@ class TableState:
     held_since: float | None = None  # messages held back for a gap since then
     rejected: int = 0
     rules_problems: list[str] = field(default_factory=list)
+    digests: dict[int, bytes] = field(default_factory=dict)  # seq -> what it said
+    conflicts: int = 0  # messages under a seq taken with another content
+    assigned_n: int = 0  # the highest assignment counter the table says it took
+    status_digest: bytes | None = None  # of the last status accepted
+    minute: tuple[float, int, int] = (-60.0, 0, 0)  # (since, events, records) for the quota
+    over_quota: int = 0  # messages rejected for the quota
+    rejections: collections.deque[Rejection] = field(
+        default_factory=lambda: collections.deque(maxlen=REJECTIONS_KEPT)
+    )
+    attention_more: int = 0  # atención items beyond ATTENTION_KEPT, counted only
+    trails: collections.OrderedDict[str, GameTrail] = field(default_factory=collections.OrderedDict)
+
+    def trail(self, game: str) -> GameTrail:
+        trail = self.trails.get(game)
+        if trail is None:
+            trail = self.trails[game] = GameTrail(game)
+            while len(self.trails) > TRAILS:
+                self.trails.popitem(last=False)
+        return trail
 
     def pending(self) -> list[RefereeItem]:
         """The *atención* items not acknowledged yet, oldest first."""
@@ -204,6 +289,8 @@ class TableState:
             ],
             "refusal_counts": dict(sorted(self.refusal_counts.items())),
             "attention": [a.row() for a in self.pending()],
+            "attention_more": self.attention_more,
+            "over_quota": self.over_quota,
             "acknowledged": len(self.acked),
             "games": list(self.games),
             "seq": self.next_seq - 1,
@@ -213,6 +300,7 @@ class TableState:
             "waiting_for": self.next_seq if self.buffered else None,
             "duplicates": self.duplicates,
             "rejected": self.rejected,
+            "conflicts": self.conflicts,
             "last_seen": self.last_seen,
             "silent_s": round(now - self.last_seen, 1)
             if now is not None and self.last_seen is not None
@@ -240,6 +328,7 @@ class DeskState:
         rules: HouseRules | None = None,
         track_latency: bool = False,
         clock: Callable[[], float] = time.time,
+        quota: Quota | None = None,
     ) -> None:
         self.tournament = check_name("tournament", tournament)
         self.prefix = tournament_prefix(tournament) + "/"
@@ -250,8 +339,13 @@ class DeskState:
         self.clock = clock
         self.tables: dict[str, TableState] = {}
         self.results: dict[str, GameResult] = {}
-        self.rejections: collections.deque[Rejection] = collections.deque(maxlen=200)
+        #: The last rejections of messages naming no table of the tournament (a table's
+        #: own are kept in its ``TableState.rejections``, REJECTIONS_KEPT each).
+        self.stray: collections.deque[Rejection] = collections.deque(maxlen=REJECTIONS_KEPT)
         self.rejected = 0
+        self.quota = quota
+        self._exported = -EXPORT_S  # monotonic time of the last export
+        self.export_due = False
         self.broker_connected: bool | None = None  # None: not connected yet
         self.broker_since: float | None = None
         self.track_latency = track_latency
@@ -262,6 +356,12 @@ class DeskState:
         self.last_reverify: float | None = None
         self.lock = threading.RLock()
         self.on_finished: list[Callable[[GameResult], None]] = []
+        #: Called with every ``assigned`` event a table sends (applied in seq order):
+        #: the organiser compares it with what it sent (:meth:`.Organiser.check_assigned`).
+        self.on_assigned: list[Callable[[Event], None]] = []
+        #: Called with ``(table, seq)`` when a second message comes under a seq already
+        #: taken: someone else holds the table's key (:meth:`.Organiser.key_conflict`).
+        self.on_conflict: list[Callable[[str, int], None]] = []
         #: The tournament run at this desk (:class:`~.organiser.Organiser`): None for a
         #: desk that only follows tables.
         self.competition: Organiser | None = None
@@ -351,16 +451,71 @@ class DeskState:
             state = self.tables[table_id] = TableState(table_id)
         return state
 
+    @property
+    def rejections(self) -> list[Rejection]:
+        """The rejections kept (each table's last REJECTIONS_KEPT), oldest first."""
+        with self.lock:
+            kept = [*self.stray, *(r for t in self.tables.values() for r in t.rejections)]
+        return sorted(kept, key=lambda r: (r.ts, r.n))
+
     def _reject(self, topic: str, reason: str, now: float, table: str | None = None) -> None:
         if table is None:
             rest = topic[len(self.prefix) :] if topic.startswith(self.prefix) else topic
             table = rest.split("/", 1)[0]
         table = clean(table, 64)
         self.rejected += 1
-        if table in self.tables:
-            self.tables[table].rejected += 1
-        self.rejections.append(Rejection(now, table, clean(topic, 160), clean(reason)))
+        rejection = Rejection(now, table, clean(topic, 160), clean(reason), self.rejected)
+        t = self.tables.get(table)
+        if t is None and self.roster is not None and table in self.roster:
+            t = self.table(table)
+        if t is not None:
+            t.rejected += 1
+            t.rejections.append(rejection)
+            if t.rejected > REJECTIONS_KEPT and t.rejected % 1000:
+                return  # logged: the first ones, then one in a thousand
+        else:
+            self.stray.append(rejection)
+            if self.rejected > 1000 and self.rejected % 1000:
+                return
         log.warning("desk: rejected a message on %r: %s", topic[:160], clean(reason))
+
+    def _still_over(self, topic: str, now: float) -> bool:
+        """A message of a table already over its quota this minute: counted and
+        dropped before it is even read (only the table's own account may write its
+        topics; it went over with messages that carried its key)."""
+        rest = topic[len(self.prefix) :] if topic.startswith(self.prefix) else None
+        if rest is None or rest.endswith("/status"):
+            return False
+        t = self.tables.get(rest.split("/", 1)[0])
+        if t is None or self.quota is None:
+            return False
+        since, events, records = t.minute
+        if not 0 <= now - since < 60.0:
+            return False
+        over = records > self.quota.records if "/records/" in rest else events > self.quota.events
+        if over:
+            t.over_quota += 1
+            t.rejected += 1
+            self.rejected += 1
+        return over
+
+    def _over_quota(self, t: TableState, m: Message, now: float) -> str | None:
+        """Why ``m`` is over its table's quota (``None``: it is within it)."""
+        if self.quota is None or isinstance(m, Status):
+            return None
+        since, events, records = t.minute
+        if now - since >= 60.0 or now < since:
+            since, events, records = now, 0, 0
+        if isinstance(m, Record):
+            records += 1
+            over = records > self.quota.records
+            limit = f"{self.quota.records} records"
+        else:
+            events += 1
+            over = events > self.quota.events
+            limit = f"{self.quota.events} events"
+        t.minute = (since, events, records)
+        return f"{t.table} sent more than {limit} in a minute" if over else None
 
     def handle(
         self,
@@ -374,6 +529,8 @@ class DeskState:
         now = self.clock() if now is None else now
         keys = self.key_for if self.key is not None else None
         with self.lock:
+            if journal and self.quota is not None and self._still_over(topic, now):
+                return
             try:
                 message = parse_message(self.prefix, topic, payload, keys)
             except RejectedMessage as e:  # malformed, unknown table, unauthenticated
@@ -381,9 +538,18 @@ class DeskState:
                 return
             if message is None:
                 return
+            if isinstance(message, Status) and self._same_status(message, payload, now):
+                return
             if self.key is None and self.roster is not None and message.table not in self.roster:
                 self._reject(topic, f"{message.table} is not a table of this tournament", now)
                 return
+            if journal and self.quota is not None and self.key is not None:
+                quota_of = self.table(message.table)  # authenticated: a roster table
+                over = self._over_quota(quota_of, message, now)
+                if over is not None:
+                    quota_of.over_quota += 1
+                    self._reject(topic, f"over the quota: {over}", now, message.table)
+                    return
             why = self._refuse(message)
             if why is not None:
                 self._reject(topic, why, now, message.table)
@@ -393,6 +559,7 @@ class DeskState:
             t.last_seen = now
             if isinstance(message, Status):
                 t.status_n = message.n
+                t.status_digest = hashlib.sha256(bytes(payload)).digest()
                 t.online = message.online
                 t.offline_reason = message.reason
                 t.status_ts = now
@@ -401,15 +568,28 @@ class DeskState:
                 return
             seq = message.seq
             self.received += 1
-            if isinstance(message, Record):
-                self._record(t, message, now, write=journal)
+            digest = hashlib.sha256(bytes(payload)).digest()[:16]
             if seq < t.next_seq or seq in t.buffered:
+                known = t.digests.get(seq)
+                if known is not None and known != digest:
+                    t.conflicts += 1
+                    self._reject(topic, f"another message under seq {seq}, already taken: "
+                                 "the table's key is in other hands", now, t.table)  # fmt: skip
+                    for callback in self.on_conflict if journal else ():
+                        try:
+                            callback(t.table, seq)
+                        except Exception:  # a listener never stops the desk
+                            log.exception("desk: a conflict listener failed")
+                    return
                 t.duplicates += 1
                 self.duplicates += 1
                 return
             self._journal(journal, now, topic, payload, durable=isinstance(message, Record))
             t.known_seq = max(t.known_seq, seq)
             t.buffered[seq] = message
+            t.digests[seq] = digest
+            while len(t.digests) > DIGESTS_KEPT:
+                del t.digests[next(iter(t.digests))]
             while t.next_seq in t.buffered:
                 pending = t.buffered.pop(t.next_seq)
                 t.next_seq += 1
@@ -417,10 +597,27 @@ class DeskState:
                 t.last_progress = now
                 if isinstance(pending, Event):
                     self._apply(t, pending, now)
+                else:  # a record is judged in its place in the table's stream, only
+                    self._record(t, pending, now, write=journal)
             if t.buffered and t.held_since is None:
                 t.held_since = now
             elif not t.buffered:
                 t.held_since = None
+
+    def _same_status(self, m: Status, payload: bytes | bytearray, now: float) -> bool:
+        """The very status the table said last, delivered again (the broker gives its
+        retained copy at every (re)connection, also to a desk that restarted): still
+        the table's last word, so it says again whether the table is online; a
+        duplicate, never a replay."""
+        t = self.tables.get(m.table)
+        if t is None or m.n != t.status_n or t.status_digest is None:
+            return False
+        if hashlib.sha256(bytes(payload)).digest() != t.status_digest:
+            return False
+        t.online, t.offline_reason, t.status_ts = m.online, m.reason, now
+        t.duplicates += 1
+        self.duplicates += 1
+        return True
 
     def _refuse(self, m: Message) -> str | None:
         """Why an authentic message is still not taken (``None``: it is)."""
@@ -466,6 +663,15 @@ class DeskState:
             if self.track_latency:
                 self.latencies.append(latency)
         t.game = e.game
+        if e.kind is not EventKind.ASSIGNED:
+            t.trail(e.game).take(e)
+        else:
+            t.assigned_n = max(t.assigned_n, e.assigned or 0)
+            for callback in self.on_assigned:
+                try:
+                    callback(e)
+                except Exception:  # a listener never stops the desk
+                    log.exception("desk: an assignment listener failed")
         if e.hand is not None:
             t.hand = e.hand
         if e.score is not None:
@@ -497,7 +703,9 @@ class DeskState:
         elif e.kind is EventKind.ABANDONED:
             t.last.append("partido abandonado")
         concern = triage(e, t.watch, now)
-        if concern is not None:
+        if concern is not None and len(t.attention) - len(t.acked) >= ATTENTION_KEPT:
+            t.attention_more += 1  # the list stays short; the rest are counted
+        elif concern is not None:
             t.attention.append(
                 RefereeItem(t.table, e.seq, e.ts or now, e.game, e.seat, concern, clean(e.text))
             )
@@ -519,13 +727,15 @@ class DeskState:
             atomic_write(self.out_dir / "records" / name, text.encode("utf-8"))
         result = self.judge.judge(t.table, r, name, now)
         result.sha256 = digest
+        if existing is None:
+            result.problems.extend(self._agreement(t, r))
         if existing is not None:
             existing.other_copies.append(
                 Copy(name, digest, result.verdict, "; ".join([result.detail, *result.problems]),
                      result.score if result.verdict != "unreadable" else None, result.winner)
             )  # fmt: skip
             log.error("desk: %s sent another record for %s (%s)", t.table, game, name)
-            self.export()
+            self.export_soon()
             return
         self.results[game] = result
         if game not in t.games:
@@ -534,9 +744,65 @@ class DeskState:
             log.error(
                 "desk: record %s: %s %s %s", game, result.verdict, result.detail, result.problems
             )
-        self.export()
+        self.export_soon()
         for callback in self.on_finished:
             callback(result)
+
+    def _agreement(self, t: TableState, r: Record) -> list[str]:
+        """How a record differs from what its table's events said of its game before it
+        (empty: it agrees). A record counts only for a game its table announced on its
+        authenticated stream and finished there with the same deal, actions and final
+        score; a game the desk never saw played is listed and moves no result."""
+        trail = t.trails.get(r.game)
+        if trail is None or not trail.dealt:
+            return ["the table never announced this game on its events"]
+        if trail.recorded:
+            return ["the table had sent a record of this game already"]
+        trail.recorded = True
+        problems = []
+        if trail.finished is None:
+            problems.append("the table's events never said this game was won")
+        text = unseal(r.record) if "#~seal " in r.record else r.record
+        lines: list[str] = []
+        dealt: list[int] = []
+        for raw in text.split("\n"):
+            line = _statement(raw)
+            if not line or line.startswith(("table ", "score ")) or line == "table":
+                continue
+            if line.startswith("deal "):
+                if dealt:
+                    dealt[-1] += 1
+                continue
+            if line == "hand":
+                dealt.append(0)
+            lines.append(line)
+        if trail.resumed:  # every statement the table sent is in the record
+            missing = collections.Counter(trail.lines) - collections.Counter(lines)
+            if missing:
+                problems.append(
+                    f"the table's events said {next(iter(missing))[:60]}, which the record "
+                    "does not have"
+                )
+        elif lines != trail.lines:
+            at = next(
+                (i for i, (a, b) in enumerate(zip(lines, trail.lines, strict=False)) if a != b),
+                min(len(lines), len(trail.lines)),
+            )
+            said = trail.lines[at] if at < len(trail.lines) else "nothing"
+            wrote = lines[at] if at < len(lines) else "nothing"
+            problems.append(
+                f"the record's statement {at + 1} ({wrote[:60]}) is not what the table's "
+                f"events said ({said[:60]})"
+            )
+        elif dealt != trail.dealt:
+            problems.append("the record's deals are not the ones the table's events said")
+        if trail.finished is not None:
+            winner, score = trail.finished
+            if (r.winner, r.score) != (winner, score):
+                problems.append(
+                    f"the table's events ended {score[0]}-{score[1]}, won by team {winner}"
+                )
+        return problems
 
     # ------------------------------------------------------------------ records at rest
 
@@ -645,7 +911,7 @@ class DeskState:
                 "refusals_total": sum(len(t.refusals) for t in self.tables.values()),
                 "flagged": sum(1 for r in self.results.values() if not r.ok),
                 "rejected": self.rejected,
-                "rejections": [r.row() for r in list(self.rejections)[-50:]],
+                "rejections": [r.row() for r in self.rejections[-50:]],
                 "received": self.received,
                 "duplicates": self.duplicates,
                 "max_latency_s": round(self.max_latency, 4),
@@ -689,11 +955,27 @@ class DeskState:
         }
         return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
 
+    def export_soon(self) -> None:
+        """Rewrite the exports now, or within ``EXPORT_S`` when they were rewritten less
+        than that ago (:meth:`flush_exports`, called by the desk's housekeeping): a
+        flood of records never rewrites them more than once a second."""
+        if time.monotonic() - self._exported >= EXPORT_S:
+            self.export()
+        else:
+            self.export_due = True
+
+    def flush_exports(self) -> None:
+        """The exports :meth:`export_soon` put off, if their time has come."""
+        if self.export_due and time.monotonic() - self._exported >= EXPORT_S:
+            self.export()
+
     def export(self, out_dir: str | Path | None = None) -> tuple[Path, Path] | None:
         """Write ``results.csv`` and ``results.json`` (atomically); their paths."""
         folder = Path(out_dir) if out_dir is not None else self.out_dir
         if folder is None:
             return None
+        if out_dir is None:
+            self._exported, self.export_due = time.monotonic(), False
         folder.mkdir(parents=True, exist_ok=True)
         with self.lock:
             csv_text, json_text = self.results_csv(), self.results_json()

@@ -24,3 +24,21 @@ from controller.tournament.desk.wording import detail_text
 )  # fmt: skip
 def test_a_records_detail_reads_in_spanish(english: str, spanish: str) -> None:
     assert detail_text(english) == spanish
+
+
+def test_the_checks_against_the_tables_events_read_in_spanish() -> None:
+    from controller.tournament.desk.wording import detail_text
+
+    assert detail_text("the table never announced this game on its events") == (
+        "la mesa nunca anunció esta partida en sus eventos"
+    )
+    assert (
+        detail_text(
+            "the record's statement 12 (0 play 7e) is not what the table's events said (0 mazo)"
+        )
+        == "la jugada 12 del registro (0 play 7e) no es la que dijeron los eventos de la mesa"
+        " (0 mazo)"
+    )
+    assert detail_text("the table's events ended 15-3, won by team 0") == (
+        "los eventos de la mesa terminaron 15-3, ganó el equipo 0"
+    )
