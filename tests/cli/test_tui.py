@@ -24,7 +24,7 @@ def test_a_card_typed_is_played_at_once_and_the_bot_answers_at_its_pace() -> Non
         screen = term.wait_for("turno: vos")
         assert "[3]" in cards_line(screen)
         term.type("1")
-        screen = term.wait_for("vos: juega")
+        screen = term.wait_for("vos: jugás")
         assert "[3]" not in cards_line(screen)  # played: two cards left
         assert "asiento 1: juega" not in screen  # the bot waits its pace
         term.wait_for("asiento 1: juega", timeout=5)
@@ -36,7 +36,7 @@ def test_a_card_tapped_out_of_turn_is_refused_then_and_never_played_later() -> N
         before = cards_line(screen)
         term.type("1")  # the bot is thinking: not our turn
         screen = term.wait_for("NO ES TU TURNO", timeout=3)
-        assert "vos: juega" in screen and "rechazado: No es tu turno" in screen
+        assert "vos: jugás" in screen and "rechazado: No es tu turno" in screen
         screen = term.wait_for("turno: vos", timeout=6)  # the bot led
         assert cards_line(screen) == before  # our card was not played as a lead
 
@@ -126,7 +126,7 @@ def test_control_undo_reaches_the_terminal_table(tmp_path: Path) -> None:
         screen = term.wait_for("turno: vos")
         before = cards_line(screen)
         term.type("1")
-        assert cards_line(term.wait_for("vos: juega")) != before
+        assert cards_line(term.wait_for("vos: jugás")) != before
         done = subprocess.run(
             [*TRUCO_TABLE, "control", "undo", "--state", str(state)],
             capture_output=True,
@@ -145,6 +145,7 @@ def test_the_referee_key_calls_the_referee_on_every_panel() -> None:
         screen = term.wait_for("LLAMASTE AL ÁRBITRO: ESPERALO", timeout=3)
         assert "EL ASIENTO 0 LLAMÓ AL · ÁRBITRO" in screen  # the other seat's panel, whole
         assert "turno: vos" in screen  # nothing was played
+
 
 def test_a_pica_pica_hand_typed_at_six_seats() -> None:
     """Six seats, pica-pica from the first hand (5-0): the player's pica and the two
@@ -174,3 +175,32 @@ def test_a_pica_pica_hand_typed_at_six_seats() -> None:
         assert screen.count("Bazas: ") <= 3
         assert re.search(r"\+\d (nosotros|ellos): [^\n]*\[vos–3\]", screen)  # the pica's points
         assert re.search(r"\+\d (nosotros|ellos): [^\n]*\[(1–4|2–5)\]", screen)
+
+
+def test_cards_shown_when_the_table_asks_stay_playable() -> None:
+    """Hands unknown to the table (--deal-reading none): the player sings flor, declares,
+    plays a card, and follows "¡mostrá tus cartas!" (s 1 2 q); the two shown cards stay
+    in the hand and finish it."""
+    argv = mock("--deal-reading", "none", "--flor", "on", "--seed", "7", "--pace", "0.3")
+    with Terminal(argv, width=120, height=44) as term:
+        screen = term.wait_for("turno: vos")
+        assert "Tus cartas: [1] 10C  [2] 4C  [3] 6C" in screen
+        term.type("l")
+        term.wait_for("asiento 1: ¡flor!")
+        term.type("q")  # the number on the panel
+        term.wait_for("son buenas")
+        term.type("1")
+        screen = term.wait_for("¡mostrá tus cartas!")
+        assert "Tus cartas: [1] 4C  [2] 6C" in screen
+        term.type("s12q")
+        screen = term.wait_for("mostrás 4C 6C")
+        assert "Tus cartas: [1] 4C  [2] 6C" in screen  # shown, not played
+        for _ in range(10):
+            screen = term.screen()
+            if "Terminó la mano 1" in screen:
+                break
+            term.type("1", delay=0.8)
+        screen = term.wait_for("Terminó la mano 1")
+        bazas = " ".join(line for line in screen.splitlines() if "ª" in line)
+        assert "2ª 1:11B vos:4C" in bazas  # a shown card, played: the hand ends by its bazas
+        assert re.search(r"\+\d ellos: la mano", screen)
