@@ -83,7 +83,8 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
         "panel": " asiento {seat} · equipo {team} ",
         "table": "En la mesa (baza {n}): {cards}",
         "bazas": "Bazas: {bazas}",
-        "baza_won": "gana el {seat}",
+        "baza_won": "ganó el {seat}",
+        "baza_you": "ganaste vos",
         "parda": "parda",
         "cards": "Tus cartas: {cards}",
         "cards_unknown": "(la mesa no leyó tus cartas)",
@@ -95,6 +96,9 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
         "go_on": "Enter o espacio: seguir",
         "demo_go_on": "sigue en {s:.0f} s (Enter: ya)",
         "game_over": "¡Fin del partido! Ganó el equipo {team}: {a} a {b}",
+        "game_won": "¡Fin del partido! Ganamos nosotros, {ours} a {theirs}",
+        "game_lost": "¡Fin del partido! Ganaron ellos, {theirs} a {ours}",
+        "undone": "deshecho por el árbitro: {what}",
         "quit_hint": "x: salir",
         "paused": "EN PAUSA · p: seguir",
         "dealing": "Repartiendo...",
@@ -142,6 +146,7 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
         "table": "On the table (baza {n}): {cards}",
         "bazas": "Bazas: {bazas}",
         "baza_won": "won by {seat}",
+        "baza_you": "you won it",
         "parda": "parda (tie)",
         "cards": "Your cards: {cards}",
         "cards_unknown": "(the table did not read your cards)",
@@ -153,6 +158,9 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
         "go_on": "Enter or space: go on",
         "demo_go_on": "next hand in {s:.0f} s (Enter: now)",
         "game_over": "Game over! Team {team} won {a} to {b}",
+        "game_won": "Game over! We won, {ours} to {theirs}",
+        "game_lost": "Game over! They won, {theirs} to {ours}",
+        "undone": "undone by the referee: {what}",
         "quit_hint": "x: quit",
         "paused": "PAUSED · p: resume",
         "dealing": "Dealing...",
@@ -215,6 +223,7 @@ class LogEntry:
     seat: int
     action: Action | None
     refusal: RefusalCode | None = None
+    undone: bool = False  # the referee's undo took this action back
 
 
 Bazas = tuple[tuple[tuple[int, Card], ...], ...]
@@ -283,6 +292,7 @@ class TerminalTable:
         self.held: HandEnd | None = None
         self.log: list[LogEntry] = []
         self._log_hand = run.game.hand_number
+        self._stack: tuple[Action, ...] = run.game.move_stack
         self._ended = run.game.hand_number if not run.game.hand_in_progress else 0
         self._awards_seen = 0
         self.next_bot = clock() + self.pace
@@ -390,6 +400,12 @@ class TerminalTable:
         if game.hand_in_progress and game.hand_number != self._log_hand:
             self._log_hand = game.hand_number
             self.log = []
+            self._stack = ()
+        stack = game.move_stack
+        if len(stack) < len(self._stack) and stack == self._stack[: len(stack)]:
+            for action in reversed(self._stack[len(stack) :]):  # the referee's undo
+                self.log.append(LogEntry(action.seat, action, undone=True))
+        self._stack = stack
         if game.hand_number and not game.hand_in_progress and self._ended != game.hand_number:
             self._ended = game.hand_number
             hand = game.hands[-1]
@@ -426,8 +442,11 @@ class TerminalTable:
 
     def _say(self, entry: LogEntry) -> str:
         who = self._who(entry.seat)
-        what = "?" if entry.action is None else say_action(entry.action, self.lang)
+        yours = entry.seat == self.human
+        what = "?" if entry.action is None else say_action(entry.action, self.lang, yours=yours)
         line = f"{who}: {what}"
+        if entry.undone:
+            return self.text["undone"].format(what=line)
         if entry.refusal is not None:
             why = entry.refusal.message if self.lang == "es" else REFUSALS_EN[entry.refusal]
             line += " → " + self.text["refused"].format(why=why)
@@ -596,8 +615,7 @@ class TerminalTable:
 
         # the end of the hand, held; or the hand's calls so far
         if game.winner is not None:
-            add(t["game_over"].format(team=game.winner, a=a, b=b) + " · " + t["quit_hint"],
-                "reverse")  # fmt: skip
+            add(self._game_over() + " · " + t["quit_hint"], "reverse")
         if end is not None:
             add(t["end_title"].format(n=end.number), "reverse")
             for award, note in zip(end.awards, end.notes, strict=True):
@@ -622,6 +640,18 @@ class TerminalTable:
             add(line)
         return out[:height]
 
+    def _game_over(self) -> str:
+        """Who won, as the player says it: "ganamos nosotros", "ganaron ellos"."""
+        game, t = self.run.game, self.text
+        a, b = game.score
+        assert game.winner is not None
+        if self.human is None:
+            return t["game_over"].format(team=game.winner, a=a, b=b)
+        team = self.human % 2
+        ours, theirs = (a, b)[team], (a, b)[1 - team]
+        key = "game_won" if game.winner == team else "game_lost"
+        return t[key].format(ours=ours, theirs=theirs)
+
     def _calls(self, width: int, rows: int) -> list[str]:
         """The hand's calls on at most ``rows`` lines; in a pica-pica hand each pica's on
         lines of its own, headed by the pica, the player's first."""
@@ -643,23 +673,15 @@ class TerminalTable:
         if team is None:
             return self.text["parda"]
         best = max((c.strength, s) for s, c in cards if s % 2 == team)
+        if best[1] == self.human:
+            return self.text["baza_you"]
         return self.text["baza_won"].format(seat=self._short(best[1]))
 
     def _short(self, seat: int) -> str:
         return self.text["you"] if seat == self.human else str(seat)
 
     def _human_cards(self) -> tuple[Card, ...] | None:
-        if self.human is None:
-            return None
-        game = self.run.game
-        held = game.cards_in_hand(self.human)
-        if held is not None:
-            return held
-        dealt = self.run.hands.get(self.human)
-        if dealt is None:
-            return None
-        seen = set(game.seen_cards(self.human))
-        return tuple(c for c in dealt if c not in seen)
+        return self.run.human_cards()
 
     def _panel_row(self, seats: Sequence[int], screens: dict[int, SeatScreen]) -> list[str]:
         blocks = []

@@ -7,6 +7,7 @@ text in capitals without accents (``controller.render.screen.plain``).
 
 from __future__ import annotations
 
+from ..engine import Action, Kind
 from ..engine.results import Reason
 from ..notices import (
     ActionUndone,
@@ -54,6 +55,46 @@ _REASON = {
 _ASK = {"undo": "Deshacer? Q del rival", "new-game": "Partido nuevo? Q del rival"}
 
 
+#: an action taken back, in the past (the seat's own: vos; another's: the third person)
+_DONE: dict[Kind, tuple[str, str]] = {
+    Kind.PLAY: ("jugaste", "jugó"),
+    Kind.TRUCO: ("cantaste truco", "cantó truco"),
+    Kind.RETRUCO: ("cantaste retruco", "cantó retruco"),
+    Kind.VALE_CUATRO: ("cantaste vale cuatro", "cantó vale cuatro"),
+    Kind.ENVIDO: ("cantaste envido", "cantó envido"),
+    Kind.REAL_ENVIDO: ("cantaste real envido", "cantó real envido"),
+    Kind.FALTA_ENVIDO: ("cantaste falta envido", "cantó falta envido"),
+    Kind.FLOR: ("cantaste flor", "cantó flor"),
+    Kind.CONTRAFLOR: ("cantaste contraflor", "cantó contraflor"),
+    Kind.CONTRAFLOR_AL_RESTO: ("cantaste contraflor al resto", "cantó contraflor al resto"),
+    Kind.CON_FLOR_ME_ACHICO: ("te achicaste", "se achicó"),
+    Kind.QUIERO: ("dijiste quiero", "dijo quiero"),
+    Kind.NO_QUIERO: ("dijiste no quiero", "dijo no quiero"),
+    Kind.MAZO: ("te fuiste al mazo", "se fue al mazo"),
+    Kind.DECLARE: ("dijiste", "dijo"),
+    Kind.SON_BUENAS: ("dijiste son buenas", "dijo son buenas"),
+    Kind.SHOW: ("mostraste", "mostró"),
+}
+
+
+def _undone(text: str, seat: int) -> str:
+    """A record's action line (``1 play 12E``) as a player says it: ``el 1 jugó 12E``,
+    ``jugaste 12E`` on the seat's own display; a deal undone: ``el reparto``."""
+    try:
+        action = Action.from_str(text)
+    except ValueError:
+        return "el reparto" if text in ("", "None") else "la última jugada"
+    own, other = _DONE[action.kind]
+    words = own if action.seat == seat else f"el {action.seat} {other}"
+    if action.kind is Kind.PLAY:
+        words += f" {action.card}"
+    elif action.kind is Kind.DECLARE:
+        words += f" {action.number}"
+    elif action.kind is Kind.SHOW:
+        words += " " + " ".join(str(c) for c in action.cards)
+    return words
+
+
 def notice_text(notice: Notice, seat: int) -> str:
     """What ``seat``'s display says for ``notice``."""
     fixed = _FIXED.get(notice)
@@ -83,11 +124,14 @@ def notice_text(notice: Notice, seat: int) -> str:
                 detail = f" ({note})"
             return f"+{points} {who}: {_REASON[reason]}{detail}"
         case GameWon(team, score):
-            return f"Ganó el equipo {team}: {score[0]} a {score[1]}"
+            ours, theirs = score[seat % 2], score[1 - seat % 2]
+            if seat % 2 == team:
+                return f"Ganamos nosotros: {ours} a {theirs}"
+            return f"Ganaron ellos: {theirs} a {ours}"
         case AskConfirm(command):
             return _ASK.get(command, f"{command}? Q del rival")
         case ActionUndone(action):
-            return f"Deshecho: {action}"
+            return f"Deshecho: {_undone(action, seat)}"
         case RefereeCalled(caller):
             if caller == seat:
                 return "Llamaste al árbitro: esperalo"

@@ -57,7 +57,7 @@ def test_bots_wait_their_pace_and_the_hand_end_waits_for_the_player(run: MockRun
     table.tick()
     assert run.game.hand_in_progress and run.game.turn == 0
     table.key("1")  # our lead
-    assert "vos: juega" in screen(table)
+    assert "vos: jugás" in screen(table)
     table.tick()
     moves = len(run.game.move_stack)
     clock.now += 1.9
