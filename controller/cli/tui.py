@@ -45,6 +45,9 @@ from .words import REASON_WORDS, say_action
 
 __all__ = ["FRAME_SECONDS", "KEYS", "TEXTS", "HandEnd", "TerminalTable", "play"]
 
+PASTE_START: Final = "\x1b[200~"  # bracketed paste (on with ESC [ ? 2004 h)
+PASTE_END: Final = "\x1b[201~"
+FLASH_SECONDS: Final = 5.0
 FRAME_SECONDS: Final = 0.1  # the clock: redraw (banners expire), bots move, keys are read
 PANEL_WIDTH: Final = 66  # 64 braille columns and the box
 PANEL_HEIGHT: Final = 19  # 16 braille rows, the box and its texts in letters
@@ -124,6 +127,7 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
         ),
         "penalty_for": "penalidad: {why}",
         "show_now": "¡mostrá tus cartas! (s, 1 2 3, q): tu tanto no está probado",
+        "pasted": "Pegaste {n} caracteres: un pegado no juega nada (tocá las teclas de a una)",
     },
     "en": {
         "title": "TRUCO · game to {target} · {players} players",
@@ -186,6 +190,7 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
         ),
         "penalty_for": "penalty: {why}",
         "show_now": "show your cards! (s, 1 2 3, q): your claim is not proven",
+        "pasted": "You pasted {n} characters: a paste plays nothing (type the keys one by one)",
     },
 }
 
@@ -297,8 +302,39 @@ class TerminalTable:
         self._awards_seen = 0
         self.next_bot = clock() + self.pace
         self._cache = _Cache()
+        self.flash: tuple[str, float] | None = None  # a line said for a while, and until when
+        self._escape: str | None = None  # an escape sequence coming in
+        self._paste: str | None = None  # a bracketed paste coming in
 
     # ------------------------------------------------------------------ input
+
+    def feed(self, key: str) -> None:
+        """One character as the terminal sends it: a bracketed paste (``ESC [ 200 ~`` ...
+        ``ESC [ 201 ~``) is set aside whole and said so, never played as keys; any other
+        escape sequence (a function key) is dropped; the rest are keys (:meth:`key`)."""
+        if self._paste is not None:
+            self._paste += key
+            if self._paste.endswith(PASTE_END):
+                size = len(self._paste) - len(PASTE_END)
+                self._paste = None
+                self.flash = (self.text["pasted"].format(n=size), self.clock() + FLASH_SECONDS)
+            return
+        if self._escape is not None:
+            self._escape += key
+            if len(self._escape) == 2 and key != "[":  # Alt+key, or Esc then a key
+                self._escape = None
+                self.key(key)
+            elif len(self._escape) > 2 and "\x40" <= key <= "\x7e":  # a CSI sequence ends
+                if self._escape == PASTE_START:
+                    self._paste = ""
+                self._escape = None
+            elif len(self._escape) > 32:
+                self._escape = None
+            return
+        if key == "\x1b":
+            self._escape = key
+            return
+        self.key(key)
 
     def key(self, key: str) -> None:
         """Act on one typed key, now."""
@@ -612,6 +648,11 @@ class TerminalTable:
                 add(f" {notice_text(message.notice, self.human).upper()} ", "reverse")
             if self.human in run.table.show_requests():
                 add(t["show_now"], "reverse")
+        if self.flash is not None:
+            if self.clock() < self.flash[1]:
+                add(self.flash[0], "reverse")
+            else:
+                self.flash = None
 
         # the end of the hand, held; or the hand's calls so far
         if game.winner is not None:
@@ -659,15 +700,28 @@ class TerminalTable:
         if not self.log:
             return [self.text["no_calls"]]
         if not game.pica_pica:
-            return self._flow([self._say(e) for e in self.log], width, rows)
+            return self._flow(self._said(self.log), width, rows)
         lines: list[str] = []
         for play in self._plays():
             assert play.pica is not None
-            said = [self._say(e) for e in self.log if self._pica_of(e.seat) == play.pica]
+            said = self._said([e for e in self.log if self._pica_of(e.seat) == play.pica])
             if said:
                 said[0] = f"[{self._pica_name(play.pica)}] {said[0]}"
                 lines += self._flow(said, width, rows)
         return lines[-rows:] if rows > 0 else []
+
+    def _said(self, entries: Sequence[LogEntry]) -> list[str]:
+        """The history in words, a refusal repeated in a row said once: ``... x12``."""
+        out: list[str] = []
+        counts: list[int] = []
+        for entry in entries:
+            line = self._say(entry)
+            if out and entry.refusal is not None and out[-1] == line:
+                counts[-1] += 1
+            else:
+                out.append(line)
+                counts.append(1)
+        return [line if n == 1 else f"{line} x{n}" for line, n in zip(out, counts, strict=True)]
 
     def _baza_winner(self, cards: Sequence[tuple[int, Card]], team: int | None) -> str:
         if team is None:
@@ -739,6 +793,16 @@ def play(table: TerminalTable) -> int:
     return int(curses.wrapper(_loop, table))
 
 
+def _bracketed_paste(on: bool) -> None:
+    """Ask the terminal to mark a paste (ESC [ ? 2004 h), or to stop; a terminal that
+    does not know the mode ignores it."""
+    out = sys.__stdout__
+    if out is None:
+        return
+    with contextlib.suppress(OSError, ValueError):
+        os.write(out.fileno(), b"\x1b[?2004h" if on else b"\x1b[?2004l")
+
+
 def _follow_size(stdscr: curses.window) -> None:
     """Take the terminal's size now, even if its SIGWINCH came before curses listened."""
     try:
@@ -755,28 +819,54 @@ def _loop(stdscr: curses.window, table: TerminalTable) -> int:
         curses.curs_set(0)
     stdscr.timeout(int(FRAME_SECONDS * 1000))
     styles = {"": curses.A_NORMAL, "bold": curses.A_BOLD, "reverse": curses.A_REVERSE}
+    _bracketed_paste(True)
+    try:
+        return _frames(stdscr, table, styles)
+    finally:
+        _bracketed_paste(False)
+
+
+def _frames(stdscr: curses.window, table: TerminalTable, styles: dict[str, int]) -> int:
     last_frame = 0.0
     dirty = True
+    rows = 0
     while not table.quit:
         now = time.monotonic()
         if dirty or now - last_frame >= FRAME_SECONDS:
             _follow_size(stdscr)
             height, width = stdscr.getmaxyx()
             stdscr.erase()
-            for y, (text, style) in enumerate(table.lines(width, height)):
+            lines = table.lines(width, height)
+            if len(lines) != rows:  # lines came or went: repaint whole, not by shifting
+                stdscr.clearok(True)  # (a terminal's insert-line can lose the lines below)
+                rows = len(lines)
+            for y, (text, style) in enumerate(lines):
                 with contextlib.suppress(curses.error):  # the bottom-right cell
                     stdscr.addnstr(y, 0, text, max(0, width - 1), styles[style])
             stdscr.refresh()
             last_frame, dirty = now, False
-        try:
-            key = stdscr.get_wch()
-        except curses.error:  # no key within the frame
-            key = None
-        if key == curses.KEY_RESIZE:
-            curses.update_lines_cols()
-            dirty = True
-        elif isinstance(key, str):
-            table.key(key)
-            dirty = True
+        for key in _keys(stdscr):
+            if key == curses.KEY_RESIZE:
+                curses.update_lines_cols()
+                dirty = True
+            elif isinstance(key, str):
+                table.feed(key)
+                dirty = True
         table.tick()
     return 0
+
+
+def _keys(stdscr: curses.window) -> list[str | int]:
+    """The keys typed within a frame: the first waited for, then all that already came
+    (a paste is read whole before the next frame is drawn)."""
+    keys: list[str | int] = []
+    stdscr.timeout(int(FRAME_SECONDS * 1000))
+    try:
+        while len(keys) < 4096:
+            keys.append(stdscr.get_wch())
+            stdscr.timeout(0)
+    except curses.error:  # no more keys
+        pass
+    finally:
+        stdscr.timeout(int(FRAME_SECONDS * 1000))
+    return keys

@@ -8,7 +8,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from .tmux import TRUCO_TABLE, Terminal
+from .tmux import TRUCO_TABLE, Terminal, paste
 
 
 def mock(*args: str) -> list[str]:
@@ -204,3 +204,20 @@ def test_cards_shown_when_the_table_asks_stay_playable() -> None:
         bazas = " ".join(line for line in screen.splitlines() if "ª" in line)
         assert "2ª 1:11B vos:4C" in bazas  # a shown card, played: the hand ends by its bazas
         assert re.search(r"\+\d ellos: la mano", screen)
+
+
+def test_a_paste_into_the_terminal_plays_nothing_and_says_so() -> None:
+    """A chat line pasted (tmux pastes it bracketed, as the table asked it to): no call,
+    no card, no referee, and a line that says so; typed keys act as before."""
+    chat = "jaja te canto envido y truco, quiero retruco! 1 2 3 ! m q n " * 6
+    with Terminal(mock("--seed", "3", "--pace", "5")) as term:
+        term.wait_for("turno: vos")
+        paste(term, chat)
+        term.wait_for("Pegaste")
+        time.sleep(0.5)  # the paste's last key read, the frame drawn whole
+        screen = term.screen()
+        assert f"Pegaste {len(chat)} caracteres: un pegado no juega nada" in screen
+        assert "(todavía nada)" in screen and "ÁRBITRO" not in screen
+        assert "[3]" in cards_line(screen)
+        term.type("1")
+        term.wait_for("vos: jugás")

@@ -167,3 +167,31 @@ def test_a_tournament_match_is_named_above_the_panels(run: MockRun) -> None:
     table.tick()  # the deal: the game's own screens, the match still named on top
     text = screen(table)
     assert "chico 2 de 3" in text and "CHICO 2 DE 3" not in text
+
+
+def test_a_bracketed_paste_plays_nothing_and_says_so(run: MockRun) -> None:
+    clock = Clock()
+    table = TerminalTable(run, pace=5.0, clock=clock)
+    table.tick()
+    chat = "que tal, te canto envido y truco! quiero retruco 1 2 3 ! m " * 6
+    for ch in "\x1b[200~" + chat + "\x1b[201~":
+        table.feed(ch)
+    assert run.game.move_stack == () and not table.log  # no key of it acted
+    text = screen(table)
+    assert "ÁRBITRO" not in text and "ENVIDO" not in text.split("└")[-1]  # no call, no referee
+    assert f"Pegaste {len(chat)} caracteres: un pegado no juega nada" in text
+    clock.now += 6.0
+    assert "Pegaste" not in screen(table)  # said for a while
+    for ch in "\x1b[A1":  # a function key is dropped; the key after it acts
+        table.feed(ch)
+    assert len(run.game.move_stack) == 1
+
+
+def test_a_refusal_repeated_in_a_row_is_said_once_with_its_count(run: MockRun) -> None:
+    table = TerminalTable(run, pace=5.0, clock=Clock())
+    table.tick()
+    for _ in range(12):
+        table.key("q")  # nothing to answer
+    text = screen(table)
+    assert "vos: quiero → rechazado: No hay nada que responder x12" in text
+    assert text.count("rechazado") == 1

@@ -104,3 +104,9 @@ class Terminal:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def paste(term: Terminal, text: str) -> None:
+    """Paste ``text`` as the terminal does (bracketed if the program asked for it)."""
+    term._tmux("set-buffer", "-b", "paste", text)
+    term._tmux("paste-buffer", "-p", "-d", "-b", "paste", "-t", term.name)
