@@ -48,7 +48,16 @@ __all__ = ["FRAME_SECONDS", "KEYS", "TEXTS", "HandEnd", "TerminalTable", "play"]
 PASTE_START: Final = "\x1b[200~"  # bracketed paste (on with ESC [ ? 2004 h)
 PASTE_END: Final = "\x1b[201~"
 FLASH_SECONDS: Final = 5.0
-FRAME_SECONDS: Final = 0.1  # the clock: redraw (banners expire), bots move, keys are read
+FRAME_SECONDS: Final = 0.1
+#: a square of matchsticks as its sticks are laid: left, top, right, bottom, the diagonal
+STICKS: Final = (
+    "",
+    "│",
+    "┌",
+    "⊓",
+    "□",
+    "⧄",
+)  # the clock: redraw (banners expire), bots move, keys are read
 PANEL_WIDTH: Final = 66  # 64 braille columns and the box
 PANEL_HEIGHT: Final = 19  # 16 braille rows, the box and its texts in letters
 PANEL_GAP: Final = 2
@@ -112,6 +121,7 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
             "a asientos · ? ayuda · x salir"
         ),
         "keys_demo": "p pausa · + más rápido · - más lento · a asientos · x salir",
+        "keys_short": "? ayuda · x salir",
         "help": (
             "Cada tecla es un botón de tu botonera y actúa en el acto:\n"
             "  t truco (y retruco, vale cuatro)   e envido   r real envido   f falta envido\n"
@@ -175,6 +185,7 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
             "? help · x quit"
         ),
         "keys_demo": "p pause · + faster · - slower · a seats · x quit",
+        "keys_short": "? help · x quit",
         "help": (
             "Each key is a button of your pad and acts at once:\n"
             "  t truco (then retruco, vale cuatro)   e envido   r real envido   f falta envido\n"
@@ -232,6 +243,7 @@ class LogEntry:
 
 
 Bazas = tuple[tuple[tuple[int, Card], ...], ...]
+Rows = list[tuple[str, str]]  # a screen's rows: (text, style)
 
 
 @dataclass(frozen=True)
@@ -305,6 +317,7 @@ class TerminalTable:
         self.flash: tuple[str, float] | None = None  # a line said for a while, and until when
         self._escape: str | None = None  # an escape sequence coming in
         self._paste: str | None = None  # a bracketed paste coming in
+        self.ascii = False  # the terminal writes ASCII only (no braille, no matchsticks)
 
     # ------------------------------------------------------------------ input
 
@@ -535,48 +548,50 @@ class TerminalTable:
 
     def lines(self, width: int, height: int) -> list[tuple[str, str]]:
         """The screen for a ``width`` x ``height`` terminal: (text, style) per row, style
-        ``""``, ``"bold"`` or ``"reverse"``."""
+        ``""``, ``"bold"`` or ``"reverse"``.
+
+        What must be seen comes first and always: the score (in numbers and matchsticks),
+        the hand, the bazas (wrapped on as many lines as they need), the cards, the end of
+        the hand with its points; then, as the height allows, the hand's last calls, each
+        seat's texts, the seat panels, more calls; the keys last."""
         t = self.text
         min_w, min_h = 40, 12
         if width < min_w or height < min_h:
             said = t["small"].format(w=width, h=height, mw=min_w, mh=min_h)
             return [(line, "bold") for line in textwrap.wrap(said, max(1, width))][:height]
         if self.help:
-            return [(line[:width], "") for line in t["help"].split("\n")]
+            return [(line[:width], "") for line in t["help"].split("\n")][:height]
         run, game = self.run, self.run.game
         screens = self.screens()
-        out: list[tuple[str, str]] = []
 
-        def add(text: str, style: str = "") -> None:
-            out.append((text[:width], style))
+        def clip(rows: Rows) -> Rows:
+            return [(text[:width], style) for text, style in rows]
 
-        a, b = game.score
-        if self.human is None:
-            score = t["score_demo"].format(a=a, b=b)
-        else:
-            team = self.human % 2
-            score = t["score_teams"].format(ours=(a, b)[team], theirs=(a, b)[1 - team])
-        add(f"{t['title'].format(target=run.rules.target, players=run.rules.players)} · {score}",
-            "bold")  # fmt: skip
+        # --- the head: title, score, match, the hand
+        head: Rows = [(t["title"].format(target=run.rules.target, players=run.rules.players),
+                       "bold"), (self._score_line(), "bold")]  # fmt: skip
         card = run.mock.service.match_card  # a tournament match: before and during its game
         if card is not None:
-            add(t["match"].format(label=card.label, home=card.home, away=card.away,
-                                  chico=card.chico, best_of=card.best_of), "bold")  # fmt: skip
+            match = t["match"].format(
+                label=card.label, home=card.home, away=card.away, chico=card.chico,
+                best_of=card.best_of,
+            )  # fmt: skip
+            head.append((match, "bold"))
             teams = [
                 t["players"].format(team=team, names=", ".join(names))
                 for team, names in zip((card.home, card.away), card.players, strict=True)
                 if names
             ]
             if teams:
-                add(" · ".join(teams))
+                head.append((" · ".join(teams), ""))
         if game.hand_number:
             hand = game.hands[-1]
-            head = t["hand"].format(n=hand.number, dealer=hand.dealer, mano=hand.mano)
+            line = t["hand"].format(n=hand.number, dealer=hand.dealer, mano=hand.mano)
             if game.pica_pica:
-                head += " · " + t["pica_pica"]
+                line += " · " + t["pica_pica"]
             elif game.turn is not None:
-                head += " · " + t["turn"].format(who=self._who(game.turn))
-            add(head)
+                line += " · " + t["turn"].format(who=self._who(game.turn))
+            head.append((line, ""))
             if game.pica_pica and game.hand_in_progress:  # each pica's turn, the player's first
                 picas = []
                 for play in self._plays():
@@ -588,32 +603,12 @@ class TerminalTable:
                         if turn is None
                         else t["pica_turn"].format(pica=name, who=self._short(turn))
                     )
-                add(t["picas"].format(picas=" · ".join(picas)), "bold")
+                head.append((t["picas"].format(picas=" · ".join(picas)), "bold"))
         elif run.table.phase is Phase.DEALING:
-            add(t["dealing"])
+            head.append((t["dealing"], ""))
 
-        # the panels: as many side by side as the width takes, as many rows as fit
-        per_row = max(1, (width + PANEL_GAP) // (PANEL_WIDTH + PANEL_GAP))
-        seats = self._seat_order()
-        reserve = 9 + len(seats)  # the lines below the panels
-        rows_fit = (height - len(out) - reserve) // PANEL_HEIGHT
-        if not (self.all_seats or self.human is None):
-            rows_fit = min(rows_fit, 1)  # one row of panels; "a" shows every seat's
-        if width >= PANEL_WIDTH and rows_fit >= 1:
-            shown = seats[: rows_fit * per_row]
-            for row in range(0, len(shown), per_row):
-                group = shown[row : row + per_row]
-                for line in self._panel_row(group, screens):
-                    add(line)
-            rest = seats[len(shown) :]
-        else:
-            rest = seats
-        for seat in rest:  # no room for a panel: its texts on one line
-            texts = " │ ".join(x for x in screen_texts(screens[seat]) if x)
-            style = "reverse" if screens[seat].refusal else ""
-            add(f"[{self._who(seat)}] {texts}", style)
-
-        # the baza in play and the finished ones
+        # --- the play: the finished bazas (wrapped), the baza in play, the cards, notices
+        play_rows: Rows = []
         end = self.held
         for play in end.plays if end is not None else self._plays():
             if play.bazas:
@@ -622,64 +617,134 @@ class TerminalTable:
                     result = play.results[i] if i < len(play.results) else None
                     played = " ".join(f"{self._short(s)}:{c}" for s, c in cards)
                     parts.append(f"{i + 1}ª {played} ({self._baza_winner(cards, result)})")
-                what = " · ".join(parts)
+                first = t["bazas"].format(bazas="")
                 if play.pica is not None:
-                    what = f"{self._pica_name(play.pica)}: {what}"
-                add(t["bazas"].format(bazas=what))
+                    first += f"{self._pica_name(play.pica)}: "
+                parts[0] = first + parts[0]
+                for i, line in enumerate(self._flow(parts, width - 2, 99)):
+                    play_rows.append((line if i == 0 else "  " + line, ""))
         if game.hand_in_progress and game.pica_pica:
             picas = []
             for p in sorted(game.plays, key=lambda p: self.human not in p.order):
                 on_table = " ".join(f"{self._short(s)}:{c}" for s, c in p.table_cards) or "—"
                 name = self._pica_name(p.order[0])  # its mano
                 picas.append(t["pica_table"].format(pica=name, n=p.baza + 1, cards=on_table))
-            add(t["table_picas"].format(picas=" · ".join(picas)))
+            play_rows.append((t["table_picas"].format(picas=" · ".join(picas)), ""))
         elif game.hand_in_progress:
             on_table = " ".join(f"{self._short(s)}:{c}" for s, c in game.table_cards) or "—"
-            add(t["table"].format(n=game.baza + 1, cards=on_table))
+            play_rows.append((t["table"].format(n=game.baza + 1, cards=on_table), ""))
         if self.human is not None:
             hand_cards = self._human_cards()
             if hand_cards is None:
-                add(t["cards"].format(cards=t["cards_unknown"]))
+                play_rows.append((t["cards"].format(cards=t["cards_unknown"]), ""))
             else:
                 shown_cards = "  ".join(f"[{i + 1}] {c}" for i, c in enumerate(hand_cards))
-                add(t["cards"].format(cards=shown_cards or "—"))
+                play_rows.append((t["cards"].format(cards=shown_cards or "—"), ""))
             message = run.table.message(self.human)
             if message is not None and message.refusal:
-                add(f" {notice_text(message.notice, self.human).upper()} ", "reverse")
+                said = notice_text(message.notice, self.human).upper()
+                play_rows.append((f" {self._plain(said)} ", "reverse"))
             if self.human in run.table.show_requests():
-                add(t["show_now"], "reverse")
+                play_rows.append((t["show_now"], "reverse"))
         if self.flash is not None:
             if self.clock() < self.flash[1]:
-                add(self.flash[0], "reverse")
+                play_rows.append((self.flash[0], "reverse"))
             else:
                 self.flash = None
 
-        # the end of the hand, held; or the hand's calls so far
+        # --- the end: of the game, of the hand with its points
+        end_rows: Rows = []
         if game.winner is not None:
-            add(self._game_over() + " · " + t["quit_hint"], "reverse")
+            end_rows.append((self._game_over() + " · " + t["quit_hint"], "reverse"))
         if end is not None:
-            add(t["end_title"].format(n=end.number), "reverse")
+            end_rows.append((t["end_title"].format(n=end.number), "reverse"))
             for award, note in zip(end.awards, end.notes, strict=True):
-                add("  " + self._award_line(award, note), "bold")
+                end_rows.append(("  " + self._award_line(award, note), "bold"))
             if not end.awards:
-                add("  " + t["no_points"])
+                end_rows.append(("  " + t["no_points"], ""))
             if game.winner is None:
                 if self.human is None:
-                    add(t["demo_go_on"].format(s=max(0.0, end.until - self.clock())))
+                    go_on = t["demo_go_on"].format(s=max(0.0, end.until - self.clock()))
+                    end_rows.append((go_on, ""))
                 else:
-                    add(t["go_on"], "bold")
-        else:
-            room = height - len(out) - 2
-            if room > 0:
-                add(t["calls"])
-                for line in self._calls(width, room - 1):
-                    add("  " + line)
+                    end_rows.append((t["go_on"], "bold"))
         if self.paused:
-            add(t["paused"], "reverse")
-        keys = t["keys_demo"] if self.human is None else t["keys"]
-        for line in self._flow(keys.split(" · "), width, max(1, height - len(out))):
-            add(line)
-        return out[:height]
+            end_rows.append((t["paused"], "reverse"))
+
+        # --- what the height allows, in this order: the shortest keys, the hand's last
+        # calls, each seat's texts, the whole list of keys, the seat panels, more calls
+        keys_text = t["keys_demo"] if self.human is None else t["keys"]
+        keys = [(line, "") for line in self._flow(t["keys_short"].split(" · "), width, 1)]
+        budget = height - len(head) - len(play_rows) - len(end_rows) - len(keys)
+        seats = self._seat_order()
+        calls_rows = min(max(0, budget), 3 if end is not None else 2)  # a header, the last
+        budget -= calls_rows
+        text_lines = min(len(seats), max(0, budget))
+        budget -= text_lines
+        every_key = [(line, "") for line in self._flow(keys_text.split(" · "), width, 99)]
+        if budget >= len(every_key) - len(keys):
+            budget -= len(every_key) - len(keys)
+            keys = every_key
+        per_row = max(1, (width + PANEL_GAP) // (PANEL_WIDTH + PANEL_GAP))
+        panel_rows = 0
+        max_rows = -(-len(seats) // per_row) if self.all_seats or self.human is None else 1
+        while width >= PANEL_WIDTH and panel_rows < max_rows:
+            group = len(seats[panel_rows * per_row : (panel_rows + 1) * per_row])
+            cost = PANEL_HEIGHT - group  # the panels' rows, less the seats' text lines
+            if text_lines < len(seats) or budget < cost:
+                break
+            budget -= cost
+            panel_rows += 1
+        calls_rows += max(0, budget)
+        shown = seats[: panel_rows * per_row]
+        seat_rows: Rows = []
+        for row in range(0, len(shown), per_row):
+            seat_rows += [
+                (line, "") for line in self._panel_row(shown[row : row + per_row], screens)
+            ]
+        for seat in seats[len(shown) : text_lines]:  # no room for a panel: its texts on one line
+            texts = " │ ".join(x for x in screen_texts(screens[seat]) if x)
+            style = "reverse" if screens[seat].refusal else ""
+            seat_rows.append((self._plain(f"[{self._who(seat)}] {texts}"), style))
+        calls: Rows = []
+        if calls_rows > 0:
+            calls.append((t["calls"], ""))
+            calls += [("  " + line, "") for line in self._calls(width - 2, calls_rows - 1)]
+        # at the hand's end: its points, then the calls that led there
+        return clip(head + seat_rows + play_rows + end_rows + calls + keys)[:height]
+
+    def _score_line(self) -> str:
+        """The score in numbers and in matchsticks (one square of five a stick each)."""
+        a, b = self.run.game.score
+        target = self.run.rules.target
+        if self.human is None:
+            return self.text["score_demo"].format(
+                a=self._sticks(a, target), b=self._sticks(b, target)
+            )
+        team = self.human % 2
+        ours, theirs = (a, b)[team], (a, b)[1 - team]
+        return self.text["score_teams"].format(
+            ours=self._sticks(ours, target), theirs=self._sticks(theirs, target)
+        )
+
+    def _sticks(self, points: int, target: int) -> str:
+        """``17 ⧄⧄⧄ ┌``: the points, then squares of five (│ ┌ ⊓ □ ⧄ as the sticks are
+        laid), the malas apart from the buenas; only the number where the terminal
+        writes no such signs."""
+        if points <= 0 or self.ascii:
+            return str(points)
+        shown = min(points, target)
+        half = 15
+        groups = []
+        for start in range(0, shown, half):
+            n = min(half, shown - start)
+            groups.append(STICKS[5] * (n // 5) + (STICKS[n % 5] if n % 5 else ""))
+        more = f"+{points - target}" if points > target else ""
+        return f"{points} {' '.join(groups)}{more}"
+
+    def _plain(self, text: str) -> str:
+        """``text`` as the terminal writes it (braille and signs only where it can)."""
+        return text
 
     def _game_over(self) -> str:
         """Who won, as the player says it: "ganamos nosotros", "ganaron ellos"."""
@@ -838,7 +903,7 @@ def _frames(stdscr: curses.window, table: TerminalTable, styles: dict[str, int])
             stdscr.erase()
             lines = table.lines(width, height)
             if len(lines) != rows:  # lines came or went: repaint whole, not by shifting
-                stdscr.clearok(True)  # (a terminal's insert-line can lose the lines below)
+                stdscr.clearok(True)  # (tmux lost the lines below one curses inserted)
                 rows = len(lines)
             for y, (text, style) in enumerate(lines):
                 with contextlib.suppress(curses.error):  # the bottom-right cell

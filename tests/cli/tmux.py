@@ -81,7 +81,11 @@ class Terminal:
         while time.monotonic() < deadline:
             screen = self.screen()
             if text in screen:
-                return screen
+                time.sleep(0.05)  # and the frame drawn whole: the same screen twice
+                again = self.screen()
+                if again == screen:
+                    return screen
+                continue
             time.sleep(0.1)
         raise AssertionError(f"{text!r} never appeared; the screen:\n{screen}")
 
