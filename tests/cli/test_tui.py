@@ -8,6 +8,10 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
+from controller.transcript import parse, replay
+
 from .tmux import TRUCO_TABLE, Terminal, paste
 
 
@@ -221,3 +225,74 @@ def test_a_paste_into_the_terminal_plays_nothing_and_says_so() -> None:
         assert "[3]" in cards_line(screen)
         term.type("1")
         term.wait_for("vos: jugás")
+
+
+def _hand_end(screen: str) -> tuple[int, list[str], list[tuple[int, str]], tuple[int, int]]:
+    """A hand's end read back: its number, the seat:card of its bazas in order, its
+    points (points, nosotros/ellos) and the score line's numbers."""
+    number = int(re.search(r"Terminó la mano (\d+)", screen).group(1))  # type: ignore[union-attr]
+    lines = screen.splitlines()
+    cards: list[str] = []
+    for i, line in enumerate(lines):
+        if line.startswith("Bazas: "):
+            block = [line]
+            for more in lines[i + 1 :]:
+                if not (more.startswith("  ") and "ª" in more):
+                    break
+                block.append(more)
+            for part in re.split(r"\dª ", " ".join(block))[1:]:
+                assert re.search(r"\((ganaste vos|ganó el \d|parda)\)", part), part
+                cards += re.findall(r"(?:vos|\d):\w+", part)
+    points = [
+        (int(m.group(1)), m.group(2))
+        for m in re.finditer(r"^  \+(\d+) (nosotros|ellos): ", screen, re.M)
+    ]
+    score = re.search(r"^Nosotros (\d+)[^·]* · Ellos (\d+)", screen, re.M)
+    assert score is not None, screen
+    return number, cards, points, (int(score.group(1)), int(score.group(2)))
+
+
+@pytest.mark.parametrize("players", [2, 4, 6])
+def test_whole_games_at_80x24_read_back_from_the_screen(players: int, tmp_path: Path) -> None:
+    """A game at 80x24, hands unknown to the table (15 points, from 10 each so that it
+    ends in a few hands): at every hand's end the screen shows the score, every baza's
+    cards and winner and the hand's points, and they are the game record's."""
+    record = tmp_path / "game.truco"
+    argv = mock("--players", str(players), "--deal-reading", "none", "--target", "15",
+                "--score", "10", "10", "--seed", "4", "--pace", "0.05",
+                "--record", str(record))  # fmt: skip
+    ends: dict[int, tuple[list[str], list[tuple[int, str]], tuple[int, int]]] = {}
+    with Terminal(argv, width=80, height=24) as term:
+        term.wait_for("Tus cartas:")
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            screen = term.screen()
+            assert re.search(r"^Nosotros \d+", screen, re.M), screen  # the score, always
+            if "Terminó la mano" in screen:
+                screen = term.wait_for("Terminó la mano")  # the whole frame
+                number, cards, points, score = _hand_end(screen)
+                ends[number] = (cards, points, score)
+                if "¡Fin del partido!" in screen:
+                    break
+                term.press("Enter")
+                term.wait_for(f"Mano {number + 1} ")
+                continue
+            term.type("nq1", delay=0.1)  # no quiero / son buenas, or declare; a card
+        else:
+            raise AssertionError(f"the game did not end:\n{term.screen()}")
+        assert re.search(r"¡Fin del partido! Gan(amos nosotros|aron ellos), 15 a 1\d", screen)
+        term.type("x")
+        assert term.exit_status() == 0
+    game = replay(parse(record.read_text(encoding="utf-8"))).game
+    assert game.winner is not None and sorted(ends) == [h.number for h in game.hands]
+    score = [10, 10]
+    for hand, (_, _, actions) in zip(game.hands, game.history(), strict=True):
+        cards, points, on_screen = ends[hand.number]
+        played = [f"{'vos' if a.seat == 0 else a.seat}:{a.card}" for a in actions if a.card]
+        assert len(cards) % players == 0 and played[: len(cards)] == cards  # every baza
+        assert len(played) - len(cards) < players  # only a baza left unfinished
+        said = sorted((a.points, "nosotros" if a.team == 0 else "ellos") for a in hand.awards)
+        assert sorted(points) == said
+        for award in hand.awards:
+            score[award.team] += award.points
+        assert on_screen == tuple(score)
