@@ -22,6 +22,7 @@ per subcommand), which adds the arguments and sets ``func``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import sys
@@ -36,6 +37,7 @@ __all__ = [
     "EXIT_BROKEN_PIPE",
     "EXIT_INTERRUPTED",
     "EXIT_USAGE",
+    "EXIT_WRITE_FAILED",
     "Command",
     "build_parser",
     "main",
@@ -93,6 +95,7 @@ COMMANDS: tuple[Command, ...] = (
 
 #: exit statuses shared by every subcommand (each documents its own 0, 1 and 2 too)
 EXIT_USAGE: Final = 2  # bad arguments, or an input file that cannot be used
+EXIT_WRITE_FAILED: Final = 74  # a write failed: the record, --state, standard output (EX_IOERR)
 EXIT_INTERRUPTED: Final = 130  # Ctrl-C
 EXIT_BROKEN_PIPE: Final = 141  # whoever read the output stopped reading (| head)
 
@@ -168,19 +171,93 @@ def _stdout_to_devnull() -> None:
     os.close(devnull)
 
 
+class OutputError(Exception):
+    """Standard output could not be written (a full disk, a closed descriptor)."""
+
+    def __init__(self, error: OSError) -> None:
+        super().__init__(error.strerror or str(error))
+        self.error = error
+
+
+class _GuardedOutput:
+    """Standard output whose write errors are told apart from every other file's: one
+    line on stderr and ``EXIT_WRITE_FAILED``, never a traceback (a broken pipe stays a
+    broken pipe: ``| head`` is not an error)."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return int(self._stream.write(text))
+        except BrokenPipeError:
+            raise
+        except OSError as e:
+            raise OutputError(e) from None
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as e:
+            raise OutputError(e) from None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def _plain_output() -> None:
+    """Standard output and error that cannot write every character (``PYTHONIOENCODING=
+    ascii``, a Latin-1 terminal) write Spanish without accents rather than fail."""
+    from ..render.terminal import ASCII_ERRORS
+
+    for stream in (sys.stdout, sys.stderr):
+        encoding = getattr(stream, "encoding", None) or "ascii"
+        try:
+            "ñá·—⠿".encode(encoding)
+        except (UnicodeEncodeError, LookupError):
+            reconfigure = getattr(stream, "reconfigure", None)
+            if reconfigure is not None:
+                reconfigure(errors=ASCII_ERRORS)
+
+
+def _say(message: str) -> None:
+    """One line on stderr, whatever stderr can take."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        sys.stderr.write(message + "\n")
+        sys.stderr.flush()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """``truco-table``: the exit status of the subcommand (``EXIT_*`` above for all)."""
+    if sys.stdout is None:  # started with standard output closed (>&-)
+        _say("truco-table: standard output is closed: nothing can be written")
+        return EXIT_WRITE_FAILED
+    _plain_output()
     parser = build_parser()
     args = parser.parse_args(argv)
+    out = sys.stdout
+    sys.stdout = _GuardedOutput(out)
     try:
         code: int = args.func(args)
         sys.stdout.flush()
     except BrokenPipeError:
         _stdout_to_devnull()
         return EXIT_BROKEN_PIPE
+    except OutputError as e:
+        _say(f"truco-table {args.command}: cannot write standard output: {e}")
+        _stdout_to_devnull()
+        return EXIT_WRITE_FAILED
     except KeyboardInterrupt:
         print(file=sys.stderr)
         return EXIT_INTERRUPTED
+    except OSError as e:  # a file the subcommand did not expect to fail
+        where = f"{e.filename}: " if e.filename else ""
+        _say(f"truco-table {args.command}: {where}{e.strerror or e}")
+        return EXIT_WRITE_FAILED
+    finally:
+        sys.stdout = out
     return code
 
 

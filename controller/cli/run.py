@@ -17,14 +17,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import sys
-import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Final, TextIO
 
 from ..engine import Action, Card, HouseRules, RefusalCode
-from ..table.controls import Button
 from ..table.notify import Notifier
 from ..table.table import DealReading
 from ..textfile import DEFAULT_LIMIT, TextFileError, decode_text
@@ -45,6 +44,7 @@ from ..transcript import (
     replay,
     result_json,
 )
+from . import EXIT_USAGE, EXIT_WRITE_FAILED
 from .arguments import seconds
 from .words import LANGS
 
@@ -52,82 +52,15 @@ if TYPE_CHECKING:  # the mock table loads only for --mock: `run --config` never 
     from ..table.run_mock import MockRun
     from ..table.store import GameStore
 
-__all__ = ["HELP", "KEYS", "add_house_rules", "configure", "main_mock", "rules_from_args"]
-
-KEYS = {
-    "t": Button.TRUCO,
-    "e": Button.ENVIDO,
-    "r": Button.REAL_ENVIDO,
-    "f": Button.FALTA_ENVIDO,
-    "l": Button.FLOR,
-    "q": Button.QUIERO,
-    "n": Button.NO_QUIERO,
-    "m": Button.MAZO,
-}
-
-HELP = """\
-Keys (then Enter): t truco · e envido · r real envido · f falta envido · l flor
-                   q quiero · n no quiero · m mazo    (capital letter = hold the button)
-                   1 2 3 tap the 1st/2nd/3rd card in your hand · or a card name (7E)
-                   ! call the referee (quiero and no quiero held together)
-                   a show all seats' displays · ? help · x quit
-While points are told: e +10, r +1, f -1, q declares the number shown, n son buenas.
-Hold a button (capital) for its menu: press it again to move, q to choose, n to cancel.\
-"""
+__all__ = ["add_house_rules", "configure", "main_mock", "rules_from_args"]
 
 
-def _interactive(run: MockRun, inp: TextIO, out: TextIO, pace: float) -> int:
-    clear = "\033[H\033[2J" if out.isatty() else ""
-    all_seats = False
-    out.write(HELP + "\n")
-    while True:
-        if run.game.winner is not None:
-            out.write(clear + "\n".join(run.render(True)) + "\n")
-            out.write(
-                f"Game over: team {run.game.winner} wins {run.game.score[0]}-{run.game.score[1]}\n"
-            )
-            return 0
-        if run.needs_deal():
-            run.deal()
-            continue
-        action = run.bot_step()
-        if action is not None:
-            out.write(clear + "\n".join(run.render(all_seats)) + f"\nseat {action}\n")
-            out.flush()
-            time.sleep(pace)
-            continue
-        out.write(clear + "\n".join(run.render(all_seats)) + "\n> ")
-        out.flush()
-        line = inp.readline()
-        if not line:
-            return 0
-        word = line.strip()
-        assert run.human is not None
-        if word in ("x", "quit", "exit"):
-            return 0
-        if word == "?":
-            out.write(HELP + "\n")
-        elif word == "a":
-            all_seats = not all_seats
-        elif word == "!":
-            run.mock.call_referee(run.human)
-        elif word.lower() in KEYS and len(word) == 1:
-            button = KEYS[word.lower()]
-            if word.isupper():
-                run.mock.hold(run.human, button)
-            else:
-                run.mock.press(run.human, button)
-        elif word in ("1", "2", "3"):
-            card = run.human_card(int(word) - 1)
-            if card is not None:
-                run.mock.tap(run.human, card)
-        else:
-            try:
-                card = Card.from_str(word)
-            except ValueError:
-                out.write(f"? {word!r}: type ? for the keys\n")
-            else:
-                run.mock.tap(run.human, card)
+def _interactive(run: MockRun, inp: TextIO, out: TextIO, pace: float, lang: str = "es") -> int:
+    """The line mode: a line of keys at a time, the table's text (in ``lang``) after each."""
+    from .tui import TerminalTable, line_mode
+
+    table = TerminalTable(run, pace=0.0, lang=lang)
+    return line_mode(table, inp, out, pace=pace)
 
 
 def _scripted(run: MockRun, text: str, bots: bool, out: TextIO) -> int:
@@ -140,8 +73,10 @@ def _scripted(run: MockRun, text: str, bots: bool, out: TextIO) -> int:
         # the scripted game ended before the restart but was archived only now (a cut
         # between its last line and its archive): report it, do not play it again
         archived = store.archived()
-        if archived and _actions(statements) and _actions(statements) == _actions(
-            parse(archived[-1].read_text(encoding="utf-8"))
+        if (
+            archived
+            and _actions(statements)
+            and _actions(statements) == _actions(parse(archived[-1].read_text(encoding="utf-8")))
         ):
             result = replay(parse(archived[-1].read_text(encoding="utf-8")))
             out.write(dumps_result(result_json(result)) + "\n")
@@ -235,26 +170,86 @@ def _read_script(script: str) -> str:
         raise RecordFileError(str(e)) from None
 
 
-def _full_screen(run: MockRun, pace: float, lang: str) -> int:
-    """The terminal table (curses); falls back to the line mode where curses cannot run."""
+LINE_MODE_SAID: Final = {
+    "es": "truco-table run: {why}: modo de líneas (una línea de teclas y Enter)",
+    "en": "truco-table run: {why}: line mode (a line of keys, then Enter)",
+}
+NO_CURSOR: Final = {
+    "es": "la terminal no puede mover el cursor (TERM={term})",
+    "en": "the terminal cannot move the cursor (TERM={term})",
+}
+
+
+def _full_screen(
+    run: MockRun, pace: float, lang: str, failure: Callable[[], str | None] | None = None
+) -> int:
+    """The terminal table (curses); the line mode where the terminal cannot address the
+    cursor (``TERM=dumb``) or curses cannot run."""
     import curses
 
-    from .tui import TerminalTable, play
+    from .tui import TerminalTable, cursor_addressable, play
 
     table = TerminalTable(run, pace=pace, lang=lang)
-    try:
-        with contextlib.suppress(KeyboardInterrupt):
-            return play(table)
-        return 0
-    except curses.error as e:
-        print(f"truco-table run: no full-screen terminal ({e}): line mode", file=sys.stderr)
-        if run.human is None:
-            run.play_out()
-            print(json.dumps({"score": list(run.game.score), "winner": run.game.winner}))
+    table.failure = failure
+    why = None
+    if not cursor_addressable():
+        why = NO_CURSOR[lang].format(term=os.environ.get("TERM", ""))
+    else:
+        try:
+            with contextlib.suppress(KeyboardInterrupt):
+                return play(table)
             return 0
-        with contextlib.suppress(KeyboardInterrupt):
-            return _interactive(run, sys.stdin, sys.stdout, pace)
+        except curses.error as e:
+            why = f"no full-screen terminal ({e})"
+    print(LINE_MODE_SAID[lang].format(why=why), file=sys.stderr)
+    if run.human is None:
+        run.play_out()
+        print(json.dumps({"score": list(run.game.score), "winner": run.game.winner}))
         return 0
+    with contextlib.suppress(KeyboardInterrupt):
+        return _interactive(run, sys.stdin, sys.stdout, pace, lang)
+    return 0
+
+
+class _RecordFile:
+    """``--record FILE``: the game record as it is played, each line flushed; a write that
+    fails stops the writing and is kept, for the run to end with it (``error``)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.error: str | None = None
+        self.file: TextIO | None = open(path, "w", encoding="utf-8")  # noqa: SIM115
+
+    def write(self, line: str) -> None:
+        if self.file is None:
+            return
+        try:
+            self.file.write(line + "\n")
+            self.file.flush()
+        except OSError as e:
+            self.error = f"cannot write the game record {self.path}: {e.strerror or e}"
+            self.close()
+
+    def close(self) -> None:
+        file, self.file = self.file, None
+        if file is not None:
+            with contextlib.suppress(OSError):  # already told, or nothing left to write
+                file.close()
+
+
+def _check_state_dir(state_dir: Path) -> str | None:
+    """Why the game cannot be kept in ``state_dir`` (``None``: it can): the directory is
+    made if missing and a file written in it."""
+    if state_dir.exists() and not state_dir.is_dir():
+        return f"--state {state_dir}: not a directory"
+    try:
+        state_dir.mkdir(parents=True, exist_ok=True)
+        probe = state_dir / ".truco-table-write-check"
+        probe.write_bytes(b"ok")
+        probe.unlink()
+    except OSError as e:
+        return f"--state {state_dir}: cannot keep the game there: {e.strerror or e}"
+    return None
 
 
 def main_mock(
@@ -286,21 +281,39 @@ def main_mock(
             result = replay(parse(archived[-1].read_text(encoding="utf-8")))
             sys.stdout.write(dumps_result(result_json(result)) + "\n")
             return 0
-    record_file: TextIO | None = None
+    if state_dir is not None:
+        why = _check_state_dir(state_dir)
+        if why is not None:
+            print(f"truco-table run: {why}", file=sys.stderr)
+            return EXIT_USAGE
+    record_file: _RecordFile | None = None
     if record is not None:
         try:
-            record_file = open(record, "w", encoding="utf-8")  # noqa: SIM115 - closed below
+            record_file = _RecordFile(record)
         except OSError as e:
             print(f"truco-table run: cannot write {record}: {e.strerror or e}", file=sys.stderr)
-            return 2
-        record_file.write(rules.to_line() + "\n")
+            return EXIT_USAGE
+        record_file.write(rules.to_line())
         if score != (0, 0):
-            record_file.write(f"score {score[0]} {score[1]}\n")
+            record_file.write(f"score {score[0]} {score[1]}")
+        if record_file.error is not None:  # a full disk: said before the game starts
+            print(f"truco-table run: {record_file.error}", file=sys.stderr)
+            return EXIT_WRITE_FAILED
 
     def on_record(line: str) -> None:
         if record_file is not None:
-            record_file.write(line + "\n")
-            record_file.flush()
+            record_file.write(line)
+
+    def failure() -> str | None:
+        return None if record_file is None else record_file.error
+
+    def ended(status: int) -> int:
+        """The run's status, or the record's failure said in one line."""
+        why = failure()
+        if why is not None:
+            print(f"truco-table run: {why}", file=sys.stderr)
+            return EXIT_WRITE_FAILED
+        return status
 
     def make(who: int | None) -> MockRun:
         return MockRun(
@@ -334,7 +347,7 @@ def main_mock(
                 return 2
             run = make(None)
             try:
-                return _scripted(run, text, bots, sys.stdout)
+                return ended(_scripted(run, text, bots, sys.stdout))
             except TranscriptError as e:
                 print(f"{script}:{e.line}: {e.message}", file=sys.stderr)
                 return 2
@@ -345,17 +358,18 @@ def main_mock(
             if screen is None:
                 screen = sys.stdin.isatty() and sys.stdout.isatty()
             if screen:
-                return _full_screen(run, pace, lang)
+                return ended(_full_screen(run, pace, lang, failure))
             if human is None:
                 run.play_out()
-                print("\n".join(run.render(True)))
                 print(json.dumps({"score": list(run.game.score), "winner": run.game.winner}))
-                return 0
+                return ended(0)
             with contextlib.suppress(KeyboardInterrupt):
-                return _interactive(run, sys.stdin, sys.stdout, pace)
-            return 0
+                return ended(_interactive(run, sys.stdin, sys.stdout, pace, lang))
+            return ended(0)
         finally:
             run.close()
+    except BrokenPipeError:
+        raise  # whoever read the output stopped: the command's own status (EXIT_BROKEN_PIPE)
     except OSError as e:
         where = f" {e.filename}" if e.filename else ""
         print(f"truco-table run:{where} {e.strerror or e}", file=sys.stderr)

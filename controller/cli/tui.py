@@ -22,13 +22,14 @@ from __future__ import annotations
 import contextlib
 import curses
 import locale
+import logging
 import os
 import sys
 import textwrap
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Final, TextIO
 
 from PIL import Image
 
@@ -36,14 +37,24 @@ from ..engine import Action, Card, RefusalCode
 from ..engine.results import Award
 from ..render.notices import notice_text
 from ..render.screen import SeatScreen, render_screen, screen_content, screen_texts
-from ..render.terminal import braille
+from ..render.terminal import braille, to_ascii
 from ..table.controls import Button
 from ..table.run_mock import MockRun
 from ..table.screens import screen_for
 from ..table.table import Phase
 from .words import REASON_WORDS, say_action
 
-__all__ = ["FRAME_SECONDS", "KEYS", "TEXTS", "HandEnd", "TerminalTable", "play"]
+__all__ = [
+    "FRAME_SECONDS",
+    "KEYS",
+    "TEXTS",
+    "HandEnd",
+    "TerminalTable",
+    "cursor_addressable",
+    "line_mode",
+    "play",
+    "unicode_terminal",
+]
 
 PASTE_START: Final = "\x1b[200~"  # bracketed paste (on with ESC [ ? 2004 h)
 PASTE_END: Final = "\x1b[201~"
@@ -122,6 +133,13 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
         ),
         "keys_demo": "p pausa · + más rápido · - más lento · a asientos · x salir",
         "keys_short": "? ayuda · x salir",
+        "line_help": (
+            "Modo de líneas: escribí las teclas y Enter (t truco · e envido · r real · "
+            "f falta · l flor · q quiero · n no quiero · m mazo · 1 2 3 o el nombre de tu "
+            "carta (7E) · s mostrar · Mayúscula: mantener · ! árbitro · a asientos · "
+            "? ayuda · x salir)"
+        ),
+        "line_unknown": "¿{word}? Escribí ? para ver las teclas",
         "help": (
             "Cada tecla es un botón de tu botonera y actúa en el acto:\n"
             "  t truco (y retruco, vale cuatro)   e envido   r real envido   f falta envido\n"
@@ -186,6 +204,12 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
         ),
         "keys_demo": "p pause · + faster · - slower · a seats · x quit",
         "keys_short": "? help · x quit",
+        "line_help": (
+            "Line mode: type the keys then Enter (t truco · e envido · r real · f falta · "
+            "l flor · q quiero · n no quiero · m mazo · 1 2 3 or your card's name (7E) · "
+            "s show · Capital: hold · ! referee · a seats · ? help · x quit)"
+        ),
+        "line_unknown": "{word}? Type ? for the keys",
         "help": (
             "Each key is a button of your pad and acts at once:\n"
             "  t truco (then retruco, vale cuatro)   e envido   r real envido   f falta envido\n"
@@ -318,6 +342,9 @@ class TerminalTable:
         self._escape: str | None = None  # an escape sequence coming in
         self._paste: str | None = None  # a bracketed paste coming in
         self.ascii = False  # the terminal writes ASCII only (no braille, no matchsticks)
+        self.panels = True  # False: never the panels (the line mode), their texts instead
+        #: why the run must end now (a record that can no longer be written), if it must
+        self.failure: Callable[[], str | None] | None = None
 
     # ------------------------------------------------------------------ input
 
@@ -414,6 +441,9 @@ class TerminalTable:
         """Move the table on to now: the service's housekeeping, the bots, the next deal."""
         run = self.run
         now = self.clock()
+        if self.failure is not None and self.failure() is not None:
+            self.quit = True  # the caller says why, once the screen is given back
+            return
         run.mock.pump(0.0)  # table controls dropped by `truco-table control`, link events
         self._watch()
         if self.held is not None:
@@ -455,7 +485,8 @@ class TerminalTable:
             for action in reversed(self._stack[len(stack) :]):  # the referee's undo
                 self.log.append(LogEntry(action.seat, action, undone=True))
         self._stack = stack
-        if game.hand_number and not game.hand_in_progress and self._ended != game.hand_number:
+        over = not game.hand_in_progress or game.winner is not None  # (a game won mid-hand)
+        if game.hand_number and over and self._ended != game.hand_number:
             self._ended = game.hand_number
             hand = game.hands[-1]
             table = self.run.table
@@ -563,8 +594,11 @@ class TerminalTable:
             return [(line[:width], "") for line in t["help"].split("\n")][:height]
         run, game = self.run, self.run.game
         screens = self.screens()
+        live = game.hand_in_progress and game.winner is None  # a hand being played
 
         def clip(rows: Rows) -> Rows:
+            if self.ascii:
+                return [(to_ascii(text)[:width], style) for text, style in rows]
             return [(text[:width], style) for text, style in rows]
 
         # --- the head: title, score, match, the hand
@@ -589,10 +623,10 @@ class TerminalTable:
             line = t["hand"].format(n=hand.number, dealer=hand.dealer, mano=hand.mano)
             if game.pica_pica:
                 line += " · " + t["pica_pica"]
-            elif game.turn is not None:
+            elif live and game.turn is not None:
                 line += " · " + t["turn"].format(who=self._who(game.turn))
             head.append((line, ""))
-            if game.pica_pica and game.hand_in_progress:  # each pica's turn, the player's first
+            if game.pica_pica and live:  # each pica's turn, the player's first
                 picas = []
                 for play in self._plays():
                     assert play.pica is not None
@@ -623,14 +657,14 @@ class TerminalTable:
                 parts[0] = first + parts[0]
                 for i, line in enumerate(self._flow(parts, width - 2, 99)):
                     play_rows.append((line if i == 0 else "  " + line, ""))
-        if game.hand_in_progress and game.pica_pica:
+        if live and game.pica_pica:
             picas = []
             for p in sorted(game.plays, key=lambda p: self.human not in p.order):
                 on_table = " ".join(f"{self._short(s)}:{c}" for s, c in p.table_cards) or "—"
                 name = self._pica_name(p.order[0])  # its mano
                 picas.append(t["pica_table"].format(pica=name, n=p.baza + 1, cards=on_table))
             play_rows.append((t["table_picas"].format(picas=" · ".join(picas)), ""))
-        elif game.hand_in_progress:
+        elif live:
             on_table = " ".join(f"{self._short(s)}:{c}" for s, c in game.table_cards) or "—"
             play_rows.append((t["table"].format(n=game.baza + 1, cards=on_table), ""))
         if self.human is not None:
@@ -688,7 +722,7 @@ class TerminalTable:
         per_row = max(1, (width + PANEL_GAP) // (PANEL_WIDTH + PANEL_GAP))
         panel_rows = 0
         max_rows = -(-len(seats) // per_row) if self.all_seats or self.human is None else 1
-        while width >= PANEL_WIDTH and panel_rows < max_rows:
+        while self.panels and width >= PANEL_WIDTH and panel_rows < max_rows:
             group = len(seats[panel_rows * per_row : (panel_rows + 1) * per_row])
             cost = PANEL_HEIGHT - group  # the panels' rows, less the seats' text lines
             if text_lines < len(seats) or budget < cost:
@@ -848,14 +882,111 @@ def _said(screen: SeatScreen) -> tuple[str, ...]:
 
 
 def unicode_terminal() -> bool:
-    """Whether the terminal's encoding writes the braille panels and accents."""
-    return locale.getpreferredencoding(False).lower().replace("-", "") in ("utf8", "utf8mb4")
+    """Whether the terminal's locale (``LANG``, ``LC_ALL``, ``LC_CTYPE``) writes the braille
+    panels and accents: under ``LC_ALL=C`` it does not (Python's own UTF-8 mode aside)."""
+    try:
+        codeset = locale.nl_langinfo(locale.CODESET)
+    except (AttributeError, ValueError):  # no nl_langinfo on this system
+        codeset = locale.getpreferredencoding(False)
+    return codeset.lower().replace("-", "") in ("utf8", "utf8mb4")
+
+
+def _settle(table: TerminalTable, pace: float, out: TextIO) -> None:
+    """The bots act and the dealer deals until the player has something to do (or the
+    hand's end waits for them); ``pace`` seconds between actions on a terminal."""
+    run = table.run
+    table.pace = 0.0
+    for _ in range(100_000):
+        before = (len(run.game.move_stack), run.game.hand_number, table.held is None)
+        table.tick()
+        if (len(run.game.move_stack), run.game.hand_number, table.held is None) == before:
+            return
+        if pace and out.isatty():
+            time.sleep(pace)
+
+
+def line_mode(table: TerminalTable, inp: TextIO, out: TextIO, *, pace: float = 0.0) -> int:
+    """The table one line at a time: the screen (without panels) written after each line
+    of keys, for a terminal without cursor addressing or input that is not one; the exit
+    status."""
+    table.panels = False
+    t = table.text
+    width = 100
+    out.write(t["line_help"] + "\n")
+    while True:
+        _settle(table, pace, out)
+        screen = table.lines(width, 10_000)
+        out.write("\n" + "\n".join(text for text, _ in screen if text) + "\n")
+        if table.run.game.winner is not None or table.quit:
+            return 0
+        out.write("> ")
+        out.flush()
+        line = inp.readline()
+        if not line:
+            return 0
+        word = line.strip()
+        if word.lower() in ("x", "salir", "quit", "exit"):
+            return 0
+        if table.held is not None or not word:
+            table.key("\n")  # the hand's end was written: any line goes on
+            if not word:
+                continue
+            _settle(table, pace, out)
+        try:
+            card = Card.from_str(word)
+        except ValueError:
+            card = None
+        if card is not None and table.human is not None:
+            table.run.mock.tap(table.human, card)
+            continue
+        if any(ch not in KEYS and ch.lower() not in KEYS and ch not in "123s!a?" for ch in word):
+            out.write(t["line_unknown"].format(word=word) + "\n")
+            continue
+        for ch in word:
+            table.key(ch)
+        if table.help:
+            out.write(t["help"] + "\n")
+            table.help = False
+
+
+def cursor_addressable() -> bool:
+    """Whether the terminal (``TERM``) can move the cursor: without it (``TERM=dumb``, no
+    ``TERM``) the full screen cannot be drawn."""
+    term = os.environ.get("TERM", "")
+    if not term or term in ("dumb", "unknown"):
+        return False
+    try:
+        curses.setupterm(term, sys.__stdout__.fileno() if sys.__stdout__ else 1)
+    except (curses.error, OSError, ValueError):
+        return False
+    return curses.tigetstr("cup") is not None
 
 
 def play(table: TerminalTable) -> int:
     """Run ``table`` in the terminal (curses) until the player quits; the exit status."""
     locale.setlocale(locale.LC_ALL, "")
-    return int(curses.wrapper(_loop, table))
+    table.ascii = table.ascii or not unicode_terminal()
+    held = _HeldLogs()  # the service's log would write over the screen: said after it
+    root = logging.getLogger()
+    saved = root.handlers[:]
+    root.handlers[:] = [held]
+    try:
+        return int(curses.wrapper(_loop, table))
+    finally:
+        root.handlers[:] = saved
+        for line in held.lines[-5:]:
+            print(f"truco-table run: {line}", file=sys.stderr)
+
+
+class _HeldLogs(logging.Handler):
+    """Warnings and errors logged while the screen is the table's, one line each."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(record.getMessage().splitlines()[0] if record.getMessage() else "")
 
 
 def _bracketed_paste(on: bool) -> None:
