@@ -25,6 +25,7 @@ import argparse
 import contextlib
 import importlib
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -36,6 +37,7 @@ __all__ = [
     "COMMANDS",
     "EXIT_BROKEN_PIPE",
     "EXIT_INTERRUPTED",
+    "EXIT_SOFTWARE",
     "EXIT_USAGE",
     "EXIT_WRITE_FAILED",
     "Command",
@@ -96,8 +98,18 @@ COMMANDS: tuple[Command, ...] = (
 #: exit statuses shared by every subcommand (each documents its own 0, 1 and 2 too)
 EXIT_USAGE: Final = 2  # bad arguments, or an input file that cannot be used
 EXIT_WRITE_FAILED: Final = 74  # a write failed: the record, --state, standard output (EX_IOERR)
+EXIT_SOFTWARE: Final = 70  # a bug: an internal error, said in one line (EX_SOFTWARE)
 EXIT_INTERRUPTED: Final = 130  # Ctrl-C
 EXIT_BROKEN_PIPE: Final = 141  # whoever read the output stopped reading (| head)
+
+
+#: argparse's "invalid int value: 'x'" names a Python type (or a function of ours)
+_INVALID: Final = re.compile(r"invalid (\w+) value: ")
+_TYPE_WORDS: Final = {"int": "not a whole number: ", "float": "not a number: "}
+
+
+def _plain_invalid(match: re.Match[str]) -> str:
+    return _TYPE_WORDS.get(match.group(1), "not a valid value: ")
 
 
 class _OneLineErrors(argparse.ArgumentParser):
@@ -110,7 +122,33 @@ class _OneLineErrors(argparse.ArgumentParser):
             ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii")
             for ch in message
         )
+        message = _INVALID.sub(_plain_invalid, message)
         self.exit(EXIT_USAGE, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
+class _DefaultsHelp(argparse.HelpFormatter):
+    """``--help`` with each option's default, where it has one and its help does not
+    already say it."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        default = action.default
+        if (
+            "default" in text
+            or default in (None, False, argparse.SUPPRESS)
+            or not action.option_strings
+            or (isinstance(default, list | tuple) and not default)
+        ):
+            return action.help
+        shown = " ".join(map(str, default)) if isinstance(default, list | tuple) else default
+        return f"{text} (default: {shown})" if text else f"default: {shown}"
+
+    def _format_action(self, action: argparse.Action) -> str:
+        if action.help is None and action.option_strings and action.default not in (
+            None, False, argparse.SUPPRESS
+        ):  # fmt: skip
+            action.help = ""  # so that its default is shown
+        return super()._format_action(action)
 
 
 class _CommandParser(_OneLineErrors):
@@ -156,7 +194,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"truco-table {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_CommandParser)
     for command in COMMANDS:
-        sub.add_parser(command.name, help=command.help, command=command)
+        sub.add_parser(
+            command.name, help=command.help, command=command, formatter_class=_DefaultsHelp
+        )
     return parser
 
 
@@ -256,6 +296,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         where = f"{e.filename}: " if e.filename else ""
         _say(f"truco-table {args.command}: {where}{e.strerror or e}")
         return EXIT_WRITE_FAILED
+    except Exception as e:  # a bug: said in one line (TRUCO_TRACEBACK=1 shows it whole)
+        if os.environ.get("TRUCO_TRACEBACK"):
+            raise
+        _say(f"truco-table {args.command}: internal error, a bug to report: {e}")
+        return EXIT_SOFTWARE
     finally:
         sys.stdout = out
     return code

@@ -451,19 +451,48 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def add_house_rules(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("house rules (docs/RULES.md section 10)")
-    g.add_argument("--players", type=int, choices=(2, 4, 6), default=2)
-    g.add_argument("--target", type=int, choices=(15, 30), default=30)
-    g.add_argument("--flor", choices=("on", "off"), default="off")
+    """The house rules (docs/RULES.md section 10), each explained in a line."""
+    g = p.add_argument_group("house rules (docs/RULES.md section 10; fixed for the game)")
+    g.add_argument(
+        "--players",
+        type=int,
+        choices=(2, 4, 6),
+        default=2,
+        help="seats at the table (two teams: even seats and odd seats)",
+    )
+    g.add_argument(
+        "--target",
+        type=int,
+        choices=(15, 30),
+        default=30,
+        help="points to win (30: 15 malas, then 15 buenas)",
+    )
+    g.add_argument(
+        "--flor",
+        choices=("on", "off"),
+        default="off",
+        help="play with flor: three cards of a suit sing it (section 6)",
+    )
     g.add_argument(
         "--falta",
         choices=("to_win", "malas_buenas", "loser_based", "game_in_malas"),
         default="to_win",
+        help="what a falta envido is worth: to_win what the leader lacks to win; "
+        "malas_buenas the leader's lack to 15 while both are in malas; loser_based "
+        "from the envido loser's score; game_in_malas the game if both are in malas",
     )
-    g.add_argument("--mazo-envido-point", choices=("on", "off"), default="on")
-    g.add_argument("--claims", choices=("auto", "declared"), default="auto")
-    g.add_argument("--implicit-quiero", choices=("on", "off"), default="off")
-    g.add_argument("--pica-pica", choices=("on", "off"), default="off", help="six players")
+    g.add_argument("--mazo-envido-point", choices=("on", "off"), default="on",
+                   help="going to the mazo in the first baza before any envido or flor "
+                   "gives the other team one more point")  # fmt: skip
+    g.add_argument("--claims", choices=("auto", "declared"), default="auto",
+                   help="how envido and flor points are told: auto, the table reads the "
+                   "cards; declared, the players say them in turn (tournaments)")  # fmt: skip
+    g.add_argument("--implicit-quiero", choices=("on", "off"), default="off",
+                   help="on: a card played by the team a truco was called on accepts it; "
+                   "off: the card is refused until they answer")  # fmt: skip
+    g.add_argument("--pica-pica", choices=("on", "off"), default="off",
+                   help="six players only: every other hand while a team has 5 or more "
+                   "and none over 25 is three one-against-one picas (section 8b)")  # fmt: skip
 
 
 def configure(r: argparse.ArgumentParser) -> None:
@@ -484,7 +513,7 @@ def configure(r: argparse.ArgumentParser) -> None:
     )
     add_house_rules(r)
     r.add_argument("--seed", type=int, default=0, help="seed of the mock dealer and the bots")
-    r.add_argument("--seat", type=int, default=0, help="the seat you play (default 0)")
+    r.add_argument("--seat", type=int, default=0, help="the seat you play")
     r.add_argument("--bots-only", action="store_true", help="bots play every seat (a demo)")
     r.add_argument(
         "--script", metavar="FILE", help="play transcript lines from FILE ('-': standard input)"
@@ -494,7 +523,8 @@ def configure(r: argparse.ArgumentParser) -> None:
         "--deal-reading",
         choices=("seats", "dealer", "none"),
         default="seats",
-        help="how the table reads the deal (default: each seat taps its cards)",
+        help="how the table reads the deal: each seat taps its cards, the dealer taps them "
+        "all, or nobody (hands unknown: points are declared and proven by showing)",
     )
     r.add_argument(
         "--score",
@@ -505,14 +535,15 @@ def configure(r: argparse.ArgumentParser) -> None:
         help="with --mock: start from this score, team 0's then team 1's (at six with "
         "--pica-pica on, 5 0 makes the first hand a pica-pica one)",
     )
-    r.add_argument("--pace", type=seconds, default=0.6, help="seconds between bot actions")
+    r.add_argument("--pace", type=seconds, default=0.6, metavar="SECONDS",
+                   help="seconds between bot actions")  # fmt: skip
     r.add_argument("--record", metavar="FILE", help="write the game record to FILE")
     r.add_argument(
         "--ui",
         choices=("auto", "screen", "lines"),
         default="auto",
         help="with --mock: the full-screen terminal table, or lines of text "
-        "(auto: full screen on a terminal)",
+        "(auto: full screen on a terminal that can move the cursor)",
     )
     r.add_argument(
         "--lang",
