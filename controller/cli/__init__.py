@@ -126,16 +126,22 @@ class _OneLineErrors(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 
+def _has_default(action: argparse.Action) -> bool:
+    """An option with a default worth showing (not a flag's False, not "none given")."""
+    default = action.default
+    return not (default is None or default is False or default is argparse.SUPPRESS)
+
+
 class _DefaultsHelp(argparse.HelpFormatter):
     """``--help`` with each option's default, where it has one and its help does not
     already say it."""
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
         text = action.help or ""
-        default = action.default
+        default: Any = action.default
         if (
             "default" in text
-            or default in (None, False, argparse.SUPPRESS)
+            or not _has_default(action)
             or not action.option_strings
             or (isinstance(default, list | tuple) and not default)
         ):
@@ -144,9 +150,7 @@ class _DefaultsHelp(argparse.HelpFormatter):
         return f"{text} (default: {shown})" if text else f"default: {shown}"
 
     def _format_action(self, action: argparse.Action) -> str:
-        if action.help is None and action.option_strings and action.default not in (
-            None, False, argparse.SUPPRESS
-        ):  # fmt: skip
+        if action.help is None and action.option_strings and _has_default(action):
             action.help = ""  # so that its default is shown
         return super()._format_action(action)
 

@@ -117,3 +117,40 @@ def test_bad_arguments_get_one_clear_line(
         if status == 0 or not said.strip() or INTERNALS.search(said):
             failures.append(f"{argv}: status {status}: {said.strip()[:300]}")
     assert not failures, "\n".join(failures)
+
+
+def options_help(text: str) -> dict[str, str]:
+    """Each option's help in ``--help``, on one line: ``--flor`` -> its words."""
+    out: dict[str, str] = {}
+    current = None
+    for line in text.splitlines():
+        match = re.match(r"^  (--[\w-]+)(?: (?:\{[^}]*\}|[A-Z_ ]+?))?(?:\s{2,}(.*))?$", line)
+        if match:
+            current = match.group(1)
+            out[current] = match.group(2) or ""
+        elif current and line.startswith("      "):
+            out[current] += " " + line.strip()
+        else:
+            current = None
+    return {k: v.strip() for k, v in out.items()}
+
+
+def test_help_shows_the_defaults_and_explains_every_house_rule(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as done:
+        main(["run", "--help"])
+    assert done.value.code == 0
+    said = options_help(capsys.readouterr().out)
+    rules = {
+        "--players": "2", "--target": "30", "--flor": "off", "--falta": "to_win",
+        "--mazo-envido-point": "on", "--claims": "auto", "--implicit-quiero": "off",
+        "--pica-pica": "off",
+    }  # fmt: skip
+    for option, default in rules.items():
+        assert len(said[option].split()) >= 8, said[option]  # says what the rule does
+        assert said[option].endswith(f"(default: {default})"), said[option]
+    others = {"--seed": "0", "--seat": "0", "--pace": "0.6", "--deal-reading": "seats",
+              "--lang": "es", "--ui": "auto"}  # fmt: skip
+    for option, default in others.items():
+        assert f"(default: {default})" in said[option], said[option]
