@@ -11,6 +11,7 @@ import re
 import shlex
 import subprocess
 from pathlib import Path
+from typing import IO
 
 import pytest
 
@@ -22,12 +23,12 @@ SCRIPT = "0 truco\n1 quiero\n0 envido\n1 no-quiero\n"
 
 
 def cli(
-    *args: str, env: dict[str, str] | None = None, stdout: object = None, input: str = ""
+    *args: str, env: dict[str, str] | None = None, stdout: IO[str] | None = None, input: str = ""
 ) -> subprocess.CompletedProcess[str]:
     """The command with stderr read back; standard output captured unless given."""
     return subprocess.run(
         [*TRUCO_TABLE, *args],
-        stdout=stdout if stdout is not None else subprocess.PIPE,  # type: ignore[arg-type]
+        stdout=stdout if stdout is not None else subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         timeout=60,
