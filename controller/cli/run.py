@@ -17,9 +17,10 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import logging
 import os
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, TextIO
 
@@ -211,6 +212,32 @@ def _full_screen(
     return 0
 
 
+class _HeldLogs(logging.Handler):
+    """Warnings and errors the table logs while it plays in the terminal: held, not
+    written over the screen, and said after it (a write failure already said in one
+    line is not said again)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        said = record.getMessage()
+        self.lines.append(said.splitlines()[0] if said else record.levelname.lower())
+
+
+@contextlib.contextmanager
+def _holding(held: _HeldLogs) -> Iterator[None]:
+    """The root logger's records go to ``held`` (and nowhere else) meanwhile."""
+    root = logging.getLogger()
+    saved = root.handlers[:]
+    root.handlers[:] = [held]
+    try:
+        yield
+    finally:
+        root.handlers[:] = saved
+
+
 class _RecordFile:
     """``--record FILE``: the game record as it is played, each line flushed; a write that
     fails stops the writing and is kept, for the run to end with it (``error``)."""
@@ -307,16 +334,25 @@ def main_mock(
     def failure() -> str | None:
         return None if record_file is None else record_file.error
 
+    kept: list[GameStore] = []  # the --state store, once the table is made
+    held = _HeldLogs()
+
     def ended(status: int) -> int:
-        """The run's status, or the record's failure said in one line."""
+        """The run's status, or the record's failure said in one line; a game that
+        --state could not keep went on in memory (as a real table does, with the panels'
+        SIN DISCO alert) and is said at its end."""
         why = failure()
+        if why is None and kept and kept[0].problem is not None:
+            why = f"--state {state_dir}: the game was not kept there ({kept[0].problem})"
         if why is not None:
             print(f"truco-table run: {why}", file=sys.stderr)
             return EXIT_WRITE_FAILED
+        for line in held.lines[-5:]:
+            print(f"truco-table run: {line}", file=sys.stderr)
         return status
 
     def make(who: int | None) -> MockRun:
-        return MockRun(
+        made = MockRun(
             rules,
             seed=seed,
             human=who,
@@ -327,6 +363,9 @@ def main_mock(
             notifier=Notifier.from_environment(),
             watchdog_s=watchdog_interval(),
         )
+        if made.mock.service.store is not None:
+            kept.append(made.mock.service.store)
+        return made
 
     try:
         if serve:
@@ -339,35 +378,36 @@ def main_mock(
             finally:
                 run.close()
             return 0
-        if script is not None:
+        with _holding(held):  # not over the screen: said at the end, or not at all
+            if script is not None:
+                try:
+                    text = _read_script(script)
+                except RecordFileError as e:
+                    print(f"truco-table run: {e}", file=sys.stderr)
+                    return 2
+                run = make(None)
+                try:
+                    return ended(_scripted(run, text, bots, sys.stdout))
+                except TranscriptError as e:
+                    print(f"{script}:{e.line}: {e.message}", file=sys.stderr)
+                    return 2
+                finally:
+                    run.close()
+            run = make(human)
             try:
-                text = _read_script(script)
-            except RecordFileError as e:
-                print(f"truco-table run: {e}", file=sys.stderr)
-                return 2
-            run = make(None)
-            try:
-                return ended(_scripted(run, text, bots, sys.stdout))
-            except TranscriptError as e:
-                print(f"{script}:{e.line}: {e.message}", file=sys.stderr)
-                return 2
+                if screen is None:
+                    screen = sys.stdin.isatty() and sys.stdout.isatty()
+                if screen:
+                    return ended(_full_screen(run, pace, lang, failure))
+                if human is None:
+                    run.play_out()
+                    print(json.dumps({"score": list(run.game.score), "winner": run.game.winner}))
+                    return ended(0)
+                with contextlib.suppress(KeyboardInterrupt):
+                    return ended(_interactive(run, sys.stdin, sys.stdout, pace, lang))
+                return ended(0)
             finally:
                 run.close()
-        run = make(human)
-        try:
-            if screen is None:
-                screen = sys.stdin.isatty() and sys.stdout.isatty()
-            if screen:
-                return ended(_full_screen(run, pace, lang, failure))
-            if human is None:
-                run.play_out()
-                print(json.dumps({"score": list(run.game.score), "winner": run.game.winner}))
-                return ended(0)
-            with contextlib.suppress(KeyboardInterrupt):
-                return ended(_interactive(run, sys.stdin, sys.stdout, pace, lang))
-            return ended(0)
-        finally:
-            run.close()
     except BrokenPipeError:
         raise  # whoever read the output stopped: the command's own status (EXIT_BROKEN_PIPE)
     except OSError as e:

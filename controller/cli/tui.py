@@ -22,7 +22,6 @@ from __future__ import annotations
 import contextlib
 import curses
 import locale
-import logging
 import os
 import sys
 import textwrap
@@ -966,27 +965,8 @@ def play(table: TerminalTable) -> int:
     """Run ``table`` in the terminal (curses) until the player quits; the exit status."""
     locale.setlocale(locale.LC_ALL, "")
     table.ascii = table.ascii or not unicode_terminal()
-    held = _HeldLogs()  # the service's log would write over the screen: said after it
-    root = logging.getLogger()
-    saved = root.handlers[:]
-    root.handlers[:] = [held]
-    try:
-        return int(curses.wrapper(_loop, table))
-    finally:
-        root.handlers[:] = saved
-        for line in held.lines[-5:]:
-            print(f"truco-table run: {line}", file=sys.stderr)
-
-
-class _HeldLogs(logging.Handler):
-    """Warnings and errors logged while the screen is the table's, one line each."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.WARNING)
-        self.lines: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.lines.append(record.getMessage().splitlines()[0] if record.getMessage() else "")
+    # (the caller holds the service's log while the screen is the table's: run.py)
+    return int(curses.wrapper(_loop, table))
 
 
 def _bracketed_paste(on: bool) -> None:

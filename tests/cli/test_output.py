@@ -142,3 +142,20 @@ def test_a_terminal_that_cannot_move_the_cursor_gets_the_line_mode() -> None:
         term.type("x")
         term.press("Enter")
         assert term.exit_status() == 0
+
+
+def test_state_that_fills_up_is_said_at_the_end(tmp_path: Path) -> None:
+    """--state's record may grow to 512 bytes (ulimit -f 1): the game goes on in memory, as
+    a real table's does, and its end says in one line that it was not kept (exit 74)."""
+    script, state = tmp_path / "s.truco", tmp_path / "state"
+    script.write_text("0 truco\n", encoding="utf-8")
+    argv = shlex.join([*TRUCO_TABLE, "run", "--mock", "--script", str(script), "--bots",
+                       "--state", str(state)])  # fmt: skip
+    done = subprocess.run(
+        ["sh", "-c", f"ulimit -f 1; trap '' XFSZ; {argv}"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == EXIT_WRITE_FAILED
+    said = one_line(done.stderr)
+    assert f"--state {state}: the game was not kept there" in said
+    assert '"winner"' in done.stdout  # the game was played to its end all the same
