@@ -15,6 +15,15 @@ mock OLEDs, so their banners come and go with the table's clock), the baza in pl
 the finished ones, the player's cards, the hand's calls, and the end of the hand held
 with its points until the player goes on. :func:`play` runs it in curses, redrawing
 every ``FRAME_SECONDS``.
+
+What must be seen comes first at any size (80x24 has no room for a panel): the score in
+numbers and matchsticks, the hand, the bazas wrapped on as many lines as they need, the
+cards, the hand's end with its points; then, as the height allows, the last calls, each
+seat's texts, every key, the panels, more calls. ``feed()`` takes the characters as the
+terminal sends them: a bracketed paste (asked for with ``ESC [ ? 2004 h``) is set aside
+whole and said so, never played as keys. A locale that is not UTF-8 gets the panels and
+the text in ASCII (``ascii``); :func:`line_mode` is the same table a line at a time, for
+a terminal that cannot move the cursor.
 """
 
 from __future__ import annotations
