@@ -808,14 +808,32 @@ class TerminalTable:
             return [self.text["no_calls"]]
         if not game.pica_pica:
             return self._flow(self._said(self.log), width, rows)
-        lines: list[str] = []
+        if rows <= 0:
+            return []
+        flows: list[tuple[str, list[str]]] = []  # each pica's lines, the player's first
         for play in self._plays():
             assert play.pica is not None
             said = self._said([e for e in self.log if self._pica_of(e.seat) == play.pica])
             if said:
-                said[0] = f"[{self._pica_name(play.pica)}] {said[0]}"
-                lines += self._flow(said, width, rows)
-        return lines[-rows:] if rows > 0 else []
+                name = f"[{self._pica_name(play.pica)}]"
+                said[0] = f"{name} {said[0]}"
+                flows.append((name, self._flow(said, width - len(name) - 1, 99)))
+        # short of rows: each pica's last line, then the player's pica's, then the others'
+        take = [0] * len(flows)
+        left = rows
+        for i in range(len(flows)):
+            if left:
+                take[i], left = 1, left - 1
+        for i, (_, lines) in enumerate(flows):
+            more = min(len(lines) - take[i], left)
+            take[i], left = take[i] + more, left - more
+        out: list[str] = []
+        for (name, lines), n in zip(flows, take, strict=True):
+            tail = lines[len(lines) - n :] if n else []
+            if tail and not tail[0].startswith(name):
+                tail[0] = f"{name} … {tail[0]}"  # the pica's earlier calls left out
+            out += tail
+        return out
 
     def _said(self, entries: Sequence[LogEntry]) -> list[str]:
         """The history in words, a refusal repeated in a row said once: ``... x12``."""

@@ -97,3 +97,39 @@ def test_every_hand_end_shows_score_bazas_points_and_calls(
         assert ends == 6 or run.game.winner is not None
     finally:
         run.close()
+
+
+@pytest.mark.parametrize(("width", "height"), [(80, 24), (100, 30)])
+def test_a_pica_pica_hands_end_shows_each_picas_last_calls(width: int, height: int) -> None:
+    """Short of rows, the picas keep their last calls, the player's first, each headed by
+    its pica; with rows enough, every pica's."""
+    run = MockRun(HouseRules(players=6, pica_pica=True), seed=3, human=0, score=(5, 0))
+    clock = Clock()
+    table = TerminalTable(run, pace=0.5, clock=clock)
+    try:
+        for _ in range(2000):
+            clock.now += 0.6
+            table.tick()
+            if table.held is not None:
+                break
+            view = run.game.view(0)
+            if view.challenged:
+                table.key("q")
+            elif view.my_turn:
+                table.key("1")
+        assert table.held is not None and run.game.pica_pica
+        text = "\n".join(t for t, _ in table.lines(width, height))
+        after = text.split("Cantos de la mano:\n", 1)[1].splitlines()
+        calls = [line for line in after if line.startswith("  ")]
+        heads = [line.split("]")[0] + "]" for line in calls if line.startswith("  [")]
+        said = []  # the picas with calls, the player's first
+        for play in table.held.plays:
+            assert play.pica is not None
+            if any(table._pica_of(e.seat) == play.pica for e in table.log):
+                said.append(f"  [{table._pica_name(play.pica)}]")
+        assert said[0] == "  [vos–3]" and heads[0] == said[0]
+        assert len(set(heads)) == len(heads) == min(len(said), len(calls))
+        if height >= 30:
+            assert heads == said
+    finally:
+        run.close()
