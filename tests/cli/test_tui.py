@@ -252,9 +252,14 @@ def _hand_end(screen: str) -> tuple[int, list[str], list[tuple[int, str]], tuple
     return number, cards, points, (int(score.group(1)), int(score.group(2)))
 
 
-@pytest.mark.parametrize("players", [2, 4, 6])
-def test_whole_games_at_80x24_read_back_from_the_screen(players: int, tmp_path: Path) -> None:
-    """A game at 80x24, hands unknown to the table (15 points, from 10 each so that it
+@pytest.mark.parametrize(
+    ("players", "width", "height"),
+    [(2, 80, 24), (4, 80, 24), (6, 80, 24), (4, 100, 30), (6, 120, 40)],
+)
+def test_whole_games_at_80x24_read_back_from_the_screen(
+    players: int, width: int, height: int, tmp_path: Path
+) -> None:
+    """A game at 80x24 (and larger), hands unknown to the table (15 points, from 10 each so that it
     ends in a few hands): at every hand's end the screen shows the score, every baza's
     cards and winner and the hand's points, and they are the game record's."""
     record = tmp_path / "game.truco"
@@ -262,7 +267,7 @@ def test_whole_games_at_80x24_read_back_from_the_screen(players: int, tmp_path: 
                 "--score", "10", "10", "--seed", "4", "--pace", "0.05",
                 "--record", str(record))  # fmt: skip
     ends: dict[int, tuple[list[str], list[tuple[int, str]], tuple[int, int]]] = {}
-    with Terminal(argv, width=80, height=24) as term:
+    with Terminal(argv, width=width, height=height) as term:
         term.wait_for("Tus cartas:")
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
