@@ -10,6 +10,7 @@ from typing import Final
 
 from ..engine import Action, Kind
 from ..engine.results import Reason
+from ..render.notices import action_objects
 
 __all__ = ["ACTION_WORDS", "LANGS", "REASON_WORDS", "YOUR_WORDS", "say_action"]
 
@@ -88,10 +89,4 @@ def say_action(action: Action, lang: str = "es", *, yours: bool = False) -> str:
     words = ACTION_WORDS[lang][action.kind]
     if yours:
         words = YOUR_WORDS[lang].get(action.kind, words)
-    if action.kind is Kind.PLAY:
-        words += f" {action.card}"
-    elif action.kind is Kind.DECLARE:
-        words += f" {action.number}"
-    elif action.kind is Kind.SHOW:
-        words += " " + " ".join(str(c) for c in action.cards)
-    return words
+    return words + action_objects(action)

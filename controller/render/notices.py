@@ -27,7 +27,7 @@ from ..notices import (
     TableNotice,
 )
 
-__all__ = ["notice_text"]
+__all__ = ["action_objects", "notice_text"]
 
 _FIXED: dict[Notice, str] = {
     LinkNotice.UNPLUGGED: "Lector desconectado: reconectando...",
@@ -86,13 +86,19 @@ def _undone(text: str, seat: int) -> str:
         return "el reparto" if text in ("", "None") else "la última jugada"
     own, other = _DONE[action.kind]
     words = own if action.seat == seat else f"el {action.seat} {other}"
+    return words + action_objects(action)
+
+
+def action_objects(action: Action) -> str:
+    """What an action names after its verb, with its space: `` 7E`` (a card played),
+    `` 33`` (points declared), `` 4C 6C`` (cards shown), else nothing."""
     if action.kind is Kind.PLAY:
-        words += f" {action.card}"
-    elif action.kind is Kind.DECLARE:
-        words += f" {action.number}"
-    elif action.kind is Kind.SHOW:
-        words += " " + " ".join(str(c) for c in action.cards)
-    return words
+        return f" {action.card}"
+    if action.kind is Kind.DECLARE:
+        return f" {action.number}"
+    if action.kind is Kind.SHOW:
+        return " " + " ".join(str(c) for c in action.cards)
+    return ""
 
 
 def notice_text(notice: Notice, seat: int) -> str:

@@ -10,13 +10,7 @@ from controller.cli.tui import TerminalTable
 from controller.engine import HouseRules
 from controller.table.run_mock import MockRun
 
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
+from .tables import Clock, screen
 
 
 @pytest.fixture
@@ -24,10 +18,6 @@ def run() -> Iterator[MockRun]:
     mock = MockRun(HouseRules(players=4), seed=4, human=0)
     yield mock
     mock.close()
-
-
-def screen(table: TerminalTable, width: int = 140, height: int = 50) -> str:
-    return "\n".join(text for text, _ in table.lines(width, height))
 
 
 @pytest.mark.parametrize(

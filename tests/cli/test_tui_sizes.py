@@ -14,15 +14,9 @@ from controller.engine import HouseRules
 from controller.table.run_mock import MockRun
 from controller.table.table import DealReading
 
+from .tables import Clock
+
 SIZES = [(80, 24), (100, 30), (120, 40)]
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def sticks(points: int) -> str:

@@ -14,13 +14,7 @@ from controller.notices import ActionUndone, GameWon
 from controller.render.notices import notice_text
 from controller.table.run_mock import MockRun
 
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
+from .tables import Clock, screen
 
 
 @pytest.fixture
@@ -28,10 +22,6 @@ def run() -> Iterator[MockRun]:
     mock = MockRun(HouseRules(players=2), seed=3, human=0)
     yield mock
     mock.close()
-
-
-def screen(table: TerminalTable, width: int = 140, height: int = 50) -> str:
-    return "\n".join(text for text, _ in table.lines(width, height))
 
 
 def test_an_undo_is_shown_as_such_in_the_history_and_in_words_on_the_panels(
