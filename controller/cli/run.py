@@ -45,7 +45,7 @@ from ..transcript import (
     replay,
     result_json,
 )
-from . import EXIT_USAGE, EXIT_WRITE_FAILED
+from . import EXIT_USAGE
 from .arguments import seconds
 from .words import LANGS
 
@@ -53,7 +53,11 @@ if TYPE_CHECKING:  # the mock table loads only for --mock: `run --config` never 
     from ..table.run_mock import MockRun
     from ..table.store import GameStore
 
-__all__ = ["add_house_rules", "configure", "main_mock", "rules_from_args"]
+__all__ = ["EXIT_NOT_RECORDED", "add_house_rules", "configure", "main_mock", "rules_from_args"]
+
+#: ``run --mock``: the game was played, but its record could not be written (``--record``
+#: or ``--state`` refused a write; the message says which)
+EXIT_NOT_RECORDED = 3
 
 
 def _interactive(run: MockRun, inp: TextIO, out: TextIO, pace: float, lang: str = "es") -> int:
@@ -245,6 +249,7 @@ class _RecordFile:
     def __init__(self, path: str) -> None:
         self.path = path
         self.error: str | None = None
+        self.reason = ""  # the system's word for the failure (No space left on device)
         self.file: TextIO | None = open(path, "w", encoding="utf-8")  # noqa: SIM115
 
     def write(self, line: str) -> None:
@@ -254,7 +259,11 @@ class _RecordFile:
             self.file.write(line + "\n")
             self.file.flush()
         except OSError as e:
-            self.error = f"cannot write the game record {self.path}: {e.strerror or e}"
+            self.reason = str(e.strerror or e)
+            self.error = (
+                f"cannot write {self.path}: {e.strerror or e}; the game's record there is "
+                "incomplete"
+            )
             self.close()
 
     def close(self) -> None:
@@ -265,17 +274,15 @@ class _RecordFile:
 
 
 def _check_state_dir(state_dir: Path) -> str | None:
-    """Why the game cannot be kept in ``state_dir`` (``None``: it can): the directory is
-    made if missing and a file written in it."""
+    """Why ``state_dir`` is no place for a game (``None``: it is): not a directory, or one
+    that cannot be made. A disk that refuses writes (full, read-only) is the table's to
+    live with: the game goes on in memory and its end says so (``EXIT_NOT_RECORDED``)."""
     if state_dir.exists() and not state_dir.is_dir():
         return f"--state {state_dir}: not a directory"
     try:
         state_dir.mkdir(parents=True, exist_ok=True)
-        probe = state_dir / ".truco-table-write-check"
-        probe.write_bytes(b"ok")
-        probe.unlink()
     except OSError as e:
-        return f"--state {state_dir}: cannot keep the game there: {e.strerror or e}"
+        return f"--state {state_dir}: cannot make the folder: {e.strerror or e}"
     return None
 
 
@@ -324,8 +331,9 @@ def main_mock(
         if score != (0, 0):
             record_file.write(f"score {score[0]} {score[1]}")
         if record_file.error is not None:  # a full disk: said before the game starts
-            print(f"truco-table run: {record_file.error}", file=sys.stderr)
-            return EXIT_WRITE_FAILED
+            print(f"truco-table run: cannot write {record}: {record_file.reason}",
+                  file=sys.stderr)  # fmt: skip
+            return EXIT_USAGE
 
     def on_record(line: str) -> None:
         if record_file is not None:
@@ -342,11 +350,14 @@ def main_mock(
         --state could not keep went on in memory (as a real table does, with the panels'
         SIN DISCO alert) and is said at its end."""
         why = failure()
-        if why is None and kept and kept[0].problem is not None:
-            why = f"--state {state_dir}: the game was not kept there ({kept[0].problem})"
+        if why is None and kept and (kept[0].pending or kept[0].problem is not None):
+            why = (
+                f"cannot write the game's record in {state_dir}: "
+                f"{kept[0].problem or 'refused'}; it was played in memory only and is lost"
+            )
         if why is not None:
             print(f"truco-table run: {why}", file=sys.stderr)
-            return EXIT_WRITE_FAILED
+            return EXIT_NOT_RECORDED
         for line in held.lines[-5:]:
             print(f"truco-table run: {line}", file=sys.stderr)
         return status
@@ -387,27 +398,29 @@ def main_mock(
                     return 2
                 run = make(None)
                 try:
-                    return ended(_scripted(run, text, bots, sys.stdout))
+                    status = _scripted(run, text, bots, sys.stdout)
                 except TranscriptError as e:
                     print(f"{script}:{e.line}: {e.message}", file=sys.stderr)
                     return 2
                 finally:
-                    run.close()
+                    run.close()  # the record's last retry
+                return ended(status)
             run = make(human)
+            status = 0
             try:
                 if screen is None:
                     screen = sys.stdin.isatty() and sys.stdout.isatty()
                 if screen:
-                    return ended(_full_screen(run, pace, lang, failure))
-                if human is None:
+                    status = _full_screen(run, pace, lang, failure)
+                elif human is None:
                     run.play_out()
                     print(json.dumps({"score": list(run.game.score), "winner": run.game.winner}))
-                    return ended(0)
-                with contextlib.suppress(KeyboardInterrupt):
-                    return ended(_interactive(run, sys.stdin, sys.stdout, pace, lang))
-                return ended(0)
+                else:
+                    with contextlib.suppress(KeyboardInterrupt):
+                        status = _interactive(run, sys.stdin, sys.stdout, pace, lang)
             finally:
-                run.close()
+                run.close()  # the record's last retry
+            return ended(status)
     except BrokenPipeError:
         raise  # whoever read the output stopped: the command's own status (EXIT_BROKEN_PIPE)
     except OSError as e:

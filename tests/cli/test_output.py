@@ -16,6 +16,7 @@ from typing import IO
 import pytest
 
 from controller.cli import EXIT_USAGE, EXIT_WRITE_FAILED
+from controller.cli.run import EXIT_NOT_RECORDED
 
 from .tmux import TRUCO_TABLE, Terminal
 
@@ -51,10 +52,12 @@ def script(tmp_path: Path) -> Path:
 
 def test_a_record_on_a_full_disk(script: Path) -> None:
     done = cli("run", "--mock", "--script", str(script), "--record", "/dev/full")
-    assert done.returncode == EXIT_WRITE_FAILED
-    assert "cannot write the game record /dev/full: No space left on device" in one_line(
-        done.stderr
-    )
+    assert done.returncode == EXIT_USAGE  # said before the game: its first line did not go
+    assert "cannot write /dev/full: No space left on device" in one_line(done.stderr)
+    done = cli("run", "--mock", "--seed", "2", "--ui", "lines", "--record", "/dev/full",
+               input="1\n")  # fmt: skip
+    assert done.returncode == EXIT_USAGE and "Tus cartas" not in done.stdout
+    one_line(done.stderr)
 
 
 def test_standard_output_on_a_full_disk(script: Path) -> None:
@@ -97,7 +100,7 @@ def test_state_that_is_no_directory(script: Path) -> None:
 
 def test_the_record_fills_up_in_the_middle_of_a_game(tmp_path: Path) -> None:
     """The record may grow to 512 bytes (ulimit -f 1): the terminal table stops when it can
-    no longer write it, gives the screen back and says so in one line, exit 74."""
+    no longer write it, gives the screen back and says so in one line (exit 3)."""
     record, err = tmp_path / "game.truco", tmp_path / "err"
     argv = shlex.join([*TRUCO_TABLE, "run", "--mock", "--seed", "3", "--pace", "0.05",
                        "--record", str(record)])  # fmt: skip
@@ -108,12 +111,10 @@ def test_the_record_fills_up_in_the_middle_of_a_game(tmp_path: Path) -> None:
             if term.exit_status_now() is not None:
                 break
             term.type("1q\n", delay=0.05)
-        assert term.exit_status() == EXIT_WRITE_FAILED
+        assert term.exit_status() == EXIT_NOT_RECORDED
         screen = term.screen()
     said = one_line(err.read_text())
-    assert re.search(
-        rf"cannot write the game record {re.escape(str(record))}: File too large", said
-    )
+    assert f"cannot write {record}: File too large; the game's record there is incomplete" in said
     assert "Traceback" not in screen
     assert record.stat().st_size <= 512
 
@@ -146,7 +147,7 @@ def test_a_terminal_that_cannot_move_the_cursor_gets_the_line_mode() -> None:
 
 def test_state_that_fills_up_is_said_at_the_end(tmp_path: Path) -> None:
     """--state's record may grow to 512 bytes (ulimit -f 1): the game goes on in memory, as
-    a real table's does, and its end says in one line that it was not kept (exit 74)."""
+    a real table's does, and its end says in one line that it was not kept (exit 3)."""
     script, state = tmp_path / "s.truco", tmp_path / "state"
     script.write_text("0 truco\n", encoding="utf-8")
     argv = shlex.join([*TRUCO_TABLE, "run", "--mock", "--script", str(script), "--bots",
@@ -155,7 +156,7 @@ def test_state_that_fills_up_is_said_at_the_end(tmp_path: Path) -> None:
         ["sh", "-c", f"ulimit -f 1; trap '' XFSZ; {argv}"],
         capture_output=True, text=True, timeout=60,
     )  # fmt: skip
-    assert done.returncode == EXIT_WRITE_FAILED
+    assert done.returncode == EXIT_NOT_RECORDED
     said = one_line(done.stderr)
-    assert f"--state {state}: the game was not kept there" in said
+    assert f"cannot write the game's record in {state}: " in said and "is lost" in said
     assert '"winner"' in done.stdout  # the game was played to its end all the same
