@@ -279,6 +279,8 @@ def _check_state_dir(state_dir: Path) -> str | None:
     live with: the game goes on in memory and its end says so (``EXIT_NOT_RECORDED``)."""
     if state_dir.exists() and not state_dir.is_dir():
         return f"--state {state_dir}: not a directory"
+    if state_dir.is_dir():
+        return None
     try:
         state_dir.mkdir(parents=True, exist_ok=True)
     except OSError as e:
