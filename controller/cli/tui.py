@@ -685,7 +685,7 @@ class TerminalTable:
             message = run.table.message(self.human)
             if message is not None and message.refusal:
                 said = notice_text(message.notice, self.human).upper()
-                play_rows.append((f" {self._plain(said)} ", "reverse"))
+                play_rows.append((f" {said} ", "reverse"))
             if self.human in run.table.show_requests():
                 play_rows.append((t["show_now"], "reverse"))
         if self.flash is not None:
@@ -747,7 +747,7 @@ class TerminalTable:
         for seat in seats[len(shown) : text_lines]:  # no room for a panel: its texts on one line
             texts = " │ ".join(x for x in screen_texts(screens[seat]) if x)
             style = "reverse" if screens[seat].refusal else ""
-            seat_rows.append((self._plain(f"[{self._who(seat)}] {texts}"), style))
+            seat_rows.append((f"[{self._who(seat)}] {texts}", style))
         calls: Rows = []
         if calls_rows > 0:
             calls.append((t["calls"], ""))
@@ -783,10 +783,6 @@ class TerminalTable:
             groups.append(STICKS[5] * (n // 5) + (STICKS[n % 5] if n % 5 else ""))
         more = f"+{points - target}" if points > target else ""
         return f"{points} {' '.join(groups)}{more}"
-
-    def _plain(self, text: str) -> str:
-        """``text`` as the terminal writes it (braille and signs only where it can)."""
-        return text
 
     def _game_over(self) -> str:
         """Who won, as the player says it: "ganamos nosotros", "ganaron ellos"."""
