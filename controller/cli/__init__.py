@@ -22,8 +22,10 @@ per subcommand), which adds the arguments and sets ``func``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -35,7 +37,9 @@ __all__ = [
     "COMMANDS",
     "EXIT_BROKEN_PIPE",
     "EXIT_INTERRUPTED",
+    "EXIT_SOFTWARE",
     "EXIT_USAGE",
+    "EXIT_WRITE_FAILED",
     "Command",
     "build_parser",
     "main",
@@ -93,8 +97,19 @@ COMMANDS: tuple[Command, ...] = (
 
 #: exit statuses shared by every subcommand (each documents its own 0, 1 and 2 too)
 EXIT_USAGE: Final = 2  # bad arguments, or an input file that cannot be used
+EXIT_WRITE_FAILED: Final = 74  # a write failed: the record, --state, standard output (EX_IOERR)
+EXIT_SOFTWARE: Final = 70  # a bug: an internal error, said in one line (EX_SOFTWARE)
 EXIT_INTERRUPTED: Final = 130  # Ctrl-C
 EXIT_BROKEN_PIPE: Final = 141  # whoever read the output stopped reading (| head)
+
+
+#: argparse's "invalid int value: 'x'" names a Python type (or a function of ours)
+_INVALID: Final = re.compile(r"invalid (\w+) value: ")
+_TYPE_WORDS: Final = {"int": "not a whole number: ", "float": "not a number: "}
+
+
+def _plain_invalid(match: re.Match[str]) -> str:
+    return _TYPE_WORDS.get(match.group(1), "not a valid value: ")
 
 
 class _OneLineErrors(argparse.ArgumentParser):
@@ -107,7 +122,37 @@ class _OneLineErrors(argparse.ArgumentParser):
             ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii")
             for ch in message
         )
+        message = _INVALID.sub(_plain_invalid, message)
         self.exit(EXIT_USAGE, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
+def _has_default(action: argparse.Action) -> bool:
+    """An option with a default worth showing (not a flag's False, not "none given")."""
+    default = action.default
+    return not (default is None or default is False or default is argparse.SUPPRESS)
+
+
+class _DefaultsHelp(argparse.HelpFormatter):
+    """``--help`` with each option's default, where it has one and its help does not
+    already say it."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        default: Any = action.default
+        if (
+            "default" in text
+            or not _has_default(action)
+            or not action.option_strings
+            or (isinstance(default, list | tuple) and not default)
+        ):
+            return action.help
+        shown = " ".join(map(str, default)) if isinstance(default, list | tuple) else default
+        return f"{text} (default: {shown})" if text else f"default: {shown}"
+
+    def _format_action(self, action: argparse.Action) -> str:
+        if action.help is None and action.option_strings and _has_default(action):
+            action.help = ""  # so that its default is shown
+        return super()._format_action(action)
 
 
 class _CommandParser(_OneLineErrors):
@@ -153,7 +198,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"truco-table {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_CommandParser)
     for command in COMMANDS:
-        sub.add_parser(command.name, help=command.help, command=command)
+        sub.add_parser(
+            command.name, help=command.help, command=command, formatter_class=_DefaultsHelp
+        )
     return parser
 
 
@@ -168,19 +215,98 @@ def _stdout_to_devnull() -> None:
     os.close(devnull)
 
 
+class OutputError(Exception):
+    """Standard output could not be written (a full disk, a closed descriptor)."""
+
+    def __init__(self, error: OSError) -> None:
+        super().__init__(error.strerror or str(error))
+        self.error = error
+
+
+class _GuardedOutput:
+    """Standard output whose write errors are told apart from every other file's: one
+    line on stderr and ``EXIT_WRITE_FAILED``, never a traceback (a broken pipe stays a
+    broken pipe: ``| head`` is not an error)."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return int(self._stream.write(text))
+        except BrokenPipeError:
+            raise
+        except OSError as e:
+            raise OutputError(e) from None
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as e:
+            raise OutputError(e) from None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def _plain_output() -> None:
+    """Standard output and error that cannot write every character (``PYTHONIOENCODING=
+    ascii``, a Latin-1 terminal) write Spanish without accents rather than fail."""
+    from ..render.terminal import ASCII_ERRORS
+
+    for stream in (sys.stdout, sys.stderr):
+        encoding = getattr(stream, "encoding", None) or "ascii"
+        try:
+            "ñá·—⠿".encode(encoding)
+        except (UnicodeEncodeError, LookupError):
+            reconfigure = getattr(stream, "reconfigure", None)
+            if reconfigure is not None:
+                reconfigure(errors=ASCII_ERRORS)
+
+
+def _say(message: str) -> None:
+    """One line on stderr, whatever stderr can take."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        sys.stderr.write(message + "\n")
+        sys.stderr.flush()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """``truco-table``: the exit status of the subcommand (``EXIT_*`` above for all)."""
+    if sys.stdout is None:  # started with standard output closed (>&-)
+        _say("truco-table: standard output is closed: nothing can be written")
+        return EXIT_WRITE_FAILED
+    _plain_output()
     parser = build_parser()
     args = parser.parse_args(argv)
+    out = sys.stdout
+    sys.stdout = _GuardedOutput(out)
     try:
         code: int = args.func(args)
         sys.stdout.flush()
     except BrokenPipeError:
         _stdout_to_devnull()
         return EXIT_BROKEN_PIPE
+    except OutputError as e:
+        _say(f"truco-table {args.command}: cannot write standard output: {e}")
+        _stdout_to_devnull()
+        return EXIT_WRITE_FAILED
     except KeyboardInterrupt:
         print(file=sys.stderr)
         return EXIT_INTERRUPTED
+    except OSError as e:  # a file the subcommand did not expect to fail
+        where = f"{e.filename}: " if e.filename else ""
+        _say(f"truco-table {args.command}: {where}{e.strerror or e}")
+        return EXIT_WRITE_FAILED
+    except Exception as e:  # a bug: said in one line (TRUCO_TRACEBACK=1 shows it whole)
+        if os.environ.get("TRUCO_TRACEBACK"):
+            raise
+        _say(f"truco-table {args.command}: internal error, a bug to report: {e}")
+        return EXIT_SOFTWARE
+    finally:
+        sys.stdout = out
     return code
 
 

@@ -30,6 +30,12 @@ def _cmd_control(args: argparse.Namespace) -> int:
 
     words = [args.command, *args.args]
     if args.command == "rules":
+        bare = [w for w in args.args if "=" not in w]
+        if bare:
+            print(f"truco-table control: rules: {bare[0]!r} is not KEY=VALUE (e.g. rules "
+                  "flor=on target=15)",
+                  file=sys.stderr)  # fmt: skip
+            return 2
         try:
             HouseRules.from_options(dict(w.split("=", 1) for w in args.args))
         except ValueError as e:

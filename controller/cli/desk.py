@@ -19,6 +19,8 @@ once more on exit. ``--config`` is the tournament's TOML (``[tournament]`` ``nam
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
 import logging
 import signal
 import sys
@@ -26,7 +28,7 @@ import threading
 import time
 import tomllib
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Final, TextIO
 
 from ..engine import HouseRules
 from ..textfile import TextFileError, read_text_file
@@ -385,8 +387,58 @@ def configure_demo(t: argparse.ArgumentParser) -> None:
     t.set_defaults(func=run_demo_command)
 
 
+#: the journal check's reasons (controller.tournament.desk.journal) in Spanish
+_AUDIT_REASONS: Final = (
+    ("not a journal line", "no es una línea del diario"),
+    ("lines removed or moved", "se sacaron o movieron líneas"),
+    ("the chain breaks: a line before it was changed", "la cadena se corta: se cambió una "
+     "línea anterior"),
+    ("changed after it was written (its mac does not match)", "cambiada después de escrita "
+     "(su mac no coincide)"),
+    ("numbered", "numerada"),
+    ("cannot read it", "no se puede leer"),
+    ("a torn last line, cut by a power cut, never took effect", "una última línea cortada "
+     "por un corte de luz nunca tuvo efecto"),
+    ("no journal yet", "todavía no hay diario"),
+    ("intact", "sin cambios"),
+)  # fmt: skip
+JOURNAL_KEYS: Final = {"n", "t", "who", "body", "prev", "mac"}
+
+
+def _audit_words(reason: str) -> str:
+    for english, spanish in _AUDIT_REASONS:
+        reason = reason.replace(english, spanish)
+    return reason
+
+
+def _looks_like_a_journal(path: Path) -> bool:
+    """Whether any line of ``path`` is a journal line in shape (a JSON object with the
+    journal's fields): a file with none is no tournament journal at all, not a changed one."""
+    try:
+        with path.open("rb") as f:
+            for line in f:
+                with contextlib.suppress(UnicodeDecodeError, ValueError):
+                    obj = json.loads(line.decode("utf-8"))
+                    if isinstance(obj, dict) and set(obj) == JOURNAL_KEYS:
+                        return True
+    except OSError:
+        return False
+    return False
+
+
+def _whole_lines(path: Path) -> bool:
+    """Whether ``path`` holds a whole line (a journal's first line torn by a power cut
+    holds none: it is a journal that never took a line, not some other file)."""
+    try:
+        with path.open("rb") as f:
+            return b"\n" in f.read(1 << 20)
+    except OSError:
+        return False
+
+
 def run_audit(args: argparse.Namespace, out: TextIO | None = None) -> int:
-    """``desk-audit``: check a desk's journal at rest; 0 intact, 1 not, 2 usage."""
+    """``desk-audit``: check a desk's journal at rest; 0 intact, 1 changed (alterado), 2
+    usage (no such folder, a file that is no tournament journal)."""
     from ..tournament.desk.journal import audit, journal_key
 
     out = out or sys.stdout
@@ -397,14 +449,24 @@ def run_audit(args: argparse.Namespace, out: TextIO | None = None) -> int:
     except (TextFileError, tomllib.TOMLDecodeError, ValueError, KeyConfigError) as e:
         print(f"truco-table desk-audit: {e}", file=sys.stderr)
         return 2
-    path = Path(args.folder) / "journal.jsonl"
+    given = Path(args.folder)
+    if not given.exists():
+        print(f"truco-table desk-audit: {given}: no existe (la carpeta de la mesa de control, "
+              "o su journal.jsonl)", file=sys.stderr)  # fmt: skip
+        return 2
+    path = given if given.is_file() else given / "journal.jsonl"
+    if path.is_file() and _whole_lines(path) and not _looks_like_a_journal(path):
+        print(f"truco-table desk-audit: no es un registro de torneo: {path} (ninguna línea es "
+              "del diario de una mesa de control)", file=sys.stderr)  # fmt: skip
+        return 2
     verdict = audit(path, name, journal_key(key.key, name) if key is not None else None)
-    how = "with the tournament's key" if verdict.keyed else "WITHOUT the key: edits by mistake only"
+    how = "con la clave del torneo" if verdict.keyed else "SIN la clave: solo cambios por error"
     if verdict.ok:
-        print(f"intact: {verdict.lines} lines ({how}); {verdict.reason}", file=out)
+        print(f"íntegro: {verdict.lines} líneas ({how}); {_audit_words(verdict.reason)}",
+              file=out)  # fmt: skip
         return 0
-    print(f"tampered: line {verdict.first_bad_line}: {verdict.reason} "
-          f"({verdict.lines} lines before it check; {how})", file=out)  # fmt: skip
+    print(f"alterado: línea {verdict.first_bad_line}: {_audit_words(verdict.reason)} "
+          f"({verdict.lines} líneas antes de ella están bien; {how})", file=out)  # fmt: skip
     return 1
 
 

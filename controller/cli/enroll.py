@@ -73,6 +73,7 @@ from ..hal.seatlink import (
     parse_frame,
     status_message,
 )
+from .arguments import duration
 
 __all__ = ["MockReader", "configure", "mock_script", "mock_uids", "run"]
 
@@ -243,10 +244,13 @@ class MockReader:
 
 
 def _card(text: str) -> Card:
-    return Card.from_str(text)
-
-
-_card.__name__ = "card"  # argparse says "invalid card value: '8E'"
+    """A card by its name (``7E``: rank 1-7, 10-12, then E, B, O or C)."""
+    try:
+        return Card.from_str(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"no card {text!r}: a rank (1-7, 10-12) then E, B, O or C, e.g. 7E"
+        ) from None
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -285,7 +289,7 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, help="with --mock: which made-up tags (default 0)")
     p.add_argument(
         "--mock-pace",
-        type=float,
+        type=duration,
         metavar="SECONDS",
         help="with --mock: time between simulated reads (default 0.05)",
     )

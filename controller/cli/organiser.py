@@ -131,6 +131,16 @@ def _get(desk: str) -> dict[str, Any]:
         raise DeskUnreachable(f"no desk answers at {desk}: {getattr(e, 'reason', e)}") from None
 
 
+def _desk_url(text: str) -> str:
+    """The desk's page: an http:// or https:// address."""
+    scheme = text.split("://", 1)[0].lower() if "://" in text else ""
+    if scheme not in ("http", "https") or not text.split("://", 1)[1].strip("/"):
+        raise argparse.ArgumentTypeError(
+            f"the desk's page is an address like http://127.0.0.1:8080, not {text!r}"
+        )
+    return text
+
+
 def _pair_of_ints(text: str) -> tuple[int, int]:
     try:
         a, b = text.split("-", 1)
@@ -284,7 +294,8 @@ def _status(args: argparse.Namespace) -> int:
 
 
 def configure(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--desk", default=DEFAULT_DESK, help=f"the desk's page (default {DEFAULT_DESK})")
+    p.add_argument("--desk", type=_desk_url, default=DEFAULT_DESK,
+                   help=f"the desk's page (default {DEFAULT_DESK})")  # fmt: skip
     p.add_argument("--key-file", help="the organiser's key (the desk's OUT/organiser.key; "
                    "default $TRUCO_ORGANISER_KEY_FILE)")  # fmt: skip
     sub = p.add_subparsers(dest="organiser_command", required=True, metavar="COMMAND")

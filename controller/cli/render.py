@@ -241,10 +241,17 @@ def _render(args: argparse.Namespace) -> int:
     return _save(_scaled(render_screen(screen), scale), out)
 
 
+MAX_SCALE = 32  # a 128x64 display 4096 pixels wide: more is no preview, only memory
+
+
 def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    """A scale: a whole number from 1 to ``MAX_SCALE``."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if not 1 <= value <= MAX_SCALE:
+        raise argparse.ArgumentTypeError(f"from 1 to {MAX_SCALE}, not {value}")
     return value
 
 

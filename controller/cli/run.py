@@ -17,14 +17,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import logging
+import os
 import sys
-import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Final, TextIO
 
 from ..engine import Action, Card, HouseRules, RefusalCode
-from ..table.controls import Button
 from ..table.notify import Notifier
 from ..table.table import DealReading
 from ..textfile import DEFAULT_LIMIT, TextFileError, decode_text
@@ -45,6 +45,7 @@ from ..transcript import (
     replay,
     result_json,
 )
+from . import EXIT_USAGE
 from .arguments import seconds
 from .words import LANGS
 
@@ -52,93 +53,19 @@ if TYPE_CHECKING:  # the mock table loads only for --mock: `run --config` never 
     from ..table.run_mock import MockRun
     from ..table.store import GameStore
 
-__all__ = [
-    "EXIT_NOT_RECORDED",
-    "HELP",
-    "KEYS",
-    "add_house_rules",
-    "configure",
-    "main_mock",
-    "rules_from_args",
-]
+__all__ = ["EXIT_NOT_RECORDED", "add_house_rules", "configure", "main_mock", "rules_from_args"]
 
-#: ``run --mock --script``: the game was played, but its record could not be written
+#: ``run --mock``: the game was played, but its record could not be written (``--record``
+#: or ``--state`` refused a write; the message says which)
 EXIT_NOT_RECORDED = 3
 
-KEYS = {
-    "t": Button.TRUCO,
-    "e": Button.ENVIDO,
-    "r": Button.REAL_ENVIDO,
-    "f": Button.FALTA_ENVIDO,
-    "l": Button.FLOR,
-    "q": Button.QUIERO,
-    "n": Button.NO_QUIERO,
-    "m": Button.MAZO,
-}
 
-HELP = """\
-Keys (then Enter): t truco · e envido · r real envido · f falta envido · l flor
-                   q quiero · n no quiero · m mazo    (capital letter = hold the button)
-                   1 2 3 tap the 1st/2nd/3rd card in your hand · or a card name (7E)
-                   ! call the referee (quiero and no quiero held together)
-                   a show all seats' displays · ? help · x quit
-While points are told: e +10, r +1, f -1, q declares the number shown, n son buenas.
-Hold a button (capital) for its menu: press it again to move, q to choose, n to cancel.\
-"""
+def _interactive(run: MockRun, inp: TextIO, out: TextIO, pace: float, lang: str = "es") -> int:
+    """The line mode: a line of keys at a time, the table's text (in ``lang``) after each."""
+    from .tui import TerminalTable, line_mode
 
-
-def _interactive(run: MockRun, inp: TextIO, out: TextIO, pace: float) -> int:
-    clear = "\033[H\033[2J" if out.isatty() else ""
-    all_seats = False
-    out.write(HELP + "\n")
-    while True:
-        if run.game.winner is not None:
-            out.write(clear + "\n".join(run.render(True)) + "\n")
-            out.write(
-                f"Game over: team {run.game.winner} wins {run.game.score[0]}-{run.game.score[1]}\n"
-            )
-            return 0
-        if run.needs_deal():
-            run.deal()
-            continue
-        action = run.bot_step()
-        if action is not None:
-            out.write(clear + "\n".join(run.render(all_seats)) + f"\nseat {action}\n")
-            out.flush()
-            time.sleep(pace)
-            continue
-        out.write(clear + "\n".join(run.render(all_seats)) + "\n> ")
-        out.flush()
-        line = inp.readline()
-        if not line:
-            return 0
-        word = line.strip()
-        assert run.human is not None
-        if word in ("x", "quit", "exit"):
-            return 0
-        if word == "?":
-            out.write(HELP + "\n")
-        elif word == "a":
-            all_seats = not all_seats
-        elif word == "!":
-            run.mock.call_referee(run.human)
-        elif word.lower() in KEYS and len(word) == 1:
-            button = KEYS[word.lower()]
-            if word.isupper():
-                run.mock.hold(run.human, button)
-            else:
-                run.mock.press(run.human, button)
-        elif word in ("1", "2", "3"):
-            card = run.human_card(int(word) - 1)
-            if card is not None:
-                run.mock.tap(run.human, card)
-        else:
-            try:
-                card = Card.from_str(word)
-            except ValueError:
-                out.write(f"? {word!r}: type ? for the keys\n")
-            else:
-                run.mock.tap(run.human, card)
+    table = TerminalTable(run, pace=0.0, lang=lang)
+    return line_mode(table, inp, out, pace=pace)
 
 
 def _scripted(run: MockRun, text: str, bots: bool, out: TextIO) -> int:
@@ -151,8 +78,10 @@ def _scripted(run: MockRun, text: str, bots: bool, out: TextIO) -> int:
         # the scripted game ended before the restart but was archived only now (a cut
         # between its last line and its archive): report it, do not play it again
         archived = store.archived()
-        if archived and _actions(statements) and _actions(statements) == _actions(
-            parse(archived[-1].read_text(encoding="utf-8"))
+        if (
+            archived
+            and _actions(statements)
+            and _actions(statements) == _actions(parse(archived[-1].read_text(encoding="utf-8")))
         ):
             result = replay(parse(archived[-1].read_text(encoding="utf-8")))
             out.write(dumps_result(result_json(result)) + "\n")
@@ -246,26 +175,117 @@ def _read_script(script: str) -> str:
         raise RecordFileError(str(e)) from None
 
 
-def _full_screen(run: MockRun, pace: float, lang: str) -> int:
-    """The terminal table (curses); falls back to the line mode where curses cannot run."""
+LINE_MODE_SAID: Final = {
+    "es": "truco-table run: {why}: modo de líneas (una línea de teclas y Enter)",
+    "en": "truco-table run: {why}: line mode (a line of keys, then Enter)",
+}
+NO_CURSOR: Final = {
+    "es": "la terminal no puede mover el cursor (TERM={term})",
+    "en": "the terminal cannot move the cursor (TERM={term})",
+}
+
+
+def _full_screen(
+    run: MockRun, pace: float, lang: str, failure: Callable[[], str | None] | None = None
+) -> int:
+    """The terminal table (curses); the line mode where the terminal cannot address the
+    cursor (``TERM=dumb``) or curses cannot run."""
     import curses
 
-    from .tui import TerminalTable, play
+    from .tui import TerminalTable, cursor_addressable, play
 
     table = TerminalTable(run, pace=pace, lang=lang)
-    try:
-        with contextlib.suppress(KeyboardInterrupt):
-            return play(table)
-        return 0
-    except curses.error as e:
-        print(f"truco-table run: no full-screen terminal ({e}): line mode", file=sys.stderr)
-        if run.human is None:
-            run.play_out()
-            print(json.dumps({"score": list(run.game.score), "winner": run.game.winner}))
+    table.failure = failure
+    why = None
+    if not cursor_addressable():
+        why = NO_CURSOR[lang].format(term=os.environ.get("TERM", ""))
+    else:
+        try:
+            with contextlib.suppress(KeyboardInterrupt):
+                return play(table)
             return 0
-        with contextlib.suppress(KeyboardInterrupt):
-            return _interactive(run, sys.stdin, sys.stdout, pace)
+        except curses.error as e:
+            why = f"no full-screen terminal ({e})"
+    print(LINE_MODE_SAID[lang].format(why=why), file=sys.stderr)
+    if run.human is None:
+        run.play_out()
+        print(json.dumps({"score": list(run.game.score), "winner": run.game.winner}))
         return 0
+    with contextlib.suppress(KeyboardInterrupt):
+        return _interactive(run, sys.stdin, sys.stdout, pace, lang)
+    return 0
+
+
+class _HeldLogs(logging.Handler):
+    """Warnings and errors the table logs while it plays in the terminal: held, not
+    written over the screen, and said after it (a write failure already said in one
+    line is not said again)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        said = record.getMessage()
+        self.lines.append(said.splitlines()[0] if said else record.levelname.lower())
+
+
+@contextlib.contextmanager
+def _holding(held: _HeldLogs) -> Iterator[None]:
+    """The root logger's records go to ``held`` (and nowhere else) meanwhile."""
+    root = logging.getLogger()
+    saved = root.handlers[:]
+    root.handlers[:] = [held]
+    try:
+        yield
+    finally:
+        root.handlers[:] = saved
+
+
+class _RecordFile:
+    """``--record FILE``: the game record as it is played, each line flushed; a write that
+    fails stops the writing and is kept, for the run to end with it (``error``)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.error: str | None = None
+        self.reason = ""  # the system's word for the failure (No space left on device)
+        self.file: TextIO | None = open(path, "w", encoding="utf-8")  # noqa: SIM115
+
+    def write(self, line: str) -> None:
+        if self.file is None:
+            return
+        try:
+            self.file.write(line + "\n")
+            self.file.flush()
+        except OSError as e:
+            self.reason = str(e.strerror or e)
+            self.error = (
+                f"cannot write {self.path}: {e.strerror or e}; the game's record there is "
+                "incomplete"
+            )
+            self.close()
+
+    def close(self) -> None:
+        file, self.file = self.file, None
+        if file is not None:
+            with contextlib.suppress(OSError):  # already told, or nothing left to write
+                file.close()
+
+
+def _check_state_dir(state_dir: Path) -> str | None:
+    """Why ``state_dir`` is no place for a game (``None``: it is): not a directory, or one
+    that cannot be made. A disk that refuses writes (full, read-only) is the table's to
+    live with: the game goes on in memory and its end says so (``EXIT_NOT_RECORDED``)."""
+    if state_dir.exists() and not state_dir.is_dir():
+        return f"--state {state_dir}: not a directory"
+    if state_dir.is_dir():
+        return None
+    try:
+        state_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        return f"--state {state_dir}: cannot make the folder: {e.strerror or e}"
+    return None
 
 
 def main_mock(
@@ -297,36 +317,55 @@ def main_mock(
             result = replay(parse(archived[-1].read_text(encoding="utf-8")))
             sys.stdout.write(dumps_result(result_json(result)) + "\n")
             return 0
-    record_file: TextIO | None = None
+    if state_dir is not None:
+        why = _check_state_dir(state_dir)
+        if why is not None:
+            print(f"truco-table run: {why}", file=sys.stderr)
+            return EXIT_USAGE
+    record_file: _RecordFile | None = None
     if record is not None:
         try:
-            record_file = open(record, "w", encoding="utf-8")  # noqa: SIM115 - closed below
+            record_file = _RecordFile(record)
         except OSError as e:
             print(f"truco-table run: cannot write {record}: {e.strerror or e}", file=sys.stderr)
-            return 2
-        try:
-            record_file.write(rules.to_line() + "\n")
-            if score != (0, 0):
-                record_file.write(f"score {score[0]} {score[1]}\n")
-            record_file.flush()
-        except OSError as e:
-            with contextlib.suppress(OSError):
-                record_file.close()
-            print(f"truco-table run: cannot write {record}: {e.strerror or e}", file=sys.stderr)
-            return 2
-
-    record_error: list[OSError] = []  # --record FILE refused a write: reported at the end
+            return EXIT_USAGE
+        record_file.write(rules.to_line())
+        if score != (0, 0):
+            record_file.write(f"score {score[0]} {score[1]}")
+        if record_file.error is not None:  # a full disk: said before the game starts
+            print(f"truco-table run: cannot write {record}: {record_file.reason}",
+                  file=sys.stderr)  # fmt: skip
+            return EXIT_USAGE
 
     def on_record(line: str) -> None:
-        if record_file is not None and not record_error:
-            try:
-                record_file.write(line + "\n")
-                record_file.flush()
-            except OSError as e:
-                record_error.append(e)
+        if record_file is not None:
+            record_file.write(line)
+
+    def failure() -> str | None:
+        return None if record_file is None else record_file.error
+
+    kept: list[GameStore] = []  # the --state store, once the table is made
+    held = _HeldLogs()
+
+    def ended(status: int) -> int:
+        """The run's status, or the record's failure said in one line; a game that
+        --state could not keep went on in memory (as a real table does, with the panels'
+        SIN DISCO alert) and is said at its end."""
+        why = failure()
+        if why is None and kept and (kept[0].pending or kept[0].problem is not None):
+            why = (
+                f"cannot write the game's record in {state_dir}: "
+                f"{kept[0].problem or 'refused'}; it was played in memory only and is lost"
+            )
+        if why is not None:
+            print(f"truco-table run: {why}", file=sys.stderr)
+            return EXIT_NOT_RECORDED
+        for line in held.lines[-5:]:
+            print(f"truco-table run: {line}", file=sys.stderr)
+        return status
 
     def make(who: int | None) -> MockRun:
-        return MockRun(
+        made = MockRun(
             rules,
             seed=seed,
             human=who,
@@ -337,6 +376,9 @@ def main_mock(
             notifier=Notifier.from_environment(),
             watchdog_s=watchdog_interval(),
         )
+        if made.mock.service.store is not None:
+            kept.append(made.mock.service.store)
+        return made
 
     try:
         if serve:
@@ -349,41 +391,40 @@ def main_mock(
             finally:
                 run.close()
             return 0
-        if script is not None:
+        with _holding(held):  # not over the screen: said at the end, or not at all
+            if script is not None:
+                try:
+                    text = _read_script(script)
+                except RecordFileError as e:
+                    print(f"truco-table run: {e}", file=sys.stderr)
+                    return 2
+                run = make(None)
+                try:
+                    status = _scripted(run, text, bots, sys.stdout)
+                except TranscriptError as e:
+                    print(f"{script}:{e.line}: {e.message}", file=sys.stderr)
+                    return 2
+                finally:
+                    run.close()  # the record's last retry
+                return ended(status)
+            run = make(human)
+            status = 0
             try:
-                text = _read_script(script)
-            except RecordFileError as e:
-                print(f"truco-table run: {e}", file=sys.stderr)
-                return 2
-            run = make(None)
-            try:
-                status = _scripted(run, text, bots, sys.stdout)
-            except TranscriptError as e:
-                print(f"{script}:{e.line}: {e.message}", file=sys.stderr)
-                return 2
+                if screen is None:
+                    screen = sys.stdin.isatty() and sys.stdout.isatty()
+                if screen:
+                    status = _full_screen(run, pace, lang, failure)
+                elif human is None:
+                    run.play_out()
+                    print(json.dumps({"score": list(run.game.score), "winner": run.game.winner}))
+                else:
+                    with contextlib.suppress(KeyboardInterrupt):
+                        status = _interactive(run, sys.stdin, sys.stdout, pace, lang)
             finally:
                 run.close()  # the record's last retry
-            unsaved = _unsaved_record(run, record, record_error)
-            if unsaved is not None:
-                print(f"truco-table run: {unsaved}", file=sys.stderr)
-                return EXIT_NOT_RECORDED
-            return status
-        run = make(human)
-        try:
-            if screen is None:
-                screen = sys.stdin.isatty() and sys.stdout.isatty()
-            if screen:
-                return _full_screen(run, pace, lang)
-            if human is None:
-                run.play_out()
-                print("\n".join(run.render(True)))
-                print(json.dumps({"score": list(run.game.score), "winner": run.game.winner}))
-                return 0
-            with contextlib.suppress(KeyboardInterrupt):
-                return _interactive(run, sys.stdin, sys.stdout, pace)
-            return 0
-        finally:
-            run.close()
+            return ended(status)
+    except BrokenPipeError:
+        raise  # whoever read the output stopped: the command's own status (EXIT_BROKEN_PIPE)
     except OSError as e:
         where = f" {e.filename}" if e.filename else ""
         print(f"truco-table run:{where} {e.strerror or e}", file=sys.stderr)
@@ -392,20 +433,6 @@ def main_mock(
         if record_file is not None:
             with contextlib.suppress(OSError):  # every line was flushed (or reported)
                 record_file.close()
-
-
-def _unsaved_record(run: MockRun, record: str | None, errors: list[OSError]) -> str | None:
-    """What of the scripted game's record is not on disk (``None``: all of it is)."""
-    if errors:
-        e = errors[0]
-        return f"cannot write {record}: {e.strerror or e}; the game's record there is incomplete"
-    store = run.mock.service.store
-    if store is not None and store.pending:
-        return (
-            f"cannot write the game's record in {store.dir}: {store.problem or 'refused'}; "
-            "it was played in memory only and is lost"
-        )
-    return None
 
 
 def rules_from_args(args: argparse.Namespace) -> HouseRules:
@@ -480,19 +507,48 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def add_house_rules(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("house rules (docs/RULES.md section 10)")
-    g.add_argument("--players", type=int, choices=(2, 4, 6), default=2)
-    g.add_argument("--target", type=int, choices=(15, 30), default=30)
-    g.add_argument("--flor", choices=("on", "off"), default="off")
+    """The house rules (docs/RULES.md section 10), each explained in a line."""
+    g = p.add_argument_group("house rules (docs/RULES.md section 10; fixed for the game)")
+    g.add_argument(
+        "--players",
+        type=int,
+        choices=(2, 4, 6),
+        default=2,
+        help="seats at the table (two teams: even seats and odd seats)",
+    )
+    g.add_argument(
+        "--target",
+        type=int,
+        choices=(15, 30),
+        default=30,
+        help="points to win (30: 15 malas, then 15 buenas)",
+    )
+    g.add_argument(
+        "--flor",
+        choices=("on", "off"),
+        default="off",
+        help="play with flor: three cards of a suit sing it (section 6)",
+    )
     g.add_argument(
         "--falta",
         choices=("to_win", "malas_buenas", "loser_based", "game_in_malas"),
         default="to_win",
+        help="what a falta envido is worth: to_win what the leader lacks to win; "
+        "malas_buenas the leader's lack to 15 while both are in malas; loser_based "
+        "from the envido loser's score; game_in_malas the game if both are in malas",
     )
-    g.add_argument("--mazo-envido-point", choices=("on", "off"), default="on")
-    g.add_argument("--claims", choices=("auto", "declared"), default="auto")
-    g.add_argument("--implicit-quiero", choices=("on", "off"), default="off")
-    g.add_argument("--pica-pica", choices=("on", "off"), default="off", help="six players")
+    g.add_argument("--mazo-envido-point", choices=("on", "off"), default="on",
+                   help="going to the mazo in the first baza before any envido or flor "
+                   "gives the other team one more point")  # fmt: skip
+    g.add_argument("--claims", choices=("auto", "declared"), default="auto",
+                   help="how envido and flor points are told: auto, the table reads the "
+                   "cards; declared, the players say them in turn (tournaments)")  # fmt: skip
+    g.add_argument("--implicit-quiero", choices=("on", "off"), default="off",
+                   help="on: a card played by the team a truco was called on accepts it; "
+                   "off: the card is refused until they answer")  # fmt: skip
+    g.add_argument("--pica-pica", choices=("on", "off"), default="off",
+                   help="six players only: every other hand while a team has 5 or more "
+                   "and none over 25 is three one-against-one picas (section 8b)")  # fmt: skip
 
 
 def configure(r: argparse.ArgumentParser) -> None:
@@ -513,7 +569,7 @@ def configure(r: argparse.ArgumentParser) -> None:
     )
     add_house_rules(r)
     r.add_argument("--seed", type=int, default=0, help="seed of the mock dealer and the bots")
-    r.add_argument("--seat", type=int, default=0, help="the seat you play (default 0)")
+    r.add_argument("--seat", type=int, default=0, help="the seat you play")
     r.add_argument("--bots-only", action="store_true", help="bots play every seat (a demo)")
     r.add_argument(
         "--script", metavar="FILE", help="play transcript lines from FILE ('-': standard input)"
@@ -523,7 +579,8 @@ def configure(r: argparse.ArgumentParser) -> None:
         "--deal-reading",
         choices=("seats", "dealer", "none"),
         default="seats",
-        help="how the table reads the deal (default: each seat taps its cards)",
+        help="how the table reads the deal: each seat taps its cards, the dealer taps them "
+        "all, or nobody (hands unknown: points are declared and proven by showing)",
     )
     r.add_argument(
         "--score",
@@ -534,14 +591,15 @@ def configure(r: argparse.ArgumentParser) -> None:
         help="with --mock: start from this score, team 0's then team 1's (at six with "
         "--pica-pica on, 5 0 makes the first hand a pica-pica one)",
     )
-    r.add_argument("--pace", type=seconds, default=0.6, help="seconds between bot actions")
+    r.add_argument("--pace", type=seconds, default=0.6, metavar="SECONDS",
+                   help="seconds between bot actions")  # fmt: skip
     r.add_argument("--record", metavar="FILE", help="write the game record to FILE")
     r.add_argument(
         "--ui",
         choices=("auto", "screen", "lines"),
         default="auto",
         help="with --mock: the full-screen terminal table, or lines of text "
-        "(auto: full screen on a terminal)",
+        "(auto: full screen on a terminal that can move the cursor)",
     )
     r.add_argument(
         "--lang",

@@ -15,6 +15,15 @@ mock OLEDs, so their banners come and go with the table's clock), the baza in pl
 the finished ones, the player's cards, the hand's calls, and the end of the hand held
 with its points until the player goes on. :func:`play` runs it in curses, redrawing
 every ``FRAME_SECONDS``.
+
+What must be seen comes first at any size (80x24 has no room for a panel): the score in
+numbers and matchsticks, the hand, the bazas wrapped on as many lines as they need, the
+cards, the hand's end with its points; then, as the height allows, the last calls, each
+seat's texts, every key, the panels, more calls. ``feed()`` takes the characters as the
+terminal sends them: a bracketed paste (asked for with ``ESC [ ? 2004 h``) is set aside
+whole and said so, never played as keys. A locale that is not UTF-8 gets the panels and
+the text in ASCII (``ascii``); :func:`line_mode` is the same table a line at a time, for
+a terminal that cannot move the cursor.
 """
 
 from __future__ import annotations
@@ -28,7 +37,7 @@ import textwrap
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Final, TextIO
 
 from PIL import Image
 
@@ -36,16 +45,38 @@ from ..engine import Action, Card, RefusalCode
 from ..engine.results import Award
 from ..render.notices import notice_text
 from ..render.screen import SeatScreen, render_screen, screen_content, screen_texts
-from ..render.terminal import braille
+from ..render.terminal import braille, to_ascii
 from ..table.controls import Button
 from ..table.run_mock import MockRun
 from ..table.screens import screen_for
 from ..table.table import Phase
 from .words import REASON_WORDS, say_action
 
-__all__ = ["FRAME_SECONDS", "KEYS", "TEXTS", "HandEnd", "TerminalTable", "play"]
+__all__ = [
+    "FRAME_SECONDS",
+    "KEYS",
+    "TEXTS",
+    "HandEnd",
+    "TerminalTable",
+    "cursor_addressable",
+    "line_mode",
+    "play",
+    "unicode_terminal",
+]
 
-FRAME_SECONDS: Final = 0.1  # the clock: redraw (banners expire), bots move, keys are read
+PASTE_START: Final = "\x1b[200~"  # bracketed paste (on with ESC [ ? 2004 h)
+PASTE_END: Final = "\x1b[201~"
+FLASH_SECONDS: Final = 5.0
+FRAME_SECONDS: Final = 0.1
+#: a square of matchsticks as its sticks are laid: left, top, right, bottom, the diagonal
+STICKS: Final = (
+    "",
+    "│",
+    "┌",
+    "⊓",
+    "□",
+    "⧄",
+)  # the clock: redraw (banners expire), bots move, keys are read
 PANEL_WIDTH: Final = 66  # 64 braille columns and the box
 PANEL_HEIGHT: Final = 19  # 16 braille rows, the box and its texts in letters
 PANEL_GAP: Final = 2
@@ -83,7 +114,8 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
         "panel": " asiento {seat} · equipo {team} ",
         "table": "En la mesa (baza {n}): {cards}",
         "bazas": "Bazas: {bazas}",
-        "baza_won": "gana el {seat}",
+        "baza_won": "ganó el {seat}",
+        "baza_you": "ganaste vos",
         "parda": "parda",
         "cards": "Tus cartas: {cards}",
         "cards_unknown": "(la mesa no leyó tus cartas)",
@@ -95,6 +127,9 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
         "go_on": "Enter o espacio: seguir",
         "demo_go_on": "sigue en {s:.0f} s (Enter: ya)",
         "game_over": "¡Fin del partido! Ganó el equipo {team}: {a} a {b}",
+        "game_won": "¡Fin del partido! Ganamos nosotros, {ours} a {theirs}",
+        "game_lost": "¡Fin del partido! Ganaron ellos, {theirs} a {ours}",
+        "undone": "deshecho por el árbitro: {what}",
         "quit_hint": "x: salir",
         "paused": "EN PAUSA · p: seguir",
         "dealing": "Repartiendo...",
@@ -105,6 +140,14 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
             "a asientos · ? ayuda · x salir"
         ),
         "keys_demo": "p pausa · + más rápido · - más lento · a asientos · x salir",
+        "keys_short": "? ayuda · x salir",
+        "line_help": (
+            "Modo de líneas: escribí las teclas y Enter (t truco · e envido · r real · "
+            "f falta · l flor · q quiero · n no quiero · m mazo · 1 2 3 o el nombre de tu "
+            "carta (7E) · s mostrar · Mayúscula: mantener · ! árbitro · a asientos · "
+            "? ayuda · x salir)"
+        ),
+        "line_unknown": "¿{word}? Escribí ? para ver las teclas",
         "help": (
             "Cada tecla es un botón de tu botonera y actúa en el acto:\n"
             "  t truco (y retruco, vale cuatro)   e envido   r real envido   f falta envido\n"
@@ -120,6 +163,7 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
         ),
         "penalty_for": "penalidad: {why}",
         "show_now": "¡mostrá tus cartas! (s, 1 2 3, q): tu tanto no está probado",
+        "pasted": "Pegaste {n} caracteres: un pegado no juega nada (tocá las teclas de a una)",
     },
     "en": {
         "title": "TRUCO · game to {target} · {players} players",
@@ -142,6 +186,7 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
         "table": "On the table (baza {n}): {cards}",
         "bazas": "Bazas: {bazas}",
         "baza_won": "won by {seat}",
+        "baza_you": "you won it",
         "parda": "parda (tie)",
         "cards": "Your cards: {cards}",
         "cards_unknown": "(the table did not read your cards)",
@@ -153,6 +198,9 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
         "go_on": "Enter or space: go on",
         "demo_go_on": "next hand in {s:.0f} s (Enter: now)",
         "game_over": "Game over! Team {team} won {a} to {b}",
+        "game_won": "Game over! We won, {ours} to {theirs}",
+        "game_lost": "Game over! They won, {theirs} to {ours}",
+        "undone": "undone by the referee: {what}",
         "quit_hint": "x: quit",
         "paused": "PAUSED · p: resume",
         "dealing": "Dealing...",
@@ -163,6 +211,13 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
             "? help · x quit"
         ),
         "keys_demo": "p pause · + faster · - slower · a seats · x quit",
+        "keys_short": "? help · x quit",
+        "line_help": (
+            "Line mode: type the keys then Enter (t truco · e envido · r real · f falta · "
+            "l flor · q quiero · n no quiero · m mazo · 1 2 3 or your card's name (7E) · "
+            "s show · Capital: hold · ! referee · a seats · ? help · x quit)"
+        ),
+        "line_unknown": "{word}? Type ? for the keys",
         "help": (
             "Each key is a button of your pad and acts at once:\n"
             "  t truco (then retruco, vale cuatro)   e envido   r real envido   f falta envido\n"
@@ -178,6 +233,7 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
         ),
         "penalty_for": "penalty: {why}",
         "show_now": "show your cards! (s, 1 2 3, q): your claim is not proven",
+        "pasted": "You pasted {n} characters: a paste plays nothing (type the keys one by one)",
     },
 }
 
@@ -215,9 +271,11 @@ class LogEntry:
     seat: int
     action: Action | None
     refusal: RefusalCode | None = None
+    undone: bool = False  # the referee's undo took this action back
 
 
 Bazas = tuple[tuple[tuple[int, Card], ...], ...]
+Rows = list[tuple[str, str]]  # a screen's rows: (text, style)
 
 
 @dataclass(frozen=True)
@@ -283,12 +341,48 @@ class TerminalTable:
         self.held: HandEnd | None = None
         self.log: list[LogEntry] = []
         self._log_hand = run.game.hand_number
+        self._stack: tuple[Action, ...] = run.game.move_stack
         self._ended = run.game.hand_number if not run.game.hand_in_progress else 0
         self._awards_seen = 0
         self.next_bot = clock() + self.pace
         self._cache = _Cache()
+        self.flash: tuple[str, float] | None = None  # a line said for a while, and until when
+        self._escape: str | None = None  # an escape sequence coming in
+        self._paste: str | None = None  # a bracketed paste coming in
+        self.ascii = False  # the terminal writes ASCII only (no braille, no matchsticks)
+        self.panels = True  # False: never the panels (the line mode), their texts instead
+        #: why the run must end now (a record that can no longer be written), if it must
+        self.failure: Callable[[], str | None] | None = None
 
     # ------------------------------------------------------------------ input
+
+    def feed(self, key: str) -> None:
+        """One character as the terminal sends it: a bracketed paste (``ESC [ 200 ~`` ...
+        ``ESC [ 201 ~``) is set aside whole and said so, never played as keys; any other
+        escape sequence (a function key) is dropped; the rest are keys (:meth:`key`)."""
+        if self._paste is not None:
+            self._paste += key
+            if self._paste.endswith(PASTE_END):
+                size = len(self._paste) - len(PASTE_END)
+                self._paste = None
+                self.flash = (self.text["pasted"].format(n=size), self.clock() + FLASH_SECONDS)
+            return
+        if self._escape is not None:
+            self._escape += key
+            if len(self._escape) == 2 and key != "[":  # Alt+key, or Esc then a key
+                self._escape = None
+                self.key(key)
+            elif len(self._escape) > 2 and "\x40" <= key <= "\x7e":  # a CSI sequence ends
+                if self._escape == PASTE_START:
+                    self._paste = ""
+                self._escape = None
+            elif len(self._escape) > 32:
+                self._escape = None
+            return
+        if key == "\x1b":
+            self._escape = key
+            return
+        self.key(key)
 
     def key(self, key: str) -> None:
         """Act on one typed key, now."""
@@ -355,6 +449,9 @@ class TerminalTable:
         """Move the table on to now: the service's housekeeping, the bots, the next deal."""
         run = self.run
         now = self.clock()
+        if self.failure is not None and self.failure() is not None:
+            self.quit = True  # the caller says why, once the screen is given back
+            return
         run.mock.pump(0.0)  # table controls dropped by `truco-table control`, link events
         self._watch()
         if self.held is not None:
@@ -390,7 +487,14 @@ class TerminalTable:
         if game.hand_in_progress and game.hand_number != self._log_hand:
             self._log_hand = game.hand_number
             self.log = []
-        if game.hand_number and not game.hand_in_progress and self._ended != game.hand_number:
+            self._stack = ()
+        stack = game.move_stack
+        if len(stack) < len(self._stack) and stack == self._stack[: len(stack)]:
+            for action in reversed(self._stack[len(stack) :]):  # the referee's undo
+                self.log.append(LogEntry(action.seat, action, undone=True))
+        self._stack = stack
+        over = not game.hand_in_progress or game.winner is not None  # (a game won mid-hand)
+        if game.hand_number and over and self._ended != game.hand_number:
             self._ended = game.hand_number
             hand = game.hands[-1]
             table = self.run.table
@@ -426,8 +530,11 @@ class TerminalTable:
 
     def _say(self, entry: LogEntry) -> str:
         who = self._who(entry.seat)
-        what = "?" if entry.action is None else say_action(entry.action, self.lang)
+        yours = entry.seat == self.human
+        what = "?" if entry.action is None else say_action(entry.action, self.lang, yours=yours)
         line = f"{who}: {what}"
+        if entry.undone:
+            return self.text["undone"].format(what=line)
         if entry.refusal is not None:
             why = entry.refusal.message if self.lang == "es" else REFUSALS_EN[entry.refusal]
             line += " → " + self.text["refused"].format(why=why)
@@ -480,49 +587,54 @@ class TerminalTable:
 
     def lines(self, width: int, height: int) -> list[tuple[str, str]]:
         """The screen for a ``width`` x ``height`` terminal: (text, style) per row, style
-        ``""``, ``"bold"`` or ``"reverse"``."""
+        ``""``, ``"bold"`` or ``"reverse"``.
+
+        What must be seen comes first and always: the score (in numbers and matchsticks),
+        the hand, the bazas (wrapped on as many lines as they need), the cards, the end of
+        the hand with its points; then, as the height allows, the hand's last calls, each
+        seat's texts, the seat panels, more calls; the keys last."""
         t = self.text
         min_w, min_h = 40, 12
         if width < min_w or height < min_h:
             said = t["small"].format(w=width, h=height, mw=min_w, mh=min_h)
             return [(line, "bold") for line in textwrap.wrap(said, max(1, width))][:height]
         if self.help:
-            return [(line[:width], "") for line in t["help"].split("\n")]
+            return [(line[:width], "") for line in t["help"].split("\n")][:height]
         run, game = self.run, self.run.game
         screens = self.screens()
-        out: list[tuple[str, str]] = []
+        live = game.hand_in_progress and game.winner is None  # a hand being played
 
-        def add(text: str, style: str = "") -> None:
-            out.append((text[:width], style))
+        def clip(rows: Rows) -> Rows:
+            if self.ascii:
+                return [(to_ascii(text)[:width], style) for text, style in rows]
+            return [(text[:width], style) for text, style in rows]
 
-        a, b = game.score
-        if self.human is None:
-            score = t["score_demo"].format(a=a, b=b)
-        else:
-            team = self.human % 2
-            score = t["score_teams"].format(ours=(a, b)[team], theirs=(a, b)[1 - team])
-        add(f"{t['title'].format(target=run.rules.target, players=run.rules.players)} · {score}",
-            "bold")  # fmt: skip
+        # --- the head: title, score, match, the hand
+        head: Rows = [(t["title"].format(target=run.rules.target, players=run.rules.players),
+                       "bold"), (self._score_line(), "bold")]  # fmt: skip
         card = run.mock.service.match_card  # a tournament match: before and during its game
         if card is not None:
-            add(t["match"].format(label=card.label, home=card.home, away=card.away,
-                                  chico=card.chico, best_of=card.best_of), "bold")  # fmt: skip
+            match = t["match"].format(
+                label=card.label, home=card.home, away=card.away, chico=card.chico,
+                best_of=card.best_of,
+            )  # fmt: skip
+            head.append((match, "bold"))
             teams = [
                 t["players"].format(team=team, names=", ".join(names))
                 for team, names in zip((card.home, card.away), card.players, strict=True)
                 if names
             ]
             if teams:
-                add(" · ".join(teams))
+                head.append((" · ".join(teams), ""))
         if game.hand_number:
             hand = game.hands[-1]
-            head = t["hand"].format(n=hand.number, dealer=hand.dealer, mano=hand.mano)
+            line = t["hand"].format(n=hand.number, dealer=hand.dealer, mano=hand.mano)
             if game.pica_pica:
-                head += " · " + t["pica_pica"]
-            elif game.turn is not None:
-                head += " · " + t["turn"].format(who=self._who(game.turn))
-            add(head)
-            if game.pica_pica and game.hand_in_progress:  # each pica's turn, the player's first
+                line += " · " + t["pica_pica"]
+            elif live and game.turn is not None:
+                line += " · " + t["turn"].format(who=self._who(game.turn))
+            head.append((line, ""))
+            if game.pica_pica and live:  # each pica's turn, the player's first
                 picas = []
                 for play in self._plays():
                     assert play.pica is not None
@@ -533,32 +645,12 @@ class TerminalTable:
                         if turn is None
                         else t["pica_turn"].format(pica=name, who=self._short(turn))
                     )
-                add(t["picas"].format(picas=" · ".join(picas)), "bold")
+                head.append((t["picas"].format(picas=" · ".join(picas)), "bold"))
         elif run.table.phase is Phase.DEALING:
-            add(t["dealing"])
+            head.append((t["dealing"], ""))
 
-        # the panels: as many side by side as the width takes, as many rows as fit
-        per_row = max(1, (width + PANEL_GAP) // (PANEL_WIDTH + PANEL_GAP))
-        seats = self._seat_order()
-        reserve = 9 + len(seats)  # the lines below the panels
-        rows_fit = (height - len(out) - reserve) // PANEL_HEIGHT
-        if not (self.all_seats or self.human is None):
-            rows_fit = min(rows_fit, 1)  # one row of panels; "a" shows every seat's
-        if width >= PANEL_WIDTH and rows_fit >= 1:
-            shown = seats[: rows_fit * per_row]
-            for row in range(0, len(shown), per_row):
-                group = shown[row : row + per_row]
-                for line in self._panel_row(group, screens):
-                    add(line)
-            rest = seats[len(shown) :]
-        else:
-            rest = seats
-        for seat in rest:  # no room for a panel: its texts on one line
-            texts = " │ ".join(x for x in screen_texts(screens[seat]) if x)
-            style = "reverse" if screens[seat].refusal else ""
-            add(f"[{self._who(seat)}] {texts}", style)
-
-        # the baza in play and the finished ones
+        # --- the play: the finished bazas (wrapped), the baza in play, the cards, notices
+        play_rows: Rows = []
         end = self.held
         for play in end.plays if end is not None else self._plays():
             if play.bazas:
@@ -567,60 +659,142 @@ class TerminalTable:
                     result = play.results[i] if i < len(play.results) else None
                     played = " ".join(f"{self._short(s)}:{c}" for s, c in cards)
                     parts.append(f"{i + 1}ª {played} ({self._baza_winner(cards, result)})")
-                what = " · ".join(parts)
+                first = t["bazas"].format(bazas="")
                 if play.pica is not None:
-                    what = f"{self._pica_name(play.pica)}: {what}"
-                add(t["bazas"].format(bazas=what))
-        if game.hand_in_progress and game.pica_pica:
+                    first += f"{self._pica_name(play.pica)}: "
+                parts[0] = first + parts[0]
+                for i, line in enumerate(self._flow(parts, width - 2, 99)):
+                    play_rows.append((line if i == 0 else "  " + line, ""))
+        if live and game.pica_pica:
             picas = []
             for p in sorted(game.plays, key=lambda p: self.human not in p.order):
                 on_table = " ".join(f"{self._short(s)}:{c}" for s, c in p.table_cards) or "—"
                 name = self._pica_name(p.order[0])  # its mano
                 picas.append(t["pica_table"].format(pica=name, n=p.baza + 1, cards=on_table))
-            add(t["table_picas"].format(picas=" · ".join(picas)))
-        elif game.hand_in_progress:
+            play_rows.append((t["table_picas"].format(picas=" · ".join(picas)), ""))
+        elif live:
             on_table = " ".join(f"{self._short(s)}:{c}" for s, c in game.table_cards) or "—"
-            add(t["table"].format(n=game.baza + 1, cards=on_table))
+            play_rows.append((t["table"].format(n=game.baza + 1, cards=on_table), ""))
         if self.human is not None:
             hand_cards = self._human_cards()
             if hand_cards is None:
-                add(t["cards"].format(cards=t["cards_unknown"]))
+                play_rows.append((t["cards"].format(cards=t["cards_unknown"]), ""))
             else:
                 shown_cards = "  ".join(f"[{i + 1}] {c}" for i, c in enumerate(hand_cards))
-                add(t["cards"].format(cards=shown_cards or "—"))
+                play_rows.append((t["cards"].format(cards=shown_cards or "—"), ""))
             message = run.table.message(self.human)
             if message is not None and message.refusal:
-                add(f" {notice_text(message.notice, self.human).upper()} ", "reverse")
+                said = notice_text(message.notice, self.human).upper()
+                play_rows.append((f" {said} ", "reverse"))
             if self.human in run.table.show_requests():
-                add(t["show_now"], "reverse")
+                play_rows.append((t["show_now"], "reverse"))
+        if self.flash is not None:
+            if self.clock() < self.flash[1]:
+                play_rows.append((self.flash[0], "reverse"))
+            else:
+                self.flash = None
 
-        # the end of the hand, held; or the hand's calls so far
+        # --- the end: of the game, of the hand with its points
+        end_rows: Rows = []
         if game.winner is not None:
-            add(t["game_over"].format(team=game.winner, a=a, b=b) + " · " + t["quit_hint"],
-                "reverse")  # fmt: skip
+            end_rows.append((self._game_over() + " · " + t["quit_hint"], "reverse"))
         if end is not None:
-            add(t["end_title"].format(n=end.number), "reverse")
+            end_rows.append((t["end_title"].format(n=end.number), "reverse"))
             for award, note in zip(end.awards, end.notes, strict=True):
-                add("  " + self._award_line(award, note), "bold")
+                end_rows.append(("  " + self._award_line(award, note), "bold"))
             if not end.awards:
-                add("  " + t["no_points"])
+                end_rows.append(("  " + t["no_points"], ""))
             if game.winner is None:
                 if self.human is None:
-                    add(t["demo_go_on"].format(s=max(0.0, end.until - self.clock())))
+                    go_on = t["demo_go_on"].format(s=max(0.0, end.until - self.clock()))
+                    end_rows.append((go_on, ""))
                 else:
-                    add(t["go_on"], "bold")
-        else:
-            room = height - len(out) - 2
-            if room > 0:
-                add(t["calls"])
-                for line in self._calls(width, room - 1):
-                    add("  " + line)
+                    end_rows.append((t["go_on"], "bold"))
         if self.paused:
-            add(t["paused"], "reverse")
-        keys = t["keys_demo"] if self.human is None else t["keys"]
-        for line in self._flow(keys.split(" · "), width, max(1, height - len(out))):
-            add(line)
-        return out[:height]
+            end_rows.append((t["paused"], "reverse"))
+
+        # --- what the height allows, in this order: the shortest keys, the hand's last
+        # calls, each seat's texts, the whole list of keys, the seat panels, more calls
+        keys_text = t["keys_demo"] if self.human is None else t["keys"]
+        keys = [(line, "") for line in self._flow(t["keys_short"].split(" · "), width, 1)]
+        budget = height - len(head) - len(play_rows) - len(end_rows) - len(keys)
+        seats = self._seat_order()
+        calls_rows = min(max(0, budget), 3 if end is not None else 2)  # a header, the last
+        budget -= calls_rows
+        text_lines = min(len(seats), max(0, budget))
+        budget -= text_lines
+        every_key = [(line, "") for line in self._flow(keys_text.split(" · "), width, 99)]
+        if budget >= len(every_key) - len(keys):
+            budget -= len(every_key) - len(keys)
+            keys = every_key
+        per_row = max(1, (width + PANEL_GAP) // (PANEL_WIDTH + PANEL_GAP))
+        panel_rows = 0
+        max_rows = -(-len(seats) // per_row) if self.all_seats or self.human is None else 1
+        while self.panels and width >= PANEL_WIDTH and panel_rows < max_rows:
+            group = len(seats[panel_rows * per_row : (panel_rows + 1) * per_row])
+            cost = PANEL_HEIGHT - group  # the panels' rows, less the seats' text lines
+            if text_lines < len(seats) or budget < cost:
+                break
+            budget -= cost
+            panel_rows += 1
+        calls_rows += max(0, budget)
+        shown = seats[: panel_rows * per_row]
+        seat_rows: Rows = []
+        for row in range(0, len(shown), per_row):
+            seat_rows += [
+                (line, "") for line in self._panel_row(shown[row : row + per_row], screens)
+            ]
+        for seat in seats[len(shown) : text_lines]:  # no room for a panel: its texts on one line
+            texts = " │ ".join(x for x in screen_texts(screens[seat]) if x)
+            style = "reverse" if screens[seat].refusal else ""
+            seat_rows.append((f"[{self._who(seat)}] {texts}", style))
+        calls: Rows = []
+        if calls_rows > 0:
+            calls.append((t["calls"], ""))
+            calls += [("  " + line, "") for line in self._calls(width - 2, calls_rows - 1)]
+        # at the hand's end: its points, then the calls that led there
+        return clip(head + seat_rows + play_rows + end_rows + calls + keys)[:height]
+
+    def _score_line(self) -> str:
+        """The score in numbers and in matchsticks (one square of five a stick each)."""
+        a, b = self.run.game.score
+        target = self.run.rules.target
+        if self.human is None:
+            return self.text["score_demo"].format(
+                a=self._sticks(a, target), b=self._sticks(b, target)
+            )
+        team = self.human % 2
+        ours, theirs = (a, b)[team], (a, b)[1 - team]
+        return self.text["score_teams"].format(
+            ours=self._sticks(ours, target), theirs=self._sticks(theirs, target)
+        )
+
+    def _sticks(self, points: int, target: int) -> str:
+        """``17 ⧄⧄⧄ ┌``: the points, then squares of five (│ ┌ ⊓ □ ⧄ as the sticks are
+        laid), the malas apart from the buenas; only the number where the terminal
+        writes no such signs."""
+        if points <= 0 or self.ascii:
+            return str(points)
+        shown = min(points, target)
+        half = 15
+        groups = []
+        for start in range(0, shown, half):
+            n = min(half, shown - start)
+            groups.append(STICKS[5] * (n // 5) + (STICKS[n % 5] if n % 5 else ""))
+        more = f"+{points - target}" if points > target else ""
+        return f"{points} {' '.join(groups)}{more}"
+
+    def _game_over(self) -> str:
+        """Who won, as the player says it: "ganamos nosotros", "ganaron ellos"."""
+        game, t = self.run.game, self.text
+        a, b = game.score
+        assert game.winner is not None
+        if self.human is None:
+            return t["game_over"].format(team=game.winner, a=a, b=b)
+        team = self.human % 2
+        ours, theirs = (a, b)[team], (a, b)[1 - team]
+        key = "game_won" if game.winner == team else "game_lost"
+        return t[key].format(ours=ours, theirs=theirs)
 
     def _calls(self, width: int, rows: int) -> list[str]:
         """The hand's calls on at most ``rows`` lines; in a pica-pica hand each pica's on
@@ -629,37 +803,60 @@ class TerminalTable:
         if not self.log:
             return [self.text["no_calls"]]
         if not game.pica_pica:
-            return self._flow([self._say(e) for e in self.log], width, rows)
-        lines: list[str] = []
+            return self._flow(self._said(self.log), width, rows)
+        if rows <= 0:
+            return []
+        flows: list[tuple[str, list[str]]] = []  # each pica's lines, the player's first
         for play in self._plays():
             assert play.pica is not None
-            said = [self._say(e) for e in self.log if self._pica_of(e.seat) == play.pica]
+            said = self._said([e for e in self.log if self._pica_of(e.seat) == play.pica])
             if said:
-                said[0] = f"[{self._pica_name(play.pica)}] {said[0]}"
-                lines += self._flow(said, width, rows)
-        return lines[-rows:] if rows > 0 else []
+                name = f"[{self._pica_name(play.pica)}]"
+                said[0] = f"{name} {said[0]}"
+                flows.append((name, self._flow(said, width - len(name) - 1, 99)))
+        # short of rows: each pica's last line, then the player's pica's, then the others'
+        take = [0] * len(flows)
+        left = rows
+        for i in range(len(flows)):
+            if left:
+                take[i], left = 1, left - 1
+        for i, (_, lines) in enumerate(flows):
+            more = min(len(lines) - take[i], left)
+            take[i], left = take[i] + more, left - more
+        out: list[str] = []
+        for (name, lines), n in zip(flows, take, strict=True):
+            tail = lines[len(lines) - n :] if n else []
+            if tail and not tail[0].startswith(name):
+                tail[0] = f"{name} … {tail[0]}"  # the pica's earlier calls left out
+            out += tail
+        return out
+
+    def _said(self, entries: Sequence[LogEntry]) -> list[str]:
+        """The history in words, a refusal repeated in a row said once: ``... x12``."""
+        out: list[str] = []
+        counts: list[int] = []
+        for entry in entries:
+            line = self._say(entry)
+            if out and entry.refusal is not None and out[-1] == line:
+                counts[-1] += 1
+            else:
+                out.append(line)
+                counts.append(1)
+        return [line if n == 1 else f"{line} x{n}" for line, n in zip(out, counts, strict=True)]
 
     def _baza_winner(self, cards: Sequence[tuple[int, Card]], team: int | None) -> str:
         if team is None:
             return self.text["parda"]
         best = max((c.strength, s) for s, c in cards if s % 2 == team)
+        if best[1] == self.human:
+            return self.text["baza_you"]
         return self.text["baza_won"].format(seat=self._short(best[1]))
 
     def _short(self, seat: int) -> str:
         return self.text["you"] if seat == self.human else str(seat)
 
     def _human_cards(self) -> tuple[Card, ...] | None:
-        if self.human is None:
-            return None
-        game = self.run.game
-        held = game.cards_in_hand(self.human)
-        if held is not None:
-            return held
-        dealt = self.run.hands.get(self.human)
-        if dealt is None:
-            return None
-        seen = set(game.seen_cards(self.human))
-        return tuple(c for c in dealt if c not in seen)
+        return self.run.human_cards()
 
     def _panel_row(self, seats: Sequence[int], screens: dict[int, SeatScreen]) -> list[str]:
         blocks = []
@@ -707,14 +904,102 @@ def _said(screen: SeatScreen) -> tuple[str, ...]:
 
 
 def unicode_terminal() -> bool:
-    """Whether the terminal's encoding writes the braille panels and accents."""
-    return locale.getpreferredencoding(False).lower().replace("-", "") in ("utf8", "utf8mb4")
+    """Whether the terminal's locale (``LANG``, ``LC_ALL``, ``LC_CTYPE``) writes the braille
+    panels and accents: under ``LC_ALL=C`` it does not (Python's own UTF-8 mode aside)."""
+    try:
+        codeset = locale.nl_langinfo(locale.CODESET)
+    except (AttributeError, ValueError):  # no nl_langinfo on this system
+        codeset = locale.getpreferredencoding(False)
+    return codeset.lower().replace("-", "") in ("utf8", "utf8mb4")
+
+
+def _settle(table: TerminalTable, pace: float, out: TextIO) -> None:
+    """The bots act and the dealer deals until the player has something to do (or the
+    hand's end waits for them); ``pace`` seconds between actions on a terminal."""
+    run = table.run
+    table.pace = 0.0
+    for _ in range(100_000):
+        before = (len(run.game.move_stack), run.game.hand_number, table.held is None)
+        table.tick()
+        if (len(run.game.move_stack), run.game.hand_number, table.held is None) == before:
+            return
+        if pace and out.isatty():
+            time.sleep(pace)
+
+
+def line_mode(table: TerminalTable, inp: TextIO, out: TextIO, *, pace: float = 0.0) -> int:
+    """The table one line at a time: the screen (without panels) written after each line
+    of keys, for a terminal without cursor addressing or input that is not one; the exit
+    status."""
+    table.panels = False
+    t = table.text
+    width = 100
+    out.write(t["line_help"] + "\n")
+    while True:
+        _settle(table, pace, out)
+        screen = table.lines(width, 10_000)
+        out.write("\n" + "\n".join(text for text, _ in screen if text) + "\n")
+        if table.run.game.winner is not None or table.quit:
+            return 0
+        out.write("> ")
+        out.flush()
+        line = inp.readline()
+        if not line:
+            return 0
+        word = line.strip()
+        if word.lower() in ("x", "salir", "quit", "exit"):
+            return 0
+        if table.held is not None or not word:
+            table.key("\n")  # the hand's end was written: any line goes on
+            if not word:
+                continue
+            _settle(table, pace, out)
+        try:
+            card = Card.from_str(word)
+        except ValueError:
+            card = None
+        if card is not None and table.human is not None:
+            table.run.mock.tap(table.human, card)
+            continue
+        if any(ch not in KEYS and ch.lower() not in KEYS and ch not in "123s!a?" for ch in word):
+            out.write(t["line_unknown"].format(word=word) + "\n")
+            continue
+        for ch in word:
+            table.key(ch)
+        if table.help:
+            out.write(t["help"] + "\n")
+            table.help = False
+
+
+def cursor_addressable() -> bool:
+    """Whether the terminal (``TERM``) can move the cursor: without it (``TERM=dumb``, no
+    ``TERM``) the full screen cannot be drawn."""
+    term = os.environ.get("TERM", "")
+    if not term or term in ("dumb", "unknown"):
+        return False
+    try:
+        curses.setupterm(term, sys.__stdout__.fileno() if sys.__stdout__ else 1)
+    except (curses.error, OSError, ValueError):
+        return False
+    return curses.tigetstr("cup") is not None
 
 
 def play(table: TerminalTable) -> int:
     """Run ``table`` in the terminal (curses) until the player quits; the exit status."""
     locale.setlocale(locale.LC_ALL, "")
+    table.ascii = table.ascii or not unicode_terminal()
+    # (the caller holds the service's log while the screen is the table's: run.py)
     return int(curses.wrapper(_loop, table))
+
+
+def _bracketed_paste(on: bool) -> None:
+    """Ask the terminal to mark a paste (ESC [ ? 2004 h), or to stop; a terminal that
+    does not know the mode ignores it."""
+    out = sys.__stdout__
+    if out is None:
+        return
+    with contextlib.suppress(OSError, ValueError):
+        os.write(out.fileno(), b"\x1b[?2004h" if on else b"\x1b[?2004l")
 
 
 def _follow_size(stdscr: curses.window) -> None:
@@ -733,28 +1018,54 @@ def _loop(stdscr: curses.window, table: TerminalTable) -> int:
         curses.curs_set(0)
     stdscr.timeout(int(FRAME_SECONDS * 1000))
     styles = {"": curses.A_NORMAL, "bold": curses.A_BOLD, "reverse": curses.A_REVERSE}
+    _bracketed_paste(True)
+    try:
+        return _frames(stdscr, table, styles)
+    finally:
+        _bracketed_paste(False)
+
+
+def _frames(stdscr: curses.window, table: TerminalTable, styles: dict[str, int]) -> int:
     last_frame = 0.0
     dirty = True
+    rows = 0
     while not table.quit:
         now = time.monotonic()
         if dirty or now - last_frame >= FRAME_SECONDS:
             _follow_size(stdscr)
             height, width = stdscr.getmaxyx()
             stdscr.erase()
-            for y, (text, style) in enumerate(table.lines(width, height)):
+            lines = table.lines(width, height)
+            if len(lines) != rows:  # lines came or went: repaint whole, not by shifting
+                stdscr.clearok(True)  # (tmux lost the lines below one curses inserted)
+                rows = len(lines)
+            for y, (text, style) in enumerate(lines):
                 with contextlib.suppress(curses.error):  # the bottom-right cell
                     stdscr.addnstr(y, 0, text, max(0, width - 1), styles[style])
             stdscr.refresh()
             last_frame, dirty = now, False
-        try:
-            key = stdscr.get_wch()
-        except curses.error:  # no key within the frame
-            key = None
-        if key == curses.KEY_RESIZE:
-            curses.update_lines_cols()
-            dirty = True
-        elif isinstance(key, str):
-            table.key(key)
-            dirty = True
+        for key in _keys(stdscr):
+            if key == curses.KEY_RESIZE:
+                curses.update_lines_cols()
+                dirty = True
+            elif isinstance(key, str):
+                table.feed(key)
+                dirty = True
         table.tick()
     return 0
+
+
+def _keys(stdscr: curses.window) -> list[str | int]:
+    """The keys typed within a frame: the first waited for, then all that already came
+    (a paste is read whole before the next frame is drawn)."""
+    keys: list[str | int] = []
+    stdscr.timeout(int(FRAME_SECONDS * 1000))
+    try:
+        while len(keys) < 4096:
+            keys.append(stdscr.get_wch())
+            stdscr.timeout(0)
+    except curses.error:  # no more keys
+        pass
+    finally:
+        stdscr.timeout(int(FRAME_SECONDS * 1000))
+    return keys

@@ -10,8 +10,9 @@ from typing import Final
 
 from ..engine import Action, Kind
 from ..engine.results import Reason
+from ..render.notices import action_objects
 
-__all__ = ["ACTION_WORDS", "LANGS", "REASON_WORDS", "say_action"]
+__all__ = ["ACTION_WORDS", "LANGS", "REASON_WORDS", "YOUR_WORDS", "say_action"]
 
 LANGS: Final = ("es", "en")
 
@@ -56,6 +57,12 @@ ACTION_WORDS: Final[dict[str, dict[Kind, str]]] = {
     },
 }
 
+#: the player's own actions, said to them (vos): "jugás 7E", "mostrás 4C 6C"
+YOUR_WORDS: Final[dict[str, dict[Kind, str]]] = {
+    "es": {Kind.PLAY: "jugás", Kind.SHOW: "mostrás"},
+    "en": {Kind.PLAY: "play", Kind.SHOW: "show"},
+}
+
 REASON_WORDS: Final[dict[str, dict[Reason, str]]] = {
     "es": {
         Reason.ENVIDO: "envido",
@@ -76,13 +83,10 @@ REASON_WORDS: Final[dict[str, dict[Reason, str]]] = {
 }
 
 
-def say_action(action: Action, lang: str = "es") -> str:
-    """The action in words: ``juega 7E``, ``tengo 33``, ``muestra 7E 6E``."""
+def say_action(action: Action, lang: str = "es", *, yours: bool = False) -> str:
+    """The action in words: ``juega 7E``, ``tengo 33``, ``muestra 7E 6E``; ``yours``:
+    the player's own, said to them (``jugás 7E``, ``mostrás 7E 6E``)."""
     words = ACTION_WORDS[lang][action.kind]
-    if action.kind is Kind.PLAY:
-        words += f" {action.card}"
-    elif action.kind is Kind.DECLARE:
-        words += f" {action.number}"
-    elif action.kind is Kind.SHOW:
-        words += " " + " ".join(str(c) for c in action.cards)
-    return words
+    if yours:
+        words = YOUR_WORDS[lang].get(action.kind, words)
+    return words + action_objects(action)

@@ -7,6 +7,7 @@ text in capitals without accents (``controller.render.screen.plain``).
 
 from __future__ import annotations
 
+from ..engine import Action, Kind
 from ..engine.results import Reason
 from ..notices import (
     ActionUndone,
@@ -26,7 +27,7 @@ from ..notices import (
     TableNotice,
 )
 
-__all__ = ["alert_text", "notice_text"]
+__all__ = ["action_objects", "alert_text", "notice_text"]
 
 _FIXED: dict[Notice, str] = {
     LinkNotice.UNPLUGGED: "Lector desconectado: reconectando...",
@@ -64,6 +65,52 @@ def alert_text(notice: Notice) -> str:
     return notice_text(notice, 0)
 
 
+#: an action taken back, in the past (the seat's own: vos; another's: the third person)
+_DONE: dict[Kind, tuple[str, str]] = {
+    Kind.PLAY: ("jugaste", "jugó"),
+    Kind.TRUCO: ("cantaste truco", "cantó truco"),
+    Kind.RETRUCO: ("cantaste retruco", "cantó retruco"),
+    Kind.VALE_CUATRO: ("cantaste vale cuatro", "cantó vale cuatro"),
+    Kind.ENVIDO: ("cantaste envido", "cantó envido"),
+    Kind.REAL_ENVIDO: ("cantaste real envido", "cantó real envido"),
+    Kind.FALTA_ENVIDO: ("cantaste falta envido", "cantó falta envido"),
+    Kind.FLOR: ("cantaste flor", "cantó flor"),
+    Kind.CONTRAFLOR: ("cantaste contraflor", "cantó contraflor"),
+    Kind.CONTRAFLOR_AL_RESTO: ("cantaste contraflor al resto", "cantó contraflor al resto"),
+    Kind.CON_FLOR_ME_ACHICO: ("te achicaste", "se achicó"),
+    Kind.QUIERO: ("dijiste quiero", "dijo quiero"),
+    Kind.NO_QUIERO: ("dijiste no quiero", "dijo no quiero"),
+    Kind.MAZO: ("te fuiste al mazo", "se fue al mazo"),
+    Kind.DECLARE: ("dijiste", "dijo"),
+    Kind.SON_BUENAS: ("dijiste son buenas", "dijo son buenas"),
+    Kind.SHOW: ("mostraste", "mostró"),
+}
+
+
+def _undone(text: str, seat: int) -> str:
+    """A record's action line (``1 play 12E``) as a player says it: ``el 1 jugó 12E``,
+    ``jugaste 12E`` on the seat's own display; a deal undone: ``el reparto``."""
+    try:
+        action = Action.from_str(text)
+    except ValueError:
+        return "el reparto" if text in ("", "None") else "la última jugada"
+    own, other = _DONE[action.kind]
+    words = own if action.seat == seat else f"el {action.seat} {other}"
+    return words + action_objects(action)
+
+
+def action_objects(action: Action) -> str:
+    """What an action names after its verb, with its space: `` 7E`` (a card played),
+    `` 33`` (points declared), `` 4C 6C`` (cards shown), else nothing."""
+    if action.kind is Kind.PLAY:
+        return f" {action.card}"
+    if action.kind is Kind.DECLARE:
+        return f" {action.number}"
+    if action.kind is Kind.SHOW:
+        return " " + " ".join(str(c) for c in action.cards)
+    return ""
+
+
 def notice_text(notice: Notice, seat: int) -> str:
     """What ``seat``'s display says for ``notice``."""
     fixed = _FIXED.get(notice)
@@ -93,11 +140,14 @@ def notice_text(notice: Notice, seat: int) -> str:
                 detail = f" ({note})"
             return f"+{points} {who}: {_REASON[reason]}{detail}"
         case GameWon(team, score):
-            return f"Ganó el equipo {team}: {score[0]} a {score[1]}"
+            ours, theirs = score[seat % 2], score[1 - seat % 2]
+            if seat % 2 == team:
+                return f"Ganamos nosotros: {ours} a {theirs}"
+            return f"Ganaron ellos: {theirs} a {ours}"
         case AskConfirm(command):
             return _ASK.get(command, f"{command}? Q del rival")
         case ActionUndone(action):
-            return f"Deshecho: {action}"
+            return f"Deshecho: {_undone(action, seat)}"
         case RefereeCalled(caller):
             if caller == seat:
                 return "Llamaste al árbitro: esperalo"

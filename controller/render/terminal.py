@@ -5,11 +5,22 @@ A 128x64 OLED frame becomes 64 columns by 16 rows, pixel for pixel.
 
 from __future__ import annotations
 
+import codecs
+import unicodedata
 from collections.abc import Sequence
 
 from PIL import Image
 
-__all__ = ["braille", "side_by_side"]
+__all__ = ["ASCII_ERRORS", "braille", "side_by_side", "to_ascii"]
+
+#: the codec error handler that writes what an ASCII terminal cannot as :func:`to_ascii`
+ASCII_ERRORS = "truco-ascii"
+
+_ASCII = {
+    "─": "-", "│": "|", "┌": "+", "┐": "+", "└": "+", "┘": "+", "·": "-", "—": "-",
+    "–": "-", "→": "->", "ª": "a", "º": "o", "¡": "", "¿": "", "…": "...", "×": "x",
+    "⊓": "n", "□": "o", "⧄": "X", "«": '"', "»": '"', "“": '"', "”": '"', "’": "'",
+}  # fmt: skip
 
 # braille dot bits by (dx, dy) inside a 2x4 cell
 _DOTS = ((0x01, 0x08), (0x02, 0x10), (0x04, 0x20), (0x40, 0x80))
@@ -43,3 +54,35 @@ def side_by_side(blocks: Sequence[list[str]], titles: Sequence[str], gap: str = 
         out.append(gap.join(f"│{b[i] if i < len(b) else ' ' * width}│" for b in blocks))
     out.append(gap.join(f"└{'─' * width}┘" for _ in blocks))
     return out
+
+
+def _braille_ascii(ch: str) -> str:
+    """A braille cell (2x4 pixels) as one ASCII character, darker as more dots are lit."""
+    dots = bin(ord(ch) - 0x2800).count("1")
+    return " .:+#"[(dots + 1) // 2]
+
+
+def to_ascii(text: str) -> str:
+    """``text`` for a terminal that writes ASCII only: accents dropped (``jugás`` →
+    ``jugas``), the box and the signs in ASCII, the braille panels in shades."""
+    out = []
+    for ch in text:
+        if ch.isascii():
+            out.append(ch)
+        elif "\u2800" <= ch <= "\u28ff":
+            out.append(_braille_ascii(ch))
+        elif ch in _ASCII:
+            out.append(_ASCII[ch])
+        else:
+            base = unicodedata.normalize("NFKD", ch).encode("ascii", "ignore").decode()
+            out.append(base or "?")
+    return "".join(out)
+
+
+def _ascii_errors(error: UnicodeError) -> tuple[str, int]:
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    return to_ascii(error.object[error.start : error.end]), error.end
+
+
+codecs.register_error(ASCII_ERRORS, _ascii_errors)

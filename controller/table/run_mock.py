@@ -145,11 +145,7 @@ class MockRun:
             ]
             lines.extend(side_by_side(blocks, titles))
         if self.human is not None:
-            hand = self.game.cards_in_hand(self.human)
-            if hand is None:
-                held = self.hands.get(self.human, ())
-                seen = set(self.game.seen_cards(self.human))
-                hand = tuple(c for c in held if c not in seen)
+            hand = self.human_cards() or ()
             play = self.game.play_of(self.human)  # the player's pica, in a pica-pica hand
             on_table = " ".join(f"{s}:{c}" for s, c in play.table_cards) or "-"
             lines.append(
@@ -158,11 +154,27 @@ class MockRun:
             )
         return lines
 
-    def human_card(self, index: int) -> Card | None:
+    def played_by(self, seat: int) -> tuple[Card, ...]:
+        """The cards ``seat`` has played this hand (in its pica, in a pica-pica hand): a
+        card only shown (to prove a tanto) is not among them, it is still to play."""
+        play = self.game.play_of(seat)
+        bazas = (*play.played_bazas, play.table_cards)
+        return tuple(card for baza in bazas for s, card in baza if s == seat)
+
+    def human_cards(self) -> tuple[Card, ...] | None:
+        """The cards the player still holds: as the table read them, else the dealt ones
+        not played yet (shown ones included); ``None`` if nobody knows them."""
         if self.human is None:
             return None
         hand = self.game.cards_in_hand(self.human)
-        if hand is None:
-            seen = set(self.game.seen_cards(self.human))
-            hand = tuple(c for c in self.hands.get(self.human, ()) if c not in seen)
+        if hand is not None:
+            return hand
+        dealt = self.hands.get(self.human)
+        if dealt is None:
+            return None
+        played = set(self.played_by(self.human))
+        return tuple(c for c in dealt if c not in played)
+
+    def human_card(self, index: int) -> Card | None:
+        hand = self.human_cards() or ()
         return hand[index] if 0 <= index < len(hand) else None

@@ -102,7 +102,7 @@ def test_the_desk_killed_comes_back_where_it_was(tmp_path: Path) -> None:
         desk.terminate()
         desk.wait(timeout=20)
     audit = cli("desk-audit", str(tmp_path / "desk"), "--config", str(tmp_path / "tournament.toml"))
-    assert audit.stdout.startswith("intact: ")
+    assert audit.stdout.startswith("íntegro: ")
     journal = tmp_path / "desk" / "journal.jsonl"
     journal.write_text(journal.read_text(encoding="utf-8").replace("no vinieron", "sí vinieron"),
                        encoding="utf-8")  # fmt: skip

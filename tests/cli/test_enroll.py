@@ -306,7 +306,7 @@ def test_corrupt_registry_is_reported(tmp_path: Path, capsys: pytest.CaptureFixt
 def test_argparse_rejects(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         parse(["enroll", "--deck", "a", "--mock", "--card", "8E"])
-    assert "invalid card value: '8E'" in capsys.readouterr().err
+    assert "no card '8E': a rank (1-7, 10-12) then E, B, O or C" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         parse(["enroll", "--deck", "a"])  # no reader
     with pytest.raises(SystemExit):

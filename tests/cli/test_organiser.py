@@ -99,11 +99,11 @@ def test_a_tournament_run_from_the_command_line(
                       f'key_id = "{KEY.key_id}"\n', encoding="utf-8")  # fmt: skip
     config.chmod(0o600)
     assert main(["desk-audit", str(tmp / "desk"), "--config", str(config)]) == 0
-    assert "intact" in capsys.readouterr().out
+    assert "íntegro" in capsys.readouterr().out
     path = tmp / "desk" / "journal.jsonl"
     path.write_text(journal.replace("planilla firmada", "planilla perdida"), encoding="utf-8")
     assert main(["desk-audit", str(tmp / "desk"), "--config", str(config)]) == 1
-    assert "tampered: line" in capsys.readouterr().out
+    assert "alterado: línea" in capsys.readouterr().out
 
 
 def test_a_bad_spreadsheet_names_its_line(

@@ -8,7 +8,11 @@ import subprocess
 import time
 from pathlib import Path
 
-from .tmux import TRUCO_TABLE, Terminal
+import pytest
+
+from controller.transcript import parse, replay
+
+from .tmux import TRUCO_TABLE, Terminal, paste
 
 
 def mock(*args: str) -> list[str]:
@@ -24,7 +28,7 @@ def test_a_card_typed_is_played_at_once_and_the_bot_answers_at_its_pace() -> Non
         screen = term.wait_for("turno: vos")
         assert "[3]" in cards_line(screen)
         term.type("1")
-        screen = term.wait_for("vos: juega")
+        screen = term.wait_for("vos: jugás")
         assert "[3]" not in cards_line(screen)  # played: two cards left
         assert "asiento 1: juega" not in screen  # the bot waits its pace
         term.wait_for("asiento 1: juega", timeout=5)
@@ -36,7 +40,7 @@ def test_a_card_tapped_out_of_turn_is_refused_then_and_never_played_later() -> N
         before = cards_line(screen)
         term.type("1")  # the bot is thinking: not our turn
         screen = term.wait_for("NO ES TU TURNO", timeout=3)
-        assert "vos: juega" in screen and "rechazado: No es tu turno" in screen
+        assert "vos: jugás" in screen and "rechazado: No es tu turno" in screen
         screen = term.wait_for("turno: vos", timeout=6)  # the bot led
         assert cards_line(screen) == before  # our card was not played as a lead
 
@@ -126,7 +130,7 @@ def test_control_undo_reaches_the_terminal_table(tmp_path: Path) -> None:
         screen = term.wait_for("turno: vos")
         before = cards_line(screen)
         term.type("1")
-        assert cards_line(term.wait_for("vos: juega")) != before
+        assert cards_line(term.wait_for("vos: jugás")) != before
         done = subprocess.run(
             [*TRUCO_TABLE, "control", "undo", "--state", str(state)],
             capture_output=True,
@@ -145,6 +149,7 @@ def test_the_referee_key_calls_the_referee_on_every_panel() -> None:
         screen = term.wait_for("LLAMASTE AL ÁRBITRO: ESPERALO", timeout=3)
         assert "EL ASIENTO 0 LLAMÓ AL · ÁRBITRO" in screen  # the other seat's panel, whole
         assert "turno: vos" in screen  # nothing was played
+
 
 def test_a_pica_pica_hand_typed_at_six_seats() -> None:
     """Six seats, pica-pica from the first hand (5-0): the player's pica and the two
@@ -174,3 +179,125 @@ def test_a_pica_pica_hand_typed_at_six_seats() -> None:
         assert screen.count("Bazas: ") <= 3
         assert re.search(r"\+\d (nosotros|ellos): [^\n]*\[vos–3\]", screen)  # the pica's points
         assert re.search(r"\+\d (nosotros|ellos): [^\n]*\[(1–4|2–5)\]", screen)
+
+
+def test_cards_shown_when_the_table_asks_stay_playable() -> None:
+    """Hands unknown to the table (--deal-reading none): the player sings flor, declares,
+    plays a card, and follows "¡mostrá tus cartas!" (s 1 2 q); the two shown cards stay
+    in the hand and finish it."""
+    argv = mock("--deal-reading", "none", "--flor", "on", "--seed", "7", "--pace", "0.3")
+    with Terminal(argv, width=120, height=44) as term:
+        screen = term.wait_for("turno: vos")
+        assert "Tus cartas: [1] 10C  [2] 4C  [3] 6C" in screen
+        term.type("l")
+        term.wait_for("asiento 1: ¡flor!")
+        term.type("q")  # the number on the panel
+        term.wait_for("son buenas")
+        term.type("1")
+        screen = term.wait_for("¡mostrá tus cartas!")
+        assert "Tus cartas: [1] 4C  [2] 6C" in screen
+        term.type("s12q")
+        screen = term.wait_for("mostrás 4C 6C")
+        assert "Tus cartas: [1] 4C  [2] 6C" in screen  # shown, not played
+        for _ in range(10):
+            screen = term.screen()
+            if "Terminó la mano 1" in screen:
+                break
+            term.type("1", delay=0.8)
+        screen = term.wait_for("Terminó la mano 1")
+        bazas = " ".join(line for line in screen.splitlines() if "ª" in line)
+        assert "2ª 1:11B vos:4C" in bazas  # a shown card, played: the hand ends by its bazas
+        assert re.search(r"\+\d ellos: la mano", screen)
+
+
+def test_a_paste_into_the_terminal_plays_nothing_and_says_so() -> None:
+    """A chat line pasted (tmux pastes it bracketed, as the table asked it to): no call,
+    no card, no referee, and a line that says so; typed keys act as before."""
+    chat = "jaja te canto envido y truco, quiero retruco! 1 2 3 ! m q n " * 6
+    with Terminal(mock("--seed", "3", "--pace", "5")) as term:
+        term.wait_for("turno: vos")
+        paste(term, chat)
+        term.wait_for("Pegaste")
+        time.sleep(0.5)  # the paste's last key read, the frame drawn whole
+        screen = term.screen()
+        assert f"Pegaste {len(chat)} caracteres: un pegado no juega nada" in screen
+        assert "(todavía nada)" in screen and "ÁRBITRO" not in screen
+        assert "[3]" in cards_line(screen)
+        term.type("1")
+        term.wait_for("vos: jugás")
+
+
+def _hand_end(screen: str) -> tuple[int, list[str], list[tuple[int, str]], tuple[int, int]]:
+    """A hand's end read back: its number, the seat:card of its bazas in order, its
+    points (points, nosotros/ellos) and the score line's numbers."""
+    number = int(re.search(r"Terminó la mano (\d+)", screen).group(1))  # type: ignore[union-attr]
+    lines = screen.splitlines()
+    cards: list[str] = []
+    for i, line in enumerate(lines):
+        if line.startswith("Bazas: "):
+            block = [line]
+            for more in lines[i + 1 :]:
+                if not (more.startswith("  ") and "ª" in more):
+                    break
+                block.append(more)
+            for part in re.split(r"\dª ", " ".join(block))[1:]:
+                assert re.search(r"\((ganaste vos|ganó el \d|parda)\)", part), part
+                cards += re.findall(r"(?:vos|\d):\w+", part)
+    points = [
+        (int(m.group(1)), m.group(2))
+        for m in re.finditer(r"^  \+(\d+) (nosotros|ellos): ", screen, re.M)
+    ]
+    score = re.search(r"^Nosotros (\d+)[^·]* · Ellos (\d+)", screen, re.M)
+    assert score is not None, screen
+    return number, cards, points, (int(score.group(1)), int(score.group(2)))
+
+
+@pytest.mark.parametrize(
+    ("players", "width", "height"),
+    [(2, 80, 24), (4, 80, 24), (6, 80, 24), (4, 100, 30), (6, 120, 40)],
+)
+def test_whole_games_at_80x24_read_back_from_the_screen(
+    players: int, width: int, height: int, tmp_path: Path
+) -> None:
+    """A game at 80x24 (and larger), hands unknown to the table (15 points, from 10 each so that it
+    ends in a few hands): at every hand's end the screen shows the score, every baza's
+    cards and winner and the hand's points, and they are the game record's."""
+    record = tmp_path / "game.truco"
+    argv = mock("--players", str(players), "--deal-reading", "none", "--target", "15",
+                "--score", "10", "10", "--seed", "4", "--pace", "0.05",
+                "--record", str(record))  # fmt: skip
+    ends: dict[int, tuple[list[str], list[tuple[int, str]], tuple[int, int]]] = {}
+    with Terminal(argv, width=width, height=height) as term:
+        term.wait_for("Tus cartas:")
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            screen = term.settled()
+            assert re.search(r"^Nosotros \d+", screen, re.M), screen  # the score, always
+            if "Terminó la mano" in screen:
+                screen = term.wait_for("Terminó la mano")  # the whole frame
+                number, cards, points, shown = _hand_end(screen)
+                ends[number] = (cards, points, shown)
+                if "¡Fin del partido!" in screen:
+                    break
+                term.press("Enter")
+                term.wait_for(f"Mano {number + 1} ")
+                continue
+            term.type("nq1", delay=0.1)  # no quiero / son buenas, or declare; a card
+        else:
+            raise AssertionError(f"the game did not end:\n{term.screen()}")
+        assert re.search(r"¡Fin del partido! Gan(amos nosotros|aron ellos), 1[5-9] a 1\d", screen)
+        term.type("x")
+        assert term.exit_status() == 0
+    game = replay(parse(record.read_text(encoding="utf-8"))).game
+    assert game.winner is not None and sorted(ends) == [h.number for h in game.hands]
+    score = [10, 10]
+    for hand, (_, _, actions) in zip(game.hands, game.history(), strict=True):
+        cards, points, on_screen = ends[hand.number]
+        played = [f"{'vos' if a.seat == 0 else a.seat}:{a.card}" for a in actions if a.card]
+        assert len(cards) % players == 0 and played[: len(cards)] == cards  # every baza
+        assert len(played) - len(cards) < players  # only a baza left unfinished
+        said = sorted((a.points, "nosotros" if a.team == 0 else "ellos") for a in hand.awards)
+        assert sorted(points) == said
+        for award in hand.awards:
+            score[award.team] += award.points
+        assert list(on_screen) == score

@@ -10,13 +10,7 @@ from controller.cli.tui import TerminalTable
 from controller.engine import HouseRules
 from controller.table.run_mock import MockRun
 
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
+from .tables import Clock, screen
 
 
 @pytest.fixture
@@ -24,10 +18,6 @@ def run() -> Iterator[MockRun]:
     mock = MockRun(HouseRules(players=4), seed=4, human=0)
     yield mock
     mock.close()
-
-
-def screen(table: TerminalTable, width: int = 140, height: int = 50) -> str:
-    return "\n".join(text for text, _ in table.lines(width, height))
 
 
 @pytest.mark.parametrize(
@@ -57,7 +47,7 @@ def test_bots_wait_their_pace_and_the_hand_end_waits_for_the_player(run: MockRun
     table.tick()
     assert run.game.hand_in_progress and run.game.turn == 0
     table.key("1")  # our lead
-    assert "vos: juega" in screen(table)
+    assert "vos: jugás" in screen(table)
     table.tick()
     moves = len(run.game.move_stack)
     clock.now += 1.9
@@ -167,3 +157,31 @@ def test_a_tournament_match_is_named_above_the_panels(run: MockRun) -> None:
     table.tick()  # the deal: the game's own screens, the match still named on top
     text = screen(table)
     assert "chico 2 de 3" in text and "CHICO 2 DE 3" not in text
+
+
+def test_a_bracketed_paste_plays_nothing_and_says_so(run: MockRun) -> None:
+    clock = Clock()
+    table = TerminalTable(run, pace=5.0, clock=clock)
+    table.tick()
+    chat = "que tal, te canto envido y truco! quiero retruco 1 2 3 ! m " * 6
+    for ch in "\x1b[200~" + chat + "\x1b[201~":
+        table.feed(ch)
+    assert run.game.move_stack == () and not table.log  # no key of it acted
+    text = screen(table)
+    assert "ÁRBITRO" not in text and "ENVIDO" not in text.split("└")[-1]  # no call, no referee
+    assert f"Pegaste {len(chat)} caracteres: un pegado no juega nada" in text
+    clock.now += 6.0
+    assert "Pegaste" not in screen(table)  # said for a while
+    for ch in "\x1b[A1":  # a function key is dropped; the key after it acts
+        table.feed(ch)
+    assert len(run.game.move_stack) == 1
+
+
+def test_a_refusal_repeated_in_a_row_is_said_once_with_its_count(run: MockRun) -> None:
+    table = TerminalTable(run, pace=5.0, clock=Clock())
+    table.tick()
+    for _ in range(12):
+        table.key("q")  # nothing to answer
+    text = screen(table)
+    assert "vos: quiero → rechazado: No hay nada que responder x12" in text
+    assert text.count("rechazado") == 1

@@ -33,12 +33,19 @@ class Terminal:
     """One tmux session of ``width`` x ``height`` running ``argv``."""
 
     def __init__(
-        self, argv: Sequence[str], *, width: int = 140, height: int = 48, cwd: Path = ROOT
+        self,
+        argv: Sequence[str],
+        *,
+        width: int = 140,
+        height: int = 48,
+        cwd: Path = ROOT,
+        env: dict[str, str] | None = None,
     ) -> None:
+        """``env``: variables over the terminal's own (``LC_ALL=C``, ``TERM=dumb``)."""
         self.tmux = need_tmux()
         self.name = f"truco-{uuid.uuid4().hex[:10]}"
         self.socket = self.name  # one server per terminal: closing one never races another
-        env = {"LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TERM": "xterm-256color"}
+        env = {"LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TERM": "xterm-256color", **(env or {})}
         exports = " ".join(f"{k}={v}" for k, v in env.items())
         self.status_file = Path(f"/tmp/{self.name}.status")
         command = (
@@ -62,6 +69,18 @@ class Terminal:
     def screen(self) -> str:
         return self._tmux("capture-pane", "-p", "-t", self.name)
 
+    def settled(self, timeout: float = 5.0) -> str:
+        """The screen once a frame is drawn whole (the same twice, 50 ms apart)."""
+        deadline = time.monotonic() + timeout
+        screen = self.screen()
+        while time.monotonic() < deadline:
+            time.sleep(0.05)
+            again = self.screen()
+            if again == screen:
+                return screen
+            screen = again
+        return screen
+
     def type(self, keys: str, delay: float = 0.15) -> None:
         """Type ``keys`` one by one, as a person would."""
         for key in keys:
@@ -81,9 +100,20 @@ class Terminal:
         while time.monotonic() < deadline:
             screen = self.screen()
             if text in screen:
-                return screen
+                time.sleep(0.05)  # and the frame drawn whole: the same screen twice
+                again = self.screen()
+                if again == screen:
+                    return screen
+                continue
             time.sleep(0.1)
         raise AssertionError(f"{text!r} never appeared; the screen:\n{screen}")
+
+    def exit_status_now(self) -> int | None:
+        """The command's exit status if it has ended, else ``None``."""
+        try:
+            return int(self.status_file.read_text())
+        except (FileNotFoundError, ValueError):
+            return None
 
     def exit_status(self, timeout: float = 10.0) -> int:
         deadline = time.monotonic() + timeout
@@ -104,3 +134,9 @@ class Terminal:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def paste(term: Terminal, text: str) -> None:
+    """Paste ``text`` as the terminal does (bracketed if the program asked for it)."""
+    term._tmux("set-buffer", "-b", "paste", text)
+    term._tmux("paste-buffer", "-p", "-d", "-b", "paste", "-t", term.name)

@@ -175,4 +175,4 @@ def test_interactive_keyboard_game_to_30() -> None:
         assert max(run.game.score) >= 30
     finally:
         run.close()
-    assert "Game over" in out.getvalue()
+    assert "¡Fin del partido!" in out.getvalue()  # the line mode speaks Spanish
