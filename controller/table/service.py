@@ -174,11 +174,6 @@ class TableService:
         self.rules = config.rules
         self.lookup = lookup
         self.displays = list(displays)
-        # Panels that take frames in their own page layout get them joined from the
-        # renderer's cached tiles; the others get images.
-        self._show_pages: list[Callable[[bytes], None] | None] = [
-            getattr(display, "show_pages", None) for display in self.displays
-        ]
         self.notifier = notifier or Notifier(None)
         self.clock = clock
         self.events = Inbox()
@@ -637,7 +632,9 @@ class TableService:
             if not force and content == self._shown[seat]:
                 self._screens[seat] = screen
                 continue
-            show_pages = self._show_pages[seat]
+            # Panels that take frames in their own page layout (every one the table
+            # builds) get them joined from the renderer's cached tiles; no pixel is drawn.
+            show_pages = getattr(display, "show_pages", None)
             try:
                 if show_pages is not None:
                     show_pages(render_pages(content))
