@@ -1,8 +1,10 @@
 """The two builds: the pure-Python sources (the default) and the optional compiled one.
 
-``scripts/test-compiled`` runs the whole suite again with the mypyc-compiled modules
-first on the path and ``TRUCO_TABLE_BUILD=compiled``; these tests make sure each run
-really imports the build it claims to test.
+``scripts/test-compiled`` runs the compiled modules' tests (pyproject.toml's
+``[tool.truco-table.compiled] tests``, this file among them) again with the
+mypyc-compiled modules first on the path and ``TRUCO_TABLE_BUILD=compiled``; these tests
+make sure each run really imports the build it claims to test, and that the list holds
+the tests of every compiled module.
 """
 
 from __future__ import annotations

@@ -54,6 +54,7 @@ from ..render.screen import (
     render_pages,
     render_screen,
     screen_content,
+    warm_score_tiles,
 )
 from ..transcript import TranscriptError, parse, replay, write
 from .chord import RefereeChord
@@ -247,6 +248,9 @@ class TableService:
         self._record_lines = write(table.game).splitlines()
         table.match = self.match_card
         self.rules = table.rules
+        # Every score's tile drawn now (some 10 ms, cached): a hand's end, when every
+        # seat shows two new scores, then draws nothing.
+        warm_score_tiles(table.rules.target)
         self._hand_over_at: float | None = float("-inf") if table.phase is Phase.WAITING else None
         return table
 
