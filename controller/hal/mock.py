@@ -81,15 +81,17 @@ class MockNode:
         heartbeat_s: float = 1.0,
         panel: bool = False,
     ) -> None:
-        """``panel``: the seat's panel hangs on this node (an SSD1306 at 0x3C): it says
-        so after every HELLO, writes the display frames into ``ram`` (the panel's 8
-        pages of 128 columns) and answers each whole update with DACK."""
+        """``panel``: the seat's panel hangs on this node (an SSD1306 at 0x3C, until the
+        Pi's PANEL names another): it says so after every HELLO, writes the display
+        frames into ``ram`` (the panel's 8 pages of 128 visible columns) and answers
+        each whole update with DACK."""
         self.seat = seat
         self.panel = panel
         self.ram = bytearray(128 * 8)
         self.updates = 0  # updates written whole (each answered with DACK)
         self._update: tuple[int, int] | None = None  # (update, DW frames) under way
         self._pieces = 0
+        self._panel_kind = ("ssd1306", "3C")  # what it drives; the Pi's PANEL changes it
         self.serial = serial or f"e66141{seat:010x}"
         self.heartbeat_s = heartbeat_s
         master, slave = os.openpty()
@@ -139,7 +141,7 @@ class MockNode:
         if self.panel:  # freshly initialised: its RAM is blank
             self.ram[:] = bytes(len(self.ram))
             self._update = None
-            self.send("PANEL", "ssd1306", "3C", "OK")
+            self.send("PANEL", *self._panel_kind, "OK")
 
     def tag_conflict(self) -> None:
         """Several cards on the reader at once (the node's TAGMANY)."""
@@ -187,6 +189,12 @@ class MockNode:
                     self.hello(args[1])
                 elif self.panel and kind in ("DU", "DW"):
                     self._display_frame(kind, args)
+                elif self.panel and kind == "PANEL" and len(args) == 2:
+                    # drive the pin map's panel from now on: initialised, its RAM blank
+                    self._panel_kind = (args[0], args[1])
+                    self.ram[:] = bytes(len(self.ram))
+                    self._update = None
+                    self.send("PANEL", *self._panel_kind, "OK")
 
     def _display_frame(self, kind: str, args: tuple[str, ...]) -> None:
         """``DU`` and ``DW`` (firmware/PROTOCOL.md, "Display frames") into ``ram``."""
