@@ -905,13 +905,73 @@ def warm_score_tiles(target: int) -> None:
 
 
 @lru_cache(maxsize=512)
+def _glyph_columns(char: str, row: int) -> bytes:
+    """A character's columns on a page, its top at ``row``: one byte a column, as wide as
+    its advance (the spacing after it blank; no glyph reaches past its advance)."""
+    columns = bytearray(FONT_TEXT.advance(char))
+    for dx, dy in FONT_TEXT.pixels(char):
+        columns[dx] |= 1 << (row + dy)
+    return bytes(columns)
+
+
+def _put(page: bytearray, x: int, columns: bytes, clear: bool = False) -> None:
+    """ORs (or, ``clear``, clears) ``columns`` into a one-page tile from column ``x``;
+    what falls past the right edge is left out, as Pillow leaves it out of an image."""
+    columns = columns[: max(0, WIDTH - x)]
+    end = x + len(columns)
+    old = int.from_bytes(page[x:end], "big")
+    new = int.from_bytes(columns, "big")
+    page[x:end] = ((old & ~new) if clear else (old | new)).to_bytes(len(columns), "big")
+
+
+def _put_text(page: bytearray, x: int, row: int, text: str, clear: bool = False) -> int:
+    """``_draw_text`` on a one-page tile in page layout; returns the text's width."""
+    _put(page, x, b"".join([_glyph_columns(char, row) for char in text]), clear)
+    return text_width(text)
+
+
+def _underline(page: bytearray, x: int, width: int) -> None:
+    _put(page, x, b"\x80" * width)  # the page's bottom row
+
+
+@lru_cache(maxsize=8)
+def _baza_columns(mark: BazaMark) -> bytes:
+    columns = bytearray(max((dx for dx, _ in _BAZA_CELLS[mark]), default=-1) + 1)
+    for dx, dy in _BAZA_CELLS[mark]:
+        columns[dx] |= 1 << dy
+    return bytes(columns)
+
+
+@lru_cache(maxsize=512)
 def _strip_pages(strip: Strip) -> bytes:
-    return image_to_pages(_strip_tile(strip))
+    """``image_to_pages(_strip_tile(strip))``, joined from the font's columns with no
+    image drawn: a baza won or a truco accepted gives every seat a strip of its own."""
+    page = bytearray(WIDTH)
+    for x, letter, seat in ((MANO_X, "M", strip.mano), (DEALER_X, "D", strip.dealer)):
+        if seat is None:
+            continue
+        width = _put_text(page, x, 0, f"{letter}{seat}")
+        if seat == strip.seat:
+            _underline(page, x, width)
+    for x, mark in zip(BAZA_X, strip.bazas, strict=True):
+        _put(page, x, _baza_columns(mark))
+    if strip.truco:
+        width = _put_text(page, TRUCO_X, 0, LADDER[strip.truco])
+        if strip.quiero_ours and strip.truco < 3:
+            _underline(page, TRUCO_X, width)
+    return bytes(page)
 
 
 @lru_cache(maxsize=1024)
 def _line_pages(line: Line) -> bytes:
-    return image_to_pages(_line_tile(line)) if line.text or line.inverted else bytes(WIDTH)
+    """``image_to_pages(_line_tile(line))``, joined from the font's columns with no image
+    drawn (an inverted line: the text cleared out of a lit page)."""
+    if not line.text and not line.inverted:
+        return bytes(WIDTH)
+    page = bytearray(b"\xff" * WIDTH if line.inverted else bytes(WIDTH))
+    x = max(0, (WIDTH - text_width(line.text)) // 2) if line.centre else 0
+    _put_text(page, x, LINE_TEXT_ROW, line.text, clear=line.inverted)
+    return bytes(page)
 
 
 @lru_cache(maxsize=256)
@@ -946,6 +1006,7 @@ def clear_caches() -> None:
         _score_side_pages,
         _strip_pages,
         _line_pages,
+        _glyph_columns,
         _banner_pages,
     ):
         cached.cache_clear()
