@@ -28,5 +28,10 @@ if __name__ == "__main__":  # pip and setuptools run this file as __main__
     if os.environ.get("TRUCO_TABLE_MYPYC") == "1":
         from mypyc.build import mypycify
 
-        ext_modules = mypycify(compiled_modules(Path(__file__).parent), opt_level="3")
+        # multi_file: one C file per module, not one 4 MB file: the compile's peak
+        # memory falls from about 350 MB to about 220 MB, the engine as fast (README
+        # "The compiled build").
+        ext_modules = mypycify(
+            compiled_modules(Path(__file__).parent), opt_level="3", multi_file=True
+        )
     setup(ext_modules=ext_modules)

@@ -1,115 +1,238 @@
-"""CPU per hardware event through the table's real path, one event at a time.
+"""CPU per hardware event through the table's real path, one event at a time, on the
+build people make.
 
-Bots play whole games (seeded; see ``READINGS``) on the mock table; every button press,
-hold, card laid on a reader (tag on) and card lifted off it (tag off) is sent on its own
-and waited for:
+Bots play whole games (seeded; see ``READINGS``) on the mock table, its record written
+to a real state directory (``current.truco``, appended and fsynced, archived when won);
+every button press, hold, card laid on a reader (tag on) and card lifted off it (tag
+off) is sent on its own and waited for. Two topologies:
+
+``topology=node`` (one cable per seat: the panels hang on the seat nodes)::
 
     seat node frame -> pty -> SeatLink thread -> queue -> TableService -> Table -> engine
-    -> every seat's screen (screen_for, render_screen) -> OledDisplay -> DisplayWriter
-    -> luma's ssd1306 on its own i2c interface -> a bus that counts the bytes
+    -> every changed seat screen (screen_for, render_pages) -> NodeDisplay -> DisplayWriter
+    -> NodePort: DU/DW display frames encoded -> pty; the node answers DACK -> SeatLink
 
-An event's CPU is the process CPU time (every thread: the links' readers, the service
-loop) from the frame being written until the table has handled it and redrawn, minus
-the CPU of writing the frame (the seat node's work, not the Pi's). Prints, for 2, 4 and
-6 seats::
+``topology=pi`` (panels on the Pi's own I2C)::
 
-    players=6 events=... cpu_ms_mean=... cpu_ms_p99=... noop_events=... noop_cpu_ms_mean=...
-    players=6 kind=press events=... cpu_ms_mean=... cpu_ms_p99=... noop_events=... ...
+    ... -> render_pages -> OledDisplay -> DisplayWriter -> luma's ssd1306 on its own i2c
+    interface -> a bus that counts the bytes
 
-A *noop* event is one after which no byte went to any panel (a card lifted, a press
-that changes nothing on any screen). ``bus_bytes_mean`` is the I2C bytes per event.
+An event's CPU is the CPU time of the Pi's threads (the service loop and every
+``SeatLink`` reader, each thread's own clock from the kernel), from the frame being
+written until the table has handled it, redrawn, and, on the nodes, every display
+update it sent has been acknowledged; less the CPU of writing the event's frame (the
+seat node's work, not the Pi's). The simulated nodes' threads (their reading of the
+display frames, their heartbeats and DACKs) are not counted. Prints, for each topology::
 
-Left out: the kernel's side of the pty and of the I2C transfer (the ioctl is not made),
-the time on the wire, starting each hand (the dealer's ``new_hand``, the table's timer
-on a real table), the bots' thinking, and the seat nodes' heartbeats' share is in
-(they are real traffic). Wall time is not reported: on a shared machine it measures
-the neighbours. Run: ``.venv/bin/python bench/table.py [games]``.
+    topology=node players=6 events=... cpu_ms_mean=... cpu_ms_p99=... noop_events=...
+        noop_cpu_ms_mean=... panel_bytes_mean=... p99_set_by=tag_on:23,press:17,...
+    topology=node players=6 kind=press events=... cpu_ms_mean=... ...
+    topology=node players=6 what=deal events=... cpu_ms_mean=... ...
+
+A *noop* event is one after which nothing went to any panel (a card lifted, a press that
+changes nothing on any screen). ``panel_bytes_mean``: bytes per event to the panels (the
+node topology: display frames on the pty; the pi topology: I2C bytes). ``p99_set_by``:
+the events at or above the 99th percentile, by kind; ``what=`` splits the events by what
+they did: ``deal`` (a hand's cards all read, play starts), ``hand_end`` (a hand scored),
+``accepted`` (another action in the record), ``other`` (nothing recorded).
+
+Left out: the kernel's side of the ptys and of the I2C transfer (the ioctl is not made),
+the time on the wire, starting each hand (the dealer's ``new_hand``, the table's timer on
+a real table), the bots' thinking, and a few microseconds of the measuring itself (the
+threads' clocks read, the wait for the DACKs). The seat nodes' heartbeats' share is in
+(they are real traffic). Wall time is not reported: on a shared machine it measures the
+neighbours.
+
+Run: ``.venv/bin/python bench/table.py [--games N] [--players 6] [--topology node pi]``.
 """
 
 from __future__ import annotations
 
+import argparse
+import contextlib
 import itertools
 import statistics
-import sys
+import tempfile
+import threading
 import time
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 
 from controller.engine import HouseRules
 from controller.hal.display import DisplayConfig, OledDisplay
 from controller.hal.mock import CountingI2CBus, counting_i2c
+from controller.hal.node_display import NodeDisplay
 from controller.table.mock_table import MockTable
 from controller.table.run_mock import MockRun
 from controller.table.table import DealReading
 
 KINDS = ("press", "hold", "tag_on", "tag_off")
+WHATS = ("deal", "hand_end", "accepted", "other")
+TOPOLOGIES = ("node", "pi")
 # Each seed is played twice: the deal read at the seats (every card tapped twice: dealt,
 # played), and not read (hands unknown: envido proven by showing cards through the
 # envido menu, the holds).
 READINGS = (DealReading.SEATS, DealReading.NONE)
+ACK_WAIT_S = 2.0
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    kind: str  # press, hold, tag_on, tag_off
+    what: str  # deal, hand_end, accepted, other
+    cpu: float  # seconds
+    panel_bytes: int
+
+
+def _pi_threads() -> list[int]:
+    """The CPU clocks of the Pi's threads: every thread but the simulated nodes'."""
+    return [
+        time.pthread_getcpuclockid(thread.ident)
+        for thread in threading.enumerate()
+        if thread.ident is not None and not thread.name.startswith("mocknode")
+    ]
+
+
+def _cpu(clocks: Sequence[int]) -> float:
+    total = 0.0
+    for clock in clocks:
+        with contextlib.suppress(OSError):  # a thread that ended meanwhile
+            total += time.clock_gettime(clock)
+    return total
 
 
 class MeteredTable(MockTable):
-    """The mock table with real OLED displays on counting buses; times every event."""
+    """The mock table on one topology's real panels; times every event."""
 
     def __init__(
-        self, rules: HouseRules, *, seed: int, deal_reading: DealReading = DealReading.SEATS
+        self,
+        rules: HouseRules,
+        topology: str,
+        *,
+        seed: int,
+        deal_reading: DealReading,
+        state_dir: Path,
     ) -> None:
+        self.topology = topology
         self.buses: list[CountingI2CBus] = []
-        displays = []
-        for seat in range(rules.players):
-            serial, bus = counting_i2c()
-            self.buses.append(bus)
-            displays.append(OledDisplay(DisplayConfig(), seat=seat, interface=serial))
-        self.samples: list[tuple[str, float, int]] = []  # (kind, cpu s, bus bytes)
-        super().__init__(rules, seed=seed, deal_reading=deal_reading, displays=displays)
+        self.samples: list[Sample] = []
+        displays: list[OledDisplay] | None = None
+        if topology == "pi":
+            displays = []
+            for seat in range(rules.players):
+                serial, bus = counting_i2c()
+                self.buses.append(bus)
+                displays.append(OledDisplay(DisplayConfig(), seat=seat, interface=serial))
+        super().__init__(
+            rules,
+            seed=seed,
+            deal_reading=deal_reading,
+            displays=displays,
+            state_dir=state_dir,
+            panels="node" if topology == "node" else "pi",
+        )
+        self.nodes: list[NodeDisplay] = [
+            d for d in self.service.displays if isinstance(d, NodeDisplay)
+        ]
+        deadline = time.monotonic() + self.timeout
+        while not all(d.port.ready for d in self.nodes):  # the nodes' PANEL reports
+            self.pump(0.01)
+            if time.monotonic() > deadline:
+                raise RuntimeError("the mock nodes' panels did not report")
+        self._wait_acks()
+        self._clocks = _pi_threads()
+
+    def _wait_acks(self) -> None:
+        deadline = time.monotonic() + ACK_WAIT_S
+        while any(d.port.stats.acks < d.port.stats.updates for d in self.nodes):
+            if time.monotonic() > deadline:
+                raise RuntimeError("a display update had no DACK")
+            time.sleep(0.0005)
 
     def send_event(self, kind: str, send: Callable[[], None]) -> None:
-        sent_before = sum(bus.bytes for bus in self.buses)
-        start = time.process_time()
+        game = self.service.table.game
+        hand, moves = game.hand_number, len(game.move_stack)
+        scored, playing = game.score, game.hand_in_progress
+        sent_before = self._panel_wire()
+        start = _cpu(self._clocks)
         node_start = time.thread_time()
         send()
         node = time.thread_time() - node_start
         self.sent += 1
         self.settle()
-        cpu = time.process_time() - start - node
-        self.samples.append((kind, cpu, sum(bus.bytes for bus in self.buses) - sent_before))
+        self._wait_acks()
+        cpu = _cpu(self._clocks) - start - node
+        game = self.service.table.game
+        if game.hand_number != hand or game.hand_in_progress != playing:
+            what = "deal" if game.hand_in_progress else "hand_end"
+        elif game.score != scored:
+            what = "hand_end"
+        elif len(game.move_stack) != moves:
+            what = "accepted"
+        else:
+            what = "other"
+        self.samples.append(Sample(kind, what, cpu, self._panel_wire() - sent_before))
+
+    def _panel_wire(self) -> int:
+        if self.topology == "pi":
+            return sum(bus.bytes for bus in self.buses)
+        # the display frames' bytes on the pty (NodePort's reports: data and framing)
+        return sum(d.writer.totals.bus_bytes for d in self.nodes)
 
 
-def measure(players: int, games: int) -> list[tuple[str, float, int]]:
-    samples: list[tuple[str, float, int]] = []
+def measure(topology: str, players: int, games: int) -> list[Sample]:
+    samples: list[Sample] = []
     for seed, reading in itertools.product(range(games), READINGS):
         rules = HouseRules(players=players)
-        table = MeteredTable(rules, seed=seed, deal_reading=reading)
-        run = MockRun(rules, seed=seed, human=None, mock=table, deal_reading=reading)
-        try:
-            run.play_out()
-            samples += table.samples
-        finally:
-            run.close()
+        with tempfile.TemporaryDirectory(prefix="bench-table-") as state:
+            table = MeteredTable(
+                rules, topology, seed=seed, deal_reading=reading, state_dir=Path(state)
+            )
+            run = MockRun(rules, seed=seed, human=None, mock=table, deal_reading=reading)
+            try:
+                run.play_out()
+                samples += table.samples
+            finally:
+                run.close()
     return samples
 
 
-def summary(samples: list[tuple[str, float, int]]) -> str:
-    cpu = [c for _, c, _ in samples]
-    noop = [c for _, c, sent in samples if sent == 0]
+def summary(samples: Sequence[Sample], p99_kinds: bool = False) -> str:
+    cpu = [s.cpu for s in samples]
+    noop = [s.cpu for s in samples if s.panel_bytes == 0]
     p99 = statistics.quantiles(cpu, n=100)[98] if len(cpu) > 1 else cpu[0]
     noop_mean = f"{statistics.fmean(noop) * 1e3:.3f}" if noop else "-"
-    return (
+    line = (
         f"events={len(samples)} cpu_ms_mean={statistics.fmean(cpu) * 1e3:.3f} "
         f"cpu_ms_p99={p99 * 1e3:.3f} noop_events={len(noop)} noop_cpu_ms_mean={noop_mean} "
-        f"bus_bytes_mean={statistics.fmean(b for _, _, b in samples):.0f}"
+        f"panel_bytes_mean={statistics.fmean(s.panel_bytes for s in samples):.0f}"
     )
+    if p99_kinds:
+        top = Counter(f"{s.kind}/{s.what}" for s in samples if s.cpu >= p99)
+        line += " p99_set_by=" + ",".join(f"{k}:{n}" for k, n in top.most_common(4))
+    return line
 
 
-def main() -> None:
-    games = int(sys.argv[1]) if len(sys.argv) > 1 else 3
-    for players in (2, 4, 6):
-        samples = measure(players, games)
-        print(f"players={players} {summary(samples)}", flush=True)
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--games", type=int, default=3, help="seeds (each played twice)")
+    parser.add_argument("--players", type=int, nargs="+", default=[6])
+    parser.add_argument("--topology", nargs="+", choices=TOPOLOGIES, default=list(TOPOLOGIES))
+    args = parser.parse_args(argv)
+    for topology, players in itertools.product(args.topology, args.players):
+        samples = measure(topology, players, args.games)
+        head = f"topology={topology} players={players}"
+        print(f"{head} {summary(samples, p99_kinds=True)}", flush=True)
         for kind in KINDS:
-            some = [s for s in samples if s[0] == kind]
+            some = [s for s in samples if s.kind == kind]
             if some:
-                print(f"players={players} kind={kind} {summary(some)}", flush=True)
+                print(f"{head} kind={kind} {summary(some)}", flush=True)
+        for what in WHATS:
+            some = [s for s in samples if s.what == what]
+            if some:
+                print(f"{head} what={what} {summary(some)}", flush=True)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ so the mock table runs the very code a Pi runs.
 
 from __future__ import annotations
 
+import binascii
 import contextlib
 import os
 import random
@@ -33,7 +34,8 @@ from luma.core.device import dummy
 from PIL import Image
 
 from ..engine import CARDS, Card
-from .display import DisplayConfig
+from ..render.pages import pages_to_image
+from .display import Display, DisplayConfig
 from .events import PROTOCOL_VERSION
 from .mock_mfrc522 import SimMFRC522, SimSpiDev
 from .seatlink import encode_frame, parse_frame
@@ -71,8 +73,25 @@ class MockDeck:
 class MockNode:
     """A seat node on a pty pair. ``path`` is the device the Pi side opens."""
 
-    def __init__(self, seat: int, serial: str | None = None, *, heartbeat_s: float = 1.0) -> None:
+    def __init__(
+        self,
+        seat: int,
+        serial: str | None = None,
+        *,
+        heartbeat_s: float = 1.0,
+        panel: bool = False,
+    ) -> None:
+        """``panel``: the seat's panel hangs on this node (an SSD1306 at 0x3C, until the
+        Pi's PANEL names another): it says so after every HELLO, writes the display
+        frames into ``ram`` (the panel's 8 pages of 128 visible columns) and answers
+        each whole update with DACK."""
         self.seat = seat
+        self.panel = panel
+        self.ram = bytearray(128 * 8)
+        self.updates = 0  # updates written whole (each answered with DACK)
+        self._update: tuple[int, int] | None = None  # (update, DW frames) under way
+        self._pieces = 0
+        self._panel_kind = ("ssd1306", "3C")  # what it drives; the Pi's PANEL changes it
         self.serial = serial or f"e66141{seat:010x}"
         self.heartbeat_s = heartbeat_s
         master, slave = os.openpty()
@@ -119,6 +138,10 @@ class MockNode:
         self.send(
             "HELLO", str(PROTOCOL_VERSION), "0.1.0-mock", str(self.seat), self.serial, "92", session
         )
+        if self.panel:  # freshly initialised: its RAM is blank
+            self.ram[:] = bytes(len(self.ram))
+            self._update = None
+            self.send("PANEL", *self._panel_kind, "OK")
 
     def tag_conflict(self) -> None:
         """Several cards on the reader at once (the node's TAGMANY)."""
@@ -164,21 +187,64 @@ class MockNode:
                 self.received.append(kind)
                 if kind == "HELLO" and len(args) == 2:
                     self.hello(args[1])
+                elif self.panel and kind in ("DU", "DW"):
+                    self._display_frame(kind, args)
+                elif self.panel and kind == "PANEL" and len(args) == 2:
+                    # drive the pin map's panel from now on: initialised, its RAM blank
+                    self._panel_kind = (args[0], args[1])
+                    self.ram[:] = bytes(len(self.ram))
+                    self._update = None
+                    self.send("PANEL", *self._panel_kind, "OK")
+
+    def _display_frame(self, kind: str, args: tuple[str, ...]) -> None:
+        """``DU`` and ``DW`` (firmware/PROTOCOL.md, "Display frames") into ``ram``."""
+        if kind == "DU":
+            self._update, self._pieces = (int(args[0]), int(args[1])), 0
+            return
+        if self._update is None or int(args[0]) != self._pieces:
+            self.send("DLOST", str(self._update[0] if self._update else 0))
+            self._update = None
+            return
+        p0, p1, c0, c1, offset = (int(a) for a in args[1:6])
+        cols = c1 - c0 + 1
+        for i, byte in enumerate(binascii.a2b_base64(args[6])):
+            page, col = divmod(offset + i, cols)
+            if p0 + page <= p1:
+                self.ram[(p0 + page) * 128 + c0 + col] = byte
+        self._pieces += 1
+        update, count = self._update
+        if self._pieces == count:
+            self._update = None
+            self.updates += 1
+            self.send("DACK", str(update))
 
 
 class MockDisplay:
-    """A seat display backed by luma's ``dummy`` device (keeps the last image)."""
+    """A seat display backed by luma's ``dummy`` device (keeps the last image). Frames in
+    page layout (``show_pages``, as the service sends them) become an image only when
+    someone looks (``image``)."""
 
     def __init__(self) -> None:
         self.device = dummy(width=128, height=64, mode="1")
         self.frames = 0
+        self._pages: bytes | None = None  # the last frame, not yet drawn on the device
 
     def show(self, image: Image.Image) -> None:
         self.device.display(image)
+        self._pages = None
+        self.frames += 1
+
+    def show_pages(self, pages: bytes) -> None:
+        if len(pages) != 128 * 8:
+            raise ValueError(f"a frame of {len(pages)} bytes, the panel takes 1024")
+        self._pages = pages
         self.frames += 1
 
     @property
     def image(self) -> Image.Image:
+        if self._pages is not None:
+            self.device.display(pages_to_image(self._pages))
+            self._pages = None
         image: Image.Image = self.device.image
         return image
 
@@ -237,13 +303,14 @@ class MockHardware:
         self.nodes: dict[int, MockNode] = {}
         self._plugged: dict[int, MockNode | None] = {}
         self.spi: dict[int, SimSpiDev] = {}
-        self.displays: dict[int, MockDisplay] = {}
+        self.displays: dict[int, MockDisplay] = {}  # the panels on the Pi's bus
+        self._node_panels: set[int] = set()  # seats whose panel hangs on the node
 
     def clock(self) -> float:
         return self.now
 
     def node_port(self, seat: int, serial: str, by_id_dir: Path) -> Callable[[], str | None]:
-        node = MockNode(seat, serial, heartbeat_s=self.heartbeat_s)
+        node = MockNode(seat, serial, heartbeat_s=self.heartbeat_s, panel=seat in self._node_panels)
         self.nodes[seat] = node
         self._plugged[seat] = node
         node.start()
@@ -259,7 +326,12 @@ class MockHardware:
         self.spi[seat] = spi
         return spi
 
-    def display(self, seat: int, config: DisplayConfig | None) -> MockDisplay:
+    def display(self, seat: int, config: DisplayConfig | None) -> Display:
+        if config is not None and config.connected_to == "node":
+            from .node_display import NodeDisplay
+
+            self._node_panels.add(seat)  # its MockNode drives it (MockNode.ram)
+            return NodeDisplay(config, seat=seat)
         display = MockDisplay()
         self.displays[seat] = display
         return display
@@ -273,7 +345,12 @@ class MockHardware:
 
     def replug(self, seat: int) -> MockNode:
         """Plug a (fresh) node back in, on a new pty."""
-        node = MockNode(seat, self.nodes[seat].serial, heartbeat_s=self.heartbeat_s)
+        node = MockNode(
+            seat,
+            self.nodes[seat].serial,
+            heartbeat_s=self.heartbeat_s,
+            panel=seat in self._node_panels,
+        )
         self.nodes[seat] = node
         self._plugged[seat] = node
         node.start()

@@ -339,7 +339,8 @@ class NodeDisplay:
         panel = Panel(Controller(config.driver), config.width, config.height)
         self.port = NodePort(self, panel, seat=seat, address=config.address)
         rotate = (lambda image: image.rotate(180)) if config.rotate == 2 else None
-        self.writer = DisplayWriter(self.port, preprocess=rotate)
+        # rotation: update_pages turns a frame half round itself, without pixels
+        self.writer = DisplayWriter(self.port, preprocess=rotate, rotation=2 if rotate else 0)
 
     def attach(self, link: SeatLink) -> None:
         self._link = link
@@ -353,7 +354,18 @@ class NodeDisplay:
         try:
             self.writer.update(image)
         except Exception as error:  # a broken display never stops the table
-            self.errors += 1
-            if self.errors == 1 or self.errors % 100 == 0:
-                log.warning("seat %d display (on the node): %s", self.seat, error)
-            self.writer.invalidate()
+            self._failed(error)
+
+    def show_pages(self, pages: bytes) -> None:
+        """The screen as ``image_to_pages(image)`` would give it (``PageDisplay``): the
+        service joins it from the renderer's cached tiles and draws no pixel for it."""
+        try:
+            self.writer.update_pages(pages)
+        except Exception as error:  # a broken display never stops the table
+            self._failed(error)
+
+    def _failed(self, error: Exception) -> None:
+        self.errors += 1
+        if self.errors == 1 or self.errors % 100 == 0:
+            log.warning("seat %d display (on the node): %s", self.seat, error)
+        self.writer.invalidate()

@@ -348,20 +348,29 @@ def draw_scoreboard(
     *,
     label_gap: int = LABEL_GAP,
     divider_band: int = DIVIDER_BAND,
+    sides: tuple[int, ...] = (0, 1),
+    separator: bool = True,
 ) -> None:
-    """Both teams side by side, labelled, over the whole of ``box`` (cleared first)."""
+    """Both teams side by side, labelled, over the whole of ``box`` (cleared first).
+
+    ``sides``/``separator``: only those teams' halves (0: ours, 1: theirs) and the
+    dotted line between them; the halves touch no common pixel, so the whole board is
+    the union of its parts (the screens cache each half on its own)."""
     board = scoreboard_layout(box, label_gap=label_gap)
     _clear(draw, box)
-    for score_box, label, points in zip(
-        (board.ours, board.theirs), board.labels, (ours, theirs), strict=True
+    for side, (score_box, label, points) in enumerate(
+        zip((board.ours, board.theirs), board.labels, (ours, theirs), strict=True)
     ):
+        if side not in sides:
+            continue
         layout = score_layout(score_box, target, divider_band=divider_band)
         centre = layout.left + layout.squares_width // 2
         label_x = centre - FONT_5X7.text_width(label) // 2
         FONT_5X7.draw(draw, (label_x, board.label_top), label, fill=fill)
         draw_score(draw, score_box, points, target, fill=fill, divider_band=divider_band)
-    dots = [(board.separator_x, y) for y in range(box[1], box[3], 2)]
-    _paint(draw, dots, fill)
+    if separator:
+        dots = [(board.separator_x, y) for y in range(box[1], box[3], 2)]
+        _paint(draw, dots, fill)
 
 
 def render_scoreboard_image(ours: int, theirs: int, target: int) -> Image.Image:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from PIL import Image
 
-__all__ = ["PAGE_HEIGHT", "image_to_pages", "rotate_pages_180"]
+__all__ = ["PAGE_HEIGHT", "image_to_pages", "pages_to_image", "rotate_pages_180"]
 
 PAGE_HEIGHT = 8
 
@@ -31,6 +31,20 @@ def image_to_pages(image: Image.Image) -> bytes:
     pages = height // PAGE_HEIGHT
     columns = image.transpose(Image.Transpose.TRANSPOSE).tobytes().translate(_BIT_REVERSED)
     return b"".join([columns[page::pages] for page in range(pages)])
+
+
+def pages_to_image(frame: bytes, width: int = 128) -> Image.Image:
+    """The mode "1" image of a frame in controller layout (``image_to_pages`` undone)."""
+    if not width or len(frame) % width:
+        raise ValueError(f"a frame of {len(frame)} bytes is not whole pages of {width} columns")
+    pages = len(frame) // width
+    columns = bytearray(len(frame))
+    for page in range(pages):
+        columns[page::pages] = frame[page * width : (page + 1) * width]
+    image = Image.frombytes(
+        "1", (pages * PAGE_HEIGHT, width), bytes(columns.translate(_BIT_REVERSED))
+    )
+    return image.transpose(Image.Transpose.TRANSPOSE)
 
 
 def rotate_pages_180(frame: bytes) -> bytes:

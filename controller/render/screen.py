@@ -106,6 +106,7 @@ __all__ = [
     "screen_texts",
     "short_name",
     "text_width",
+    "warm_score_tiles",
 ]
 
 WIDTH, HEIGHT = SCREEN_SIZE
@@ -898,19 +899,111 @@ def render_content(content: ScreenContent) -> Image.Image:
     return image
 
 
+@lru_cache(maxsize=128)
+def _score_side_pages(side: int, points: int, target: int) -> bytes:
+    """One team's half of the score tile (0: ours, with the separator; 1: theirs)."""
+    tile = Image.new("1", (WIDTH, SCORE_BOX[3] + 1), 0)
+    draw_scoreboard(
+        ImageDraw.Draw(tile),
+        SCORE_BOX,
+        points,
+        points,
+        target,
+        label_gap=SCORE_LABEL_GAP,
+        divider_band=SCORE_DIVIDER_BAND,
+        sides=(side,),
+        separator=side == 0,
+    )
+    return image_to_pages(tile)
+
+
 @lru_cache(maxsize=256)
 def _score_pages(ours: int, theirs: int, target: int) -> bytes:
-    return image_to_pages(_score_tile(ours, theirs, target))
+    """``image_to_pages(_score_tile(...))``, as the union of the two teams' halves: a
+    hand's end (both scores new at every seat) joins cached halves, draws nothing
+    once ``warm_score_tiles`` ran."""
+    left = _score_side_pages(0, ours, target)
+    right = _score_side_pages(1, theirs, target)
+    size = len(left)
+    return (int.from_bytes(left, "big") | int.from_bytes(right, "big")).to_bytes(size, "big")
+
+
+def warm_score_tiles(target: int) -> None:
+    """Draw every half score tile of a game to ``target`` ahead (about 60 tiles, some
+    10 ms here): the service does it at start-up, so no score is drawn during play."""
+    for points in range(target + 1):
+        for side in (0, 1):
+            _score_side_pages(side, points, target)
+
+
+@lru_cache(maxsize=512)
+def _glyph_columns(char: str, row: int) -> bytes:
+    """A character's columns on a page, its top at ``row``: one byte a column, as wide as
+    its advance (the spacing after it blank; no glyph reaches past its advance)."""
+    columns = bytearray(FONT_TEXT.advance(char))
+    for dx, dy in FONT_TEXT.pixels(char):
+        columns[dx] |= 1 << (row + dy)
+    return bytes(columns)
+
+
+def _put(page: bytearray, x: int, columns: bytes, clear: bool = False) -> None:
+    """ORs (or, ``clear``, clears) ``columns`` into a one-page tile from column ``x``;
+    what falls past the right edge is left out, as Pillow leaves it out of an image."""
+    columns = columns[: max(0, WIDTH - x)]
+    end = x + len(columns)
+    old = int.from_bytes(page[x:end], "big")
+    new = int.from_bytes(columns, "big")
+    page[x:end] = ((old & ~new) if clear else (old | new)).to_bytes(len(columns), "big")
+
+
+def _put_text(page: bytearray, x: int, row: int, text: str, clear: bool = False) -> int:
+    """``_draw_text`` on a one-page tile in page layout; returns the text's width."""
+    _put(page, x, b"".join([_glyph_columns(char, row) for char in text]), clear)
+    return text_width(text)
+
+
+def _underline(page: bytearray, x: int, width: int) -> None:
+    _put(page, x, b"\x80" * width)  # the page's bottom row
+
+
+@lru_cache(maxsize=8)
+def _baza_columns(mark: BazaMark) -> bytes:
+    columns = bytearray(max((dx for dx, _ in _BAZA_CELLS[mark]), default=-1) + 1)
+    for dx, dy in _BAZA_CELLS[mark]:
+        columns[dx] |= 1 << dy
+    return bytes(columns)
 
 
 @lru_cache(maxsize=512)
 def _strip_pages(strip: Strip) -> bytes:
-    return image_to_pages(_strip_tile(strip))
+    """``image_to_pages(_strip_tile(strip))``, joined from the font's columns with no
+    image drawn: a baza won or a truco accepted gives every seat a strip of its own."""
+    page = bytearray(WIDTH)
+    for x, letter, seat in ((MANO_X, "M", strip.mano), (DEALER_X, "D", strip.dealer)):
+        if seat is None:
+            continue
+        width = _put_text(page, x, 0, f"{letter}{seat}")
+        if seat == strip.seat:
+            _underline(page, x, width)
+    for x, mark in zip(BAZA_X, strip.bazas, strict=True):
+        _put(page, x, _baza_columns(mark))
+    if strip.truco:
+        width = _put_text(page, TRUCO_X, 0, LADDER[strip.truco])
+        if strip.quiero_ours and strip.truco < 3:
+            _underline(page, TRUCO_X, width)
+    return bytes(page)
 
 
 @lru_cache(maxsize=1024)
 def _line_pages(line: Line) -> bytes:
-    return image_to_pages(_line_tile(line)) if line.text or line.inverted else bytes(WIDTH)
+    """``image_to_pages(_line_tile(line))``, joined from the font's columns with no image
+    drawn (an inverted line: the text cleared out of a lit page)."""
+    if not line.text and not line.inverted:
+        return bytes(WIDTH)
+    page = bytearray(b"\xff" * WIDTH if line.inverted else bytes(WIDTH))
+    x = max(0, (WIDTH - text_width(line.text)) // 2) if line.centre else 0
+    _put_text(page, x, LINE_TEXT_ROW, line.text, clear=line.inverted)
+    return bytes(page)
 
 
 @lru_cache(maxsize=256)
@@ -947,8 +1040,10 @@ def clear_caches() -> None:
         _line_tile,
         _banner_tile,
         _score_pages,
+        _score_side_pages,
         _strip_pages,
         _line_pages,
+        _glyph_columns,
         _banner_pages,
     ):
         cached.cache_clear()

@@ -47,14 +47,25 @@ READER_RESET_PIN = 25  # hardware/pinmap.toml: both readers' RST
 
 
 def mock_config(
-    rules: HouseRules, topology: str = "nodes", deal_reading: DealReading = DealReading.SEATS
+    rules: HouseRules,
+    topology: str = "nodes",
+    deal_reading: DealReading = DealReading.SEATS,
+    panels: str = "pi",
 ) -> TableConfig:
-    """A table's configuration as ``hardware/pinmap.toml`` describes it, for mock parts."""
+    """A table's configuration as ``hardware/pinmap.toml`` describes it, for mock parts.
+
+    ``panels``: ``"pi"``, every seat's panel on the Pi's bus (luma's ``dummy``), or
+    ``"node"``, on its seat node (one cable per seat: a ``NodeDisplay`` whose windows the
+    ``MockNode`` writes into its ``ram``)."""
     players = rules.players
     if topology not in ("nodes", "gpio"):
         raise ValueError(f"topology must be nodes or gpio, not {topology!r}")
     if topology == "gpio" and players != 2:
         raise ValueError("GPIO pads are for two-seat tables")
+    if panels not in ("pi", "node"):
+        raise ValueError(f"panels must be pi or node, not {panels!r}")
+    if panels == "node" and topology != "nodes":
+        raise ValueError("panels on the nodes need the seat nodes' topology")
     return TableConfig(
         rules=rules,
         deal_reading=deal_reading,
@@ -66,7 +77,12 @@ def mock_config(
         if topology == "gpio"
         else (),
         reader_reset_pin=READER_RESET_PIN,
-        displays={s: DisplayConfig(mux_channel=s) for s in range(players)},
+        displays={
+            s: DisplayConfig(mux_channel=s)
+            if panels == "pi"
+            else DisplayConfig(connected_to="node")
+            for s in range(players)
+        },
     )
 
 
@@ -92,12 +108,14 @@ class MockTable:
         notifier: Notifier | None = None,
         watchdog_s: float | None = None,
         displays: Sequence[Display] | None = None,
+        panels: str = "pi",
     ) -> None:
-        """``displays``: the seats' panels (default: the mock seats' luma ``dummy`` ones)."""
+        """``displays``: the seats' panels (default: the mock seats' luma ``dummy`` ones,
+        or with ``panels="node"`` the panels on the seat nodes, see ``mock_config``)."""
         self.deck = MockDeck(seed)
         self.timeout = timeout
         self.on_change = on_change
-        self.config = mock_config(rules, topology, deal_reading)
+        self.config = mock_config(rules, topology, deal_reading, panels)
         self.parts = MockHardware()
         self.hardware: Hardware = build_hardware(self.config, self.parts)
         self.service = TableService(

@@ -56,6 +56,7 @@ from ..render.screen import (
     render_pages,
     render_screen,
     screen_content,
+    warm_score_tiles,
 )
 from ..transcript import TranscriptError, parse, replay, write
 from .chord import RefereeChord
@@ -193,11 +194,6 @@ class TableService:
         self.rules = config.rules
         self.lookup = lookup
         self.displays = list(displays)
-        # Panels that take frames in their own page layout get them joined from the
-        # renderer's cached tiles; the others get images.
-        self._show_pages: list[Callable[[bytes], None] | None] = [
-            getattr(display, "show_pages", None) for display in self.displays
-        ]
         self.notifier = notifier or Notifier(None)
         self.clock = clock
         self.events = Inbox()
@@ -284,6 +280,9 @@ class TableService:
         self._record_lines = write(table.game).splitlines()
         table.match = self.match_card
         self.rules = table.rules
+        # Every score's tile drawn now (some 10 ms, cached): a hand's end, when every
+        # seat shows two new scores, then draws nothing.
+        warm_score_tiles(table.rules.target)
         self._hand_over_at: float | None = float("-inf") if table.phase is Phase.WAITING else None
         return table
 
@@ -809,7 +808,9 @@ class TableService:
             if not force and content == self._shown[seat]:
                 self._screens[seat] = screen
                 continue
-            show_pages = self._show_pages[seat]
+            # Panels that take frames in their own page layout (every one the table
+            # builds) get them joined from the renderer's cached tiles; no pixel is drawn.
+            show_pages = getattr(display, "show_pages", None)
             try:
                 if show_pages is not None:
                     show_pages(render_pages(content))

@@ -97,6 +97,44 @@ def trial(ref: Reference, state: Path, rng: random.Random) -> str | None:
     return None
 
 
+@dataclass
+class TrialsRun:
+    ran: int  # trials played (the first ``ran`` of the seeded list, always the same ones)
+    failures: list[str]
+
+
+def run_bounded(
+    trials: int,
+    seed: int,
+    workdir: Path,
+    *,
+    budget_s: float | None,
+    at_least: int,
+    workers: int = 2,
+    rules: tuple[HouseRules, ...] = (HouseRules(players=4), HouseRules(players=2, flor=True)),
+) -> TrialsRun:
+    """Up to ``trials`` trials; after ``budget_s`` seconds (None: no bound) no further
+    trial starts once ``at_least`` have."""
+    refs = [reference(workdir, r, seed + i) for i, r in enumerate(rules)]
+    rng = random.Random(seed)
+    jobs = [
+        (i, refs[i % len(refs)], workdir / f"trial-{i}", random.Random(rng.random()))
+        for i in range(trials)
+    ]
+    deadline = None if budget_s is None else time.monotonic() + budget_s
+    skipped = "skipped"
+
+    def run(index: int, ref: Reference, folder: Path, trial_rng: random.Random) -> str | None:
+        if index >= at_least and deadline is not None and time.monotonic() > deadline:
+            return skipped
+        return trial(ref, folder, trial_rng)
+
+    with ThreadPoolExecutor(workers) as pool:
+        results = list(pool.map(lambda job: run(*job), jobs))
+    played = [r for r in results if r is not skipped]
+    return TrialsRun(len(played), [r for r in played if r is not None])
+
+
 def run_trials(
     trials: int,
     seed: int,
@@ -104,15 +142,11 @@ def run_trials(
     workers: int = 2,
     rules: tuple[HouseRules, ...] = (HouseRules(players=4), HouseRules(players=2, flor=True)),
 ) -> list[str]:
-    refs = [reference(workdir, r, seed + i) for i, r in enumerate(rules)]
-    rng = random.Random(seed)
-    jobs = [
-        (refs[i % len(refs)], workdir / f"trial-{i}", random.Random(rng.random()))
-        for i in range(trials)
-    ]
-    with ThreadPoolExecutor(workers) as pool:
-        results = list(pool.map(lambda job: trial(*job), jobs))
-    return [r for r in results if r is not None]
+    """Every one of ``trials`` trials; the failures."""
+    run = run_bounded(
+        trials, seed, workdir, budget_s=None, at_least=trials, workers=workers, rules=rules
+    )
+    return run.failures
 
 
 def main() -> None:

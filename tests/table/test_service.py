@@ -12,7 +12,6 @@ import time
 from pathlib import Path
 
 import pytest
-from PIL import Image
 
 from controller.engine import Card, HouseRules
 from controller.notices import AskConfirm, LinkNotice, TableAlert
@@ -56,10 +55,11 @@ def test_restart_continues_where_it_was(tmp_path: Path) -> None:
 def test_a_display_that_raises_does_not_stop_the_table(tmp_path: Path) -> None:
     with MockTable(HouseRules(), state_dir=tmp_path) as mock:
 
-        def broken(image: Image.Image) -> None:
+        def broken(frame: object) -> None:
             raise OSError(errno.EIO, "I2C bus error")
 
-        mock.parts.displays[1].show = broken  # type: ignore[method-assign]
+        mock.parts.displays[1].show = broken  # type: ignore[method-assign,assignment]
+        mock.parts.displays[1].show_pages = broken  # type: ignore[method-assign,assignment]
         mock.deal(DEAL)
         mock.press(0, Button.ENVIDO)
         mock.press(1, Button.QUIERO)
