@@ -4,7 +4,8 @@
 A table's message at a venue reaches the central broker under that venue's prefix; a
 venue's account cannot write under another venue's prefix; with the central broker
 stopped, the venue queues what its tables publish and delivers it exactly once, in
-order, when the central broker comes back.
+order, when the central broker comes back, even if the venue broker was restarted
+meanwhile (its queue on disk).
 """
 
 from __future__ import annotations
@@ -235,4 +236,29 @@ def test_with_the_central_broker_down_the_venue_queues_and_delivers_once_in_orde
         assert {t for t, _ in got} == {"league/bar-a/tables/mesa02/events"}
     finally:
         table.close()
+        probe.close()
+
+
+def test_a_venue_broker_restarted_while_the_link_is_down_keeps_its_queue(
+    league: League,
+) -> None:
+    probe = CentralProbe(league.a, DESK_ACCOUNT, league.a.desk_password())
+    try:
+        _wait_bridge_up(probe, "bar-a")
+        league.central.stop()
+        table = TablePublisher(_as_venue(league.a), "mesa01")
+        try:
+            for seq in range(1, 21):
+                table.publish(seq)
+        finally:
+            table.close()
+        league.venue_a.stop()  # a clean stop (systemd's): Mosquitto writes its queue to disk
+        league.venue_a.start()
+        states_before = len(probe.topics("league/bar-a/bridge/state"))
+        league.central.start()
+        _wait_bridge_up(probe, "bar-a", after=states_before)
+        probe.wait_for("league/bar-a/tables/", 20)
+        time.sleep(0.5)
+        assert _seqs(probe.topics("league/bar-a/tables/")) == list(range(1, 21))
+    finally:
         probe.close()
