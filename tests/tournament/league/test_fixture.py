@@ -101,3 +101,12 @@ def test_a_labelled_match() -> None:
     assert season[0].label == "Fecha 1 (ida)"
     assert season[-1].label == "Fecha 6 (vuelta)"
     assert (season[0].home, season[0].away, season[0].venue) == ("e01", "e04", "c1")
+
+
+def test_the_modules_examples_run_as_written() -> None:
+    import doctest
+
+    import controller.tournament.league.fixture as module
+
+    result = doctest.testmod(module)
+    assert result.attempted >= 1 and result.failed == 0
