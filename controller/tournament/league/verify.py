@@ -58,6 +58,7 @@ class LeagueRecordCheck:
     reason: str  # Spanish, for the league's organiser
     chico: Chico | None  # what it counts (only when COUNTED)
     record_sha256: str
+    number: int | None = None  # which chico of the match the table said it was (1-based)
 
     @property
     def counted(self) -> bool:
@@ -87,7 +88,9 @@ def check_league_record(
     match = record.match if record.match not in (None, NO_MATCH) else None
 
     def out(verdict: RecordVerdict, reason: str, chico: Chico | None = None) -> LeagueRecordCheck:
-        return LeagueRecordCheck(venue, table, record.game, match, verdict, reason, chico, digest)
+        return LeagueRecordCheck(
+            venue, table, record.game, match, verdict, reason, chico, digest, record.chico
+        )
 
     if venue not in {c.id for c in league.clubs}:
         return out(RecordVerdict.UNKNOWN_VENUE, f"La sede {venue!r} no está en la liga")
