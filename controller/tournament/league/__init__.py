@@ -1,8 +1,14 @@
-"""A league across bars: clubs (venues), entrants, a double round robin, standings.
+"""A league across bars: clubs (venues), entrants, a double round robin, standings, and
+each venue's broker bridged to the league's central broker.
 
-- :mod:`.model`: the league's values and its errors (pure: no I/O, no clock);
+- :mod:`.model`: the league's values, :mod:`.errors` its refusals (Spanish);
 - :mod:`.fixture`: the fixture by Berger tables (home and away alternating);
-- :mod:`.table`: results of matches (best of N chicos) and the standings, whole and by venue;
-- :mod:`.bridge`: a venue's keys, accounts and Mosquitto bridge to the central broker
-  (``truco-table league add-venue``).
+- :mod:`.table`: results of matches (best of N chicos), the standings, a venue's view;
+- :mod:`.keys`: a venue's secret derived from the league's, its tables' keys from it;
+- :mod:`.bridge`: a venue's folder, accounts and Mosquitto bridge, the central broker's
+  accounts and ACL (``truco-table league add-venue``);
+- :mod:`.verify`: the league desk's check of one sealed record from a venue;
+- :mod:`.collect`: the league desk's count of the checked records.
+
+All but :mod:`.bridge` are pure (no I/O, no clock).
 """

@@ -262,3 +262,39 @@ def test_a_venue_broker_restarted_while_the_link_is_down_keeps_its_queue(
         assert _seqs(probe.topics("league/bar-a/tables/")) == list(range(1, 21))
     finally:
         probe.close()
+
+
+def test_a_venue_that_rewrites_its_bridge_to_another_prefix_gets_nothing_through(
+    league: League,
+) -> None:
+    """Venue A's admin edits its bridge to land under venue B's prefix: the central ACL
+    drops every message (the bridge's account writes only under league/bar-a/)."""
+    probe = CentralProbe(league.a, DESK_ACCOUNT, league.a.desk_password())
+    try:
+        _wait_bridge_up(probe, "bar-a")
+        league.venue_a.stop()
+        conf = league.a.venue_conf.read_text(encoding="utf-8")
+        forged = conf.replace(
+            f"topic tables/# out 1 truco/{LEAGUE}/ league/bar-a/",
+            f"topic tables/# out 1 truco/{LEAGUE}/ league/bar-b/",
+        ).replace("notification_topic league/bar-a/", "notification_topic league/bar-b/")
+        assert forged != conf
+        league.a.venue_conf.write_text(forged, encoding="utf-8")
+        league.venue_a.start()
+        table = TablePublisher(_as_venue(league.a), "mesa01")
+        try:
+            for seq in range(1, 6):
+                table.publish(seq)
+        finally:
+            table.close()
+        # the forged bridge did connect (its account is genuine) and sent its queue
+        log = league.central.log
+        deadline = time.monotonic() + 10
+        while log.read_text(errors="replace").count("as league-bar-a ") < 2:
+            assert time.monotonic() < deadline, "the forged bridge never connected"
+            time.sleep(0.05)
+        time.sleep(1.0)
+        assert probe.topics("league/bar-b/") == []
+        assert probe.topics("league/bar-a/tables/") == []
+    finally:
+        probe.close()
