@@ -25,9 +25,14 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from controller.tournament.broker import LocalBroker, find_mosquitto, free_port
 from controller.tournament.league.bridge import DESK_ACCOUNT, AddedVenue, add_venue
+from controller.tournament.league.collect import collect
+from controller.tournament.league.fixture import fixture
+from controller.tournament.league.inbox import CentralMessage, read_central
+from controller.tournament.league.table import league_standings
 from controller.tournament.venue import Venue
 
 from ..conftest import MqttProbe
+from .helpers import record_payload, two_venue_league
 
 LEAGUE = "liga"
 
@@ -297,4 +302,48 @@ def test_a_venue_that_rewrites_its_bridge_to_another_prefix_gets_nothing_through
         assert probe.topics("league/bar-b/") == []
         assert probe.topics("league/bar-a/tables/") == []
     finally:
+        probe.close()
+
+
+def test_a_sealed_record_crosses_the_bridge_and_the_league_desk_counts_it(
+    league: League,
+) -> None:
+    model = two_venue_league(("bar-a", "bar-b"))
+    secret = bytes.fromhex(
+        next(s for s in (league.a.root / "secret.key").read_text().split("\n") if s[:1] != "#")
+    )
+    match = next(m for m in fixture(model) if m.venue == "bar-a")
+    other = next(m for m in fixture(model) if m.venue == "bar-b")
+    probe = CentralProbe(league.a, DESK_ACCOUNT, league.a.desk_password())
+    table = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"mesa01-{time.time_ns()}")
+    venue = _as_venue(league.a)
+    table.username_pw_set("mesa01", venue.password("mesa01"))
+    table.tls_set(ca_certs=str(venue.ca_file))
+    table.connect("127.0.0.1", venue.port, 10)
+    table.loop_start()
+    try:
+        _wait_bridge_up(probe, "bar-a")
+        sent = [
+            record_payload(model, secret, "bar-a", "mesa01", match.id, seq=1, chico=1),
+            record_payload(
+                model, secret, "bar-a", "mesa01", match.id, seq=2, game_number=2, chico=2
+            ),
+            # bar-a sealing (with its own keys) a match of bar-b: flagged, not counted
+            record_payload(model, secret, "bar-a", "mesa01", other.id, seq=3, game_number=3),
+        ]
+        for topic, data in sent:
+            table.publish(topic, data, qos=1, retain=True).wait_for_publish(10)
+        got = probe.wait_for("league/bar-a/tables/mesa01/records/", 3)
+        read = [read_central(model, secret, t, p) for t, p in got]
+        checks = [r.check for r in read if isinstance(r, CentralMessage) and r.check]
+        assert len(checks) == 3
+        count = collect(model, checks)
+        assert [f.check.game for f in count.flags] == ["mesa01-g003"]
+        assert "se juega en la sede bar-b" in count.flags[0].reason
+        assert len(count.played[match.id]) == 2  # two chicos of the bot game: decided
+        standings = league_standings(model, count.played)
+        assert standings[0].won == 1 and standings[0].games_won == 2
+    finally:
+        table.disconnect()
+        table.loop_stop()
         probe.close()

@@ -8,8 +8,6 @@ import datetime
 
 import pytest
 
-from controller.engine import HouseRules
-from controller.table.run_mock import MockRun
 from controller.tournament.competition.model import Entrant, Player
 from controller.tournament.league.fixture import fixture
 from controller.tournament.league.keys import venue_table_key
@@ -24,6 +22,8 @@ from controller.tournament.messages import Record
 from controller.tournament.seal import seal
 from controller.transcript import parse, replay
 
+from .helpers import bot_game
+
 SECRET = bytes(range(32))
 LEAGUE = League(
     "liga",
@@ -37,16 +37,7 @@ LEAGUE = League(
 )
 
 
-def _game() -> str:
-    run = MockRun(HouseRules(target=15), seed=3, human=None)
-    try:
-        run.play_out()
-        return run.mock.service.transcript()
-    finally:
-        run.close()
-
-
-GAME = _game()
+GAME = bot_game()
 PLAYED = replay(parse(GAME)).game
 
 
