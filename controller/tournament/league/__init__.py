@@ -8,7 +8,9 @@ each venue's broker bridged to the league's central broker.
 - :mod:`.bridge`: a venue's folder, accounts and Mosquitto bridge, the central broker's
   accounts and ACL (``truco-table league add-venue``);
 - :mod:`.verify`: the league desk's check of one sealed record from a venue;
-- :mod:`.collect`: the league desk's count of the checked records.
+- :mod:`.inbox`: a venue's message read at the central broker (its mac checked);
+- :mod:`.collect`: the league desk's count of the checked records;
+- :mod:`.ledger`: the league desk's tamper-evident journal of them (the desk's own).
 
-All but :mod:`.bridge` are pure (no I/O, no clock).
+All but :mod:`.bridge` and :mod:`.ledger` are pure (no I/O, no clock).
 """
