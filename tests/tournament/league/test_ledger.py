@@ -37,7 +37,12 @@ def test_the_count_survives_a_restart_and_a_redelivery_is_a_repeat(
 ) -> None:
     synced: list[int] = []
     real_fsync = os.fsync
-    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd))[1])
+
+    def spied(fd: int) -> None:
+        synced.append(fd)
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", spied)
     ledger = LeagueLedger(tmp_path, LEAGUE, SECRET)
     assert ledger.open().played == {}
     ledger.append(_check("g1", 1), 100.0)
