@@ -1,4 +1,4 @@
-"""``truco-table league``: the league's commands (today: ``add-venue``).
+"""``truco-table league``: the league's commands (``add-venue``, ``fixture``).
 
 ::
 
@@ -9,7 +9,9 @@
 ``add-venue`` issues the venue's keys and accounts and writes its folder (``liga/venues/
 <id>/``, to copy to the bar) with its broker bridged to the league's central broker, and
 rewrites the central broker's accounts and ACL (:mod:`controller.tournament.league.
-bridge`; the README's "Liga" section). Exit 0 when written, 2 for what cannot be used
+bridge`; the README's "Liga" section). ``fixture`` prints the season's matches by
+matchday (``--venue``: one venue's) from the clubs and entrants in ``league.toml``
+(:mod:`controller.tournament.league.codec`). Exit 0 when done, 2 for what cannot be used
 (one line, in Spanish).
 """
 
@@ -21,7 +23,7 @@ from typing import TextIO
 
 from .venue import _names
 
-__all__ = ["configure", "run_add_venue"]
+__all__ = ["configure", "run_add_venue", "run_fixture"]
 
 
 def run_add_venue(args: argparse.Namespace, out: TextIO | None = None) -> int:
@@ -65,6 +67,42 @@ def run_add_venue(args: argparse.Namespace, out: TextIO | None = None) -> int:
     return 0
 
 
+def run_fixture(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    """``league fixture``: the season's matches by matchday (one venue's with --venue)."""
+    from pathlib import Path
+
+    from ..tournament.league.codec import league_from_toml
+    from ..tournament.league.errors import LeagueError
+    from ..tournament.league.fixture import fixture
+
+    out = out or sys.stdout
+    path = Path(args.dir) / "league.toml"
+    try:
+        league = league_from_toml(path.read_text(encoding="utf-8"), str(path))
+        if args.venue is not None:
+            league.club(args.venue)
+    except OSError as e:
+        print(f"truco-table league fixture: no se puede leer {path}: {e.strerror}", file=sys.stderr)
+        return 2
+    except UnicodeDecodeError:
+        print(f"truco-table league fixture: {path} no es texto UTF-8", file=sys.stderr)
+        return 2
+    except LeagueError as e:
+        print(f"truco-table league fixture: {e}", file=sys.stderr)
+        return 2
+    names = {e.id: e.name for e in league.entrants}
+    clubs = {c.id: c.name for c in league.clubs}
+    day = 0
+    for m in fixture(league):
+        if args.venue is not None and m.venue != args.venue:
+            continue
+        if m.matchday != day:
+            day = m.matchday
+            out.write(f"{m.label}, {m.date.isoformat()}\n")
+        out.write(f"  {m.id}  {names[m.home]} - {names[m.away]}  en {clubs[m.venue]}\n")
+    return 0
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
     """The ``league`` subcommand and its own subcommands."""
     sub = parser.add_subparsers(dest="league_command", required=True)
@@ -86,3 +124,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     a.add_argument("--central", help="the central broker, HOST:PORT (the first time)")
     a.add_argument("--central-bind", help="where the central broker listens (default: its host)")
     a.set_defaults(func=run_add_venue)
+    f = sub.add_parser("fixture", help="the season's matches by matchday, from league.toml")
+    f.add_argument("--dir", required=True, metavar="DIR", help="the league's folder")
+    f.add_argument("--venue", help="only the matches at this venue")
+    f.set_defaults(func=run_fixture)
