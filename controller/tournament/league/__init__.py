@@ -10,7 +10,9 @@ each venue's broker bridged to the league's central broker.
 - :mod:`.verify`: the league desk's check of one sealed record from a venue;
 - :mod:`.inbox`: a venue's message read at the central broker (its mac checked);
 - :mod:`.collect`: the league desk's count of the checked records;
-- :mod:`.ledger`: the league desk's tamper-evident journal of them (the desk's own).
+- :mod:`.ledger`: the league desk's tamper-evident journal of them (the desk's own);
+- :mod:`.desk`: the league desk's link to the central broker (MQTT, the journal);
+- :mod:`.codec`: the league read from its folder's ``league.toml``.
 
-All but :mod:`.bridge` and :mod:`.ledger` are pure (no I/O, no clock).
+All but :mod:`.bridge`, :mod:`.ledger` and :mod:`.desk` are pure (no I/O, no clock).
 """

@@ -15,7 +15,7 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,7 +25,8 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from controller.tournament.broker import LocalBroker, find_mosquitto, free_port
 from controller.tournament.league.bridge import DESK_ACCOUNT, AddedVenue, add_venue
-from controller.tournament.league.collect import collect
+from controller.tournament.league.collect import Collected, collect
+from controller.tournament.league.desk import LeagueDesk
 from controller.tournament.league.fixture import fixture
 from controller.tournament.league.inbox import CentralMessage, read_central
 from controller.tournament.league.table import league_standings
@@ -343,6 +344,63 @@ def test_a_sealed_record_crosses_the_bridge_and_the_league_desk_counts_it(
         assert len(count.played[match.id]) == 2  # two chicos of the bot game: decided
         standings = league_standings(model, count.played)
         assert standings[0].won == 1 and standings[0].games_won == 2
+    finally:
+        table.disconnect()
+        table.loop_stop()
+        probe.close()
+
+
+def test_the_league_desk_journals_what_the_bridge_brings_and_restarts_where_it_was(
+    league: League, tmp_path: Path
+) -> None:
+    model = two_venue_league(("bar-a", "bar-b"))
+    secret = bytes.fromhex(
+        next(s for s in (league.a.root / "secret.key").read_text().split("\n") if s[:1] != "#")
+    )
+    match = next(m for m in fixture(model) if m.venue == "bar-a")
+    other = next(m for m in fixture(model) if m.venue == "bar-b")
+
+    def desk() -> LeagueDesk:
+        return LeagueDesk(
+            model, secret, tmp_path / "desk", host="127.0.0.1", port=league.a.central[1],
+            ca_file=league.a.central_ca, username=DESK_ACCOUNT,
+            password=league.a.desk_password(),
+        )  # fmt: skip
+
+    def wait(d: LeagueDesk, done: Callable[[Collected], bool]) -> Collected:
+        deadline = time.monotonic() + 15
+        while not done(d.snapshot()):
+            assert time.monotonic() < deadline, d.snapshot()
+            time.sleep(0.02)
+        return d.snapshot()
+
+    probe = CentralProbe(league.a, DESK_ACCOUNT, league.a.desk_password())
+    first = desk()
+    first.start()
+    table = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"mesa02-{time.time_ns()}")
+    venue = _as_venue(league.a)
+    table.username_pw_set("mesa02", venue.password("mesa02"))
+    table.tls_set(ca_certs=str(venue.ca_file))
+    table.connect("127.0.0.1", venue.port, 10)
+    table.loop_start()
+    try:
+        _wait_bridge_up(probe, "bar-a")
+        assert first.subscribed.wait(10)
+        for n, m in ((1, match), (2, match), (3, other)):
+            topic, data = record_payload(
+                model, secret, "bar-a", "mesa02", m.id, seq=n, game_number=n, chico=n
+            )
+            table.publish(topic, data, qos=1, retain=True).wait_for_publish(10)
+        count = wait(first, lambda c: len(c.counted) + len(c.flags) == 3)
+        assert len(count.played[match.id]) == 2 and len(count.flags) == 1
+        first.stop()
+        again = desk()
+        assert again.start() == count  # from its journal, before the broker says anything
+        assert again.subscribed.wait(10)
+        # the retained records come again: repeats, not counted twice
+        after = wait(again, lambda c: c.repeats >= 3)
+        assert after.played == count.played and after.flags == count.flags
+        again.stop()
     finally:
         table.disconnect()
         table.loop_stop()
