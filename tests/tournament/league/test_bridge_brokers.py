@@ -167,6 +167,11 @@ class TablePublisher:
         self.client.loop_stop()
 
 
+def _league_secret(league: League) -> bytes:
+    text = (league.a.root / "secret.key").read_text(encoding="ascii")
+    return bytes.fromhex(next(s for s in text.split("\n") if s and s[0] != "#"))
+
+
 def _seqs(messages: list[tuple[str, bytes]]) -> list[int]:
     return [json.loads(p)["seq"] for _, p in messages]
 
@@ -310,18 +315,11 @@ def test_a_sealed_record_crosses_the_bridge_and_the_league_desk_counts_it(
     league: League,
 ) -> None:
     model = two_venue_league(("bar-a", "bar-b"))
-    secret = bytes.fromhex(
-        next(s for s in (league.a.root / "secret.key").read_text().split("\n") if s[:1] != "#")
-    )
+    secret = _league_secret(league)
     match = next(m for m in fixture(model) if m.venue == "bar-a")
     other = next(m for m in fixture(model) if m.venue == "bar-b")
     probe = CentralProbe(league.a, DESK_ACCOUNT, league.a.desk_password())
-    table = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"mesa01-{time.time_ns()}")
-    venue = _as_venue(league.a)
-    table.username_pw_set("mesa01", venue.password("mesa01"))
-    table.tls_set(ca_certs=str(venue.ca_file))
-    table.connect("127.0.0.1", venue.port, 10)
-    table.loop_start()
+    table = TablePublisher(_as_venue(league.a), "mesa01")
     try:
         _wait_bridge_up(probe, "bar-a")
         sent = [
@@ -333,7 +331,7 @@ def test_a_sealed_record_crosses_the_bridge_and_the_league_desk_counts_it(
             record_payload(model, secret, "bar-a", "mesa01", other.id, seq=3, game_number=3),
         ]
         for topic, data in sent:
-            table.publish(topic, data, qos=1, retain=True).wait_for_publish(10)
+            table.client.publish(topic, data, qos=1, retain=True).wait_for_publish(10)
         got = probe.wait_for("league/bar-a/tables/mesa01/records/", 3)
         read = [read_central(model, secret, t, p) for t, p in got]
         checks = [r.check for r in read if isinstance(r, CentralMessage) and r.check]
@@ -345,8 +343,7 @@ def test_a_sealed_record_crosses_the_bridge_and_the_league_desk_counts_it(
         standings = league_standings(model, count.played)
         assert standings[0].won == 1 and standings[0].games_won == 2
     finally:
-        table.disconnect()
-        table.loop_stop()
+        table.close()
         probe.close()
 
 
@@ -354,9 +351,7 @@ def test_the_league_desk_journals_what_the_bridge_brings_and_restarts_where_it_w
     league: League, tmp_path: Path
 ) -> None:
     model = two_venue_league(("bar-a", "bar-b"))
-    secret = bytes.fromhex(
-        next(s for s in (league.a.root / "secret.key").read_text().split("\n") if s[:1] != "#")
-    )
+    secret = _league_secret(league)
     match = next(m for m in fixture(model) if m.venue == "bar-a")
     other = next(m for m in fixture(model) if m.venue == "bar-b")
 
@@ -377,12 +372,7 @@ def test_the_league_desk_journals_what_the_bridge_brings_and_restarts_where_it_w
     probe = CentralProbe(league.a, DESK_ACCOUNT, league.a.desk_password())
     first = desk()
     first.start()
-    table = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"mesa02-{time.time_ns()}")
-    venue = _as_venue(league.a)
-    table.username_pw_set("mesa02", venue.password("mesa02"))
-    table.tls_set(ca_certs=str(venue.ca_file))
-    table.connect("127.0.0.1", venue.port, 10)
-    table.loop_start()
+    table = TablePublisher(_as_venue(league.a), "mesa02")
     try:
         _wait_bridge_up(probe, "bar-a")
         assert first.subscribed.wait(10)
@@ -390,7 +380,7 @@ def test_the_league_desk_journals_what_the_bridge_brings_and_restarts_where_it_w
             topic, data = record_payload(
                 model, secret, "bar-a", "mesa02", m.id, seq=n, game_number=n, chico=n
             )
-            table.publish(topic, data, qos=1, retain=True).wait_for_publish(10)
+            table.client.publish(topic, data, qos=1, retain=True).wait_for_publish(10)
         count = wait(first, lambda c: len(c.counted) + len(c.flags) == 3)
         assert len(count.played[match.id]) == 2 and len(count.flags) == 1
         first.stop()
@@ -402,6 +392,5 @@ def test_the_league_desk_journals_what_the_bridge_brings_and_restarts_where_it_w
         assert after.played == count.played and after.flags == count.flags
         again.stop()
     finally:
-        table.disconnect()
-        table.loop_stop()
+        table.close()
         probe.close()
