@@ -88,7 +88,7 @@ class _Uplink:
     """A venue's internet link to the central broker: a relay (:class:`..netsim.
     CuttableLink`) that, while down, is closed, so the bridge's attempts are refused as on
     a line with no route. (Mosquitto 2.0.11's bridge was seen to stop retrying for good
-    after TLS handshakes cut short by a relay that accepts and drops, 1 run in 8.)"""
+    after TLS handshakes cut short by a relay that accepts and drops: 2 runs in 12.)"""
 
     def __init__(self, port: int) -> None:
         self.target = port
