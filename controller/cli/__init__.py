@@ -11,6 +11,7 @@
 ``organiser``       :mod:`controller.cli.organiser`: registration, rounds, results at the desk
 ``venue-broker``    :mod:`controller.cli.venue`: the venue's broker, accounts, TLS and keys
 ``doctor``          :mod:`controller.cli.doctor`: the table checks its hardware and files
+``league``          :mod:`controller.cli.league`: a league across bars (``add-venue``)
 ==================  =========================================================
 
 Each subcommand's module, and what it imports, is loaded only when that subcommand is
@@ -92,6 +93,7 @@ COMMANDS: tuple[Command, ...] = (
         "set up the venue's Mosquitto: accounts, ACLs, TLS, per-table keys",
         "venue",
     ),
+    Command("league", "a league across bars: add-venue (keys, accounts, bridge)", "league"),
 )
 
 

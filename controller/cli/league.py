@@ -1,0 +1,130 @@
+"""``truco-table league``: the league's commands (``add-venue``, ``fixture``).
+
+::
+
+    truco-table league add-venue --dir liga/ --venue bar-lopez --tables 4
+        [--desks desk] --host 192.168.1.10 [--port 8883] [--rules 'players=4 target=30']
+        [--league liga-bares --central 203.0.113.5:8884]   # the first time only
+
+``add-venue`` issues the venue's keys and accounts and writes its folder (``liga/venues/
+<id>/``, to copy to the bar) with its broker bridged to the league's central broker, and
+rewrites the central broker's accounts and ACL (:mod:`controller.tournament.league.
+bridge`; the README's "Liga" section). ``fixture`` prints the season's matches by
+matchday (``--venue``: one venue's) from the clubs and entrants in ``league.toml``
+(:mod:`controller.tournament.league.codec`). Exit 0 when done, 2 for what cannot be used
+(one line, in Spanish).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TextIO
+
+from .venue import _names
+
+__all__ = ["configure", "run_add_venue", "run_fixture"]
+
+
+def run_add_venue(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    from ..tournament.league.bridge import LeagueSetupError, add_venue
+    from ..tournament.league.model import LeagueRules
+
+    out = out or sys.stdout
+    try:
+        if args.rules:
+            LeagueRules.from_text(3, args.rules)  # refused in Spanish before anything is written
+        tables = _names(args.tables, "mesa")
+        added = add_venue(
+            args.dir,
+            args.venue,
+            tables,
+            _names(args.desks, "desk"),
+            league=args.league,
+            central=args.central,
+            hosts=tuple(args.host or ["127.0.0.1"]),
+            port=args.port,
+            bind=args.bind,
+            central_bind=args.central_bind,
+            rules=args.rules,
+        )
+    except (LeagueSetupError, ValueError, argparse.ArgumentTypeError) as e:
+        print(f"truco-table league add-venue: {e}", file=sys.stderr)
+        return 2
+    v = added.venue_dir
+    host, port = added.central
+    out.write(
+        f"sede {added.venue} de la liga {added.league}: {len(added.tables)} mesas, "
+        f"{len(added.desks)} mesas de control\n"
+        f"a la sede: copiá {v}/ (todo 0600; ca/ca.key no hace falta en el broker)\n"
+        f"  broker de la sede: mosquitto -c {added.venue_conf}  (puente a {host}:{port})\n"
+        f"  mesas: {v}/tables/<id>/   mesas de control: {v}/desks/<id>/desk.toml\n"
+        f"broker central: mosquitto -c {added.central_conf}  "
+        f"(si ya corre: kill -HUP para que lea la sede nueva)\n"
+        f"la mesa de la liga: cuenta league-desk, {added.root}/desk/; "
+        f"{added.root}/secret.key no sale de ahí\n"
+    )
+    return 0
+
+
+def run_fixture(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    """``league fixture``: the season's matches by matchday (one venue's with --venue)."""
+    from pathlib import Path
+
+    from ..tournament.league.codec import league_from_toml
+    from ..tournament.league.errors import LeagueError
+    from ..tournament.league.fixture import fixture
+
+    out = out or sys.stdout
+    path = Path(args.dir) / "league.toml"
+    try:
+        league = league_from_toml(path.read_text(encoding="utf-8"), str(path))
+        if args.venue is not None:
+            league.club(args.venue)
+    except OSError as e:
+        print(f"truco-table league fixture: no se puede leer {path}: {e.strerror}", file=sys.stderr)
+        return 2
+    except UnicodeDecodeError:
+        print(f"truco-table league fixture: {path} no es texto UTF-8", file=sys.stderr)
+        return 2
+    except LeagueError as e:
+        print(f"truco-table league fixture: {e}", file=sys.stderr)
+        return 2
+    names = {e.id: e.name for e in league.entrants}
+    clubs = {c.id: c.name for c in league.clubs}
+    day = 0
+    for m in fixture(league):
+        if args.venue is not None and m.venue != args.venue:
+            continue
+        if m.matchday != day:
+            day = m.matchday
+            out.write(f"{m.label}, {m.date.isoformat()}\n")
+        out.write(f"  {m.id}  {names[m.home]} - {names[m.away]}  en {clubs[m.venue]}\n")
+    return 0
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """The ``league`` subcommand and its own subcommands."""
+    sub = parser.add_subparsers(dest="league_command", required=True)
+    a = sub.add_parser(
+        "add-venue",
+        help="a venue joins the league: keys, accounts, its broker bridged to the central",
+    )
+    a.add_argument("--dir", required=True, metavar="DIR", help="the league's folder")
+    a.add_argument("--venue", required=True, help="the venue's id, e.g. bar-lopez")
+    a.add_argument("--tables", required=True, help="a count (mesa01..) or names a,b,c")
+    a.add_argument("--desks", default="desk", help="the venue's desks a,b (default desk)")
+    a.add_argument(
+        "--host", action="append", help="the venue broker's address as its tables reach it"
+    )
+    a.add_argument("--port", type=int, default=8883, help="the venue broker's TLS port")
+    a.add_argument("--bind", help="where the venue broker listens (default: the first --host)")
+    a.add_argument("--rules", help="the league's house rules, e.g. 'players=4 target=30'")
+    a.add_argument("--league", help="the league's name (the first time)")
+    a.add_argument("--central", help="the central broker, HOST:PORT (the first time)")
+    a.add_argument("--central-bind", help="where the central broker listens (default: its host)")
+    a.set_defaults(func=run_add_venue)
+    f = sub.add_parser("fixture", help="the season's matches by matchday, from league.toml")
+    f.add_argument("--dir", required=True, metavar="DIR", help="the league's folder")
+    f.add_argument("--venue", help="only the matches at this venue")
+    f.set_defaults(func=run_fixture)

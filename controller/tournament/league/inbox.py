@@ -1,0 +1,84 @@
+"""What the league desk reads on the central broker: a venue's message, authenticated.
+
+A table publishes ``truco/<league>/tables/<table>/...`` at its venue, with the ``mac`` of
+its own key over that topic; the venue's bridge carries it to ``league/<venue>/tables/
+<table>/...``. The league desk puts the venue's topic back (the bridge's remapping
+undone), checks the mac with the key of that table at that venue (derived from the
+league's secret) and parses it as the venue desk does
+(:func:`controller.tournament.messages.parse_message`); a record is then checked for
+the league (:func:`.verify.check_league_record`). Pure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..messages import (
+    MalformedMessage,
+    Message,
+    Record,
+    RejectedMessage,
+    Unauthenticated,
+    parse_message,
+)
+from ..topics import tournament_prefix
+from .keys import venue_table_key
+from .model import League
+from .verify import LeagueRecordCheck, check_league_record
+
+__all__ = ["CentralMessage", "RejectedCentral", "read_central", "venue_topic"]
+
+
+@dataclass(frozen=True)
+class CentralMessage:
+    venue: str
+    message: Message
+    check: LeagueRecordCheck | None  # a record's check for the league; None otherwise
+
+
+@dataclass(frozen=True)
+class RejectedCentral:
+    venue: str | None
+    topic: str
+    reason: str  # Spanish
+
+
+def venue_topic(league: League, topic: str) -> tuple[str, str] | None:
+    """``(venue, the topic as its table published it)`` of ``league/<venue>/tables/...``."""
+    parts = topic.split("/", 3)
+    if len(parts) != 4 or parts[0] != "league" or not parts[1] or parts[2] != "tables":
+        return None
+    return parts[1], f"{tournament_prefix(league.name)}/{parts[3]}"
+
+
+def read_central(
+    league: League, league_secret: bytes, topic: str, data: bytes, *, now: float = 0.0
+) -> CentralMessage | RejectedCentral | None:
+    """The venue's message on ``topic``; ``None`` for what is not a table's (the bridge's
+    own state, a resend request or an assignment)."""
+    where = venue_topic(league, topic)
+    if where is None:
+        return None
+    venue, local = where
+    if venue not in {c.id for c in league.clubs}:
+        return RejectedCentral(venue, topic, f"La sede {venue!r} no está en la liga")
+
+    def key(table: str) -> bytes:
+        return venue_table_key(league_secret, league.name, venue, table)
+
+    try:
+        message = parse_message(tournament_prefix(league.name) + "/", local, data, key)
+    except Unauthenticated:
+        why = "su mac no es el de la clave de esa mesa en esa sede"
+        return RejectedCentral(venue, topic, f"Mensaje rechazado de {venue}: {why}")
+    except MalformedMessage as e:
+        why = f"mal formado ({e})"
+        return RejectedCentral(venue, topic, f"Mensaje rechazado de {venue}: {why}")
+    except (RejectedMessage, ValueError) as e:
+        return RejectedCentral(venue, topic, f"Mensaje rechazado de {venue}: {e}")
+    if message is None:
+        return None
+    check = None
+    if isinstance(message, Record):
+        check = check_league_record(league, league_secret, venue, message.table, message, now=now)
+    return CentralMessage(venue, message, check)

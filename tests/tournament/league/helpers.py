@@ -1,0 +1,94 @@
+"""A small league to test with: clubs c1..cK, entrants e01..eNN spread over them."""
+
+from __future__ import annotations
+
+import datetime
+import functools
+
+from controller.tournament.competition.model import Entrant, Player
+from controller.tournament.league.model import Club, League, LeagueRules
+
+
+def make_league(entrants: int, clubs: int = 3, best_of: int = 3) -> League:
+    club_list = tuple(Club(f"c{k}", f"Club {k}") for k in range(1, clubs + 1))
+    people = tuple(
+        Entrant(
+            f"e{i:02d}",
+            f"Equipo {i}",
+            (Player(f"A{i}"), Player(f"B{i}")),
+            club=club_list[(i - 1) % clubs].id,
+        )
+        for i in range(1, entrants + 1)
+    )
+    return League(
+        "liga",
+        club_list,
+        people,
+        LeagueRules.from_text(best_of, "players=4 target=30"),
+        datetime.date(2027, 3, 6),
+        7,
+    )
+
+
+@functools.cache
+def bot_game() -> str:
+    """A real, finished game (players=2 target=15): a bot game's record, made once."""
+    from controller.engine import HouseRules
+    from controller.table.run_mock import MockRun
+
+    run = MockRun(HouseRules(target=15), seed=3, human=None)
+    try:
+        run.play_out()
+        return run.mock.service.transcript()
+    finally:
+        run.close()
+
+
+def two_venue_league(clubs: tuple[str, str] = ("c1", "c2")) -> League:
+    """Four single players at two venues (e01, e03 at the first), best of 3, target 15."""
+    return League(
+        "liga",
+        tuple(Club(c, f"Sede {c}") for c in clubs),
+        tuple(
+            Entrant(f"e0{i}", f"Equipo {i}", (Player(f"P{i}"),), club=clubs[0 if i % 2 else 1])
+            for i in range(1, 5)
+        ),
+        LeagueRules.from_text(3, "players=2 target=15"),
+        datetime.date(2027, 3, 6),
+    )
+
+
+def record_payload(
+    league: League,
+    secret: bytes,
+    venue: str,
+    table: str,
+    match: str | None,
+    *,
+    seq: int = 7,
+    game_number: int = 1,
+    chico: int = 1,
+) -> tuple[str, bytes]:
+    """``(topic at the venue, payload)`` of ``table``'s sealed record of the bot game, as
+    the table publishes it (its mac over the venue's topic)."""
+    from controller.tournament.league.keys import venue_table_key
+    from controller.tournament.messages import signed
+    from controller.tournament.seal import seal
+    from controller.transcript import parse, replay
+
+    key = venue_table_key(secret, league.name, venue, table)
+    game = f"{table}-g{game_number:03d}"
+    text = bot_game()
+    played = replay(parse(text)).game
+    sealed = seal(
+        text, key, key_id=f"{league.name}:{table}", game_id=game,
+        tournament=league.name, table=table, match=match,
+    )  # fmt: skip
+    topic = f"truco/{league.name}/tables/{table}/records/{game}"
+    payload = {
+        "v": 1, "table": table, "seq": seq, "ts": 2000.0, "kind": "record", "game": game,
+        "winner": played.winner, "score": list(played.score), "hand": played.hand_number,
+        "sealed": True, "key_id": f"{league.name}:{table}", "error": None, "record": sealed,
+        "match": match, "chico": chico,
+    }  # fmt: skip
+    return topic, signed(key, topic, payload)

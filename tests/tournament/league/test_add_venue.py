@@ -1,0 +1,155 @@
+"""``truco-table league add-venue``: the venue's folder, its keys derived from the
+league's secret, the central broker's accounts and ACL; bad input refused in Spanish."""
+
+from __future__ import annotations
+
+import shutil
+import stat
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from controller.cli import main
+from controller.tournament.keys import derive_table_key
+from controller.tournament.league.bridge import bridge_section, central_acl
+from controller.tournament.league.keys import derive_venue_secret, venue_table_key
+
+pytestmark = pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl not installed")
+
+
+def _hex(path: Path) -> bytes:
+    return bytes.fromhex(next(s for s in path.read_text().split("\n") if s and s[0] != "#"))
+
+
+def _mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def _add(root: Path, venue: str, *extra: str) -> int:
+    return main(["league", "add-venue", "--dir", str(root), "--venue", venue, *extra])
+
+
+def test_add_venue_writes_the_venue_folder_and_the_central_accounts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "liga"
+    first = ("--league", "liga-bares", "--central", "127.0.0.1:18884", "--tables", "2")
+    assert _add(root, "bar-lopez", *first, "--rules", "players=4 target=30") == 0
+    out = capsys.readouterr().out
+    assert "sede bar-lopez de la liga liga-bares: 2 mesas" in out
+    assert tomllib.loads((root / "league.toml").read_text())["league"] == {
+        "name": "liga-bares",
+        "central": "127.0.0.1:18884",
+    }
+    secret = _hex(root / "secret.key")
+    venue = root / "venues" / "bar-lopez"
+    # the venue holds its own secret, not the league's; each table its own key
+    assert _hex(venue / "secret.key") == derive_venue_secret(secret, "liga-bares", "bar-lopez")
+    assert _hex(venue / "secret.key") != secret
+    assert _hex(venue / "desks" / "desk" / "secret.key") == _hex(venue / "secret.key")
+    key = _hex(venue / "tables" / "mesa01" / "table.key")
+    assert key == venue_table_key(secret, "liga-bares", "bar-lopez", "mesa01")
+    assert key == derive_table_key(_hex(venue / "secret.key"), "liga-bares", "mesa01")
+    for private in (
+        root / "secret.key",
+        venue / "secret.key",
+        venue / "bridge.pass",
+        venue / "broker" / "mosquitto.conf",  # holds the bridge's password
+        venue / "tables" / "mesa01" / "table.key",
+        root / "central" / "passwd",
+        root / "central" / "server.key",
+        root / "desk" / "broker.pass",
+    ):
+        assert _mode(private) == 0o600, private
+    conf = (venue / "broker" / "mosquitto.conf").read_text()
+    password = (venue / "bridge.pass").read_text().strip()
+    assert "connection league-bar-lopez\naddress 127.0.0.1:18884\n" in conf
+    assert f"remote_username venue-bar-lopez\nremote_password {password}\n" in conf
+    assert f"bridge_cafile {(venue / 'broker' / 'central-ca.crt').resolve()}" in conf
+    assert conf.endswith("topic tables/# out 1 truco/liga-bares/ league/bar-lopez/\n")
+    assert "cleansession false\n" in conf and "persistence true\n" in conf
+    assert (venue / "broker" / "central-ca.crt").read_bytes() == (
+        root / "ca" / "ca.crt"
+    ).read_bytes()
+    assert 'rules = "players=4 target=30"' in (venue / "desks" / "desk" / "desk.toml").read_text()
+    passwd = (root / "central" / "passwd").read_text().splitlines()
+    assert [line.split(":")[0] for line in passwd] == ["league-desk", "venue-bar-lopez"]
+
+    # a second venue, later: the league's name and central come from league.toml; the
+    # first venue's passwords and keys stay as they were
+    assert _add(root, "club-sur", "--tables", "mesa01,mesa07", "--host", "10.0.0.2") == 0
+    assert (venue / "bridge.pass").read_text().strip() == password
+    assert _hex(venue / "tables" / "mesa01" / "table.key") == key
+    other = root / "venues" / "club-sur"
+    assert _hex(other / "tables" / "mesa01" / "table.key") != key  # same table name, other key
+    passwd = (root / "central" / "passwd").read_text().splitlines()
+    assert [line.split(":")[0] for line in passwd] == [
+        "league-desk",
+        "venue-bar-lopez",
+        "venue-club-sur",
+    ]
+    acl = (root / "central" / "acl").read_text()
+    assert "user venue-club-sur\ntopic write league/club-sur/#\n" in acl
+    assert "user venue-bar-lopez\ntopic write league/bar-lopez/#\n" in acl
+
+    # the same venue again: nothing changes but what is new
+    assert _add(root, "bar-lopez", "--tables", "3") == 0
+    assert (venue / "bridge.pass").read_text().strip() == password
+    assert (venue / "tables" / "mesa03" / "table.key").exists()
+    assert conf.count("connection ") == 1
+    assert (venue / "broker" / "mosquitto.conf").read_text().count("connection ") == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--tables", "2"], "la primera vez hay que dar --league NOMBRE y --central"),
+        (["--tables", "2", "--league", "liga de bares", "--central", "h:1"], "nombre de la liga"),
+        (["--tables", "2", "--league", "liga", "--central", "h:99999"], "broker central"),
+        (["--tables", "mesa 1", "--league", "liga", "--central", "h:1"], "id de la mesa"),
+        (["--tables", "a,a", "--league", "liga", "--central", "h:1"], "todos distintos"),
+        (["--tables", "2", "--league", "liga", "--central", "h", "--rules", "x=1"], "Reglas"),
+    ],
+)
+def test_bad_input_is_refused_in_one_spanish_line_and_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], words: str
+) -> None:
+    root = tmp_path / "liga"
+    assert _add(root, "bar", *args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("truco-table league add-venue: ") and words in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert not root.exists()
+
+
+def test_a_bad_venue_id_and_a_league_folder_of_another_league(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "liga"
+    assert _add(root, "bar lopez", "--tables", "1", "--league", "l", "--central", "h:1") == 2
+    assert "El id de la sede 'bar lopez' no sirve" in capsys.readouterr().err
+    assert _add(root, "bar", "--tables", "1", "--league", "l", "--central", "h:1") == 0
+    capsys.readouterr()
+    assert _add(root, "bar2", "--tables", "1", "--league", "otra") == 2
+    assert "La liga de" in capsys.readouterr().err and not (root / "venues" / "bar2").exists()
+    (root / "league.toml").write_text("[league]\nname = 3\n")
+    assert _add(root, "bar2", "--tables", "1") == 2
+    assert "no se puede leer" in capsys.readouterr().err
+
+
+def test_bridge_and_acl_text() -> None:
+    text = bridge_section(
+        league="liga",
+        venue="bar",
+        central=("::1", 8884),
+        cafile=Path("/x/central-ca.crt"),
+        password="pw",
+        restart_timeout=(2, 9),
+    )
+    lines = text.splitlines()
+    assert "address [::1]:8884" in lines and "restart_timeout 2 9" in lines
+    assert lines.index("autosave_interval 30") < lines.index("connection league-bar")
+    assert lines[-1] == "topic tables/# out 1 truco/liga/ league/bar/"
+    assert central_acl(["a"]).splitlines()[-2:] == ["user venue-a", "topic write league/a/#"]
+    assert central_acl([]).splitlines()[-2:] == ["user league-desk", "topic read league/#"]

@@ -1,0 +1,396 @@
+"""Two venues bridged to the central broker, each a real Mosquitto on loopback, as
+``truco-table league add-venue`` configures them (TLS, accounts, ACLs, remapping).
+
+A table's message at a venue reaches the central broker under that venue's prefix; a
+venue's account cannot write under another venue's prefix; with the central broker
+stopped, the venue queues what its tables publish and delivers it exactly once, in
+order, when the central broker comes back, even if the venue broker was restarted
+meanwhile (its queue on disk).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import paho.mqtt.client as mqtt
+import pytest
+from paho.mqtt.enums import CallbackAPIVersion
+
+from controller.tournament.broker import LocalBroker, find_mosquitto, free_port
+from controller.tournament.league.bridge import DESK_ACCOUNT, AddedVenue, add_venue
+from controller.tournament.league.collect import Collected, collect
+from controller.tournament.league.desk import LeagueDesk
+from controller.tournament.league.fixture import fixture
+from controller.tournament.league.inbox import CentralMessage, read_central
+from controller.tournament.league.table import league_standings
+from controller.tournament.venue import Venue
+
+from ..conftest import MqttProbe
+from .helpers import record_payload, two_venue_league
+
+LEAGUE = "liga"
+
+
+class CentralProbe:
+    """A persistent session (clean session off) on the central broker: what it may read
+    under ``league/#``, in arrival order; it reconnects by itself after a restart."""
+
+    def __init__(self, added: AddedVenue, account: str, password: str) -> None:
+        self.messages: list[tuple[str, bytes]] = []
+        self.lock = threading.Lock()
+        self.subscribed = threading.Event()
+        self.client = mqtt.Client(
+            CallbackAPIVersion.VERSION2,
+            client_id=f"probe-{account}-{time.time_ns()}",
+            clean_session=False,
+        )
+        self.client.username_pw_set(account, password)
+        self.client.tls_set(ca_certs=str(added.central_ca))
+        self.client.reconnect_delay_set(1, 1)
+        self.client.on_message = self._on_message
+        self.client.on_subscribe = lambda *args: self.subscribed.set()
+        self.client.on_connect = self._on_connect
+        self.client.connect("127.0.0.1", added.central[1], 10)
+        self.client.loop_start()
+        assert self.subscribed.wait(10), f"{account} could not subscribe at the central broker"
+
+    def _on_connect(self, client: mqtt.Client, *args: object) -> None:
+        client.subscribe("league/#", qos=1)
+
+    def _on_message(self, client: mqtt.Client, userdata: object, msg: mqtt.MQTTMessage) -> None:
+        with self.lock:
+            self.messages.append((msg.topic, bytes(msg.payload)))
+
+    def topics(self, prefix: str) -> list[tuple[str, bytes]]:
+        with self.lock:
+            return [(t, p) for t, p in self.messages if t.startswith(prefix)]
+
+    def wait_for(self, prefix: str, count: int, timeout: float = 15.0) -> list[tuple[str, bytes]]:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            got = self.topics(prefix)
+            if len(got) >= count:
+                return got
+            time.sleep(0.02)
+        return self.topics(prefix)
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
+@dataclass
+class League:
+    a: AddedVenue
+    b: AddedVenue
+    central: LocalBroker
+    venue_a: LocalBroker
+
+
+def _as_venue(added: AddedVenue) -> Venue:
+    return Venue(
+        added.venue_dir, added.league, added.tables, added.desks, added.port, ("127.0.0.1",)
+    )
+
+
+@pytest.fixture
+def league() -> Iterator[League]:
+    if find_mosquitto() is None:
+        pytest.skip("mosquitto not installed (apt-get install mosquitto; .ci/run does)")
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl not installed (apt-get install openssl; .ci/run does)")
+    parent = Path(tempfile.mkdtemp(prefix="truco-league-"))
+    parent.chmod(0o711)  # Mosquitto's own user (run as root it drops to it) must get through
+    root = parent / "liga"
+    central_port = free_port()
+    a = add_venue(
+        root,
+        "bar-a",
+        ["mesa01", "mesa02"],
+        ["desk"],
+        league=LEAGUE,
+        central=f"127.0.0.1:{central_port}",
+        port=free_port(),
+        restart_timeout=(1, 1),
+    )
+    b = add_venue(root, "bar-b", ["mesa01"], ["desk"], port=free_port(), restart_timeout=(1, 1))
+    central = LocalBroker(central_port, workdir=parent / "run-central", config=a.central_conf)
+    venue_a = LocalBroker(a.port, workdir=parent / "run-a", config=a.venue_conf)
+    try:
+        central.start()
+        venue_a.start()
+        yield League(a, b, central, venue_a)
+    finally:
+        venue_a.close()
+        central.close()
+        shutil.rmtree(parent, ignore_errors=True)
+
+
+def _wait_bridge_up(probe: CentralProbe, venue: str, after: int = 0) -> None:
+    """The bridge's own notification (``league/<venue>/bridge/state`` = 1) at the central."""
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        states = probe.topics(f"league/{venue}/bridge/state")[after:]
+        if any(p == b"1" for _, p in states):
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"the bridge of {venue} did not come up")
+
+
+class TablePublisher:
+    """A table of venue A publishing its events at the venue broker, under its account."""
+
+    def __init__(self, venue: Venue, table: str) -> None:
+        self.topic = f"truco/{LEAGUE}/tables/{table}/events"
+        self.client = mqtt.Client(
+            CallbackAPIVersion.VERSION2, client_id=f"{table}-{time.time_ns()}"
+        )
+        self.client.username_pw_set(table, venue.password(table))
+        self.client.tls_set(ca_certs=str(venue.ca_file))
+        self.client.connect("127.0.0.1", venue.port, 10)
+        self.client.loop_start()
+
+    def publish(self, seq: int) -> None:
+        info = self.client.publish(self.topic, json.dumps({"seq": seq}), qos=1)
+        info.wait_for_publish(10)
+        assert info.is_published()
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
+def _league_secret(league: League) -> bytes:
+    text = (league.a.root / "secret.key").read_text(encoding="ascii")
+    return bytes.fromhex(next(s for s in text.split("\n") if s and s[0] != "#"))
+
+
+def _seqs(messages: list[tuple[str, bytes]]) -> list[int]:
+    return [json.loads(p)["seq"] for _, p in messages]
+
+
+def test_a_venue_message_reaches_the_central_broker_under_its_prefix(league: League) -> None:
+    probe = CentralProbe(league.a, DESK_ACCOUNT, league.a.desk_password())
+    table = TablePublisher(_as_venue(league.a), "mesa01")
+    try:
+        _wait_bridge_up(probe, "bar-a")
+        table.publish(1)
+        got = probe.wait_for("league/bar-a/tables/", 1)
+        assert got == [("league/bar-a/tables/mesa01/events", b'{"seq": 1}')]
+        # and nowhere else: not under the venue's own topic, not under another venue
+        assert not probe.topics("truco/") and not probe.topics("league/bar-b/")
+        # the venue's own desk still reads it at the venue, unchanged
+        desk = MqttProbe(_as_venue(league.a), "desk", f"truco/{LEAGUE}/tables/+/events")
+        try:
+            assert desk.client.is_connected()
+        finally:
+            desk.close()
+    finally:
+        table.close()
+        probe.close()
+
+
+def test_a_venue_account_cannot_write_under_another_venue_prefix(league: League) -> None:
+    probe = CentralProbe(league.a, DESK_ACCOUNT, league.a.desk_password())
+    forger = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"forger-{time.time_ns()}")
+    forger.username_pw_set(league.a.account, league.a.bridge_password())
+    forger.tls_set(ca_certs=str(league.a.central_ca))
+    forger.connect("127.0.0.1", league.a.central[1], 10)
+    forger.loop_start()
+    try:
+        for topic in (
+            "league/bar-b/tables/mesa01/records/mesa01-g001",  # the other venue's prefix
+            "league/bar-b/bridge/state",
+            f"truco/{LEAGUE}/tables/mesa01/events",  # outside the league's prefixes
+            "league/other",
+        ):
+            forger.publish(topic, b"forged", qos=1).wait_for_publish(10)
+        # then one under its own prefix: once it arrives, the ones before it would have
+        forger.publish("league/bar-a/tables/mesa01/events", b"own", qos=1).wait_for_publish(10)
+        got = probe.wait_for("league/bar-a/tables/", 1)
+        assert got == [("league/bar-a/tables/mesa01/events", b"own")]
+        time.sleep(0.2)
+        assert [t for t, p in probe.topics("") if p == b"forged"] == []
+    finally:
+        forger.disconnect()
+        forger.loop_stop()
+        probe.close()
+
+
+def test_with_the_central_broker_down_the_venue_queues_and_delivers_once_in_order(
+    league: League,
+) -> None:
+    probe = CentralProbe(league.a, DESK_ACCOUNT, league.a.desk_password())
+    table = TablePublisher(_as_venue(league.a), "mesa02")
+    try:
+        _wait_bridge_up(probe, "bar-a")
+        table.publish(1)
+        assert _seqs(probe.wait_for("league/bar-a/tables/", 1)) == [1]
+        league.central.stop()  # the bar's uplink is gone: the venue keeps playing
+        for seq in range(2, 42):
+            table.publish(seq)  # the venue broker acknowledges each (QoS 1)
+        time.sleep(0.5)
+        states_before = len(probe.topics("league/bar-a/bridge/state"))
+        league.central.start()  # the link is back (same port, its sessions on disk)
+        _wait_bridge_up(probe, "bar-a", after=states_before)
+        got = probe.wait_for("league/bar-a/tables/", 41)
+        time.sleep(0.5)  # anything more (a duplicate) would come now
+        got = probe.topics("league/bar-a/tables/")
+        assert _seqs(got) == list(range(1, 42))  # all of them, once each, in order
+        assert {t for t, _ in got} == {"league/bar-a/tables/mesa02/events"}
+    finally:
+        table.close()
+        probe.close()
+
+
+def test_a_venue_broker_restarted_while_the_link_is_down_keeps_its_queue(
+    league: League,
+) -> None:
+    probe = CentralProbe(league.a, DESK_ACCOUNT, league.a.desk_password())
+    try:
+        _wait_bridge_up(probe, "bar-a")
+        league.central.stop()
+        table = TablePublisher(_as_venue(league.a), "mesa01")
+        try:
+            for seq in range(1, 21):
+                table.publish(seq)
+        finally:
+            table.close()
+        league.venue_a.stop()  # a clean stop (systemd's): Mosquitto writes its queue to disk
+        league.venue_a.start()
+        states_before = len(probe.topics("league/bar-a/bridge/state"))
+        league.central.start()
+        _wait_bridge_up(probe, "bar-a", after=states_before)
+        probe.wait_for("league/bar-a/tables/", 20)
+        time.sleep(0.5)
+        assert _seqs(probe.topics("league/bar-a/tables/")) == list(range(1, 21))
+    finally:
+        probe.close()
+
+
+def test_a_venue_that_rewrites_its_bridge_to_another_prefix_gets_nothing_through(
+    league: League,
+) -> None:
+    """Venue A's admin edits its bridge to land under venue B's prefix: the central ACL
+    drops every message (the bridge's account writes only under league/bar-a/)."""
+    probe = CentralProbe(league.a, DESK_ACCOUNT, league.a.desk_password())
+    try:
+        _wait_bridge_up(probe, "bar-a")
+        league.venue_a.stop()
+        conf = league.a.venue_conf.read_text(encoding="utf-8")
+        forged = conf.replace(
+            f"topic tables/# out 1 truco/{LEAGUE}/ league/bar-a/",
+            f"topic tables/# out 1 truco/{LEAGUE}/ league/bar-b/",
+        ).replace("notification_topic league/bar-a/", "notification_topic league/bar-b/")
+        assert forged != conf
+        league.a.venue_conf.write_text(forged, encoding="utf-8")
+        league.venue_a.start()
+        table = TablePublisher(_as_venue(league.a), "mesa01")
+        try:
+            for seq in range(1, 6):
+                table.publish(seq)
+        finally:
+            table.close()
+        # the forged bridge did connect (its account is genuine) and sent its queue
+        log = league.central.log
+        deadline = time.monotonic() + 10
+        while log.read_text(errors="replace").count("as league-bar-a ") < 2:
+            assert time.monotonic() < deadline, "the forged bridge never connected"
+            time.sleep(0.05)
+        time.sleep(1.0)
+        assert probe.topics("league/bar-b/") == []
+        assert probe.topics("league/bar-a/tables/") == []
+    finally:
+        probe.close()
+
+
+def test_a_sealed_record_crosses_the_bridge_and_the_league_desk_counts_it(
+    league: League,
+) -> None:
+    model = two_venue_league(("bar-a", "bar-b"))
+    secret = _league_secret(league)
+    match = next(m for m in fixture(model) if m.venue == "bar-a")
+    other = next(m for m in fixture(model) if m.venue == "bar-b")
+    probe = CentralProbe(league.a, DESK_ACCOUNT, league.a.desk_password())
+    table = TablePublisher(_as_venue(league.a), "mesa01")
+    try:
+        _wait_bridge_up(probe, "bar-a")
+        sent = [
+            record_payload(model, secret, "bar-a", "mesa01", match.id, seq=1, chico=1),
+            record_payload(
+                model, secret, "bar-a", "mesa01", match.id, seq=2, game_number=2, chico=2
+            ),
+            # bar-a sealing (with its own keys) a match of bar-b: flagged, not counted
+            record_payload(model, secret, "bar-a", "mesa01", other.id, seq=3, game_number=3),
+        ]
+        for topic, data in sent:
+            table.client.publish(topic, data, qos=1, retain=True).wait_for_publish(10)
+        got = probe.wait_for("league/bar-a/tables/mesa01/records/", 3)
+        read = [read_central(model, secret, t, p) for t, p in got]
+        checks = [r.check for r in read if isinstance(r, CentralMessage) and r.check]
+        assert len(checks) == 3
+        count = collect(model, checks)
+        assert [f.check.game for f in count.flags] == ["mesa01-g003"]
+        assert "se juega en la sede bar-b" in count.flags[0].reason
+        assert len(count.played[match.id]) == 2  # two chicos of the bot game: decided
+        standings = league_standings(model, count.played)
+        assert standings[0].won == 1 and standings[0].games_won == 2
+    finally:
+        table.close()
+        probe.close()
+
+
+def test_the_league_desk_journals_what_the_bridge_brings_and_restarts_where_it_was(
+    league: League, tmp_path: Path
+) -> None:
+    model = two_venue_league(("bar-a", "bar-b"))
+    secret = _league_secret(league)
+    match = next(m for m in fixture(model) if m.venue == "bar-a")
+    other = next(m for m in fixture(model) if m.venue == "bar-b")
+
+    def desk() -> LeagueDesk:
+        return LeagueDesk(
+            model, secret, tmp_path / "desk", host="127.0.0.1", port=league.a.central[1],
+            ca_file=league.a.central_ca, username=DESK_ACCOUNT,
+            password=league.a.desk_password(),
+        )  # fmt: skip
+
+    def wait(d: LeagueDesk, done: Callable[[Collected], bool]) -> Collected:
+        deadline = time.monotonic() + 15
+        while not done(d.snapshot()):
+            assert time.monotonic() < deadline, d.snapshot()
+            time.sleep(0.02)
+        return d.snapshot()
+
+    probe = CentralProbe(league.a, DESK_ACCOUNT, league.a.desk_password())
+    first = desk()
+    first.start()
+    table = TablePublisher(_as_venue(league.a), "mesa02")
+    try:
+        _wait_bridge_up(probe, "bar-a")
+        assert first.subscribed.wait(10)
+        for n, m in ((1, match), (2, match), (3, other)):
+            topic, data = record_payload(
+                model, secret, "bar-a", "mesa02", m.id, seq=n, game_number=n, chico=n
+            )
+            table.client.publish(topic, data, qos=1, retain=True).wait_for_publish(10)
+        count = wait(first, lambda c: len(c.counted) + len(c.flags) == 3)
+        assert len(count.played[match.id]) == 2 and len(count.flags) == 1
+        first.stop()
+        again = desk()
+        assert again.start() == count  # from its journal, before the broker says anything
+        assert again.subscribed.wait(10)
+        # the retained records come again: repeats, not counted twice
+        after = wait(again, lambda c: c.repeats >= 3)
+        assert after.played == count.played and after.flags == count.flags
+        again.stop()
+    finally:
+        table.close()
+        probe.close()
