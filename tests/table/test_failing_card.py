@@ -279,7 +279,6 @@ def _panels(rig: Rig, *, pages: bool = True) -> list[PanelDisplay]:
     """The rig's seats given panels read back from their pixels (node frames)."""
     panels = [PanelDisplay(pages=pages) for _ in rig.service.displays]
     rig.service.displays = list(panels)
-    rig.service._show_pages = [p.show_pages for p in panels]
     rig.service.redraw(force=True)
     return panels
 
