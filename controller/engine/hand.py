@@ -1085,21 +1085,22 @@ class HandPlay:
             self.finish([(winner, TRUCO_VALUE[self.truco.level], Reason.TRUCO)])
 
     def see(self, s: int, cards: Iterable[int]) -> None:
-        """Cards of ``s`` seen (played or shown); a flor not announced is tapada once its
-        three cards have been seen (hands unknown)."""
+        """Cards of ``s`` seen (played or shown). With ``s``'s hand unknown, a flor not
+        announced is tapada once its three cards have been seen and ``s`` has played its
+        first card (cards shown before it, to prove a claim, make no tapada: section 6)."""
         deal = self.deal
         seen = deal.seen[s]
-        before = len(seen)
         for c in cards:
             if c not in seen:
                 seen.append(c)
                 deal.owner[c] = s
         if (
-            before < 3 <= len(seen)
+            len(seen) == 3
+            and self.nplayed[s]
             and self.rules.flor
             and deal.cards[s] is None
             and self.flor.owes(s)
-            and flor_of_indices(deal.seen[s]) is not None
+            and flor_of_indices(seen) is not None
         ):
             self.flor.tapada_check(self, s)
 
