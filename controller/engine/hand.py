@@ -179,7 +179,8 @@ class Deal:
         self.flor: list[int | None] = [None] * n
         self.ready = False  # envido and flor points: worked out when first needed
         self.seen: list[list[int]] = [[] for _ in range(n)]
-        self.owner: dict[int, int] = {}
+        #: the seat each card is known to belong to: read at the deal, played or shown
+        self.owner: dict[int, int] = {c: s for s, cs in enumerate(cards) if cs for c in cs}
         self.played: set[int] = set()
 
     def _points(self) -> None:
@@ -227,8 +228,12 @@ class Deal:
         return [c for c in range(40) if c not in played and owner.get(c, s) == s]
 
     def card_refusal(self, s: int, c: int) -> RefusalCode | None:
-        if c in self.played or self.owner.get(c, s) != s:
+        """Why ``s`` may not play card ``c``: played already; or not ``s``'s (hands known,
+        or read at the deal or shown in another seat's hand: section 11), or a fourth."""
+        if c in self.played:
             return R.CARD_ALREADY_PLAYED
+        if self.owner.get(c, s) != s:
+            return R.CARD_NOT_IN_HAND
         cs = self.cards[s]
         if cs is not None:
             if c not in cs:
@@ -238,12 +243,16 @@ class Deal:
         return None
 
     def show_refusal(self, s: int, cards: Iterable[Card]) -> RefusalCode | None:
+        """Why ``s`` may not show ``cards``: one another seat played, or one not ``s``'s
+        (as for a card played), or more than three cards of ``s`` seen."""
         seen = set(self.seen[s])
         cs = self.cards[s]
+        played = self.played
         for card in cards:
             c = card.index
-            if self.owner.get(c, s) != s:
-                return R.CARD_ALREADY_PLAYED
+            owner = self.owner.get(c, s)
+            if owner != s:
+                return R.CARD_ALREADY_PLAYED if c in played else R.CARD_NOT_IN_HAND
             if cs is not None and c not in cs:
                 return R.CARD_NOT_IN_HAND
             seen.add(c)
