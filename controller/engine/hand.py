@@ -1040,6 +1040,14 @@ class HandPlay:
         flor = self.flor
         if k is _K_FLOR:
             return flor.call_refusal(self, s)
+        if (
+            flor.state == _FLOR_OPEN
+            and flor.course == _COURSE_NONE
+            and (k in _ANSWERS or k is _K_CONTRAFLOR or k is _K_CONTRAFLOR_AL_RESTO)
+        ):
+            # hands unknown: until play resumes and the other team sets the course, only
+            # announcements are awaited (section 6)
+            return flor.refusal(self, a)
         if k in _ANSWERS:
             return R.NO_PENDING_CALL
         if k in _TRUCO_KINDS or k is _K_CONTRAFLOR or k is _K_CONTRAFLOR_AL_RESTO:
