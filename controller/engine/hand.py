@@ -1042,12 +1042,13 @@ class HandPlay:
             return flor.call_refusal(self, s)
         if (
             flor.state == _FLOR_OPEN
+            and s & 1 == flor.first
             and flor.course == _COURSE_NONE
             and (k in _ANSWERS or k is _K_CONTRAFLOR or k is _K_CONTRAFLOR_AL_RESTO)
         ):
             # hands unknown: until play resumes and the other team sets the course, only
-            # announcements are awaited (section 6)
-            return flor.refusal(self, a)
+            # announcements are awaited; the calling team's answers and raises wait too
+            return R.CALL_PENDING
         if k in _ANSWERS:
             return R.NO_PENDING_CALL
         if k in _TRUCO_KINDS or k is _K_CONTRAFLOR or k is _K_CONTRAFLOR_AL_RESTO:
