@@ -1136,9 +1136,9 @@ class HandPlay:
         if len(r) == 3:
             if r[2] >= 0:
                 return r[2]
-            if r[0] < 0 and r[1] < 0:
-                return self.mano & 1
-            return r[0]
+            # a third baza follows a parda first baza only after a parda second: three
+            # pardas go to the mano's team, else the first baza won decides
+            return self.mano & 1 if r[0] < 0 else r[0]
         return None
 
     def mazo(self, team: int) -> None:

@@ -141,12 +141,12 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "the count is only ever compared with 0",
     ("hand.py", "HandPlay.play", "best = -1", "1 -> 2"):
         "every card's strength is >= 0, so the first card sets it either way",
-    ("hand.py", "HandPlay.see", "before < 3 <= len(seen)", "Lt -> LtE"):
-        "with three seen before, the check ran when the third was seen and marked the "
-        "seat (tapada) or found it excused; neither changes later",
-    ("hand.py", "HandPlay.hand_winner", "if r[0] < 0 and r[1] < 0:", "Lt -> LtE"):
-        "a third baza follows a parda first baza only after a parda second (and the "
-        "other way round): r[0] or r[1] == 0 with the other parda never reaches it",
+    ("hand.py", "HandPlay.hand_winner", "return self.mano & 1 if r[0] < 0 else r[0]",
+     "0 -> 1"):
+        "of the line's three 0 -> 1 mutants, the condition's r[0] -> r[1] survives: a "
+        "third baza follows a parda first baza only after a parda second and the other "
+        "way round, so r[0] and r[1] are both parda or neither (r[0] < 1 and the "
+        "returned r[1] are killed)",
     ("hand.py", "HandPlay.finish",
      "if flor.state == _FLOR_OPEN and self.tell is None and not flor.blocking(self):",
      "Is -> IsNot"):
