@@ -74,6 +74,8 @@ _FLOR_NONE, _FLOR_OPEN, _FLOR_CLOSED = range(3)
 
 _ENVIDO_RANGE = tuple(range(8)) + tuple(range(20, 34))
 _FLOR_RANGE = tuple(range(20, 39))
+_ENVIDO_SET = frozenset(_ENVIDO_RANGE)
+_FLOR_SET = frozenset(_FLOR_RANGE)
 
 _KS = KIND_SLOT
 _S_QUIERO = _KS + _K_QUIERO
@@ -263,7 +265,9 @@ class Deal:
 
 
 class _Phase(Protocol):
-    """What the phase with the floor answers: its legal actions and its refusals."""
+    """What the phase with the floor answers: its legal actions, and for any action its
+    refusal (``None`` exactly for the actions ``legal`` lists: the property tests check
+    the two agree over random positions)."""
 
     def legal(self, h: HandPlay, out: list[Action]) -> None: ...
 
@@ -323,29 +327,38 @@ class TrucoPhase:
         if flor.state == _FLOR_OPEN:
             flor.late(h, out)
 
-    def refusal(self, h: HandPlay, a: Action) -> RefusalCode:
+    def refusal(self, h: HandPlay, a: Action) -> RefusalCode | None:
         k, s = a.kind, a.seat
-        if k is _K_FLOR and h.flor.state == _FLOR_OPEN:
-            return h.flor.call_refusal(h, s)  # late announcements (hands unknown)
+        flor = h.flor
+        if flor.state == _FLOR_OPEN:  # late announcements (hands unknown)
+            if flor.late_ok(h, a):
+                return None
+            if k is _K_FLOR:
+                return flor.call_refusal(h, s)
         if s & 1 == self.caller:
             return R.CALL_PENDING
-        if k is _K_TRUCO:
-            return R.CALL_PENDING
+        if k is _K_QUIERO or k is _K_NO_QUIERO or k is _K_MAZO:
+            return None
         if k in _TRUCO_KINDS:
-            return R.RAISE_NOT_ALLOWED
+            if k is _K_TRUCO:
+                return R.CALL_PENDING
+            return None if _LEVEL_OF[k] == self.pending + 1 else R.RAISE_NOT_ALLOWED
+        primero = self.pending == 1 and h.baza == 0
         if k in _ENVIDO_KINDS:
+            if primero and not h.envido.done and flor.state == _FLOR_NONE:
+                return None
             return R.CALL_PENDING if self.pending != 1 else R.ENVIDO_CLOSED
         if k is _K_FLOR:
             if self.pending != 1:
                 return R.CALL_PENDING
-            if h.baza or h.nplayed[s] or h.flor.state != _FLOR_NONE:
+            if h.baza or h.nplayed[s] or flor.state != _FLOR_NONE:
                 return R.ENVIDO_CLOSED
-            return R.NO_FLOR
+            return None if h.rules.flor and h.deal.can_flor(s) else R.NO_FLOR
         if k is _K_PLAY and h.rules.implicit_quiero:
             if s != h.turn:
                 return R.NOT_YOUR_TURN
             assert a.card is not None
-            return h.deal.card_refusal(s, a.card.index) or R.CALL_PENDING
+            return h.deal.card_refusal(s, a.card.index)
         return R.CALL_PENDING
 
     def apply(self, h: HandPlay, a: Action) -> None:
@@ -422,14 +435,20 @@ class EnvidoPhase:
             if flor and h.nplayed[s] == 0 and h.deal.can_flor(s):
                 add(row[_S_FLOR])
 
-    def refusal(self, h: HandPlay, a: Action) -> RefusalCode:
+    def refusal(self, h: HandPlay, a: Action) -> RefusalCode | None:
         k, s = a.kind, a.seat
         if s & 1 == self.caller:
             return R.CALL_PENDING
+        if k is _K_QUIERO or k is _K_NO_QUIERO:
+            return None
         if k in _ENVIDO_KINDS:
-            return R.RAISE_NOT_ALLOWED
+            return None if _ENV_OF[k] in self.raises() else R.RAISE_NOT_ALLOWED
         if k is _K_FLOR:
-            return R.ENVIDO_CLOSED if h.nplayed[s] else R.NO_FLOR
+            if h.nplayed[s]:
+                return R.ENVIDO_CLOSED
+            if h.rules.flor and h.flor.state == _FLOR_NONE and h.deal.can_flor(s):
+                return None
+            return R.NO_FLOR
         return R.CALL_PENDING
 
     def apply(self, h: HandPlay, a: Action) -> None:
@@ -530,9 +549,22 @@ class TellingPhase:
         if self.best_seat >= 0:
             add(row[_S_SON_BUENAS])
 
-    def refusal(self, h: HandPlay, a: Action) -> RefusalCode:
-        if a.kind is _K_FLOR and self.kind == "flor" and not self.history and not h.known:
-            return h.flor.call_refusal(h, a.seat)
+    def refusal(self, h: HandPlay, a: Action) -> RefusalCode | None:
+        k, s = a.kind, a.seat
+        if k is _K_DECLARE or k is _K_SON_BUENAS:
+            if s != self.next_declarer(h):
+                return R.BAD_DECLARATION
+            if k is _K_SON_BUENAS:
+                return None if self.best_seat >= 0 else R.BAD_DECLARATION
+            number = a.number
+            in_range = _FLOR_SET if self.kind == "flor" else _ENVIDO_SET
+            ok = number is not None and number in in_range and number > self.best
+            return None if ok else R.BAD_DECLARATION
+        if k is _K_FLOR and self.kind == "flor" and not self.history and not h.known:
+            flor = h.flor
+            if h.deal.cards[s] is None and flor.may_announce(h, s):
+                return None
+            return flor.call_refusal(h, s)
         return R.CALL_PENDING
 
     def apply(self, h: HandPlay, a: Action) -> None:
@@ -720,31 +752,50 @@ class FlorPhase:
             return R.NO_FLOR
         return R.ENVIDO_CLOSED
 
-    def refusal(self, h: HandPlay, a: Action) -> RefusalCode:
+    def refusal(self, h: HandPlay, a: Action) -> RefusalCode | None:
         k, s = a.kind, a.seat
         team = s & 1
         answer = self.answer
         if k is _K_FLOR:
-            return self.call_refusal(h, s)
+            return None if self.may_announce(h, s) else self.call_refusal(h, s)
         if k in _ANSWERS:
+            if answer >= 0 and team == answer:
+                return None
             if (
                 answer < 0
                 and k is _K_CON_FLOR_ME_ACHICO
                 and team != self.first
                 and self.course == _COURSE_NONE
             ):
-                return self.call_refusal(h, s)
+                return None if self.may_announce(h, s) else self.call_refusal(h, s)
             # only announcements awaited, or the answering team's answers are legal
             return R.CALL_PENDING
         if k is _K_CONTRAFLOR or k is _K_CONTRAFLOR_AL_RESTO:
             if answer >= 0:
-                return R.CALL_PENDING if team != answer else R.RAISE_NOT_ALLOWED
+                if team != answer:
+                    return R.CALL_PENDING
+                legal = k is _K_CONTRAFLOR_AL_RESTO and self.course == _COURSE_CONTRA
+                return None if legal else R.RAISE_NOT_ALLOWED
             if team == self.first:
                 return R.CALL_PENDING
             if self.course != _COURSE_NONE:
                 return R.RAISE_NOT_ALLOWED
-            return self.call_refusal(h, s)
+            return None if self.may_announce(h, s) else self.call_refusal(h, s)
         return R.CALL_PENDING
+
+    def late_ok(self, h: HandPlay, a: Action) -> bool:
+        """``a`` is a late announcement (or the other team's course set with one) that
+        ``late`` lists while play goes on with the flor open (hands unknown)."""
+        k, s = a.kind, a.seat
+        if h.deal.cards[s] is not None or not self.may_announce(h, s):
+            return False
+        if k is _K_FLOR:
+            return True
+        return (
+            (k is _K_CON_FLOR_ME_ACHICO or k is _K_CONTRAFLOR or k is _K_CONTRAFLOR_AL_RESTO)
+            and (s & 1) != self.first
+            and self.course == _COURSE_NONE
+        )
 
     def apply(self, h: HandPlay, a: Action) -> None:
         k, s = a.kind, a.seat
@@ -971,12 +1022,13 @@ class HandPlay:
         return self
 
     def explain(self, a: Action) -> RefusalCode | None:
-        """Why ``a`` (not legal, of a seat of this live play) is refused; ``None`` would be
-        a bug (the property tests check it never happens)."""
+        """Why ``a`` (of a seat of this live play) is refused, ``None`` when it is legal:
+        the phase with the floor judges it (declarations belong to a telling)."""
+        floor = self.floor()
         k = a.kind
-        if k is _K_DECLARE or k is _K_SON_BUENAS:
+        if (k is _K_DECLARE or k is _K_SON_BUENAS) and floor is not self.tell:
             return R.BAD_DECLARATION
-        return self.floor().refusal(self, a)
+        return floor.refusal(self, a)
 
     def apply(self, a: Action) -> None:
         """Apply a legal action: each kind to the phase it belongs to."""
@@ -1038,26 +1090,46 @@ class HandPlay:
     def refusal(self, h: HandPlay, a: Action) -> RefusalCode | None:
         k, s = a.kind, a.seat
         flor = self.flor
-        if k is _K_FLOR:
+        if flor.state == _FLOR_OPEN:  # late announcements (hands unknown)
+            if flor.late_ok(self, a):
+                return None
+            if k is _K_FLOR:
+                return flor.call_refusal(self, s)
+            if (
+                s & 1 == flor.first
+                and flor.course == _COURSE_NONE
+                and (k in _ANSWERS or k is _K_CONTRAFLOR or k is _K_CONTRAFLOR_AL_RESTO)
+            ):
+                # hands unknown: until play resumes and the other team sets the course,
+                # only announcements are awaited; the calling team's answers and raises
+                # wait too
+                return R.CALL_PENDING
+        elif k is _K_FLOR:
+            if s == self.turn and self.baza == 0 and flor.starts(self, s):
+                return None
             return flor.call_refusal(self, s)
-        if (
-            flor.state == _FLOR_OPEN
-            and s & 1 == flor.first
-            and flor.course == _COURSE_NONE
-            and (k in _ANSWERS or k is _K_CONTRAFLOR or k is _K_CONTRAFLOR_AL_RESTO)
-        ):
-            # hands unknown: until play resumes and the other team sets the course, only
-            # announcements are awaited; the calling team's answers and raises wait too
-            return R.CALL_PENDING
-        if k in _ANSWERS:
-            return R.NO_PENDING_CALL
-        if k in _TRUCO_KINDS or k is _K_CONTRAFLOR or k is _K_CONTRAFLOR_AL_RESTO:
-            return R.RAISE_NOT_ALLOWED
-        if k in _ENVIDO_KINDS:
-            return R.NOT_YOUR_TURN if self.envido.window(self, s) else R.ENVIDO_CLOSED
-        if k is _K_PLAY and s == self.turn:
+        if k is _K_PLAY:
+            if s != self.turn:
+                return R.NOT_YOUR_TURN
             assert a.card is not None
             return self.deal.card_refusal(s, a.card.index)
+        if k is _K_MAZO:
+            return None if s == self.turn else R.NOT_YOUR_TURN
+        if k in _ANSWERS:
+            return R.NO_PENDING_CALL
+        if k in _TRUCO_KINDS:
+            truco = self.truco
+            level = truco.level
+            if level == 0:
+                return None if k is _K_TRUCO else R.RAISE_NOT_ALLOWED
+            ok = level < 3 and s & 1 == truco.raiser and _LEVEL_OF[k] == level + 1
+            return None if ok else R.RAISE_NOT_ALLOWED
+        if k is _K_CONTRAFLOR or k is _K_CONTRAFLOR_AL_RESTO:
+            return R.RAISE_NOT_ALLOWED
+        if k in _ENVIDO_KINDS:
+            if self.envido.window(self, s):
+                return None if s == self.turn else R.NOT_YOUR_TURN
+            return R.ENVIDO_CLOSED
         return R.NOT_YOUR_TURN
 
     def play(self, s: int, c: int) -> None:
