@@ -386,7 +386,8 @@ class TrucoPhase:
         level = self.level
         if level == 0:
             return None if k is _K_TRUCO else R.RAISE_NOT_ALLOWED
-        ok = level < 3 and s & 1 == self.raiser and _LEVEL_OF[k] == level + 1
+        # nothing above vale cuatro: at level 3 no call is level + 1
+        ok = s & 1 == self.raiser and _LEVEL_OF[k] == level + 1
         return None if ok else R.RAISE_NOT_ALLOWED
 
 
@@ -486,9 +487,9 @@ class EnvidoPhase:
             self.caller = team
 
     def cancel(self) -> None:
-        """A flor answered the pending envido (or was called): the envido is over."""
+        """A flor answered the pending envido: the envido is over (a flor called closes
+        the envido for the rest of the hand through ``HandPlay.sung``)."""
         self.pending = False
-        self.done = True
 
     def told(self, h: HandPlay, seat: int, value: int) -> None:
         """The telling ended: ``seat``'s ``value`` is best."""
@@ -560,8 +561,10 @@ class TellingPhase:
         add = out.append
         if self.kind == "flor" and not self.history:
             # a flor telling starts with the first declaration: late flores until then
+            # (only seats whose hands are unknown can be left: a known holder is awaited
+            # before a telling starts)
             for s in h.seats:
-                if h.deal.cards[s] is None and h.may_announce_flor(s):
+                if h.may_announce_flor(s):
                     add(ACTION_TABLE[s][_S_FLOR])
         row = ACTION_TABLE[self.next_declarer(h)]
         best = self.best
@@ -583,9 +586,7 @@ class TellingPhase:
             ok = number is not None and number in in_range and number > self.best
             return None if ok else R.BAD_DECLARATION
         if k is _K_FLOR and self.kind == "flor" and not self.history and not h.known:
-            if h.deal.cards[s] is None and h.may_announce_flor(s):
-                return None
-            return h.flor_call_refusal(s)
+            return None if h.may_announce_flor(s) else h.flor_call_refusal(s)
         return R.CALL_PENDING
 
     def apply(self, h: HandPlay, a: Action) -> None:
@@ -723,9 +724,9 @@ class FlorPhase:
                     out.append(row[_S_RESTO])
 
     def late(self, h: HandPlay, out: list[Action]) -> None:
-        """Late announcements by seats whose hands are unknown, while play goes on."""
-        if not h.telling_on() and not self.blocking(h):
-            self._announcements(h, out, True)
+        """Late announcements by seats whose hands are unknown, while play goes on (asked
+        by free play and a pending truco only: no telling then, nothing blocking)."""
+        self._announcements(h, out, True)
 
     def legal(self, h: HandPlay, out: list[Action]) -> None:
         """Play is suspended: the answer to a raise, and the awaited announcements."""
