@@ -252,6 +252,16 @@ class Game:
         self._invalidate()
         return None
 
+    def copy(self) -> Game:
+        """An independent game in the same state, with the same undo history (its hands
+        replayed from the start)."""
+        other = Game(self.rules, score=self.initial_score, dealer=self.first_dealer)
+        for dealer, deal, actions in self.history():
+            other.deal({s: cs for s, cs in enumerate(deal) if cs is not None}, dealer=dealer)
+            for action in actions:
+                other.push(action)
+        return other
+
     def _replay_hand(self, log: _HandLog) -> None:
         actions = list(log.actions)
         self._restore(log.start)
