@@ -7,9 +7,11 @@ undoes, ``legal_actions`` is a lazy view, and ``outcome()`` says whether the gam
 ``Game`` is the façade: the score, the hands and their dealers, undo. The play of a hand
 lives in ``HandPlay`` objects (``hand.py``), built of one state object per phase (truco,
 envido, flor, telling): one for a normal hand, three for a pica-pica hand (one per pica,
-RULES.md section 8b). Legality has one source: each play lists its legal actions;
-``push``, ``is_legal`` and the view consult that list, and a refusal is explained by the
-phase that has the floor, in the order of RULES.md section 11.
+RULES.md section 8b). Legality has one source: the phase that has the floor judges any
+action (``refusal``: a code in the order of RULES.md section 11, or ``None`` when it is
+legal), and ``push``, ``is_legal`` and ``refusal`` ask it; ``legal_actions`` lists the
+actions that phase accepts (its own quick listing, which the property tests check against
+the refusals over random positions: the list is exactly the actions refused with ``None``).
 
 Internally cards are small integers (``Card.index``) and actions are interned objects
 with an integer ``code``, so a push costs no copying. Undo replays the current hand from
@@ -28,7 +30,6 @@ cut is replaying its transcript.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from operator import attrgetter
 
 from .actions import Action, Kind
 from .cards import CARDS, Card
@@ -41,7 +42,6 @@ from .view import SeatView, seat_view
 __all__ = ["Game", "HandInProgressError", "HandPlay", "LegalActions", "NoHandError", "Telling"]
 
 _K_SHOW = Kind.SHOW
-_CODE_OF = attrgetter("code")
 
 
 class HandInProgressError(TrucoError):
@@ -100,7 +100,6 @@ class Game:
         self._orders = tuple(tuple((m + i) % n for i in range(n)) for m in range(n))
         self._hands: list[_HandLog] = []
         self._legal: list[Action] | None = None
-        self._legal_codes: set[int] | None = None
         self._restore(self._initial)
         self._clear_hand()
 
@@ -124,7 +123,6 @@ class Game:
 
     def _invalidate(self) -> None:
         self._legal = None
-        self._legal_codes = None
 
     # ------------------------------------------------------------------ public API: hands
 
@@ -206,16 +204,9 @@ class Game:
 
     def push(self, action: Action) -> None:
         """Apply ``action`` or raise ``IllegalActionError`` (the state is then unchanged)."""
-        if action.kind is _K_SHOW:
-            refusal = self._show_refusal(action)
-            if refusal is not None:
-                raise IllegalActionError(action, refusal)
-        else:
-            codes = self._legal_codes
-            if codes is None:
-                codes = self._codes()
-            if action.code not in codes:
-                raise IllegalActionError(action, self._diagnose(action))
+        refusal = self._show_refusal(action) if action.kind is _K_SHOW else self._explain(action)
+        if refusal is not None:
+            raise IllegalActionError(action, refusal)
         log = self._log
         assert log is not None
         log.actions.append(action)
@@ -224,7 +215,6 @@ class Game:
         if not play.live:
             self._hand_end()
         self._legal = None
-        self._legal_codes = None
 
     def _apply(self, action: Action) -> None:
         play = self._play_of[action.seat]
@@ -262,6 +252,16 @@ class Game:
         self._invalidate()
         return None
 
+    def copy(self) -> Game:
+        """An independent game in the same state, with the same undo history (its hands
+        replayed from the start)."""
+        other = Game(self.rules, score=self.initial_score, dealer=self.first_dealer)
+        for dealer, deal, actions in self.history():
+            other.deal({s: cs for s, cs in enumerate(deal) if cs is not None}, dealer=dealer)
+            for action in actions:
+                other.push(action)
+        return other
+
     def _replay_hand(self, log: _HandLog) -> None:
         actions = list(log.actions)
         self._restore(log.start)
@@ -292,23 +292,14 @@ class Game:
             self._legal = legal
         return legal
 
-    def _codes(self) -> set[int]:
-        codes = self._legal_codes = set(map(_CODE_OF, self.legal_list()))
-        return codes
-
     def is_legal(self, action: Action) -> bool:
-        if action.kind is _K_SHOW:
-            return self._show_refusal(action) is None
-        codes = self._legal_codes
-        if codes is None:
-            codes = self._codes()
-        return action.code in codes
+        return self.refusal(action) is None
 
     def refusal(self, action: Action) -> RefusalCode | None:
         """``None`` if ``action`` is legal, else the code the table would refuse it with."""
         if action.kind is _K_SHOW:
             return self._show_refusal(action)
-        return None if self.is_legal(action) else self._diagnose(action)
+        return self._explain(action)
 
     def _show_refusal(self, action: Action) -> RefusalCode | None:
         if self._board.winner is not None:
@@ -320,16 +311,9 @@ class Game:
             return RefusalCode.NOT_YOUR_TURN
         return self._deal.show_refusal(s, action.cards)
 
-    def _diagnose(self, a: Action) -> RefusalCode:
-        """The refusal code for an action the plays did not list.
-
-        ``_explain`` finds it in the priority order of the rules; the property tests check
-        that it always does. Should it ever not (a bug), the table still refuses the action
-        rather than fail: ``call_pending``.
-        """
-        return self._explain(a) or RefusalCode.CALL_PENDING
-
     def _explain(self, a: Action) -> RefusalCode | None:
+        """The refusal of ``a`` (not a ``show``) in the priority order of RULES.md section
+        11, ``None`` when it is legal: the game and hand checks, then the seat's play."""
         if self._board.winner is not None:
             return RefusalCode.GAME_OVER
         s = a.seat

@@ -3,18 +3,22 @@
 A ``HandPlay`` is the play of a hand between some seats: every seat in a normal hand, or
 the two seats of one pica in a pica-pica hand (RULES.md section 8b), which holds three.
 It is built of the phases of a hand, each a state object that lists its legal actions,
-explains its refusals and applies its actions in one place:
+judges any action (its refusal, ``None`` exactly when legal) and applies its actions:
 
 - ``TrucoPhase``: the truco ladder; has the floor while a truco call awaits its answer;
 - ``EnvidoPhase``: the envido chain; has the floor while an envido call awaits its answer;
 - ``FlorPhase``: the flor, its announcements, course and raises; has the floor while
   announcements or an answer are awaited (hands known);
 - ``TellingPhase``: the telling of points (declared claims, or hands unknown);
-- the bazas, which are the hand's own: free play when no phase holds the floor.
+- ``FreePlay``: no call awaits an answer: cards, mazo and calls on one's own initiative.
 
+Each phase reads and writes only its own fields; phases talk to each other only through
+the hand's narrow interface (``HandPlay``'s methods: ``sung``, ``start_telling``,
+``told``, ``cancel_envido`` and the like; ``tests/engine/test_phases.py`` walks the code to
+check it). The bazas (turn, table, results) and the cards (``Deal``) are the hand's.
 ``HandPlay.floor`` is the only place that says which phase has the floor; legal actions
-(its ``legal``) and refusals (``explain``) ask that phase, and ``apply`` sends each
-action to the phase it belongs to. Points go to a ``Board`` shared by the game.
+and refusals ask that phase, and ``apply`` sends each action to the phase it belongs to.
+Points go to a ``Board`` shared by the game.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from .errors import RefusalCode
 from .results import Award, Reason
 from .rules import Claims, Falta, HouseRules
 
-__all__ = ["Board", "Deal", "HandPlay", "Telling"]
+__all__ = ["Board", "Deal", "FreePlay", "HandPlay", "Telling"]
 
 # Kind members as module constants: an Enum attribute lookup costs ten times more.
 _K_CONTRAFLOR = Kind.CONTRAFLOR
@@ -74,6 +78,8 @@ _FLOR_NONE, _FLOR_OPEN, _FLOR_CLOSED = range(3)
 
 _ENVIDO_RANGE = tuple(range(8)) + tuple(range(20, 34))
 _FLOR_RANGE = tuple(range(20, 39))
+_ENVIDO_SET = frozenset(_ENVIDO_RANGE)
+_FLOR_SET = frozenset(_FLOR_RANGE)
 
 _KS = KIND_SLOT
 _S_QUIERO = _KS + _K_QUIERO
@@ -179,7 +185,8 @@ class Deal:
         self.flor: list[int | None] = [None] * n
         self.ready = False  # envido and flor points: worked out when first needed
         self.seen: list[list[int]] = [[] for _ in range(n)]
-        self.owner: dict[int, int] = {}
+        #: the seat each card is known to belong to: read at the deal, played or shown
+        self.owner: dict[int, int] = {c: s for s, cs in enumerate(cards) if cs for c in cs}
         self.played: set[int] = set()
 
     def _points(self) -> None:
@@ -227,8 +234,12 @@ class Deal:
         return [c for c in range(40) if c not in played and owner.get(c, s) == s]
 
     def card_refusal(self, s: int, c: int) -> RefusalCode | None:
-        if c in self.played or self.owner.get(c, s) != s:
+        """Why ``s`` may not play card ``c``: played already; or not ``s``'s (hands known,
+        or read at the deal or shown in another seat's hand: section 11), or a fourth."""
+        if c in self.played:
             return R.CARD_ALREADY_PLAYED
+        if self.owner.get(c, s) != s:
+            return R.CARD_NOT_IN_HAND
         cs = self.cards[s]
         if cs is not None:
             if c not in cs:
@@ -238,12 +249,16 @@ class Deal:
         return None
 
     def show_refusal(self, s: int, cards: Iterable[Card]) -> RefusalCode | None:
+        """Why ``s`` may not show ``cards``: one another seat played, or one not ``s``'s
+        (as for a card played), or more than three cards of ``s`` seen."""
         seen = set(self.seen[s])
         cs = self.cards[s]
+        played = self.played
         for card in cards:
             c = card.index
-            if self.owner.get(c, s) != s:
-                return R.CARD_ALREADY_PLAYED
+            owner = self.owner.get(c, s)
+            if owner != s:
+                return R.CARD_ALREADY_PLAYED if c in played else R.CARD_NOT_IN_HAND
             if cs is not None and c not in cs:
                 return R.CARD_NOT_IN_HAND
             seen.add(c)
@@ -254,7 +269,9 @@ class Deal:
 
 
 class _Phase(Protocol):
-    """What the phase with the floor answers: its legal actions and its refusals."""
+    """What the phase with the floor answers: its legal actions, and for any action its
+    refusal (``None`` exactly for the actions ``legal`` lists: the property tests check
+    the two agree over random positions)."""
 
     def legal(self, h: HandPlay, out: list[Action]) -> None: ...
 
@@ -292,9 +309,8 @@ class TrucoPhase:
         table = ACTION_TABLE
         pending = self.pending
         primero = pending == 1 and h.baza == 0
-        flor = h.flor
-        envido = primero and not h.envido.done and flor.state == _FLOR_NONE
-        flor_call = primero and h.rules.flor and flor.state == _FLOR_NONE
+        envido = primero and not h.sung()
+        flor_call = primero and h.rules.flor and not h.flor_called()
         implicit = h.rules.implicit_quiero
         deal = h.deal
         for s in h.team_seats[1 - self.caller]:
@@ -311,32 +327,38 @@ class TrucoPhase:
             if implicit and s == h.turn:
                 for c in deal.available(s):
                     add(row[c])
-        if flor.state == _FLOR_OPEN:
-            flor.late(h, out)
+        h.late_flor(out)
 
-    def refusal(self, h: HandPlay, a: Action) -> RefusalCode:
+    def refusal(self, h: HandPlay, a: Action) -> RefusalCode | None:
         k, s = a.kind, a.seat
-        if k is _K_FLOR and h.flor.state == _FLOR_OPEN:
-            return h.flor.call_refusal(h, s)  # late announcements (hands unknown)
+        if h.late_flor_ok(a):  # late announcements (hands unknown)
+            return None
+        if k is _K_FLOR and h.flor_open:
+            return h.flor_call_refusal(s)
         if s & 1 == self.caller:
             return R.CALL_PENDING
-        if k is _K_TRUCO:
-            return R.CALL_PENDING
+        if k is _K_QUIERO or k is _K_NO_QUIERO or k is _K_MAZO:
+            return None
         if k in _TRUCO_KINDS:
-            return R.RAISE_NOT_ALLOWED
+            if k is _K_TRUCO:
+                return R.CALL_PENDING
+            return None if _LEVEL_OF[k] == self.pending + 1 else R.RAISE_NOT_ALLOWED
+        primero = self.pending == 1 and h.baza == 0
         if k in _ENVIDO_KINDS:
+            if primero and not h.sung():
+                return None
             return R.CALL_PENDING if self.pending != 1 else R.ENVIDO_CLOSED
         if k is _K_FLOR:
             if self.pending != 1:
                 return R.CALL_PENDING
-            if h.baza or h.nplayed[s] or h.flor.state != _FLOR_NONE:
+            if h.baza or h.nplayed[s] or h.flor_called():
                 return R.ENVIDO_CLOSED
-            return R.NO_FLOR
+            return None if h.rules.flor and h.deal.can_flor(s) else R.NO_FLOR
         if k is _K_PLAY and h.rules.implicit_quiero:
             if s != h.turn:
                 return R.NOT_YOUR_TURN
             assert a.card is not None
-            return h.deal.card_refusal(s, a.card.index) or R.CALL_PENDING
+            return h.deal.card_refusal(s, a.card.index)
         return R.CALL_PENDING
 
     def apply(self, h: HandPlay, a: Action) -> None:
@@ -358,6 +380,15 @@ class TrucoPhase:
         self.level = self.pending
         self.pending = 0
         self.raiser = team
+
+    def call_refusal(self, k: Kind, s: int) -> RefusalCode | None:
+        """A truco call or raise while no call is pending: ``None`` when it is open."""
+        level = self.level
+        if level == 0:
+            return None if k is _K_TRUCO else R.RAISE_NOT_ALLOWED
+        # nothing above vale cuatro: at level 3 no call is level + 1
+        ok = s & 1 == self.raiser and _LEVEL_OF[k] == level + 1
+        return None if ok else R.RAISE_NOT_ALLOWED
 
 
 # ---------------------------------------------------------------------------- envido
@@ -383,8 +414,8 @@ class EnvidoPhase:
         return (
             h.baza == 0
             and not self.done
-            and h.flor.state == _FLOR_NONE
-            and h.truco.level == 0
+            and not h.flor_called()
+            and not h.truco_accepted()
             and h.nplayed[s] == 0
         )
 
@@ -403,7 +434,7 @@ class EnvidoPhase:
         """An envido call awaits its answer."""
         add = out.append
         raises = self.raises()
-        flor = h.rules.flor and h.flor.state == _FLOR_NONE
+        flor = h.rules.flor and not h.flor_called()
         for s in h.team_seats[1 - self.caller]:
             row = ACTION_TABLE[s]
             add(row[_S_QUIERO])
@@ -413,14 +444,20 @@ class EnvidoPhase:
             if flor and h.nplayed[s] == 0 and h.deal.can_flor(s):
                 add(row[_S_FLOR])
 
-    def refusal(self, h: HandPlay, a: Action) -> RefusalCode:
+    def refusal(self, h: HandPlay, a: Action) -> RefusalCode | None:
         k, s = a.kind, a.seat
         if s & 1 == self.caller:
             return R.CALL_PENDING
+        if k is _K_QUIERO or k is _K_NO_QUIERO:
+            return None
         if k in _ENVIDO_KINDS:
-            return R.RAISE_NOT_ALLOWED
+            return None if _ENV_OF[k] in self.raises() else R.RAISE_NOT_ALLOWED
         if k is _K_FLOR:
-            return R.ENVIDO_CLOSED if h.nplayed[s] else R.NO_FLOR
+            if h.nplayed[s]:
+                return R.ENVIDO_CLOSED
+            if h.rules.flor and not h.flor_called() and h.deal.can_flor(s):
+                return None
+            return R.NO_FLOR
         return R.CALL_PENDING
 
     def apply(self, h: HandPlay, a: Action) -> None:
@@ -439,7 +476,7 @@ class EnvidoPhase:
                 self.result = (seat, env[seat])
                 h.award(seat & 1, self.stake(h, seat & 1), Reason.ENVIDO)
             else:
-                h.tell = TellingPhase("envido", h.order)
+                h.start_telling("envido")
         elif k is _K_NO_QUIERO:
             chain = self.chain
             pts = 1 if len(chain) == 1 else sum(_ENV_VALUE[c] for c in chain[:-1])
@@ -448,6 +485,21 @@ class EnvidoPhase:
         else:  # a raise
             self.chain.append(_ENV_OF[k])
             self.caller = team
+
+    def cancel(self) -> None:
+        """A flor answered the pending envido: the envido is over (a flor called closes
+        the envido for the rest of the hand through ``HandPlay.sung``)."""
+        self.pending = False
+
+    def told(self, h: HandPlay, seat: int, value: int) -> None:
+        """The telling ended: ``seat``'s ``value`` is best."""
+        self.result = (seat, value)
+        team = seat & 1
+        h.claim("envido", seat, value, self.stake(h, team), self.stake(h, 1 - team))
+
+    def told_false(self, h: HandPlay, team: int) -> None:
+        """A false declaration: the points at stake to ``team``, the other one."""
+        h.award(team, self.stake(h, team), Reason.PENALTY)
 
     def stake(self, h: HandPlay, winner: int) -> int:
         """What the accepted chain is worth to ``winner`` (capped in a pica)."""
@@ -487,7 +539,7 @@ class TellingPhase:
 
     def next_declarer(self, h: HandPlay) -> int:
         best_team = self.best_seat & 1 if self.best_seat >= 0 else -1
-        participants = h.flor.ann if self.kind == "flor" else None
+        participants = h.flor_participants() if self.kind == "flor" else None
         for s in self.order:
             if participants is not None and s not in participants:
                 continue
@@ -509,9 +561,10 @@ class TellingPhase:
         add = out.append
         if self.kind == "flor" and not self.history:
             # a flor telling starts with the first declaration: late flores until then
-            flor = h.flor
+            # (only seats whose hands are unknown can be left: a known holder is awaited
+            # before a telling starts)
             for s in h.seats:
-                if h.deal.cards[s] is None and flor.may_announce(h, s):
+                if h.may_announce_flor(s):
                     add(ACTION_TABLE[s][_S_FLOR])
         row = ACTION_TABLE[self.next_declarer(h)]
         best = self.best
@@ -521,9 +574,19 @@ class TellingPhase:
         if self.best_seat >= 0:
             add(row[_S_SON_BUENAS])
 
-    def refusal(self, h: HandPlay, a: Action) -> RefusalCode:
-        if a.kind is _K_FLOR and self.kind == "flor" and not self.history and not h.known:
-            return h.flor.call_refusal(h, a.seat)
+    def refusal(self, h: HandPlay, a: Action) -> RefusalCode | None:
+        k, s = a.kind, a.seat
+        if k is _K_DECLARE or k is _K_SON_BUENAS:
+            if s != self.next_declarer(h):
+                return R.BAD_DECLARATION
+            if k is _K_SON_BUENAS:
+                return None if self.best_seat >= 0 else R.BAD_DECLARATION
+            number = a.number
+            in_range = _FLOR_SET if self.kind == "flor" else _ENVIDO_SET
+            ok = number is not None and number in in_range and number > self.best
+            return None if ok else R.BAD_DECLARATION
+        if k is _K_FLOR and self.kind == "flor" and not self.history and not h.known:
+            return None if h.may_announce_flor(s) else h.flor_call_refusal(s)
         return R.CALL_PENDING
 
     def apply(self, h: HandPlay, a: Action) -> None:
@@ -537,33 +600,14 @@ class TellingPhase:
             if deal.cards[s] is not None:
                 actual = deal.env_pts[s] if self.kind == "envido" else deal.flor_pts[s]
                 if number != actual:  # a false declaration: the other team's penalty
-                    h.tell = None
-                    other = 1 - (s & 1)
-                    if self.kind == "envido":
-                        h.award(other, h.envido.stake(h, other), Reason.PENALTY)
-                    else:
-                        h.flor.state = _FLOR_CLOSED
-                        h.award(other, h.flor.stake(h), Reason.PENALTY)
+                    h.told_false(self.kind, 1 - (s & 1))
                     return
             self.best, self.best_seat = number, s
         if self.next_declarer(h) < 0:
             self._resolve(h)
 
     def _resolve(self, h: HandPlay) -> None:
-        h.tell = None
-        seat, value = self.best_seat, self.best
-        team = seat & 1
-        if self.kind == "envido":
-            h.envido.result = (seat, value)
-            points, penalty = h.envido.stake(h, team), h.envido.stake(h, 1 - team)
-        else:
-            h.flor.result = (seat, value)
-            h.flor.state = _FLOR_CLOSED
-            points = penalty = h.flor.stake(h)
-        if h.deal.cards[seat] is not None:
-            h.award(team, points, Reason.ENVIDO if self.kind == "envido" else Reason.FLOR)
-        else:
-            h.deferred.append((self.kind, team, (seat,), value, points, penalty))
+        h.told(self.kind, self.best_seat, self.best)
 
 
 # ---------------------------------------------------------------------------- flor
@@ -680,9 +724,9 @@ class FlorPhase:
                     out.append(row[_S_RESTO])
 
     def late(self, h: HandPlay, out: list[Action]) -> None:
-        """Late announcements by seats whose hands are unknown, while play goes on."""
-        if h.tell is None and not self.blocking(h):
-            self._announcements(h, out, True)
+        """Late announcements by seats whose hands are unknown, while play goes on (asked
+        by free play and a pending truco only: no telling then, nothing blocking)."""
+        self._announcements(h, out, True)
 
     def legal(self, h: HandPlay, out: list[Action]) -> None:
         """Play is suspended: the answer to a raise, and the awaited announcements."""
@@ -711,40 +755,57 @@ class FlorPhase:
             return R.NO_FLOR
         return R.ENVIDO_CLOSED
 
-    def refusal(self, h: HandPlay, a: Action) -> RefusalCode:
+    def refusal(self, h: HandPlay, a: Action) -> RefusalCode | None:
         k, s = a.kind, a.seat
         team = s & 1
         answer = self.answer
         if k is _K_FLOR:
-            return self.call_refusal(h, s)
+            return None if self.may_announce(h, s) else self.call_refusal(h, s)
         if k in _ANSWERS:
+            if answer >= 0 and team == answer:
+                return None
             if (
                 answer < 0
                 and k is _K_CON_FLOR_ME_ACHICO
                 and team != self.first
                 and self.course == _COURSE_NONE
             ):
-                return self.call_refusal(h, s)
+                return None if self.may_announce(h, s) else self.call_refusal(h, s)
             # only announcements awaited, or the answering team's answers are legal
             return R.CALL_PENDING
         if k is _K_CONTRAFLOR or k is _K_CONTRAFLOR_AL_RESTO:
             if answer >= 0:
-                return R.CALL_PENDING if team != answer else R.RAISE_NOT_ALLOWED
+                if team != answer:
+                    return R.CALL_PENDING
+                legal = k is _K_CONTRAFLOR_AL_RESTO and self.course == _COURSE_CONTRA
+                return None if legal else R.RAISE_NOT_ALLOWED
             if team == self.first:
                 return R.CALL_PENDING
             if self.course != _COURSE_NONE:
                 return R.RAISE_NOT_ALLOWED
-            return self.call_refusal(h, s)
+            return None if self.may_announce(h, s) else self.call_refusal(h, s)
         return R.CALL_PENDING
+
+    def late_ok(self, h: HandPlay, a: Action) -> bool:
+        """``a`` is a late announcement (or the other team's course set with one) that
+        ``late`` lists while play goes on with the flor open (hands unknown)."""
+        k, s = a.kind, a.seat
+        if h.deal.cards[s] is not None or not self.may_announce(h, s):
+            return False
+        if k is _K_FLOR:
+            return True
+        return (
+            (k is _K_CON_FLOR_ME_ACHICO or k is _K_CONTRAFLOR or k is _K_CONTRAFLOR_AL_RESTO)
+            and (s & 1) != self.first
+            and self.course == _COURSE_NONE
+        )
 
     def apply(self, h: HandPlay, a: Action) -> None:
         k, s = a.kind, a.seat
         team = s & 1
         if self.state == _FLOR_NONE:
             # a first flor: on the caller's turn, or answering an envido or a plain truco
-            envido = h.envido
-            envido.pending = False
-            envido.done = True
+            h.cancel_envido()
             self.state = _FLOR_OPEN
             self.first = team
             self.ann = [s]
@@ -786,7 +847,7 @@ class FlorPhase:
 
     def progress(self, h: HandPlay) -> None:
         """Resolve the flor once nothing more is awaited (hands known)."""
-        if self.answer >= 0 or h.tell is not None or self.awaited(h):
+        if self.answer >= 0 or h.telling_on() or self.awaited(h):
             return
         course = self.course
         if course == _COURSE_FLOR or (
@@ -801,7 +862,7 @@ class FlorPhase:
                 self.state = _FLOR_CLOSED
                 h.award(seat & 1, self.stake(h), Reason.FLOR)
             else:
-                h.tell = TellingPhase("flor", h.order)
+                h.start_telling("flor")
             return
         if h.known:
             self.close(h)
@@ -835,6 +896,22 @@ class FlorPhase:
         # accepted contraflor al resto
         return h.board.target - max(h.board.score) + 3 * len(self.ann)
 
+    def told(self, h: HandPlay, seat: int, value: int) -> None:
+        """The telling ended: ``seat``'s flor of ``value`` is best."""
+        self.result = (seat, value)
+        self.state = _FLOR_CLOSED
+        points = self.stake(h)
+        h.claim("flor", seat, value, points, points)
+
+    def told_false(self, h: HandPlay, team: int) -> None:
+        """A false declaration: the points at stake to ``team``, the other one."""
+        self.state = _FLOR_CLOSED
+        h.award(team, self.stake(h), Reason.PENALTY)
+
+    def waits_for_course(self, team: int) -> bool:
+        """The flor is open and ``team`` called it: the other team's course is awaited."""
+        return self.state == _FLOR_OPEN and team == self.first and self.course == _COURSE_NONE
+
     def tapada_check(self, h: HandPlay, s: int) -> None:
         """A holder who plays (or shows) without having announced: 3 to the other team."""
         self.tapada.add(s)
@@ -843,6 +920,75 @@ class FlorPhase:
     def owes(self, s: int) -> bool:
         """``s`` has not announced and its team has not backed down."""
         return s not in self.ann and (s & 1) != self.backed and s not in self.tapada
+
+
+# ---------------------------------------------------------------------------- free play
+
+
+class FreePlay:
+    """Free play: no call awaits an answer. The turn's cards and mazo, calls on one's own
+    initiative, anyone's truco (the bazas themselves are the hand's: ``HandPlay.play``)."""
+
+    __slots__ = ()
+
+    def legal(self, h: HandPlay, out: list[Action]) -> None:
+        t = h.turn
+        row = ACTION_TABLE[t]
+        add = out.append
+        deal = h.deal
+        cs = deal.cards[t]
+        if cs is not None:
+            played = deal.played
+            for c in cs:
+                if c not in played:
+                    add(row[c])
+        else:
+            for c in deal.available(t):
+                add(row[c])
+        add(row[_S_MAZO])
+        if h.baza == 0:
+            if h.envido_window(t):
+                out.extend(_ENVIDO_ACTIONS[t])
+            if h.rules.flor and h.flor_starts(t):
+                add(row[_S_FLOR])
+        h.truco_calls(out)
+        h.late_flor(out)
+
+    def refusal(self, h: HandPlay, a: Action) -> RefusalCode | None:
+        k, s = a.kind, a.seat
+        if h.late_flor_ok(a):  # late announcements (hands unknown)
+            return None
+        if k is _K_FLOR:
+            if s == h.turn and h.baza == 0 and h.flor_starts(s):
+                return None
+            return h.flor_call_refusal(s)
+        if (
+            k in _ANSWERS or k is _K_CONTRAFLOR or k is _K_CONTRAFLOR_AL_RESTO
+        ) and h.flor_waits_for_course(s & 1):
+            # hands unknown: until play resumes and the other team sets the course, only
+            # announcements are awaited; the calling team's answers and raises wait too
+            return R.CALL_PENDING
+        if k is _K_PLAY:
+            if s != h.turn:
+                return R.NOT_YOUR_TURN
+            assert a.card is not None
+            return h.deal.card_refusal(s, a.card.index)
+        if k is _K_MAZO:
+            return None if s == h.turn else R.NOT_YOUR_TURN
+        if k in _ANSWERS:
+            return R.NO_PENDING_CALL
+        if k in _TRUCO_KINDS:
+            return h.truco_call_refusal(k, s)
+        if k is _K_CONTRAFLOR or k is _K_CONTRAFLOR_AL_RESTO:
+            return R.RAISE_NOT_ALLOWED
+        if k in _ENVIDO_KINDS:
+            if h.envido_window(s):
+                return None if s == h.turn else R.NOT_YOUR_TURN
+            return R.ENVIDO_CLOSED
+        return R.NOT_YOUR_TURN
+
+
+_FREE_PLAY = FreePlay()
 
 
 # ---------------------------------------------------------------------------- the hand
@@ -959,15 +1105,16 @@ class HandPlay:
         truco = self.truco
         if truco.pending:
             return truco
-        return self
+        return _FREE_PLAY
 
     def explain(self, a: Action) -> RefusalCode | None:
-        """Why ``a`` (not legal, of a seat of this live play) is refused; ``None`` would be
-        a bug (the property tests check it never happens)."""
+        """Why ``a`` (of a seat of this live play) is refused, ``None`` when it is legal:
+        the phase with the floor judges it (declarations belong to a telling)."""
+        floor = self.floor()
         k = a.kind
-        if k is _K_DECLARE or k is _K_SON_BUENAS:
+        if (k is _K_DECLARE or k is _K_SON_BUENAS) and floor is not self.tell:
             return R.BAD_DECLARATION
-        return self.floor().refusal(self, a)
+        return floor.refusal(self, a)
 
     def apply(self, a: Action) -> None:
         """Apply a legal action: each kind to the phase it belongs to."""
@@ -999,48 +1146,86 @@ class HandPlay:
         else:
             self.truco.apply(self, a)
 
-    # ---- free play: the bazas
+    # ---- the hand's interface to its phases: they talk to each other only through it
 
-    def legal(self, h: HandPlay, out: list[Action]) -> None:
-        """No call awaits an answer: the turn's cards, mazo, calls; anyone's truco."""
-        t = self.turn
-        row = ACTION_TABLE[t]
-        add = out.append
-        deal = self.deal
-        cs = deal.cards[t]
-        if cs is not None:
-            played = deal.played
-            for c in cs:
-                if c not in played:
-                    add(row[c])
+    def sung(self) -> bool:
+        """An envido or a flor has been played this hand."""
+        return self.envido.done or self.flor.state != _FLOR_NONE
+
+    def flor_called(self) -> bool:
+        return self.flor.state != _FLOR_NONE
+
+    def truco_accepted(self) -> bool:
+        return self.truco.level > 0
+
+    def telling_on(self) -> bool:
+        return self.tell is not None
+
+    def start_telling(self, kind: str) -> None:
+        self.tell = TellingPhase(kind, self.order)
+
+    def told(self, kind: str, seat: int, value: int) -> None:
+        """A telling ended with ``seat``'s ``value`` best: its phase scores it."""
+        self.tell = None
+        if kind == "envido":
+            self.envido.told(self, seat, value)
         else:
-            for c in deal.available(t):
-                add(row[c])
-        add(row[_S_MAZO])
-        if self.baza == 0:
-            if self.envido.window(self, t):
-                out.extend(_ENVIDO_ACTIONS[t])
-            if self.rules.flor and self.flor.starts(self, t):
-                add(row[_S_FLOR])
-        self.truco.calls(self, out)
-        if self.flor.state == _FLOR_OPEN:
-            self.flor.late(self, out)
+            self.flor.told(self, seat, value)
 
-    def refusal(self, h: HandPlay, a: Action) -> RefusalCode | None:
-        k, s = a.kind, a.seat
+    def told_false(self, kind: str, team: int) -> None:
+        """A telling ended with a false declaration: ``team``'s penalty."""
+        self.tell = None
+        if kind == "envido":
+            self.envido.told_false(self, team)
+        else:
+            self.flor.told_false(self, team)
+
+    def claim(self, kind: str, seat: int, value: int, points: int, penalty: int) -> None:
+        """``seat``'s winning claim: scored now (hand known) or proven at the end."""
+        team = seat & 1
+        if self.deal.cards[seat] is not None:
+            self.award(team, points, Reason.ENVIDO if kind == "envido" else Reason.FLOR)
+        else:
+            self.deferred.append((kind, team, (seat,), value, points, penalty))
+
+    def cancel_envido(self) -> None:
+        self.envido.cancel()
+
+    def envido_window(self, s: int) -> bool:
+        return self.envido.window(self, s)
+
+    def truco_calls(self, out: list[Action]) -> None:
+        self.truco.calls(self, out)
+
+    def truco_call_refusal(self, k: Kind, s: int) -> RefusalCode | None:
+        return self.truco.call_refusal(k, s)
+
+    def flor_participants(self) -> list[int]:
+        return self.flor.ann
+
+    def flor_starts(self, s: int) -> bool:
+        return self.flor.starts(self, s)
+
+    def may_announce_flor(self, s: int) -> bool:
+        return self.flor.may_announce(self, s)
+
+    def flor_call_refusal(self, s: int) -> RefusalCode:
+        return self.flor.call_refusal(self, s)
+
+    def flor_waits_for_course(self, team: int) -> bool:
+        return self.flor.waits_for_course(team)
+
+    def late_flor(self, out: list[Action]) -> None:
+        """Late flor announcements while play goes on (hands unknown)."""
         flor = self.flor
-        if k is _K_FLOR:
-            return flor.call_refusal(self, s)
-        if k in _ANSWERS:
-            return R.NO_PENDING_CALL
-        if k in _TRUCO_KINDS or k is _K_CONTRAFLOR or k is _K_CONTRAFLOR_AL_RESTO:
-            return R.RAISE_NOT_ALLOWED
-        if k in _ENVIDO_KINDS:
-            return R.NOT_YOUR_TURN if self.envido.window(self, s) else R.ENVIDO_CLOSED
-        if k is _K_PLAY and s == self.turn:
-            assert a.card is not None
-            return self.deal.card_refusal(s, a.card.index)
-        return R.NOT_YOUR_TURN
+        if flor.state == _FLOR_OPEN:
+            flor.late(self, out)
+
+    def late_flor_ok(self, a: Action) -> bool:
+        flor = self.flor
+        return flor.state == _FLOR_OPEN and flor.late_ok(self, a)
+
+    # ---- the bazas
 
     def play(self, s: int, c: int) -> None:
         flor = self.flor
@@ -1085,21 +1270,22 @@ class HandPlay:
             self.finish([(winner, TRUCO_VALUE[self.truco.level], Reason.TRUCO)])
 
     def see(self, s: int, cards: Iterable[int]) -> None:
-        """Cards of ``s`` seen (played or shown); a flor not announced is tapada once its
-        three cards have been seen (hands unknown)."""
+        """Cards of ``s`` seen (played or shown). With ``s``'s hand unknown, a flor not
+        announced is tapada once its three cards have been seen and ``s`` has played its
+        first card (cards shown before it, to prove a claim, make no tapada: section 6)."""
         deal = self.deal
         seen = deal.seen[s]
-        before = len(seen)
         for c in cards:
             if c not in seen:
                 seen.append(c)
                 deal.owner[c] = s
         if (
-            before < 3 <= len(seen)
+            len(seen) == 3
+            and self.nplayed[s]
             and self.rules.flor
             and deal.cards[s] is None
             and self.flor.owes(s)
-            and flor_of_indices(deal.seen[s]) is not None
+            and flor_of_indices(seen) is not None
         ):
             self.flor.tapada_check(self, s)
 
@@ -1117,9 +1303,9 @@ class HandPlay:
         if len(r) == 3:
             if r[2] >= 0:
                 return r[2]
-            if r[0] < 0 and r[1] < 0:
-                return self.mano & 1
-            return r[0]
+            # a third baza follows a parda first baza only after a parda second: three
+            # pardas go to the mano's team, else the first baza won decides
+            return self.mano & 1 if r[0] < 0 else r[0]
         return None
 
     def mazo(self, team: int) -> None:

@@ -1,6 +1,8 @@
 """Mutation check of the engine: do the tests notice when the rules' code is changed?
 
-Each mutant changes one thing in ``controller/engine/game.py`` or ``hand.py``: a comparison
+Each mutant changes one thing in ``controller/engine/game.py`` or ``hand.py`` (or, with
+``--file claims.py`` / ``--file controls.py``, the pads' meaning in ``controller/table``,
+killed by its own tests ``tests/table/test_claims.py`` and ``test_controls.py``): a comparison
 flipped (``<`` and ``<=``, ``==`` and ``!=``, ``is`` and ``is not``, ``in`` and ``not in``),
 an integer constant moved by one, ``and`` and ``or`` swapped, a ``not`` dropped, ``+`` and
 ``-`` swapped, ``True`` and ``False`` swapped. The mutant runs in a fresh interpreter
@@ -39,7 +41,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 ENGINE = ROOT / "controller" / "engine"
+TABLE = ROOT / "controller" / "table"
 FILES = ("game.py", "hand.py")
+#: The pads' meaning (``--file claims.py``): killed by their own tests, not the engine's.
+TABLE_FILES = ("claims.py", "controls.py")
+TABLE_TESTS = ("tests/table/test_claims.py", "tests/table/test_controls.py")
+_DIR = {**{f: ENGINE for f in FILES}, **{f: TABLE for f in TABLE_FILES}}
 
 _FLIP: dict[type[ast.cmpop], type[ast.cmpop]] = {
     ast.Lt: ast.LtE,
@@ -126,8 +133,6 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "set by the back-down before the only read (the backed course)",
     ("hand.py", "FlorPhase.late", "self._announcements(h, out, True)", "True -> False"):
         "late() runs only when no known holder is awaited, so no known seat may announce",
-    ("hand.py", "FlorPhase.apply", "envido.done = True", "True -> False"):
-        "every reader of envido.done also requires the flor state to be none",
     ("hand.py", "FlorPhase._settle",
      'h.deferred.append(("flores", team, seats, 0, points, points))', "0 -> 1"):
         "the value of a set of flores is never read (each flor is proven by its suit)",
@@ -141,12 +146,12 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "the count is only ever compared with 0",
     ("hand.py", "HandPlay.play", "best = -1", "1 -> 2"):
         "every card's strength is >= 0, so the first card sets it either way",
-    ("hand.py", "HandPlay.see", "before < 3 <= len(seen)", "Lt -> LtE"):
-        "with three seen before, the check ran when the third was seen and marked the "
-        "seat (tapada) or found it excused; neither changes later",
-    ("hand.py", "HandPlay.hand_winner", "if r[0] < 0 and r[1] < 0:", "Lt -> LtE"):
-        "a third baza follows a parda first baza only after a parda second (and the "
-        "other way round): r[0] or r[1] == 0 with the other parda never reaches it",
+    ("hand.py", "HandPlay.hand_winner", "return self.mano & 1 if r[0] < 0 else r[0]",
+     "0 -> 1"):
+        "of the line's three 0 -> 1 mutants, the condition's r[0] -> r[1] survives: a "
+        "third baza follows a parda first baza only after a parda second and the other "
+        "way round, so r[0] and r[1] are both parda or neither (r[0] < 1 and the "
+        "returned r[1] are killed)",
     ("hand.py", "HandPlay.finish",
      "if flor.state == _FLOR_OPEN and self.tell is None and not flor.blocking(self):",
      "Is -> IsNot"):
@@ -160,7 +165,7 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
 def _where(file: str) -> dict[int, tuple[str, str]]:
     """Each line of ``file``: its enclosing function (``Class.method``) and its code
     (comment and indentation off), for :data:`EQUIVALENT`."""
-    source = (ENGINE / file).read_text()
+    source = (_DIR[file] / file).read_text()
     lines = source.splitlines()
     out: dict[int, tuple[str, str]] = {}
 
@@ -180,7 +185,8 @@ def equivalence(m: Mutant) -> str | None:
     """Why ``m`` is equivalent, when a person judged so (``None``: not judged)."""
     function, code = _where(m.file).get(m.line, ("<module>", ""))
     if not code:
-        code = (ENGINE / m.file).read_text().splitlines()[m.line - 1].split("#")[0].strip()
+        code = (_DIR[m.file] / m.file).read_text().splitlines()[m.line - 1]
+        code = code.split("#")[0].strip()
     return EQUIVALENT.get((m.file, function, code, m.what))
 
 
@@ -251,7 +257,7 @@ def _points(tree: ast.AST) -> Iterator[tuple[ast.AST, int, str]]:
 
 
 def mutants(file: str) -> list[Mutant]:
-    tree = ast.parse((ENGINE / file).read_text())
+    tree = ast.parse((_DIR[file] / file).read_text())
     return [
         Mutant(file, i, getattr(node, "lineno", 0), what)
         for i, (node, _variant, what) in enumerate(_points(tree))
@@ -259,7 +265,7 @@ def mutants(file: str) -> list[Mutant]:
 
 
 def mutated_source(m: Mutant) -> str:
-    tree = ast.parse((ENGINE / m.file).read_text())
+    tree = ast.parse((_DIR[m.file] / m.file).read_text())
     for i, (node, variant, _what) in enumerate(_points(tree)):
         if i != m.index:
             continue
@@ -304,8 +310,8 @@ def run_mutant(m: Mutant, workdir: Path, timeout: float) -> str:
     suite runs in a forked child that imports the package afresh from there (this
     process never imports ``controller``), so no interpreter start-up per mutant.
     """
-    target = workdir / "controller" / "engine" / m.file
-    original = (ENGINE / m.file).read_text()
+    target = workdir / "controller" / _DIR[m.file].name / m.file
+    original = (_DIR[m.file] / m.file).read_text()
     target.write_text(mutated_source(m))
     try:
         pid = os.fork()
@@ -319,9 +325,12 @@ def run_mutant(m: Mutant, workdir: Path, timeout: float) -> str:
                 devnull = os.open(os.devnull, os.O_WRONLY)
                 os.dup2(devnull, 1)
                 os.dup2(devnull, 2)
-                from tests.engine.mutation_suite import run
+                if m.file in TABLE_FILES:
+                    code = _table_suite()
+                else:
+                    from tests.engine.mutation_suite import run
 
-                code = run()
+                    code = run()
             finally:
                 os._exit(code)
         deadline = time.monotonic() + 30 * timeout  # a stuck child (sleeping) as a last resort
@@ -342,11 +351,28 @@ def run_mutant(m: Mutant, workdir: Path, timeout: float) -> str:
     return "survived" if code == 0 else "killed"
 
 
+def _table_suite() -> int:
+    """The pads' own tests, in this (forked) process: the mutated modules are imported
+    first, from the work copy, so that the tests meet them."""
+    import pytest
+
+    import controller.table.claims
+    import controller.table.controls  # noqa: F401
+
+    args = ["-q", "-x", "-p", "no:cacheprovider", "--no-header"]
+    return 0 if pytest.main([*args, *(str(ROOT / t) for t in TABLE_TESTS)]) == 0 else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--budget", type=float, default=1800.0, help="seconds for the whole run")
     ap.add_argument("--timeout", type=float, default=60.0, help="CPU seconds per mutant")
-    ap.add_argument("--file", action="append", choices=FILES, help="default: both files")
+    ap.add_argument(
+        "--file",
+        action="append",
+        choices=FILES + TABLE_FILES,
+        help="default: the engine's two files; claims.py and controls.py are the pads'",
+    )
     ap.add_argument("--seed", type=int, default=14)
     ap.add_argument(
         "--at",
@@ -379,7 +405,8 @@ def main(argv: list[str] | None = None) -> int:
         work = Path(tmp)
         shutil.copytree(ROOT / "controller", work / "controller", ignore=ignore_cache)
         if args.self_check:
-            unchanged = run_mutant(Mutant(FILES[0], -1, 0, "none"), work, args.timeout)
+            first = (args.file or FILES)[0]
+            unchanged = run_mutant(Mutant(first, -1, 0, "none"), work, args.timeout)
             print(f"unchanged engine: {'passes' if unchanged == 'survived' else unchanged}")
             return 0 if unchanged == "survived" else 1
         start = time.monotonic()

@@ -392,3 +392,19 @@ def test_undoing_a_deal_goes_back_to_the_end_of_the_hand_before_it(players: int)
     while game.hand_number:
         game.pop()
     assert game.state_key() == start
+
+
+def test_a_partial_deal_lists_no_card_of_another_seat() -> None:
+    """With a partial deal, an unknown seat's legal cards leave out those read at the deal
+    in another seat's hand and those shown in another seat's hand (RULES.md section 11)."""
+    game = Game(HouseRules(players=4))
+    game.deal({0: cards("4C 5C 6O"), 2: cards("12E 11B 10O")})
+    game.push_str("1 show 7B")
+    game.push_str("0 play 4C")
+    listed = {a.card for a in game.legal_actions.for_seat(1) if a.kind is Kind.PLAY}
+    assert len(listed) == 40 - 6 and Card.from_str("7B") in listed
+    assert not listed & set(cards("4C 5C 6O 12E 11B 10O"))
+    assert _code(game, "1 play 6O") is RefusalCode.CARD_NOT_IN_HAND
+    assert _code(game, "1 play 4C") is RefusalCode.CARD_ALREADY_PLAYED
+    assert _code(game, "3 show 7B") is RefusalCode.CARD_NOT_IN_HAND
+    assert _code(game, "3 show 4C") is RefusalCode.CARD_ALREADY_PLAYED
