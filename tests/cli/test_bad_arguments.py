@@ -97,6 +97,15 @@ def bad(tmp: Path) -> list[list[str]]:
         ["venue-broker", "--tournament", "copa", "--tables", "-2", "--out", str(folder)],
         ["venue-broker", "--tournament", "copa", "--tables", "2", "--port", "x",
          "--out", str(folder)],
+        ["league"],
+        ["league", "add-venue"],
+        ["league", "add-venue", "--dir", str(folder), "--venue", "bad id!", "--tables", "2"],
+        ["league", "add-venue", "--dir", str(folder), "--venue", "bar-a", "--tables", "x"],
+        ["league", "add-venue", "--dir", str(folder), "--venue", "bar-a", "--tables", "2",
+         "--port", "nope"],
+        ["league", "fixture"],
+        ["league", "fixture", "--dir", missing],
+        ["league", "fixture", "--dir", str(folder)],
     ]  # fmt: skip
 
 
