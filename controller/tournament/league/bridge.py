@@ -125,7 +125,7 @@ def bridge_section(
             f"bridge_cafile {cafile.resolve()}",
             "bridge_tls_version tlsv1.2",
             "bridge_insecure false",
-            f"remote_clientid league-{venue}",
+            f"remote_clientid {venue_account(venue)}",  # the central binds ids to accounts
             f"remote_username {venue_account(venue)}",
             f"remote_password {password}",
             "cleansession false",

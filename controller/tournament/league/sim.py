@@ -42,7 +42,7 @@ from ..messages import signed
 from ..netsim import CuttableLink
 from ..seal import seal
 from ..venue import Venue
-from .bridge import DESK_ACCOUNT, AddedVenue, add_venue
+from .bridge import DESK_ACCOUNT, AddedVenue, add_venue, venue_account
 from .collect import Collected
 from .desk import LeagueDesk
 from .fixture import fixture
@@ -222,7 +222,9 @@ def run(out: Callable[[str], None] = print) -> bool:
         log = central.log
         _wait(
             "the bridges",
-            lambda: all(f"as league-{v} " in log.read_text(errors="replace") for v in VENUES),
+            lambda: all(
+                f"as {venue_account(v)} " in log.read_text(errors="replace") for v in VENUES
+            ),
         )
         desk = LeagueDesk(
             league, secret, parent / "league-desk", host="127.0.0.1", port=central_port,

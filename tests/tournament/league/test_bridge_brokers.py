@@ -301,7 +301,7 @@ def test_a_venue_that_rewrites_its_bridge_to_another_prefix_gets_nothing_through
         # the forged bridge did connect (its account is genuine) and sent its queue
         log = league.central.log
         deadline = time.monotonic() + 10
-        while log.read_text(errors="replace").count("as league-bar-a ") < 2:
+        while log.read_text(errors="replace").count("as venue-bar-a ") < 2:
             assert time.monotonic() < deadline, "the forged bridge never connected"
             time.sleep(0.05)
         time.sleep(1.0)
