@@ -97,6 +97,7 @@ __all__ = [
     "clear_caches",
     "fit_text",
     "match_lines",
+    "next_lines",
     "plain",
     "render_content",
     "render_pages",
@@ -106,6 +107,7 @@ __all__ = [
     "screen_texts",
     "short_name",
     "text_width",
+    "waiting_lines",
     "warm_score_tiles",
 ]
 
@@ -139,6 +141,7 @@ class MatchCard:
     chico: int  # the game of the match about to start, 1-based
     best_of: int
     players: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())  # home's, away's names
+    follows: bool = False  # this table played the match's previous chico
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +169,8 @@ class SeatScreen:
     award_notes: tuple[str | None, ...] = ()  # per award of the hand: a penalty's reason
     must_show: bool = False  # the table asks this seat to show its cards (claim unproven)
     match: MatchCard | None = None  # before a match's game: the card takes the whole panel
+    #: a tournament table with no chico to play: the card says it waits for the desk
+    waiting: bool = False
 
 
 class BazaMark(Enum):
@@ -307,6 +312,40 @@ def match_lines(card: MatchCard, team: int) -> tuple[Line, ...]:
         Line.of(chico, centre=True),
         Line(f"SOS DE {ours}", centre=True),
     )
+
+
+WAITING = ("ESPERANDO AL", "ORGANIZADOR")
+
+
+def next_lines(card: MatchCard | None, view: SeatView) -> tuple[Line, ...]:
+    """The card between chicos (``view``'s game is won, its result held long enough):
+    the result first, then the next chico of the same match (``PRÓXIMO``), the next
+    match's own card, or ``ESPERANDO AL ORGANIZADOR`` (``card`` ``None``)."""
+    if card is not None and not card.follows:
+        return match_lines(card, view.team)
+    won = "GANAMOS" if view.winner == view.team else "PERDIMOS"
+    result = Line.of(f"{won} {view.ours} A {view.theirs}", centre=True)
+    if card is None:
+        return (result, Line(), Line(), *(Line(w, centre=True) for w in WAITING), Line(),
+                Line(), Line())  # fmt: skip
+    chico = "CHICO ÚNICO" if card.best_of == 1 else f"CHICO {card.chico} DE {card.best_of}"
+    other = short_name(card.away if view.team == 0 else card.home)
+    return (
+        result,
+        Line(),
+        Line(fit_text([f"PRÓXIMO: {chico}", chico]), centre=True),
+        Line("CONTRA", centre=True),
+        Line(other, centre=True),
+        Line(),
+        Line(fit_text([card.label or "TORNEO"]), centre=True),
+        Line(),
+    )
+
+
+def waiting_lines() -> tuple[Line, ...]:
+    """Before a game, a tournament table with no chico to play."""
+    return (Line(), Line(), Line(), *(Line(w, centre=True) for w in WAITING), Line(), Line(),
+            Line())  # fmt: skip
 
 
 def _wrap(words: Sequence[str], sep: str, lines: int, width: int = WIDTH) -> list[str] | None:
@@ -703,8 +742,12 @@ def screen_content(screen: SeatScreen) -> ScreenContent:
     """What the screen says (see the module docstring for where)."""
     view = screen.view
     base = ScreenContent(view.ours, view.theirs, view.target, _strip(screen))
-    if screen.match is not None:
+    if view.winner is not None and (screen.match is not None or screen.waiting):
+        base = _replace(base, card=next_lines(screen.match, view))
+    elif screen.match is not None:
         base = _replace(base, card=match_lines(screen.match, view.team))
+    elif screen.waiting:
+        base = _replace(base, card=waiting_lines())
     if not screen.node_ok:
         return _replace(base, banner=("LECTOR DESCONECTADO", "RECONECTANDO..."))
     alert = screen.alert
