@@ -56,6 +56,19 @@ small words dropped, then its first words cut to initials: ``C.A.I. AVELLANEDA``
 card tapped of the first deal brings the game's own screen back; during the game the
 match is not shown (the terminal table names it above the panels).
 
+Between chicos (**what comes next**): a won game's screen (``FIN: GANAMOS``, the final
+score) stays while the table holds the result (``RESULT_HOLD_S`` in
+``controller.table.service``, for both teams to read it); then, until the next game
+starts, the whole panel is what the table plays next (``SeatScreen.match`` with the
+won game's view): the result first (``GANAMOS 15 A 9``, ours first), then, when the
+desk assigned the next chico of the same match (``MatchCard.follows``: the table played
+the one before), ``PRÓXIMO: CHICO 2 DE 3``, ``CONTRA``, the other team's name and the
+round; when the desk sent another match, that match's own card; when there is no chico
+to play (the desk has not said yet, the match is decided, the table is free:
+``SeatScreen.waiting``), ``ESPERANDO AL`` / ``ORGANIZADOR``. Before a game a tournament
+table with nothing to play shows the same two lines (the first card tapped still starts
+the game). A table outside a tournament never waits.
+
 The layout keeps what an event changes small: a card played changes one word of line 1
 (and a baza box), a call and its answer touch the lines of the team that answers, the
 points scored add their sticks and one line. Text is the 5x7 pixel font

@@ -230,7 +230,7 @@ def test_between_chicos_the_seats_show_the_result_then_what_comes_next(tmp_path:
     run = mock_run(tmp_path)
     service = run.mock.service
     panels = [PanelDisplay() for _ in service.displays]
-    service.displays, service._show_pages = list(panels), [p.show_pages for p in panels]
+    service.displays = list(panels)  # frames in the seat nodes' page layout
     later = [0.0]
     service.clock = lambda: time.monotonic() + later[0]
     pub = publisher(tmp_path)
