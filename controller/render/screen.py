@@ -339,8 +339,7 @@ def next_lines(card: MatchCard | None, view: SeatView) -> tuple[Line, ...]:
     won = "GANAMOS" if view.winner == view.team else "PERDIMOS"
     result = Line.of(f"{won} {view.ours} A {view.theirs}", centre=True)
     if card is None:
-        return (result, Line(), Line(), *(Line(w, centre=True) for w in WAITING), Line(),
-                Line(), Line())  # fmt: skip
+        return (result, *waiting_lines()[1:])
     chico = "CHICO ÚNICO" if card.best_of == 1 else f"CHICO {card.chico} DE {card.best_of}"
     other = short_name(card.away if view.team == 0 else card.home)
     return (
