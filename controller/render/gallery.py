@@ -104,12 +104,20 @@ def table_at(
     return table
 
 
-def _match_table(card: MatchCard, players: int) -> Table:
-    """A table assigned ``card``'s match, its first deal started, no card read yet."""
+def _match_table(card: MatchCard | None, players: int) -> Table:
+    """A table assigned ``card``'s match (``None``: waiting for the desk), its first deal
+    started, no card read yet."""
     game = Game(HouseRules.from_options({"players": str(players)}))
     table = Table(game.rules, DECK.lookup, game=game, clock=_Clock())
-    table.match = card
+    table.match, table.waiting = card, card is None
     table.new_hand()
+    return table
+
+
+def _after_game(card: MatchCard | None) -> Table:
+    """A won game whose result was held: ``card`` next (``None``: waiting for the desk)."""
+    table = _winning_table(winner=0, past=True)
+    table.match, table.waiting, table.show_next = card, card is None, True
     return table
 
 
@@ -366,6 +374,13 @@ def state_shots() -> list[Shot]:
         1,
     )
     add("match_card_long_names", "match: long names", _match_table(long_names, 2), 1)
+
+    # between chicos: the won game's result held, then what the table plays next
+    following = replace(quarter, follows=True)
+    add("next_chico", "next chico: home", _after_game(following), 0)
+    add("next_chico_away", "next chico: away", _after_game(following), 1)
+    add("next_waiting", "next chico: waiting", _after_game(None), 1)
+    add("waiting_desk", "before a game: waiting", _match_table(None, 2), 0)
 
     # four and six players
     four = table_at(["0 play 3C", "1 play 2O"], hands=HANDS_4, players=4)

@@ -56,6 +56,19 @@ small words dropped, then its first words cut to initials: ``C.A.I. AVELLANEDA``
 card tapped of the first deal brings the game's own screen back; during the game the
 match is not shown (the terminal table names it above the panels).
 
+Between chicos (**what comes next**): a won game's screen (``FIN: GANAMOS``, the final
+score) stays while the table holds the result (``RESULT_HOLD_S`` in
+``controller.table.service``, for both teams to read it); then, until the next game
+starts, the whole panel is what the table plays next (``SeatScreen.match`` with the
+won game's view): the result first (``GANAMOS 15 A 9``, ours first), then, when the
+desk assigned the next chico of the same match (``MatchCard.follows``: the table played
+the one before), ``PRÓXIMO: CHICO 2 DE 3``, ``CONTRA``, the other team's name and the
+round; when the desk sent another match, that match's own card; when there is no chico
+to play (the desk has not said yet, the match is decided, the table is free:
+``SeatScreen.waiting``), ``ESPERANDO AL`` / ``ORGANIZADOR``. Before a game a tournament
+table with nothing to play shows the same two lines (the first card tapped still starts
+the game). A table outside a tournament never waits.
+
 The layout keeps what an event changes small: a card played changes one word of line 1
 (and a baza box), a call and its answer touch the lines of the team that answers, the
 points scored add their sticks and one line. Text is the 5x7 pixel font
@@ -97,6 +110,7 @@ __all__ = [
     "clear_caches",
     "fit_text",
     "match_lines",
+    "next_lines",
     "plain",
     "render_content",
     "render_pages",
@@ -106,6 +120,7 @@ __all__ = [
     "screen_texts",
     "short_name",
     "text_width",
+    "waiting_lines",
     "warm_score_tiles",
 ]
 
@@ -139,6 +154,7 @@ class MatchCard:
     chico: int  # the game of the match about to start, 1-based
     best_of: int
     players: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())  # home's, away's names
+    follows: bool = False  # this table played the match's previous chico
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +182,8 @@ class SeatScreen:
     award_notes: tuple[str | None, ...] = ()  # per award of the hand: a penalty's reason
     must_show: bool = False  # the table asks this seat to show its cards (claim unproven)
     match: MatchCard | None = None  # before a match's game: the card takes the whole panel
+    #: a tournament table with no chico to play: the card says it waits for the desk
+    waiting: bool = False
 
 
 class BazaMark(Enum):
@@ -307,6 +325,39 @@ def match_lines(card: MatchCard, team: int) -> tuple[Line, ...]:
         Line.of(chico, centre=True),
         Line(f"SOS DE {ours}", centre=True),
     )
+
+
+WAITING = ("ESPERANDO AL", "ORGANIZADOR")
+
+
+def next_lines(card: MatchCard | None, view: SeatView) -> tuple[Line, ...]:
+    """The card between chicos (``view``'s game is won, its result held long enough):
+    the result first, then the next chico of the same match (``PRÓXIMO``), the next
+    match's own card, or ``ESPERANDO AL ORGANIZADOR`` (``card`` ``None``)."""
+    if card is not None and not card.follows:
+        return match_lines(card, view.team)
+    won = "GANAMOS" if view.winner == view.team else "PERDIMOS"
+    result = Line.of(f"{won} {view.ours} A {view.theirs}", centre=True)
+    if card is None:
+        return (result, *waiting_lines()[1:])
+    chico = "CHICO ÚNICO" if card.best_of == 1 else f"CHICO {card.chico} DE {card.best_of}"
+    other = short_name(card.away if view.team == 0 else card.home)
+    return (
+        result,
+        Line(),
+        Line(fit_text([f"PRÓXIMO: {chico}", chico]), centre=True),
+        Line("CONTRA", centre=True),
+        Line(other, centre=True),
+        Line(),
+        Line(fit_text([card.label or "TORNEO"]), centre=True),
+        Line(),
+    )
+
+
+def waiting_lines() -> tuple[Line, ...]:
+    """Before a game, a tournament table with no chico to play."""
+    return (Line(), Line(), Line(), *(Line(w, centre=True) for w in WAITING), Line(), Line(),
+            Line())  # fmt: skip
 
 
 def _wrap(words: Sequence[str], sep: str, lines: int, width: int = WIDTH) -> list[str] | None:
@@ -703,8 +754,12 @@ def screen_content(screen: SeatScreen) -> ScreenContent:
     """What the screen says (see the module docstring for where)."""
     view = screen.view
     base = ScreenContent(view.ours, view.theirs, view.target, _strip(screen))
-    if screen.match is not None:
+    if view.winner is not None and (screen.match is not None or screen.waiting):
+        base = _replace(base, card=next_lines(screen.match, view))
+    elif screen.match is not None:
         base = _replace(base, card=match_lines(screen.match, view.team))
+    elif screen.waiting:
+        base = _replace(base, card=waiting_lines())
     if not screen.node_ok:
         return _replace(base, banner=("LECTOR DESCONECTADO", "RECONECTANDO..."))
     alert = screen.alert

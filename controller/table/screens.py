@@ -4,7 +4,9 @@
 its pad is in the middle of (a menu, a number, cards to show), the deal being read, its
 reader's connection, the table's message for it, the public flor state the view does
 not carry, and before a tournament game the match it is (``table.match``, set by the
-service from the desk's assignment). ``controller.render.screen`` decides how that looks.
+service from the desk's assignment, or ``table.waiting`` for the desk), shown too once a
+won game's result was held (``table.show_next``). ``controller.render.screen`` decides
+how that looks.
 """
 
 from __future__ import annotations
@@ -127,6 +129,8 @@ def before_game(table: Table) -> bool:
 
 def screen_for(table: Table, seat: int) -> SeatScreen:
     game = table.game
+    # before the game, or once its result was held long enough: what the table plays next
+    between = before_game(table) or (game.winner is not None and table.show_next)
     message = table.message(seat)
     node_ok = table.node_ok[seat]
     notice: Notice | None = None
@@ -169,5 +173,6 @@ def screen_for(table: Table, seat: int) -> SeatScreen:
         flor_course_team=base.flor_course_team,
         award_notes=tuple(table.award_note(game.hand_number, i) for i in range(len(game.awards))),
         must_show=seat in table.show_requests(),
-        match=table.match if table.match is not None and before_game(table) else None,
+        match=table.match if between else None,
+        waiting=table.waiting and table.match is None and between,
     )

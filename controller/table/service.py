@@ -89,6 +89,8 @@ FLOOD_LOG_S = 10.0  # a flooding seat's drops are logged at most this often
 SWITCH_INTERVAL_S = 0.0005  # the interpreter's thread switch while the loop runs
 BATCH = 64  # events handled between two redraws (a flood never starves the displays)
 DAMAGE_NOTICE_S = 60.0
+#: a won tournament game's result stays on the seats this long before what comes next
+RESULT_HOLD_S = 20.0
 CONTROL_MARK = "control "  # a record comment naming the command file applied
 #: The record's comment for a referee call (tournament profile), before the seat's number.
 REFEREE_CALL_MARK = "# llamado al árbitro: asiento "
@@ -235,6 +237,7 @@ class TableService:
         self.listeners: list[Callable[[ServiceEvent], None]] = []
         #: the tournament match the seats show before the next game (``set_match``)
         self.match_card: MatchCard | None = None
+        self.match_waiting = False  # a tournament table with no chico to play
         self._calls: deque[Callable[[], None]] = deque()  # call_soon's, for the loop
         self._calls_lock = threading.Lock()
         self._record_lines: list[str] = []
@@ -278,7 +281,7 @@ class TableService:
             deck_of=self.deck_of,
         )
         self._record_lines = write(table.game).splitlines()
-        table.match = self.match_card
+        table.match, table.waiting = self.match_card, self.match_waiting
         self.rules = table.rules
         # Every score's tile drawn now (some 10 ms, cached): a hand's end, when every
         # seat shows two new scores, then draws nothing.
@@ -414,11 +417,12 @@ class TableService:
                 log.exception("call_soon: %r failed", call)
         return bool(calls)
 
-    def set_match(self, card: MatchCard | None) -> None:
-        """The match the seats show before the next game (``None``: none); on the loop's
-        thread (``call_soon`` from another)."""
-        self.match_card = card
-        self.table.match = card
+    def set_match(self, card: MatchCard | None, *, waiting: bool = False) -> None:
+        """The match the seats show before the next game (``None``: none; ``waiting``:
+        none yet, the seats say the table waits for the organiser); on the loop's thread
+        (``call_soon`` from another)."""
+        self.match_card, self.match_waiting = card, waiting and card is None
+        self.table.match, self.table.waiting = card, self.match_waiting
 
     def _housekeeping(self) -> None:
         called = self._run_calls()
@@ -443,6 +447,10 @@ class TableService:
             self._damage_until = None
             alerted = self.table.alerts.pop("damage", None) is not None or alerted
         if alerted:  # the disk alert came or went, the damage notice ended: at once
+            self.redraw()
+        held = self._won_at is not None and self.clock() - self._won_at >= RESULT_HOLD_S
+        if held and not self.table.show_next:  # the result was read: what comes next
+            self.table.show_next = True
             self.redraw()
         after = self.config.new_game_after_s
         if self._won_at is not None and after is not None and self.clock() - self._won_at >= after:

@@ -155,6 +155,10 @@ class Table:
         self.events = 0
         #: the tournament match this table was assigned (shown before its game starts)
         self.match: MatchCard | None = None
+        #: a tournament table with no chico to play: its seats say it waits for the desk
+        self.waiting = False
+        #: the won game's result was held long enough: the seats show what comes next
+        self.show_next = False
         self.phase = (
             Phase.OVER
             if self.game.winner is not None

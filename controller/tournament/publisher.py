@@ -283,7 +283,7 @@ class TablePublisher:
             self.matches.abandon(self.game_no)
             self.game_no, self.dirty = self.game_no + 1, False
         self._event(EventKind.STATE, "", rules=self.rules_line, players=game.players)
-        service.set_match(self.matches.card())
+        service.set_match(self.matches.card(), waiting=self.matches.waits())
 
     def _recover_lost_finish(self, service: TableService) -> None:
         """The power went after a game's last action but before its record was journaled:
@@ -417,7 +417,7 @@ class TablePublisher:
     def _show_match(self) -> None:
         """The seats show the assignment's match before the next game (on the loop)."""
         if self.service is not None:
-            self.service.set_match(self.matches.card())
+            self.service.set_match(self.matches.card(), waiting=self.matches.waits())
 
     def _on_assignment(self, topic: str, payload: bytes | bytearray) -> None:
         """An assignment from the broker (paho's thread): checked, kept, journaled,

@@ -176,7 +176,16 @@ class TableMatches:
         a = self.to_play()
         if a is None:
             return None
-        return MatchCard(a.label, a.home, a.away, a.chico, a.best_of, a.players)
+        with self._lock:
+            follows = a.chico > 1 and (a.match, a.chico - 1) in self.played
+        return MatchCard(a.label, a.home, a.away, a.chico, a.best_of, a.players, follows)
+
+    def waits(self) -> bool:
+        """No chico to play (the table is free, or played the assigned one) and the desk
+        is the one to say what comes next: not a table left to its configured match."""
+        with self._lock:
+            a = self.assignment
+        return self.to_play() is None and (a is not None or self.fallback is None)
 
     # ------------------------------------------------------------------ the table's side
 

@@ -12,7 +12,7 @@ from PIL import Image
 from controller.render.pixelfont import FONT_TEXT
 from controller.render.screen import LINE_TEXT_ROW, LINE_TOPS, PAGE, STRIP_TOP
 
-__all__ = ["PanelDisplay", "panel_text", "read_band"]
+__all__ = ["PanelDisplay", "card_text", "panel_text", "read_band"]
 
 _H = FONT_TEXT.height
 
@@ -111,6 +111,15 @@ def panel_text(image: Image.Image) -> tuple[str, ...]:
     return (strip, *lines)
 
 
+def card_text(image: Image.Image) -> tuple[str, ...]:
+    """A whole-panel card (the match card, what comes next), one text a page."""
+    image = image.convert("1")
+    return tuple(
+        read_band(image, top + LINE_TEXT_ROW, inverted=_inverted(image, top, top + PAGE))
+        for top in range(0, image.height, PAGE)
+    )
+
+
 class PanelDisplay:
     """A seat's panel as a seat node gets it (frames in the controller's page layout,
     ``show_pages``) or as the Pi's own bus gets it (``show``); ``text()`` reads the
@@ -141,3 +150,7 @@ class PanelDisplay:
     def text(self) -> str:
         assert self.frame is not None, "nothing shown yet"
         return " | ".join(panel_text(self.frame))
+
+    def card(self) -> tuple[str, ...]:
+        assert self.frame is not None, "nothing shown yet"
+        return card_text(self.frame)

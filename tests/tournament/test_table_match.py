@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ from controller.engine import Claims, HouseRules
 from controller.render.screen import MatchCard, screen_texts
 from controller.table.run_mock import MockRun
 from controller.table.screens import screen_for
-from controller.table.service import Accepted, Finished, NewGame, Refused
+from controller.table.service import RESULT_HOLD_S, Accepted, Finished, NewGame, Refused
 from controller.tournament.broker import free_port
 from controller.tournament.keys import table_key
 from controller.tournament.messages import Assignment, signed_assignment
@@ -23,6 +24,7 @@ from controller.tournament.seal import TournamentKey, verify
 from controller.tournament.table_match import ASSIGNMENT_FILE, GameMatch, TableMatches
 from controller.tournament.topics import decode, tournament_prefix
 
+from ..table.panel_text import PanelDisplay
 from .conftest import KEY
 
 RULES = "table players=2 target=15 flor=off falta=to_win mazo_envido_point=on claims=declared"
@@ -81,12 +83,16 @@ def test_a_game_is_bound_when_it_starts_and_its_chico_is_played_once(tmp_path: P
     assert book.start(3) == GameMatch("r3-m2", 1)
     assert book.finish(3) == GameMatch("r3-m2", 1)
     assert book.card() is None  # chico 1 played: nothing to show until the desk says
+    assert book.waits()  # the seats say so
     assert book.start(4) == GameMatch()  # a second game for chico 1 is for no match
     again = TableMatches(tmp_path, "mesa01", fallback="config-match")  # after a power cut
     assert again.assignment == QUARTER and again.played == {("r3-m2", 1)}
     assert again.of(3) == GameMatch("r3-m2", 1) and again.of(4) == GameMatch()
     assert again.start(5) == GameMatch()
     assert again.take(dataclasses.replace(QUARTER, n=11, chico=2))
+    card = again.card()
+    assert card is not None and card.follows  # the table played chico 1: "PRÓXIMO"
+    assert not again.waits()
     assert again.start(5) == GameMatch("r3-m2", 2)
     assert again.take(Assignment("mesa01", 12, None))  # the table is free
     assert again.card() is None and again.start(6) == GameMatch()
@@ -213,6 +219,67 @@ def test_the_seats_show_the_match_until_the_game_starts_and_after_a_restart(
     assert all(texts[0] != "CUARTOS DE FINAL" for texts in seat_texts(run))  # chico 2 played
     record = [p for p in payloads(pub) if p["kind"] == "record"][-1]
     assert (record["match"], record["chico"]) == ("r3-m2", 2)
+    run.close()
+    pub.close(timeout=0.1)
+
+
+def test_between_chicos_the_seats_show_the_result_then_what_comes_next(tmp_path: Path) -> None:
+    """Read back from the panels' pixels: the won chico's result for RESULT_HOLD_S, then
+    the next chico of the match once the desk assigns it ("PRÓXIMO"), or the wait for
+    the organiser while it has not (or the match is over)."""
+    run = mock_run(tmp_path)
+    service = run.mock.service
+    panels = [PanelDisplay() for _ in service.displays]
+    service.displays = list(panels)  # frames in the seat nodes' page layout
+    later = [0.0]
+    service.clock = lambda: time.monotonic() + later[0]
+    pub = publisher(tmp_path)
+    pub.attach(service)
+    run.mock.pump(0.0)
+    service.redraw(force=True)
+    waiting = ("", "", "", "ESPERANDO AL", "ORGANIZADOR", "", "", "")
+    # a tournament table, no match yet (the last line may carry "lector conectado")
+    assert all(p.card()[:7] == waiting[:7] for p in panels)
+    assign(pub, QUARTER)
+    run.mock.pump(0.5)
+    assert all(p.card()[6] == "CHICO 1 DE 3" for p in panels)
+    run.play_out()
+    run.mock.pump(0.0)
+    won = ["FIN: GANAMOS" if s % 2 == run.game.winner else "FIN: PERDIMOS" for s in range(4)]
+    ours = [run.game.score[s % 2] for s in range(4)]
+    theirs = [run.game.score[1 - s % 2] for s in range(4)]
+    result = [f"{w[5:]} {o} A {t}" for w, o, t in zip(won, ours, theirs, strict=True)]
+    later[0] += RESULT_HOLD_S - 1
+    run.mock.pump(0.0)
+    assert [p.text().split(" | ")[1] for p in panels] == won  # the result, still
+    later[0] += 1
+    run.mock.pump(0.0)
+    for seat, panel in enumerate(panels):  # the desk has not said what comes next
+        assert panel.card() == (result[seat], *waiting[1:]), seat
+    assign(pub, dataclasses.replace(QUARTER, n=11, chico=2))
+    run.mock.pump(0.5)
+    for seat, panel in enumerate(panels):
+        other = "LA BARRA" if seat % 2 == 0 else "LOS DEL FONDO"
+        assert panel.card() == (
+            result[seat], "", "PRÓXIMO: CHICO 2 DE 3", "CONTRA", other, "",
+            "CUARTOS DE FINAL", "",
+        ), seat  # fmt: skip
+    service.new_game()  # the referee starts chico 2: its card, until its first deal
+    assert all(p.card()[6] == "CHICO 2 DE 3" for p in panels)
+    assign(pub, Assignment("mesa01", 12, None))  # the desk moves the match: the table is free
+    run.mock.pump(0.5)
+    assert all(p.card() == waiting for p in panels)
+    run.close()
+    pub.close(timeout=0.1)
+
+
+def test_a_table_left_to_its_configured_match_does_not_wait_for_the_desk(
+    tmp_path: Path,
+) -> None:
+    run = mock_run(tmp_path)
+    pub = publisher(tmp_path, match="config-match")
+    pub.attach(run.mock.service)
+    assert all("ESPERANDO AL" not in texts for texts in seat_texts(run))
     run.close()
     pub.close(timeout=0.1)
 
