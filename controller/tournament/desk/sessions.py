@@ -10,7 +10,8 @@ one the desk writes to ``organiser.key`` in its folder, 0600). With it:
 - ``truco-table organiser`` sends it as ``Authorization: Bearer KEY`` (no cookie, so
   no cross-site request can carry it).
 
-The screens (``/proyector``, ``/imprimir/...``, ``/api/tournament``, the exports) stay
+Every write needs it, the referee list's *visto* (``POST /api/ack``) too. The screens
+(``/proyector``, ``/imprimir/...``, ``/api/tournament``, the exports, ``/mesas``) stay
 read-only and need nothing. Every comparison is constant-time; a wrong key costs the
 caller :data:`WRONG_KEY_DELAY_S`.
 """

@@ -20,7 +20,10 @@ The organiser's page (``/``) and every write to the competition (``POST
 (:mod:`.sessions`): a session from ``POST /api/entrar`` with the organiser's key plus
 the page's CSRF token, or the key as a bearer token (the command line); the Origin and
 ``Sec-Fetch-Site`` checks stay. Without a session, ``/`` is the login form. The other
-views stay read-only and open (screens, the projector, printouts).
+views stay read-only and open (screens, the projector, printouts). ``POST /api/ack``
+(the referee list's *visto*) is a write of the organiser's then too (their page sends
+its CSRF token), and ``/mesas`` shows no *visto*; a desk without a tournament has no
+organiser, and its page's *visto* needs only the Host and Origin checks.
 """
 
 from __future__ import annotations
@@ -91,6 +94,7 @@ repetidos o fuera de secuencia.</p>
 <table><thead><tr><th>Hora</th><th>Mesa</th><th>Motivo</th></tr></thead>
 <tbody id="rejections"></tbody></table>
 <script>
+const ACK = __ACK__;  // visto here (a desk without a tournament; else the organiser's page)
 const ESC = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"};
 const esc = s => String(s ?? "").replace(/[&<>"']/g, c => ESC[c]);
 const sticks = (p, t) => `<img alt="${p}" src="/sticks/${p}-${t}.png" width="126" height="76">`;
@@ -102,7 +106,8 @@ const online = (t, down) => t.held_back ? `RETENIDA (espera la #${t.waiting_for}
   : t.offline_reason === "stopped" ? "apagada" : "FUERA DE LÍNEA";
 const attention = (t, a) => `<div>${hhmmss(a.ts)} <b>${esc(a.words)}</b>${a.seat == null
   ? "" : ` (asiento ${a.seat})`}${a.concern === "called" ? "" : ": " + esc(a.text)}
-  <button data-table="${esc(t.table)}" data-seq="${a.seq}">visto</button></div>`;
+${ACK ? `
+  <button data-table="${esc(t.table)}" data-seq="${a.seq}">visto</button>` : ""}</div>`;
 const counts = t => Object.entries(t.refusal_counts).map(([c, n]) => `${esc(c)} ${n}`)
   .join(" · ");
 document.addEventListener("click", async ev => {
@@ -239,7 +244,9 @@ class _Handler(BaseHTTPRequestHandler):
         if competition is not None and self._tournament_route(path, competition):
             return
         if path in ("/", "/index.html", "/mesas"):
-            self._send(200, _PAGE.encode("utf-8"), "text/html; charset=utf-8")
+            # with a tournament, /mesas is a screen: its visto is the organiser's page's
+            page = _PAGE.replace("__ACK__", "false" if competition is not None else "true")
+            self._send(200, page.encode("utf-8"), "text/html; charset=utf-8")
         elif path == "/api/state":
             body = json.dumps(state.snapshot(), ensure_ascii=False).encode("utf-8")
             self._send(200, body, "application/json")
@@ -361,10 +368,14 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             self._organiser() if path == "/api/organiser" else self._import()
             return
-        if path != "/api/ack" or not self.headers.get("Content-Type", "").startswith(
-            "application/json"
-        ):
+        if path != "/api/ack" or not json_body:
             self._send(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain")
+            return
+        if getattr(self.state, "competition", None) is not None and not self._organiser_may_write():
+            # a tournament's referee list is the organiser's (their page's visto)
+            self._send(HTTPStatus.UNAUTHORIZED, encode({"error": "Solo el organizador marca "
+                       "los avisos como vistos: entrá con la clave del organizador"}),
+                       "application/json")  # fmt: skip
             return
         try:
             length = min(int(self.headers.get("Content-Length", "0")), 10_000)

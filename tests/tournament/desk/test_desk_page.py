@@ -218,3 +218,60 @@ def test_forty_tables_fit_packed_tighter(tmp_path: Path) -> None:
     assert root is not None and 'class="dense"' in root[0]
     height = re.search(r'data-height="(\d+)"', root[0])
     assert height is not None and int(height[1]) <= 768, root[0]
+
+
+def test_visto_is_the_organisers_and_works_from_their_page(tmp_path: Path) -> None:
+    """``POST /api/ack`` of a tournament's desk: refused without the organiser's session
+    and its CSRF token (and from ``/mesas``, which shows no visto), accepted from the
+    organiser's page (its visto clicked in a real browser) and with the key as bearer."""
+    from .cdp import Page
+
+    desk = heard_desk(tmp_path / "desk", knockout_16(), tables=4,
+                      calls={"mesa03": CALL}, foreign={"mesa04": FOREIGN})  # fmt: skip
+
+    def pending() -> dict[str, list[int]]:
+        with desk.lock:
+            return {t: [a.seq for a in desk.tables[t].pending()] for t in ("mesa03", "mesa04")}
+
+    with served(desk) as base:
+
+        def ack(table: str, headers: dict[str, str]) -> int:
+            body = json.dumps({"table": table, "seq": 2}).encode()
+            request = urllib.request.Request(
+                base + "/api/ack", data=body, method="POST",
+                headers={"Content-Type": "application/json"} | headers,
+            )  # fmt: skip
+            try:
+                with urllib.request.urlopen(request, timeout=5) as r:
+                    return int(r.status)
+            except urllib.error.HTTPError as e:
+                return int(e.code)
+
+        # a screen, a patron's phone: no key, a session without its token, a wrong key
+        assert ack("mesa03", {}) == 401
+        login = urllib.request.Request(
+            base + "/api/entrar", data=json.dumps({"clave": ORGANISER_KEY}).encode(),
+            headers={"Content-Type": "application/json"}, method="POST",
+        )  # fmt: skip
+        with urllib.request.urlopen(login, timeout=5) as r:
+            cookie = r.headers["Set-Cookie"].split(";")[0]
+        assert ack("mesa03", {"Cookie": cookie}) == 401
+        assert ack("mesa03", {"Cookie": cookie, "X-CSRF-Token": "x"}) == 401
+        assert ack("mesa03", {"Authorization": "Bearer otra-clave-cualquiera"}) == 401
+        assert pending() == {"mesa03": [2], "mesa04": [2]}
+        screen = dom(base + "/mesas", tmp_path)  # a screen: the list, without its visto
+        rows = screen[screen.index('<tbody id="tables">') :].split("</tbody>")[0]
+        assert "mesa03" in rows and "<b>" in rows and "<button" not in rows, rows
+
+        # the organiser's page: its visto takes the referee call off the list
+        with Page(tmp_path / "chromium", size=(1366, 768)) as page:
+            page.goto(base + ORGANISER)
+            page.wait("document.querySelector('#attention button[data-table=\"mesa03\"]')")
+            page.js("document.querySelector('#attention button[data-table=\"mesa03\"]').click()")
+            page.wait("!document.querySelector('#attention button[data-table=\"mesa03\"]')", 5)
+            assert "Llaman al árbitro en mesa03" not in page.text("attention")
+            assert "Carta que no es del mazo" in page.text("attention")  # the other stays
+        assert pending() == {"mesa03": [], "mesa04": [2]}
+        # the command line's bearer key too
+        assert ack("mesa04", {"Authorization": "Bearer " + ORGANISER_KEY}) == 200
+        assert pending() == {"mesa03": [], "mesa04": []}

@@ -379,8 +379,11 @@ async function refresh() {
 document.addEventListener("click", async ev => {  // the referee saw it: POST /api/ack
   const b = ev.target.closest("button[data-seq]");
   if (!b) return;
-  await fetch("/api/ack", {method: "POST", headers: {"Content-Type": "application/json"},
+  const csrf = document.querySelector('meta[name="csrf"]');  // the organiser's session
+  const r = await fetch("/api/ack", {method: "POST", headers: {"Content-Type":
+    "application/json", "X-CSRF-Token": csrf ? csrf.content : ""},
     body: JSON.stringify({table: b.dataset.table, seq: Number(b.dataset.seq)})});
+  if (r.status === 401) { location.reload(); return; }  // the session ended: the key again
   refresh();
 });
 refresh(); setInterval(refresh, 2000); addEventListener("resize", fit);
