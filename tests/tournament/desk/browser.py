@@ -4,16 +4,24 @@ saying why, only when the browser is not installed (``.ci/run`` installs it)."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-#: The screenshots the README shows (rewritten by the tests, looked at by a person).
-SCREENSHOTS = Path(__file__).resolve().parents[3] / "docs" / "screenshots"
+#: Where the tests put their screenshots: a temporary folder, so that a test run writes
+#: nothing in the working tree. ``TRUCO_REGEN_SCREENSHOTS=1`` puts them in
+#: docs/screenshots instead (the pictures the README shows; look at them before committing).
+SCREENSHOTS = (
+    Path(__file__).resolve().parents[3] / "docs" / "screenshots"
+    if os.environ.get("TRUCO_REGEN_SCREENSHOTS") == "1"
+    else Path(tempfile.mkdtemp(prefix="truco-screenshots-"))
+)
 
 
 def _run(url: str, profile: Path, size: tuple[int, int], budget_ms: int, *args: str) -> str:

@@ -1,7 +1,8 @@
 """The organiser's desk page in a real browser (headless Chromium), served by
 ``serve_http`` over a desk that heard its tables: what needs attention comes first and
 in order, every match of the round is a row, hostile names stay text, and 22 matches on
-20 tables fit one 1366x768 laptop screen. Screenshots go to docs/screenshots/."""
+20 tables fit one 1366x768 laptop screen. Screenshots go to docs/screenshots/ with
+TRUCO_REGEN_SCREENSHOTS=1."""
 
 from __future__ import annotations
 

@@ -5,7 +5,8 @@ override and a withdrawal. The tables are the real table service on mock hardwar
 (bots at the seats) over the venue's real Mosquitto; after the desk starts, nothing is
 done but in the page. What is checked is what the page shows and exports.
 
-Screenshots of the new page go to docs/screenshots/ (organiser-*.png)."""
+Screenshots of the new page go to docs/screenshots/ (organiser-*.png) with
+TRUCO_REGEN_SCREENSHOTS=1."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The printable views in headless Chromium, and printed by it to PDF: A4 (the bracket
 landscape), one score sheet a page, the pairings by table, the standings with their
 tie-break columns, every name as text. Screenshots (the sheet as the screen shows it
-before printing) to docs/screenshots/."""
+before printing) to docs/screenshots/ with TRUCO_REGEN_SCREENSHOTS=1."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """The projector view in headless Chromium: a knockout's bracket (the rounds to come
 drawn with the winners already known), a Swiss tournament's standings cut into pages
-that turn by themselves, no controls, names as text. Screenshots to docs/screenshots/."""
+that turn by themselves, no controls, names as text. Screenshots to docs/screenshots/
+with TRUCO_REGEN_SCREENSHOTS=1."""
 
 from __future__ import annotations
 
