@@ -93,7 +93,7 @@ COMMANDS: tuple[Command, ...] = (
         "set up the venue's Mosquitto: accounts, ACLs, TLS, per-table keys",
         "venue",
     ),
-    Command("league", "a league across bars: add-venue (keys, accounts, bridge)", "league"),
+    Command("league", "a league across bars: add-venue (keys, bridge), fixture, desk", "league"),
 )
 
 
