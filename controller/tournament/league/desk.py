@@ -95,7 +95,7 @@ class LeagueDesk:
     ) -> None:
         if reason.is_failure:
             self.refused = str(reason)
-            log.warning("league desk: the central broker refused the connection: %s", reason)
+            log.info("league desk: the central broker refused the connection: %s", reason)
         else:
             self.refused = None
             client.subscribe(RECORDS_TOPIC, qos=1)

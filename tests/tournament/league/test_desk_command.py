@@ -157,7 +157,7 @@ def test_the_league_desk_command_counts_through_the_bridge_and_stops_cleanly(
         probe.close()
 
 
-def test_without_a_broker_one_spanish_line(league: League) -> None:  # noqa: F811
+def test_without_a_broker_or_with_a_wrong_password_one_spanish_line(league: League) -> None:  # noqa: F811
     root = league.a.root
     with (root / "league.toml").open("a", encoding="utf-8") as f:
         f.write(LEAGUE_TOML)
@@ -173,6 +173,15 @@ def test_without_a_broker_one_spanish_line(league: League) -> None:  # noqa: F81
         "Connection refused"
     ]
     assert done.stdout == ""
+    (root / "desk" / "broker.pass").write_text("not-the-password\n", encoding="ascii")
+    done = subprocess.run(
+        [sys.executable, "-m", "controller.cli", "league", "desk", "--dir", str(root),
+         "--http-port", "0"],
+        cwd=ROOT, capture_output=True, text=True, timeout=30, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2, done
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1 and "rechazó la cuenta league-desk" in lines[0], done.stderr
 
 
 def test_a_folder_that_is_no_leagues_is_one_spanish_line(
