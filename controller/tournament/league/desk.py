@@ -60,6 +60,7 @@ class LeagueDesk:
         self.subscribed = threading.Event()
         self.answered = threading.Event()  # the broker answered a connection (refused or not)
         self.refused: str | None = None  # the broker's reason when it refused the last one
+        self.online: bool | None = None  # connected to the central broker (None: not yet)
         no_loopback_listener()
         self.client = mqtt.Client(
             CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=False
@@ -70,6 +71,7 @@ class LeagueDesk:
         self.client.on_connect = self._on_connect
         self.client.on_subscribe = lambda *args: self.subscribed.set()
         self.client.on_message = self._on_message
+        self.client.on_disconnect = self._on_disconnect
         self.address = (host, port)
 
     def open(self) -> Collected:
@@ -98,8 +100,16 @@ class LeagueDesk:
             log.info("league desk: the central broker refused the connection: %s", reason)
         else:
             self.refused = None
+            self.online = True
             client.subscribe(RECORDS_TOPIC, qos=1)
         self.answered.set()
+
+    def _on_disconnect(self, client: mqtt.Client, *args: object) -> None:
+        self.online = False
+
+    def connected(self) -> bool | None:
+        """Whether the central broker is connected now (``None``: not yet once)."""
+        return self.online
 
     def _on_message(self, client: mqtt.Client, userdata: object, msg: mqtt.MQTTMessage) -> None:
         got = read_central(self.league, self.secret, msg.topic, bytes(msg.payload))

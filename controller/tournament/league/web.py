@@ -5,7 +5,8 @@
 ``/``
     The league's standings (the tournament's standings table, :mod:`..desk.pages.
     positions`), the venues with a link to each one's fixture, the records that did not
-    count (flagged, with the reason) and the messages rejected before any check.
+    count (flagged, with the reason) and the messages rejected before any check; a
+    banner while the central broker is not connected.
 ``/sede/<club>``
     That venue's fixture by matchday, each match with its result (chicos, tantos, state),
     and its own entrants' lines of the league's table.
@@ -67,6 +68,8 @@ class LeagueSource(Protocol):
 
     def rejections(self) -> tuple[RejectedCentral, ...]: ...
 
+    def connected(self) -> bool | None: ...
+
 
 def _games(count: Collected) -> dict[str, list[GameCounted]]:
     games: dict[str, list[GameCounted]] = {}
@@ -96,6 +99,7 @@ body{padding:1em 1.5em;background:#0f3d24;color:#f4f1e8}
 a{color:#ffe082}h1{margin:.2em 0}h2{margin:1.2em 0 .4em}
 table{width:100%;margin:.4em 0}td,th{padding:.3em .5em;border-bottom:1px solid #2d6b46;
 text-align:left}th{font-weight:600}.club{color:#a5c8b3;font-size:.85em}
+.lost{background:#b71c1c;color:#fff;padding:.6em 1em;border-radius:4px;font-weight:700}
 .exports a{margin-right:.8em}.flag td{color:#ffcdd2}.legend{font-size:.85em}
 """
 
@@ -116,14 +120,28 @@ def _exports_links() -> str:
     return f'<p class="exports">Exportar: {" ".join(links)}</p>'
 
 
+_LINK: Final = {
+    False: "SIN CONEXIÓN CON EL BROKER CENTRAL: la tabla es la de lo que llegó hasta el corte "
+    "(lo que las sedes manden mientras tanto llega cuando vuelva)",
+    None: "Todavía sin conexión con el broker central",
+}
+
+
 def standings_page(
-    league: League, count: Collected, rejected: Sequence[RejectedCentral] = ()
+    league: League,
+    count: Collected,
+    rejected: Sequence[RejectedCentral] = (),
+    connected: bool | None = True,
 ) -> str:
-    """``/``: the league's table, its venues, what did not count."""
+    """``/``: the league's table, its venues, what did not count (and a banner while the
+    central broker is not connected)."""
     t = season(league, count, club_names=True)
     lines = standings_of(t)
     decided = sum(1 for m in t.matches if m.result.winner is not None)
     parts = [
+        f'<p id="link" role="alert" class="lost">{h(_LINK[connected])}</p>'
+        if connected is not True
+        else "",
         f"<h1>Liga {h(league.name)}</h1>",
         f'<p class="muted" id="summary">{decided} de {len(t.matches)} partidos terminados · '
         f"{len(count.counted)} registros contados · {len(count.flags)} sin contar · "
@@ -252,7 +270,7 @@ class _LeagueHandler(_Handler):
         league = self.source.league
         count = self.source.snapshot()
         if path in ("/", "/index.html", "/posiciones"):
-            page = standings_page(league, count, self.source.rejections())
+            page = standings_page(league, count, self.source.rejections(), self.source.connected())
             self._send(200, page.encode("utf-8"), "text/html; charset=utf-8")
         elif m := re.fullmatch(r"/sede/([^/]{1,64})", path):
             if m[1] not in {c.id for c in league.clubs}:

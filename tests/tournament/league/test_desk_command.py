@@ -102,8 +102,10 @@ def _standings(port: int) -> list[list[str]]:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
     try:
         conn.request("GET", "/", headers={"Host": f"127.0.0.1:{port}"})
+        text = conn.getresponse().read().decode("utf-8")
+        assert 'id="link"' not in text  # connected: no banner
         page = _Tables()
-        page.feed(conn.getresponse().read().decode("utf-8"))
+        page.feed(text)
         return page.tables["standings"][1:]
     finally:
         conn.close()

@@ -140,6 +140,12 @@ def test_the_standings_page_shows_the_verified_count(served: tuple[LeagueDesk, i
     assert len(rejected) == 1 and rejected[0][0] == "bar-b"
     assert "/sede/bar-a" in page.links and "/export/standings.excel.csv" in page.links
     assert "2 registros contados · 1 sin contar · 1 repetidos" in body.decode()
+    assert "Todavía sin conexión con el broker central" in body.decode()  # never connected
+    desk.online = False  # as paho's on_disconnect leaves it
+    lost = _get(port, "/")[2].decode()
+    assert 'id="link"' in lost and "SIN CONEXIÓN CON EL BROKER CENTRAL" in lost
+    desk.online = True
+    assert 'id="link"' not in _get(port, "/")[2].decode()
 
 
 def test_a_venue_page_lists_its_matches_by_matchday_with_results(
@@ -193,7 +199,8 @@ def test_another_host_gets_nothing_and_nothing_is_written(
 
 
 def test_the_standings_page_in_chromium(served: tuple[LeagueDesk, int], tmp_path: Path) -> None:
-    _, port = served
+    desk, port = served
+    desk.online = True  # the page as the organiser sees it with the broker connected
     with Page(tmp_path / "chromium", size=(1100, 760)) as page:
         page.goto(f"http://127.0.0.1:{port}/")
         page.wait("document.querySelectorAll('table.standings tbody tr').length === 4")
