@@ -11,7 +11,7 @@
 ``organiser``       :mod:`controller.cli.organiser`: registration, rounds, results at the desk
 ``venue-broker``    :mod:`controller.cli.venue`: the venue's broker, accounts, TLS and keys
 ``doctor``          :mod:`controller.cli.doctor`: the table checks its hardware and files
-``league``          :mod:`controller.cli.league`: a league across bars (``add-venue``)
+``league``          :mod:`controller.cli.league`: a league of bars (``add-venue``, ``desk``)
 ==================  =========================================================
 
 Each subcommand's module, and what it imports, is loaded only when that subcommand is
@@ -93,7 +93,7 @@ COMMANDS: tuple[Command, ...] = (
         "set up the venue's Mosquitto: accounts, ACLs, TLS, per-table keys",
         "venue",
     ),
-    Command("league", "a league across bars: add-venue (keys, accounts, bridge)", "league"),
+    Command("league", "a league across bars: add-venue (keys, bridge), fixture, desk", "league"),
 )
 
 

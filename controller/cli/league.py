@@ -1,18 +1,22 @@
-"""``truco-table league``: the league's commands (``add-venue``, ``fixture``).
+"""``truco-table league``: the league's commands (``add-venue``, ``fixture``, ``desk``).
 
 ::
 
     truco-table league add-venue --dir liga/ --venue bar-lopez --tables 4
         [--desks desk] --host 192.168.1.10 [--port 8883] [--rules 'players=4 target=30']
         [--league liga-bares --central 203.0.113.5:8884]   # the first time only
+    truco-table league desk --dir liga/ [--http-port 8090] [--central HOST:PORT]
 
 ``add-venue`` issues the venue's keys and accounts and writes its folder (``liga/venues/
 <id>/``, to copy to the bar) with its broker bridged to the league's central broker, and
 rewrites the central broker's accounts and ACL (:mod:`controller.tournament.league.
 bridge`; the README's "Liga" section). ``fixture`` prints the season's matches by
 matchday (``--venue``: one venue's) from the clubs and entrants in ``league.toml``
-(:mod:`controller.tournament.league.codec`). Exit 0 when done, 2 for what cannot be used
-(one line, in Spanish).
+(:mod:`controller.tournament.league.codec`). ``desk`` runs the league desk until Ctrl-C
+or SIGTERM: connected to the central broker with the ``league-desk`` account, its
+journal in ``liga/desk/``, the league's pages on http://127.0.0.1:PORT/
+(:mod:`controller.tournament.league.web`; ``--http-port 0``: none). Exit 0 when done, 2
+for what cannot be used (one line, in Spanish).
 """
 
 from __future__ import annotations
@@ -21,9 +25,10 @@ import argparse
 import sys
 from typing import TextIO
 
+from .arguments import port
 from .venue import _names
 
-__all__ = ["configure", "run_add_venue", "run_fixture"]
+__all__ = ["configure", "run_add_venue", "run_desk", "run_fixture"]
 
 
 def run_add_venue(args: argparse.Namespace, out: TextIO | None = None) -> int:
@@ -103,6 +108,79 @@ def run_fixture(args: argparse.Namespace, out: TextIO | None = None) -> int:
     return 0
 
 
+def run_desk(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    """``league desk``: the league desk on the central broker until Ctrl-C or SIGTERM."""
+    import signal
+    import threading
+
+    from ..tournament.desk.journal import JournalError
+    from ..tournament.league.desk import desk_from_folder
+    from ..tournament.league.errors import LeagueError
+    from ..tournament.league.web import serve_league
+
+    out = out or sys.stdout
+    name = "truco-table league desk"
+    try:
+        desk = desk_from_folder(args.dir, args.central)
+    except LeagueError as e:
+        print(f"{name}: {e}", file=sys.stderr)
+        return 2
+    host, port = desk.address
+    try:
+        count = desk.start()
+    except JournalError as e:
+        print(f"{name}: el diario de la mesa de la liga no se puede usar: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        desk.ledger.close()
+        why = e.strerror or str(e) or type(e).__name__
+        print(f"{name}: no hay conexión con el broker central {host}:{port}: {why}",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    if desk.answered.wait(10) and desk.refused is not None:
+        desk.stop()
+        print(f"{name}: el broker central {host}:{port} rechazó la cuenta league-desk "
+              f"({desk.refused}): revisá {args.dir}/desk/broker.pass", file=sys.stderr)  # fmt: skip
+        return 2
+    server = None
+    if args.http_port:
+        try:
+            server = serve_league(desk, args.http_port)
+        except OSError as e:
+            desk.stop()
+            print(f"{name}: no se puede abrir la página en 127.0.0.1:{args.http_port}: "
+                  f"{e.strerror or e}", file=sys.stderr)  # fmt: skip
+            return 2
+    stop = threading.Event()
+    previous = []
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            previous.append((sig, signal.signal(sig, lambda n, f: stop.set())))
+    page = f"http://127.0.0.1:{server.server_address[1]}/" if server else "sin página"
+    out.write(
+        f"mesa de la liga {desk.league.name}: broker central {host}:{port}, diario en "
+        f"{desk.ledger.journal.path}, {len(count.counted)} registros contados hasta ahora\n"
+        f"páginas: {page} · Ctrl-C termina\n"
+    )
+    out.flush()
+    try:
+        while not stop.wait(0.2):
+            pass
+    finally:
+        for sig, handler in previous:
+            signal.signal(sig, handler)
+        if server is not None:
+            server.shutdown()
+            server.server_close()
+        desk.stop()
+    count = desk.snapshot()
+    out.write(
+        f"mesa de la liga cerrada: {len(count.counted)} registros contados, "
+        f"{len(count.flags)} sin contar, {len(desk.rejections())} mensajes rechazados\n"
+    )
+    return 0
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
     """The ``league`` subcommand and its own subcommands."""
     sub = parser.add_subparsers(dest="league_command", required=True)
@@ -128,3 +206,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     f.add_argument("--dir", required=True, metavar="DIR", help="the league's folder")
     f.add_argument("--venue", help="only the matches at this venue")
     f.set_defaults(func=run_fixture)
+    d = sub.add_parser(
+        "desk", help="the league desk: the venues' records from the central broker, its pages"
+    )
+    d.add_argument("--dir", required=True, metavar="DIR", help="the league's folder")
+    d.add_argument(
+        "--http-port", type=port, default=8090, metavar="N",
+        help="the league's pages on 127.0.0.1:N (default 8090; 0: none)",
+    )  # fmt: skip
+    d.add_argument("--central", metavar="HOST:PORT", help="another address of the central broker")
+    d.set_defaults(func=run_desk)

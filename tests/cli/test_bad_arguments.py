@@ -106,6 +106,10 @@ def bad(tmp: Path) -> list[list[str]]:
         ["league", "fixture"],
         ["league", "fixture", "--dir", missing],
         ["league", "fixture", "--dir", str(folder)],
+        ["league", "desk"],
+        ["league", "desk", "--dir", missing, "--http-port", "0"],
+        ["league", "desk", "--dir", str(folder), "--http-port", "0"],
+        ["league", "desk", "--dir", str(folder), "--http-port", "70000"],
     ]  # fmt: skip
 
 

@@ -74,6 +74,7 @@ __all__ = [
     "add_venue",
     "bridge_section",
     "central_acl",
+    "read_league_secret",
     "venue_account",
     "venue_prefix",
 ]
@@ -250,6 +251,16 @@ def _league_file(
         root.mkdir(parents=True, exist_ok=True, mode=0o755)
         path.write_text(f'[league]\nname = "{name}"\ncentral = "{address}"\n', encoding="utf-8")
     return name, where
+
+
+def read_league_secret(root: Path) -> bytes:
+    """The league's secret from ``root/secret.key`` (the league desk's); a missing or
+    unreadable file is a :class:`LeagueSetupError` saying so."""
+    if not (root / "secret.key").exists():
+        raise LeagueSetupError(
+            f"En {root} no está secret.key: la crea truco-table league add-venue"
+        )
+    return _league_secret(root)
 
 
 def _league_secret(root: Path) -> bytes:

@@ -14,11 +14,12 @@ played (what the league desk counted from verified records).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..competition.model import (
     Format,
     FormatSpec,
+    GameCounted,
     Match,
     MatchResult,
     MatchStatus,
@@ -31,7 +32,7 @@ from .errors import ChicosAfterDecided, UnknownFixtureMatch
 from .fixture import fixture
 from .model import Chico, League, LeagueMatch, LeagueRules
 
-__all__ = ["VenueView", "league_standings", "match_result", "venue_view"]
+__all__ = ["VenueView", "league_standings", "league_tournament", "match_result", "venue_view"]
 
 
 def match_result(rules: LeagueRules, match: LeagueMatch, chicos: Sequence[Chico]) -> MatchResult:
@@ -85,7 +86,9 @@ def _matches(
     ]
 
 
-def _table(league: League, matches: list[Match], entrants: set[str] | None) -> list[Standing]:
+def _as_tournament(
+    league: League, matches: Sequence[Match], entrants: set[str] | None
+) -> Tournament:
     spec = FormatSpec(
         Format.ROUND_ROBIN,
         best_of=league.rules.best_of,
@@ -93,7 +96,25 @@ def _table(league: League, matches: list[Match], entrants: set[str] | None) -> l
         legs=2,
     )
     chosen = tuple(e for e in league.entrants if entrants is None or e.id in entrants)
-    return standings(Tournament(league.name, spec=spec, entrants=chosen, matches=tuple(matches)))
+    return Tournament(league.name, spec=spec, entrants=chosen, matches=tuple(matches))
+
+
+def _table(league: League, matches: list[Match], entrants: set[str] | None) -> list[Standing]:
+    return standings(_as_tournament(league, matches, entrants))
+
+
+def league_tournament(
+    league: League,
+    played: Mapping[str, Sequence[Chico]],
+    games: Mapping[str, Sequence[GameCounted]] | None = None,
+) -> Tournament:
+    """The season as the competition's round robin of two legs: every fixture match
+    with its result (and, given, the ``games`` that proved it), every entrant; what the
+    tournament's pages and exports read (its standings are :func:`league_standings`)."""
+    matches = _matches(league, played)
+    if games:
+        matches = [replace(m, games=tuple(games.get(m.id, ()))) for m in matches]
+    return _as_tournament(league, matches, None)
 
 
 def league_standings(league: League, played: Mapping[str, Sequence[Chico]]) -> list[Standing]:

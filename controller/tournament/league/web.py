@@ -1,0 +1,310 @@
+"""The league desk's pages: the league's standings, each venue's fixture, the exports.
+
+``serve_league(source, port)`` serves, read-only, on 127.0.0.1 only, in a daemon thread:
+
+``/``
+    The league's standings (the tournament's standings table, :mod:`..desk.pages.
+    positions`), the venues with a link to each one's fixture, the records that did not
+    count (flagged, with the reason) and the messages rejected before any check; a
+    banner while the central broker is not connected.
+``/sede/<club>``
+    That venue's fixture by matchday, each match with its result (chicos, tantos, state),
+    and its own entrants' lines of the league's table.
+``/export/<standings|matches>.<csv|excel.csv|json>``
+    The tournament's exports (:mod:`..desk.exports`: ``,`` UTF-8 for programs; ``;``
+    with a BOM and CRLF as a Spanish spreadsheet opens it; formulas neutralised).
+
+Only verified, counted records reach these views: they are folds of the league desk's
+count (:class:`.collect.Collected`). Every request is checked for its Host as the
+tournament desk's pages are (a page loaded from another name, DNS rebinding, gets 421);
+nothing is written here (any ``POST`` gets 405). The builders are pure functions of the
+league and its count.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+import threading
+from collections.abc import Sequence
+from dataclasses import replace
+from http import HTTPStatus
+from http.server import ThreadingHTTPServer
+from typing import Final, Protocol
+from urllib.parse import quote, unquote, urlsplit
+
+from ..competition.model import GameCounted, Match, Tournament
+from ..desk.exports import export_text, standings_of
+from ..desk.pages.common import STATUS_TEXT, document, entrant_name, h, score_text
+from ..desk.pages.positions import LEGEND, standings_table
+from ..desk.web import _Handler
+from .collect import Collected
+from .fixture import fixture
+from .inbox import RejectedCentral
+from .model import League
+from .table import league_tournament
+
+__all__ = [
+    "EXPORT_NAMES",
+    "LeagueSource",
+    "league_exports",
+    "serve_league",
+    "standings_page",
+    "venue_page",
+]
+
+#: The league's exports (the tournament's standings and matches, both CSV forms, JSON).
+EXPORT_NAMES: Final = tuple(
+    f"{stem}.{kind}" for stem in ("standings", "matches") for kind in ("csv", "excel.csv", "json")
+)
+
+
+class LeagueSource(Protocol):
+    """What the pages read: the league and its count (a :class:`.desk.LeagueDesk`)."""
+
+    league: League
+
+    def snapshot(self) -> Collected: ...
+
+    def rejections(self) -> tuple[RejectedCentral, ...]: ...
+
+    def connected(self) -> bool | None: ...
+
+
+def _games(count: Collected) -> dict[str, list[GameCounted]]:
+    games: dict[str, list[GameCounted]] = {}
+    for c in count.counted:
+        if c.match is not None and c.chico is not None:
+            games.setdefault(c.match, []).append(
+                GameCounted(
+                    c.match, c.game, c.table, c.chico.points, c.chico.winner, c.record_sha256
+                )
+            )
+    return games
+
+
+def season(league: League, count: Collected, *, club_names: bool = False) -> Tournament:
+    """The season as a tournament (its matches with their counted chicos); with
+    ``club_names`` the entrants' clubs are the venues' names (for the pages)."""
+    t = league_tournament(league, count.played, _games(count))
+    if not club_names:
+        return t
+    names = {c.id: c.name for c in league.clubs}
+    entrants = tuple(replace(e, club=names.get(e.club or "", e.club)) for e in t.entrants)
+    return replace(t, entrants=entrants)
+
+
+_CSS: Final = """
+body{padding:1em 1.5em;background:#0f3d24;color:#f4f1e8}
+a{color:#ffe082}h1{margin:.2em 0}h2{margin:1.2em 0 .4em}
+table{width:100%;margin:.4em 0}td,th{padding:.3em .5em;border-bottom:1px solid #2d6b46;
+text-align:left}th{font-weight:600}.club{color:#a5c8b3;font-size:.85em}
+.lost{background:#b71c1c;color:#fff;padding:.6em 1em;border-radius:4px;font-weight:700}
+.exports a{margin-right:.8em}.flag td{color:#ffcdd2}.legend{font-size:.85em}
+"""
+
+_REFRESH: Final = "setTimeout(() => location.reload(), 15000);"
+
+_EXPORT_TEXT: Final = {
+    "standings": "posiciones",
+    "matches": "partidos",
+}
+
+
+def _exports_links() -> str:
+    links = []
+    for name in EXPORT_NAMES:
+        stem, _, kind = name.partition(".")
+        what = {"csv": "CSV", "excel.csv": "CSV para Excel", "json": "JSON"}[kind]
+        links.append(f'<a href="/export/{h(name)}">{h(_EXPORT_TEXT[stem])} ({h(what)})</a>')
+    return f'<p class="exports">Exportar: {" ".join(links)}</p>'
+
+
+_LINK: Final = {
+    False: "SIN CONEXIÓN CON EL BROKER CENTRAL: la tabla es la de lo que llegó hasta el corte "
+    "(lo que las sedes manden mientras tanto llega cuando vuelva)",
+    None: "Todavía sin conexión con el broker central",
+}
+
+
+def standings_page(
+    league: League,
+    count: Collected,
+    rejected: Sequence[RejectedCentral] = (),
+    connected: bool | None = True,
+) -> str:
+    """``/``: the league's table, its venues, what did not count (and a banner while the
+    central broker is not connected)."""
+    t = season(league, count, club_names=True)
+    lines = standings_of(t)
+    decided = sum(1 for m in t.matches if m.result.winner is not None)
+    parts = [
+        f'<p id="link" role="alert" class="lost">{h(_LINK[connected])}</p>'
+        if connected is not True
+        else "",
+        f"<h1>Liga {h(league.name)}</h1>",
+        f'<p class="muted" id="summary">{decided} de {len(t.matches)} partidos terminados · '
+        f"{len(count.counted)} registros contados · {len(count.flags)} sin contar · "
+        f"{count.repeats} repetidos</p>",
+        "<h2>Posiciones</h2>",
+        standings_table(t, lines),
+        f'<p class="legend">{h(LEGEND)}. Solo cuentan los registros verificados.</p>',
+        _exports_links(),
+        '<h2>Sedes</h2><ul id="venues">',
+    ]
+    for c in league.clubs:
+        hosted = [m for m in fixture(league) if m.venue == c.id]
+        ids = {x.id for x in hosted}
+        done = sum(1 for m in t.matches if m.id in ids and m.result.winner is not None)
+        parts.append(
+            f'<li><a href="/sede/{quote(c.id)}">{h(c.name)}</a> '
+            f'<span class="club">{done} de {len(hosted)} partidos jugados</span></li>'
+        )
+    parts.append("</ul><h2>Registros que no cuentan</h2>")
+    if count.flags:
+        rows = "".join(
+            f'<tr class="flag"><td>{h(f.check.venue)}</td><td>{h(f.check.table)}</td>'
+            f"<td>{h(f.check.game)}</td><td>{h(f.check.match or '')}</td>"
+            f"<td>{h(f.reason)}</td></tr>"
+            for f in count.flags
+        )
+        parts.append(
+            '<table id="flags"><thead><tr><th>Sede</th><th>Mesa</th><th>Partida</th>'
+            f"<th>Partido</th><th>Motivo</th></tr></thead><tbody>{rows}</tbody></table>"
+        )
+    else:
+        parts.append('<p id="flags">Ninguno: todo lo que llegó está verificado.</p>')
+    if rejected:
+        rows = "".join(
+            f"<tr><td>{h(r.venue or '?')}</td><td>{h(r.topic)}</td><td>{h(r.reason)}</td></tr>"
+            for r in rejected
+        )
+        parts.append(
+            '<h2>Mensajes rechazados</h2><p class="muted">Nunca se cuentan: sin firma '
+            "válida o de una sede que no es de la liga.</p>"
+            '<table id="rejected"><thead><tr><th>Sede</th><th>Tópico</th><th>Motivo</th>'
+            f"</tr></thead><tbody>{rows}</tbody></table>"
+        )
+    return document(f"Liga {league.name}: posiciones", "".join(parts), css=_CSS, script=_REFRESH)
+
+
+def _points(m: Match) -> str:
+    return f"{m.result.points[0]}-{m.result.points[1]}" if m.games else ""
+
+
+def venue_page(league: League, count: Collected, club_id: str) -> str:
+    """``/sede/<club>``: the venue's matches by matchday, with their results.
+
+    Raises :class:`~.errors.UnknownClub` for a club not in the league."""
+    club = league.club(club_id)
+    t = season(league, count, club_names=True)
+    by_id = {m.id: m for m in t.matches}
+    hosted = [m for m in fixture(league) if m.venue == club.id]
+    parts = [
+        '<p><a href="/">Posiciones de la liga</a></p>',
+        f"<h1>{h(club.name)}</h1>",
+        f'<p class="muted">Fixture de la sede en la liga {h(league.name)}: '
+        f"{len(hosted)} partidos, al mejor de {league.rules.best_of} chicos.</p>",
+    ]
+    day = 0
+    rows: list[str] = []
+
+    def close_day() -> None:
+        if rows:
+            parts.append(
+                '<table class="fixture"><thead><tr><th>Partido</th><th>Local</th>'
+                '<th>Visitante</th><th class="n">Chicos</th><th class="n">Tantos</th>'
+                f"<th>Estado</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
+            )
+            rows.clear()
+
+    for lm in hosted:
+        if lm.matchday != day:
+            close_day()
+            day = lm.matchday
+            parts.append(f"<h2>{h(lm.label)}, {h(lm.date.strftime('%d/%m/%Y'))}</h2>")
+        m = by_id[lm.id]
+        winner = m.result.winner
+        home = h(entrant_name(t, lm.home))
+        away = h(entrant_name(t, lm.away))
+        home = f"<b>{home}</b>" if winner == lm.home else home
+        away = f"<b>{away}</b>" if winner == lm.away else away
+        rows.append(
+            f'<tr data-match="{h(lm.id)}"><td>{h(lm.id)}</td><td>{home}</td><td>{away}</td>'
+            f'<td class="n">{h(score_text(m) if m.games else "")}</td>'
+            f'<td class="n">{h(_points(m))}</td>'
+            f"<td>{h(STATUS_TEXT[m.result.status])}</td></tr>"
+        )
+    close_day()
+    if not hosted:
+        parts.append("<p>Esta sede no recibe partidos en el fixture.</p>")
+    home_lines = [s for s in standings_of(t) if league.entrant(s.entrant).club == club.id]
+    if home_lines:
+        parts.append("<h2>Sus equipos en la liga</h2>")
+        parts.append(standings_table(t, home_lines))
+    return document(f"{club.name}: fixture", "".join(parts), css=_CSS, script=_REFRESH)
+
+
+def league_exports(league: League, count: Collected, name: str) -> str:
+    """The export called ``name`` (one of :data:`EXPORT_NAMES`); :class:`KeyError` else."""
+    if name not in EXPORT_NAMES:
+        raise KeyError(name)
+    return export_text(name, season(league, count))
+
+
+_KINDS: Final = {
+    "csv": "text/csv; charset=utf-8",
+    "json": "application/json",
+}
+
+
+class _LeagueHandler(_Handler):
+    server_version = "truco-league-desk"
+    source: LeagueSource  # set on the subclass made by serve_league
+
+    def do_GET(self) -> None:
+        if not self._own_host():
+            self._refuse(HTTPStatus.MISDIRECTED_REQUEST, "this page answers only its own host")
+            return
+        path = unquote(urlsplit(self.path).path)
+        league = self.source.league
+        count = self.source.snapshot()
+        if path in ("/", "/index.html", "/posiciones"):
+            page = standings_page(league, count, self.source.rejections(), self.source.connected())
+            self._send(200, page.encode("utf-8"), "text/html; charset=utf-8")
+        elif m := re.fullmatch(r"/sede/([^/]{1,64})", path):
+            if m[1] not in {c.id for c in league.clubs}:
+                self._refuse(404, f"la sede {m[1]!r} no es de la liga")
+                return
+            page = venue_page(league, count, m[1])
+            self._send(200, page.encode("utf-8"), "text/html; charset=utf-8")
+        elif path.startswith("/export/") and path[len("/export/") :] in EXPORT_NAMES:
+            name = path[len("/export/") :]
+            body = league_exports(league, count, name).encode("utf-8")
+            kind = _KINDS["json" if name.endswith(".json") else "csv"]
+            disposition = f'attachment; filename="{league.name}-{name}"'
+            self._send(200, body, kind, (("Content-Disposition", disposition),))
+        else:
+            self._refuse(404, "no existe esa página")
+
+    def do_POST(self) -> None:
+        if not self._own_host():
+            self._refuse(HTTPStatus.MISDIRECTED_REQUEST, "this page answers only its own host")
+            return
+        self._refuse(HTTPStatus.METHOD_NOT_ALLOWED, "las páginas de la liga son de solo lectura")
+
+    do_PUT = do_DELETE = do_PATCH = do_POST
+
+
+def serve_league(
+    source: LeagueSource, port: int = 8090, host: str = "127.0.0.1"
+) -> ThreadingHTTPServer:
+    """Serve the league's pages on ``host:port`` (loopback only) in a daemon thread;
+    ``server.server_address`` has the port (``port=0``: any free one)."""
+    if not ipaddress.ip_address(host).is_loopback:
+        raise ValueError(f"the league desk's pages are served on the loopback only, not {host}")
+    handler = type("LeagueHandler", (_LeagueHandler,), {"source": source})
+    server = ThreadingHTTPServer((host, port), handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, name="league-http", daemon=True).start()
+    return server
