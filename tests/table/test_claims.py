@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from controller.engine import Action
 from controller.render.gallery import FLOR_2, table_at
 from controller.render.notices import notice_text
@@ -69,3 +71,10 @@ def test_known_cards_claim_nothing_to_prove() -> None:
     table = table_at(["0 envido", "1 quiero"], rules={"claims": "declared"})
     table.attempt(Action.from_str("0 declare 33"))
     assert unproven_claims(table.game) == ()
+
+
+def test_a_claim_is_a_value() -> None:
+    claim = Claim(0, "envido", 33)
+    assert {claim, Claim(0, "envido", 33), Claim(0, "flor")} == {claim, Claim(0, "flor")}
+    with pytest.raises(AttributeError):
+        claim.points = 20  # type: ignore[misc]

@@ -345,3 +345,21 @@ class TestPadInEveryState:
         g = game_with(rules, "7C 6C 3E", "2O 1B 4B", moves="0 envido, 1 quiero")
         with pytest.raises(ValueError, match=r"^a pad cannot enter 15 \(a hand has 0-33\)$"):
             gestures_for(g, Action(0, Kind.DECLARE, number=15), SeatInput())
+
+    def test_the_menu_entry_is_the_one_quiero_chooses(self) -> None:
+        g = game_with(TWO, "7C 6C 3E", "2O 1B 4B")
+        inp = SeatInput()
+        assert inp.entry is None  # no menu open
+        on_hold(g, 0, Button.TRUCO, inp)
+        assert inp.entry is Kind.TRUCO
+        on_press(g, 0, Button.TRUCO, inp)
+        assert inp.entry is Kind.RETRUCO
+        assert on_press(g, 0, Button.QUIERO, inp) == Action(0, Kind.RETRUCO)
+        assert inp.entry is None
+
+    def test_a_gesture_reads_as_written_and_is_a_value(self) -> None:
+        press, tap = Gesture(0, "press", Button.TRUCO), Gesture(1, "tap", card=Card.from_str("7C"))
+        assert [str(press), str(tap)] == ["0 press truco", "1 tap 7C"]
+        assert {press, Gesture(0, "press", Button.TRUCO), tap} == {press, tap}
+        with pytest.raises(AttributeError):
+            press.seat = 1  # type: ignore[misc]
