@@ -9,6 +9,7 @@ from controller.render.gallery import FLOR_2, table_at
 from controller.render.notices import notice_text
 from controller.render.screen import screen_texts
 from controller.table.claims import (
+    FLOR_NOT_SHOWN,
     FLOR_TAPADA,
     TANTO_MAL_CANTADO,
     TANTO_NOT_SHOWN,
@@ -78,3 +79,31 @@ def test_a_claim_is_a_value() -> None:
     assert {claim, Claim(0, "envido", 33), Claim(0, "flor")} == {claim, Claim(0, "flor")}
     with pytest.raises(AttributeError):
         claim.points = 20  # type: ignore[misc]
+
+
+FLOR_ON = {"flor": "on"}
+
+
+def test_a_flor_sung_and_never_shown_costs_its_stake_and_says_why() -> None:
+    table = table_at(["0 flor", "0 play 7C", "1 play 2O", "1 play 1E", "0 play 4B"],
+                     hands={}, rules=FLOR_ON)  # fmt: skip
+    assert not table.game.hand_in_progress
+    assert table.notes == {(1, 0): FLOR_NOT_SHOWN}
+
+
+def test_a_flor_shown_with_other_points_than_told_is_a_flor_not_shown() -> None:
+    told = ["0 flor", "1 flor", "0 declare 33", "1 son-buenas", "0 play 7C", "1 play 2O"]
+    table = table_at(told, hands={}, rules=FLOR_ON)
+    assert table.attempt(Action.from_str("0 show 7C 1C 2C")) is None  # a flor of 30
+    assert show_requests(table.game) == {0}
+    table.attempt(Action.from_str("1 play 1E"))
+    table.attempt(Action.from_str("0 play 1C"))
+    assert not table.game.hand_in_progress
+    assert table.notes == {(1, 0): FLOR_NOT_SHOWN}
+
+
+def test_a_told_flor_never_shown_costs_its_stake_and_says_why() -> None:
+    told = ["0 flor", "1 flor", "0 declare 33", "1 son-buenas"]
+    table = table_at([*told, "0 play 7C", "1 play 2O", "1 play 1E", "0 play 4B"],
+                     hands={}, rules=FLOR_ON)  # fmt: skip
+    assert table.notes == {(1, 0): FLOR_NOT_SHOWN}
