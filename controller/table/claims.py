@@ -81,7 +81,7 @@ def _unproven(game: Game, play: HandPlay) -> list[Claim]:
             and flor_points(game.seen_cards(seat)) != points
         ):
             out.append(Claim(seat, "flor", points))
-    elif not play.flor_open and play.telling is None:
+    elif play.telling is None:  # an open flor too: the hand can end before it closes
         for seat in play.flor_announced:
             if (
                 game.hand_of(seat) is None

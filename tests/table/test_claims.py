@@ -107,3 +107,9 @@ def test_a_told_flor_never_shown_costs_its_stake_and_says_why() -> None:
     table = table_at([*told, "0 play 7C", "1 play 2O", "1 play 1E", "0 play 4B"],
                      hands={}, rules=FLOR_ON)  # fmt: skip
     assert table.notes == {(1, 0): FLOR_NOT_SHOWN}
+
+
+def test_a_flor_sung_then_the_mazo_is_a_flor_not_shown_not_a_tapada() -> None:
+    table = table_at(["0 flor", "0 mazo"], hands={}, rules=FLOR_ON)
+    assert not table.game.hand_in_progress
+    assert table.notes == {(1, 0): FLOR_NOT_SHOWN}  # the flor was sung: not a tapada
