@@ -113,3 +113,12 @@ def test_a_flor_sung_then_the_mazo_is_a_flor_not_shown_not_a_tapada() -> None:
     table = table_at(["0 flor", "0 mazo"], hands={}, rules=FLOR_ON)
     assert not table.game.hand_in_progress
     assert table.notes == {(1, 0): FLOR_NOT_SHOWN}  # the flor was sung: not a tapada
+
+
+def test_a_flor_of_the_number_declared_does_not_prove_an_envido() -> None:
+    table = table_at([*CLAIM, "0 play 7C", "1 play 1E"], hands={})
+    assert table.attempt(Action.from_str("0 show 7C 5C 1C")) is None  # envido 32, flor 33
+    table.attempt(Action.from_str("1 play 1B"))
+    table.attempt(Action.from_str("0 play 5C"))
+    assert not table.game.hand_in_progress
+    assert table.notes == {(1, 0): TANTO_NOT_SHOWN}
