@@ -122,3 +122,12 @@ def test_a_flor_of_the_number_declared_does_not_prove_an_envido() -> None:
     table.attempt(Action.from_str("0 play 5C"))
     assert not table.game.hand_in_progress
     assert table.notes == {(1, 0): TANTO_NOT_SHOWN}
+
+
+def test_known_cards_claim_no_flor_to_prove() -> None:
+    sung = table_at(["0 flor", "0 play 3O"], hands=FLOR_2, rules=FLOR_ON)
+    assert sung.game.hand_in_progress and unproven_claims(sung.game) == ()
+    hands = {0: "7C 6C 5C", 1: "7O 6O 5O"}
+    told = table_at(["0 flor", "1 flor", "0 declare 38", "1 son-buenas"], hands=hands,
+                    rules={"flor": "on", "claims": "declared"})  # fmt: skip
+    assert told.game.flor_result == (0, 38) and unproven_claims(told.game) == ()

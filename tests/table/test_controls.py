@@ -339,6 +339,15 @@ class TestPadInEveryState:
         assert gestures_for(g, Action(0, Kind.MAZO), SeatInput()) == [
             Gesture(0, "press", Button.MAZO)
         ]
+        assert on_press(g, 0, Button.MAZO, SeatInput()) == Action(0, Kind.MAZO)
+
+    def test_another_button_cancels_the_number_entry(self) -> None:
+        g = game_with(TWO, "7C 6C 3E", "2O 1B 4B")
+        inp = SeatInput()
+        on_hold(g, 0, Button.ENVIDO, inp)
+        on_press(g, 0, Button.ENVIDO, inp)  # declarar
+        assert on_press(g, 0, Button.QUIERO, inp) is None and inp.mode.value == "number"
+        assert on_press(g, 0, Button.TRUCO, inp) is None and inp.mode.value == "normal"
 
     def test_an_impossible_number_says_what_a_hand_can_have(self) -> None:
         rules = HouseRules(claims=Claims.DECLARED)
