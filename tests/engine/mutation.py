@@ -203,6 +203,10 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
     ("controls.py", "_number_presses", "while frontier and target not in paths:", "And -> Or"):
         "the search goes on past the target, but breadth first records a value's path "
         "once, when first reached: the target's path is the same",
+    ("controls.py", "SeatInput.entry",
+     "if self.mode is not Mode.MENU or self.menu is None:", "Or -> And"):
+        "a seat is in a menu exactly when its menu is set (on_hold sets both, reset "
+        "clears both), so the two halves are never apart",
 }  # fmt: skip
 
 
