@@ -45,10 +45,6 @@ class Claim:
     points: int | None = None
 
 
-def _scored(play: HandPlay, reason: Reason, team: int) -> bool:
-    return any(a.reason is reason and a.team == team for a in play.awards)
-
-
 def unproven_claims(game: Game) -> tuple[Claim, ...]:
     """The claims of this hand that the cards seen so far do not prove yet (of every pica,
     in a pica-pica hand)."""
@@ -63,31 +59,24 @@ def unproven_claims(game: Game) -> tuple[Claim, ...]:
 
 def _unproven(game: Game, play: HandPlay) -> list[Claim]:
     out: list[Claim] = []
+    # a seat the table did not read has its claim scored only when the play ends (the
+    # engine defers it), so a claim listed here is never scored yet
     result = play.envido_result
     if result is not None:
         seat, points = result
         if (
             game.hand_of(seat) is None
-            and not _scored(play, Reason.ENVIDO, seat % 2)
             and envido_points(game.seen_cards(seat), flor=game.rules.flor) != points
         ):
             out.append(Claim(seat, "envido", points))
     result = play.flor_result
     if result is not None:
         seat, points = result
-        if (
-            game.hand_of(seat) is None
-            and not _scored(play, Reason.FLOR, seat % 2)
-            and flor_points(game.seen_cards(seat)) != points
-        ):
+        if game.hand_of(seat) is None and flor_points(game.seen_cards(seat)) != points:
             out.append(Claim(seat, "flor", points))
-    elif not play.flor_open and play.telling is None:
+    elif play.telling is None:  # an open flor too: the hand can end before it closes
         for seat in play.flor_announced:
-            if (
-                game.hand_of(seat) is None
-                and not _scored(play, Reason.FLOR, seat % 2)
-                and flor_points(game.seen_cards(seat)) is None
-            ):
+            if game.hand_of(seat) is None and flor_points(game.seen_cards(seat)) is None:
                 out.append(Claim(seat, "flor"))
     return out
 

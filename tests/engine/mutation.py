@@ -159,6 +159,54 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "play, and a telling never ends a play",
     ("hand.py", "HandPlay.best_of", "best_seat, best = -1, -1", "1 -> 2"):
         "points are >= 0: the first member in play order replaces both",
+    ("claims.py", "<module>", "@dataclass(frozen=True, slots=True)", "True -> False"):
+        "of the line's two, slots=False survives: slots only save memory, and a frozen "
+        "class refuses every assignment either way (frozen=False is killed: "
+        "test_a_claim_is_a_value)",
+    ("claims.py", "near_the_end", "return game.hand_in_progress and any(", "And -> Or"):
+        "a play is live only while its hand is in progress (Game._hand_end keeps the hand "
+        "live while any pica is), so the any(p.live and ...) alone says the same",
+    ("claims.py", "penalty_notes",
+     "for i, note in zip(tail, unshown[-len(tail) :] if tail else [], strict=True):",
+     "True -> False"):
+        "both sides always have len(tail) items: strict never raises",
+    ("controls.py", "<module>", "@dataclass(frozen=True, slots=True)", "True -> False"):
+        "of the line's two, slots=False survives: slots only save memory, and a frozen "
+        "class refuses every assignment either way (frozen=False is killed: "
+        "test_a_gesture_reads_as_written_and_is_a_value)",
+    ("controls.py", "SeatInput", "index: int = 0", "0 -> 1"):
+        "the index is read only in a menu, and the only way into a menu (on_hold) sets it to 0",
+    ("controls.py", "SeatInput.reset",
+     "self.mode, self.menu, self.index, self.shown = Mode.NORMAL, None, 0, []", "0 -> 1"):
+        "the index is read only in a menu, and the only way into a menu (on_hold) sets it to 0",
+    ("controls.py", "SeatInput", "number: int = 0", "0 -> 1"):
+        "the number is read only in number entry, and every way into it sets it first "
+        "(start_number_entry: on choosing declarar, and the table's after every action "
+        "while a telling is on)",
+    ("controls.py", "step_number",
+     "above = [v for v in values if v > number] if step > 0 else []", "Gt -> GtE"):
+        "the line's two: v >= number (number is not one of the values here: the branch "
+        "above returned) and step >= 0 (step is 1 or -1 here)",
+    ("controls.py", "step_number",
+     "below = [v for v in values if v < number] if step < 0 else []", "Lt -> LtE"):
+        "the line's two: v <= number (number is not one of the values here: the branch "
+        "above returned) and step <= 0 (step is 1 or -1 here)",
+    ("controls.py", "step_number",
+     "below = [v for v in values if v < number] if step < 0 else []", "0 -> 1"):
+        "step < 1: step is 1 or -1 here, so the same as step < 0",
+    ("controls.py", "step_number", "if step > 0:", "Gt -> GtE"):
+        "step is 1 or -1 here: step >= 0 is step > 0",
+    ("controls.py", "start_number_entry", "best = -1", "1 -> 2"):
+        "every declarable value is >= 0: the first above -1 and above -2 is the lowest",
+    ("controls.py", "start_number_entry", "best = max(declared, default=-1)", "1 -> 2"):
+        "every declarable value is >= 0: the first above -1 and above -2 is the lowest",
+    ("controls.py", "_number_presses", "while frontier and target not in paths:", "And -> Or"):
+        "the search goes on past the target, but breadth first records a value's path "
+        "once, when first reached: the target's path is the same",
+    ("controls.py", "SeatInput.entry",
+     "if self.mode is not Mode.MENU or self.menu is None:", "Or -> And"):
+        "a seat is in a menu exactly when its menu is set (on_hold sets both, reset "
+        "clears both), so the two halves are never apart",
 }  # fmt: skip
 
 

@@ -244,3 +244,131 @@ def test_buttons_are_the_ones_on_the_wire() -> None:
     from controller.hal.seatlink import BUTTONS
 
     assert [b.value for b in Button] == list(BUTTONS)
+
+
+class TestPadInEveryState:
+    """What the player meets at the pad beyond the basic presses: the number pad's start
+    and steps with hands unknown, menus closed before a call, one press where one does."""
+
+    def test_the_envido_button_adds_ten_on_the_number_pad(self) -> None:
+        rules = HouseRules(claims=Claims.DECLARED)
+        g = game_with(rules, "7C 6C 3E", "2O 1B 4B", moves="0 envido, 1 quiero")
+        inp = SeatInput(number=22)
+        assert on_press(g, 0, Button.ENVIDO, inp) is None and inp.number == 32
+        inp.number = 25
+        assert on_press(g, 0, Button.ENVIDO, inp) is None and inp.number == 1
+
+    def test_a_number_off_the_pad_steps_to_the_nearest_value_that_way(self) -> None:
+        envido, flor = ENVIDO_VALUES, FLOR_VALUES
+        assert step_number(envido, 10, 1) == 20 and step_number(envido, 10, -1) == 7
+        assert step_number(flor, 5, 1) == 20 and step_number(flor, 5, -1) == 38
+        assert step_number(flor, 40, 1) == 20 and step_number(flor, 40, -1) == 38
+        assert step_number(envido, 40, 1) == 0 and step_number(envido, 40, -1) == 33
+
+    def test_truco_button_answers_a_truco_from_either_team_with_retruco(self) -> None:
+        g = game_with(TWO, "7C 6C 3E", "2O 1B 4B", moves="0 truco")
+        assert short_press_kind(g, 1, Button.TRUCO) is Kind.RETRUCO
+
+    def test_at_four_seats_the_partner_too_answers_a_contraflor_al_resto(self) -> None:
+        rules = HouseRules(players=4, flor=True)
+        g = game_with(rules, "7C 6C 3C", "2O 1O 4O", "5E 4E 3E", "1B 2B 3B",
+                      moves="0 flor, 1 contraflor")  # fmt: skip
+        assert short_press_kind(g, 2, Button.FLOR) is Kind.CONTRAFLOR_AL_RESTO
+        assert short_press_kind(g, 3, Button.FLOR) is Kind.FLOR
+
+    def test_hands_unknown_the_number_starts_above_the_best_told(self) -> None:
+        g = Game(HouseRules(players=4))
+        g.deal()  # the table read no cards
+        inp = SeatInput()
+        on_hold(g, 0, Button.ENVIDO, inp)
+        on_press(g, 0, Button.ENVIDO, inp)
+        assert on_press(g, 0, Button.QUIERO, inp) is None
+        assert inp.number == 0  # declarar outside a telling: the lowest envido
+        g.push_str("0 envido")
+        g.push_str("1 quiero")
+        start_number_entry(g, 0, inp)
+        assert inp.number == 0  # nothing told yet
+        g.push_str("0 declare 25")
+        start_number_entry(g, 1, inp)
+        assert inp.number == 26
+        g.push_str("1 declare 33")
+        assert g.telling is not None
+        start_number_entry(g, 2, inp)
+        assert inp.number == 33  # nothing is above 33: the top
+
+    def test_a_seat_without_flor_starts_the_flor_pad_at_the_lowest_flor(self) -> None:
+        rules = HouseRules(players=4, claims=Claims.DECLARED, flor=True)
+        g = game_with(rules, "7C 6C 5C", "7O 6O 5O", "4E 2B 1C", "4B 5E 3E",
+                      moves="0 flor, 1 flor")  # fmt: skip
+        assert g.telling is not None and g.telling.kind == "flor"
+        inp = SeatInput()
+        start_number_entry(g, 2, inp)
+        assert inp.number == 20
+
+    def test_no_quiero_cancels_a_show_and_shows_nothing(self) -> None:
+        g = Game(TWO)
+        g.deal()
+        inp = SeatInput()
+        on_hold(g, 0, Button.ENVIDO, inp)  # the envido menu: mostrar cartas, third
+        for button in (Button.ENVIDO, Button.ENVIDO, Button.QUIERO):
+            assert on_press(g, 0, button, inp) is None
+        assert inp.mode.value == "show"
+        assert on_show_tap(inp, Card.from_str("7E"))
+        assert on_press(g, 0, Button.NO_QUIERO, inp) is None
+        assert inp.mode.value == "normal" and not on_show_tap(inp, Card.from_str("6E"))
+
+    @pytest.mark.parametrize("button", list(Button))
+    def test_a_call_from_an_open_menu_closes_it_first(self, button: Button) -> None:
+        g = game_with(TWO, "7C 6C 3E", "2O 1B 4B")
+        for action in (Action(0, Kind.TRUCO), Action(0, Kind.MAZO), Action(0, Kind.NO_QUIERO)):
+            inp = SeatInput()
+            on_hold(g, 0, button, inp)
+            assert perform(g, gestures_for(g, action, inp), inp) == action
+
+    def test_a_call_the_short_press_means_is_one_press(self) -> None:
+        g = game_with(TWO, "7C 6C 3E", "2O 1B 4B")
+        for kind, button in [
+            (Kind.ENVIDO, Button.ENVIDO),
+            (Kind.TRUCO, Button.TRUCO),
+            (Kind.QUIERO, Button.QUIERO),
+            (Kind.MAZO, Button.MAZO),
+        ]:
+            assert gestures_for(g, Action(0, kind), SeatInput()) == [Gesture(0, "press", button)]
+        rules = HouseRules(claims=Claims.DECLARED)
+        g = game_with(rules, "7C 6C 3E", "2O 1B 4B", moves="0 envido, 1 quiero")
+        assert gestures_for(g, Action(0, Kind.MAZO), SeatInput()) == [
+            Gesture(0, "press", Button.MAZO)
+        ]
+        assert on_press(g, 0, Button.MAZO, SeatInput()) == Action(0, Kind.MAZO)
+
+    def test_another_button_cancels_the_number_entry(self) -> None:
+        g = game_with(TWO, "7C 6C 3E", "2O 1B 4B")
+        inp = SeatInput()
+        on_hold(g, 0, Button.ENVIDO, inp)
+        on_press(g, 0, Button.ENVIDO, inp)  # declarar
+        assert on_press(g, 0, Button.QUIERO, inp) is None and inp.mode.value == "number"
+        assert on_press(g, 0, Button.TRUCO, inp) is None and inp.mode.value == "normal"
+
+    def test_an_impossible_number_says_what_a_hand_can_have(self) -> None:
+        rules = HouseRules(claims=Claims.DECLARED)
+        g = game_with(rules, "7C 6C 3E", "2O 1B 4B", moves="0 envido, 1 quiero")
+        with pytest.raises(ValueError, match=r"^a pad cannot enter 15 \(a hand has 0-33\)$"):
+            gestures_for(g, Action(0, Kind.DECLARE, number=15), SeatInput())
+
+    def test_the_menu_entry_is_the_one_quiero_chooses(self) -> None:
+        g = game_with(TWO, "7C 6C 3E", "2O 1B 4B")
+        inp = SeatInput()
+        assert inp.entry is None  # no menu open
+        on_hold(g, 0, Button.TRUCO, inp)
+        assert inp.entry is Kind.TRUCO
+        on_press(g, 0, Button.TRUCO, inp)
+        assert inp.entry is Kind.RETRUCO
+        assert on_press(g, 0, Button.QUIERO, inp) == Action(0, Kind.RETRUCO)
+        assert inp.entry is None
+
+    def test_a_gesture_reads_as_written_and_is_a_value(self) -> None:
+        press, tap = Gesture(0, "press", Button.TRUCO), Gesture(1, "tap", card=Card.from_str("7C"))
+        assert [str(press), str(tap)] == ["0 press truco", "1 tap 7C"]
+        assert {press, Gesture(0, "press", Button.TRUCO), tap} == {press, tap}
+        with pytest.raises(AttributeError):
+            press.seat = 1  # type: ignore[misc]
