@@ -10,7 +10,6 @@ from typing import Final
 
 from ..engine import Action, Kind
 from ..engine.results import Reason
-from ..render.notices import action_objects
 
 __all__ = ["ACTION_WORDS", "LANGS", "REASON_WORDS", "YOUR_WORDS", "say_action"]
 
@@ -89,4 +88,4 @@ def say_action(action: Action, lang: str = "es", *, yours: bool = False) -> str:
     words = ACTION_WORDS[lang][action.kind]
     if yours:
         words = YOUR_WORDS[lang].get(action.kind, words)
-    return words + action_objects(action)
+    return words + action.objects

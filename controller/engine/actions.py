@@ -145,13 +145,19 @@ class Action:
     @property
     def text(self) -> str:
         """The action as written in a transcript, without the seat (``play 7E``)."""
+        return self.kind.word + self.objects
+
+    @property
+    def objects(self) -> str:
+        """What the action names after its word, with its space: `` 7E`` (a card played),
+        `` 33`` (points declared), `` 4C 6C`` (cards shown), else nothing."""
         if self.kind is Kind.PLAY:
-            return f"play {self.card}"
+            return f" {self.card}"
         if self.kind is Kind.DECLARE:
-            return f"declare {self.number}"
+            return f" {self.number}"
         if self.kind is Kind.SHOW:
-            return "show " + " ".join(str(c) for c in self.cards)
-        return self.kind.word
+            return " " + " ".join(str(c) for c in self.cards)
+        return ""
 
     @property
     def team(self) -> int:

@@ -27,7 +27,7 @@ from ..notices import (
     TableNotice,
 )
 
-__all__ = ["action_objects", "alert_text", "notice_text"]
+__all__ = ["alert_text", "notice_text"]
 
 _FIXED: dict[Notice, str] = {
     LinkNotice.UNPLUGGED: "Lector desconectado: reconectando...",
@@ -96,19 +96,7 @@ def _undone(text: str, seat: int) -> str:
         return "el reparto" if text in ("", "None") else "la última jugada"
     own, other = _DONE[action.kind]
     words = own if action.seat == seat else f"el {action.seat} {other}"
-    return words + action_objects(action)
-
-
-def action_objects(action: Action) -> str:
-    """What an action names after its verb, with its space: `` 7E`` (a card played),
-    `` 33`` (points declared), `` 4C 6C`` (cards shown), else nothing."""
-    if action.kind is Kind.PLAY:
-        return f" {action.card}"
-    if action.kind is Kind.DECLARE:
-        return f" {action.number}"
-    if action.kind is Kind.SHOW:
-        return " " + " ".join(str(c) for c in action.cards)
-    return ""
+    return words + action.objects
 
 
 def notice_text(notice: Notice, seat: int) -> str:
