@@ -89,14 +89,13 @@ def smbus_probe(bus: int, address: int) -> bool:
     return True
 
 
-def systemd_state(unit: str = "truco-table") -> str | None:
-    """The unit's active state (``systemctl show``), or None where systemd does not run
-    or the unit is not installed (a machine that is not a table)."""
+def _systemctl_show(unit: str, *options: str) -> str | None:
+    """What ``systemctl show OPTIONS unit`` prints, or None where systemd does not run."""
     if not Path("/run/systemd/system").is_dir() or shutil.which("systemctl") is None:
         return None
     try:
         done = subprocess.run(
-            ["systemctl", "show", "--property=LoadState,ActiveState", unit],
+            ["systemctl", "show", *options, unit],
             capture_output=True,
             text=True,
             check=False,
@@ -104,7 +103,16 @@ def systemd_state(unit: str = "truco-table") -> str | None:
         )
     except (OSError, subprocess.SubprocessError):
         return None
-    values = dict(line.partition("=")[::2] for line in done.stdout.splitlines())
+    return done.stdout
+
+
+def systemd_state(unit: str = "truco-table") -> str | None:
+    """The unit's active state (``systemctl show``), or None where systemd does not run
+    or the unit is not installed (a machine that is not a table)."""
+    shown = _systemctl_show(unit, "--property=LoadState,ActiveState")
+    if shown is None:
+        return None
+    values = dict(line.partition("=")[::2] for line in shown.splitlines())
     if values.get("LoadState") in (None, "", "not-found"):
         return None
     return values.get("ActiveState") or None
@@ -112,19 +120,8 @@ def systemd_state(unit: str = "truco-table") -> str | None:
 
 def systemd_status_text(unit: str = "truco-table") -> str | None:
     """The unit's last ``STATUS=`` line, or None where systemd does not run."""
-    if not Path("/run/systemd/system").is_dir() or shutil.which("systemctl") is None:
-        return None
-    try:
-        done = subprocess.run(
-            ["systemctl", "show", "--property=StatusText", "--value", unit],
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=10,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return done.stdout.strip() or None
+    shown = _systemctl_show(unit, "--property=StatusText", "--value")
+    return (shown or "").strip() or None
 
 
 def pi_place() -> Place:
