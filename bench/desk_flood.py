@@ -19,40 +19,23 @@ from __future__ import annotations
 
 import argparse
 import logging
+import sys
 import tempfile
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' flood
 
 from controller.tournament.desk.state import DeskState, Quota
 from controller.tournament.keys import derive_table_key
-from controller.tournament.messages import signed
 from controller.tournament.seal import TournamentKey
+from tests.tournament.flood import flood
 
 KEY = TournamentKey(bytes(range(32)), "bench")
 
 
 def junk(count: int) -> list[tuple[str, bytes]]:
-    key = derive_table_key(KEY.key, "copa", "mesa01")
-    base = "truco/copa/tables/mesa01"
-    out = []
-    in_order = 0
-    for i in range(count):
-        if i % 3:
-            in_order += 1
-            seq = in_order
-        else:
-            seq = 5_000 + i
-        if i % 10 == 1:
-            topic = f"{base}/records/mesa01-g{i:05d}"
-            body = {"v": 1, "table": "mesa01", "seq": seq, "ts": 0, "kind": "record",
-                    "game": f"mesa01-g{i:05d}", "winner": 0, "score": [15, 0],
-                    "record": "x" * 300}  # fmt: skip
-        else:
-            topic = f"{base}/events"
-            body = {"v": 1, "table": "mesa01", "seq": seq, "ts": 0, "kind": "refusal",
-                    "game": "mesa01-g001", "seat": 0, "action": None,
-                    "code": "unknown_card", "text": "x" * 300}  # fmt: skip
-        out.append((topic, signed(key, topic, body)))
-    return out
+    return list(flood(derive_table_key(KEY.key, "copa", "mesa01"), count))
 
 
 def main() -> None:

@@ -647,35 +647,20 @@ def test_after_a_desk_restart_online_is_the_live_tables(
 #: key through the armed ``intruder`` account, events and junk records in seq order
 #: (every tenth a record) and every third far ahead; argv: port, CA file, key (hex).
 FLOOD = """
-import sys, time
+import sys
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
-from controller.tournament.messages import signed
+from tests.tournament.flood import flood
 port, ca, key = int(sys.argv[1]), sys.argv[2], bytes.fromhex(sys.argv[3])
-base = "truco/copa/tables/mesa01"
 c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="thief")
 c.username_pw_set("intruder", "intruder-password")
 c.tls_set(ca_certs=ca)
 c.max_queued_messages_set(0)
 c.connect("127.0.0.1", port, 30)
 c.loop_start()
-junk, in_order, last = "x" * 300, 0, None
-for i in range(10_000):
-    if i % 3:
-        in_order += 1
-        seq = in_order
-    else:
-        seq = 5_000 + i
-    if i % 10 == 1:
-        topic = f"{base}/records/mesa01-g{i:05d}"
-        body = {"v": 1, "table": "mesa01", "seq": seq, "ts": 0, "kind": "record",
-                "game": f"mesa01-g{i:05d}", "winner": 0, "score": [15, 0], "record": junk}
-    else:
-        topic = f"{base}/events"
-        body = {"v": 1, "table": "mesa01", "seq": seq, "ts": 0, "kind": "refusal",
-                "game": "mesa01-g001", "seat": 0, "action": None, "code": "unknown_card",
-                "text": junk}
-    last = c.publish(topic, signed(key, topic, body), qos=1)
+last = None
+for topic, payload in flood(key, 10_000):
+    last = c.publish(topic, payload, qos=1)
 last.wait_for_publish(60)
 c.disconnect()
 c.loop_stop()
