@@ -12,10 +12,9 @@ from pathlib import Path
 import pytest
 
 from controller.cli import main
-from controller.tournament.desk import DeskState, serve_http
 from controller.tournament.desk.organiser import Organiser
-from controller.tournament.desk.sessions import OrganiserAccess
 from controller.tournament.seal import TournamentKey
+from tests.tournament.desk.served import served_desk
 
 KEY = TournamentKey(b"o" * 32, "copa-cli")
 ORGANISER_KEY = "clave-del-organizador"
@@ -23,19 +22,10 @@ ORGANISER_KEY = "clave-del-organizador"
 
 @pytest.fixture
 def desk(tmp_path: Path) -> Iterator[tuple[str, Organiser, Path]]:
-    state = DeskState("copa", out_dir=tmp_path / "desk", key=KEY, tables=["mesa01", "mesa02"])
-    o = Organiser(tmp_path / "desk", "copa", key=KEY, tables=["mesa01", "mesa02"],
-                  fsync=False, lock=state.lock)  # fmt: skip
-    state.competition = o
-    server = serve_http(state, 0, access=OrganiserAccess(ORGANISER_KEY, delay=lambda s: None))
     key_file = tmp_path / "organiser.key"
     key_file.write_text(ORGANISER_KEY + "\n", encoding="utf-8")
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", o, tmp_path
-    finally:
-        server.shutdown()
-        server.server_close()
-        o.close()
+    with served_desk(tmp_path / "desk", KEY, ORGANISER_KEY) as (url, o):
+        yield url, o, tmp_path
 
 
 def organiser(url: str, *argv: str, key: Path | None = None) -> int:

@@ -18,29 +18,20 @@ from typing import Any
 import pytest
 
 from controller.tournament.competition.model import Entrant, Player, Register
-from controller.tournament.desk import DeskState, serve_http
 from controller.tournament.desk.exports import EXPORT_NAMES, export_text
 from controller.tournament.desk.organiser import Organiser
-from controller.tournament.desk.sessions import OrganiserAccess, load_or_create_key
+from controller.tournament.desk.sessions import load_or_create_key
 
 from ..conftest import KEY
+from .served import served_desk
 
 ORGANISER_KEY = "la-clave-del-organizador"
 
 
 @pytest.fixture
 def desk(tmp_path: Path) -> Iterator[tuple[str, Organiser, Path]]:
-    state = DeskState("copa", out_dir=tmp_path / "desk", key=KEY, tables=["mesa01", "mesa02"])
-    o = Organiser(tmp_path / "desk", "copa", key=KEY, tables=["mesa01", "mesa02"],
-                  fsync=False, lock=state.lock)  # fmt: skip
-    state.competition = o
-    server = serve_http(state, 0, access=OrganiserAccess(ORGANISER_KEY, delay=lambda s: None))
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", o, tmp_path / "desk"
-    finally:
-        server.shutdown()
-        server.server_close()
-        o.close()
+    with served_desk(tmp_path / "desk", KEY, ORGANISER_KEY) as (url, o):
+        yield url, o, tmp_path / "desk"
 
 
 def call(
