@@ -18,7 +18,9 @@ import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
 from controller.tournament.broker import LocalBroker, find_mosquitto, free_port
+from controller.tournament.publisher import TablePublisher
 from controller.tournament.seal import TournamentKey
+from controller.tournament.table_link import load_tournament_settings
 from controller.tournament.venue import Venue, password_line, setup_venue
 
 KEY = TournamentKey(bytes(range(32)), "test-key")
@@ -115,3 +117,13 @@ class MqttProbe:
     def close(self) -> None:
         self.client.disconnect()
         self.client.loop_stop()
+
+
+def venue_table(venue: Venue, name: str, outbox_dir: Path) -> TablePublisher:
+    """Table ``name`` started as the venue set it up (its tournament.toml: key, account),
+    publishing to the venue broker with a 1 s keepalive."""
+    settings = load_tournament_settings(venue.table_dir(name) / "tournament.toml")
+    assert settings is not None
+    return TablePublisher(name, "127.0.0.1", venue.port, outbox_dir=outbox_dir,
+                          tournament=venue.tournament, key=settings.key,
+                          access=settings.access, keepalive=1).start()  # fmt: skip

@@ -30,7 +30,7 @@ from controller.tournament.venue import (
     setup_venue,
 )
 
-from .conftest import MqttProbe
+from .conftest import MqttProbe, venue_table
 
 BASE = "truco/copa/tables"
 
@@ -588,9 +588,7 @@ def test_after_a_desk_restart_online_is_the_live_tables(
     broker gives again are counted as duplicates, none rejected as a replay."""
     from controller.tournament.access import BrokerAccess
     from controller.tournament.desk import Desk, DeskState
-    from controller.tournament.publisher import TablePublisher
     from controller.tournament.seal import load_key
-    from controller.tournament.table_link import load_tournament_settings
 
     secret = load_key(venue.desk_dir("desk1") / "secret.key", kind="key-file")
     access = BrokerAccess("desk1", venue.password("desk1"), venue.ca_file)
@@ -602,12 +600,7 @@ def test_after_a_desk_restart_online_is_the_live_tables(
 
     tables = {}
     for name in ("mesa01", "mesa02", "mesa03"):
-        settings = load_tournament_settings(venue.table_dir(name) / "tournament.toml")
-        assert settings is not None
-        tables[name] = TablePublisher(name, "127.0.0.1", venue.port,
-                                      outbox_dir=tmp_path / name, tournament=venue.tournament,
-                                      key=settings.key, access=settings.access,
-                                      keepalive=1).start()  # fmt: skip
+        tables[name] = venue_table(venue, name, tmp_path / name)
     first = desk()
     second: Desk | None = None
     try:
@@ -684,9 +677,7 @@ def test_a_flood_from_one_stolen_key_costs_the_other_tables_nothing(
     from controller.tournament.desk.state import ATTENTION_KEPT, REJECTIONS_KEPT, Quota
     from controller.tournament.desk.web import serve_http
     from controller.tournament.keys import derive_table_key
-    from controller.tournament.publisher import TablePublisher
     from controller.tournament.seal import load_key
-    from controller.tournament.table_link import load_tournament_settings
 
     secret = load_key(venue.desk_dir("desk1") / "secret.key", kind="key-file")
     access = BrokerAccess("desk1", venue.password("desk1"), venue.ca_file)
@@ -696,11 +687,7 @@ def test_a_flood_from_one_stolen_key_costs_the_other_tables_nothing(
     desk = Desk(state, "127.0.0.1", venue.local_port or venue.port, access=access).start()
     http = serve_http(state, 0)
     page = f"http://127.0.0.1:{http.server_address[1]}/api/state"
-    settings = load_tournament_settings(venue.table_dir("mesa02") / "tournament.toml")
-    assert settings is not None
-    mesa02 = TablePublisher("mesa02", "127.0.0.1", venue.port, outbox_dir=tmp_path / "mesa02",
-                            tournament=venue.tournament, key=settings.key,
-                            access=settings.access, keepalive=1).start()  # fmt: skip
+    mesa02 = venue_table(venue, "mesa02", tmp_path / "mesa02")
     key = derive_table_key(secret.key, venue.tournament, "mesa01")
     stop = threading.Event()
 

@@ -17,9 +17,9 @@ from controller.tournament.competition.model import Format, FormatSpec, Register
 from controller.tournament.desk.running import DeskRun
 from controller.tournament.publisher import TablePublisher
 from controller.tournament.seal import load_key
-from controller.tournament.table_link import load_tournament_settings
 from controller.tournament.venue import Venue
 
+from ..conftest import venue_table
 from .cdp import Page
 from .scenes import entrants
 
@@ -43,12 +43,7 @@ def test_the_page_after_a_desk_restart_shows_the_live_tables(
 
     tables: dict[str, TablePublisher] = {}
     for name in ROSTER:
-        settings = load_tournament_settings(venue.table_dir(name) / "tournament.toml")
-        assert settings is not None
-        tables[name] = TablePublisher(name, "127.0.0.1", venue.port,
-                                      outbox_dir=tmp_path / name, tournament=venue.tournament,
-                                      key=settings.key, access=settings.access,
-                                      keepalive=1).start()  # fmt: skip
+        tables[name] = venue_table(venue, name, tmp_path / name)
     runs = [desk()]
     try:
         first = runs[0]
