@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import random
 import shutil
 import socket
 import subprocess
@@ -46,8 +47,41 @@ def find_mosquitto() -> str | None:
     return None
 
 
+#: the ports this process has handed out (never handed out twice)
+_HANDED_OUT: set[int] = set()
+
+
+def _ephemeral_low(path: str = "/proc/sys/net/ipv4/ip_local_port_range") -> int:
+    """The lowest port the kernel gives outgoing connections (Linux's default 32768)."""
+    try:
+        with open(path, encoding="ascii") as f:
+            return int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
 def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+    """A port free on 127.0.0.1 for a broker or a page to listen on later.
+
+    It is drawn below the kernel's range for outgoing connections: a port the kernel
+    handed out (``bind(..., 0)``) is free now, but between this call and the broker's own
+    ``bind`` any client connection (a bridge, a table) may take it as its local port, and
+    the broker then fails with "Address already in use". A port is never handed out twice
+    by one process."""
+    low = max(_ephemeral_low(), 2048)
+    rng = random.SystemRandom()
+    for _ in range(200):
+        port = rng.randrange(max(1024, low - 20_000), low)
+        if port in _HANDED_OUT:
+            continue
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        _HANDED_OUT.add(port)
+        return port
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:  # a crowded machine
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
 
