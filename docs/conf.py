@@ -52,9 +52,16 @@ autodoc_default_options = {"members": True, "show-inheritance": False}
 nitpick_ignore_regex = [
     ("py:class", r"(collections\.abc|typing|enum|re|pathlib|dataclasses)\..*"),
     ("py:class", r"(Iterator|Iterable|Mapping|Sequence|Callable|Self|Path)"),
+    ("py:class", r"os\.PathLike"),
+    # the engine's type aliases (a signature names them; they are no classes)
+    ("py:class", r"controller\.engine\.hand\.(Board|Deal)"),
+    # a quoted annotation that Sphinx splits at its commas
+    ("py:class", r"'.*"),
 ]
 
 html_theme = "furo"
 html_title = "truco-table"
 html_static_path: list[str] = []
+# The site's root page sends the browser to the manual's first page (docs/index).
+html_extra_path = ["_root"]
 html_show_sourcelink = False
