@@ -17,7 +17,7 @@ sys.path.insert(0, str(ROOT / "docs" / "_ext"))
 
 project = "truco-table"
 author = "truco-table"
-copyright = "2026, truco-table"  # noqa: A001 (Sphinx's name)
+copyright = "2026, truco-table"
 language = "es"
 root_doc = "docs/index"
 

@@ -1,13 +1,27 @@
-"""The examples in the README and in the docstrings run as written (doctest)."""
+"""The manual is checked like code: the examples in the README, in every page of the
+documentation site and in the docstrings run as written (doctest); every ``truco-table``
+command the pages show is one the command's parser takes; the site builds with no
+warning in strict mode (a broken link or anchor, a page in no table of contents, a
+reference to a Python name that no longer exists); the README stays a short front door;
+each audience's pages stand alone."""
 
 from __future__ import annotations
 
 import ast
 import doctest
 import importlib
+import importlib.util
+import re
+import shlex
+import shutil
+import subprocess
+import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
+
+from controller.cli import build_parser
 
 ROOT = Path(__file__).parent.parent
 
@@ -18,11 +32,198 @@ MODULES = [
     "controller.transcript",
 ]
 
+#: Every Markdown page of the site (docs/conf.py's include_patterns), and the README.
+PAGES = sorted(
+    {
+        *ROOT.glob("docs/**/*.md"),
+        *ROOT.glob("hardware/*.md"),
+        *ROOT.glob("firmware/*.md"),
+        ROOT / "tests" / "scenarios" / "README.md",
+        ROOT / "README.md",
+    }
+)
+AUDIENCES = ("jugadores", "bares", "organizadores")
 
-def test_readme_examples() -> None:
-    result = doctest.testfile(str(ROOT / "README.md"), module_relative=False, verbose=False)
+
+def name(path: Path) -> str:
+    return str(path.relative_to(ROOT))
+
+
+@pytest.mark.parametrize("page", PAGES, ids=name)
+def test_page_examples(page: Path) -> None:
+    """Every ``>>>`` example of a page runs as written."""
+    result = doctest.testfile(str(page), module_relative=False, verbose=False)
+    assert result.failed == 0
+
+
+def test_engine_page_examples_are_there() -> None:
+    """The engine's worked example (once the README's) is still a doctest."""
+    page = ROOT / "docs" / "dev" / "engine.md"
+    result = doctest.testfile(str(page), module_relative=False, verbose=False)
     assert result.attempted >= 5
     assert result.failed == 0
+
+
+def shell_blocks(text: str) -> list[str]:
+    return re.findall(r"^ *```(?:sh|console|bash)\n(.*?)^ *```", text, re.S | re.M)
+
+
+def commands(text: str) -> list[str]:
+    """The ``truco-table ...`` command lines of a page's shell blocks, continuation
+    lines joined, prompts and the ``.venv/bin/`` or install prefix dropped."""
+    found = []
+    for block in shell_blocks(text):
+        for line in block.replace("\\\n", " ").splitlines():
+            line = line.strip().removeprefix("$ ")
+            line = re.sub(r"^(sudo (-u \w+ )?)", "", line)
+            line = re.sub(r"^(\S*/)?(?=truco-table )", "", line)
+            if line.startswith("truco-table "):
+                found.append(line)
+    return found
+
+
+def argv_of(line: str) -> list[str]:
+    line = re.sub(r"<[^<>]*>", "PLACEHOLDER", line)  # <the project's git address>
+    line = re.sub(r"\[(--[^\[\]]*)\]", r"\1", line)  # [--http-port 8090]: an option shown
+    line = line.split(" | ")[0]
+    return shlex.split(line, comments=True)[1:]
+
+
+EXAMPLES = [(page, line) for page in PAGES for line in commands(page.read_text("utf-8"))]
+
+
+def test_the_pages_show_commands() -> None:
+    assert len(EXAMPLES) >= 40
+    assert {page.parent.name for page, _ in EXAMPLES} >= {"dev", "bares", "organizadores"}
+
+
+@pytest.mark.parametrize(
+    ("page", "line"), EXAMPLES, ids=[f"{name(p)}:{line[:50]}" for p, line in EXAMPLES]
+)
+def test_command_examples_parse(page: Path, line: str) -> None:
+    """A command a page shows is one the real parser takes: its subcommand and every
+    option exist and their values are of the right kind."""
+    parser = build_parser()
+    try:
+        parser.parse_args(argv_of(line))
+    except SystemExit as exit:
+        pytest.fail(f"{name(page)}: {line!r} is refused by truco-table (exit {exit.code})")
+
+
+def test_script_examples_exist() -> None:
+    """Every ``sh scripts/X`` a page shows is a script of the repository."""
+    for page in PAGES:
+        for block in shell_blocks(page.read_text("utf-8")):
+            for script in re.findall(r"\bsh (scripts/[\w.-]+)", block):
+                assert (ROOT / script).is_file(), f"{name(page)}: no {script}"
+
+
+def links(text: str) -> list[str]:
+    return [m for m in re.findall(r"\]\(([^)\s]+)\)", text) if not re.match(r"\w+:", m)]
+
+
+def test_readme_is_a_front_door() -> None:
+    """At most about 150 lines; the two commands exactly as the scripts are; a picture of
+    the table and of the seat screens; a link to each audience's pages; no dead link."""
+    text = (ROOT / "README.md").read_text("utf-8")
+    assert len(text.splitlines()) <= 150
+    block = shell_blocks(text)[0].splitlines()
+    assert [line.split("#")[0].strip() for line in block] == ["sh scripts/mock", "sh scripts/test"]
+    assert "truco-table run --mock" in (ROOT / "scripts" / "mock").read_text("utf-8")
+    assert ".venv/bin/pytest" in (ROOT / "scripts" / "test").read_text("utf-8")
+    targets = links(text)
+    for target in targets:
+        assert (ROOT / target.partition("#")[0]).exists(), f"README links to {target}"
+    for audience in (*AUDIENCES, "dev"):
+        assert f"docs/{audience}/index.md" in targets
+    assert "hardware/wiring.svg" in targets and "docs/contact-sheet.png" in targets
+
+
+@pytest.mark.parametrize("audience", AUDIENCES)
+def test_audience_pages_stand_alone(audience: str) -> None:
+    """A player's, bar owner's or organiser's page never sends them to the developers'
+    pages (nor to the English documents) to finish what they came to do."""
+    english = {"docs/dev", "firmware/", "hardware/README.md", "docs/RULES.md", "README.md"}
+    for page in sorted((ROOT / "docs" / audience).glob("*.md")):
+        for target in links(page.read_text("utf-8")):
+            resolved = (page.parent / target.partition("#")[0]).resolve()
+            where = str(resolved.relative_to(ROOT))
+            assert not any(where.startswith(e) for e in english), f"{name(page)} -> {where}"
+
+
+def sphinx(source: Path, out: Path) -> subprocess.CompletedProcess[str]:
+    if importlib.util.find_spec("sphinx") is None:
+        pytest.fail("Sphinx is not installed: sh scripts/bootstrap installs the docs extra")
+    command = [sys.executable, "-m", "sphinx", "-W", "-n", "--keep-going", "-q", "-E"]
+    command += ["-b", "html", "-c", str(source / "docs"), str(source), str(out)]
+    return subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
+
+
+def test_the_site_builds_strictly(tmp_path: Path) -> None:
+    """What ``sh scripts/docs --check`` and CI build: no warning at all."""
+    result = sphinx(ROOT, tmp_path / "site")
+    assert result.returncode == 0, result.stderr
+    for page in ("docs/index", "docs/jugadores/index", "docs/dev/api", "hardware/README"):
+        assert (tmp_path / "site" / f"{page}.html").is_file()
+    api = (tmp_path / "site" / "docs" / "dev" / "api.html").read_text("utf-8")
+    assert "controller.engine.Game.push" in api  # generated from the docstrings
+    architecture = (tmp_path / "site" / "docs" / "dev" / "architecture.html").read_text("utf-8")
+    assert "engine" in architecture and "through controller." in architecture
+
+
+@pytest.mark.parametrize(
+    ("page", "complaint"),
+    [
+        ("[the rules](nowhere.md)", "nowhere.md"),
+        ("[the rules](index.md#no-such-heading)", "no-such-heading"),
+        ("{py:class}`controller.engine.NoSuchThing`", "controller.engine.NoSuchThing"),
+    ],
+)
+def test_a_broken_reference_fails_the_build(tmp_path: Path, page: str, complaint: str) -> None:
+    """The strictness itself: the site's own configuration on a one-page site with one
+    broken link, anchor or Python name."""
+    docs = tmp_path / "src" / "docs"
+    shutil.copytree(ROOT / "docs" / "_ext", docs / "_ext")
+    shutil.copytree(ROOT / "docs" / "_root", docs / "_root")
+    shutil.copy(ROOT / "docs" / "conf.py", docs / "conf.py")
+    (docs / "index.md").write_text(f"# Index\n\n{page}\n", encoding="utf-8")
+    result = sphinx(tmp_path / "src", tmp_path / "site")
+    assert result.returncode != 0
+    assert complaint in result.stderr
+
+
+def load_layers() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("layers", ROOT / "docs" / "_ext" / "layers.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_layers_are_read_from_the_code(tmp_path: Path) -> None:
+    """The architecture page's table: the real tree has one-way layers with the engine at
+    the bottom; a made-up tree with a cycle and an engine that opens files is caught."""
+    layers = load_layers()
+    real = layers.Structure(ROOT)
+    assert real.edges["engine"] == set()
+    assert real.module_cycle() is None
+    assert real.depth()["engine"] == 0
+    assert real.depth()["cli"] == max(real.depth().values())
+    tree = tmp_path / "controller"
+    (tree / "engine").mkdir(parents=True)
+    (tree / "table").mkdir()
+    for package in (tree, tree / "engine", tree / "table"):
+        (package / "__init__.py").write_text("", encoding="utf-8")
+    (tree / "engine" / "game.py").write_text("import os\nfrom ..table import a\n", "utf-8")
+    (tree / "table" / "a.py").write_text("from ..engine import game\n", encoding="utf-8")
+    made_up = layers.Structure(tmp_path)
+    assert made_up.edges["engine"] == {"table"}
+    assert "os" in made_up.engine_imports
+    assert made_up.module_cycle() == [
+        "controller.engine.game",
+        "controller.table.a",
+        "controller.engine.game",
+    ]
 
 
 def docstrings(source: str) -> list[tuple[str, str, int]]:
