@@ -253,3 +253,63 @@ def test_module_examples(name: str) -> None:
     result = runner.summarize(verbose=False)
     assert result.attempted > 0
     assert result.failed == 0
+
+
+def test_the_documents_the_program_names_exist() -> None:
+    """A message or comment that sends the reader to a document (``docs/bares/armado.md,
+    paso 1``) names one that exists, also after the README's sections moved."""
+    pattern = re.compile(r"\b((?:docs|hardware|firmware)/[\w/.-]+\.md)\b")
+    sources = [*ROOT.glob("controller/**/*.py"), *ROOT.glob("scripts/*"), *ROOT.glob("bench/*.py")]
+    for source in sources:
+        for path in pattern.findall(source.read_text("utf-8")):
+            assert (ROOT / path).is_file(), f"{name(source)} names {path}"
+
+
+def table_rows(text: str, header: str) -> list[list[str]]:
+    """The rows of the Markdown table whose header row starts with ``header``."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"| {header} "))
+    rows = []
+    for line in lines[start + 2 :]:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in line.strip("|").split("|")])
+    return rows
+
+
+def load_firmware_config() -> ModuleType:
+    path = ROOT / "firmware" / "seatnode" / "config.py"
+    spec = importlib.util.spec_from_file_location("seatnode_config", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_spanish_guide_wires_what_the_firmware_reads() -> None:
+    """La guía de armado's pin tables are the seat node's pins (firmware/seatnode/config.py,
+    what the node reads), and its prices are the parts list's (hardware/bom.md)."""
+    guide = (ROOT / "docs" / "bares" / "armado.md").read_text("utf-8")
+    config = load_firmware_config()
+    reader = {row[0]: row[1] for row in table_rows(guide, "pin del lector")}
+    assert reader["SDA"] == f"GP{config.PIN_CS}"
+    assert reader["SCK"] == f"GP{config.PIN_SCK}"
+    assert reader["MOSI"] == f"GP{config.PIN_MOSI}"
+    assert reader["MISO"] == f"GP{config.PIN_MISO}"
+    assert reader["RST"] == f"GP{config.PIN_RST}"
+    buttons = {row[0]: row[1] for row in table_rows(guide, "botón")}
+    for button, pin in config.BUTTON_PINS:
+        assert buttons[button.replace("_", " ")] == f"GP{pin}"
+    panel = {row[0]: row[1] for row in table_rows(guide, "pin de la pantallita")}
+    assert f"GP{config.PIN_SDA}" in panel["SDA"] and f"GP{config.PIN_SCL}" in panel["SCL"]
+    assert f"GP{config.PIN_LED_PANEL} " in guide
+    bom = (ROOT / "hardware" / "bom.md").read_text("utf-8")
+    totals = re.search(
+        r"\| \*\*total\*\* \| \*\*(\d+)\*\* \| \*\*(\d+)\*\* \| \*\*(\d+)\*\* \|", bom
+    )
+    assert totals is not None
+    for page in ("armado.md", "index.md"):
+        text = (ROOT / "docs" / "bares" / page).read_text("utf-8")
+        assert all(total in text for total in totals.groups()), page
+    main_steps = guide.split("\n## Otras formas de armarla\n")[0]
+    assert not any(word in main_steps for word in ("TCA9548A", "multiplexor", "mux_channel"))

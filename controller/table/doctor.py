@@ -439,8 +439,8 @@ def _node_panel(
         return Finding(
             Verdict.FAIL,
             what,
-            f"{label}: el nodo no informa ninguna pantalla. Actualizá su firmware "
-            "(firmware/README.md, sección 2).",
+            f"{label}: el nodo no informa ninguna pantalla. Volvé a cargarle el programa "
+            "(docs/bares/problemas.md, «Actualizar o recargar un nodo»).",
         )
     driver, address = panel.get("driver"), panel.get("address")
     if panel.get("ok") is not True:

@@ -121,7 +121,7 @@ class Structure:
             stack.append(module)
             for other in sorted(self.module_edges.get(module, ())):
                 if state.get(other) == 1:
-                    return [*stack[stack.index(other):], other]
+                    return [*stack[stack.index(other) :], other]
                 if other not in state and (found := walk(other)):
                     return found
             stack.pop()

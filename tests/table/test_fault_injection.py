@@ -2,7 +2,7 @@
 state directory's system calls through whole games and their archive, power cuts before
 disk-changing calls (in process and as a real kill -9), SD-card damage before restarts;
 the invariant holds in every trial. Bounded here; ``TRUCO_FULL_FAULTS=1`` runs every
-step of four games (the figures are in README "When the disk or a node misbehaves")."""
+step of four games (the figures: docs/dev/service.md, "When the disk or a node misbehaves")."""
 
 from __future__ import annotations
 

@@ -112,7 +112,7 @@ def test_the_page_shows_what_the_referee_must_know(
     assert "2 avisos para el árbitro · 2 rechazos" in dom
     shot = tmp_path / "page.png"
     screenshot(f"http://127.0.0.1:{port}/", shot, tmp_path)
-    assert shot.stat().st_size > 10_000  # the picture itself was looked at (README)
+    assert shot.stat().st_size > 10_000  # the picture itself was looked at (docs/dev/desk-views.md)
     assert desk.broker_connected is False
 
 

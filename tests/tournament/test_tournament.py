@@ -225,7 +225,7 @@ def test_the_desk_command(tmp_path: Path, broker: LocalBroker, key: TournamentKe
 
 
 def test_the_demo_command(tmp_path: Path) -> None:
-    """The README's command, small: three tables, one of them flaky, 100x human speed."""
+    """The command of docs/dev/tournament.md, small: three tables, one flaky, 100x human speed."""
     from controller.cli import build_parser
     from controller.cli import desk as desk_cli
     from controller.tournament.broker import find_mosquitto

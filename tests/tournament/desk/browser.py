@@ -16,7 +16,7 @@ import pytest
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 #: Where the tests put their screenshots: a temporary folder, so that a test run writes
 #: nothing in the working tree. ``TRUCO_REGEN_SCREENSHOTS=1`` puts them in
-#: docs/screenshots instead (the pictures the README shows; look at them before committing).
+#: docs/screenshots instead (the pictures the manual's pages show; look at them before committing).
 SCREENSHOTS = (
     Path(__file__).resolve().parents[3] / "docs" / "screenshots"
     if os.environ.get("TRUCO_REGEN_SCREENSHOTS") == "1"
