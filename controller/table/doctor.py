@@ -439,7 +439,7 @@ def _node_panel(
         return Finding(
             Verdict.FAIL,
             what,
-            f"{label}: el nodo no informa ninguna pantalla. Volvé a cargarle el programa "
+            f"{label}: el nodo no informa ninguna pantalla. Actualizá su firmware "
             "(docs/bares/problemas.md, «Actualizar o recargar un nodo»).",
         )
     driver, address = panel.get("driver"), panel.get("address")
