@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import doctest
+import functools
 import importlib
 import importlib.util
 import re
@@ -313,3 +314,62 @@ def test_the_spanish_guide_wires_what_the_firmware_reads() -> None:
         assert all(total in text for total in totals.groups()), page
     main_steps = guide.split("\n## Otras formas de armarla\n")[0]
     assert not any(word in main_steps for word in ("TCA9548A", "multiplexor", "mux_channel"))
+
+
+@functools.cache
+def program_words() -> str:
+    """Every string the program can show (its string constants and the fixed parts of its
+    f-strings; the seat node's too), upper-cased: what a panel, the doctor, the desk's
+    page or a node's terminal can say."""
+    found: list[str] = []
+    sources = [*ROOT.glob("controller/**/*.py"), *ROOT.glob("firmware/**/*.py")]
+    for source in sorted(sources):
+        for node in ast.walk(ast.parse(source.read_text("utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                found.append(node.value)
+    return "\n".join(found).upper()
+
+
+@functools.cache
+def panel_texts() -> str:
+    """Every text of every kind of seat screen, as the table draws it (the gallery the
+    contact sheet is made of), digits made ``#``."""
+    from controller.render.gallery import shots
+    from controller.render.screen import screen_texts
+
+    texts = {text for shot in shots() for text in screen_texts(shot.screen)}
+    return re.sub(r"\d+", "#", "\n".join(texts))
+
+
+def quoted(text: str) -> tuple[list[str], list[str]]:
+    """(the panel texts in capitals a page quotes in ``code``, the phrases it quotes in
+    *italics*), code blocks left out; names of things (``RPI_PICO``, ``RPI-RP2``, an
+    option) are no panel text."""
+    text = re.sub(r"```.*?```", "", text, flags=re.S)
+    code = [
+        t
+        for t in re.findall(r"`([^`\n]+)`", text)
+        if t == t.upper() and re.search(r"[A-ZÁÉÍÓÚÑ]{3}", t) and not re.search(r"^-|_|\w-\w", t)
+    ]
+    italics = re.findall(r"(?<![*\w])\*([^*\n]+)\*(?![*\w])", text)
+    return code, italics
+
+
+@pytest.mark.parametrize("audience", AUDIENCES)
+def test_the_pages_use_the_words_on_the_screens(audience: str) -> None:
+    """What a Spanish page quotes from a panel, the doctor or the desk's page is what the
+    program says: a panel text in capitals is one the screens draw (or made of the words
+    they use), a phrase in italics is one of the program's own strings."""
+    words = program_words()
+    panels = panel_texts()
+    for page in sorted((ROOT / "docs" / audience).glob("*.md")):
+        code, italics = quoted(page.read_text("utf-8"))
+        for text in code:
+            if re.sub(r"\d+", "#", text) in panels:
+                continue
+            for word in re.findall(r"[A-ZÁÉÍÓÚÑ]{2,}", text):
+                assert word in words, f"{name(page)}: {text!r} ({word} is on no screen)"
+        for phrase in italics:
+            for piece in re.split(r"\bN\b|\d+|\.\.\.|…", phrase):
+                piece = piece.strip(" .:").upper()
+                assert not piece or piece in words, f"{name(page)}: *{phrase}* is not the program's"
