@@ -373,3 +373,50 @@ def test_the_pages_use_the_words_on_the_screens(audience: str) -> None:
             for piece in re.split(r"\bN\b|\d+|\.\.\.|…", phrase):
                 piece = piece.strip(" .:").upper()
                 assert not piece or piece in words, f"{name(page)}: *{phrase}* is not the program's"
+
+
+#: The subcommands whose examples run as written: they only read the repository's files
+#: (a render's picture goes to a temporary folder instead of where the page writes it).
+RUNNABLE = ("replay", "render")
+
+
+def runnable_examples() -> list[tuple[Path, str]]:
+    found = []
+    for page, line in EXAMPLES:
+        argv = argv_of(line)
+        files = [a for a in argv if "/" in a and not a.startswith("-") and not a.endswith(".png")]
+        placeholder = any(re.fullmatch(r"[A-Z][A-Z_:]+", a) for a in argv)  # FILE, DIR
+        if argv[0] in RUNNABLE and not placeholder and all((ROOT / f).is_file() for f in files):
+            found.append((page, line))
+    return found
+
+
+@pytest.mark.parametrize(
+    ("page", "line"),
+    runnable_examples(),
+    ids=[f"{name(p)}:{line[:50]}" for p, line in runnable_examples()],
+)
+def test_command_examples_run(tmp_path: Path, page: Path, line: str) -> None:
+    """A command that only reads the repository runs as the page shows it, and says what
+    the page's comment says it says (``# {"score": [16, 10], ...}``)."""
+    argv = argv_of(line)
+    if "--out" in argv:
+        argv[argv.index("--out") + 1] = str(tmp_path / "screen.png")
+    result = subprocess.run(
+        [sys.executable, "-m", "controller.cli", *argv],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, f"{name(page)}: {line!r}: {result.stderr}"
+    said = line.partition(" # ")[2]
+    for key, value in re.findall(r'"(\w+)": (\[[^\]]*\]|\w+)', said):
+        assert f'"{key}": {value}' in result.stdout, f"{name(page)}: {line!r}"
+    if "--out" in argv:
+        assert (tmp_path / "screen.png").stat().st_size > 0
+
+
+def test_some_examples_run() -> None:
+    assert len(runnable_examples()) >= 5
