@@ -26,7 +26,7 @@ implicit_quiero = "off"
 
 The pin map's sections (``[topology]``, ``[nodes]``, ``[gpio]``, ``[display]``) may also be
 written into the configuration file itself; ``[tournament]`` is read by
-``controller.tournament.table_link``.
+``controller.tournament.table.link``.
 
 Everything is checked before the table starts, and a mistake stops start-up with one
 ``ConfigError`` line naming the file, the key and what was expected: a file that is not

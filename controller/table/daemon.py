@@ -89,7 +89,7 @@ def run_service(config_path: Path) -> int:
         )
     tournament = None
     if config.tournament:  # the publisher (MQTT, TLS) loads only on a tournament's table
-        from ..tournament.table_link import load_tournament_settings
+        from ..tournament.table.link import load_tournament_settings
 
         try:
             tournament = load_tournament_settings(config_path)
@@ -112,7 +112,7 @@ def run_service(config_path: Path) -> int:
         archive=config.archive,
     )
     if tournament is not None and tournament.profile == "tournament":
-        from ..tournament.profile import tournament_service_config
+        from ..tournament.table.profile import tournament_service_config
 
         service_config = tournament_service_config(service_config)
     service = TableService(
@@ -131,7 +131,7 @@ def run_service(config_path: Path) -> int:
         return HARDWARE_EXIT
     closers: list[Callable[[], None]] = [hardware.close]
     if tournament is not None:
-        from ..tournament.table_link import connect_table
+        from ..tournament.table.link import connect_table
 
         publisher = connect_table(service, tournament, config.state_dir)
         closers.append(publisher.close)

@@ -39,7 +39,7 @@ from typing import Final
 from ..competition.model import Format, MatchStatus, Stage, Standing, Tournament
 from ..competition.standings import games_to_win, standings
 from ..competition.tournament import final_ranking
-from ..outbox import atomic_write
+from ..table.outbox import atomic_write
 from .records import GameResult
 
 __all__ = [

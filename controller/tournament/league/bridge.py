@@ -22,7 +22,7 @@
     The league desk's ``broker.pass`` and ``ca.crt`` for the central broker.
 ``venues/<id>/``
     The venue's folder, to copy to the bar: what ``truco-table venue-broker`` writes
-    (:mod:`controller.tournament.venue`: its broker with its own CA, its tables' and
+    (:mod:`controller.tournament.venue.broker`: its broker with its own CA, its tables' and
     desks' folders; its ``secret.key`` is the venue's secret, not the league's), plus at
     the end of ``broker/mosquitto.conf`` the bridge to the central broker (below), the
     central CA (``broker/central-ca.crt``) and ``bridge.pass`` (its central password).
@@ -51,9 +51,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from ..keys import new_secret, write_private
-from ..topics import parse_broker
-from ..venue import (
+from ..venue.broker import (
     VenueError,
     _give_to_broker,
     _make_ca,
@@ -62,6 +60,8 @@ from ..venue import (
     password_line,
     setup_venue,
 )
+from ..wire.keys import new_secret, write_private
+from ..wire.topics import parse_broker
 from .errors import LeagueError
 from .keys import derive_venue_secret
 from .model import check_id

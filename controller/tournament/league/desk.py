@@ -22,7 +22,7 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.reasoncodes import ReasonCode
 
-from ..topics import no_loopback_listener
+from ..wire.topics import no_loopback_listener
 from .collect import Collected
 from .inbox import CentralMessage, RejectedCentral, read_central
 from .ledger import LeagueLedger
@@ -147,7 +147,7 @@ def desk_from_folder(
     import tomllib
     from pathlib import Path
 
-    from ..topics import parse_broker
+    from ..wire.topics import parse_broker
     from .bridge import CENTRAL_PORT, DESK_ACCOUNT, LeagueSetupError, read_league_secret
     from .codec import league_from_toml
 

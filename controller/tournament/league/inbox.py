@@ -5,7 +5,7 @@ its own key over that topic; the venue's bridge carries it to ``league/<venue>/t
 <table>/...``. The league desk puts the venue's topic back (the bridge's remapping
 undone), checks the mac with the key of that table at that venue (derived from the
 league's secret) and parses it as the venue desk does
-(:func:`controller.tournament.messages.parse_message`); a record is then checked for
+(:func:`controller.tournament.wire.messages.parse_message`); a record is then checked for
 the league (:func:`.verify.check_league_record`). Pure.
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..messages import (
+from ..wire.messages import (
     MalformedMessage,
     Message,
     Record,
@@ -21,7 +21,7 @@ from ..messages import (
     Unauthenticated,
     parse_message,
 )
-from ..topics import tournament_prefix
+from ..wire.topics import tournament_prefix
 from .keys import venue_table_key
 from .model import League
 from .verify import LeagueRecordCheck, check_league_record

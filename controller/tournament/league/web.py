@@ -42,7 +42,7 @@ from .collect import Collected
 from .fixture import fixture
 from .inbox import RejectedCentral
 from .model import League
-from .table import league_tournament
+from .standings import league_tournament
 
 __all__ = [
     "EXPORT_NAMES",

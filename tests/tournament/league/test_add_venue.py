@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from controller.cli import main
-from controller.tournament.keys import derive_table_key
 from controller.tournament.league.bridge import bridge_section, central_acl
 from controller.tournament.league.keys import derive_venue_secret, venue_table_key
+from controller.tournament.wire.keys import derive_table_key
 
 pytestmark = pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl not installed")
 

@@ -23,14 +23,14 @@ import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
-from controller.tournament.broker import LocalBroker, find_mosquitto, free_port
 from controller.tournament.league.bridge import DESK_ACCOUNT, AddedVenue, add_venue
 from controller.tournament.league.collect import Collected, collect
 from controller.tournament.league.desk import LeagueDesk
 from controller.tournament.league.fixture import fixture
 from controller.tournament.league.inbox import CentralMessage, read_central
-from controller.tournament.league.table import league_standings
-from controller.tournament.venue import Venue
+from controller.tournament.league.standings import league_standings
+from controller.tournament.sim.mosquitto import LocalBroker, find_mosquitto, free_port
+from controller.tournament.venue.broker import Venue
 
 from ..conftest import MqttProbe
 from .helpers import record_payload, two_venue_league

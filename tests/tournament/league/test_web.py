@@ -17,7 +17,7 @@ import pytest
 from controller.tournament.league.desk import LeagueDesk
 from controller.tournament.league.fixture import fixture
 from controller.tournament.league.model import League
-from controller.tournament.league.table import league_standings
+from controller.tournament.league.standings import league_standings
 from controller.tournament.league.web import serve_league
 
 from ..desk.cdp import Page
