@@ -112,7 +112,7 @@ class TableConfig:
     next_deal_after_s: float = 3.0
     new_game_after_s: float | None = 120.0
     archive: ArchivePolicy = field(default_factory=ArchivePolicy)
-    tournament: bool = False  # the file has a [tournament] section (read by table_link)
+    tournament: bool = False  # the file has a [tournament] section (the tournament's link)
 
 
 def _show(value: object) -> str:

@@ -21,11 +21,11 @@ key (derived from the tournament's secret) in ``table.key``. The table refuses t
 with a key file, a configuration holding a key, or a password file that its group or
 others can read (``chmod 600``).
 
-``controller/table/daemon.py`` (the integrator's part) reads it with
-:func:`load_tournament_settings`, builds the service with
-:func:`~controller.tournament.table.profile.tournament_service_config` when ``profile`` is
-``tournament``, and calls :func:`connect_table` before ``service.run``; ``close()`` on
-the returned publisher at shutdown. The publisher subscribes to the table's
+``controller/cli/service.py`` (above both the table and the tournament) hands the
+table's daemon a link that reads it with :func:`load_tournament_settings`, builds the
+service with :func:`~controller.tournament.table.profile.tournament_service_config` when
+``profile`` is ``tournament``, and calls :func:`connect_table` before ``service.run``;
+``close()`` on the returned publisher at shutdown. The publisher subscribes to the table's
 ``assign`` topic, keeps the desk's assignment in the outbox folder and shows its match
 on the seats before each game (``TableService.set_match``).
 """

@@ -1,7 +1,7 @@
 """The tournament refereeing profile: strict rules and a record that hides nothing.
 
-``profile = "tournament"`` in a table's configuration (wired by the integrator in
-``controller/table/config.py``) means:
+``profile = "tournament"`` in a table's ``[tournament]`` section (read by :mod:`.link`,
+applied to the service by ``controller/cli/service.py``) means:
 
 - **claims = declared**: envido and flor points are told by the players, never counted
   by the table; a false declaration is penalized (docs/RULES.md section 4).

@@ -8,6 +8,7 @@ import threading
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
+import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
 from controller.tournament.sim.mosquitto import LocalBroker
@@ -104,3 +105,50 @@ def test_a_configured_table_takes_the_desks_assignment(
     finally:
         client.loop_stop()
         client.disconnect()
+
+
+# two seats' nodes, so that the [table] part of these files is a good one
+SEATS = "".join(f"[[nodes.seat]]\nseat = {s}\nserial = 'e6614103e7ab120{s}'\n" for s in (0, 1))
+
+
+def test_a_bad_tournament_section_stops_the_table_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The link is read before the hardware starts: a bad [tournament] section is one line
+    and exit status 2 (systemd does not restart on it)."""
+    from controller.cli import main
+
+    path = tmp_path / "table.toml"
+    path.write_text(
+        f'[table]\nplayers = 2\nstate_dir = "{tmp_path / "state"}"\n{SEATS}'
+        '[tournament]\nname = "copa"\ntable_id = "mesa1"\nbroker = "127.0.0.1:1883"\n'
+        'key = "00"\nkeepalive_s = 0\n'
+    )
+    assert main(["run", "--config", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "bad configuration" in err and "keepalive_s" in err
+
+
+def test_the_link_applies_the_tournament_profile_only_when_asked(tmp_path: Path) -> None:
+    from controller.cli.service import tournament_link
+    from controller.engine import Claims, HouseRules
+    from controller.table.config import load_config
+    from controller.table.service import ServiceConfig
+    from controller.table.table import DealReading
+
+    key_file = tmp_path / "table.key"
+    key_file.write_text("ab" * 32 + "\n")
+    key_file.chmod(0o600)
+    base = ServiceConfig(HouseRules(claims=Claims.AUTO), DealReading.SEATS, tmp_path / "state")
+    for profile, claims in (("tournament", Claims.DECLARED), ("house", Claims.AUTO)):
+        path = tmp_path / f"{profile}.toml"
+        path.write_text(
+            f'[table]\nplayers = 2\n{SEATS}[tournament]\nname = "copa"\ntable_id = "mesa1"\n'
+            f'broker = "127.0.0.1:1883"\nkey_file = "{key_file}"\nprofile = "{profile}"\n'
+        )
+        link = tournament_link(path, load_config(path))
+        assert link is not None
+        assert link.service_config(base).rules.claims is claims
+    plain = tmp_path / "plain.toml"
+    plain.write_text(f"[table]\nplayers = 2\n{SEATS}")
+    assert tournament_link(plain, load_config(plain)) is None
