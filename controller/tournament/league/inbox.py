@@ -26,7 +26,7 @@ from .keys import venue_table_key
 from .model import League
 from .verify import LeagueRecordCheck, check_league_record
 
-__all__ = ["CentralMessage", "RejectedCentral", "read_central", "venue_topic"]
+__all__ = ["CentralMessage", "RejectedCentral", "central_topic", "read_central", "venue_topic"]
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,15 @@ def venue_topic(league: League, topic: str) -> tuple[str, str] | None:
     if len(parts) != 4 or parts[0] != "league" or not parts[1] or parts[2] != "tables":
         return None
     return parts[1], f"{tournament_prefix(league.name)}/{parts[3]}"
+
+
+def central_topic(league: League, venue: str, topic: str) -> str:
+    """Where the central broker has venue ``venue``'s ``truco/<league>/...`` topic: under
+    ``league/<venue>/...`` (the bridge's remapping, both ways)."""
+    local = f"truco/{league.name}/"
+    if not topic.startswith(local):
+        raise ValueError(f"not a topic of the league {league.name}: {topic[:120]!r}")
+    return f"league/{venue}/{topic[len(local) :]}"
 
 
 def read_central(

@@ -161,6 +161,13 @@ class LocalBroker:
                 self.process.wait()
         self.process = None
 
+    def kill(self) -> None:
+        """Stop it as a power cut would (SIGKILL): nothing saved that was not saved yet."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        self.process = None
+
     def close(self) -> None:
         self.stop()
         if self._tmp is not None:
