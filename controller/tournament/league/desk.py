@@ -8,6 +8,8 @@ QoS 1 to ``league/+/tables/+/records/+``: each message is read for its venue
 the journal. Messages rejected before any check (a bad mac, a venue not in the league)
 are kept in :attr:`LeagueDesk.rejected`. A restarted desk reads its journal, and the
 records the broker sends again (the retained copies, the session's queue) are repeats.
+The league's exports (:mod:`.exports`: standings, matches, games) are rewritten in the
+desk's folder when the count changes (at most once a second) and at a stop.
 
 It also follows every venue table's events and statuses (``league/+/tables/+/events``,
 ``.../status``) for their seqs (:class:`.gaps.SeqWatch`): a hole (what a venue broker lost
@@ -25,6 +27,7 @@ import os
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
@@ -34,6 +37,7 @@ from ..wire.messages import Event, Record, ResendRequest, Status, resend_topic
 from ..wire.topics import no_loopback_listener
 from .bridge import DESK_NAME
 from .collect import Collected
+from .exports import write_league_exports
 from .gaps import Hole, SeqWatch
 from .inbox import CentralMessage, RejectedCentral, central_topic, read_central
 from .keys import venue_table_key
@@ -45,6 +49,8 @@ __all__ = ["RECORDS_TOPIC", "SEQ_TOPICS", "LeagueDesk", "desk_from_folder"]
 log = logging.getLogger(__name__)
 
 RECORDS_TOPIC = "league/+/tables/+/records/+"
+#: The exports are rewritten at most this often (when the count changed).
+EXPORT_S = 1.0
 #: The tables' events and statuses: only their seqs are read (for the holes).
 SEQ_TOPICS = ("league/+/tables/+/events", "league/+/tables/+/status")
 
@@ -66,7 +72,10 @@ class LeagueDesk:
     ) -> None:
         self.league = league
         self.secret = league_secret
+        self.folder = Path(folder)
         self.ledger = LeagueLedger(folder, league, league_secret)
+        self._export_due = False
+        self._exported_at = -EXPORT_S
         self.clock = clock
         self.lock = threading.Lock()
         self.rejected: list[RejectedCentral] = []
@@ -96,10 +105,19 @@ class LeagueDesk:
         self.address = (host, port)
 
     def open(self) -> Collected:
-        """Read the journal (the count so far), without connecting."""
+        """Read the journal (the count so far), without connecting; the exports follow it."""
         with self.lock:
             self.collected = self.ledger.open()
-            return self.collected
+        self.export()
+        return self.collected
+
+    def export(self) -> list[Path]:
+        """Write the league's exports (:mod:`.exports`) into the desk's folder, each only
+        if it changed; the housekeeping thread does, at most once every ``EXPORT_S``."""
+        with self.lock:
+            count, self._export_due = self.collected, False
+        self._exported_at = time.monotonic()
+        return write_league_exports(self.league, count, self.folder)
 
     def start(self) -> Collected:
         """Read the journal, then connect (the count so far is returned)."""
@@ -150,6 +168,7 @@ class LeagueDesk:
                     self.watch.said(got.venue, message.table, message.seq, self.clock())
             if got.check is not None:
                 self.collected = self.ledger.append(got.check, self.clock())
+                self._export_due = True
 
     def _next_n(self) -> int:
         # above every earlier request of this desk, also across restarts (the clock)
@@ -174,6 +193,11 @@ class LeagueDesk:
 
     def _housekeeping(self) -> None:
         while not self._stop.wait(0.25):
+            if self._export_due and time.monotonic() - self._exported_at >= EXPORT_S:
+                try:
+                    self.export()
+                except OSError:  # a disk error never stops the desk
+                    log.exception("league desk: writing the exports failed")
             if not self.online:
                 continue
             try:
@@ -199,6 +223,9 @@ class LeagueDesk:
         self._stop.set()
         self.client.disconnect()
         self.client.loop_stop()
+        if self._housekeeper.is_alive():
+            self._housekeeper.join(5)
+        self.export()
         with self.lock:
             self.ledger.close()
 

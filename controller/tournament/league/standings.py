@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from ..competition.model import (
     Format,
@@ -32,7 +33,17 @@ from .errors import ChicosAfterDecided, UnknownFixtureMatch
 from .fixture import fixture
 from .model import Chico, League, LeagueMatch, LeagueRules
 
-__all__ = ["VenueView", "league_standings", "league_tournament", "match_result", "venue_view"]
+if TYPE_CHECKING:  # the count folds its checks with match_result: no import back at run time
+    from .collect import Collected
+
+__all__ = [
+    "VenueView",
+    "league_standings",
+    "league_tournament",
+    "match_result",
+    "season",
+    "venue_view",
+]
 
 
 def match_result(rules: LeagueRules, match: LeagueMatch, chicos: Sequence[Chico]) -> MatchResult:
@@ -148,3 +159,26 @@ def venue_view(league: League, played: Mapping[str, Sequence[Chico]], club: str)
         home_entrants=tuple(s for s in whole if s.entrant in home),
         hosted=tuple(_table(league, hosted_matches, players)),
     )
+
+
+def _games(count: Collected) -> dict[str, list[GameCounted]]:
+    games: dict[str, list[GameCounted]] = {}
+    for c in count.counted:
+        if c.match is not None and c.chico is not None:
+            games.setdefault(c.match, []).append(
+                GameCounted(
+                    c.match, c.game, c.table, c.chico.points, c.chico.winner, c.record_sha256
+                )
+            )
+    return games
+
+
+def season(league: League, count: Collected, *, club_names: bool = False) -> Tournament:
+    """The season as a tournament (its matches with their counted chicos); with
+    ``club_names`` the entrants' clubs are the venues' names (for the pages)."""
+    t = league_tournament(league, count.played, _games(count))
+    if not club_names:
+        return t
+    names = {c.id: c.name for c in league.clubs}
+    entrants = tuple(replace(e, club=names.get(e.club or "", e.club)) for e in t.entrants)
+    return replace(t, entrants=entrants)

@@ -10,9 +10,11 @@
 ``/sede/<club>``
     That venue's fixture by matchday, each match with its result (chicos, tantos, state),
     and its own entrants' lines of the league's table.
-``/export/<standings|matches>.<csv|excel.csv|json>``
-    The tournament's exports (:mod:`..desk.exports`: ``,`` UTF-8 for programs; ``;``
-    with a BOM and CRLF as a Spanish spreadsheet opens it; formulas neutralised).
+``/export/<standings|matches|games>.<csv|excel.csv|json>``
+    The league's exports (:mod:`.exports`: the tournament's standings and matches, and
+    the games: every chico counted with its venue, every record not counted with why;
+    ``,`` UTF-8 for programs; ``;`` with a BOM and CRLF as a Spanish spreadsheet opens
+    it; formulas neutralised). The league desk also writes them into its folder.
 
 Only verified, counted records reach these views: they are folds of the league desk's
 count (:class:`.collect.Collected`). Every request is checked for its Host as the
@@ -27,22 +29,22 @@ import ipaddress
 import re
 import threading
 from collections.abc import Sequence
-from dataclasses import replace
 from http import HTTPStatus
 from http.server import ThreadingHTTPServer
 from typing import Final, Protocol
 from urllib.parse import quote, unquote, urlsplit
 
-from ..competition.model import GameCounted, Match, Tournament
-from ..desk.exports import export_text, standings_of
+from ..competition.model import Match
+from ..desk.exports import standings_of
 from ..desk.pages.common import STATUS_TEXT, document, entrant_name, h, score_text
 from ..desk.pages.positions import LEGEND, standings_table
 from ..desk.web import _Handler
 from .collect import Collected
+from .exports import EXPORT_NAMES, league_export_text
 from .fixture import fixture
 from .inbox import RejectedCentral
 from .model import League
-from .standings import league_tournament
+from .standings import season
 
 __all__ = [
     "EXPORT_NAMES",
@@ -52,11 +54,6 @@ __all__ = [
     "standings_page",
     "venue_page",
 ]
-
-#: The league's exports (the tournament's standings and matches, both CSV forms, JSON).
-EXPORT_NAMES: Final = tuple(
-    f"{stem}.{kind}" for stem in ("standings", "matches") for kind in ("csv", "excel.csv", "json")
-)
 
 
 class LeagueSource(Protocol):
@@ -69,29 +66,6 @@ class LeagueSource(Protocol):
     def rejections(self) -> tuple[RejectedCentral, ...]: ...
 
     def connected(self) -> bool | None: ...
-
-
-def _games(count: Collected) -> dict[str, list[GameCounted]]:
-    games: dict[str, list[GameCounted]] = {}
-    for c in count.counted:
-        if c.match is not None and c.chico is not None:
-            games.setdefault(c.match, []).append(
-                GameCounted(
-                    c.match, c.game, c.table, c.chico.points, c.chico.winner, c.record_sha256
-                )
-            )
-    return games
-
-
-def season(league: League, count: Collected, *, club_names: bool = False) -> Tournament:
-    """The season as a tournament (its matches with their counted chicos); with
-    ``club_names`` the entrants' clubs are the venues' names (for the pages)."""
-    t = league_tournament(league, count.played, _games(count))
-    if not club_names:
-        return t
-    names = {c.id: c.name for c in league.clubs}
-    entrants = tuple(replace(e, club=names.get(e.club or "", e.club)) for e in t.entrants)
-    return replace(t, entrants=entrants)
 
 
 _CSS: Final = """
@@ -108,6 +82,7 @@ _REFRESH: Final = "setTimeout(() => location.reload(), 15000);"
 _EXPORT_TEXT: Final = {
     "standings": "posiciones",
     "matches": "partidos",
+    "games": "chicos",
 }
 
 
@@ -247,9 +222,7 @@ def venue_page(league: League, count: Collected, club_id: str) -> str:
 
 def league_exports(league: League, count: Collected, name: str) -> str:
     """The export called ``name`` (one of :data:`EXPORT_NAMES`); :class:`KeyError` else."""
-    if name not in EXPORT_NAMES:
-        raise KeyError(name)
-    return export_text(name, season(league, count))
+    return league_export_text(name, league, count)
 
 
 _KINDS: Final = {

@@ -10,6 +10,7 @@ meanwhile (its queue on disk).
 
 from __future__ import annotations
 
+import csv
 import json
 import shutil
 import tempfile
@@ -483,3 +484,7 @@ def test_a_record_a_venue_broker_lost_is_asked_for_again_and_counted_once(
         table.close()
         run.close()
         desk.stop()
+    # the desk's games export, as the organiser's spreadsheet reads it: each chico once
+    with open(tmp_path / "desk" / "games.csv", encoding="utf-8", newline="") as f:
+        games = [(r["game"], r["venue"], r["counted"]) for r in csv.DictReader(f)]
+    assert games == [("mesa01-g001", "bar-a", "true"), ("mesa01-g002", "bar-a", "true")]

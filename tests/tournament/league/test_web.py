@@ -169,7 +169,7 @@ def test_a_venue_page_lists_its_matches_by_matchday_with_results(
     assert _get(port, "/sede/bar-z")[0] == 404
 
 
-def test_the_exports_are_the_tournaments_in_both_forms(served: tuple[LeagueDesk, int]) -> None:
+def test_the_exports_in_both_forms_and_the_games(served: tuple[LeagueDesk, int]) -> None:
     _, port = served
     status, headers, plain = _get(port, "/export/standings.csv")
     assert status == 200 and headers["content-type"].startswith("text/csv")
@@ -183,7 +183,10 @@ def test_the_exports_are_the_tournaments_in_both_forms(served: tuple[LeagueDesk,
     row = next(r for r in matches if r.startswith(MATCH.id + ","))
     assert ",decided," in row and ",2," in row  # two games counted
     assert _get(port, "/export/matches.excel.csv")[2].startswith("\ufeffmatch;".encode())
-    assert _get(port, "/export/games.csv")[0] == 404
+    games = _get(port, "/export/games.csv")[2].decode("utf-8").splitlines()
+    assert games[0].startswith("game,match,round,label,venue,table,")
+    assert [g.split(",")[0] for g in games[1:]] == ["mesa01-g001", "mesa01-g002", "mesa02-g003"]
+    assert _get(port, "/export/passwd")[0] == 404
 
 
 def test_another_host_gets_nothing_and_nothing_is_written(
