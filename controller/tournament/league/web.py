@@ -5,8 +5,9 @@
 ``/``
     The league's standings (the tournament's standings table, :mod:`..desk.pages.
     positions`), the venues with a link to each one's fixture, the records that did not
-    count (flagged, with the reason) and the messages rejected before any check; a
-    banner while the central broker is not connected.
+    count (flagged, with the reason), the messages rejected before any check, the holes
+    in a table's messages being asked for again or given up (:mod:`.gaps`); a banner
+    while the central broker is not connected.
 ``/sede/<club>``
     That venue's fixture by matchday, each match with its result (chicos, tantos, state),
     and its own entrants' lines of the league's table.
@@ -42,6 +43,7 @@ from ..desk.web import _Handler
 from .collect import Collected
 from .exports import EXPORT_NAMES, league_export_text
 from .fixture import fixture
+from .gaps import Hole
 from .inbox import RejectedCentral
 from .model import League
 from .standings import season
@@ -66,6 +68,8 @@ class LeagueSource(Protocol):
     def rejections(self) -> tuple[RejectedCentral, ...]: ...
 
     def connected(self) -> bool | None: ...
+
+    def holes(self) -> tuple[list[Hole], list[Hole]]: ...
 
 
 _CSS: Final = """
@@ -107,9 +111,11 @@ def standings_page(
     count: Collected,
     rejected: Sequence[RejectedCentral] = (),
     connected: bool | None = True,
+    holes: tuple[Sequence[Hole], Sequence[Hole]] = ((), ()),
 ) -> str:
-    """``/``: the league's table, its venues, what did not count (and a banner while the
-    central broker is not connected)."""
+    """``/``: the league's table, its venues, what did not count, the venues' messages
+    being asked for again or given up (``holes``: open, given up), and a banner while the
+    central broker is not connected."""
     t = season(league, count, club_names=True)
     lines = standings_of(t)
     decided = sum(1 for m in t.matches if m.result.winner is not None)
@@ -159,6 +165,20 @@ def standings_page(
             "válida o de una sede que no es de la liga.</p>"
             '<table id="rejected"><thead><tr><th>Sede</th><th>Tópico</th><th>Motivo</th>'
             f"</tr></thead><tbody>{rows}</tbody></table>"
+        )
+    asking, lost = holes
+    if asking or lost:
+        rows = "".join(
+            f"<tr><td>{h(x.venue)}</td><td>{h(x.table)}</td><td>{x.first} a {x.last}</td>"
+            f"<td>{state}</td></tr>"
+            for x, state in [(x, "pedidos de nuevo a la mesa") for x in asking]
+            + [(x, "perdidos: la mesa no los dio") for x in lost]
+        )
+        parts.append(
+            '<h2>Mensajes que faltan</h2><p class="muted">Huecos en los mensajes de una mesa '
+            "(lo que el broker de su sede perdió): se le piden de nuevo por el puente.</p>"
+            '<table id="holes"><thead><tr><th>Sede</th><th>Mesa</th><th>Mensajes</th>'
+            f"<th>Estado</th></tr></thead><tbody>{rows}</tbody></table>"
         )
     return document(f"Liga {league.name}: posiciones", "".join(parts), css=_CSS, script=_REFRESH)
 
@@ -243,7 +263,10 @@ class _LeagueHandler(_Handler):
         league = self.source.league
         count = self.source.snapshot()
         if path in ("/", "/index.html", "/posiciones"):
-            page = standings_page(league, count, self.source.rejections(), self.source.connected())
+            page = standings_page(
+                league, count, self.source.rejections(), self.source.connected(),
+                self.source.holes(),
+            )  # fmt: skip
             self._send(200, page.encode("utf-8"), "text/html; charset=utf-8")
         elif m := re.fullmatch(r"/sede/([^/]{1,64})", path):
             if m[1] not in {c.id for c in league.clubs}:
