@@ -24,8 +24,7 @@ from pathlib import Path
 from typing import Final
 
 from ..competition.model import Match, Tournament
-from ..desk.exports import Row, export_text, to_csv, to_json
-from ..table.outbox import atomic_write
+from ..desk.exports import GAME_FIELDS, Row, export_text, to_csv, to_json, write_changed
 from .collect import Collected
 from .model import League
 from .standings import season
@@ -40,23 +39,16 @@ __all__ = [
     "write_league_exports",
 ]
 
+_TABLE = GAME_FIELDS.index("table")
+_AFTER_VERDICT = GAME_FIELDS.index("verdict") + 1
+#: The tournament's games' columns, with the venue before the table and the reason after
+#: the verdict.
 LEAGUE_GAME_FIELDS: Final = (
-    "game",
-    "match",
-    "round",
-    "label",
+    *GAME_FIELDS[:_TABLE],
     "venue",
-    "table",
-    "home",
-    "away",
-    "score_home",
-    "score_away",
-    "winner",
-    "winner_name",
-    "counted",
-    "verdict",
+    *GAME_FIELDS[_TABLE:_AFTER_VERDICT],
     "reason",
-    "record_sha256",
+    *GAME_FIELDS[_AFTER_VERDICT:],
 )
 
 #: The verdict of a sound record that the count did not take.
@@ -143,12 +135,6 @@ def write_league_exports(league: League, count: Collected, folder: str | Path) -
     paths = []
     for name in EXPORT_NAMES:
         path = target / name
-        data = league_export_text(name, league, count).encode("utf-8")
-        try:
-            same = path.read_bytes() == data
-        except OSError:
-            same = False
-        if not same:
-            atomic_write(path, data, fsync=False)
+        write_changed(path, league_export_text(name, league, count).encode("utf-8"))
         paths.append(path)
     return paths
