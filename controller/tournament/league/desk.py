@@ -178,17 +178,19 @@ class LeagueDesk:
     def ask_again(self, now: float | None = None) -> list[Hole]:
         """Send a resend request for every hole due now (the housekeeping thread does,
         four times a second, while connected); returns the holes asked for."""
+        requests: list[tuple[str, bytes]] = []
         with self.lock:
             holes = self.watch.holes(self.clock() if now is None else now)
             for hole in holes:
                 local = resend_topic(self.league.name, DESK_NAME, hole.table)
                 key = venue_table_key(self.secret, self.league.name, hole.venue, hole.table)
                 data = ResendRequest(hole.first, hole.last, self._next_n()).encode(key, local)
-                topic = central_topic(self.league, hole.venue, local)
-                log.info("league desk: asking %s/%s for seq %d to %d again",
-                         hole.venue, hole.table, hole.first, hole.last)  # fmt: skip
-                self.client.publish(topic, data, qos=1)
+                requests.append((central_topic(self.league, hole.venue, local), data))
                 self.asked.append(hole)
+        for hole, (topic, data) in zip(holes, requests, strict=True):
+            log.info("league desk: asking %s/%s for seq %d to %d again",
+                     hole.venue, hole.table, hole.first, hole.last)  # fmt: skip
+            self.client.publish(topic, data, qos=1)  # outside the lock paho's thread takes
         return holes
 
     def _housekeeping(self) -> None:
