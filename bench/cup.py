@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.tournament.competition.model import Format
-from controller.tournament.tournament_demo import CupOptions, run_cup
+from controller.tournament.sim.cup import CupOptions, run_cup
 
 RUNS: tuple[dict[str, Any], ...] = (
     dict(format=Format.KNOCKOUT, entrants=16, best_of=3),

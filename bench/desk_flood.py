@@ -5,7 +5,7 @@ junk records in seq order, every tenth a record, every third far ahead of the wi
 are handed to a ``DeskState`` with its folder on disk, in this process, with the venue's
 quota (``Quota()``, as ``truco-table desk`` runs it) and without (the demos'). Then the
 snapshot the page serves is timed. What it leaves out: the broker, TLS and the network
-(tests/tournament/test_insider.py runs the same flood through the venue's Mosquitto),
+(tests/tournament/venue/test_insider.py runs the same flood through the venue's Mosquitto),
 and another table's messages interleaved.
 
 Prints one key=value line per run::
@@ -27,8 +27,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' flood
 
 from controller.tournament.desk.state import DeskState, Quota
-from controller.tournament.keys import derive_table_key
-from controller.tournament.seal import TournamentKey
+from controller.tournament.wire.keys import derive_table_key
+from controller.tournament.wire.seal import TournamentKey
 from tests.tournament.flood import flood
 
 KEY = TournamentKey(bytes(range(32)), "bench")

@@ -192,7 +192,7 @@ def rss_during_game(tmp: Path) -> float:
 
 
 def main() -> None:
-    from controller.tournament.broker import LocalBroker, find_mosquitto
+    from controller.tournament.sim.mosquitto import LocalBroker, find_mosquitto
 
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)

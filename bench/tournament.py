@@ -42,12 +42,12 @@ from controller.engine import Game, HouseRules
 from controller.engine.playout import random_deal
 from controller.table.bots import Bot
 from controller.table.service import Accepted, Finished, NewGame, ServiceEvent
-from controller.tournament.broker import LocalBroker, find_mosquitto
 from controller.tournament.desk import Desk, DeskState
-from controller.tournament.keys import table_key
-from controller.tournament.profile import tournament_profile
-from controller.tournament.publisher import TablePublisher
-from controller.tournament.seal import TournamentKey
+from controller.tournament.sim.mosquitto import LocalBroker, find_mosquitto
+from controller.tournament.table.profile import tournament_profile
+from controller.tournament.table.publisher import TablePublisher
+from controller.tournament.wire.keys import table_key
+from controller.tournament.wire.seal import TournamentKey
 from controller.transcript import write
 
 HUMAN_ACTION_S = 3.0

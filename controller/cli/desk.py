@@ -32,10 +32,10 @@ from typing import Any, Final, TextIO
 
 from ..engine import HouseRules
 from ..textfile import TextFileError, read_text_file
-from ..tournament.access import access_from_section
-from ..tournament.keys import load_private_key
-from ..tournament.seal import KeyConfigError, TournamentKey
-from ..tournament.topics import check_name, parse_broker
+from ..tournament.venue.access import access_from_section
+from ..tournament.wire.keys import load_private_key
+from ..tournament.wire.seal import KeyConfigError, TournamentKey
+from ..tournament.wire.topics import check_name, parse_broker
 from .arguments import duration, port
 
 __all__ = ["configure", "configure_demo", "run_demo_command", "run_desk"]
@@ -224,7 +224,7 @@ def _run_competition(
 
 
 def run_demo_command(args: argparse.Namespace, out: TextIO | None = None) -> int:
-    from ..tournament.demo import DemoOptions, run_demo
+    from ..tournament.sim.demo import DemoOptions, run_demo
 
     logging.basicConfig(
         level=logging.ERROR if not args.verbose else logging.INFO,
@@ -259,7 +259,7 @@ def run_demo_command(args: argparse.Namespace, out: TextIO | None = None) -> int
 
 def _run_cup(args: argparse.Namespace, out: TextIO) -> int:
     from ..tournament.competition.model import Format
-    from ..tournament.tournament_demo import CupOptions, run_cup
+    from ..tournament.sim.cup import CupOptions, run_cup
 
     opts = CupOptions(
         format=Format(args.format),

@@ -1,8 +1,9 @@
 """``truco-table run``: the table service (``--mock``: a playable table in the terminal).
 
 Without ``--mock`` the service runs on the real hardware described by ``--config``
-(:mod:`controller.table.daemon`). With ``--mock`` you play one seat with the keyboard
-(its eight buttons and its card reader) while bots play the other seats
+(:mod:`controller.table.daemon`, with the tournament's link: :mod:`controller.cli.service`).
+With ``--mock`` you play one seat with the keyboard (its eight buttons and its card
+reader) while bots play the other seats
 (:class:`controller.table.run_mock.MockRun`); ``--bots-only`` lets bots play every seat.
 
 ``--script FILE`` (or ``-`` for standard input) plays transcript lines instead of the
@@ -461,9 +462,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 2
-        from ..table.daemon import run_service
+        from .service import run_table
 
-        return run_service(config)
+        return run_table(config)
     try:
         rules = rules_from_args(args)
     except ValueError as e:

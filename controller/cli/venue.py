@@ -8,7 +8,7 @@
                              [--rules 'players=2 target=15 flor=off'] --out venue/
 
 ``--tables`` is a count (``mesa01``..``mesaNN``) or names separated by commas. What it
-writes and how to use it: :mod:`controller.tournament.venue` and the README
+writes and how to use it: :mod:`controller.tournament.venue.broker` and the README
 ("Tournament security").
 """
 
@@ -34,7 +34,7 @@ def _names(text: str, prefix: str) -> list[str]:
 
 def run_venue(args: argparse.Namespace, out: TextIO | None = None) -> int:
     from ..engine import HouseRules
-    from ..tournament.venue import VenueError, setup_venue
+    from ..tournament.venue.broker import VenueError, setup_venue
 
     out = out or sys.stdout
     try:

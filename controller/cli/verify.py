@@ -15,9 +15,9 @@ a message on standard error. ``seal`` checks that FILE is a well-formed transcri
 
 ``--key-file`` is a file holding the key in hex; ``--config`` is the tournament's TOML
 configuration (``[tournament] key = "<hex>"`` or ``key_file = "<path>"``, and
-``key_id = "<id>"``). See :func:`controller.tournament.seal.load_key`. Keys are never
+``key_id = "<id>"``). See :func:`controller.tournament.wire.seal.load_key`. Keys are never
 printed. With ``--table`` the key given is the tournament's secret and the record is
-checked with that table's own key (:mod:`controller.tournament.keys`), as the desk does.
+checked with that table's own key (:mod:`controller.tournament.wire.keys`), as the desk does.
 
 ``controller.cli`` adds both subcommands with :func:`configure_verify` and
 :func:`configure_seal`.
@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Final, TextIO
 
 from ..table.store import fsync_dir
-from ..tournament.seal import (
+from ..tournament.wire.seal import (
     KeyConfigError,
     NotSealedError,
     SealError,
@@ -85,7 +85,7 @@ def _key(args: argparse.Namespace) -> TournamentKey:
     table = getattr(args, "table", None)
     if table is None:
         return key
-    from ..tournament.keys import table_key
+    from ..tournament.wire.keys import table_key
 
     try:
         return table_key(key, _tournament(args), table)

@@ -26,7 +26,7 @@ implicit_quiero = "off"
 
 The pin map's sections (``[topology]``, ``[nodes]``, ``[gpio]``, ``[display]``) may also be
 written into the configuration file itself; ``[tournament]`` is read by
-``controller.tournament.table_link``.
+``controller.tournament.table.link``.
 
 Everything is checked before the table starts, and a mistake stops start-up with one
 ``ConfigError`` line naming the file, the key and what was expected: a file that is not
@@ -112,7 +112,7 @@ class TableConfig:
     next_deal_after_s: float = 3.0
     new_game_after_s: float | None = 120.0
     archive: ArchivePolicy = field(default_factory=ArchivePolicy)
-    tournament: bool = False  # the file has a [tournament] section (read by table_link)
+    tournament: bool = False  # the file has a [tournament] section (the tournament's link)
 
 
 def _show(value: object) -> str:

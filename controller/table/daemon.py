@@ -11,6 +11,10 @@ device another program holds). Each is one line on standard error (the journal),
 unit does not restart on 2 or 3 (``RestartPreventExitStatus``): only a fix can help.
 Nodes, readers and panels that are missing are not start failures: the table starts
 and takes them when they appear.
+
+A layer above the table may attach a link to the service (a :class:`ServiceLink`, read
+from the same configuration file by a :data:`LoadLink`): the tournament's, which
+``controller.cli.service`` wires in. The table itself never imports the tournament.
 """
 
 from __future__ import annotations
@@ -22,16 +26,34 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol
 
 from ..hal.factory import HARDWARE_ENV, factory_named
-from .config import ConfigError, load_config
+from .config import ConfigError, TableConfig, load_config
 from .hardware import HARDWARE_EXIT, HardwareStartError, build_hardware
 from .notify import Notifier
 from .service import ServiceConfig, TableService
 
-__all__ = ["configure_logging", "run_service", "watchdog_interval"]
+__all__ = ["LoadLink", "ServiceLink", "configure_logging", "run_service", "watchdog_interval"]
 
 log = logging.getLogger("truco-table")
+
+
+class ServiceLink(Protocol):
+    """What a layer above the table attaches to its service (e.g. a tournament's link)."""
+
+    def service_config(self, config: ServiceConfig) -> ServiceConfig:
+        """The service's configuration as the link needs it (e.g. a stricter profile)."""
+        ...
+
+    def attach(self, service: TableService, state_dir: Path) -> Callable[[], None]:
+        """Attach to the started service; returns what closes the link at shutdown."""
+        ...
+
+
+LoadLink = Callable[[Path, TableConfig], ServiceLink | None]
+"""Reads a link's settings from the table's configuration file (``None``: no link);
+raises ``ValueError`` on bad settings (the daemon exits 2, one line)."""
 
 
 def configure_logging(verbose: bool = False) -> None:
@@ -66,8 +88,8 @@ def stop_on_signals() -> threading.Event:
     return stop
 
 
-def run_service(config_path: Path) -> int:
-    """The real table, from its configuration file."""
+def run_service(config_path: Path, load_link: LoadLink | None = None) -> int:
+    """The real table, from its configuration file, with the link ``load_link`` reads."""
     configure_logging()
     try:
         config = load_config(config_path)
@@ -87,12 +109,10 @@ def run_service(config_path: Path) -> int:
             "(enroll one with `truco-table enroll`)",
             config.decks,
         )
-    tournament = None
-    if config.tournament:  # the publisher (MQTT, TLS) loads only on a tournament's table
-        from ..tournament.table_link import load_tournament_settings
-
+    link = None
+    if load_link is not None:
         try:
-            tournament = load_tournament_settings(config_path)
+            link = load_link(config_path, config)
         except ValueError as e:
             print(f"truco-table: bad configuration: {e}", file=sys.stderr)
             return 2
@@ -111,10 +131,8 @@ def run_service(config_path: Path) -> int:
         next_deal_after_s=config.next_deal_after_s,
         archive=config.archive,
     )
-    if tournament is not None and tournament.profile == "tournament":
-        from ..tournament.profile import tournament_service_config
-
-        service_config = tournament_service_config(service_config)
+    if link is not None:
+        service_config = link.service_config(service_config)
     service = TableService(
         service_config,
         registry.lookup,
@@ -130,18 +148,8 @@ def run_service(config_path: Path) -> int:
         service.close()
         return HARDWARE_EXIT
     closers: list[Callable[[], None]] = [hardware.close]
-    if tournament is not None:
-        from ..tournament.table_link import connect_table
-
-        publisher = connect_table(service, tournament, config.state_dir)
-        closers.append(publisher.close)
-        log.info(
-            "publishing to the tournament %s as table %s on %s:%d",
-            tournament.name,
-            tournament.table_id,
-            tournament.broker_host,
-            tournament.broker_port,
-        )
+    if link is not None:
+        closers.append(link.attach(service, config.state_dir))
     stop = stop_on_signals()
     try:
         service.ready()

@@ -17,7 +17,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from controller.tournament.seal import TournamentKey
+from controller.tournament.wire.seal import TournamentKey
 
 KEY = TournamentKey(b"d" * 32, "copa-proc")
 TABLES = ["mesa01", "mesa02", "mesa03"]

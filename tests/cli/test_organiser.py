@@ -13,7 +13,7 @@ import pytest
 
 from controller.cli import main
 from controller.tournament.desk.organiser import Organiser
-from controller.tournament.seal import TournamentKey
+from controller.tournament.wire.seal import TournamentKey
 from tests.tournament.desk.served import served_desk
 
 KEY = TournamentKey(b"o" * 32, "copa-cli")

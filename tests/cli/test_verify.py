@@ -17,7 +17,7 @@ from controller.cli.verify import (
     EXIT_MALFORMED,
     EXIT_TAMPERED,
 )
-from controller.tournament.seal import seal
+from controller.tournament.wire.seal import seal
 
 ROOT = Path(__file__).parent.parent.parent
 SCENARIO = ROOT / "tests" / "scenarios" / "worked-hand-2.truco"

@@ -103,10 +103,10 @@ class Spy:
 def _modules() -> dict[str, ModuleType]:
     names = {
         "store": "controller.table.store",
-        "outbox": "controller.tournament.outbox",
+        "outbox": "controller.tournament.table.outbox",
         "journal": "controller.tournament.desk.journal",
         "state": "controller.tournament.desk.state",
-        "keys": "controller.tournament.keys",
+        "keys": "controller.tournament.wire.keys",
         "verify": "controller.cli.verify",
     }
     return {short: importlib.import_module(name) for short, name in names.items()}
@@ -275,7 +275,7 @@ def check_desk_state(d: Path) -> None:
     """The desk's state journal (``events.jsonl``): a game's record and a referee's
     acknowledgement synced before they take effect."""
     from tests.tournament.conftest import KEY
-    from tests.tournament.test_desk import GAME, event, final_score, record_message, sealed_for
+    from tests.tournament.desk.test_desk import GAME, event, final_score, record_message, sealed_for
 
     m = _modules()["state"]
     desk = m.DeskState("t", out_dir=d / "desk", key=KEY, profile="tournament")

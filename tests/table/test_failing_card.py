@@ -230,7 +230,7 @@ def test_a_record_line_that_lost_only_its_newline_is_kept(tmp_path: Path) -> Non
 
 def _journal(folder: Path, entries: int, payload: bytes) -> Path:
     """An outbox journal of ``entries`` messages (``payload % seq``), closed."""
-    from controller.tournament.outbox import Outbox
+    from controller.tournament.table.outbox import Outbox
 
     box = Outbox(folder)
     for n in range(1, entries + 1):
@@ -240,7 +240,7 @@ def _journal(folder: Path, entries: int, payload: bytes) -> Path:
 
 
 def test_outbox_lines_are_checked_at_open(tmp_path: Path) -> None:
-    from controller.tournament.outbox import Outbox
+    from controller.tournament.table.outbox import Outbox
 
     journal = _journal(tmp_path, 5, b'{"seq":%d,"kind":"action"}')
     data = journal.read_bytes()
@@ -259,7 +259,7 @@ def test_outbox_lines_are_checked_at_open(tmp_path: Path) -> None:
 
 
 def test_an_outbox_entry_that_lost_only_its_newline_keeps_its_seq(tmp_path: Path) -> None:
-    from controller.tournament.outbox import Outbox
+    from controller.tournament.table.outbox import Outbox
 
     journal = _journal(tmp_path, 3, b'{"seq":%d}')
     journal.write_bytes(journal.read_bytes()[:-1])  # the card lost the last newline

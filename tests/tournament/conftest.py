@@ -17,11 +17,11 @@ import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
-from controller.tournament.broker import LocalBroker, find_mosquitto, free_port
-from controller.tournament.publisher import TablePublisher
-from controller.tournament.seal import TournamentKey
-from controller.tournament.table_link import load_tournament_settings
-from controller.tournament.venue import Venue, password_line, setup_venue
+from controller.tournament.sim.mosquitto import LocalBroker, find_mosquitto, free_port
+from controller.tournament.table.link import load_tournament_settings
+from controller.tournament.table.publisher import TablePublisher
+from controller.tournament.venue.broker import Venue, password_line, setup_venue
+from controller.tournament.wire.seal import TournamentKey
 
 KEY = TournamentKey(bytes(range(32)), "test-key")
 
@@ -79,7 +79,7 @@ def venue_broker(venue: Venue) -> Iterator[LocalBroker]:
 def armed_broker(venue: Venue) -> Iterator[LocalBroker]:
     """The venue broker with one more account, ``intruder`` (password
     ``intruder-password``), that may write and read anything under the tournament: the
-    forger's (test_forgeries, test_assignment_venue)."""
+    forger's (desk/test_forgeries, venue/test_assignment)."""
     if find_mosquitto() is None:
         pytest.skip("mosquitto not installed (apt-get install mosquitto; .ci/run does)")
     broker_dir = venue.root / "broker"

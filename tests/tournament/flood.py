@@ -2,14 +2,14 @@
 
 Events and junk records signed with one table's key, in seq order (every tenth a
 record) and every third far ahead of the window. Used by the flood test through the
-venue's Mosquitto (tests/tournament/test_insider.py) and by ``bench/desk_flood.py``.
+venue's Mosquitto (tests/tournament/venue/test_insider.py) and by ``bench/desk_flood.py``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from controller.tournament.messages import signed
+from controller.tournament.wire.messages import signed
 
 __all__ = ["flood"]
 

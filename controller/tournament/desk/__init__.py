@@ -7,7 +7,7 @@
 - :mod:`.web`: ``serve_http``, the page and its JSON on 127.0.0.1.
 - :mod:`.picture`: the matchstick PNGs of the page.
 
-The messages themselves are :mod:`controller.tournament.messages`.
+The messages themselves are :mod:`controller.tournament.wire.messages`.
 """
 
 from .board import render_board, sticks_text

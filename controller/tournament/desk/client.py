@@ -21,9 +21,9 @@ from typing import Any
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from ..access import BrokerAccess
-from ..messages import ResendRequest, resend_topic
-from ..topics import check_name, no_loopback_listener, tournament_prefix
+from ..venue.access import BrokerAccess
+from ..wire.messages import ResendRequest, resend_topic
+from ..wire.topics import check_name, no_loopback_listener, tournament_prefix
 from .state import REVERIFY_S, DeskState
 
 __all__ = ["Desk", "all_finished"]

@@ -39,7 +39,7 @@ from typing import Final
 from ..competition.model import Format, MatchStatus, Stage, Standing, Tournament
 from ..competition.standings import games_to_win, standings
 from ..competition.tournament import final_ranking
-from ..outbox import atomic_write
+from ..table.outbox import atomic_write
 from .records import GameResult
 
 __all__ = [
@@ -56,6 +56,7 @@ __all__ = [
     "standings_of",
     "to_csv",
     "to_json",
+    "write_changed",
     "write_exports",
 ]
 
@@ -390,12 +391,16 @@ def write_exports(
     paths = []
     for name in EXPORT_NAMES:
         path = target / name
-        data = export_text(name, t, judged, table).encode("utf-8")
-        try:
-            same = path.read_bytes() == data
-        except OSError:
-            same = False
-        if not same:
-            atomic_write(path, data, fsync=False)
+        write_changed(path, export_text(name, t, judged, table).encode("utf-8"))
         paths.append(path)
     return paths
+
+
+def write_changed(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically, unless the file already holds exactly it."""
+    try:
+        same = path.read_bytes() == data
+    except OSError:
+        same = False
+    if not same:
+        atomic_write(path, data, fsync=False)

@@ -37,8 +37,8 @@ from pathlib import Path
 from typing import Any, Final
 
 from ...table.store import fsync_dir
-from ..keys import hkdf_sha256
-from ..topics import check_name
+from ..wire.keys import hkdf_sha256
+from ..wire.topics import check_name
 
 __all__ = [
     "AuditJournal",

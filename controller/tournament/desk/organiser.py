@@ -17,7 +17,7 @@ was. Changes come from:
 After each change, with ``auto`` (the default), the desk moves the tournament on by
 itself: a closed round gets the next one paired, every waiting match goes to a free
 table of the roster (in roster order), and each table whose assignment changed is
-told (``publish``: an :class:`~controller.tournament.messages.Assignment`, numbered
+told (``publish``: an :class:`~controller.tournament.wire.messages.Assignment`, numbered
 with the journal's line count so a table can tell a newer one from a replayed one).
 """
 
@@ -44,8 +44,8 @@ from ..competition.model import (
     Tournament,
 )
 from ..competition.tournament import apply, free_matches
-from ..messages import MAX_COUNTER, Assignment, Event, assignment_digest
-from ..seal import NO_MATCH, TournamentKey
+from ..wire.messages import MAX_COUNTER, Assignment, Event, assignment_digest
+from ..wire.seal import NO_MATCH, TournamentKey
 from .journal import AuditJournal, audit, journal_key
 from .records import GameResult
 from .wording import detail_text

@@ -22,9 +22,9 @@ from typing import Any, Final
 
 from ...engine import HouseRules
 from ...transcript import TranscriptError, parse, replay
-from ..messages import Record
-from ..profile import profile_problems, tournament_profile
-from ..seal import NO_MATCH, TAG_MARK, NotSealedError, SealError, verify
+from ..table.profile import profile_problems, tournament_profile
+from ..wire.messages import Record
+from ..wire.seal import NO_MATCH, TAG_MARK, NotSealedError, SealError, verify
 
 __all__ = [
     "RESULT_FIELDS",

@@ -18,10 +18,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ...engine import HouseRules
-from ..access import BrokerAccess
-from ..messages import Assignment, signed_assignment
-from ..seal import TournamentKey
-from ..topics import tournament_prefix
+from ..venue.access import BrokerAccess
+from ..wire.messages import Assignment, signed_assignment
+from ..wire.seal import TournamentKey
+from ..wire.topics import tournament_prefix
 from .client import Desk
 from .organiser import Organiser
 from .records import GameResult

@@ -1,12 +1,12 @@
 """The desk's state: every table's progress and every game's result, without the network.
 
 ``DeskState`` is the desk without the network (what the tests drive): it takes the
-tables' messages (:mod:`controller.tournament.messages`, parsed and checked there) in
+tables' messages (:mod:`controller.tournament.wire.messages`, parsed and checked there) in
 whatever order and however many times they arrive, drops duplicates by ``(table, seq)``,
 applies each table's events in seq order (holding back those after a gap until it is
 filled) and keeps, per table: online/offline, the game, hand and score, the last
 events, every refusal (counted and kept as history), what needs the referee (the
-*atención* list, sorted by :mod:`controller.tournament.referee`: referee calls and the
+*atención* list, sorted by :mod:`controller.tournament.desk.referee`: referee calls and the
 exceptional refusals, each until the referee acknowledges it), the finished games.
 Every sealed record is saved into ``records/`` and verified with the tournament key: a
 record that does not verify, names another game or carries no seal is flagged. Results
@@ -14,7 +14,7 @@ come from the records themselves (replayed), not from the live events.
 
 With the tournament's secret (``key``) the desk trusts only what a table proves: every
 message must carry the MAC of that table's own key (derived from the secret,
-:mod:`controller.tournament.keys`), come from a table of the roster (``tables``), be
+:mod:`controller.tournament.wire.keys`), come from a table of the roster (``tables``), be
 newer than what the table said before (seq, and the status counter ``n``) and within
 ``WINDOW`` of the table's next seq. Anything else is *rejected*: never applied, kept
 in ``rejections`` and shown on every view. A record must be sealed with its table's
@@ -51,8 +51,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from ...engine import HouseRules
-from ..keys import derive_table_key
-from ..messages import (
+from ..table.outbox import atomic_write
+from ..table.profile import tournament_profile
+from ..wire.keys import derive_table_key
+from ..wire.messages import (
     Event,
     EventKind,
     Message,
@@ -61,11 +63,8 @@ from ..messages import (
     Status,
     parse_message,
 )
-from ..outbox import atomic_write
-from ..profile import tournament_profile
-from ..referee import RefereeItem, RepeatWatch, triage
-from ..seal import TournamentKey
-from ..topics import check_name, tournament_prefix
+from ..wire.seal import TournamentKey
+from ..wire.topics import check_name, tournament_prefix
 from .records import (
     RESULT_FIELDS,
     Copy,
@@ -75,6 +74,7 @@ from .records import (
     rules_problems,
     unseal,
 )
+from .referee import RefereeItem, RepeatWatch, triage
 
 if TYPE_CHECKING:
     from .organiser import Organiser

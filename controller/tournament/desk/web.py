@@ -43,7 +43,7 @@ from typing import Any, Final
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from ..competition.model import Tournament
-from ..topics import encode
+from ..wire.topics import encode
 from .exports import export_text, write_exports
 from .pages import (
     bracket_page,

@@ -3,7 +3,7 @@ each venue's broker bridged to the league's central broker.
 
 - :mod:`.model`: the league's values, :mod:`.errors` its refusals (Spanish);
 - :mod:`.fixture`: the fixture by Berger tables (home and away alternating);
-- :mod:`.table`: results of matches (best of N chicos), the standings, a venue's view;
+- :mod:`.standings`: results of matches (best of N chicos), the standings, a venue's view;
 - :mod:`.keys`: a venue's secret derived from the league's, its tables' keys from it;
 - :mod:`.bridge`: a venue's folder, accounts and Mosquitto bridge, the central broker's
   accounts and ACL (``truco-table league add-venue``);

@@ -15,22 +15,26 @@
     The central broker: ``mosquitto.conf`` (anonymous access off, one TLS listener,
     persistence), ``passwd`` (one account per venue, ``venue-<id>``, and the league desk's,
     ``league-desk``, in Mosquitto's ``$7$`` format), ``acl`` (a venue's account may only
-    write under ``league/<id>/``; the league desk may only read ``league/#``),
+    write under ``league/<id>/`` and read the league desk's resend requests to it; the
+    league desk may read ``league/#`` and write only resend requests),
     ``ca.crt``, ``server.crt``, ``server.key``. Rewritten whole on every run, from the
     venues in ``venues/``: reload the running broker (``kill -HUP``) to let a new venue in.
 ``desk/``
     The league desk's ``broker.pass`` and ``ca.crt`` for the central broker.
 ``venues/<id>/``
     The venue's folder, to copy to the bar: what ``truco-table venue-broker`` writes
-    (:mod:`controller.tournament.venue`: its broker with its own CA, its tables' and
+    (:mod:`controller.tournament.venue.broker`: its broker with its own CA, its tables' and
     desks' folders; its ``secret.key`` is the venue's secret, not the league's), plus at
     the end of ``broker/mosquitto.conf`` the bridge to the central broker (below), the
     central CA (``broker/central-ca.crt``) and ``bridge.pass`` (its central password).
 
 The bridge (Mosquitto's own ``connection``): TLS to the central broker checked against
 the central CA, the venue's own account, ``cleansession false`` (the central keeps the
-bridge's session, the venue its local one) and one topic line that remaps the venue's
-``truco/<league>/tables/...`` to ``league/<id>/tables/...`` at the central broker. While
+bridge's session, the venue its local one) and two topic lines: one remaps the venue's
+``truco/<league>/tables/...`` to ``league/<id>/tables/...`` at the central broker, the
+other brings the league desk's resend requests (``league/<id>/desks/league-desk/resend/
+<table>``) back to the venue as ``truco/<league>/desks/league-desk/resend/<table>``, where
+the table reads them (signed with its key: it serves no other; :mod:`.gaps`). While
 the link is down the venue broker queues the bridge's QoS 1 messages (up to the venue
 conf's ``max_queued_messages``), on disk with ``persistence`` (saved every
 ``autosave_interval`` seconds and at a clean stop), and sends them in order when it
@@ -51,9 +55,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from ..keys import new_secret, write_private
-from ..topics import parse_broker
-from ..venue import (
+from ..venue.broker import (
     VenueError,
     _give_to_broker,
     _make_ca,
@@ -62,6 +64,8 @@ from ..venue import (
     password_line,
     setup_venue,
 )
+from ..wire.keys import new_secret, write_private
+from ..wire.topics import parse_broker
 from .errors import LeagueError
 from .keys import derive_venue_secret
 from .model import check_id
@@ -69,6 +73,7 @@ from .model import check_id
 __all__ = [
     "CENTRAL_PORT",
     "DESK_ACCOUNT",
+    "DESK_NAME",
     "AddedVenue",
     "LeagueSetupError",
     "add_venue",
@@ -81,6 +86,8 @@ __all__ = [
 
 CENTRAL_PORT: Final = 8884
 DESK_ACCOUNT: Final = "league-desk"
+#: The league desk's name in its resend requests' topics (``desks/<name>/resend/<table>``).
+DESK_NAME: Final = "league-desk"
 #: Mosquitto's own default for a bridge's reconnection: jitter from 5 s up to 30 s.
 RESTART_TIMEOUT: Final = (5, 30)
 AUTOSAVE_SECONDS: Final = 30
@@ -138,23 +145,37 @@ def bridge_section(
             "notifications true",
             f"notification_topic {venue_prefix(venue)}bridge/state",
             f"topic tables/# out 1 truco/{league}/ {venue_prefix(venue)}",
+            "# and the league desk's resend requests come back to the tables",
+            f"topic desks/{DESK_NAME}/resend/+ in 1 truco/{league}/ {venue_prefix(venue)}",
             "",
         ]
     )
 
 
 def central_acl(venues: Sequence[str]) -> str:
-    """The central broker's ACL: each venue writes only under its prefix; the desk reads."""
+    """The central broker's ACL: each venue writes only its tables' messages and its
+    bridge's state under its prefix, and reads only the league desk's resend requests to
+    it; the desk reads everything and writes only resend requests."""
     out = [
         "# written by truco-table league add-venue: each venue's account may write only",
-        "# under its own prefix (league/<venue>/); the league desk may only read them all.",
+        "# under its own prefix (league/<venue>/tables/..., its bridge's state) and read",
+        "# only the league desk's resend requests to its tables; the league desk may read",
+        "# them all and write only resend requests.",
         "",
         f"user {DESK_ACCOUNT}",
         "topic read league/#",
+        f"topic write league/+/desks/{DESK_NAME}/resend/+",
         "",
     ]
     for venue in venues:
-        out += [f"user {venue_account(venue)}", f"topic write {venue_prefix(venue)}#", ""]
+        prefix = venue_prefix(venue)
+        out += [
+            f"user {venue_account(venue)}",
+            f"topic write {prefix}tables/#",
+            f"topic write {prefix}bridge/state",
+            f"topic read {prefix}desks/{DESK_NAME}/resend/+",
+            "",
+        ]
     return "\n".join(out)
 
 

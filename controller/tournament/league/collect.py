@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from .fixture import fixture
 from .model import Chico, League
-from .table import match_result
+from .standings import match_result
 from .verify import LeagueRecordCheck
 
 __all__ = ["Collected", "Flag", "collect"]

@@ -8,6 +8,16 @@ QoS 1 to ``league/+/tables/+/records/+``: each message is read for its venue
 the journal. Messages rejected before any check (a bad mac, a venue not in the league)
 are kept in :attr:`LeagueDesk.rejected`. A restarted desk reads its journal, and the
 records the broker sends again (the retained copies, the session's queue) are repeats.
+The league's exports (:mod:`.exports`: standings, matches, games) are rewritten in the
+desk's folder when the count changes (at most once a second) and at a stop.
+
+It also follows every venue table's events and statuses (``league/+/tables/+/events``,
+``.../status``) for their seqs (:class:`.gaps.SeqWatch`): a hole (what a venue broker lost
+to a power cut or an overflowing queue) is asked for again with a resend request on
+``league/<venue>/desks/league-desk/resend/<table>``, which the venue's bridge brings to
+its broker as ``truco/<league>/desks/league-desk/resend/<table>``, signed with that
+table's key (the table serves no other); the table publishes those messages again from
+its outbox, and a record among them is counted once like any other.
 """
 
 from __future__ import annotations
@@ -17,22 +27,32 @@ import os
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.reasoncodes import ReasonCode
 
-from ..topics import no_loopback_listener
+from ..wire.messages import Event, Record, ResendRequest, Status, resend_topic
+from ..wire.topics import no_loopback_listener
+from .bridge import DESK_NAME
 from .collect import Collected
-from .inbox import CentralMessage, RejectedCentral, read_central
+from .exports import write_league_exports
+from .gaps import Hole, SeqWatch
+from .inbox import CentralMessage, RejectedCentral, central_topic, read_central
+from .keys import venue_table_key
 from .ledger import LeagueLedger
 from .model import League
 
-__all__ = ["RECORDS_TOPIC", "LeagueDesk", "desk_from_folder"]
+__all__ = ["RECORDS_TOPIC", "SEQ_TOPICS", "LeagueDesk", "desk_from_folder"]
 
 log = logging.getLogger(__name__)
 
 RECORDS_TOPIC = "league/+/tables/+/records/+"
+#: The exports are rewritten at most this often (when the count changed).
+EXPORT_S = 1.0
+#: The tables' events and statuses: only their seqs are read (for the holes).
+SEQ_TOPICS = ("league/+/tables/+/events", "league/+/tables/+/status")
 
 
 class LeagueDesk:
@@ -52,7 +72,10 @@ class LeagueDesk:
     ) -> None:
         self.league = league
         self.secret = league_secret
+        self.folder = Path(folder)
         self.ledger = LeagueLedger(folder, league, league_secret)
+        self._export_due = False
+        self._exported_at = -EXPORT_S
         self.clock = clock
         self.lock = threading.Lock()
         self.rejected: list[RejectedCentral] = []
@@ -61,6 +84,13 @@ class LeagueDesk:
         self.answered = threading.Event()  # the broker answered a connection (refused or not)
         self.refused: str | None = None  # the broker's reason when it refused the last one
         self.online: bool | None = None  # connected to the central broker (None: not yet)
+        self.watch = SeqWatch()
+        self.asked: list[Hole] = []  # the resend requests sent, oldest first
+        self._counter = 0
+        self._stop = threading.Event()
+        self._housekeeper = threading.Thread(
+            target=self._housekeeping, name="league-desk-gaps", daemon=True
+        )
         no_loopback_listener()
         self.client = mqtt.Client(
             CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=False
@@ -75,16 +105,26 @@ class LeagueDesk:
         self.address = (host, port)
 
     def open(self) -> Collected:
-        """Read the journal (the count so far), without connecting."""
+        """Read the journal (the count so far), without connecting; the exports follow it."""
         with self.lock:
             self.collected = self.ledger.open()
-            return self.collected
+        self.export()
+        return self.collected
+
+    def export(self) -> list[Path]:
+        """Write the league's exports (:mod:`.exports`) into the desk's folder, each only
+        if it changed; the housekeeping thread does, at most once every ``EXPORT_S``."""
+        with self.lock:
+            count, self._export_due = self.collected, False
+        self._exported_at = time.monotonic()
+        return write_league_exports(self.league, count, self.folder)
 
     def start(self) -> Collected:
         """Read the journal, then connect (the count so far is returned)."""
         self.open()
         self.client.connect(self.address[0], self.address[1], 30)
         self.client.loop_start()
+        self._housekeeper.start()
         return self.collected
 
     def _on_connect(
@@ -101,7 +141,7 @@ class LeagueDesk:
         else:
             self.refused = None
             self.online = True
-            client.subscribe(RECORDS_TOPIC, qos=1)
+            client.subscribe([(RECORDS_TOPIC, 1), *((t, 1) for t in SEQ_TOPICS)])
         self.answered.set()
 
     def _on_disconnect(self, client: mqtt.Client, *args: object) -> None:
@@ -117,8 +157,60 @@ class LeagueDesk:
             if isinstance(got, RejectedCentral):
                 log.warning("league desk: %s", got.reason)
                 self.rejected.append(got)
-            elif isinstance(got, CentralMessage) and got.check is not None:
+                return
+            if not isinstance(got, CentralMessage):
+                return
+            message = got.message
+            if not msg.retain:  # a retained copy is an old message, given again
+                if isinstance(message, Event | Record):
+                    self.watch.heard(got.venue, message.table, message.seq, self.clock())
+                elif isinstance(message, Status) and message.online:
+                    self.watch.said(got.venue, message.table, message.seq, self.clock())
+            if got.check is not None:
                 self.collected = self.ledger.append(got.check, self.clock())
+                self._export_due = True
+
+    def _next_n(self) -> int:
+        # above every earlier request of this desk, also across restarts (the clock)
+        self._counter = max(self._counter + 1, time.time_ns() // 1000)
+        return self._counter
+
+    def ask_again(self, now: float | None = None) -> list[Hole]:
+        """Send a resend request for every hole due now (the housekeeping thread does,
+        four times a second, while connected); returns the holes asked for."""
+        requests: list[tuple[str, bytes]] = []
+        with self.lock:
+            holes = self.watch.holes(self.clock() if now is None else now)
+            for hole in holes:
+                local = resend_topic(self.league.name, DESK_NAME, hole.table)
+                key = venue_table_key(self.secret, self.league.name, hole.venue, hole.table)
+                data = ResendRequest(hole.first, hole.last, self._next_n()).encode(key, local)
+                requests.append((central_topic(self.league, hole.venue, local), data))
+                self.asked.append(hole)
+        for hole, (topic, data) in zip(holes, requests, strict=True):
+            log.info("league desk: asking %s/%s for seq %d to %d again",
+                     hole.venue, hole.table, hole.first, hole.last)  # fmt: skip
+            self.client.publish(topic, data, qos=1)  # outside the lock paho's thread takes
+        return holes
+
+    def _housekeeping(self) -> None:
+        while not self._stop.wait(0.25):
+            if self._export_due and time.monotonic() - self._exported_at >= EXPORT_S:
+                try:
+                    self.export()
+                except OSError:  # a disk error never stops the desk
+                    log.exception("league desk: writing the exports failed")
+            if not self.online:
+                continue
+            try:
+                self.ask_again()
+            except Exception:  # one failing request never stops the desk
+                log.exception("league desk: asking for a hole again failed")
+
+    def holes(self) -> tuple[list[Hole], list[Hole]]:
+        """``(open, given up)``: the holes in the venues' tables' messages."""
+        with self.lock:
+            return self.watch.open_holes(), list(self.watch.given_up)
 
     def snapshot(self) -> Collected:
         with self.lock:
@@ -130,8 +222,12 @@ class LeagueDesk:
             return tuple(self.rejected)
 
     def stop(self) -> None:
+        self._stop.set()
         self.client.disconnect()
         self.client.loop_stop()
+        if self._housekeeper.is_alive():
+            self._housekeeper.join(5)
+        self.export()
         with self.lock:
             self.ledger.close()
 
@@ -147,7 +243,7 @@ def desk_from_folder(
     import tomllib
     from pathlib import Path
 
-    from ..topics import parse_broker
+    from ..wire.topics import parse_broker
     from .bridge import CENTRAL_PORT, DESK_ACCOUNT, LeagueSetupError, read_league_secret
     from .codec import league_from_toml
 

@@ -5,7 +5,7 @@ its own key over that topic; the venue's bridge carries it to ``league/<venue>/t
 <table>/...``. The league desk puts the venue's topic back (the bridge's remapping
 undone), checks the mac with the key of that table at that venue (derived from the
 league's secret) and parses it as the venue desk does
-(:func:`controller.tournament.messages.parse_message`); a record is then checked for
+(:func:`controller.tournament.wire.messages.parse_message`); a record is then checked for
 the league (:func:`.verify.check_league_record`). Pure.
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..messages import (
+from ..wire.messages import (
     MalformedMessage,
     Message,
     Record,
@@ -21,12 +21,12 @@ from ..messages import (
     Unauthenticated,
     parse_message,
 )
-from ..topics import tournament_prefix
+from ..wire.topics import tournament_prefix
 from .keys import venue_table_key
 from .model import League
 from .verify import LeagueRecordCheck, check_league_record
 
-__all__ = ["CentralMessage", "RejectedCentral", "read_central", "venue_topic"]
+__all__ = ["CentralMessage", "RejectedCentral", "central_topic", "read_central", "venue_topic"]
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,15 @@ def venue_topic(league: League, topic: str) -> tuple[str, str] | None:
     if len(parts) != 4 or parts[0] != "league" or not parts[1] or parts[2] != "tables":
         return None
     return parts[1], f"{tournament_prefix(league.name)}/{parts[3]}"
+
+
+def central_topic(league: League, venue: str, topic: str) -> str:
+    """Where the central broker has venue ``venue``'s ``truco/<league>/...`` topic: under
+    ``league/<venue>/...`` (the bridge's remapping, both ways)."""
+    local = f"truco/{league.name}/"
+    if not topic.startswith(local):
+        raise ValueError(f"not a topic of the league {league.name}: {topic[:120]!r}")
+    return f"league/{venue}/{topic[len(local) :]}"
 
 
 def read_central(

@@ -15,8 +15,8 @@ venue's, even when both have a table named ``mesa01``.
 
 from __future__ import annotations
 
-from ..keys import derive_table_key, hkdf_sha256
-from ..seal import MIN_KEY_BYTES, KeyConfigError
+from ..wire.keys import derive_table_key, hkdf_sha256
+from ..wire.seal import MIN_KEY_BYTES, KeyConfigError
 from .model import check_id
 
 __all__ = ["derive_venue_secret", "venue_table_key"]

@@ -7,7 +7,7 @@ matchday's date and the days between matchdays), never read from a clock. Buildi
 whose message (Spanish) names what to fix.
 
 Ids are topic-safe names (letters, digits, ``.``, ``_``, ``-``; 1 to 64, as
-:data:`controller.tournament.topics.ID_RE`): a club's id is its prefix on the central
+:data:`controller.tournament.wire.topics.ID_RE`): a club's id is its prefix on the central
 broker (``league/<club>/``), an entrant's id (``e01``) is how the fixture names it.
 Entrants are the competition's :class:`~controller.tournament.competition.model.Entrant`
 values, their ``club`` being the id of the club they play home at.
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from ...engine import HouseRules
 from ..competition.model import Entrant, Pairing
-from ..topics import ID_RE
+from ..wire.topics import ID_RE
 from .errors import (
     DuplicateClub,
     DuplicateLeagueEntrant,

@@ -28,8 +28,8 @@ from enum import StrEnum
 
 from ..desk.records import RecordJudge
 from ..desk.wording import detail_text
-from ..messages import Record
-from ..seal import NO_MATCH
+from ..wire.messages import Record
+from ..wire.seal import NO_MATCH
 from .errors import LeagueError
 from .fixture import fixture
 from .keys import venue_table_key

@@ -5,14 +5,17 @@
 ``/``
     The league's standings (the tournament's standings table, :mod:`..desk.pages.
     positions`), the venues with a link to each one's fixture, the records that did not
-    count (flagged, with the reason) and the messages rejected before any check; a
-    banner while the central broker is not connected.
+    count (flagged, with the reason), the messages rejected before any check, the holes
+    in a table's messages being asked for again or given up (:mod:`.gaps`); a banner
+    while the central broker is not connected.
 ``/sede/<club>``
     That venue's fixture by matchday, each match with its result (chicos, tantos, state),
     and its own entrants' lines of the league's table.
-``/export/<standings|matches>.<csv|excel.csv|json>``
-    The tournament's exports (:mod:`..desk.exports`: ``,`` UTF-8 for programs; ``;``
-    with a BOM and CRLF as a Spanish spreadsheet opens it; formulas neutralised).
+``/export/<standings|matches|games>.<csv|excel.csv|json>``
+    The league's exports (:mod:`.exports`: the tournament's standings and matches, and
+    the games: every chico counted with its venue, every record not counted with why;
+    ``,`` UTF-8 for programs; ``;`` with a BOM and CRLF as a Spanish spreadsheet opens
+    it; formulas neutralised). The league desk also writes them into its folder.
 
 Only verified, counted records reach these views: they are folds of the league desk's
 count (:class:`.collect.Collected`). Every request is checked for its Host as the
@@ -27,22 +30,23 @@ import ipaddress
 import re
 import threading
 from collections.abc import Sequence
-from dataclasses import replace
 from http import HTTPStatus
 from http.server import ThreadingHTTPServer
 from typing import Final, Protocol
 from urllib.parse import quote, unquote, urlsplit
 
-from ..competition.model import GameCounted, Match, Tournament
-from ..desk.exports import export_text, standings_of
+from ..competition.model import Match
+from ..desk.exports import standings_of
 from ..desk.pages.common import STATUS_TEXT, document, entrant_name, h, score_text
 from ..desk.pages.positions import LEGEND, standings_table
 from ..desk.web import _Handler
 from .collect import Collected
+from .exports import EXPORT_NAMES, league_export_text
 from .fixture import fixture
+from .gaps import Hole
 from .inbox import RejectedCentral
 from .model import League
-from .table import league_tournament
+from .standings import season
 
 __all__ = [
     "EXPORT_NAMES",
@@ -52,11 +56,6 @@ __all__ = [
     "standings_page",
     "venue_page",
 ]
-
-#: The league's exports (the tournament's standings and matches, both CSV forms, JSON).
-EXPORT_NAMES: Final = tuple(
-    f"{stem}.{kind}" for stem in ("standings", "matches") for kind in ("csv", "excel.csv", "json")
-)
 
 
 class LeagueSource(Protocol):
@@ -70,28 +69,7 @@ class LeagueSource(Protocol):
 
     def connected(self) -> bool | None: ...
 
-
-def _games(count: Collected) -> dict[str, list[GameCounted]]:
-    games: dict[str, list[GameCounted]] = {}
-    for c in count.counted:
-        if c.match is not None and c.chico is not None:
-            games.setdefault(c.match, []).append(
-                GameCounted(
-                    c.match, c.game, c.table, c.chico.points, c.chico.winner, c.record_sha256
-                )
-            )
-    return games
-
-
-def season(league: League, count: Collected, *, club_names: bool = False) -> Tournament:
-    """The season as a tournament (its matches with their counted chicos); with
-    ``club_names`` the entrants' clubs are the venues' names (for the pages)."""
-    t = league_tournament(league, count.played, _games(count))
-    if not club_names:
-        return t
-    names = {c.id: c.name for c in league.clubs}
-    entrants = tuple(replace(e, club=names.get(e.club or "", e.club)) for e in t.entrants)
-    return replace(t, entrants=entrants)
+    def holes(self) -> tuple[list[Hole], list[Hole]]: ...
 
 
 _CSS: Final = """
@@ -108,6 +86,7 @@ _REFRESH: Final = "setTimeout(() => location.reload(), 15000);"
 _EXPORT_TEXT: Final = {
     "standings": "posiciones",
     "matches": "partidos",
+    "games": "chicos",
 }
 
 
@@ -132,9 +111,11 @@ def standings_page(
     count: Collected,
     rejected: Sequence[RejectedCentral] = (),
     connected: bool | None = True,
+    holes: tuple[Sequence[Hole], Sequence[Hole]] = ((), ()),
 ) -> str:
-    """``/``: the league's table, its venues, what did not count (and a banner while the
-    central broker is not connected)."""
+    """``/``: the league's table, its venues, what did not count, the venues' messages
+    being asked for again or given up (``holes``: open, given up), and a banner while the
+    central broker is not connected."""
     t = season(league, count, club_names=True)
     lines = standings_of(t)
     decided = sum(1 for m in t.matches if m.result.winner is not None)
@@ -184,6 +165,20 @@ def standings_page(
             "válida o de una sede que no es de la liga.</p>"
             '<table id="rejected"><thead><tr><th>Sede</th><th>Tópico</th><th>Motivo</th>'
             f"</tr></thead><tbody>{rows}</tbody></table>"
+        )
+    asking, lost = holes
+    if asking or lost:
+        rows = "".join(
+            f"<tr><td>{h(x.venue)}</td><td>{h(x.table)}</td><td>{x.first} a {x.last}</td>"
+            f"<td>{state}</td></tr>"
+            for x, state in [(x, "pedidos de nuevo a la mesa") for x in asking]
+            + [(x, "perdidos: la mesa no los dio") for x in lost]
+        )
+        parts.append(
+            '<h2>Mensajes que faltan</h2><p class="muted">Huecos en los mensajes de una mesa '
+            "(lo que el broker de su sede perdió): se le piden de nuevo por el puente.</p>"
+            '<table id="holes"><thead><tr><th>Sede</th><th>Mesa</th><th>Mensajes</th>'
+            f"<th>Estado</th></tr></thead><tbody>{rows}</tbody></table>"
         )
     return document(f"Liga {league.name}: posiciones", "".join(parts), css=_CSS, script=_REFRESH)
 
@@ -247,9 +242,7 @@ def venue_page(league: League, count: Collected, club_id: str) -> str:
 
 def league_exports(league: League, count: Collected, name: str) -> str:
     """The export called ``name`` (one of :data:`EXPORT_NAMES`); :class:`KeyError` else."""
-    if name not in EXPORT_NAMES:
-        raise KeyError(name)
-    return export_text(name, season(league, count))
+    return league_export_text(name, league, count)
 
 
 _KINDS: Final = {
@@ -270,7 +263,10 @@ class _LeagueHandler(_Handler):
         league = self.source.league
         count = self.source.snapshot()
         if path in ("/", "/index.html", "/posiciones"):
-            page = standings_page(league, count, self.source.rejections(), self.source.connected())
+            page = standings_page(
+                league, count, self.source.rejections(), self.source.connected(),
+                self.source.holes(),
+            )  # fmt: skip
             self._send(200, page.encode("utf-8"), "text/html; charset=utf-8")
         elif m := re.fullmatch(r"/sede/([^/]{1,64})", path):
             if m[1] not in {c.id for c in league.clubs}:

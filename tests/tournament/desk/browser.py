@@ -1,4 +1,4 @@
-"""Headless Chromium (Debian ``chromium``) driven as tests/tournament/test_page.py does:
+"""Headless Chromium (Debian ``chromium``) driven as tests/tournament/desk/test_page.py does:
 the DOM after the page's scripts ran, a screenshot, a PDF. Tests using it are skipped,
 saying why, only when the browser is not installed (``.ci/run`` installs it)."""
 

@@ -28,7 +28,7 @@ from controller.tournament.competition.tournament import apply, group_stage_roun
 from controller.tournament.desk import DeskState
 
 from ..conftest import KEY
-from ..test_desk import event, record_message, sealed_for, status
+from .test_desk import event, record_message, sealed_for, status
 
 HOSTILE = "<img src=x onerror=\"document.title='pwned'\">"
 HOSTILE_CLUB = 'Club "Social" & <b>Deportivo</b>'

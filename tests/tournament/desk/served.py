@@ -11,7 +11,7 @@ from pathlib import Path
 from controller.tournament.desk import DeskState, serve_http
 from controller.tournament.desk.organiser import Organiser
 from controller.tournament.desk.sessions import OrganiserAccess
-from controller.tournament.seal import TournamentKey
+from controller.tournament.wire.seal import TournamentKey
 
 TABLES = ["mesa01", "mesa02"]
 

@@ -163,8 +163,8 @@ def test_the_desk_page_over_the_real_organiser(tmp_path: Path) -> None:
     from controller.tournament.desk.records import GameResult
 
     from ..conftest import KEY
-    from ..test_desk import status
     from .scenes import entrants, table_ids
+    from .test_desk import status
 
     desk = DeskState("t", out_dir=tmp_path / "desk", key=KEY, tables=table_ids(8))
     o = Organiser(tmp_path / "journal", "copa-casa", key=KEY, tables=table_ids(8),

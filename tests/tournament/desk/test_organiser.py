@@ -22,8 +22,8 @@ from controller.tournament.competition.model import (
 from controller.tournament.desk.journal import JournalTampered
 from controller.tournament.desk.organiser import Organiser
 from controller.tournament.desk.records import GameResult
-from controller.tournament.messages import Assignment
-from controller.tournament.seal import TournamentKey
+from controller.tournament.wire.messages import Assignment
+from controller.tournament.wire.seal import TournamentKey
 
 KEY = TournamentKey(b"k" * 32, "copa-test")
 TABLES = ("mesa01", "mesa02")
@@ -147,8 +147,8 @@ def test_a_changed_journal_stops_the_desk(tmp_path: Path) -> None:
 
 
 def test_a_long_name_is_shortened_to_what_a_table_takes(tmp_path: Path) -> None:
-    from controller.tournament.keys import derive_table_key
-    from controller.tournament.messages import signed_assignment
+    from controller.tournament.wire.keys import derive_table_key
+    from controller.tournament.wire.messages import signed_assignment
 
     o = organiser(tmp_path)
     long = (

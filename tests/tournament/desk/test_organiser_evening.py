@@ -23,9 +23,9 @@ from typing import Any
 import pytest
 
 from controller.engine import HouseRules
-from controller.tournament.demo import DemoBroker, SimTable
 from controller.tournament.desk.running import DeskRun
-from controller.tournament.seal import TournamentKey
+from controller.tournament.sim.demo import DemoBroker, SimTable
+from controller.tournament.wire.seal import TournamentKey
 
 from .browser import SCREENSHOTS
 from .cdp import Page

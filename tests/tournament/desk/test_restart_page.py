@@ -11,13 +11,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from controller.tournament.access import BrokerAccess
-from controller.tournament.broker import LocalBroker
 from controller.tournament.competition.model import Format, FormatSpec, Register, Start
 from controller.tournament.desk.running import DeskRun
-from controller.tournament.publisher import TablePublisher
-from controller.tournament.seal import load_key
-from controller.tournament.venue import Venue
+from controller.tournament.sim.mosquitto import LocalBroker
+from controller.tournament.table.publisher import TablePublisher
+from controller.tournament.venue.access import BrokerAccess
+from controller.tournament.venue.broker import Venue
+from controller.tournament.wire.seal import load_key
 
 from ..conftest import venue_table
 from .cdp import Page

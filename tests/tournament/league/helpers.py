@@ -72,8 +72,8 @@ def record_payload(
     """``(topic at the venue, payload)`` of ``table``'s sealed record of the bot game, as
     the table publishes it (its mac over the venue's topic)."""
     from controller.tournament.league.keys import venue_table_key
-    from controller.tournament.messages import signed
-    from controller.tournament.seal import seal
+    from controller.tournament.wire.messages import signed
+    from controller.tournament.wire.seal import seal
     from controller.transcript import parse, replay
 
     key = venue_table_key(secret, league.name, venue, table)

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from controller.cli import main
-from controller.tournament.keys import derive_table_key
 from controller.tournament.league.bridge import bridge_section, central_acl
 from controller.tournament.league.keys import derive_venue_secret, venue_table_key
+from controller.tournament.wire.keys import derive_table_key
 
 pytestmark = pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl not installed")
 
@@ -67,7 +67,11 @@ def test_add_venue_writes_the_venue_folder_and_the_central_accounts(
     assert "connection league-bar-lopez\naddress 127.0.0.1:18884\n" in conf
     assert f"remote_username venue-bar-lopez\nremote_password {password}\n" in conf
     assert f"bridge_cafile {(venue / 'broker' / 'central-ca.crt').resolve()}" in conf
-    assert conf.endswith("topic tables/# out 1 truco/liga-bares/ league/bar-lopez/\n")
+    assert conf.endswith(
+        "topic tables/# out 1 truco/liga-bares/ league/bar-lopez/\n"
+        "# and the league desk's resend requests come back to the tables\n"
+        "topic desks/league-desk/resend/+ in 1 truco/liga-bares/ league/bar-lopez/\n"
+    )
     assert "cleansession false\n" in conf and "persistence true\n" in conf
     assert (venue / "broker" / "central-ca.crt").read_bytes() == (
         root / "ca" / "ca.crt"
@@ -90,8 +94,12 @@ def test_add_venue_writes_the_venue_folder_and_the_central_accounts(
         "venue-club-sur",
     ]
     acl = (root / "central" / "acl").read_text()
-    assert "user venue-club-sur\ntopic write league/club-sur/#\n" in acl
-    assert "user venue-bar-lopez\ntopic write league/bar-lopez/#\n" in acl
+    for v in ("club-sur", "bar-lopez"):
+        assert (
+            f"user venue-{v}\ntopic write league/{v}/tables/#\n"
+            f"topic write league/{v}/bridge/state\n"
+            f"topic read league/{v}/desks/league-desk/resend/+\n"
+        ) in acl
 
     # the same venue again: nothing changes but what is new
     assert _add(root, "bar-lopez", "--tables", "3") == 0
@@ -150,6 +158,18 @@ def test_bridge_and_acl_text() -> None:
     lines = text.splitlines()
     assert "address [::1]:8884" in lines and "restart_timeout 2 9" in lines
     assert lines.index("autosave_interval 30") < lines.index("connection league-bar")
-    assert lines[-1] == "topic tables/# out 1 truco/liga/ league/bar/"
-    assert central_acl(["a"]).splitlines()[-2:] == ["user venue-a", "topic write league/a/#"]
-    assert central_acl([]).splitlines()[-2:] == ["user league-desk", "topic read league/#"]
+    assert [line for line in lines if line.startswith("topic ")] == [
+        "topic tables/# out 1 truco/liga/ league/bar/",
+        "topic desks/league-desk/resend/+ in 1 truco/liga/ league/bar/",
+    ]
+    assert central_acl(["a"]).splitlines()[-4:] == [
+        "user venue-a",
+        "topic write league/a/tables/#",
+        "topic write league/a/bridge/state",
+        "topic read league/a/desks/league-desk/resend/+",
+    ]
+    assert central_acl([]).splitlines()[-3:] == [
+        "user league-desk",
+        "topic read league/#",
+        "topic write league/+/desks/league-desk/resend/+",
+    ]

@@ -10,6 +10,7 @@ meanwhile (its queue on disk).
 
 from __future__ import annotations
 
+import csv
 import json
 import shutil
 import tempfile
@@ -23,14 +24,17 @@ import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
-from controller.tournament.broker import LocalBroker, find_mosquitto, free_port
+from controller.table.run_mock import MockRun
 from controller.tournament.league.bridge import DESK_ACCOUNT, AddedVenue, add_venue
 from controller.tournament.league.collect import Collected, collect
 from controller.tournament.league.desk import LeagueDesk
 from controller.tournament.league.fixture import fixture
 from controller.tournament.league.inbox import CentralMessage, read_central
-from controller.tournament.league.table import league_standings
-from controller.tournament.venue import Venue
+from controller.tournament.league.standings import league_standings
+from controller.tournament.sim.mosquitto import LocalBroker, find_mosquitto, free_port
+from controller.tournament.table.link import load_tournament_settings
+from controller.tournament.table.publisher import TablePublisher as RealTable
+from controller.tournament.venue.broker import Venue
 
 from ..conftest import MqttProbe
 from .helpers import record_payload, two_venue_league
@@ -205,6 +209,10 @@ def test_a_venue_account_cannot_write_under_another_venue_prefix(league: League)
     forger.connect("127.0.0.1", league.a.central[1], 10)
     forger.loop_start()
     try:
+        deadline = time.monotonic() + 10
+        while not forger.is_connected():  # publish() before the CONNACK fails at once
+            assert time.monotonic() < deadline, "the venue's account could not connect"
+            time.sleep(0.02)
         for topic in (
             "league/bar-b/tables/mesa01/records/mesa01-g001",  # the other venue's prefix
             "league/bar-b/bridge/state",
@@ -394,3 +402,92 @@ def test_the_league_desk_journals_what_the_bridge_brings_and_restarts_where_it_w
     finally:
         table.close()
         probe.close()
+
+
+def test_a_record_a_venue_broker_lost_is_asked_for_again_and_counted_once(
+    league: League, tmp_path: Path
+) -> None:
+    """A real table (its outbox, its publisher) at venue A; the uplink goes down after
+    its first game, its second game's record reaches the venue broker, which then loses
+    power before saving it (killed, its unsaved state gone). The league desk sees the
+    hole in the table's seqs when the table says again how far it has got, asks for it
+    through the central broker and the bridge, and the table gives it again from its
+    outbox: the record arrives once, is counted once, and the hole closes."""
+    model = two_venue_league(("bar-a", "bar-b"))
+    secret = _league_secret(league)
+    match = next(m for m in fixture(model) if m.venue == "bar-a")
+    desk = LeagueDesk(
+        model, secret, tmp_path / "desk", host="127.0.0.1", port=league.a.central[1],
+        ca_file=league.a.central_ca, username=DESK_ACCOUNT, password=league.a.desk_password(),
+    )  # fmt: skip
+    delivered: list[tuple[str, bool]] = []
+    on_message = desk.client.on_message
+    assert on_message is not None
+
+    def counting(client: mqtt.Client, userdata: object, msg: mqtt.MQTTMessage) -> None:
+        delivered.append((msg.topic, msg.retain))
+        on_message(client, userdata, msg)
+
+    desk.client.on_message = counting
+    desk.client.reconnect_delay_set(1, 1)  # back at once after the central broker's restart
+    settings = load_tournament_settings(_as_venue(league.a).table_dir("mesa01") / "tournament.toml")
+    assert settings is not None
+    run = MockRun(model.rules.house, seed=3, human=None, state_dir=tmp_path / "table")
+    table = RealTable(
+        "mesa01", "127.0.0.1", league.a.port, outbox_dir=tmp_path / "table" / "outbox",
+        tournament=LEAGUE, key=settings.key, access=settings.access, match=match.id,
+        keepalive=1, reconnect_delay=(1, 1),
+    )  # fmt: skip
+    table.attach(run.mock.service)
+
+    def bridged() -> int:  # the venue's bridge connections the central broker logged
+        return league.central.log.read_text(errors="replace").count("as venue-bar-a ")
+
+    def wait(what: str, done: Callable[[], bool], timeout: float = 30.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not done():
+            assert time.monotonic() < deadline, (what, desk.asked, desk.holes(), counted())
+            time.sleep(0.05)
+
+    def counted() -> list[str]:
+        return [c.game for c in desk.snapshot().counted]
+
+    try:
+        desk.start()
+        table.start()
+        wait("the bridge up", lambda: bridged() >= 1)
+        run.play_out()
+        wait("the first record counted", lambda: counted() == ["mesa01-g001"])
+        league.central.stop()  # the uplink is gone: the venue queues
+        run.mock.service.new_game()
+        run.play_out()
+        assert table.flush(10)  # the venue broker has acknowledged every message
+        last_seq = table.outbox.last_seq
+        record_seq = next(e.seq for e in table.outbox if e.topic == "records/mesa01-g002")
+        league.venue_a.kill()  # the bar's power goes before its broker saved anything
+        for saved in (league.a.venue_conf.parent / "data").glob("*.db"):
+            saved.unlink()
+        league.venue_a.start()
+        before = bridged()
+        league.central.start()
+        wait("the bridge up again", lambda: bridged() > before)
+        wait("the lost record asked for again and counted",
+             lambda: counted() == ["mesa01-g001", "mesa01-g002"])  # fmt: skip
+        assert desk.asked and all(h.venue == "bar-a" and h.table == "mesa01" for h in desk.asked)
+        # the hole up to what the table said it has (its status, once it was back)
+        assert any(h.first <= record_seq <= h.last == last_seq for h in desk.asked)
+        wait("the hole closed", lambda: desk.holes() == ([], []))
+        time.sleep(1.0)  # anything more (a second answer) would come now
+        again = [retained for t, retained in delivered if t.endswith("/records/mesa01-g002")]
+        assert again == [False]  # once, as the table gave it again (not a retained copy)
+        assert table.refused_resends == 0
+        count = desk.snapshot()
+        assert not count.flags and len(count.played[match.id]) == 2
+    finally:
+        table.close()
+        run.close()
+        desk.stop()
+    # the desk's games export, as the organiser's spreadsheet reads it: each chico once
+    with open(tmp_path / "desk" / "games.csv", encoding="utf-8", newline="") as f:
+        games = [(r["game"], r["venue"], r["counted"]) for r in csv.DictReader(f)]
+    assert games == [("mesa01-g001", "bar-a", "true"), ("mesa01-g002", "bar-a", "true")]

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from controller.tournament.league.collect import collect
 from controller.tournament.league.fixture import fixture
 from controller.tournament.league.model import Chico
-from controller.tournament.league.table import league_standings
+from controller.tournament.league.standings import league_standings
 from controller.tournament.league.verify import LeagueRecordCheck, RecordVerdict
 
 from .helpers import make_league

@@ -22,9 +22,9 @@ from pathlib import Path
 import pytest
 
 from controller.cli import main
-from controller.tournament.broker import free_port
 from controller.tournament.league.bridge import DESK_ACCOUNT
 from controller.tournament.league.fixture import fixture
+from controller.tournament.sim.mosquitto import free_port
 
 from .helpers import record_payload, two_venue_league
 from .test_bridge_brokers import (

@@ -12,7 +12,7 @@ from controller.tournament.league.inbox import (
 )
 from controller.tournament.league.keys import venue_table_key
 from controller.tournament.league.verify import RecordVerdict
-from controller.tournament.messages import Event, signed
+from controller.tournament.wire.messages import Event, signed
 
 from .helpers import record_payload, two_venue_league
 

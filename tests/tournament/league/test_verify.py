@@ -12,14 +12,14 @@ from controller.tournament.competition.model import Entrant, Player
 from controller.tournament.league.fixture import fixture
 from controller.tournament.league.keys import venue_table_key
 from controller.tournament.league.model import Chico, Club, League, LeagueMatch, LeagueRules
-from controller.tournament.league.table import league_standings
+from controller.tournament.league.standings import league_standings
 from controller.tournament.league.verify import (
     RecordVerdict,
     check_league_record,
     split_league_topic,
 )
-from controller.tournament.messages import Record
-from controller.tournament.seal import seal
+from controller.tournament.wire.messages import Record
+from controller.tournament.wire.seal import seal
 from controller.transcript import parse, replay
 
 from .helpers import bot_game

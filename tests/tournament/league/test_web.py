@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import http.client
 import ssl
+import time
 from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
@@ -16,8 +17,9 @@ import pytest
 
 from controller.tournament.league.desk import LeagueDesk
 from controller.tournament.league.fixture import fixture
+from controller.tournament.league.gaps import GAP_WAIT_S, MAX_ASKS, RETRY_S
 from controller.tournament.league.model import League
-from controller.tournament.league.table import league_standings
+from controller.tournament.league.standings import league_standings
 from controller.tournament.league.web import serve_league
 
 from ..desk.cdp import Page
@@ -138,6 +140,7 @@ def test_the_standings_page_shows_the_verified_count(served: tuple[LeagueDesk, i
     assert "se juega en la sede bar-b" in flags[0][4]
     rejected = page.tables["rejected"][1:]
     assert len(rejected) == 1 and rejected[0][0] == "bar-b"
+    assert "holes" not in page.tables  # every table's messages came, in order
     assert "/sede/bar-a" in page.links and "/export/standings.excel.csv" in page.links
     assert "2 registros contados · 1 sin contar · 1 repetidos" in body.decode()
     assert "Todavía sin conexión con el broker central" in body.decode()  # never connected
@@ -146,6 +149,26 @@ def test_the_standings_page_shows_the_verified_count(served: tuple[LeagueDesk, i
     assert 'id="link"' in lost and "SIN CONEXIÓN CON EL BROKER CENTRAL" in lost
     desk.online = True
     assert 'id="link"' not in _get(port, "/")[2].decode()
+
+
+def test_the_standings_page_shows_the_holes_asked_for_and_given_up(
+    served: tuple[LeagueDesk, int],
+) -> None:
+    desk, port = served
+    t0 = time.time()
+    with desk.lock:  # as the central broker would bring them: mesa01 1, 2, 5; mesa02 1, 9
+        desk.watch.heard("bar-a", "mesa01", 5, t0)
+        desk.watch.heard("bar-a", "mesa02", 9, t0)
+        for k in range(MAX_ASKS + 1):  # asked for every RETRY_S, never given: given up
+            desk.watch.holes(t0 + GAP_WAIT_S + k * RETRY_S)
+        desk.watch.heard("bar-a", "mesa01", 9, t0)  # a new hole, not yet asked for
+    page = _Tables()
+    page.feed(_get(port, "/")[2].decode("utf-8"))
+    assert page.tables["holes"][1:] == [
+        ["bar-a", "mesa01", "6 a 8", "pedidos de nuevo a la mesa"],
+        ["bar-a", "mesa01", "3 a 4", "perdidos: la mesa no los dio"],
+        ["bar-a", "mesa02", "2 a 8", "perdidos: la mesa no los dio"],
+    ]
 
 
 def test_a_venue_page_lists_its_matches_by_matchday_with_results(
@@ -169,7 +192,7 @@ def test_a_venue_page_lists_its_matches_by_matchday_with_results(
     assert _get(port, "/sede/bar-z")[0] == 404
 
 
-def test_the_exports_are_the_tournaments_in_both_forms(served: tuple[LeagueDesk, int]) -> None:
+def test_the_exports_in_both_forms_and_the_games(served: tuple[LeagueDesk, int]) -> None:
     _, port = served
     status, headers, plain = _get(port, "/export/standings.csv")
     assert status == 200 and headers["content-type"].startswith("text/csv")
@@ -183,7 +206,10 @@ def test_the_exports_are_the_tournaments_in_both_forms(served: tuple[LeagueDesk,
     row = next(r for r in matches if r.startswith(MATCH.id + ","))
     assert ",decided," in row and ",2," in row  # two games counted
     assert _get(port, "/export/matches.excel.csv")[2].startswith("\ufeffmatch;".encode())
-    assert _get(port, "/export/games.csv")[0] == 404
+    games = _get(port, "/export/games.csv")[2].decode("utf-8").splitlines()
+    assert games[0].startswith("game,match,round,label,venue,table,")
+    assert [g.split(",")[0] for g in games[1:]] == ["mesa01-g001", "mesa01-g002", "mesa02-g003"]
+    assert _get(port, "/export/passwd")[0] == 404
 
 
 def test_another_host_gets_nothing_and_nothing_is_written(

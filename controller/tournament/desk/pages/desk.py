@@ -5,7 +5,7 @@ attention first.
 tournament and the desk's snapshot of the tables): the page (:func:`desk_page`)
 fetches it from ``/api/tournament`` every two seconds and puts it on screen, escaping
 every text. What needs attention comes first, in this order: the referee calls, the
-other items of the referee's list (``controller.tournament.referee``: a card from
+other items of the referee's list (``controller.tournament.desk.referee``: a card from
 outside the deck, repeated refusals, an undo...), the tables offline with a match, the
 audit log and the flagged records (the desk's, and the games the competition would not
 count: :attr:`~..organiser.Organiser.attention`; tables under other house rules), the matches

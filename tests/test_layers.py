@@ -1,0 +1,90 @@
+"""The layers' import direction, read from the source: the table (and everything under
+it) never imports the tournament or the commands; the tournament never imports the
+commands. ``controller.cli.service`` is what attaches the tournament to the table."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CONTROLLER = ROOT / "controller"
+
+# each layer, and the layers above it that it must never import
+BELOW = {
+    "controller.engine": ("controller.table", "controller.tournament", "controller.cli"),
+    "controller.hal": ("controller.table", "controller.tournament", "controller.cli"),
+    # the render gallery shows the table's screens
+    "controller.render": ("controller.tournament", "controller.cli"),
+    "controller.table": ("controller.tournament", "controller.cli"),
+    "controller.tournament": ("controller.cli",),
+}
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def imported_modules(path: Path, source: str | None = None) -> list[tuple[int, str]]:
+    """Every module the file imports (at its top or inside a function), resolved to its
+    absolute name, with the line it is imported on."""
+    text = path.read_text(encoding="utf-8") if source is None else source
+    package = module_name(path).split(".")
+    if path.name != "__init__.py":
+        package.pop()
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(text, filename=str(path))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            module = ".".join(base + ([node.module] if node.module else []))
+            found.append((node.lineno, module))
+            # `from .. import tournament` imports a module by its name
+            found += [(node.lineno, f"{module}.{alias.name}") for alias in node.names]
+    return found
+
+
+def within(name: str, package: str) -> bool:
+    return name == package or name.startswith(package + ".")
+
+
+def test_the_resolver_sees_relative_lazy_and_plain_imports() -> None:
+    fake = CONTROLLER / "table" / "fake.py"
+    source = (
+        "from .service import TableService\n"
+        "def f() -> None:\n"
+        "    from ..tournament.table.link import connect_table\n"
+        "    from .. import tournament\n"
+        "    import controller.cli.run\n"
+    )
+    names = {name for _, name in imported_modules(fake, source)}
+    assert "controller.table.service" in names
+    assert "controller.tournament.table.link" in names
+    assert "controller.tournament" in names
+    assert "controller.cli.run" in names
+
+
+@pytest.mark.parametrize("layer", sorted(BELOW))
+def test_a_layer_never_imports_the_layers_above_it(layer: str) -> None:
+    folder = CONTROLLER.joinpath(*layer.split(".")[1:])
+    files = sorted(folder.rglob("*.py"))
+    assert files, folder
+    wrong = [
+        f"{path.relative_to(ROOT)}:{line} imports {name}"
+        for path in files
+        for line, name in imported_modules(path)
+        if any(within(name, above) for above in BELOW[layer])
+    ]
+    assert wrong == []
+
+
+def test_the_tournament_is_attached_to_the_table_from_above() -> None:
+    names = {name for _, name in imported_modules(CONTROLLER / "cli" / "service.py")}
+    assert "controller.table.daemon" in names
+    assert "controller.tournament.table.link" in names
