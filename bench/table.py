@@ -87,17 +87,25 @@ class Sample:
 
 
 def _pi_threads() -> list[int]:
-    """The CPU clocks of the Pi's threads: every thread but the simulated nodes'."""
-    return [
+    """The CPU clocks of the Pi's threads: every thread but the simulated nodes', the
+    measuring (main) thread's last."""
+    main = threading.current_thread()
+    others = [
         time.pthread_getcpuclockid(thread.ident)
         for thread in threading.enumerate()
-        if thread.ident is not None and not thread.name.startswith("mocknode")
+        if thread.ident is not None
+        and thread is not main
+        and not thread.name.startswith("mocknode")
     ]
+    return [*others, time.pthread_getcpuclockid(main.ident or threading.get_ident())]
 
 
-def _cpu(clocks: Sequence[int]) -> float:
+def _cpu(clocks: Sequence[int], *, main_first: bool = False) -> float:
+    """The threads' CPU time. The event's own thread is read last before the event and
+    first after it (``main_first``): reading the other threads' clocks (a system call
+    each) is the measuring's, not the event's. The other threads sleep meanwhile."""
     total = 0.0
-    for clock in clocks:
+    for clock in reversed(clocks) if main_first else clocks:
         with contextlib.suppress(OSError):  # a thread that ended meanwhile
             total += time.clock_gettime(clock)
     return total
@@ -163,7 +171,7 @@ class MeteredTable(MockTable):
         self.sent += 1
         self.settle()
         self._wait_acks()
-        cpu = _cpu(self._clocks) - start - node
+        cpu = _cpu(self._clocks, main_first=True) - start - node
         game = self.service.table.game
         if game.hand_number != hand or game.hand_in_progress != playing:
             what = "deal" if game.hand_in_progress else "hand_end"

@@ -321,10 +321,12 @@ class TableService:
         while item is not None:
             changed = self._handle(*item) or changed
             done += 1
-            self._deal_if_due()  # a hand ended in this batch: its next deal's taps count
+            if self._deal_if_due():  # a hand ended in this batch: its next deal's taps count
+                changed = True
             if self._played:  # an action played is shown at once, not after the batch
                 self._played = False
                 self.redraw()
+                changed = False  # shown: only what comes after it is redrawn again
             item = self.events.get() if done < BATCH else None
         self._housekeeping()
         if done and (changed or self._screens_stale()):
