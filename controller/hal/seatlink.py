@@ -319,6 +319,11 @@ class FrameDecoder:
         with self._lock:
             return dict(self._stats)
 
+    @property
+    def frames(self) -> int:
+        """The valid frames so far (``stats[FRAMES]``, without copying the counters)."""
+        return self._stats[FRAMES]
+
     def count(self, key: str) -> None:
         with self._lock:
             self._stats[key] += 1
@@ -760,15 +765,19 @@ class SeatLink:
                         break
                 try:
                     data = port.read(max(1, port.in_waiting))
+                    if len(data) == 1:  # woken by a frame's first byte: the rest with it
+                        waiting = port.in_waiting
+                        if waiting:
+                            data += port.read(waiting)
                 except (serial.SerialException, OSError) as error:
                     log.debug("seat %d: read failed: %s", self.seat, error)
                     reason = "unplugged"
                     break
                 now = time.monotonic()
                 if data:
-                    before = self.decoder.stats[FRAMES]
+                    before = self.decoder.frames
                     events = self.decoder.feed(data)
-                    if self.decoder.stats[FRAMES] != before:
+                    if self.decoder.frames != before:
                         last_rx = now
                     for event in events:
                         self._handle(event)
