@@ -228,7 +228,28 @@ class Line:
 
     @classmethod
     def of(cls, text: str, centre: bool = False, inverted: bool = False) -> Line:
+        if cls is Line:  # one object per line (equal contents then compare by identity)
+            return _line_of(text, centre, inverted)
         return cls(plain(text), centre, inverted)
+
+
+@lru_cache(maxsize=4096)
+def _line_of(text: str, centre: bool, inverted: bool) -> Line:
+    return Line(plain(text), centre, inverted)
+
+
+@lru_cache(maxsize=1024)
+def _strip_of(
+    mano: int | None,
+    dealer: int | None,
+    seat: int,
+    bazas: tuple[BazaMark, BazaMark, BazaMark] = (BazaMark.OPEN,) * 3,
+    truco: int = 0,
+    quiero_ours: bool = False,
+) -> Strip:
+    """One ``Strip`` object per strip: the seats' strips are shared, and equal screens
+    compare them by identity."""
+    return Strip(mano, dealer, seat, bazas, truco, quiero_ours)
 
 
 @dataclass(frozen=True, slots=True)
@@ -586,21 +607,21 @@ def _strip(screen: SeatScreen) -> Strip:
     if screen.dealing:
         dealer = screen.deal_dealer
         mano = None if dealer is None else (dealer + 1) % view.players
-        return Strip(mano=mano, dealer=dealer, seat=view.seat)
+        return _strip_of(mano, dealer, view.seat)
     if view.hand_number == 0:
-        return Strip(seat=view.seat)
+        return _strip_of(None, None, view.seat)
     marks = [
         BazaMark.PARDA if r is None else BazaMark.WON if r == view.team else BazaMark.LOST
         for r in view.bazas[:3]
     ]
     marks += [BazaMark.OPEN] * (3 - len(marks))
-    return Strip(
-        mano=view.pica if view.pica_pica else view.mano,  # the mano of the seat's pica
-        dealer=view.dealer,
-        seat=view.seat,
-        bazas=(marks[0], marks[1], marks[2]),
-        truco=view.truco_level,
-        quiero_ours=view.raise_team == view.team,
+    return _strip_of(
+        view.pica if view.pica_pica else view.mano,  # the mano of the seat's pica
+        view.dealer,
+        view.seat,
+        (marks[0], marks[1], marks[2]),
+        view.truco_level,
+        view.raise_team == view.team,
     )
 
 
@@ -1100,6 +1121,8 @@ def clear_caches() -> None:
         _line_pages,
         _glyph_columns,
         _banner_pages,
+        _line_of,
+        _strip_of,
     ):
         cached.cache_clear()
 
