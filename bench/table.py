@@ -22,7 +22,9 @@ An event's CPU is the CPU time of the Pi's threads (the service loop and every
 written until the table has handled it, redrawn, and, on the nodes, every display
 update it sent has been acknowledged; less the CPU of writing the event's frame (the
 seat node's work, not the Pi's). The simulated nodes' threads (their reading of the
-display frames, their heartbeats and DACKs) are not counted. Prints, for each topology::
+display frames, their heartbeats and DACKs) are not counted. The interpreter switches
+threads every 0.5 ms, as ``TableService.run`` sets it (the bench steps the service
+itself). Prints, for each topology::
 
     topology=node players=6 events=... cpu_ms_mean=... cpu_ms_p99=... noop_events=...
         noop_cpu_ms_mean=... panel_bytes_mean=... p99_set_by=tag_on:23,press:17,...
@@ -52,6 +54,7 @@ import argparse
 import contextlib
 import itertools
 import statistics
+import sys
 import tempfile
 import threading
 import time
@@ -66,6 +69,7 @@ from controller.hal.mock import CountingI2CBus, counting_i2c
 from controller.hal.node_display import NodeDisplay
 from controller.table.mock_table import MockTable
 from controller.table.run_mock import MockRun
+from controller.table.service import SWITCH_INTERVAL_S
 from controller.table.table import DealReading
 
 KINDS = ("press", "hold", "tag_on", "tag_off")
@@ -191,6 +195,9 @@ class MeteredTable(MockTable):
 
 
 def measure(topology: str, players: int, games: int) -> list[Sample]:
+    # The loop's thread switch as ``TableService.run`` sets it (the bench steps the
+    # service itself): the interpreter's default, 5 ms, costs more CPU an event.
+    sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL_S))
     samples: list[Sample] = []
     for seed, reading in itertools.product(range(games), READINGS):
         rules = HouseRules(players=players)
