@@ -487,7 +487,7 @@ class _Call:
 def _pending_call(screen: SeatScreen) -> _Call | None:
     view = screen.view
     team = view.team
-    flor_answers = bool({a.kind for a in view.legal} & _FLOR_KINDS)
+    flor_answers = any(a.kind in _FLOR_KINDS for a in view.legal)
     if view.flor_pending is not None:
         resto = screen.flor_call is Kind.CONTRAFLOR_AL_RESTO
         name = "CONTRAFLOR AL RESTO" if resto else "CONTRAFLOR"
@@ -512,7 +512,8 @@ def _pending_call(screen: SeatScreen) -> _Call | None:
     return None
 
 
-_FLOR_KINDS = {Kind.FLOR, Kind.CONTRAFLOR, Kind.CONTRAFLOR_AL_RESTO, Kind.CON_FLOR_ME_ACHICO}
+#: a tuple: its members are found by identity, no enum hashed (``Enum.__hash__`` is Python)
+_FLOR_KINDS = (Kind.FLOR, Kind.CONTRAFLOR, Kind.CONTRAFLOR_AL_RESTO, Kind.CON_FLOR_ME_ACHICO)
 
 
 def _call_lines(call: _Call, answers: list[Kind], turn: Line, quiet: Line) -> tuple[Line, Line]:
@@ -610,19 +611,33 @@ def _strip(screen: SeatScreen) -> Strip:
         return _strip_of(mano, dealer, view.seat)
     if view.hand_number == 0:
         return _strip_of(None, None, view.seat)
-    marks = [
-        BazaMark.PARDA if r is None else BazaMark.WON if r == view.team else BazaMark.LOST
-        for r in view.bazas[:3]
-    ]
-    marks += [BazaMark.OPEN] * (3 - len(marks))
-    return _strip_of(
+    return _play_strip(
         view.pica if view.pica_pica else view.mano,  # the mano of the seat's pica
         view.dealer,
         view.seat,
-        (marks[0], marks[1], marks[2]),
+        view.team,
+        tuple(view.bazas[:3]),
         view.truco_level,
         view.raise_team == view.team,
     )
+
+
+@lru_cache(maxsize=1024)
+def _play_strip(
+    mano: int | None,
+    dealer: int | None,
+    seat: int,
+    team: int,
+    bazas: tuple[int | None, ...],
+    truco: int,
+    quiero_ours: bool,
+) -> Strip:
+    """A hand's strip from the bazas' winners (None: parda), kept by those numbers."""
+    marks = [
+        BazaMark.PARDA if r is None else BazaMark.WON if r == team else BazaMark.LOST for r in bazas
+    ]
+    marks += [BazaMark.OPEN] * (3 - len(marks))
+    return _strip_of(mano, dealer, seat, (marks[0], marks[1], marks[2]), truco, quiero_ours)
 
 
 def _declarations(view: SeatView) -> str:
@@ -1123,6 +1138,7 @@ def clear_caches() -> None:
         _banner_pages,
         _line_of,
         _strip_of,
+        _play_strip,
     ):
         cached.cache_clear()
 

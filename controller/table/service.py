@@ -812,7 +812,10 @@ class TableService:
         # a record restored with fewer seats than the configuration: the extra stay dark
         for seat, display in enumerate(self.displays[: table.rules.players]):
             screen = screen_for(table, seat)
-            if not force and screen == self._screens[seat]:
+            drawn = self._screens[seat]
+            # A view of another game state (the engine's views are kept per state) is
+            # not compared field by field: the contents below say whether it shows.
+            if not force and drawn is not None and screen.view is drawn.view and screen == drawn:
                 continue
             content = screen_content(screen)
             if not force and content == self._shown[seat]:
