@@ -40,6 +40,10 @@ _NAMES = {
 }
 
 
+#: notices a screen shows from the state itself (a tuple: no union made at every call)
+_SHOWN_BY_STATE = (DealStarted, Scored)
+
+
 def _entry_name(entry: Kind | MenuItem) -> str:
     return entry.value if isinstance(entry, MenuItem) else _NAMES.get(entry, entry.word)
 
@@ -171,7 +175,7 @@ def screen_for(table: Table, seat: int) -> SeatScreen:
         # hand's last award), the end of the game, the reader unplugged.
         if not refusal and (
             dealing
-            or isinstance(notice, DealStarted | Scored)
+            or isinstance(notice, _SHOWN_BY_STATE)
             or game.winner is not None
             or (isinstance(notice, LinkNotice) and not node_ok)
         ):
