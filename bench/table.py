@@ -21,7 +21,9 @@ An event's CPU is the CPU time of the Pi's threads (the service loop and every
 ``SeatLink`` reader, each thread's own clock from the kernel), from the frame being
 written until the table has handled it, redrawn, and, on the nodes, every display
 update it sent has been acknowledged; less the CPU of writing the event's frame (the
-seat node's work, not the Pi's). The simulated nodes' threads (their reading of the
+seat node's work, not the Pi's) and of this thread's polling for the DACKs (the
+measuring's: the service does not wait for them, its ``NodePort`` hears them on the
+``SeatLink`` threads, which are counted). The simulated nodes' threads (their reading of the
 display frames, their heartbeats and DACKs) are not counted. The interpreter switches
 threads every 0.5 ms, as ``TableService.run`` sets it (the bench steps the service
 itself). Prints, for each topology::
@@ -41,8 +43,8 @@ they did: ``deal`` (a hand's cards all read, play starts), ``hand_end`` (a hand 
 Left out: the kernel's side of the ptys and of the I2C transfer (the ioctl is not made),
 the time on the wire, starting each hand (the dealer's ``new_hand``, the table's timer on
 a real table), the bots' thinking, and a few microseconds of the measuring itself (the
-threads' clocks read, the wait for the DACKs). The seat nodes' heartbeats' share is in
-(they are real traffic). Wall time is not reported: on a shared machine it measures the
+threads' clocks read). The seat nodes' heartbeats' share is in (they are real
+traffic). Wall time is not reported: on a shared machine it measures the
 neighbours.
 
 Run: ``.venv/bin/python bench/table.py [--games N] [--players 6] [--topology node pi]``.
@@ -174,8 +176,10 @@ class MeteredTable(MockTable):
         node = time.thread_time() - node_start
         self.sent += 1
         self.settle()
-        self._wait_acks()
-        cpu = _cpu(self._clocks, main_first=True) - start - node
+        waiting = time.thread_time()
+        self._wait_acks()  # the measuring's polling, on this thread: not the Pi's work
+        waited = time.thread_time() - waiting
+        cpu = _cpu(self._clocks, main_first=True) - start - node - waited
         game = self.service.table.game
         if game.hand_number != hand or game.hand_in_progress != playing:
             what = "deal" if game.hand_in_progress else "hand_end"
