@@ -107,7 +107,7 @@ class _GameScreens:
     changes (``_game_screens``): each seat's ``seat_screen``, the seats asked to show
     their cards, the notes of the hand's awards, whether the game has started."""
 
-    __slots__ = ("game", "legal", "notes", "seats", "show", "started")
+    __slots__ = ("game", "legal", "noted", "notes", "seats", "show", "started")
 
     def __init__(self, table: Table, game: Game, legal: list[Action]) -> None:
         self.game = game
@@ -115,6 +115,7 @@ class _GameScreens:
         self.seats: dict[int, SeatScreen] = {}
         self.show = table.show_requests()
         hand = game.hand_number
+        self.noted = len(table.notes)  # the table's notes when these were read
         self.notes = tuple(table.award_note(hand, i) for i in range(len(game.awards)))
         self.started = not (game.winner is None and hand == 0 and not game.move_stack)
 
@@ -132,11 +133,17 @@ def _game_screens(table: Table) -> _GameScreens:
     """The table's ``_GameScreens``, made again when the game changed: the engine lists
     the legal actions afresh after every push, pop and deal, so the list it returns is
     the same object exactly as long as the game is unchanged (the cache holds it, so its
-    identity cannot be reused). An award's note is written with the push that gave it."""
+    identity cannot be reused). An award's note is written just after the push that gave
+    it: a note added since is read again."""
     game = table.game
     legal = game.legal_list()
     kept = _GAME_SCREENS.get(table)
-    if kept is None or kept.game is not game or kept.legal is not legal:
+    if (
+        kept is None
+        or kept.game is not game
+        or kept.legal is not legal
+        or kept.noted != len(table.notes)
+    ):
         kept = _GAME_SCREENS[table] = _GameScreens(table, game, legal)
     return kept
 
