@@ -21,8 +21,12 @@ An event's CPU is the CPU time of the Pi's threads (the service loop and every
 ``SeatLink`` reader, each thread's own clock from the kernel), from the frame being
 written until the table has handled it, redrawn, and, on the nodes, every display
 update it sent has been acknowledged; less the CPU of writing the event's frame (the
-seat node's work, not the Pi's). The simulated nodes' threads (their reading of the
-display frames, their heartbeats and DACKs) are not counted. Prints, for each topology::
+seat node's work, not the Pi's) and of this thread's polling for the DACKs (the
+measuring's: the service does not wait for them, its ``NodePort`` hears them on the
+``SeatLink`` threads, which are counted). The simulated nodes' threads (their reading of the
+display frames, their heartbeats and DACKs) are not counted. The interpreter switches
+threads every 0.5 ms, as ``TableService.run`` sets it (the bench steps the service
+itself). Prints, for each topology::
 
     topology=node players=6 events=... cpu_ms_mean=... cpu_ms_p99=... noop_events=...
         noop_cpu_ms_mean=... panel_bytes_mean=... p99_set_by=tag_on:23,press:17,...
@@ -39,8 +43,8 @@ they did: ``deal`` (a hand's cards all read, play starts), ``hand_end`` (a hand 
 Left out: the kernel's side of the ptys and of the I2C transfer (the ioctl is not made),
 the time on the wire, starting each hand (the dealer's ``new_hand``, the table's timer on
 a real table), the bots' thinking, and a few microseconds of the measuring itself (the
-threads' clocks read, the wait for the DACKs). The seat nodes' heartbeats' share is in
-(they are real traffic). Wall time is not reported: on a shared machine it measures the
+threads' clocks read). The seat nodes' heartbeats' share is in (they are real
+traffic). Wall time is not reported: on a shared machine it measures the
 neighbours.
 
 Run: ``.venv/bin/python bench/table.py [--games N] [--players 6] [--topology node pi]``.
@@ -52,6 +56,7 @@ import argparse
 import contextlib
 import itertools
 import statistics
+import sys
 import tempfile
 import threading
 import time
@@ -66,6 +71,7 @@ from controller.hal.mock import CountingI2CBus, counting_i2c
 from controller.hal.node_display import NodeDisplay
 from controller.table.mock_table import MockTable
 from controller.table.run_mock import MockRun
+from controller.table.service import SWITCH_INTERVAL_S
 from controller.table.table import DealReading
 
 KINDS = ("press", "hold", "tag_on", "tag_off")
@@ -87,17 +93,25 @@ class Sample:
 
 
 def _pi_threads() -> list[int]:
-    """The CPU clocks of the Pi's threads: every thread but the simulated nodes'."""
-    return [
+    """The CPU clocks of the Pi's threads: every thread but the simulated nodes', the
+    measuring (main) thread's last."""
+    main = threading.current_thread()
+    others = [
         time.pthread_getcpuclockid(thread.ident)
         for thread in threading.enumerate()
-        if thread.ident is not None and not thread.name.startswith("mocknode")
+        if thread.ident is not None
+        and thread is not main
+        and not thread.name.startswith("mocknode")
     ]
+    return [*others, time.pthread_getcpuclockid(main.ident or threading.get_ident())]
 
 
-def _cpu(clocks: Sequence[int]) -> float:
+def _cpu(clocks: Sequence[int], *, main_first: bool = False) -> float:
+    """The threads' CPU time. The event's own thread is read last before the event and
+    first after it (``main_first``): reading the other threads' clocks (a system call
+    each) is the measuring's, not the event's. The other threads sleep meanwhile."""
     total = 0.0
-    for clock in clocks:
+    for clock in reversed(clocks) if main_first else clocks:
         with contextlib.suppress(OSError):  # a thread that ended meanwhile
             total += time.clock_gettime(clock)
     return total
@@ -162,8 +176,10 @@ class MeteredTable(MockTable):
         node = time.thread_time() - node_start
         self.sent += 1
         self.settle()
-        self._wait_acks()
-        cpu = _cpu(self._clocks) - start - node
+        waiting = time.thread_time()
+        self._wait_acks()  # the measuring's polling, on this thread: not the Pi's work
+        waited = time.thread_time() - waiting
+        cpu = _cpu(self._clocks, main_first=True) - start - node - waited
         game = self.service.table.game
         if game.hand_number != hand or game.hand_in_progress != playing:
             what = "deal" if game.hand_in_progress else "hand_end"
@@ -183,6 +199,9 @@ class MeteredTable(MockTable):
 
 
 def measure(topology: str, players: int, games: int) -> list[Sample]:
+    # The loop's thread switch as ``TableService.run`` sets it (the bench steps the
+    # service itself): the interpreter's default, 5 ms, costs more CPU an event.
+    sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL_S))
     samples: list[Sample] = []
     for seed, reading in itertools.product(range(games), READINGS):
         rules = HouseRules(players=players)

@@ -228,7 +228,28 @@ class Line:
 
     @classmethod
     def of(cls, text: str, centre: bool = False, inverted: bool = False) -> Line:
+        if cls is Line:  # one object per line (equal contents then compare by identity)
+            return _line_of(text, centre, inverted)
         return cls(plain(text), centre, inverted)
+
+
+@lru_cache(maxsize=4096)
+def _line_of(text: str, centre: bool, inverted: bool) -> Line:
+    return Line(plain(text), centre, inverted)
+
+
+@lru_cache(maxsize=1024)
+def _strip_of(
+    mano: int | None,
+    dealer: int | None,
+    seat: int,
+    bazas: tuple[BazaMark, BazaMark, BazaMark] = (BazaMark.OPEN,) * 3,
+    truco: int = 0,
+    quiero_ours: bool = False,
+) -> Strip:
+    """One ``Strip`` object per strip: the seats' strips are shared, and equal screens
+    compare them by identity."""
+    return Strip(mano, dealer, seat, bazas, truco, quiero_ours)
 
 
 @dataclass(frozen=True, slots=True)
@@ -466,7 +487,7 @@ class _Call:
 def _pending_call(screen: SeatScreen) -> _Call | None:
     view = screen.view
     team = view.team
-    flor_answers = bool({a.kind for a in view.legal} & _FLOR_KINDS)
+    flor_answers = any(a.kind in _FLOR_KINDS for a in view.legal)
     if view.flor_pending is not None:
         resto = screen.flor_call is Kind.CONTRAFLOR_AL_RESTO
         name = "CONTRAFLOR AL RESTO" if resto else "CONTRAFLOR"
@@ -491,7 +512,8 @@ def _pending_call(screen: SeatScreen) -> _Call | None:
     return None
 
 
-_FLOR_KINDS = {Kind.FLOR, Kind.CONTRAFLOR, Kind.CONTRAFLOR_AL_RESTO, Kind.CON_FLOR_ME_ACHICO}
+#: a tuple: its members are found by identity, no enum hashed (``Enum.__hash__`` is Python)
+_FLOR_KINDS = (Kind.FLOR, Kind.CONTRAFLOR, Kind.CONTRAFLOR_AL_RESTO, Kind.CON_FLOR_ME_ACHICO)
 
 
 def _call_lines(call: _Call, answers: list[Kind], turn: Line, quiet: Line) -> tuple[Line, Line]:
@@ -586,22 +608,36 @@ def _strip(screen: SeatScreen) -> Strip:
     if screen.dealing:
         dealer = screen.deal_dealer
         mano = None if dealer is None else (dealer + 1) % view.players
-        return Strip(mano=mano, dealer=dealer, seat=view.seat)
+        return _strip_of(mano, dealer, view.seat)
     if view.hand_number == 0:
-        return Strip(seat=view.seat)
+        return _strip_of(None, None, view.seat)
+    return _play_strip(
+        view.pica if view.pica_pica else view.mano,  # the mano of the seat's pica
+        view.dealer,
+        view.seat,
+        view.team,
+        tuple(view.bazas[:3]),
+        view.truco_level,
+        view.raise_team == view.team,
+    )
+
+
+@lru_cache(maxsize=1024)
+def _play_strip(
+    mano: int | None,
+    dealer: int | None,
+    seat: int,
+    team: int,
+    bazas: tuple[int | None, ...],
+    truco: int,
+    quiero_ours: bool,
+) -> Strip:
+    """A hand's strip from the bazas' winners (None: parda), kept by those numbers."""
     marks = [
-        BazaMark.PARDA if r is None else BazaMark.WON if r == view.team else BazaMark.LOST
-        for r in view.bazas[:3]
+        BazaMark.PARDA if r is None else BazaMark.WON if r == team else BazaMark.LOST for r in bazas
     ]
     marks += [BazaMark.OPEN] * (3 - len(marks))
-    return Strip(
-        mano=view.pica if view.pica_pica else view.mano,  # the mano of the seat's pica
-        dealer=view.dealer,
-        seat=view.seat,
-        bazas=(marks[0], marks[1], marks[2]),
-        truco=view.truco_level,
-        quiero_ours=view.raise_team == view.team,
-    )
+    return _strip_of(mano, dealer, seat, (marks[0], marks[1], marks[2]), truco, quiero_ours)
 
 
 def _declarations(view: SeatView) -> str:
@@ -1100,6 +1136,9 @@ def clear_caches() -> None:
         _line_pages,
         _glyph_columns,
         _banner_pages,
+        _line_of,
+        _strip_of,
+        _play_strip,
     ):
         cached.cache_clear()
 

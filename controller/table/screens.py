@@ -40,6 +40,10 @@ _NAMES = {
 }
 
 
+#: notices a screen shows from the state itself (a tuple: no union made at every call)
+_SHOWN_BY_STATE = (DealStarted, Scored)
+
+
 def _entry_name(entry: Kind | MenuItem) -> str:
     return entry.value if isinstance(entry, MenuItem) else _NAMES.get(entry, entry.word)
 
@@ -52,6 +56,9 @@ class PadPrompt:
     prompt_help: str | None = None
     menu: tuple[str, ...] = ()
     menu_index: int = 0
+
+
+_NO_PAD = PadPrompt()  # the pad in the middle of nothing
 
 
 def pad_screen(game: Game, seat: int, inp: SeatInput) -> PadPrompt:
@@ -72,7 +79,7 @@ def pad_screen(game: Game, seat: int, inp: SeatInput) -> PadPrompt:
         prompt = f"tengo {inp.number}?" + (f" mejor {best}" if best is not None else "")
         may_concede = any(a.kind is Kind.SON_BUENAS for a in game.legal_list() if a.seat == seat)
         return PadPrompt(prompt, "q: sí·no: son buenas" if may_concede else "q: sí·e+10 r+1 f-1")
-    return PadPrompt()
+    return _NO_PAD
 
 
 def pad_prompt(table: Table, seat: int) -> str | None:
@@ -95,42 +102,74 @@ def seat_screen(game: Game, seat: int) -> SeatScreen:
     )
 
 
-_GAME_SCREENS: weakref.WeakKeyDictionary[Table, dict[int, tuple[Game, list[Action], SeatScreen]]]
-_GAME_SCREENS = weakref.WeakKeyDictionary()
+class _GameScreens:
+    """What every seat's screen takes from the table's game alone, kept until the game
+    changes (``_game_screens``): each seat's ``seat_screen``, the seats asked to show
+    their cards, the notes of the hand's awards, whether the game has started."""
+
+    __slots__ = ("game", "legal", "noted", "notes", "seats", "show", "started")
+
+    def __init__(self, table: Table, game: Game, legal: list[Action]) -> None:
+        self.game = game
+        self.legal = legal  # held: its identity cannot be reused while it is kept
+        self.seats: dict[int, SeatScreen] = {}
+        self.show = table.show_requests()
+        hand = game.hand_number
+        self.noted = len(table.notes)  # the table's notes when these were read
+        self.notes = tuple(table.award_note(hand, i) for i in range(len(game.awards)))
+        self.started = not (game.winner is None and hand == 0 and not game.move_stack)
+
+    def seat(self, seat: int) -> SeatScreen:
+        screen = self.seats.get(seat)
+        if screen is None:
+            screen = self.seats[seat] = seat_screen(self.game, seat)
+        return screen
+
+
+_GAME_SCREENS: weakref.WeakKeyDictionary[Table, _GameScreens] = weakref.WeakKeyDictionary()
+
+
+def _game_screens(table: Table) -> _GameScreens:
+    """The table's ``_GameScreens``, made again when the game changed: the engine lists
+    the legal actions afresh after every push, pop and deal, so the list it returns is
+    the same object exactly as long as the game is unchanged (the cache holds it, so its
+    identity cannot be reused). An award's note is written just after the push that gave
+    it: a note added since is read again."""
+    game = table.game
+    legal = game.legal_list()
+    kept = _GAME_SCREENS.get(table)
+    if (
+        kept is None
+        or kept.game is not game
+        or kept.legal is not legal
+        or kept.noted != len(table.notes)
+    ):
+        kept = _GAME_SCREENS[table] = _GameScreens(table, game, legal)
+    return kept
 
 
 def _game_screen(table: Table, seat: int) -> SeatScreen:
-    """``seat_screen`` of the table's game, kept until the game changes: the engine
-    lists the legal actions afresh after every push, pop and deal, so the list it
-    returns is the same object exactly as long as the game is unchanged (the cache
-    holds it, so its identity cannot be reused)."""
-    game = table.game
-    legal = game.legal_list()
-    cache = _GAME_SCREENS.setdefault(table, {})
-    kept = cache.get(seat)
-    if kept is not None and kept[0] is game and kept[1] is legal:
-        return kept[2]
-    screen = seat_screen(game, seat)
-    cache[seat] = (game, legal, screen)
-    return screen
+    """``seat_screen`` of the table's game, kept until the game changes."""
+    return _game_screens(table).seat(seat)
 
 
 def before_game(table: Table) -> bool:
     """The table's game has not started: no hand played, no card of the first deal read
     (its match card is shown then)."""
-    game = table.game
-    return (
-        game.winner is None
-        and game.hand_number == 0
-        and not game.move_stack
-        and not (table.phase is Phase.DEALING and any(table.deal.values()))
+    return not _game_screens(table).started and not (
+        table.phase is Phase.DEALING and any(table.deal.values())
     )
 
 
 def screen_for(table: Table, seat: int) -> SeatScreen:
     game = table.game
+    kept = _game_screens(table)
+    base = kept.seat(seat)
+    dealing = table.phase is Phase.DEALING
     # before the game, or once its result was held long enough: what the table plays next
-    between = before_game(table) or (game.winner is not None and table.show_next)
+    between = (not kept.started and not (dealing and any(table.deal.values()))) or (
+        game.winner is not None and table.show_next
+    )
     message = table.message(seat)
     node_ok = table.node_ok[seat]
     notice: Notice | None = None
@@ -142,23 +181,27 @@ def screen_for(table: Table, seat: int) -> SeatScreen:
         # outlives the deal by a few seconds), the points just scored (line 2 keeps the
         # hand's last award), the end of the game, the reader unplugged.
         if not refusal and (
-            table.phase is Phase.DEALING
-            or isinstance(notice, DealStarted | Scored)
+            dealing
+            or isinstance(notice, _SHOWN_BY_STATE)
             or game.winner is not None
             or (isinstance(notice, LinkNotice) and not node_ok)
         ):
             notice = None
-    dealing = table.phase is Phase.DEALING
-    deal = table.deal if dealing else {}
-    pad = PadPrompt() if dealing else pad_screen(game, seat, table.inputs[seat])
-    base = _game_screen(table, seat)
+    if dealing:
+        deal = table.deal
+        pad = _NO_PAD
+        dealt = len(deal.get(seat, ()))
+        dealt_total = sum(len(cards) for cards in deal.values())
+    else:
+        pad = pad_screen(game, seat, table.inputs[seat])
+        dealt = dealt_total = 0
     return SeatScreen(
         base.view,
         message=notice,
         refusal=refusal and notice is not None,
         dealing=dealing,
-        dealt=len(deal.get(seat, ())),
-        dealt_total=sum(len(cards) for cards in deal.values()),
+        dealt=dealt,
+        dealt_total=dealt_total,
         deal_dealer=table.hand_dealer if dealing else None,
         dealer_reads=table.deal_reading is DealReading.DEALER,
         node_ok=node_ok,
@@ -171,8 +214,8 @@ def screen_for(table: Table, seat: int) -> SeatScreen:
         flor_open=base.flor_open,
         flor_call=base.flor_call,
         flor_course_team=base.flor_course_team,
-        award_notes=tuple(table.award_note(game.hand_number, i) for i in range(len(game.awards))),
-        must_show=seat in table.show_requests(),
+        award_notes=kept.notes,
+        must_show=seat in kept.show,
         match=table.match if between else None,
         waiting=table.waiting and table.match is None and between,
     )

@@ -95,6 +95,10 @@ CONTROL_MARK = "control "  # a record comment naming the command file applied
 #: The record's comment for a referee call (tournament profile), before the seat's number.
 REFEREE_CALL_MARK = "# llamado al árbitro: asiento "
 _COMBOS = {("mazo", "no_quiero"): "undo", ("mazo", "truco"): "new-game"}
+#: the events a player makes (counted in ``handled``), and the pads' (tuples: an
+#: ``isinstance`` of a union made afresh at every call costs four times as much)
+_COUNTED = (ButtonHeld, ButtonPressed, TagArrived, TagLeft)
+_BUTTONS = (ButtonHeld, ButtonPressed)
 _CONTROL_SETTLED_NS = 2_000_000_000
 #: A seat's refusals beyond ``REFUSAL_BURST`` in ``REFUSAL_WINDOW_S`` (a stuck button)
 #: are counted, not told one by one: one record comment (tournament profile) and one log
@@ -321,10 +325,12 @@ class TableService:
         while item is not None:
             changed = self._handle(*item) or changed
             done += 1
-            self._deal_if_due()  # a hand ended in this batch: its next deal's taps count
+            if self._deal_if_due():  # a hand ended in this batch: its next deal's taps count
+                changed = True
             if self._played:  # an action played is shown at once, not after the batch
                 self._played = False
                 self.redraw()
+                changed = False  # shown: only what comes after it is redrawn again
             item = self.events.get() if done < BATCH else None
         self._housekeeping()
         if done and (changed or self._screens_stale()):
@@ -356,9 +362,9 @@ class TableService:
             return True
 
     def _handle_event(self, seat: int, event: LinkEvent) -> bool:
-        if isinstance(event, ButtonHeld | ButtonPressed | TagArrived | TagLeft):
+        if isinstance(event, _COUNTED):
             self.handled += 1
-        if isinstance(event, ButtonHeld | ButtonPressed) and self._control(seat, event):
+        if isinstance(event, _BUTTONS) and self._control(seat, event):
             return True
         if not self.table.handle(seat, event):
             return False
@@ -408,6 +414,8 @@ class TableService:
         self.events.wake()
 
     def _run_calls(self) -> bool:
+        if not self._calls:  # read without the lock: a call added now wakes the next get
+            return False
         with self._calls_lock:
             calls, self._calls = self._calls, deque()
         for call in calls:
@@ -810,7 +818,10 @@ class TableService:
         # a record restored with fewer seats than the configuration: the extra stay dark
         for seat, display in enumerate(self.displays[: table.rules.players]):
             screen = screen_for(table, seat)
-            if not force and screen == self._screens[seat]:
+            drawn = self._screens[seat]
+            # A view of another game state (the engine's views are kept per state) is
+            # not compared field by field: the contents below say whether it shows.
+            if not force and drawn is not None and screen.view is drawn.view and screen == drawn:
                 continue
             content = screen_content(screen)
             if not force and content == self._shown[seat]:

@@ -195,6 +195,8 @@ def plain(text: str) -> str:
 
 def _clean(text: str) -> str:
     """A statement's line as the parser will split it: no stray line breaks."""
+    if text.isprintable():  # no line break, no NUL (neither is printable): as it is
+        return text
     return "".join(" " if c in LINE_BREAKS or c == "\x00" else c for c in text)
 
 

@@ -58,12 +58,23 @@ from ..notices import (
 )
 from ..render.screen import MatchCard
 from .claims import Claim, penalty_notes, show_requests, unproven_claims
-from .controls import Button, SeatInput, on_hold, on_press, on_show_tap, start_number_entry
+from .controls import (
+    Button,
+    Mode,
+    SeatInput,
+    on_hold,
+    on_press,
+    on_show_tap,
+    start_number_entry,
+)
 
 __all__ = ["DealReading", "Message", "Phase", "Table", "TableResult", "link_notice"]
 
 MESSAGE_SECONDS = 3.0
 REFEREE_NOTICE_S = 6.0  # how long every seat shows that the referee was called
+# tuples, not unions: an ``isinstance`` of a union made at every call costs 4x as much
+_BUTTONS = (ButtonPressed, ButtonHeld)
+_LINK = (NodeConnected, NodeDisconnected)
 
 
 class DealReading(enum.Enum):
@@ -110,6 +121,12 @@ def link_notice(event: NodeConnected | NodeDisconnected | Heartbeat) -> LinkNoti
     if isinstance(event, NodeConnected):
         return LinkNotice.CONNECTED
     return None if event.reader_ok else LinkNotice.READER_MISSING
+
+
+def _hand_awards(game: Game, hand: int) -> tuple[Award, ...]:
+    """The awards of hand ``hand`` (1-based) so far: of the hand being played, without
+    ``Game.hands`` making a result for every hand of the game."""
+    return game.awards if hand == game.hand_number else game.hands[hand - 1].awards
 
 
 class Table:
@@ -208,7 +225,7 @@ class Table:
         self.events += 1
         if not 0 <= seat < self.rules.players:
             return False
-        if isinstance(event, ButtonPressed | ButtonHeld):
+        if isinstance(event, _BUTTONS):
             try:
                 button = Button(event.name)
             except ValueError:
@@ -237,7 +254,7 @@ class Table:
             elif (m := self.messages[seat]) and m.notice is LinkNotice.READER_MISSING:
                 self.messages[seat] = None
             return True
-        if isinstance(event, NodeConnected | NodeDisconnected):
+        if isinstance(event, _LINK):
             self.node_ok[seat] = isinstance(event, NodeConnected)
             # the node forgot its reader's card (and may have missed its leaving): the
             # next time that card is laid on the reader it is a tap
@@ -343,7 +360,7 @@ class Table:
         game = self.game
         if not hand:
             return
-        awards = game.hands[hand - 1].awards[before:]
+        awards = _hand_awards(game, hand)[before:]
         ended = not game.hand_in_progress or game.hand_number != hand
         notes = penalty_notes(action, awards, claims, game, ended)
         for i, note in enumerate(notes):
@@ -361,11 +378,11 @@ class Table:
 
     def _after(self, action: Action, hand: int, before: int) -> None:
         game = self.game
-        awards = game.hands[hand - 1].awards[before:] if hand else ()
+        awards = _hand_awards(game, hand)[before:] if hand else ()
         for i, award in enumerate(awards):
             self._announce(award, self.award_note(hand, before + i))
         for seat, inp in enumerate(self.inputs):
-            if inp.mode.value == "normal" and game.play_of(seat).telling is not None:
+            if inp.mode is Mode.NORMAL and game.play_of(seat).telling is not None:
                 start_number_entry(game, seat, inp)
         if game.winner is not None:
             self.phase = Phase.OVER
