@@ -44,6 +44,7 @@ import serial
 
 from .events import (
     PROTOCOL_VERSION,
+    PROTOCOL_VERSIONS,
     ButtonHeld,
     ButtonPressed,
     DisplayAck,
@@ -66,6 +67,7 @@ __all__ = [
     "LED_MODES",
     "MAX_FRAME",
     "PROTOCOL_VERSION",
+    "PROTOCOL_VERSIONS",
     "REJECT_REASONS",
     "ButtonHeld",
     "ButtonPressed",
@@ -96,6 +98,8 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 MAX_FRAME: Final = 80  # bytes in one frame, not counting the CR/LF terminator
+# Protocol 3: the frames of a counted block (a DU's DR frames) may be this long.
+MAX_BLOCK_FRAME: Final = 1400
 SEQ_MODULO: Final = 65536
 BUTTONS: Final = (
     "truco",
@@ -250,10 +254,11 @@ def decode_message(kind: str, args: tuple[str, ...]) -> NodeEvent:
         # The version comes first: another version's HELLO may have other arguments.
         if not args or not re.fullmatch(r"[0-9]{1,5}", args[0]):
             raise FrameError(MALFORMED, kind)
-        if int(args[0]) != PROTOCOL_VERSION:
+        if int(args[0]) not in PROTOCOL_VERSIONS:
             raise FrameError(
                 VERSION,
-                f"node speaks protocol {args[0]}, the table {PROTOCOL_VERSION}: "
+                f"node speaks protocol {args[0]}, the table "
+                f"{' or '.join(map(str, PROTOCOL_VERSIONS))}: "
                 "update the node's firmware (firmware/README.md)",
             )
         if (
@@ -490,6 +495,11 @@ class SeatLink:
         self._answered = False  # the node answered this session's HELLO
         self._repl_seen = False  # a rejected line looked like the MicroPython REPL
         self._busy: str | None = None
+        # The protocol version offered in this session's HELLO (the newest first; a node
+        # that does not take it, one of protocol 2, is offered the older one), and the
+        # one the node answered with: what the display frames are made for.
+        self._offer = PROTOCOL_VERSION
+        self._protocol = PROTOCOL_VERSION
         # The seat's NodePort (controller.hal.node_display), when the node drives the
         # seat's panel: it gets the display events (which never reach on_event) and
         # NodeConnected and Heartbeat.
@@ -522,6 +532,11 @@ class SeatLink:
     def stats(self) -> dict[str, int]:
         """Counters: frames, seq_gap, callback_errors, stale, repl_resets, reject reasons."""
         return self.decoder.stats
+
+    @property
+    def protocol(self) -> int:
+        """The protocol version the node answered this session's HELLO with (2 or 3)."""
+        return self._protocol
 
     @property
     def busy(self) -> str | None:
@@ -597,6 +612,40 @@ class SeatLink:
                 return False
         return True
 
+    def send_counted(
+        self,
+        header: Callable[[int], tuple[str, tuple[str, ...]]],
+        block: list[tuple[bytes, bytes]],
+    ) -> bool:
+        """Protocol 3's display update: the ``header`` frame (``header(count)`` gives
+        its type and arguments, ``count`` being the byte count of the frames after it)
+        then the ``block`` frames (type and arguments already joined, as bytes; a frame
+        up to MAX_BLOCK_FRAME bytes), all in one write; False if the node is not
+        connected or the write fails."""
+        with self._write_lock:
+            port = self._serial
+            if port is None:
+                return False
+            seq = self._tx_seq
+            frames = []
+            for kind, args in block:
+                seq = (seq + 1) % SEQ_MODULO
+                body = b"%d %s %s" % (seq, kind, args)
+                frame = b"$%s*%04X\n" % (body, binascii.crc_hqx(body, 0xFFFF))
+                if len(frame) > MAX_BLOCK_FRAME + 1:
+                    raise ValueError("a block frame longer than MAX_BLOCK_FRAME")
+                frames.append(frame)
+            payload = b"".join(frames)
+            head_kind, head_args = header(len(payload))
+            head = encode_frame(self._tx_seq, head_kind, *head_args)
+            self._tx_seq = (seq + 1) % SEQ_MODULO
+            try:
+                port.write(head + payload)
+            except (serial.SerialException, OSError) as error:
+                log.debug("seat %d: write failed: %s", self.seat, error)
+                return False
+        return True
+
     def identify(self, seconds: int = 10) -> bool:
         """Make the node's LED blink fast for ``seconds`` (0 stops it)."""
         if not 0 <= seconds <= MAX_IDENT_SECONDS:
@@ -667,7 +716,7 @@ class SeatLink:
                 self.seat,
                 reason,
                 line[:MAX_FRAME],
-                f"; the node speaks another protocol than {PROTOCOL_VERSION}: update its "
+                f"; the node speaks a protocol older than {PROTOCOL_VERSIONS[0]}: update its "
                 "firmware (firmware/README.md)"
                 if reason == VERSION
                 else "",
@@ -730,10 +779,12 @@ class SeatLink:
             self._tx_seq = 0
             self._answered = False
             self._repl_seen = False
+            self._offer = PROTOCOL_VERSION
         self._port_name = name
         log.debug("seat %d: opened %s (session %d)", self.seat, name, self._session_id)
         opened = last_rx = time.monotonic()
         last_hello = float("-inf")
+        heard_at_hello = 0  # valid frames when the last HELLO went out
         last_recovery = float("-inf")
         recovery_wait = self.repl_after
         reason = "closed"
@@ -742,12 +793,22 @@ class SeatLink:
             while not self._stop.is_set():
                 now = time.monotonic()
                 if not self._connected and now - last_hello >= self.hello_interval:
-                    last_hello = now
-                    if not self.send("HELLO", str(PROTOCOL_VERSION), str(self._session_id)):
+                    heard = self.decoder.stats[FRAMES]
+                    if last_hello > opened and heard != heard_at_hello:
+                        # Unanswered while the node's firmware talks: it does not take
+                        # this version (a node of protocol 2 is sent HELLO 2), or the
+                        # other one (a mistaken guess, both versions in turn).
+                        self._offer = self._other_version(self._offer)
+                    heard_at_hello, last_hello = heard, now
+                    if not self.send("HELLO", str(self._offer), str(self._session_id)):
                         reason = "unplugged"
                         break
+                # Not in the REPL while the firmware sends valid frames (a node that
+                # does not take the offered version is no reason to reset it).
                 in_repl = self._repl_seen or (
-                    not self._connected and now - opened >= self.repl_after
+                    not self._connected
+                    and now - opened >= self.repl_after
+                    and now - last_rx >= self.repl_after
                 )
                 if in_repl and now - last_recovery >= recovery_wait:
                     self._repl_seen = False
@@ -771,7 +832,8 @@ class SeatLink:
                     if self.decoder.stats[FRAMES] != before:
                         last_rx = now
                     for event in events:
-                        self._handle(event)
+                        if self._handle(event):
+                            last_hello = float("-inf")  # offer the node's version at once
                 if self._connected and now - last_rx > self.heartbeat_timeout:
                     reason = "silent"
                     break
@@ -798,17 +860,39 @@ class SeatLink:
                 self._deliver(NodeDisconnected(name, reason))
         return reason
 
-    def _handle(self, event: NodeEvent) -> None:
+    @staticmethod
+    def _other_version(version: int) -> int:
+        versions = PROTOCOL_VERSIONS
+        return versions[(versions.index(version) - 1) % len(versions)]
+
+    def _handle(self, event: NodeEvent) -> bool:
+        """Take one event; True when the HELLO should be sent again at once (a node's
+        HELLO before its answer names an older version than the one offered)."""
         if not self._answered:
             # Until the node answers this session's HELLO, what it says was sent
             # before (buffered while nobody listened): stale, never played.
             if not isinstance(event, Hello) or event.session != self._session_id:
                 self.decoder.count(STALE)
-                return
+                if isinstance(event, Hello) and event.protocol < self._offer:
+                    self._offer = event.protocol
+                    return True
+                return False
             self._answered = True
         elif isinstance(event, Hello) and event.session not in (None, self._session_id):
             self.decoder.count(STALE)  # an answer to an earlier session's HELLO
-            return
+            return False
+        if isinstance(event, Hello):
+            self._protocol = min(event.protocol, PROTOCOL_VERSION)
+            if self._protocol < PROTOCOL_VERSION and event.session is not None:
+                log.info(
+                    "seat %d: node %s (firmware %s) speaks protocol %d: its panel gets "
+                    "protocol %d's display frames (update its firmware for faster ones)",
+                    self.seat,
+                    event.serial,
+                    event.firmware,
+                    self._protocol,
+                    self._protocol,
+                )
         if not self._connected:
             self._connected = True
             self._last_failure = None
@@ -826,3 +910,4 @@ class SeatLink:
                     event.seat,
                 )
         self._deliver(event)
+        return False
