@@ -316,7 +316,7 @@ class NodePort:
             full=full,
             windows=tuple(windows),
             data_bytes=payload,
-            overhead_bytes=du + sent[0] - payload,
+            overhead_bytes=du + 1 + sent[0] - payload,  # 1: the LF before the DU
             transfers=1 + len(block),
             bits_per_byte=8,
         )

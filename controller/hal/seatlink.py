@@ -89,6 +89,7 @@ __all__ = [
     "TagLeft",
     "crc16",
     "decode_message",
+    "encode_counted",
     "encode_frame",
     "find_nodes",
     "parse_frame",
@@ -187,6 +188,32 @@ def encode_frame(seq: int, kind: str, *args: str) -> bytes:
     if len(frame) > MAX_FRAME:
         raise ValueError("frame longer than MAX_FRAME")
     return frame + b"\n"
+
+
+def encode_counted(
+    seq: int,
+    header: Callable[[int], tuple[str, tuple[str, ...]]],
+    block: list[tuple[bytes, bytes]],
+) -> tuple[bytes, int]:
+    """Protocol 3's counted block: the ``header`` frame (``header(count)`` gives its type
+    and arguments, ``count`` being the byte count of the frames after it) with sequence
+    number ``seq``, then the ``block`` frames (type and joined arguments as bytes, each
+    frame up to MAX_BLOCK_FRAME bytes). Returns the bytes and the next sequence number.
+
+    The bytes begin with an LF (an empty line, ignored): it ends whatever partial line
+    the node still holds (a line cut short on the way), so the DU is read whole."""
+    frames = []
+    for kind, args in block:
+        seq = (seq + 1) % SEQ_MODULO
+        body = b"%d %s %s" % (seq, kind, args)
+        frame = b"$%s*%04X\n" % (body, binascii.crc_hqx(body, 0xFFFF))
+        if len(frame) > MAX_BLOCK_FRAME + 1:
+            raise ValueError("a block frame longer than MAX_BLOCK_FRAME")
+        frames.append(frame)
+    payload = b"".join(frames)
+    head_kind, head_args = header(len(payload))
+    head = encode_frame((seq - len(block)) % SEQ_MODULO, head_kind, *head_args)
+    return b"\n" + head + payload, (seq + 1) % SEQ_MODULO
 
 
 _ARG_RE: Final = re.compile(r"[!-)+-~]{1,32}")  # printable, no space, no '*'
@@ -626,21 +653,9 @@ class SeatLink:
             port = self._serial
             if port is None:
                 return False
-            seq = self._tx_seq
-            frames = []
-            for kind, args in block:
-                seq = (seq + 1) % SEQ_MODULO
-                body = b"%d %s %s" % (seq, kind, args)
-                frame = b"$%s*%04X\n" % (body, binascii.crc_hqx(body, 0xFFFF))
-                if len(frame) > MAX_BLOCK_FRAME + 1:
-                    raise ValueError("a block frame longer than MAX_BLOCK_FRAME")
-                frames.append(frame)
-            payload = b"".join(frames)
-            head_kind, head_args = header(len(payload))
-            head = encode_frame(self._tx_seq, head_kind, *head_args)
-            self._tx_seq = (seq + 1) % SEQ_MODULO
+            data, self._tx_seq = encode_counted(self._tx_seq, header, block)
             try:
-                port.write(head + payload)
+                port.write(data)
             except (serial.SerialException, OSError) as error:
                 log.debug("seat %d: write failed: %s", self.seat, error)
                 return False

@@ -317,6 +317,14 @@ class PanelLink:
         self.queue.append((DR, (update, full, parsed, size)))
         return parsed is not None
 
+    def stray_region(self, now=0):
+        """A DR frame outside its DU's counted block (or another line over the limit):
+        that DU was lost, like a DW piece without its DU."""
+        if len(self.queue) >= MAX_QUEUE:
+            self._overflow(now)
+            return
+        self.queue.append((DR, None))
+
     def bad_line(self, now=0):
         """A line from the Pi was rejected: had an update been under way when it came
         (it is judged in turn, after what was queued before it), a piece is lost."""
@@ -332,7 +340,7 @@ class PanelLink:
         self._queued_bytes = 0
         self._writing = None
         for kind, value in self.queue:
-            if kind in (DU, DR):
+            if kind in (DU, DR) and value is not None:
                 update = value[0]
         if update is None:
             update = self._receiving[0] if self._receiving is not None else self._lost_update
@@ -359,6 +367,11 @@ class PanelLink:
                     self._lose(self._receiving[0], now)
             elif kind == DU:
                 self._begin(value, now)
+            elif kind == DR and value is None:  # a stray DR: its DU was lost
+                if self._receiving is not None:
+                    self._lose(self._receiving[0], now)
+                elif self.synced:
+                    self._lose((self._last + 1) % UPDATE_MODULO, now)
             elif kind == DR:
                 self._queued_bytes -= value[3]
                 self._begin_regions(value, now)

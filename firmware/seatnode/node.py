@@ -107,12 +107,14 @@ class NodeApp:
         """Bytes from the Pi: frames are validated; bad ones only count in rx_errors."""
         lines = self.lines
         for line in lines.items(data):
-            if line is None:
+            if line is None:  # oversized: only a DR frame is long, this one outside its block
                 self.rx_errors += 1
+                self.display.stray_region(now)
                 continue
             if line is protocol.BLOCK:
                 self._block_done(now)
                 continue
+            kind = None
             try:
                 _seq, kind, args = protocol.parse(line)
                 if kind in display.COMMANDS:
@@ -121,7 +123,10 @@ class NodeApp:
                     value = protocol.check_command(kind, args)
             except protocol.ProtocolError:
                 self.rx_errors += 1
-                self.display.bad_line(now)
+                if kind == display.DR:  # outside a block: its DU was lost
+                    self.display.stray_region(now)
+                else:
+                    self.display.bad_line(now)
                 continue
             if kind in display.COMMANDS:
                 self._host_seen = now
