@@ -193,7 +193,7 @@ def test_an_unpaced_sender_cannot_exhaust_the_nodes_memory(per_pass: int, protoc
     data = bytes(range(256)) * 4
     while protocol == 3 and sent < 4_000:  # a whole screen in one DR frame, counted (2.8 MB)
         block = [(b"DR", b"0 7 0 127 " + binascii.b2a_base64(data, newline=False))]
-        frames, sent = encode_counted(sent, lambda n: ("DU", (str(update), "1", str(n), "FULL")),
+        frames, sent = encode_counted(sent, lambda n, u=update: ("DU", (str(u), "1", str(n), "FULL")),
                                       block)  # fmt: skip
         lines.append(frames)
         update = (update + 1) % 65536
