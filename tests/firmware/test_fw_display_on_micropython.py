@@ -191,10 +191,13 @@ def test_an_unpaced_sender_cannot_exhaust_the_nodes_memory(per_pass: int, protoc
     lines = []
     sent, update = 0, 0
     data = bytes(range(256)) * 4
+    block = [(b"DR", b"0 7 0 127 " + binascii.b2a_base64(data, newline=False))]
+
+    def header(count: int) -> tuple[str, tuple[str, ...]]:
+        return "DU", (str(update), "1", str(count), "FULL")
+
     while protocol == 3 and sent < 4_000:  # a whole screen in one DR frame, counted (2.8 MB)
-        block = [(b"DR", b"0 7 0 127 " + binascii.b2a_base64(data, newline=False))]
-        frames, sent = encode_counted(sent, lambda n, u=update: ("DU", (str(u), "1", str(n), "FULL")),
-                                      block)  # fmt: skip
+        frames, sent = encode_counted(sent, header, block)
         lines.append(frames)
         update = (update + 1) % 65536
     while protocol == 2 and sent < 20_000:

@@ -108,7 +108,8 @@ def test_hello_heartbeats_cards_and_buttons(
     link: SeatLink, events: Events, node: MicroPythonNode
 ) -> None:
     hello = events.of(Hello)[0]
-    assert hello == Hello(None, FIRMWARE_VERSION, SERIAL, 2, 0x92, link.session)
+    assert hello == Hello(None, FIRMWARE_VERSION, SERIAL, 3, 0x92, link.session)
+    assert link.protocol == 3  # the Pi's HELLO 3 taken: display frames of protocol 3
     assert isinstance(events.items[0], NodeConnected)
     events.wait_for(lambda e: isinstance(e, Heartbeat) and e.reader_ok and e.uptime_s >= 1)
     node.lay(CARD_A)

@@ -59,7 +59,8 @@ COMMAND_REJECTIONS = [
     ("HELLO", ["2", "65536"], "malformed"),
     ("HELLO", ["2", "1", "2"], "malformed"),
     ("HELLO", ["1"], "version"),  # an older Pi
-    ("HELLO", ["3", "1", "more"], "version"),  # a newer Pi
+    ("HELLO", ["4", "1", "more"], "version"),  # a newer Pi
+    ("HELLO", ["3", "1", "more"], "malformed"),  # protocol 3's HELLO is two arguments
     ("TAGON", ["04"], "unknown"),  # a node -> Pi message is no command
     ("FOO", [], "unknown"),
 ]
@@ -164,6 +165,7 @@ def check_every_rejection_path() -> None:
             raise AssertionError((kind, args))
     assert protocol.check_command("HELLO", ["2", "0"]) == 0
     assert protocol.check_command("HELLO", ["2", "65535"]) == 65535
+    assert protocol.check_command("HELLO", ["3", "0"]) == 0
     assert protocol.check_command("IDENT", ["600"]) == 600
     assert protocol.check_command("LED", ["FAST"]) == "FAST"
     assert protocol.check_command("REPL", []) is None
@@ -361,10 +363,12 @@ def check_two_and_three_tags_in_every_order() -> None:
 def check_node_hello_and_commands() -> None:
     wire = Wire()
     app = NodeApp(wire, seat=2, serial=SERIAL, now=0, reader_version=0x88)
-    hello = ["2", FIRMWARE_VERSION, "2", SERIAL, "88"]
-    assert wire.take() == [("HELLO", hello + ["-"])]
-    app.receive(protocol.encode(0, "HELLO", ["2", "4711"]), 10)
-    assert wire.take() == [("HELLO", hello + ["4711"])]
+    hello = [FIRMWARE_VERSION, "2", SERIAL, "88"]
+    assert wire.take() == [("HELLO", ["3"] + hello + ["-"])]  # at power-up: its newest
+    app.receive(protocol.encode(0, "HELLO", ["2", "4711"]), 10)  # a Pi of protocol 2
+    assert wire.take() == [("HELLO", ["2"] + hello + ["4711"])]  # answered in its version
+    app.receive(protocol.encode(1, "HELLO", ["3", "4712"]), 10)
+    assert wire.take() == [("HELLO", ["3"] + hello + ["4712"])]
     assert app.host_alive(10)
     app.receive(protocol.encode(1, "LED", ["SLOW"]) + protocol.encode(2, "IDENT", ["3"]), 20)
     assert app.led.mode == "SLOW" and app.led.pattern(1000, True, True) == "IDENT"
@@ -372,7 +376,7 @@ def check_node_hello_and_commands() -> None:
     assert app.reset_requested and app.rx_errors == 0
     wire2 = Wire()
     NodeApp(wire2, seat=None, serial="ab", now=0)
-    assert wire2.take() == [("HELLO", ["2", FIRMWARE_VERSION, "-", "ab", "00", "-"])]
+    assert wire2.take() == [("HELLO", ["3", FIRMWARE_VERSION, "-", "ab", "00", "-"])]
 
 
 @check
