@@ -27,6 +27,7 @@ from seatnode.panel import KINDS, Panel
 from controller.hal.display_writer import (
     Controller,
     DisplayWriter,
+    Window,
     image_to_pages,
 )
 from controller.hal.display_writer import (
@@ -445,3 +446,100 @@ def test_a_panel_that_resets_without_an_error_is_lit_again_within_2_s(kind: str)
     assert wire.model.display_on and wire.glass_is(screen)
     assert wire.sent_bytes == before  # the node did it from its copy, the Pi sent nothing
     assert wire.app.display.panel.refreshes >= 1
+
+
+# -- protocol 3: counted blocks of DR frames ----------------------------------------------
+
+
+def _capture(wire: Wire) -> list[bytes]:
+    """What the Pi writes to the node from now on (each write, unmangled)."""
+    writes: list[bytes] = []
+
+    def keep(data: bytes) -> bytes:
+        writes.append(data)
+        wire.mangle = keep  # every write, not only the next
+        return data
+
+    wire.mangle = keep
+    return writes
+
+
+def test_a_full_update_of_protocol_3_is_one_counted_region_frame() -> None:
+    wire = Wire("ssd1306")
+    writes = _capture(wire)
+    image = frames(5, 1)[1]
+    wire.port.on_event(PanelReport("ssd1306", 0x3C, True))  # the whole screen, at once
+    wire.show(image)
+    empty, du, dr, end = writes[0].split(b"\n")
+    assert empty == end == b""  # an LF first (ends a cut line), each frame ends in LF
+    _seq, kind, args = parse_frame(du)
+    assert kind == "DU" and args[1:] == ("1", str(len(dr) + 1), "FULL")
+    assert len(du) <= MAX_FRAME < len(dr) <= node_display.MAX_REGION_FRAME
+    assert node_display.parse_region(dr) == (0, 7, 0, 127, image_to_pages(image))
+    assert wire.glass_is(image)
+
+
+def test_many_small_windows_go_as_the_whole_screen_in_protocol_3() -> None:
+    wire = Wire("ssd1306")
+    wire.show(render_scoreboard_image(1, 2, 30))
+    writes = _capture(wire)
+    screen = image_to_pages(render_scoreboard_image(2, 2, 30))
+    windows = [Window(page, col * 4, 1, 2) for page in range(8) for col in range(5)]  # 40
+    wire.port.send(screen, windows, False)
+    wire.pump()
+    lines = writes[0].split(b"\n")
+    assert len(lines) == 4 and parse_frame(lines[1])[2][1:] == ("1", str(len(lines[2]) + 1), "FULL")
+    assert wire.glass_is(render_scoreboard_image(2, 2, 30))
+
+
+def test_known_region_lines() -> None:
+    # the example of PROTOCOL.md: a matchstick's diagonal, pages 1-2 x columns 39-47
+    line = b"$41 DR 1 2 39 47 AAECAwQFBgcICQoLDA0ODxAR*CA55"
+    assert node_display.parse_region(line) == (1, 2, 39, 47, bytes(range(18)))
+    assert encode_counted(
+        40, lambda n: ("DU", ("7", "1", str(n), "DIFF")), [(b"DR", line[7:-5])]
+    ) == (b"\n$40 DU 7 1 47 DIFF*BEC8\n" + line + b"\n", 42)
+    for bad, reason in (
+        (b"$41 DR 1 2 39 47 AAECAwQFBgcICQoLDA0ODxAR*CA56", protocol.CHECKSUM),
+        (b"$41 DR 1 2 39 47 AAECAwQFBgcICQoLDA0ODw==*8D2C", protocol.MALFORMED),  # 16 of 18
+        (b"$41 DR 1 2 39 47 AAECAwQFBgcICQoLDA0ODxAR AA==*0000", protocol.CHECKSUM),
+        (b"$0 DR 0 0 0 3 AAF=*5A9D", protocol.MALFORMED),  # padding bits not zero
+        (b"$0 DR 0 0 0 03 AAAA*D245", protocol.MALFORMED),  # a leading zero
+        (b"$0 DR 1 0 0 3 AAAAAA==*2DF4", protocol.MALFORMED),  # p1 < p0
+        (b"$0 DW 0 0 0 3 AAAA*ABA0", protocol.UNKNOWN),  # only DR frames in a block
+        (b"$0 DR 0 0 0 3 AA\x00A*0000", protocol.GARBAGE),
+        (b"$0 DR 0 7 0 127 " + b"A" * 1400 + b"*0000", protocol.OVERSIZED),
+    ):
+        body = bad[1:-5]
+        if reason not in (protocol.CHECKSUM, protocol.GARBAGE, protocol.OVERSIZED):
+            bad = b"$" + body + b"*%04X" % binascii.crc_hqx(body, 0xFFFF)
+        with pytest.raises(protocol.ProtocolError) as caught:
+            node_display.parse_region(bad)
+        assert caught.value.reason == reason, bad
+
+
+def test_a_dr_frame_outside_its_block_is_a_lost_update() -> None:
+    """Its DU was lost on the way: the node says DLOST, the Pi sends the screen whole."""
+    wire = Wire("sh1106")
+    wire.show(render_scoreboard_image(3, 3, 30))
+    wire.mangle = lambda data: data.replace(b" DU ", b" DX ")  # the DU spoilt: unknown
+    wire.show(render_scoreboard_image(4, 3, 30))
+    assert wire.port.stats.lost == 1
+    assert wire.glass_is(render_scoreboard_image(4, 3, 30))
+
+
+def test_a_block_that_never_comes_whole_is_given_up() -> None:
+    """The Pi gone in the middle of a write: after 250 ms the node takes frames again,
+    and says the update is lost (the Pi, back, sends the screen whole)."""
+    wire = Wire("ssd1306")
+    wire.show(render_scoreboard_image(6, 6, 30))
+    errors = wire.app.rx_errors
+    wire.mangle = lambda data: data[: len(data) // 2]  # cut in the middle of its DR
+    wire.writer.update(render_scoreboard_image(7, 6, 30))
+    assert wire.app.block_wanted > 0
+    wire.pump(300)
+    assert wire.app.block_wanted == 0 and wire.app.rx_errors == errors + 1
+    assert wire.port.stats.lost == 1
+    assert wire.glass_is(render_scoreboard_image(7, 6, 30))
+    wire.app.receive(encode_frame(0, "LED", "FAST"), wire.now)  # frames are taken again
+    assert wire.app.led.mode == "FAST"
