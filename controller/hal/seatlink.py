@@ -31,8 +31,10 @@ from __future__ import annotations
 import binascii
 import contextlib
 import logging
+import os
 import random
 import re
+import select
 import threading
 import time
 from collections import Counter
@@ -346,6 +348,11 @@ class FrameDecoder:
         self._expected_seq: int | None = None
 
     @property
+    def frames(self) -> int:
+        """Valid frames so far (the ``frames`` counter, without copying them all)."""
+        return self._stats[FRAMES]
+
+    @property
     def stats(self) -> dict[str, int]:
         """A snapshot of the counters: frames, seq_gap and one per reject reason."""
         with self._lock:
@@ -468,6 +475,51 @@ class _Port(Protocol):
 
 
 EventCallback = Callable[[int, LinkEvent], None]
+
+
+def _write_all(port: _Port, data: bytes) -> None:
+    """Write all of ``data``: straight to the port's file descriptor when it has one (a
+    tty; pyserial's write adds a select and a timeout to every call, which the Pi pays
+    per display update), through pyserial otherwise and when the kernel's buffer is
+    full (it waits up to its write timeout)."""
+    fd = getattr(port, "fd", None)
+    if not isinstance(fd, int):
+        port.write(data)
+        return
+    view = memoryview(data)
+    try:
+        while view:
+            view = view[os.write(fd, view) :]
+    except BlockingIOError:
+        port.write(bytes(view))
+
+
+def _reader(port: _Port, timeout: float) -> Callable[[], bytes]:
+    """What the link thread reads with: what has come within ``timeout`` (b"" if
+    nothing). On a tty, one select and one read on its file descriptor (and pyserial's
+    own abort pipe, which ``cancel_read`` writes); otherwise pyserial's ``read``."""
+    fd = getattr(port, "fd", None)
+    if not isinstance(fd, int):
+        return lambda: port.read(max(1, port.in_waiting))
+    abort = getattr(port, "pipe_abort_read_r", None)
+    watch = [fd, abort] if isinstance(abort, int) else [fd]
+
+    def read() -> bytes:
+        ready, _, _ = select.select(watch, [], [], timeout)
+        if abort is not None and abort in ready:
+            os.read(abort, 1000)  # close() woke us
+            return b""
+        if not ready:
+            return b""
+        try:
+            data = os.read(fd, 4096)
+        except BlockingIOError:
+            return b""
+        if not data:  # readable but nothing: the device went away
+            raise OSError("the port reports readiness to read but returned no data")
+        return data
+
+    return read
 
 
 class SeatLink:
@@ -615,7 +667,7 @@ class SeatLink:
             frame = encode_frame(self._tx_seq, kind, *args)
             self._tx_seq = (self._tx_seq + 1) % SEQ_MODULO
             try:
-                port.write(frame)
+                _write_all(port, frame)
             except (serial.SerialException, OSError) as error:
                 log.debug("seat %d: write failed: %s", self.seat, error)
                 return False
@@ -633,7 +685,7 @@ class SeatLink:
                 frames.append(encode_frame(self._tx_seq, kind, *args))
                 self._tx_seq = (self._tx_seq + 1) % SEQ_MODULO
             try:
-                port.write(b"".join(frames))
+                _write_all(port, b"".join(frames))
             except (serial.SerialException, OSError) as error:
                 log.debug("seat %d: write failed: %s", self.seat, error)
                 return False
@@ -655,7 +707,7 @@ class SeatLink:
                 return False
             data, self._tx_seq = encode_counted(self._tx_seq, header, block)
             try:
-                port.write(data)
+                _write_all(port, data)
             except (serial.SerialException, OSError) as error:
                 log.debug("seat %d: write failed: %s", self.seat, error)
                 return False
@@ -691,7 +743,7 @@ class SeatLink:
             if port is None:
                 return False
             try:
-                port.write(data)
+                _write_all(port, data)
             except (serial.SerialException, OSError) as error:
                 log.debug("seat %d: write failed: %s", self.seat, error)
                 return False
@@ -800,6 +852,7 @@ class SeatLink:
         opened = last_rx = time.monotonic()
         last_hello = float("-inf")
         heard_at_hello = 0  # valid frames when the last HELLO went out
+        read = _reader(port, self.read_timeout)
         last_recovery = float("-inf")
         recovery_wait = self.repl_after
         reason = "closed"
@@ -808,7 +861,7 @@ class SeatLink:
             while not self._stop.is_set():
                 now = time.monotonic()
                 if not self._connected and now - last_hello >= self.hello_interval:
-                    heard = self.decoder.stats[FRAMES]
+                    heard = self.decoder.frames
                     if last_hello > opened and heard != heard_at_hello:
                         # Unanswered while the node's firmware talks: it does not take
                         # this version (a node of protocol 2 is sent HELLO 2), or the
@@ -835,16 +888,16 @@ class SeatLink:
                         reason = "unplugged"
                         break
                 try:
-                    data = port.read(max(1, port.in_waiting))
+                    data = read()
                 except (serial.SerialException, OSError) as error:
                     log.debug("seat %d: read failed: %s", self.seat, error)
                     reason = "unplugged"
                     break
                 now = time.monotonic()
                 if data:
-                    before = self.decoder.stats[FRAMES]
+                    before = self.decoder.frames
                     events = self.decoder.feed(data)
-                    if self.decoder.stats[FRAMES] != before:
+                    if self.decoder.frames != before:
                         last_rx = now
                     for event in events:
                         if self._handle(event):

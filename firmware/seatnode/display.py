@@ -53,8 +53,8 @@ MAX_BLOCK = 2048
 MAX_REGIONS = 32
 MAX_REGION_FRAME = 1400
 SLICE = 128  # panel bytes written per pass of the loop (a page row: 2.9 ms at 400 kHz)
-# Data bytes of the DR updates waiting to be written, at most: a whole screen and its
-# next update.  More (a Pi that ignores the DACKs) overflows the queue like 64 frames.
+# Bytes of the DR blocks waiting to be written, at most: a whole screen and a small
+# update after it.  More (a Pi that ignores the DACKs) overflows the queue like 64 frames.
 MAX_QUEUED_BYTES = 2048
 UPDATE_MODULO = 65536
 RETRY_MS = 500  # how often a panel that does not answer is tried again
@@ -271,7 +271,8 @@ class PanelLink:
         self._receiving = None  # [update, frames, next index, full] of the update under way
         # protocol 3: [update, regions, region index, offset] of the update being written
         self._writing = None
-        self._queued_bytes = 0  # data bytes of the DR updates in the queue
+        self._queued_bytes = 0  # bytes of the DR blocks in the queue
+        self.rejected = 0  # bad blocks found since the node last counted them
         self._last = None  # the last update written whole
         self._lost_at = None  # when DLOST was last sent, while out of sync
         self._lost_update = 0
@@ -315,20 +316,17 @@ class PanelLink:
 
     def receive_block(self, header, block, now):
         """Protocol 3: the counted block of the DU ``header`` (update, regions, bytes,
-        full) is in; its DR frames wait in the queue as one item for ``step``.
-        Returns False when the block is bad (the update is then lost, in turn)."""
+        full) is in (``block``: its bytes; None: it never came whole).  It waits in
+        the queue, copied, as one item; ``step`` checks its DR frames in a pass of its
+        own (a whole screen's take 5 ms on an RP2040), then writes them."""
         update, regions, _count, full = header
-        try:
-            parsed = parse_block(block, regions)
-        except protocol.ProtocolError:
-            parsed = None
-        size = 0 if parsed is None else sum(len(region[4]) for region in parsed)
+        raw = None if block is None else bytes(block)
+        size = 0 if raw is None else len(raw)
         if len(self.queue) >= MAX_QUEUE or self._queued_bytes + size > MAX_QUEUED_BYTES:
             self._overflow(now, update)
-            return parsed is not None
+            return
         self._queued_bytes += size
-        self.queue.append((DR, (update, full, parsed, size)))
-        return parsed is not None
+        self.queue.append((DR, (update, full, raw, size, regions)))
 
     def stray_region(self, now=0):
         """A DR frame outside its DU's counted block (or another line over the limit):
@@ -387,19 +385,23 @@ class PanelLink:
                     self._lose((self._last + 1) % UPDATE_MODULO, now)
             elif kind == DR:
                 self._queued_bytes -= value[3]
-                self._begin_regions(value, now)
-                if self._writing is not None:
-                    self._slice(now)
+                self._begin_regions(value, now)  # its panel bytes from the next pass on
                 return
             else:
                 budget -= 1
                 self._piece(value, now)
 
     def _begin_regions(self, value, now):
-        update, full, regions, _size = value
+        update, full, raw, _size, count = value
         if self._receiving is not None:  # a protocol 2 update that never finished
             self._lose(self._receiving[0], now)
-        if regions is None:  # its block was bad
+        regions = None
+        if raw is not None:
+            try:
+                regions = parse_block(raw, count)
+            except protocol.ProtocolError:
+                self.rejected += 1  # a bad line, for the node's rx_errors
+        if regions is None:  # its block was bad, or never came whole
             if self.synced or self._lost_at is None or full:
                 self._lose(update, now)
             return

@@ -158,8 +158,8 @@ class NodeApp:
 
     def _block_done(self, now):
         header, self._header = self._header, None
-        if header is not None and not self.display.receive_block(header, self.lines.block(), now):
-            self.rx_errors += 1
+        if header is not None:
+            self.display.receive_block(header, self.lines.block(), now)
 
     def _handle(self, kind, value, now):
         self._host_seen = now
@@ -219,9 +219,12 @@ class NodeApp:
         if self._header is not None and ticks_diff(now, self._block_since) >= BLOCK_TIMEOUT_MS:
             self.lines.abandon()  # the block never came whole: that update is lost
             self.rx_errors += 1
-            self.display.receive_block(self._header, b"", now)
+            self.display.receive_block(self._header, None, now)
             self._header = None
         self.display.step(now)
+        if self.display.rejected:  # bad blocks, checked by step
+            self.rx_errors += self.display.rejected
+            self.display.rejected = 0
         self.display.tick(now, self.host_alive(now))
 
     def led_on(self, now):
