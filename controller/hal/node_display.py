@@ -106,7 +106,7 @@ class CountedSender(FrameSender, Protocol):
         self,
         header: Callable[[int], tuple[str, tuple[str, ...]]],
         block: list[tuple[bytes, bytes]],
-    ) -> bool: ...
+    ) -> int: ...
 
 
 @dataclass
@@ -297,13 +297,12 @@ class NodePort:
         self._update = (update + 1) % SEQ_MODULO
         mode = "FULL" if full else "DIFF"
         regions = str(len(block))
-        sent = [0]
 
         def header(count: int) -> tuple[str, tuple[str, ...]]:
-            sent[0] = count
             return "DU", (str(update), regions, str(count), mode)
 
-        if not link.send_counted(header, block):
+        written = link.send_counted(header, block)
+        if not written:
             self._ready = False  # the node went away; it reports its panel when back
             self.stats.deferred += 1
             return UpdateReport(full=full, windows=tuple(windows), bits_per_byte=8)
@@ -311,12 +310,11 @@ class NodePort:
         if full:
             self._last_full = update
         self._awaiting = (update, self._clock())
-        du = _frame_length("DU", (str(update), regions, str(sent[0]), mode))
         return UpdateReport(
             full=full,
             windows=tuple(windows),
             data_bytes=payload,
-            overhead_bytes=du + 1 + sent[0] - payload,  # 1: the LF before the DU
+            overhead_bytes=written - payload,
             transfers=1 + len(block),
             bits_per_byte=8,
         )
@@ -442,9 +440,9 @@ class NodeDisplay:
         self,
         header: Callable[[int], tuple[str, tuple[str, ...]]],
         block: list[tuple[bytes, bytes]],
-    ) -> bool:
+    ) -> int:
         link = self._link
-        return link.send_counted(header, block) if link is not None else False
+        return link.send_counted(header, block) if link is not None else 0
 
     def show(self, image: Image.Image) -> None:
         try:

@@ -695,23 +695,23 @@ class SeatLink:
         self,
         header: Callable[[int], tuple[str, tuple[str, ...]]],
         block: list[tuple[bytes, bytes]],
-    ) -> bool:
+    ) -> int:
         """Protocol 3's display update: the ``header`` frame (``header(count)`` gives
         its type and arguments, ``count`` being the byte count of the frames after it)
         then the ``block`` frames (type and arguments already joined, as bytes; a frame
-        up to MAX_BLOCK_FRAME bytes), all in one write; False if the node is not
-        connected or the write fails."""
+        up to MAX_BLOCK_FRAME bytes), all in one write. Returns the bytes written, 0 if
+        the node is not connected or the write fails."""
         with self._write_lock:
             port = self._serial
             if port is None:
-                return False
+                return 0
             data, self._tx_seq = encode_counted(self._tx_seq, header, block)
             try:
                 _write_all(port, data)
             except (serial.SerialException, OSError) as error:
                 log.debug("seat %d: write failed: %s", self.seat, error)
-                return False
-        return True
+                return 0
+        return len(data)
 
     def identify(self, seconds: int = 10) -> bool:
         """Make the node's LED blink fast for ``seconds`` (0 stops it)."""

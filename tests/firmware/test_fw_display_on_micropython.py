@@ -87,9 +87,10 @@ class MicroPythonNode:
         self,
         header: Callable[[int], tuple[str, tuple[str, ...]]],
         block: list[tuple[bytes, bytes]],
-    ) -> bool:
+    ) -> int:
         assert self.protocol >= 3
         data, self.seq = encode_counted(self.seq, header, block)
+        written = len(data)  # what the Pi wrote, whatever the way does to it
         if self.mangle_next:  # a byte flipped, or a line lost
             self.mangle_next = False
             lines = data.split(b"\n")
@@ -102,7 +103,7 @@ class MicroPythonNode:
                 lines[i] = bytes(line)
             data = b"\n".join(lines)
         self._write(data)
-        return True
+        return written
 
     def glass(self) -> bytes:
         """Ask for the glass; the node's frames before it go to the Pi's port."""

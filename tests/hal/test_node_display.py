@@ -99,15 +99,16 @@ class Wire:
         self,
         header: Callable[[int], tuple[str, tuple[str, ...]]],
         block: list[tuple[bytes, bytes]],
-    ) -> bool:
+    ) -> int:
         assert self.protocol >= 3  # NodePort sends protocol 2's frames to a node of 2
         data, self.seq = encode_counted(self.seq, header, block)
+        written = len(data)  # what the Pi wrote, whatever the way does to it
         self.sent_bytes += len(data)
         mangle, self.mangle = self.mangle, None  # the next write only
         if mangle is not None:
             data = mangle(data)
         self.app.receive(data, self.now)
-        return True
+        return written
 
     def _node_writes(self, frame: bytes) -> None:
         self.node_lines.append(frame)
