@@ -705,7 +705,8 @@ def test_a_node_of_protocol_2_is_offered_hello_2_and_never_reset() -> None:
                     node.heard += os.read(node.master, 1024)
             node.send("HELLO", "2", "0.2.0", "1", "abcd", "92", str(link.session))
             hello = events.wait_for(lambda e: isinstance(e, Hello))
-            assert hello.protocol == 2 and link.protocol == 2 and link.connected
+            assert isinstance(hello, Hello) and hello.protocol == 2
+            assert link.protocol == 2 and link.connected
             assert sl.REPL_RECOVERY not in node.heard
             assert link.stats["repl_resets"] == 0
     finally:
@@ -717,7 +718,9 @@ def test_a_stale_hello_of_protocol_2_gets_hello_2_at_once() -> None:
     2 straight away instead of waiting out HELLO 3."""
     node = RawNode()
     try:
-        with SeatLink(1, node.path, Events(), **{**FAST, "hello_interval": 5.0}) as link:
+        slow_hello = FAST.copy()
+        slow_hello["hello_interval"] = 5.0
+        with SeatLink(1, node.path, Events(), **slow_hello) as link:
             node.hear(f"HELLO 3 {link.session}*".encode())
             started = time.monotonic()
             node.send("HELLO", "2", "0.2.0", "1", "abcd", "92", "-")
