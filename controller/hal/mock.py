@@ -238,6 +238,7 @@ class MockNode:
                 break
             p0, p1, c0, c1 = (int(f) for f in fields[2:6])
             windows.append((p0, p1, c0, c1, binascii.a2b_base64(fields[6])))
+            self.received.append("DR")
         if lines[-1] or len(windows) != regions:
             self.send("DLOST", str(update))
             return
