@@ -85,7 +85,10 @@ def test_a_node_gets_the_display_frames_of_the_protocol_it_answers(
     node = MockNode(0, heartbeat_s=0.05, panel=True, protocol=protocol)
     node.start()
     display = NodeDisplay(DisplayConfig(connected_to="node"), seat=0)
-    link = SeatLink(0, node.path, lambda s, e: None, **FAST)
+    link = SeatLink(
+        0, node.path, lambda s, e: None, heartbeat_timeout=0.6, hello_interval=0.2,
+        backoff_initial=0.05, backoff_max=0.2, read_timeout=0.02,
+    )  # fmt: skip
     display.attach(link)
     link.start()
     try:
