@@ -246,14 +246,8 @@ class NodePort:
                 messages.append(("DW", (str(index), *box, str(offset), text)))
                 index += 1
                 payload += len(data)
-        if not self.link.send_many(messages):
-            self._ready = False  # the node went away; it reports its panel when back
-            self.stats.deferred += 1
+        if not self._sent(self.link.send_many(messages), update, full):
             return UpdateReport(full=full, windows=tuple(windows), bits_per_byte=8)
-        self.stats.updates += 1
-        if full:
-            self._last_full = update
-        self._awaiting = (update, self._clock())
         wire = sum(_frame_length(kind, args) for kind, args in messages)
         return UpdateReport(
             full=full,
@@ -263,6 +257,19 @@ class NodePort:
             transfers=len(messages),
             bits_per_byte=8,
         )
+
+    def _sent(self, ok: bool, update: int, full: bool) -> bool:
+        """After an update's write: on its way (awaiting its DACK), or not (``ok``
+        False: the node went away; it reports its panel when back)."""
+        if not ok:
+            self._ready = False
+            self.stats.deferred += 1
+            return False
+        self.stats.updates += 1
+        if full:
+            self._last_full = update
+        self._awaiting = (update, self._clock())
+        return True
 
     def _send_regions(
         self, link: CountedSender, frame: bytes, windows: Sequence[Window], full: bool
@@ -302,14 +309,8 @@ class NodePort:
             return "DU", (str(update), regions, str(count), mode)
 
         written = link.send_counted(header, block)
-        if not written:
-            self._ready = False  # the node went away; it reports its panel when back
-            self.stats.deferred += 1
+        if not self._sent(written > 0, update, full):
             return UpdateReport(full=full, windows=tuple(windows), bits_per_byte=8)
-        self.stats.updates += 1
-        if full:
-            self._last_full = update
-        self._awaiting = (update, self._clock())
         return UpdateReport(
             full=full,
             windows=tuple(windows),

@@ -405,13 +405,8 @@ class PanelLink:
             if self.synced or self._lost_at is None or full:
                 self._lose(update, now)
             return
-        if not full:
-            expected = None if self._last is None else (self._last + 1) % UPDATE_MODULO
-            if not self.synced or update != expected:
-                if self.synced or self._lost_at is None:
-                    self._lose(update, now)
-                return
-        self._writing = [update, regions, 0, 0]
+        if self._takes(update, full, now):
+            self._writing = [update, regions, 0, 0]
 
     def _slice(self, now):
         """Write the next SLICE bytes of the update under way; DACK after its last."""
@@ -445,17 +440,24 @@ class PanelLink:
         self.updates += 1
         self.send(DACK, (str(update),))
 
+    def _takes(self, update, full, now):
+        """A FULL update, or the DIFF after the last one written whole, is written;
+        another DIFF is lost (said once while out of sync: DLOST repeats by itself)."""
+        if full:
+            return True
+        expected = None if self._last is None else (self._last + 1) % UPDATE_MODULO
+        if self.synced and update == expected:
+            return True
+        if self.synced or self._lost_at is None:
+            self._lose(update, now)
+        return False
+
     def _begin(self, value, now):
         update, frames, full = value
         if self._receiving is not None:  # the last one never finished
             self._lose(self._receiving[0], now)
-        if not full:
-            expected = None if self._last is None else (self._last + 1) % UPDATE_MODULO
-            if not self.synced or update != expected:
-                if self.synced or self._lost_at is None:
-                    self._lose(update, now)
-                return
-        self._receiving = [update, frames, 0, full]
+        if self._takes(update, full, now):
+            self._receiving = [update, frames, 0, full]
 
     def _piece(self, value, now):
         receiving = self._receiving
