@@ -783,8 +783,9 @@ class SeatLink:
                 self.seat,
                 reason,
                 line[:MAX_FRAME],
-                f"; the node speaks a protocol older than {PROTOCOL_VERSIONS[0]}: update its "
-                "firmware (firmware/README.md)"
+                "; the node speaks another protocol than "
+                f"{' or '.join(map(str, PROTOCOL_VERSIONS))}: update its firmware "
+                "(firmware/README.md)"
                 if reason == VERSION
                 else "",
             )

@@ -684,7 +684,7 @@ def test_a_node_not_updated_is_logged_with_what_to_do(caplog: pytest.LogCaptureF
             assert not link.connected
     finally:
         node.close()
-    assert "speaks a protocol older than 2: update its firmware" in caplog.text
+    assert "speaks another protocol than 2 or 3: update its firmware" in caplog.text
 
 
 def test_a_node_of_protocol_2_is_offered_hello_2_and_never_reset() -> None:
