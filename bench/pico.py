@@ -19,8 +19,10 @@ prints one line::
   full-panel updates arrive back to back (the Pi sends the next on each DACK);
 * press_ms_p99_idle / _busy: a button released to its PRESS leaving USB (the 20 ms
   debounce included), idle and under the same traffic;
-* full_update_dack_ms: a FULL update (DU and its 43 DW frames) written by the host to
-  its DACK leaving USB (USB, parsing, the 1 KiB on the I2C bus at 400 kHz), idle;
+* full_update_dack_ms: a FULL update written by the host to its DACK leaving USB (USB,
+  parsing, the 1 KiB on the I2C bus at 400 kHz), idle: protocol 3's DU and its one DR
+  frame (1,420 bytes; ``--protocol 2``: its DU and 43 DW frames, for an image of
+  firmware 0.2.0);
   full_update_dack_ms_max_busy the slowest of the updates sent back to back (the next
   on each DACK) while buttons are pressed and cards laid (the Pi's timeout is 1 s);
 * panel_relit_ms: a panel that lost its settings and RAM without an I2C error to the
@@ -35,7 +37,7 @@ The emulator counts Cortex-M0+ cycles at 125 MHz with no flash wait states (a re
 Pico's XIP cache misses are not modelled), so these figures are a lower bound of a real
 Pico's by that much.
 
-    python bench/pico.py IMAGE.uf2 [--bootrom BOOTROM.mjs] [--seed N]
+    python bench/pico.py IMAGE.uf2 [--bootrom BOOTROM.mjs] [--seed N] [--protocol 3]
 
 IMAGE defaults to $TRUCO_SEAT_UF2, the bootrom (rp2040js's demo/bootrom.ts as an ES
 module exporting ``bootromB1``) to $TRUCO_PICO_BOOTROM.
@@ -57,16 +59,23 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from controller.hal.seatlink import encode_frame  # noqa: E402
+from controller.hal.seatlink import encode_counted, encode_frame  # noqa: E402
 
 RUNNER = ROOT / "tests" / "pico" / "seat-pico.mjs"
 UID_A = "04A224B2C55E80"
 UID_B = "04B3170AC45E81"
 
 
-def full_update(update: int, seq: int, rnd: random.Random) -> tuple[str, int]:
-    """A FULL update of a random screen, as the Pi's NodePort sends it (DU, 43 DW)."""
+def full_update(update: int, seq: int, rnd: random.Random, protocol: int = 3) -> tuple[str, int]:
+    """A FULL update of a random screen, as the Pi's NodePort sends it: protocol 3's DU
+    and one DR frame, or protocol 2's DU and 43 DW frames."""
     data = bytes(rnd.randrange(256) for _ in range(1024))
+    if protocol >= 3:
+        block = [(b"DR", b"0 7 0 127 " + binascii.b2a_base64(data, newline=False))]
+        text, seq = encode_counted(
+            seq, lambda count: ("DU", (str(update), "1", str(count), "FULL")), block
+        )
+        return text.decode(), seq
     frames = [encode_frame(seq, "DU", str(update), "43", "FULL")]
     for index, offset in enumerate(range(0, 1024, 24)):
         piece = binascii.b2a_base64(data[offset : offset + 24], newline=False).decode()
@@ -151,6 +160,7 @@ def main() -> None:
     parser.add_argument("image", nargs="?", default=os.environ.get("TRUCO_SEAT_UF2"))
     parser.add_argument("--bootrom", default=os.environ.get("TRUCO_PICO_BOOTROM"))
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--protocol", type=int, choices=(2, 3), default=3)
     args = parser.parse_args()
     if not args.image or not args.bootrom:
         raise SystemExit("pico: give the image (or TRUCO_SEAT_UF2) and TRUCO_PICO_BOOTROM")
@@ -158,11 +168,11 @@ def main() -> None:
     seq = 1
     updates = []
     for update in range(60):
-        text, seq = full_update(update, seq, rnd)
+        text, seq = full_update(update, seq, rnd, args.protocol)
         updates.append(text)
     steps: list[dict[str, object]] = [
         {"wait_line": "HELLO", "timeout_ms": 3000},
-        {"send": encode_frame(0, "HELLO", "2", "1").decode()},
+        {"send": encode_frame(0, "HELLO", str(args.protocol), "1").decode()},
         {"at_ms": 400},
         {"mark": "full"},
         {"send": updates[0]},
@@ -224,7 +234,7 @@ def main() -> None:
         {"send": f"exec({LOW_WATER!r})\r"},
         {"send": "app=m.run(m.Hardware(),m.UsbSerial(),seat=0);print('LO'+'W',lo[0])\r"},
         {"after_ms": 200},
-        {"send": encode_frame(0, "HELLO", "2", "1").decode()},
+        {"send": encode_frame(0, "HELLO", str(args.protocol), "1").decode()},
         {"after_ms": 200},
         {"stream": updates[:12]},
     ]
@@ -244,6 +254,7 @@ def main() -> None:
     unix = unix_workload_us(updates[0], rounds)
     figures = {
         "emulated": "rp2040",
+        "protocol": str(args.protocol),
         "boot_ms": f"{boot_ms:.1f}",
         "free_heap_kb": f"{heap / 1024:.1f}",
         "free_heap_kb_min": f"{low[0] / 1024:.1f}" if low else "nan",

@@ -13,6 +13,7 @@ from typing import Final
 
 __all__ = [
     "PROTOCOL_VERSION",
+    "PROTOCOL_VERSIONS",
     "ButtonHeld",
     "ButtonPressed",
     "DisplayAck",
@@ -30,7 +31,8 @@ __all__ = [
     "TagLeft",
 ]
 
-PROTOCOL_VERSION: Final = 2  # firmware/PROTOCOL.md
+PROTOCOL_VERSION: Final = 3  # firmware/PROTOCOL.md: the newest the Pi speaks
+PROTOCOL_VERSIONS: Final = (2, 3)  # the versions the Pi speaks with a node (newest last)
 
 
 @dataclass(frozen=True)

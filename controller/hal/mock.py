@@ -80,13 +80,19 @@ class MockNode:
         *,
         heartbeat_s: float = 1.0,
         panel: bool = False,
+        protocol: int = PROTOCOL_VERSION,
     ) -> None:
         """``panel``: the seat's panel hangs on this node (an SSD1306 at 0x3C, until the
         Pi's PANEL names another): it says so after every HELLO, writes the display
         frames into ``ram`` (the panel's 8 pages of 128 visible columns) and answers
-        each whole update with DACK."""
+        each whole update with DACK. ``protocol``: the newest version it speaks (it
+        answers a HELLO of that version or older, as the firmware does, and ignores a
+        newer one, as firmware of protocol 2 does)."""
         self.seat = seat
         self.panel = panel
+        self.protocol = protocol
+        self._version = protocol  # this session's (the Pi's HELLO chose it)
+        self._block: tuple[int, int, int] | None = None  # protocol 3: (update, regions, bytes)
         self.ram = bytearray(128 * 8)
         self.updates = 0  # updates written whole (each answered with DACK)
         self._update: tuple[int, int] | None = None  # (update, DW frames) under way
@@ -136,7 +142,7 @@ class MockNode:
     def hello(self, session: str = "-") -> None:
         """HELLO at power-up (``-``), or answering the Pi's HELLO with its session."""
         self.send(
-            "HELLO", str(PROTOCOL_VERSION), "0.1.0-mock", str(self.seat), self.serial, "92", session
+            "HELLO", str(self._version), "0.1.0-mock", str(self.seat), self.serial, "92", session
         )
         if self.panel:  # freshly initialised: its RAM is blank
             self.ram[:] = bytes(len(self.ram))
@@ -176,25 +182,73 @@ class MockNode:
             except OSError:
                 return
             self._buffer += data
-            *lines, self._buffer = self._buffer.replace(b"\r", b"\n").split(b"\n")
-            for line in lines:
-                if not line:
-                    continue
-                try:
-                    _, kind, args = parse_frame(line)
-                except ValueError:
-                    continue
-                self.received.append(kind)
-                if kind == "HELLO" and len(args) == 2:
-                    self.hello(args[1])
-                elif self.panel and kind in ("DU", "DW"):
-                    self._display_frame(kind, args)
-                elif self.panel and kind == "PANEL" and len(args) == 2:
-                    # drive the pin map's panel from now on: initialised, its RAM blank
-                    self._panel_kind = (args[0], args[1])
-                    self.ram[:] = bytes(len(self.ram))
-                    self._update = None
-                    self.send("PANEL", *self._panel_kind, "OK")
+            self._take_input()
+
+    def _take_input(self) -> None:
+        while self._buffer:
+            if self._block is not None:  # protocol 3: a DU's counted block
+                update, regions, count = self._block
+                if len(self._buffer) < count:
+                    return
+                block, self._buffer = self._buffer[:count], self._buffer[count:]
+                self._block = None
+                self._regions(update, regions, block)
+                continue
+            end = self._buffer.find(b"\n")
+            if end < 0:
+                return
+            line, self._buffer = self._buffer[:end].rstrip(b"\r"), self._buffer[end + 1 :]
+            if line:
+                self._line(line)
+
+    def _line(self, line: bytes) -> None:
+        try:
+            _, kind, args = parse_frame(line)
+        except ValueError:
+            return
+        self.received.append(kind)
+        if kind == "HELLO" and len(args) == 2:
+            if args[0].isdigit() and 2 <= int(args[0]) <= self.protocol:
+                self._version = int(args[0])
+                self.hello(args[1])
+        elif self.panel and kind == "DU" and len(args) == 4 and self._version >= 3:
+            self._block = (int(args[0]), int(args[1]), int(args[2]))
+        elif self.panel and kind in ("DU", "DW"):
+            self._display_frame(kind, args)
+        elif self.panel and kind == "PANEL" and len(args) == 2:
+            # drive the pin map's panel from now on: initialised, its RAM blank
+            self._panel_kind = (args[0], args[1])
+            self.ram[:] = bytes(len(self.ram))
+            self._update = None
+            self.send("PANEL", *self._panel_kind, "OK")
+
+    def _regions(self, update: int, regions: int, block: bytes) -> None:
+        """Protocol 3: a DU's DR frames (one whole window each) into ``ram``."""
+        lines = block.split(b"\n")
+        windows = []
+        for line in lines[:-1]:
+            body, _, crc = line[1:].rpartition(b"*")
+            fields = body.split(b" ")
+            if (
+                line[:1] != b"$"
+                or crc != b"%04X" % binascii.crc_hqx(body, 0xFFFF)
+                or len(fields) != 7
+                or fields[1] != b"DR"
+            ):
+                break
+            p0, p1, c0, c1 = (int(f) for f in fields[2:6])
+            windows.append((p0, p1, c0, c1, binascii.a2b_base64(fields[6])))
+            self.received.append("DR")
+        if lines[-1] or len(windows) != regions:
+            self.send("DLOST", str(update))
+            return
+        for p0, p1, c0, c1, data in windows:
+            cols = c1 - c0 + 1
+            for row in range(p1 - p0 + 1):
+                start = (p0 + row) * 128 + c0
+                self.ram[start : start + cols] = data[row * cols : (row + 1) * cols]
+        self.updates += 1
+        self.send("DACK", str(update))
 
     def _display_frame(self, kind: str, args: tuple[str, ...]) -> None:
         """``DU`` and ``DW`` (firmware/PROTOCOL.md, "Display frames") into ``ram``."""

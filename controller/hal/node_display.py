@@ -5,9 +5,12 @@ short I2C bus. The Pi still renders every screen and its ``DisplayWriter`` still
 decides which windows changed; :class:`NodePort` sends those windows to the node as
 display frames (``firmware/PROTOCOL.md``, "Display frames"):
 
-* one update is ``DU <update> <frames> FULL|DIFF`` followed by its ``DW`` pieces
-  (a window's bytes page after page, at most 24 bytes, base64, a piece), written in
-  one go so no other frame comes between them;
+* protocol 3 (a node whose HELLO says 3): one update is ``DU <update> <regions>
+  <bytes> FULL|DIFF`` followed by one ``DR`` frame per changed window (its bytes page
+  after page in base64, up to 1,393 bytes a frame for the whole screen), ``bytes``
+  being their byte count, so the node reads them with one call; written in one go;
+* protocol 2: ``DU <update> <frames> FULL|DIFF`` followed by ``DW`` pieces (at most 24
+  bytes, base64, a piece), written in one go so no other frame comes between them;
 * the node answers ``DACK <update>`` once the pieces are in the panel's RAM;
 * the whole frame is sent again (a FULL update) when the node says ``DLOST`` (a
   piece went missing), when it reports its panel OK again (``PANEL``: back after an
@@ -36,7 +39,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Final, Protocol
+from typing import Final, Protocol, cast
 
 from PIL import Image
 
@@ -76,15 +79,34 @@ log = logging.getLogger(__name__)
 MAX_PIECE: Final = 24  # data bytes in one DW frame: 32 base64 characters, an argument's most
 MAX_FRAMES: Final = 999  # DW frames in one update
 MAX_HELD_WINDOWS: Final = 16  # windows merged while awaiting a DACK; more: the whole screen
+# Protocol 3 (firmware/seatnode/display.py): a DU's block of DR frames is at most
+# MAX_BLOCK bytes and MAX_REGIONS frames; an update that would need more is sent whole.
+MAX_BLOCK: Final = 2048
+MAX_REGIONS: Final = 32
 # The node's own bus: machine.I2C writes a whole buffer as one transfer (address +
 # control byte), 9 clocks a byte.  The node writes every piece as a transfer of its own.
 NODE_BUS: Final = BusModel("node-i2c", transfer_overhead=2, data_block=MAX_PIECE, bits_per_byte=9)
 
 
 class FrameSender(Protocol):
-    """What the port needs of a :class:`~controller.hal.seatlink.SeatLink`."""
+    """What the port needs of a :class:`~controller.hal.seatlink.SeatLink`. A sender
+    that also has ``protocol`` (the node's version) and ``send_counted`` (as SeatLink's)
+    gets protocol 3's frames from a node of version 3; any other gets protocol 2's."""
 
     def send_many(self, messages: list[tuple[str, tuple[str, ...]]]) -> bool: ...
+
+
+class CountedSender(FrameSender, Protocol):
+    """A sender of protocol 3's counted blocks (:meth:`SeatLink.send_counted`)."""
+
+    @property
+    def protocol(self) -> int: ...
+
+    def send_counted(
+        self,
+        header: Callable[[int], tuple[str, tuple[str, ...]]],
+        block: list[tuple[bytes, bytes]],
+    ) -> int: ...
 
 
 @dataclass
@@ -197,6 +219,9 @@ class NodePort:
             self._send_locked(frame, windows, False)
 
     def _send_locked(self, frame: bytes, windows: Sequence[Window], full: bool) -> UpdateReport:
+        link = self.link
+        if getattr(link, "protocol", 2) >= 3 and hasattr(link, "send_counted"):
+            return self._send_regions(cast(CountedSender, link), frame, windows, full)
         width = self._panel.width
         cut = [(window, pieces(frame, width, window)) for window in windows]
         count = sum(len(p) for _, p in cut)
@@ -221,14 +246,8 @@ class NodePort:
                 messages.append(("DW", (str(index), *box, str(offset), text)))
                 index += 1
                 payload += len(data)
-        if not self.link.send_many(messages):
-            self._ready = False  # the node went away; it reports its panel when back
-            self.stats.deferred += 1
+        if not self._sent(self.link.send_many(messages), update, full):
             return UpdateReport(full=full, windows=tuple(windows), bits_per_byte=8)
-        self.stats.updates += 1
-        if full:
-            self._last_full = update
-        self._awaiting = (update, self._clock())
         wire = sum(_frame_length(kind, args) for kind, args in messages)
         return UpdateReport(
             full=full,
@@ -236,6 +255,68 @@ class NodePort:
             data_bytes=payload,
             overhead_bytes=wire - payload,
             transfers=len(messages),
+            bits_per_byte=8,
+        )
+
+    def _sent(self, ok: bool, update: int, full: bool) -> bool:
+        """After an update's write: on its way (awaiting its DACK), or not (``ok``
+        False: the node went away; it reports its panel when back)."""
+        if not ok:
+            self._ready = False
+            self.stats.deferred += 1
+            return False
+        self.stats.updates += 1
+        if full:
+            self._last_full = update
+        self._awaiting = (update, self._clock())
+        return True
+
+    def _send_regions(
+        self, link: CountedSender, frame: bytes, windows: Sequence[Window], full: bool
+    ) -> UpdateReport:
+        """Protocol 3: one DR frame per window, their byte count in the DU."""
+        width = self._panel.width
+        block: list[tuple[bytes, bytes]] = []
+        payload = 0
+        for window in windows:
+            data = window_bytes(frame, width, window)
+            payload += len(data)
+            block.append(
+                (
+                    b"DR",
+                    b"%d %d %d %d %s"
+                    % (
+                        window.page,
+                        window.page_end - 1,
+                        window.col,
+                        window.col_end - 1,
+                        binascii.b2a_base64(data, newline=False),
+                    ),
+                )
+            )
+        # the block's size at most: each frame's "$<seq> " (5 digits at most), its type
+        # and arguments, "*CRC" and LF
+        size = sum(len(kind) + len(args) + 14 for kind, args in block)
+        if len(block) > MAX_REGIONS or size > MAX_BLOCK:
+            whole = Window(0, 0, self._panel.pages, width)
+            return self._send_regions(link, frame, [whole], True)
+        update = self._update
+        self._update = (update + 1) % SEQ_MODULO
+        mode = "FULL" if full else "DIFF"
+        regions = str(len(block))
+
+        def header(count: int) -> tuple[str, tuple[str, ...]]:
+            return "DU", (str(update), regions, str(count), mode)
+
+        written = link.send_counted(header, block)
+        if not self._sent(written > 0, update, full):
+            return UpdateReport(full=full, windows=tuple(windows), bits_per_byte=8)
+        return UpdateReport(
+            full=full,
+            windows=tuple(windows),
+            data_bytes=payload,
+            overhead_bytes=written - payload,
+            transfers=1 + len(block),
             bits_per_byte=8,
         )
 
@@ -349,6 +430,20 @@ class NodeDisplay:
     def send_many(self, messages: list[tuple[str, tuple[str, ...]]]) -> bool:
         link = self._link
         return link.send_many(messages) if link is not None else False
+
+    @property
+    def protocol(self) -> int:
+        """The node's protocol version (its HELLO's), 2 while no link is attached."""
+        link = self._link
+        return link.protocol if link is not None else 2
+
+    def send_counted(
+        self,
+        header: Callable[[int], tuple[str, tuple[str, ...]]],
+        block: list[tuple[bytes, bytes]],
+    ) -> int:
+        link = self._link
+        return link.send_counted(header, block) if link is not None else 0
 
     def show(self, image: Image.Image) -> None:
         try:

@@ -31,8 +31,10 @@ from __future__ import annotations
 import binascii
 import contextlib
 import logging
+import os
 import random
 import re
+import select
 import threading
 import time
 from collections import Counter
@@ -44,6 +46,7 @@ import serial
 
 from .events import (
     PROTOCOL_VERSION,
+    PROTOCOL_VERSIONS,
     ButtonHeld,
     ButtonPressed,
     DisplayAck,
@@ -66,6 +69,7 @@ __all__ = [
     "LED_MODES",
     "MAX_FRAME",
     "PROTOCOL_VERSION",
+    "PROTOCOL_VERSIONS",
     "REJECT_REASONS",
     "ButtonHeld",
     "ButtonPressed",
@@ -87,6 +91,7 @@ __all__ = [
     "TagLeft",
     "crc16",
     "decode_message",
+    "encode_counted",
     "encode_frame",
     "find_nodes",
     "parse_frame",
@@ -96,6 +101,8 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 MAX_FRAME: Final = 80  # bytes in one frame, not counting the CR/LF terminator
+# Protocol 3: the frames of a counted block (a DU's DR frames) may be this long.
+MAX_BLOCK_FRAME: Final = 1400
 SEQ_MODULO: Final = 65536
 BUTTONS: Final = (
     "truco",
@@ -172,20 +179,49 @@ def crc16(data: bytes) -> int:
 
 
 def encode_frame(seq: int, kind: str, *args: str) -> bytes:
-    """One frame, LF-terminated: ``$<seq> <KIND>[ <arg>...]*<CRC>``."""
-    if not re.fullmatch(r"[A-Z]{1,8}", kind):
-        raise ValueError(f"bad message type {kind!r}")
-    for arg in args:
-        if not _ARG_RE.fullmatch(arg):
-            raise ValueError(f"bad argument {arg!r}")
-    body = " ".join((str(seq % SEQ_MODULO), kind, *args)).encode("ascii")
+    """One frame, LF-terminated: ``$<seq> <KIND>[ <arg>...]*<CRC>``.
+
+    Checked whole against the grammar with one match (the Pi encodes a frame per
+    heartbeat and per display update), and its spaces counted: an argument with a
+    space in it would be two."""
+    try:
+        body = " ".join((str(seq % SEQ_MODULO), kind, *args)).encode("ascii")
+    except UnicodeEncodeError:
+        raise ValueError(f"bad message type or argument: {kind!r} {args!r}") from None
     frame = b"$%s*%04X" % (body, crc16(body))
     if len(frame) > MAX_FRAME:
         raise ValueError("frame longer than MAX_FRAME")
+    if _FRAME_RE.fullmatch(frame) is None or body.count(b" ") != len(args) + 1:
+        raise ValueError(f"bad message type or argument: {kind!r} {args!r}")
     return frame + b"\n"
 
 
-_ARG_RE: Final = re.compile(r"[!-)+-~]{1,32}")  # printable, no space, no '*'
+def encode_counted(
+    seq: int,
+    header: Callable[[int], tuple[str, tuple[str, ...]]],
+    block: list[tuple[bytes, bytes]],
+) -> tuple[bytes, int]:
+    """Protocol 3's counted block: the ``header`` frame (``header(count)`` gives its type
+    and arguments, ``count`` being the byte count of the frames after it) with sequence
+    number ``seq``, then the ``block`` frames (type and joined arguments as bytes, each
+    frame up to MAX_BLOCK_FRAME bytes). Returns the bytes and the next sequence number.
+
+    The bytes begin with an LF (an empty line, ignored): it ends whatever partial line
+    the node still holds (a line cut short on the way), so the DU is read whole."""
+    frames = []
+    for kind, args in block:
+        seq = (seq + 1) % SEQ_MODULO
+        body = b"%d %s %s" % (seq, kind, args)
+        frame = b"$%s*%04X\n" % (body, binascii.crc_hqx(body, 0xFFFF))
+        if len(frame) > MAX_BLOCK_FRAME + 1:
+            raise ValueError("a block frame longer than MAX_BLOCK_FRAME")
+        frames.append(frame)
+    payload = b"".join(frames)
+    head_kind, head_args = header(len(payload))
+    head = encode_frame((seq - len(block)) % SEQ_MODULO, head_kind, *head_args)
+    return b"\n" + head + payload, (seq + 1) % SEQ_MODULO
+
+
 _FRAME_RE: Final = re.compile(
     rb"\$((0|[1-9][0-9]{0,4}) ([A-Z]{1,8})((?: [!-)+-~]{1,32})*))\*([0-9A-F]{4})"
 )
@@ -250,10 +286,11 @@ def decode_message(kind: str, args: tuple[str, ...]) -> NodeEvent:
         # The version comes first: another version's HELLO may have other arguments.
         if not args or not re.fullmatch(r"[0-9]{1,5}", args[0]):
             raise FrameError(MALFORMED, kind)
-        if int(args[0]) != PROTOCOL_VERSION:
+        if int(args[0]) not in PROTOCOL_VERSIONS:
             raise FrameError(
                 VERSION,
-                f"node speaks protocol {args[0]}, the table {PROTOCOL_VERSION}: "
+                f"node speaks protocol {args[0]}, the table "
+                f"{' or '.join(map(str, PROTOCOL_VERSIONS))}: "
                 "update the node's firmware (firmware/README.md)",
             )
         if (
@@ -314,15 +351,15 @@ class FrameDecoder:
         self._expected_seq: int | None = None
 
     @property
+    def frames(self) -> int:
+        """Valid frames so far (the ``frames`` counter, without copying them all)."""
+        return self._stats[FRAMES]
+
+    @property
     def stats(self) -> dict[str, int]:
         """A snapshot of the counters: frames, seq_gap and one per reject reason."""
         with self._lock:
             return dict(self._stats)
-
-    @property
-    def frames(self) -> int:
-        """The valid frames so far (``stats[FRAMES]``, without copying the counters)."""
-        return self._stats[FRAMES]
 
     def count(self, key: str) -> None:
         with self._lock:
@@ -449,6 +486,51 @@ _FOR_DISPLAY = (DisplayAck, DisplayLost, PanelReport, Heartbeat, NodeConnected, 
 _DISPLAY_ONLY = (PanelReport, DisplayAck, DisplayLost)
 
 
+def _write_all(port: _Port, data: bytes) -> None:
+    """Write all of ``data``: straight to the port's file descriptor when it has one (a
+    tty; pyserial's write adds a select and a timeout to every call, which the Pi pays
+    per display update), through pyserial otherwise and when the kernel's buffer is
+    full (it waits up to its write timeout)."""
+    fd = getattr(port, "fd", None)
+    if not isinstance(fd, int):
+        port.write(data)
+        return
+    view = memoryview(data)
+    try:
+        while view:
+            view = view[os.write(fd, view) :]
+    except BlockingIOError:
+        port.write(bytes(view))
+
+
+def _reader(port: _Port, timeout: float) -> Callable[[], bytes]:
+    """What the link thread reads with: what has come within ``timeout`` (b"" if
+    nothing). On a tty, one select and one read on its file descriptor (and pyserial's
+    own abort pipe, which ``cancel_read`` writes); otherwise pyserial's ``read``."""
+    fd = getattr(port, "fd", None)
+    if not isinstance(fd, int):
+        return lambda: port.read(max(1, port.in_waiting))
+    abort = getattr(port, "pipe_abort_read_r", None)
+    watch = [fd, abort] if isinstance(abort, int) else [fd]
+
+    def read() -> bytes:
+        ready, _, _ = select.select(watch, [], [], timeout)
+        if abort is not None and abort in ready:
+            os.read(abort, 1000)  # close() woke us
+            return b""
+        if not ready:
+            return b""
+        try:
+            data = os.read(fd, 4096)
+        except BlockingIOError:
+            return b""
+        if not data:  # readable but nothing: the device went away
+            raise OSError("the port reports readiness to read but returned no data")
+        return data
+
+    return read
+
+
 class SeatLink:
     """One seat node's serial link, kept alive on a background thread.
 
@@ -501,6 +583,11 @@ class SeatLink:
         self._answered = False  # the node answered this session's HELLO
         self._repl_seen = False  # a rejected line looked like the MicroPython REPL
         self._busy: str | None = None
+        # The protocol version offered in this session's HELLO (the newest first; a node
+        # that does not take it, one of protocol 2, is offered the older one), and the
+        # one the node answered with: what the display frames are made for.
+        self._offer = PROTOCOL_VERSION
+        self._protocol = PROTOCOL_VERSION
         # The seat's NodePort (controller.hal.node_display), when the node drives the
         # seat's panel: it gets the display events (which never reach on_event) and
         # NodeConnected and Heartbeat.
@@ -533,6 +620,11 @@ class SeatLink:
     def stats(self) -> dict[str, int]:
         """Counters: frames, seq_gap, callback_errors, stale, repl_resets, reject reasons."""
         return self.decoder.stats
+
+    @property
+    def protocol(self) -> int:
+        """The protocol version the node answered this session's HELLO with (2 or 3)."""
+        return self._protocol
 
     @property
     def busy(self) -> str | None:
@@ -584,7 +676,7 @@ class SeatLink:
             frame = encode_frame(self._tx_seq, kind, *args)
             self._tx_seq = (self._tx_seq + 1) % SEQ_MODULO
             try:
-                port.write(frame)
+                _write_all(port, frame)
             except (serial.SerialException, OSError) as error:
                 log.debug("seat %d: write failed: %s", self.seat, error)
                 return False
@@ -602,11 +694,33 @@ class SeatLink:
                 frames.append(encode_frame(self._tx_seq, kind, *args))
                 self._tx_seq = (self._tx_seq + 1) % SEQ_MODULO
             try:
-                port.write(b"".join(frames))
+                _write_all(port, b"".join(frames))
             except (serial.SerialException, OSError) as error:
                 log.debug("seat %d: write failed: %s", self.seat, error)
                 return False
         return True
+
+    def send_counted(
+        self,
+        header: Callable[[int], tuple[str, tuple[str, ...]]],
+        block: list[tuple[bytes, bytes]],
+    ) -> int:
+        """Protocol 3's display update: the ``header`` frame (``header(count)`` gives
+        its type and arguments, ``count`` being the byte count of the frames after it)
+        then the ``block`` frames (type and arguments already joined, as bytes; a frame
+        up to MAX_BLOCK_FRAME bytes), all in one write. Returns the bytes written, 0 if
+        the node is not connected or the write fails."""
+        with self._write_lock:
+            port = self._serial
+            if port is None:
+                return 0
+            data, self._tx_seq = encode_counted(self._tx_seq, header, block)
+            try:
+                _write_all(port, data)
+            except (serial.SerialException, OSError) as error:
+                log.debug("seat %d: write failed: %s", self.seat, error)
+                return 0
+        return len(data)
 
     def identify(self, seconds: int = 10) -> bool:
         """Make the node's LED blink fast for ``seconds`` (0 stops it)."""
@@ -638,7 +752,7 @@ class SeatLink:
             if port is None:
                 return False
             try:
-                port.write(data)
+                _write_all(port, data)
             except (serial.SerialException, OSError) as error:
                 log.debug("seat %d: write failed: %s", self.seat, error)
                 return False
@@ -675,8 +789,9 @@ class SeatLink:
                 self.seat,
                 reason,
                 line[:MAX_FRAME],
-                f"; the node speaks another protocol than {PROTOCOL_VERSION}: update its "
-                "firmware (firmware/README.md)"
+                "; the node speaks another protocol than "
+                f"{' or '.join(map(str, PROTOCOL_VERSIONS))}: update its firmware "
+                "(firmware/README.md)"
                 if reason == VERSION
                 else "",
             )
@@ -738,10 +853,13 @@ class SeatLink:
             self._tx_seq = 0
             self._answered = False
             self._repl_seen = False
+            self._offer = PROTOCOL_VERSION
         self._port_name = name
         log.debug("seat %d: opened %s (session %d)", self.seat, name, self._session_id)
         opened = last_rx = time.monotonic()
         last_hello = float("-inf")
+        heard_at_hello = 0  # valid frames when the last HELLO went out
+        read = _reader(port, self.read_timeout)
         last_recovery = float("-inf")
         recovery_wait = self.repl_after
         reason = "closed"
@@ -750,12 +868,22 @@ class SeatLink:
             while not self._stop.is_set():
                 now = time.monotonic()
                 if not self._connected and now - last_hello >= self.hello_interval:
-                    last_hello = now
-                    if not self.send("HELLO", str(PROTOCOL_VERSION), str(self._session_id)):
+                    heard = self.decoder.frames
+                    if last_hello > opened and heard != heard_at_hello:
+                        # Unanswered while the node's firmware talks: it does not take
+                        # this version (a node of protocol 2 is sent HELLO 2), or the
+                        # other one (a mistaken guess, both versions in turn).
+                        self._offer = self._other_version(self._offer)
+                    heard_at_hello, last_hello = heard, now
+                    if not self.send("HELLO", str(self._offer), str(self._session_id)):
                         reason = "unplugged"
                         break
+                # Not in the REPL while the firmware sends valid frames (a node that
+                # does not take the offered version is no reason to reset it).
                 in_repl = self._repl_seen or (
-                    not self._connected and now - opened >= self.repl_after
+                    not self._connected
+                    and now - opened >= self.repl_after
+                    and now - last_rx >= self.repl_after
                 )
                 if in_repl and now - last_recovery >= recovery_wait:
                     self._repl_seen = False
@@ -767,11 +895,7 @@ class SeatLink:
                         reason = "unplugged"
                         break
                 try:
-                    data = port.read(max(1, port.in_waiting))
-                    if len(data) == 1:  # woken by a frame's first byte: the rest with it
-                        waiting = port.in_waiting
-                        if waiting:
-                            data += port.read(waiting)
+                    data = read()
                 except (serial.SerialException, OSError) as error:
                     log.debug("seat %d: read failed: %s", self.seat, error)
                     reason = "unplugged"
@@ -783,7 +907,8 @@ class SeatLink:
                     if self.decoder.frames != before:
                         last_rx = now
                     for event in events:
-                        self._handle(event)
+                        if self._handle(event):
+                            last_hello = float("-inf")  # offer the node's version at once
                 if self._connected and now - last_rx > self.heartbeat_timeout:
                     reason = "silent"
                     break
@@ -810,17 +935,39 @@ class SeatLink:
                 self._deliver(NodeDisconnected(name, reason))
         return reason
 
-    def _handle(self, event: NodeEvent) -> None:
+    @staticmethod
+    def _other_version(version: int) -> int:
+        versions = PROTOCOL_VERSIONS
+        return versions[(versions.index(version) - 1) % len(versions)]
+
+    def _handle(self, event: NodeEvent) -> bool:
+        """Take one event; True when the HELLO should be sent again at once (a node's
+        HELLO before its answer names an older version than the one offered)."""
         if not self._answered:
             # Until the node answers this session's HELLO, what it says was sent
             # before (buffered while nobody listened): stale, never played.
             if not isinstance(event, Hello) or event.session != self._session_id:
                 self.decoder.count(STALE)
-                return
+                if isinstance(event, Hello) and event.protocol < self._offer:
+                    self._offer = event.protocol
+                    return True
+                return False
             self._answered = True
         elif isinstance(event, Hello) and event.session not in (None, self._session_id):
             self.decoder.count(STALE)  # an answer to an earlier session's HELLO
-            return
+            return False
+        if isinstance(event, Hello):
+            self._protocol = min(event.protocol, PROTOCOL_VERSION)
+            if self._protocol < PROTOCOL_VERSION and event.session is not None:
+                log.info(
+                    "seat %d: node %s (firmware %s) speaks protocol %d: its panel gets "
+                    "protocol %d's display frames (update its firmware for faster ones)",
+                    self.seat,
+                    event.serial,
+                    event.firmware,
+                    self._protocol,
+                    self._protocol,
+                )
         if not self._connected:
             self._connected = True
             self._last_failure = None
@@ -838,3 +985,4 @@ class SeatLink:
                     event.seat,
                 )
         self._deliver(event)
+        return False

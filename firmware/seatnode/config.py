@@ -54,6 +54,9 @@ LOOP_SLEEP_MS = 5  # the loop never sleeps past a due poll
 # Bytes from the Pi taken per pass of the loop, after the buttons and the reader: the
 # most a pass spends on the link before the player's inputs are sampled again.
 USB_READ_BUDGET = 48
+# A display update's counted block (protocol 3) is read with one readinto of at most
+# this many bytes a pass (3 ms on an emulated RP2040: 8.5 ms per 1,416 bytes).
+BLOCK_READ_BUDGET = 512
 
 # Hardware watchdog (machine.WDT): the loop feeds it every pass; a node stuck for
 # this long resets itself.  The RP2040's longest is 8388 ms.

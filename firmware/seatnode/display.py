@@ -3,8 +3,11 @@
 The Pi renders the seat's screen and decides which windows changed; it sends
 them as one *update* (firmware/PROTOCOL.md, "Display frames"):
 
-    DU <update> <frames> FULL|DIFF          the update that follows
+    DU <update> <frames> FULL|DIFF          the update that follows (protocol 2)
     DW <index> <p0> <p1> <c0> <c1> <offset> <data>   a piece of one window
+
+    DU <update> <regions> <bytes> FULL|DIFF  (protocol 3) then exactly <bytes> bytes:
+    DR <p0> <p1> <c0> <c1> <data>           one whole window a frame (up to 1,400 bytes)
 
 and the node answers ``DACK <update>`` once every piece is in the panel's RAM,
 or ``DLOST <update>`` when a piece went missing (a bad line, a gap in the
@@ -28,6 +31,7 @@ from seatnode.panel import KINDS
 # Pi -> node
 DU = "DU"
 DW = "DW"
+DR = "DR"  # protocol 3: a whole window, inside the byte count its DU announced
 PANEL = "PANEL"  # also node -> Pi
 COMMANDS = (DU, DW, PANEL)
 # node -> Pi
@@ -41,6 +45,17 @@ MISSING = "MISSING"
 
 MAX_PIECE = 24  # data bytes in one DW (32 base64 characters)
 MAX_FRAMES = 999  # DW frames in one update
+# Protocol 3: a DU announces its DR frames' byte count, at most MAX_BLOCK (a whole screen
+# is one 1,393-byte DR frame; a DIFF update of up to MAX_REGIONS windows costs less than
+# a whole screen's bytes or the Pi sends the whole screen).  Only a DR frame, inside its
+# block, may be longer than the 80-byte line limit: at most MAX_REGION_FRAME bytes.
+MAX_BLOCK = 2048
+MAX_REGIONS = 32
+MAX_REGION_FRAME = 1400
+SLICE = 128  # panel bytes written per pass of the loop (a page row: 2.9 ms at 400 kHz)
+# Bytes of the DR blocks waiting to be written, at most: a whole screen and a small
+# update after it.  More (a Pi that ignores the DACKs) overflows the queue like 64 frames.
+MAX_QUEUED_BYTES = 2048
 UPDATE_MODULO = 65536
 RETRY_MS = 500  # how often a panel that does not answer is tried again
 LOST_REPEAT_MS = 1000  # DLOST again while no FULL update has come
@@ -78,6 +93,15 @@ def check(kind, args):
     DU: (update, frames, full); DW: (index, p0, p1, c0, c1, offset, data);
     PANEL: (type, address).  Raises ProtocolError("unknown" | "malformed")."""
     if kind == DU:
+        if len(args) == 4:  # protocol 3: (update, regions, bytes, full)
+            if args[3] not in (FULL, DIFF):
+                raise _malformed(kind)
+            update = _number(args[0], UPDATE_MODULO - 1)
+            regions = _number(args[1], MAX_REGIONS)
+            count = _number(args[2], MAX_BLOCK)
+            if update is None or not regions or not count:
+                raise _malformed(kind)
+            return update, regions, count, args[3] == FULL
         if len(args) != 3 or args[2] not in (FULL, DIFF):
             raise _malformed(kind)
         update = _number(args[0], UPDATE_MODULO - 1)
@@ -112,18 +136,104 @@ def check(kind, args):
     raise protocol.ProtocolError(protocol.UNKNOWN, kind)
 
 
+def _byte_number(field, high):
+    # a DR frame's numbers, as bytes: 1 to 3 digits, no leading zero
+    if not field or len(field) > 3 or not field.isdigit() or (len(field) > 1 and field[0] == 0x30):
+        return None
+    value = int(field)
+    return value if value <= high else None
+
+
+def _printable(line):
+    return min(line) >= 0x20 and max(line) <= 0x7E
+
+
+def parse_region(line):
+    """One DR frame of a block (bytes, no terminator): (p0, p1, c0, c1, data).
+
+    The checks of every frame (PROTOCOL.md: length, grammar, checksum, then the
+    arguments), each a C call over the line rather than a loop over its bytes.  The
+    scan for bytes outside 0x20-0x7E (a loop in C, but one object a byte) is made
+    only when a later check fails, to give the same reason: a frame that passes
+    them all has none (its data is canonical base64, its other fields digits).
+    Raises ProtocolError."""
+    if len(line) > MAX_REGION_FRAME:
+        raise protocol.ProtocolError(protocol.OVERSIZED)
+    if len(line) < 8 or line[0] != 0x24 or line[-5] != 0x2A:  # "$", "*"
+        raise protocol.ProtocolError(protocol.GARBAGE, "not a frame")
+    body = line[1:-5]
+    crc_text = line[-4:]
+    fields = body.split(b" ")
+    if crc_text.strip(b"0123456789ABCDEF") or b"*" in body or len(fields) < 2:
+        raise protocol.ProtocolError(protocol.GARBAGE, "not a frame")
+    seq, kind = fields[0], fields[1]
+    if (
+        not seq.isdigit()
+        or len(seq) > 5
+        or (len(seq) > 1 and seq[0] == 0x30)
+        or int(seq) >= protocol.SEQ_MODULO
+        or not (0 < len(kind) <= 8 and kind.isalpha() and kind.isupper())
+        or b"" in fields
+    ):
+        raise protocol.ProtocolError(protocol.GARBAGE, "not a frame")
+    if protocol.crc16(body) != int(crc_text, 16):
+        if not _printable(line):
+            raise protocol.ProtocolError(protocol.GARBAGE, "non-printable byte")
+        raise protocol.ProtocolError(protocol.CHECKSUM)
+    if kind != b"DR":
+        if not _printable(line):
+            raise protocol.ProtocolError(protocol.GARBAGE, "non-printable byte")
+        raise protocol.ProtocolError(protocol.UNKNOWN, "in a block")
+    p0 = p1 = c0 = c1 = data = None
+    if len(fields) == 7:
+        p0 = _byte_number(fields[2], 7)
+        p1 = _byte_number(fields[3], 7)
+        c0 = _byte_number(fields[4], 127)
+        c1 = _byte_number(fields[5], 127)
+        data = _base64_bytes(fields[6])
+    if (
+        p0 is None
+        or p1 is None
+        or c0 is None
+        or c1 is None
+        or p1 < p0
+        or c1 < c0
+        or data is None
+        or len(data) != (p1 - p0 + 1) * (c1 - c0 + 1)
+    ):
+        if not _printable(line):
+            raise protocol.ProtocolError(protocol.GARBAGE, "non-printable byte")
+        raise _malformed(DR)
+    return p0, p1, c0, c1, data
+
+
+def parse_block(block, regions):
+    """A DU's counted block: exactly ``regions`` DR frames, each ended by LF.
+    Returns [(p0, p1, c0, c1, data), ...]; raises ProtocolError."""
+    block = bytes(block)
+    if not block or block[-1] != 0x0A:
+        raise protocol.ProtocolError(protocol.GARBAGE, "a block cut short")
+    lines = block[:-1].split(b"\n")
+    if len(lines) != regions:
+        raise _malformed(DU)
+    return [parse_region(line) for line in lines]
+
+
 def _base64(text):
+    return _base64_bytes(text.encode())
+
+
+def _base64_bytes(field):
     """Strict base64 (a multiple of 4 characters of its alphabet, '=' only as the
     padding, the padding bits zero), or None: the decoded bytes must encode back to
-    exactly ``text``."""
-    field = text.encode()
+    exactly ``field``."""
     if len(field) % 4:
         return None
     try:
         data = binascii.a2b_base64(field)
     except ValueError:
         return None
-    if binascii.b2a_base64(data).strip() != field:
+    if binascii.b2a_base64(data)[:-1] != field:  # strip() costs 5x the decoding
         return None
     return data
 
@@ -159,6 +269,10 @@ class PanelLink:
         self.updates = 0  # updates acknowledged
         self.lost = 0  # updates reported lost
         self._receiving = None  # [update, frames, next index, full] of the update under way
+        # protocol 3: [update, regions, region index, offset] of the update being written
+        self._writing = None
+        self._queued_bytes = 0  # bytes of the DR blocks in the queue
+        self.rejected = 0  # bad blocks found since the node last counted them
         self._last = None  # the last update written whole
         self._lost_at = None  # when DLOST was last sent, while out of sync
         self._lost_update = 0
@@ -171,7 +285,7 @@ class PanelLink:
 
     @property
     def pending(self):
-        return len(self.queue) > 0
+        return len(self.queue) > 0 or self._writing is not None
 
     # -- to the Pi ---------------------------------------------------------------------
     def report(self):
@@ -200,6 +314,28 @@ class PanelLink:
             return
         self.queue.append((kind, value))
 
+    def receive_block(self, header, block, now):
+        """Protocol 3: the counted block of the DU ``header`` (update, regions, bytes,
+        full) is in (``block``: its bytes; None: it never came whole).  It waits in
+        the queue, copied, as one item; ``step`` checks its DR frames in a pass of its
+        own (a whole screen's take 5 ms on an RP2040), then writes them."""
+        update, regions, _count, full = header
+        raw = None if block is None else bytes(block)
+        size = 0 if raw is None else len(raw)
+        if len(self.queue) >= MAX_QUEUE or self._queued_bytes + size > MAX_QUEUED_BYTES:
+            self._overflow(now, update)
+            return
+        self._queued_bytes += size
+        self.queue.append((DR, (update, full, raw, size, regions)))
+
+    def stray_region(self, now=0):
+        """A DR frame outside its DU's counted block (or another line over the limit):
+        that DU was lost, like a DW piece without its DU."""
+        if len(self.queue) >= MAX_QUEUE:
+            self._overflow(now)
+            return
+        self.queue.append((DR, None))
+
     def bad_line(self, now=0):
         """A line from the Pi was rejected: had an update been under way when it came
         (it is judged in turn, after what was queued before it), a piece is lost."""
@@ -208,13 +344,14 @@ class PanelLink:
             return
         self.queue.append((None, None))
 
-    def _overflow(self, now):
+    def _overflow(self, now, update=None):
         """The Pi sent faster than the panel is written: drop what waits, lose the
         update (the Pi redraws it whole), take nothing but a FULL one from now on."""
         self.dropped += len(self.queue) + 1
-        update = None
+        self._queued_bytes = 0
+        self._writing = None
         for kind, value in self.queue:
-            if kind == DU:
+            if kind in (DU, DR) and value is not None:
                 update = value[0]
         if update is None:
             update = self._receiving[0] if self._receiving is not None else self._lost_update
@@ -226,7 +363,11 @@ class PanelLink:
 
     def step(self, now, budget=PIECES_PER_PASS):
         """Write up to ``budget`` queued pieces to the panel (or, with none waiting,
-        one step of the liveness refresh when it is due)."""
+        one step of the liveness refresh when it is due).  Protocol 3's updates are
+        written a SLICE of panel bytes a pass."""
+        if self._writing is not None:
+            self._slice(now)
+            return
         if not self.queue:
             self._refresh(now)
             return
@@ -237,21 +378,86 @@ class PanelLink:
                     self._lose(self._receiving[0], now)
             elif kind == DU:
                 self._begin(value, now)
+            elif kind == DR and value is None:  # a stray DR: its DU was lost
+                if self._receiving is not None:
+                    self._lose(self._receiving[0], now)
+                elif self.synced:
+                    self._lose((self._last + 1) % UPDATE_MODULO, now)
+            elif kind == DR:
+                self._queued_bytes -= value[3]
+                self._begin_regions(value, now)  # its panel bytes from the next pass on
+                return
             else:
                 budget -= 1
                 self._piece(value, now)
+
+    def _begin_regions(self, value, now):
+        update, full, raw, _size, count = value
+        if self._receiving is not None:  # a protocol 2 update that never finished
+            self._lose(self._receiving[0], now)
+        regions = None
+        if raw is not None:
+            try:
+                regions = parse_block(raw, count)
+            except protocol.ProtocolError:
+                self.rejected += 1  # a bad line, for the node's rx_errors
+        if regions is None:  # its block was bad, or never came whole
+            if self.synced or self._lost_at is None or full:
+                self._lose(update, now)
+            return
+        if self._takes(update, full, now):
+            self._writing = [update, regions, 0, 0]
+
+    def _slice(self, now):
+        """Write the next SLICE bytes of the update under way; DACK after its last."""
+        writing = self._writing
+        update, regions, index, offset = writing
+        panel = self.panel
+        if panel is None or not panel.ok:
+            self._writing = None
+            self.synced = False
+            return
+        p0, p1, c0, c1, data = regions[index]
+        end = min(offset + SLICE, len(data))
+        try:
+            panel.window(p0, p1, c0, c1, offset, data[offset:end])
+        except OSError:
+            self._writing = None
+            self.synced = False
+            self._retry_at = ticks_add(now, RETRY_MS)
+            self.report()  # MISSING
+            return
+        if end < len(data):
+            writing[3] = end
+            return
+        if index + 1 < len(regions):
+            writing[2], writing[3] = index + 1, 0
+            return
+        self._writing = None
+        self._last = update
+        self.synced = True
+        self._lost_at = None
+        self.updates += 1
+        self.send(DACK, (str(update),))
+
+    def _takes(self, update, full, now):
+        """A FULL update, or the DIFF after the last one written whole, is written;
+        another DIFF is lost (said once while out of sync: DLOST repeats by itself)."""
+        if full:
+            return True
+        expected = None if self._last is None else (self._last + 1) % UPDATE_MODULO
+        if self.synced and update == expected:
+            return True
+        if self.synced or self._lost_at is None:
+            self._lose(update, now)
+        return False
 
     def _begin(self, value, now):
         update, frames, full = value
         if self._receiving is not None:  # the last one never finished
             self._lose(self._receiving[0], now)
-        if not full:
-            expected = None if self._last is None else (self._last + 1) % UPDATE_MODULO
-            if not self.synced or update != expected:
-                if self.synced or self._lost_at is None:
-                    self._lose(update, now)
-                return
-        self._receiving = [update, frames, 0, full]
+        if self._takes(update, full, now):
+            self._receiving = [update, frames, 0, full]
 
     def _piece(self, value, now):
         receiving = self._receiving
@@ -295,7 +501,9 @@ class PanelLink:
             self.panel = self.configure(kind, address)
         self.synced = False
         self._receiving = None
+        self._writing = None
         self.queue = []
+        self._queued_bytes = 0
         if self.panel is not None and not self.panel.init():
             self._retry_at = ticks_add(now, RETRY_MS)
         self.report()
@@ -315,6 +523,7 @@ class PanelLink:
         except OSError:
             self._refresh_step = None
             self._receiving = None
+            self._writing = None
             self.synced = False
             self._retry_at = ticks_add(now, RETRY_MS)
             self.report()  # MISSING
@@ -331,7 +540,9 @@ class PanelLink:
             if panel.init():  # back, with a blank RAM: the Pi sends a FULL update
                 self.synced = False
                 self._receiving = None
+                self._writing = None
                 self.queue = []
+                self._queued_bytes = 0
                 self.report()
         if (
             panel.ok

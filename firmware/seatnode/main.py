@@ -118,6 +118,19 @@ class UsbSerial:
             count += 1
         return bytes(self._view[:count]) if count else b""
 
+    def readinto(self, space):
+        """Protocol 3: read into ``space`` (a display update's counted block, whose
+        size its DU announced) with one C call, at most ``config.BLOCK_READ_BUDGET``
+        bytes a pass; 0 when nothing is waiting.  The Pi writes a DU and its block in
+        one go, so the bytes are on their way: the call returns as soon as they came."""
+        for _ in self._poll.ipoll(0):
+            break
+        else:
+            return 0
+        count = min(len(space), config.BLOCK_READ_BUDGET)
+        got = self._in.readinto(space[:count])
+        return got or 0
+
     def pending(self):
         """More bytes are waiting (the budget left some in the USB buffer)."""
         return bool(self._poll.poll(0))
@@ -174,16 +187,20 @@ def run(hw, link, seat=None, serial=None, max_loops=None, watchdog=None):
                 if uid is None and app.reader_ok and not hw.reader.alive():
                     app.reader_ok = False
                 app.tag(uid, now)
-            data = link.read()
-            if data:
-                app.receive(data, now)
+            if app.block_wanted and hasattr(link, "readinto"):
+                # a display update's counted block: straight into its buffer, one C call
+                app.block_read(link.readinto(app.block_space()), now)
+            else:
+                data = link.read()
+                if data:
+                    app.receive(data, now)
             app.tick(now)
             hw.set_led(app.led_on(now))
             loops += 1
             if max_loops is not None and loops >= max_loops:
                 break
             wait = ticks_diff(next_poll, ticks_ms())
-            if app.display.pending or link_pending(link):
+            if app.display.pending or app.block_wanted or link_pending(link):
                 wait = 0  # display pieces or the Pi's bytes wait: the next pass at once
             sleep_ms(min(config.LOOP_SLEEP_MS, wait) if wait > 0 else 0)
     finally:

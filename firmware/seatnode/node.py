@@ -14,6 +14,10 @@ from seatnode.tags import CONFIRM_READS, GRACE_MS, TAGMANY, TagPresence
 
 HEARTBEAT_MS = 1000
 HOST_TIMEOUT_MS = 3500
+# A DU's counted block that has not come whole this long after its DU is given up
+# (lost): the Pi writes a DU and its block in one go, so only a Pi gone mid-write leaves
+# one unfinished, and the node takes frames again.
+BLOCK_TIMEOUT_MS = 250
 
 
 class NodeApp:
@@ -65,6 +69,9 @@ class NodeApp:
         self._last_tick = now
         self._uptime_ms = 0
         self._next_heartbeat = now
+        self.version = protocol.PROTOCOL_VERSION  # this session's, as the Pi's HELLO chose
+        self._header = None  # protocol 3: the DU whose counted block is coming
+        self._block_since = now
         self.display = display.PanelLink(panel, self.send, now, configure_panel)
         self.send_hello()
         self.display.report()
@@ -80,7 +87,7 @@ class NodeApp:
         self.send(
             protocol.HELLO,
             (
-                str(protocol.PROTOCOL_VERSION),
+                str(self.version),
                 self.firmware,
                 seat,
                 self.serial,
@@ -98,10 +105,16 @@ class NodeApp:
     # -- incoming -------------------------------------------------------------
     def receive(self, data, now):
         """Bytes from the Pi: frames are validated; bad ones only count in rx_errors."""
-        for line in self.lines.feed(data):
-            if line is None:
+        lines = self.lines
+        for line in lines.items(data):
+            if line is None:  # oversized: only a DR frame is long, this one outside its block
                 self.rx_errors += 1
+                self.display.stray_region(now)
                 continue
+            if line is protocol.BLOCK:
+                self._block_done(now)
+                continue
+            kind = None
             try:
                 _seq, kind, args = protocol.parse(line)
                 if kind in display.COMMANDS:
@@ -110,13 +123,43 @@ class NodeApp:
                     value = protocol.check_command(kind, args)
             except protocol.ProtocolError:
                 self.rx_errors += 1
-                self.display.bad_line(now)
+                if kind == display.DR:  # outside a block: its DU was lost
+                    self.display.stray_region(now)
+                else:
+                    self.display.bad_line(now)
                 continue
             if kind in display.COMMANDS:
                 self._host_seen = now
+                if kind == display.DU and len(value) == 4:  # protocol 3: a block follows
+                    self._header = value
+                    self._block_since = now
+                    lines.expect(value[2])
+                    continue
                 self.display.receive(kind, value, now)
                 continue
+            if kind == protocol.HELLO:
+                self.version = int(args[0])
             self._handle(kind, value, now)
+
+    # -- protocol 3's counted blocks ----------------------------------------------------------
+    @property
+    def block_wanted(self):
+        """Bytes of a display update's block still to come (0: frames, line by line)."""
+        return self.lines.wanted
+
+    def block_space(self):
+        """Where the next bytes of the block go (``readinto`` it, then ``block_read``)."""
+        return self.lines.space()
+
+    def block_read(self, count, now):
+        """``count`` bytes were read into ``block_space()``."""
+        if count and self.lines.filled(count):
+            self._block_done(now)
+
+    def _block_done(self, now):
+        header, self._header = self._header, None
+        if header is not None:
+            self.display.receive_block(header, self.lines.block(), now)
 
     def _handle(self, kind, value, now):
         self._host_seen = now
@@ -173,7 +216,15 @@ class NodeApp:
         if ticks_diff(now, self._next_heartbeat) >= 0:
             self.send_heartbeat()
             self._next_heartbeat = ticks_add(now, self.heartbeat_ms)
+        if self._header is not None and ticks_diff(now, self._block_since) >= BLOCK_TIMEOUT_MS:
+            self.lines.abandon()  # the block never came whole: that update is lost
+            self.rx_errors += 1
+            self.display.receive_block(self._header, None, now)
+            self._header = None
         self.display.step(now)
+        if self.display.rejected:  # bad blocks, checked by step
+            self.rx_errors += self.display.rejected
+            self.display.rejected = 0
         self.display.tick(now, self.host_alive(now))
 
     def led_on(self, now):

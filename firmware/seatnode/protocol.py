@@ -10,7 +10,8 @@ four upper-case hex digits.  Plain Python: valid MicroPython, importable by
 CPython for the host's tests.
 """
 
-PROTOCOL_VERSION = 2
+PROTOCOL_VERSION = 3  # the newest this firmware speaks
+VERSIONS = (2, 3)  # what it accepts in the Pi's HELLO (and answers with)
 MAX_FRAME = 80  # bytes in a frame, not counting its CR/LF terminator
 MAX_ARG = 32  # characters in one argument
 SEQ_MODULO = 65536
@@ -201,7 +202,8 @@ def _is_session(text):
 def check_command(kind, args):
     """Validate a Pi -> node command; return its argument converted, or None.
 
-    HELLO returns the Pi's session number, IDENT its seconds, LED its mode.
+    HELLO returns the Pi's session number (its version, 2 or 3, is ``args[0]``),
+    IDENT its seconds, LED its mode.
 
     Raises ProtocolError with reason "unknown", "malformed" or "version".
     """
@@ -213,7 +215,7 @@ def check_command(kind, args):
         # The version comes first: another version's HELLO may carry other arguments.
         if not args or not _is_digits(args[0].encode()) or len(args[0]) > 5:
             raise ProtocolError(MALFORMED, kind)
-        if int(args[0]) != PROTOCOL_VERSION:
+        if int(args[0]) not in VERSIONS:
             raise ProtocolError(VERSION, args[0])
         if len(args) != 2 or not _is_session(args[1]):
             raise ProtocolError(MALFORMED, kind)
@@ -232,52 +234,114 @@ def check_command(kind, args):
     raise ProtocolError(UNKNOWN, kind)
 
 
+BLOCK = "block"  # LineReader.items: the counted block expected is complete
+
+
 class LineReader:
     """Splits a byte stream into lines; CR and LF both end a line.
 
     ``feed`` returns the complete lines (without terminator); empty lines are
     dropped.  A line longer than MAX_FRAME is discarded up to its terminator
     and reported once as ``None`` in the returned list.
+
+    Protocol 3's display updates announce the byte count of the frames that follow
+    their ``DU`` line: after ``expect(count)`` the next ``count`` bytes of the stream
+    are kept whole (not split into lines, whatever their length) in one preallocated
+    buffer, which ``items`` reports as ``BLOCK`` once full (``block()`` gives them).
+    ``space()`` is the buffer's part still to fill, for a ``readinto`` straight into it.
     """
 
-    def __init__(self, limit=MAX_FRAME):
+    def __init__(self, limit=MAX_FRAME, block_size=2048):
         self.limit = limit
         self._buf = bytearray()
         self._skipping = False
+        self._block = bytearray(block_size)
+        self._view = memoryview(self._block)
+        self._want = 0  # bytes of the block still to come
+        self._fill = 0  # bytes of the block received
 
     def reset(self):
         self._buf = bytearray()
         self._skipping = False
+        self._want = self._fill = 0
 
+    # -- counted blocks --------------------------------------------------------------
+    def expect(self, count):
+        """The next ``count`` bytes are a block (1 to the buffer's size)."""
+        self._want, self._fill = count, 0
+
+    @property
+    def wanted(self):
+        """Bytes of the expected block still to come (0: none expected)."""
+        return self._want
+
+    def space(self):
+        """The rest of the block's buffer, to read into (then ``filled``)."""
+        return self._view[self._fill : self._fill + self._want]
+
+    def filled(self, count):
+        """``count`` bytes were read into ``space()``; True when the block is complete."""
+        self._fill += count
+        self._want -= count
+        return self._want == 0
+
+    def block(self):
+        """The complete block (a view into the buffer: valid until the next one)."""
+        return self._view[: self._fill]
+
+    def abandon(self):
+        """Give up the block under way (it never came whole): the bytes that come
+        next are dropped up to the next terminator, so a cut frame is no line."""
+        if self._want:
+            self._want = self._fill = 0
+            self._buf = bytearray()
+            self._skipping = True
+
+    # -- lines ---------------------------------------------------------------------------
     def feed(self, data):
-        # Whole runs between terminators at a time (bytes.find and slices run in C):
-        # display frames bring some 3 kB a screen, too many for a loop over bytes.
-        out = []
+        return list(self.items(data))
+
+    def items(self, data):
+        """The lines (and ``BLOCK``) in ``data``, one at a time: a caller that reads a
+        ``DU`` calls ``expect`` before taking the next item."""
+        # Whole runs between terminators at a time (bytes.find and slices run in C).
         start, size = 0, len(data)
         while start < size:
+            if self._want:
+                n = min(self._want, size - start)
+                self._view[self._fill : self._fill + n] = data[start : start + n]
+                start += n
+                if self.filled(n):
+                    yield BLOCK
+                continue
             cr, lf = data.find(b"\r", start), data.find(b"\n", start)
             end = lf if cr < 0 or (0 <= lf < cr) else cr
             if end < 0:
-                self._take(data[start:], out)
+                if self._take(data[start:]):
+                    yield None
                 break
-            self._take(data[start:end], out)
+            over = self._take(data[start:end])
+            start = end + 1
+            if over:
+                yield None
             if self._skipping:
                 self._skipping = False
             elif self._buf:
-                out.append(bytes(self._buf))
+                line = bytes(self._buf)
+                self._buf = bytearray()
+                yield line
             self._buf = bytearray()
-            start = end + 1
-        return out
 
-    def _take(self, chunk, out):
+    def _take(self, chunk):
+        """Add a run to the line; True when that made it oversized (reported once)."""
         if self._skipping or not chunk:
-            return
+            return False
         if len(self._buf) + len(chunk) > self.limit:
             self._buf = bytearray()
             self._skipping = True
-            out.append(None)
-        else:
-            self._buf.extend(chunk)
+            return True
+        self._buf.extend(chunk)
+        return False
 
 
 class Sequencer:

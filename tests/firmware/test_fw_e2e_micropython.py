@@ -20,6 +20,9 @@ from micropython_unix import require_micropython
 from mpnode import SERIAL, MicroPythonNode
 from seatnode import FIRMWARE_VERSION, protocol
 
+from controller.hal.display import DisplayConfig
+from controller.hal.display_writer import image_to_pages
+from controller.hal.node_display import NodeDisplay
 from controller.hal.seatlink import (
     REJECT_REASONS,
     ButtonHeld,
@@ -34,6 +37,7 @@ from controller.hal.seatlink import (
     TagConflict,
     TagLeft,
 )
+from controller.render.matchsticks import render_scoreboard_image
 
 CARD_A = "04A224B2C55E80"
 CARD_B = "04A224B2C55E81"
@@ -108,7 +112,8 @@ def test_hello_heartbeats_cards_and_buttons(
     link: SeatLink, events: Events, node: MicroPythonNode
 ) -> None:
     hello = events.of(Hello)[0]
-    assert hello == Hello(None, FIRMWARE_VERSION, SERIAL, 2, 0x92, link.session)
+    assert hello == Hello(None, FIRMWARE_VERSION, SERIAL, 3, 0x92, link.session)
+    assert link.protocol == 3  # the Pi's HELLO 3 taken: display frames of protocol 3
     assert isinstance(events.items[0], NodeConnected)
     events.wait_for(lambda e: isinstance(e, Heartbeat) and e.reader_ok and e.uptime_s >= 1)
     node.lay(CARD_A)
@@ -243,3 +248,36 @@ def test_events_from_before_a_reopen_are_never_delivered(
     assert ButtonPressed("truco") not in later
     assert not [e for e in later if isinstance(e, TagArrived)]
     assert [e for e in later if isinstance(e, ButtonPressed)] == [ButtonPressed("quiero")]
+
+
+def _glass(node: MicroPythonNode) -> bytes:
+    """What the node's panel shows now (the board's panel model, asked over its pins)."""
+    before = sum(line.startswith("glass ") for line in node.status)
+    node.command("glass")
+    deadline = time.monotonic() + 10
+    while sum(line.startswith("glass ") for line in node.status) == before:
+        assert time.monotonic() < deadline, node.status[-5:]
+        time.sleep(0.02)
+    return bytes.fromhex([x for x in node.status if x.startswith("glass ")][-1][6:])
+
+
+def test_screens_reach_the_nodes_panel_in_protocol_3(node: MicroPythonNode, events: Events) -> None:
+    """The Pi's NodeDisplay and SeatLink, the node's main loop on a pty: HELLO 3, the
+    updates' blocks read with readinto, the panel's glass the Pi's screen each time."""
+    display = NodeDisplay(DisplayConfig(connected_to="node"), seat=0)
+    link = SeatLink.for_serial(0, SERIAL, events, by_id_dir=node.link.parent, **TIMINGS)
+    display.attach(link)
+    link.start()
+    try:
+        for acks, (us, them) in enumerate([(3, 4), (4, 4), (11, 29)], start=1):
+            screen = render_scoreboard_image(us, them, 30)
+            display.show(screen)
+            deadline = time.monotonic() + 15
+            while display.port.stats.acks < acks or display.port.awaiting is not None:
+                assert time.monotonic() < deadline, display.port.stats
+                time.sleep(0.02)
+            assert _glass(node) == image_to_pages(screen)
+        assert link.protocol == 3 and display.port.stats.lost == 0
+        assert link.hello is not None and link.hello.protocol == 3
+    finally:
+        link.close()

@@ -165,11 +165,11 @@ def test_run_reports_tag_and_buttons_with_ctrl_c_disabled(fake: Any) -> None:
     main, machine, kbd = fake
     hw = main.Hardware()
     machine.pins[4].value(0)  # real_envido held down (pulled to GND)
-    link = Link(protocol.encode(0, "HELLO", ["2", "41"]))
+    link = Link(protocol.encode(0, "HELLO", ["3", "41"]))
     app = main.run(hw, link, seat=1, max_loops=30)
     assert kbd == [-1, 3]  # Ctrl-C off while running, back on afterwards
     messages = link.kinds()
-    hello = ["2", FIRMWARE_VERSION, "1", "e6614103e7ab1234", "92"]
+    hello = ["3", FIRMWARE_VERSION, "1", "e6614103e7ab1234", "92"]
     hellos = [m for m in messages if m[0] != "PANEL"][:2]  # each HELLO followed by PANEL
     assert hellos == [("HELLO", [*hello, "-"]), ("HELLO", [*hello, "41"])]
     assert messages[1] == messages[3] == ("PANEL", ["ssd1306", "3C", "OK"])

@@ -38,7 +38,7 @@ def test_boots_with_hello_and_sequence_numbers_count_up() -> None:
     seqs = [protocol.parse(f.rstrip())[0] for f in wire.frames]
     assert seqs == [0, 1, 2]
     assert wire.messages() == [
-        ("HELLO", ["2", FIRMWARE_VERSION, "2", "e6614103e7ab1234", "00", "-"]),
+        ("HELLO", ["3", FIRMWARE_VERSION, "2", "e6614103e7ab1234", "00", "-"]),
         ("HB", ["0", "0", "NONE"]),
         ("HB", ["1", "0", "NONE"]),
     ]

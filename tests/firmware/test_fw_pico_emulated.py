@@ -32,6 +32,7 @@ from controller.hal.seatlink import (
     PanelReport,
     TagArrived,
     TagConflict,
+    encode_counted,
     encode_frame,
 )
 
@@ -95,14 +96,18 @@ def marks(lines: list[str], name: str) -> list[int]:
 
 def test_the_frozen_firmware_on_an_emulated_pico(tmp_path: Path) -> None:
     screen = bytes(range(256)) * 4
-    full = [encode_frame(1, "DU", "0", "43", "FULL")]
+    # protocol 3: the DU announcing its block's bytes, the whole screen in one DR frame
+    block = [(b"DR", b"0 7 0 127 " + binascii.b2a_base64(screen, newline=False))]
+    full, _seq = encode_counted(1, lambda count: ("DU", ("0", "1", str(count), "FULL")), block)
+    # protocol 2's pieces (what a Pi not updated sends) are taken too: update 1
+    pieces = [encode_frame(3, "DU", "1", "43", "FULL")]
     for index, offset in enumerate(range(0, 1024, 24)):
         piece = binascii.b2a_base64(screen[offset : offset + 24], newline=False).decode()
-        full.append(encode_frame(2 + index, "DW", str(index), "0", "7", "0", "127",
-                                 str(offset), piece))  # fmt: skip
+        pieces.append(encode_frame(4 + index, "DW", str(index), "0", "7", "0", "127",
+                                   str(offset), piece))  # fmt: skip
     steps: list[dict[str, object]] = [
         {"wait_line": "HELLO", "timeout_ms": 3000},
-        {"send": encode_frame(0, "HELLO", "2", "7").decode()},
+        {"send": encode_frame(0, "HELLO", "3", "7").decode()},
         {"at_ms": 250},
         {"tags": [[UID_A, 1.0]]},
         {"mark": "card"},
@@ -117,9 +122,11 @@ def test_the_frozen_firmware_on_an_emulated_pico(tmp_path: Path) -> None:
         {"release": "envido"},
         {"mark": "released"},
         {"at_ms": 1180},
-        {"send": b"".join(full).decode()},
+        {"send": full.decode()},
         {"mark": "full"},
         {"wait_line": "DACK", "timeout_ms": 1500},
+        {"send": b"".join(pieces).decode()},
+        {"wait_line": "DACK 1", "timeout_ms": 1500},
         {"panelreset": True},
         {"at_ms": 3300},
     ]
@@ -141,6 +148,8 @@ def test_the_frozen_firmware_on_an_emulated_pico(tmp_path: Path) -> None:
     assert [e.name for _when, e in presses] == ["envido"]
     assert presses[0][0] > released
     assert DisplayAck(0) in [e for _when, e in got]
+    assert DisplayAck(1) in [e for _when, e in got]
+    assert hellos[1].protocol == 3
     reset_at = next(int(x.split()[1]) for x in lines if x.startswith("P ") and x.endswith("reset"))
     relit = [int(x.split()[1]) for x in lines if x.startswith("P ") and x.endswith(" on")]
     assert any(reset_at < when < reset_at + 2_000_000 for when in relit)

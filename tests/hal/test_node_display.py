@@ -27,6 +27,7 @@ from seatnode.panel import KINDS, Panel
 from controller.hal.display_writer import (
     Controller,
     DisplayWriter,
+    Window,
     image_to_pages,
 )
 from controller.hal.display_writer import (
@@ -42,6 +43,7 @@ from controller.hal.seatlink import (
     NodeEvent,
     PanelReport,
     decode_message,
+    encode_counted,
     encode_frame,
     parse_frame,
 )
@@ -53,8 +55,11 @@ SERIAL = "e6614103e7ab1234"
 class Wire:
     """The USB cable: the Pi's frames into the node, the node's frames back."""
 
-    def __init__(self, kind: str) -> None:
+    def __init__(self, kind: str, protocol: int = 3) -> None:
+        """``protocol``: the version the node answered the Pi's HELLO with (3: DR
+        frames, counted; 2: DW pieces)."""
         self.kind = kind
+        self.protocol = protocol
         self.model: OledModel = model_for(kind)
         self.model.power_cycle()  # a panel just powered: noise, registers at reset
         self.now = 0
@@ -89,6 +94,21 @@ class Wire:
             data = mangle(data)
         self.app.receive(data, self.now)
         return True
+
+    def send_counted(
+        self,
+        header: Callable[[int], tuple[str, tuple[str, ...]]],
+        block: list[tuple[bytes, bytes]],
+    ) -> int:
+        assert self.protocol >= 3  # NodePort sends protocol 2's frames to a node of 2
+        data, self.seq = encode_counted(self.seq, header, block)
+        written = len(data)  # what the Pi wrote, whatever the way does to it
+        self.sent_bytes += len(data)
+        mangle, self.mangle = self.mangle, None  # the next write only
+        if mangle is not None:
+            data = mangle(data)
+        self.app.receive(data, self.now)
+        return written
 
     def _node_writes(self, frame: bytes) -> None:
         self.node_lines.append(frame)
@@ -140,9 +160,13 @@ def frames(seed: int, count: int) -> list[Image.Image]:
     return out
 
 
+PROTOCOLS = (2, 3)
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
 @pytest.mark.parametrize("kind", KINDS)
-def test_random_frames_reach_the_glass_after_every_frame(kind: str) -> None:
-    wire = Wire(kind)
+def test_random_frames_reach_the_glass_after_every_frame(kind: str, protocol: int) -> None:
+    wire = Wire(kind, protocol)
     assert wire.port.ready
     for index, image in enumerate(frames(11, 120)):
         wire.show(image)
@@ -154,8 +178,9 @@ def test_random_frames_reach_the_glass_after_every_frame(kind: str) -> None:
     assert wire.model.ignored == []
 
 
-def test_a_small_change_is_a_small_update() -> None:
-    wire = Wire("ssd1306")
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_a_small_change_is_a_small_update(protocol: int) -> None:
+    wire = Wire("ssd1306", protocol)
     wire.show(render_scoreboard_image(14, 9, 30))
     before = wire.sent_bytes
     wire.show(render_scoreboard_image(15, 9, 30))  # one matchstick diagonal: 18 bytes
@@ -163,10 +188,11 @@ def test_a_small_change_is_a_small_update() -> None:
     assert wire.glass_is(render_scoreboard_image(15, 9, 30))
 
 
+@pytest.mark.parametrize("protocol", PROTOCOLS)
 @pytest.mark.parametrize("kind", KINDS)
-def test_lost_and_mangled_lines_end_in_a_full_frame(kind: str) -> None:
+def test_lost_and_mangled_lines_end_in_a_full_frame(kind: str, protocol: int) -> None:
     rnd = random.Random(kind)
-    wire = Wire(kind)
+    wire = Wire(kind, protocol)
 
     def mangle(data: bytes) -> bytes:
         lines = data.split(b"\n")
@@ -194,8 +220,9 @@ def test_lost_and_mangled_lines_end_in_a_full_frame(kind: str) -> None:
     assert wire.port.stats.lost > 0 and wire.port.stats.full_resends > 1
 
 
-def test_a_whole_update_lost_is_caught_by_the_missing_ack() -> None:
-    wire = Wire("sh1106")
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_a_whole_update_lost_is_caught_by_the_missing_ack(protocol: int) -> None:
+    wire = Wire("sh1106", protocol)
     wire.show(render_scoreboard_image(1, 1, 30))
     wire.mangle = lambda data: b""  # the update never arrives
     wire.writer.update(render_scoreboard_image(2, 1, 30))
@@ -205,9 +232,10 @@ def test_a_whole_update_lost_is_caught_by_the_missing_ack() -> None:
     assert wire.glass_is(render_scoreboard_image(2, 1, 30))
 
 
+@pytest.mark.parametrize("protocol", PROTOCOLS)
 @pytest.mark.parametrize("kind", KINDS)
-def test_a_panel_that_drops_off_comes_back_with_the_screen(kind: str) -> None:
-    wire = Wire(kind)
+def test_a_panel_that_drops_off_comes_back_with_the_screen(kind: str, protocol: int) -> None:
+    wire = Wire(kind, protocol)
     wire.show(render_scoreboard_image(5, 7, 30))
     wire.model.unplugged = True  # the panel's cable is re-seated ...
     wire.show(render_scoreboard_image(6, 7, 30))
@@ -224,8 +252,9 @@ def test_a_panel_that_drops_off_comes_back_with_the_screen(kind: str) -> None:
     assert wire.model.display_on
 
 
-def test_a_restarted_node_gets_the_whole_frame() -> None:
-    wire = Wire("ssd1309")
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_a_restarted_node_gets_the_whole_frame(protocol: int) -> None:
+    wire = Wire("ssd1309", protocol)
     wire.show(render_scoreboard_image(20, 3, 30))
     wire.model.power_cycle()
     wire.boot()  # the node (and its panel) lost power; it says HELLO and PANEL again
@@ -236,12 +265,14 @@ def test_a_restarted_node_gets_the_whole_frame() -> None:
     assert wire.glass_is(render_scoreboard_image(21, 3, 30))
 
 
-def test_display_frames_never_hold_up_a_button() -> None:
-    wire = Wire("ssd1306")
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_display_frames_never_hold_up_a_button(protocol: int) -> None:
+    wire = Wire("ssd1306", protocol)
     wire.show(render_scoreboard_image(3, 2, 30))
     wire.port.on_event(PanelReport("ssd1306", 0x3C, True))  # a full frame is queued now
     pending = len(wire.app.display.queue)
-    assert pending > 40
+    # protocol 2: 43 pieces; 3: one DR frame, written 128 bytes a pass
+    assert pending > 40 if protocol == 2 else pending == 1
     wire.node_lines.clear()
     now = wire.now
     wire.app.buttons([True] + [False] * 7, now)
@@ -331,8 +362,9 @@ def test_the_pin_maps_panel_is_named_to_a_node_that_drives_another() -> None:
 # -- flow control -----------------------------------------------------------------------
 
 
-def test_the_pi_sends_one_update_per_dack_and_merges_what_came_meanwhile() -> None:
-    wire = Wire("ssd1306")
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_the_pi_sends_one_update_per_dack_and_merges_what_came_meanwhile(protocol: int) -> None:
+    wire = Wire("ssd1306", protocol)
     wire.show(render_scoreboard_image(0, 0, 30))
     sent_before = wire.port.stats.updates
     # Five screens drawn while the node has not answered the first: one goes out, the
@@ -348,9 +380,10 @@ def test_the_pi_sends_one_update_per_dack_and_merges_what_came_meanwhile() -> No
     assert wire.port.stats.full_resends <= 1 and wire.port.stats.lost == 0
 
 
-def test_merged_updates_reach_the_glass_in_any_order_of_dacks() -> None:
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_merged_updates_reach_the_glass_in_any_order_of_dacks(protocol: int) -> None:
     rnd = random.Random(7)
-    wire = Wire("sh1106")
+    wire = Wire("sh1106", protocol)
     shown = frames(21, 80)
     for image in shown:
         wire.writer.update(image)
@@ -370,7 +403,7 @@ def test_an_unpaced_sender_only_loses_frames_that_are_redrawn(per_pass: int) -> 
     # pass) its queue fills: updates are dropped (DLOST). Either way the queue stays
     # bounded, and the paced Pi's FULL update after it (or the flood's own last
     # update, if it got through whole) shows the screen.
-    wire = Wire("ssd1306")
+    wire = Wire("ssd1306", protocol=2)
     screen = render_scoreboard_image(1, 1, 30)
     wire.show(screen)
     data = image_to_pages(screen)
@@ -414,3 +447,100 @@ def test_a_panel_that_resets_without_an_error_is_lit_again_within_2_s(kind: str)
     assert wire.model.display_on and wire.glass_is(screen)
     assert wire.sent_bytes == before  # the node did it from its copy, the Pi sent nothing
     assert wire.app.display.panel.refreshes >= 1
+
+
+# -- protocol 3: counted blocks of DR frames ----------------------------------------------
+
+
+def _capture(wire: Wire) -> list[bytes]:
+    """What the Pi writes to the node from now on (each write, unmangled)."""
+    writes: list[bytes] = []
+
+    def keep(data: bytes) -> bytes:
+        writes.append(data)
+        wire.mangle = keep  # every write, not only the next
+        return data
+
+    wire.mangle = keep
+    return writes
+
+
+def test_a_full_update_of_protocol_3_is_one_counted_region_frame() -> None:
+    wire = Wire("ssd1306")
+    writes = _capture(wire)
+    image = frames(5, 1)[1]
+    wire.port.on_event(PanelReport("ssd1306", 0x3C, True))  # the whole screen, at once
+    wire.show(image)
+    empty, du, dr, end = writes[0].split(b"\n")
+    assert empty == end == b""  # an LF first (ends a cut line), each frame ends in LF
+    _seq, kind, args = parse_frame(du)
+    assert kind == "DU" and args[1:] == ("1", str(len(dr) + 1), "FULL")
+    assert len(du) <= MAX_FRAME < len(dr) <= node_display.MAX_REGION_FRAME
+    assert node_display.parse_region(dr) == (0, 7, 0, 127, image_to_pages(image))
+    assert wire.glass_is(image)
+
+
+def test_many_small_windows_go_as_the_whole_screen_in_protocol_3() -> None:
+    wire = Wire("ssd1306")
+    wire.show(render_scoreboard_image(1, 2, 30))
+    writes = _capture(wire)
+    screen = image_to_pages(render_scoreboard_image(2, 2, 30))
+    windows = [Window(page, col * 4, 1, 2) for page in range(8) for col in range(5)]  # 40
+    wire.port.send(screen, windows, False)
+    wire.pump()
+    lines = writes[0].split(b"\n")
+    assert len(lines) == 4 and parse_frame(lines[1])[2][1:] == ("1", str(len(lines[2]) + 1), "FULL")
+    assert wire.glass_is(render_scoreboard_image(2, 2, 30))
+
+
+def test_known_region_lines() -> None:
+    # the example of PROTOCOL.md: a matchstick's diagonal, pages 1-2 x columns 39-47
+    line = b"$41 DR 1 2 39 47 AAECAwQFBgcICQoLDA0ODxAR*CA55"
+    assert node_display.parse_region(line) == (1, 2, 39, 47, bytes(range(18)))
+    assert encode_counted(
+        40, lambda n: ("DU", ("7", "1", str(n), "DIFF")), [(b"DR", line[7:-5])]
+    ) == (b"\n$40 DU 7 1 47 DIFF*BEC8\n" + line + b"\n", 42)
+    for bad, reason in (
+        (b"$41 DR 1 2 39 47 AAECAwQFBgcICQoLDA0ODxAR*CA56", protocol.CHECKSUM),
+        (b"$41 DR 1 2 39 47 AAECAwQFBgcICQoLDA0ODw==*8D2C", protocol.MALFORMED),  # 16 of 18
+        (b"$41 DR 1 2 39 47 AAECAwQFBgcICQoLDA0ODxAR AA==*0000", protocol.CHECKSUM),
+        (b"$0 DR 0 0 0 3 AAF=*5A9D", protocol.MALFORMED),  # padding bits not zero
+        (b"$0 DR 0 0 0 03 AAAA*D245", protocol.MALFORMED),  # a leading zero
+        (b"$0 DR 1 0 0 3 AAAAAA==*2DF4", protocol.MALFORMED),  # p1 < p0
+        (b"$0 DW 0 0 0 3 AAAA*ABA0", protocol.UNKNOWN),  # only DR frames in a block
+        (b"$0 DR 0 0 0 3 AA\x00A*0000", protocol.GARBAGE),
+        (b"$0 DR 0 7 0 127 " + b"A" * 1400 + b"*0000", protocol.OVERSIZED),
+    ):
+        body = bad[1:-5]
+        if reason not in (protocol.CHECKSUM, protocol.GARBAGE, protocol.OVERSIZED):
+            bad = b"$" + body + b"*%04X" % binascii.crc_hqx(body, 0xFFFF)
+        with pytest.raises(protocol.ProtocolError) as caught:
+            node_display.parse_region(bad)
+        assert caught.value.reason == reason, bad
+
+
+def test_a_dr_frame_outside_its_block_is_a_lost_update() -> None:
+    """Its DU was lost on the way: the node says DLOST, the Pi sends the screen whole."""
+    wire = Wire("sh1106")
+    wire.show(render_scoreboard_image(3, 3, 30))
+    wire.mangle = lambda data: data.replace(b" DU ", b" DX ")  # the DU spoilt: unknown
+    wire.show(render_scoreboard_image(4, 3, 30))
+    assert wire.port.stats.lost == 1
+    assert wire.glass_is(render_scoreboard_image(4, 3, 30))
+
+
+def test_a_block_that_never_comes_whole_is_given_up() -> None:
+    """The Pi gone in the middle of a write: after 250 ms the node takes frames again,
+    and says the update is lost (the Pi, back, sends the screen whole)."""
+    wire = Wire("ssd1306")
+    wire.show(render_scoreboard_image(6, 6, 30))
+    errors = wire.app.rx_errors
+    wire.mangle = lambda data: data[: len(data) // 2]  # cut in the middle of its DR
+    wire.writer.update(render_scoreboard_image(7, 6, 30))
+    assert wire.app.block_wanted > 0
+    wire.pump(300)
+    assert wire.app.block_wanted == 0 and wire.app.rx_errors == errors + 1
+    assert wire.port.stats.lost == 1
+    assert wire.glass_is(render_scoreboard_image(7, 6, 30))
+    wire.app.receive(encode_frame(0, "LED", "FAST"), wire.now)  # frames are taken again
+    assert wire.app.led.mode == "FAST"

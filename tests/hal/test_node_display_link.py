@@ -14,6 +14,7 @@ from fake_oled import SH1106Model
 
 from controller.hal.display import DisplayConfig
 from controller.hal.display_writer import image_to_pages
+from controller.hal.mock import MockNode
 from controller.hal.node_display import NodeDisplay
 from controller.hal.seatlink import LinkEvent, PanelReport, SeatLink
 from controller.render.matchsticks import render_scoreboard_image
@@ -71,3 +72,33 @@ def test_the_screen_follows_and_survives_a_replug(
     assert model.display_on
     assert display.errors == 0
     assert not any(isinstance(e, PanelReport) for e in table_events)  # the port's business
+
+
+@pytest.mark.parametrize(("protocol", "frame"), [(2, "DW"), (3, "DR")])
+def test_a_node_gets_the_display_frames_of_the_protocol_it_answers(
+    protocol: int, frame: str
+) -> None:
+    """Through the real SeatLink and NodeDisplay: a mock node of protocol 2 (which ignores
+    HELLO 3, as firmware 0.2.0 does) is offered HELLO 2 and gets DW pieces; one of
+    protocol 3 gets DR frames; either way its RAM ends as the Pi's screen, and no node
+    whose firmware talks is soft-reset."""
+    node = MockNode(0, heartbeat_s=0.05, panel=True, protocol=protocol)
+    node.start()
+    display = NodeDisplay(DisplayConfig(connected_to="node"), seat=0)
+    link = SeatLink(
+        0, node.path, lambda s, e: None, heartbeat_timeout=0.6, hello_interval=0.2,
+        backoff_initial=0.05, backoff_max=0.2, read_timeout=0.02,
+    )  # fmt: skip
+    display.attach(link)
+    link.start()
+    try:
+        eventually(lambda: display.port.ready)
+        screen = render_scoreboard_image(9, 5, 30)
+        display.show(screen)
+        eventually(lambda: bytes(node.ram) == image_to_pages(screen))
+        assert link.protocol == protocol and link.hello is not None
+        assert frame in node.received and ({"DR", "DW"} - {frame}).isdisjoint(node.received)
+        assert link.stats["repl_resets"] == 0
+    finally:
+        link.close()
+        node.close()

@@ -3,6 +3,7 @@ live link over pty pairs against a simulated node running the firmware."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import random
@@ -172,7 +173,7 @@ def test_firmware_hello_and_heartbeat_decode_on_the_host(
     decoder = FrameDecoder()
     events = decoder.feed(b"".join(frames))
     assert events == [
-        Hello(seat, FIRMWARE_VERSION, SERIAL, 2, 0x92),
+        Hello(seat, FIRMWARE_VERSION, SERIAL, 3, 0x92),
         Heartbeat(uptime_ms // 1000, errors, reader_ok),
     ]
 
@@ -383,7 +384,8 @@ def link(node: SimNode, events: Events, tmp_path: Path) -> Iterator[SeatLink]:
 def test_connects_and_introduces_the_node(link: SeatLink, events: Events, node: SimNode) -> None:
     assert isinstance(events.items[0][1], NodeConnected)
     assert link.connected
-    assert link.hello == Hello(2, FIRMWARE_VERSION, SERIAL, 2, 0x92, link.session)
+    assert link.hello == Hello(2, FIRMWARE_VERSION, SERIAL, 3, 0x92, link.session)
+    assert link.protocol == 3
     assert all(seat == 2 for seat, _ in events.items)
 
 
@@ -585,10 +587,10 @@ def test_pty_pair_without_symlink() -> None:
     try:
         events = Events()
         with SeatLink(1, node.path, events, **FAST) as link:
-            node.hear(f"HELLO 2 {link.session}*".encode())
-            node.send("HELLO", "2", "0.1.0", "1", "abcd", "B2", str(link.session))
+            node.hear(f"HELLO 3 {link.session}*".encode())
+            node.send("HELLO", "3", "0.1.0", "1", "abcd", "B2", str(link.session))
             hello = events.wait_for(lambda e: isinstance(e, Hello))
-            assert hello == Hello(1, "0.1.0", "abcd", 2, 0xB2, link.session)
+            assert hello == Hello(1, "0.1.0", "abcd", 3, 0xB2, link.session)
     finally:
         node.close()
 
@@ -605,7 +607,7 @@ def test_what_the_node_sent_before_answering_this_session_is_stale() -> None:
         node.send("TAGON", "04A224B2C55E80")
         events = Events()
         with SeatLink(1, node.path, events, **FAST) as link:
-            node.hear(f"HELLO 2 {link.session}*".encode())
+            node.hear(f"HELLO 3 {link.session}*".encode())
             node.send("HELLO", "2", "0.2.0", "1", "abcd", "92", str((link.session + 1) % 65536))
             node.send("HOLD", "mazo")  # still before the answer
             assert not link.connected
@@ -636,7 +638,7 @@ def test_a_node_in_its_repl_is_soft_reset(repl_says: bytes) -> None:
     try:
         events = Events()
         with SeatLink(1, node.path, events, **FAST, repl_after=1.0) as link:
-            node.hear(b"HELLO 2 ")
+            node.hear(b"HELLO 3 ")
             started = time.monotonic()
             os.write(node.master, repl_says + b"\r\n")
             node.hear(sl.REPL_RECOVERY)
@@ -645,9 +647,9 @@ def test_a_node_in_its_repl_is_soft_reset(repl_says: bytes) -> None:
             assert link.stats["repl_resets"] == 1
             # The soft-reset firmware greets the Pi; the link answers it with a HELLO.
             node.heard = b""
-            node.send("HELLO", "2", "0.2.0", "1", "abcd", "92", "-")
-            node.hear(f"HELLO 2 {link.session}*".encode())
-            node.send("HELLO", "2", "0.2.0", "1", "abcd", "92", str(link.session))
+            node.send("HELLO", "3", "0.2.0", "1", "abcd", "92", "-")
+            node.hear(f"HELLO 3 {link.session}*".encode())
+            node.send("HELLO", "3", "0.2.0", "1", "abcd", "92", str(link.session))
             events.wait_for(lambda e: isinstance(e, Hello))
     finally:
         node.close()
@@ -674,7 +676,7 @@ def test_a_node_not_updated_is_logged_with_what_to_do(caplog: pytest.LogCaptureF
             caplog.at_level(logging.WARNING, logger="controller.hal.seatlink"),
             SeatLink(1, node.path, Events(), **FAST) as link,
         ):
-            node.hear(b"HELLO 2 ")
+            node.hear(b"HELLO 3 ")
             node.send("HELLO", "1", "0.1.0", "1", "abcd")  # firmware 0.1.0 speaks protocol 1
             deadline = time.monotonic() + 3
             while link.stats["version"] == 0 and time.monotonic() < deadline:
@@ -682,4 +684,65 @@ def test_a_node_not_updated_is_logged_with_what_to_do(caplog: pytest.LogCaptureF
             assert not link.connected
     finally:
         node.close()
-    assert "speaks another protocol than 2: update its firmware" in caplog.text
+    assert "speaks another protocol than 2 or 3: update its firmware" in caplog.text
+
+
+def test_a_node_of_protocol_2_is_offered_hello_2_and_never_reset() -> None:
+    """Firmware 0.2.0 rejects HELLO 3 (a version it does not know) but keeps sending its
+    heartbeats: the Pi offers HELLO 2 next, the node answers it, and no soft reset (the
+    REPL recovery) is ever sent to a node whose firmware is talking."""
+    node = RawNode()
+    try:
+        events = Events()
+        with SeatLink(1, node.path, events, **FAST, repl_after=0.5) as link:
+            node.hear(f"HELLO 3 {link.session}*".encode())
+            deadline = time.monotonic() + 3
+            while f"HELLO 2 {link.session}*".encode() not in node.heard:
+                assert time.monotonic() < deadline, node.heard
+                node.send("HB", "57", str(node.heard.count(b"HELLO 3")), "OK")  # rejected it
+                time.sleep(0.05)
+                with contextlib.suppress(BlockingIOError):
+                    node.heard += os.read(node.master, 1024)
+            node.send("HELLO", "2", "0.2.0", "1", "abcd", "92", str(link.session))
+            hello = events.wait_for(lambda e: isinstance(e, Hello))
+            assert isinstance(hello, Hello) and hello.protocol == 2
+            assert link.protocol == 2 and link.connected
+            assert sl.REPL_RECOVERY not in node.heard
+            assert link.stats["repl_resets"] == 0
+    finally:
+        node.close()
+
+
+def test_a_stale_hello_of_protocol_2_gets_hello_2_at_once() -> None:
+    """The node's own HELLO (at power-up, session '-') names protocol 2: the Pi offers
+    2 straight away instead of waiting out HELLO 3."""
+    node = RawNode()
+    try:
+        slow_hello = FAST.copy()
+        slow_hello["hello_interval"] = 5.0
+        with SeatLink(1, node.path, Events(), **slow_hello) as link:
+            node.hear(f"HELLO 3 {link.session}*".encode())
+            started = time.monotonic()
+            node.send("HELLO", "2", "0.2.0", "1", "abcd", "92", "-")
+            node.hear(f"HELLO 2 {link.session}*".encode())
+            assert time.monotonic() - started < 2.0  # not the 5 s HELLO interval
+            node.send("HELLO", "2", "0.2.0", "1", "abcd", "92", str(link.session))
+            deadline = time.monotonic() + 3
+            while not link.connected and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert link.connected and link.protocol == 2
+    finally:
+        node.close()
+
+
+def test_the_firmware_answers_the_version_it_is_offered() -> None:
+    """A node of protocol 3 answers HELLO 2 (a Pi not updated) with HELLO 2, HELLO 3
+    with 3; HELLO 1 or 4 is a version error, and no answer."""
+    sent: list[bytes] = []
+    app = NodeApp(sent.append, 0, SERIAL, 0)
+    sent.clear()
+    for version, session in (("2", "7"), ("3", "8"), ("1", "9"), ("4", "10")):
+        app.receive(fw.encode(0, "HELLO", [version, session]), 0)
+    hellos = [fw.parse(frame.rstrip(b"\n"))[2] for frame in sent if b" HELLO " in frame]
+    assert [(args[0], args[-1]) for args in hellos] == [("2", "7"), ("3", "8")]
+    assert app.rx_errors == 2

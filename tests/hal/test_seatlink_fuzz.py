@@ -54,7 +54,7 @@ def expected_message(kind: str, args: list[str]) -> tuple[str, object]:
     if kind == "HELLO":
         if not args or not digits(args[0], 5):
             return "reject", "malformed"
-        if int(args[0]) != 2:
+        if int(args[0]) not in (2, 3):
             return "reject", "version"  # checked first: other versions, other arguments
         if len(args) != 6:
             return "reject", "malformed"
@@ -144,7 +144,7 @@ def random_message(rng: random.Random) -> tuple[str, list[str]]:
                 ("HOLD", []),
                 ("HB", ["1", "2"]),
                 ("HB", ["x", "0", "OK"]),
-                ("HELLO", [str(rng.randrange(3, 99)), "0.1.0", "1", "ab"]),
+                ("HELLO", [str(rng.randrange(4, 99)), "0.1.0", "1", "ab"]),
                 ("HELLO", ["1", "0.1.0", "1", "ab"]),
                 ("HELLO", ["2", "0.1.0", "9", "ab", "92", "-"]),
                 ("HELLO", ["2", "0.1.0", "1", "xyz", "92", "-"]),

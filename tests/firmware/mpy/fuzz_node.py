@@ -19,32 +19,35 @@ def main(path: str) -> None:
     sent: list[bytes] = []
     app = NodeApp(sent.append, seat=3, serial="e6614103e7ab1234", now=0, reader_version=0x92)
     now = 0
-    with open(path) as f:
-        lines = f.read().split("\n")[:-1]  # the file ends with a newline
     out = sys.stdout
-    for text in lines:
-        sent.clear()
-        now += 7
-        app.receive(unhexlify(text) + b"\n", now)
-        app.tick(now)
-        frames = b"|".join(frame[:-1] for frame in sent).decode()
-        out.write(
-            frames
-            + " ; "
-            + str(app.rx_errors)
-            + " "
-            + ("alive" if app.host_alive(now) else "gone")
-            + " "
-            + app.led.mode
-            + " "
-            + app.led.pattern(now, True, True)
-            + (" reset" if app.reset_requested else "")
-            + (" repl" if app.repl_requested else "")
-            + "\n"
-        )
-        app.reset_requested = False
-        app.repl_requested = False
+    with open(path) as f:
+        for line in f:  # a line at a time: the whole file in memory nears the unix heap
+            fuzz_line(app, sent, line.rstrip("\n"), now + 7, out)
+            now += 7
     out.write("END " + str(app.rx_errors) + "\n")
+
+
+def fuzz_line(app, sent, text, now, out):
+    sent.clear()
+    app.receive(unhexlify(text) + b"\n", now)
+    app.tick(now)
+    frames = b"|".join(frame[:-1] for frame in sent).decode()
+    out.write(
+        frames
+        + " ; "
+        + str(app.rx_errors)
+        + " "
+        + ("alive" if app.host_alive(now) else "gone")
+        + " "
+        + app.led.mode
+        + " "
+        + app.led.pattern(now, True, True)
+        + (" reset" if app.reset_requested else "")
+        + (" repl" if app.repl_requested else "")
+        + "\n"
+    )
+    app.reset_requested = False
+    app.repl_requested = False
 
 
 if __name__ == "__main__":

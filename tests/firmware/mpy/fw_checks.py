@@ -15,7 +15,7 @@ except ImportError:  # MicroPython: it parses annotations and never evaluates th
     pass
 
 from fake_mfrc522 import SimMFRC522, SimTag
-from seatnode import FIRMWARE_VERSION, protocol
+from seatnode import FIRMWARE_VERSION, display, protocol
 from seatnode.compat import TICKS_PERIOD
 from seatnode.debounce import HOLD, PRESS, Button, ButtonPad
 from seatnode.mfrc522 import MANY, MFRC522
@@ -59,7 +59,8 @@ COMMAND_REJECTIONS = [
     ("HELLO", ["2", "65536"], "malformed"),
     ("HELLO", ["2", "1", "2"], "malformed"),
     ("HELLO", ["1"], "version"),  # an older Pi
-    ("HELLO", ["3", "1", "more"], "version"),  # a newer Pi
+    ("HELLO", ["4", "1", "more"], "version"),  # a newer Pi
+    ("HELLO", ["3", "1", "more"], "malformed"),  # protocol 3's HELLO is two arguments
     ("TAGON", ["04"], "unknown"),  # a node -> Pi message is no command
     ("FOO", [], "unknown"),
 ]
@@ -164,6 +165,7 @@ def check_every_rejection_path() -> None:
             raise AssertionError((kind, args))
     assert protocol.check_command("HELLO", ["2", "0"]) == 0
     assert protocol.check_command("HELLO", ["2", "65535"]) == 65535
+    assert protocol.check_command("HELLO", ["3", "0"]) == 0
     assert protocol.check_command("IDENT", ["600"]) == 600
     assert protocol.check_command("LED", ["FAST"]) == "FAST"
     assert protocol.check_command("REPL", []) is None
@@ -361,10 +363,12 @@ def check_two_and_three_tags_in_every_order() -> None:
 def check_node_hello_and_commands() -> None:
     wire = Wire()
     app = NodeApp(wire, seat=2, serial=SERIAL, now=0, reader_version=0x88)
-    hello = ["2", FIRMWARE_VERSION, "2", SERIAL, "88"]
-    assert wire.take() == [("HELLO", hello + ["-"])]
-    app.receive(protocol.encode(0, "HELLO", ["2", "4711"]), 10)
-    assert wire.take() == [("HELLO", hello + ["4711"])]
+    hello = [FIRMWARE_VERSION, "2", SERIAL, "88"]
+    assert wire.take() == [("HELLO", ["3"] + hello + ["-"])]  # at power-up: its newest
+    app.receive(protocol.encode(0, "HELLO", ["2", "4711"]), 10)  # a Pi of protocol 2
+    assert wire.take() == [("HELLO", ["2"] + hello + ["4711"])]  # answered in its version
+    app.receive(protocol.encode(1, "HELLO", ["3", "4712"]), 10)
+    assert wire.take() == [("HELLO", ["3"] + hello + ["4712"])]
     assert app.host_alive(10)
     app.receive(protocol.encode(1, "LED", ["SLOW"]) + protocol.encode(2, "IDENT", ["3"]), 20)
     assert app.led.mode == "SLOW" and app.led.pattern(1000, True, True) == "IDENT"
@@ -372,7 +376,7 @@ def check_node_hello_and_commands() -> None:
     assert app.reset_requested and app.rx_errors == 0
     wire2 = Wire()
     NodeApp(wire2, seat=None, serial="ab", now=0)
-    assert wire2.take() == [("HELLO", ["2", FIRMWARE_VERSION, "-", "ab", "00", "-"])]
+    assert wire2.take() == [("HELLO", ["3", FIRMWARE_VERSION, "-", "ab", "00", "-"])]
 
 
 @check
@@ -424,6 +428,104 @@ def check_every_module_imports() -> None:
         assert module in sys.modules, module
     if sys.implementation.name == "micropython":
         assert sys.modules["seatnode.main"].serial_number() == SERIAL
+
+
+# -- protocol 3's counted blocks ----------------------------------------------------------
+
+# PROTOCOL.md's example: update 7, a matchstick's diagonal (pages 1-2 x columns 39-47)
+DIAGONAL_DU = b"$40 DU 7 1 47 DIFF*BEC8"
+DIAGONAL_DR = b"$41 DR 1 2 39 47 AAECAwQFBgcICQoLDA0ODxAR*CA55"
+
+
+@check
+def check_line_reader_takes_a_counted_block_whole() -> None:
+    reader = protocol.LineReader()
+    stream = b"\n" + DIAGONAL_DU + b"\n" + DIAGONAL_DR + b"\n$0 HB*C20C\n"
+    got = []
+    for item in reader.items(stream[:30]):
+        got.append(item)
+        if item == DIAGONAL_DU:
+            reader.expect(len(DIAGONAL_DR) + 1)
+    assert got == [DIAGONAL_DU] and reader.wanted == len(DIAGONAL_DR) + 1 - (28 - len(DIAGONAL_DU))
+    for item in reader.items(stream[30:]):
+        got.append(item)
+    assert got == [DIAGONAL_DU, protocol.BLOCK, b"$0 HB*C20C"], got
+    assert bytes(reader.block()) == DIAGONAL_DR + b"\n"
+    # a block longer than a line may be, read straight into the buffer (readinto)
+    long_frame = b"$9 DR 0 7 0 127 " + b"A" * 1364 + b"AA==*0000\n"
+    reader.expect(len(long_frame))
+    space = reader.space()
+    space[:] = long_frame
+    assert reader.filled(len(long_frame)) and bytes(reader.block()) == long_frame
+    # a block given up: the rest of its line is no frame, the next line is
+    reader.expect(100)
+    assert reader.feed(b"$9 DR 0 0 0") == []
+    reader.abandon()
+    assert reader.wanted == 0
+    assert reader.feed(b" 3 AAAA*D245\n$0 HB*C20C\n") == [b"$0 HB*C20C"]
+
+
+@check
+def check_region_frames_and_blocks() -> None:
+    assert display.parse_region(DIAGONAL_DR) == (1, 2, 39, 47, bytes(range(18)))
+    assert display.parse_block(DIAGONAL_DR + b"\n", 1) == [(1, 2, 39, 47, bytes(range(18)))]
+    for block, regions in (
+        (DIAGONAL_DR, 1),  # no LF at its end: cut short
+        (DIAGONAL_DR + b"\n", 2),
+        (DIAGONAL_DR + b"\n" + DIAGONAL_DR + b"\n", 1),
+        (DIAGONAL_DR[:-1] + b"6\n", 1),  # its checksum
+        (b"\n", 1),
+    ):
+        try:
+            display.parse_block(block, regions)
+        except protocol.ProtocolError:
+            pass
+        else:
+            raise AssertionError(block)
+    assert display.check("DU", ["7", "1", "47", "DIFF"]) == (7, 1, 47, False)
+    for args in (["7", "0", "47", "DIFF"], ["7", "1", "2049", "FULL"], ["7", "33", "9", "FULL"]):
+        try:
+            display.check("DU", args)
+        except protocol.ProtocolError as error:
+            assert error.reason == "malformed"
+        else:
+            raise AssertionError(args)
+
+
+@check
+def check_node_writes_a_counted_update_and_acknowledges_it() -> None:
+    wire = Wire()
+    app = NodeApp(wire, seat=2, serial=SERIAL, now=0)
+    app.display.panel = None  # what it writes is tested with the panel models elsewhere
+    app.display.synced, app.display._last = True, 6  # update 6 shown: 7 is its DIFF
+    panel = FakePanel()
+    app.display.panel = panel
+    wire.take()
+    app.receive(b"\n" + DIAGONAL_DU + b"\n" + DIAGONAL_DR[:20], 0)
+    assert app.block_wanted == len(DIAGONAL_DR) + 1 - 20
+    space = app.block_space()
+    tail = DIAGONAL_DR[20:] + b"\n"
+    space[: len(tail)] = tail
+    app.block_read(len(tail), 1)
+    while app.display.pending:
+        app.tick(2)
+    assert panel.writes == [(1, 2, 39, 47, 0, bytes(range(18)))]
+    assert ("DACK", ["7"]) in wire.take() and app.rx_errors == 0
+
+
+class FakePanel:
+    kind = "ssd1306"
+    address = 0x3C
+    ok = True
+
+    def __init__(self) -> None:
+        self.writes: list[tuple[int, int, int, int, int, bytes]] = []
+
+    def window(self, p0: int, p1: int, c0: int, c1: int, offset: int, data: bytes) -> None:
+        self.writes.append((p0, p1, c0, c1, offset, bytes(data)))
+
+    def refresh(self, step: int) -> int:
+        return 0
 
 
 def main() -> None:

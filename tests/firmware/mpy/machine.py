@@ -80,6 +80,9 @@ def _command(line):
         chip.dead = False
     elif what in ("crash", "hang"):
         _trouble = what
+    elif what == "glass":  # what the panel shows, as hex
+        tell("glass " + "".join(f"{byte:02x}" for byte in panel.glass()))
+        return
     tell("did " + line)
 
 
