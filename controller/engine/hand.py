@@ -56,17 +56,22 @@ _K_VALE_CUATRO: Final = Kind.VALE_CUATRO
 
 R = RefusalCode
 
-TRUCO_VALUE: Final = (1, 2, 3, 4)
-_TRUCO_KINDS: Final = (_K_TRUCO, _K_RETRUCO, _K_VALE_CUATRO)
+TRUCO_VALUE: Final[tuple[int, ...]] = (1, 2, 3, 4)
+_TRUCO_KINDS: Final[tuple[Kind, ...]] = (_K_TRUCO, _K_RETRUCO, _K_VALE_CUATRO)
 _LEVEL_OF: Final = {_K_TRUCO: 1, _K_RETRUCO: 2, _K_VALE_CUATRO: 3}
 _ENV_E: Final = 0
 _ENV_R: Final = 1
 _ENV_F: Final = 2
-_ENVIDO_KINDS: Final = (_K_ENVIDO, _K_REAL_ENVIDO, _K_FALTA_ENVIDO)
+_ENVIDO_KINDS: Final[tuple[Kind, ...]] = (_K_ENVIDO, _K_REAL_ENVIDO, _K_FALTA_ENVIDO)
 _ENV_OF: Final = {_K_ENVIDO: _ENV_E, _K_REAL_ENVIDO: _ENV_R, _K_FALTA_ENVIDO: _ENV_F}
-_ENV_VALUE: Final = (2, 3, 0)
-FLOR_KINDS: Final = (_K_FLOR, _K_CONTRAFLOR, _K_CONTRAFLOR_AL_RESTO, _K_CON_FLOR_ME_ACHICO)
-_ANSWERS: Final = (_K_QUIERO, _K_NO_QUIERO, _K_CON_FLOR_ME_ACHICO)
+_ENV_VALUE: Final[tuple[int, ...]] = (2, 3, 0)
+FLOR_KINDS: Final[tuple[Kind, ...]] = (
+    _K_FLOR,
+    _K_CONTRAFLOR,
+    _K_CONTRAFLOR_AL_RESTO,
+    _K_CON_FLOR_ME_ACHICO,
+)
+_ANSWERS: Final[tuple[Kind, ...]] = (_K_QUIERO, _K_NO_QUIERO, _K_CON_FLOR_ME_ACHICO)
 
 #: The most an envido or a flor scores in a pica (section 8b); also a falta's value there.
 PICA_CAP: Final = 6
@@ -98,8 +103,8 @@ _S_ACHICO: Final = _KS + _K_CON_FLOR_ME_ACHICO
 _S_CONTRA: Final = _KS + _K_CONTRAFLOR
 _S_RESTO: Final = _KS + _K_CONTRAFLOR_AL_RESTO
 _S_SON_BUENAS: Final = _KS + _K_SON_BUENAS
-_S_TRUCO: Final = (0, _KS + _K_TRUCO, _KS + _K_RETRUCO, _KS + _K_VALE_CUATRO)
-_S_ENVIDO: Final = (_KS + _K_ENVIDO, _KS + _K_REAL_ENVIDO, _KS + _K_FALTA_ENVIDO)
+_S_TRUCO: Final[tuple[int, ...]] = (0, _KS + _K_TRUCO, _KS + _K_RETRUCO, _KS + _K_VALE_CUATRO)
+_S_ENVIDO: Final[tuple[int, ...]] = (_KS + _K_ENVIDO, _KS + _K_REAL_ENVIDO, _KS + _K_FALTA_ENVIDO)
 
 #: A seat's three envido calls, listed together.
 _ENVIDO_ACTIONS: Final = tuple(tuple(row[slot] for slot in _S_ENVIDO) for row in ACTION_TABLE)
@@ -133,7 +138,9 @@ class _Layout:
     def __init__(self, order: tuple[int, ...], players: int) -> None:
         self.n = len(order)
         self.seats = seats = tuple(sorted(order))
-        self.team_seats = (
+        # indexed by team: typed as a tuple of any length (the compiled build would box a
+        # pair at every lookup)
+        self.team_seats: tuple[tuple[int, ...], ...] = (
             tuple(s for s in seats if s & 1 == 0),
             tuple(s for s in seats if s & 1 == 1),
         )
@@ -317,7 +324,6 @@ class TrucoPhase(_Phase):
 
     def legal(self, h: HandPlay, out: list[Action]) -> None:
         """A call awaits its answer: the challenged team's answers (el envido está primero)."""
-        add = out.append
         table = ACTION_TABLE
         pending = self.pending
         primero = pending == 1 and h.baza == 0
@@ -327,18 +333,18 @@ class TrucoPhase(_Phase):
         deal = h.deal
         for s in h.team_seats[1 - self.caller]:
             row = table[s]
-            add(row[_S_QUIERO])
-            add(row[_S_NO_QUIERO])
+            out.append(row[_S_QUIERO])
+            out.append(row[_S_NO_QUIERO])
             if pending < 3:
-                add(row[_S_TRUCO[pending + 1]])
-            add(row[_S_MAZO])
+                out.append(row[_S_TRUCO[pending + 1]])
+            out.append(row[_S_MAZO])
             if envido:
                 out.extend(_ENVIDO_ACTIONS[s])
             if flor_call and h.nplayed[s] == 0 and deal.can_flor(s):
-                add(row[_S_FLOR])
+                out.append(row[_S_FLOR])
             if implicit and s == h.turn:
                 for c in deal.available(s):
-                    add(row[c])
+                    out.append(row[c])
         h.late_flor(out)
 
     def refusal(self, h: HandPlay, a: Action) -> RefusalCode | None:
@@ -444,17 +450,16 @@ class EnvidoPhase(_Phase):
 
     def legal(self, h: HandPlay, out: list[Action]) -> None:
         """An envido call awaits its answer."""
-        add = out.append
         raises = self.raises()
         flor = h.rules.flor and not h.flor_called()
         for s in h.team_seats[1 - self.caller]:
             row = ACTION_TABLE[s]
-            add(row[_S_QUIERO])
-            add(row[_S_NO_QUIERO])
+            out.append(row[_S_QUIERO])
+            out.append(row[_S_NO_QUIERO])
             for r in raises:
-                add(row[_S_ENVIDO[r]])
+                out.append(row[_S_ENVIDO[r]])
             if flor and h.nplayed[s] == 0 and h.deal.can_flor(s):
-                add(row[_S_FLOR])
+                out.append(row[_S_FLOR])
 
     def refusal(self, h: HandPlay, a: Action) -> RefusalCode | None:
         k, s = a.kind, a.seat
@@ -570,21 +575,20 @@ class TellingPhase(_Phase):
         )
 
     def legal(self, h: HandPlay, out: list[Action]) -> None:
-        add = out.append
         if self.kind == "flor" and not self.history:
             # a flor telling starts with the first declaration: late flores until then
             # (only seats whose hands are unknown can be left: a known holder is awaited
             # before a telling starts)
             for s in h.seats:
                 if h.may_announce_flor(s):
-                    add(ACTION_TABLE[s][_S_FLOR])
+                    out.append(ACTION_TABLE[s][_S_FLOR])
         row = ACTION_TABLE[self.next_declarer(h)]
         best = self.best
         for v in _FLOR_RANGE if self.kind == "flor" else _ENVIDO_RANGE:
             if v > best:
-                add(row[DECLARE_SLOT + v])
+                out.append(row[DECLARE_SLOT + v])
         if self.best_seat >= 0:
-            add(row[_S_SON_BUENAS])
+            out.append(row[_S_SON_BUENAS])
 
     def refusal(self, h: HandPlay, a: Action) -> RefusalCode | None:
         k, s = a.kind, a.seat
@@ -744,14 +748,13 @@ class FlorPhase(_Phase):
         """Play is suspended: the answer to a raise, and the awaited announcements."""
         answer = self.answer
         if answer >= 0:
-            add = out.append
             for s in h.team_seats[answer]:
                 row = ACTION_TABLE[s]
-                add(row[_S_QUIERO])
-                add(row[_S_NO_QUIERO])
-                add(row[_S_ACHICO])
+                out.append(row[_S_QUIERO])
+                out.append(row[_S_NO_QUIERO])
+                out.append(row[_S_ACHICO])
                 if self.course == _COURSE_CONTRA:
-                    add(row[_S_RESTO])
+                    out.append(row[_S_RESTO])
         self._announcements(h, out, False)
 
     def call_refusal(self, h: HandPlay, s: int) -> RefusalCode:
@@ -946,23 +949,22 @@ class FreePlay(_Phase):
     def legal(self, h: HandPlay, out: list[Action]) -> None:
         t = h.turn
         row = ACTION_TABLE[t]
-        add = out.append
         deal = h.deal
         cs = deal.cards[t]
         if cs is not None:
             played = deal.played
             for c in cs:
                 if c not in played:
-                    add(row[c])
+                    out.append(row[c])
         else:
             for c in deal.available(t):
-                add(row[c])
-        add(row[_S_MAZO])
+                out.append(row[c])
+        out.append(row[_S_MAZO])
         if h.baza == 0:
             if h.envido_window(t):
                 out.extend(_ENVIDO_ACTIONS[t])
             if h.rules.flor and h.flor_starts(t):
-                add(row[_S_FLOR])
+                out.append(row[_S_FLOR])
         h.truco_calls(out)
         h.late_flor(out)
 
