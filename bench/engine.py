@@ -11,12 +11,13 @@ Prints one line per build, player count and policy, as key=value pairs::
 mazo out of the policy (hands then run longer). ``us_per_legal`` is the cost of listing
 the legal actions of a fresh position (the position's cache dropped before each listing).
 Rates are per second of CPU time (not of elapsed time: on a shared machine that measures
-the neighbours); each build runs in its own process, ``ROUNDS`` times, alternating, and
-the best round is kept. Left out: start-up and import, anything outside the engine (the
-table, screens, the record).
+the neighbours); each build runs in its own process, one player count at a time,
+``ROUNDS`` times, alternating with the other build at that count (the two measured
+seconds apart, not a whole run apart), and the best round is kept. Left out: start-up
+and import, anything outside the engine (the table, screens, the record).
 
-Run: ``.venv/bin/python bench/engine.py [seconds]``; ``--build NAME`` measures only the
-build this process imports (what each child process does).
+Run: ``.venv/bin/python bench/engine.py [seconds]``; ``--build NAME [seconds [players]]``
+measures only the build this process imports (what each child process does).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from controller.engine import game as game_module
 
 ROOT = Path(__file__).resolve().parent.parent
 COMPILED = ROOT / "build" / "compiled"
-ROUNDS = 3  # rounds per build, alternating; the best kept
+ROUNDS = 5  # rounds per build and player count, alternating; the best kept
 PLAYERS = (2, 4, 6)
 LISTINGS = 16  # fresh listings timed together at each position
 
@@ -108,10 +109,10 @@ def this_build() -> str:
     return "compiled" if path.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)) else "pure"
 
 
-def measure(build: str, seconds: float) -> None:
+def measure(build: str, seconds: float, players_list: tuple[int, ...]) -> None:
     if this_build() != build:
         sys.exit(f"bench/engine.py: asked for build={build}, imported {game_module.__file__}")
-    for players in PLAYERS:
+    for players in players_list:
         us = legal_cost(players)
         for mazo in (True, False):
             hands, actions, elapsed = play(players, mazo, seconds)
@@ -123,15 +124,16 @@ def measure(build: str, seconds: float) -> None:
             )
 
 
-def child(build: str, seconds: float) -> dict[str, dict[str, float]]:
-    """Runs one build in its own process; its lines keyed by players and policy."""
+def child(build: str, seconds: float, players: int) -> dict[str, dict[str, float]]:
+    """Runs one build at one player count in its own process; its lines keyed by players
+    and policy."""
     env = dict(os.environ)
     paths = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and Path(p) != COMPILED]
     if build == "compiled":
         paths.insert(0, str(COMPILED))
     env["PYTHONPATH"] = os.pathsep.join(paths)
     out = subprocess.run(
-        [sys.executable, __file__, "--build", build, str(seconds)],
+        [sys.executable, __file__, "--build", build, str(seconds), str(players)],
         env=env,
         check=True,
         capture_output=True,
@@ -159,14 +161,16 @@ def best(rounds: list[dict[str, dict[str, float]]]) -> dict[str, dict[str, float
 def main() -> None:
     args = sys.argv[1:]
     if args[:1] == ["--build"]:
-        measure(args[1], float(args[2]) if len(args) > 2 else 3.0)
+        counts = (int(args[3]),) if len(args) > 3 else PLAYERS
+        measure(args[1], float(args[2]) if len(args) > 2 else 3.0, counts)
         return
     seconds = float(args[0]) if args else 1.5
     builds = ["pure"] + (["compiled"] if COMPILED.is_dir() else [])
     results: dict[str, list[dict[str, dict[str, float]]]] = {b: [] for b in builds}
-    for _ in range(ROUNDS):
-        for build in builds:
-            results[build].append(child(build, seconds))
+    for players in PLAYERS:
+        for _ in range(ROUNDS):
+            for build in builds:
+                results[build].append(child(build, seconds, players))
     kept = {build: best(rounds) for build, rounds in results.items()}
     for build in builds:
         for key, values in kept[build].items():

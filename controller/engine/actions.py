@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import cast
+from typing import Final, cast
 
 from .cards import Card
 from .errors import InvalidActionError
 
 __all__ = ["MAX_SEATS", "Action", "Kind"]
 
-MAX_SEATS = 6
+MAX_SEATS: Final = 6
 
 
 class Kind(enum.IntEnum):
@@ -56,13 +56,13 @@ class Kind(enum.IntEnum):
             raise InvalidActionError(f"unknown action {word!r}") from None
 
 
-_WORDS = {k: k.name.lower().replace("_", "-") for k in Kind}
-_BY_WORD = {w: k for k, w in _WORDS.items()}
+_WORDS: Final = {k: k.name.lower().replace("_", "-") for k in Kind}
+_BY_WORD: Final = {w: k for k, w in _WORDS.items()}
 
 #: Slots of an action code: cards 0..39, argument-free kinds 40.., declarations 64..127.
-_KIND_SLOT = 40
-_DECLARE_SLOT = 64
-_MAX_DECLARE = 63
+_KIND_SLOT: Final = 40
+_DECLARE_SLOT: Final = 64
+_MAX_DECLARE: Final = 63
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,6 +189,6 @@ def _build_table() -> tuple[tuple[Action, ...], ...]:
 
 
 #: Interned actions: ``ACTION_TABLE[seat][slot]``; the engine hands these out, never copies.
-ACTION_TABLE = _build_table()
-KIND_SLOT = _KIND_SLOT
-DECLARE_SLOT = _DECLARE_SLOT
+ACTION_TABLE: Final = _build_table()
+KIND_SLOT: Final = _KIND_SLOT
+DECLARE_SLOT: Final = _DECLARE_SLOT

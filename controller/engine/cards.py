@@ -16,6 +16,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Final
 
 __all__ = [
     "CARDS",
@@ -42,12 +43,12 @@ class Suit(enum.Enum):
         return _SUIT_INDEX[self]
 
 
-_SUIT_INDEX = {suit: i for i, suit in enumerate(Suit)}
-_SUITS = tuple(Suit)
+_SUIT_INDEX: Final = {suit: i for i, suit in enumerate(Suit)}
+_SUITS: Final = tuple(Suit)
 
 #: The ten ranks of the deck, in deck order (no 8s or 9s).
-RANKS: tuple[int, ...] = (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)
-_RANK_INDEX = {rank: i for i, rank in enumerate(RANKS)}
+RANKS: Final[tuple[int, ...]] = (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)
+_RANK_INDEX: Final = {rank: i for i, rank in enumerate(RANKS)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +103,7 @@ class Card:
 
 
 #: All 40 cards, indexed by ``Card.index``.
-CARDS: tuple[Card, ...] = tuple(Card(RANKS[i % 10], _SUITS[i // 10]) for i in range(40))
+CARDS: Final[tuple[Card, ...]] = tuple(Card(RANKS[i % 10], _SUITS[i // 10]) for i in range(40))
 
 
 def _strength(rank: int, suit: Suit) -> int:
@@ -118,11 +119,11 @@ def _strength(rank: int, suit: Suit) -> int:
 
 
 #: Truco strength by card index (1E = 14 strongest ... every 4 = 1).
-STRENGTH: tuple[int, ...] = tuple(_strength(c.rank, c.suit) for c in CARDS)
+STRENGTH: Final[tuple[int, ...]] = tuple(_strength(c.rank, c.suit) for c in CARDS)
 #: Envido value by card index.
-ENVIDO_VALUE: tuple[int, ...] = tuple(c.rank if c.rank <= 7 else 0 for c in CARDS)
+ENVIDO_VALUE: Final[tuple[int, ...]] = tuple(c.rank if c.rank <= 7 else 0 for c in CARDS)
 #: Suit number (0..3) by card index.
-SUIT_OF: tuple[int, ...] = tuple(i // 10 for i in range(40))
+SUIT_OF: Final[tuple[int, ...]] = tuple(i // 10 for i in range(40))
 
 
 def truco_strength(card: Card) -> int:

@@ -30,6 +30,7 @@ cut is replaying its transcript.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from typing import Final
 
 from .actions import Action, Kind
 from .cards import CARDS, Card
@@ -41,7 +42,7 @@ from .view import SeatView, seat_view
 
 __all__ = ["Game", "HandInProgressError", "HandPlay", "LegalActions", "NoHandError", "Telling"]
 
-_K_SHOW = Kind.SHOW
+_K_SHOW: Final = Kind.SHOW
 
 
 class HandInProgressError(TrucoError):

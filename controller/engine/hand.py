@@ -23,10 +23,9 @@ Points go to a ``Board`` shared by the game.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import partial
-from typing import Protocol
+from typing import Final
 
 from .actions import ACTION_TABLE, DECLARE_SLOT, KIND_SLOT, Action, Kind
 from .cards import CARDS, STRENGTH, SUIT_OF, Card, envido_of_indices, flor_of_indices
@@ -37,68 +36,82 @@ from .rules import Claims, Falta, HouseRules
 __all__ = ["Board", "Deal", "FreePlay", "HandPlay", "Telling"]
 
 # Kind members as module constants: an Enum attribute lookup costs ten times more.
-_K_CONTRAFLOR = Kind.CONTRAFLOR
-_K_CONTRAFLOR_AL_RESTO = Kind.CONTRAFLOR_AL_RESTO
-_K_CON_FLOR_ME_ACHICO = Kind.CON_FLOR_ME_ACHICO
-_K_DECLARE = Kind.DECLARE
-_K_ENVIDO = Kind.ENVIDO
-_K_FALTA_ENVIDO = Kind.FALTA_ENVIDO
-_K_FLOR = Kind.FLOR
-_K_MAZO = Kind.MAZO
-_K_NO_QUIERO = Kind.NO_QUIERO
-_K_PLAY = Kind.PLAY
-_K_QUIERO = Kind.QUIERO
-_K_REAL_ENVIDO = Kind.REAL_ENVIDO
-_K_RETRUCO = Kind.RETRUCO
-_K_SHOW = Kind.SHOW
-_K_SON_BUENAS = Kind.SON_BUENAS
-_K_TRUCO = Kind.TRUCO
-_K_VALE_CUATRO = Kind.VALE_CUATRO
+_K_CONTRAFLOR: Final = Kind.CONTRAFLOR
+_K_CONTRAFLOR_AL_RESTO: Final = Kind.CONTRAFLOR_AL_RESTO
+_K_CON_FLOR_ME_ACHICO: Final = Kind.CON_FLOR_ME_ACHICO
+_K_DECLARE: Final = Kind.DECLARE
+_K_ENVIDO: Final = Kind.ENVIDO
+_K_FALTA_ENVIDO: Final = Kind.FALTA_ENVIDO
+_K_FLOR: Final = Kind.FLOR
+_K_MAZO: Final = Kind.MAZO
+_K_NO_QUIERO: Final = Kind.NO_QUIERO
+_K_PLAY: Final = Kind.PLAY
+_K_QUIERO: Final = Kind.QUIERO
+_K_REAL_ENVIDO: Final = Kind.REAL_ENVIDO
+_K_RETRUCO: Final = Kind.RETRUCO
+_K_SHOW: Final = Kind.SHOW
+_K_SON_BUENAS: Final = Kind.SON_BUENAS
+_K_TRUCO: Final = Kind.TRUCO
+_K_VALE_CUATRO: Final = Kind.VALE_CUATRO
 
 R = RefusalCode
 
-TRUCO_VALUE = (1, 2, 3, 4)
-_TRUCO_KINDS = (_K_TRUCO, _K_RETRUCO, _K_VALE_CUATRO)
-_LEVEL_OF = {_K_TRUCO: 1, _K_RETRUCO: 2, _K_VALE_CUATRO: 3}
-_ENV_E, _ENV_R, _ENV_F = 0, 1, 2
-_ENVIDO_KINDS = (_K_ENVIDO, _K_REAL_ENVIDO, _K_FALTA_ENVIDO)
-_ENV_OF = {_K_ENVIDO: _ENV_E, _K_REAL_ENVIDO: _ENV_R, _K_FALTA_ENVIDO: _ENV_F}
-_ENV_VALUE = (2, 3, 0)
-FLOR_KINDS = (_K_FLOR, _K_CONTRAFLOR, _K_CONTRAFLOR_AL_RESTO, _K_CON_FLOR_ME_ACHICO)
-_ANSWERS = (_K_QUIERO, _K_NO_QUIERO, _K_CON_FLOR_ME_ACHICO)
+TRUCO_VALUE: Final[tuple[int, ...]] = (1, 2, 3, 4)
+_TRUCO_KINDS: Final[tuple[Kind, ...]] = (_K_TRUCO, _K_RETRUCO, _K_VALE_CUATRO)
+_LEVEL_OF: Final = {_K_TRUCO: 1, _K_RETRUCO: 2, _K_VALE_CUATRO: 3}
+_ENV_E: Final = 0
+_ENV_R: Final = 1
+_ENV_F: Final = 2
+_ENVIDO_KINDS: Final[tuple[Kind, ...]] = (_K_ENVIDO, _K_REAL_ENVIDO, _K_FALTA_ENVIDO)
+_ENV_OF: Final = {_K_ENVIDO: _ENV_E, _K_REAL_ENVIDO: _ENV_R, _K_FALTA_ENVIDO: _ENV_F}
+_ENV_VALUE: Final[tuple[int, ...]] = (2, 3, 0)
+FLOR_KINDS: Final[tuple[Kind, ...]] = (
+    _K_FLOR,
+    _K_CONTRAFLOR,
+    _K_CONTRAFLOR_AL_RESTO,
+    _K_CON_FLOR_ME_ACHICO,
+)
+_ANSWERS: Final[tuple[Kind, ...]] = (_K_QUIERO, _K_NO_QUIERO, _K_CON_FLOR_ME_ACHICO)
 
 #: The most an envido or a flor scores in a pica (section 8b); also a falta's value there.
-PICA_CAP = 6
+PICA_CAP: Final = 6
 
 # Flor course, set by the other team's first flor action; BACKED: a contraflor or al resto
 # refused (its points are fixed, the other team's announcements go on).
-_COURSE_NONE, _COURSE_FLOR, _COURSE_ACHICO, _COURSE_CONTRA, _COURSE_RESTO, _COURSE_BACKED = range(6)
+_COURSE_NONE: Final = 0
+_COURSE_FLOR: Final = 1
+_COURSE_ACHICO: Final = 2
+_COURSE_CONTRA: Final = 3
+_COURSE_RESTO: Final = 4
+_COURSE_BACKED: Final = 5
 # Flor state.
-_FLOR_NONE, _FLOR_OPEN, _FLOR_CLOSED = range(3)
+_FLOR_NONE: Final = 0
+_FLOR_OPEN: Final = 1
+_FLOR_CLOSED: Final = 2
 
-_ENVIDO_RANGE = tuple(range(8)) + tuple(range(20, 34))
-_FLOR_RANGE = tuple(range(20, 39))
-_ENVIDO_SET = frozenset(_ENVIDO_RANGE)
-_FLOR_SET = frozenset(_FLOR_RANGE)
+_ENVIDO_RANGE: Final = tuple(range(8)) + tuple(range(20, 34))
+_FLOR_RANGE: Final = tuple(range(20, 39))
+_ENVIDO_SET: Final = frozenset(_ENVIDO_RANGE)
+_FLOR_SET: Final = frozenset(_FLOR_RANGE)
 
-_KS = KIND_SLOT
-_S_QUIERO = _KS + _K_QUIERO
-_S_NO_QUIERO = _KS + _K_NO_QUIERO
-_S_MAZO = _KS + _K_MAZO
-_S_FLOR = _KS + _K_FLOR
-_S_ACHICO = _KS + _K_CON_FLOR_ME_ACHICO
-_S_CONTRA = _KS + _K_CONTRAFLOR
-_S_RESTO = _KS + _K_CONTRAFLOR_AL_RESTO
-_S_SON_BUENAS = _KS + _K_SON_BUENAS
-_S_TRUCO = (0, _KS + _K_TRUCO, _KS + _K_RETRUCO, _KS + _K_VALE_CUATRO)
-_S_ENVIDO = (_KS + _K_ENVIDO, _KS + _K_REAL_ENVIDO, _KS + _K_FALTA_ENVIDO)
+_KS: Final = KIND_SLOT
+_S_QUIERO: Final = _KS + _K_QUIERO
+_S_NO_QUIERO: Final = _KS + _K_NO_QUIERO
+_S_MAZO: Final = _KS + _K_MAZO
+_S_FLOR: Final = _KS + _K_FLOR
+_S_ACHICO: Final = _KS + _K_CON_FLOR_ME_ACHICO
+_S_CONTRA: Final = _KS + _K_CONTRAFLOR
+_S_RESTO: Final = _KS + _K_CONTRAFLOR_AL_RESTO
+_S_SON_BUENAS: Final = _KS + _K_SON_BUENAS
+_S_TRUCO: Final[tuple[int, ...]] = (0, _KS + _K_TRUCO, _KS + _K_RETRUCO, _KS + _K_VALE_CUATRO)
+_S_ENVIDO: Final[tuple[int, ...]] = (_KS + _K_ENVIDO, _KS + _K_REAL_ENVIDO, _KS + _K_FALTA_ENVIDO)
 
 #: A seat's three envido calls, listed together.
-_ENVIDO_ACTIONS = tuple(tuple(row[slot] for slot in _S_ENVIDO) for row in ACTION_TABLE)
+_ENVIDO_ACTIONS: Final = tuple(tuple(row[slot] for slot in _S_ENVIDO) for row in ACTION_TABLE)
 
 #: (envido, flor) points of a dealt hand, by its card indices: computed once per hand shape.
-_POINTS: dict[tuple[int, ...], tuple[int, int | None]] = {}
-_POINTS_FLOR: dict[tuple[int, ...], tuple[int, int | None]] = {}
+_POINTS: Final[dict[tuple[int, ...], tuple[int, int | None]]] = {}
+_POINTS_FLOR: Final[dict[tuple[int, ...], tuple[int, int | None]]] = {}
 
 
 class _SeatActions:
@@ -125,7 +138,9 @@ class _Layout:
     def __init__(self, order: tuple[int, ...], players: int) -> None:
         self.n = len(order)
         self.seats = seats = tuple(sorted(order))
-        self.team_seats = (
+        # indexed by team: typed as a tuple of any length (the compiled build would box a
+        # pair at every lookup)
+        self.team_seats: tuple[tuple[int, ...], ...] = (
             tuple(s for s in seats if s & 1 == 0),
             tuple(s for s in seats if s & 1 == 1),
         )
@@ -137,7 +152,7 @@ class _Layout:
 
 
 #: Layouts by (play order, players at the table): worked out once.
-_LAYOUTS: dict[tuple[tuple[int, ...], int], _Layout] = {}
+_LAYOUTS: Final[dict[tuple[tuple[int, ...], int], _Layout]] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,21 +282,25 @@ class Deal:
         return None
 
 
-
-class _Phase(Protocol):
+class _Phase:
     """What the phase with the floor answers: its legal actions, and for any action its
     refusal (``None`` exactly for the actions ``legal`` lists: the property tests check
-    the two agree over random positions)."""
+    the two agree over random positions). Every phase overrides both: a base class, not a
+    Protocol, so that the compiled build calls them directly."""
 
-    def legal(self, h: HandPlay, out: list[Action]) -> None: ...
+    __slots__ = ()
 
-    def refusal(self, h: HandPlay, a: Action) -> RefusalCode | None: ...
+    def legal(self, h: HandPlay, out: list[Action]) -> None:
+        raise NotImplementedError
+
+    def refusal(self, h: HandPlay, a: Action) -> RefusalCode | None:
+        raise NotImplementedError
 
 
 # ---------------------------------------------------------------------------- truco
 
 
-class TrucoPhase:
+class TrucoPhase(_Phase):
     """The truco ladder: ``level`` accepted, a ``pending`` call and who may raise next."""
 
     __slots__ = ("caller", "level", "pending", "raiser")
@@ -305,7 +324,6 @@ class TrucoPhase:
 
     def legal(self, h: HandPlay, out: list[Action]) -> None:
         """A call awaits its answer: the challenged team's answers (el envido está primero)."""
-        add = out.append
         table = ACTION_TABLE
         pending = self.pending
         primero = pending == 1 and h.baza == 0
@@ -315,18 +333,18 @@ class TrucoPhase:
         deal = h.deal
         for s in h.team_seats[1 - self.caller]:
             row = table[s]
-            add(row[_S_QUIERO])
-            add(row[_S_NO_QUIERO])
+            out.append(row[_S_QUIERO])
+            out.append(row[_S_NO_QUIERO])
             if pending < 3:
-                add(row[_S_TRUCO[pending + 1]])
-            add(row[_S_MAZO])
+                out.append(row[_S_TRUCO[pending + 1]])
+            out.append(row[_S_MAZO])
             if envido:
                 out.extend(_ENVIDO_ACTIONS[s])
             if flor_call and h.nplayed[s] == 0 and deal.can_flor(s):
-                add(row[_S_FLOR])
+                out.append(row[_S_FLOR])
             if implicit and s == h.turn:
                 for c in deal.available(s):
-                    add(row[c])
+                    out.append(row[c])
         h.late_flor(out)
 
     def refusal(self, h: HandPlay, a: Action) -> RefusalCode | None:
@@ -394,7 +412,7 @@ class TrucoPhase:
 # ---------------------------------------------------------------------------- envido
 
 
-class EnvidoPhase:
+class EnvidoPhase(_Phase):
     """The envido chain: ``done`` once played, the ``chain`` and a ``pending`` call."""
 
     __slots__ = ("caller", "chain", "done", "pending", "result")
@@ -432,17 +450,16 @@ class EnvidoPhase:
 
     def legal(self, h: HandPlay, out: list[Action]) -> None:
         """An envido call awaits its answer."""
-        add = out.append
         raises = self.raises()
         flor = h.rules.flor and not h.flor_called()
         for s in h.team_seats[1 - self.caller]:
             row = ACTION_TABLE[s]
-            add(row[_S_QUIERO])
-            add(row[_S_NO_QUIERO])
+            out.append(row[_S_QUIERO])
+            out.append(row[_S_NO_QUIERO])
             for r in raises:
-                add(row[_S_ENVIDO[r]])
+                out.append(row[_S_ENVIDO[r]])
             if flor and h.nplayed[s] == 0 and h.deal.can_flor(s):
-                add(row[_S_FLOR])
+                out.append(row[_S_FLOR])
 
     def refusal(self, h: HandPlay, a: Action) -> RefusalCode | None:
         k, s = a.kind, a.seat
@@ -512,7 +529,7 @@ class EnvidoPhase:
 # ---------------------------------------------------------------------------- telling
 
 
-class TellingPhase:
+class TellingPhase(_Phase):
     """A telling of points: seats declare in play order from the mano (section 5)."""
 
     __slots__ = ("best", "best_seat", "conceded", "declared", "history", "kind", "order")
@@ -558,21 +575,20 @@ class TellingPhase:
         )
 
     def legal(self, h: HandPlay, out: list[Action]) -> None:
-        add = out.append
         if self.kind == "flor" and not self.history:
             # a flor telling starts with the first declaration: late flores until then
             # (only seats whose hands are unknown can be left: a known holder is awaited
             # before a telling starts)
             for s in h.seats:
                 if h.may_announce_flor(s):
-                    add(ACTION_TABLE[s][_S_FLOR])
+                    out.append(ACTION_TABLE[s][_S_FLOR])
         row = ACTION_TABLE[self.next_declarer(h)]
         best = self.best
         for v in _FLOR_RANGE if self.kind == "flor" else _ENVIDO_RANGE:
             if v > best:
-                add(row[DECLARE_SLOT + v])
+                out.append(row[DECLARE_SLOT + v])
         if self.best_seat >= 0:
-            add(row[_S_SON_BUENAS])
+            out.append(row[_S_SON_BUENAS])
 
     def refusal(self, h: HandPlay, a: Action) -> RefusalCode | None:
         k, s = a.kind, a.seat
@@ -613,7 +629,7 @@ class TellingPhase:
 # ---------------------------------------------------------------------------- flor
 
 
-class FlorPhase:
+class FlorPhase(_Phase):
     """The flor: announcements, the other team's course, its raises and answers."""
 
     __slots__ = (
@@ -732,14 +748,13 @@ class FlorPhase:
         """Play is suspended: the answer to a raise, and the awaited announcements."""
         answer = self.answer
         if answer >= 0:
-            add = out.append
             for s in h.team_seats[answer]:
                 row = ACTION_TABLE[s]
-                add(row[_S_QUIERO])
-                add(row[_S_NO_QUIERO])
-                add(row[_S_ACHICO])
+                out.append(row[_S_QUIERO])
+                out.append(row[_S_NO_QUIERO])
+                out.append(row[_S_ACHICO])
                 if self.course == _COURSE_CONTRA:
-                    add(row[_S_RESTO])
+                    out.append(row[_S_RESTO])
         self._announcements(h, out, False)
 
     def call_refusal(self, h: HandPlay, s: int) -> RefusalCode:
@@ -925,7 +940,7 @@ class FlorPhase:
 # ---------------------------------------------------------------------------- free play
 
 
-class FreePlay:
+class FreePlay(_Phase):
     """Free play: no call awaits an answer. The turn's cards and mazo, calls on one's own
     initiative, anyone's truco (the bazas themselves are the hand's: ``HandPlay.play``)."""
 
@@ -934,23 +949,22 @@ class FreePlay:
     def legal(self, h: HandPlay, out: list[Action]) -> None:
         t = h.turn
         row = ACTION_TABLE[t]
-        add = out.append
         deal = h.deal
         cs = deal.cards[t]
         if cs is not None:
             played = deal.played
             for c in cs:
                 if c not in played:
-                    add(row[c])
+                    out.append(row[c])
         else:
             for c in deal.available(t):
-                add(row[c])
-        add(row[_S_MAZO])
+                out.append(row[c])
+        out.append(row[_S_MAZO])
         if h.baza == 0:
             if h.envido_window(t):
                 out.extend(_ENVIDO_ACTIONS[t])
             if h.rules.flor and h.flor_starts(t):
-                add(row[_S_FLOR])
+                out.append(row[_S_FLOR])
         h.truco_calls(out)
         h.late_flor(out)
 
@@ -988,7 +1002,7 @@ class FreePlay:
         return R.NOT_YOUR_TURN
 
 
-_FREE_PLAY = FreePlay()
+_FREE_PLAY: Final = FreePlay()
 
 
 # ---------------------------------------------------------------------------- the hand
@@ -1002,7 +1016,6 @@ class HandPlay:
     """
 
     __slots__ = (
-        "award",
         "baza",
         "baza_cards",
         "bazas",
@@ -1051,8 +1064,6 @@ class HandPlay:
         self.mano = order[0]
         self.pica = order[0] if pica else None
         self.cap = PICA_CAP if pica else 1 << 30
-        #: award(team, points, reason): to the board, marked with this play's pica
-        self.award: Callable[[int, int, Reason], None] = partial(board.award, pica=self.pica)
         self.seats = layout.seats
         self.team_seats = layout.team_seats
         self.next_seat = layout.next_seat
@@ -1147,6 +1158,10 @@ class HandPlay:
             self.truco.apply(self, a)
 
     # ---- the hand's interface to its phases: they talk to each other only through it
+
+    def award(self, team: int, points: int, reason: Reason) -> None:
+        """Points to the board, marked with this play's pica."""
+        self.board.award(team, points, reason, self.pica)
 
     def sung(self) -> bool:
         """An envido or a flor has been played this hand."""
