@@ -557,6 +557,7 @@ class BusPort:
         self._panel = panel
         self._bus = bus if bus is not None else BusModel.for_interface(interface)
         self._addressing = panel.addressing()
+        self._combined = _combined_transfers(interface)
 
     @property
     def panel(self) -> Panel:
@@ -567,6 +568,8 @@ class BusPort:
         return self._bus
 
     def send(self, frame: bytes, windows: Sequence[Window], full: bool) -> UpdateReport:
+        if self._combined is not None:
+            return self._send_combined(self._combined, frame, windows, full)
         bus, width = self._bus, self._panel.width
         command_bytes = data_bytes = overhead = transfers = 0
         state: Any = None
@@ -597,6 +600,78 @@ class BusPort:
             transfers=transfers,
             bits_per_byte=bus.bits_per_byte,
         )
+
+
+    def _send_combined(
+        self, rdwr: _CombinedTransfers, frame: bytes, windows: Sequence[Window], full: bool
+    ) -> UpdateReport:
+        """The same transfers as ``send`` through luma (each window's commands, then its
+        data, each one I2C message from the address byte and control byte on), made as
+        ``i2c_rdwr`` messages of one ioctl (up to the kernel's 42 a call) instead of an
+        SMBus block write and an ``i2c_rdwr`` per window."""
+        address, message, transfer = rdwr
+        bus, width = self._bus, self._panel.width
+        overhead_each = bus.transfer_overhead
+        command_bytes = data_bytes = 0
+        messages: list[Any] = []
+        state: Any = None
+        for index, window in enumerate(windows):
+            if full:
+                cmds = _full_frame_commands(self._addressing, index, window)
+            else:
+                cmds, state = self._addressing.commands(state, window)
+            if cmds:
+                if len(cmds) > I2C_MAX_COMMAND_BYTES:  # pragma: no cover - never built
+                    raise AssertionError("command sequence too long for one transfer")
+                messages.append(message(address, bytes((I2C_COMMAND_MODE, *cmds))))
+                command_bytes += len(cmds)
+            if window.pages == 1:
+                base = window.page * width
+                data = _DATA_PREFIX + frame[base + window.col : base + window.col_end]
+            else:
+                data = _DATA_PREFIX + window_bytes(frame, width, window)
+            if len(data) > I2C_MAX_MESSAGE_BYTES + 1:  # pragma: no cover - 1 KiB frames
+                raise AssertionError("data too long for one message")
+            messages.append(message(address, data))
+            data_bytes += len(data) - 1
+        for first in range(0, len(messages), I2C_RDWR_MAX_MESSAGES):
+            transfer(*messages[first : first + I2C_RDWR_MAX_MESSAGES])
+        return UpdateReport(
+            full=full,
+            windows=tuple(windows),
+            command_bytes=command_bytes,
+            data_bytes=data_bytes,
+            overhead_bytes=len(messages) * overhead_each,
+            transfers=len(messages),
+            bits_per_byte=bus.bits_per_byte,
+        )
+
+
+#: (address, smbus2's ``i2c_msg.write``, the bus's ``i2c_rdwr``)
+_CombinedTransfers = tuple[int, Callable[[int, bytes], Any], Callable[..., None]]
+I2C_COMMAND_MODE = 0x00  # the control byte before commands (luma's i2c._cmd_mode)
+_DATA_PREFIX = b"\x40"  # the control byte before display data (luma's i2c._data_mode)
+I2C_MAX_MESSAGE_BYTES = 4096  # luma's managed i2c: data in messages of up to 4 KiB
+I2C_RDWR_MAX_MESSAGES = 42  # the kernel's I2C_RDWR_IOCTL_MAX_MSGS
+
+
+def _combined_transfers(interface: object) -> _CombinedTransfers | None:
+    """For luma's ``i2c(port=N)`` (smbus2 opened by luma: its data already goes as
+    ``i2c_rdwr`` messages), what sends its transfers as messages of one ioctl; else None
+    (an SMBus object handed to luma takes block writes of 32 bytes only; SPI)."""
+    if not getattr(interface, "_managed", False):
+        return None
+    message = getattr(interface, "_i2c_msg_write", None)
+    transfer = getattr(getattr(interface, "_bus", None), "i2c_rdwr", None)
+    address = getattr(interface, "_addr", None)
+    if message is None or transfer is None or not isinstance(address, int):
+        return None
+    if (getattr(interface, "_cmd_mode", None), getattr(interface, "_data_mode", None)) != (
+        I2C_COMMAND_MODE,
+        _DATA_PREFIX[0],
+    ):
+        return None
+    return address, message, transfer
 
 
 def _full_frame_commands(addressing: _Addressing, index: int, window: Window) -> list[int]:
