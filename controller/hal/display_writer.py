@@ -601,7 +601,6 @@ class BusPort:
             bits_per_byte=bus.bits_per_byte,
         )
 
-
     def _send_combined(
         self, rdwr: _CombinedTransfers, frame: bytes, windows: Sequence[Window], full: bool
     ) -> UpdateReport:
