@@ -77,6 +77,7 @@ sends the full frame.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -451,8 +452,13 @@ def _page_spans(
 def _merge_vertically(addressing: _Addressing, bus: BusModel, spans: list[Window]) -> list[Window]:
     """Greedily stack spans of consecutive pages into taller windows when that is cheaper."""
 
+    costs: dict[Window, int] = {}
+
     def alone(window: Window) -> int:
-        return _emission_cost(addressing, bus, [window])
+        cost = costs.get(window)
+        if cost is None:
+            cost = costs[window] = _emission_cost(addressing, bus, (window,))
+        return cost
 
     done: list[Window] = []
     open_: list[Window] = []  # windows ending at the previous page
@@ -681,6 +687,10 @@ def _full_frame_commands(addressing: _Addressing, index: int, window: Window) ->
 
 # --------------------------------------------------------------------------- writers
 
+PLANS_KEPT = 1024  # plans kept per panel and bus (keys of about a frame's size each)
+#: (addressing, bus, width, pages) -> the XOR of two frames -> (full?, windows)
+_PLANS: dict[tuple[object, BusModel, int, int], dict[int, tuple[bool, tuple[Window, ...]]]] = {}
+
 
 class DisplayWriter:
     """Sends frames to one panel through a :class:`PanelPort`, only what changed."""
@@ -709,6 +719,7 @@ class DisplayWriter:
         self._addressing = panel.addressing()
         self._last: bytes | None = None
         self._full_cost: int | None = None  # the full frame's bus cost, once worked out
+        self._plans = _PLANS.setdefault((self._addressing, self.bus, self.width, self.pages), {})
         self.totals = WriterTotals()
 
     @classmethod
@@ -782,10 +793,32 @@ class DisplayWriter:
         return report
 
     def plan(self, frame: bytes) -> tuple[bool, list[Window]]:
-        """(full frame?, windows) that :meth:`update_frame` would send for ``frame``."""
-        addressing, bus, last = self._addressing, self.bus, self._last
+        """(full frame?, windows) that :meth:`update_frame` would send for ``frame``.
+
+        The plan depends on nothing but where the frame differs from the last (the
+        panel, its bus and the bits that changed), and a table's screens change in the
+        same places again and again (a card played, a score, a menu's cursor, at every
+        seat): plans are kept by the XOR of the two frames, shared by the writers of
+        the same panel and bus, the oldest forgotten past ``PLANS_KEPT``."""
+        last = self._last
         if last is None:
             return True, self._full_frame()
+        if len(last) != len(frame):
+            raise ValueError(f"frame has {len(frame)} bytes, the last {len(last)}")
+        changed = int.from_bytes(last, "big") ^ int.from_bytes(frame, "big")
+        plans = self._plans
+        kept = plans.get(changed)
+        if kept is None:
+            full, windows = self._plan_changes(last, frame)
+            kept = (full, tuple(windows))
+            if len(plans) >= PLANS_KEPT:
+                with contextlib.suppress(KeyError, StopIteration, RuntimeError):
+                    del plans[next(iter(plans))]
+            plans[changed] = kept
+        return kept[0], list(kept[1])
+
+    def _plan_changes(self, last: bytes, frame: bytes) -> tuple[bool, list[Window]]:
+        addressing, bus = self._addressing, self.bus
         spans: list[Window] = []
         width = self.width
         for page in range(self.pages):
