@@ -564,6 +564,7 @@ class BusPort:
         self._bus = bus if bus is not None else BusModel.for_interface(interface)
         self._addressing = panel.addressing()
         self._combined = _combined_transfers(interface)
+        self._command_messages: dict[tuple[int, ...], Any] = {}
 
     @property
     def panel(self) -> Panel:
@@ -628,7 +629,14 @@ class BusPort:
             if cmds:
                 if len(cmds) > I2C_MAX_COMMAND_BYTES:  # pragma: no cover - never built
                     raise AssertionError("command sequence too long for one transfer")
-                messages.append(message(address, bytes((I2C_COMMAND_MODE, *cmds))))
+                key = tuple(cmds)
+                command = self._command_messages.get(key)
+                if command is None:  # made once: the kernel copies a message, never keeps it
+                    command = message(address, bytes((I2C_COMMAND_MODE, *cmds)))
+                    if len(self._command_messages) >= COMMAND_MESSAGES_KEPT:
+                        self._command_messages.clear()
+                    self._command_messages[key] = command
+                messages.append(command)
                 command_bytes += len(cmds)
             if window.pages == 1:
                 base = window.page * width
@@ -658,6 +666,7 @@ I2C_COMMAND_MODE = 0x00  # the control byte before commands (luma's i2c._cmd_mod
 _DATA_PREFIX = b"\x40"  # the control byte before display data (luma's i2c._data_mode)
 I2C_MAX_MESSAGE_BYTES = 4096  # luma's managed i2c: data in messages of up to 4 KiB
 I2C_RDWR_MAX_MESSAGES = 42  # the kernel's I2C_RDWR_IOCTL_MAX_MSGS
+COMMAND_MESSAGES_KEPT = 512  # a panel's addressing messages kept (a window's few bytes each)
 
 
 def _combined_transfers(interface: object) -> _CombinedTransfers | None:
