@@ -1,0 +1,117 @@
+"""The Pi-bus writer's short ways: an update's transfers as messages of one ``i2c_rdwr``
+(the same messages, in the same order, as luma's own ``command``/``data`` calls make),
+and plans kept by where two frames differ (the same windows as planned afresh)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+from luma.core.interface.serial import i2c
+from luma.oled.device import sh1106, ssd1306
+from smbus2 import i2c_msg
+
+from controller.hal import display_writer
+from controller.hal.display_writer import Controller, DisplayWriter, writer_for_device
+from controller.render.matchsticks import render_scoreboard_image
+from controller.render.pages import image_to_pages
+
+from .oled_model import FakeSMBus, model_for
+
+
+class RdwrBus(FakeSMBus):
+    """The fake bus, counting the calls (each an ioctl on a real bus) and reading real
+    smbus2 messages back byte by byte."""
+
+    calls: int = 0
+
+    def write_i2c_block_data(self, address: int, register: int, data: list[int]) -> None:
+        self.calls += 1
+        super().write_i2c_block_data(address, register, data)
+
+    def i2c_rdwr(self, *messages: Any) -> None:
+        self.calls += 1
+        assert len(messages) <= 42  # the kernel's I2C_RDWR_IOCTL_MAX_MSGS
+        for message in messages:
+            buf = bytes(message.buf[: message.len])
+            self._deliver(int(message.addr), buf[0], list(buf[1:]))
+
+
+def _managed(kind: str) -> tuple[DisplayWriter, RdwrBus, Any]:
+    model = model_for(kind)
+    bus = RdwrBus(model, address=0x3C)
+    serial = i2c(bus=bus, address=0x3C)
+    serial._managed = True  # as i2c(port=1) makes it: data as smbus2 i2c_rdwr messages
+    serial._i2c_msg_write = i2c_msg.write
+    device = (ssd1306 if kind == "ssd1306" else sh1106)(serial)
+    writer = writer_for_device(device)
+    assert isinstance(writer, DisplayWriter)
+    writer.assume_blank()
+    return writer, bus, model
+
+
+def _frames(seed: int, count: int) -> list[bytes]:
+    rnd = random.Random(seed)
+    frames = []
+    for _ in range(count):
+        image = render_scoreboard_image(rnd.randrange(31), rnd.randrange(31), 30)
+        frame = bytearray(image_to_pages(image))
+        for _ in range(rnd.randrange(4)):  # a few scattered bytes besides
+            frame[rnd.randrange(len(frame))] ^= 1 << rnd.randrange(8)
+        frames.append(bytes(frame))
+    return frames
+
+
+@pytest.mark.parametrize("kind", ["ssd1306", "sh1106"])
+def test_an_update_is_one_ioctl_of_the_transfers_luma_makes(kind: str) -> None:
+    combined, combined_bus, combined_model = _managed(kind)
+    plain, plain_bus, plain_model = _managed(kind)
+    plain.port._combined = None  # type: ignore[attr-defined]  # luma's own calls
+    for frame in _frames(3, 60):
+        sent, calls = len(combined_bus.transfers), combined_bus.calls
+        ours = combined.update_frame(frame)
+        theirs = plain.update_frame(frame)
+        assert combined_bus.calls - calls == (1 if ours.transfers else 0)
+        assert combined_bus.transfers == plain_bus.transfers  # the same bytes, in order
+        assert combined_model.glass() == plain_model.glass()
+        assert ours == theirs  # the same report: bytes, transfers, windows
+        new = combined_bus.transfers[sent:]
+        assert ours.bus_bytes == sum(2 + len(payload) for _, payload in new)
+        assert ours.transfers == len(new)
+
+
+def test_a_smbus_handed_to_luma_keeps_its_block_writes() -> None:
+    model = model_for("ssd1306")
+    bus = RdwrBus(model, address=0x3C)
+    writer = writer_for_device(ssd1306(i2c(bus=bus, address=0x3C)))
+    assert isinstance(writer, DisplayWriter)
+    assert writer.port._combined is None  # type: ignore[attr-defined]
+    writer.update_frame(_frames(1, 1)[0])
+    assert all(len(payload) <= 32 for _, payload in bus.transfers)
+
+
+@pytest.mark.parametrize("controller", [Controller.SSD1306, Controller.SH1106])
+def test_kept_plans_are_the_plans_made_afresh(
+    controller: Controller, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(display_writer, "_PLANS", {})
+    monkeypatch.setattr(display_writer, "PLANS_KEPT", 16)
+    writer = DisplayWriter.for_interface(_Null(), controller)
+    writer.assume_blank()
+    frames = _frames(7, 40)
+    for last, frame in zip(frames, frames[1:] + frames[:1], strict=True):
+        for _ in range(2):  # made, then kept (or forgotten: 16 at most)
+            writer._last = last
+            kept = writer.plan(frame)
+            assert kept == writer._plan_changes(last, frame)
+        assert len(writer._plans) <= 16
+    assert len(display_writer._PLANS) == 1  # one panel and bus: one shared store
+
+
+class _Null:
+    def command(self, *cmd: int) -> None:
+        pass
+
+    def data(self, data: list[int]) -> None:
+        pass
