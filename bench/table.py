@@ -32,6 +32,7 @@ itself). Prints, for each topology::
         noop_cpu_ms_mean=... panel_bytes_mean=... p99_set_by=tag_on:23,press:17,...
     topology=node players=6 kind=press events=... cpu_ms_mean=... ...
     topology=node players=6 what=deal events=... cpu_ms_mean=... ...
+    topology=pi players=6 part=writer updates=... us_per_update_min=...
 
 A *noop* event is one after which nothing went to any panel (a card lifted, a press that
 changes nothing on any screen). ``panel_bytes_mean``: bytes per event to the panels (the
@@ -39,6 +40,9 @@ node topology: display frames on the pty; the pi topology: I2C bytes). ``p99_set
 the events at or above the 99th percentile, by kind; ``what=`` splits the events by what
 they did: ``deal`` (a hand's cards all read, play starts), ``hand_end`` (a hand scored),
 ``accepted`` (another action in the record), ``other`` (nothing recorded).
+``part=writer`` (pi): the first game's frames, as the panels took them, replayed through
+fresh ``OledDisplay``s alone (the writer's plan, luma's ``i2c``, the counting bus), CPU
+per update, the least of five rounds: the writer's share without the neighbours' noise.
 
 Left out: the kernel's side of the ptys and of the I2C transfer (the ioctl is not made),
 the time on the wire, starting each hand (the dealer's ``new_hand``, the table's timer on
@@ -64,6 +68,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from controller.engine import HouseRules
 from controller.hal.display import DisplayConfig, OledDisplay
@@ -117,6 +122,20 @@ def _cpu(clocks: Sequence[int], *, main_first: bool = False) -> float:
     return total
 
 
+class RecordedOled(OledDisplay):
+    """The Pi-bus panel, noting each frame it takes (to replay the writer alone)."""
+
+    def __init__(
+        self, config: DisplayConfig, *, seat: int, interface: Any, frames: list[tuple[int, bytes]]
+    ) -> None:
+        super().__init__(config, seat=seat, interface=interface)
+        self.frames = frames
+
+    def show_pages(self, pages: bytes) -> None:
+        self.frames.append((self.seat, pages))
+        super().show_pages(pages)
+
+
 class MeteredTable(MockTable):
     """The mock table on one topology's real panels; times every event."""
 
@@ -132,13 +151,16 @@ class MeteredTable(MockTable):
         self.topology = topology
         self.buses: list[CountingI2CBus] = []
         self.samples: list[Sample] = []
+        self.frames: list[tuple[int, bytes]] = []  # (seat, pages) as the panels took them
         displays: list[OledDisplay] | None = None
         if topology == "pi":
             displays = []
             for seat in range(rules.players):
                 serial, bus = counting_i2c()
                 self.buses.append(bus)
-                displays.append(OledDisplay(DisplayConfig(), seat=seat, interface=serial))
+                displays.append(
+                    RecordedOled(DisplayConfig(), seat=seat, interface=serial, frames=self.frames)
+                )
         super().__init__(
             rules,
             seed=seed,
@@ -198,7 +220,28 @@ class MeteredTable(MockTable):
         return sum(d.writer.totals.bus_bytes for d in self.nodes)
 
 
-def measure(topology: str, players: int, games: int) -> list[Sample]:
+def writer_replay(frames: Sequence[tuple[int, bytes]], players: int, rounds: int = 5) -> float:
+    """CPU seconds per update of the Pi-bus writer alone (``OledDisplay.show_pages``:
+    the plan and luma's ``i2c`` on the counting bus) replaying a game's frames on fresh
+    panels, the least of ``rounds`` (one process, one thread: less noise from the
+    neighbours than the events' figures)."""
+    best = float("inf")
+    for _ in range(rounds):
+        displays = []
+        for seat in range(players):
+            serial, _bus = counting_i2c()
+            displays.append(OledDisplay(DisplayConfig(), seat=seat, interface=serial))
+            displays[-1].show_pages(bytes(1024))  # opened (luma's init), not timed
+        start = time.thread_time()
+        for seat, pages in frames:
+            displays[seat].show_pages(pages)
+        best = min(best, (time.thread_time() - start) / max(1, len(frames)))
+    return best
+
+
+def measure(
+    topology: str, players: int, games: int, frames: list[tuple[int, bytes]] | None = None
+) -> list[Sample]:
     # The loop's thread switch as ``TableService.run`` sets it (the bench steps the
     # service itself): the interpreter's default, 5 ms, costs more CPU an event.
     sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL_S))
@@ -213,6 +256,8 @@ def measure(topology: str, players: int, games: int) -> list[Sample]:
             try:
                 run.play_out()
                 samples += table.samples
+                if frames is not None and not frames:  # the first game's, to replay
+                    frames += table.frames
             finally:
                 run.close()
     return samples
@@ -241,9 +286,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--topology", nargs="+", choices=TOPOLOGIES, default=list(TOPOLOGIES))
     args = parser.parse_args(argv)
     for topology, players in itertools.product(args.topology, args.players):
-        samples = measure(topology, players, args.games)
+        frames: list[tuple[int, bytes]] = []
+        samples = measure(topology, players, args.games, frames)
         head = f"topology={topology} players={players}"
         print(f"{head} {summary(samples, p99_kinds=True)}", flush=True)
+        if frames:
+            per_update = writer_replay(frames, players)
+            print(
+                f"{head} part=writer updates={len(frames)} us_per_update_min={per_update * 1e6:.1f}"
+            )
         for kind in KINDS:
             some = [s for s in samples if s.kind == kind]
             if some:
