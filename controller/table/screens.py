@@ -20,7 +20,15 @@ from ..render.screen import SeatScreen
 from .controls import MENUS, MenuItem, Mode, SeatInput
 from .table import DealReading, Phase, Table
 
-__all__ = ["PadPrompt", "before_game", "pad_prompt", "pad_screen", "screen_for", "seat_screen"]
+__all__ = [
+    "PadPrompt",
+    "before_game",
+    "pad_prompt",
+    "pad_screen",
+    "screen_for",
+    "screens_for",
+    "seat_screen",
+]
 
 _NAMES = {
     Kind.TRUCO: "truco",
@@ -161,9 +169,18 @@ def before_game(table: Table) -> bool:
     )
 
 
-def screen_for(table: Table, seat: int) -> SeatScreen:
-    game = table.game
+def screens_for(table: Table, seats: int) -> list[SeatScreen]:
+    """``screen_for`` of seats ``0 .. seats-1``, the game's part looked up once."""
     kept = _game_screens(table)
+    return [_screen_for(table, seat, kept) for seat in range(seats)]
+
+
+def screen_for(table: Table, seat: int) -> SeatScreen:
+    return _screen_for(table, seat, _game_screens(table))
+
+
+def _screen_for(table: Table, seat: int, kept: _GameScreens) -> SeatScreen:
+    game = table.game
     base = kept.seat(seat)
     dealing = table.phase is Phase.DEALING
     # before the game, or once its result was held long enough: what the table plays next

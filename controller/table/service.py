@@ -62,7 +62,7 @@ from ..transcript import TranscriptError, parse, replay, write
 from .chord import RefereeChord
 from .inbox import Inbox
 from .notify import Notifier, flood_status
-from .screens import screen_for
+from .screens import screen_for, screens_for
 from .store import ArchivePolicy, GameStore
 from .table import DealReading, Phase, Table, TableResult
 
@@ -816,8 +816,10 @@ class TableService:
         self._disk_alert()
         table = self.table
         # a record restored with fewer seats than the configuration: the extra stay dark
-        for seat, display in enumerate(self.displays[: table.rules.players]):
-            screen = screen_for(table, seat)
+        displays = self.displays[: table.rules.players]
+        for seat, (display, screen) in enumerate(
+            zip(displays, screens_for(table, len(displays)), strict=True)
+        ):
             drawn = self._screens[seat]
             # A view of another game state (the engine's views are kept per state) is
             # not compared field by field: the contents below say whether it shows.
