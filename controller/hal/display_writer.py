@@ -68,6 +68,13 @@ each transfer costs 2 extra bytes (address byte + control byte) and each byte
 takes 9 clock bits (8 + ACK).  SPI: no per-transfer bytes, 8 bits a byte.
 :class:`UpdateReport` gives the bytes of one update and its modelled time.
 
+On luma's smbus2-managed ``i2c(port=...)`` (what ``OledDisplay`` opens) :class:`BusPort`
+makes an update's transfers itself, as the messages of one ``i2c_rdwr`` call (up to
+the kernel's 42 an ioctl): the same transfers, byte for byte and in order, as luma's
+``command()`` and ``data()`` would put on the wire, with a repeated START between them
+instead of STOP and START, in one call instead of two a window.  Plans are kept by
+where the frame changed (:meth:`DisplayWriter.plan`).
+
 Errors
 ------
 If the interface raises, the writer forgets its last frame and re-raises; the
