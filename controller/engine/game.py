@@ -14,9 +14,11 @@ actions that phase accepts (its own quick listing, which the property tests chec
 the refusals over random positions: the list is exactly the actions refused with ``None``).
 
 Internally cards are small integers (``Card.index``) and actions are interned objects
-with an integer ``code``, so a push costs no copying. Undo replays the current hand from
-its start (a hand is at most a few dozen actions), like restoring a table after a power
-cut is replaying its transcript.
+with an integer ``code``, so a push costs no copying. Undo restores what was saved, in
+constant time per action, as python-chess's ``pop`` does: each object an action changes
+(the board, a play, a phase) first writes the few fields it overwrites on the hand's trail
+(``hand.Trail``), and ``pop`` hands each entry back to its owner; a deal undone returns to
+the previous hand's own objects, kept with its log. ``copy()`` replays the history.
 
 >>> from controller.engine import Action, Card, Game
 >>> g = Game()
@@ -34,7 +36,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from .actions import Action, Kind
 from .cards import CARDS, Card
 from .errors import IllegalActionError, RefusalCode, TrucoError
-from .hand import FLOR_KINDS, TRUCO_VALUE, Board, Deal, HandPlay, Telling
+from .hand import FLOR_KINDS, TRUCO_VALUE, Board, Deal, HandPlay, Telling, Trail
 from .results import Award, HandResult, Outcome
 from .rules import HouseRules
 from .view import SeatView, seat_view
@@ -53,7 +55,23 @@ class NoHandError(TrucoError):
 
 
 class _HandLog:
-    __slots__ = ("actions", "awards", "cards", "dealer", "mano", "number", "pica", "start")
+    """A hand: its deal, its actions and awards, what they overwrote (its trail), and its
+    plays (kept: undoing the next hand's deal returns to them)."""
+
+    __slots__ = (
+        "actions",
+        "awards",
+        "cards",
+        "deal",
+        "dealer",
+        "mano",
+        "number",
+        "pica",
+        "play_of",
+        "plays",
+        "start",
+        "trail",
+    )
 
     def __init__(
         self,
@@ -72,6 +90,10 @@ class _HandLog:
         self.pica = pica  # a pica-pica hand
         self.actions: list[Action] = []
         self.awards: list[Award] = []
+        self.trail: Trail = []
+        self.deal: Deal | None = None
+        self.plays: tuple[HandPlay, ...] = ()
+        self.play_of: tuple[HandPlay, ...] = ()
 
 
 class Game:
@@ -180,6 +202,7 @@ class Game:
         self._hands.append(log)
         self._log = log
         board.awards = log.awards
+        board.trail = log.trail
         self._dealer = dealer
         self._mano = mano
         self._next_dealer = (dealer + 1) % n
@@ -199,6 +222,7 @@ class Game:
             play = HandPlay(rules, board, deal, self._orders[mano])
             self._plays, self._play_of = (play,), (play,) * n
         self._main = self._plays[0]
+        log.deal, log.plays, log.play_of = deal, self._plays, self._play_of
         self._live = True
         self._invalidate()
 
@@ -210,17 +234,12 @@ class Game:
         log = self._log
         assert log is not None
         log.actions.append(action)
+        log.trail.append(None)  # where this action's entries start
         play = self._play_of[action.seat]
         play.apply(action)
         if not play.live:
             self._hand_end()
         self._legal = None
-
-    def _apply(self, action: Action) -> None:
-        play = self._play_of[action.seat]
-        play.apply(action)
-        if not play.live:
-            self._hand_end()
 
     def _hand_end(self) -> None:
         """A play ended: the hand ends when its last play ends (a won game stops it where
@@ -235,22 +254,46 @@ class Game:
         return action
 
     def pop(self) -> Action | None:
-        """Undo the last action (``None`` returned when it was a deal, which is undone)."""
+        """Undo the last action (``None`` returned when it was a deal, which is undone):
+        what it overwrote is restored, in constant time (no replay)."""
         if not self._hands:
             raise NoHandError("nothing to undo")
         log = self._hands[-1]
         if log.actions:
             action = log.actions.pop()
-            self._replay_hand(log)
+            trail = log.trail
+            entry = trail.pop()
+            while entry is not None:  # back to where the action started
+                entry[0].undo(entry)
+                entry = trail.pop()
+            self._live = any(p.live for p in self._plays)
+            self._invalidate()
             return action
         self._hands.pop()
         if self._hands:
-            self._replay_hand(self._hands[-1])
+            self._resume(self._hands[-1], log.start)
         else:
             self._restore(self._initial)
             self._clear_hand()
         self._invalidate()
         return None
+
+    def _resume(self, log: _HandLog, end: tuple[int, int, int | None, int]) -> None:
+        """Back to the end of ``log``'s hand (``end``: the score and next dealer then)."""
+        board = self._board
+        board.score[0], board.score[1] = end[0], end[1]
+        board.winner = end[2]
+        board.awards = log.awards
+        board.trail = log.trail
+        self._next_dealer = end[3]
+        self._log = log
+        self._dealer = log.dealer
+        self._mano = log.mano
+        assert log.deal is not None
+        self._deal = log.deal
+        self._plays, self._play_of = log.plays, log.play_of
+        self._main = log.plays[0]
+        self._live = any(p.live for p in log.plays)
 
     def copy(self) -> Game:
         """An independent game in the same state, with the same undo history (its hands
@@ -261,17 +304,6 @@ class Game:
             for action in actions:
                 other.push(action)
         return other
-
-    def _replay_hand(self, log: _HandLog) -> None:
-        actions = list(log.actions)
-        self._restore(log.start)
-        self._hands.pop()
-        self._start_hand(log.dealer, log.cards)
-        assert self._log is not None
-        for a in actions:
-            self._log.actions.append(a)
-            self._apply(a)
-        self._invalidate()
 
     # ------------------------------------------------------------------ public API: queries
 
@@ -555,6 +587,7 @@ class Game:
             tuple(deal.cards),
             tuple(tuple(s) for s in deal.seen),
             tuple(sorted(deal.played)),
+            tuple(sorted(deal.owner.items())),
             tuple(p.key() for p in self._plays),
             tuple(self._log.awards) if self._log else (),
         )

@@ -23,10 +23,9 @@ Points go to a ``Board`` shared by the game.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import partial
-from typing import Protocol
+from typing import Any, Protocol
 
 from .actions import ACTION_TABLE, DECLARE_SLOT, KIND_SLOT, Action, Kind
 from .cards import CARDS, STRENGTH, SUIT_OF, Card, envido_of_indices, flor_of_indices
@@ -34,7 +33,13 @@ from .errors import RefusalCode
 from .results import Award, Reason
 from .rules import Claims, Falta, HouseRules
 
-__all__ = ["Board", "Deal", "FreePlay", "HandPlay", "Telling"]
+__all__ = ["Board", "Deal", "FreePlay", "HandPlay", "Telling", "Trail"]
+
+#: What the actions of a hand overwrote, in order: each entry is ``(owner, *old values)``,
+#: written by the object it belongs to just before it changes (a board, a play, a phase),
+#: and undone by that object's ``undo`` (``Game.pop``: ``None`` marks where an action
+#: starts). A pop restores what its action overwrote: a few fields, never a replay.
+Trail = list[tuple[Any, ...] | None]
 
 # Kind members as module constants: an Enum attribute lookup costs ten times more.
 _K_CONTRAFLOR = Kind.CONTRAFLOR
@@ -136,6 +141,9 @@ class _Layout:
         self.actions = _SeatActions(seats)
 
 
+# What a play's trail entries undo (``HandPlay.undo``).
+_U_PLAY, _U_SEEN, _U_FINISH, _U_TELL, _U_DEFER = range(5)
+
 #: Layouts by (play order, players at the table): worked out once.
 _LAYOUTS: dict[tuple[tuple[int, ...], int], _Layout] = {}
 
@@ -153,22 +161,31 @@ class Telling:
 class Board:
     """The game's score, shared by the plays of a hand: awards are added here."""
 
-    __slots__ = ("awards", "score", "target", "winner")
+    __slots__ = ("awards", "score", "target", "trail", "winner")
 
     def __init__(self, target: int, score: tuple[int, int], winner: int | None) -> None:
         self.target = target
         self.score = [score[0], score[1]]
         self.winner = winner
         self.awards: list[Award] = []  # the current hand's
+        self.trail: Trail = []  # the current hand's
 
     def award(self, team: int, points: int, reason: Reason, pica: int | None) -> None:
         """Score ``points`` for ``team``; nothing counts once the game is won."""
         if self.winner is not None or points <= 0:
             return
+        score = self.score
+        self.trail.append((self, score[0], score[1]))
         self.awards.append(Award(team, points, reason, pica))
         self.score[team] += points
         if self.score[team] >= self.target:
             self.winner = team
+
+    def undo(self, e: tuple[Any, ...]) -> None:
+        """An award undone (scores below the target again: no winner)."""
+        self.awards.pop()
+        self.score[0], self.score[1] = e[1], e[2]
+        self.winner = None
 
 
 class Deal:
@@ -361,25 +378,43 @@ class TrucoPhase:
             return h.deal.card_refusal(s, a.card.index)
         return R.CALL_PENDING
 
+    def save(self, h: HandPlay) -> None:
+        """What this phase is about to overwrite, on the hand's trail."""
+        h.trail.append((self, self.level, self.pending, self.caller, self.raiser))
+
+    def undo(self, e: tuple[Any, ...]) -> None:
+        _, self.level, self.pending, self.caller, self.raiser = e
+
     def apply(self, h: HandPlay, a: Action) -> None:
         k = a.kind
         team = a.seat & 1
+        self.save(h)
         if k is _K_QUIERO:
-            self.accept(team)
+            self._accept(team)
         elif k is _K_NO_QUIERO:
             level = self.pending
             self.pending = 0
             h.finish([(self.caller, TRUCO_VALUE[level - 1], Reason.TRUCO)])
         else:  # a call, or a raise that accepts the pending call
             if self.pending:
-                self.accept(team)
+                self._accept(team)
             self.pending = _LEVEL_OF[k]
             self.caller = team
 
-    def accept(self, team: int) -> None:
+    def accept(self, h: HandPlay, team: int) -> None:
+        """The pending call accepted (a card played in answer: implicit quiero)."""
+        self.save(h)
+        self._accept(team)
+
+    def _accept(self, team: int) -> None:
         self.level = self.pending
         self.pending = 0
         self.raiser = team
+
+    def stop(self, h: HandPlay) -> None:
+        """The play ended: no call awaits an answer."""
+        self.save(h)
+        self.pending = 0
 
     def call_refusal(self, k: Kind, s: int) -> RefusalCode | None:
         """A truco call or raise while no call is pending: ``None`` when it is open."""
@@ -408,6 +443,17 @@ class EnvidoPhase:
 
     def key(self) -> tuple[object, ...]:
         return (self.done, tuple(self.chain), self.pending, self.caller, self.result)
+
+    def save(self, h: HandPlay) -> None:
+        """What this phase is about to overwrite, on the hand's trail (the chain by
+        reference and length: it only grows, or is replaced)."""
+        chain = self.chain
+        h.trail.append((self, self.done, chain, len(chain), self.pending, self.caller, self.result))
+
+    def undo(self, e: tuple[Any, ...]) -> None:
+        _, self.done, chain, n, self.pending, self.caller, self.result = e
+        del chain[n:]
+        self.chain = chain
 
     def window(self, h: HandPlay, s: int) -> bool:
         """``s`` may start an envido on its own initiative (turn aside)."""
@@ -463,6 +509,7 @@ class EnvidoPhase:
     def apply(self, h: HandPlay, a: Action) -> None:
         k = a.kind
         team = a.seat & 1
+        self.save(h)
         if not self.pending:  # a call opens the chain
             self.done = True
             self.pending = True
@@ -486,13 +533,15 @@ class EnvidoPhase:
             self.chain.append(_ENV_OF[k])
             self.caller = team
 
-    def cancel(self) -> None:
+    def cancel(self, h: HandPlay) -> None:
         """A flor answered the pending envido: the envido is over (a flor called closes
         the envido for the rest of the hand through ``HandPlay.sung``)."""
+        self.save(h)
         self.pending = False
 
     def told(self, h: HandPlay, seat: int, value: int) -> None:
         """The telling ended: ``seat``'s ``value`` is best."""
+        self.save(h)
         self.result = (seat, value)
         team = seat & 1
         h.claim("envido", seat, value, self.stake(h, team), self.stake(h, 1 - team))
@@ -589,8 +638,18 @@ class TellingPhase:
             return None if h.may_announce_flor(s) else h.flor_call_refusal(s)
         return R.CALL_PENDING
 
+    def undo(self, e: tuple[Any, ...]) -> None:
+        """A declaration undone (each seat declares once: the last one is undone)."""
+        _, self.best, self.best_seat = e
+        s, number = self.history.pop()
+        if number is None:
+            self.conceded.discard(s)
+        else:
+            del self.declared[s]
+
     def apply(self, h: HandPlay, a: Action) -> None:
         s, number = a.seat, a.number
+        h.trail.append((self, self.best, self.best_seat))
         self.history.append((s, number))
         if number is None:
             self.conceded.add(s)
@@ -643,7 +702,7 @@ class FlorPhase:
         self.backed = -1  # team that backed down (excused from announcing)
         self.backdown = 0  # points of a refused contraflor or al resto
         self.result: tuple[int, int] | None = None
-        self.tapada: set[int] = set()
+        self.tapada: frozenset[int] = frozenset()  # replaced, never changed: saved by reference
 
     def key(self) -> tuple[object, ...]:
         return (
@@ -660,6 +719,49 @@ class FlorPhase:
             self.result,
             tuple(sorted(self.tapada)),
         )
+
+    def save(self, h: HandPlay) -> None:
+        """What this phase is about to overwrite, on the hand's trail (the announcements
+        by reference and length: they only grow, or are replaced)."""
+        ann = self.ann
+        h.trail.append(
+            (
+                self,
+                self.state,
+                self.first,
+                ann,
+                len(ann),
+                self.course,
+                self.accepted,
+                self.answer,
+                self.raiser,
+                self.resto_before,
+                self.backed,
+                self.backdown,
+                self.result,
+                self.tapada,
+            )
+        )
+
+    def undo(self, e: tuple[Any, ...]) -> None:
+        (
+            _,
+            self.state,
+            self.first,
+            ann,
+            n,
+            self.course,
+            self.accepted,
+            self.answer,
+            self.raiser,
+            self.resto_before,
+            self.backed,
+            self.backdown,
+            self.result,
+            self.tapada,
+        ) = e
+        del ann[n:]
+        self.ann = ann
 
     def may_announce(self, h: HandPlay, s: int) -> bool:
         return (
@@ -803,6 +905,7 @@ class FlorPhase:
     def apply(self, h: HandPlay, a: Action) -> None:
         k, s = a.kind, a.seat
         team = s & 1
+        self.save(h)
         if self.state == _FLOR_NONE:
             # a first flor: on the caller's turn, or answering an envido or a plain truco
             h.cancel_envido()
@@ -871,6 +974,7 @@ class FlorPhase:
     def close(self, h: HandPlay) -> None:
         """Resolve a flor that needs no comparison (none answered, con flor me achico, or a
         contraflor or al resto refused)."""
+        self.save(h)
         self.state = _FLOR_CLOSED
         if self.course == _COURSE_BACKED:
             self._settle(h, self.raiser, self.backdown)
@@ -884,7 +988,7 @@ class FlorPhase:
         if all(h.deal.cards[x] is not None for x in seats):
             h.award(team, points, Reason.FLOR)
         else:
-            h.deferred.append(("flores", team, seats, 0, points, points))
+            h.defer(("flores", team, seats, 0, points, points))
 
     def stake(self, h: HandPlay) -> int:
         """What a compared flor is worth (a contraflor al resto: 6 in a pica)."""
@@ -898,6 +1002,7 @@ class FlorPhase:
 
     def told(self, h: HandPlay, seat: int, value: int) -> None:
         """The telling ended: ``seat``'s flor of ``value`` is best."""
+        self.save(h)
         self.result = (seat, value)
         self.state = _FLOR_CLOSED
         points = self.stake(h)
@@ -905,6 +1010,7 @@ class FlorPhase:
 
     def told_false(self, h: HandPlay, team: int) -> None:
         """A false declaration: the points at stake to ``team``, the other one."""
+        self.save(h)
         self.state = _FLOR_CLOSED
         h.award(team, self.stake(h), Reason.PENALTY)
 
@@ -914,7 +1020,8 @@ class FlorPhase:
 
     def tapada_check(self, h: HandPlay, s: int) -> None:
         """A holder who plays (or shows) without having announced: 3 to the other team."""
-        self.tapada.add(s)
+        self.save(h)
+        self.tapada = self.tapada | {s}
         h.award(1 - (s & 1), 3, Reason.PENALTY)
 
     def owes(self, s: int) -> bool:
@@ -1002,7 +1109,6 @@ class HandPlay:
     """
 
     __slots__ = (
-        "award",
         "baza",
         "baza_cards",
         "bazas",
@@ -1027,6 +1133,7 @@ class HandPlay:
         "table",
         "team_seats",
         "tell",
+        "trail",
         "truco",
         "turn",
     )
@@ -1040,6 +1147,8 @@ class HandPlay:
         pica: bool = False,
     ) -> None:
         self.rules = rules
+        #: what this hand's actions overwrote: the board's, shared by the hand's plays
+        self.trail = board.trail
         self.board = board
         self.deal = deal
         self.order = order
@@ -1051,8 +1160,6 @@ class HandPlay:
         self.mano = order[0]
         self.pica = order[0] if pica else None
         self.cap = PICA_CAP if pica else 1 << 30
-        #: award(team, points, reason): to the board, marked with this play's pica
-        self.award: Callable[[int, int, Reason], None] = partial(board.award, pica=self.pica)
         self.seats = layout.seats
         self.team_seats = layout.team_seats
         self.next_seat = layout.next_seat
@@ -1136,7 +1243,7 @@ class HandPlay:
         if k is _K_PLAY:
             truco = self.truco
             if truco.pending:  # implicit quiero
-                truco.accept(s & 1)
+                truco.accept(self, s & 1)
             assert a.card is not None
             self.play(s, a.card.index)
         elif self.envido.pending or k in _ENVIDO_KINDS:
@@ -1162,10 +1269,12 @@ class HandPlay:
         return self.tell is not None
 
     def start_telling(self, kind: str) -> None:
+        self.trail.append((self, _U_TELL, self.tell))
         self.tell = TellingPhase(kind, self.order)
 
     def told(self, kind: str, seat: int, value: int) -> None:
         """A telling ended with ``seat``'s ``value`` best: its phase scores it."""
+        self.trail.append((self, _U_TELL, self.tell))
         self.tell = None
         if kind == "envido":
             self.envido.told(self, seat, value)
@@ -1174,6 +1283,7 @@ class HandPlay:
 
     def told_false(self, kind: str, team: int) -> None:
         """A telling ended with a false declaration: ``team``'s penalty."""
+        self.trail.append((self, _U_TELL, self.tell))
         self.tell = None
         if kind == "envido":
             self.envido.told_false(self, team)
@@ -1186,10 +1296,15 @@ class HandPlay:
         if self.deal.cards[seat] is not None:
             self.award(team, points, Reason.ENVIDO if kind == "envido" else Reason.FLOR)
         else:
-            self.deferred.append((kind, team, (seat,), value, points, penalty))
+            self.defer((kind, team, (seat,), value, points, penalty))
+
+    def defer(self, claim: tuple[str, int, tuple[int, ...], int, int, int]) -> None:
+        """A claim to prove when the play ends (its seats' hands unknown)."""
+        self.trail.append((self, _U_DEFER))
+        self.deferred.append(claim)
 
     def cancel_envido(self) -> None:
-        self.envido.cancel()
+        self.envido.cancel(self)
 
     def envido_window(self, s: int) -> bool:
         return self.envido.window(self, s)
@@ -1237,10 +1352,13 @@ class HandPlay:
             and flor.owes(s)
         ):
             flor.tapada_check(self, s)
+        table = self.table
+        seen = deal.seen[s]
+        self.trail.append((self, _U_PLAY, table, self.turn, self.leader, len(seen)))
         deal.played.add(c)
         self.nplayed[s] += 1
-        self.table.append((s, c))
-        self.see(s, (c,))
+        table.append((s, c))
+        self._seen(s, (c,), seen)
         if self.board.winner is not None:
             return
         if len(self.table) < self.n:
@@ -1273,8 +1391,12 @@ class HandPlay:
         """Cards of ``s`` seen (played or shown). With ``s``'s hand unknown, a flor not
         announced is tapada once its three cards have been seen and ``s`` has played its
         first card (cards shown before it, to prove a claim, make no tapada: section 6)."""
+        seen = self.deal.seen[s]
+        self.trail.append((self, _U_SEEN, s, len(seen)))
+        self._seen(s, cards, seen)
+
+    def _seen(self, s: int, cards: Iterable[int], seen: list[int]) -> None:
         deal = self.deal
-        seen = deal.seen[s]
         for c in cards:
             if c not in seen:
                 seen.append(c)
@@ -1318,7 +1440,6 @@ class HandPlay:
             and self.flor.state == _FLOR_NONE
         ):
             awards.append((other, 1, Reason.MAZO_ENVIDO))
-        self.truco.pending = 0
         self.finish(awards)
 
     def finish(self, awards: list[tuple[int, int, Reason]]) -> None:
@@ -1327,6 +1448,7 @@ class HandPlay:
         if flor.state == _FLOR_OPEN and self.tell is None and not flor.blocking(self):
             flor.close(self)
         deal = self.deal
+        self.trail.append((self, _U_FINISH, self.deferred))
         for kind, team, seats, value, points, penalty in self.deferred:
             if kind == "envido":
                 # only seen cards prove: nothing seen proves nothing, not even a 0
@@ -1347,7 +1469,45 @@ class HandPlay:
         for team, points, reason in awards:
             self.award(team, points, reason)
         self.live = False
-        self.truco.pending = 0
+        self.truco.stop(self)
+
+    def award(self, team: int, points: int, reason: Reason) -> None:
+        """Points to the board, marked with this play's pica."""
+        self.board.award(team, points, reason, self.pica)
+
+    def undo(self, e: tuple[Any, ...]) -> None:
+        """What one of this play's steps overwrote, restored (``Game.pop``)."""
+        what = e[1]
+        if what == _U_PLAY:
+            _, _, table, self.turn, self.leader, seen = e
+            if table is not self.table:  # the card completed a baza
+                self.bazas.pop()
+                self.baza_cards.pop()
+                self.baza -= 1
+                self.table = table
+            s, c = table.pop()  # the card played (the baza's table kept it)
+            self.nplayed[s] -= 1
+            self.deal.played.discard(c)
+            self._unsee(s, seen)
+        elif what == _U_SEEN:
+            self._unsee(e[2], e[3])
+        elif what == _U_FINISH:
+            self.deferred = e[2]
+            self.live = True
+        elif what == _U_TELL:
+            self.tell = e[2]
+        else:  # _U_DEFER
+            self.deferred.pop()
+
+    def _unsee(self, s: int, n: int) -> None:
+        """``s``'s cards seen back to the first ``n``."""
+        deal = self.deal
+        seen = deal.seen[s]
+        if deal.cards[s] is None:  # cards first known by being seen: owned no more
+            owner = deal.owner
+            for c in seen[n:]:
+                del owner[c]
+        del seen[n:]
 
     # ---- shared helpers
 
