@@ -17,7 +17,7 @@ Internally cards are small integers (``Card.index``) and actions are interned ob
 with an integer ``code``, so a push costs no copying. Undo restores what was saved, in
 constant time per action, as python-chess's ``pop`` does: each object an action changes
 (the board, a play, a phase) first writes the few fields it overwrites on the hand's trail
-(``hand.Trail``), and ``pop`` hands each entry back to its owner; a deal undone returns to
+(``hand.Trail``), and ``pop`` hands them back to their owners; a deal undone returns to
 the previous hand's own objects, kept with its log. ``copy()`` replays the history.
 
 >>> from controller.engine import Action, Card, Game
@@ -36,7 +36,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from .actions import Action, Kind
 from .cards import CARDS, Card
 from .errors import IllegalActionError, RefusalCode, TrucoError
-from .hand import FLOR_KINDS, TRUCO_VALUE, Board, Deal, HandPlay, Telling, Trail
+from .hand import FLOR_KINDS, NO_TRAIL, TRUCO_VALUE, Board, Deal, HandPlay, Telling, Trail
 from .results import Award, HandResult, Outcome
 from .rules import HouseRules
 from .view import SeatView, seat_view
@@ -202,7 +202,6 @@ class Game:
         self._hands.append(log)
         self._log = log
         board.awards = log.awards
-        board.trail = log.trail
         self._dealer = dealer
         self._mano = mano
         self._next_dealer = (dealer + 1) % n
@@ -234,9 +233,12 @@ class Game:
         log = self._log
         assert log is not None
         log.actions.append(action)
-        log.trail.append(None)  # where this action's entries start
+        trail = log.trail
+        trail.append(None)  # where this action's entries start
         play = self._play_of[action.seat]
+        play.trail = trail
         play.apply(action)
+        play.trail = NO_TRAIL
         if not play.live:
             self._hand_end()
         self._legal = None
@@ -262,10 +264,10 @@ class Game:
         if log.actions:
             action = log.actions.pop()
             trail = log.trail
-            entry = trail.pop()
-            while entry is not None:  # back to where the action started
-                entry[0].undo(entry)
-                entry = trail.pop()
+            owner = trail.pop()
+            while owner is not None:  # back to where the action started
+                owner.undo(trail)
+                owner = trail.pop()
             self._live = any(p.live for p in self._plays)
             self._invalidate()
             return action
@@ -284,7 +286,6 @@ class Game:
         board.score[0], board.score[1] = end[0], end[1]
         board.winner = end[2]
         board.awards = log.awards
-        board.trail = log.trail
         self._next_dealer = end[3]
         self._log = log
         self._dealer = log.dealer

@@ -35,11 +35,16 @@ from .rules import Claims, Falta, HouseRules
 
 __all__ = ["Board", "Deal", "FreePlay", "HandPlay", "Telling", "Trail"]
 
-#: What the actions of a hand overwrote, in order: each entry is ``(owner, *old values)``,
-#: written by the object it belongs to just before it changes (a board, a play, a phase),
-#: and undone by that object's ``undo`` (``Game.pop``: ``None`` marks where an action
-#: starts). A pop restores what its action overwrote: a few fields, never a replay.
-Trail = list[tuple[Any, ...] | None]
+#: What the actions of a hand overwrote, in order: each object about to change (the
+#: board, a play, a phase) first puts the few old values it overwrites there, then itself;
+#: ``Game.pop`` takes an owner off the end and its ``undo`` takes back its values (``None``
+#: marks where an action starts). One flat list, no object per entry: a pop restores what
+#: its action overwrote, never a replay. A play holds its hand's trail only while an action
+#: is applied (``Game.push``), so the trail's references to it make no lasting cycle.
+Trail = list[Any]
+
+#: The trail of a play between actions (nothing is written there outside ``Game.push``).
+NO_TRAIL: Trail = []
 
 # Kind members as module constants: an Enum attribute lookup costs ten times more.
 _K_CONTRAFLOR = Kind.CONTRAFLOR
@@ -161,30 +166,32 @@ class Telling:
 class Board:
     """The game's score, shared by the plays of a hand: awards are added here."""
 
-    __slots__ = ("awards", "score", "target", "trail", "winner")
+    __slots__ = ("awards", "score", "target", "winner")
 
     def __init__(self, target: int, score: tuple[int, int], winner: int | None) -> None:
         self.target = target
         self.score = [score[0], score[1]]
         self.winner = winner
         self.awards: list[Award] = []  # the current hand's
-        self.trail: Trail = []  # the current hand's
 
-    def award(self, team: int, points: int, reason: Reason, pica: int | None) -> None:
+    def award(
+        self, team: int, points: int, reason: Reason, pica: int | None, trail: Trail
+    ) -> None:
         """Score ``points`` for ``team``; nothing counts once the game is won."""
         if self.winner is not None or points <= 0:
             return
         score = self.score
-        self.trail.append((self, score[0], score[1]))
+        trail.extend((score[0], score[1], self))
         self.awards.append(Award(team, points, reason, pica))
         self.score[team] += points
         if self.score[team] >= self.target:
             self.winner = team
 
-    def undo(self, e: tuple[Any, ...]) -> None:
+    def undo(self, trail: Trail) -> None:
         """An award undone (scores below the target again: no winner)."""
         self.awards.pop()
-        self.score[0], self.score[1] = e[1], e[2]
+        self.score[0], self.score[1] = trail[-2:]
+        del trail[-2:]
         self.winner = None
 
 
@@ -380,10 +387,11 @@ class TrucoPhase:
 
     def save(self, h: HandPlay) -> None:
         """What this phase is about to overwrite, on the hand's trail."""
-        h.trail.append((self, self.level, self.pending, self.caller, self.raiser))
+        h.trail.extend((self.level, self.pending, self.caller, self.raiser, self))
 
-    def undo(self, e: tuple[Any, ...]) -> None:
-        _, self.level, self.pending, self.caller, self.raiser = e
+    def undo(self, trail: Trail) -> None:
+        self.level, self.pending, self.caller, self.raiser = trail[-4:]
+        del trail[-4:]
 
     def apply(self, h: HandPlay, a: Action) -> None:
         k = a.kind
@@ -448,10 +456,11 @@ class EnvidoPhase:
         """What this phase is about to overwrite, on the hand's trail (the chain by
         reference and length: it only grows, or is replaced)."""
         chain = self.chain
-        h.trail.append((self, self.done, chain, len(chain), self.pending, self.caller, self.result))
+        h.trail.extend((self.done, chain, len(chain), self.pending, self.caller, self.result, self))
 
-    def undo(self, e: tuple[Any, ...]) -> None:
-        _, self.done, chain, n, self.pending, self.caller, self.result = e
+    def undo(self, trail: Trail) -> None:
+        self.done, chain, n, self.pending, self.caller, self.result = trail[-6:]
+        del trail[-6:]
         del chain[n:]
         self.chain = chain
 
@@ -638,9 +647,10 @@ class TellingPhase:
             return None if h.may_announce_flor(s) else h.flor_call_refusal(s)
         return R.CALL_PENDING
 
-    def undo(self, e: tuple[Any, ...]) -> None:
+    def undo(self, trail: Trail) -> None:
         """A declaration undone (each seat declares once: the last one is undone)."""
-        _, self.best, self.best_seat = e
+        self.best, self.best_seat = trail[-2:]
+        del trail[-2:]
         s, number = self.history.pop()
         if number is None:
             self.conceded.discard(s)
@@ -649,7 +659,7 @@ class TellingPhase:
 
     def apply(self, h: HandPlay, a: Action) -> None:
         s, number = a.seat, a.number
-        h.trail.append((self, self.best, self.best_seat))
+        h.trail.extend((self.best, self.best_seat, self))
         self.history.append((s, number))
         if number is None:
             self.conceded.add(s)
@@ -724,9 +734,8 @@ class FlorPhase:
         """What this phase is about to overwrite, on the hand's trail (the announcements
         by reference and length: they only grow, or are replaced)."""
         ann = self.ann
-        h.trail.append(
+        h.trail.extend(
             (
-                self,
                 self.state,
                 self.first,
                 ann,
@@ -740,12 +749,12 @@ class FlorPhase:
                 self.backdown,
                 self.result,
                 self.tapada,
+                self,
             )
         )
 
-    def undo(self, e: tuple[Any, ...]) -> None:
+    def undo(self, trail: Trail) -> None:
         (
-            _,
             self.state,
             self.first,
             ann,
@@ -759,7 +768,8 @@ class FlorPhase:
             self.backdown,
             self.result,
             self.tapada,
-        ) = e
+        ) = trail[-13:]
+        del trail[-13:]
         del ann[n:]
         self.ann = ann
 
@@ -1148,7 +1158,7 @@ class HandPlay:
     ) -> None:
         self.rules = rules
         #: what this hand's actions overwrote: the board's, shared by the hand's plays
-        self.trail = board.trail
+        self.trail = NO_TRAIL
         self.board = board
         self.deal = deal
         self.order = order
@@ -1269,12 +1279,12 @@ class HandPlay:
         return self.tell is not None
 
     def start_telling(self, kind: str) -> None:
-        self.trail.append((self, _U_TELL, self.tell))
+        self.trail.extend((self.tell, _U_TELL, self))
         self.tell = TellingPhase(kind, self.order)
 
     def told(self, kind: str, seat: int, value: int) -> None:
         """A telling ended with ``seat``'s ``value`` best: its phase scores it."""
-        self.trail.append((self, _U_TELL, self.tell))
+        self.trail.extend((self.tell, _U_TELL, self))
         self.tell = None
         if kind == "envido":
             self.envido.told(self, seat, value)
@@ -1283,7 +1293,7 @@ class HandPlay:
 
     def told_false(self, kind: str, team: int) -> None:
         """A telling ended with a false declaration: ``team``'s penalty."""
-        self.trail.append((self, _U_TELL, self.tell))
+        self.trail.extend((self.tell, _U_TELL, self))
         self.tell = None
         if kind == "envido":
             self.envido.told_false(self, team)
@@ -1300,7 +1310,7 @@ class HandPlay:
 
     def defer(self, claim: tuple[str, int, tuple[int, ...], int, int, int]) -> None:
         """A claim to prove when the play ends (its seats' hands unknown)."""
-        self.trail.append((self, _U_DEFER))
+        self.trail.extend((_U_DEFER, self))
         self.deferred.append(claim)
 
     def cancel_envido(self) -> None:
@@ -1354,7 +1364,7 @@ class HandPlay:
             flor.tapada_check(self, s)
         table = self.table
         seen = deal.seen[s]
-        self.trail.append((self, _U_PLAY, table, self.turn, self.leader, len(seen)))
+        self.trail.extend((table, self.turn, self.leader, len(seen), _U_PLAY, self))
         deal.played.add(c)
         self.nplayed[s] += 1
         table.append((s, c))
@@ -1392,7 +1402,7 @@ class HandPlay:
         announced is tapada once its three cards have been seen and ``s`` has played its
         first card (cards shown before it, to prove a claim, make no tapada: section 6)."""
         seen = self.deal.seen[s]
-        self.trail.append((self, _U_SEEN, s, len(seen)))
+        self.trail.extend((s, len(seen), _U_SEEN, self))
         self._seen(s, cards, seen)
 
     def _seen(self, s: int, cards: Iterable[int], seen: list[int]) -> None:
@@ -1448,7 +1458,7 @@ class HandPlay:
         if flor.state == _FLOR_OPEN and self.tell is None and not flor.blocking(self):
             flor.close(self)
         deal = self.deal
-        self.trail.append((self, _U_FINISH, self.deferred))
+        self.trail.extend((self.deferred, _U_FINISH, self))
         for kind, team, seats, value, points, penalty in self.deferred:
             if kind == "envido":
                 # only seen cards prove: nothing seen proves nothing, not even a 0
@@ -1473,13 +1483,14 @@ class HandPlay:
 
     def award(self, team: int, points: int, reason: Reason) -> None:
         """Points to the board, marked with this play's pica."""
-        self.board.award(team, points, reason, self.pica)
+        self.board.award(team, points, reason, self.pica, self.trail)
 
-    def undo(self, e: tuple[Any, ...]) -> None:
+    def undo(self, trail: Trail) -> None:
         """What one of this play's steps overwrote, restored (``Game.pop``)."""
-        what = e[1]
+        what = trail.pop()
         if what == _U_PLAY:
-            _, _, table, self.turn, self.leader, seen = e
+            table, self.turn, self.leader, seen = trail[-4:]
+            del trail[-4:]
             if table is not self.table:  # the card completed a baza
                 self.bazas.pop()
                 self.baza_cards.pop()
@@ -1490,12 +1501,13 @@ class HandPlay:
             self.deal.played.discard(c)
             self._unsee(s, seen)
         elif what == _U_SEEN:
-            self._unsee(e[2], e[3])
+            n = trail.pop()
+            self._unsee(trail.pop(), n)
         elif what == _U_FINISH:
-            self.deferred = e[2]
+            self.deferred = trail.pop()
             self.live = True
         elif what == _U_TELL:
-            self.tell = e[2]
+            self.tell = trail.pop()
         else:  # _U_DEFER
             self.deferred.pop()
 
