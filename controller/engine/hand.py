@@ -18,6 +18,8 @@ the hand's narrow interface (``HandPlay``'s methods: ``sung``, ``start_telling``
 check it). The bazas (turn, table, results) and the cards (``Deal``) are the hand's.
 ``HandPlay.floor`` is the only place that says which phase has the floor; legal actions
 and refusals ask that phase, and ``apply`` sends each action to the phase it belongs to.
+Flor refusals are all decided by ``FlorPhase``: the phase with the floor hands it the
+flor's actions with what it knows (whose call is pending, whether a flor may answer it).
 Points go to a ``Board`` shared by the game.
 """
 
@@ -76,6 +78,9 @@ _ENV_OF = {_K_ENVIDO: _ENV_E, _K_REAL_ENVIDO: _ENV_R, _K_FALTA_ENVIDO: _ENV_F}
 _ENV_VALUE = (2, 3, 0)
 FLOR_KINDS = (_K_FLOR, _K_CONTRAFLOR, _K_CONTRAFLOR_AL_RESTO, _K_CON_FLOR_ME_ACHICO)
 _ANSWERS = (_K_QUIERO, _K_NO_QUIERO, _K_CON_FLOR_ME_ACHICO)
+#: What free play hands to the flor to judge: the flor's calls, and the answers (which in
+#: free play answer nothing, or wait for an open flor's course).
+_FREE_FLOR_KINDS = (*FLOR_KINDS, _K_QUIERO, _K_NO_QUIERO)
 
 #: The most an envido or a flor scores in a pica (section 8b); also a falta's value there.
 PICA_CAP = 6
@@ -355,10 +360,8 @@ class TrucoPhase:
 
     def refusal(self, h: HandPlay, a: Action) -> RefusalCode | None:
         k, s = a.kind, a.seat
-        if h.late_flor_ok(a):  # late announcements (hands unknown)
-            return None
-        if k is _K_FLOR and h.flor_open:
-            return h.flor_call_refusal(s)
+        if k in FLOR_KINDS:  # a flor answering a truco (el envido está primero)
+            return h.flor_refusal_answering(a, self.caller, self.pending == 1)
         if s & 1 == self.caller:
             return R.CALL_PENDING
         if k is _K_QUIERO or k is _K_NO_QUIERO or k is _K_MAZO:
@@ -372,12 +375,6 @@ class TrucoPhase:
             if primero and not h.sung():
                 return None
             return R.CALL_PENDING if self.pending != 1 else R.ENVIDO_CLOSED
-        if k is _K_FLOR:
-            if self.pending != 1:
-                return R.CALL_PENDING
-            if h.baza or h.nplayed[s] or h.flor_called():
-                return R.ENVIDO_CLOSED
-            return None if h.rules.flor and h.deal.can_flor(s) else R.NO_FLOR
         if k is _K_PLAY and h.rules.implicit_quiero:
             if s != h.turn:
                 return R.NOT_YOUR_TURN
@@ -501,18 +498,14 @@ class EnvidoPhase:
 
     def refusal(self, h: HandPlay, a: Action) -> RefusalCode | None:
         k, s = a.kind, a.seat
+        if k in FLOR_KINDS:  # a flor answering the envido
+            return h.flor_refusal_answering(a, self.caller, True)
         if s & 1 == self.caller:
             return R.CALL_PENDING
         if k is _K_QUIERO or k is _K_NO_QUIERO:
             return None
         if k in _ENVIDO_KINDS:
             return None if _ENV_OF[k] in self.raises() else R.RAISE_NOT_ALLOWED
-        if k is _K_FLOR:
-            if h.nplayed[s]:
-                return R.ENVIDO_CLOSED
-            if h.rules.flor and not h.flor_called() and h.deal.can_flor(s):
-                return None
-            return R.NO_FLOR
         return R.CALL_PENDING
 
     def apply(self, h: HandPlay, a: Action) -> None:
@@ -643,8 +636,8 @@ class TellingPhase:
             in_range = _FLOR_SET if self.kind == "flor" else _ENVIDO_SET
             ok = number is not None and number in in_range and number > self.best
             return None if ok else R.BAD_DECLARATION
-        if k is _K_FLOR and self.kind == "flor" and not self.history and not h.known:
-            return None if h.may_announce_flor(s) else h.flor_call_refusal(s)
+        if k in FLOR_KINDS:  # late flores before a flor telling's first declaration
+            return h.flor_refusal_telling(a, self.kind == "flor" and not self.history)
         return R.CALL_PENDING
 
     def undo(self, trail: Trail) -> None:
@@ -853,6 +846,50 @@ class FlorPhase:
                 if self.course == _COURSE_CONTRA:
                     add(row[_S_RESTO])
         self._announcements(h, out, False)
+
+    # ---- every flor refusal is decided here: with the floor (``refusal``), and for the
+    # phase that has it (free play, a pending truco or envido, a telling)
+
+    def free_refusal(self, h: HandPlay, a: Action) -> RefusalCode | None:
+        """A flor action, or an answer, in free play: a flor on one's own turn, late
+        announcements (hands unknown); until play resumes and the other team sets the
+        course, the calling team's answers and raises wait (section 6)."""
+        k, s = a.kind, a.seat
+        if self.state == _FLOR_OPEN and self.late_ok(h, a):
+            return None
+        if k is _K_FLOR:
+            return None if s == h.turn and self.starts(h, s) else self.call_refusal(h, s)
+        if self.waits_for_course(s & 1):
+            return R.CALL_PENDING
+        if k is _K_CONTRAFLOR or k is _K_CONTRAFLOR_AL_RESTO:
+            return R.RAISE_NOT_ALLOWED
+        return R.NO_PENDING_CALL  # quiero, no quiero, con flor me achico: nothing to answer
+
+    def answering_refusal(
+        self, h: HandPlay, a: Action, caller: int, may_answer: bool
+    ) -> RefusalCode | None:
+        """A flor action while ``caller``'s truco or envido awaits its answer: a first
+        flor answers it (``may_answer``: an envido, or a plain truco in the first baza),
+        late announcements go on (hands unknown); anything else waits."""
+        k, s = a.kind, a.seat
+        if self.state == _FLOR_OPEN:
+            if self.late_ok(h, a):
+                return None
+            if k is _K_FLOR:
+                return self.call_refusal(h, s)
+        if k is not _K_FLOR or s & 1 == caller or not may_answer:
+            return R.CALL_PENDING
+        if h.baza or h.nplayed[s] or self.state != _FLOR_NONE:
+            return R.ENVIDO_CLOSED
+        return None if h.deal.can_flor(s) else R.NO_FLOR
+
+    def telling_refusal(self, h: HandPlay, a: Action, late: bool) -> RefusalCode | None:
+        """A flor action during a telling: only a late flor (hands unknown) before a flor
+        telling's first declaration (``late``)."""
+        s = a.seat
+        if a.kind is _K_FLOR and late and not h.known:
+            return None if self.may_announce(h, s) else self.call_refusal(h, s)
+        return R.CALL_PENDING
 
     def call_refusal(self, h: HandPlay, s: int) -> RefusalCode:
         """Why ``s`` may not call or announce a flor now (no call pending)."""
@@ -1073,18 +1110,8 @@ class FreePlay:
 
     def refusal(self, h: HandPlay, a: Action) -> RefusalCode | None:
         k, s = a.kind, a.seat
-        if h.late_flor_ok(a):  # late announcements (hands unknown)
-            return None
-        if k is _K_FLOR:
-            if s == h.turn and h.baza == 0 and h.flor_starts(s):
-                return None
-            return h.flor_call_refusal(s)
-        if (
-            k in _ANSWERS or k is _K_CONTRAFLOR or k is _K_CONTRAFLOR_AL_RESTO
-        ) and h.flor_waits_for_course(s & 1):
-            # hands unknown: until play resumes and the other team sets the course, only
-            # announcements are awaited; the calling team's answers and raises wait too
-            return R.CALL_PENDING
+        if k in _FREE_FLOR_KINDS:
+            return h.flor_refusal_free(a)
         if k is _K_PLAY:
             if s != h.turn:
                 return R.NOT_YOUR_TURN
@@ -1092,12 +1119,8 @@ class FreePlay:
             return h.deal.card_refusal(s, a.card.index)
         if k is _K_MAZO:
             return None if s == h.turn else R.NOT_YOUR_TURN
-        if k in _ANSWERS:
-            return R.NO_PENDING_CALL
         if k in _TRUCO_KINDS:
             return h.truco_call_refusal(k, s)
-        if k is _K_CONTRAFLOR or k is _K_CONTRAFLOR_AL_RESTO:
-            return R.RAISE_NOT_ALLOWED
         if k in _ENVIDO_KINDS:
             if h.envido_window(s):
                 return None if s == h.turn else R.NOT_YOUR_TURN
@@ -1334,21 +1357,22 @@ class HandPlay:
     def may_announce_flor(self, s: int) -> bool:
         return self.flor.may_announce(self, s)
 
-    def flor_call_refusal(self, s: int) -> RefusalCode:
-        return self.flor.call_refusal(self, s)
+    def flor_refusal_free(self, a: Action) -> RefusalCode | None:
+        return self.flor.free_refusal(self, a)
 
-    def flor_waits_for_course(self, team: int) -> bool:
-        return self.flor.waits_for_course(team)
+    def flor_refusal_answering(
+        self, a: Action, caller: int, may_answer: bool
+    ) -> RefusalCode | None:
+        return self.flor.answering_refusal(self, a, caller, may_answer)
+
+    def flor_refusal_telling(self, a: Action, late: bool) -> RefusalCode | None:
+        return self.flor.telling_refusal(self, a, late)
 
     def late_flor(self, out: list[Action]) -> None:
         """Late flor announcements while play goes on (hands unknown)."""
         flor = self.flor
         if flor.state == _FLOR_OPEN:
             flor.late(self, out)
-
-    def late_flor_ok(self, a: Action) -> bool:
-        flor = self.flor
-        return flor.state == _FLOR_OPEN and flor.late_ok(self, a)
 
     # ---- the bazas
 
