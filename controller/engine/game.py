@@ -36,12 +36,20 @@ from collections.abc import Iterator, Mapping, Sequence
 from .actions import Action, Kind
 from .cards import CARDS, Card
 from .errors import IllegalActionError, RefusalCode, TrucoError
-from .hand import FLOR_KINDS, NO_TRAIL, TRUCO_VALUE, Board, Deal, HandPlay, Telling, Trail
+from .hand import FLOR_KINDS, NO_TRAIL, Board, Deal, HandPlay, Telling, Trail
 from .results import Award, HandResult, Outcome
 from .rules import HouseRules
 from .view import SeatView, seat_view
 
-__all__ = ["Game", "HandInProgressError", "HandPlay", "LegalActions", "NoHandError", "Telling"]
+__all__ = [
+    "Game",
+    "HandInProgressError",
+    "HandPlay",
+    "LegalActions",
+    "NoHandError",
+    "PicaPicaHandError",
+    "Telling",
+]
 
 _K_SHOW = Kind.SHOW
 
@@ -52,6 +60,11 @@ class HandInProgressError(TrucoError):
 
 class NoHandError(TrucoError):
     """Nothing to undo."""
+
+
+class PicaPicaHandError(TrucoError):
+    """A question about the hand's one play asked of a pica-pica hand, which has three
+    (ask the seat's: ``play_of(seat)``, ``turn_of(seat)``, or ``turns``)."""
 
 
 class _HandLog:
@@ -138,10 +151,10 @@ class Game:
         self._dealer = -1
         self._mano = -1
         self._deal = Deal([None] * n, self._flor_on)
-        self._main = HandPlay(self.rules, self._board, self._deal, self._orders[0])
-        self._main.live = False
-        self._plays: tuple[HandPlay, ...] = (self._main,)
-        self._play_of: tuple[HandPlay, ...] = (self._main,) * n
+        play = HandPlay(self.rules, self._board, self._deal, self._orders[0])
+        play.live = False
+        self._plays: tuple[HandPlay, ...] = (play,)
+        self._play_of: tuple[HandPlay, ...] = (play,) * n
 
     def _invalidate(self) -> None:
         self._legal = None
@@ -220,7 +233,6 @@ class Game:
         else:
             play = HandPlay(rules, board, deal, self._orders[mano])
             self._plays, self._play_of = (play,), (play,) * n
-        self._main = self._plays[0]
         log.deal, log.plays, log.play_of = deal, self._plays, self._play_of
         self._live = True
         self._invalidate()
@@ -293,7 +305,6 @@ class Game:
         assert log.deal is not None
         self._deal = log.deal
         self._plays, self._play_of = log.plays, log.play_of
-        self._main = log.plays[0]
         self._live = any(p.live for p in log.plays)
 
     def copy(self) -> Game:
@@ -442,33 +453,52 @@ class Game:
         play = self._play_of[seat]
         return play.turn if self._live and play.live else None
 
-    # The hand-level properties below describe the hand; in a pica-pica hand, the mano's
-    # pica (``play_of(seat)`` gives each seat's).
+    @property
+    def turns(self) -> tuple[int, ...]:
+        """The seats whose turn it is to play a card: one per play still going on (a
+        pica-pica hand's picas in order from the mano's), none between hands."""
+        if not self._live:
+            return ()
+        return tuple([p.turn for p in self._plays if p.live])
+
+    def _the_play(self) -> HandPlay:
+        """The hand's one play; a pica-pica hand has three: ``PicaPicaHandError``."""
+        plays = self._plays
+        if len(plays) > 1:
+            raise PicaPicaHandError(
+                "a pica-pica hand has three picas: ask play_of(seat), turn_of(seat) or turns"
+            )
+        return plays[0]
+
+    # The hand-level properties below describe the hand's one play. A pica-pica hand has
+    # three, one per pica: there they raise ``PicaPicaHandError`` rather than answer for
+    # one pica (each seat's is ``play_of(seat)``, with the same names; ``turn_of(seat)``).
 
     @property
     def turn(self) -> int | None:
         """The seat whose turn it is to play a card (``None`` between hands)."""
-        return self.turn_of(self._main.mano) if self._live else None
+        play = self._the_play()
+        return play.turn if self._live and play.live else None
 
     @property
     def baza(self) -> int:
         """The current baza, 0..2."""
-        return self._main.baza
+        return self._the_play().baza
 
     @property
     def baza_results(self) -> tuple[int | None, ...]:
         """Winning team of each finished baza of this hand (``None`` for parda)."""
-        return self._main.baza_results
+        return self._the_play().baza_results
 
     @property
     def table_cards(self) -> tuple[tuple[int, Card], ...]:
         """(seat, card) played in the current baza, in play order."""
-        return self._main.table_cards
+        return self._the_play().table_cards
 
     @property
     def played_bazas(self) -> tuple[tuple[tuple[int, Card], ...], ...]:
         """The cards of each finished baza of this hand."""
-        return self._main.played_bazas
+        return self._the_play().played_bazas
 
     def hand_of(self, seat: int) -> tuple[Card, ...] | None:
         """The cards dealt to ``seat`` this hand, if the table read them."""
@@ -488,67 +518,67 @@ class Game:
     @property
     def truco_level(self) -> int:
         """Accepted truco level: 0 none, 1 truco, 2 retruco, 3 vale cuatro."""
-        return self._main.truco_level
+        return self._the_play().truco_level
 
     @property
     def hand_value(self) -> int:
-        return TRUCO_VALUE[self._main.truco_level]
+        return self._the_play().hand_value
 
     @property
     def truco_pending(self) -> tuple[int, int] | None:
         """(level called, caller's team) of a truco call awaiting its answer."""
-        return self._main.truco_pending
+        return self._the_play().truco_pending
 
     @property
     def raise_team(self) -> int | None:
         """The team that may raise the truco next (after an accepted truco)."""
-        return self._main.raise_team
+        return self._the_play().raise_team
 
     @property
     def envido_chain(self) -> tuple[Kind, ...]:
-        return self._main.envido_chain
+        return self._the_play().envido_chain
 
     @property
     def envido_pending(self) -> int | None:
         """The team that made the envido call awaiting an answer."""
-        return self._main.envido_pending
+        return self._the_play().envido_pending
 
     @property
     def envido_result(self) -> tuple[int, int] | None:
         """(seat, points) that won the envido: only the winner's points are public."""
-        return self._main.envido.result
+        return self._the_play().envido_result
 
     @property
     def flor_result(self) -> tuple[int, int] | None:
-        return self._main.flor.result
+        return self._the_play().flor_result
 
     @property
     def flor_announced(self) -> tuple[int, ...]:
-        return tuple(self._main.flor.ann)
+        return self._the_play().flor_announced
 
     @property
     def flor_pending(self) -> int | None:
         """The team that must answer a contraflor or contraflor al resto."""
-        return self._main.flor_pending
+        return self._the_play().flor_pending
 
     @property
     def flor_call(self) -> Kind | None:
         """The flor raise awaiting an answer (contraflor or contraflor al resto)."""
-        return self._main.flor.call
+        return self._the_play().flor_call
 
     @property
     def flor_course_team(self) -> int | None:
         """The team whose first flor action is awaited (a flor was called against it)."""
-        return self._main.flor_course_team
+        return self._the_play().flor_course_team
 
     @property
     def flor_open(self) -> bool:
         """A flor was called and is not settled yet (announcements or answers awaited)."""
-        return self._main.flor_open
+        return self._the_play().flor_open
 
     @property
     def telling(self) -> Telling | None:
-        return self._main.telling
+        return self._the_play().telling
 
     @property
     def awards(self) -> tuple[Award, ...]:

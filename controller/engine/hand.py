@@ -1600,6 +1600,11 @@ class HandPlay:
         return self.truco.level
 
     @property
+    def hand_value(self) -> int:
+        """What the play is worth now (its accepted truco level's points)."""
+        return TRUCO_VALUE[self.truco.level]
+
+    @property
     def truco_pending(self) -> tuple[int, int] | None:
         t = self.truco
         return (t.pending, t.caller) if t.pending else None
