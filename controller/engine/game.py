@@ -150,7 +150,7 @@ class Game:
         self._log: _HandLog | None = None
         self._dealer = -1
         self._mano = -1
-        self._deal = Deal([None] * n, self._flor_on)
+        self._deal = Deal([None] * n, self._flor_on, {})
         play = HandPlay(self.rules, self._board, self._deal, self._orders[0])
         play.live = False
         self._plays: tuple[HandPlay, ...] = (play,)
@@ -181,7 +181,7 @@ class Game:
         if dealer is not None and not 0 <= dealer < n:
             raise ValueError(f"no seat {dealer} at a table of {n}")
         cards: list[tuple[int, ...] | None] = [None] * n
-        dealt = 0
+        owner: dict[int, int] = {}  # each card read: its seat
         for seat, seat_cards in (hands or {}).items():
             if not 0 <= seat < n:
                 raise ValueError(f"no seat {seat} at a table of {n}")
@@ -189,10 +189,12 @@ class Game:
             if len(idx) != 3:
                 raise ValueError(f"seat {seat} must be dealt 3 cards, not {len(idx)}")
             cards[seat] = idx
-            dealt += 3
-        if dealt and len({c for cs in cards if cs is not None for c in cs}) != dealt:
+            for c in idx:
+                owner[c] = seat
+        if len(owner) != 3 * (n - cards.count(None)):
             raise ValueError("a card dealt twice")
-        self._start_hand(self._next_dealer if dealer is None else dealer, tuple(cards))
+        dealer = self._next_dealer if dealer is None else dealer
+        self._start_hand(dealer, tuple(cards), owner)
 
     def _is_pica_pica(self) -> bool:
         """The next hand is a pica-pica hand (RULES.md section 8b)."""
@@ -205,7 +207,9 @@ class Game:
         lead = max(self._board.score)
         return low <= lead <= high
 
-    def _start_hand(self, dealer: int, cards: tuple[tuple[int, ...] | None, ...]) -> None:
+    def _start_hand(
+        self, dealer: int, cards: tuple[tuple[int, ...] | None, ...], owner: dict[int, int]
+    ) -> None:
         n = self._n
         board = self._board
         snap = (board.score[0], board.score[1], board.winner, self._next_dealer)
@@ -218,7 +222,7 @@ class Game:
         self._dealer = dealer
         self._mano = mano
         self._next_dealer = (dealer + 1) % n
-        deal = self._deal = Deal(cards, self._flor_on)
+        deal = self._deal = Deal(cards, self._flor_on, owner)
         rules = self.rules
         if pica:
             plays = tuple(

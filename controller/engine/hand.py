@@ -205,7 +205,9 @@ class Deal:
 
     __slots__ = ("all_known", "cards", "env", "flor", "flor_on", "owner", "played", "ready", "seen")
 
-    def __init__(self, cards: Sequence[tuple[int, ...] | None], flor_on: bool) -> None:
+    def __init__(
+        self, cards: Sequence[tuple[int, ...] | None], flor_on: bool, owner: dict[int, int]
+    ) -> None:
         n = len(cards)
         self.cards = list(cards)
         self.all_known = None not in cards
@@ -214,8 +216,9 @@ class Deal:
         self.flor: list[int | None] = [None] * n
         self.ready = False  # envido and flor points: worked out when first needed
         self.seen: list[list[int]] = [[] for _ in range(n)]
-        #: the seat each card is known to belong to: read at the deal, played or shown
-        self.owner: dict[int, int] = {c: s for s, cs in enumerate(cards) if cs for c in cs}
+        #: the seat each card is known to belong to: read at the deal (``owner``, the
+        #: deal's own), played or shown
+        self.owner = owner
         self.played: set[int] = set()
 
     def _points(self) -> None:
@@ -1180,7 +1183,7 @@ class HandPlay:
         pica: bool = False,
     ) -> None:
         self.rules = rules
-        #: what this hand's actions overwrote: the board's, shared by the hand's plays
+        #: the hand's trail while ``Game.push`` applies an action (``NO_TRAIL`` between)
         self.trail = NO_TRAIL
         self.board = board
         self.deal = deal
@@ -1200,7 +1203,7 @@ class HandPlay:
         cards = deal.cards
         self.known = deal.all_known or all(cards[s] is not None for s in order)
         self.live = True
-        self.nplayed = [0] * len(deal.cards)
+        self.nplayed = [0] * players
         self.baza = 0
         self.table: list[tuple[int, int]] = []
         self.bazas: list[int] = []  # team that won each baza, -1 parda
