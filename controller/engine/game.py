@@ -214,11 +214,14 @@ class Game:
         board = self._board
         snap = (board.score[0], board.score[1], board.winner, self._next_dealer)
         pica = self._is_pica_pica()
+        for old in self._plays:
+            old.trail = NO_TRAIL  # its hand is over: no cycle through the trail outlives it
         mano = (dealer + 1) % n
         log = _HandLog(len(self._hands) + 1, dealer, mano, cards, snap, pica)
         self._hands.append(log)
         self._log = log
         board.awards = log.awards
+        board.trail = log.trail
         self._dealer = dealer
         self._mano = mano
         self._next_dealer = (dealer + 1) % n
@@ -249,12 +252,9 @@ class Game:
         log = self._log
         assert log is not None
         log.actions.append(action)
-        trail = log.trail
-        trail.append(None)  # where this action's entries start
+        log.trail.append(None)  # where this action's entries start
         play = self._play_of[action.seat]
-        play.trail = trail
         play.apply(action)
-        play.trail = NO_TRAIL
         if not play.live:
             self._hand_end()
         self._legal = None
@@ -302,6 +302,7 @@ class Game:
         board.score[0], board.score[1] = end[0], end[1]
         board.winner = end[2]
         board.awards = log.awards
+        board.trail = log.trail
         self._next_dealer = end[3]
         self._log = log
         self._dealer = log.dealer
@@ -309,6 +310,8 @@ class Game:
         assert log.deal is not None
         self._deal = log.deal
         self._plays, self._play_of = log.plays, log.play_of
+        for play in log.plays:
+            play.trail = log.trail  # its hand is the current one again
         self._live = any(p.live for p in log.plays)
 
     def copy(self) -> Game:

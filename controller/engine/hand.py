@@ -25,8 +25,9 @@ Points go to a ``Board`` shared by the game.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Protocol
 
 from .actions import ACTION_TABLE, DECLARE_SLOT, KIND_SLOT, Action, Kind
@@ -41,11 +42,13 @@ __all__ = ["Board", "Deal", "FreePlay", "HandPlay", "Telling", "Trail"]
 #: board, a play, a phase) first puts the few old values it overwrites there, then itself;
 #: ``Game.pop`` takes an owner off the end and its ``undo`` takes back its values (``None``
 #: marks where an action starts). One flat list, no object per entry: a pop restores what
-#: its action overwrote, never a replay. A play holds its hand's trail only while an action
-#: is applied (``Game.push``), so the trail's references to it make no lasting cycle.
+#: its action overwrote, never a replay. Only the current hand's plays and the board hold
+#: the trail (``Game`` detaches a hand's plays when the next is dealt), so the trail's
+#: references to them make no cycle that outlives their hand.
 Trail = list[Any]
 
-#: The trail of a play between actions (nothing is written there outside ``Game.push``).
+#: The trail of a play whose hand is over (and of a board between hands): nothing is
+#: written there.
 NO_TRAIL: Trail = []
 
 # Kind members as module constants: an Enum attribute lookup costs ten times more.
@@ -171,22 +174,21 @@ class Telling:
 class Board:
     """The game's score, shared by the plays of a hand: awards are added here."""
 
-    __slots__ = ("awards", "score", "target", "winner")
+    __slots__ = ("awards", "score", "target", "trail", "winner")
 
     def __init__(self, target: int, score: tuple[int, int], winner: int | None) -> None:
         self.target = target
         self.score = [score[0], score[1]]
         self.winner = winner
         self.awards: list[Award] = []  # the current hand's
+        self.trail: Trail = NO_TRAIL  # the current hand's (set by the game)
 
-    def award(
-        self, team: int, points: int, reason: Reason, pica: int | None, trail: Trail
-    ) -> None:
+    def award(self, team: int, points: int, reason: Reason, pica: int | None) -> None:
         """Score ``points`` for ``team``; nothing counts once the game is won."""
         if self.winner is not None or points <= 0:
             return
         score = self.score
-        trail.extend((score[0], score[1], self))
+        self.trail.extend((score[0], score[1], self))
         self.awards.append(Award(team, points, reason, pica))
         self.score[team] += points
         if self.score[team] >= self.target:
@@ -1145,6 +1147,7 @@ class HandPlay:
     """
 
     __slots__ = (
+        "award",
         "baza",
         "baza_cards",
         "bazas",
@@ -1183,8 +1186,8 @@ class HandPlay:
         pica: bool = False,
     ) -> None:
         self.rules = rules
-        #: the hand's trail while ``Game.push`` applies an action (``NO_TRAIL`` between)
-        self.trail = NO_TRAIL
+        #: the hand's trail (the board's: ``NO_TRAIL`` once the next hand is dealt)
+        self.trail = board.trail
         self.board = board
         self.deal = deal
         self.order = order
@@ -1196,6 +1199,8 @@ class HandPlay:
         self.mano = order[0]
         self.pica = order[0] if pica else None
         self.cap = PICA_CAP if pica else 1 << 30
+        #: award(team, points, reason): to the board, marked with this play's pica
+        self.award: Callable[[int, int, Reason], None] = partial(board.award, pica=self.pica)
         self.seats = layout.seats
         self.team_seats = layout.team_seats
         self.next_seat = layout.next_seat
@@ -1262,6 +1267,16 @@ class HandPlay:
     def apply(self, a: Action) -> None:
         """Apply a legal action: each kind to the phase it belongs to."""
         k, s = a.kind, a.seat
+        flor = self.flor
+        if k is _K_PLAY:  # (never legal in a telling or while the flor awaits an answer)
+            if flor.state == _FLOR_OPEN:
+                flor.close(self)  # play resumes: late announcements are over
+            truco = self.truco
+            if truco.pending:  # implicit quiero
+                truco.accept(self, s & 1)
+            assert a.card is not None
+            self.play(s, a.card.index)
+            return
         if k is _K_SHOW:
             self.see(s, [c.index for c in a.cards])
             return
@@ -1270,19 +1285,12 @@ class HandPlay:
             assert telling is not None
             telling.apply(self, a)
             return
-        flor = self.flor
         if k in FLOR_KINDS or (flor.state == _FLOR_OPEN and flor.answer >= 0):
             flor.apply(self, a)
             return
         if flor.state == _FLOR_OPEN and self.tell is None:
             flor.close(self)  # play resumes: late announcements are over
-        if k is _K_PLAY:
-            truco = self.truco
-            if truco.pending:  # implicit quiero
-                truco.accept(self, s & 1)
-            assert a.card is not None
-            self.play(s, a.card.index)
-        elif self.envido.pending or k in _ENVIDO_KINDS:
+        if self.envido.pending or k in _ENVIDO_KINDS:
             self.envido.apply(self, a)
         elif k is _K_MAZO:
             self.mazo(s & 1)
@@ -1507,10 +1515,6 @@ class HandPlay:
             self.award(team, points, reason)
         self.live = False
         self.truco.stop(self)
-
-    def award(self, team: int, points: int, reason: Reason) -> None:
-        """Points to the board, marked with this play's pica."""
-        self.board.award(team, points, reason, self.pica, self.trail)
 
     def undo(self, trail: Trail) -> None:
         """What one of this play's steps overwrote, restored (``Game.pop``)."""
