@@ -185,12 +185,11 @@ class Game:
         for seat, seat_cards in (hands or {}).items():
             if not 0 <= seat < n:
                 raise ValueError(f"no seat {seat} at a table of {n}")
-            idx = tuple([c.index for c in seat_cards])
-            if len(idx) != 3:
-                raise ValueError(f"seat {seat} must be dealt 3 cards, not {len(idx)}")
-            cards[seat] = idx
-            for c in idx:
-                owner[c] = seat
+            if len(seat_cards) != 3:
+                raise ValueError(f"seat {seat} must be dealt 3 cards, not {len(seat_cards)}")
+            first, second, third = seat_cards
+            cards[seat] = (first.index, second.index, third.index)
+            owner[first.index] = owner[second.index] = owner[third.index] = seat
         if len(owner) != 3 * (n - cards.count(None)):
             raise ValueError("a card dealt twice")
         dealer = self._next_dealer if dealer is None else dealer

@@ -94,6 +94,8 @@ _COURSE_NONE, _COURSE_FLOR, _COURSE_ACHICO, _COURSE_CONTRA, _COURSE_RESTO, _COUR
 # Flor state.
 _FLOR_NONE, _FLOR_OPEN, _FLOR_CLOSED = range(3)
 
+_NO_SEATS: frozenset[int] = frozenset()
+
 _ENVIDO_RANGE = tuple(range(8)) + tuple(range(20, 34))
 _FLOR_RANGE = tuple(range(20, 39))
 _ENVIDO_SET = frozenset(_ENVIDO_RANGE)
@@ -398,7 +400,7 @@ class TrucoPhase:
     def apply(self, h: HandPlay, a: Action) -> None:
         k = a.kind
         team = a.seat & 1
-        self.save(h)
+        h.trail.extend((self.level, self.pending, self.caller, self.raiser, self))  # save()
         if k is _K_QUIERO:
             self._accept(team)
         elif k is _K_NO_QUIERO:
@@ -710,7 +712,7 @@ class FlorPhase:
         self.backed = -1  # team that backed down (excused from announcing)
         self.backdown = 0  # points of a refused contraflor or al resto
         self.result: tuple[int, int] | None = None
-        self.tapada: frozenset[int] = frozenset()  # replaced, never changed: saved by reference
+        self.tapada = _NO_SEATS  # replaced, never changed: saved by reference
 
     def key(self) -> tuple[object, ...]:
         return (
@@ -1399,7 +1401,7 @@ class HandPlay:
             flor.tapada_check(self, s)
         table = self.table
         seen = deal.seen[s]
-        self.trail.extend((table, self.turn, self.leader, len(seen), _U_PLAY, self))
+        self.trail.extend((table, self.leader, len(seen), _U_PLAY, self))
         deal.played.add(c)
         self.nplayed[s] += 1
         table.append((s, c))
@@ -1514,20 +1516,22 @@ class HandPlay:
         for team, points, reason in awards:
             self.award(team, points, reason)
         self.live = False
-        self.truco.stop(self)
+        if self.truco.pending:  # a mazo while a truco call awaited its answer
+            self.truco.stop(self)
 
     def undo(self, trail: Trail) -> None:
         """What one of this play's steps overwrote, restored (``Game.pop``)."""
         what = trail.pop()
         if what == _U_PLAY:
-            table, self.turn, self.leader, seen = trail[-4:]
-            del trail[-4:]
+            table, self.leader, seen = trail[-3:]
+            del trail[-3:]
             if table is not self.table:  # the card completed a baza
                 self.bazas.pop()
                 self.baza_cards.pop()
                 self.baza -= 1
                 self.table = table
             s, c = table.pop()  # the card played (the baza's table kept it)
+            self.turn = s  # a card is played on its seat's turn
             self.nplayed[s] -= 1
             self.deal.played.discard(c)
             self._unsee(s, seen)
