@@ -220,7 +220,6 @@ class Game:
         self._hands.append(log)
         self._log = log
         board.awards = log.awards
-        board.trail = log.trail
         self._dealer = dealer
         self._mano = mano
         self._next_dealer = (dealer + 1) % n
@@ -240,6 +239,8 @@ class Game:
             play = HandPlay(rules, board, deal, self._orders[mano])
             self._plays, self._play_of = (play,), (play,) * n
         log.deal, log.plays, log.play_of = deal, self._plays, self._play_of
+        for play in self._plays:
+            play.trail = log.trail
         self._live = True
         self._invalidate()
 
@@ -301,7 +302,6 @@ class Game:
         board.score[0], board.score[1] = end[0], end[1]
         board.winner = end[2]
         board.awards = log.awards
-        board.trail = log.trail
         self._next_dealer = end[3]
         self._log = log
         self._dealer = log.dealer

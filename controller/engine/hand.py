@@ -25,9 +25,8 @@ Points go to a ``Board`` shared by the game.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import partial
 from typing import Any, Protocol
 
 from .actions import ACTION_TABLE, DECLARE_SLOT, KIND_SLOT, Action, Kind
@@ -42,13 +41,12 @@ __all__ = ["Board", "Deal", "FreePlay", "HandPlay", "Telling", "Trail"]
 #: board, a play, a phase) first puts the few old values it overwrites there, then itself;
 #: ``Game.pop`` takes an owner off the end and its ``undo`` takes back its values (``None``
 #: marks where an action starts). One flat list, no object per entry: a pop restores what
-#: its action overwrote, never a replay. Only the current hand's plays and the board hold
-#: the trail (``Game`` detaches a hand's plays when the next is dealt), so the trail's
-#: references to them make no cycle that outlives their hand.
+#: its action overwrote, never a replay. Only the current hand's plays hold the trail
+#: (``Game`` detaches a hand's plays when the next is dealt), so the trail's references to
+#: them make no cycle that outlives their hand.
 Trail = list[Any]
 
-#: The trail of a play whose hand is over (and of a board between hands): nothing is
-#: written there.
+#: The trail of a play whose hand is over: nothing is written there.
 NO_TRAIL: Trail = []
 
 # Kind members as module constants: an Enum attribute lookup costs ten times more.
@@ -174,27 +172,16 @@ class Telling:
 
 
 class Board:
-    """The game's score, shared by the plays of a hand: awards are added here."""
+    """The game's score, shared by the plays of a hand: their awards are added here
+    (``HandPlay.award``)."""
 
-    __slots__ = ("awards", "score", "target", "trail", "winner")
+    __slots__ = ("awards", "score", "target", "winner")
 
     def __init__(self, target: int, score: tuple[int, int], winner: int | None) -> None:
         self.target = target
         self.score = [score[0], score[1]]
         self.winner = winner
         self.awards: list[Award] = []  # the current hand's
-        self.trail: Trail = NO_TRAIL  # the current hand's (set by the game)
-
-    def award(self, team: int, points: int, reason: Reason, pica: int | None) -> None:
-        """Score ``points`` for ``team``; nothing counts once the game is won."""
-        if self.winner is not None or points <= 0:
-            return
-        score = self.score
-        self.trail.extend((score[0], score[1], self))
-        self.awards.append(Award(team, points, reason, pica))
-        self.score[team] += points
-        if self.score[team] >= self.target:
-            self.winner = team
 
     def undo(self, trail: Trail) -> None:
         """An award undone (scores below the target again: no winner)."""
@@ -1149,7 +1136,6 @@ class HandPlay:
     """
 
     __slots__ = (
-        "award",
         "baza",
         "baza_cards",
         "bazas",
@@ -1188,8 +1174,9 @@ class HandPlay:
         pica: bool = False,
     ) -> None:
         self.rules = rules
-        #: the hand's trail (the board's: ``NO_TRAIL`` once the next hand is dealt)
-        self.trail = board.trail
+        #: the hand's trail, set by the game (``NO_TRAIL`` before, and once the next hand
+        #: is dealt)
+        self.trail = NO_TRAIL
         self.board = board
         self.deal = deal
         self.order = order
@@ -1201,8 +1188,6 @@ class HandPlay:
         self.mano = order[0]
         self.pica = order[0] if pica else None
         self.cap = PICA_CAP if pica else 1 << 30
-        #: award(team, points, reason): to the board, marked with this play's pica
-        self.award: Callable[[int, int, Reason], None] = partial(board.award, pica=self.pica)
         self.seats = layout.seats
         self.team_seats = layout.team_seats
         self.next_seat = layout.next_seat
@@ -1518,6 +1503,19 @@ class HandPlay:
         self.live = False
         if self.truco.pending:  # a mazo while a truco call awaited its answer
             self.truco.stop(self)
+
+    def award(self, team: int, points: int, reason: Reason) -> None:
+        """Score ``points`` for ``team`` on the board, marked with this play's pica;
+        nothing counts once the game is won (``Board.undo`` takes an award back)."""
+        board = self.board
+        if board.winner is not None or points <= 0:
+            return
+        score = board.score
+        self.trail.extend((score[0], score[1], board))
+        board.awards.append(Award(team, points, reason, self.pica))
+        score[team] += points
+        if score[team] >= board.target:
+            board.winner = team
 
     def undo(self, trail: Trail) -> None:
         """What one of this play's steps overwrote, restored (``Game.pop``)."""
