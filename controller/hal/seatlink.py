@@ -740,17 +740,21 @@ class SeatLink:
 
     def soft_reset(self) -> bool:
         """Bring a node back from the MicroPython REPL (``REPL_RECOVERY``)."""
-        if not self._write_raw(REPL_RECOVERY):
+        # counted before the bytes leave: whoever hears them already sees the count (counted
+        # after the write, a node's answer could come before it)
+        if not self._write_raw(REPL_RECOVERY, before=lambda: self.decoder.count(REPL_RESETS)):
             return False
-        self.decoder.count(REPL_RESETS)
         log.warning("seat %d: the node is in its REPL: soft reset sent", self.seat)
         return True
 
-    def _write_raw(self, data: bytes) -> bool:
+    def _write_raw(self, data: bytes, before: Callable[[], None] | None = None) -> bool:
+        """Write ``data`` whole; ``before`` runs once the port is there, just before."""
         with self._write_lock:
             port = self._serial
             if port is None:
                 return False
+            if before is not None:
+                before()
             try:
                 _write_all(port, data)
             except (serial.SerialException, OSError) as error:
