@@ -463,6 +463,12 @@ def main(argv: list[str] | None = None) -> int:
             if time.monotonic() - start > args.budget:
                 break
             results.append((m, run_mutant(m, work, args.timeout)))
+            if results[-1][1] == "survived":  # as found, to judge a long run while it goes
+                print(
+                    f"({len(results)}/{len(todo)}) {m.file}:{m.line}: {m.what}",
+                    file=sys.stderr,
+                    flush=True,
+                )
         elapsed = time.monotonic() - start
     survived = [m for m, r in results if r == "survived"]
     equivalent = 0
