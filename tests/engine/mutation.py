@@ -159,6 +159,14 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "play, and a telling never ends a play",
     ("hand.py", "HandPlay.best_of", "best_seat, best = -1, -1", "1 -> 2"):
         "points are >= 0: the first member in play order replaces both",
+    ("hand.py", "HandPlay.best_of", "best_seat, best = -1, -1", "1 -> 0"):
+        "of the line's two, best_seat -1 -> 0 survives: points are >= 0, so the first "
+        "member in play order replaces it (best -1 -> 0 is killed: "
+        "test_an_envido_of_zero_all_round_goes_to_the_mano)",
+    ("hand.py", "FlorPhase.__init__", "self.accepted = False", "False -> True"):
+        "read only with the course a contraflor or al resto and no answer awaited, which "
+        "only its quiero leads to (a refusal sets the backed course, a raise awaits an "
+        "answer, and nothing raises after a quiero)",
     ("claims.py", "<module>", "@dataclass(frozen=True, slots=True)", "True -> False"):
         "of the line's two, slots=False survives: slots only save memory, and a frozen "
         "class refuses every assignment either way (frozen=False is killed: "

@@ -1,0 +1,53 @@
+"""Rules no scenario pinned, found by the mutation check (``tests/engine/mutation.py``):
+each test states a rule of docs/RULES.md that a surviving mutant of the engine broke.
+Scenario-style: a deal, the actions, and what the rules say must follow."""
+
+from __future__ import annotations
+
+import pytest
+
+from controller.engine import Action, Card, Claims, Game, HouseRules, RefusalCode
+
+
+def cards(text: str) -> list[Card]:
+    return [Card.from_str(c) for c in text.split()]
+
+
+def _code(game: Game, text: str) -> RefusalCode | None:
+    return game.refusal(Action.from_str(text))
+
+
+def _awards(game: Game) -> list[tuple[int, int, str]]:
+    return [(a.team, a.points, a.reason.value) for a in game.awards]
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_an_envido_of_zero_all_round_goes_to_the_mano(players: int) -> None:
+    """Section 5: three figures are 0 points; on a tie the first tied seat in play order
+    from the mano wins. With the mano at seat 0 (team 0), team 0 scores the envido."""
+    game = Game(HouseRules(players=players))
+    hands = ["10E 11B 12O", "10B 11O 12C", "10O 11C 12E", "10C 11E 12B"]
+    game.deal({s: cards(hands[s]) for s in range(players)})
+    assert game.mano == 0
+    game.push_str("0 envido")
+    game.push_str("1 quiero")
+    assert game.envido_result == (0, 0)
+    assert _awards(game) == [(0, 2, "envido")]
+    assert game.score == (2, 0)
+
+
+def test_a_known_flor_holder_is_awaited_and_may_set_the_course() -> None:
+    """Section 6: after a flor is called, every other holder must announce before play
+    resumes; the other team's first flor action sets the course (flor, con flor me
+    achico, contraflor, contraflor al resto). Hands known: play is suspended until then."""
+    game = Game(HouseRules(flor=True))
+    game.deal({0: cards("7E 6E 5E"), 1: cards("7C 6C 4C")})
+    game.push_str("0 flor")
+    listed = {str(a) for a in game.legal_list()}
+    assert listed == {
+        "1 flor",
+        "1 con-flor-me-achico",
+        "1 contraflor",
+        "1 contraflor-al-resto",
+    }
+    assert _code(game, "1 play 7C") is RefusalCode.CALL_PENDING
