@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from controller.engine import Action, Card, Claims, Game, HouseRules, RefusalCode
+from controller.engine import Action, Card, Game, HouseRules, RefusalCode
 
 
 def cards(text: str) -> list[Card]:
