@@ -163,6 +163,12 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "of the line's two, best_seat -1 -> 0 survives: points are >= 0, so the first "
         "member in play order replaces it (best -1 -> 0 is killed: "
         "test_an_envido_of_zero_all_round_goes_to_the_mano)",
+    ("hand.py", "FlorPhase.refusal", "answer < 0", "0 -> 1"):
+        "with the course still unset no raise was made, so no answer is awaited (answer "
+        "is -1): the line's course == _COURSE_NONE implies answer < 0",
+    ("hand.py", "FlorPhase.refusal", "answer < 0", "Lt -> LtE"):
+        "with the course still unset no raise was made, so no answer is awaited (answer "
+        "is -1): the line's course == _COURSE_NONE implies answer < 0",
     ("hand.py", "FlorPhase.__init__", "self.accepted = False", "False -> True"):
         "read only with the course a contraflor or al resto and no answer awaited, which "
         "only its quiero leads to (a refusal sets the backed course, a raise awaits an "

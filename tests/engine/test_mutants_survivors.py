@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from controller.engine import Action, Card, Game, HouseRules, RefusalCode
+from controller.engine import Action, Card, Claims, Game, HouseRules, RefusalCode
 
 
 def cards(text: str) -> list[Card]:
@@ -51,3 +51,17 @@ def test_a_known_flor_holder_is_awaited_and_may_set_the_course() -> None:
         "1 contraflor-al-resto",
     }
     assert _code(game, "1 play 7C") is RefusalCode.CALL_PENDING
+
+
+def test_the_telling_shows_seat_0_holding_the_best_declaration() -> None:
+    """Section 5 (claims=declared): the mano declares first; the telling shows the best
+    declaration so far and who holds it, seat 0 included, and who speaks next."""
+    game = Game(HouseRules(claims=Claims.DECLARED))
+    game.deal({0: cards("7E 6E 1C"), 1: cards("5C 4C 2O")})
+    game.push_str("0 envido")
+    game.push_str("1 quiero")
+    game.push_str("0 declare 33")
+    telling = game.telling
+    assert telling is not None
+    assert (telling.declarations, telling.best_seat, telling.next_seat) == (((0, 33),), 0, 1)
+    assert game.view(1).telling == telling
