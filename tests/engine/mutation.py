@@ -169,6 +169,19 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
     ("hand.py", "FlorPhase.refusal", "answer < 0", "Lt -> LtE"):
         "with the course still unset no raise was made, so no answer is awaited (answer "
         "is -1): the line's course == _COURSE_NONE implies answer < 0",
+    ("hand.py", "FlorPhase.course_team",
+     "if self.state == _FLOR_OPEN and self.course == _COURSE_NONE and self.answer < 0:",
+     "Lt -> LtE"):
+        "with the course still unset no raise was made, so answer is -1: the "
+        "course == _COURSE_NONE before it implies answer < 0",
+    ("hand.py", "FlorPhase.course_team",
+     "if self.state == _FLOR_OPEN and self.course == _COURSE_NONE and self.answer < 0:",
+     "0 -> 1"):
+        "with the course still unset no raise was made, so answer is -1: the "
+        "course == _COURSE_NONE before it implies answer < 0",
+    ("hand.py", "Deal._points", "self.ready = True", "True -> False"):
+        "a cache flag: left False the points are worked out again at every read, the same "
+        "points from the same cards",
     ("hand.py", "FlorPhase.__init__", "self.accepted = False", "False -> True"):
         "read only with the course a contraflor or al resto and no answer awaited, which "
         "only its quiero leads to (a refusal sets the backed course, a raise awaits an "

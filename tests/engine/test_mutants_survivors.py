@@ -65,3 +65,33 @@ def test_the_telling_shows_seat_0_holding_the_best_declaration() -> None:
     assert telling is not None
     assert (telling.declarations, telling.best_seat, telling.next_seat) == (((0, 33),), 0, 1)
     assert game.view(1).telling == telling
+
+
+def test_a_fourth_card_of_a_seat_is_never_seen() -> None:
+    """Decision 8: a seat never has more than three distinct cards seen (played plus
+    shown) in a hand; a fourth is card_not_in_hand, shown alone or with the others."""
+    game = Game(HouseRules())
+    game.deal()
+    assert _code(game, "0 show 1E 2E 3E 4E") is RefusalCode.CARD_NOT_IN_HAND
+    game.push_str("0 show 1E 2E")
+    game.push_str("0 play 3E")
+    assert _code(game, "0 show 4E") is RefusalCode.CARD_NOT_IN_HAND
+    assert _code(game, "0 show 1E 2E 3E") is None  # its own three again: nothing new
+    assert _code(game, "1 show 4E 5E 6E") is None
+
+
+def test_a_copy_is_the_same_game_and_independent() -> None:
+    """Game.copy: the same state (the cards read at the deal included) and the same undo
+    history; pushing on one leaves the other as it was."""
+    game = Game(HouseRules(players=4))
+    game.deal({0: cards("1E 2O 3E"), 2: cards("4C 5B 6C")})
+    game.push_str("0 play 1E")
+    other = game.copy()
+    assert other.state_key() == game.state_key()
+    assert other.hand_of(0) == game.hand_of(0) == tuple(cards("1E 2O 3E"))
+    assert other.hand_of(1) is None
+    assert _code(other, "1 play 5B") is RefusalCode.CARD_NOT_IN_HAND  # read in seat 2's
+    other.push_str("1 play 7C")
+    assert game.move_stack == (Action.from_str("0 play 1E"),)
+    assert other.pop() == Action.from_str("1 play 7C")
+    assert other.state_key() == game.state_key()
