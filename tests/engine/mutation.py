@@ -182,6 +182,12 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
     ("hand.py", "Deal._points", "self.ready = True", "True -> False"):
         "a cache flag: left False the points are worked out again at every read, the same "
         "points from the same cards",
+    ("hand.py", "_Layout.__init__", "nxt = [-1] * players", "1 -> 0"):
+        "the loop below sets the next seat of every seat of the play; the others' entries "
+        "(a pica's other seats) are never read: a seat plays only in its own play",
+    ("hand.py", "_Layout.__init__", "nxt = [-1] * players", "1 -> 2"):
+        "the loop below sets the next seat of every seat of the play; the others' entries "
+        "(a pica's other seats) are never read: a seat plays only in its own play",
     ("hand.py", "FlorPhase.__init__", "self.accepted = False", "False -> True"):
         "read only with the course a contraflor or al resto and no answer awaited, which "
         "only its quiero leads to (a refusal sets the backed course, a raise awaits an "

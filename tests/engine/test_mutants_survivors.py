@@ -95,3 +95,27 @@ def test_a_copy_is_the_same_game_and_independent() -> None:
     assert game.move_stack == (Action.from_str("0 play 1E"),)
     assert other.pop() == Action.from_str("1 play 7C")
     assert other.state_key() == game.state_key()
+
+
+def test_a_known_flor_not_called_is_tapada_at_its_holders_first_card() -> None:
+    """Section 6: a flor not called before its holder's first card is tapada: the other
+    team scores 3 at once (hands known: when the card is played), and only once."""
+    game = Game(HouseRules(flor=True))
+    game.deal({0: cards("7E 6E 5E"), 1: cards("7C 4O 1B")})
+    game.push_str("0 play 5E")
+    assert _awards(game) == [(1, 3, "penalty")]
+    game.push_str("1 play 1B")  # seat 1 wins the baza and leads
+    game.push_str("1 play 4O")
+    game.push_str("0 play 6E")
+    assert _awards(game) == [(1, 3, "penalty")]
+    assert _code(game, "0 flor") is RefusalCode.ENVIDO_CLOSED
+
+
+def test_the_cards_still_in_hand_leave_out_those_played() -> None:
+    game = Game(HouseRules(players=4))
+    game.deal({0: cards("1E 2O 3E")})
+    assert game.cards_in_hand(0) == tuple(cards("1E 2O 3E"))
+    game.push_str("0 play 2O")
+    assert game.cards_in_hand(0) == tuple(cards("1E 3E"))
+    assert game.hand_of(0) == tuple(cards("1E 2O 3E"))
+    assert game.cards_in_hand(1) is None  # not read at the deal
