@@ -188,6 +188,11 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
     ("hand.py", "_Layout.__init__", "nxt = [-1] * players", "1 -> 2"):
         "the loop below sets the next seat of every seat of the play; the others' entries "
         "(a pica's other seats) are never read: a seat plays only in its own play",
+    ("hand.py", "FlorPhase.progress",
+     "course in (_COURSE_CONTRA, _COURSE_RESTO) and self.accepted", "And -> Or"):
+        "accepted is True only after a quiero, which leaves the course a contraflor or al "
+        "resto; and that course with no answer awaited comes only from a quiero (a "
+        "refusal sets the backed course): either half says the same",
     ("hand.py", "FlorPhase.__init__", "self.accepted = False", "False -> True"):
         "read only with the course a contraflor or al resto and no answer awaited, which "
         "only its quiero leads to (a refusal sets the backed course, a raise awaits an "

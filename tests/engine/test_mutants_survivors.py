@@ -119,3 +119,41 @@ def test_the_cards_still_in_hand_leave_out_those_played() -> None:
     assert game.cards_in_hand(0) == tuple(cards("1E 3E"))
     assert game.hand_of(0) == tuple(cards("1E 2O 3E"))
     assert game.cards_in_hand(1) is None  # not read at the deal
+
+
+def test_an_envido_against_a_truco_out_of_its_window_or_a_raise() -> None:
+    """Section 11: an envido answering a plain truco outside el envido está primero (after
+    the first baza) is outside its window (envido_closed); while a retruco awaits the
+    answer an envido is no answer to it (call_pending)."""
+    game = Game(HouseRules())
+    game.deal({0: cards("4E 2O 3E"), 1: cards("1E 5B 6C")})
+    game.push_str("0 play 4E")
+    game.push_str("1 play 1E")  # seat 1 wins the first baza
+    game.push_str("1 truco")
+    assert _code(game, "0 envido") is RefusalCode.ENVIDO_CLOSED
+    assert _code(game, "0 real-envido") is RefusalCode.ENVIDO_CLOSED
+    fresh = Game(HouseRules())
+    fresh.deal({0: cards("4E 2O 3E"), 1: cards("1E 5B 6C")})
+    fresh.push_str("0 truco")
+    assert _code(fresh, "1 envido") is None  # el envido está primero
+    fresh.push_str("1 retruco")
+    assert _code(fresh, "0 envido") is RefusalCode.CALL_PENDING
+    assert _code(fresh, "0 falta-envido") is RefusalCode.CALL_PENDING
+
+
+def test_a_flor_by_a_seat_known_to_hold_none_while_the_other_team_backed_down() -> None:
+    """Decision 14 and section 11: after team 0 backed down (no quiero to a contraflor)
+    only team 0 is excused; the flor stays open for team 1 (hands unknown: until play
+    resumes), so a flor by a seat of team 1 known to hold none is no_flor, while team 0's
+    window is closed, which comes first (envido_closed), flor or not."""
+    game = Game(HouseRules(players=4, flor=True))
+    game.deal()
+    game.push_str("1 show 1E 1B")  # two suits: seat 1 holds no flor
+    game.push_str("2 show 2E 2B")  # nor seat 2
+    game.push_str("0 flor")
+    game.push_str("3 contraflor")
+    game.push_str("0 no-quiero")
+    assert game.flor_open
+    assert _code(game, "1 flor") is RefusalCode.NO_FLOR
+    assert _code(game, "2 flor") is RefusalCode.ENVIDO_CLOSED
+    assert _code(game, "3 flor") is RefusalCode.ENVIDO_CLOSED  # announced already
