@@ -193,6 +193,14 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "accepted is True only after a quiero, which leaves the course a contraflor or al "
         "resto; and that course with no answer awaited comes only from a quiero (a "
         "refusal sets the backed course): either half says the same",
+    ("hand.py", "FlorPhase.__init__", "self.first = -1", "1 -> 0"):
+        "set by the hand's first flor (which opens the flor) before any read: every "
+        "reader runs with the flor open or closed (the floor, late announcements, "
+        "waits_for_course and close ask for it)",
+    ("hand.py", "FlorPhase.__init__", "self.first = -1", "1 -> 2"):
+        "set by the hand's first flor (which opens the flor) before any read: every "
+        "reader runs with the flor open or closed (the floor, late announcements, "
+        "waits_for_course and close ask for it)",
     ("hand.py", "FlorPhase.__init__", "self.accepted = False", "False -> True"):
         "read only with the course a contraflor or al resto and no answer awaited, which "
         "only its quiero leads to (a refusal sets the backed course, a raise awaits an "
