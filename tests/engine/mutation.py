@@ -201,6 +201,13 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "set by the hand's first flor (which opens the flor) before any read: every "
         "reader runs with the flor open or closed (the floor, late announcements, "
         "waits_for_course and close ask for it)",
+    ("hand.py", "HandPlay.mazo", "self.truco.pending = 0", "0 -> 1"):
+        "the mazo ends the play: HandPlay.finish sets pending to 0 right after",
+    ("hand.py", "Board.award", "if self.winner is not None or points <= 0:", "LtE -> Lt"):
+        "no award is of 0 points: every value the rules give is at least 1 (a falta is "
+        "the distance to a target nobody reached yet, a backed-down flor 4 or 6)",
+    ("hand.py", "FlorPhase.__init__", "self.answer = -1", "1 -> 2"):
+        "only ever tested as >= 0 or < 0 (and compared with a team after >= 0)",
     ("hand.py", "FlorPhase.__init__", "self.accepted = False", "False -> True"):
         "read only with the course a contraflor or al resto and no answer awaited, which "
         "only its quiero leads to (a refusal sets the backed course, a raise awaits an "
