@@ -208,6 +208,18 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "the distance to a target nobody reached yet, a backed-down flor 4 or 6)",
     ("hand.py", "FlorPhase.__init__", "self.answer = -1", "1 -> 2"):
         "only ever tested as >= 0 or < 0 (and compared with a team after >= 0)",
+    ("hand.py", "HandPlay.finish",
+     "if flor.state == _FLOR_OPEN and self.tell is None and not flor.blocking(self):",
+     "drop not"):
+        "dead condition: apply closes an open flor before any action that can end the "
+        "play, and a telling never ends a play",
+    ("hand.py", "TrucoPhase.__init__", "self.raiser = -1", "1 -> 2"):
+        "read only once a truco was accepted (which sets it), or tested >= 0",
+    ("hand.py", "<module>",
+     "_S_TRUCO = (0, _KS + _K_TRUCO, _KS + _K_RETRUCO, _KS + _K_VALE_CUATRO)", "0 -> 1"):
+        "the first slot is a placeholder: the truco slots are asked by level, 1 to 3",
+    ("hand.py", "HandPlay.falta", "lead = a if a > b else b", "Gt -> GtE"):
+        "with a == b either is the lead",
     ("hand.py", "FlorPhase.__init__", "self.accepted = False", "False -> True"):
         "read only with the course a contraflor or al resto and no answer awaited, which "
         "only its quiero leads to (a refusal sets the backed course, a raise awaits an "
