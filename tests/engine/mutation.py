@@ -220,6 +220,22 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "the first slot is a placeholder: the truco slots are asked by level, 1 to 3",
     ("hand.py", "HandPlay.falta", "lead = a if a > b else b", "Gt -> GtE"):
         "with a == b either is the lead",
+    ("hand.py", "<module>", "_ENV_VALUE = (2, 3, 0)", "0 -> 1"):
+        "the falta's slot is never summed: a falta is always the chain's last call (never "
+        "in the refused chain's earlier calls) and an accepted chain with it is the falta",
+    ("hand.py", "HandPlay.play", "best = -1", "1 -> 0"):
+        "every card's strength is >= 1 (the 4s): the first card sets it either way",
+    ("hand.py", "HandPlay.play", "result = -1", "1 -> 2"):
+        "a parda is only ever tested as < 0 (baza results, the hand's winner)",
+    ("hand.py", "FlorPhase.apply", "self._raise(_COURSE_CONTRA, team, 0)", "0 -> 1"):
+        "what a refused al resto is worth is read only under an al resto course, whose "
+        "_raise sets it (4 or 6); a refused contraflor is worth 4 whatever it says",
+    ("hand.py", "FlorPhase.__init__", "self.resto_before = 0", "0 -> 1"):
+        "read only under an al resto course, whose _raise sets it first",
+    ("hand.py", "FlorPhase.apply", "self.answer = -1", "1 -> 2"):
+        "only ever tested as >= 0 or < 0 (and compared with a team after >= 0)",
+    ("hand.py", "EnvidoPhase.__init__", "self.caller = -1", "1 -> 0"):
+        "written with every envido call, read only while one is pending",
     ("hand.py", "FlorPhase.__init__", "self.accepted = False", "False -> True"):
         "read only with the course a contraflor or al resto and no answer awaited, which "
         "only its quiero leads to (a refusal sets the backed course, a raise awaits an "

@@ -157,3 +157,20 @@ def test_a_flor_by_a_seat_known_to_hold_none_while_the_other_team_backed_down() 
     assert _code(game, "1 flor") is RefusalCode.NO_FLOR
     assert _code(game, "2 flor") is RefusalCode.ENVIDO_CLOSED
     assert _code(game, "3 flor") is RefusalCode.ENVIDO_CLOSED  # announced already
+
+
+def test_the_flor_course_is_awaited_only_while_a_flor_is_open_against_a_team() -> None:
+    """Section 6: the other team's first flor action sets the course; it is awaited
+    only once a flor was called against that team, and no longer once it is set."""
+    game = Game(HouseRules(flor=True))
+    game.deal()
+    assert game.flor_course_team is None
+    game.push_str("0 flor")
+    assert game.flor_course_team == 1
+    game.push_str("1 flor")  # team 1's course: a plain flor, the telling begins
+    assert game.flor_course_team is None
+    plain = Game(HouseRules(flor=True))
+    plain.deal({0: cards("1E 2O 3E"), 1: cards("4C 5B 6C")})
+    plain.push_str("0 envido")
+    plain.push_str("1 quiero")  # no flor in the hand
+    assert plain.flor_course_team is None
