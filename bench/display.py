@@ -369,7 +369,7 @@ class Bench:
     def mistake(self) -> None:
         """A player taps a card out of turn, or presses quiero with nothing to answer."""
         seat = self.rng.randrange(self.players)
-        if self.game.turn == seat or self.game.telling is not None:
+        if self.game.turn_of(seat) == seat or self.game.play_of(seat).telling is not None:
             return
         if self.rng.random() < 0.5 and self.hands.get(seat):
             played = set(self.game.seen_cards(seat))
@@ -403,7 +403,7 @@ class Bench:
         return self.run
 
     def _bot_action(self) -> Action | None:
-        start = self.game.turn or 0
+        start = next(iter(self.game.turns), 0)  # a seat whose turn it is (one per pica)
         for i in range(self.players):
             seat = (start + i) % self.players
             action = self.bots[seat].choose(self.game, self.hands.get(seat))

@@ -69,7 +69,7 @@ def game_events(rng: random.Random, rules: HouseRules) -> Iterator[ServiceEvent]
                 lines = [f"deal {s}: {' '.join(str(c) for c in cs)}" for s, cs in deal.items()]
                 yield Accepted("\n".join(["hand", *lines]), game.score, game.hand_number)
                 continue
-            start = game.turn or 0
+            start = next(iter(game.turns), 0)  # a seat whose turn it is (one per pica)
             for i in range(rules.players):
                 action = bots[(start + i) % rules.players].choose(game)
                 if action is not None:

@@ -631,8 +631,8 @@ class TerminalTable:
             line = t["hand"].format(n=hand.number, dealer=hand.dealer, mano=hand.mano)
             if game.pica_pica:
                 line += " · " + t["pica_pica"]
-            elif live and game.turn is not None:
-                line += " · " + t["turn"].format(who=self._who(game.turn))
+            elif live and game.turns:
+                line += " · " + t["turn"].format(who=self._who(game.turns[0]))
             head.append((line, ""))
             if game.pica_pica and live:  # each pica's turn, the player's first
                 picas = []
@@ -673,8 +673,9 @@ class TerminalTable:
                 picas.append(t["pica_table"].format(pica=name, n=p.baza + 1, cards=on_table))
             play_rows.append((t["table_picas"].format(picas=" · ".join(picas)), ""))
         elif live:
-            on_table = " ".join(f"{self._short(s)}:{c}" for s, c in game.table_cards) or "—"
-            play_rows.append((t["table"].format(n=game.baza + 1, cards=on_table), ""))
+            (whole,) = game.plays  # the hand's one play
+            on_table = " ".join(f"{self._short(s)}:{c}" for s, c in whole.table_cards) or "—"
+            play_rows.append((t["table"].format(n=whole.baza + 1, cards=on_table), ""))
         if self.human is not None:
             hand_cards = self._human_cards()
             if hand_cards is None:

@@ -7,7 +7,15 @@ pushed and the cards dealt. See docs/RULES.md for the rules it referees.
 from .actions import Action, Kind
 from .cards import CARDS, Card, Suit, envido_points, flor_points, has_flor, truco_strength
 from .errors import IllegalActionError, InvalidActionError, RefusalCode, TrucoError
-from .game import Game, HandInProgressError, HandPlay, LegalActions, NoHandError, Telling
+from .game import (
+    Game,
+    HandInProgressError,
+    HandPlay,
+    LegalActions,
+    NoHandError,
+    PicaPicaHandError,
+    Telling,
+)
 from .results import Award, HandResult, Outcome, Reason
 from .rules import Claims, Falta, HouseRules
 from .view import SeatView
@@ -30,6 +38,7 @@ __all__ = [
     "LegalActions",
     "NoHandError",
     "Outcome",
+    "PicaPicaHandError",
     "Reason",
     "RefusalCode",
     "SeatView",

@@ -14,9 +14,11 @@ actions that phase accepts (its own quick listing, which the property tests chec
 the refusals over random positions: the list is exactly the actions refused with ``None``).
 
 Internally cards are small integers (``Card.index``) and actions are interned objects
-with an integer ``code``, so a push costs no copying. Undo replays the current hand from
-its start (a hand is at most a few dozen actions), like restoring a table after a power
-cut is replaying its transcript.
+with an integer ``code``, so a push costs no copying. Undo restores what was saved, in
+constant time per action, as python-chess's ``pop`` does: each object an action changes
+(the board, a play, a phase) first writes the few fields it overwrites on the hand's trail
+(``hand.Trail``), and ``pop`` hands them back to their owners; a deal undone returns to
+the previous hand's own objects, kept with its log. ``copy()`` replays the history.
 
 >>> from controller.engine import Action, Card, Game
 >>> g = Game()
@@ -34,12 +36,20 @@ from collections.abc import Iterator, Mapping, Sequence
 from .actions import Action, Kind
 from .cards import CARDS, Card
 from .errors import IllegalActionError, RefusalCode, TrucoError
-from .hand import FLOR_KINDS, TRUCO_VALUE, Board, Deal, HandPlay, Telling
+from .hand import FLOR_KINDS, NO_TRAIL, Board, Deal, HandPlay, Telling, Trail
 from .results import Award, HandResult, Outcome
 from .rules import HouseRules
 from .view import SeatView, seat_view
 
-__all__ = ["Game", "HandInProgressError", "HandPlay", "LegalActions", "NoHandError", "Telling"]
+__all__ = [
+    "Game",
+    "HandInProgressError",
+    "HandPlay",
+    "LegalActions",
+    "NoHandError",
+    "PicaPicaHandError",
+    "Telling",
+]
 
 _K_SHOW = Kind.SHOW
 
@@ -52,8 +62,29 @@ class NoHandError(TrucoError):
     """Nothing to undo."""
 
 
+class PicaPicaHandError(TrucoError):
+    """A question about the hand's one play asked of a pica-pica hand, which has three
+    (ask the seat's: ``play_of(seat)``, ``turn_of(seat)``, or ``turns``)."""
+
+
 class _HandLog:
-    __slots__ = ("actions", "awards", "cards", "dealer", "mano", "number", "pica", "start")
+    """A hand: its deal, its actions and awards, what they overwrote (its trail), and its
+    plays (kept: undoing the next hand's deal returns to them)."""
+
+    __slots__ = (
+        "actions",
+        "awards",
+        "cards",
+        "deal",
+        "dealer",
+        "mano",
+        "number",
+        "pica",
+        "play_of",
+        "plays",
+        "start",
+        "trail",
+    )
 
     def __init__(
         self,
@@ -72,6 +103,10 @@ class _HandLog:
         self.pica = pica  # a pica-pica hand
         self.actions: list[Action] = []
         self.awards: list[Award] = []
+        self.trail: Trail = []
+        self.deal: Deal | None = None
+        self.plays: tuple[HandPlay, ...] = ()
+        self.play_of: tuple[HandPlay, ...] = ()
 
 
 class Game:
@@ -115,11 +150,11 @@ class Game:
         self._log: _HandLog | None = None
         self._dealer = -1
         self._mano = -1
-        self._deal = Deal([None] * n, self._flor_on)
-        self._main = HandPlay(self.rules, self._board, self._deal, self._orders[0])
-        self._main.live = False
-        self._plays: tuple[HandPlay, ...] = (self._main,)
-        self._play_of: tuple[HandPlay, ...] = (self._main,) * n
+        self._deal = Deal([None] * n, self._flor_on, {})
+        play = HandPlay(self.rules, self._board, self._deal, self._orders[0])
+        play.live = False
+        self._plays: tuple[HandPlay, ...] = (play,)
+        self._play_of: tuple[HandPlay, ...] = (play,) * n
 
     def _invalidate(self) -> None:
         self._legal = None
@@ -146,18 +181,19 @@ class Game:
         if dealer is not None and not 0 <= dealer < n:
             raise ValueError(f"no seat {dealer} at a table of {n}")
         cards: list[tuple[int, ...] | None] = [None] * n
-        dealt = 0
+        owner: dict[int, int] = {}  # each card read: its seat
         for seat, seat_cards in (hands or {}).items():
             if not 0 <= seat < n:
                 raise ValueError(f"no seat {seat} at a table of {n}")
-            idx = tuple([c.index for c in seat_cards])
-            if len(idx) != 3:
-                raise ValueError(f"seat {seat} must be dealt 3 cards, not {len(idx)}")
-            cards[seat] = idx
-            dealt += 3
-        if dealt and len({c for cs in cards if cs is not None for c in cs}) != dealt:
+            if len(seat_cards) != 3:
+                raise ValueError(f"seat {seat} must be dealt 3 cards, not {len(seat_cards)}")
+            first, second, third = seat_cards
+            cards[seat] = (first.index, second.index, third.index)
+            owner[first.index] = owner[second.index] = owner[third.index] = seat
+        if len(owner) != 3 * (n - cards.count(None)):
             raise ValueError("a card dealt twice")
-        self._start_hand(self._next_dealer if dealer is None else dealer, tuple(cards))
+        dealer = self._next_dealer if dealer is None else dealer
+        self._start_hand(dealer, tuple(cards), owner)
 
     def _is_pica_pica(self) -> bool:
         """The next hand is a pica-pica hand (RULES.md section 8b)."""
@@ -170,11 +206,15 @@ class Game:
         lead = max(self._board.score)
         return low <= lead <= high
 
-    def _start_hand(self, dealer: int, cards: tuple[tuple[int, ...] | None, ...]) -> None:
+    def _start_hand(
+        self, dealer: int, cards: tuple[tuple[int, ...] | None, ...], owner: dict[int, int]
+    ) -> None:
         n = self._n
         board = self._board
         snap = (board.score[0], board.score[1], board.winner, self._next_dealer)
         pica = self._is_pica_pica()
+        for old in self._plays:
+            old.trail = NO_TRAIL  # its hand is over: no cycle through the trail outlives it
         mano = (dealer + 1) % n
         log = _HandLog(len(self._hands) + 1, dealer, mano, cards, snap, pica)
         self._hands.append(log)
@@ -183,7 +223,7 @@ class Game:
         self._dealer = dealer
         self._mano = mano
         self._next_dealer = (dealer + 1) % n
-        deal = self._deal = Deal(cards, self._flor_on)
+        deal = self._deal = Deal(cards, self._flor_on, owner)
         rules = self.rules
         if pica:
             plays = tuple(
@@ -198,7 +238,9 @@ class Game:
         else:
             play = HandPlay(rules, board, deal, self._orders[mano])
             self._plays, self._play_of = (play,), (play,) * n
-        self._main = self._plays[0]
+        log.deal, log.plays, log.play_of = deal, self._plays, self._play_of
+        for play in self._plays:
+            play.trail = log.trail
         self._live = True
         self._invalidate()
 
@@ -210,17 +252,12 @@ class Game:
         log = self._log
         assert log is not None
         log.actions.append(action)
+        log.trail.append(None)  # where this action's entries start
         play = self._play_of[action.seat]
         play.apply(action)
         if not play.live:
             self._hand_end()
         self._legal = None
-
-    def _apply(self, action: Action) -> None:
-        play = self._play_of[action.seat]
-        play.apply(action)
-        if not play.live:
-            self._hand_end()
 
     def _hand_end(self) -> None:
         """A play ended: the hand ends when its last play ends (a won game stops it where
@@ -235,22 +272,46 @@ class Game:
         return action
 
     def pop(self) -> Action | None:
-        """Undo the last action (``None`` returned when it was a deal, which is undone)."""
+        """Undo the last action (``None`` returned when it was a deal, which is undone):
+        what it overwrote is restored, in constant time (no replay)."""
         if not self._hands:
             raise NoHandError("nothing to undo")
         log = self._hands[-1]
         if log.actions:
             action = log.actions.pop()
-            self._replay_hand(log)
+            trail = log.trail
+            owner = trail.pop()
+            while owner is not None:  # back to where the action started
+                owner.undo(trail)
+                owner = trail.pop()
+            self._live = any(p.live for p in self._plays)
+            self._invalidate()
             return action
         self._hands.pop()
         if self._hands:
-            self._replay_hand(self._hands[-1])
+            self._resume(self._hands[-1], log.start)
         else:
             self._restore(self._initial)
             self._clear_hand()
         self._invalidate()
         return None
+
+    def _resume(self, log: _HandLog, end: tuple[int, int, int | None, int]) -> None:
+        """Back to the end of ``log``'s hand (``end``: the score and next dealer then)."""
+        board = self._board
+        board.score[0], board.score[1] = end[0], end[1]
+        board.winner = end[2]
+        board.awards = log.awards
+        self._next_dealer = end[3]
+        self._log = log
+        self._dealer = log.dealer
+        self._mano = log.mano
+        assert log.deal is not None
+        self._deal = log.deal
+        self._plays, self._play_of = log.plays, log.play_of
+        for play in log.plays:
+            play.trail = log.trail  # its hand is the current one again
+        self._live = any(p.live for p in log.plays)
 
     def copy(self) -> Game:
         """An independent game in the same state, with the same undo history (its hands
@@ -261,17 +322,6 @@ class Game:
             for action in actions:
                 other.push(action)
         return other
-
-    def _replay_hand(self, log: _HandLog) -> None:
-        actions = list(log.actions)
-        self._restore(log.start)
-        self._hands.pop()
-        self._start_hand(log.dealer, log.cards)
-        assert self._log is not None
-        for a in actions:
-            self._log.actions.append(a)
-            self._apply(a)
-        self._invalidate()
 
     # ------------------------------------------------------------------ public API: queries
 
@@ -409,33 +459,52 @@ class Game:
         play = self._play_of[seat]
         return play.turn if self._live and play.live else None
 
-    # The hand-level properties below describe the hand; in a pica-pica hand, the mano's
-    # pica (``play_of(seat)`` gives each seat's).
+    @property
+    def turns(self) -> tuple[int, ...]:
+        """The seats whose turn it is to play a card: one per play still going on (a
+        pica-pica hand's picas in order from the mano's), none between hands."""
+        if not self._live:
+            return ()
+        return tuple([p.turn for p in self._plays if p.live])
+
+    def _the_play(self) -> HandPlay:
+        """The hand's one play; a pica-pica hand has three: ``PicaPicaHandError``."""
+        plays = self._plays
+        if len(plays) > 1:
+            raise PicaPicaHandError(
+                "a pica-pica hand has three picas: ask play_of(seat), turn_of(seat) or turns"
+            )
+        return plays[0]
+
+    # The hand-level properties below describe the hand's one play. A pica-pica hand has
+    # three, one per pica: there they raise ``PicaPicaHandError`` rather than answer for
+    # one pica (each seat's is ``play_of(seat)``, with the same names; ``turn_of(seat)``).
 
     @property
     def turn(self) -> int | None:
         """The seat whose turn it is to play a card (``None`` between hands)."""
-        return self.turn_of(self._main.mano) if self._live else None
+        play = self._the_play()
+        return play.turn if self._live and play.live else None
 
     @property
     def baza(self) -> int:
         """The current baza, 0..2."""
-        return self._main.baza
+        return self._the_play().baza
 
     @property
     def baza_results(self) -> tuple[int | None, ...]:
         """Winning team of each finished baza of this hand (``None`` for parda)."""
-        return self._main.baza_results
+        return self._the_play().baza_results
 
     @property
     def table_cards(self) -> tuple[tuple[int, Card], ...]:
         """(seat, card) played in the current baza, in play order."""
-        return self._main.table_cards
+        return self._the_play().table_cards
 
     @property
     def played_bazas(self) -> tuple[tuple[tuple[int, Card], ...], ...]:
         """The cards of each finished baza of this hand."""
-        return self._main.played_bazas
+        return self._the_play().played_bazas
 
     def hand_of(self, seat: int) -> tuple[Card, ...] | None:
         """The cards dealt to ``seat`` this hand, if the table read them."""
@@ -455,67 +524,67 @@ class Game:
     @property
     def truco_level(self) -> int:
         """Accepted truco level: 0 none, 1 truco, 2 retruco, 3 vale cuatro."""
-        return self._main.truco_level
+        return self._the_play().truco_level
 
     @property
     def hand_value(self) -> int:
-        return TRUCO_VALUE[self._main.truco_level]
+        return self._the_play().hand_value
 
     @property
     def truco_pending(self) -> tuple[int, int] | None:
         """(level called, caller's team) of a truco call awaiting its answer."""
-        return self._main.truco_pending
+        return self._the_play().truco_pending
 
     @property
     def raise_team(self) -> int | None:
         """The team that may raise the truco next (after an accepted truco)."""
-        return self._main.raise_team
+        return self._the_play().raise_team
 
     @property
     def envido_chain(self) -> tuple[Kind, ...]:
-        return self._main.envido_chain
+        return self._the_play().envido_chain
 
     @property
     def envido_pending(self) -> int | None:
         """The team that made the envido call awaiting an answer."""
-        return self._main.envido_pending
+        return self._the_play().envido_pending
 
     @property
     def envido_result(self) -> tuple[int, int] | None:
         """(seat, points) that won the envido: only the winner's points are public."""
-        return self._main.envido.result
+        return self._the_play().envido_result
 
     @property
     def flor_result(self) -> tuple[int, int] | None:
-        return self._main.flor.result
+        return self._the_play().flor_result
 
     @property
     def flor_announced(self) -> tuple[int, ...]:
-        return tuple(self._main.flor.ann)
+        return self._the_play().flor_announced
 
     @property
     def flor_pending(self) -> int | None:
         """The team that must answer a contraflor or contraflor al resto."""
-        return self._main.flor_pending
+        return self._the_play().flor_pending
 
     @property
     def flor_call(self) -> Kind | None:
         """The flor raise awaiting an answer (contraflor or contraflor al resto)."""
-        return self._main.flor.call
+        return self._the_play().flor_call
 
     @property
     def flor_course_team(self) -> int | None:
         """The team whose first flor action is awaited (a flor was called against it)."""
-        return self._main.flor_course_team
+        return self._the_play().flor_course_team
 
     @property
     def flor_open(self) -> bool:
         """A flor was called and is not settled yet (announcements or answers awaited)."""
-        return self._main.flor_open
+        return self._the_play().flor_open
 
     @property
     def telling(self) -> Telling | None:
-        return self._main.telling
+        return self._the_play().telling
 
     @property
     def awards(self) -> tuple[Award, ...]:
@@ -555,6 +624,7 @@ class Game:
             tuple(deal.cards),
             tuple(tuple(s) for s in deal.seen),
             tuple(sorted(deal.played)),
+            tuple(sorted(deal.owner.items())),
             tuple(p.key() for p in self._plays),
             tuple(self._log.awards) if self._log else (),
         )

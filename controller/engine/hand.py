@@ -18,15 +18,16 @@ the hand's narrow interface (``HandPlay``'s methods: ``sung``, ``start_telling``
 check it). The bazas (turn, table, results) and the cards (``Deal``) are the hand's.
 ``HandPlay.floor`` is the only place that says which phase has the floor; legal actions
 and refusals ask that phase, and ``apply`` sends each action to the phase it belongs to.
+Flor refusals are all decided by ``FlorPhase``: the phase with the floor hands it the
+flor's actions with what it knows (whose call is pending, whether a flor may answer it).
 Points go to a ``Board`` shared by the game.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import partial
-from typing import Protocol
+from typing import Any, Protocol
 
 from .actions import ACTION_TABLE, DECLARE_SLOT, KIND_SLOT, Action, Kind
 from .cards import CARDS, STRENGTH, SUIT_OF, Card, envido_of_indices, flor_of_indices
@@ -34,7 +35,19 @@ from .errors import RefusalCode
 from .results import Award, Reason
 from .rules import Claims, Falta, HouseRules
 
-__all__ = ["Board", "Deal", "FreePlay", "HandPlay", "Telling"]
+__all__ = ["Board", "Deal", "FreePlay", "HandPlay", "Telling", "Trail"]
+
+#: What the actions of a hand overwrote, in order: each object about to change (the
+#: board, a play, a phase) first puts the few old values it overwrites there, then itself;
+#: ``Game.pop`` takes an owner off the end and its ``undo`` takes back its values (``None``
+#: marks where an action starts). One flat list, no object per entry: a pop restores what
+#: its action overwrote, never a replay. Only the current hand's plays hold the trail
+#: (``Game`` detaches a hand's plays when the next is dealt), so the trail's references to
+#: them make no cycle that outlives their hand.
+Trail = list[Any]
+
+#: The trail of a play whose hand is over: nothing is written there.
+NO_TRAIL: Trail = []
 
 # Kind members as module constants: an Enum attribute lookup costs ten times more.
 _K_CONTRAFLOR = Kind.CONTRAFLOR
@@ -66,6 +79,9 @@ _ENV_OF = {_K_ENVIDO: _ENV_E, _K_REAL_ENVIDO: _ENV_R, _K_FALTA_ENVIDO: _ENV_F}
 _ENV_VALUE = (2, 3, 0)
 FLOR_KINDS = (_K_FLOR, _K_CONTRAFLOR, _K_CONTRAFLOR_AL_RESTO, _K_CON_FLOR_ME_ACHICO)
 _ANSWERS = (_K_QUIERO, _K_NO_QUIERO, _K_CON_FLOR_ME_ACHICO)
+#: What free play hands to the flor to judge: the flor's calls, and the answers (which in
+#: free play answer nothing, or wait for an open flor's course).
+_FREE_FLOR_KINDS = (*FLOR_KINDS, _K_QUIERO, _K_NO_QUIERO)
 
 #: The most an envido or a flor scores in a pica (section 8b); also a falta's value there.
 PICA_CAP = 6
@@ -75,6 +91,8 @@ PICA_CAP = 6
 _COURSE_NONE, _COURSE_FLOR, _COURSE_ACHICO, _COURSE_CONTRA, _COURSE_RESTO, _COURSE_BACKED = range(6)
 # Flor state.
 _FLOR_NONE, _FLOR_OPEN, _FLOR_CLOSED = range(3)
+
+_NO_SEATS: frozenset[int] = frozenset()
 
 _ENVIDO_RANGE = tuple(range(8)) + tuple(range(20, 34))
 _FLOR_RANGE = tuple(range(20, 39))
@@ -136,6 +154,9 @@ class _Layout:
         self.actions = _SeatActions(seats)
 
 
+# What a play's trail entries undo (``HandPlay.undo``).
+_U_PLAY, _U_SEEN, _U_FINISH, _U_TELL, _U_DEFER = range(5)
+
 #: Layouts by (play order, players at the table): worked out once.
 _LAYOUTS: dict[tuple[tuple[int, ...], int], _Layout] = {}
 
@@ -151,7 +172,8 @@ class Telling:
 
 
 class Board:
-    """The game's score, shared by the plays of a hand: awards are added here."""
+    """The game's score, shared by the plays of a hand: their awards are added here
+    (``HandPlay.award``)."""
 
     __slots__ = ("awards", "score", "target", "winner")
 
@@ -161,14 +183,12 @@ class Board:
         self.winner = winner
         self.awards: list[Award] = []  # the current hand's
 
-    def award(self, team: int, points: int, reason: Reason, pica: int | None) -> None:
-        """Score ``points`` for ``team``; nothing counts once the game is won."""
-        if self.winner is not None or points <= 0:
-            return
-        self.awards.append(Award(team, points, reason, pica))
-        self.score[team] += points
-        if self.score[team] >= self.target:
-            self.winner = team
+    def undo(self, trail: Trail) -> None:
+        """An award undone (scores below the target again: no winner)."""
+        self.awards.pop()
+        self.score[0], self.score[1] = trail[-2:]
+        del trail[-2:]
+        self.winner = None
 
 
 class Deal:
@@ -176,7 +196,9 @@ class Deal:
 
     __slots__ = ("all_known", "cards", "env", "flor", "flor_on", "owner", "played", "ready", "seen")
 
-    def __init__(self, cards: Sequence[tuple[int, ...] | None], flor_on: bool) -> None:
+    def __init__(
+        self, cards: Sequence[tuple[int, ...] | None], flor_on: bool, owner: dict[int, int]
+    ) -> None:
         n = len(cards)
         self.cards = list(cards)
         self.all_known = None not in cards
@@ -185,8 +207,9 @@ class Deal:
         self.flor: list[int | None] = [None] * n
         self.ready = False  # envido and flor points: worked out when first needed
         self.seen: list[list[int]] = [[] for _ in range(n)]
-        #: the seat each card is known to belong to: read at the deal, played or shown
-        self.owner: dict[int, int] = {c: s for s, cs in enumerate(cards) if cs for c in cs}
+        #: the seat each card is known to belong to: read at the deal (``owner``, the
+        #: deal's own), played or shown
+        self.owner = owner
         self.played: set[int] = set()
 
     def _points(self) -> None:
@@ -331,10 +354,8 @@ class TrucoPhase:
 
     def refusal(self, h: HandPlay, a: Action) -> RefusalCode | None:
         k, s = a.kind, a.seat
-        if h.late_flor_ok(a):  # late announcements (hands unknown)
-            return None
-        if k is _K_FLOR and h.flor_open:
-            return h.flor_call_refusal(s)
+        if k in FLOR_KINDS:  # a flor answering a truco (el envido está primero)
+            return h.flor_refusal_answering(a, self.caller, self.pending == 1)
         if s & 1 == self.caller:
             return R.CALL_PENDING
         if k is _K_QUIERO or k is _K_NO_QUIERO or k is _K_MAZO:
@@ -348,12 +369,6 @@ class TrucoPhase:
             if primero and not h.sung():
                 return None
             return R.CALL_PENDING if self.pending != 1 else R.ENVIDO_CLOSED
-        if k is _K_FLOR:
-            if self.pending != 1:
-                return R.CALL_PENDING
-            if h.baza or h.nplayed[s] or h.flor_called():
-                return R.ENVIDO_CLOSED
-            return None if h.rules.flor and h.deal.can_flor(s) else R.NO_FLOR
         if k is _K_PLAY and h.rules.implicit_quiero:
             if s != h.turn:
                 return R.NOT_YOUR_TURN
@@ -361,25 +376,44 @@ class TrucoPhase:
             return h.deal.card_refusal(s, a.card.index)
         return R.CALL_PENDING
 
+    def save(self, h: HandPlay) -> None:
+        """What this phase is about to overwrite, on the hand's trail."""
+        h.trail.extend((self.level, self.pending, self.caller, self.raiser, self))
+
+    def undo(self, trail: Trail) -> None:
+        self.level, self.pending, self.caller, self.raiser = trail[-4:]
+        del trail[-4:]
+
     def apply(self, h: HandPlay, a: Action) -> None:
         k = a.kind
         team = a.seat & 1
+        h.trail.extend((self.level, self.pending, self.caller, self.raiser, self))  # save()
         if k is _K_QUIERO:
-            self.accept(team)
+            self._accept(team)
         elif k is _K_NO_QUIERO:
             level = self.pending
             self.pending = 0
             h.finish([(self.caller, TRUCO_VALUE[level - 1], Reason.TRUCO)])
         else:  # a call, or a raise that accepts the pending call
             if self.pending:
-                self.accept(team)
+                self._accept(team)
             self.pending = _LEVEL_OF[k]
             self.caller = team
 
-    def accept(self, team: int) -> None:
+    def accept(self, h: HandPlay, team: int) -> None:
+        """The pending call accepted (a card played in answer: implicit quiero)."""
+        self.save(h)
+        self._accept(team)
+
+    def _accept(self, team: int) -> None:
         self.level = self.pending
         self.pending = 0
         self.raiser = team
+
+    def stop(self, h: HandPlay) -> None:
+        """The play ended: no call awaits an answer."""
+        self.save(h)
+        self.pending = 0
 
     def call_refusal(self, k: Kind, s: int) -> RefusalCode | None:
         """A truco call or raise while no call is pending: ``None`` when it is open."""
@@ -408,6 +442,18 @@ class EnvidoPhase:
 
     def key(self) -> tuple[object, ...]:
         return (self.done, tuple(self.chain), self.pending, self.caller, self.result)
+
+    def save(self, h: HandPlay) -> None:
+        """What this phase is about to overwrite, on the hand's trail (the chain by
+        reference and length: it only grows, or is replaced)."""
+        chain = self.chain
+        h.trail.extend((self.done, chain, len(chain), self.pending, self.caller, self.result, self))
+
+    def undo(self, trail: Trail) -> None:
+        self.done, chain, n, self.pending, self.caller, self.result = trail[-6:]
+        del trail[-6:]
+        del chain[n:]
+        self.chain = chain
 
     def window(self, h: HandPlay, s: int) -> bool:
         """``s`` may start an envido on its own initiative (turn aside)."""
@@ -446,23 +492,20 @@ class EnvidoPhase:
 
     def refusal(self, h: HandPlay, a: Action) -> RefusalCode | None:
         k, s = a.kind, a.seat
+        if k in FLOR_KINDS:  # a flor answering the envido
+            return h.flor_refusal_answering(a, self.caller, True)
         if s & 1 == self.caller:
             return R.CALL_PENDING
         if k is _K_QUIERO or k is _K_NO_QUIERO:
             return None
         if k in _ENVIDO_KINDS:
             return None if _ENV_OF[k] in self.raises() else R.RAISE_NOT_ALLOWED
-        if k is _K_FLOR:
-            if h.nplayed[s]:
-                return R.ENVIDO_CLOSED
-            if h.rules.flor and not h.flor_called() and h.deal.can_flor(s):
-                return None
-            return R.NO_FLOR
         return R.CALL_PENDING
 
     def apply(self, h: HandPlay, a: Action) -> None:
         k = a.kind
         team = a.seat & 1
+        self.save(h)
         if not self.pending:  # a call opens the chain
             self.done = True
             self.pending = True
@@ -486,13 +529,15 @@ class EnvidoPhase:
             self.chain.append(_ENV_OF[k])
             self.caller = team
 
-    def cancel(self) -> None:
+    def cancel(self, h: HandPlay) -> None:
         """A flor answered the pending envido: the envido is over (a flor called closes
         the envido for the rest of the hand through ``HandPlay.sung``)."""
+        self.save(h)
         self.pending = False
 
     def told(self, h: HandPlay, seat: int, value: int) -> None:
         """The telling ended: ``seat``'s ``value`` is best."""
+        self.save(h)
         self.result = (seat, value)
         team = seat & 1
         h.claim("envido", seat, value, self.stake(h, team), self.stake(h, 1 - team))
@@ -585,12 +630,23 @@ class TellingPhase:
             in_range = _FLOR_SET if self.kind == "flor" else _ENVIDO_SET
             ok = number is not None and number in in_range and number > self.best
             return None if ok else R.BAD_DECLARATION
-        if k is _K_FLOR and self.kind == "flor" and not self.history and not h.known:
-            return None if h.may_announce_flor(s) else h.flor_call_refusal(s)
+        if k in FLOR_KINDS:  # late flores before a flor telling's first declaration
+            return h.flor_refusal_telling(a, self.kind == "flor" and not self.history)
         return R.CALL_PENDING
+
+    def undo(self, trail: Trail) -> None:
+        """A declaration undone (each seat declares once: the last one is undone)."""
+        self.best, self.best_seat = trail[-2:]
+        del trail[-2:]
+        s, number = self.history.pop()
+        if number is None:
+            self.conceded.discard(s)
+        else:
+            del self.declared[s]
 
     def apply(self, h: HandPlay, a: Action) -> None:
         s, number = a.seat, a.number
+        h.trail.extend((self.best, self.best_seat, self))
         self.history.append((s, number))
         if number is None:
             self.conceded.add(s)
@@ -643,7 +699,7 @@ class FlorPhase:
         self.backed = -1  # team that backed down (excused from announcing)
         self.backdown = 0  # points of a refused contraflor or al resto
         self.result: tuple[int, int] | None = None
-        self.tapada: set[int] = set()
+        self.tapada = _NO_SEATS  # replaced, never changed: saved by reference
 
     def key(self) -> tuple[object, ...]:
         return (
@@ -660,6 +716,49 @@ class FlorPhase:
             self.result,
             tuple(sorted(self.tapada)),
         )
+
+    def save(self, h: HandPlay) -> None:
+        """What this phase is about to overwrite, on the hand's trail (the announcements
+        by reference and length: they only grow, or are replaced)."""
+        ann = self.ann
+        h.trail.extend(
+            (
+                self.state,
+                self.first,
+                ann,
+                len(ann),
+                self.course,
+                self.accepted,
+                self.answer,
+                self.raiser,
+                self.resto_before,
+                self.backed,
+                self.backdown,
+                self.result,
+                self.tapada,
+                self,
+            )
+        )
+
+    def undo(self, trail: Trail) -> None:
+        (
+            self.state,
+            self.first,
+            ann,
+            n,
+            self.course,
+            self.accepted,
+            self.answer,
+            self.raiser,
+            self.resto_before,
+            self.backed,
+            self.backdown,
+            self.result,
+            self.tapada,
+        ) = trail[-13:]
+        del trail[-13:]
+        del ann[n:]
+        self.ann = ann
 
     def may_announce(self, h: HandPlay, s: int) -> bool:
         return (
@@ -742,6 +841,50 @@ class FlorPhase:
                     add(row[_S_RESTO])
         self._announcements(h, out, False)
 
+    # ---- every flor refusal is decided here: with the floor (``refusal``), and for the
+    # phase that has it (free play, a pending truco or envido, a telling)
+
+    def free_refusal(self, h: HandPlay, a: Action) -> RefusalCode | None:
+        """A flor action, or an answer, in free play: a flor on one's own turn, late
+        announcements (hands unknown); until play resumes and the other team sets the
+        course, the calling team's answers and raises wait (section 6)."""
+        k, s = a.kind, a.seat
+        if self.state == _FLOR_OPEN and self.late_ok(h, a):
+            return None
+        if k is _K_FLOR:
+            return None if s == h.turn and self.starts(h, s) else self.call_refusal(h, s)
+        if self.waits_for_course(s & 1):
+            return R.CALL_PENDING
+        if k is _K_CONTRAFLOR or k is _K_CONTRAFLOR_AL_RESTO:
+            return R.RAISE_NOT_ALLOWED
+        return R.NO_PENDING_CALL  # quiero, no quiero, con flor me achico: nothing to answer
+
+    def answering_refusal(
+        self, h: HandPlay, a: Action, caller: int, may_answer: bool
+    ) -> RefusalCode | None:
+        """A flor action while ``caller``'s truco or envido awaits its answer: a first
+        flor answers it (``may_answer``: an envido, or a plain truco in the first baza),
+        late announcements go on (hands unknown); anything else waits."""
+        k, s = a.kind, a.seat
+        if self.state == _FLOR_OPEN:
+            if self.late_ok(h, a):
+                return None
+            if k is _K_FLOR:
+                return self.call_refusal(h, s)
+        if k is not _K_FLOR or s & 1 == caller or not may_answer:
+            return R.CALL_PENDING
+        if h.baza or h.nplayed[s] or self.state != _FLOR_NONE:
+            return R.ENVIDO_CLOSED
+        return None if h.deal.can_flor(s) else R.NO_FLOR
+
+    def telling_refusal(self, h: HandPlay, a: Action, late: bool) -> RefusalCode | None:
+        """A flor action during a telling: only a late flor (hands unknown) before a flor
+        telling's first declaration (``late``)."""
+        s = a.seat
+        if a.kind is _K_FLOR and late and not h.known:
+            return None if self.may_announce(h, s) else self.call_refusal(h, s)
+        return R.CALL_PENDING
+
     def call_refusal(self, h: HandPlay, s: int) -> RefusalCode:
         """Why ``s`` may not call or announce a flor now (no call pending)."""
         if self.state == _FLOR_CLOSED or h.baza or h.nplayed[s]:
@@ -803,6 +946,7 @@ class FlorPhase:
     def apply(self, h: HandPlay, a: Action) -> None:
         k, s = a.kind, a.seat
         team = s & 1
+        self.save(h)
         if self.state == _FLOR_NONE:
             # a first flor: on the caller's turn, or answering an envido or a plain truco
             h.cancel_envido()
@@ -871,6 +1015,7 @@ class FlorPhase:
     def close(self, h: HandPlay) -> None:
         """Resolve a flor that needs no comparison (none answered, con flor me achico, or a
         contraflor or al resto refused)."""
+        self.save(h)
         self.state = _FLOR_CLOSED
         if self.course == _COURSE_BACKED:
             self._settle(h, self.raiser, self.backdown)
@@ -884,7 +1029,7 @@ class FlorPhase:
         if all(h.deal.cards[x] is not None for x in seats):
             h.award(team, points, Reason.FLOR)
         else:
-            h.deferred.append(("flores", team, seats, 0, points, points))
+            h.defer(("flores", team, seats, 0, points, points))
 
     def stake(self, h: HandPlay) -> int:
         """What a compared flor is worth (a contraflor al resto: 6 in a pica)."""
@@ -898,6 +1043,7 @@ class FlorPhase:
 
     def told(self, h: HandPlay, seat: int, value: int) -> None:
         """The telling ended: ``seat``'s flor of ``value`` is best."""
+        self.save(h)
         self.result = (seat, value)
         self.state = _FLOR_CLOSED
         points = self.stake(h)
@@ -905,6 +1051,7 @@ class FlorPhase:
 
     def told_false(self, h: HandPlay, team: int) -> None:
         """A false declaration: the points at stake to ``team``, the other one."""
+        self.save(h)
         self.state = _FLOR_CLOSED
         h.award(team, self.stake(h), Reason.PENALTY)
 
@@ -914,7 +1061,8 @@ class FlorPhase:
 
     def tapada_check(self, h: HandPlay, s: int) -> None:
         """A holder who plays (or shows) without having announced: 3 to the other team."""
-        self.tapada.add(s)
+        self.save(h)
+        self.tapada = self.tapada | {s}
         h.award(1 - (s & 1), 3, Reason.PENALTY)
 
     def owes(self, s: int) -> bool:
@@ -956,18 +1104,8 @@ class FreePlay:
 
     def refusal(self, h: HandPlay, a: Action) -> RefusalCode | None:
         k, s = a.kind, a.seat
-        if h.late_flor_ok(a):  # late announcements (hands unknown)
-            return None
-        if k is _K_FLOR:
-            if s == h.turn and h.baza == 0 and h.flor_starts(s):
-                return None
-            return h.flor_call_refusal(s)
-        if (
-            k in _ANSWERS or k is _K_CONTRAFLOR or k is _K_CONTRAFLOR_AL_RESTO
-        ) and h.flor_waits_for_course(s & 1):
-            # hands unknown: until play resumes and the other team sets the course, only
-            # announcements are awaited; the calling team's answers and raises wait too
-            return R.CALL_PENDING
+        if k in _FREE_FLOR_KINDS:
+            return h.flor_refusal_free(a)
         if k is _K_PLAY:
             if s != h.turn:
                 return R.NOT_YOUR_TURN
@@ -975,12 +1113,8 @@ class FreePlay:
             return h.deal.card_refusal(s, a.card.index)
         if k is _K_MAZO:
             return None if s == h.turn else R.NOT_YOUR_TURN
-        if k in _ANSWERS:
-            return R.NO_PENDING_CALL
         if k in _TRUCO_KINDS:
             return h.truco_call_refusal(k, s)
-        if k is _K_CONTRAFLOR or k is _K_CONTRAFLOR_AL_RESTO:
-            return R.RAISE_NOT_ALLOWED
         if k in _ENVIDO_KINDS:
             if h.envido_window(s):
                 return None if s == h.turn else R.NOT_YOUR_TURN
@@ -1002,7 +1136,6 @@ class HandPlay:
     """
 
     __slots__ = (
-        "award",
         "baza",
         "baza_cards",
         "bazas",
@@ -1027,6 +1160,7 @@ class HandPlay:
         "table",
         "team_seats",
         "tell",
+        "trail",
         "truco",
         "turn",
     )
@@ -1040,6 +1174,9 @@ class HandPlay:
         pica: bool = False,
     ) -> None:
         self.rules = rules
+        #: the hand's trail, set by the game (``NO_TRAIL`` before, and once the next hand
+        #: is dealt)
+        self.trail = NO_TRAIL
         self.board = board
         self.deal = deal
         self.order = order
@@ -1051,8 +1188,6 @@ class HandPlay:
         self.mano = order[0]
         self.pica = order[0] if pica else None
         self.cap = PICA_CAP if pica else 1 << 30
-        #: award(team, points, reason): to the board, marked with this play's pica
-        self.award: Callable[[int, int, Reason], None] = partial(board.award, pica=self.pica)
         self.seats = layout.seats
         self.team_seats = layout.team_seats
         self.next_seat = layout.next_seat
@@ -1060,7 +1195,7 @@ class HandPlay:
         cards = deal.cards
         self.known = deal.all_known or all(cards[s] is not None for s in order)
         self.live = True
-        self.nplayed = [0] * len(deal.cards)
+        self.nplayed = [0] * players
         self.baza = 0
         self.table: list[tuple[int, int]] = []
         self.bazas: list[int] = []  # team that won each baza, -1 parda
@@ -1119,6 +1254,16 @@ class HandPlay:
     def apply(self, a: Action) -> None:
         """Apply a legal action: each kind to the phase it belongs to."""
         k, s = a.kind, a.seat
+        flor = self.flor
+        if k is _K_PLAY:  # (never legal in a telling or while the flor awaits an answer)
+            if flor.state == _FLOR_OPEN:
+                flor.close(self)  # play resumes: late announcements are over
+            truco = self.truco
+            if truco.pending:  # implicit quiero
+                truco.accept(self, s & 1)
+            assert a.card is not None
+            self.play(s, a.card.index)
+            return
         if k is _K_SHOW:
             self.see(s, [c.index for c in a.cards])
             return
@@ -1127,19 +1272,12 @@ class HandPlay:
             assert telling is not None
             telling.apply(self, a)
             return
-        flor = self.flor
         if k in FLOR_KINDS or (flor.state == _FLOR_OPEN and flor.answer >= 0):
             flor.apply(self, a)
             return
         if flor.state == _FLOR_OPEN and self.tell is None:
             flor.close(self)  # play resumes: late announcements are over
-        if k is _K_PLAY:
-            truco = self.truco
-            if truco.pending:  # implicit quiero
-                truco.accept(s & 1)
-            assert a.card is not None
-            self.play(s, a.card.index)
-        elif self.envido.pending or k in _ENVIDO_KINDS:
+        if self.envido.pending or k in _ENVIDO_KINDS:
             self.envido.apply(self, a)
         elif k is _K_MAZO:
             self.mazo(s & 1)
@@ -1162,10 +1300,12 @@ class HandPlay:
         return self.tell is not None
 
     def start_telling(self, kind: str) -> None:
+        self.trail.extend((self.tell, _U_TELL, self))
         self.tell = TellingPhase(kind, self.order)
 
     def told(self, kind: str, seat: int, value: int) -> None:
         """A telling ended with ``seat``'s ``value`` best: its phase scores it."""
+        self.trail.extend((self.tell, _U_TELL, self))
         self.tell = None
         if kind == "envido":
             self.envido.told(self, seat, value)
@@ -1174,6 +1314,7 @@ class HandPlay:
 
     def told_false(self, kind: str, team: int) -> None:
         """A telling ended with a false declaration: ``team``'s penalty."""
+        self.trail.extend((self.tell, _U_TELL, self))
         self.tell = None
         if kind == "envido":
             self.envido.told_false(self, team)
@@ -1186,10 +1327,15 @@ class HandPlay:
         if self.deal.cards[seat] is not None:
             self.award(team, points, Reason.ENVIDO if kind == "envido" else Reason.FLOR)
         else:
-            self.deferred.append((kind, team, (seat,), value, points, penalty))
+            self.defer((kind, team, (seat,), value, points, penalty))
+
+    def defer(self, claim: tuple[str, int, tuple[int, ...], int, int, int]) -> None:
+        """A claim to prove when the play ends (its seats' hands unknown)."""
+        self.trail.extend((_U_DEFER, self))
+        self.deferred.append(claim)
 
     def cancel_envido(self) -> None:
-        self.envido.cancel()
+        self.envido.cancel(self)
 
     def envido_window(self, s: int) -> bool:
         return self.envido.window(self, s)
@@ -1209,21 +1355,22 @@ class HandPlay:
     def may_announce_flor(self, s: int) -> bool:
         return self.flor.may_announce(self, s)
 
-    def flor_call_refusal(self, s: int) -> RefusalCode:
-        return self.flor.call_refusal(self, s)
+    def flor_refusal_free(self, a: Action) -> RefusalCode | None:
+        return self.flor.free_refusal(self, a)
 
-    def flor_waits_for_course(self, team: int) -> bool:
-        return self.flor.waits_for_course(team)
+    def flor_refusal_answering(
+        self, a: Action, caller: int, may_answer: bool
+    ) -> RefusalCode | None:
+        return self.flor.answering_refusal(self, a, caller, may_answer)
+
+    def flor_refusal_telling(self, a: Action, late: bool) -> RefusalCode | None:
+        return self.flor.telling_refusal(self, a, late)
 
     def late_flor(self, out: list[Action]) -> None:
         """Late flor announcements while play goes on (hands unknown)."""
         flor = self.flor
         if flor.state == _FLOR_OPEN:
             flor.late(self, out)
-
-    def late_flor_ok(self, a: Action) -> bool:
-        flor = self.flor
-        return flor.state == _FLOR_OPEN and flor.late_ok(self, a)
 
     # ---- the bazas
 
@@ -1237,10 +1384,13 @@ class HandPlay:
             and flor.owes(s)
         ):
             flor.tapada_check(self, s)
+        table = self.table
+        seen = deal.seen[s]
+        self.trail.extend((table, self.leader, len(seen), _U_PLAY, self))
         deal.played.add(c)
         self.nplayed[s] += 1
-        self.table.append((s, c))
-        self.see(s, (c,))
+        table.append((s, c))
+        self._seen(s, (c,), seen)
         if self.board.winner is not None:
             return
         if len(self.table) < self.n:
@@ -1273,8 +1423,12 @@ class HandPlay:
         """Cards of ``s`` seen (played or shown). With ``s``'s hand unknown, a flor not
         announced is tapada once its three cards have been seen and ``s`` has played its
         first card (cards shown before it, to prove a claim, make no tapada: section 6)."""
+        seen = self.deal.seen[s]
+        self.trail.extend((s, len(seen), _U_SEEN, self))
+        self._seen(s, cards, seen)
+
+    def _seen(self, s: int, cards: Iterable[int], seen: list[int]) -> None:
         deal = self.deal
-        seen = deal.seen[s]
         for c in cards:
             if c not in seen:
                 seen.append(c)
@@ -1318,7 +1472,6 @@ class HandPlay:
             and self.flor.state == _FLOR_NONE
         ):
             awards.append((other, 1, Reason.MAZO_ENVIDO))
-        self.truco.pending = 0
         self.finish(awards)
 
     def finish(self, awards: list[tuple[int, int, Reason]]) -> None:
@@ -1327,6 +1480,7 @@ class HandPlay:
         if flor.state == _FLOR_OPEN and self.tell is None and not flor.blocking(self):
             flor.close(self)
         deal = self.deal
+        self.trail.extend((self.deferred, _U_FINISH, self))
         for kind, team, seats, value, points, penalty in self.deferred:
             if kind == "envido":
                 # only seen cards prove: nothing seen proves nothing, not even a 0
@@ -1347,7 +1501,58 @@ class HandPlay:
         for team, points, reason in awards:
             self.award(team, points, reason)
         self.live = False
-        self.truco.pending = 0
+        if self.truco.pending:  # a mazo while a truco call awaited its answer
+            self.truco.stop(self)
+
+    def award(self, team: int, points: int, reason: Reason) -> None:
+        """Score ``points`` for ``team`` on the board, marked with this play's pica;
+        nothing counts once the game is won (``Board.undo`` takes an award back)."""
+        board = self.board
+        if board.winner is not None or points <= 0:
+            return
+        score = board.score
+        self.trail.extend((score[0], score[1], board))
+        board.awards.append(Award(team, points, reason, self.pica))
+        score[team] += points
+        if score[team] >= board.target:
+            board.winner = team
+
+    def undo(self, trail: Trail) -> None:
+        """What one of this play's steps overwrote, restored (``Game.pop``)."""
+        what = trail.pop()
+        if what == _U_PLAY:
+            table, self.leader, seen = trail[-3:]
+            del trail[-3:]
+            if table is not self.table:  # the card completed a baza
+                self.bazas.pop()
+                self.baza_cards.pop()
+                self.baza -= 1
+                self.table = table
+            s, c = table.pop()  # the card played (the baza's table kept it)
+            self.turn = s  # a card is played on its seat's turn
+            self.nplayed[s] -= 1
+            self.deal.played.discard(c)
+            self._unsee(s, seen)
+        elif what == _U_SEEN:
+            n = trail.pop()
+            self._unsee(trail.pop(), n)
+        elif what == _U_FINISH:
+            self.deferred = trail.pop()
+            self.live = True
+        elif what == _U_TELL:
+            self.tell = trail.pop()
+        else:  # _U_DEFER
+            self.deferred.pop()
+
+    def _unsee(self, s: int, n: int) -> None:
+        """``s``'s cards seen back to the first ``n``."""
+        deal = self.deal
+        seen = deal.seen[s]
+        if deal.cards[s] is None:  # cards first known by being seen: owned no more
+            owner = deal.owner
+            for c in seen[n:]:
+                del owner[c]
+        del seen[n:]
 
     # ---- shared helpers
 
@@ -1402,6 +1607,11 @@ class HandPlay:
     @property
     def truco_level(self) -> int:
         return self.truco.level
+
+    @property
+    def hand_value(self) -> int:
+        """What the play is worth now (its accepted truco level's points)."""
+        return TRUCO_VALUE[self.truco.level]
 
     @property
     def truco_pending(self) -> tuple[int, int] | None:

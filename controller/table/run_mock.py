@@ -104,7 +104,7 @@ class MockRun:
         if self.game.winner is not None or not self.game.hand_in_progress:
             return None
         n = self.rules.players
-        start = self.game.turn or 0
+        start = next(iter(self.game.turns), 0)  # a seat whose turn it is (one per pica)
         for i in range(n):
             seat = (start + i) % n
             bot = self.bots.get(seat)

@@ -269,7 +269,7 @@ class SimTable:
         game: Game = run.game
         if not game.hand_in_progress:
             return False
-        seats = [s for s in range(game.players) if s != game.turn]
+        seats = [s for s in range(game.players) if game.turn_of(s) != s]  # its own pica's
         seat = rng.choice(seats)
         cards = game.cards_in_hand(seat) or ()
         if not cards:

@@ -8,7 +8,16 @@ from __future__ import annotations
 
 import pytest
 
-from controller.engine import Action, Card, Claims, Game, HouseRules, Kind, RefusalCode
+from controller.engine import (
+    Action,
+    Card,
+    Claims,
+    Game,
+    HouseRules,
+    Kind,
+    PicaPicaHandError,
+    RefusalCode,
+)
 
 
 def cards(text: str) -> list[Card]:
@@ -408,3 +417,67 @@ def test_a_partial_deal_lists_no_card_of_another_seat() -> None:
     assert _code(game, "1 play 4C") is RefusalCode.CARD_ALREADY_PLAYED
     assert _code(game, "3 show 7B") is RefusalCode.CARD_NOT_IN_HAND
     assert _code(game, "3 show 4C") is RefusalCode.CARD_ALREADY_PLAYED
+
+
+#: The Game properties about the hand's one play (a pica-pica hand has three).
+ONE_PLAY = (
+    "turn",
+    "baza",
+    "baza_results",
+    "table_cards",
+    "played_bazas",
+    "truco_level",
+    "hand_value",
+    "truco_pending",
+    "raise_team",
+    "envido_chain",
+    "envido_pending",
+    "envido_result",
+    "flor_result",
+    "flor_announced",
+    "flor_pending",
+    "flor_call",
+    "flor_course_team",
+    "flor_open",
+    "telling",
+)
+
+
+def test_pica_pica_hand_questions_name_their_pica() -> None:
+    """Six seats, pica-pica: the turn, the table and the calls are asked per seat (its
+    pica's) or for every pica (``turns``); the questions about the hand's one play refuse
+    to answer for one pica (they answered for the mano's)."""
+    game = pica_game()
+    assert list(game.turns) == [0, 1, 2]
+    game.push_str("0 play 1E")
+    game.push_str("1 truco")
+    assert list(game.turns) == [3, 1, 2]
+    assert [game.turn_of(s) for s in range(6)] == [3, 1, 2, 3, 1, 2]
+    assert game.play_of(3).table_cards == ((0, Card.from_str("1E")),)
+    assert game.play_of(1).table_cards == () and game.play_of(2).table_cards == ()
+    assert game.play_of(4).truco_pending == (1, 1) and game.play_of(0).truco_pending is None
+    assert game.play_of(4).hand_value == 1
+    game.push_str("4 quiero")
+    assert game.play_of(1).hand_value == 2 and game.play_of(0).hand_value == 1
+    for name in ONE_PLAY:
+        with pytest.raises(PicaPicaHandError, match="play_of"):
+            getattr(game, name)
+    game.push_str("2 mazo")  # pica 2 ends: its seats have no turn, the others go on
+    assert list(game.turns) == [3, 1] and game.turn_of(5) is None
+    game.push_str("1 mazo")
+    game.push_str("3 mazo")
+    assert list(game.turns) == [] and not game.hand_in_progress
+    with pytest.raises(PicaPicaHandError):
+        _ = game.turn  # still the pica-pica hand's, until the next deal
+
+
+def test_a_hand_of_one_play_answers_the_hand_questions() -> None:
+    """Outside pica-pica the hand has one play: the hand's questions are its play's."""
+    game = Game(HouseRules(players=6, pica_pica=True))  # 0-0: no pica-pica yet
+    game.deal(SIX_DEAL)
+    assert not game.pica_pica and game.turns == (0,) and game.turn == 0
+    (play,) = game.plays
+    game.push_str("0 truco")
+    for name in ONE_PLAY:
+        assert getattr(game, name) == getattr(play, name), name
+    assert game.truco_pending == (1, 0) and game.hand_value == 1

@@ -100,3 +100,53 @@ def test_the_hand_gives_the_floor_to_a_phase_object() -> None:
     assert isinstance(play.floor(), hand.FreePlay)
     game.push_str("0 truco")
     assert isinstance(play.floor(), hand.TrucoPhase)
+
+
+#: What only the flor decides: its calls, and the refusal of a flor one does not hold.
+FLOR_NAMES = {"_K_FLOR", "_K_CONTRAFLOR", "_K_CONTRAFLOR_AL_RESTO", "_K_CON_FLOR_ME_ACHICO"}
+OTHERS = (hand.TrucoPhase, hand.EnvidoPhase, hand.TellingPhase, hand.FreePlay)
+
+
+def _refusal(cls: type) -> ast.FunctionDef:
+    found = [
+        n for n in _tree(cls).body if isinstance(n, ast.FunctionDef) and n.name == "refusal"
+    ]
+    assert len(found) == 1
+    return found[0]
+
+
+def _names(node: ast.AST) -> set[str]:
+    """The names and attributes the code uses."""
+    names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    return names | {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)}
+
+
+@pytest.mark.parametrize("cls", OTHERS, ids=[c.__name__ for c in OTHERS])
+def test_flor_refusals_are_decided_by_the_flor_alone(cls: type) -> None:
+    """Every flor refusal is decided in one place, ``FlorPhase``: another phase's refusal
+    names no flor call and no NO_FLOR, and hands the flor's actions to the flor (an ``if``
+    on the flor's kinds whose body returns the hand's ``flor_refusal_...``)."""
+    method = _refusal(cls)
+    names = _names(method)
+    assert not names & (FLOR_NAMES | {"NO_FLOR"}), sorted(names & (FLOR_NAMES | {"NO_FLOR"}))
+    handed = [
+        n
+        for n in ast.walk(method)
+        if isinstance(n, ast.If)
+        and "FLOR_KINDS" in ast.unparse(n.test)
+        and isinstance(n.body[0], ast.Return)
+        and ast.unparse(n.body[0]).startswith("return h.flor_refusal_")
+    ]
+    assert len(handed) == 1
+
+
+def test_the_flor_check_finds_a_flor_decided_elsewhere() -> None:
+    """The check itself: a refusal deciding a flor on its own is caught."""
+    source = (
+        "class Leaky:\n"
+        "    def refusal(self, h, a):\n"
+        "        if a.kind is _K_FLOR:\n"
+        "            return R.NO_FLOR\n"
+    )
+    names = _names(ast.parse(source))
+    assert names & FLOR_NAMES == {"_K_FLOR"} and "NO_FLOR" in names

@@ -1,15 +1,17 @@
 """Undo: pop after pop goes back step by step through every state passed (across deals,
-down to the start), a redo of the same steps comes back to the same states, and
+down to the start), a redo of the same steps comes back to the same states, a pop
+restores what was saved (no replay: the same objects, no action applied again), and
 ``copy()`` is an independent game in the same state with the same undo history."""
 
 from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.engine import CARDS, Action, Card, Game, HouseRules
+from controller.engine import CARDS, Action, Card, Game, HandPlay, HouseRules, Kind
 
 from .strategies import house_rules
 
@@ -97,3 +99,59 @@ def test_copy_is_an_independent_game_in_the_same_state(rules: HouseRules, seed: 
         twin.pop()  # the copy has the same undo history
         game.pop()
         assert twin.state_key() == game.state_key()
+
+
+def _long_hand(players: int) -> tuple[Game, list[Action]]:
+    """A hand played to its end by its legal actions in turn, never the mazo nor a no
+    quiero: at least two bazas' cards, and calls."""
+    game = Game(HouseRules(players=players))
+    cards = random.Random(players).sample(CARDS, 3 * players)
+    game.deal({s: cards[3 * s : 3 * s + 3] for s in range(players)})
+    pushed: list[Action] = []
+    while game.hand_in_progress and game.winner is None:
+        legal = [a for a in game.legal_list() if a.kind not in (Kind.MAZO, Kind.NO_QUIERO)]
+        action = legal[len(pushed) % len(legal)]
+        game.push(action)
+        pushed.append(action)
+    return game, pushed
+
+
+def test_pop_restores_the_same_objects() -> None:
+    """A pop hands back what its action overwrote: the hand's plays stay the very objects
+    they were (a replay would build new ones), down to the deal; undoing the next deal
+    returns to the previous hand's own plays."""
+    game, pushed = _long_hand(6)
+    assert len(pushed) >= 12
+    plays = game.plays
+    ended = game.state_key()
+    game.deal()
+    assert game.plays != plays
+    assert game.pop() is None  # the deal undone: the previous hand's own plays again
+    assert game.plays == plays and all(a is b for a, b in zip(game.plays, plays, strict=True))
+    assert game.state_key() == ended
+    for action in reversed(pushed):
+        assert game.pop() == action
+        assert all(a is b for a, b in zip(game.plays, plays, strict=True))
+
+
+def test_pop_applies_no_action(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Undoing a whole hand applies no action again (counted on the play's ``apply``; the
+    compiled build's classes cannot be patched: there the test above shows it)."""
+    game, pushed = _long_hand(4)
+    applied = 0
+    original = HandPlay.apply
+
+    def counted(self: HandPlay, action: Action) -> None:
+        nonlocal applied
+        applied += 1
+        original(self, action)
+
+    try:
+        monkeypatch.setattr(HandPlay, "apply", counted)
+    except TypeError:
+        pytest.skip("the compiled build's classes cannot be patched")
+    for _ in pushed:
+        game.pop()
+    assert applied == 0 and game.move_stack == ()
+    game.push(pushed[0])  # the count counts
+    assert applied == 1

@@ -11,6 +11,7 @@ from controller.engine.playout import random_game
 from controller.table.bots import Bot
 from controller.table.claims import near_the_end, unproven_claims
 from controller.table.controls import Button, short_press_kind
+from controller.table.run_mock import MockRun
 from controller.table.screens import seat_screen
 
 from .crash_trials import run_trials
@@ -150,3 +151,24 @@ def test_a_bot_of_the_players_team_answers_in_its_own_pica() -> None:
     normal.push_str("0 envido")  # a normal hand: the human partner answers for team 1
     assert normal.view(1).challenged
     assert Bot(1, random.Random(1), answers=False).choose(normal) is None
+
+
+def test_the_mock_tables_bots_play_every_pica_of_a_hand() -> None:
+    """Six seats, pica-pica from the first hand (5-0): the mock table's bots look first at
+    a seat whose turn it is in some pica (``Game.turns``), play the hand to its end in all
+    three picas, and the seats' screens draw each one's pica along the way."""
+    run = MockRun(HouseRules(players=6, pica_pica=True), seed=3, human=None, score=(5, 0))
+    try:
+        run.deal()
+        assert run.game.pica_pica and len(run.game.turns) == 3
+        steps = 0
+        while run.game.hand_in_progress and run.game.winner is None:
+            action = run.bot_step()
+            assert action is not None, "the bots are stuck"
+            lines = run.render(all_seats=True)
+            assert lines
+            steps += 1
+            assert steps < 300
+        assert {a.pica for a in run.game.hands[-1].awards} == {0, 1, 2}
+    finally:
+        run.close()
