@@ -90,8 +90,14 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
     ("game.py", "Game._clear_hand",
      "self._main = HandPlay(self.rules, self._board, self._deal, self._orders[0])", "0 -> 1"):
         "the play before any deal is never live: no turn, order or action is read from it",
-    ("game.py", "Game._clear_hand", "self._main.live = False", "False -> True"):
+    ("game.py", "Game._clear_hand", "play.live = False", "False -> True"):
         "every reader of the play's liveness checks Game._live (False before a deal) first",
+    ("game.py", "Game._the_play", "if len(plays) > 1:", "1 -> 2"):
+        "a hand has one play or three (pica-pica): > 2 and > 1 say the same",
+    ("game.py", "Game.turn", "return play.turn if self._live and play.live else None",
+     "And -> Or"):
+        "asked of a normal hand only (a pica-pica hand raises): its one play is live "
+        "exactly while the hand is, and both are False between hands",
     ("game.py", "Game._start_hand", "play_of = [plays[0]] * n", "0 -> 1"):
         "every seat is in one of the three picas: the loop below overwrites every entry",
     ("game.py", "Game._hand_end",
@@ -133,8 +139,8 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "set by the back-down before the only read (the backed course)",
     ("hand.py", "FlorPhase.late", "self._announcements(h, out, True)", "True -> False"):
         "late() runs only when no known holder is awaited, so no known seat may announce",
-    ("hand.py", "FlorPhase._settle",
-     'h.deferred.append(("flores", team, seats, 0, points, points))', "0 -> 1"):
+    ("hand.py", "FlorPhase._settle", 'h.defer(("flores", team, seats, 0, points, points))',
+     "0 -> 1"):
         "the value of a set of flores is never read (each flor is proven by its suit)",
     ("hand.py", "HandPlay.__init__", "self.cap = PICA_CAP if pica else 1 << 30", "30 -> 29"):
         "no envido or flor is worth 2**29 points: the cap of a normal hand never binds",
@@ -203,7 +209,8 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "waits_for_course and close ask for it)",
     ("hand.py", "HandPlay.mazo", "self.truco.pending = 0", "0 -> 1"):
         "the mazo ends the play: HandPlay.finish sets pending to 0 right after",
-    ("hand.py", "Board.award", "if self.winner is not None or points <= 0:", "LtE -> Lt"):
+    ("hand.py", "HandPlay.award", "if board.winner is not None or points <= 0:",
+     "LtE -> Lt"):
         "no award is of 0 points: every value the rules give is at least 1 (a falta is "
         "the distance to a target nobody reached yet, a backed-down flor 4 or 6)",
     ("hand.py", "FlorPhase.__init__", "self.answer = -1", "1 -> 2"):

@@ -174,3 +174,21 @@ def test_the_flor_course_is_awaited_only_while_a_flor_is_open_against_a_team() -
     plain.push_str("0 envido")
     plain.push_str("1 quiero")  # no flor in the hand
     assert plain.flor_course_team is None
+
+
+def test_a_flor_answering_a_truco_with_hands_unknown_keeps_the_truco_waiting() -> None:
+    """Section 6 and decision 13: a flor may answer a plain truco in the first baza;
+    the truco still awaits team 1's answer. With hands unknown the flor stays open for
+    announcements: the calling team's contraflor is call_pending, a second flor by the
+    seat that sang it envido_closed, while the other team may still announce and set the
+    course."""
+    game = Game(HouseRules(flor=True))
+    game.deal()
+    game.push_str("0 truco")
+    game.push_str("1 flor")
+    assert game.truco_pending == (1, 0) and game.flor_open
+    assert _code(game, "1 contraflor") is RefusalCode.CALL_PENDING
+    assert _code(game, "1 contraflor-al-resto") is RefusalCode.CALL_PENDING
+    assert _code(game, "1 flor") is RefusalCode.ENVIDO_CLOSED
+    assert _code(game, "0 flor") is None
+    assert _code(game, "0 contraflor") is None
