@@ -87,9 +87,6 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "and pica-pica is played only at six (the other two change the picas: killed)",
     ("game.py", "Game._clear_hand", "self._mano = -1", "1 -> 0"):
         "read only through Game.mano, None while no hand was dealt (the only time it runs)",
-    ("game.py", "Game._clear_hand",
-     "self._main = HandPlay(self.rules, self._board, self._deal, self._orders[0])", "0 -> 1"):
-        "the play before any deal is never live: no turn, order or action is read from it",
     ("game.py", "Game._clear_hand", "play.live = False", "False -> True"):
         "every reader of the play's liveness checks Game._live (False before a deal) first",
     ("game.py", "Game._the_play", "if len(plays) > 1:", "1 -> 2"):
@@ -98,6 +95,10 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
      "And -> Or"):
         "asked of a normal hand only (a pica-pica hand raises): its one play is live "
         "exactly while the hand is, and both are False between hands",
+    ("game.py", "Game._resume", "board.score[0], board.score[1] = end[0], end[1]", "0 -> 1"):
+        "of the line's two, score[0] -> score[1] survives: a deal is undone only after "
+        "every action of its hand was popped, which gave the score back, so score[0] is "
+        "end[0] already (end[0] -> end[1] is killed)",
     ("game.py", "Game._start_hand", "play_of = [plays[0]] * n", "0 -> 1"):
         "every seat is in one of the three picas: the loop below overwrites every entry",
     ("game.py", "Game._hand_end",
@@ -207,8 +208,6 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "set by the hand's first flor (which opens the flor) before any read: every "
         "reader runs with the flor open or closed (the floor, late announcements, "
         "waits_for_course and close ask for it)",
-    ("hand.py", "HandPlay.mazo", "self.truco.pending = 0", "0 -> 1"):
-        "the mazo ends the play: HandPlay.finish sets pending to 0 right after",
     ("hand.py", "HandPlay.award", "if board.winner is not None or points <= 0:",
      "LtE -> Lt"):
         "no award is of 0 points: every value the rules give is at least 1 (a falta is "
