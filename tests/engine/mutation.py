@@ -87,6 +87,9 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "and pica-pica is played only at six (the other two change the picas: killed)",
     ("game.py", "Game._clear_hand", "self._mano = -1", "1 -> 0"):
         "read only through Game.mano, None while no hand was dealt (the only time it runs)",
+    ("game.py", "Game._clear_hand",
+     "play = HandPlay(self.rules, self._board, self._deal, self._orders[0])", "0 -> 1"):
+        "the play before any deal is never live: no turn, order or action is read from it",
     ("game.py", "Game._clear_hand", "play.live = False", "False -> True"):
         "every reader of the play's liveness checks Game._live (False before a deal) first",
     ("game.py", "Game._the_play", "if len(plays) > 1:", "1 -> 2"):
