@@ -136,7 +136,7 @@ def test_pop_restores_the_same_objects() -> None:
 
 def test_pop_applies_no_action(monkeypatch: pytest.MonkeyPatch) -> None:
     """Undoing a whole hand applies no action again (counted on the play's ``apply``; the
-    compiled build's classes cannot be patched: there the test above shows it)."""
+    compiled build does not call a patched method: there the test above shows it)."""
     game, pushed = _long_hand(4)
     applied = 0
     original = HandPlay.apply
@@ -150,8 +150,12 @@ def test_pop_applies_no_action(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setattr(HandPlay, "apply", counted)
     except TypeError:
         pytest.skip("the compiled build's classes cannot be patched")
+    last = game.pop()
+    assert last is not None and last == pushed[-1]
+    game.push(last)  # the count counts
+    if applied == 0:
+        pytest.skip("the compiled build calls its own apply, not the patched one")
+    assert applied == 1
     for _ in pushed:
         game.pop()
-    assert applied == 0 and game.move_stack == ()
-    game.push(pushed[0])  # the count counts
-    assert applied == 1
+    assert applied == 1 and game.move_stack == ()

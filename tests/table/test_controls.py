@@ -227,7 +227,7 @@ def test_every_action_can_be_made_on_the_pad(rules: HouseRules, seed: int, known
             game.deal(deal)
         inputs = [SeatInput() for _ in range(rules.players)]
         for s, inp in enumerate(inputs):
-            if game.telling is not None:
+            if game.play_of(s).telling is not None:  # the seat's own pica's, in pica-pica
                 start_number_entry(game, s, inp)
         for action in rng.sample(_all_candidates(game), 12):
             inp = inputs[action.seat]
