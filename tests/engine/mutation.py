@@ -88,10 +88,20 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
     ("game.py", "Game._clear_hand", "self._mano = -1", "1 -> 0"):
         "read only through Game.mano, None while no hand was dealt (the only time it runs)",
     ("game.py", "Game._clear_hand",
-     "self._main = HandPlay(self.rules, self._board, self._deal, self._orders[0])", "0 -> 1"):
+     "play = HandPlay(self.rules, self._board, self._deal, self._orders[0])", "0 -> 1"):
         "the play before any deal is never live: no turn, order or action is read from it",
-    ("game.py", "Game._clear_hand", "self._main.live = False", "False -> True"):
+    ("game.py", "Game._clear_hand", "play.live = False", "False -> True"):
         "every reader of the play's liveness checks Game._live (False before a deal) first",
+    ("game.py", "Game._the_play", "if len(plays) > 1:", "1 -> 2"):
+        "a hand has one play or three (pica-pica): > 2 and > 1 say the same",
+    ("game.py", "Game.turn", "return play.turn if self._live and play.live else None",
+     "And -> Or"):
+        "asked of a normal hand only (a pica-pica hand raises): its one play is live "
+        "exactly while the hand is, and both are False between hands",
+    ("game.py", "Game._resume", "board.score[0], board.score[1] = end[0], end[1]", "0 -> 1"):
+        "of the line's two, score[0] -> score[1] survives: a deal is undone only after "
+        "every action of its hand was popped, which gave the score back, so score[0] is "
+        "end[0] already (end[0] -> end[1] is killed)",
     ("game.py", "Game._start_hand", "play_of = [plays[0]] * n", "0 -> 1"):
         "every seat is in one of the three picas: the loop below overwrites every entry",
     ("game.py", "Game._hand_end",
@@ -133,8 +143,8 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "set by the back-down before the only read (the backed course)",
     ("hand.py", "FlorPhase.late", "self._announcements(h, out, True)", "True -> False"):
         "late() runs only when no known holder is awaited, so no known seat may announce",
-    ("hand.py", "FlorPhase._settle",
-     'h.deferred.append(("flores", team, seats, 0, points, points))', "0 -> 1"):
+    ("hand.py", "FlorPhase._settle", 'h.defer(("flores", team, seats, 0, points, points))',
+     "0 -> 1"):
         "the value of a set of flores is never read (each flor is proven by its suit)",
     ("hand.py", "HandPlay.__init__", "self.cap = PICA_CAP if pica else 1 << 30", "30 -> 29"):
         "no envido or flor is worth 2**29 points: the cap of a normal hand never binds",
@@ -159,6 +169,86 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "play, and a telling never ends a play",
     ("hand.py", "HandPlay.best_of", "best_seat, best = -1, -1", "1 -> 2"):
         "points are >= 0: the first member in play order replaces both",
+    ("hand.py", "HandPlay.best_of", "best_seat, best = -1, -1", "1 -> 0"):
+        "of the line's two, best_seat -1 -> 0 survives: points are >= 0, so the first "
+        "member in play order replaces it (best -1 -> 0 is killed: "
+        "test_an_envido_of_zero_all_round_goes_to_the_mano)",
+    ("hand.py", "FlorPhase.refusal", "answer < 0", "0 -> 1"):
+        "with the course still unset no raise was made, so no answer is awaited (answer "
+        "is -1): the line's course == _COURSE_NONE implies answer < 0",
+    ("hand.py", "FlorPhase.refusal", "answer < 0", "Lt -> LtE"):
+        "with the course still unset no raise was made, so no answer is awaited (answer "
+        "is -1): the line's course == _COURSE_NONE implies answer < 0",
+    ("hand.py", "FlorPhase.course_team",
+     "if self.state == _FLOR_OPEN and self.course == _COURSE_NONE and self.answer < 0:",
+     "Lt -> LtE"):
+        "with the course still unset no raise was made, so answer is -1: the "
+        "course == _COURSE_NONE before it implies answer < 0",
+    ("hand.py", "FlorPhase.course_team",
+     "if self.state == _FLOR_OPEN and self.course == _COURSE_NONE and self.answer < 0:",
+     "0 -> 1"):
+        "with the course still unset no raise was made, so answer is -1: the "
+        "course == _COURSE_NONE before it implies answer < 0",
+    ("hand.py", "Deal._points", "self.ready = True", "True -> False"):
+        "a cache flag: left False the points are worked out again at every read, the same "
+        "points from the same cards",
+    ("hand.py", "_Layout.__init__", "nxt = [-1] * players", "1 -> 0"):
+        "the loop below sets the next seat of every seat of the play; the others' entries "
+        "(a pica's other seats) are never read: a seat plays only in its own play",
+    ("hand.py", "_Layout.__init__", "nxt = [-1] * players", "1 -> 2"):
+        "the loop below sets the next seat of every seat of the play; the others' entries "
+        "(a pica's other seats) are never read: a seat plays only in its own play",
+    ("hand.py", "FlorPhase.progress",
+     "course in (_COURSE_CONTRA, _COURSE_RESTO) and self.accepted", "And -> Or"):
+        "accepted is True only after a quiero, which leaves the course a contraflor or al "
+        "resto; and that course with no answer awaited comes only from a quiero (a "
+        "refusal sets the backed course): either half says the same",
+    ("hand.py", "FlorPhase.__init__", "self.first = -1", "1 -> 0"):
+        "set by the hand's first flor (which opens the flor) before any read: every "
+        "reader runs with the flor open or closed (the floor, late announcements, "
+        "waits_for_course and close ask for it)",
+    ("hand.py", "FlorPhase.__init__", "self.first = -1", "1 -> 2"):
+        "set by the hand's first flor (which opens the flor) before any read: every "
+        "reader runs with the flor open or closed (the floor, late announcements, "
+        "waits_for_course and close ask for it)",
+    ("hand.py", "HandPlay.award", "if board.winner is not None or points <= 0:",
+     "LtE -> Lt"):
+        "no award is of 0 points: every value the rules give is at least 1 (a falta is "
+        "the distance to a target nobody reached yet, a backed-down flor 4 or 6)",
+    ("hand.py", "FlorPhase.__init__", "self.answer = -1", "1 -> 2"):
+        "only ever tested as >= 0 or < 0 (and compared with a team after >= 0)",
+    ("hand.py", "HandPlay.finish",
+     "if flor.state == _FLOR_OPEN and self.tell is None and not flor.blocking(self):",
+     "drop not"):
+        "dead condition: apply closes an open flor before any action that can end the "
+        "play, and a telling never ends a play",
+    ("hand.py", "TrucoPhase.__init__", "self.raiser = -1", "1 -> 2"):
+        "read only once a truco was accepted (which sets it), or tested >= 0",
+    ("hand.py", "<module>",
+     "_S_TRUCO = (0, _KS + _K_TRUCO, _KS + _K_RETRUCO, _KS + _K_VALE_CUATRO)", "0 -> 1"):
+        "the first slot is a placeholder: the truco slots are asked by level, 1 to 3",
+    ("hand.py", "HandPlay.falta", "lead = a if a > b else b", "Gt -> GtE"):
+        "with a == b either is the lead",
+    ("hand.py", "<module>", "_ENV_VALUE = (2, 3, 0)", "0 -> 1"):
+        "the falta's slot is never summed: a falta is always the chain's last call (never "
+        "in the refused chain's earlier calls) and an accepted chain with it is the falta",
+    ("hand.py", "HandPlay.play", "best = -1", "1 -> 0"):
+        "every card's strength is >= 1 (the 4s): the first card sets it either way",
+    ("hand.py", "HandPlay.play", "result = -1", "1 -> 2"):
+        "a parda is only ever tested as < 0 (baza results, the hand's winner)",
+    ("hand.py", "FlorPhase.apply", "self._raise(_COURSE_CONTRA, team, 0)", "0 -> 1"):
+        "what a refused al resto is worth is read only under an al resto course, whose "
+        "_raise sets it (4 or 6); a refused contraflor is worth 4 whatever it says",
+    ("hand.py", "FlorPhase.__init__", "self.resto_before = 0", "0 -> 1"):
+        "read only under an al resto course, whose _raise sets it first",
+    ("hand.py", "FlorPhase.apply", "self.answer = -1", "1 -> 2"):
+        "only ever tested as >= 0 or < 0 (and compared with a team after >= 0)",
+    ("hand.py", "EnvidoPhase.__init__", "self.caller = -1", "1 -> 0"):
+        "written with every envido call, read only while one is pending",
+    ("hand.py", "FlorPhase.__init__", "self.accepted = False", "False -> True"):
+        "read only with the course a contraflor or al resto and no answer awaited, which "
+        "only its quiero leads to (a refusal sets the backed course, a raise awaits an "
+        "answer, and nothing raises after a quiero)",
     ("claims.py", "<module>", "@dataclass(frozen=True, slots=True)", "True -> False"):
         "of the line's two, slots=False survives: slots only save memory, and a frozen "
         "class refuses every assignment either way (frozen=False is killed: "
@@ -463,6 +553,12 @@ def main(argv: list[str] | None = None) -> int:
             if time.monotonic() - start > args.budget:
                 break
             results.append((m, run_mutant(m, work, args.timeout)))
+            if results[-1][1] == "survived":  # as found, to judge a long run while it goes
+                print(
+                    f"({len(results)}/{len(todo)}) {m.file}:{m.line}: {m.what}",
+                    file=sys.stderr,
+                    flush=True,
+                )
         elapsed = time.monotonic() - start
     survived = [m for m, r in results if r == "survived"]
     equivalent = 0

@@ -12,6 +12,7 @@ from controller.engine.rules import Claims, Falta
 from controller.transcript import parse, replay, result_json
 
 from ..test_scenario_mirror import _players, mirror_result, mirror_transcript
+from .test_one_path import random_positions
 from .test_perft import POSITIONS, divide
 from .test_properties import check_transcript_round_trip, play_checked
 
@@ -37,28 +38,46 @@ def _perft() -> None:
 def _games(count: int = 120, seed: int = 14) -> None:
     rng = random.Random(seed)
     for _ in range(count):
-        rules = HouseRules(
-            players=rng.choice((2, 4, 6)),
-            target=rng.choice((15, 30)),
-            flor=rng.random() < 0.6,
-            falta=rng.choice(list(Falta)),
-            mazo_envido_point=rng.random() < 0.5,
-            claims=rng.choice(list(Claims)),
-            implicit_quiero=rng.random() < 0.3,
-            pica_pica=rng.random() < 0.5,
-        )
+        rules = _rules(rng)
         known = rng.random() < 0.7
         game = play_checked(rules, rng.randrange(2**32), known=known, max_actions=600)
         check_transcript_round_trip(game)
 
 
+def _rules(rng: random.Random) -> HouseRules:
+    return HouseRules(
+        players=rng.choice((2, 4, 6)),
+        target=rng.choice((15, 30)),
+        flor=rng.random() < 0.6,
+        falta=rng.choice(list(Falta)),
+        mazo_envido_point=rng.random() < 0.5,
+        claims=rng.choice(list(Claims)),
+        implicit_quiero=rng.random() < 0.3,
+        pica_pica=rng.random() < 0.5,
+    )
+
+
+def _one_path(games: int = 120, seed: int = 14) -> None:
+    """The legal list is exactly the actions refused with ``None`` (test_one_path.py), at
+    25 positions of each of ``games`` seeded games: a listing that drifts from the
+    refusals is caught even where no scenario lists the legal actions."""
+    rng = random.Random(seed)
+    for _ in range(games):
+        random_positions(_rules(rng), rng, 25)
+
+
 def _unit_tests() -> None:
-    """The façade's own tests (seats beyond the table, the picas' API, per-seat views)."""
+    """The façade's own tests (seats beyond the table, the picas' API, per-seat views)
+    and the rules the mutation check found unpinned (test_mutants_survivors.py)."""
     import pytest
 
     here = Path(__file__).parent
     args = ["-q", "-x", "-p", "no:cacheprovider", "--no-header"]
-    tests = [str(here / "test_game.py"), str(here.parent / "table" / "test_pica_pica.py")]
+    tests = [
+        str(here / "test_game.py"),
+        str(here / "test_mutants_survivors.py"),
+        str(here.parent / "table" / "test_pica_pica.py"),
+    ]
     assert pytest.main([*args, *tests]) == 0
 
 
@@ -67,6 +86,7 @@ def run() -> int:
         _scenarios()
         _unit_tests()
         _games()
+        _one_path()
         _perft()
     except Exception as e:  # any failure kills the mutant
         print(f"killed: {type(e).__name__}: {e}"[:300])
