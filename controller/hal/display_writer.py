@@ -86,7 +86,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Protocol
@@ -586,15 +586,8 @@ class BusPort:
             return self._send_combined(self._combined, frame, windows, full)
         bus, width = self._bus, self._panel.width
         command_bytes = data_bytes = overhead = transfers = 0
-        state: Any = None
-        for index, window in enumerate(windows):
-            if full:
-                cmds = _full_frame_commands(self._addressing, index, window)
-            else:
-                cmds, state = self._addressing.commands(state, window)
+        for window, cmds in self._window_commands(windows, full):
             if cmds:
-                if len(cmds) > I2C_MAX_COMMAND_BYTES:  # pragma: no cover - never built
-                    raise AssertionError("command sequence too long for one transfer")
                 self.interface.command(*cmds)
                 command_bytes += len(cmds)
                 overhead += bus.transfer_overhead
@@ -615,6 +608,21 @@ class BusPort:
             bits_per_byte=bus.bits_per_byte,
         )
 
+    def _window_commands(
+        self, windows: Sequence[Window], full: bool
+    ) -> Iterator[tuple[Window, list[int]]]:
+        """Each window with the addressing commands that go before its data (none when
+        the panel's pointer is there already; a full frame addresses every window)."""
+        state: Any = None
+        for index, window in enumerate(windows):
+            if full:
+                cmds = _full_frame_commands(self._addressing, index, window)
+            else:
+                cmds, state = self._addressing.commands(state, window)
+            if len(cmds) > I2C_MAX_COMMAND_BYTES:  # pragma: no cover - never built
+                raise AssertionError("command sequence too long for one transfer")
+            yield window, cmds
+
     def _send_combined(
         self, rdwr: _CombinedTransfers, frame: bytes, windows: Sequence[Window], full: bool
     ) -> UpdateReport:
@@ -627,15 +635,8 @@ class BusPort:
         overhead_each = bus.transfer_overhead
         command_bytes = data_bytes = 0
         messages: list[Any] = []
-        state: Any = None
-        for index, window in enumerate(windows):
-            if full:
-                cmds = _full_frame_commands(self._addressing, index, window)
-            else:
-                cmds, state = self._addressing.commands(state, window)
+        for window, cmds in self._window_commands(windows, full):
             if cmds:
-                if len(cmds) > I2C_MAX_COMMAND_BYTES:  # pragma: no cover - never built
-                    raise AssertionError("command sequence too long for one transfer")
                 key = tuple(cmds)
                 command = self._command_messages.get(key)
                 if command is None:  # made once: the kernel copies a message, never keeps it
