@@ -279,7 +279,14 @@ class MockTable:
     def act(self, action: Action) -> RefusalCode | None:
         """Make ``action`` with the seat's pad and reader; returns the refusal, if any."""
         self.table.last = None
-        for gesture in gestures_for(self.game, action, self.table.inputs[action.seat]):
+        try:
+            gestures = gestures_for(self.game, action, self.table.inputs[action.seat])
+        except ValueError as error:  # a number no pad can enter (a declared 39)
+            code = self.game.refusal(action)
+            if code is None:
+                raise MockTableError(str(error)) from error
+            return code  # what the table says of it: no pad makes it, nothing changes
+        for gesture in gestures:
             self.perform(gesture)
         last = self.table.last
         if last is None or last.action != action:

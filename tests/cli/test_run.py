@@ -79,3 +79,26 @@ def test_a_game_finished_but_not_archived_before_the_restart_is_archived_once(
     again = run(script, state)
     assert again["score"] == list(game.score)
     assert len(GameStore(state).archived()) == 1
+
+
+def test_a_declared_number_no_pad_can_enter_is_refused_as_replay_refuses_it(
+    tmp_path: Path,
+) -> None:
+    """``0 declare 39`` (beyond every telling's range) in a script: no pad can enter it, so
+    the table gives the engine's refusal (``bad_declaration``, as ``replay`` does) and
+    goes on (the mock table deals its own cards, so the other lines may be refused
+    too); it used to end the run as an internal error (exit 70, found by the fuzz)."""
+    script = tmp_path / "game.truco"
+    script.write_text(
+        "table players=2 flor=on\nhand\n0 flor\n1 flor\n0 declare 39\n0 declare 33\n",
+        encoding="utf-8",
+    )
+    out = subprocess.run(
+        [sys.executable, "-m", "controller.cli", "run", "--mock", "--ui", "lines",
+         "--players", "2", "--flor", "on", "--state", str(tmp_path / "state"),
+         "--script", str(script)],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    rejected = json.loads(out.stdout)["rejected"]
+    assert {"line": 5, "seat": 0, "action": "declare 39", "code": "bad_declaration"} in rejected
