@@ -49,6 +49,11 @@ Trail = list[Any]
 #: The trail of a play whose hand is over: nothing is written there.
 NO_TRAIL: Trail = []
 
+#: Every award made so far, by (team, points, reason, pica): an award is a value, so one
+#: instance serves every hand that scores the same (a few hundred at most: two teams,
+#: points up to the target, six reasons, seven picas).
+_AWARDS: Final[dict[tuple[int, int, Reason, int | None], Award]] = {}
+
 # Kind members as module constants: an Enum attribute lookup costs ten times more.
 _K_CONTRAFLOR: Final = Kind.CONTRAFLOR
 _K_CONTRAFLOR_AL_RESTO: Final = Kind.CONTRAFLOR_AL_RESTO
@@ -1527,7 +1532,11 @@ class HandPlay:
             return
         score = board.score
         self.trail.extend((score[0], score[1], board))
-        board.awards.append(Award(team, points, reason, self.pica))
+        key = (team, points, reason, self.pica)
+        award = _AWARDS.get(key)
+        if award is None:  # made once: a frozen dataclass's __init__ costs more than this
+            award = _AWARDS[key] = Award(team, points, reason, self.pica)
+        board.awards.append(award)
         score[team] += points
         if score[team] >= board.target:
             board.winner = team
