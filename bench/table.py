@@ -87,6 +87,7 @@ TOPOLOGIES = ("node", "pi")
 # envido menu, the holds).
 READINGS = (DealReading.SEATS, DealReading.NONE)
 ACK_WAIT_S = 2.0
+ACK_STEP_S = 0.05  # the longest one step of the loop waits for a DACK
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,11 +182,13 @@ class MeteredTable(MockTable):
         self._clocks = _pi_threads()
 
     def _wait_acks(self) -> None:
+        """Until every display update sent has its DACK: the service's loop steps, which
+        reads them (the Pi's work: its NodePorts hear them in the loop's wait)."""
         deadline = time.monotonic() + ACK_WAIT_S
         while any(d.port.stats.acks < d.port.stats.updates for d in self.nodes):
             if time.monotonic() > deadline:
                 raise RuntimeError("a display update had no DACK")
-            time.sleep(0.0005)
+            self.service.step(ACK_STEP_S)
 
     def send_event(self, kind: str, send: Callable[[], None]) -> None:
         game = self.service.table.game
@@ -198,10 +201,8 @@ class MeteredTable(MockTable):
         node = time.thread_time() - node_start
         self.sent += 1
         self.settle()
-        waiting = time.thread_time()
-        self._wait_acks()  # the measuring's polling, on this thread: not the Pi's work
-        waited = time.thread_time() - waiting
-        cpu = _cpu(self._clocks, main_first=True) - start - node - waited
+        self._wait_acks()  # the loop reading the DACKs: the Pi's work
+        cpu = _cpu(self._clocks, main_first=True) - start - node
         game = self.service.table.game
         if game.hand_number != hand or game.hand_in_progress != playing:
             what = "deal" if game.hand_in_progress else "hand_end"
