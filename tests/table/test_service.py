@@ -352,6 +352,7 @@ def test_call_soon_runs_on_the_loop_at_once_and_redraws(tmp_path: Path) -> None:
         assert seen == [threading.current_thread().name]
         assert screen_texts(screen_for(service.table, 0))[0] == "FINAL"
         assert mock.parts.displays[0].frames > frames  # drawn without any event
+
         def broken() -> None:
             raise RuntimeError("a bug in a listener")
 
@@ -359,3 +360,59 @@ def test_call_soon_runs_on_the_loop_at_once_and_redraws(tmp_path: Path) -> None:
         service.step(0.1)
         service.new_game()  # the next game's table keeps the match until it is cleared
         assert service.table.match == card
+
+
+def test_a_post_from_another_thread_wakes_a_waiting_step_at_once() -> None:
+    """A pad or a reader on its own thread posts while the loop waits in its bus: the
+    inbox's bell ends the wait at once (not at its timeout)."""
+    import threading
+
+    from controller.engine import HouseRules as Rules
+    from controller.hal.events import ButtonPressed
+    from controller.hal.mock import MockDeck
+    from controller.table.service import ServiceConfig, TableService
+
+    service = TableService(ServiceConfig(Rules()), MockDeck().lookup, [])
+    try:
+        assert service.step(0.0) == 0  # this thread is the loop's
+        timer = threading.Timer(0.05, service.post, (1, ButtonPressed("truco")))
+        timer.start()
+        started = time.monotonic()
+        assert service.step(5.0) == 1
+        assert time.monotonic() - started < 2.0  # not the 5 s the wait would last
+        assert service.handled == 1
+        timer.join()
+    finally:
+        service.close()
+
+
+def test_the_control_folder_waits_while_players_act_and_a_command_is_still_taken(
+    tmp_path: Path,
+) -> None:
+    """A stream of events does not list the control folder at every turn of the loop
+    (``CONTROL_READ_S``); a command dropped meanwhile is taken within that time."""
+    from controller.table import service as service_module
+
+    with MockTable(HouseRules(), state_dir=tmp_path) as mock:
+        mock.deal(DEAL)
+        looks: list[float] = []
+        read_controls = mock.service._read_controls
+
+        def counting() -> None:
+            looks.append(time.monotonic())
+            read_controls()
+
+        mock.service._read_controls = counting  # type: ignore[method-assign]
+        _, (tag_off, lift) = mock.hardware_events(Gesture(0, "tap", card=Card.from_str("4B")))
+        started = time.monotonic()
+        for _ in range(40):  # a card lifted that lies nowhere: handled, nothing changes
+            mock.send_event(tag_off, lift)
+        took = time.monotonic() - started
+        assert mock.handled == mock.sent
+        assert len(looks) <= 2 + took / service_module.CONTROL_READ_S  # not 2 an event
+        drop_command(tmp_path, "rules", "target=15")
+        dropped = time.monotonic()
+        while mock.table.rules.target != 15 and mock.service.next_rules is None:
+            assert time.monotonic() - dropped < 2.0, "the command was not taken"
+            mock.send_event(tag_off, lift)
+        assert time.monotonic() - dropped < service_module.CONTROL_READ_S + 1.0
