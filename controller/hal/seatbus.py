@@ -124,13 +124,13 @@ class SeatBus:
             os.read(self._wake_r, 4096)
         self._woken = False  # after the read: a wake from now on writes again
 
-    def wait(self, timeout: float | None) -> None:
+    def wait(self, timeout: float | None) -> int:
         """One ``select`` over every open port and watched descriptor, for at most
         ``timeout`` seconds (``None``: until something comes) and never past a member's
         next deadline; then every ready descriptor's reader and every due timer runs,
-        on this thread."""
+        on this thread. Returns how many descriptors were ready (0: the wait ran out)."""
         if self._closed:
-            return
+            return 0
         members = self._members
         due = float("inf")
         for member in members:
@@ -147,6 +147,7 @@ class SeatBus:
             for member in self._members:
                 if member.due <= now:
                     member.tick(now)
+        return len(ready)
 
     # -- a thread of its own -------------------------------------------------------------
     @property

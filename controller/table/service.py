@@ -104,9 +104,11 @@ _COMBOS = {("mazo", "no_quiero"): "undo", ("mazo", "truco"): "new-game"}
 _COUNTED = (ButtonHeld, ButtonPressed, TagArrived, TagLeft)
 _BUTTONS = (ButtonHeld, ButtonPressed)
 _CONTROL_SETTLED_NS = 2_000_000_000
-#: While players act, the control folder is looked at (an ``os.stat``) at most this often:
-#: a ``truco-table control`` command waits this long at most, and an event does not pay a
-#: system call for it. A turn of the loop that handled no player's event looks at once.
+#: While the table is busy (players act, the nodes acknowledge what they were sent), the
+#: control folder is looked at (an ``os.stat``) at most this often: a ``truco-table
+#: control`` command waits this long at most, and an event does not pay a system call for
+#: it. A quiet turn of the loop (its wait ran out, or brought only a heartbeat or a node
+#: coming or going) looks at once.
 CONTROL_READ_S = 0.05
 #: A seat's refusals beyond ``REFUSAL_BURST`` in ``REFUSAL_WINDOW_S`` (a stuck button)
 #: are counted, not told one by one: one record comment (tournament profile) and one log
@@ -339,8 +341,9 @@ class TableService:
         reads the seat nodes meanwhile; at most ``BATCH`` of them); returns how many."""
         done = 0
         events = self.events
+        woken = True  # by something that came, not by the wait running out
         if not events.listen() and not self._calls:  # nothing to do yet: wait for it
-            self.bus.wait(wait)
+            woken = self.bus.wait(wait) > 0
         item = events.get()
         if item is not None:
             self._housekeeping()  # a deal due now is started before the taps are read
@@ -357,7 +360,9 @@ class TableService:
                 self.redraw()
                 changed = False  # shown: only what comes after it is redrawn again
             item = events.get() if done < BATCH else None
-        self._housekeeping(acted=self.handled != counted)
+        # busy: a player's event handled, or the wait cut short by what posts nothing (a
+        # node's display acknowledgement, a wake): the control folder waits its turn
+        self._housekeeping(busy=self.handled != counted or (woken and not done))
         if done and (changed or self._screens_stale()):
             self.redraw()
         return done
@@ -457,9 +462,9 @@ class TableService:
         self.match_card, self.match_waiting = card, waiting and card is None
         self.table.match, self.table.waiting = card, self.match_waiting
 
-    def _housekeeping(self, acted: bool = True) -> None:
-        """What the loop does between events; ``acted``: a player's event was handled
-        just before (the control folder then waits for ``CONTROL_READ_S``)."""
+    def _housekeeping(self, busy: bool = True) -> None:
+        """What the loop does between events; ``busy``: the table is not quiet (the
+        control folder then waits for ``CONTROL_READ_S`` since it was last looked at)."""
         called = self._run_calls()
         if self.events.dropped and self.clock() >= self._next_drop_report:
             self._report_drops()
@@ -469,7 +474,7 @@ class TableService:
             self.redraw()
         self.ping()
         now = time.monotonic()
-        if not acted or now >= self._controls_next:
+        if not busy or now >= self._controls_next:
             self._controls_next = now + CONTROL_READ_S
             try:
                 self._read_controls()

@@ -416,3 +416,41 @@ def test_the_control_folder_waits_while_players_act_and_a_command_is_still_taken
             assert time.monotonic() - dropped < 2.0, "the command was not taken"
             mock.send_event(tag_off, lift)
         assert time.monotonic() - dropped < service_module.CONTROL_READ_S + 1.0
+
+
+def test_the_nodes_acknowledgements_do_not_make_the_loop_look_at_the_control_folder(
+    tmp_path: Path,
+) -> None:
+    """Panels on the nodes: each screen sent is acknowledged (DACK) in a later wait of the
+    loop, which handles no event; those turns do not list the control folder either."""
+    from controller.hal.node_display import NodeDisplay
+    from controller.table import service as service_module
+
+    with MockTable(HouseRules(), state_dir=tmp_path, panels="node") as mock:
+        mock.deal(DEAL)
+        ports = [d.port for d in mock.service.displays if isinstance(d, NodeDisplay)]
+        looks: list[float] = []
+        read_controls = mock.service._read_controls
+
+        def counting() -> None:
+            looks.append(time.monotonic())
+            read_controls()
+
+        mock.service._read_controls = counting  # type: ignore[method-assign]
+        updates = sum(port.stats.updates for port in ports)
+        started = time.monotonic()
+        for play in (
+            lambda: mock.press(0, Button.ENVIDO),
+            lambda: mock.press(1, Button.QUIERO),
+            lambda: mock.tap(0, Card.from_str("3E")),
+            lambda: mock.tap(1, Card.from_str("2O")),
+        ):  # each redraws every seat
+            play()
+            deadline = time.monotonic() + 5
+            while any(port.stats.acks < port.stats.updates for port in ports):
+                assert time.monotonic() < deadline, "a display update had no DACK"
+                mock.pump(0.05)
+        took = time.monotonic() - started
+        sent = sum(port.stats.updates for port in ports) - updates
+        assert sent >= 3  # each acknowledged in a turn that handled no event
+        assert len(looks) <= 2 + took / service_module.CONTROL_READ_S, (len(looks), sent, took)
