@@ -423,6 +423,8 @@ def test_the_nodes_acknowledgements_do_not_make_the_loop_look_at_the_control_fol
 ) -> None:
     """Panels on the nodes: each screen sent is acknowledged (DACK) in a later wait of the
     loop, which handles no event; those turns do not list the control folder either."""
+    from collections.abc import Callable
+
     from controller.hal.node_display import NodeDisplay
     from controller.table import service as service_module
 
@@ -439,12 +441,13 @@ def test_the_nodes_acknowledgements_do_not_make_the_loop_look_at_the_control_fol
         mock.service._read_controls = counting  # type: ignore[method-assign]
         updates = sum(port.stats.updates for port in ports)
         started = time.monotonic()
-        for play in (
+        plays: list[Callable[[], None]] = [  # each redraws every seat
             lambda: mock.press(0, Button.ENVIDO),
             lambda: mock.press(1, Button.QUIERO),
             lambda: mock.tap(0, Card.from_str("3E")),
             lambda: mock.tap(1, Card.from_str("2O")),
-        ):  # each redraws every seat
+        ]
+        for play in plays:
             play()
             deadline = time.monotonic() + 5
             while any(port.stats.acks < port.stats.updates for port in ports):
