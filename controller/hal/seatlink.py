@@ -6,9 +6,11 @@ depend on ``firmware/``) and adds what the Pi needs around it:
 
 * :class:`SeatLink` owns one serial port (opened exclusively: a second program
   on the same node, such as ``truco-table enroll`` while the service runs, is
-  refused at once), reads it on a background thread, validates every frame,
-  answers heartbeats, notices when the node goes away (unplugged or silent),
-  reopens the port when it comes back, and hands every event to
+  refused at once), reads it when its :class:`~controller.hal.seatbus.SeatBus`
+  finds it readable (on the table service's loop, or on a thread of its own when
+  started alone), validates every frame, answers heartbeats, notices when the
+  node goes away (unplugged or silent), reopens the port when it comes back,
+  and hands every event to
   ``on_event(seat, event)``.  Each opening is a new session: what the node sent
   before it answered this session's ``HELLO`` is stale (a button pressed while
   the service was down) and is dropped.  A node that fell into the MicroPython
@@ -21,8 +23,8 @@ depend on ``firmware/``) and adds what the Pi needs around it:
 
 The events themselves live in ``controller.hal.events`` (re-exported here).
 
-Nothing a node sends can crash the reader thread: bad checksums, gaps in
-sequence numbers, garbage and over-long lines are counted in
+Nothing a node sends can crash the link (or the loop that reads it): bad
+checksums, gaps in sequence numbers, garbage and over-long lines are counted in
 :attr:`SeatLink.stats` and logged once per connection.
 """
 
