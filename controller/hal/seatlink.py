@@ -544,7 +544,7 @@ class SeatLink:
         self.hello_interval = hello_interval
         self.backoff_initial = backoff_initial
         self.backoff_max = backoff_max
-        self.read_timeout = read_timeout
+        self.read_timeout = read_timeout  # how often a port with no descriptor is polled
         self.repl_after = repl_after  # unanswered this long after opening: try REPL_RECOVERY
         self.decoder = FrameDecoder(on_reject=self._log_reject)
         self._stop = threading.Event()
