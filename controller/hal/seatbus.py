@@ -78,6 +78,7 @@ class SeatBus:
         self._selector.register(self._wake_r, selectors.EVENT_READ, self._drain_wake)
         self._closed = False
         self._thread: threading.Thread | None = None
+        self.failures = 0  # readers and timers that raised (logged, never fatal)
 
     # -- members ---------------------------------------------------------------------
     @property
@@ -139,15 +140,34 @@ class SeatBus:
         limit = IDLE_WAIT_S if timeout is None else timeout
         if due != float("inf"):
             limit = min(limit, due - time.monotonic())
-        ready = self._selector.select(limit if limit > 0 else 0)
+        try:
+            ready = self._selector.select(limit if limit > 0 else 0)
+        except (OSError, ValueError):
+            if self._closed:  # closed by another thread meanwhile
+                return 0
+            raise
         with self._lock:
             for key, _mask in ready:
-                key.data()
+                try:
+                    key.data()
+                except Exception:  # a member's bug never stops the loop that waits here
+                    self._failed(key.data)
             now = time.monotonic()
             for member in self._members:
                 if member.due <= now:
-                    member.tick(now)
+                    try:
+                        member.tick(now)
+                    except Exception:
+                        member.due = now + IDLE_WAIT_S  # not again at once
+                        self._failed(member.tick)
         return len(ready)
+
+    def _failed(self, what: object) -> None:
+        """A reader or a timer raised: logged (in full the first time), and the bus goes
+        on (a seat link's own handling of its node is what fails; the others are read)."""
+        self.failures += 1
+        if self.failures == 1 or self.failures % 1000 == 0:
+            log.exception("seat bus: %r failed (%d failures so far)", what, self.failures)
 
     # -- a thread of its own -------------------------------------------------------------
     @property

@@ -232,3 +232,59 @@ def test_a_link_started_alone_runs_on_a_thread_of_its_own() -> None:
         link.close()
         node.close()
     assert link_threads() == []
+
+
+class Broken:
+    """A member whose timer raises every time (a bug in a link)."""
+
+    def __init__(self) -> None:
+        self.due = 0.0
+        self.ticks = 0
+
+    def tick(self, now: float) -> None:
+        self.ticks += 1
+        raise RuntimeError("a bug")
+
+    def shut(self) -> None:
+        pass
+
+
+def test_a_member_that_raises_never_stops_the_bus(
+    bus: SeatBus, caplog: pytest.LogCaptureFixture
+) -> None:
+    node = MockNode(0, heartbeat_s=0.1)
+    node.start()
+    heard = Heard()
+    link = SeatLink(0, node.path, heard, **FAST)  # type: ignore[arg-type]
+    broken = Broken()
+    try:
+        bus.add(broken)
+        link.start(bus)
+        wait_in(bus, lambda: link.connected)
+        node.press("flor")
+        wait_in(bus, lambda: ButtonPressed("flor") in heard.events)
+    finally:
+        link.close()
+        node.close()
+    assert broken.ticks >= 1 and bus.failures == broken.ticks
+    assert broken.ticks <= 10  # not again at once: about once a second
+    assert "seat bus" in caplog.text and "a bug" in caplog.text
+
+
+def test_closing_the_bus_while_another_thread_waits_in_it() -> None:
+    bus = SeatBus()
+    errors: list[BaseException] = []
+
+    def loop() -> None:
+        try:
+            for _ in range(10):
+                bus.wait(0.2)
+        except BaseException as error:  # what the waiting thread would die of
+            errors.append(error)
+
+    waiting = threading.Thread(target=loop)
+    waiting.start()
+    time.sleep(0.05)
+    bus.close()
+    waiting.join(5)
+    assert not waiting.is_alive() and errors == []
