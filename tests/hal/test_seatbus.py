@@ -288,3 +288,24 @@ def test_closing_the_bus_while_another_thread_waits_in_it() -> None:
     bus.close()
     waiting.join(5)
     assert not waiting.is_alive() and errors == []
+
+
+def test_a_mock_node_nobody_reads_for_long_drops_frames_instead_of_blocking() -> None:
+    """The mock table's loop reads its nodes only while it steps (a player thinking over
+    ``truco-table run --mock``'s line of keys, for many minutes): a mock node then drops
+    what does not fit in the pty, as USB CDC does, and never blocks the table."""
+    node = MockNode(0, heartbeat_s=60.0)
+    node.start()
+    try:
+
+        def heartbeats() -> None:
+            for _ in range(3000):  # 25 bytes each: more than a pty holds
+                node.send("HB", "1", "0", "OK")
+
+        sender = threading.Thread(target=heartbeats)
+        sender.start()
+        sender.join(10)
+        assert not sender.is_alive(), "the mock node blocked"
+        assert node.dropped > 0
+    finally:
+        node.close()
