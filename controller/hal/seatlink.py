@@ -485,6 +485,19 @@ EventCallback = Callable[[int, LinkEvent], None]
 #: union made afresh at every event costs about four times as much)
 _FOR_DISPLAY = (DisplayAck, DisplayLost, PanelReport, Heartbeat, NodeConnected, NodeDisconnected)
 _DISPLAY_ONLY = (PanelReport, DisplayAck, DisplayLost)
+#: what a connected link only delivers (not a HELLO nor a heartbeat, which it answers)
+_PLAIN = frozenset(
+    {
+        TagArrived,
+        TagLeft,
+        TagConflict,
+        ButtonPressed,
+        ButtonHeld,
+        DisplayAck,
+        DisplayLost,
+        PanelReport,
+    }
+)
 
 
 def _write_all(port: _Port, data: bytes) -> None:
@@ -1046,6 +1059,9 @@ class SeatLink:
         """Take one event; True when the HELLO should be sent again at once (a node's
         HELLO before its answer names an older version than the one offered, or is its
         firmware's greeting after a soft reset)."""
+        if self._connected and type(event) in _PLAIN:  # most of them: straight on
+            self._deliver(event)
+            return False
         if not self._answered:
             # Until the node answers this session's HELLO, what it says was sent
             # before (buffered while nobody listened): stale, never played.

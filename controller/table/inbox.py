@@ -138,10 +138,12 @@ class Inbox:
         """The calling thread is the loop's from now on (its own puts only append);
         True when an event or a wake is waiting already (the loop must not wait), the
         wake then taken."""
+        self._loop = threading.get_ident()
+        if self._size:
+            return True
+        if not self._woken:  # a wake from now on rings the bell: the wait hears it
+            return False
         with self._lock:
-            self._loop = threading.get_ident()
-            if self._size:
-                return True
             woken, self._woken = self._woken, False
             return woken
 
