@@ -345,6 +345,10 @@ class TableService:
         if not events.listen() and not self._calls:  # nothing to do yet: wait for it
             woken = self.bus.wait(wait) > 0
         item = events.get()
+        if item is None and woken and not self._calls:
+            # only what posts nothing came (a node's display acknowledgement, heard by its
+            # panel's port): nothing for the table, and an event or a quiet turn follows
+            return 0
         if item is not None:
             self._housekeeping()  # a deal due now is started before the taps are read
         changed = False
@@ -360,8 +364,8 @@ class TableService:
                 self.redraw()
                 changed = False  # shown: only what comes after it is redrawn again
             item = events.get() if done < BATCH else None
-        # busy: a player's event handled, or the wait cut short by what posts nothing (a
-        # node's display acknowledgement, a wake): the control folder waits its turn
+        # busy: a player's event handled (or a wake's call run): the control folder
+        # waits its turn
         self._housekeeping(busy=self.handled != counted or (woken and not done))
         if done and (changed or self._screens_stale()):
             self.redraw()
