@@ -110,6 +110,9 @@ _CONTROL_SETTLED_NS = 2_000_000_000
 #: it. A quiet turn of the loop (its wait ran out, or brought only a heartbeat or a node
 #: coming or going) looks at once.
 CONTROL_READ_S = 0.05
+#: A turn that brought only what posts nothing (a node's DACK) skips the housekeeping if
+#: it ran this recently: a node flooding display answers never starves the watchdog's ping
+HOUSEKEEPING_S = 0.05
 #: A seat's refusals beyond ``REFUSAL_BURST`` in ``REFUSAL_WINDOW_S`` (a stuck button)
 #: are counted, not told one by one: one record comment (tournament profile) and one log
 #: line per seat and window say how many (``# rechazos sin anotar: asiento 1, 4995
@@ -228,6 +231,7 @@ class TableService:
         self.next_rules: HouseRules | None = None
         self._controls_seen: int | None = None  # the control folder's mtime when last listed
         self._controls_next = float("-inf")  # the next look at it (time.monotonic)
+        self._kept = float("-inf")  # the last housekeeping (time.monotonic)
         #: the ids of the command files applied lately (a retry is acknowledged only)
         self._controls_applied: OrderedDict[str, None] = OrderedDict()
         self._controls_stuck: set[str] = set()  # command files the card will not delete
@@ -345,9 +349,14 @@ class TableService:
         if not events.listen() and not self._calls:  # nothing to do yet: wait for it
             woken = self.bus.wait(wait) > 0
         item = events.get()
-        if item is None and woken and not self._calls:
+        if (
+            item is None
+            and woken
+            and not self._calls
+            and time.monotonic() - self._kept < HOUSEKEEPING_S
+        ):
             # only what posts nothing came (a node's display acknowledgement, heard by its
-            # panel's port): nothing for the table, and an event or a quiet turn follows
+            # panel's port): nothing for the table, which was kept a moment ago
             return 0
         if item is not None:
             self._housekeeping()  # a deal due now is started before the taps are read
@@ -469,6 +478,7 @@ class TableService:
     def _housekeeping(self, busy: bool = True) -> None:
         """What the loop does between events; ``busy``: the table is not quiet (the
         control folder then waits for ``CONTROL_READ_S`` since it was last looked at)."""
+        now = self._kept = time.monotonic()
         called = self._run_calls()
         if self.events.dropped and self.clock() >= self._next_drop_report:
             self._report_drops()
@@ -477,7 +487,6 @@ class TableService:
         if self._deal_if_due() or called:
             self.redraw()
         self.ping()
-        now = time.monotonic()
         if not busy or now >= self._controls_next:
             self._controls_next = now + CONTROL_READ_S
             try:

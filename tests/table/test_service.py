@@ -457,3 +457,38 @@ def test_the_nodes_acknowledgements_do_not_make_the_loop_look_at_the_control_fol
         sent = sum(port.stats.updates for port in ports) - updates
         assert sent >= 3  # each acknowledged in a turn that handled no event
         assert len(looks) <= 2 + took / service_module.CONTROL_READ_S, (len(looks), sent, took)
+
+
+def test_a_node_flooding_display_answers_never_starves_the_housekeeping(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Turns that bring only what posts nothing (a node's DACKs, by the thousand from a
+    broken firmware) skip the housekeeping only while it ran a moment ago: the watchdog
+    is still pinged."""
+    from controller.engine import HouseRules as Rules
+    from controller.hal.mock import MockDeck
+    from controller.table.service import HOUSEKEEPING_S, ServiceConfig, TableService
+
+    class Watchdog(Notifier):
+        def __init__(self) -> None:
+            super().__init__(None)
+            self.pings = 0
+
+        def watchdog(self) -> bool:
+            self.pings += 1
+            return True
+
+    notifier = Watchdog()
+    service = TableService(
+        ServiceConfig(Rules(), watchdog_s=0.01), MockDeck().lookup, [], notifier=notifier
+    )
+    try:
+        service.ready()
+        monkeypatch.setattr(service.bus, "wait", lambda timeout: 1)  # a DACK, every time
+        pings = notifier.pings
+        started = time.monotonic()
+        while time.monotonic() - started < 10 * HOUSEKEEPING_S:
+            assert service.step(1.0) == 0
+        assert notifier.pings - pings >= 5
+    finally:
+        service.close()
