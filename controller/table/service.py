@@ -344,10 +344,10 @@ class TableService:
         """Handle queued events (waiting up to ``wait`` s for the first in the bus, which
         reads the seat nodes meanwhile; at most ``BATCH`` of them); returns how many."""
         done = 0
-        events = self.events
+        events, bus = self.events, self.bus  # the bus (and the bell) before listening
         woken = True  # by something that came, not by the wait running out
         if not events.listen() and not self._calls:  # nothing to do yet: wait for it
-            woken = self.bus.wait(wait) > 0
+            woken = bus.wait(wait) > 0
         item = events.get()
         if (
             item is None
