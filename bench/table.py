@@ -8,25 +8,26 @@ off) is sent on its own and waited for. Two topologies:
 
 ``topology=node`` (one cable per seat: the panels hang on the seat nodes)::
 
-    seat node frame -> pty -> SeatLink thread -> queue -> TableService -> Table -> engine
-    -> every changed seat screen (screen_for, render_pages) -> NodeDisplay -> DisplayWriter
-    -> NodePort: DU/DW display frames encoded -> pty; the node answers DACK -> SeatLink
+    seat node frame -> pty -> the service loop's wait (SeatBus: one select) -> SeatLink
+    parse -> queue -> TableService -> Table -> engine -> every changed seat screen
+    (screen_for, render_pages) -> NodeDisplay -> DisplayWriter -> NodePort: DU/DW display
+    frames encoded -> pty; the node answers DACK -> read in the loop's next wait
 
 ``topology=pi`` (panels on the Pi's own I2C)::
 
     ... -> render_pages -> OledDisplay -> DisplayWriter -> luma's ssd1306 on its own i2c
     interface -> a bus that counts the bytes
 
-An event's CPU is the CPU time of the Pi's threads (the service loop and every
-``SeatLink`` reader, each thread's own clock from the kernel), from the frame being
-written until the table has handled it, redrawn, and, on the nodes, every display
-update it sent has been acknowledged; less the CPU of writing the event's frame (the
-seat node's work, not the Pi's) and of this thread's polling for the DACKs (the
-measuring's: the service does not wait for them, its ``NodePort`` hears them on the
-``SeatLink`` threads, which are counted). The simulated nodes' threads (their reading of the
-display frames, their heartbeats and DACKs) are not counted. The interpreter switches
-threads every 0.5 ms, as ``TableService.run`` sets it (the bench steps the service
-itself). Prints, for each topology::
+An event's CPU is the CPU time of the Pi's threads (each thread's own clock from the
+kernel: the service loop's, which reads the seat nodes itself, and any other but the
+simulated nodes'), from the frame being written until the table has handled it, redrawn,
+and, on the nodes, every display update it sent has been acknowledged; less the CPU of
+writing the event's frame (the seat node's work, not the Pi's). The wait for the DACKs
+steps the service loop (``TableService.step``: it reads them, each seat's ``NodePort`` hears
+them and sends what waited for them), which is the Pi's work and counted. The simulated
+nodes' threads (their reading of the display frames, their heartbeats and DACKs) are not
+counted. The interpreter switches threads every 0.5 ms, as ``TableService.run`` sets it
+(the bench steps the service itself). Prints, for each topology::
 
     topology=node players=6 events=... cpu_ms_mean=... cpu_ms_p99=... noop_events=...
         noop_cpu_ms_mean=... panel_bytes_mean=... p99_set_by=tag_on:23,press:17,...
@@ -87,6 +88,7 @@ TOPOLOGIES = ("node", "pi")
 # envido menu, the holds).
 READINGS = (DealReading.SEATS, DealReading.NONE)
 ACK_WAIT_S = 2.0
+ACK_STEP_S = 0.05  # the longest one step of the loop waits for a DACK
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,11 +183,13 @@ class MeteredTable(MockTable):
         self._clocks = _pi_threads()
 
     def _wait_acks(self) -> None:
+        """Until every display update sent has its DACK: the service's loop steps, which
+        reads them (the Pi's work: its NodePorts hear them in the loop's wait)."""
         deadline = time.monotonic() + ACK_WAIT_S
         while any(d.port.stats.acks < d.port.stats.updates for d in self.nodes):
             if time.monotonic() > deadline:
                 raise RuntimeError("a display update had no DACK")
-            time.sleep(0.0005)
+            self.service.step(ACK_STEP_S)
 
     def send_event(self, kind: str, send: Callable[[], None]) -> None:
         game = self.service.table.game
@@ -198,10 +202,8 @@ class MeteredTable(MockTable):
         node = time.thread_time() - node_start
         self.sent += 1
         self.settle()
-        waiting = time.thread_time()
-        self._wait_acks()  # the measuring's polling, on this thread: not the Pi's work
-        waited = time.thread_time() - waiting
-        cpu = _cpu(self._clocks, main_first=True) - start - node - waited
+        self._wait_acks()  # the loop reading the DACKs: the Pi's work
+        cpu = _cpu(self._clocks, main_first=True) - start - node
         game = self.service.table.game
         if game.hand_number != hand or game.hand_in_progress != playing:
             what = "deal" if game.hand_in_progress else "hand_end"

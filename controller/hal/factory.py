@@ -7,7 +7,8 @@ GPIO pads, SPI readers and displays, and a ``HardwareFactory`` says what they si
 - ``PiHardware``: the Pi. Seat nodes are found by USB serial number under
   ``/dev/serial/by-id``; pads on gpiozero's default pin factory (lgpio on Bookworm, or
   the ``GPIOZERO_PIN_FACTORY`` variable); readers open ``/dev/spidevB.D`` with spidev;
-  panels open ``/dev/i2c-N`` with luma.oled. Every device runs its own thread.
+  panels open ``/dev/i2c-N`` with luma.oled. Pads and readers run threads of their own;
+  the seat nodes are read by the service's loop (``controller.hal.seatbus``).
 - ``controller.hal.mock.MockHardware``: simulated seat nodes on pseudo-terminals, pads on
   gpiozero's ``MockFactory`` pins, readers on a simulated MFRC522 behind a spidev
   look-alike, panels on luma's ``dummy`` device; pads and readers are polled by the

@@ -102,9 +102,11 @@ class MockNode:
         self.heartbeat_s = heartbeat_s
         master, slave = os.openpty()
         tty.setraw(slave)
+        os.set_blocking(master, False)  # a frame nobody reads is dropped (send)
         self._master, self._slave = master, slave
         self.path = os.ttyname(slave)
         self._seq = 0
+        self.dropped = 0  # frames dropped: the pty full, nobody reading the Pi's side
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._wake_r, self._wake_w = os.pipe()  # close() wakes the node's select at once
@@ -157,7 +159,13 @@ class MockNode:
         with self._lock:
             frame = encode_frame(self._seq, kind, *args)
             self._seq += 1
-            os.write(self._master, frame)
+            try:
+                os.write(self._master, frame)
+            except BlockingIOError:
+                # Nobody has read the port for long (the table's loop, which reads it,
+                # waits for a player's keys): dropped, as USB CDC drops what is not read,
+                # instead of this node's threads waiting for ever.
+                self.dropped += 1
 
     # -- the node's side of the link -----------------------------------------------
     def _run(self) -> None:

@@ -6,9 +6,11 @@ depend on ``firmware/``) and adds what the Pi needs around it:
 
 * :class:`SeatLink` owns one serial port (opened exclusively: a second program
   on the same node, such as ``truco-table enroll`` while the service runs, is
-  refused at once), reads it on a background thread, validates every frame,
-  answers heartbeats, notices when the node goes away (unplugged or silent),
-  reopens the port when it comes back, and hands every event to
+  refused at once), reads it when its :class:`~controller.hal.seatbus.SeatBus`
+  finds it readable (on the table service's loop, or on a thread of its own when
+  started alone), validates every frame, answers heartbeats, notices when the
+  node goes away (unplugged or silent), reopens the port when it comes back,
+  and hands every event to
   ``on_event(seat, event)``.  Each opening is a new session: what the node sent
   before it answered this session's ``HELLO`` is stale (a button pressed while
   the service was down) and is dropped.  A node that fell into the MicroPython
@@ -21,20 +23,18 @@ depend on ``firmware/``) and adds what the Pi needs around it:
 
 The events themselves live in ``controller.hal.events`` (re-exported here).
 
-Nothing a node sends can crash the reader thread: bad checksums, gaps in
-sequence numbers, garbage and over-long lines are counted in
+Nothing a node sends can crash the link (or the loop that reads it): bad
+checksums, gaps in sequence numbers, garbage and over-long lines are counted in
 :attr:`SeatLink.stats` and logged once per connection.
 """
 
 from __future__ import annotations
 
 import binascii
-import contextlib
 import logging
 import os
 import random
 import re
-import select
 import threading
 import time
 from collections import Counter
@@ -63,6 +63,7 @@ from .events import (
     TagConflict,
     TagLeft,
 )
+from .seatbus import SeatBus
 
 __all__ = [
     "BUTTONS",
@@ -484,6 +485,19 @@ EventCallback = Callable[[int, LinkEvent], None]
 #: union made afresh at every event costs about four times as much)
 _FOR_DISPLAY = (DisplayAck, DisplayLost, PanelReport, Heartbeat, NodeConnected, NodeDisconnected)
 _DISPLAY_ONLY = (PanelReport, DisplayAck, DisplayLost)
+#: what a connected link only delivers (not a HELLO nor a heartbeat, which it answers)
+_PLAIN = frozenset(
+    {
+        TagArrived,
+        TagLeft,
+        TagConflict,
+        ButtonPressed,
+        ButtonHeld,
+        DisplayAck,
+        DisplayLost,
+        PanelReport,
+    }
+)
 
 
 def _write_all(port: _Port, data: bytes) -> None:
@@ -503,44 +517,22 @@ def _write_all(port: _Port, data: bytes) -> None:
         port.write(bytes(view))
 
 
-def _reader(port: _Port, timeout: float) -> Callable[[], bytes]:
-    """What the link thread reads with: what has come within ``timeout`` (b"" if
-    nothing). On a tty, one select and one read on its file descriptor (and pyserial's
-    own abort pipe, which ``cancel_read`` writes); otherwise pyserial's ``read``."""
-    fd = getattr(port, "fd", None)
-    if not isinstance(fd, int):
-        return lambda: port.read(max(1, port.in_waiting))
-    abort = getattr(port, "pipe_abort_read_r", None)
-    watch = [fd, abort] if isinstance(abort, int) else [fd]
-
-    def read() -> bytes:
-        ready, _, _ = select.select(watch, [], [], timeout)
-        if abort is not None and abort in ready:
-            os.read(abort, 1000)  # close() woke us
-            return b""
-        if not ready:
-            return b""
-        try:
-            data = os.read(fd, 4096)
-        except BlockingIOError:
-            return b""
-        if not data:  # readable but nothing: the device went away
-            raise OSError("the port reports readiness to read but returned no data")
-        return data
-
-    return read
-
-
 class SeatLink:
-    """One seat node's serial link, kept alive on a background thread.
+    """One seat node's serial link, kept alive by a :class:`~controller.hal.seatbus.SeatBus`.
 
     ``port`` is a pyserial URL or device path (``/dev/truco-seat0``,
     ``loop://``, a pty path) or a callable returning the current path (None
     while the node is unplugged), e.g. ``port_for_serial("e661...")``.
 
-    ``on_event(seat, event)`` is called on the link's thread for every node
-    event and for NodeConnected / NodeDisconnected; keep it quick.  Call
-    ``start()`` once and ``close()`` to stop (it joins the thread).
+    The link is a state machine the bus drives: its port opened (again, with a
+    doubling backoff, while it cannot be), HELLO every ``hello_interval`` until the
+    node answers, what the node sends read and parsed when the bus finds it readable,
+    a node gone silent for ``heartbeat_timeout`` dropped and reopened.
+
+    ``on_event(seat, event)`` is called on the bus's thread for every node event and
+    for NodeConnected / NodeDisconnected; keep it quick.  ``start(bus)`` puts the link
+    on a bus someone waits on (the table service's loop); ``start()`` alone runs it on
+    a thread of its own (a private bus). ``close()`` stops it (and joins that thread).
     """
 
     def __init__(
@@ -565,11 +557,24 @@ class SeatLink:
         self.hello_interval = hello_interval
         self.backoff_initial = backoff_initial
         self.backoff_max = backoff_max
-        self.read_timeout = read_timeout
+        self.read_timeout = read_timeout  # how often a port with no descriptor is polled
         self.repl_after = repl_after  # unanswered this long after opening: try REPL_RECOVERY
         self.decoder = FrameDecoder(on_reject=self._log_reject)
         self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._thread: threading.Thread | None = None  # the private bus's, after start()
+        self._bus: SeatBus | None = None
+        #: when the bus next runs this link's timers (monotonic seconds)
+        self.due = float("inf")
+        self._fd: int | None = None  # the open port's file descriptor, on the bus
+        self._backoff = backoff_initial
+        self._next_open = float("-inf")
+        # this session's timers (see _timers)
+        self._opened = self._last_rx = 0.0
+        self._last_hello: float | None = None  # None: greet at once (no version switch)
+        self._heard_at_hello = 0  # valid frames when the last HELLO went out
+        self._last_recovery: float | None = None  # the last REPL recovery this session
+        self._recovery_wait = repl_after
+        self._warned_silent = False
         self._write_lock = threading.Lock()
         self._serial: _Port | None = None
         self._tx_seq = 0
@@ -640,25 +645,33 @@ class SeatLink:
         """
         return self._session_id
 
-    def start(self) -> None:
-        """Start the reader thread (it opens the port and keeps it open)."""
-        if self._thread is not None:
+    def start(self, bus: SeatBus | None = None) -> None:
+        """Put the link on ``bus`` (whoever waits in it reads the node); with no bus, on
+        a private one waited on by a thread of its own. It opens the port and keeps it
+        open."""
+        if self._bus is not None:
             raise RuntimeError("SeatLink already started")
-        self._thread = threading.Thread(target=self._run, name=f"seatlink-{self.seat}", daemon=True)
-        self._thread.start()
+        if bus is None:
+            own = SeatBus()
+            self._bus = own
+            own.add(self)
+            own.start(name=f"seatlink-{self.seat}")
+            self._thread = own.thread
+            return
+        self._bus = bus
+        bus.add(self)
 
     def close(self, timeout: float = 5.0) -> None:
-        """Stop the thread, close the port, and wait for both."""
+        """Close the port (NodeDisconnected "closed" if the node was connected) and take
+        the link off its bus; a private bus's thread is stopped and joined."""
         self._stop.set()
-        with self._write_lock:
-            port = self._serial
-        cancel = getattr(port, "cancel_read", None)
-        if cancel is not None:  # wake a read waiting for its timeout (POSIX pyserial)
-            with contextlib.suppress(Exception):
-                cancel()
-        thread = self._thread
-        if thread is not None and thread is not threading.current_thread():
-            thread.join(timeout)
+        bus = self._bus
+        if bus is None:
+            return
+        if self._thread is not None:
+            bus.close(timeout)
+        else:
+            bus.remove(self)
 
     def __enter__(self) -> SeatLink:
         self.start()
@@ -762,7 +775,7 @@ class SeatLink:
                 return False
         return True
 
-    # -- thread ----------------------------------------------------------------------------
+    # -- events ----------------------------------------------------------------------------
     def _deliver(self, event: LinkEvent) -> None:
         listener = self.display_listener
         if listener is not None and isinstance(event, _FOR_DISPLAY):
@@ -811,45 +824,71 @@ class SeatLink:
         spec = self._port_spec
         return spec if isinstance(spec, str) else spec()
 
-    def _run(self) -> None:
-        backoff = self.backoff_initial
-        try:
-            while not self._stop.is_set():
-                name = self._resolve()
-                if name is None:
-                    self._note_failure("node not plugged in")
-                    self._stop.wait(backoff)
-                    backoff = min(backoff * 2, self.backoff_max)
-                    continue
-                try:
-                    port = cast(
-                        _Port,
-                        serial.serial_for_url(
-                            name,
-                            baudrate=self.baudrate,
-                            timeout=self.read_timeout,
-                            write_timeout=1.0,
-                            exclusive=True,  # one program per node: frames never split
-                        ),
-                    )
-                except (serial.SerialException, OSError, ValueError) as error:
-                    if "exclusively lock" in str(error):
-                        self._busy = f"{name} is in use by another program"
-                    self._note_failure(f"cannot open {name}: {error}")
-                    self._stop.wait(backoff)
-                    backoff = min(backoff * 2, self.backoff_max)
-                    continue
-                self._busy = None
-                backoff = self.backoff_initial
-                reason = self._session(port, name)
-                if reason == "silent":
-                    self._stop.wait(self.backoff_initial)
-        except Exception:  # never expected; do not die silently
-            log.exception("seat %d: link thread crashed", self.seat)
-            raise
+    # -- the state machine, driven by the bus ------------------------------------------
+    def tick(self, now: float) -> None:
+        """The bus's call when ``due`` has come: open the port when its backoff is
+        over, run the session's timers, and set ``due`` to the next one."""
+        if self._stop.is_set():
+            self.due = float("inf")
+            return
+        if self._serial is None:
+            if now < self._next_open:
+                self.due = self._next_open
+                return
+            self._open(now)
+            if self._serial is None:
+                self.due = self._next_open
+                return
+        if self._fd is None and not self._poll():  # a port with no descriptor: polled
+            self.due = self._next_open
+            return
+        reason = self._timers(now)
+        if reason is not None:
+            self._end(reason, now)
+            self.due = self._next_open
+            return
+        self.due = self._next_due(now)
 
-    def _session(self, port: _Port, name: str) -> str:
-        """Talk to one opened port until it fails, goes silent or we stop."""
+    def shut(self) -> None:
+        """The bus lets the link go (``close``): the port closed, the link stopped."""
+        self._stop.set()
+        self.due = float("inf")
+        if self._serial is not None:
+            self._end("closed", time.monotonic())
+
+    def _open(self, now: float) -> None:
+        name = self._resolve()
+        if name is None:
+            self._note_failure("node not plugged in")
+            self._retry_later(now)
+            return
+        try:
+            port = cast(
+                _Port,
+                serial.serial_for_url(
+                    name,
+                    baudrate=self.baudrate,
+                    timeout=self.read_timeout,
+                    write_timeout=1.0,
+                    exclusive=True,  # one program per node: frames never split
+                ),
+            )
+        except (serial.SerialException, OSError, ValueError) as error:
+            if "exclusively lock" in str(error):
+                self._busy = f"{name} is in use by another program"
+            self._note_failure(f"cannot open {name}: {error}")
+            self._retry_later(now)
+            return
+        self._busy = None
+        self._backoff = self.backoff_initial
+        self._begin(port, name, now)
+
+    def _retry_later(self, now: float) -> None:
+        self._next_open = now + self._backoff
+        self._backoff = min(self._backoff * 2, self.backoff_max)
+
+    def _begin(self, port: _Port, name: str, now: float) -> None:
+        """A new session on the opened ``port``."""
         self.decoder.reset()
         self._logged_rejects.clear()
         with self._write_lock:
@@ -860,84 +899,156 @@ class SeatLink:
             self._offer = PROTOCOL_VERSION
         self._port_name = name
         log.debug("seat %d: opened %s (session %d)", self.seat, name, self._session_id)
-        opened = last_rx = time.monotonic()
-        last_hello = float("-inf")
-        heard_at_hello = 0  # valid frames when the last HELLO went out
-        read = _reader(port, self.read_timeout)
-        last_recovery = float("-inf")
-        recovery_wait = self.repl_after
-        reason = "closed"
-        warned_silent = False
+        self._opened = self._last_rx = now
+        self._last_hello = None
+        self._heard_at_hello = 0
+        self._last_recovery = None
+        self._recovery_wait = self.repl_after
+        self._warned_silent = False
+        fd = getattr(port, "fd", None)
+        if isinstance(fd, int) and self._bus is not None:
+            self._fd = fd
+            self._bus.watch(fd, lambda: self._readable(fd))
+
+    def _timers(self, now: float) -> str | None:
+        """The session's timers at ``now``; why it ends, if it does."""
+        connected = self._connected
+        if not connected and (
+            self._last_hello is None or now - self._last_hello >= self.hello_interval
+        ):
+            heard = self.decoder.frames
+            if self._last_hello is not None and heard != self._heard_at_hello:
+                # Unanswered while the node's firmware talks: it does not take this
+                # version (a node of protocol 2 is sent HELLO 2), or the other one (a
+                # mistaken guess, both versions in turn).
+                self._offer = self._other_version(self._offer)
+            self._heard_at_hello, self._last_hello = heard, now
+            if not self.send("HELLO", str(self._offer), str(self._session_id)):
+                return "unplugged"
+        # Not in the REPL while the firmware sends valid frames (a node that does not
+        # take the offered version is no reason to reset it).
+        in_repl = self._repl_seen or (
+            not connected
+            and now - self._opened >= self.repl_after
+            and now - self._last_rx >= self.repl_after
+        )
+        last = self._last_recovery
+        if in_repl and (last is None or now - last >= self._recovery_wait):
+            self._repl_seen = False
+            if last is not None:  # it did not help yet: try less often
+                self._recovery_wait = min(self._recovery_wait * 2, 30.0)
+            self._last_recovery = now
+            self._last_hello = None  # greet the restarted firmware at once
+            if not self.soft_reset():
+                return "unplugged"
+        quiet = now - self._last_rx >= self.heartbeat_timeout
+        if connected and quiet:
+            return "silent"
+        if not connected and quiet and not self._warned_silent:
+            self._warned_silent = True
+            self._note_failure(f"{self._port_name} is open but the node says nothing")
+        return None
+
+    def _next_due(self, now: float) -> float:
+        """When the session's timers are next due (a frame read since only makes one
+        come early: it is looked at again then)."""
+        due = now + self.read_timeout if self._fd is None else float("inf")
+        if self._connected:
+            due = min(due, self._last_rx + self.heartbeat_timeout)
+        else:
+            hello = self._last_hello
+            due = min(due, now if hello is None else hello + self.hello_interval)
+            if not self._warned_silent:
+                due = min(due, self._last_rx + self.heartbeat_timeout)
+        if self._repl_seen or not self._connected:
+            repl = now if self._repl_seen else max(self._opened, self._last_rx) + self.repl_after
+            if self._last_recovery is not None:
+                repl = max(repl, self._last_recovery + self._recovery_wait)
+            due = min(due, repl)
+        return due
+
+    def _readable(self, fd: int) -> None:
+        """The bus found the port readable: what came is read and parsed, its events
+        handled (on the bus's thread)."""
+        if fd != self._fd:
+            return  # a session that ended in this same wait
         try:
-            while not self._stop.is_set():
-                now = time.monotonic()
-                if not self._connected and now - last_hello >= self.hello_interval:
-                    heard = self.decoder.frames
-                    if last_hello > opened and heard != heard_at_hello:
-                        # Unanswered while the node's firmware talks: it does not take
-                        # this version (a node of protocol 2 is sent HELLO 2), or the
-                        # other one (a mistaken guess, both versions in turn).
-                        self._offer = self._other_version(self._offer)
-                    heard_at_hello, last_hello = heard, now
-                    if not self.send("HELLO", str(self._offer), str(self._session_id)):
-                        reason = "unplugged"
-                        break
-                # Not in the REPL while the firmware sends valid frames (a node that
-                # does not take the offered version is no reason to reset it).
-                in_repl = self._repl_seen or (
-                    not self._connected
-                    and now - opened >= self.repl_after
-                    and now - last_rx >= self.repl_after
-                )
-                if in_repl and now - last_recovery >= recovery_wait:
-                    self._repl_seen = False
-                    if last_recovery > opened:  # it did not help yet: try less often
-                        recovery_wait = min(recovery_wait * 2, 30.0)
-                    last_recovery = now
-                    last_hello = float("-inf")  # greet the restarted firmware at once
-                    if not self.soft_reset():
-                        reason = "unplugged"
-                        break
-                try:
-                    data = read()
-                except (serial.SerialException, OSError) as error:
-                    log.debug("seat %d: read failed: %s", self.seat, error)
-                    reason = "unplugged"
-                    break
-                now = time.monotonic()
-                if data:
-                    before = self.decoder.frames
-                    events = self.decoder.feed(data)
-                    if self.decoder.frames != before:
-                        last_rx = now
-                    for event in events:
-                        if self._handle(event):
-                            last_hello = float("-inf")  # offer the node's version at once
-                if self._connected and now - last_rx > self.heartbeat_timeout:
-                    reason = "silent"
-                    break
-                quiet = now - last_rx > self.heartbeat_timeout
-                if not self._connected and quiet and not warned_silent:
-                    warned_silent = True
-                    self._note_failure(f"{name} is open but the node says nothing")
-        finally:
-            with self._write_lock:
-                self._serial = None
-                previous = self._session_id  # the next opening is another session
-                while self._session_id == previous:
-                    self._session_id = random.randrange(SEQ_MODULO)
+            data = os.read(fd, 4096)
+        except BlockingIOError:
+            return
+        except OSError as error:
+            log.debug("seat %d: read failed: %s", self.seat, error)
+            self._lost()
+            return
+        if not data:  # readable but nothing: the device went away
+            log.debug("seat %d: the port reports readiness to read but returned no data", self.seat)
+            self._lost()
+            return
+        self._take(data)
+
+    def _poll(self) -> bool:
+        """A port with no file descriptor (``loop://``): what it holds now; False when
+        the session ended."""
+        port = self._serial
+        if port is None:
+            return False
+        try:
+            waiting = port.in_waiting
+            data = port.read(waiting) if waiting else b""
+        except (serial.SerialException, OSError) as error:
+            log.debug("seat %d: read failed: %s", self.seat, error)
+            self._end("unplugged", time.monotonic())
+            return False
+        if data:
+            self._take(data)
+        return self._serial is not None
+
+    def _lost(self) -> None:
+        now = time.monotonic()
+        self._end("unplugged", now)
+        self.due = self._next_open
+
+    def _take(self, data: bytes) -> None:
+        decoder = self.decoder
+        before = decoder.frames
+        events = decoder.feed(data)
+        if decoder.frames != before:
+            self._last_rx = time.monotonic()
+        for event in events:
+            if self._handle(event):
+                self._last_hello = None  # offer the node's version at once
+                self.due = 0.0
+            if self._serial is None:
+                return  # closed meanwhile (a callback's close)
+        if self._repl_seen:
+            self.due = 0.0  # the REPL recovery at once
+
+    def _end(self, reason: str, now: float) -> None:
+        """The session is over (``reason``: unplugged, silent, closed): the port closed,
+        NodeDisconnected delivered if the node was connected, the next opening planned."""
+        with self._write_lock:
+            port = self._serial
+            self._serial = None
+            previous = self._session_id  # the next opening is another session
+            while self._session_id == previous:
+                self._session_id = random.randrange(SEQ_MODULO)
+        fd, self._fd = self._fd, None
+        if fd is not None and self._bus is not None:
+            self._bus.unwatch(fd)
+        if port is not None:
             try:
                 port.close()
             except Exception as error:  # a vanished device may fail to close
                 log.debug("seat %d: close failed: %s", self.seat, error)
-            if self._connected:
-                self._connected = False
-                if self._stop.is_set():
-                    reason = "closed"
-                level = logging.INFO if reason == "closed" else logging.WARNING
-                log.log(level, "seat %d: node on %s disconnected (%s)", self.seat, name, reason)
-                self._deliver(NodeDisconnected(name, reason))
-        return reason
+        self._next_open = now + self.backoff_initial if reason == "silent" else now
+        if self._connected:
+            self._connected = False
+            if self._stop.is_set():
+                reason = "closed"
+            level = logging.INFO if reason == "closed" else logging.WARNING
+            name = self._port_name
+            log.log(level, "seat %d: node on %s disconnected (%s)", self.seat, name, reason)
+            self._deliver(NodeDisconnected(name, reason))
 
     @staticmethod
     def _other_version(version: int) -> int:
@@ -946,7 +1057,11 @@ class SeatLink:
 
     def _handle(self, event: NodeEvent) -> bool:
         """Take one event; True when the HELLO should be sent again at once (a node's
-        HELLO before its answer names an older version than the one offered)."""
+        HELLO before its answer names an older version than the one offered, or is its
+        firmware's greeting after a soft reset)."""
+        if self._connected and type(event) in _PLAIN:  # most of them: straight on
+            self._deliver(event)
+            return False
         if not self._answered:
             # Until the node answers this session's HELLO, what it says was sent
             # before (buffered while nobody listened): stale, never played.
@@ -955,7 +1070,13 @@ class SeatLink:
                 if isinstance(event, Hello) and event.protocol < self._offer:
                     self._offer = event.protocol
                     return True
-                return False
+                # the firmware's own greeting after the soft reset this link sent (the
+                # HELLO sent with it may have gone to the restarting interpreter): at once
+                return (
+                    isinstance(event, Hello)
+                    and event.session is None
+                    and self._last_recovery is not None
+                )
             self._answered = True
         elif isinstance(event, Hello) and event.session not in (None, self._session_id):
             self.decoder.count(STALE)  # an answer to an earlier session's HELLO
@@ -974,6 +1095,7 @@ class SeatLink:
                 )
         if not self._connected:
             self._connected = True
+            self._repl_seen = False  # its firmware answered: not in the REPL (an echo was)
             self._last_failure = None
             log.info("seat %d: node connected on %s", self.seat, self._port_name)
             self._deliver(NodeConnected(self._port_name))

@@ -141,7 +141,7 @@ def run_service(config_path: Path, load_link: LoadLink | None = None) -> int:
         deck_of=lambda uid: registry.registry.deck_of(uid),  # follows a reloaded registry
     )
     try:
-        hardware.start(service.post)
+        hardware.start(service.post, service.bus)  # the nodes are read in the loop's wait
     except HardwareStartError as e:
         # one line in the journal, and an exit status systemd does not restart on
         print(f"truco-table: the hardware cannot start: {e}", file=sys.stderr)

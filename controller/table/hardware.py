@@ -8,7 +8,7 @@ gpiozero device is the same on a real pin and on a mock one.
 
 >>> hw = build_hardware(config, MockHardware())     # doctest: +SKIP
 >>> service = TableService(..., hw.displays)        # doctest: +SKIP
->>> hw.start(service.post)                          # events flow from here on
+>>> hw.start(service.post, service.bus)             # events flow from here on
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from .config import TableConfig
 
 if TYPE_CHECKING:
     from ..hal.gpio_pad import GpioPad
+    from ..hal.seatbus import SeatBus
     from ..hal.seatlink import SeatLink
     from ..hal.spi_reader import SpiReader
     from .config import GpioSeat
@@ -172,8 +173,12 @@ class Hardware:
     status: SeatStatus = field(default_factory=lambda: SeatStatus(None))
     _closers: list[Callable[[], None]] = field(default_factory=list)
 
-    def start(self, on_event: Callable[[int, Any], None]) -> None:
+    def start(self, on_event: Callable[[int, Any], None], bus: SeatBus | None = None) -> None:
         """Open every seat's devices; each hands its events to ``on_event(seat, event)``.
+
+        The seat nodes' links go on ``bus``, read by whoever waits in it (the table
+        service's loop: ``service.bus``); with no bus, on one of their own, waited on by
+        a thread of its own. The pads and readers post from their own threads.
 
         A device that cannot be set up (gpiozero finds no pin factory, a pin is held by
         another program) raises ``HardwareStartError`` with one line saying which seat
@@ -182,7 +187,7 @@ class Hardware:
         self._closers.append(self.status.close)
         try:
             if config.topology == "nodes":
-                self._start_links(on_event)
+                self._start_links(on_event, bus)
             else:
                 self._start_gpio(on_event)
         except HardwareStartError:
@@ -199,11 +204,16 @@ class Hardware:
             len(self.links), len(self.pads), len(self.readers), type(factory).__name__,
         )  # fmt: skip
 
-    def _start_links(self, on_event: Callable[[int, LinkEvent], None]) -> None:
+    def _start_links(self, on_event: Callable[[int, LinkEvent], None], bus: SeatBus | None) -> None:
         from ..hal.node_display import NodeDisplay
+        from ..hal.seatbus import SeatBus
         from ..hal.seatlink import SeatLink
 
         config, factory = self.config, self.factory
+        if bus is None:  # nobody waits in one: a bus on a thread of its own
+            bus = SeatBus()
+            bus.start()
+            self._closers.append(bus.close)
         for node in config.nodes:
             link = SeatLink(
                 node.seat,
@@ -219,7 +229,7 @@ class Hardware:
                 display.attach(link)  # the panel hangs on this node: windows go by its link
             # the doctor reads each seat's node and panel state from the status file
             link.display_listener = self.status.listener(node.seat, link.display_listener)
-            link.start()
+            link.start(bus)
 
     def _pad(self, seat: GpioSeat, on_event: Callable[[int, Any], None]) -> GpioPad:
         from ..hal.gpio_pad import GpioPad

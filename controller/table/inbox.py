@@ -1,9 +1,11 @@
 """The service's event queue: bounded per seat, read round-robin.
 
-Hardware threads (one per seat node, the GPIO pads) ``put`` their events; the service's
-loop ``get``s them. A node that floods the table (a stuck button, a broken firmware, a
-bad cable sending 18,000 valid frames a second) must neither grow the table's memory nor
-delay another seat's genuine action:
+The seat links ``put`` their events on the service loop's own thread (they are read in
+its wait, ``controller.hal.seatbus``); the GPIO pads and card readers, and the
+tournament link's ``call_soon``, from threads of their own. The loop ``get``s them. A
+node that floods the table (a stuck button, a broken firmware, a bad cable sending
+18,000 valid frames a second) must neither grow the table's memory nor delay another
+seat's genuine action:
 
 - Each seat has its own queue of at most ``per_seat`` presses, holds and taps; past that,
   that seat's new presses, holds and taps are dropped and counted (``dropped``). Events
@@ -12,13 +14,21 @@ delay another seat's genuine action:
   dropped and counted too.
 - ``get`` takes one event from each seat in turn, so an action waits behind at most one
   event of every other seat.
+
+The loop waits on the inbox's *bell*, a pipe's read end (``bell()``), in the same
+``select`` as the seat nodes' ports: a ``put`` or ``wake`` from another thread writes
+one byte to it when the loop may be waiting (one until the loop has heard it: a flood
+does not write a byte an event); a ``put`` on the loop's own thread only appends.
 """
 
 from __future__ import annotations
 
-import queue
+import contextlib
+import os
+import select
 import threading
 import time
+import weakref
 from collections import Counter, deque
 
 from ..hal.seatlink import ButtonHeld, ButtonPressed, LinkEvent, TagArrived
@@ -29,33 +39,64 @@ PER_SEAT = 64
 FLOOD_PAUSE_S = 0.0002  # a thread whose seat's queue is full waits this long...
 FLOOD_PAUSE_EVERY = 16  # ...every this many of its events dropped
 _DROPPABLE = (ButtonPressed, ButtonHeld, TagArrived)
-_EVENT, _WAKE = True, False  # the bell's tokens: an event queued, a wake
+
+
+def _close_fds(*fds: int) -> None:
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            os.close(fd)
 
 
 class Inbox:
     """Per-seat bounded queues (see the module docstring). Thread-safe.
 
-    The queues are kept under a plain lock; the loop waits on a bell (a C
-    ``SimpleQueue``) that holds one token per event queued, and one for a wake: a
-    ``put`` and a ``get`` are a lock and a token each, not a ``threading.Condition``'s
-    waiter lock made, waited on and released in Python on both threads."""
+    The queues are kept under a plain lock. The thread that last asked for events
+    (``listen``, ``get``) is the loop's: a ``put`` or ``wake`` from any other rings the
+    bell, once until the loop drains it (``ring_heard``)."""
 
     def __init__(self, per_seat: int = PER_SEAT) -> None:
         self.per_seat = per_seat
         self._queues: dict[int, deque[LinkEvent]] = {}
         self._order: deque[int] = deque()  # seats with events, in turn
         self._lock = threading.Lock()
-        self._bell: queue.SimpleQueue[bool] = queue.SimpleQueue()
         self._size = 0
-        self._wake_rung = False  # a wake token is in the bell (wakes do not pile up)
+        self._woken = False  # a wake is pending (wakes do not pile up)
+        self._rung = False  # a byte is in the bell, not yet drained
+        self._loop: int | None = None  # the loop's thread (threading.get_ident)
+        self._bell_r = self._bell_w = -1  # the pipe, made when the loop first waits
         #: events dropped per seat (a flood), since the start
         self.dropped: Counter[int] = Counter()
 
+    # -- the bell ----------------------------------------------------------------------
+    def bell(self) -> int:
+        """The descriptor the loop waits on (readable once a post or wake came from
+        another thread); made on the first call."""
+        with self._lock:
+            if self._bell_r < 0:
+                self._bell_r, self._bell_w = os.pipe()
+                os.set_blocking(self._bell_r, False)
+                os.set_blocking(self._bell_w, False)
+                weakref.finalize(self, _close_fds, self._bell_r, self._bell_w)
+            return self._bell_r
+
+    def ring_heard(self) -> None:
+        """The bell was readable: empty it (the loop then looks at the queues)."""
+        with contextlib.suppress(OSError):
+            os.read(self._bell_r, 4096)
+        with self._lock:  # after the read: a put from now on rings again
+            self._rung = False
+
+    def _ring(self) -> None:
+        with contextlib.suppress(OSError):  # full (it cannot be: one byte a wait) or closed
+            os.write(self._bell_w, b"\x01")
+
+    # -- in ------------------------------------------------------------------------------
     def put(self, seat: int, event: LinkEvent) -> bool:
-        """Queue one event; False (and counted) when the seat's queue is full. The
-        flooding thread then yields the interpreter for ``FLOOD_PAUSE_S`` every
+        """Queue one event; False (and counted) when the seat's queue is full. A thread
+        other than the loop's then yields the interpreter for ``FLOOD_PAUSE_S`` every
         ``FLOOD_PAUSE_EVERY`` drops (its own seat's excess is dropped anyway), so the
         loop and the other seats' threads are not kept waiting for it."""
+        ring = pause = False
         with self._lock:
             q = self._queues.get(seat)
             if q is None:
@@ -70,39 +111,77 @@ class Inbox:
                     self._order.append(seat)
                 q.append(event)
                 self._size += 1
-        if not full:
-            self._bell.put(_EVENT)  # after the event: a token always finds its event
-        elif pause:
+                # after the event: the loop that hears the bell finds it
+                if not self._rung and self._bell_w >= 0:
+                    ring = self._rung = threading.get_ident() != self._loop
+        if ring:
+            self._ring()
+        elif pause and threading.get_ident() != self._loop:
             time.sleep(FLOOD_PAUSE_S)
         return not full
 
     def wake(self) -> None:
-        """End a ``get`` waiting now (or the next one) at once, with no event: the loop
-        has something else to do (the service's ``call_soon``)."""
+        """End the loop's wait under way now (or its next one) at once, with no event:
+        the loop has something else to do (the service's ``call_soon``)."""
+        ring = False
         with self._lock:
-            if self._wake_rung:
+            if self._woken:
                 return
-            self._wake_rung = True
-        self._bell.put(_WAKE)
+            self._woken = True
+            if not self._rung and self._bell_w >= 0:
+                ring = self._rung = threading.get_ident() != self._loop
+        if ring:
+            self._ring()
+
+    # -- out -----------------------------------------------------------------------------
+    def listen(self) -> bool:
+        """The calling thread is the loop's from now on (its own puts only append);
+        True when an event or a wake is waiting already (the loop must not wait), the
+        wake then taken."""
+        self._loop = threading.get_ident()
+        if self._size:
+            return True
+        if not self._woken:  # a wake from now on rings the bell: the wait hears it
+            return False
+        with self._lock:
+            woken, self._woken = self._woken, False
+            return woken
 
     def get(self, timeout: float = 0.0) -> tuple[int, LinkEvent] | None:
         """The next event, one seat after another; None if none came within ``timeout``
-        (or ``wake`` was called)."""
-        try:
-            token = self._bell.get(True, timeout) if timeout > 0 else self._bell.get_nowait()
-        except queue.Empty:
-            return None
-        with self._lock:
-            if token is _WAKE:
-                self._wake_rung = False
+        (or ``wake`` was called). Waits on the bell alone (a loop that reads the seat
+        nodes too waits in its ``SeatBus`` instead, then calls ``get()``)."""
+        if timeout <= 0:
+            with self._lock:
+                if self._size:
+                    return self._take()
+                self._woken = False
                 return None
-            seat = self._order.popleft()
-            q = self._queues[seat]
-            event = q.popleft()
-            self._size -= 1
-            if q:
-                self._order.append(seat)
-            return seat, event
+        bell = self.bell()
+        deadline = time.monotonic() + timeout
+        while True:
+            with self._lock:
+                self._loop = threading.get_ident()
+                if self._size:
+                    return self._take()
+                if self._woken:
+                    self._woken = False
+                    return None
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            ready, _, _ = select.select([bell], [], [], left)
+            if ready:
+                self.ring_heard()
+
+    def _take(self) -> tuple[int, LinkEvent]:
+        seat = self._order.popleft()
+        q = self._queues[seat]
+        event = q.popleft()
+        self._size -= 1
+        if q:
+            self._order.append(seat)
+        return seat, event
 
     def dropped_counts(self) -> dict[int, int]:
         """``dropped`` as it is now (a copy: the hardware threads go on counting)."""

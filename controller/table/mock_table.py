@@ -12,7 +12,9 @@ The table's configuration (``mock_config``) goes through the same wiring as on a
   the real ``GpioPad``, the cards are tags laid on a simulated MFRC522 under the real
   ``SpiReader``, as on a two-seat table wired straight to the Pi.
 
-Either way the events are queued and handled by the ``Table`` in order.
+Either way the events are queued and handled by the ``Table`` in order. The seat links
+are read in the service loop's own wait (``TableService.step``, on the thread that calls
+``pump``): no thread of the table's reads the nodes.
 """
 
 from __future__ import annotations
@@ -91,7 +93,7 @@ class MockTableError(RuntimeError):
 
 
 class MockTable:
-    """A ``TableService`` wired to mock seat nodes; ``close()`` (or ``with``) stops the threads."""
+    """A ``TableService`` wired to mock seat nodes; ``close()`` (or ``with``) stops them."""
 
     def __init__(
         self,
@@ -127,7 +129,7 @@ class MockTable:
             on_record=on_record,
         )
         self.sent = 0  # counted events sent (presses, holds, tag on/off)
-        self.hardware.start(self._on_event)
+        self.hardware.start(self._on_event, self.service.bus)
         self._wait_connected()
         self.sent = self.service.handled
 
@@ -144,7 +146,7 @@ class MockTable:
         return self.service.handled
 
     def _on_event(self, seat: int, event: LinkEvent) -> None:
-        self.service.post(seat, event)  # called on the links' threads
+        self.service.post(seat, event)  # on the loop's thread (its wait reads the links)
 
     def _wait_connected(self) -> None:
         deadline = time.monotonic() + self.timeout

@@ -1,11 +1,14 @@
 """The table service's event loop: one queue in, the record and the displays out.
 
-Hardware threads (serial links, GPIO pads) only ``post`` their events. The loop takes
-them in order and, for each one: the ``Table`` turns it into an action for the engine
-(accepted or refused); an accepted action is appended to ``current.truco`` and synced
-to disk; then every seat whose screen changed is redrawn. Restarting is replaying the
-record; the watchdog is pinged from this loop, so a stuck loop gets the service
-restarted by systemd.
+The loop waits in its ``SeatBus`` (``bus``): the seat nodes' serial links are read and
+parsed there, on the loop's thread, and their events posted to the queue as they come;
+hardware threads (GPIO pads, SPI card readers) and the tournament link's network thread
+``post`` (or ``call_soon``) from their own threads, which rings the queue's bell in the
+same wait. The loop takes the events in order and, for each one: the ``Table`` turns it
+into an action for the engine (accepted or refused); an accepted action is appended to
+``current.truco`` and synced to disk; then every seat whose screen changed is redrawn.
+Restarting is replaying the record; the watchdog is pinged from this loop, so a stuck
+loop gets the service restarted by systemd.
 
 Table-level controls (docs in README "Running a table"):
 
@@ -40,6 +43,7 @@ from PIL import Image
 from ..engine import Game, HouseRules
 from ..hal.display import Display
 from ..hal.events import ButtonHeld, ButtonPressed, LinkEvent, TagArrived, TagLeft
+from ..hal.seatbus import SeatBus
 from ..notices import (
     ActionUndone,
     AskConfirm,
@@ -100,6 +104,15 @@ _COMBOS = {("mazo", "no_quiero"): "undo", ("mazo", "truco"): "new-game"}
 _COUNTED = (ButtonHeld, ButtonPressed, TagArrived, TagLeft)
 _BUTTONS = (ButtonHeld, ButtonPressed)
 _CONTROL_SETTLED_NS = 2_000_000_000
+#: While the table is busy (players act, the nodes acknowledge what they were sent), the
+#: control folder is looked at (an ``os.stat``) at most this often: a ``truco-table
+#: control`` command waits this long at most, and an event does not pay a system call for
+#: it. A quiet turn of the loop (its wait ran out, or brought only a heartbeat or a node
+#: coming or going) looks at once.
+CONTROL_READ_S = 0.05
+#: A turn that brought only what posts nothing (a node's DACK) skips the housekeeping if
+#: it ran this recently: a node flooding display answers never starves the watchdog's ping
+HOUSEKEEPING_S = 0.05
 #: A seat's refusals beyond ``REFUSAL_BURST`` in ``REFUSAL_WINDOW_S`` (a stuck button)
 #: are counted, not told one by one: one record comment (tournament profile) and one log
 #: line per seat and window say how many (``# rechazos sin anotar: asiento 1, 4995
@@ -217,6 +230,8 @@ class TableService:
         self.control_dir = config.state_dir / "control" if config.state_dir is not None else None
         self.next_rules: HouseRules | None = None
         self._controls_seen: int | None = None  # the control folder's mtime when last listed
+        self._controls_next = float("-inf")  # the next look at it (time.monotonic)
+        self._kept = float("-inf")  # the last housekeeping (time.monotonic)
         #: the ids of the command files applied lately (a retry is acknowledged only)
         self._controls_applied: OrderedDict[str, None] = OrderedDict()
         self._controls_stuck: set[str] = set()  # command files the card will not delete
@@ -244,6 +259,7 @@ class TableService:
         self.match_waiting = False  # a tournament table with no chico to play
         self._calls: deque[Callable[[], None]] = deque()  # call_soon's, for the loop
         self._calls_lock = threading.Lock()
+        self._bus: SeatBus | None = None
         self._record_lines: list[str] = []
         self.table = self._new_table(game if game is not None else self._restore())
 
@@ -309,19 +325,44 @@ class TableService:
 
     # ------------------------------------------------------------------ the loop
 
+    @property
+    def bus(self) -> SeatBus:
+        """What the loop waits in: the seat links' ports (``Hardware.start`` adds them)
+        and the queue's bell; made on first use."""
+        bus = self._bus
+        if bus is None:
+            bus = self._bus = SeatBus()
+            bus.watch(self.events.bell(), self.events.ring_heard)
+        return bus
+
     def post(self, seat: int, event: LinkEvent) -> None:
-        """Called on hardware threads; a flooding seat's excess is dropped (``Inbox``)."""
+        """Called by the seat links (on the loop's thread, in its wait) and by hardware
+        threads (a pad, a reader); a flooding seat's excess is dropped (``Inbox``)."""
         self.events.put(seat, event)
 
     def step(self, wait: float) -> int:
-        """Handle queued events (waiting up to ``wait`` s for the first, at most
-        ``BATCH`` of them); returns how many."""
+        """Handle queued events (waiting up to ``wait`` s for the first in the bus, which
+        reads the seat nodes meanwhile; at most ``BATCH`` of them); returns how many."""
         done = 0
-        item = self.events.get(wait)
+        events, bus = self.events, self.bus  # the bus (and the bell) before listening
+        woken = True  # by something that came, not by the wait running out
+        if not events.listen() and not self._calls:  # nothing to do yet: wait for it
+            woken = bus.wait(wait) > 0
+        item = events.get()
+        if (
+            item is None
+            and woken
+            and not self._calls
+            and time.monotonic() - self._kept < HOUSEKEEPING_S
+        ):
+            # only what posts nothing came (a node's display acknowledgement, heard by its
+            # panel's port): nothing for the table, which was kept a moment ago
+            return 0
         if item is not None:
             self._housekeeping()  # a deal due now is started before the taps are read
         changed = False
         self._played = False
+        counted = self.handled
         while item is not None:
             changed = self._handle(*item) or changed
             done += 1
@@ -331,8 +372,10 @@ class TableService:
                 self._played = False
                 self.redraw()
                 changed = False  # shown: only what comes after it is redrawn again
-            item = self.events.get() if done < BATCH else None
-        self._housekeeping()
+            item = events.get() if done < BATCH else None
+        # busy: a player's event handled (or a wake's call run): the control folder
+        # waits its turn
+        self._housekeeping(busy=self.handled != counted or (woken and not done))
         if done and (changed or self._screens_stale()):
             self.redraw()
         return done
@@ -432,7 +475,10 @@ class TableService:
         self.match_card, self.match_waiting = card, waiting and card is None
         self.table.match, self.table.waiting = card, self.match_waiting
 
-    def _housekeeping(self) -> None:
+    def _housekeeping(self, busy: bool = True) -> None:
+        """What the loop does between events; ``busy``: the table is not quiet (the
+        control folder then waits for ``CONTROL_READ_S`` since it was last looked at)."""
+        now = self._kept = time.monotonic()
         called = self._run_calls()
         if self.events.dropped and self.clock() >= self._next_drop_report:
             self._report_drops()
@@ -441,10 +487,12 @@ class TableService:
         if self._deal_if_due() or called:
             self.redraw()
         self.ping()
-        try:
-            self._read_controls()
-        except OSError as error:  # a failing state directory never stops the table
-            log.error("control: cannot read %s: %s", self.control_dir, error)
+        if not busy or now >= self._controls_next:
+            self._controls_next = now + CONTROL_READ_S
+            try:
+                self._read_controls()
+            except OSError as error:  # a failing state directory never stops the table
+                log.error("control: cannot read %s: %s", self.control_dir, error)
         alerted = False
         if self.store is not None and self.store.pending and self.clock() >= self._next_retry:
             self._next_retry = self.clock() + RETRY_S
@@ -855,6 +903,8 @@ class TableService:
     def close(self) -> None:
         if self.store is not None:
             self.store.close()
+        if self._bus is not None:
+            self._bus.close()
         self.notifier.stopping()
 
 

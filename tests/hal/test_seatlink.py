@@ -746,3 +746,32 @@ def test_the_firmware_answers_the_version_it_is_offered() -> None:
     hellos = [fw.parse(frame.rstrip(b"\n"))[2] for frame in sent if b" HELLO " in frame]
     assert [(args[0], args[-1]) for args in hellos] == [("2", "7"), ("3", "8")]
     assert app.rx_errors == 2
+
+
+def test_a_node_that_answers_after_its_soft_reset_is_not_reset_again() -> None:
+    """The REPL's last words (its prompt, echoed bytes) come after the soft reset; once
+    the restarted firmware answers the HELLO, they are no reason for another."""
+    node = RawNode()
+    try:
+        events = Events()
+        with SeatLink(1, node.path, events, **FAST, repl_after=1.0) as link:
+            node.hear(b"HELLO 3 ")
+            os.write(node.master, b"MicroPython v1.24.1\r\n>>> \r\n")
+            node.hear(sl.REPL_RECOVERY)
+            os.write(node.master, b">>> \r\n")  # the prompt again, before main.py runs
+            node.heard = b""
+            node.send("HELLO", "3", "0.2.0", "1", "abcd", "92", "-")
+            node.hear(f"HELLO 3 {link.session}*".encode())
+            node.send("HELLO", "3", "0.2.0", "1", "abcd", "92", str(link.session))
+            events.wait_for(lambda e: isinstance(e, Hello))
+            deadline = time.monotonic() + 1.5  # past the recovery's wait of 1 s
+            while time.monotonic() < deadline:
+                node.send("HB", "1", "0", "OK")
+                with contextlib.suppress(BlockingIOError):
+                    node.heard += os.read(node.master, 1024)
+                time.sleep(0.05)
+            assert link.connected
+            assert sl.REPL_RECOVERY not in node.heard
+            assert link.stats["repl_resets"] == 1
+    finally:
+        node.close()

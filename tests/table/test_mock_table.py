@@ -176,3 +176,30 @@ def test_interactive_keyboard_game_to_30() -> None:
     finally:
         run.close()
     assert "¡Fin del partido!" in out.getvalue()  # the line mode speaks Spanish
+
+
+def test_the_nodes_are_read_on_the_loops_thread_with_no_link_thread() -> None:
+    """The seat links are read in the service loop's own wait: no thread of the table
+    reads a node, and a press is handled on the thread that pumps the table."""
+    import threading
+
+    from controller.engine import Card
+    from controller.table.service import Accepted, ServiceEvent
+
+    with MockTable(HouseRules()) as mock:
+        names = [t.name for t in threading.enumerate()]
+        assert not [n for n in names if n.startswith(("seatlink", "seatbus"))], names
+        heard: list[tuple[ServiceEvent, int]] = []
+        mock.service.listeners.append(lambda event: heard.append((event, threading.get_ident())))
+        mock.deal(
+            {
+                0: [Card.from_str(c) for c in ("7C", "6C", "3E")],
+                1: [Card.from_str(c) for c in ("2O", "1B", "4B")],
+            }
+        )
+        mock.press(0, Button.ENVIDO)
+        envido = [
+            who for event, who in heard if isinstance(event, Accepted) and "envido" in event.text
+        ]
+        assert envido == [threading.get_ident()]
+        assert {who for _, who in heard} == {threading.get_ident()}

@@ -352,6 +352,7 @@ def test_call_soon_runs_on_the_loop_at_once_and_redraws(tmp_path: Path) -> None:
         assert seen == [threading.current_thread().name]
         assert screen_texts(screen_for(service.table, 0))[0] == "FINAL"
         assert mock.parts.displays[0].frames > frames  # drawn without any event
+
         def broken() -> None:
             raise RuntimeError("a bug in a listener")
 
@@ -359,3 +360,135 @@ def test_call_soon_runs_on_the_loop_at_once_and_redraws(tmp_path: Path) -> None:
         service.step(0.1)
         service.new_game()  # the next game's table keeps the match until it is cleared
         assert service.table.match == card
+
+
+def test_a_post_from_another_thread_wakes_a_waiting_step_at_once() -> None:
+    """A pad or a reader on its own thread posts while the loop waits in its bus: the
+    inbox's bell ends the wait at once (not at its timeout)."""
+    import threading
+
+    from controller.engine import HouseRules as Rules
+    from controller.hal.events import ButtonPressed
+    from controller.hal.mock import MockDeck
+    from controller.table.service import ServiceConfig, TableService
+
+    service = TableService(ServiceConfig(Rules()), MockDeck().lookup, [])
+    try:
+        assert service.step(0.0) == 0  # this thread is the loop's
+        timer = threading.Timer(0.05, service.post, (1, ButtonPressed("truco")))
+        timer.start()
+        started = time.monotonic()
+        assert service.step(5.0) == 1
+        assert time.monotonic() - started < 2.0  # not the 5 s the wait would last
+        assert service.handled == 1
+        timer.join()
+    finally:
+        service.close()
+
+
+def test_the_control_folder_waits_while_players_act_and_a_command_is_still_taken(
+    tmp_path: Path,
+) -> None:
+    """A stream of events does not list the control folder at every turn of the loop
+    (``CONTROL_READ_S``); a command dropped meanwhile is taken within that time."""
+    from controller.table import service as service_module
+
+    with MockTable(HouseRules(), state_dir=tmp_path) as mock:
+        mock.deal(DEAL)
+        looks: list[float] = []
+        read_controls = mock.service._read_controls
+
+        def counting() -> None:
+            looks.append(time.monotonic())
+            read_controls()
+
+        mock.service._read_controls = counting  # type: ignore[method-assign]
+        _, (tag_off, lift) = mock.hardware_events(Gesture(0, "tap", card=Card.from_str("4B")))
+        started = time.monotonic()
+        for _ in range(40):  # a card lifted that lies nowhere: handled, nothing changes
+            mock.send_event(tag_off, lift)
+        took = time.monotonic() - started
+        assert mock.handled == mock.sent
+        assert len(looks) <= 2 + took / service_module.CONTROL_READ_S  # not 2 an event
+        drop_command(tmp_path, "rules", "target=15")
+        dropped = time.monotonic()
+        while mock.table.rules.target != 15 and mock.service.next_rules is None:
+            assert time.monotonic() - dropped < 2.0, "the command was not taken"
+            mock.send_event(tag_off, lift)
+        assert time.monotonic() - dropped < service_module.CONTROL_READ_S + 1.0
+
+
+def test_the_nodes_acknowledgements_do_not_make_the_loop_look_at_the_control_folder(
+    tmp_path: Path,
+) -> None:
+    """Panels on the nodes: each screen sent is acknowledged (DACK) in a later wait of the
+    loop, which handles no event; those turns do not list the control folder either."""
+    from collections.abc import Callable
+
+    from controller.hal.node_display import NodeDisplay
+    from controller.table import service as service_module
+
+    with MockTable(HouseRules(), state_dir=tmp_path, panels="node") as mock:
+        mock.deal(DEAL)
+        ports = [d.port for d in mock.service.displays if isinstance(d, NodeDisplay)]
+        looks: list[float] = []
+        read_controls = mock.service._read_controls
+
+        def counting() -> None:
+            looks.append(time.monotonic())
+            read_controls()
+
+        mock.service._read_controls = counting  # type: ignore[method-assign]
+        updates = sum(port.stats.updates for port in ports)
+        started = time.monotonic()
+        plays: list[Callable[[], None]] = [  # each redraws every seat
+            lambda: mock.press(0, Button.ENVIDO),
+            lambda: mock.press(1, Button.QUIERO),
+            lambda: mock.tap(0, Card.from_str("3E")),
+            lambda: mock.tap(1, Card.from_str("2O")),
+        ]
+        for play in plays:
+            play()
+            deadline = time.monotonic() + 5
+            while any(port.stats.acks < port.stats.updates for port in ports):
+                assert time.monotonic() < deadline, "a display update had no DACK"
+                mock.pump(0.05)
+        took = time.monotonic() - started
+        sent = sum(port.stats.updates for port in ports) - updates
+        assert sent >= 3  # each acknowledged in a turn that handled no event
+        assert len(looks) <= 2 + took / service_module.CONTROL_READ_S, (len(looks), sent, took)
+
+
+def test_a_node_flooding_display_answers_never_starves_the_housekeeping(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Turns that bring only what posts nothing (a node's DACKs, by the thousand from a
+    broken firmware) skip the housekeeping only while it ran a moment ago: the watchdog
+    is still pinged."""
+    from controller.engine import HouseRules as Rules
+    from controller.hal.mock import MockDeck
+    from controller.table.service import HOUSEKEEPING_S, ServiceConfig, TableService
+
+    class Watchdog(Notifier):
+        def __init__(self) -> None:
+            super().__init__(None)
+            self.pings = 0
+
+        def watchdog(self) -> bool:
+            self.pings += 1
+            return True
+
+    notifier = Watchdog()
+    service = TableService(
+        ServiceConfig(Rules(), watchdog_s=0.01), MockDeck().lookup, [], notifier=notifier
+    )
+    try:
+        service.ready()
+        monkeypatch.setattr(service.bus, "wait", lambda timeout: 1)  # a DACK, every time
+        pings = notifier.pings
+        started = time.monotonic()
+        while time.monotonic() - started < 10 * HOUSEKEEPING_S:
+            assert service.step(1.0) == 0
+        assert notifier.pings - pings >= 5
+    finally:
+        service.close()

@@ -1,0 +1,209 @@
+"""One loop for every seat node's serial link: a selector over their ports.
+
+A :class:`SeatBus` holds seat links (``SeatLink.start(bus)``) and whatever else a loop
+waits on (``watch``: the table service's inbox bell, written by a post from another
+thread). ``wait(timeout)`` is one ``selectors`` call over every open port and those
+descriptors, bounded by the links' next deadline (a HELLO to repeat, a heartbeat gone
+missing, a port to reopen after its backoff, a node to bring back from its REPL); then
+each ready link reads and parses what came, on the waiting thread, and each link whose
+deadline passed runs its timers. The table service waits in its bus when it has nothing
+queued (``TableService.step``): a node's frame is read, parsed and handled on the
+loop's thread, with no thread hand-off.
+
+``start()`` runs the bus on a thread of its own (a link started with no bus does so
+with a private bus: ``truco-table enroll``, the tests); ``wake()`` ends a wait at once
+from any thread.
+
+Thread safety: a member's reading and timers run under the bus's lock, which ``remove``
+(a link's ``close`` from another thread) takes too; the ``select`` itself runs outside
+it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import selectors
+import threading
+import time
+import weakref
+from collections.abc import Callable
+from typing import Protocol
+
+__all__ = ["BusMember", "SeatBus"]
+
+log = logging.getLogger(__name__)
+
+#: the longest a bus with nothing due sleeps in one ``select`` when told to wait for
+#: ever (a ``start``ed bus): a safety net, every deadline and wake ends it sooner
+IDLE_WAIT_S = 1.0
+
+
+class BusMember(Protocol):
+    """What a bus asks of a member (``SeatLink``): when its timers are next due (a
+    monotonic time; ``float("inf")`` when none is), and to run them."""
+
+    due: float
+
+    def tick(self, now: float) -> None:
+        """Run the timers due at ``now`` (open the port, repeat a HELLO, ...) and set
+        ``due`` to the next one."""
+        ...
+
+    def shut(self) -> None:
+        """Close the member's port (the bus is removing it), on the bus's lock."""
+        ...
+
+
+def _close_fds(*fds: int) -> None:
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
+class SeatBus:
+    """Seat links and watched descriptors, waited on in one ``select`` (see the module
+    docstring)."""
+
+    def __init__(self) -> None:
+        self._selector = selectors.DefaultSelector()
+        self._members: tuple[BusMember, ...] = ()
+        self._lock = threading.RLock()
+        self._wake_r, self._wake_w = os.pipe()
+        os.set_blocking(self._wake_r, False)
+        os.set_blocking(self._wake_w, False)
+        self._woken = False  # a byte is in the wake pipe (wakes do not pile up)
+        self._finalizer = weakref.finalize(self, _close_fds, self._wake_r, self._wake_w)
+        self._selector.register(self._wake_r, selectors.EVENT_READ, self._drain_wake)
+        self._closed = False
+        self._thread: threading.Thread | None = None
+        self.failures = 0  # readers and timers that raised (logged, never fatal)
+
+    # -- members ---------------------------------------------------------------------
+    @property
+    def members(self) -> tuple[BusMember, ...]:
+        return self._members
+
+    def add(self, member: BusMember) -> None:
+        """Take ``member``; its timers run at the next wait (a link opens its port)."""
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the seat bus is closed")
+            member.due = 0.0
+            self._members = (*self._members, member)
+        self.wake()  # a thread waiting now takes the new member at once
+
+    def remove(self, member: BusMember) -> None:
+        """Let ``member`` go, its port closed (``member.shut``), from any thread."""
+        with self._lock:
+            if member in self._members:
+                self._members = tuple(m for m in self._members if m is not member)
+            member.shut()
+
+    def watch(self, fd: int, on_ready: Callable[[], None]) -> None:
+        """Wait on ``fd`` too: ``on_ready()`` is called on the waiting thread when it is
+        readable (a port's data, a bell rung)."""
+        with self._lock:
+            self._selector.register(fd, selectors.EVENT_READ, on_ready)
+
+    def unwatch(self, fd: int) -> None:
+        with self._lock, contextlib.suppress(KeyError, ValueError, OSError):
+            self._selector.unregister(fd)
+
+    # -- waiting ---------------------------------------------------------------------
+    def wake(self) -> None:
+        """End a ``wait`` under way now (or the next one) at once; from any thread."""
+        if self._woken:
+            return
+        self._woken = True
+        with contextlib.suppress(OSError):  # closed: nobody waits any more
+            os.write(self._wake_w, b"\x01")
+
+    def _drain_wake(self) -> None:
+        with contextlib.suppress(OSError):
+            os.read(self._wake_r, 4096)
+        self._woken = False  # after the read: a wake from now on writes again
+
+    def wait(self, timeout: float | None) -> int:
+        """One ``select`` over every open port and watched descriptor, for at most
+        ``timeout`` seconds (``None``: until something comes) and never past a member's
+        next deadline; then every ready descriptor's reader and every due timer runs,
+        on this thread. Returns how many descriptors were ready (0: the wait ran out)."""
+        if self._closed:
+            return 0
+        members = self._members
+        due = float("inf")
+        for member in members:
+            if member.due < due:
+                due = member.due
+        limit = IDLE_WAIT_S if timeout is None else timeout
+        if due != float("inf"):
+            limit = min(limit, due - time.monotonic())
+        try:
+            ready = self._selector.select(limit if limit > 0 else 0)
+        except (OSError, ValueError):
+            if self._closed:  # closed by another thread meanwhile
+                return 0
+            raise
+        with self._lock:
+            for key, _mask in ready:
+                try:
+                    key.data()
+                except Exception:  # a member's bug never stops the loop that waits here
+                    self._failed(key.data)
+            now = time.monotonic()
+            for member in self._members:
+                if member.due <= now:
+                    try:
+                        member.tick(now)
+                    except Exception:
+                        member.due = now + IDLE_WAIT_S  # not again at once
+                        self._failed(member.tick)
+        return len(ready)
+
+    def _failed(self, what: object) -> None:
+        """A reader or a timer raised: logged (in full the first time), and the bus goes
+        on (a seat link's own handling of its node is what fails; the others are read)."""
+        self.failures += 1
+        if self.failures == 1 or self.failures % 1000 == 0:
+            log.exception("seat bus: %r failed (%d failures so far)", what, self.failures)
+
+    # -- a thread of its own -------------------------------------------------------------
+    @property
+    def thread(self) -> threading.Thread | None:
+        """The bus's own thread, once ``start``ed."""
+        return self._thread
+
+    def start(self, name: str = "seatbus") -> None:
+        """Wait on this bus on a thread of its own until ``close``."""
+        if self._thread is not None:
+            raise RuntimeError("the seat bus is already started")
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            while not self._closed:
+                self.wait(None)
+        except Exception:  # never expected; do not die silently
+            log.exception("seat bus thread crashed")
+            raise
+
+    def close(self, timeout: float = 5.0) -> None:
+        """Close every member's port, stop the bus's thread (if ``start``ed) and let its
+        descriptors go."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            members, self._members = self._members, ()
+            for member in members:
+                member.shut()
+        self.wake()
+        thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout)
+        with self._lock:
+            self._selector.close()
+            self._finalizer()
