@@ -86,7 +86,9 @@ from __future__ import annotations
 
 import contextlib
 import re
+import threading
 from collections.abc import Callable, Iterator, Sequence
+from ctypes import POINTER, addressof, c_char, cast, create_string_buffer
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Protocol
@@ -108,6 +110,7 @@ __all__ = [
     "UpdateReport",
     "Window",
     "WriterTotals",
+    "forget_plans",
     "image_to_pages",
     "window_bytes",
     "writer_for_device",
@@ -608,6 +611,98 @@ class BusPort:
             bits_per_byte=bus.bits_per_byte,
         )
 
+    def send_plan(self, frame: bytes, plan: KeptPlan) -> UpdateReport:
+        """``send(frame, windows, full)`` for a plan :meth:`DisplayWriter.plan` kept.
+
+        On luma's smbus2-managed ``i2c`` the plan's transfers are made once, as smbus2
+        messages over buffers of their own (each window's data message, its control
+        byte first), and kept with the plan's report: an update copies the windows'
+        bytes of the frame into them and makes the one ``i2c_rdwr`` (the kernel copies
+        the messages at the call, so their buffers are free again when it returns)."""
+        rdwr = self._combined
+        if rdwr is None or rdwr[1] is not _smbus2_write():
+            return self.send(frame, plan[1], plan[0])
+        key = (id(plan), rdwr[0])
+        program = _PROGRAMS.get(key)
+        if program is None or program.plan is not plan:
+            if len(_PROGRAMS) >= PROGRAMS_KEPT:
+                _PROGRAMS.clear()
+            program = _PROGRAMS[key] = self._program(rdwr, plan)
+        busy = program.busy
+        if not busy.acquire(blocking=False):  # another thread's update fills its buffer
+            return self._send_combined(rdwr, frame, plan[1], plan[0])
+        try:
+            view = program.view
+            for start, stop, first, last in program.copies:
+                view[start:stop] = frame[first:last]
+            transfer, messages = rdwr[2], program.messages
+            if len(messages) <= I2C_RDWR_MAX_MESSAGES:
+                transfer(*messages)
+            else:
+                for first in range(0, len(messages), I2C_RDWR_MAX_MESSAGES):
+                    transfer(*messages[first : first + I2C_RDWR_MAX_MESSAGES])
+        finally:
+            busy.release()
+        return program.report
+
+    def _program(self, rdwr: _CombinedTransfers, plan: KeptPlan) -> _Program:
+        """A kept plan's messages (as :meth:`_send_combined` makes them) over one buffer
+        of the windows' data, where each update's bytes go (``copies``)."""
+        address, message, _ = rdwr
+        full, windows = plan
+        width = self._panel.width
+        sizes = [window.size for window in windows]
+        buffer = create_string_buffer(sum(size + 1 for size in sizes))
+        view = memoryview(buffer).cast("B")
+        base = addressof(buffer)
+        messages: list[Any] = []
+        copies: list[tuple[int, int, int, int]] = []
+        command_bytes = data_bytes = 0
+        at = 0
+        for (window, cmds), size in zip(self._window_commands(windows, full), sizes, strict=True):
+            if cmds:
+                messages.append(self._command_message(message, address, cmds))
+                command_bytes += len(cmds)
+            if size + 1 > I2C_MAX_MESSAGE_BYTES + 1:  # pragma: no cover - 1 KiB frames
+                raise AssertionError("data too long for one message")
+            view[at] = _DATA_PREFIX[0]
+            data = message(address, _DATA_PREFIX + bytes(size))  # smbus2's own message ...
+            data.buf = cast(base + at, POINTER(c_char))  # ... on this buffer
+            messages.append(data)
+            row = at + 1
+            for page in range(window.page, window.page_end):
+                first = page * width + window.col
+                copies.append((row, row + window.cols, first, first + window.cols))
+                row += window.cols
+            data_bytes += size
+            at += size + 1
+        report = UpdateReport(
+            full=full,
+            windows=windows,
+            command_bytes=command_bytes,
+            data_bytes=data_bytes,
+            overhead_bytes=len(messages) * self._bus.transfer_overhead,
+            transfers=len(messages),
+            bits_per_byte=self._bus.bits_per_byte,
+        )
+        return _Program(
+            plan, buffer, view, tuple(messages), tuple(copies), report, threading.Lock()
+        )
+
+    def _command_message(
+        self, message: Callable[[int, bytes], Any], address: int, cmds: list[int]
+    ) -> Any:
+        """The message of a window's addressing commands, made once: the kernel copies a
+        message, never keeps it."""
+        key = tuple(cmds)
+        command = self._command_messages.get(key)
+        if command is None:
+            command = message(address, bytes((I2C_COMMAND_MODE, *cmds)))
+            if len(self._command_messages) >= COMMAND_MESSAGES_KEPT:
+                self._command_messages.clear()
+            self._command_messages[key] = command
+        return command
+
     def _window_commands(
         self, windows: Sequence[Window], full: bool
     ) -> Iterator[tuple[Window, list[int]]]:
@@ -637,14 +732,7 @@ class BusPort:
         messages: list[Any] = []
         for window, cmds in self._window_commands(windows, full):
             if cmds:
-                key = tuple(cmds)
-                command = self._command_messages.get(key)
-                if command is None:  # made once: the kernel copies a message, never keeps it
-                    command = message(address, bytes((I2C_COMMAND_MODE, *cmds)))
-                    if len(self._command_messages) >= COMMAND_MESSAGES_KEPT:
-                        self._command_messages.clear()
-                    self._command_messages[key] = command
-                messages.append(command)
+                messages.append(self._command_message(message, address, cmds))
                 command_bytes += len(cmds)
             if window.pages == 1:
                 base = window.page * width
@@ -675,6 +763,43 @@ _DATA_PREFIX = b"\x40"  # the control byte before display data (luma's i2c._data
 I2C_MAX_MESSAGE_BYTES = 4096  # luma's managed i2c: data in messages of up to 4 KiB
 I2C_RDWR_MAX_MESSAGES = 42  # the kernel's I2C_RDWR_IOCTL_MAX_MSGS
 COMMAND_MESSAGES_KEPT = 512  # a panel's addressing messages kept (a window's few bytes each)
+PROGRAMS_KEPT = 2048  # a panel's plans made ready as smbus2 messages (a window's bytes each)
+#: (full frame?, windows): a plan as :class:`DisplayWriter` keeps it (shared, never changed)
+KeptPlan = tuple[bool, tuple[Window, ...]]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class _Program:
+    """A kept plan's transfers, ready: smbus2 messages over ``buffer`` (``view``), and
+    where a frame's bytes go in it: ``(start, stop, first, last)``, ``view[start:stop]
+    = frame[first:last]`` (a window's page each)."""
+
+    plan: KeptPlan
+    buffer: Any  # the ctypes buffer the data messages point into: kept alive here
+    view: memoryview
+    messages: tuple[Any, ...]
+    copies: tuple[tuple[int, int, int, int], ...]
+    report: UpdateReport
+    busy: threading.Lock  # held while an update fills the buffer and makes the transfer
+
+
+#: (id of a kept plan, I2C address) -> its transfers made ready, shared by the panels of
+#: one address (six seats' panels, each on its own bus, change in the same places). A
+#: program keeps its plan alive, so the plan's id is not another's while it is kept.
+_PROGRAMS: dict[tuple[int, int], _Program] = {}
+
+
+def _smbus2_write() -> Any:
+    """smbus2's ``i2c_msg.write`` (what luma's managed ``i2c`` makes its messages with)."""
+    global _SMBUS2_WRITE
+    if _SMBUS2_WRITE is None:
+        from smbus2 import i2c_msg
+
+        _SMBUS2_WRITE = i2c_msg.write
+    return _SMBUS2_WRITE
+
+
+_SMBUS2_WRITE: Any = None
 
 
 def _combined_transfers(interface: object) -> _CombinedTransfers | None:
@@ -707,6 +832,16 @@ def _full_frame_commands(addressing: _Addressing, index: int, window: Window) ->
 PLANS_KEPT = 1024  # plans kept per panel and bus (keys of about a frame's size each)
 #: (addressing, bus, width, pages) -> the XOR of two frames -> (full?, windows)
 _PLANS: dict[tuple[object, BusModel, int, int], dict[int, tuple[bool, tuple[Window, ...]]]] = {}
+#: the same key -> the whole frame's plan (the first update, and after an error)
+_WHOLE: dict[tuple[object, BusModel, int, int], KeptPlan] = {}
+
+
+def forget_plans() -> None:
+    """Forget every kept plan and its transfers made ready (as a freshly started
+    process: benchmarks that replay frames, tests)."""
+    _PLANS.clear()
+    _WHOLE.clear()
+    _PROGRAMS.clear()
 
 
 class DisplayWriter:
@@ -735,8 +870,21 @@ class DisplayWriter:
         self.rotation = 0 if preprocess is None else rotation
         self._addressing = panel.addressing()
         self._last: bytes | None = None
+        # the last frame as a number (for the XOR of the next), and the frame it is of
+        self._number_of: bytes | None = None
+        self._number = 0
         self._full_cost: int | None = None  # the full frame's bus cost, once worked out
-        self._plans = _PLANS.setdefault((self._addressing, self.bus, self.width, self.pages), {})
+        store = (self._addressing, self.bus, self.width, self.pages)
+        self._plans = _PLANS.setdefault(store, {})
+        self._whole = _WHOLE.setdefault(store, (True, tuple(self._full_frame())))
+        self._frame_size = self.width * self.pages
+        self._unchanged = UpdateReport(full=False, bits_per_byte=self.bus.bits_per_byte)
+        send_plan = getattr(port, "send_plan", None)
+        self._send_plan: Callable[[bytes, KeptPlan], UpdateReport] = (
+            send_plan
+            if send_plan is not None
+            else lambda frame, plan: port.send(frame, list(plan[1]), plan[0])
+        )
         self.totals = WriterTotals()
 
     @classmethod
@@ -797,17 +945,42 @@ class DisplayWriter:
 
     def update_frame(self, frame: bytes) -> UpdateReport:
         """Like :meth:`update`, for a frame already in page layout (and orientation)."""
-        _check_frame_size(frame, self.width, self.pages)
+        if len(frame) != self._frame_size:
+            _check_frame_size(frame, self.width, self.pages)
+        totals = self.totals
         if frame == self._last:
-            report = UpdateReport(full=False, bits_per_byte=self.bus.bits_per_byte)
-            self.totals.add(report)
-            return report
-        full, windows = self.plan(frame)
+            totals.updates += 1
+            totals.skipped += 1
+            return self._unchanged
+        plan = self._kept_plan(frame)
         self._last = None  # unknown until every transfer went through
-        report = self.port.send(frame, windows, full)
+        report = self._send_plan(frame, plan)
         self._last = frame
-        self.totals.add(report)
+        totals.add(report)
         return report
+
+    def _kept_plan(self, frame: bytes) -> KeptPlan:
+        """:meth:`plan`'s windows as kept (shared: never changed), and the frame as a
+        number kept for the next."""
+        last = self._last
+        if last is None:
+            return self._whole
+        if len(last) != len(frame):
+            raise ValueError(f"frame has {len(frame)} bytes, the last {len(last)}")
+        before = self._number if self._number_of is last else int.from_bytes(last, "big")
+        number = int.from_bytes(frame, "big")
+        self._number_of, self._number = frame, number
+        changed = before ^ number
+        plans = self._plans
+        kept = plans.get(changed)
+        if kept is None:
+            full, windows = self._plan_changes(last, frame)
+            kept = self._whole if full else (False, tuple(windows))
+            if len(plans) >= PLANS_KEPT:
+                with contextlib.suppress(KeyError, StopIteration, RuntimeError):
+                    del plans[next(iter(plans))]
+            plans[changed] = kept
+        return kept
 
     def plan(self, frame: bytes) -> tuple[bool, list[Window]]:
         """(full frame?, windows) that :meth:`update_frame` would send for ``frame``.
@@ -817,22 +990,8 @@ class DisplayWriter:
         same places again and again (a card played, a score, a menu's cursor, at every
         seat): plans are kept by the XOR of the two frames, shared by the writers of
         the same panel and bus, the oldest forgotten past ``PLANS_KEPT``."""
-        last = self._last
-        if last is None:
-            return True, self._full_frame()
-        if len(last) != len(frame):
-            raise ValueError(f"frame has {len(frame)} bytes, the last {len(last)}")
-        changed = int.from_bytes(last, "big") ^ int.from_bytes(frame, "big")
-        plans = self._plans
-        kept = plans.get(changed)
-        if kept is None:
-            full, windows = self._plan_changes(last, frame)
-            kept = (full, tuple(windows))
-            if len(plans) >= PLANS_KEPT:
-                with contextlib.suppress(KeyError, StopIteration, RuntimeError):
-                    del plans[next(iter(plans))]
-            plans[changed] = kept
-        return kept[0], list(kept[1])
+        full, windows = self._kept_plan(frame)
+        return full, list(windows)
 
     def _plan_changes(self, last: bytes, frame: bytes) -> tuple[bool, list[Window]]:
         addressing, bus = self._addressing, self.bus

@@ -9,6 +9,7 @@ it is a protocol or panel change and needs its own reason, not a new digest."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import random
 from collections.abc import Callable
@@ -188,7 +189,7 @@ def test_the_frames_a_node_sends_decode_as_pinned() -> None:
     results = []
     for whole in (True, False):
         rejects: list[tuple[str, bytes]] = []
-        decoder = FrameDecoder(on_reject=lambda reason, line: rejects.append((reason, line)))
+        decoder = FrameDecoder(on_reject=functools.partial(_note, rejects))
         events = []
         if whole:
             for line in lines * 3:
@@ -203,6 +204,10 @@ def test_the_frames_a_node_sends_decode_as_pinned() -> None:
     assert results[0] == results[1]
     digest = hashlib.sha256(repr(results[0]).encode()).hexdigest()[:16]
     assert digest == DECODER_DIGEST
+
+
+def _note(into: list[tuple[str, bytes]], reason: str, line: bytes) -> None:
+    into.append((reason, line))
 
 
 DECODER_DIGEST = "1b5fee7c2cde866f"
