@@ -396,6 +396,45 @@ def _changed_runs(old: bytes, new: bytes) -> list[tuple[int, int]]:
     return [m.span() for m in _CHANGED.finditer(diff)]
 
 
+def _joined_runs(addressing: _Addressing, bus: BusModel, width: int) -> re.Pattern[bytes]:
+    """What finds a page's changed runs in the XOR of two frames, the runs that
+    :func:`_page_spans` joins at once (those less than its ``narrow`` apart) already
+    joined: each match a run of non-zero bytes, then zero or more of (a gap of fewer
+    than ``narrow`` zeros, a run)."""
+    narrow = _narrow_gap(addressing, bus, width)
+    if narrow <= 1:  # no gap is that narrow: every run is its own
+        return _CHANGED
+    return re.compile(rb"[^\x00]+(?:\x00{1,%d}[^\x00]+)*" % (narrow - 1))
+
+
+def _page_runs(
+    runs: re.Pattern[bytes], diff: bytes, width: int
+) -> dict[int, list[tuple[int, int]]]:
+    """Each changed page's runs (``_joined_runs``) in the XOR of two frames, [start, end)
+    columns, the pages in order: one scan of the whole XOR; a run that goes on across a
+    page's end is scanned again page by page (a page's runs end at its last column)."""
+    pages: dict[int, list[tuple[int, int]]] = {}
+    for match in runs.finditer(diff):
+        start, end = match.span()
+        page = start // width
+        if (end - 1) // width == page:
+            base = page * width
+            pages.setdefault(page, []).append((start - base, end - base))
+            continue
+        for crossed in range(page, (end - 1) // width + 1):
+            base = crossed * width
+            for part in runs.finditer(diff, max(start, base), min(end, base + width)):
+                pages.setdefault(crossed, []).append((part.start() - base, part.end() - base))
+    return pages
+
+
+def _narrow_gap(addressing: _Addressing, bus: BusModel, width: int) -> int:
+    """Runs less than this apart are always joined (see :func:`_page_spans`)."""
+    overhead = bus.transfer_overhead
+    slack = overhead if bus.data_block >= width else -overhead
+    return addressing.min_commands + overhead + slack
+
+
 def _emission_cost(addressing: _Addressing, bus: BusModel, windows: Sequence[Window]) -> int:
     state: Any = None
     cost = 0
@@ -417,8 +456,7 @@ def _page_spans(
     transfer each for them and the data, a block's slack) always costs more than
     splitting there, so no span is tried across such a gap."""
     overhead = bus.transfer_overhead
-    slack = overhead if bus.data_block >= width else -overhead
-    narrow = addressing.min_commands + overhead + slack
+    narrow = _narrow_gap(addressing, bus, width)
     joined = [runs[0]]
     for start, end in runs[1:]:
         if start - joined[-1][1] < narrow:
@@ -460,38 +498,52 @@ def _page_spans(
 
 
 def _merge_vertically(addressing: _Addressing, bus: BusModel, spans: list[Window]) -> list[Window]:
-    """Greedily stack spans of consecutive pages into taller windows when that is cheaper."""
+    """Greedily stack spans of consecutive pages into taller windows when that is cheaper.
 
-    costs: dict[Window, int] = {}
-
-    def alone(window: Window) -> int:
-        cost = costs.get(window)
-        if cost is None:
-            cost = costs[window] = _emission_cost(addressing, bus, (window,))
-        return cost
-
-    done: list[Window] = []
-    open_: list[Window] = []  # windows ending at the previous page
-    for page in sorted({s.page for s in spans}):
-        row = [s for s in spans if s.page == page]
-        extended: list[Window] = []
-        for span in row:
-            best: tuple[int, Window] | None = None
+    A window aimed at alone (the pointer unknown) costs its most commands and its data:
+    stacking a span on a window ending at the page above saves one window's commands and
+    costs the union's data over the two's. Windows are (page, col, pages, cols) tuples
+    here (ordered and compared as ``Window`` is), made ``Window``s at the end."""
+    fixed = bus.command_cost(addressing.max_commands)
+    overhead, block = bus.transfer_overhead, bus.data_block
+    done: list[tuple[int, int, int, int]] = []
+    open_: list[tuple[int, int, int, int]] = []  # windows ending at the previous page
+    at, count = 0, len(spans)
+    while at < count:
+        page = spans[at].page
+        extended: list[tuple[int, int, int, int]] = []
+        while at < count and spans[at].page == page:
+            span = spans[at]
+            at += 1
+            col, cols = span.col, span.cols
+            span_cost = cols + overhead * -(-cols // block)
+            best: tuple[int, tuple[int, int, int, int], tuple[int, int, int, int]] | None = None
             for rect in open_:
-                if rect.page_end != page or rect in extended:
+                r_page, r_col, r_pages, r_cols = rect
+                if r_page + r_pages != page or rect in extended:
                     continue
-                union = rect.union(span)
-                delta = alone(union) - alone(rect) - alone(span)
+                first = r_col if r_col < col else col
+                end = max(r_col + r_cols, col + cols)
+                size = (page + 1 - r_page) * (end - first)
+                rect_size = r_pages * r_cols
+                delta = (
+                    size
+                    + overhead * -(-size // block)
+                    - rect_size
+                    - overhead * -(-rect_size // block)
+                    - span_cost
+                    - fixed
+                )
                 if delta < 0 and (best is None or delta < best[0]):
-                    best = (delta, rect)
+                    best = (delta, rect, (r_page, first, page + 1 - r_page, end - first))
             if best is None:
-                extended.append(span)
+                extended.append((page, col, 1, cols))
             else:
                 open_.remove(best[1])
-                extended.append(best[1].union(span))
+                extended.append(best[2])
         done += open_
         open_ = extended
-    return sorted(done + open_)
+    return [Window(*window) for window in sorted(done + open_)]
 
 
 # ----------------------------------------------------------------------------- panel
@@ -878,6 +930,7 @@ class DisplayWriter:
         self._plans = _PLANS.setdefault(store, {})
         self._whole = _WHOLE.setdefault(store, (True, tuple(self._full_frame())))
         self._frame_size = self.width * self.pages
+        self._runs = _joined_runs(self._addressing, self.bus, self.width)
         self._unchanged = UpdateReport(full=False, bits_per_byte=self.bus.bits_per_byte)
         send_plan = getattr(port, "send_plan", None)
         self._send_plan: Callable[[bytes, KeptPlan], UpdateReport] = (
@@ -974,7 +1027,7 @@ class DisplayWriter:
         plans = self._plans
         kept = plans.get(changed)
         if kept is None:
-            full, windows = self._plan_changes(last, frame)
+            full, windows = self._plan_changes(last, frame, changed)
             kept = self._whole if full else (False, tuple(windows))
             if len(plans) >= PLANS_KEPT:
                 with contextlib.suppress(KeyError, StopIteration, RuntimeError):
@@ -993,15 +1046,19 @@ class DisplayWriter:
         full, windows = self._kept_plan(frame)
         return full, list(windows)
 
-    def _plan_changes(self, last: bytes, frame: bytes) -> tuple[bool, list[Window]]:
+    def _plan_changes(
+        self, last: bytes, frame: bytes, changed: int | None = None
+    ) -> tuple[bool, list[Window]]:
+        """The windows of least cost for ``frame`` after ``last`` (``changed``: their XOR
+        as a number, when already known)."""
         addressing, bus = self._addressing, self.bus
-        spans: list[Window] = []
+        if changed is None:
+            changed = int.from_bytes(last, "big") ^ int.from_bytes(frame, "big")
         width = self.width
-        for page in range(self.pages):
-            old = last[page * width : (page + 1) * width]
-            new = frame[page * width : (page + 1) * width]
-            if old != new:
-                spans += _page_spans(addressing, bus, page, width, _changed_runs(old, new))
+        diff = changed.to_bytes(len(frame), "big")
+        spans: list[Window] = []
+        for page, runs in _page_runs(self._runs, diff, width).items():
+            spans += _page_spans(addressing, bus, page, width, runs)
         best, cost = spans, _emission_cost(addressing, bus, spans)
         if addressing.multi_page and len(spans) > 1:
             merged = _merge_vertically(addressing, bus, spans)
