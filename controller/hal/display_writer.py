@@ -291,6 +291,13 @@ class _Addressing(Protocol):
         """``commands`` for the window of those pages and columns."""
         ...
 
+    def command_count(
+        self, state: Any, page: int, pages: int, col: int, cols: int
+    ) -> tuple[int, Any]:
+        """How many commands ``commands_at`` gives, and the state after (the planner's
+        pricing, without the commands)."""
+        ...
+
     @property
     def max_commands(self) -> int:
         """The most command bytes that aim at one window."""
@@ -331,6 +338,16 @@ class _SSD1306Addressing:
         # Writing exactly the window's bytes wraps both pointers back to its start.
         return cmds, (columns, rows)
 
+    def command_count(
+        self, state: Any, page: int, pages: int, col: int, cols: int
+    ) -> tuple[int, Any]:
+        columns = (col, col + cols)
+        rows = (page, page + pages)
+        if state is None:
+            return 6, (columns, rows)
+        count = (3 if state[0] != columns else 0) + (3 if state[1] != rows else 0)
+        return count or 3, (columns, rows)
+
     @property
     def max_commands(self) -> int:
         return 6
@@ -369,6 +386,20 @@ class _SH1106Addressing:
         end = min(column + cols, SH1106_RAM_COLUMNS - 1)
         return cmds, (page, end)
 
+    def command_count(
+        self, state: Any, page: int, pages: int, col: int, cols: int
+    ) -> tuple[int, Any]:
+        if pages != 1:
+            raise ValueError("SH1106 windows are one page tall")
+        column = self.column_offset + col
+        end = min(column + cols, SH1106_RAM_COLUMNS - 1)
+        if state is None:
+            return 3, (page, end)
+        count = (
+            (state[0] != page) + (state[1] >> 4 != column >> 4) + (state[1] & 0x0F != column & 0x0F)
+        )
+        return count, (page, end)
+
     @property
     def max_commands(self) -> int:
         return 3
@@ -396,35 +427,35 @@ def _changed_runs(old: bytes, new: bytes) -> list[tuple[int, int]]:
     return [m.span() for m in _CHANGED.finditer(diff)]
 
 
-def _joined_runs(addressing: _Addressing, bus: BusModel, width: int) -> re.Pattern[bytes]:
-    """What finds a page's changed runs in the XOR of two frames, the runs that
-    :func:`_page_spans` joins at once (those less than its ``narrow`` apart) already
-    joined: each match a run of non-zero bytes, then zero or more of (a gap of fewer
-    than ``narrow`` zeros, a run)."""
-    narrow = _narrow_gap(addressing, bus, width)
-    if narrow <= 1:  # no gap is that narrow: every run is its own
-        return _CHANGED
-    return re.compile(rb"[^\x00]+(?:\x00{1,%d}[^\x00]+)*" % (narrow - 1))
-
-
-def _page_runs(
-    runs: re.Pattern[bytes], diff: bytes, width: int
-) -> dict[int, list[tuple[int, int]]]:
-    """Each changed page's runs (``_joined_runs``) in the XOR of two frames, [start, end)
-    columns, the pages in order: one scan of the whole XOR; a run that goes on across a
-    page's end is scanned again page by page (a page's runs end at its last column)."""
+def _page_runs(diff: bytes, width: int, narrow: int) -> dict[int, list[tuple[int, int]]]:
+    """Each changed page's runs of non-zero bytes in the XOR of two frames, [start, end)
+    columns, the pages in order, those less than ``narrow`` apart already joined (as
+    :func:`_page_spans` joins them at once): a page is split at its gaps of ``narrow``
+    zeros or more (``bytes.split``, in C; a gap's zeros past a multiple of ``narrow``
+    begin the piece after it, and are left out of its run)."""
     pages: dict[int, list[tuple[int, int]]] = {}
-    for match in runs.finditer(diff):
-        start, end = match.span()
-        page = start // width
-        if (end - 1) // width == page:
-            base = page * width
-            pages.setdefault(page, []).append((start - base, end - base))
+    gap = bytes(narrow)
+    for base in range(0, len(diff), width):
+        row = diff[base : base + width]
+        body = row.lstrip(b"\x00")
+        if not body:
             continue
-        for crossed in range(page, (end - 1) // width + 1):
-            base = crossed * width
-            for part in runs.finditer(diff, max(start, base), min(end, base + width)):
-                pages.setdefault(crossed, []).append((part.start() - base, part.end() - base))
+        at = width - len(body)
+        if narrow <= 1:
+            pages[base // width] = [
+                (match.start() - base, match.end() - base)
+                for match in _CHANGED.finditer(diff, base + at, base + width)
+            ]
+            continue
+        runs: list[tuple[int, int]] = []
+        for piece in body.rstrip(b"\x00").split(gap):
+            if piece:
+                end = at + len(piece)
+                runs.append((end - len(piece.lstrip(b"\x00")), end))
+                at = end + narrow
+            else:
+                at += narrow
+        pages[base // width] = runs
     return pages
 
 
@@ -438,9 +469,12 @@ def _narrow_gap(addressing: _Addressing, bus: BusModel, width: int) -> int:
 def _emission_cost(addressing: _Addressing, bus: BusModel, windows: Sequence[Window]) -> int:
     state: Any = None
     cost = 0
+    count_at = addressing.command_count
+    overhead, block = bus.transfer_overhead, bus.data_block
     for window in windows:
-        cmds, state = addressing.commands(state, window)
-        cost += bus.command_cost(len(cmds)) + bus.data_cost(window.size)
+        count, state = count_at(state, window.page, window.pages, window.col, window.cols)
+        size = window.pages * window.cols
+        cost += (count + overhead if count else 0) + size + overhead * -(-size // block)
     return cost
 
 
@@ -469,7 +503,7 @@ def _page_spans(
         start, end = runs[0]
         return [Window(page, start, 1, end - start)]
     wide = addressing.max_commands + 3 * overhead
-    commands_at, command_cost, data_cost = addressing.commands_at, bus.command_cost, bus.data_cost
+    count_at, block = addressing.command_count, bus.data_block
     # best[j] = (least cost of covering runs[:j], pointer state after it, where its
     # last span starts); the state only depends on that last span.
     best: list[tuple[int, Any, int]] = [(0, None, -1)]
@@ -482,8 +516,10 @@ def _page_spans(
         for i in range(low, j):
             cost_before, state, _ = best[i]
             start = runs[i][0]
-            cmds, after = commands_at(state, page, 1, start, end - start)
-            cost = cost_before + command_cost(len(cmds)) + data_cost(end - start)
+            commands, after = count_at(state, page, 1, start, end - start)
+            size = end - start
+            cost = cost_before + (commands + overhead if commands else 0) + size
+            cost += overhead * -(-size // block)
             if choice is None or cost < choice[0]:
                 choice = (cost, after, i)
         assert choice is not None
@@ -930,7 +966,7 @@ class DisplayWriter:
         self._plans = _PLANS.setdefault(store, {})
         self._whole = _WHOLE.setdefault(store, (True, tuple(self._full_frame())))
         self._frame_size = self.width * self.pages
-        self._runs = _joined_runs(self._addressing, self.bus, self.width)
+        self._narrow = _narrow_gap(self._addressing, self.bus, self.width)
         self._unchanged = UpdateReport(full=False, bits_per_byte=self.bus.bits_per_byte)
         send_plan = getattr(port, "send_plan", None)
         self._send_plan: Callable[[bytes, KeptPlan], UpdateReport] = (
@@ -1057,7 +1093,7 @@ class DisplayWriter:
         width = self.width
         diff = changed.to_bytes(len(frame), "big")
         spans: list[Window] = []
-        for page, runs in _page_runs(self._runs, diff, width).items():
+        for page, runs in _page_runs(diff, width, self._narrow).items():
             spans += _page_spans(addressing, bus, page, width, runs)
         best, cost = spans, _emission_cost(addressing, bus, spans)
         if addressing.multi_page and len(spans) > 1:

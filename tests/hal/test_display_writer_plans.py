@@ -117,3 +117,20 @@ def test_changes_either_side_of_a_pages_end(controller: Controller, bus: BusMode
     for page in range(8):
         column[page * 128 + 127] = column[page * 128] = 1
     _same(writer, last, bytes(column))
+
+
+@pytest.mark.parametrize("controller", [Controller.SSD1306, Controller.SH1106])
+def test_the_planners_command_count_is_the_commands(controller: Controller) -> None:
+    addressing = _writer(controller, BusModel.i2c(4096))._addressing
+    rnd = random.Random(controller.value)
+    state = counted = None
+    for step in range(2000):
+        if step % 97 == 0:
+            state = counted = None  # the pointer unknown again
+        page = rnd.randrange(8)
+        pages = 1 if not addressing.multi_page else rnd.randrange(1, 9 - page)
+        col = rnd.choice([0, 5, rnd.randrange(128)])
+        cols = rnd.randrange(1, 129 - col)
+        cmds, state = addressing.commands_at(state, page, pages, col, cols)
+        count, counted = addressing.command_count(counted, page, pages, col, cols)
+        assert (count, counted) == (len(cmds), state)
