@@ -88,7 +88,7 @@ import contextlib
 import re
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from ctypes import POINTER, addressof, c_char, cast, create_string_buffer
+from ctypes import c_char, pointer
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Protocol
@@ -740,9 +740,11 @@ class BusPort:
         full, windows = plan
         width = self._panel.width
         sizes = [window.size for window in windows]
-        buffer = create_string_buffer(sum(size + 1 for size in sizes))
-        view = memoryview(buffer).cast("B")
-        base = addressof(buffer)
+        # a bytearray, not ctypes' create_string_buffer (which makes an array type for
+        # every new size: some 10 us)
+        buffer = bytearray(sum(size + 1 for size in sizes))
+        view = memoryview(buffer)
+        over = _smbus2_message_type()
         messages: list[Any] = []
         copies: list[tuple[int, int, int, int]] = []
         command_bytes = data_bytes = 0
@@ -753,10 +755,8 @@ class BusPort:
                 command_bytes += len(cmds)
             if size + 1 > I2C_MAX_MESSAGE_BYTES + 1:  # pragma: no cover - 1 KiB frames
                 raise AssertionError("data too long for one message")
-            view[at] = _DATA_PREFIX[0]
-            data = message(address, _DATA_PREFIX + bytes(size))  # smbus2's own message ...
-            data.buf = cast(base + at, POINTER(c_char))  # ... on this buffer
-            messages.append(data)
+            view[at] = _DATA_PREFIX[0]  # a message as i2c_msg.write makes it, on the buffer
+            messages.append(over(address, 0, size + 1, pointer(c_char.from_buffer(buffer, at))))
             row = at + 1
             for page in range(window.page, window.page_end):
                 first = page * width + window.col
@@ -863,7 +863,7 @@ class _Program:
     = frame[first:last]`` (a window's page each)."""
 
     plan: KeptPlan
-    buffer: Any  # the ctypes buffer the data messages point into: kept alive here
+    buffer: bytearray  # what the data messages point into (kept alive with them)
     view: memoryview
     messages: tuple[Any, ...]
     copies: tuple[tuple[int, int, int, int], ...]
@@ -888,6 +888,13 @@ def _smbus2_write() -> Any:
 
 
 _SMBUS2_WRITE: Any = None
+
+
+def _smbus2_message_type() -> Any:
+    """smbus2's ``i2c_msg`` (addr, flags, len, buf)."""
+    from smbus2 import i2c_msg
+
+    return i2c_msg
 
 
 def _combined_transfers(interface: object) -> _CombinedTransfers | None:
