@@ -103,6 +103,7 @@ __all__ = [
     "Controller",
     "DisplayWriter",
     "FrameWriter",
+    "KeptPlan",
     "Panel",
     "PanelPort",
     "PassthroughWriter",

@@ -372,8 +372,33 @@ class FrameDecoder:
         self._expected_seq = None
 
     def feed(self, data: bytes) -> list[NodeEvent]:
-        """Take bytes as they arrive; return the events of the complete valid frames."""
+        """Take bytes as they arrive; return the events of the complete valid frames.
+
+        The frames a node sends most (DACK, HB, PRESS, HOLD, TAGON, TAGOFF), whole and
+        LF-ended at the start of a line, are read by one match (``_FAST_FRAME``) that
+        checks what the line grammar and the message's own checks would; anything else,
+        or one of those the match leaves in doubt (a checksum, a number out of range),
+        goes the general way from its first byte on: the same events, counters and
+        rejections."""
         events: list[NodeEvent] = []
+        at = 0
+        if not self._buf and not self._skipping:
+            fast = _FAST_FRAME.match
+            size = len(data)
+            while at < size:
+                match = fast(data, at)
+                if match is None:
+                    break
+                event = _fast_event(match)
+                if event is None:
+                    break
+                self._accepted(int(match[2]), event)
+                events.append(event)
+                at = match.end()
+            if at == size:
+                return events
+            if at:
+                data = data[at:]
         for line in self._lines(data):
             event = self.decode_line(line)
             if event is not None:
@@ -411,6 +436,11 @@ class FrameDecoder:
             if self.on_reject is not None:
                 self.on_reject(error.reason, line)
             return None
+        self._accepted(seq, event)
+        return event
+
+    def _accepted(self, seq: int, event: NodeEvent) -> None:
+        """A valid frame: counted, its sequence number checked against the last's."""
         with self._lock:
             self._stats[FRAMES] += 1
             # A HELLO starts a new count (the node may have restarted).
@@ -421,7 +451,34 @@ class FrameDecoder:
             ):
                 self._stats[SEQ_GAP] += 1
             self._expected_seq = (seq + 1) % SEQ_MODULO
-        return event
+
+
+# The frames a node sends most, whole with their LF, each message's arguments as
+# decode_message checks them (the numbers' ranges and the checksum are checked after).
+_FAST_FRAME: Final = re.compile(
+    rb"\$((0|[1-9][0-9]{0,4}) (?:"
+    rb"(DACK) (0|[1-9][0-9]{0,4})"
+    rb"|(HB) ([0-9]{1,10}) ([0-9]{1,10}) (OK|NONE)"
+    rb"|(PRESS|HOLD) (" + b"|".join(name.encode() for name in BUTTONS) + rb")"
+    rb"|(TAGON|TAGOFF) ([0-9A-F]{8}|[0-9A-F]{14}|[0-9A-F]{20})"
+    rb"))\*([0-9A-F]{4})\n"
+)
+
+
+def _fast_event(match: re.Match[bytes]) -> NodeEvent | None:
+    """The event of a ``_FAST_FRAME`` match, or None if the general way must judge it."""
+    if int(match[2]) >= SEQ_MODULO or binascii.crc_hqx(match[1], 0xFFFF) != int(match[13], 16):
+        return None
+    if match[3] is not None:  # DACK
+        update = int(match[4])
+        return DisplayAck(update) if update < SEQ_MODULO else None
+    if match[5] is not None:  # HB
+        return Heartbeat(int(match[6]), int(match[7]), match[8] == b"OK")
+    if match[9] is not None:  # PRESS, HOLD
+        button = match[10].decode("ascii")
+        return ButtonPressed(button) if match[9] == b"PRESS" else ButtonHeld(button)
+    uid = bytes.fromhex(match[12].decode("ascii"))  # TAGON, TAGOFF
+    return TagArrived(uid) if match[11] == b"TAGON" else TagLeft(uid)
 
 
 # -- finding nodes ---------------------------------------------------------------------
