@@ -389,10 +389,14 @@ class FrameDecoder:
                 match = fast(data, at)
                 if match is None:
                     break
-                event = _fast_event(match)
+                body, seq_text, *message, crc_text = match.groups()
+                seq = int(seq_text)
+                if seq >= SEQ_MODULO or binascii.crc_hqx(body, 0xFFFF) != int(crc_text, 16):
+                    break
+                event = _fast_event(*message)
                 if event is None:
                     break
-                self._accepted(int(match[2]), event)
+                self._accepted(seq, event)
                 events.append(event)
                 at = match.end()
             if at == size:
@@ -465,20 +469,32 @@ _FAST_FRAME: Final = re.compile(
 )
 
 
-def _fast_event(match: re.Match[bytes]) -> NodeEvent | None:
-    """The event of a ``_FAST_FRAME`` match, or None if the general way must judge it."""
-    if int(match[2]) >= SEQ_MODULO or binascii.crc_hqx(match[1], 0xFFFF) != int(match[13], 16):
+def _fast_event(
+    dack: bytes | None,
+    update: bytes | None,
+    hb: bytes | None,
+    uptime: bytes | None,
+    reads: bytes | None,
+    reader: bytes | None,
+    press: bytes | None,
+    button: bytes | None,
+    tag: bytes | None,
+    uid: bytes | None,
+) -> NodeEvent | None:
+    """The event of a ``_FAST_FRAME`` match's message groups, or None if the general
+    way must judge it (a number out of range)."""
+    if dack is not None and update is not None:
+        number = int(update)
+        return DisplayAck(number) if number < SEQ_MODULO else None
+    if hb is not None and uptime is not None and reads is not None:
+        return Heartbeat(int(uptime), int(reads), reader == b"OK")
+    if press is not None and button is not None:
+        name = button.decode("ascii")
+        return ButtonPressed(name) if press == b"PRESS" else ButtonHeld(name)
+    if uid is None:  # pragma: no cover - the pattern has no other alternative
         return None
-    if match[3] is not None:  # DACK
-        update = int(match[4])
-        return DisplayAck(update) if update < SEQ_MODULO else None
-    if match[5] is not None:  # HB
-        return Heartbeat(int(match[6]), int(match[7]), match[8] == b"OK")
-    if match[9] is not None:  # PRESS, HOLD
-        button = match[10].decode("ascii")
-        return ButtonPressed(button) if match[9] == b"PRESS" else ButtonHeld(button)
-    uid = bytes.fromhex(match[12].decode("ascii"))  # TAGON, TAGOFF
-    return TagArrived(uid) if match[11] == b"TAGON" else TagLeft(uid)
+    card = bytes.fromhex(uid.decode("ascii"))
+    return TagArrived(card) if tag == b"TAGON" else TagLeft(card)
 
 
 # -- finding nodes ---------------------------------------------------------------------
