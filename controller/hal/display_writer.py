@@ -740,42 +740,43 @@ class BusPort:
         address, message, _ = rdwr
         full, windows = plan
         width = self._panel.width
-        sizes = [window.size for window in windows]
         # a bytearray, not ctypes' create_string_buffer (which makes an array type for
         # every new size: some 10 us)
-        buffer = bytearray(sum(size + 1 for size in sizes))
-        view = memoryview(buffer)
+        buffer = bytearray(sum(window.pages * window.cols for window in windows) + len(windows))
         over = _smbus2_message_type()
         messages: list[Any] = []
         copies: list[tuple[int, int, int, int]] = []
-        command_bytes = data_bytes = 0
+        command_bytes = 0
         at = 0
-        for (window, cmds), size in zip(self._window_commands(windows, full), sizes, strict=True):
+        for window, cmds in self._window_commands(windows, full):
             if cmds:
                 messages.append(self._command_message(message, address, cmds))
                 command_bytes += len(cmds)
-            if size + 1 > I2C_MAX_MESSAGE_BYTES + 1:  # pragma: no cover - 1 KiB frames
+            page, col, cols = window.page, window.col, window.cols
+            size = window.pages * cols
+            if size > I2C_MAX_MESSAGE_BYTES:  # pragma: no cover - 1 KiB frames
                 raise AssertionError("data too long for one message")
-            view[at] = _DATA_PREFIX[0]  # a message as i2c_msg.write makes it, on the buffer
+            buffer[at] = _DATA_PREFIX[0]  # a message as i2c_msg.write makes it, on the buffer
             messages.append(over(address, 0, size + 1, pointer(c_char.from_buffer(buffer, at))))
-            row = at + 1
-            for page in range(window.page, window.page_end):
-                first = page * width + window.col
-                copies.append((row, row + window.cols, first, first + window.cols))
-                row += window.cols
-            data_bytes += size
-            at += size + 1
+            at += 1
+            first = page * width + col
+            for _ in range(window.pages):
+                copies.append((at, at + cols, first, first + cols))
+                at += cols
+                first += width
+        data_bytes = len(buffer) - len(windows)
+        bus = self._bus
         report = UpdateReport(
-            full=full,
-            windows=windows,
-            command_bytes=command_bytes,
-            data_bytes=data_bytes,
-            overhead_bytes=len(messages) * self._bus.transfer_overhead,
-            transfers=len(messages),
-            bits_per_byte=self._bus.bits_per_byte,
+            full,
+            windows,
+            command_bytes,
+            data_bytes,
+            len(messages) * bus.transfer_overhead,
+            len(messages),
+            bus.bits_per_byte,
         )
         return _Program(
-            plan, buffer, view, tuple(messages), tuple(copies), report, threading.Lock()
+            plan, buffer, memoryview(buffer), tuple(messages), tuple(copies), report, threading.Lock()
         )
 
     def _command_message(
@@ -857,7 +858,7 @@ PROGRAMS_KEPT = 2048  # a panel's plans made ready as smbus2 messages (a window'
 KeptPlan = tuple[bool, tuple[Window, ...]]
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(slots=True, eq=False)
 class _Program:
     """A kept plan's transfers, ready: smbus2 messages over ``buffer`` (``view``), and
     where a frame's bytes go in it: ``(start, stop, first, last)``, ``view[start:stop]
