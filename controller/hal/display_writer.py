@@ -775,9 +775,9 @@ class BusPort:
             len(messages),
             bus.bits_per_byte,
         )
-        return _Program(
-            plan, buffer, memoryview(buffer), tuple(messages), tuple(copies), report, threading.Lock()
-        )
+        view = memoryview(buffer)
+        busy = threading.Lock()
+        return _Program(plan, buffer, view, tuple(messages), tuple(copies), report, busy)
 
     def _command_message(
         self, message: Callable[[int, bytes], Any], address: int, cmds: list[int]
