@@ -38,7 +38,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final, Protocol, cast
 
 from PIL import Image
@@ -322,15 +322,7 @@ class NodePort:
         written = link.send_counted(header, block)
         if not self._sent(written > 0, update, full):
             return UpdateReport(full=full, windows=regions.windows, bits_per_byte=8)
-        payload = regions.payload
-        return UpdateReport(
-            full=full,
-            windows=regions.windows,
-            data_bytes=payload,
-            overhead_bytes=written - payload,
-            transfers=1 + len(block),
-            bits_per_byte=8,
-        )
+        return regions.report(full, written)
 
     def _resend_full(self, why: str) -> None:
         frame = self._latest
@@ -423,6 +415,26 @@ class _Regions:
     count: str
     payload: int
     whole: _Regions | None
+    # (FULL?, bytes written) -> the update's report (the sequence numbers' digits make a
+    # few sizes)
+    reports: dict[tuple[bool, int], UpdateReport] = field(default_factory=dict)
+
+    def report(self, full: bool, written: int) -> UpdateReport:
+        """The report of an update of these frames that wrote ``written`` bytes."""
+        report = self.reports.get((full, written))
+        if report is None:
+            if len(self.reports) >= 64:  # pragma: no cover - a handful of sizes
+                self.reports.clear()
+            payload = self.payload
+            report = self.reports[full, written] = UpdateReport(
+                full=full,
+                windows=self.windows,
+                data_bytes=payload,
+                overhead_bytes=written - payload,
+                transfers=1 + len(self.frames),
+                bits_per_byte=8,
+            )
+        return report
 
     @staticmethod
     def of(windows: tuple[Window, ...], panel: Panel) -> _Regions:

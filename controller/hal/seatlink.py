@@ -188,12 +188,13 @@ def encode_frame(seq: int, kind: str, *args: str) -> bytes:
         body = " ".join((str(seq % SEQ_MODULO), kind, *args)).encode("ascii")
     except UnicodeEncodeError:
         raise ValueError(f"bad message type or argument: {kind!r} {args!r}") from None
-    frame = b"$%s*%04X" % (body, crc16(body))
-    if len(frame) > MAX_FRAME:
+    frame = b"$%s*%04X\n" % (body, binascii.crc_hqx(body, 0xFFFF))
+    end = len(frame) - 1
+    if end > MAX_FRAME:
         raise ValueError("frame longer than MAX_FRAME")
-    if _FRAME_RE.fullmatch(frame) is None or body.count(b" ") != len(args) + 1:
+    if _FRAME_RE.fullmatch(frame, 0, end) is None or body.count(b" ") != len(args) + 1:
         raise ValueError(f"bad message type or argument: {kind!r} {args!r}")
-    return frame + b"\n"
+    return frame
 
 
 def encode_counted(
