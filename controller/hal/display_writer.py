@@ -428,36 +428,25 @@ def _changed_runs(old: bytes, new: bytes) -> list[tuple[int, int]]:
     return [m.span() for m in _CHANGED.finditer(diff)]
 
 
-def _page_runs(diff: bytes, width: int, narrow: int) -> dict[int, list[tuple[int, int]]]:
-    """Each changed page's runs of non-zero bytes in the XOR of two frames, [start, end)
-    columns, the pages in order, those less than ``narrow`` apart already joined (as
-    :func:`_page_spans` joins them at once): a page is split at its gaps of ``narrow``
-    zeros or more (``bytes.split``, in C; a gap's zeros past a multiple of ``narrow``
-    begin the piece after it, and are left out of its run)."""
-    pages: dict[int, list[tuple[int, int]]] = {}
-    gap = bytes(narrow)
-    for base in range(0, len(diff), width):
-        row = diff[base : base + width]
-        body = row.lstrip(b"\x00")
-        if not body:
-            continue
-        at = width - len(body)
-        if narrow <= 1:
-            pages[base // width] = [
-                (match.start() - base, match.end() - base)
-                for match in _CHANGED.finditer(diff, base + at, base + width)
-            ]
-            continue
-        runs: list[tuple[int, int]] = []
-        for piece in body.rstrip(b"\x00").split(gap):
-            if piece:
-                end = at + len(piece)
-                runs.append((end - len(piece.lstrip(b"\x00")), end))
-                at = end + narrow
-            else:
-                at += narrow
-        pages[base // width] = runs
-    return pages
+def _row_runs(row: bytes, narrow: int) -> list[tuple[int, int]]:
+    """The runs of non-zero bytes in a page's XOR of two frames, [start, end) columns,
+    those less than ``narrow`` apart already joined (as :func:`_page_spans` joins them
+    at once): the page is split at its gaps of ``narrow`` zeros or more
+    (``bytes.split``, in C; a gap's zeros past a multiple of ``narrow`` begin the piece
+    after it, and are left out of its run)."""
+    body = row.lstrip(b"\x00")
+    at = len(row) - len(body)
+    if narrow <= 1:
+        return [match.span() for match in _CHANGED.finditer(row, at)]
+    runs: list[tuple[int, int]] = []
+    for piece in body.rstrip(b"\x00").split(bytes(narrow)):
+        if piece:
+            end = at + len(piece)
+            runs.append((end - len(piece.lstrip(b"\x00")), end))
+            at = end + narrow
+        else:
+            at += narrow
+    return runs
 
 
 def _narrow_gap(addressing: _Addressing, bus: BusModel, width: int) -> int:
@@ -931,6 +920,11 @@ PLANS_KEPT = 1024  # plans kept per panel and bus (keys of about a frame's size 
 _PLANS: dict[tuple[object, BusModel, int, int], dict[int, tuple[bool, tuple[Window, ...]]]] = {}
 #: the same key -> the whole frame's plan (the first update, and after an error)
 _WHOLE: dict[tuple[object, BusModel, int, int], KeptPlan] = {}
+#: the same key -> (a page's first byte, the page's XOR of two frames) -> its spans: a
+#: frame's changes are new together more often than page by page
+_PAGE_PLANS: dict[tuple[object, BusModel, int, int], dict[tuple[int, bytes], tuple[Window, ...]]]
+_PAGE_PLANS = {}
+PAGE_PLANS_KEPT = 4096  # a page's spans kept per panel and bus (keys of a page's size)
 
 
 def forget_plans() -> None:
@@ -938,6 +932,7 @@ def forget_plans() -> None:
     process: benchmarks that replay frames, tests)."""
     _PLANS.clear()
     _WHOLE.clear()
+    _PAGE_PLANS.clear()
     _PROGRAMS.clear()
 
 
@@ -976,6 +971,8 @@ class DisplayWriter:
         self._whole = _WHOLE.setdefault(store, (True, tuple(self._full_frame())))
         self._frame_size = self.width * self.pages
         self._narrow = _narrow_gap(self._addressing, self.bus, self.width)
+        self._page_plans = _PAGE_PLANS.setdefault(store, {})
+        self._blank_page = bytes(self.width)
         self._unchanged = UpdateReport(full=False, bits_per_byte=self.bus.bits_per_byte)
         send_plan = getattr(port, "send_plan", None)
         self._send_plan: Callable[[bytes, KeptPlan], UpdateReport] = (
@@ -1102,8 +1099,20 @@ class DisplayWriter:
         width = self.width
         diff = changed.to_bytes(len(frame), "big")
         spans: list[Window] = []
-        for page, runs in _page_runs(diff, width, self._narrow).items():
-            spans += _page_spans(addressing, bus, page, width, runs)
+        kept, narrow, blank = self._page_plans, self._narrow, self._blank_page
+        for base in range(0, len(diff), width):
+            row = diff[base : base + width]
+            if row == blank:
+                continue
+            key = (base, row)
+            page_spans = kept.get(key)
+            if page_spans is None:
+                runs = _row_runs(row, narrow)
+                page_spans = tuple(_page_spans(addressing, bus, base // width, width, runs))
+                if len(kept) >= PAGE_PLANS_KEPT:
+                    kept.clear()
+                kept[key] = page_spans
+            spans += page_spans
         best, cost = spans, _emission_cost(addressing, bus, spans)
         if addressing.multi_page and len(spans) > 1:
             merged = _merge_vertically(addressing, bus, spans)
