@@ -925,6 +925,9 @@ _WHOLE: dict[tuple[object, BusModel, int, int], KeptPlan] = {}
 _PAGE_PLANS: dict[tuple[object, BusModel, int, int], dict[tuple[int, bytes], tuple[Window, ...]]]
 _PAGE_PLANS = {}
 PAGE_PLANS_KEPT = 4096  # a page's spans kept per panel and bus (keys of a page's size)
+#: the same key -> each kept plan by its windows: changes of different bits in the same
+#: places (half the new ones) share one plan, and the transfers a port made ready for it
+_SAME_PLANS: dict[tuple[object, BusModel, int, int], dict[KeptPlan, KeptPlan]] = {}
 
 
 def forget_plans() -> None:
@@ -933,6 +936,7 @@ def forget_plans() -> None:
     _PLANS.clear()
     _WHOLE.clear()
     _PAGE_PLANS.clear()
+    _SAME_PLANS.clear()
     _PROGRAMS.clear()
 
 
@@ -972,6 +976,7 @@ class DisplayWriter:
         self._frame_size = self.width * self.pages
         self._narrow = _narrow_gap(self._addressing, self.bus, self.width)
         self._page_plans = _PAGE_PLANS.setdefault(store, {})
+        self._same_plans = _SAME_PLANS.setdefault(store, {})
         self._blank_page = bytes(self.width)
         self._unchanged = UpdateReport(full=False, bits_per_byte=self.bus.bits_per_byte)
         send_plan = getattr(port, "send_plan", None)
@@ -1070,7 +1075,14 @@ class DisplayWriter:
         kept = plans.get(changed)
         if kept is None:
             full, windows = self._plan_changes(last, frame, changed)
-            kept = self._whole if full else (False, tuple(windows))
+            if full:
+                kept = self._whole
+            else:  # the same windows as another change's: the same plan (and transfers)
+                same = self._same_plans
+                if len(same) >= PLANS_KEPT:
+                    same.clear()
+                made = (False, tuple(windows))
+                kept = same.setdefault(made, made)
             if len(plans) >= PLANS_KEPT:
                 with contextlib.suppress(KeyError, StopIteration, RuntimeError):
                     del plans[next(iter(plans))]

@@ -115,3 +115,45 @@ class _Null:
 
     def data(self, data: list[int]) -> None:
         pass
+
+
+def test_changes_in_the_same_places_share_a_plan_and_its_transfers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Different bits of the same bytes: one plan, its transfers made ready once, and
+    each update's own bytes on the panel."""
+    blank = bytes(1024)
+    frames = []
+    for bits in (0x01, 0x80, 0x3C):
+        frame = bytearray(blank)
+        frame[130:140] = bytes([bits]) * 10  # page 1, columns 2..11
+        frame[700] = bits  # page 5, column 60
+        frames.append(bytes(frame))
+    shown = [_glass_of(frame) for frame in [*frames, blank]]
+    display_writer.forget_plans()
+    made: list[object] = []
+    program = display_writer.BusPort._program
+
+    def counted(port: display_writer.BusPort, rdwr: Any, plan: Any) -> Any:
+        made.append(plan)
+        return program(port, rdwr, plan)
+
+    monkeypatch.setattr(display_writer.BusPort, "_program", counted)
+    writer, _bus, model = _managed("ssd1306")
+    plans = []
+    for frame, glass in zip(frames, shown, strict=False):
+        plans.append(writer._kept_plan(frame))
+        writer.update_frame(frame)
+        assert model.glass() == glass
+        writer.update_frame(blank)
+        assert model.glass() == shown[-1]
+    assert plans[0] is plans[1] is plans[2]
+    assert len(made) == 1
+
+
+def _glass_of(frame: bytes) -> Any:
+    """What a model panel shows after the whole frame is written to it."""
+    writer, _bus, model = _managed("ssd1306")
+    writer.invalidate()
+    writer.update_frame(frame)
+    return model.glass()
