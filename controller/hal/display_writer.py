@@ -652,6 +652,12 @@ class BusPort:
         self._bus = bus if bus is not None else BusModel.for_interface(interface)
         self._addressing = panel.addressing()
         self._combined = _combined_transfers(interface)
+        # the same, when its messages are smbus2's own (plans' transfers made ready)
+        self._programmable = (
+            self._combined
+            if self._combined is not None and self._combined[1] is _smbus2_write()
+            else None
+        )
         self._command_messages: dict[tuple[int, ...], Any] = {}
 
     @property
@@ -698,7 +704,7 @@ class BusPort:
         bytes of the frame into them and makes the one ``i2c_rdwr`` (the kernel copies
         the messages at the call, so their buffers are free again when it returns)."""
         rdwr = self._combined
-        if rdwr is None or rdwr[1] is not _smbus2_write():
+        if rdwr is None or rdwr is not self._programmable:
             return self.send(frame, plan[1], plan[0])
         key = (id(plan), rdwr[0])
         program = _PROGRAMS.get(key)
