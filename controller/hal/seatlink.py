@@ -384,19 +384,30 @@ class FrameDecoder:
         events: list[NodeEvent] = []
         at = 0
         if not self._buf and not self._skipping:
-            fast = _FAST_FRAME.match
+            dack, fast, crc = _FAST_DACK.match, _FAST_FRAME.match, binascii.crc_hqx
             size = len(data)
             while at < size:
-                match = fast(data, at)
-                if match is None:
-                    break
-                body, seq_text, *message, crc_text = match.groups()
-                seq = int(seq_text)
-                if seq >= SEQ_MODULO or binascii.crc_hqx(body, 0xFFFF) != int(crc_text, 16):
-                    break
-                event = _fast_event(*message)
-                if event is None:
-                    break
+                event: NodeEvent | None
+                match = dack(data, at)  # the most frequent: one a display update
+                if match is not None:
+                    body, seq_text, update, crc_text = match.groups()
+                    seq, number = int(seq_text), int(update)
+                    if seq >= SEQ_MODULO or number >= SEQ_MODULO:
+                        break
+                    if crc(body, 0xFFFF) != int(crc_text, 16):
+                        break
+                    event = DisplayAck(number)
+                else:
+                    match = fast(data, at)
+                    if match is None:
+                        break
+                    body, seq_text, *message, crc_text = match.groups()
+                    seq = int(seq_text)
+                    if seq >= SEQ_MODULO or crc(body, 0xFFFF) != int(crc_text, 16):
+                        break
+                    event = _fast_event(*message)
+                    if event is None:
+                        break
                 self._accepted(seq, event)
                 events.append(event)
                 at = match.end()
@@ -467,6 +478,11 @@ _FAST_FRAME: Final = re.compile(
     rb"|(PRESS|HOLD) (" + b"|".join(name.encode() for name in BUTTONS) + rb")"
     rb"|(TAGON|TAGOFF) ([0-9A-F]{8}|[0-9A-F]{14}|[0-9A-F]{20})"
     rb"))\*([0-9A-F]{4})\n"
+)
+
+
+_FAST_DACK: Final = re.compile(
+    rb"\$((0|[1-9][0-9]{0,4}) DACK (0|[1-9][0-9]{0,4}))\*([0-9A-F]{4})\n"
 )
 
 
