@@ -73,7 +73,10 @@ makes an update's transfers itself, as the messages of one ``i2c_rdwr`` call (up
 the kernel's 42 an ioctl): the same transfers, byte for byte and in order, as luma's
 ``command()`` and ``data()`` would put on the wire, with a repeated START between them
 instead of STOP and START, in one call instead of two a window.  Plans are kept by
-where the frame changed (:meth:`DisplayWriter.plan`).
+where the frame changed (:meth:`DisplayWriter.plan`; plans of the same windows are
+one, a page's spans are kept by its change too), and a plan's transfers are made
+ready once (smbus2 messages over a buffer of their own, shared by the panels of one
+address): an update copies its windows' bytes into them and makes the ioctl.
 
 Errors
 ------
@@ -848,7 +851,7 @@ _DATA_PREFIX = b"\x40"  # the control byte before display data (luma's i2c._data
 I2C_MAX_MESSAGE_BYTES = 4096  # luma's managed i2c: data in messages of up to 4 KiB
 I2C_RDWR_MAX_MESSAGES = 42  # the kernel's I2C_RDWR_IOCTL_MAX_MSGS
 COMMAND_MESSAGES_KEPT = 512  # a panel's addressing messages kept (a window's few bytes each)
-PROGRAMS_KEPT = 2048  # a panel's plans made ready as smbus2 messages (a window's bytes each)
+PROGRAMS_KEPT = 1024  # plans made ready as smbus2 messages, as many as plans are kept
 #: (full frame?, windows): a plan as :class:`DisplayWriter` keeps it (shared, never changed)
 KeptPlan = tuple[bool, tuple[Window, ...]]
 

@@ -462,7 +462,7 @@ class _Regions:
 #: id of a kept plan and the panel -> its regions (they keep the plan alive: the id is
 #: not another's while kept)
 _LAID_OUT: dict[tuple[int, int, int], tuple[KeptPlan, _Regions]] = {}
-LAID_OUT_KEPT: Final = 2048
+LAID_OUT_KEPT: Final = 1024  # as many as the writer keeps plans
 
 
 def _regions(plan: KeptPlan, panel: Panel) -> _Regions:

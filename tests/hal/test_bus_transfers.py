@@ -157,3 +157,23 @@ def _glass_of(frame: bytes) -> Any:
     writer.invalidate()
     writer.update_frame(frame)
     return model.glass()
+
+
+def test_forgotten_plans_are_planned_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``forget_plans`` (the bench's replay, at each round's start): the writers plan
+    every change afresh, as a process just started."""
+    planned: list[bytes] = []
+    plan_changes = DisplayWriter._plan_changes
+
+    def counted(writer: DisplayWriter, last: bytes, frame: bytes, changed: Any = None) -> Any:
+        planned.append(frame)
+        return plan_changes(writer, last, frame, changed)
+
+    monkeypatch.setattr(DisplayWriter, "_plan_changes", counted)
+    frames = _frames(11, 6)
+    for _ in range(2):
+        display_writer.forget_plans()
+        writer, _bus, _model = _managed("ssd1306")
+        for frame in frames:
+            writer.update_frame(frame)
+    assert len(planned) == 2 * len(frames)  # each change planned once a round
