@@ -177,3 +177,27 @@ def test_forgotten_plans_are_planned_again(monkeypatch: pytest.MonkeyPatch) -> N
         for frame in frames:
             writer.update_frame(frame)
     assert len(planned) == 2 * len(frames)  # each change planned once a round
+
+
+@pytest.mark.parametrize("kind", ["ssd1306", "sh1106"])
+def test_an_update_of_more_messages_than_an_ioctl_takes(kind: str) -> None:
+    """Scattered changes: more than the kernel's 42 messages, in ioctls of 42 at most,
+    the same transfers as luma's own calls make (each change its own window)."""
+    combined, combined_bus, combined_model = _managed(kind)
+    plain, plain_bus, plain_model = _managed(kind)
+    plain.port._combined = None  # type: ignore[attr-defined]  # luma's own calls
+    frame = bytearray(1024)
+    for page in range(8):
+        for col in range(4 + 10 * (page % 2), 128, 20):  # far apart, no two stacked
+            frame[page * 128 + col] = 0x5A
+    calls = combined_bus.calls
+    for _ in range(2):  # made ready, then kept
+        ours = combined.update_frame(bytes(frame))
+        theirs = plain.update_frame(bytes(frame))
+        assert ours == theirs
+        assert ours.transfers > 42
+        assert combined_bus.transfers == plain_bus.transfers
+        assert combined_model.glass() == plain_model.glass()
+        combined.update_frame(bytes(1024))
+        plain.update_frame(bytes(1024))
+    assert combined_bus.calls - calls == 4 * -(-ours.transfers // 42)
