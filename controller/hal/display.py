@@ -166,9 +166,11 @@ class OledDisplay:
 
     def show_pages(self, pages: bytes) -> None:
         """The screen as ``image_to_pages(image)`` would give it (see ``PageDisplay``)."""
-        writer = self._opened()
+        writer = self._writer
         if writer is None:
-            return
+            writer = self._opened()
+            if writer is None:
+                return
         try:
             if isinstance(writer, DisplayWriter):
                 writer.update_pages(pages)

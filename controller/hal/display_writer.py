@@ -73,7 +73,10 @@ makes an update's transfers itself, as the messages of one ``i2c_rdwr`` call (up
 the kernel's 42 an ioctl): the same transfers, byte for byte and in order, as luma's
 ``command()`` and ``data()`` would put on the wire, with a repeated START between them
 instead of STOP and START, in one call instead of two a window.  Plans are kept by
-where the frame changed (:meth:`DisplayWriter.plan`).
+where the frame changed (:meth:`DisplayWriter.plan`; plans of the same windows are
+one, a page's spans are kept by its change too), and a plan's transfers are made
+ready once (smbus2 messages over a buffer of their own, shared by the panels of one
+address): an update copies its windows' bytes into them and makes the ioctl.
 
 Errors
 ------
@@ -86,7 +89,9 @@ from __future__ import annotations
 
 import contextlib
 import re
+import threading
 from collections.abc import Callable, Iterator, Sequence
+from ctypes import c_char, pointer
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Protocol
@@ -101,6 +106,7 @@ __all__ = [
     "Controller",
     "DisplayWriter",
     "FrameWriter",
+    "KeptPlan",
     "Panel",
     "PanelPort",
     "PassthroughWriter",
@@ -108,6 +114,7 @@ __all__ = [
     "UpdateReport",
     "Window",
     "WriterTotals",
+    "forget_plans",
     "image_to_pages",
     "window_bytes",
     "writer_for_device",
@@ -288,6 +295,13 @@ class _Addressing(Protocol):
         """``commands`` for the window of those pages and columns."""
         ...
 
+    def command_count(
+        self, state: Any, page: int, pages: int, col: int, cols: int
+    ) -> tuple[int, Any]:
+        """How many commands ``commands_at`` gives, and the state after (the planner's
+        pricing, without the commands)."""
+        ...
+
     @property
     def max_commands(self) -> int:
         """The most command bytes that aim at one window."""
@@ -328,6 +342,16 @@ class _SSD1306Addressing:
         # Writing exactly the window's bytes wraps both pointers back to its start.
         return cmds, (columns, rows)
 
+    def command_count(
+        self, state: Any, page: int, pages: int, col: int, cols: int
+    ) -> tuple[int, Any]:
+        columns = (col, col + cols)
+        rows = (page, page + pages)
+        if state is None:
+            return 6, (columns, rows)
+        count = (3 if state[0] != columns else 0) + (3 if state[1] != rows else 0)
+        return count or 3, (columns, rows)
+
     @property
     def max_commands(self) -> int:
         return 6
@@ -366,6 +390,20 @@ class _SH1106Addressing:
         end = min(column + cols, SH1106_RAM_COLUMNS - 1)
         return cmds, (page, end)
 
+    def command_count(
+        self, state: Any, page: int, pages: int, col: int, cols: int
+    ) -> tuple[int, Any]:
+        if pages != 1:
+            raise ValueError("SH1106 windows are one page tall")
+        column = self.column_offset + col
+        end = min(column + cols, SH1106_RAM_COLUMNS - 1)
+        if state is None:
+            return 3, (page, end)
+        count = (
+            (state[0] != page) + (state[1] >> 4 != column >> 4) + (state[1] & 0x0F != column & 0x0F)
+        )
+        return count, (page, end)
+
     @property
     def max_commands(self) -> int:
         return 3
@@ -393,12 +431,43 @@ def _changed_runs(old: bytes, new: bytes) -> list[tuple[int, int]]:
     return [m.span() for m in _CHANGED.finditer(diff)]
 
 
+def _row_runs(row: bytes, narrow: int) -> list[tuple[int, int]]:
+    """The runs of non-zero bytes in a page's XOR of two frames, [start, end) columns,
+    those less than ``narrow`` apart already joined (as :func:`_page_spans` joins them
+    at once): the page is split at its gaps of ``narrow`` zeros or more
+    (``bytes.split``, in C; a gap's zeros past a multiple of ``narrow`` begin the piece
+    after it, and are left out of its run)."""
+    body = row.lstrip(b"\x00")
+    at = len(row) - len(body)
+    if narrow <= 1:
+        return [match.span() for match in _CHANGED.finditer(row, at)]
+    runs: list[tuple[int, int]] = []
+    for piece in body.rstrip(b"\x00").split(bytes(narrow)):
+        if piece:
+            end = at + len(piece)
+            runs.append((end - len(piece.lstrip(b"\x00")), end))
+            at = end + narrow
+        else:
+            at += narrow
+    return runs
+
+
+def _narrow_gap(addressing: _Addressing, bus: BusModel, width: int) -> int:
+    """Runs less than this apart are always joined (see :func:`_page_spans`)."""
+    overhead = bus.transfer_overhead
+    slack = overhead if bus.data_block >= width else -overhead
+    return addressing.min_commands + overhead + slack
+
+
 def _emission_cost(addressing: _Addressing, bus: BusModel, windows: Sequence[Window]) -> int:
     state: Any = None
     cost = 0
+    count_at = addressing.command_count
+    overhead, block = bus.transfer_overhead, bus.data_block
     for window in windows:
-        cmds, state = addressing.commands(state, window)
-        cost += bus.command_cost(len(cmds)) + bus.data_cost(window.size)
+        count, state = count_at(state, window.page, window.pages, window.col, window.cols)
+        size = window.pages * window.cols
+        cost += (count + overhead if count else 0) + size + overhead * -(-size // block)
     return cost
 
 
@@ -414,8 +483,7 @@ def _page_spans(
     transfer each for them and the data, a block's slack) always costs more than
     splitting there, so no span is tried across such a gap."""
     overhead = bus.transfer_overhead
-    slack = overhead if bus.data_block >= width else -overhead
-    narrow = addressing.min_commands + overhead + slack
+    narrow = _narrow_gap(addressing, bus, width)
     joined = [runs[0]]
     for start, end in runs[1:]:
         if start - joined[-1][1] < narrow:
@@ -428,7 +496,7 @@ def _page_spans(
         start, end = runs[0]
         return [Window(page, start, 1, end - start)]
     wide = addressing.max_commands + 3 * overhead
-    commands_at, command_cost, data_cost = addressing.commands_at, bus.command_cost, bus.data_cost
+    count_at, block = addressing.command_count, bus.data_block
     # best[j] = (least cost of covering runs[:j], pointer state after it, where its
     # last span starts); the state only depends on that last span.
     best: list[tuple[int, Any, int]] = [(0, None, -1)]
@@ -441,8 +509,10 @@ def _page_spans(
         for i in range(low, j):
             cost_before, state, _ = best[i]
             start = runs[i][0]
-            cmds, after = commands_at(state, page, 1, start, end - start)
-            cost = cost_before + command_cost(len(cmds)) + data_cost(end - start)
+            commands, after = count_at(state, page, 1, start, end - start)
+            size = end - start
+            cost = cost_before + (commands + overhead if commands else 0) + size
+            cost += overhead * -(-size // block)
             if choice is None or cost < choice[0]:
                 choice = (cost, after, i)
         assert choice is not None
@@ -457,38 +527,52 @@ def _page_spans(
 
 
 def _merge_vertically(addressing: _Addressing, bus: BusModel, spans: list[Window]) -> list[Window]:
-    """Greedily stack spans of consecutive pages into taller windows when that is cheaper."""
+    """Greedily stack spans of consecutive pages into taller windows when that is cheaper.
 
-    costs: dict[Window, int] = {}
-
-    def alone(window: Window) -> int:
-        cost = costs.get(window)
-        if cost is None:
-            cost = costs[window] = _emission_cost(addressing, bus, (window,))
-        return cost
-
-    done: list[Window] = []
-    open_: list[Window] = []  # windows ending at the previous page
-    for page in sorted({s.page for s in spans}):
-        row = [s for s in spans if s.page == page]
-        extended: list[Window] = []
-        for span in row:
-            best: tuple[int, Window] | None = None
+    A window aimed at alone (the pointer unknown) costs its most commands and its data:
+    stacking a span on a window ending at the page above saves one window's commands and
+    costs the union's data over the two's. Windows are (page, col, pages, cols) tuples
+    here (ordered and compared as ``Window`` is), made ``Window``s at the end."""
+    fixed = bus.command_cost(addressing.max_commands)
+    overhead, block = bus.transfer_overhead, bus.data_block
+    done: list[tuple[int, int, int, int]] = []
+    open_: list[tuple[int, int, int, int]] = []  # windows ending at the previous page
+    at, count = 0, len(spans)
+    while at < count:
+        page = spans[at].page
+        extended: list[tuple[int, int, int, int]] = []
+        while at < count and spans[at].page == page:
+            span = spans[at]
+            at += 1
+            col, cols = span.col, span.cols
+            span_cost = cols + overhead * -(-cols // block)
+            best: tuple[int, tuple[int, int, int, int], tuple[int, int, int, int]] | None = None
             for rect in open_:
-                if rect.page_end != page or rect in extended:
+                r_page, r_col, r_pages, r_cols = rect
+                if r_page + r_pages != page or rect in extended:
                     continue
-                union = rect.union(span)
-                delta = alone(union) - alone(rect) - alone(span)
+                first = r_col if r_col < col else col
+                end = max(r_col + r_cols, col + cols)
+                size = (page + 1 - r_page) * (end - first)
+                rect_size = r_pages * r_cols
+                delta = (
+                    size
+                    + overhead * -(-size // block)
+                    - rect_size
+                    - overhead * -(-rect_size // block)
+                    - span_cost
+                    - fixed
+                )
                 if delta < 0 and (best is None or delta < best[0]):
-                    best = (delta, rect)
+                    best = (delta, rect, (r_page, first, page + 1 - r_page, end - first))
             if best is None:
-                extended.append(span)
+                extended.append((page, col, 1, cols))
             else:
                 open_.remove(best[1])
-                extended.append(best[1].union(span))
+                extended.append(best[2])
         done += open_
         open_ = extended
-    return sorted(done + open_)
+    return [Window(*window) for window in sorted(done + open_)]
 
 
 # ----------------------------------------------------------------------------- panel
@@ -571,6 +655,12 @@ class BusPort:
         self._bus = bus if bus is not None else BusModel.for_interface(interface)
         self._addressing = panel.addressing()
         self._combined = _combined_transfers(interface)
+        # the same, when its messages are smbus2's own (plans' transfers made ready)
+        self._programmable = (
+            self._combined
+            if self._combined is not None and self._combined[1] is _smbus2_write()
+            else None
+        )
         self._command_messages: dict[tuple[int, ...], Any] = {}
 
     @property
@@ -608,6 +698,99 @@ class BusPort:
             bits_per_byte=bus.bits_per_byte,
         )
 
+    def send_plan(self, frame: bytes, plan: KeptPlan) -> UpdateReport:
+        """``send(frame, windows, full)`` for a plan :meth:`DisplayWriter.plan` kept.
+
+        On luma's smbus2-managed ``i2c`` the plan's transfers are made once, as smbus2
+        messages over buffers of their own (each window's data message, its control
+        byte first), and kept with the plan's report: an update copies the windows'
+        bytes of the frame into them and makes the one ``i2c_rdwr`` (the kernel copies
+        the messages at the call, so their buffers are free again when it returns)."""
+        rdwr = self._combined
+        if rdwr is None or rdwr is not self._programmable:
+            return self.send(frame, plan[1], plan[0])
+        key = (id(plan), rdwr[0])
+        program = _PROGRAMS.get(key)
+        if program is None or program.plan is not plan:
+            if len(_PROGRAMS) >= PROGRAMS_KEPT:
+                _PROGRAMS.clear()
+            program = _PROGRAMS[key] = self._program(rdwr, plan)
+        busy = program.busy
+        if not busy.acquire(blocking=False):  # another thread's update fills its buffer
+            return self._send_combined(rdwr, frame, plan[1], plan[0])
+        try:
+            view = program.view
+            for start, stop, first, last in program.copies:
+                view[start:stop] = frame[first:last]
+            transfer, messages = rdwr[2], program.messages
+            if len(messages) <= I2C_RDWR_MAX_MESSAGES:
+                transfer(*messages)
+            else:
+                for first in range(0, len(messages), I2C_RDWR_MAX_MESSAGES):
+                    transfer(*messages[first : first + I2C_RDWR_MAX_MESSAGES])
+        finally:
+            busy.release()
+        return program.report
+
+    def _program(self, rdwr: _CombinedTransfers, plan: KeptPlan) -> _Program:
+        """A kept plan's messages (as :meth:`_send_combined` makes them) over one buffer
+        of the windows' data, where each update's bytes go (``copies``)."""
+        address, message, _ = rdwr
+        full, windows = plan
+        width = self._panel.width
+        # a bytearray, not ctypes' create_string_buffer (which makes an array type for
+        # every new size: some 10 us)
+        buffer = bytearray(sum(window.pages * window.cols for window in windows) + len(windows))
+        over = _smbus2_message_type()
+        messages: list[Any] = []
+        copies: list[tuple[int, int, int, int]] = []
+        command_bytes = 0
+        at = 0
+        for window, cmds in self._window_commands(windows, full):
+            if cmds:
+                messages.append(self._command_message(message, address, cmds))
+                command_bytes += len(cmds)
+            page, col, cols = window.page, window.col, window.cols
+            size = window.pages * cols
+            if size > I2C_MAX_MESSAGE_BYTES:  # pragma: no cover - 1 KiB frames
+                raise AssertionError("data too long for one message")
+            buffer[at] = _DATA_PREFIX[0]  # a message as i2c_msg.write makes it, on the buffer
+            messages.append(over(address, 0, size + 1, pointer(c_char.from_buffer(buffer, at))))
+            at += 1
+            first = page * width + col
+            for _ in range(window.pages):
+                copies.append((at, at + cols, first, first + cols))
+                at += cols
+                first += width
+        data_bytes = len(buffer) - len(windows)
+        bus = self._bus
+        report = UpdateReport(
+            full,
+            windows,
+            command_bytes,
+            data_bytes,
+            len(messages) * bus.transfer_overhead,
+            len(messages),
+            bus.bits_per_byte,
+        )
+        view = memoryview(buffer)
+        busy = threading.Lock()
+        return _Program(plan, buffer, view, tuple(messages), tuple(copies), report, busy)
+
+    def _command_message(
+        self, message: Callable[[int, bytes], Any], address: int, cmds: list[int]
+    ) -> Any:
+        """The message of a window's addressing commands, made once: the kernel copies a
+        message, never keeps it."""
+        key = tuple(cmds)
+        command = self._command_messages.get(key)
+        if command is None:
+            command = message(address, bytes((I2C_COMMAND_MODE, *cmds)))
+            if len(self._command_messages) >= COMMAND_MESSAGES_KEPT:
+                self._command_messages.clear()
+            self._command_messages[key] = command
+        return command
+
     def _window_commands(
         self, windows: Sequence[Window], full: bool
     ) -> Iterator[tuple[Window, list[int]]]:
@@ -637,14 +820,7 @@ class BusPort:
         messages: list[Any] = []
         for window, cmds in self._window_commands(windows, full):
             if cmds:
-                key = tuple(cmds)
-                command = self._command_messages.get(key)
-                if command is None:  # made once: the kernel copies a message, never keeps it
-                    command = message(address, bytes((I2C_COMMAND_MODE, *cmds)))
-                    if len(self._command_messages) >= COMMAND_MESSAGES_KEPT:
-                        self._command_messages.clear()
-                    self._command_messages[key] = command
-                messages.append(command)
+                messages.append(self._command_message(message, address, cmds))
                 command_bytes += len(cmds)
             if window.pages == 1:
                 base = window.page * width
@@ -675,6 +851,50 @@ _DATA_PREFIX = b"\x40"  # the control byte before display data (luma's i2c._data
 I2C_MAX_MESSAGE_BYTES = 4096  # luma's managed i2c: data in messages of up to 4 KiB
 I2C_RDWR_MAX_MESSAGES = 42  # the kernel's I2C_RDWR_IOCTL_MAX_MSGS
 COMMAND_MESSAGES_KEPT = 512  # a panel's addressing messages kept (a window's few bytes each)
+PROGRAMS_KEPT = 1024  # plans made ready as smbus2 messages, as many as plans are kept
+#: (full frame?, windows): a plan as :class:`DisplayWriter` keeps it (shared, never changed)
+KeptPlan = tuple[bool, tuple[Window, ...]]
+
+
+@dataclass(slots=True, eq=False)
+class _Program:
+    """A kept plan's transfers, ready: smbus2 messages over ``buffer`` (``view``), and
+    where a frame's bytes go in it: ``(start, stop, first, last)``, ``view[start:stop]
+    = frame[first:last]`` (a window's page each)."""
+
+    plan: KeptPlan
+    buffer: bytearray  # what the data messages point into (kept alive with them)
+    view: memoryview
+    messages: tuple[Any, ...]
+    copies: tuple[tuple[int, int, int, int], ...]
+    report: UpdateReport
+    busy: threading.Lock  # held while an update fills the buffer and makes the transfer
+
+
+#: (id of a kept plan, I2C address) -> its transfers made ready, shared by the panels of
+#: one address (six seats' panels, each on its own bus, change in the same places). A
+#: program keeps its plan alive, so the plan's id is not another's while it is kept.
+_PROGRAMS: dict[tuple[int, int], _Program] = {}
+
+
+def _smbus2_write() -> Any:
+    """smbus2's ``i2c_msg.write`` (what luma's managed ``i2c`` makes its messages with)."""
+    global _SMBUS2_WRITE
+    if _SMBUS2_WRITE is None:
+        from smbus2 import i2c_msg
+
+        _SMBUS2_WRITE = i2c_msg.write
+    return _SMBUS2_WRITE
+
+
+_SMBUS2_WRITE: Any = None
+
+
+def _smbus2_message_type() -> Any:
+    """smbus2's ``i2c_msg`` (addr, flags, len, buf)."""
+    from smbus2 import i2c_msg
+
+    return i2c_msg
 
 
 def _combined_transfers(interface: object) -> _CombinedTransfers | None:
@@ -707,6 +927,26 @@ def _full_frame_commands(addressing: _Addressing, index: int, window: Window) ->
 PLANS_KEPT = 1024  # plans kept per panel and bus (keys of about a frame's size each)
 #: (addressing, bus, width, pages) -> the XOR of two frames -> (full?, windows)
 _PLANS: dict[tuple[object, BusModel, int, int], dict[int, tuple[bool, tuple[Window, ...]]]] = {}
+#: the same key -> the whole frame's plan (the first update, and after an error)
+_WHOLE: dict[tuple[object, BusModel, int, int], KeptPlan] = {}
+#: the same key -> (a page's first byte, the page's XOR of two frames) -> its spans: a
+#: frame's changes are new together more often than page by page
+_PAGE_PLANS: dict[tuple[object, BusModel, int, int], dict[tuple[int, bytes], tuple[Window, ...]]]
+_PAGE_PLANS = {}
+PAGE_PLANS_KEPT = 4096  # a page's spans kept per panel and bus (keys of a page's size)
+#: the same key -> each kept plan by its windows: changes of different bits in the same
+#: places (half the new ones) share one plan, and the transfers a port made ready for it
+_SAME_PLANS: dict[tuple[object, BusModel, int, int], dict[KeptPlan, KeptPlan]] = {}
+
+
+def forget_plans() -> None:
+    """Forget every kept plan and its transfers made ready (as a freshly started
+    process: benchmarks that replay frames, tests)."""
+    _PLANS.clear()
+    _WHOLE.clear()
+    _PAGE_PLANS.clear()
+    _SAME_PLANS.clear()
+    _PROGRAMS.clear()
 
 
 class DisplayWriter:
@@ -735,8 +975,25 @@ class DisplayWriter:
         self.rotation = 0 if preprocess is None else rotation
         self._addressing = panel.addressing()
         self._last: bytes | None = None
+        # the last frame as a number (for the XOR of the next), and the frame it is of
+        self._number_of: bytes | None = None
+        self._number = 0
         self._full_cost: int | None = None  # the full frame's bus cost, once worked out
-        self._plans = _PLANS.setdefault((self._addressing, self.bus, self.width, self.pages), {})
+        store = (self._addressing, self.bus, self.width, self.pages)
+        self._plans = _PLANS.setdefault(store, {})
+        self._whole = _WHOLE.setdefault(store, (True, tuple(self._full_frame())))
+        self._frame_size = self.width * self.pages
+        self._narrow = _narrow_gap(self._addressing, self.bus, self.width)
+        self._page_plans = _PAGE_PLANS.setdefault(store, {})
+        self._same_plans = _SAME_PLANS.setdefault(store, {})
+        self._blank_page = bytes(self.width)
+        self._unchanged = UpdateReport(full=False, bits_per_byte=self.bus.bits_per_byte)
+        send_plan = getattr(port, "send_plan", None)
+        self._send_plan: Callable[[bytes, KeptPlan], UpdateReport] = (
+            send_plan
+            if send_plan is not None
+            else lambda frame, plan: port.send(frame, list(plan[1]), plan[0])
+        )
         self.totals = WriterTotals()
 
     @classmethod
@@ -797,17 +1054,49 @@ class DisplayWriter:
 
     def update_frame(self, frame: bytes) -> UpdateReport:
         """Like :meth:`update`, for a frame already in page layout (and orientation)."""
-        _check_frame_size(frame, self.width, self.pages)
+        if len(frame) != self._frame_size:
+            _check_frame_size(frame, self.width, self.pages)
+        totals = self.totals
         if frame == self._last:
-            report = UpdateReport(full=False, bits_per_byte=self.bus.bits_per_byte)
-            self.totals.add(report)
-            return report
-        full, windows = self.plan(frame)
+            totals.updates += 1
+            totals.skipped += 1
+            return self._unchanged
+        plan = self._kept_plan(frame)
         self._last = None  # unknown until every transfer went through
-        report = self.port.send(frame, windows, full)
+        report = self._send_plan(frame, plan)
         self._last = frame
-        self.totals.add(report)
+        totals.add(report)
         return report
+
+    def _kept_plan(self, frame: bytes) -> KeptPlan:
+        """:meth:`plan`'s windows as kept (shared: never changed), and the frame as a
+        number kept for the next."""
+        last = self._last
+        if last is None:
+            return self._whole
+        if len(last) != len(frame):
+            raise ValueError(f"frame has {len(frame)} bytes, the last {len(last)}")
+        before = self._number if self._number_of is last else int.from_bytes(last, "big")
+        number = int.from_bytes(frame, "big")
+        self._number_of, self._number = frame, number
+        changed = before ^ number
+        plans = self._plans
+        kept = plans.get(changed)
+        if kept is None:
+            full, windows = self._plan_changes(last, frame, changed)
+            if full:
+                kept = self._whole
+            else:  # the same windows as another change's: the same plan (and transfers)
+                same = self._same_plans
+                if len(same) >= PLANS_KEPT:
+                    same.clear()
+                made = (False, tuple(windows))
+                kept = same.setdefault(made, made)
+            if len(plans) >= PLANS_KEPT:
+                with contextlib.suppress(KeyError, StopIteration, RuntimeError):
+                    del plans[next(iter(plans))]
+            plans[changed] = kept
+        return kept
 
     def plan(self, frame: bytes) -> tuple[bool, list[Window]]:
         """(full frame?, windows) that :meth:`update_frame` would send for ``frame``.
@@ -817,32 +1106,34 @@ class DisplayWriter:
         same places again and again (a card played, a score, a menu's cursor, at every
         seat): plans are kept by the XOR of the two frames, shared by the writers of
         the same panel and bus, the oldest forgotten past ``PLANS_KEPT``."""
-        last = self._last
-        if last is None:
-            return True, self._full_frame()
-        if len(last) != len(frame):
-            raise ValueError(f"frame has {len(frame)} bytes, the last {len(last)}")
-        changed = int.from_bytes(last, "big") ^ int.from_bytes(frame, "big")
-        plans = self._plans
-        kept = plans.get(changed)
-        if kept is None:
-            full, windows = self._plan_changes(last, frame)
-            kept = (full, tuple(windows))
-            if len(plans) >= PLANS_KEPT:
-                with contextlib.suppress(KeyError, StopIteration, RuntimeError):
-                    del plans[next(iter(plans))]
-            plans[changed] = kept
-        return kept[0], list(kept[1])
+        full, windows = self._kept_plan(frame)
+        return full, list(windows)
 
-    def _plan_changes(self, last: bytes, frame: bytes) -> tuple[bool, list[Window]]:
+    def _plan_changes(
+        self, last: bytes, frame: bytes, changed: int | None = None
+    ) -> tuple[bool, list[Window]]:
+        """The windows of least cost for ``frame`` after ``last`` (``changed``: their XOR
+        as a number, when already known)."""
         addressing, bus = self._addressing, self.bus
-        spans: list[Window] = []
+        if changed is None:
+            changed = int.from_bytes(last, "big") ^ int.from_bytes(frame, "big")
         width = self.width
-        for page in range(self.pages):
-            old = last[page * width : (page + 1) * width]
-            new = frame[page * width : (page + 1) * width]
-            if old != new:
-                spans += _page_spans(addressing, bus, page, width, _changed_runs(old, new))
+        diff = changed.to_bytes(len(frame), "big")
+        spans: list[Window] = []
+        kept, narrow, blank = self._page_plans, self._narrow, self._blank_page
+        for base in range(0, len(diff), width):
+            row = diff[base : base + width]
+            if row == blank:
+                continue
+            key = (base, row)
+            page_spans = kept.get(key)
+            if page_spans is None:
+                runs = _row_runs(row, narrow)
+                page_spans = tuple(_page_spans(addressing, bus, base // width, width, runs))
+                if len(kept) >= PAGE_PLANS_KEPT:
+                    kept.clear()
+                kept[key] = page_spans
+            spans += page_spans
         best, cost = spans, _emission_cost(addressing, bus, spans)
         if addressing.multi_page and len(spans) > 1:
             merged = _merge_vertically(addressing, bus, spans)

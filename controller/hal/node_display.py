@@ -38,7 +38,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final, Protocol, cast
 
 from PIL import Image
@@ -48,6 +48,7 @@ from .display_writer import (
     BusModel,
     Controller,
     DisplayWriter,
+    KeptPlan,
     Panel,
     UpdateReport,
     Window,
@@ -182,20 +183,41 @@ class NodePort:
         return self._ready
 
     # -- PanelPort ----------------------------------------------------------------------
+    def send_plan(self, frame: bytes, plan: KeptPlan) -> UpdateReport:
+        """``send(frame, windows, full)`` for a plan the writer kept: protocol 3's DR
+        frames laid out once for it (:class:`_Regions`)."""
+        full, windows = plan
+        with self._lock:
+            if not self._ready or self._awaiting is not None:
+                return self._hold(frame, windows, full)
+            self._latest = frame
+            link = self.link
+            if getattr(link, "protocol", 2) >= 3 and hasattr(link, "send_counted"):
+                return self._send_laid_out(
+                    cast(CountedSender, link), frame, _regions(plan, self._panel), full
+                )
+            return self._send_locked(frame, windows, full)
+
     def send(self, frame: bytes, windows: Sequence[Window], full: bool) -> UpdateReport:
         with self._lock:
+            if not self._ready or self._awaiting is not None:
+                return self._hold(frame, windows, full)
             self._latest = frame
-            if not self._ready:
-                self.stats.deferred += 1
-                return UpdateReport(full=full, windows=tuple(windows), bits_per_byte=8)
-            if self._awaiting is not None:
-                self.stats.merged += 1
-                held = self._held if self._held is not None else []
-                held.extend(windows)
-                self._held = held
-                self._held_full = self._held_full or full
-                return UpdateReport(full=full, windows=tuple(windows), bits_per_byte=8)
             return self._send_locked(frame, windows, full)
+
+    def _hold(self, frame: bytes, windows: Sequence[Window], full: bool) -> UpdateReport:
+        """Not now: the node's panel is not ready, or an update awaits its DACK (the
+        port's lock held)."""
+        self._latest = frame
+        if not self._ready:
+            self.stats.deferred += 1
+        else:
+            self.stats.merged += 1
+            held = self._held if self._held is not None else []
+            held.extend(windows)
+            self._held = held
+            self._held_full = self._held_full or full
+        return UpdateReport(full=full, windows=tuple(windows), bits_per_byte=8)
 
     @property
     def awaiting(self) -> int | None:
@@ -275,50 +297,32 @@ class NodePort:
         self, link: CountedSender, frame: bytes, windows: Sequence[Window], full: bool
     ) -> UpdateReport:
         """Protocol 3: one DR frame per window, their byte count in the DU."""
-        width = self._panel.width
+        return self._send_laid_out(link, frame, _Regions.of(tuple(windows), self._panel), full)
+
+    def _send_laid_out(
+        self, link: CountedSender, frame: bytes, regions: _Regions, full: bool
+    ) -> UpdateReport:
+        if regions.whole is not None:  # more frames or bytes than a node's block takes
+            regions, full = regions.whole, True
         block: list[tuple[bytes, bytes]] = []
-        payload = 0
-        for window in windows:
-            data = window_bytes(frame, width, window)
-            payload += len(data)
-            block.append(
-                (
-                    b"DR",
-                    b"%d %d %d %d %s"
-                    % (
-                        window.page,
-                        window.page_end - 1,
-                        window.col,
-                        window.col_end - 1,
-                        binascii.b2a_base64(data, newline=False),
-                    ),
-                )
-            )
-        # the block's size at most: each frame's "$<seq> " (5 digits at most), its type
-        # and arguments, "*CRC" and LF
-        size = sum(len(kind) + len(args) + 14 for kind, args in block)
-        if len(block) > MAX_REGIONS or size > MAX_BLOCK:
-            whole = Window(0, 0, self._panel.pages, width)
-            return self._send_regions(link, frame, [whole], True)
+        b2a = binascii.b2a_base64
+        for box, rows in regions.frames:
+            if len(rows) == 1:
+                data = frame[rows[0][0] : rows[0][1]]
+            else:
+                data = b"".join([frame[first:last] for first, last in rows])
+            block.append((b"DR", box + b2a(data, newline=False)))
         update = self._update
         self._update = (update + 1) % SEQ_MODULO
-        mode = "FULL" if full else "DIFF"
-        regions = str(len(block))
+        head = (str(update), regions.count, "FULL" if full else "DIFF")
 
         def header(count: int) -> tuple[str, tuple[str, ...]]:
-            return "DU", (str(update), regions, str(count), mode)
+            return "DU", (*head[:2], str(count), head[2])
 
         written = link.send_counted(header, block)
         if not self._sent(written > 0, update, full):
-            return UpdateReport(full=full, windows=tuple(windows), bits_per_byte=8)
-        return UpdateReport(
-            full=full,
-            windows=tuple(windows),
-            data_bytes=payload,
-            overhead_bytes=written - payload,
-            transfers=1 + len(block),
-            bits_per_byte=8,
-        )
+            return UpdateReport(full=full, windows=regions.windows, bits_per_byte=8)
+        return regions.report(full, written)
 
     def _resend_full(self, why: str) -> None:
         frame = self._latest
@@ -397,6 +401,79 @@ class NodePort:
         else:
             self._awaiting = None
             self._held, self._held_full = None, False
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class _Regions:
+    """Protocol 3's DR frames of some windows, laid out: each frame's box (``b"p0 p1 c0
+    c1 "``) and the [first, last) bytes of the frame it carries, page after page; how
+    many frames (as the DU says it), their data bytes, and, when the block would be
+    more frames or bytes than a node takes, the whole screen's instead."""
+
+    windows: tuple[Window, ...]
+    frames: tuple[tuple[bytes, tuple[tuple[int, int], ...]], ...]
+    count: str
+    payload: int
+    whole: _Regions | None
+    # (FULL?, bytes written) -> the update's report (the sequence numbers' digits make a
+    # few sizes)
+    reports: dict[tuple[bool, int], UpdateReport] = field(default_factory=dict)
+
+    def report(self, full: bool, written: int) -> UpdateReport:
+        """The report of an update of these frames that wrote ``written`` bytes."""
+        report = self.reports.get((full, written))
+        if report is None:
+            if len(self.reports) >= 64:  # pragma: no cover - a handful of sizes
+                self.reports.clear()
+            payload = self.payload
+            report = self.reports[full, written] = UpdateReport(
+                full=full,
+                windows=self.windows,
+                data_bytes=payload,
+                overhead_bytes=written - payload,
+                transfers=1 + len(self.frames),
+                bits_per_byte=8,
+            )
+        return report
+
+    @staticmethod
+    def of(windows: tuple[Window, ...], panel: Panel) -> _Regions:
+        width = panel.width
+        frames = []
+        size = 0
+        for window in windows:
+            last_page, last_col = window.page_end - 1, window.col_end - 1
+            box = b"%d %d %d %d " % (window.page, last_page, window.col, last_col)
+            rows = tuple(
+                (page * width + window.col, page * width + window.col_end)
+                for page in range(window.page, window.page_end)
+            )
+            frames.append((box, rows))
+            # the frame's size at most: "$<seq> " (5 digits at most), "DR ", the box, the
+            # base64 of its bytes, "*CRC" and LF
+            size += 2 + len(box) + 4 * -(-window.size // 3) + 14
+        whole = None
+        if len(frames) > MAX_REGIONS or size > MAX_BLOCK:
+            whole = _Regions.of((Window(0, 0, panel.pages, width),), panel)
+        payload = sum(window.size for window in windows)
+        return _Regions(windows, tuple(frames), str(len(frames)), payload, whole)
+
+
+#: id of a kept plan and the panel -> its regions (they keep the plan alive: the id is
+#: not another's while kept)
+_LAID_OUT: dict[tuple[int, int, int], tuple[KeptPlan, _Regions]] = {}
+LAID_OUT_KEPT: Final = 1024  # as many as the writer keeps plans
+
+
+def _regions(plan: KeptPlan, panel: Panel) -> _Regions:
+    """A kept plan's regions, laid out once."""
+    key = (id(plan), panel.width, panel.pages)
+    kept = _LAID_OUT.get(key)
+    if kept is None or kept[0] is not plan:
+        if len(_LAID_OUT) >= LAID_OUT_KEPT:
+            _LAID_OUT.clear()
+        kept = _LAID_OUT[key] = (plan, _Regions.of(plan[1], panel))
+    return kept[1]
 
 
 def _frame_length(kind: str, args: tuple[str, ...]) -> int:

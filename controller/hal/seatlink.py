@@ -189,12 +189,13 @@ def encode_frame(seq: int, kind: str, *args: str) -> bytes:
         body = " ".join((str(seq % SEQ_MODULO), kind, *args)).encode("ascii")
     except UnicodeEncodeError:
         raise ValueError(f"bad message type or argument: {kind!r} {args!r}") from None
-    frame = b"$%s*%04X" % (body, crc16(body))
-    if len(frame) > MAX_FRAME:
+    frame = b"$%s*%04X\n" % (body, binascii.crc_hqx(body, 0xFFFF))
+    end = len(frame) - 1
+    if end > MAX_FRAME:
         raise ValueError("frame longer than MAX_FRAME")
-    if _FRAME_RE.fullmatch(frame) is None or body.count(b" ") != len(args) + 1:
+    if _FRAME_RE.fullmatch(frame, 0, end) is None or body.count(b" ") != len(args) + 1:
         raise ValueError(f"bad message type or argument: {kind!r} {args!r}")
-    return frame + b"\n"
+    return frame
 
 
 def encode_counted(
@@ -373,8 +374,48 @@ class FrameDecoder:
         self._expected_seq = None
 
     def feed(self, data: bytes) -> list[NodeEvent]:
-        """Take bytes as they arrive; return the events of the complete valid frames."""
+        """Take bytes as they arrive; return the events of the complete valid frames.
+
+        The frames a node sends most (DACK, HB, PRESS, HOLD, TAGON, TAGOFF), whole and
+        LF-ended at the start of a line, are read by one match (``_FAST_FRAME``) that
+        checks what the line grammar and the message's own checks would; anything else,
+        or one of those the match leaves in doubt (a checksum, a number out of range),
+        goes the general way from its first byte on: the same events, counters and
+        rejections."""
         events: list[NodeEvent] = []
+        at = 0
+        if not self._buf and not self._skipping:
+            dack, fast, crc = _FAST_DACK.match, _FAST_FRAME.match, binascii.crc_hqx
+            size = len(data)
+            while at < size:
+                event: NodeEvent | None
+                match = dack(data, at)  # the most frequent: one a display update
+                if match is not None:
+                    body, seq_text, update, crc_text = match.groups()
+                    seq, number = int(seq_text), int(update)
+                    if seq >= SEQ_MODULO or number >= SEQ_MODULO:
+                        break
+                    if crc(body, 0xFFFF) != int(crc_text, 16):
+                        break
+                    event = DisplayAck(number)
+                else:
+                    match = fast(data, at)
+                    if match is None:
+                        break
+                    body, seq_text, *message, crc_text = match.groups()
+                    seq = int(seq_text)
+                    if seq >= SEQ_MODULO or crc(body, 0xFFFF) != int(crc_text, 16):
+                        break
+                    event = _fast_event(*message)
+                    if event is None:
+                        break
+                self._accepted(seq, event)
+                events.append(event)
+                at = match.end()
+            if at == size:
+                return events
+            if at:
+                data = data[at:]
         for line in self._lines(data):
             event = self.decode_line(line)
             if event is not None:
@@ -412,6 +453,11 @@ class FrameDecoder:
             if self.on_reject is not None:
                 self.on_reject(error.reason, line)
             return None
+        self._accepted(seq, event)
+        return event
+
+    def _accepted(self, seq: int, event: NodeEvent) -> None:
+        """A valid frame: counted, its sequence number checked against the last's."""
         with self._lock:
             self._stats[FRAMES] += 1
             # A HELLO starts a new count (the node may have restarted).
@@ -422,7 +468,51 @@ class FrameDecoder:
             ):
                 self._stats[SEQ_GAP] += 1
             self._expected_seq = (seq + 1) % SEQ_MODULO
-        return event
+
+
+# The frames a node sends most, whole with their LF, each message's arguments as
+# decode_message checks them (the numbers' ranges and the checksum are checked after).
+_FAST_FRAME: Final = re.compile(
+    rb"\$((0|[1-9][0-9]{0,4}) (?:"
+    rb"(DACK) (0|[1-9][0-9]{0,4})"
+    rb"|(HB) ([0-9]{1,10}) ([0-9]{1,10}) (OK|NONE)"
+    rb"|(PRESS|HOLD) (" + b"|".join(name.encode() for name in BUTTONS) + rb")"
+    rb"|(TAGON|TAGOFF) ([0-9A-F]{8}|[0-9A-F]{14}|[0-9A-F]{20})"
+    rb"))\*([0-9A-F]{4})\n"
+)
+
+
+_FAST_DACK: Final = re.compile(
+    rb"\$((0|[1-9][0-9]{0,4}) DACK (0|[1-9][0-9]{0,4}))\*([0-9A-F]{4})\n"
+)
+
+
+def _fast_event(
+    dack: bytes | None,
+    update: bytes | None,
+    hb: bytes | None,
+    uptime: bytes | None,
+    reads: bytes | None,
+    reader: bytes | None,
+    press: bytes | None,
+    button: bytes | None,
+    tag: bytes | None,
+    uid: bytes | None,
+) -> NodeEvent | None:
+    """The event of a ``_FAST_FRAME`` match's message groups, or None if the general
+    way must judge it (a number out of range)."""
+    if dack is not None and update is not None:
+        number = int(update)
+        return DisplayAck(number) if number < SEQ_MODULO else None
+    if hb is not None and uptime is not None and reads is not None:
+        return Heartbeat(int(uptime), int(reads), reader == b"OK")
+    if press is not None and button is not None:
+        name = button.decode("ascii")
+        return ButtonPressed(name) if press == b"PRESS" else ButtonHeld(name)
+    if uid is None:  # pragma: no cover - the pattern has no other alternative
+        return None
+    card = bytes.fromhex(uid.decode("ascii"))
+    return TagArrived(card) if tag == b"TAGON" else TagLeft(card)
 
 
 # -- finding nodes ---------------------------------------------------------------------

@@ -115,3 +115,89 @@ class _Null:
 
     def data(self, data: list[int]) -> None:
         pass
+
+
+def test_changes_in_the_same_places_share_a_plan_and_its_transfers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Different bits of the same bytes: one plan, its transfers made ready once, and
+    each update's own bytes on the panel."""
+    blank = bytes(1024)
+    frames = []
+    for bits in (0x01, 0x80, 0x3C):
+        frame = bytearray(blank)
+        frame[130:140] = bytes([bits]) * 10  # page 1, columns 2..11
+        frame[700] = bits  # page 5, column 60
+        frames.append(bytes(frame))
+    shown = [_glass_of(frame) for frame in [*frames, blank]]
+    display_writer.forget_plans()
+    made: list[object] = []
+    program = display_writer.BusPort._program
+
+    def counted(port: display_writer.BusPort, rdwr: Any, plan: Any) -> Any:
+        made.append(plan)
+        return program(port, rdwr, plan)
+
+    monkeypatch.setattr(display_writer.BusPort, "_program", counted)
+    writer, _bus, model = _managed("ssd1306")
+    plans = []
+    for frame, glass in zip(frames, shown, strict=False):
+        plans.append(writer._kept_plan(frame))
+        writer.update_frame(frame)
+        assert model.glass() == glass
+        writer.update_frame(blank)
+        assert model.glass() == shown[-1]
+    assert plans[0] is plans[1] is plans[2]
+    assert len(made) == 1
+
+
+def _glass_of(frame: bytes) -> Any:
+    """What a model panel shows after the whole frame is written to it."""
+    writer, _bus, model = _managed("ssd1306")
+    writer.invalidate()
+    writer.update_frame(frame)
+    return model.glass()
+
+
+def test_forgotten_plans_are_planned_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``forget_plans`` (the bench's replay, at each round's start): the writers plan
+    every change afresh, as a process just started."""
+    planned: list[bytes] = []
+    plan_changes = DisplayWriter._plan_changes
+
+    def counted(writer: DisplayWriter, last: bytes, frame: bytes, changed: Any = None) -> Any:
+        planned.append(frame)
+        return plan_changes(writer, last, frame, changed)
+
+    monkeypatch.setattr(DisplayWriter, "_plan_changes", counted)
+    frames = _frames(11, 6)
+    for _ in range(2):
+        display_writer.forget_plans()
+        writer, _bus, _model = _managed("ssd1306")
+        for frame in frames:
+            writer.update_frame(frame)
+    assert len(planned) == 2 * len(frames)  # each change planned once a round
+
+
+@pytest.mark.parametrize("kind", ["ssd1306", "sh1106"])
+def test_an_update_of_more_messages_than_an_ioctl_takes(kind: str) -> None:
+    """Scattered changes: more than the kernel's 42 messages, in ioctls of 42 at most,
+    the same transfers as luma's own calls make (each change its own window)."""
+    combined, combined_bus, combined_model = _managed(kind)
+    plain, plain_bus, plain_model = _managed(kind)
+    plain.port._combined = None  # type: ignore[attr-defined]  # luma's own calls
+    frame = bytearray(1024)
+    for page in range(8):
+        for col in range(4 + 10 * (page % 2), 128, 20):  # far apart, no two stacked
+            frame[page * 128 + col] = 0x5A
+    calls = combined_bus.calls
+    for _ in range(2):  # made ready, then kept
+        ours = combined.update_frame(bytes(frame))
+        theirs = plain.update_frame(bytes(frame))
+        assert ours == theirs
+        assert ours.transfers > 42
+        assert combined_bus.transfers == plain_bus.transfers
+        assert combined_model.glass() == plain_model.glass()
+        combined.update_frame(bytes(1024))
+        plain.update_frame(bytes(1024))
+    assert combined_bus.calls - calls == 4 * -(-ours.transfers // 42)
