@@ -40,7 +40,7 @@ from .errors import IllegalActionError, RefusalCode, TrucoError
 from .hand import FLOR_KINDS, NO_TRAIL, Board, Deal, HandPlay, Telling, Trail
 from .results import Award, HandResult, Outcome
 from .rules import HouseRules
-from .view import SeatView, seat_view
+from .view import SeatView, seat_views
 
 __all__ = [
     "Game",
@@ -136,6 +136,9 @@ class Game:
         self._orders = tuple(tuple((m + i) % n for i in range(n)) for m in range(n))
         self._hands: list[_HandLog] = []
         self._legal: list[Action] | None = None
+        # every seat's view, and the legal list it was read with (see ``view``)
+        self._views: tuple[SeatView, ...] = ()
+        self._views_legal: list[Action] | None = None
         self._restore(self._initial)
         self._clear_hand()
 
@@ -381,7 +384,14 @@ class Game:
         pica-pica hand, of the seat's own pica."""
         if not 0 <= seat < self._n:
             raise ValueError(f"no seat {seat} at a table of {self._n}")
-        return seat_view(self, seat)
+        # Kept per state: the legal list is made afresh after every push, pop and deal,
+        # so it is the same object exactly as long as the state is unchanged (held here,
+        # its identity cannot be reused).
+        legal = self.legal_list()
+        if self._views_legal is not legal:
+            self._views = seat_views(self)
+            self._views_legal = legal
+        return self._views[seat]
 
     def outcome(self) -> Outcome | None:
         winner = self._board.winner
