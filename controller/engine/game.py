@@ -387,11 +387,15 @@ class Game:
         # Kept per state: the legal list is made afresh after every push, pop and deal,
         # so it is the same object exactly as long as the state is unchanged (held here,
         # its identity cannot be reused).
+        return self.views()[seat]
+
+    def views(self) -> tuple[SeatView, ...]:
+        """Every seat's ``view``, in seat order (read once per state, as ``view`` is)."""
         legal = self.legal_list()
         if self._views_legal is not legal:
             self._views = seat_views(self)
             self._views_legal = legal
-        return self._views[seat]
+        return self._views
 
     def outcome(self) -> Outcome | None:
         winner = self._board.winner
@@ -527,6 +531,16 @@ class Game:
         cs = self._deal.cards[seat]
         played = self._deal.played
         return None if cs is None else tuple(CARDS[c] for c in cs if c not in played)
+
+    def cards_in_hands(self) -> tuple[tuple[Card, ...] | None, ...]:
+        """``cards_in_hand`` of every seat, in seat order."""
+        played = self._deal.played
+        return tuple(
+            [
+                None if cs is None else tuple([CARDS[c] for c in cs if c not in played])
+                for cs in self._deal.cards
+            ]
+        )
 
     def seen_cards(self, seat: int) -> tuple[Card, ...]:
         """The cards of ``seat`` the table has seen this hand (played or shown)."""

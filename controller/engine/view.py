@@ -126,6 +126,7 @@ def seat_views(game: Game) -> tuple[SeatView, ...]:
     mano = game.mano
     awards = game.awards
     pica_pica = game.pica_pica
+    held = game.cards_in_hands() if hand_number else (None,) * n
     legal: list[list[Action]] = [[] for _ in range(n)]
     for action in game.legal_list():
         legal[action.seat].append(action)
@@ -164,7 +165,7 @@ def seat_views(game: Game) -> tuple[SeatView, ...]:
                 mano,
                 public.turn,
                 public.baza,
-                game.cards_in_hand(seat) if hand_number else None,
+                held[seat],
                 public.table,
                 public.bazas,
                 public.truco_level,

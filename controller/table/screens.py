@@ -14,7 +14,7 @@ from __future__ import annotations
 import weakref
 from dataclasses import dataclass
 
-from ..engine import Action, Game, Kind, SeatView
+from ..engine import Action, Game, HandPlay, Kind, SeatView
 from ..notices import DealStarted, LinkNotice, Notice, Scored
 from ..render.screen import SeatScreen
 from .controls import MENUS, MenuItem, Mode, SeatInput
@@ -23,6 +23,7 @@ from .table import DealReading, Phase, Table
 __all__ = [
     "PadPrompt",
     "before_game",
+    "clear_caches",
     "pad_prompt",
     "pad_screen",
     "screen_for",
@@ -116,43 +117,48 @@ class _GameScreens:
     once per play), the seats asked to show their cards, the notes of the hand's awards,
     whether the game has started."""
 
-    __slots__ = ("flor", "game", "legal", "noted", "notes", "show", "started", "views")
+    __slots__ = ("game", "legal", "noted", "notes", "parts", "show", "started")
 
     def __init__(self, table: Table, game: Game, legal: list[Action]) -> None:
         self.game = game
         self.legal = legal  # held: its identity cannot be reused while it is kept
-        self.views: list[SeatView | None] = [None] * game.players
-        self.flor: list[_Flor | None] = [None] * game.players
+        self.parts: tuple[_Part, ...] = ()  # read when first asked for (``part``)
         self.show = table.show_requests()
         hand = game.hand_number
         self.noted = len(table.notes)  # the table's notes when these were read
         self.notes = tuple(table.award_note(hand, i) for i in range(len(game.awards)))
         self.started = not (game.winner is None and hand == 0 and not game.move_stack)
 
-    def view(self, seat: int) -> SeatView:
-        view = self.views[seat]
-        if view is None:
-            view = self.views[seat] = self.game.view(seat)
-        return view
-
-    def seat_flor(self, seat: int) -> _Flor:
-        """The public flor state of the seat's play (one object per play)."""
-        flor = self.flor[seat]
-        if flor is None:
+    def part(self, seat: int) -> _Part:
+        """The seat's view and its play's public flor state (every seat's read at once)."""
+        parts = self.parts
+        if not parts:
             game = self.game
-            play = game.play_of(seat)
-            flor = (play.flor_open, play.flor_call, play.flor_course_team)
-            for other in range(game.players):
-                if game.play_of(other) is play:
-                    self.flor[other] = flor
-        return flor
+            flors: list[tuple[HandPlay, _Part]] = []  # per play: its flor state
+            made: list[_Part] = []
+            for view in game.views():
+                play = game.play_of(view.seat)
+                for known, part in flors:
+                    if known is play:
+                        made.append((view, part[1], part[2], part[3]))
+                        break
+                else:
+                    part = (view, play.flor_open, play.flor_call, play.flor_course_team)
+                    flors.append((play, part))
+                    made.append(part)
+            parts = self.parts = tuple(made)
+        return parts[seat]
 
 
-#: a play's public flor state: ``SeatScreen.flor_open``, ``flor_call``, ``flor_course_team``
-_Flor = tuple[bool, Kind | None, int | None]
+#: a seat's view and its play's public flor state (``SeatScreen.flor_open``,
+#: ``flor_call``, ``flor_course_team``)
+_Part = tuple[SeatView, bool, Kind | None, int | None]
 
 
 _GAME_SCREENS: weakref.WeakKeyDictionary[Table, _GameScreens] = weakref.WeakKeyDictionary()
+#: the table last asked about and its ``_GameScreens`` (a service has one table): found
+#: with no weak reference made, as ``WeakKeyDictionary.get`` makes one a call
+_LAST: list[tuple[weakref.ref[Table], _GameScreens] | None] = [None]
 
 
 def _game_screens(table: Table) -> _GameScreens:
@@ -163,7 +169,8 @@ def _game_screens(table: Table) -> _GameScreens:
     it: a note added since is read again."""
     game = table.game
     legal = game.legal_list()
-    kept = _GAME_SCREENS.get(table)
+    last = _LAST[0]
+    kept = last[1] if last is not None and last[0]() is table else _GAME_SCREENS.get(table)
     if (
         kept is None
         or kept.game is not game
@@ -171,7 +178,16 @@ def _game_screens(table: Table) -> _GameScreens:
         or kept.noted != len(table.notes)
     ):
         kept = _GAME_SCREENS[table] = _GameScreens(table, game, legal)
+    if last is None or last[1] is not kept:
+        _LAST[0] = (weakref.ref(table), kept)
     return kept
+
+
+def clear_caches() -> None:
+    """Forget what was kept of every table's game (the tests compare the screens made
+    with and without it)."""
+    _GAME_SCREENS.clear()
+    _LAST[0] = None
 
 
 def before_game(table: Table) -> bool:
@@ -218,7 +234,7 @@ class _TableSide:
 
 def _screen_for(table: Table, seat: int, kept: _GameScreens, side: _TableSide) -> SeatScreen:
     game = kept.game
-    view = kept.view(seat)
+    view, flor_open, flor_call, flor_course_team = kept.part(seat)
     dealing = side.dealing
     # ``Table.message`` and ``Table.notice`` (which forget what expired) for a seat with one
     message = table.message(seat) if table.messages[seat] is not None else None
@@ -249,8 +265,11 @@ def _screen_for(table: Table, seat: int, kept: _GameScreens, side: _TableSide) -
         else:
             pad = pad_screen(game, seat, inp)
         dealt = 0
-    flor_open, flor_call, flor_course_team = kept.seat_flor(seat)
+    reader = table.notice(seat) if table.notices[seat] is not None else None
+    alert = side.alert if node_ok else None  # ``Table.alert``: a connected seat's
     between = side.between
+    match = table.match if between else None
+    waiting = table.waiting and table.match is None and between
     return SeatScreen(
         view,
         notice,  # message
@@ -265,13 +284,13 @@ def _screen_for(table: Table, seat: int, kept: _GameScreens, side: _TableSide) -
         side.deal_dealer,
         side.dealer_reads,
         node_ok,
-        table.notice(seat) if table.notices[seat] is not None else None,  # notice
-        side.alert if node_ok else None,  # alert (``Table.alert``: a connected seat's)
+        reader,  # notice
+        alert,
         flor_open,
         flor_call,
         flor_course_team,
         kept.notes,  # award_notes
         seat in kept.show,  # must_show
-        table.match if between else None,  # match
-        table.waiting and table.match is None and between,  # waiting
+        match,
+        waiting,
     )

@@ -75,8 +75,8 @@ def test_views_of_pica_pica_hands(seed: int) -> None:
 
 def test_a_view_is_read_again_after_a_push() -> None:
     game = Game()
-    game.deal({0: [Card.from_str(c) for c in "7C 6C 3E".split()],
-               1: [Card.from_str(c) for c in "2O 1B 4B".split()]})  # fmt: skip
+    cards = [Card.from_str(c) for c in ("7C", "6C", "3E", "2O", "1B", "4B")]
+    game.deal({0: cards[:3], 1: cards[3:]})
     before = game.view(1)
     game.push_str("0 envido")
     after = game.view(1)
