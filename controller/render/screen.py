@@ -566,10 +566,6 @@ def _who(view: SeatView, seat: int) -> str:
     return "VOS" if seat == view.seat else f"EL {seat}"
 
 
-def _seat_word(view: SeatView, seat: int) -> str:
-    return "VOS" if seat == view.seat else str(seat)
-
-
 def _team_word(view: SeatView, team: int) -> str:
     return "NOS" if team == view.team else "ELLOS"
 
@@ -630,7 +626,7 @@ def _strip(screen: SeatScreen) -> Strip:
         view.dealer,
         view.seat,
         view.team,
-        tuple(view.bazas[:3]),
+        view.bazas[:3],
         view.truco_level,
         view.raise_team == view.team,
     )
@@ -753,13 +749,20 @@ def _hand_end(view: SeatView) -> Line:
 
 def _turn_line(view: SeatView) -> Line:
     """Whose turn it is (in a pica-pica hand, in the seat's pica, named by its opponent)."""
-    if view.turn is None:
+    turn = view.turn
+    if turn is None:
         return _BLANK
-    turn = f"TURNO: {_seat_word(view, view.turn)}"
+    mine = turn == view.seat
     if view.pica_pica and view.opponent is not None:
+        said = f"TURNO: {'VOS' if mine else turn}"
         opponent = view.opponent
-        return Line.of(fit_text([f"PICA CON {opponent}·{turn}", f"CON {opponent}·{turn}"]))
-    return Line.of(turn)
+        return Line.of(fit_text([f"PICA CON {opponent}·{said}", f"CON {opponent}·{said}"]))
+    return _turn_line_of(turn, mine)
+
+
+@lru_cache(maxsize=64)
+def _turn_line_of(turn: int, mine: bool) -> Line:
+    return Line.of(f"TURNO: {'VOS' if mine else turn}")
 
 
 def _state_lines(screen: SeatScreen) -> tuple[Line, Line]:
@@ -1231,6 +1234,7 @@ def clear_caches() -> None:
         _strip_of,
         _play_strip,
         _award_line_of,
+        _turn_line_of,
     ):
         cached.cache_clear()
     _STRIP_PAGES_BY_ID.clear()

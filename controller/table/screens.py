@@ -129,8 +129,8 @@ class _GameScreens:
         self.notes = tuple(table.award_note(hand, i) for i in range(len(game.awards)))
         self.started = not (game.winner is None and hand == 0 and not game.move_stack)
 
-    def part(self, seat: int) -> _Part:
-        """The seat's view and its play's public flor state (every seat's read at once)."""
+    def all_parts(self) -> tuple[_Part, ...]:
+        """Each seat's view and its play's public flor state (read when first asked)."""
         parts = self.parts
         if not parts:
             game = self.game
@@ -147,7 +147,7 @@ class _GameScreens:
                     flors.append((play, part))
                     made.append(part)
             parts = self.parts = tuple(made)
-        return parts[seat]
+        return parts
 
 
 #: a seat's view and its play's public flor state (``SeatScreen.flor_open``,
@@ -203,12 +203,13 @@ def screens_for(table: Table, seats: int) -> list[SeatScreen]:
     deal being read, the table's alert) looked up once."""
     kept = _game_screens(table)
     side = _TableSide(table, kept)
-    return [_screen_for(table, seat, kept, side) for seat in range(seats)]
+    parts = kept.all_parts()
+    return [_screen_for(table, seat, kept, side, parts[seat]) for seat in range(seats)]
 
 
 def screen_for(table: Table, seat: int) -> SeatScreen:
     kept = _game_screens(table)
-    return _screen_for(table, seat, kept, _TableSide(table, kept))
+    return _screen_for(table, seat, kept, _TableSide(table, kept), kept.all_parts()[seat])
 
 
 class _TableSide:
@@ -232,9 +233,11 @@ class _TableSide:
         self.alert: Notice | None = next(iter(table.alerts.values()), None)
 
 
-def _screen_for(table: Table, seat: int, kept: _GameScreens, side: _TableSide) -> SeatScreen:
+def _screen_for(
+    table: Table, seat: int, kept: _GameScreens, side: _TableSide, part: _Part
+) -> SeatScreen:
     game = kept.game
-    view, flor_open, flor_call, flor_course_team = kept.part(seat)
+    view, flor_open, flor_call, flor_course_team = part
     dealing = side.dealing
     # ``Table.message`` and ``Table.notice`` (which forget what expired) for a seat with one
     message = table.message(seat) if table.messages[seat] is not None else None
