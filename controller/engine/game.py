@@ -384,13 +384,13 @@ class Game:
         pica-pica hand, of the seat's own pica."""
         if not 0 <= seat < self._n:
             raise ValueError(f"no seat {seat} at a table of {self._n}")
-        # Kept per state: the legal list is made afresh after every push, pop and deal,
-        # so it is the same object exactly as long as the state is unchanged (held here,
-        # its identity cannot be reused).
         return self.views()[seat]
 
     def views(self) -> tuple[SeatView, ...]:
-        """Every seat's ``view``, in seat order (read once per state, as ``view`` is)."""
+        """Every seat's ``view``, in seat order, read once per state (``seat_views``)."""
+        # Kept per state: the legal list is made afresh after every push, pop and deal,
+        # so it is the same object exactly as long as the state is unchanged (held here,
+        # its identity cannot be reused).
         legal = self.legal_list()
         if self._views_legal is not legal:
             self._views = seat_views(self)

@@ -159,7 +159,8 @@ class MatchCard:
 
 @dataclass(frozen=True, slots=True)
 class SeatScreen:
-    """Everything one seat's display shows; built by ``controller.table.screens``."""
+    """Everything one seat's display shows; built by ``controller.table.screens`` (which
+    passes the fields by position, in this order: a field added goes at the end)."""
 
     view: SeatView
     message: Notice | None = None  # a refusal or a notice, for a few seconds

@@ -122,7 +122,7 @@ class _GameScreens:
     def __init__(self, table: Table, game: Game, legal: list[Action]) -> None:
         self.game = game
         self.legal = legal  # held: its identity cannot be reused while it is kept
-        self.parts: tuple[_Part, ...] = ()  # read when first asked for (``part``)
+        self.parts: tuple[_Part, ...] = ()  # read when first asked for (``all_parts``)
         self.show = table.show_requests()
         hand = game.hand_number
         self.noted = len(table.notes)  # the table's notes when these were read
@@ -204,12 +204,17 @@ def screens_for(table: Table, seats: int) -> list[SeatScreen]:
     kept = _game_screens(table)
     side = _TableSide(table, kept)
     parts = kept.all_parts()
+    if seats > len(parts):
+        raise ValueError(f"no seat {seats - 1} at a table of {len(parts)}")
     return [_screen_for(table, seat, kept, side, parts[seat]) for seat in range(seats)]
 
 
 def screen_for(table: Table, seat: int) -> SeatScreen:
     kept = _game_screens(table)
-    return _screen_for(table, seat, kept, _TableSide(table, kept), kept.all_parts()[seat])
+    parts = kept.all_parts()
+    if not 0 <= seat < len(parts):
+        raise ValueError(f"no seat {seat} at a table of {len(parts)}")
+    return _screen_for(table, seat, kept, _TableSide(table, kept), parts[seat])
 
 
 class _TableSide:
