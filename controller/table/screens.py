@@ -155,10 +155,20 @@ class _GameScreens:
 _Part = tuple[SeatView, bool, Kind | None, int | None]
 
 
-_GAME_SCREENS: weakref.WeakKeyDictionary[Table, _GameScreens] = weakref.WeakKeyDictionary()
-#: the table last asked about and its ``_GameScreens`` (a service has one table): found
-#: with no weak reference made, as ``WeakKeyDictionary.get`` makes one a call
-_LAST: list[tuple[weakref.ref[Table], _GameScreens] | None] = [None]
+class _Kept:
+    """A table's ``_GameScreens`` (one box a table: a new state changes what it holds,
+    not the weak dictionary)."""
+
+    __slots__ = ("screens",)
+
+    def __init__(self) -> None:
+        self.screens: _GameScreens | None = None
+
+
+_GAME_SCREENS: weakref.WeakKeyDictionary[Table, _Kept] = weakref.WeakKeyDictionary()
+#: the table last asked about and its box (a service has one table): found with no weak
+#: reference made, as ``WeakKeyDictionary.get`` makes one a call
+_LAST: list[tuple[weakref.ref[Table], _Kept] | None] = [None]
 
 
 def _game_screens(table: Table) -> _GameScreens:
@@ -170,16 +180,22 @@ def _game_screens(table: Table) -> _GameScreens:
     game = table.game
     legal = game.legal_list()
     last = _LAST[0]
-    kept = last[1] if last is not None and last[0]() is table else _GAME_SCREENS.get(table)
+    if last is not None and last[0]() is table:
+        box = last[1]
+    else:
+        found = _GAME_SCREENS.get(table)
+        if found is None:
+            found = _GAME_SCREENS[table] = _Kept()
+        box = found
+        _LAST[0] = (weakref.ref(table), box)
+    kept = box.screens
     if (
         kept is None
         or kept.game is not game
         or kept.legal is not legal
         or kept.noted != len(table.notes)
     ):
-        kept = _GAME_SCREENS[table] = _GameScreens(table, game, legal)
-    if last is None or last[1] is not kept:
-        _LAST[0] = (weakref.ref(table), kept)
+        kept = box.screens = _GameScreens(table, game, legal)
     return kept
 
 
