@@ -40,7 +40,7 @@ from .errors import IllegalActionError, RefusalCode, TrucoError
 from .hand import FLOR_KINDS, NO_TRAIL, Board, Deal, HandPlay, Telling, Trail
 from .results import Award, HandResult, Outcome
 from .rules import HouseRules
-from .view import SeatView, seat_view
+from .view import SeatView, seat_views
 
 __all__ = [
     "Game",
@@ -136,6 +136,9 @@ class Game:
         self._orders = tuple(tuple((m + i) % n for i in range(n)) for m in range(n))
         self._hands: list[_HandLog] = []
         self._legal: list[Action] | None = None
+        # every seat's view, and the legal list it was read with (see ``view``)
+        self._views: tuple[SeatView, ...] = ()
+        self._views_legal: list[Action] | None = None
         self._restore(self._initial)
         self._clear_hand()
 
@@ -381,7 +384,18 @@ class Game:
         pica-pica hand, of the seat's own pica."""
         if not 0 <= seat < self._n:
             raise ValueError(f"no seat {seat} at a table of {self._n}")
-        return seat_view(self, seat)
+        return self.views()[seat]
+
+    def views(self) -> tuple[SeatView, ...]:
+        """Every seat's ``view``, in seat order, read once per state (``seat_views``)."""
+        # Kept per state: the legal list is made afresh after every push, pop and deal,
+        # so it is the same object exactly as long as the state is unchanged (held here,
+        # its identity cannot be reused).
+        legal = self.legal_list()
+        if self._views_legal is not legal:
+            self._views = seat_views(self)
+            self._views_legal = legal
+        return self._views
 
     def outcome(self) -> Outcome | None:
         winner = self._board.winner
@@ -517,6 +531,16 @@ class Game:
         cs = self._deal.cards[seat]
         played = self._deal.played
         return None if cs is None else tuple(CARDS[c] for c in cs if c not in played)
+
+    def cards_in_hands(self) -> tuple[tuple[Card, ...] | None, ...]:
+        """``cards_in_hand`` of every seat, in seat order."""
+        played = self._deal.played
+        return tuple(
+            [
+                None if cs is None else tuple([CARDS[c] for c in cs if c not in played])
+                for cs in self._deal.cards
+            ]
+        )
 
     def seen_cards(self, seat: int) -> tuple[Card, ...]:
         """The cards of ``seat`` the table has seen this hand (played or shown)."""

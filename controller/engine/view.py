@@ -14,9 +14,9 @@ from .cards import Card
 from .results import Award
 
 if TYPE_CHECKING:
-    from .game import Game, Telling
+    from .game import Game, HandPlay, Telling
 
-__all__ = ["SeatView", "seat_view"]
+__all__ = ["SeatView", "seat_view", "seat_views"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +67,8 @@ class SeatView:
 
 
 def seat_view(game: Game, seat: int) -> SeatView:
+    """One seat's view, read field by field (the reference ``seat_views`` is tested
+    against: ``Game.view`` takes its views from ``seat_views``)."""
     team = seat % 2
     score = game.score
     play = game.play_of(seat)  # the whole hand, or the seat's pica
@@ -106,3 +108,122 @@ def seat_view(game: Game, seat: int) -> SeatView:
         pica=play.pica,
         opponent=opponents[0] if opponents else None,
     )
+
+
+def seat_views(game: Game) -> tuple[SeatView, ...]:
+    """Every seat's ``seat_view`` at once: what all the seats see alike (the score, the
+    hand, each play's bazas, calls and tellings) is read once, the legal actions split
+    by seat in one pass; only the seat's own part (its cards, actions, team's side of the
+    score, its opponent in a pica) is read per seat. Equal to ``seat_view`` seat by seat
+    (the public parts are shared objects)."""
+    n = game.players
+    score = game.score
+    target = game.rules.target
+    winner = game.winner
+    hand_number = game.hand_number
+    in_progress = game.hand_in_progress
+    dealer = game.dealer
+    mano = game.mano
+    awards = game.awards
+    pica_pica = game.pica_pica
+    held = game.cards_in_hands() if hand_number else (None,) * n
+    legal: list[list[Action]] = [[] for _ in range(n)]
+    for action in game.legal_list():
+        legal[action.seat].append(action)
+    # per play (one, or a pica-pica hand's three), its public fields
+    publics: list[_Public] = []
+    views: list[SeatView] = []
+    for seat in range(n):
+        play = game.play_of(seat)
+        public: _Public | None = None
+        for known in publics:
+            if known.play is play:
+                public = known
+                break
+        if public is None:
+            public = _Public(play, game.pica_live(seat))
+            publics.append(public)
+        team = seat % 2
+        opponent: int | None = None
+        if pica_pica:
+            for other in play.order:
+                if other != seat:
+                    opponent = other
+                    break
+        views.append(
+            SeatView(
+                seat,
+                team,
+                n,
+                target,
+                score[team],
+                score[1 - team],
+                winner,
+                hand_number,
+                in_progress,
+                dealer,
+                mano,
+                public.turn,
+                public.baza,
+                held[seat],
+                public.table,
+                public.bazas,
+                public.truco_level,
+                public.truco_pending,
+                public.raise_team,
+                public.envido_chain,
+                public.envido_pending,
+                public.envido_result,
+                public.flor_announced,
+                public.flor_pending,
+                public.flor_result,
+                public.telling,
+                awards,
+                tuple(legal[seat]),
+                pica_pica,
+                public.pica,
+                opponent,
+            )
+        )
+    return tuple(views)
+
+
+class _Public:
+    """A play's fields of ``SeatView``, the same for every seat of the play."""
+
+    __slots__ = (
+        "baza",
+        "bazas",
+        "envido_chain",
+        "envido_pending",
+        "envido_result",
+        "flor_announced",
+        "flor_pending",
+        "flor_result",
+        "pica",
+        "play",
+        "raise_team",
+        "table",
+        "telling",
+        "truco_level",
+        "truco_pending",
+        "turn",
+    )
+
+    def __init__(self, play: HandPlay, live: bool) -> None:
+        self.play = play
+        self.turn: int | None = play.turn if live else None
+        self.baza: int = play.baza
+        self.table: tuple[tuple[int, Card], ...] = play.table_cards
+        self.bazas: tuple[int | None, ...] = play.baza_results
+        self.truco_level: int = play.truco_level
+        self.truco_pending: tuple[int, int] | None = play.truco_pending
+        self.raise_team: int | None = play.raise_team
+        self.envido_chain: tuple[Kind, ...] = play.envido_chain
+        self.envido_pending: int | None = play.envido_pending
+        self.envido_result: tuple[int, int] | None = play.envido.result
+        self.flor_announced: tuple[int, ...] = tuple(play.flor.ann)
+        self.flor_pending: int | None = play.flor_pending
+        self.flor_result: tuple[int, int] | None = play.flor.result
+        self.telling: Telling | None = play.telling
+        self.pica: int | None = play.pica

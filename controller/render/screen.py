@@ -80,7 +80,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from enum import Enum
 from functools import lru_cache
 
@@ -159,7 +159,8 @@ class MatchCard:
 
 @dataclass(frozen=True, slots=True)
 class SeatScreen:
-    """Everything one seat's display shows; built by ``controller.table.screens``."""
+    """Everything one seat's display shows; built by ``controller.table.screens`` (which
+    passes the fields by position, in this order: a field added goes at the end)."""
 
     view: SeatView
     message: Notice | None = None  # a refusal or a notice, for a few seconds
@@ -236,6 +237,9 @@ class Line:
 @lru_cache(maxsize=4096)
 def _line_of(text: str, centre: bool, inverted: bool) -> Line:
     return Line(plain(text), centre, inverted)
+
+
+_BLANK = Line()  # an empty line: one object, for the screens that show one
 
 
 @lru_cache(maxsize=1024)
@@ -487,7 +491,6 @@ class _Call:
 def _pending_call(screen: SeatScreen) -> _Call | None:
     view = screen.view
     team = view.team
-    flor_answers = any(a.kind in _FLOR_KINDS for a in view.legal)
     if view.flor_pending is not None:
         resto = screen.flor_call is Kind.CONTRAFLOR_AL_RESTO
         name = "CONTRAFLOR AL RESTO" if resto else "CONTRAFLOR"
@@ -496,6 +499,7 @@ def _pending_call(screen: SeatScreen) -> _Call | None:
         to_us = screen.flor_course_team == team
         return _Call(("FLOR",), not to_us, to_us)
     if screen.flor_open:
+        flor_answers = any(a.kind in _FLOR_KINDS for a in view.legal)
         return _Call(("FLOR",), not flor_answers, flor_answers)
     if view.envido_pending is not None:
         ours = view.envido_pending == team
@@ -563,10 +567,6 @@ def _who(view: SeatView, seat: int) -> str:
     return "VOS" if seat == view.seat else f"EL {seat}"
 
 
-def _seat_word(view: SeatView, seat: int) -> str:
-    return "VOS" if seat == view.seat else str(seat)
-
-
 def _team_word(view: SeatView, team: int) -> str:
     return "NOS" if team == view.team else "ELLOS"
 
@@ -589,18 +589,29 @@ _NOTE_SHORT = {
 }
 
 
-def _award_text(view: SeatView, award: Award, note: str | None = None) -> str:
-    detail = ""
-    if award.reason is Reason.ENVIDO and view.envido_result is not None:
-        detail = f" {view.envido_result[1]}"
-    elif award.reason is Reason.FLOR and view.flor_result is not None:
-        detail = f" {view.flor_result[1]}"
-    who = _team_word(view, award.team)
-    head = f"+{award.points} {who}:"
-    if award.reason is Reason.PENALTY and note:
-        return fit_text([f"{head} {note}", f"{head} {_NOTE_SHORT.get(note, note)}",
-                         f"{head} PENALIDAD"])  # fmt: skip
-    return fit_text([f"{head} {_REASON[award.reason]}{detail}", f"{head} {_REASON[award.reason]}"])
+def _award_line(view: SeatView, award: Award, note: str | None = None) -> Line:
+    """The line telling ``award`` (``+2 NOS: ENVIDO 33``, a penalty with its reason)."""
+    reason = award.reason
+    points: int | None = None  # the winner's tanto, told with an envido or a flor won
+    if reason is Reason.ENVIDO and view.envido_result is not None:
+        points = view.envido_result[1]
+    elif reason is Reason.FLOR and view.flor_result is not None:
+        points = view.flor_result[1]
+    # the reason by its value: a string's hash is kept, an Enum's is Python code
+    return _award_line_of(award.team == view.team, award.points, reason._value_, points, note)
+
+
+@lru_cache(maxsize=1024)
+def _award_line_of(
+    ours: bool, points: int, reason: str, tanto: int | None, note: str | None
+) -> Line:
+    detail = "" if tanto is None else f" {tanto}"
+    head = f"+{points} {'NOS' if ours else 'ELLOS'}:"
+    if reason == Reason.PENALTY._value_ and note:
+        return Line.of(fit_text([f"{head} {note}", f"{head} {_NOTE_SHORT.get(note, note)}",
+                                 f"{head} PENALIDAD"]))  # fmt: skip
+    said = _REASON[Reason(reason)]
+    return Line.of(fit_text([f"{head} {said}{detail}", f"{head} {said}"]))
 
 
 def _strip(screen: SeatScreen) -> Strip:
@@ -616,7 +627,7 @@ def _strip(screen: SeatScreen) -> Strip:
         view.dealer,
         view.seat,
         view.team,
-        tuple(view.bazas[:3]),
+        view.bazas[:3],
         view.truco_level,
         view.raise_team == view.team,
     )
@@ -688,10 +699,10 @@ def _dealing_lines(screen: SeatScreen) -> tuple[Line, Line]:
     if screen.dealer_reads:
         if screen.deal_dealer == view.seat:
             total = 3 * view.players
-            return Line.of(f"TOCÁ CADA CARTA {screen.dealt_total}/{total}"), Line()
+            return Line.of(f"TOCÁ CADA CARTA {screen.dealt_total}/{total}"), _BLANK
         dealer = "?" if screen.deal_dealer is None else screen.deal_dealer
-        return Line.of(f"REPARTE EL {dealer}: {screen.dealt}/3"), Line()
-    return Line.of(f"TOCÁ TUS CARTAS {screen.dealt}/3"), Line()
+        return Line.of(f"REPARTE EL {dealer}: {screen.dealt}/3"), _BLANK
+    return Line.of(f"TOCÁ TUS CARTAS {screen.dealt}/3"), _BLANK
 
 
 _HAND_END = (Reason.TRUCO, Reason.MAZO, Reason.MAZO_ENVIDO)
@@ -707,12 +718,14 @@ def _last_award(screen: SeatScreen) -> Line:
     """The hand's (the seat's pica's) last award before its end (envido, flor, a
     penalty), if any."""
     view = screen.view
-    during = [i for i in _own_awards(view) if view.awards[i].reason not in _HAND_END]
-    if not during:
-        return Line()
-    i = during[-1]
-    note = screen.award_notes[i] if i < len(screen.award_notes) else None
-    return Line.of(_award_text(view, view.awards[i], note))
+    awards = view.awards
+    every = not view.pica_pica  # else only its own pica's
+    for i in range(len(awards) - 1, -1, -1):
+        award = awards[i]
+        if (every or award.pica == view.pica) and award.reason not in _HAND_END:
+            notes = screen.award_notes
+            return _award_line(view, award, notes[i] if i < len(notes) else None)
+    return _BLANK
 
 
 def _quiet_line(screen: SeatScreen) -> Line:
@@ -737,13 +750,20 @@ def _hand_end(view: SeatView) -> Line:
 
 def _turn_line(view: SeatView) -> Line:
     """Whose turn it is (in a pica-pica hand, in the seat's pica, named by its opponent)."""
-    if view.turn is None:
-        return Line()
-    turn = f"TURNO: {_seat_word(view, view.turn)}"
+    turn = view.turn
+    if turn is None:
+        return _BLANK
+    mine = turn == view.seat
     if view.pica_pica and view.opponent is not None:
+        said = f"TURNO: {'VOS' if mine else turn}"
         opponent = view.opponent
-        return Line.of(fit_text([f"PICA CON {opponent}·{turn}", f"CON {opponent}·{turn}"]))
-    return Line.of(turn)
+        return Line.of(fit_text([f"PICA CON {opponent}·{said}", f"CON {opponent}·{said}"]))
+    return _turn_line_of(turn, mine)
+
+
+@lru_cache(maxsize=64)
+def _turn_line_of(turn: int, mine: bool) -> Line:
+    return Line.of(f"TURNO: {'VOS' if mine else turn}")
 
 
 def _state_lines(screen: SeatScreen) -> tuple[Line, Line]:
@@ -758,9 +778,10 @@ def _state_lines(screen: SeatScreen) -> tuple[Line, Line]:
         return Line.of(first), _last_award(screen)
     if screen.dealing:
         return _dealing_lines(screen)
-    prompt = _prompt_lines(screen)
-    if prompt is not None:
-        return prompt
+    if screen.menu or screen.prompt:
+        prompt = _prompt_lines(screen)
+        if prompt is not None:
+            return prompt
     if view.hand_number == 0:
         return Line.of("NUEVO PARTIDO"), Line.of(f"A {view.target}·{view.players} JUGADORES")
     if not view.hand_in_progress:
@@ -786,18 +807,63 @@ def _state_lines(screen: SeatScreen) -> tuple[Line, Line]:
     return turn, _quiet_line(screen)
 
 
+#: each seat's screen last said and what it said (``screen_content``)
+_LAST_CONTENT: dict[int, tuple[SeatScreen, ScreenContent]] = {}
+
+
 def screen_content(screen: SeatScreen) -> ScreenContent:
-    """What the screen says (see the module docstring for where)."""
+    """What the screen says (see the module docstring for where).
+
+    A screen of the same view as the seat's last one, unlike it only in what neither
+    shows (the cards read for the other seats while a deal is read), says the same:
+    that one's content is returned."""
+    seat = screen.view.seat
+    last = _LAST_CONTENT.get(seat)
+    if last is not None and (last[0] is screen or _says_alike(last[0], screen)):
+        return last[1]
+    content = _screen_content(screen)
+    _LAST_CONTENT[seat] = (screen, content)
+    return content
+
+
+def _says_alike(one: SeatScreen, other: SeatScreen) -> bool:
+    """``one`` and ``other`` say the same: the same view and the same fields, but for
+    the counts of a deal that neither shows (``_dealing_lines`` shows the dealer who
+    taps every card the cards read, any other seat its own)."""
+    if one.view is not other.view:
+        return False
+    if (one.message, one.refusal, one.prompt, one.dealing, one.prompt_help, one.menu,
+            one.menu_index, one.deal_dealer, one.dealer_reads, one.node_ok, one.notice,
+            one.alert, one.flor_open, one.flor_call, one.flor_course_team, one.award_notes,
+            one.must_show, one.match, one.waiting) != (
+            other.message, other.refusal, other.prompt, other.dealing, other.prompt_help,
+            other.menu, other.menu_index, other.deal_dealer, other.dealer_reads,
+            other.node_ok, other.notice, other.alert, other.flor_open, other.flor_call,
+            other.flor_course_team, other.award_notes, other.must_show, other.match,
+            other.waiting):  # fmt: skip
+        return False
+    if not one.dealing:
+        return one.dealt == other.dealt and one.dealt_total == other.dealt_total
+    if one.dealer_reads and one.deal_dealer == one.view.seat:
+        return one.dealt_total == other.dealt_total
+    return one.dealt == other.dealt
+
+
+def _screen_content(screen: SeatScreen) -> ScreenContent:
     view = screen.view
-    base = ScreenContent(view.ours, view.theirs, view.target, _strip(screen))
-    if view.winner is not None and (screen.match is not None or screen.waiting):
-        base = _replace(base, card=next_lines(screen.match, view))
-    elif screen.match is not None:
-        base = _replace(base, card=match_lines(screen.match, view.team))
-    elif screen.waiting:
-        base = _replace(base, card=waiting_lines())
+    strip = _strip(screen)
+    card: tuple[Line, ...] = ()
+    if screen.match is not None or screen.waiting:
+        if view.winner is not None:
+            card = next_lines(screen.match, view)
+        elif screen.match is not None:
+            card = match_lines(screen.match, view.team)
+        else:
+            card = waiting_lines()
     if not screen.node_ok:
-        return _replace(base, banner=("LECTOR DESCONECTADO", "RECONECTANDO..."))
+        return ScreenContent(
+            view.ours, view.theirs, view.target, strip, banner=_UNPLUGGED, card=card
+        )
     alert = screen.alert
     banner: Notice | None = screen.notice
     if banner is None and screen.message is not None and screen.refusal:
@@ -805,23 +871,33 @@ def screen_content(screen: SeatScreen) -> ScreenContent:
     if banner is not None:
         wrapped = _wrap_message(notice_text(banner, view.seat))
         if alert is None or len(wrapped) > 2:
-            return _replace(base, banner=wrapped)
+            return ScreenContent(
+                view.ours, view.theirs, view.target, strip, banner=wrapped, card=card
+            )
         # the banner keeps to the lines' pages: the strip's says the lasting alert
         first, second = (*wrapped, "")[:2]
-        return replace(
-            _replace(base, lines=(Line(first, True, True), Line(second, True, True))),
+        return ScreenContent(
+            view.ours,
+            view.theirs,
+            view.target,
+            strip,
+            (Line(first, True, True), Line(second, True, True)),
+            card=card,
             strip_alert=_alert_line(alert, view.seat),
         )
-    message = screen.message if screen.message != alert else None  # told and lasting
+    message = screen.message
+    if message is not None and message == alert:
+        message = None  # told and lasting
     notice = message if message is not None else alert
-    if base.card:  # a message (a table alert) takes the card's last line
-        if notice is None:
-            return base
-        said = Line.of(_wrap_message(notice_text(notice, view.seat), 1)[0], centre=True)
-        return _replace(base, card=(*base.card[:-1], said))
+    if card:  # a message (a table alert) takes the card's last line
+        if notice is not None:
+            said = Line.of(_wrap_message(notice_text(notice, view.seat), 1)[0], centre=True)
+            card = (*card[:-1], said)
+        return ScreenContent(view.ours, view.theirs, view.target, strip, card=card)
     lines = _state_lines(screen)
-    busy = _busy(screen)
-    if notice is not None and not busy and not (notice is alert and screen.dealing):
+    if notice is None:
+        return ScreenContent(view.ours, view.theirs, view.target, strip, lines)
+    if not (notice is alert and screen.dealing) and not _busy(screen):
         wrapped = _wrap_message(notice_text(notice, view.seat))
         if len(wrapped) == 1:
             lines = (lines[0], Line.of(wrapped[0]))
@@ -829,11 +905,18 @@ def screen_content(screen: SeatScreen) -> ScreenContent:
             lines = (Line.of(wrapped[0]), Line.of(wrapped[1]))
         if notice is alert:
             alert = None  # said on the lines
-    content = _replace(base, lines=lines)
-    if alert is None:
-        return content
     # every seat sees a lasting alert: where the lines are taken, in the strip's place
-    return replace(content, strip_alert=_alert_line(alert, view.seat))
+    return ScreenContent(
+        view.ours,
+        view.theirs,
+        view.target,
+        strip,
+        lines,
+        strip_alert=None if alert is None else _alert_line(alert, view.seat),
+    )
+
+
+_UNPLUGGED = ("LECTOR DESCONECTADO", "RECONECTANDO...")
 
 
 def _alert_line(alert: Notice, seat: int) -> Line:
@@ -849,24 +932,6 @@ def _busy(screen: SeatScreen) -> bool:
         return False
     call = _pending_call(screen)
     return call.to_us if call is not None else view.turn == view.seat
-
-
-def _replace(
-    content: ScreenContent,
-    *,
-    lines: tuple[Line, Line] | None = None,
-    banner: tuple[str, ...] = (),
-    card: tuple[Line, ...] | None = None,
-) -> ScreenContent:
-    return ScreenContent(
-        content.ours,
-        content.theirs,
-        content.target,
-        content.strip,
-        lines if lines is not None else content.lines,
-        banner,
-        card if card is not None else content.card,
-    )
 
 
 def screen_lines(screen: SeatScreen) -> tuple[str, str]:
@@ -1102,12 +1167,45 @@ def _banner_pages(lines: tuple[str, ...]) -> bytes:
     return image_to_pages(_banner_tile(lines))
 
 
+#: the pages of the strips and lines drawn, by the object's identity: a screen's strips
+#: and most of its lines are shared objects (``_strip_of``, ``Line.of``), found here with
+#: no hash of theirs computed (a dataclass's hash is Python code). Each entry holds its
+#: object, so the id stays that object's; emptied when full.
+_STRIP_PAGES_BY_ID: dict[int, tuple[Strip, bytes]] = {}
+_LINE_PAGES_BY_ID: dict[int, tuple[Line, bytes]] = {}
+_BY_ID_MAX = 4096
+
+
+def _strip_pages_of(strip: Strip) -> bytes:
+    """``_strip_pages(strip)``, found by the strip's identity first."""
+    kept = _STRIP_PAGES_BY_ID.get(id(strip))
+    if kept is not None and kept[0] is strip:
+        return kept[1]
+    pages = _strip_pages(strip)
+    if len(_STRIP_PAGES_BY_ID) >= _BY_ID_MAX:
+        _STRIP_PAGES_BY_ID.clear()
+    _STRIP_PAGES_BY_ID[id(strip)] = (strip, pages)
+    return pages
+
+
+def _line_pages_of(line: Line) -> bytes:
+    """``_line_pages(line)``, found by the line's identity first."""
+    kept = _LINE_PAGES_BY_ID.get(id(line))
+    if kept is not None and kept[0] is line:
+        return kept[1]
+    pages = _line_pages(line)
+    if len(_LINE_PAGES_BY_ID) >= _BY_ID_MAX:
+        _LINE_PAGES_BY_ID.clear()
+    _LINE_PAGES_BY_ID[id(line)] = (line, pages)
+    return pages
+
+
 def render_pages(content: ScreenContent) -> bytes:
     """The frame of ``content`` in an OLED controller's page layout: exactly
     ``image_to_pages(render_content(content))``, joined from the cached tiles' pages
     (every region is whole pages) without drawing or converting a pixel."""
     if content.card:
-        pages = [_line_pages(line) for line in content.card]
+        pages = [_line_pages_of(line) for line in content.card]
         if content.banner:
             pages[STRIP_TOP // PAGE :] = [_banner_pages(content.banner)]
         return b"".join(pages)
@@ -1115,16 +1213,13 @@ def render_pages(content: ScreenContent) -> bytes:
     if content.banner:
         return score + _banner_pages(content.banner)
     line1, line2 = content.lines
-    strip = (
-        _line_pages(content.strip_alert)
-        if content.strip_alert is not None
-        else _strip_pages(content.strip)
-    )
-    return b"".join((score, strip, _line_pages(line1), _line_pages(line2)))
+    alert = content.strip_alert
+    strip = _strip_pages_of(content.strip) if alert is None else _line_pages_of(alert)
+    return b"".join((score, strip, _line_pages_of(line1), _line_pages_of(line2)))
 
 
 def clear_caches() -> None:
-    """Forget the cached tiles (benchmarks measure a cold render with it)."""
+    """Forget the cached tiles and contents (benchmarks measure a cold render with it)."""
     for cached in (
         _score_tile,
         _strip_tile,
@@ -1139,8 +1234,13 @@ def clear_caches() -> None:
         _line_of,
         _strip_of,
         _play_strip,
+        _award_line_of,
+        _turn_line_of,
     ):
         cached.cache_clear()
+    _STRIP_PAGES_BY_ID.clear()
+    _LINE_PAGES_BY_ID.clear()
+    _LAST_CONTENT.clear()
 
 
 def render_screen(screen: SeatScreen) -> Image.Image:

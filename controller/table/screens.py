@@ -14,7 +14,7 @@ from __future__ import annotations
 import weakref
 from dataclasses import dataclass
 
-from ..engine import Action, Game, Kind
+from ..engine import Action, Game, HandPlay, Kind, SeatView
 from ..notices import DealStarted, LinkNotice, Notice, Scored
 from ..render.screen import SeatScreen
 from .controls import MENUS, MenuItem, Mode, SeatInput
@@ -23,6 +23,7 @@ from .table import DealReading, Phase, Table
 __all__ = [
     "PadPrompt",
     "before_game",
+    "clear_caches",
     "pad_prompt",
     "pad_screen",
     "screen_for",
@@ -112,29 +113,62 @@ def seat_screen(game: Game, seat: int) -> SeatScreen:
 
 class _GameScreens:
     """What every seat's screen takes from the table's game alone, kept until the game
-    changes (``_game_screens``): each seat's ``seat_screen``, the seats asked to show
-    their cards, the notes of the hand's awards, whether the game has started."""
+    changes (``_game_screens``): each seat's view and its play's public flor state (read
+    once per play), the seats asked to show their cards, the notes of the hand's awards,
+    whether the game has started."""
 
-    __slots__ = ("game", "legal", "noted", "notes", "seats", "show", "started")
+    __slots__ = ("game", "legal", "noted", "notes", "parts", "show", "started")
 
     def __init__(self, table: Table, game: Game, legal: list[Action]) -> None:
         self.game = game
         self.legal = legal  # held: its identity cannot be reused while it is kept
-        self.seats: dict[int, SeatScreen] = {}
+        self.parts: tuple[_Part, ...] = ()  # read when first asked for (``all_parts``)
         self.show = table.show_requests()
         hand = game.hand_number
         self.noted = len(table.notes)  # the table's notes when these were read
         self.notes = tuple(table.award_note(hand, i) for i in range(len(game.awards)))
         self.started = not (game.winner is None and hand == 0 and not game.move_stack)
 
-    def seat(self, seat: int) -> SeatScreen:
-        screen = self.seats.get(seat)
-        if screen is None:
-            screen = self.seats[seat] = seat_screen(self.game, seat)
-        return screen
+    def all_parts(self) -> tuple[_Part, ...]:
+        """Each seat's view and its play's public flor state (read when first asked)."""
+        parts = self.parts
+        if not parts:
+            game = self.game
+            flors: list[tuple[HandPlay, _Part]] = []  # per play: its flor state
+            made: list[_Part] = []
+            for view in game.views():
+                play = game.play_of(view.seat)
+                for known, part in flors:
+                    if known is play:
+                        made.append((view, part[1], part[2], part[3]))
+                        break
+                else:
+                    part = (view, play.flor_open, play.flor_call, play.flor_course_team)
+                    flors.append((play, part))
+                    made.append(part)
+            parts = self.parts = tuple(made)
+        return parts
 
 
-_GAME_SCREENS: weakref.WeakKeyDictionary[Table, _GameScreens] = weakref.WeakKeyDictionary()
+#: a seat's view and its play's public flor state (``SeatScreen.flor_open``,
+#: ``flor_call``, ``flor_course_team``)
+_Part = tuple[SeatView, bool, Kind | None, int | None]
+
+
+class _Kept:
+    """A table's ``_GameScreens`` (one box a table: a new state changes what it holds,
+    not the weak dictionary)."""
+
+    __slots__ = ("screens",)
+
+    def __init__(self) -> None:
+        self.screens: _GameScreens | None = None
+
+
+_GAME_SCREENS: weakref.WeakKeyDictionary[Table, _Kept] = weakref.WeakKeyDictionary()
+#: the table last asked about and its box (a service has one table): found with no weak
+#: reference made, as ``WeakKeyDictionary.get`` makes one a call
+_LAST: list[tuple[weakref.ref[Table], _Kept] | None] = [None]
 
 
 def _game_screens(table: Table) -> _GameScreens:
@@ -145,20 +179,31 @@ def _game_screens(table: Table) -> _GameScreens:
     it: a note added since is read again."""
     game = table.game
     legal = game.legal_list()
-    kept = _GAME_SCREENS.get(table)
+    last = _LAST[0]
+    if last is not None and last[0]() is table:
+        box = last[1]
+    else:
+        found = _GAME_SCREENS.get(table)
+        if found is None:
+            found = _GAME_SCREENS[table] = _Kept()
+        box = found
+        _LAST[0] = (weakref.ref(table), box)
+    kept = box.screens
     if (
         kept is None
         or kept.game is not game
         or kept.legal is not legal
         or kept.noted != len(table.notes)
     ):
-        kept = _GAME_SCREENS[table] = _GameScreens(table, game, legal)
+        kept = box.screens = _GameScreens(table, game, legal)
     return kept
 
 
-def _game_screen(table: Table, seat: int) -> SeatScreen:
-    """``seat_screen`` of the table's game, kept until the game changes."""
-    return _game_screens(table).seat(seat)
+def clear_caches() -> None:
+    """Forget what was kept of every table's game (the tests compare the screens made
+    with and without it)."""
+    _GAME_SCREENS.clear()
+    _LAST[0] = None
 
 
 def before_game(table: Table) -> bool:
@@ -170,24 +215,53 @@ def before_game(table: Table) -> bool:
 
 
 def screens_for(table: Table, seats: int) -> list[SeatScreen]:
-    """``screen_for`` of seats ``0 .. seats-1``, the game's part looked up once."""
+    """``screen_for`` of seats ``0 .. seats-1``, the game's part and the table's (the
+    deal being read, the table's alert) looked up once."""
     kept = _game_screens(table)
-    return [_screen_for(table, seat, kept) for seat in range(seats)]
+    side = _TableSide(table, kept)
+    parts = kept.all_parts()
+    if seats > len(parts):
+        raise ValueError(f"no seat {seats - 1} at a table of {len(parts)}")
+    return [_screen_for(table, seat, kept, side, parts[seat]) for seat in range(seats)]
 
 
 def screen_for(table: Table, seat: int) -> SeatScreen:
-    return _screen_for(table, seat, _game_screens(table))
+    kept = _game_screens(table)
+    parts = kept.all_parts()
+    if not 0 <= seat < len(parts):
+        raise ValueError(f"no seat {seat} at a table of {len(parts)}")
+    return _screen_for(table, seat, kept, _TableSide(table, kept), parts[seat])
 
 
-def _screen_for(table: Table, seat: int, kept: _GameScreens) -> SeatScreen:
-    game = table.game
-    base = kept.seat(seat)
-    dealing = table.phase is Phase.DEALING
-    # before the game, or once its result was held long enough: what the table plays next
-    between = (not kept.started and not (dealing and any(table.deal.values()))) or (
-        game.winner is not None and table.show_next
-    )
-    message = table.message(seat)
+class _TableSide:
+    """What every seat's screen takes from the table alike, read once a redraw: the
+    deal being read, whether the table shows what it plays next, its lasting alert."""
+
+    __slots__ = ("alert", "between", "deal_dealer", "dealer_reads", "dealing", "dealt_total")
+
+    def __init__(self, table: Table, kept: _GameScreens) -> None:
+        self.dealing = dealing = table.phase is Phase.DEALING
+        deal = table.deal
+        read = dealing and any(deal.values())
+        # before the game, or once its result was held long enough: what it plays next
+        self.between = (not kept.started and not read) or (
+            kept.game.winner is not None and table.show_next
+        )
+        self.dealt_total = sum(len(cards) for cards in deal.values()) if dealing else 0
+        self.deal_dealer = table.hand_dealer if dealing else None
+        self.dealer_reads = table.deal_reading is DealReading.DEALER
+        # ``Table.alert`` of a connected seat: the first table-wide alert
+        self.alert: Notice | None = next(iter(table.alerts.values()), None)
+
+
+def _screen_for(
+    table: Table, seat: int, kept: _GameScreens, side: _TableSide, part: _Part
+) -> SeatScreen:
+    game = kept.game
+    view, flor_open, flor_call, flor_course_team = part
+    dealing = side.dealing
+    # ``Table.message`` and ``Table.notice`` (which forget what expired) for a seat with one
+    message = table.message(seat) if table.messages[seat] is not None else None
     node_ok = table.node_ok[seat]
     notice: Notice | None = None
     refusal = False
@@ -205,34 +279,42 @@ def _screen_for(table: Table, seat: int, kept: _GameScreens) -> SeatScreen:
         ):
             notice = None
     if dealing:
-        deal = table.deal
         pad = _NO_PAD
-        dealt = len(deal.get(seat, ()))
-        dealt_total = sum(len(cards) for cards in deal.values())
+        dealt = len(table.deal.get(seat, ()))
     else:
-        pad = pad_screen(game, seat, table.inputs[seat])
-        dealt = dealt_total = 0
+        inp = table.inputs[seat]
+        # the pad in its normal mode prompts only a seat whose tanto the telling awaits
+        if inp.mode is Mode.NORMAL and view.telling is None:
+            pad = _NO_PAD
+        else:
+            pad = pad_screen(game, seat, inp)
+        dealt = 0
+    reader = table.notice(seat) if table.notices[seat] is not None else None
+    alert = side.alert if node_ok else None  # ``Table.alert``: a connected seat's
+    between = side.between
+    match = table.match if between else None
+    waiting = table.waiting and table.match is None and between
     return SeatScreen(
-        base.view,
-        message=notice,
-        refusal=refusal and notice is not None,
-        dealing=dealing,
-        dealt=dealt,
-        dealt_total=dealt_total,
-        deal_dealer=table.hand_dealer if dealing else None,
-        dealer_reads=table.deal_reading is DealReading.DEALER,
-        node_ok=node_ok,
-        notice=table.notice(seat),
-        alert=table.alert(seat) if node_ok else None,
-        prompt=pad.prompt,
-        prompt_help=pad.prompt_help,
-        menu=pad.menu,
-        menu_index=pad.menu_index,
-        flor_open=base.flor_open,
-        flor_call=base.flor_call,
-        flor_course_team=base.flor_course_team,
-        award_notes=kept.notes,
-        must_show=seat in kept.show,
-        match=table.match if between else None,
-        waiting=table.waiting and table.match is None and between,
+        view,
+        notice,  # message
+        refusal and notice is not None,  # refusal
+        pad.prompt,
+        dealing,
+        pad.prompt_help,
+        pad.menu,
+        pad.menu_index,
+        dealt,
+        side.dealt_total,
+        side.deal_dealer,
+        side.dealer_reads,
+        node_ok,
+        reader,  # notice
+        alert,
+        flor_open,
+        flor_call,
+        flor_course_team,
+        kept.notes,  # award_notes
+        seat in kept.show,  # must_show
+        match,
+        waiting,
     )
