@@ -358,8 +358,12 @@ class TableService:
             # only what posts nothing came (a node's display acknowledgement, heard by its
             # panel's port): nothing for the table, which was kept a moment ago
             return 0
-        if item is not None:
-            self._housekeeping()  # a deal due now is started before the taps are read
+        if item is not None and (
+            self._calls or self._hand_over_at is not None or self._won_at is not None
+        ):
+            # a deal (or a new game) due now is started, a call handed over is run, before
+            # the taps are read; otherwise the housekeeping after the events is enough
+            self._housekeeping()
         changed = False
         self._played = False
         counted = self.handled

@@ -56,11 +56,18 @@ def expected_frames(mock: MockTable) -> list[bytes]:
     return [image_to_pages(render_screen(screen_for(mock.table, s))) for s in range(4)]
 
 
-def eventually(check: Callable[[], bool], timeout: float = 10.0) -> None:
+def eventually(
+    check: Callable[[], bool], timeout: float = 10.0, mock: MockTable | None = None
+) -> None:
+    """Until ``check()``; with ``mock``, its service's loop runs meanwhile (as the table's
+    always does: it reads the nodes' acknowledgements and sends the updates it held)."""
     deadline = time.monotonic() + timeout
     while not check():
         assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.02)
+        if mock is not None:
+            mock.pump(0.02)
+        else:
+            time.sleep(0.02)
 
 
 def test_panels_on_the_nodes(drawn: list[int], tmp_path: Path) -> None:
@@ -72,7 +79,7 @@ def test_panels_on_the_nodes(drawn: list[int], tmp_path: Path) -> None:
         nodes = [mock.parts.nodes[s] for s in range(4)]
         assert all(node.updates > 10 for node in nodes)  # the frames went to the nodes
         wanted = expected_frames(mock)
-        eventually(lambda: [bytes(node.ram) for node in nodes] == wanted)
+        eventually(lambda: [bytes(node.ram) for node in nodes] == wanted, mock=mock)
         assert all(isinstance(d, NodeDisplay) and d.errors == 0 for d in displays)
 
 
