@@ -5,9 +5,11 @@ disk (every accepted action written and fsynced), two seats whose displays take 
 in the nodes' page layout. Seat 0 presses *envido* (accepted: a record line, a redraw)
 and the referee's undo takes it back, ``ACTIONS`` times; the latency is from posting the
 press to seat 0's frame showing it. Measured idle, then while a thread posts seat 1's
-stuck *truco* button (refused each time) as fast as it can, as a seat node's reader
+stuck *truco* button (refused each time) as fast as it can, as a pad's or a reader's
 thread would with a bad cable or a stuck button, without pause (its first press calls
-truco; every later one is refused, ``call_pending``, and seat 0's envido goes first).
+truco; every later one is refused, ``call_pending``, and seat 0's envido goes first). A
+seat node's frames are read on the loop's own thread (``SeatBus``), at most 4 KiB a
+wait: a flooding node is not this thread's case.
 
 Prints key=value: ``idle_ms_median``, ``idle_ms_p90``, ``flood_ms_median``,
 ``flood_ms_p90``, ``ratio_median`` (flood over idle), ``flood_posted_per_s`` (what the

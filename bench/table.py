@@ -235,7 +235,7 @@ def writer_replay(frames: Sequence[tuple[int, bytes]], players: int, rounds: int
       played) would find every one;
     - the core's second-level cache is written over before each update, untimed: in
       the loop the rest of an event's work (the next seat's screen and pages, the
-      table, the record's fsync, the link threads) runs between two updates and leaves
+      table, the record's fsync, the nodes' frames read) runs between two updates and leaves
       little of the writer in it; back to back, the replay measured half of what the
       loop's own counters (``show_pages`` timed in the service) say;
     - each update is timed on its own, less the cost of reading the clock."""

@@ -123,12 +123,12 @@ def test_changes_in_the_same_places_share_a_plan_and_its_transfers(
     """Different bits of the same bytes: one plan, its transfers made ready once, and
     each update's own bytes on the panel."""
     blank = bytes(1024)
-    frames = []
+    frames: list[bytes] = []
     for bits in (0x01, 0x80, 0x3C):
-        frame = bytearray(blank)
-        frame[130:140] = bytes([bits]) * 10  # page 1, columns 2..11
-        frame[700] = bits  # page 5, column 60
-        frames.append(bytes(frame))
+        edited = bytearray(blank)
+        edited[130:140] = bytes([bits]) * 10  # page 1, columns 2..11
+        edited[700] = bits  # page 5, column 60
+        frames.append(bytes(edited))
     shown = [_glass_of(frame) for frame in [*frames, blank]]
     display_writer.forget_plans()
     made: list[object] = []
