@@ -79,10 +79,11 @@ this seat itself is showing.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import lru_cache
+from typing import TypeVar
 
 from PIL import Image, ImageDraw
 
@@ -1174,30 +1175,29 @@ def _banner_pages(lines: tuple[str, ...]) -> bytes:
 _STRIP_PAGES_BY_ID: dict[int, tuple[Strip, bytes]] = {}
 _LINE_PAGES_BY_ID: dict[int, tuple[Line, bytes]] = {}
 _BY_ID_MAX = 4096
+_Drawn = TypeVar("_Drawn", Strip, Line)
+
+
+def _pages_by_id(
+    drawn: _Drawn, kept_pages: dict[int, tuple[_Drawn, bytes]], draw: Callable[[_Drawn], bytes]
+) -> bytes:
+    """``draw(drawn)``, found in ``kept_pages`` by the object's identity first."""
+    kept = kept_pages.get(id(drawn))
+    if kept is not None and kept[0] is drawn:
+        return kept[1]
+    pages = draw(drawn)
+    if len(kept_pages) >= _BY_ID_MAX:
+        kept_pages.clear()
+    kept_pages[id(drawn)] = (drawn, pages)
+    return pages
 
 
 def _strip_pages_of(strip: Strip) -> bytes:
-    """``_strip_pages(strip)``, found by the strip's identity first."""
-    kept = _STRIP_PAGES_BY_ID.get(id(strip))
-    if kept is not None and kept[0] is strip:
-        return kept[1]
-    pages = _strip_pages(strip)
-    if len(_STRIP_PAGES_BY_ID) >= _BY_ID_MAX:
-        _STRIP_PAGES_BY_ID.clear()
-    _STRIP_PAGES_BY_ID[id(strip)] = (strip, pages)
-    return pages
+    return _pages_by_id(strip, _STRIP_PAGES_BY_ID, _strip_pages)
 
 
 def _line_pages_of(line: Line) -> bytes:
-    """``_line_pages(line)``, found by the line's identity first."""
-    kept = _LINE_PAGES_BY_ID.get(id(line))
-    if kept is not None and kept[0] is line:
-        return kept[1]
-    pages = _line_pages(line)
-    if len(_LINE_PAGES_BY_ID) >= _BY_ID_MAX:
-        _LINE_PAGES_BY_ID.clear()
-    _LINE_PAGES_BY_ID[id(line)] = (line, pages)
-    return pages
+    return _pages_by_id(line, _LINE_PAGES_BY_ID, _line_pages)
 
 
 def render_pages(content: ScreenContent) -> bytes:
