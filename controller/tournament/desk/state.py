@@ -355,6 +355,9 @@ class DeskState:
         self.duplicates = 0
         self.last_reverify: float | None = None
         self.lock = threading.RLock()
+        # one export at a time: the desk's threads and its owner (``close``, a cup's end)
+        # may export at once, and two writers of one file share its ``.tmp``
+        self._export_lock = threading.Lock()
         self.on_finished: list[Callable[[GameResult], None]] = []
         #: Called with every ``assigned`` event a table sends (applied in seq order):
         #: the organiser compares it with what it sent (:meth:`.Organiser.check_assigned`).
@@ -978,17 +981,18 @@ class DeskState:
         folder = Path(out_dir) if out_dir is not None else self.out_dir
         if folder is None:
             return None
-        if out_dir is None:
-            self._exported, self.export_due = time.monotonic(), False
-        folder.mkdir(parents=True, exist_ok=True)
-        with self.lock:
-            csv_text, json_text = self.results_csv(), self.results_json()
-        atomic_write(folder / "results.csv", csv_text.encode("utf-8"), fsync=False)
-        atomic_write(folder / "results.json", json_text.encode("utf-8"), fsync=False)
-        if self.competition is not None:  # standings, matches and games too
-            from .exports import write_exports
+        with self._export_lock:  # what is written is read inside it: the last is the newest
+            if out_dir is None:
+                self._exported, self.export_due = time.monotonic(), False
+            folder.mkdir(parents=True, exist_ok=True)
+            with self.lock:
+                csv_text, json_text = self.results_csv(), self.results_json()
+            atomic_write(folder / "results.csv", csv_text.encode("utf-8"), fsync=False)
+            atomic_write(folder / "results.json", json_text.encode("utf-8"), fsync=False)
+            if self.competition is not None:  # standings, matches and games too
+                from .exports import write_exports
 
-            write_exports(self.competition.tournament, folder, self.results_list())
+                write_exports(self.competition.tournament, folder, self.results_list())
         return folder / "results.csv", folder / "results.json"
 
     def close(self) -> None:

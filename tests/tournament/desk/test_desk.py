@@ -7,6 +7,9 @@ import csv
 import io
 import itertools
 import json
+import os
+import threading
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -354,6 +357,45 @@ def test_exports(desk: DeskState, key: TournamentKey, tmp_path: Path) -> None:
     assert {t["table"] for t in data["tables"]} == {"mesa01", "mesa02"}
     paths = desk.export(tmp_path / "elsewhere")
     assert paths is not None and all(p.exists() for p in paths)
+
+
+def test_two_exports_at_once_both_complete_and_the_files_are_whole(
+    desk: DeskState, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The desk's own thread and its owner (a cup's end, ``close``) may export at once:
+    they write the same files through the same ``.tmp``. The first export is held at
+    its first ``os.replace`` while the second starts; both must complete."""
+    desk.handle(*event("mesa01", 1, "new-game", text=RULES, rules=RULES))
+    play(desk, "mesa01", 2)
+    real = os.replace
+    held = threading.Event()
+    worker: list[threading.Thread] = []
+
+    def replace(src: Any, dst: Any) -> None:
+        if worker and threading.current_thread() is worker[0] and not held.is_set():
+            held.set()  # the other export starts now, while this one waits
+            time.sleep(0.3)
+        real(src, dst)
+
+    monkeypatch.setattr(os, "replace", replace)
+    errors: list[BaseException] = []
+
+    def export() -> None:
+        try:
+            desk.export()
+        except BaseException as error:
+            errors.append(error)
+
+    worker.append(threading.Thread(target=export))
+    worker[0].start()
+    assert held.wait(5)
+    desk.export()
+    worker[0].join(5)
+    assert errors == []
+    assert desk.out_dir is not None
+    rows = list(csv.DictReader(io.StringIO((desk.out_dir / "results.csv").read_text())))
+    assert [r["game"] for r in rows] == ["mesa01-g001"]
+    assert json.loads((desk.out_dir / "results.json").read_text())["tournament"] == "t"
 
 
 def test_the_exports_are_rewritten_at_most_once_a_second(
