@@ -13,22 +13,10 @@ from hypothesis import strategies as st
 
 from controller.engine import CARDS, Action, Card, Game, HandPlay, HouseRules, Kind
 
-from .strategies import house_rules
+from .strategies import house_rules, random_deal
 
 Hands = dict[int, list[Card]] | None
 Step = Action | tuple[int, Hands]  # an action pushed, or (dealer, hands) dealt
-
-
-def _deal(game: Game, rng: random.Random, rules: HouseRules) -> Hands:
-    roll = rng.random()
-    if roll < 0.3:
-        return None
-    cards = rng.sample(CARDS, 3 * rules.players)
-    return {
-        s: cards[3 * s : 3 * s + 3]
-        for s in range(rules.players)
-        if roll < 0.8 or rng.random() < 0.5
-    }
 
 
 def _redo(game: Game, step: Step) -> None:
@@ -50,7 +38,7 @@ def test_pop_after_pop_and_redo(rules: HouseRules, seed: int) -> None:
         if game.winner is not None:
             break
         if not game.hand_in_progress:
-            hands = _deal(game, rng, rules)
+            hands = random_deal(rng, rules, unread=0.3)
             step: Step = (game.next_dealer, hands)
         else:
             legal = game.legal_list()
@@ -81,7 +69,7 @@ def test_copy_is_an_independent_game_in_the_same_state(rules: HouseRules, seed: 
         if game.winner is not None:
             break
         if not game.hand_in_progress:
-            game.deal(_deal(game, rng, rules))
+            game.deal(random_deal(rng, rules, unread=0.3))
         else:
             legal = game.legal_list()
             game.push(legal[rng.randrange(len(legal))])

@@ -11,22 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.engine import CARDS, Card, Game, HouseRules
+from controller.engine import Card, Game, HouseRules
 from controller.engine.view import seat_view
 
-from .strategies import house_rules
-
-
-def _hands(rng: random.Random, rules: HouseRules) -> dict[int, list[Card]] | None:
-    roll = rng.random()
-    if roll < 0.2:
-        return None
-    cards = rng.sample(CARDS, 3 * rules.players)
-    return {
-        s: cards[3 * s : 3 * s + 3]
-        for s in range(rules.players)
-        if roll < 0.8 or rng.random() < 0.5
-    }
+from .strategies import house_rules, random_deal
 
 
 def _check(game: Game) -> bool:
@@ -45,7 +33,7 @@ def _walk(game: Game, rules: HouseRules, rng: random.Random, steps: int) -> bool
         if game.winner is not None:
             break
         if not game.hand_in_progress:
-            game.deal(_hands(rng, rules))
+            game.deal(random_deal(rng, rules, unread=0.2))
         else:
             legal = game.legal_list()
             game.push(legal[rng.randrange(len(legal))])
