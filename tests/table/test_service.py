@@ -386,6 +386,19 @@ def test_a_post_from_another_thread_wakes_a_waiting_step_at_once() -> None:
         service.close()
 
 
+def _count_control_reads(mock: MockTable) -> list[float]:
+    """The times the service looks at its control folder from now on."""
+    looks: list[float] = []
+    read_controls = mock.service._read_controls
+
+    def counting() -> None:
+        looks.append(time.monotonic())
+        read_controls()
+
+    mock.service._read_controls = counting  # type: ignore[method-assign]
+    return looks
+
+
 def test_the_control_folder_waits_while_players_act_and_a_command_is_still_taken(
     tmp_path: Path,
 ) -> None:
@@ -395,14 +408,7 @@ def test_the_control_folder_waits_while_players_act_and_a_command_is_still_taken
 
     with MockTable(HouseRules(), state_dir=tmp_path) as mock:
         mock.deal(DEAL)
-        looks: list[float] = []
-        read_controls = mock.service._read_controls
-
-        def counting() -> None:
-            looks.append(time.monotonic())
-            read_controls()
-
-        mock.service._read_controls = counting  # type: ignore[method-assign]
+        looks = _count_control_reads(mock)
         _, (tag_off, lift) = mock.hardware_events(Gesture(0, "tap", card=Card.from_str("4B")))
         started = time.monotonic()
         for _ in range(40):  # a card lifted that lies nowhere: handled, nothing changes
@@ -431,14 +437,7 @@ def test_the_nodes_acknowledgements_do_not_make_the_loop_look_at_the_control_fol
     with MockTable(HouseRules(), state_dir=tmp_path, panels="node") as mock:
         mock.deal(DEAL)
         ports = [d.port for d in mock.service.displays if isinstance(d, NodeDisplay)]
-        looks: list[float] = []
-        read_controls = mock.service._read_controls
-
-        def counting() -> None:
-            looks.append(time.monotonic())
-            read_controls()
-
-        mock.service._read_controls = counting  # type: ignore[method-assign]
+        looks = _count_control_reads(mock)
         updates = sum(port.stats.updates for port in ports)
         started = time.monotonic()
         plays: list[Callable[[], None]] = [  # each redraws every seat
