@@ -58,6 +58,20 @@ def link_threads() -> list[str]:
     return [t.name for t in threading.enumerate() if t.name.startswith(("seatlink", "seatbus"))]
 
 
+@contextlib.contextmanager
+def a_node_and_its_link() -> Iterator[tuple[MockNode, Heard, SeatLink]]:
+    """A mock node on its pty and a link to it, not started; both closed at the end."""
+    node = MockNode(0, heartbeat_s=0.1)
+    node.start()
+    heard = Heard()
+    link = SeatLink(0, node.path, heard, **FAST)  # type: ignore[arg-type]
+    try:
+        yield node, heard, link
+    finally:
+        link.close()
+        node.close()
+
+
 @pytest.fixture
 def bus() -> Iterator[SeatBus]:
     made = SeatBus()
@@ -68,20 +82,13 @@ def bus() -> Iterator[SeatBus]:
 def test_a_nodes_frame_is_handled_on_the_waiting_thread_with_no_link_thread(
     bus: SeatBus,
 ) -> None:
-    node = MockNode(0, heartbeat_s=0.1)
-    node.start()
-    heard = Heard()
-    link = SeatLink(0, node.path, heard, **FAST)  # type: ignore[arg-type]
-    try:
+    with a_node_and_its_link() as (node, heard, link):
         link.start(bus)
         wait_in(bus, lambda: link.connected and bool(heard.of(Hello)))
         node.press("truco")
         wait_in(bus, lambda: ButtonPressed("truco") in heard.events)
         assert heard.threads == {threading.get_ident()}
         assert link_threads() == []
-    finally:
-        link.close()
-        node.close()
     assert not link.connected
     assert heard.of(NodeDisconnected) == [NodeDisconnected(node.path, "closed")]
 
@@ -192,11 +199,7 @@ def test_a_put_on_the_loops_own_thread_only_appends(bus: SeatBus) -> None:
 
 
 def test_closing_a_link_from_another_thread_while_the_bus_waits(bus: SeatBus) -> None:
-    node = MockNode(0, heartbeat_s=0.1)
-    node.start()
-    heard = Heard()
-    link = SeatLink(0, node.path, heard, **FAST)  # type: ignore[arg-type]
-    try:
+    with a_node_and_its_link() as (node, heard, link):
         link.start(bus)
         wait_in(bus, lambda: link.connected)
 
@@ -210,17 +213,11 @@ def test_closing_a_link_from_another_thread_while_the_bus_waits(bus: SeatBus) ->
         waiting.join()
         assert not link.connected and bus.members == ()
         assert heard.of(NodeDisconnected) == [NodeDisconnected(node.path, "closed")]
-    finally:
-        node.close()
 
 
 def test_a_link_started_alone_runs_on_a_thread_of_its_own() -> None:
     """``start()`` with no bus: today's API (enroll, the tests), a private bus's thread."""
-    node = MockNode(0, heartbeat_s=0.1)
-    node.start()
-    heard = Heard()
-    link = SeatLink(0, node.path, heard, **FAST)  # type: ignore[arg-type]
-    try:
+    with a_node_and_its_link() as (_node, heard, link):
         link.start()
         deadline = time.monotonic() + 5
         while not link.connected:
@@ -228,9 +225,6 @@ def test_a_link_started_alone_runs_on_a_thread_of_its_own() -> None:
             time.sleep(0.01)
         assert link_threads() == ["seatlink-0"]
         assert threading.get_ident() not in heard.threads
-    finally:
-        link.close()
-        node.close()
     assert link_threads() == []
 
 
@@ -252,20 +246,13 @@ class Broken:
 def test_a_member_that_raises_never_stops_the_bus(
     bus: SeatBus, caplog: pytest.LogCaptureFixture
 ) -> None:
-    node = MockNode(0, heartbeat_s=0.1)
-    node.start()
-    heard = Heard()
-    link = SeatLink(0, node.path, heard, **FAST)  # type: ignore[arg-type]
     broken = Broken()
-    try:
+    with a_node_and_its_link() as (node, heard, link):
         bus.add(broken)
         link.start(bus)
         wait_in(bus, lambda: link.connected)
         node.press("flor")
         wait_in(bus, lambda: ButtonPressed("flor") in heard.events)
-    finally:
-        link.close()
-        node.close()
     assert broken.ticks >= 1 and bus.failures == broken.ticks
     assert broken.ticks <= 10  # not again at once: about once a second
     assert "seat bus" in caplog.text and "a bug" in caplog.text
