@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import select
 import threading
 import time
 import weakref
@@ -147,32 +146,14 @@ class Inbox:
             woken, self._woken = self._woken, False
             return woken
 
-    def get(self, timeout: float = 0.0) -> tuple[int, LinkEvent] | None:
-        """The next event, one seat after another; None if none came within ``timeout``
-        (or ``wake`` was called). Waits on the bell alone (a loop that reads the seat
-        nodes too waits in its ``SeatBus`` instead, then calls ``get()``)."""
-        if timeout <= 0:
-            with self._lock:
-                if self._size:
-                    return self._take()
-                self._woken = False
-                return None
-        bell = self.bell()
-        deadline = time.monotonic() + timeout
-        while True:
-            with self._lock:
-                self._loop = threading.get_ident()
-                if self._size:
-                    return self._take()
-                if self._woken:
-                    self._woken = False
-                    return None
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return None
-            ready, _, _ = select.select([bell], [], [], left)
-            if ready:
-                self.ring_heard()
+    def get(self) -> tuple[int, LinkEvent] | None:
+        """The next event, one seat after another; None if none is queued (a wake then
+        taken too). The loop waits for them in its ``SeatBus``, which hears the bell."""
+        with self._lock:
+            if self._size:
+                return self._take()
+            self._woken = False
+            return None
 
     def _take(self) -> tuple[int, LinkEvent]:
         seat = self._order.popleft()

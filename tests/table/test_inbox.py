@@ -6,8 +6,22 @@ from __future__ import annotations
 import threading
 import time
 
-from controller.hal.events import ButtonPressed, Heartbeat, TagLeft
+from controller.hal.events import ButtonPressed, Heartbeat, LinkEvent, TagLeft
+from controller.hal.seatbus import SeatBus
 from controller.table.inbox import Inbox
+
+
+def wait_get(inbox: Inbox, timeout: float) -> tuple[int, LinkEvent] | None:
+    """The next event, waiting up to ``timeout`` s for one (or a wake) as the service's
+    loop does: in a ``SeatBus`` that hears the inbox's bell (``TableService.step``)."""
+    bus = SeatBus()
+    bus.watch(inbox.bell(), inbox.ring_heard)
+    try:
+        if not inbox.listen():
+            bus.wait(timeout)
+        return inbox.get()
+    finally:
+        bus.close()
 
 
 def test_seats_take_turns_and_each_keeps_its_order() -> None:
@@ -35,7 +49,7 @@ def test_a_full_seat_drops_and_counts_without_ringing_for_the_dropped() -> None:
         (3, ButtonPressed("truco")),
         (3, TagLeft(b"\x04" * 7)),
     ]
-    assert inbox.get(0.05) is None  # no token left for what was dropped
+    assert wait_get(inbox, 0.05) is None  # no token left for what was dropped
 
 
 def test_a_wait_ends_when_another_thread_posts() -> None:
@@ -44,7 +58,7 @@ def test_a_wait_ends_when_another_thread_posts() -> None:
     timer.start()
     try:
         start = time.monotonic()
-        assert inbox.get(5.0) == (2, Heartbeat(1, 0, True))
+        assert wait_get(inbox, 5.0) == (2, Heartbeat(1, 0, True))
         assert time.monotonic() - start < 2.5
     finally:
         timer.cancel()
@@ -56,15 +70,15 @@ def test_a_wake_ends_one_wait_and_wakes_do_not_pile_up() -> None:
     timer.start()
     try:
         start = time.monotonic()
-        assert inbox.get(5.0) is None
+        assert wait_get(inbox, 5.0) is None
         assert time.monotonic() - start < 2.5
     finally:
         timer.cancel()
     for _ in range(3):  # the loop's call_soon from several threads before it looks
         inbox.wake()
-    assert inbox.get(1.0) is None  # one wake for all three
+    assert wait_get(inbox, 1.0) is None  # one wake for all three
     inbox.put(0, ButtonPressed("quiero"))
-    assert inbox.get(1.0) == (0, ButtonPressed("quiero"))  # not a stale wake
+    assert wait_get(inbox, 1.0) == (0, ButtonPressed("quiero"))  # not a stale wake
 
 
 def test_events_queued_before_a_wake_are_not_lost() -> None:
