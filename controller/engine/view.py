@@ -16,7 +16,7 @@ from .results import Award
 if TYPE_CHECKING:
     from .game import Game, HandPlay, Telling
 
-__all__ = ["SeatView", "seat_view", "seat_views"]
+__all__ = ["SeatView", "seat_views"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,56 +66,12 @@ class SeatView:
         return any(p is not None and p != self.team for p in pend) or self.flor_pending == self.team
 
 
-def seat_view(game: Game, seat: int) -> SeatView:
-    """One seat's view, read field by field (the reference ``seat_views`` is tested
-    against: ``Game.view`` takes its views from ``seat_views``)."""
-    team = seat % 2
-    score = game.score
-    play = game.play_of(seat)  # the whole hand, or the seat's pica
-    live = game.pica_live(seat)
-    flor = play.flor
-    opponents = [s for s in play.order if s != seat] if game.pica_pica else []
-    return SeatView(
-        seat=seat,
-        team=team,
-        players=game.players,
-        target=game.rules.target,
-        ours=score[team],
-        theirs=score[1 - team],
-        winner=game.winner,
-        hand_number=game.hand_number,
-        hand_in_progress=game.hand_in_progress,
-        dealer=game.dealer,
-        mano=game.mano,
-        turn=play.turn if live else None,
-        baza=play.baza,
-        cards=game.cards_in_hand(seat) if game.hand_number else None,
-        table=play.table_cards,
-        bazas=play.baza_results,
-        truco_level=play.truco_level,
-        truco_pending=play.truco_pending,
-        raise_team=play.raise_team,
-        envido_chain=play.envido_chain,
-        envido_pending=play.envido_pending,
-        envido_result=play.envido.result,
-        flor_announced=tuple(flor.ann),
-        flor_pending=play.flor_pending,
-        flor_result=flor.result,
-        telling=play.telling,
-        awards=game.awards,
-        legal=tuple(a for a in game.legal_list() if a.seat == seat),
-        pica_pica=game.pica_pica,
-        pica=play.pica,
-        opponent=opponents[0] if opponents else None,
-    )
-
-
 def seat_views(game: Game) -> tuple[SeatView, ...]:
-    """Every seat's ``seat_view`` at once: what all the seats see alike (the score, the
+    """Every seat's view at once: what all the seats see alike (the score, the
     hand, each play's bazas, calls and tellings) is read once, the legal actions split
     by seat in one pass; only the seat's own part (its cards, actions, team's side of the
-    score, its opponent in a pica) is read per seat. Equal to ``seat_view`` seat by seat
-    (the public parts are shared objects)."""
+    score, its opponent in a pica) is read per seat. Equal seat by seat to the view read
+    field by field (``tests/engine/view_oracle.py``; the public parts are shared objects)."""
     n = game.players
     score = game.score
     target = game.rules.target

@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 
 from controller.engine import HouseRules
-from controller.engine.view import seat_view
 from controller.render import screen as render_module
 from controller.render.screen import render_pages, screen_content
 from controller.table import screens as screens_module
@@ -21,6 +20,8 @@ from controller.table.run_mock import MockRun
 from controller.table.screens import screens_for
 from controller.table.service import TableService
 from controller.table.table import DealReading, Table
+
+from ..engine.view_oracle import seat_view
 
 
 def _fresh(table: Table, seats: int) -> tuple[list[Any], list[Any], list[bytes]]:
