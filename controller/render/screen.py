@@ -80,9 +80,10 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import Enum
 from functools import lru_cache
+from operator import attrgetter
 from typing import TypeVar
 
 from PIL import Image, ImageDraw
@@ -827,21 +828,17 @@ def screen_content(screen: SeatScreen) -> ScreenContent:
     return content
 
 
+#: every field of a screen but its view and the deal's counts, read at once (C code)
+_SAID_ALIKE = attrgetter(
+    *(f.name for f in fields(SeatScreen) if f.name not in ("view", "dealt", "dealt_total"))
+)
+
+
 def _says_alike(one: SeatScreen, other: SeatScreen) -> bool:
     """``one`` and ``other`` say the same: the same view and the same fields, but for
     the counts of a deal that neither shows (``_dealing_lines`` shows the dealer who
     taps every card the cards read, any other seat its own)."""
-    if one.view is not other.view:
-        return False
-    if (one.message, one.refusal, one.prompt, one.dealing, one.prompt_help, one.menu,
-            one.menu_index, one.deal_dealer, one.dealer_reads, one.node_ok, one.notice,
-            one.alert, one.flor_open, one.flor_call, one.flor_course_team, one.award_notes,
-            one.must_show, one.match, one.waiting) != (
-            other.message, other.refusal, other.prompt, other.dealing, other.prompt_help,
-            other.menu, other.menu_index, other.deal_dealer, other.dealer_reads,
-            other.node_ok, other.notice, other.alert, other.flor_open, other.flor_call,
-            other.flor_course_team, other.award_notes, other.must_show, other.match,
-            other.waiting):  # fmt: skip
+    if one.view is not other.view or _SAID_ALIKE(one) != _SAID_ALIKE(other):
         return False
     if not one.dealing:
         return one.dealt == other.dealt and one.dealt_total == other.dealt_total
