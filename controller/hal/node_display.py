@@ -338,14 +338,14 @@ class NodePort:
     def on_event(self, event: LinkEvent) -> None:
         """Display events, NodeConnected/NodeDisconnected and heartbeats of the node."""
         with self._lock:
-            if isinstance(event, PanelReport):
-                self._on_report(event)
-            elif isinstance(event, DisplayAck):
+            if isinstance(event, DisplayAck):  # the commonest: one an update
                 self.stats.acks += 1
                 if self._awaiting is not None and not _newer(self._awaiting[0], event.update):
                     self._awaiting = None
                     if self._ready:
                         self._flush_held()
+            elif isinstance(event, PanelReport):
+                self._on_report(event)
             elif isinstance(event, DisplayLost):
                 self.stats.lost += 1
                 if self._ready and not (

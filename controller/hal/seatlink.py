@@ -373,6 +373,30 @@ class FrameDecoder:
         self._skipping = False
         self._expected_seq = None
 
+    def lone_ack(self, data: bytes) -> DisplayAck | None:
+        """The DACK that ``data`` is, when it is exactly one whole valid DACK frame at
+        the start of a line (a read of the port, nothing held from an earlier one):
+        counted and its sequence number checked as :meth:`feed` would. None (nothing
+        taken) for anything else: it goes to :meth:`feed`. A node answers every display
+        update with one, most often alone in its read: this is the loop's commonest
+        frame."""
+        if self._buf or self._skipping:
+            return None
+        match = _FAST_DACK.fullmatch(data)
+        if match is None:
+            return None
+        body, seq_text, update, crc_text = match.groups()
+        seq, number = int(seq_text), int(update)
+        if (
+            seq >= SEQ_MODULO
+            or number >= SEQ_MODULO
+            or binascii.crc_hqx(body, 0xFFFF) != int(crc_text, 16)
+        ):
+            return None
+        event = DisplayAck(number)
+        self._accepted(seq, event)
+        return event
+
     def feed(self, data: bytes) -> list[NodeEvent]:
         """Take bytes as they arrive; return the events of the complete valid frames.
 
@@ -1074,6 +1098,19 @@ class SeatLink:
             log.debug("seat %d: the port reports readiness to read but returned no data", self.seat)
             self._lost()
             return
+        listener = self.display_listener
+        if listener is not None and self._connected and not self._repl_seen:
+            # a display update's DACK alone in the read (the commonest): its panel's
+            # port hears it, as _take -> _handle -> _deliver would have it
+            ack = self.decoder.lone_ack(data)
+            if ack is not None:
+                self._last_rx = time.monotonic()
+                try:
+                    listener(ack)
+                except Exception:
+                    self.decoder.count(CALLBACK_ERRORS)
+                    log.exception("seat %d: the display port failed on %r", self.seat, ack)
+                return
         self._take(data)
 
     def _poll(self) -> bool:

@@ -68,6 +68,23 @@ def _frame(rnd: random.Random, seq: int) -> bytes:
     return line + (b"\r\n" if rnd.random() < 0.1 else b"\n")
 
 
+def _read_as_the_loop(
+    chunks: list[bytes],
+) -> tuple[list[NodeEvent], list[tuple[str, bytes]], dict[str, int]]:
+    """As ``SeatLink._readable`` reads a port: a read that is one lone DACK is taken by
+    ``lone_ack``, any other by ``feed``."""
+    rejects: list[tuple[str, bytes]] = []
+    decoder = FrameDecoder(on_reject=lambda reason, line: rejects.append((reason, line)))
+    events: list[NodeEvent] = []
+    for chunk in chunks:
+        ack = decoder.lone_ack(chunk)
+        if ack is not None:
+            events.append(ack)
+        else:
+            events += decoder.feed(chunk)
+    return events, rejects, decoder.stats
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_the_short_way_decodes_as_the_general_way(seed: int) -> None:
     rnd = random.Random(seed)
@@ -85,6 +102,10 @@ def test_the_short_way_decodes_as_the_general_way(seed: int) -> None:
     cuts = sorted(rnd.sample(range(1, len(stream)), 300))
     chunks = [stream[a:b] for a, b in zip([0, *cuts], [*cuts, len(stream)], strict=True)]
     assert _fed(chunks) == expected  # cut anywhere
+    # the loop's reads: a lone DACK taken whole, anything else fed (a DACK after a line
+    # cut short, a spoiled one, one in a read with others, one cut in two)
+    assert _read_as_the_loop(frames) == expected
+    assert _read_as_the_loop(chunks) == expected
 
 
 def test_a_dack_goes_the_short_way(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -104,3 +125,23 @@ def test_a_dack_goes_the_short_way(monkeypatch: pytest.MonkeyPatch) -> None:
     )
     assert len(decoder.feed(data)) == 4
     assert decoder.stats["frames"] == 4
+
+
+def test_a_lone_dack_is_taken_only_whole_and_valid() -> None:
+    decoder = FrameDecoder()
+    good = encode_frame(4, "DACK", "17")
+    ack = decoder.lone_ack(good)
+    assert ack is not None and ack.update == 17
+    assert decoder.stats["frames"] == 1
+    for other in (
+        good[:-1],  # no LF yet
+        good + good,  # two of them: feed's
+        good.replace(b"*", b"*0")[:-2] + b"\n",  # a checksum spoiled
+        encode_frame(5, "DLOST", "17"),
+        encode_frame(5, "DACK", "65535").replace(b"65535", b"65536"),
+        b"\n" + encode_frame(5, "DACK", "1"),
+    ):
+        assert decoder.lone_ack(other) is None, other
+    assert decoder.stats["frames"] == 1  # nothing it refused was counted
+    decoder.feed(b"$5 DACK")  # half a frame held: the next read is the rest of it
+    assert decoder.lone_ack(encode_frame(6, "DACK", "2")) is None
