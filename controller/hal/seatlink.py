@@ -220,8 +220,22 @@ def encode_counted(
         frames.append(frame)
     payload = b"".join(frames)
     head_kind, head_args = header(len(payload))
-    head = encode_frame((seq - len(block)) % SEQ_MODULO, head_kind, *head_args)
+    first = (seq - len(block)) % SEQ_MODULO
+    # the header's type and arguments are the Pi's own (numbers, FULL/DIFF): checked by
+    # one match of their own, the frame made as encode_frame makes it
+    try:
+        head_body = " ".join((str(first), head_kind, *head_args)).encode("ascii")
+    except UnicodeEncodeError:
+        head_body = b""
+    if _HEADER_RE.fullmatch(head_body) is None or head_body.count(b" ") != len(head_args) + 1:
+        raise ValueError(f"bad block header: {head_kind!r} {head_args!r}")
+    head = b"$%s*%04X\n" % (head_body, binascii.crc_hqx(head_body, 0xFFFF))
     return b"\n" + head + payload, (seq + 1) % SEQ_MODULO
+
+
+#: a counted block's header (``DU <update> <regions> <bytes> FULL|DIFF``, its sequence
+#: number first): short enough for any frame, so its length needs no check of its own
+_HEADER_RE: Final = re.compile(rb"(?:0|[1-9][0-9]{0,4}) [A-Z]{1,8}(?: [0-9A-Z]{1,8}){0,4}")
 
 
 _FRAME_RE: Final = re.compile(
@@ -623,12 +637,14 @@ def _write_all(port: _Port, data: bytes) -> None:
     if not isinstance(fd, int):
         port.write(data)
         return
-    view = memoryview(data)
+    rest: bytes | memoryview = data
     try:
-        while view:
-            view = view[os.write(fd, view) :]
+        written = os.write(fd, rest)
+        while written < len(rest):  # most often the kernel takes it all at once
+            rest = memoryview(rest)[written:]
+            written = os.write(fd, rest)
     except BlockingIOError:
-        port.write(bytes(view))
+        port.write(bytes(rest))
 
 
 class SeatLink:

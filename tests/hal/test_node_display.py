@@ -500,6 +500,22 @@ def test_known_region_lines() -> None:
     assert encode_counted(
         40, lambda n: ("DU", ("7", "1", str(n), "DIFF")), [(b"DR", line[7:-5])]
     ) == (b"\n$40 DU 7 1 47 DIFF*BEC8\n" + line + b"\n", 42)
+    # the header is checked as encode_frame checks any frame's type and arguments
+    for kind, args in (
+        ("du", ("7", "1", "47", "DIFF")),
+        ("DU", ("7", "1", "47 DIFF")),  # a space in an argument: two of them
+        ("DU", ("7", "1", "47", "DÍFF")),
+        ("DU", ("7", "", "47", "DIFF")),
+        ("DU", ("7", "1", "47", "DIFF", "X", "Y")),
+    ):
+
+        def header(
+            count: int, kind: str = kind, args: tuple[str, ...] = args
+        ) -> tuple[str, tuple[str, ...]]:
+            return kind, args
+
+        with pytest.raises(ValueError, match="bad block header"):
+            encode_counted(40, header, [(b"DR", line[7:-5])])
     for bad, reason in (
         (b"$41 DR 1 2 39 47 AAECAwQFBgcICQoLDA0ODxAR*CA56", protocol.CHECKSUM),
         (b"$41 DR 1 2 39 47 AAECAwQFBgcICQoLDA0ODw==*8D2C", protocol.MALFORMED),  # 16 of 18
