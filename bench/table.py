@@ -52,7 +52,14 @@ threads' clocks read). The seat nodes' heartbeats' share is in (they are real
 traffic). Wall time is not reported: on a shared machine it measures the
 neighbours.
 
-Run: ``.venv/bin/python bench/table.py [--games N] [--players 6] [--topology node pi]``.
+``--runs 3`` plays each topology three times and prints, after each run's lines, the
+medians of their three headline figures (``runs=3 median_cpu_ms_mean=...
+median_cpu_ms_p99=... median_noop_cpu_ms_mean=...``: what the targets are checked on).
+The ``kind=``, ``what=`` and ``part=writer`` lines are the last run's. ``loadavg=``: the
+machine's one-minute load average as the run ended.
+
+Run: ``.venv/bin/python bench/table.py [--games N] [--players 6] [--topology node pi]
+[--runs 3]``.
 """
 
 from __future__ import annotations
@@ -60,6 +67,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import itertools
+import os
 import statistics
 import sys
 import tempfile
@@ -307,17 +315,56 @@ def summary(samples: Sequence[Sample], p99_kinds: bool = False) -> str:
     return line
 
 
+def headline(samples: Sequence[Sample]) -> tuple[float, float, float]:
+    """(mean, 99th percentile, no-op mean) CPU in ms, the figures the targets are set on."""
+    cpu = [s.cpu for s in samples]
+    noop = [s.cpu for s in samples if s.panel_bytes == 0] or [float("nan")]
+    p99 = statistics.quantiles(cpu, n=100)[98] if len(cpu) > 1 else cpu[0]
+    return statistics.fmean(cpu) * 1e3, p99 * 1e3, statistics.fmean(noop) * 1e3
+
+
+def load_average() -> str:
+    """The machine's one-minute load average when a run ends ("-" where none is read):
+    the figures move with the neighbours' work."""
+    try:
+        return f"{os.getloadavg()[0]:.2f}"
+    except OSError:
+        return "-"
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--games", type=int, default=3, help="seeds (each played twice)")
     parser.add_argument("--players", type=int, nargs="+", default=[6])
     parser.add_argument("--topology", nargs="+", choices=TOPOLOGIES, default=list(TOPOLOGIES))
+    parser.add_argument(
+        "--runs",
+        type=int,
+        default=1,
+        help="runs of each topology; more than one also prints their medians (runs=...)",
+    )
     args = parser.parse_args(argv)
+    if args.runs < 1:
+        parser.error("--runs must be at least 1")
     for topology, players in itertools.product(args.topology, args.players):
-        frames: list[tuple[int, bytes]] = []
-        samples = measure(topology, players, args.games, frames)
         head = f"topology={topology} players={players}"
-        print(f"{head} {summary(samples, p99_kinds=True)}", flush=True)
+        runs = []
+        for run in range(args.runs):
+            frames: list[tuple[int, bytes]] = []
+            samples = measure(topology, players, args.games, frames)
+            runs.append(headline(samples))
+            which = f" run={run + 1}" if args.runs > 1 else ""
+            print(
+                f"{head}{which} {summary(samples, p99_kinds=True)} loadavg={load_average()}",
+                flush=True,
+            )
+        if args.runs > 1:
+            mean, p99, noop = (statistics.median(figure) for figure in zip(*runs, strict=True))
+            print(
+                f"{head} runs={args.runs} median_cpu_ms_mean={mean:.3f} "
+                f"median_cpu_ms_p99={p99:.3f} median_noop_cpu_ms_mean={noop:.3f}",
+                flush=True,
+            )
         if frames:
             per_update = writer_replay(frames, players)
             print(

@@ -1,0 +1,93 @@
+"""``bench/table.py`` as a developer runs it: it plays its games on both topologies and
+prints the key=value lines its README figures are read from. No figure is judged here
+(figures are the benchmark's, not a test's); only that each is printed and well formed,
+and that ``--runs`` gives the medians of the runs' own figures."""
+
+from __future__ import annotations
+
+import os
+import re
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _bench(tmp_path: Path, *args: str) -> list[dict[str, str]]:
+    env = {**os.environ, "TMPDIR": str(tmp_path)}  # its state directories: ours
+    done = subprocess.run(
+        [sys.executable, "bench/table.py", "--games", "1", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    lines = []
+    for line in done.stdout.splitlines():
+        pairs = dict(re.findall(r"(\w+)=(\S+)", line))
+        assert len(pairs) == line.count("="), line  # every word a key=value
+        lines.append(pairs)
+    return lines
+
+
+def _float(text: str) -> float:
+    value = float(text)
+    assert value > 0
+    return value
+
+
+def test_both_topologies_print_their_figures(tmp_path: Path) -> None:
+    lines = _bench(tmp_path, "--topology", "node", "pi")
+    heads = [line for line in lines if not {"kind", "what", "part", "runs"} & line.keys()]
+    assert [line["topology"] for line in heads] == ["node", "pi"]
+    for line in heads:
+        assert line["players"] == "6" and int(line["events"]) > 1000
+        for key in ("cpu_ms_mean", "cpu_ms_p99", "noop_cpu_ms_mean"):
+            _float(line[key])
+        assert 0 < int(line["noop_events"]) < int(line["events"])
+        assert line["p99_set_by"]
+        assert line["loadavg"] == "-" or float(line["loadavg"]) >= 0
+    # the same seeds: the same events on both, each kind and what they did split out
+    assert heads[0]["events"] == heads[1]["events"]
+    for topology in ("node", "pi"):
+        kinds = {
+            line["kind"] for line in lines if line.get("topology") == topology and "kind" in line
+        }
+        assert kinds == {"press", "hold", "tag_on", "tag_off"}
+        whats = {
+            line["what"] for line in lines if line.get("topology") == topology and "what" in line
+        }
+        assert whats == {"deal", "hand_end", "accepted", "other"}
+    writer = [line for line in lines if line.get("part") == "writer"]
+    assert [line["topology"] for line in writer] == ["pi"]
+    _float(writer[0]["us_per_update_min"])
+
+
+def test_runs_print_the_medians_of_their_figures(tmp_path: Path) -> None:
+    lines = _bench(tmp_path, "--topology", "node", "--runs", "3")
+    runs = [line for line in lines if "run" in line]
+    assert [line["run"] for line in runs] == ["1", "2", "3"]
+    (medians,) = [line for line in lines if "runs" in line]
+    assert medians["runs"] == "3" and medians["topology"] == "node"
+    for key in ("cpu_ms_mean", "cpu_ms_p99", "noop_cpu_ms_mean"):
+        each = [float(line[key]) for line in runs]
+        assert float(medians[f"median_{key}"]) == statistics.median(each), key
+
+
+def test_runs_must_be_one_or_more(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "bench/table.py", "--runs", "0"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2 and "--runs must be at least 1" in done.stderr
+    assert "Traceback" not in done.stderr
