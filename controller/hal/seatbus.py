@@ -10,6 +10,10 @@ deadline passed runs its timers. The table service waits in its bus when it has 
 queued (``TableService.step``): a node's frame is read, parsed and handled on the
 loop's thread, with no thread hand-off.
 
+A member that has more to write than a port's buffer took asks to hear of room too
+(``want_write``: a seat link's outbox), until it has written it all
+(``done_writing``): the loop never waits for a slow node's write.
+
 ``start()`` runs the bus on a thread of its own (a link started with no bus does so
 with a private bus: ``truco-table enroll``, the tests); ``wake()`` ends a wait at once
 from any thread.
@@ -76,6 +80,8 @@ class SeatBus:
         self._woken = False  # a byte is in the wake pipe (wakes do not pile up)
         self._finalizer = weakref.finalize(self, _close_fds, self._wake_r, self._wake_w)
         self._selector.register(self._wake_r, selectors.EVENT_READ, self._drain_wake)
+        # what writes to a watched descriptor when it has room (``want_write``)
+        self._writers: dict[int, Callable[[], None]] = {}
         self._closed = False
         self._thread: threading.Thread | None = None
         self.failures = 0  # readers and timers that raised (logged, never fatal)
@@ -108,8 +114,30 @@ class SeatBus:
             self._selector.register(fd, selectors.EVENT_READ, on_ready)
 
     def unwatch(self, fd: int) -> None:
+        self._writers.pop(fd, None)
         with self._lock, contextlib.suppress(KeyError, ValueError, OSError):
             self._selector.unregister(fd)
+
+    def want_write(self, fd: int, on_writable: Callable[[], None]) -> None:
+        """Watch the ``watch``ed ``fd`` for room to write too: ``on_writable()`` is
+        called on the waiting thread each time the port takes more, until
+        ``done_writing``. From any thread, with no lock of the bus's taken (a link calls
+        it holding its own write lock, which the bus's readers take): ``epoll`` is told
+        at once, and a wait under way hears it."""
+        self._writers[fd] = on_writable
+        self._modify(fd, selectors.EVENT_READ | selectors.EVENT_WRITE)
+
+    def done_writing(self, fd: int) -> None:
+        """Nothing more waits to be written to ``fd``: only its reading is watched."""
+        if self._writers.pop(fd, None) is not None:
+            self._modify(fd, selectors.EVENT_READ)
+
+    def _modify(self, fd: int, events: int) -> None:
+        # unwatched or closed meanwhile (a session that ended on another thread): nothing
+        with contextlib.suppress(KeyError, ValueError, OSError, RuntimeError):
+            key = self._selector.get_key(fd)
+            if key.events != events:
+                self._selector.modify(fd, events, key.data)
 
     # -- waiting ---------------------------------------------------------------------
     def wake(self) -> None:
@@ -147,11 +175,21 @@ class SeatBus:
                 return 0
             raise
         with self._lock:
-            for key, _mask in ready:
-                try:
-                    key.data()
-                except Exception:  # a member's bug never stops the loop that waits here
-                    self._failed(key.data)
+            for key, mask in ready:
+                if mask & selectors.EVENT_READ:
+                    try:
+                        key.data()
+                    except Exception:  # a member's bug never stops the loop that waits here
+                        self._failed(key.data)
+                if mask & selectors.EVENT_WRITE:
+                    writer = self._writers.get(key.fd)
+                    if writer is not None:
+                        try:
+                            writer()
+                        except Exception:
+                            self._writers.pop(key.fd, None)
+                            self._modify(key.fd, selectors.EVENT_READ)
+                            self._failed(writer)
             now = time.monotonic()
             for member in self._members:
                 if member.due <= now:

@@ -69,9 +69,11 @@ __all__ = [
     "BUTTONS",
     "LED_MODES",
     "MAX_FRAME",
+    "OUTBOX_MAX",
     "PROTOCOL_VERSION",
     "PROTOCOL_VERSIONS",
     "REJECT_REASONS",
+    "SEQ_MODULO",
     "ButtonHeld",
     "ButtonPressed",
     "DisplayAck",
@@ -85,6 +87,7 @@ __all__ = [
     "NodeConnected",
     "NodeDisconnected",
     "NodeEvent",
+    "OutboxFull",
     "PanelReport",
     "SeatLink",
     "TagArrived",
@@ -628,6 +631,16 @@ _PLAIN = frozenset(
 )
 
 
+#: the most a link's outbox holds for a node that reads slowly (``SeatLink._put``): about
+#: eleven whole-screen updates; more is a node that does not read
+OUTBOX_MAX: Final = 16384
+
+
+class OutboxFull(OSError):
+    """A write to a node whose outbox is full: the node has not read for a while (its
+    heartbeat's timeout ends the session). Handled where a failed write is."""
+
+
 def _write_all(port: _Port, data: bytes) -> None:
     """Write all of ``data``: straight to the port's file descriptor when it has one (a
     tty; pyserial's write adds a select and a timeout to every call, which the Pi pays
@@ -706,6 +719,9 @@ class SeatLink:
         self._recovery_wait = repl_after
         self._warned_silent = False
         self._write_lock = threading.Lock()
+        self._out = bytearray()  # what the port's buffer has not taken yet (``_put``)
+        self.outbox_waits = 0  # writes the kernel took only part of (the rest waited)
+        self.outbox_overflows = 0  # writes refused: the outbox was full (``OutboxFull``)
         self._serial: _Port | None = None
         self._tx_seq = 0
         self._connected = False
@@ -819,7 +835,7 @@ class SeatLink:
             frame = encode_frame(self._tx_seq, kind, *args)
             self._tx_seq = (self._tx_seq + 1) % SEQ_MODULO
             try:
-                _write_all(port, frame)
+                self._put(port, frame)
             except (serial.SerialException, OSError) as error:
                 log.debug("seat %d: write failed: %s", self.seat, error)
                 return False
@@ -837,7 +853,7 @@ class SeatLink:
                 frames.append(encode_frame(self._tx_seq, kind, *args))
                 self._tx_seq = (self._tx_seq + 1) % SEQ_MODULO
             try:
-                _write_all(port, b"".join(frames))
+                self._put(port, b"".join(frames))
             except (serial.SerialException, OSError) as error:
                 log.debug("seat %d: write failed: %s", self.seat, error)
                 return False
@@ -859,7 +875,7 @@ class SeatLink:
                 return 0
             data, self._tx_seq = encode_counted(self._tx_seq, header, block)
             try:
-                _write_all(port, data)
+                self._put(port, data)
             except (serial.SerialException, OSError) as error:
                 log.debug("seat %d: write failed: %s", self.seat, error)
                 return 0
@@ -899,11 +915,63 @@ class SeatLink:
             if before is not None:
                 before()
             try:
-                _write_all(port, data)
+                self._put(port, data)
             except (serial.SerialException, OSError) as error:
                 log.debug("seat %d: write failed: %s", self.seat, error)
                 return False
         return True
+
+    def _put(self, port: _Port, data: bytes) -> None:
+        """Write ``data`` whole, in order after whatever waits (the link's write lock
+        held). On a bus, a write never waits for the node: what the kernel's buffer does
+        not take now (a node that reads slowly, busy with its panel) waits in the link's
+        outbox and goes out as the port takes it (the bus watches the port for room), so
+        the loop reading every seat never stalls on one. An outbox past ``OUTBOX_MAX``
+        bytes is a node that does not read: this write fails (``OutboxFull``), what
+        waited is kept (its frames stay whole), as a timed-out write did. With no bus
+        (or no file descriptor), pyserial's write, which waits up to its timeout."""
+        fd, bus = self._fd, self._bus
+        if fd is None or bus is None:
+            _write_all(port, data)
+            return
+        out = self._out
+        if out:
+            if len(out) + len(data) > OUTBOX_MAX:
+                self.outbox_overflows += 1
+                raise OutboxFull(f"{len(out)} bytes wait for the node")
+            out += data
+            return
+        try:
+            written = os.write(fd, data)
+        except BlockingIOError:
+            written = 0
+        if written < len(data):
+            out += memoryview(data)[written:]
+            self.outbox_waits += 1
+            bus.want_write(fd, self._writable)
+
+    def _writable(self) -> None:
+        """The bus found room in the port's buffer: what waits in the outbox goes on."""
+        with self._write_lock:
+            fd, bus, out = self._fd, self._bus, self._out
+            if fd is None or bus is None:
+                out.clear()
+                return
+            if out:
+                try:
+                    del out[: os.write(fd, out)]
+                except BlockingIOError:
+                    return
+                except OSError as error:  # the port went: the reading side ends the session
+                    log.debug("seat %d: write failed: %s", self.seat, error)
+                    out.clear()
+            if not out:
+                bus.done_writing(fd)
+
+    @property
+    def outbox(self) -> int:
+        """Bytes written to the link that wait for room in the port's buffer."""
+        return len(self._out)
 
     # -- events ----------------------------------------------------------------------------
     def _deliver(self, event: LinkEvent) -> None:
@@ -1023,6 +1091,7 @@ class SeatLink:
         self._logged_rejects.clear()
         with self._write_lock:
             self._serial = port
+            self._out.clear()
             self._tx_seq = 0
             self._answered = False
             self._repl_seen = False
@@ -1172,6 +1241,7 @@ class SeatLink:
         with self._write_lock:
             port = self._serial
             self._serial = None
+            self._out.clear()  # the session's bytes: the next one starts afresh
             previous = self._session_id  # the next opening is another session
             while self._session_id == previous:
                 self._session_id = random.randrange(SEQ_MODULO)

@@ -296,3 +296,37 @@ def test_a_mock_node_nobody_reads_for_long_drops_frames_instead_of_blocking() ->
         assert node.dropped > 0
     finally:
         node.close()
+
+
+def test_a_watched_port_is_watched_for_room_only_while_something_waits() -> None:
+    """``want_write``: the writer is called on the waiting thread when the descriptor
+    has room, each wait, until ``done_writing``; its reading goes on meanwhile."""
+    bus = SeatBus()
+    read_end, write_end = os.pipe()
+    os.set_blocking(write_end, False)
+    try:
+        with contextlib.suppress(BlockingIOError):
+            while True:  # the pipe full: no room
+                os.write(write_end, b"x" * 4096)
+        reads: list[int] = []
+        room: list[int] = []
+        bus.watch(write_end, lambda: reads.append(1))
+        bus.want_write(write_end, lambda: room.append(1))
+        assert bus.wait(0.05) == 0 and room == []  # full: the writer is not called
+        os.set_blocking(read_end, False)
+        with contextlib.suppress(BlockingIOError):
+            while True:  # emptied by its reader
+                os.read(read_end, 65536)
+        assert bus.wait(1.0) == 1 and room == [1]
+        assert bus.wait(0.0) == 1 and room == [1, 1]  # room still: again
+        assert reads == []  # a write end is never readable
+        bus.done_writing(write_end)
+        assert bus.wait(0.05) == 0 and room == [1, 1]  # no more
+        bus.want_write(write_end, lambda: room.append(2))
+        bus.unwatch(write_end)  # unwatched: its writer goes with it
+        assert bus.wait(0.05) == 0 and room == [1, 1]
+        bus.done_writing(write_end)  # and telling it so again does nothing
+    finally:
+        bus.close()
+        os.close(read_end)
+        os.close(write_end)

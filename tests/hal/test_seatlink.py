@@ -23,6 +23,8 @@ from seatnode.node import NodeApp
 
 from controller.hal import seatlink as sl
 from controller.hal.seatlink import (
+    OUTBOX_MAX,
+    SEQ_MODULO,
     ButtonHeld,
     ButtonPressed,
     FrameDecoder,
@@ -824,3 +826,109 @@ def test_write_all_writes_every_byte_once(
     seatlink._write_all(port, b"0123456789")  # type: ignore[arg-type]
     assert bytes(wrote) == direct
     assert port.written == fallback
+
+
+# FAST, but a node that stops reading is not timed out while a test fills its port
+PATIENT: Timings = {**FAST, "heartbeat_timeout": 30.0}
+
+
+def _connected(node: RawNode, link: SeatLink, events: Events) -> None:
+    node.hear(f"HELLO 3 {link.session}*".encode())
+    node.send("HELLO", "3", "0.1.0", "1", "abcd", "B2", str(link.session))
+    events.wait_for(lambda e: isinstance(e, Hello))
+
+
+def _frames_heard(node: RawNode) -> list[tuple[int, str, tuple[str, ...]]]:
+    """Every frame the node has heard whole so far (up to its last LF), each checked."""
+    lines = [line for line in node.heard.split(b"\n")[:-1] if line]
+    return [sl.parse_frame(line) for line in lines]
+
+
+def _drain(node: RawNode, link: SeatLink) -> None:
+    """The node reads again, until the link's outbox is empty and the port holds
+    nothing more (the bus writes what waited as the port takes it)."""
+    deadline = time.monotonic() + 10.0
+    while time.monotonic() < deadline:
+        try:
+            node.heard += os.read(node.master, 65536)
+        except BlockingIOError:
+            if link.outbox == 0:
+                return
+            time.sleep(0.001)
+    raise AssertionError(f"{link.outbox} bytes still wait for the node")
+
+
+def _fill_the_port(link: SeatLink) -> int:
+    """Frames sent while the node reads nothing, until the kernel's buffer is full and
+    the link's outbox holds the rest; how many were sent."""
+    sent = 0
+    while link.outbox == 0:
+        assert link.send("IDENT", "5")
+        sent += 1
+        assert sent < 200_000, "the port's buffer never filled"
+    return sent
+
+
+def test_a_node_that_does_not_read_never_stalls_a_write() -> None:
+    """A node busy with its panel (or stuck) stops reading: the kernel's buffer fills.
+    Every write still returns at once (no pyserial wait of up to its 1 s timeout on the
+    loop that reads every seat); what the port did not take waits in the link's outbox
+    and reaches the node, whole and in order, when it reads again."""
+    node = RawNode()
+    try:
+        events = Events()
+        with SeatLink(1, node.path, events, **PATIENT) as link:
+            _connected(node, link, events)
+            sent = _fill_the_port(link)
+            for _ in range(100):  # more while nothing is read: each taken, none waits
+                assert link.send("IDENT", "5")
+            sent += 100
+            assert link.outbox > 0 and link.outbox_waits == 1
+            node.heard = b""
+            _drain(node, link)
+            frames = [frame for frame in _frames_heard(node) if frame[1] == "IDENT"]
+            assert link.outbox == 0
+            assert len(frames) == sent  # every one, whole (parse_frame checks each)
+            seqs = [seq for seq, _kind, _args in frames]
+            assert seqs == [(seqs[0] + n) % SEQ_MODULO for n in range(sent)]  # in order
+    finally:
+        node.close()
+
+
+def test_a_full_outbox_refuses_writes_and_keeps_its_frames_whole() -> None:
+    node = RawNode()
+    try:
+        events = Events()
+        with SeatLink(1, node.path, events, **PATIENT) as link:
+            _connected(node, link, events)
+            _fill_the_port(link)
+            refused = 0
+            for _ in range(OUTBOX_MAX):  # a node that never reads again
+                if not link.send("IDENT", "5"):
+                    refused += 1
+                    break
+            assert refused and link.outbox_overflows == 1
+            assert OUTBOX_MAX - 64 < link.outbox <= OUTBOX_MAX
+            node.heard = b""
+            _drain(node, link)
+            # what it holds went out: frames whole (the first may be the rest of the one
+            # the kernel took half of); the refused one never went
+            assert link.outbox == 0
+            assert node.heard.endswith(b"\n")
+            assert all(kind == "IDENT" for _seq, kind, _args in _frames_heard(node)[1:])
+            assert link.send("IDENT", "5")  # room again: taken at once
+    finally:
+        node.close()
+
+
+def test_a_session_that_ends_forgets_its_outbox() -> None:
+    node = RawNode()
+    try:
+        events = Events()
+        with SeatLink(1, node.path, events, **PATIENT) as link:
+            _connected(node, link, events)
+            _fill_the_port(link)
+            assert link.outbox > 0
+        assert link.outbox == 0  # closed: nothing of it is written to the next session
+    finally:
+        node.close()
