@@ -869,66 +869,59 @@ def _fill_the_port(link: SeatLink) -> int:
     return sent
 
 
+@contextlib.contextmanager
+def _a_full_port() -> Iterator[tuple[RawNode, SeatLink, int]]:
+    """A link to a node that stopped reading: the port's buffer full, the link's outbox
+    holding the rest; with how many frames were sent."""
+    node = RawNode()
+    try:
+        events = Events()
+        with SeatLink(1, node.path, events, **PATIENT) as link:
+            _connected(node, link, events)
+            yield node, link, _fill_the_port(link)
+    finally:
+        node.close()
+
+
 def test_a_node_that_does_not_read_never_stalls_a_write() -> None:
     """A node busy with its panel (or stuck) stops reading: the kernel's buffer fills.
     Every write still returns at once (no pyserial wait of up to its 1 s timeout on the
     loop that reads every seat); what the port did not take waits in the link's outbox
     and reaches the node, whole and in order, when it reads again."""
-    node = RawNode()
-    try:
-        events = Events()
-        with SeatLink(1, node.path, events, **PATIENT) as link:
-            _connected(node, link, events)
-            sent = _fill_the_port(link)
-            for _ in range(100):  # more while nothing is read: each taken, none waits
-                assert link.send("IDENT", "5")
-            sent += 100
-            assert link.outbox > 0 and link.outbox_waits == 1
-            node.heard = b""
-            _drain(node, link)
-            frames = [frame for frame in _frames_heard(node) if frame[1] == "IDENT"]
-            assert link.outbox == 0
-            assert len(frames) == sent  # every one, whole (parse_frame checks each)
-            seqs = [seq for seq, _kind, _args in frames]
-            assert seqs == [(seqs[0] + n) % SEQ_MODULO for n in range(sent)]  # in order
-    finally:
-        node.close()
+    with _a_full_port() as (node, link, sent):
+        for _ in range(100):  # more while nothing is read: each taken, none waits
+            assert link.send("IDENT", "5")
+        sent += 100
+        assert link.outbox > 0 and link.outbox_waits == 1
+        node.heard = b""
+        _drain(node, link)
+        frames = [frame for frame in _frames_heard(node) if frame[1] == "IDENT"]
+        assert link.outbox == 0
+        assert len(frames) == sent  # every one, whole (parse_frame checks each)
+        seqs = [seq for seq, _kind, _args in frames]
+        assert seqs == [(seqs[0] + n) % SEQ_MODULO for n in range(sent)]  # in order
 
 
 def test_a_full_outbox_refuses_writes_and_keeps_its_frames_whole() -> None:
-    node = RawNode()
-    try:
-        events = Events()
-        with SeatLink(1, node.path, events, **PATIENT) as link:
-            _connected(node, link, events)
-            _fill_the_port(link)
-            refused = 0
-            for _ in range(OUTBOX_MAX):  # a node that never reads again
-                if not link.send("IDENT", "5"):
-                    refused += 1
-                    break
-            assert refused and link.outbox_overflows == 1
-            assert OUTBOX_MAX - 64 < link.outbox <= OUTBOX_MAX
-            node.heard = b""
-            _drain(node, link)
-            # what it holds went out: frames whole (the first may be the rest of the one
-            # the kernel took half of); the refused one never went
-            assert link.outbox == 0
-            assert node.heard.endswith(b"\n")
-            assert all(kind == "IDENT" for _seq, kind, _args in _frames_heard(node)[1:])
-            assert link.send("IDENT", "5")  # room again: taken at once
-    finally:
-        node.close()
+    with _a_full_port() as (node, link, _sent):
+        for _ in range(OUTBOX_MAX):  # a node that never reads again
+            if not link.send("IDENT", "5"):
+                break
+        else:
+            pytest.fail("the outbox took every write")
+        assert link.outbox_overflows == 1
+        assert OUTBOX_MAX - 64 < link.outbox <= OUTBOX_MAX
+        node.heard = b""
+        _drain(node, link)
+        # what it holds went out: frames whole (the first may be the rest of the one
+        # the kernel took half of); the refused one never went
+        assert link.outbox == 0
+        assert node.heard.endswith(b"\n")
+        assert all(kind == "IDENT" for _seq, kind, _args in _frames_heard(node)[1:])
+        assert link.send("IDENT", "5")  # room again: taken at once
 
 
 def test_a_session_that_ends_forgets_its_outbox() -> None:
-    node = RawNode()
-    try:
-        events = Events()
-        with SeatLink(1, node.path, events, **PATIENT) as link:
-            _connected(node, link, events)
-            _fill_the_port(link)
-            assert link.outbox > 0
-        assert link.outbox == 0  # closed: nothing of it is written to the next session
-    finally:
-        node.close()
+    with _a_full_port() as (_node, link, _sent):
+        assert link.outbox > 0
+    assert link.outbox == 0  # closed: nothing of it is written to the next session
