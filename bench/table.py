@@ -67,6 +67,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import itertools
+import math
 import os
 import statistics
 import sys
@@ -299,28 +300,28 @@ def measure(
     return samples
 
 
-def summary(samples: Sequence[Sample], p99_kinds: bool = False) -> str:
+def headline(samples: Sequence[Sample]) -> tuple[float, float, float]:
+    """(mean, 99th percentile, no-op mean) CPU in seconds, the figures the targets are
+    set on; the no-op mean is NaN when no event was one."""
     cpu = [s.cpu for s in samples]
     noop = [s.cpu for s in samples if s.panel_bytes == 0]
     p99 = statistics.quantiles(cpu, n=100)[98] if len(cpu) > 1 else cpu[0]
-    noop_mean = f"{statistics.fmean(noop) * 1e3:.3f}" if noop else "-"
+    return statistics.fmean(cpu), p99, statistics.fmean(noop) if noop else math.nan
+
+
+def summary(samples: Sequence[Sample], p99_kinds: bool = False) -> str:
+    mean, p99, noop = headline(samples)
+    noop_events = sum(1 for s in samples if s.panel_bytes == 0)
+    noop_mean = "-" if math.isnan(noop) else f"{noop * 1e3:.3f}"
     line = (
-        f"events={len(samples)} cpu_ms_mean={statistics.fmean(cpu) * 1e3:.3f} "
-        f"cpu_ms_p99={p99 * 1e3:.3f} noop_events={len(noop)} noop_cpu_ms_mean={noop_mean} "
+        f"events={len(samples)} cpu_ms_mean={mean * 1e3:.3f} "
+        f"cpu_ms_p99={p99 * 1e3:.3f} noop_events={noop_events} noop_cpu_ms_mean={noop_mean} "
         f"panel_bytes_mean={statistics.fmean(s.panel_bytes for s in samples):.0f}"
     )
     if p99_kinds:
         top = Counter(f"{s.kind}/{s.what}" for s in samples if s.cpu >= p99)
         line += " p99_set_by=" + ",".join(f"{k}:{n}" for k, n in top.most_common(4))
     return line
-
-
-def headline(samples: Sequence[Sample]) -> tuple[float, float, float]:
-    """(mean, 99th percentile, no-op mean) CPU in ms, the figures the targets are set on."""
-    cpu = [s.cpu for s in samples]
-    noop = [s.cpu for s in samples if s.panel_bytes == 0] or [float("nan")]
-    p99 = statistics.quantiles(cpu, n=100)[98] if len(cpu) > 1 else cpu[0]
-    return statistics.fmean(cpu) * 1e3, p99 * 1e3, statistics.fmean(noop) * 1e3
 
 
 def load_average() -> str:
@@ -361,8 +362,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         if args.runs > 1:
             mean, p99, noop = (statistics.median(figure) for figure in zip(*runs, strict=True))
             print(
-                f"{head} runs={args.runs} median_cpu_ms_mean={mean:.3f} "
-                f"median_cpu_ms_p99={p99:.3f} median_noop_cpu_ms_mean={noop:.3f}",
+                f"{head} runs={args.runs} median_cpu_ms_mean={mean * 1e3:.3f} "
+                f"median_cpu_ms_p99={p99 * 1e3:.3f} median_noop_cpu_ms_mean={noop * 1e3:.3f}",
                 flush=True,
             )
         if frames:

@@ -400,8 +400,11 @@ class FrameDecoder:
         if self._buf or self._skipping:
             return None
         match = _FAST_DACK.fullmatch(data)
-        if match is None:
-            return None
+        return None if match is None else self._fast_ack(match)
+
+    def _fast_ack(self, match: re.Match[bytes]) -> DisplayAck | None:
+        """The DACK a ``_FAST_DACK`` match is, counted and its sequence checked; None
+        when its numbers or its checksum leave it to the general way."""
         body, seq_text, update, crc_text = match.groups()
         seq, number = int(seq_text), int(update)
         if (
@@ -432,13 +435,9 @@ class FrameDecoder:
                 event: NodeEvent | None
                 match = dack(data, at)  # the most frequent: one a display update
                 if match is not None:
-                    body, seq_text, update, crc_text = match.groups()
-                    seq, number = int(seq_text), int(update)
-                    if seq >= SEQ_MODULO or number >= SEQ_MODULO:
+                    event = self._fast_ack(match)
+                    if event is None:
                         break
-                    if crc(body, 0xFFFF) != int(crc_text, 16):
-                        break
-                    event = DisplayAck(number)
                 else:
                     match = fast(data, at)
                     if match is None:
@@ -450,7 +449,7 @@ class FrameDecoder:
                     event = _fast_event(*message)
                     if event is None:
                         break
-                self._accepted(seq, event)
+                    self._accepted(seq, event)
                 events.append(event)
                 at = match.end()
             if at == size:
@@ -1183,18 +1182,13 @@ class SeatLink:
             log.debug("seat %d: the port reports readiness to read but returned no data", self.seat)
             self._lost()
             return
-        listener = self.display_listener
-        if listener is not None and self._connected and not self._repl_seen:
-            # a display update's DACK alone in the read (the commonest): its panel's
-            # port hears it, as _take -> _handle -> _deliver would have it
+        if self.display_listener is not None and self._connected and not self._repl_seen:
+            # a display update's DACK alone in the read (the commonest): delivered to its
+            # panel's port, as _take -> _handle would deliver it
             ack = self.decoder.lone_ack(data)
             if ack is not None:
                 self._last_rx = time.monotonic()
-                try:
-                    listener(ack)
-                except Exception:
-                    self.decoder.count(CALLBACK_ERRORS)
-                    log.exception("seat %d: the display port failed on %r", self.seat, ack)
+                self._deliver(ack)
                 return
         self._take(data)
 

@@ -15,10 +15,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _bench(tmp_path: Path, *args: str) -> list[dict[str, str]]:
+def _run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "TMPDIR": str(tmp_path)}  # its state directories: ours
-    done = subprocess.run(
-        [sys.executable, "bench/table.py", "--games", "1", *args],
+    return subprocess.run(
+        [sys.executable, "bench/table.py", *args],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -26,6 +26,10 @@ def _bench(tmp_path: Path, *args: str) -> list[dict[str, str]]:
         timeout=600,
         check=False,
     )
+
+
+def _bench(tmp_path: Path, *args: str) -> list[dict[str, str]]:
+    done = _run(tmp_path, "--games", "1", *args)
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     lines = []
@@ -81,13 +85,6 @@ def test_runs_print_the_medians_of_their_figures(tmp_path: Path) -> None:
 
 
 def test_runs_must_be_one_or_more(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "bench/table.py", "--runs", "0"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    done = _run(tmp_path, "--runs", "0")
     assert done.returncode == 2 and "--runs must be at least 1" in done.stderr
     assert "Traceback" not in done.stderr
