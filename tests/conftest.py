@@ -1,0 +1,14 @@
+"""Settings every test shares.
+
+Hypothesis's per-example deadline (200 ms by default) is a timing assertion:
+on a loaded two-core CI machine one example in thousands takes longer and the
+whole run fails as "Flaky" although the property held. Speed is measured in
+``bench/``, never in tests, so the deadline is off for the whole suite.
+"""
+
+from __future__ import annotations
+
+from hypothesis import settings
+
+settings.register_profile("truco-table", deadline=None)
+settings.load_profile("truco-table")
