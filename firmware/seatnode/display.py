@@ -9,13 +9,17 @@ them as one *update* (firmware/PROTOCOL.md, "Display frames"):
     DU <update> <regions> <bytes> FULL|DIFF  (protocol 3) then exactly <bytes> bytes:
     DR <p0> <p1> <c0> <c1> <data>           one whole window a frame (up to 1,400 bytes)
 
-and the node answers ``DACK <update>`` once every piece is in the panel's RAM,
-or ``DLOST <update>`` when a piece went missing (a bad line, a gap in the
-indexes or in the update numbers), after which it ignores display frames
-until a FULL update comes.  ``PANEL <type> <address> OK|MISSING`` tells the
-Pi the panel's state: after every HELLO, when the panel stops answering, and
-when it answers again (it was initialised afresh, its RAM is blank: the Pi
-sends a FULL update).
+    DU <update> <regions> <bytes> FULL|DIFF ACK|-   (protocol 4) as protocol 3's,
+                                            DACK only when the Pi asks (ACK)
+
+and the node answers ``DACK <update>`` once every piece is in the panel's RAM
+(protocol 4: only when its DU said ``ACK``; ``written`` is the last update written
+whole, which protocol 4's heartbeat carries), or ``DLOST <update>`` when a piece
+went missing (a bad line, a gap in the indexes or in the update numbers), after
+which it ignores display frames until a FULL update comes.  ``PANEL <type>
+<address> OK|MISSING`` tells the Pi the panel's state: after every HELLO, when the
+panel stops answering, and when it answers again (it was initialised afresh, its
+RAM is blank: the Pi sends a FULL update).
 
 Display work is queued and done a few pieces per pass of the node's loop
 (``step``), so the buttons and the reader are sampled between pieces and a
@@ -40,6 +44,8 @@ DLOST = "DLOST"
 
 FULL = "FULL"
 DIFF = "DIFF"
+ACK = "ACK"  # protocol 4: DU's fifth argument, a DACK wanted ("-": none)
+NO_ACK = "-"
 OK = "OK"
 MISSING = "MISSING"
 
@@ -90,18 +96,28 @@ def _malformed(kind):
 def check(kind, args):
     """Validate a display command; return its arguments converted.
 
-    DU: (update, frames, full); DW: (index, p0, p1, c0, c1, offset, data);
-    PANEL: (type, address).  Raises ProtocolError("unknown" | "malformed")."""
+    DU: protocol 3's and 4's (update, regions, bytes, full, ack), a counted block
+    following (protocol 3's always acknowledged: ack True); protocol 2's (update,
+    frames, full).  DW: (index, p0, p1, c0, c1, offset, data); PANEL: (type, address).
+    Raises ProtocolError("unknown" | "malformed")."""
     if kind == DU:
-        if len(args) == 4:  # protocol 3: (update, regions, bytes, full)
+        size = len(args)
+        if size == 4 or size == 5:  # protocol 3, or 4 with ACK|- after FULL|DIFF
             if args[3] not in (FULL, DIFF):
                 raise _malformed(kind)
+            ack = True
+            if size == 5:
+                mode = args[4]
+                if mode == NO_ACK:
+                    ack = False
+                elif mode != ACK:
+                    raise _malformed(kind)
             update = _number(args[0], UPDATE_MODULO - 1)
             regions = _number(args[1], MAX_REGIONS)
             count = _number(args[2], MAX_BLOCK)
             if update is None or not regions or not count:
                 raise _malformed(kind)
-            return update, regions, count, args[3] == FULL
+            return update, regions, count, args[3] == FULL, ack
         if len(args) != 3 or args[2] not in (FULL, DIFF):
             raise _malformed(kind)
         update = _number(args[0], UPDATE_MODULO - 1)
@@ -266,14 +282,16 @@ class PanelLink:
         self.configure = configure
         self.queue = []
         self.synced = False  # the panel shows what the Pi last sent
-        self.updates = 0  # updates acknowledged
+        self.updates = 0  # updates written whole (each acknowledged when asked)
         self.lost = 0  # updates reported lost
         self._receiving = None  # [update, frames, next index, full] of the update under way
-        # protocol 3: [update, regions, region index, offset] of the update being written
+        # protocol 3 and 4: [update, regions, region index, offset, ack] of the update
+        # being written (ack: DACK after its last bytes)
         self._writing = None
         self._queued_bytes = 0  # bytes of the DR blocks in the queue
         self.rejected = 0  # bad blocks found since the node last counted them
-        self._last = None  # the last update written whole
+        self._last = None  # the last update written whole (``written`` while in sync)
+        self._fresh = True  # none written whole since the session began (``written``)
         self._lost_at = None  # when DLOST was last sent, while out of sync
         self._lost_update = 0
         self._retry_at = now
@@ -286,6 +304,18 @@ class PanelLink:
     @property
     def pending(self):
         return len(self.queue) > 0 or self._writing is not None
+
+    @property
+    def written(self):
+        """The last update written whole into the panel in this session (protocol 4's
+        HB says it), or None: none written yet, or out of sync (a lost update, the
+        panel reset or missing) until a FULL one is written."""
+        return None if self._fresh or not self.synced else self._last
+
+    def new_session(self):
+        """The Pi's HELLO began a session: ``written`` names none of the last one's
+        updates (its numbers are another session's) until one is written whole."""
+        self._fresh = True
 
     # -- to the Pi ---------------------------------------------------------------------
     def report(self):
@@ -315,18 +345,19 @@ class PanelLink:
         self.queue.append((kind, value))
 
     def receive_block(self, header, block, now):
-        """Protocol 3: the counted block of the DU ``header`` (update, regions, bytes,
-        full) is in (``block``: its bytes; None: it never came whole).  It waits in
-        the queue, copied, as one item; ``step`` checks its DR frames in a pass of its
-        own (a whole screen's take 5 ms on an RP2040), then writes them."""
-        update, regions, _count, full = header
+        """Protocol 3 and 4: the counted block of the DU ``header`` (update, regions,
+        bytes, full, ack) is in (``block``: its bytes; None: it never came whole).  It
+        waits in the queue, copied, as one item; ``step`` checks its DR frames in a pass
+        of its own (a whole screen's take 5 ms on an RP2040), then writes them (and says
+        DACK after the last only when ``ack``)."""
+        update, regions, _count, full, ack = header
         raw = None if block is None else bytes(block)
         size = 0 if raw is None else len(raw)
         if len(self.queue) >= MAX_QUEUE or self._queued_bytes + size > MAX_QUEUED_BYTES:
             self._overflow(now, update)
             return
         self._queued_bytes += size
-        self.queue.append((DR, (update, full, raw, size, regions)))
+        self.queue.append((DR, (update, full, raw, size, regions, ack)))
 
     def stray_region(self, now=0):
         """A DR frame outside its DU's counted block (or another line over the limit):
@@ -392,7 +423,7 @@ class PanelLink:
                 self._piece(value, now)
 
     def _begin_regions(self, value, now):
-        update, full, raw, _size, count = value
+        update, full, raw, _size, count, ack = value
         if self._receiving is not None:  # a protocol 2 update that never finished
             self._lose(self._receiving[0], now)
         regions = None
@@ -406,12 +437,13 @@ class PanelLink:
                 self._lose(update, now)
             return
         if self._takes(update, full, now):
-            self._writing = [update, regions, 0, 0]
+            self._writing = [update, regions, 0, 0, ack]
 
     def _slice(self, now):
-        """Write the next SLICE bytes of the update under way; DACK after its last."""
+        """Write the next SLICE bytes of the update under way; DACK after its last,
+        when its DU asked for one (protocol 3's always do, protocol 4's say ACK)."""
         writing = self._writing
-        update, regions, index, offset = writing
+        update, regions, index, offset, ack = writing
         panel = self.panel
         if panel is None or not panel.ok:
             self._writing = None
@@ -436,9 +468,11 @@ class PanelLink:
         self._writing = None
         self._last = update
         self.synced = True
+        self._fresh = False
         self._lost_at = None
         self.updates += 1
-        self.send(DACK, (str(update),))
+        if ack:
+            self.send(DACK, (str(update),))
 
     def _takes(self, update, full, now):
         """A FULL update, or the DIFF after the last one written whole, is written;
@@ -487,6 +521,7 @@ class PanelLink:
             self._receiving = None
             self._last = receiving[0]
             self.synced = True
+            self._fresh = False
             self._lost_at = None
             self.updates += 1
             self.send(DACK, (str(receiving[0]),))

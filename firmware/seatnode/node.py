@@ -70,7 +70,7 @@ class NodeApp:
         self._uptime_ms = 0
         self._next_heartbeat = now
         self.version = protocol.PROTOCOL_VERSION  # this session's, as the Pi's HELLO chose
-        self._header = None  # protocol 3: the DU whose counted block is coming
+        self._header = None  # protocol 3 and 4: the DU whose counted block is coming
         self._block_since = now
         self.display = display.PanelLink(panel, self.send, now, configure_panel)
         self.send_hello()
@@ -97,9 +97,17 @@ class NodeApp:
         )
 
     def send_heartbeat(self):
+        """HB <uptime_s> <rx_errors> <reader>, and in a session of protocol 4 <written>:
+        the last display update written whole (``-``: none, or out of sync)."""
+        uptime = str(self._uptime_ms // 1000)
+        reader = "OK" if self.reader_ok else "NONE"
+        if self.version < 4:  # protocols 2 and 3: three arguments
+            self.send(protocol.HB, (uptime, str(self.rx_errors), reader))
+            return
+        written = self.display.written
         self.send(
             protocol.HB,
-            (str(self._uptime_ms // 1000), str(self.rx_errors), "OK" if self.reader_ok else "NONE"),
+            (uptime, str(self.rx_errors), reader, "-" if written is None else str(written)),
         )
 
     # -- incoming -------------------------------------------------------------
@@ -130,7 +138,7 @@ class NodeApp:
                 continue
             if kind in display.COMMANDS:
                 self._host_seen = now
-                if kind == display.DU and len(value) == 4:  # protocol 3: a block follows
+                if kind == display.DU and len(value) == 5:  # protocol 3 or 4: a block follows
                     self._header = value
                     self._block_since = now
                     lines.expect(value[2])
@@ -141,7 +149,7 @@ class NodeApp:
                 self.version = int(args[0])
             self._handle(kind, value, now)
 
-    # -- protocol 3's counted blocks ----------------------------------------------------------
+    # -- protocol 3's and 4's counted blocks ---------------------------------------------------
     @property
     def block_wanted(self):
         """Bytes of a display update's block still to come (0: frames, line by line)."""
@@ -165,6 +173,7 @@ class NodeApp:
         self._host_seen = now
         if kind == protocol.HELLO:
             self.send_hello(value)
+            self.display.new_session()
             self.display.report()
         elif kind == protocol.IDENT:
             self.led.identify(value, now)

@@ -10,8 +10,8 @@ four upper-case hex digits.  Plain Python: valid MicroPython, importable by
 CPython for the host's tests.
 """
 
-PROTOCOL_VERSION = 3  # the newest this firmware speaks
-VERSIONS = (2, 3)  # what it accepts in the Pi's HELLO (and answers with)
+PROTOCOL_VERSION = 4  # the newest this firmware speaks
+VERSIONS = (2, 3, 4)  # what it accepts in the Pi's HELLO (and answers with)
 MAX_FRAME = 80  # bytes in a frame, not counting its CR/LF terminator
 MAX_ARG = 32  # characters in one argument
 SEQ_MODULO = 65536
@@ -202,7 +202,7 @@ def _is_session(text):
 def check_command(kind, args):
     """Validate a Pi -> node command; return its argument converted, or None.
 
-    HELLO returns the Pi's session number (its version, 2 or 3, is ``args[0]``),
+    HELLO returns the Pi's session number (its version, 2, 3 or 4, is ``args[0]``),
     IDENT its seconds, LED its mode.
 
     Raises ProtocolError with reason "unknown", "malformed" or "version".
@@ -244,7 +244,7 @@ class LineReader:
     dropped.  A line longer than MAX_FRAME is discarded up to its terminator
     and reported once as ``None`` in the returned list.
 
-    Protocol 3's display updates announce the byte count of the frames that follow
+    Protocol 3's and 4's display updates announce the byte count of the frames that follow
     their ``DU`` line: after ``expect(count)`` the next ``count`` bytes of the stream
     are kept whole (not split into lines, whatever their length) in one preallocated
     buffer, which ``items`` reports as ``BLOCK`` once full (``block()`` gives them).

@@ -24,7 +24,7 @@ from seatnode.config import USB_READ_BUDGET
 
 from controller.hal.display_writer import Controller, DisplayWriter, Panel, image_to_pages
 from controller.hal.node_display import NodePort
-from controller.hal.seatlink import FrameDecoder, Heartbeat, encode_counted, encode_frame
+from controller.hal.seatlink import FrameDecoder, Heartbeat, Hello, encode_counted, encode_frame
 from controller.render.matchsticks import render_scoreboard_image
 
 HERE = Path(__file__).resolve().parent
@@ -39,8 +39,10 @@ def micropython() -> str:
 class MicroPythonNode:
     """The node process, and the Pi's port and writer talking to it."""
 
-    def __init__(self, kind: str, rnd: random.Random, protocol: int = 3) -> None:
-        self.protocol = protocol  # what the node answered HELLO with: 3, DR frames; 2, DW
+    def __init__(self, kind: str, rnd: random.Random, protocol: int = 4) -> None:
+        # the session's version (the HELLO sent first): 4, DR frames, DACK on request and
+        # HB's written; 3, DR frames, a DACK each; 2, DW
+        self.protocol = protocol
         env = dict(os.environ, MICROPYPATH=f"{ROOT / 'firmware'}:{HERE}")
         self.proc = subprocess.Popen(
             [micropython(), str(SCRIPT), kind],
@@ -54,7 +56,11 @@ class MicroPythonNode:
         self.decoder = FrameDecoder()
         self.port = NodePort(self, Panel(Controller(kind)))
         self.writer = DisplayWriter(self.port)
+        self.hellos: list[Hello] = []
+        self.beats: list[Heartbeat] = []
+        self.send_many([("HELLO", (str(protocol), "1"))])
         self.glass()  # HELLO and PANEL OK: the port is ready
+        assert [h.protocol for h in self.hellos] == [4, protocol], self.hellos
 
     def close(self) -> None:
         assert self.proc.stdin is not None
@@ -115,6 +121,10 @@ class MicroPythonNode:
             if line.startswith(b"GLASS "):
                 return binascii.unhexlify(line[6:].strip())
             for event in self.decoder.feed(line):
+                if isinstance(event, Hello):
+                    self.hellos.append(event)
+                elif isinstance(event, Heartbeat):
+                    self.beats.append(event)
                 self.port.on_event(event)
 
     def settled_glass(self) -> bytes:
@@ -131,7 +141,17 @@ class MicroPythonNode:
         self._write(b"!wait %d\n" % ms)
 
 
-@pytest.fixture(params=[("ssd1306", 3), ("sh1106", 3), ("ssd1309", 3), ("sh1106", 2)])
+@pytest.fixture(
+    params=[
+        ("ssd1306", 4),
+        ("sh1106", 4),
+        ("ssd1309", 4),
+        ("ssd1306", 3),
+        ("sh1106", 3),
+        ("ssd1309", 3),
+        ("sh1106", 2),
+    ]
+)
 def node(request: pytest.FixtureRequest) -> Iterator[MicroPythonNode]:
     kind, protocol = request.param
     mp = MicroPythonNode(kind, random.Random(kind), protocol)
@@ -165,8 +185,18 @@ def test_random_screens_through_the_micropython_node(node: MicroPythonNode) -> N
             node.port.on_event(Heartbeat())
             glass = node.settled_glass()
         assert glass == image_to_pages(image), f"screen {index}"
-    assert node.port.stats.acks > 30
-    assert node.port.stats.full_resends >= 2  # the first screen, and some mangled ones
+    stats = node.port.stats
+    assert stats.full_resends >= 2  # the first screen, and some mangled ones
+    if node.protocol < 4:  # a DACK each, a heartbeat of three arguments
+        assert stats.acks > 30 and stats.asked == stats.updates
+        assert node.beats and all(beat.written is None for beat in node.beats)
+        return
+    # protocol 4: DACK only when asked, the heartbeats acknowledge the rest
+    assert 0 < stats.acks <= stats.asked < stats.updates - 10, stats
+    node.wait(1100)  # the next heartbeat names the last update: nothing unacknowledged
+    node.settled_glass()
+    assert node.beats[-1].written == stats.updates - 1, (node.beats[-1], stats)
+    assert node.port.unacknowledged == ()
 
 
 def test_a_panel_reset_on_the_micropython_node(node: MicroPythonNode) -> None:
@@ -182,22 +212,26 @@ def test_a_panel_reset_on_the_micropython_node(node: MicroPythonNode) -> None:
     assert node.settled_glass() == image_to_pages(render_scoreboard_image(10, 9, 30))
 
 
-@pytest.mark.parametrize("protocol", [2, 3])
+@pytest.mark.parametrize("protocol", [2, 3, 4])
 @pytest.mark.parametrize("per_pass", [USB_READ_BUDGET, 4096])
 def test_an_unpaced_sender_cannot_exhaust_the_nodes_memory(per_pass: int, protocol: int) -> None:
     # 20,000 display frames (FULL updates back to back, no waiting for DACKs) into the
     # real firmware on the real MicroPython with a 256 KiB heap (the unix port: 64-bit
     # objects, the panel model compiled in it): no MemoryError; updates the node could
-    # not keep up with are dropped (and reported lost), the rest written.
+    # not keep up with are dropped (and reported lost), the rest written.  Protocol 4's
+    # updates ask for their DACK every other one (ACK, -, ACK, ...): the node's queue is
+    # bounded the same way, and it answers only those that asked.
     lines = []
     sent, update = 0, 0
     data = bytes(range(256)) * 4
     block = [(b"DR", b"0 7 0 127 " + binascii.b2a_base64(data, newline=False))]
 
     def header(count: int) -> tuple[str, tuple[str, ...]]:
+        if protocol == 4:
+            return "DU", (str(update), "1", str(count), "FULL", "-" if update % 2 else "ACK")
         return "DU", (str(update), "1", str(count), "FULL")
 
-    while protocol == 3 and sent < 4_000:  # a whole screen in one DR frame, counted (2.8 MB)
+    while protocol >= 3 and sent < 4_000:  # a whole screen in one DR frame, counted (2.8 MB)
         frames, sent = encode_counted(sent, header, block)
         lines.append(frames)
         update = (update + 1) % 65536
@@ -221,12 +255,14 @@ def test_an_unpaced_sender_cannot_exhaust_the_nodes_memory(per_pass: int, protoc
     assert done.returncode == 0, done.stderr.decode()[-2000:]
     words = done.stdout.split()
     assert words[0] == b"FLOOD", done.stdout[-500:]
-    dropped, lost, acks, lowest = (int(w) for w in words[1:5])
+    dropped, lost, acks, lowest, written_whole, last = (int(w) for w in words[1:7])
     assert lowest > 64 * 1024  # what stays allocated is bounded, whatever comes
     if per_pass > USB_READ_BUDGET:  # faster than the panel is written: dropped, lost
         assert dropped > 0 and lost > 0
     else:  # at the node's own USB budget it keeps up: every update written whole
-        assert dropped == 0 and lost == 0 and acks == update
+        assert dropped == 0 and lost == 0 and written_whole == update
+        assert last == update - 1  # what protocol 4's heartbeat would say
+        assert acks == ((update + 1) // 2 if protocol == 4 else update)  # 4: the ACK ones
 
 
 def test_a_panel_that_resets_silently_is_lit_again_by_the_node(node: MicroPythonNode) -> None:

@@ -20,6 +20,7 @@ from micropython_unix import require_micropython
 from mpnode import SERIAL, MicroPythonNode
 from seatnode import FIRMWARE_VERSION, protocol
 
+from controller.hal import seatlink as seatlink_module
 from controller.hal.display import DisplayConfig
 from controller.hal.display_writer import image_to_pages
 from controller.hal.node_display import NodeDisplay
@@ -112,10 +113,13 @@ def test_hello_heartbeats_cards_and_buttons(
     link: SeatLink, events: Events, node: MicroPythonNode
 ) -> None:
     hello = events.of(Hello)[0]
-    assert hello == Hello(None, FIRMWARE_VERSION, SERIAL, 3, 0x92, link.session)
-    assert link.protocol == 3  # the Pi's HELLO 3 taken: display frames of protocol 3
+    assert hello == Hello(None, FIRMWARE_VERSION, SERIAL, 4, 0x92, link.session)
+    assert link.protocol == 4  # the Pi's HELLO 4 taken: display frames of protocol 4
     assert isinstance(events.items[0], NodeConnected)
     events.wait_for(lambda e: isinstance(e, Heartbeat) and e.reader_ok and e.uptime_s >= 1)
+    # protocol 4's heartbeats say "-": the Pi has sent no display update
+    beats = [e for e in events.of(Heartbeat) if isinstance(e, Heartbeat)]
+    assert beats and all(beat.written is None for beat in beats)
     node.lay(CARD_A)
     assert events.wait_for(lambda e: isinstance(e, TagArrived)) == TagArrived(bytes.fromhex(CARD_A))
     node.lay(CARD_A, CARD_B)  # a second card laid on the first
@@ -261,23 +265,40 @@ def _glass(node: MicroPythonNode) -> bytes:
     return bytes.fromhex([x for x in node.status if x.startswith("glass ")][-1][6:])
 
 
-def test_screens_reach_the_nodes_panel_in_protocol_3(node: MicroPythonNode, events: Events) -> None:
-    """The Pi's NodeDisplay and SeatLink, the node's main loop on a pty: HELLO 3, the
-    updates' blocks read with readinto, the panel's glass the Pi's screen each time."""
+@pytest.mark.parametrize("version", [4, 3])
+def test_screens_reach_the_nodes_panel(
+    node: MicroPythonNode, events: Events, version: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Pi's NodeDisplay and SeatLink, the node's main loop on a pty: HELLO 4 (or a
+    Pi of protocol 3's HELLO 3), the updates' blocks read with readinto, the panel's
+    glass the Pi's screen each time.  Protocol 4: DACK only for the updates that asked,
+    the node's heartbeats acknowledge the others; protocol 3: a DACK each."""
+    if version == 3:  # a Pi of protocol 3: it offers HELLO 3, sends 4-argument DUs
+        monkeypatch.setattr(seatlink_module, "PROTOCOL_VERSION", 3)
     display = NodeDisplay(DisplayConfig(connected_to="node"), seat=0)
     link = SeatLink.for_serial(0, SERIAL, events, by_id_dir=node.link.parent, **TIMINGS)
     display.attach(link)
     link.start()
     try:
-        for acks, (us, them) in enumerate([(3, 4), (4, 4), (11, 29)], start=1):
+        for updates, (us, them) in enumerate([(3, 4), (4, 4), (11, 29), (12, 29)], start=1):
             screen = render_scoreboard_image(us, them, 30)
             display.show(screen)
             deadline = time.monotonic() + 15
-            while display.port.stats.acks < acks or display.port.awaiting is not None:
+            while display.port.stats.updates < updates or display.port.awaiting is not None:
                 assert time.monotonic() < deadline, display.port.stats
                 time.sleep(0.02)
             assert _glass(node) == image_to_pages(screen)
-        assert link.protocol == 3 and display.port.stats.lost == 0
-        assert link.hello is not None and link.hello.protocol == 3
+        stats = display.port.stats
+        assert link.protocol == version and stats.lost == 0
+        assert link.hello is not None and link.hello.protocol == version
+        last = stats.updates - 1
+        beats = [e for e in events.of(Heartbeat) if isinstance(e, Heartbeat)]
+        if version == 3:
+            assert stats.acks == stats.asked == stats.updates
+            assert all(beat.written is None for beat in beats)  # HB of three arguments
+        else:
+            assert stats.acks == stats.asked < stats.updates  # the small ones asked none
+            beat = events.wait_for(lambda e: isinstance(e, Heartbeat) and e.written == last)
+            assert isinstance(beat, Heartbeat) and beat == Heartbeat(beat.uptime_s, 0, True, last)
     finally:
         link.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import importlib
 import sys
 import types
@@ -161,20 +162,24 @@ def test_hardware_uses_the_documented_pins(fake: Any) -> None:
     assert machine.i2c_args["sda"].ident == 0 and machine.i2c_args["scl"].ident == 1
 
 
-def test_run_reports_tag_and_buttons_with_ctrl_c_disabled(fake: Any) -> None:
+@pytest.mark.parametrize("version", [4, 3, 2])
+def test_run_reports_tag_and_buttons_with_ctrl_c_disabled(fake: Any, version: int) -> None:
     main, machine, kbd = fake
     hw = main.Hardware()
     machine.pins[4].value(0)  # real_envido held down (pulled to GND)
-    link = Link(protocol.encode(0, "HELLO", ["3", "41"]))
+    link = Link(protocol.encode(0, "HELLO", [str(version), "41"]))
     app = main.run(hw, link, seat=1, max_loops=30)
     assert kbd == [-1, 3]  # Ctrl-C off while running, back on afterwards
     messages = link.kinds()
-    hello = ["3", FIRMWARE_VERSION, "1", "e6614103e7ab1234", "92"]
+    hello = [FIRMWARE_VERSION, "1", "e6614103e7ab1234", "92"]
     hellos = [m for m in messages if m[0] != "PANEL"][:2]  # each HELLO followed by PANEL
-    assert hellos == [("HELLO", [*hello, "-"]), ("HELLO", [*hello, "41"])]
+    # at power-up the newest it speaks, then the version the Pi offered
+    assert hellos == [("HELLO", ["4", *hello, "-"]), ("HELLO", [str(version), *hello, "41"])]
     assert messages[1] == messages[3] == ("PANEL", ["ssd1306", "3C", "OK"])
     assert ("TAGON", ["04A224B2C55E80"]) in messages
-    assert ("HB", ["0", "0", "OK"]) in messages
+    # protocol 4's heartbeat says the last update written (none: "-"), older ones do not
+    beats = [args for kind, args in messages if kind == "HB"]
+    assert beats == [["0", "0", "OK", "-"] if version == 4 else ["0", "0", "OK"]]
     assert app.reader_ok and app.host_alive(app._last_tick)
     machine.pins[4].value(1)
 
@@ -194,7 +199,7 @@ def test_missing_reader_is_retried_and_reported(fake: Any) -> None:
     link = Link()
     app = main.run(main.Hardware(), link, seat=0, max_loops=5)
     assert not app.reader_ok
-    assert ("HB", ["0", "0", "NONE"]) in link.kinds()
+    assert ("HB", ["0", "0", "NONE", "-"]) in link.kinds()  # protocol 4's, from power-up
 
 
 def test_start_resets_the_board_on_reset(fake: Any, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -292,6 +297,38 @@ def test_seat_file(tmp_path: Any) -> None:
     with open(path, "w") as f:
         f.write("9\n")
     assert config.load_seat(path) is None
+
+
+def test_run_drives_the_seats_panel_in_protocol_4(fake: Any) -> None:
+    """The loop takes protocol 4's counted blocks as protocol 3's: one DU without ACK,
+    one with, a protocol 3 DU; DACK only for the last two, and the heartbeat after them
+    names the last one."""
+    main, machine, _kbd = fake
+    hw = main.Hardware()
+    machine.panel.power_cycle()
+
+    def update(seq: int, number: int, window: str, data: bytes, *ack: str) -> bytes:
+        body = f"{seq + 1} DR {window} {base64.b64encode(data).decode()}".encode()
+        block = b"$" + body + b"*" + b"%04X" % protocol.crc16(body) + b"\n"
+        du: bytes = protocol.encode(seq, "DU", [str(number), "1", str(len(block)), "FULL", *ack])
+        return b"\n" + du + block
+
+    link = Link(
+        protocol.encode(0, "HELLO", ["4", "9"])
+        + update(1, 0, "3 3 10 13", b"\x01\x02\x03\x04", "-")
+        + update(3, 1, "4 4 10 13", b"\x05\x06\x07\x08", "ACK")
+        + update(5, 2, "5 5 10 13", b"\x09\x0a\x0b\x0c")
+    )
+    app = main.run(hw, link, seat=1, max_loops=60)
+    messages = link.kinds()
+    assert [m for m in messages if m[0] in ("DACK", "DLOST")] == [("DACK", ["1"]), ("DACK", ["2"])]
+    glass = machine.panel.glass()
+    assert glass[3 * 128 + 10 : 3 * 128 + 14] == b"\x01\x02\x03\x04"
+    assert glass[4 * 128 + 10 : 4 * 128 + 14] == b"\x05\x06\x07\x08"
+    assert glass[5 * 128 + 10 : 5 * 128 + 14] == b"\x09\x0a\x0b\x0c"
+    assert app.display.written == 2 and app.rx_errors == 0
+    app.send_heartbeat()
+    assert link.kinds()[-1] == ("HB", ["0", "0", "OK", "2"])
 
 
 def test_run_drives_the_seats_panel(fake: Any) -> None:

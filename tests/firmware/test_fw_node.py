@@ -5,6 +5,7 @@ on MicroPython and CPython.)"""
 
 from __future__ import annotations
 
+import pytest
 from seatnode import FIRMWARE_VERSION, protocol
 from seatnode.node import NodeApp
 
@@ -38,9 +39,9 @@ def test_boots_with_hello_and_sequence_numbers_count_up() -> None:
     seqs = [protocol.parse(f.rstrip())[0] for f in wire.frames]
     assert seqs == [0, 1, 2]
     assert wire.messages() == [
-        ("HELLO", ["3", FIRMWARE_VERSION, "2", "e6614103e7ab1234", "00", "-"]),
-        ("HB", ["0", "0", "NONE"]),
-        ("HB", ["1", "0", "NONE"]),
+        ("HELLO", ["4", FIRMWARE_VERSION, "2", "e6614103e7ab1234", "00", "-"]),
+        ("HB", ["0", "0", "NONE", "-"]),  # protocol 4's, as its HELLO says: none written
+        ("HB", ["1", "0", "NONE", "-"]),
     ]
 
 
@@ -50,7 +51,42 @@ def test_heartbeat_every_second_with_uptime_and_reader_state() -> None:
     app.reader_ok = True
     for t in range(0, 3500, 10):
         app.tick(t)
-    assert wire.messages() == [("HB", [str(s), "0", "OK"]) for s in range(4)]
+    assert wire.messages() == [("HB", [str(s), "0", "OK", "-"]) for s in range(4)]
+
+
+@pytest.mark.parametrize(("version", "written"), [(4, ["-"]), (3, []), (2, [])])
+def test_heartbeat_has_written_only_in_a_session_of_protocol_4(
+    version: int, written: list[str]
+) -> None:
+    app, wire = make()
+    wire.messages()  # its power-up HELLO
+    app.receive(protocol.encode(0, "HELLO", [str(version), "5"]), 0)
+    assert wire.messages()[0] == (
+        "HELLO",
+        [str(version), FIRMWARE_VERSION, "2", "e6614103e7ab1234", "00", "5"],
+    )
+    for t in range(0, 2500, 10):
+        app.tick(t)
+    assert wire.messages() == [("HB", [str(s), "0", "NONE", *written]) for s in range(3)]
+
+
+def test_the_node_answers_hello_4_3_and_2_and_refuses_others() -> None:
+    app, wire = make()
+    wire.messages()
+    for session, version in enumerate(["4", "3", "2", "4"]):
+        app.receive(protocol.encode(session, "HELLO", [version, str(session)]), 0)
+        assert wire.messages() == [
+            ("HELLO", [version, FIRMWARE_VERSION, "2", "e6614103e7ab1234", "00", str(session)])
+        ]
+        assert app.version == int(version)
+    for version in ("1", "5", "40"):
+        app.receive(protocol.encode(9, "HELLO", [version, "9"]), 0)
+    assert wire.messages() == [] and app.rx_errors == 3 and app.version == 4
+
+
+def test_the_firmware_is_0_4_0_and_speaks_protocols_2_to_4() -> None:
+    assert FIRMWARE_VERSION == "0.4.0"
+    assert protocol.PROTOCOL_VERSION == 4 and protocol.VERSIONS == (2, 3, 4)
 
 
 def test_host_alive_times_out_without_frames() -> None:

@@ -1,7 +1,8 @@
 # Runs under the real MicroPython (unix port): the node's firmware (NodeApp, its display
 # frames, the panel driver on a model of the panel) fed whatever comes on stdin,
 # sys.argv[1] bytes a pass of its loop, as fast as it comes (a Pi that does not wait for
-# DACKs). At the end it prints "FLOOD <dropped> <lost> <acks> <lowest free heap>".
+# DACKs). At the end it prints "FLOOD <dropped> <lost> <acks> <lowest free heap>
+# <updates written whole> <the last written, -1: none (protocol 4's HB's written)>".
 import gc
 import sys
 
@@ -41,4 +42,13 @@ while True:
         lowest = min(lowest, gc.mem_free())
 while app.display.pending:
     app.tick(now)
-print("FLOOD", app.display.dropped, app.display.lost, acks, lowest)
+written = app.display.written
+print(
+    "FLOOD",
+    app.display.dropped,
+    app.display.lost,
+    acks,
+    lowest,
+    app.display.updates,
+    -1 if written is None else written,
+)

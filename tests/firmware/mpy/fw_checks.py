@@ -7,6 +7,7 @@ also calls each check under CPython.  Plain asserts, no pytest: the code must be
 what MicroPython runs (its annotations are parsed and ignored).
 """
 
+import binascii
 import sys
 
 try:
@@ -15,11 +16,13 @@ except ImportError:  # MicroPython: it parses annotations and never evaluates th
     pass
 
 from fake_mfrc522 import SimMFRC522, SimTag
+from fake_oled import model_for
 from seatnode import FIRMWARE_VERSION, display, protocol
 from seatnode.compat import TICKS_PERIOD
 from seatnode.debounce import HOLD, PRESS, Button, ButtonPad
 from seatnode.mfrc522 import MANY, MFRC522
 from seatnode.node import NodeApp
+from seatnode.panel import Panel
 from seatnode.tags import TAGMANY, TAGOFF, TAGON, TagPresence
 
 CHECKS: list[Callable[[], None]] = []  # the check functions, in order
@@ -59,8 +62,9 @@ COMMAND_REJECTIONS = [
     ("HELLO", ["2", "65536"], "malformed"),
     ("HELLO", ["2", "1", "2"], "malformed"),
     ("HELLO", ["1"], "version"),  # an older Pi
-    ("HELLO", ["4", "1", "more"], "version"),  # a newer Pi
+    ("HELLO", ["5", "1", "more"], "version"),  # a newer Pi
     ("HELLO", ["3", "1", "more"], "malformed"),  # protocol 3's HELLO is two arguments
+    ("HELLO", ["4", "1", "more"], "malformed"),  # and protocol 4's
     ("TAGON", ["04"], "unknown"),  # a node -> Pi message is no command
     ("FOO", [], "unknown"),
 ]
@@ -166,6 +170,7 @@ def check_every_rejection_path() -> None:
     assert protocol.check_command("HELLO", ["2", "0"]) == 0
     assert protocol.check_command("HELLO", ["2", "65535"]) == 65535
     assert protocol.check_command("HELLO", ["3", "0"]) == 0
+    assert protocol.check_command("HELLO", ["4", "41"]) == 41
     assert protocol.check_command("IDENT", ["600"]) == 600
     assert protocol.check_command("LED", ["FAST"]) == "FAST"
     assert protocol.check_command("REPL", []) is None
@@ -364,11 +369,19 @@ def check_node_hello_and_commands() -> None:
     wire = Wire()
     app = NodeApp(wire, seat=2, serial=SERIAL, now=0, reader_version=0x88)
     hello = [FIRMWARE_VERSION, "2", SERIAL, "88"]
-    assert wire.take() == [("HELLO", ["3"] + hello + ["-"])]  # at power-up: its newest
+    assert wire.take() == [("HELLO", ["4"] + hello + ["-"])]  # at power-up: its newest
     app.receive(protocol.encode(0, "HELLO", ["2", "4711"]), 10)  # a Pi of protocol 2
     assert wire.take() == [("HELLO", ["2"] + hello + ["4711"])]  # answered in its version
+    assert app.version == 2
     app.receive(protocol.encode(1, "HELLO", ["3", "4712"]), 10)
     assert wire.take() == [("HELLO", ["3"] + hello + ["4712"])]
+    assert app.version == 3
+    app.receive(protocol.encode(2, "HELLO", ["4", "4713"]), 10)
+    assert wire.take() == [("HELLO", ["4"] + hello + ["4713"])]
+    assert app.version == 4 and app.rx_errors == 0
+    app.receive(protocol.encode(3, "HELLO", ["5", "4714"]), 10)  # a newer Pi: refused
+    assert wire.take() == [] and app.rx_errors == 1 and app.version == 4
+    app.rx_errors = 0
     assert app.host_alive(10)
     app.receive(protocol.encode(1, "LED", ["SLOW"]) + protocol.encode(2, "IDENT", ["3"]), 20)
     assert app.led.mode == "SLOW" and app.led.pattern(1000, True, True) == "IDENT"
@@ -376,7 +389,7 @@ def check_node_hello_and_commands() -> None:
     assert app.reset_requested and app.rx_errors == 0
     wire2 = Wire()
     NodeApp(wire2, seat=None, serial="ab", now=0)
-    assert wire2.take() == [("HELLO", ["3", FIRMWARE_VERSION, "-", "ab", "00", "-"])]
+    assert wire2.take() == [("HELLO", ["4", FIRMWARE_VERSION, "-", "ab", "00", "-"])]
 
 
 @check
@@ -391,8 +404,8 @@ def check_node_counts_every_bad_line_and_says_nothing() -> None:
         app.receive(line + b"\r\n", 0)
     assert app.rx_errors == len(bad), app.rx_errors
     assert wire.take() == [] and not app.host_alive(0) and not app.exit_requested
-    app.tick(0)
-    assert wire.take() == [("HB", ["0", str(len(bad)), "NONE"])]
+    app.tick(0)  # protocol 4 from power-up (its HELLO's): no update written yet
+    assert wire.take() == [("HB", ["0", str(len(bad)), "NONE", "-"])]
 
 
 @check
@@ -482,8 +495,19 @@ def check_region_frames_and_blocks() -> None:
             pass
         else:
             raise AssertionError(block)
-    assert display.check("DU", ["7", "1", "47", "DIFF"]) == (7, 1, 47, False)
-    for args in (["7", "0", "47", "DIFF"], ["7", "1", "2049", "FULL"], ["7", "33", "9", "FULL"]):
+    assert display.check("DU", ["7", "1", "47", "DIFF"]) == (7, 1, 47, False, True)  # DACK
+    assert display.check("DU", ["7", "1", "47", "DIFF", "-"]) == (7, 1, 47, False, False)
+    assert display.check("DU", ["9", "1", "1391", "FULL", "ACK"]) == (9, 1, 1391, True, True)
+    assert display.check("DU", ["0", "43", "FULL"]) == (0, 43, True)  # protocol 2's
+    for args in (
+        ["7", "0", "47", "DIFF"],
+        ["7", "1", "2049", "FULL"],
+        ["7", "33", "9", "FULL"],
+        ["7", "0", "47", "DIFF", "-"],
+        ["7", "1", "2049", "FULL", "ACK"],
+        ["7", "1", "47", "ACK", "DIFF"],
+        ["7", "1", "47", "DIFF", "-", "ACK"],
+    ):
         try:
             display.check("DU", args)
         except protocol.ProtocolError as error:
@@ -511,6 +535,213 @@ def check_node_writes_a_counted_update_and_acknowledges_it() -> None:
         app.tick(2)
     assert panel.writes == [(1, 2, 39, 47, 0, bytes(range(18)))]
     assert ("DACK", ["7"]) in wire.take() and app.rx_errors == 0
+
+
+# -- protocol 4: acknowledged on request ----------------------------------------------------
+
+# A fifth argument of DU other than ACK or "-": malformed (the type's known, its args bad).
+BAD_ACK_ARGS = ["ack", "ACK2", "", "--", "NACK", "DACK", "Ack", "1", "FULL", " ACK"]
+
+
+def _framed(seq: int, body: bytes) -> bytes:
+    """A frame of any length (protocol.encode stops at 80 bytes: a DR may be longer)."""
+    full = str(seq).encode() + b" " + body
+    return b"$" + full + b"*" + f"{protocol.crc16(full):04X}".encode()
+
+
+def _update(
+    seq: int,
+    update: int,
+    data: bytes,
+    full: bool = False,
+    ack: str | None = "-",
+    box: tuple[int, int, int, int] = (1, 1, 39, 47),
+) -> bytes:
+    """What the Pi writes for one update of one window: LF, the DU, its counted block
+    of one DR frame.  ``ack``: DU's fifth argument (protocol 4), None: protocol 3's DU."""
+    window = " ".join(str(n) for n in box).encode()
+    text = binascii.b2a_base64(data)[:-1]
+    block = _framed(seq + 1, b"DR " + window + b" " + text) + b"\n"
+    args = [str(update), "1", str(len(block)), "FULL" if full else "DIFF"]
+    if ack is not None:
+        args.append(ack)
+    du: bytes = protocol.encode(seq, "DU", args)
+    return b"\n" + du + block
+
+
+class PanelNode:
+    """A NodeApp driving the panel model of fake_oled.py (an SSD1306 fresh from power-up)
+    in a session of ``version`` (the Pi's HELLO), its clock run by ``write``/``beat``."""
+
+    def __init__(self, version: int = 4, panel: bool = True) -> None:
+        self.model = model_for("ssd1306")
+        self.model.power_cycle()
+        self.wire = Wire()
+        self.now = 0
+        self.seq = 0
+        self.app = NodeApp(
+            self.wire,
+            seat=1,
+            serial=SERIAL,
+            now=0,
+            panel=Panel(self.model, "ssd1306") if panel else None,
+        )
+        hello = [FIRMWARE_VERSION, "1", SERIAL, "00"]
+        report = [("PANEL", ["ssd1306", "3C", "OK"])] if panel else []
+        self.app.tick(0)  # its first heartbeat: protocol 4's, as its power-up HELLO says
+        sent = self.wire.take()
+        beat = ("HB", ["0", "0", "NONE", "-"])
+        assert sent == [("HELLO", ["4"] + hello + ["-"])] + report + [beat], sent
+        self.send(protocol.encode(0, "HELLO", [str(version), "77"]))
+        sent = self.wire.take()
+        assert sent == [("HELLO", [str(version)] + hello + ["77"])] + report, sent
+
+    def send(self, data: bytes) -> None:
+        self.now += 1
+        self.app.receive(data, self.now)
+        self.settle()
+
+    def settle(self) -> None:
+        while self.app.display.pending or self.app.block_wanted:
+            self.now += 1
+            self.app.tick(self.now)
+        self.now += 1
+        self.app.tick(self.now)
+
+    def write(self, update: int, data: bytes, **options: object) -> list[tuple[str, list[str]]]:
+        """One update sent and worked through: what the node said meanwhile."""
+        self.send(_update(self.seq, update, data, **options))  # type: ignore[arg-type]
+        self.seq += 2
+        return self.wire.take()
+
+    def beat(self) -> list[str]:
+        """The arguments of the node's next heartbeat (the clock run up to it)."""
+        self.wire.take()
+        self.now += 1000
+        self.app.tick(self.now)
+        sent = self.wire.take()
+        beats = [args for kind, args in sent if kind == "HB"]
+        assert len(beats) == 1, sent
+        return beats[0]
+
+    def shown(self, box: tuple[int, int, int, int] = (1, 1, 39, 47)) -> bytes:
+        """The glass's bytes in window ``box`` (pages p0..p1, columns c0..c1)."""
+        glass = self.model.glass()
+        p0, p1, c0, c1 = box
+        return b"".join(glass[page * 128 + c0 : page * 128 + c1 + 1] for page in range(p0, p1 + 1))
+
+
+NINE = bytes(range(1, 10))  # a window of page 1, columns 39 to 47
+NINE_B = bytes(range(11, 20))
+NINE_C = bytes(range(21, 30))
+
+
+@check
+def check_protocol_4_updates_are_acknowledged_on_request() -> None:
+    node = PanelNode(4)
+    assert node.shown() == bytes(9)  # initialised: blank
+    assert node.write(0, NINE, full=True, ack="-") == []  # written, no DACK
+    assert node.shown() == NINE and node.app.display.written == 0
+    assert node.write(1, NINE_B, ack="ACK") == [("DACK", ["1"])]
+    assert node.shown() == NINE_B and node.app.display.written == 1
+    assert node.write(2, NINE_C, ack=None) == [("DACK", ["2"])]  # protocol 3's: always
+    assert node.shown() == NINE_C and node.app.display.written == 2
+    assert node.write(3, NINE, ack="-") == []
+    assert node.shown() == NINE and node.app.display.written == 3
+    # a whole screen, one 1,393-byte DR frame asked to be acknowledged
+    screen = bytes(i * 7 & 0xFF for i in range(1024))
+    assert node.write(4, screen, full=True, ack="ACK", box=(0, 7, 0, 127)) == [("DACK", ["4"])]
+    assert node.model.glass() == screen
+    assert node.app.rx_errors == 0 and node.app.display.lost == 0
+
+
+@check
+def check_protocol_4_and_3_updates_in_every_session() -> None:
+    for version in (2, 3, 4):  # a node of protocol 4 takes every kind in any session
+        node = PanelNode(version)
+        assert node.write(0, NINE, full=True, ack="-") == []
+        assert node.write(1, NINE_B, ack="ACK") == [("DACK", ["1"])]
+        assert node.write(2, NINE_C, ack=None) == [("DACK", ["2"])]
+        assert node.shown() == NINE_C and node.app.rx_errors == 0, version
+
+
+@check
+def check_a_bad_fifth_argument_of_du_is_malformed() -> None:
+    for mode in BAD_ACK_ARGS:
+        try:
+            display.check("DU", ["7", "1", "47", "DIFF", mode])
+        except protocol.ProtocolError as error:
+            assert error.reason == "malformed", (mode, error.reason)
+        else:
+            raise AssertionError(mode)
+    node = PanelNode(4)
+    node.write(0, NINE, full=True)
+    errors = 0
+    for update, mode in enumerate(["ack", "ACK2", "NACK", "ACK-", "--"], start=1):
+        said = node.write(update, NINE_B, ack=mode)
+        errors += 2  # the DU (malformed), then its DR outside a block (unknown)
+        assert node.app.rx_errors == errors, (mode, node.app.rx_errors)
+        assert not node.app.block_wanted and node.shown() == NINE, mode  # nothing written
+        assert ("DACK", [str(update)]) not in said, (mode, said)
+    assert node.app.display.written is None  # its DR without a DU: a lost update
+    assert node.write(9, NINE_C, full=True) == [] and node.shown() == NINE_C
+
+
+@check
+def check_protocol_4_heartbeats_say_the_update_written() -> None:
+    node = PanelNode(4)
+    assert node.beat() == ["1", "0", "NONE", "-"]  # none written yet
+    node.write(0, NINE, full=True)
+    assert node.beat() == ["2", "0", "NONE", "0"]
+    node.write(1, NINE_B)
+    node.write(2, NINE_C, ack="ACK")
+    assert node.beat() == ["3", "0", "NONE", "2"]
+    assert node.write(4, NINE) == [("DLOST", ["4"])]  # 3 never came: out of sync
+    assert node.beat() == ["4", "0", "NONE", "-"]
+    node.write(5, NINE)  # a DIFF after the lost one: not taken
+    beat = node.beat()
+    assert beat == ["5", "0", "NONE", "-"] and node.shown() == NINE_C
+    assert node.write(6, NINE_B, full=True) == []  # a FULL one: in sync again
+    assert node.beat() == ["6", "0", "NONE", "6"] and node.shown() == NINE_B
+    node.app.reader_ok = True
+    node.send(b"\n" + protocol.encode(60, "DU", ["7", "1", "47", "DIFF", "-"]))  # no block
+    for _ in range(30):  # its block never comes: lost after 250 ms
+        node.now += 10
+        node.app.tick(node.now)
+    assert ("DLOST", ["7"]) in node.wire.take()
+    assert node.beat() == ["7", "1", "OK", "-"]
+    node.write(8, NINE_C, full=True, ack="ACK")
+    assert node.beat() == ["8", "1", "OK", "8"]
+    # a new session (the Pi's HELLO): none of the last one's updates is named
+    node.send(protocol.encode(70, "HELLO", ["4", "78"]))
+    assert node.beat() == ["9", "1", "OK", "-"]
+    node.write(0, NINE, full=True)
+    assert node.beat() == ["10", "1", "OK", "0"]
+    # the panel gone: out of sync, nothing written
+    node.model.unplugged = True
+    node.write(1, NINE_B)
+    assert node.beat()[3] == "-"
+
+
+@check
+def check_heartbeats_of_protocol_3_and_2_sessions_have_three_arguments() -> None:
+    for version in (2, 3):
+        node = PanelNode(version)
+        assert node.beat() == ["1", "0", "NONE"]
+        node.write(0, NINE, full=True, ack="-")
+        assert node.beat() == ["2", "0", "NONE"]
+        node.send(protocol.encode(80, "HELLO", ["4", "79"]))  # then a Pi of protocol 4
+        assert node.beat() == ["3", "0", "NONE", "-"]
+        node.send(protocol.encode(81, "HELLO", [str(version), "80"]))
+        assert node.beat() == ["4", "0", "NONE"]
+
+
+@check
+def check_a_node_without_a_panel_says_none_written() -> None:
+    node = PanelNode(4, panel=False)  # it says no PANEL
+    assert node.beat() == ["1", "0", "NONE", "-"]
+    node.write(0, NINE, full=True, ack="ACK")
+    assert node.beat() == ["2", "0", "NONE", "-"]
 
 
 class FakePanel:
