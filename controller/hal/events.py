@@ -31,8 +31,8 @@ __all__ = [
     "TagLeft",
 ]
 
-PROTOCOL_VERSION: Final = 3  # firmware/PROTOCOL.md: the newest the Pi speaks
-PROTOCOL_VERSIONS: Final = (2, 3)  # the versions the Pi speaks with a node (newest last)
+PROTOCOL_VERSION: Final = 4  # firmware/PROTOCOL.md: the newest the Pi speaks
+PROTOCOL_VERSIONS: Final = (2, 3, 4)  # the versions the Pi speaks with a node (newest last)
 
 
 @dataclass(frozen=True)
@@ -87,11 +87,15 @@ class Hello:
 
 @dataclass(frozen=True)
 class Heartbeat:
-    """The node's periodic sign of life (answered by the link automatically)."""
+    """The node's periodic sign of life (answered by the link automatically).
+
+    ``written`` (protocol 4): the last display update the node wrote whole into its
+    panel, None when it says none (``-``) or its protocol does not say."""
 
     uptime_s: int = 0
     rx_errors: int = 0
     reader_ok: bool = True
+    written: int | None = None
 
 
 @dataclass(frozen=True)

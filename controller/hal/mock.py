@@ -85,16 +85,19 @@ class MockNode:
         """``panel``: the seat's panel hangs on this node (an SSD1306 at 0x3C, until the
         Pi's PANEL names another): it says so after every HELLO, writes the display
         frames into ``ram`` (the panel's 8 pages of 128 visible columns) and answers
-        each whole update with DACK. ``protocol``: the newest version it speaks (it
+        each whole update with DACK (protocol 4: when its DU asks; its heartbeats say
+        the last update written, ``written``). ``protocol``: the newest version it speaks (it
         answers a HELLO of that version or older, as the firmware does, and ignores a
         newer one, as firmware of protocol 2 does)."""
         self.seat = seat
         self.panel = panel
         self.protocol = protocol
         self._version = protocol  # this session's (the Pi's HELLO chose it)
-        self._block: tuple[int, int, int] | None = None  # protocol 3: (update, regions, bytes)
+        # protocol 3 and 4: (update, regions, bytes, answer with DACK) of a DU's block
+        self._block: tuple[int, int, int, bool] | None = None
         self.ram = bytearray(128 * 8)
-        self.updates = 0  # updates written whole (each answered with DACK)
+        self.updates = 0  # updates written whole
+        self.written: int | None = None  # the last of them in this session
         self._update: tuple[int, int] | None = None  # (update, DW frames) under way
         self._pieces = 0
         self._panel_kind = ("ssd1306", "3C")  # what it drives; the Pi's PANEL changes it
@@ -143,6 +146,7 @@ class MockNode:
 
     def hello(self, session: str = "-") -> None:
         """HELLO at power-up (``-``), or answering the Pi's HELLO with its session."""
+        self.written = None
         self.send(
             "HELLO", str(self._version), "0.1.0-mock", str(self.seat), self.serial, "92", session
         )
@@ -181,8 +185,11 @@ class MockNode:
             now = time.monotonic()
             if now >= next_beat:
                 next_beat = now + self.heartbeat_s
+                beat: tuple[str, ...] = (str(int(now - started)), "0", "OK")
+                if self._version >= 4:  # and the last update written whole
+                    beat += ("-" if self.written is None else str(self.written),)
                 with contextlib.suppress(OSError):
-                    self.send("HB", str(int(now - started)), "0", "OK")
+                    self.send("HB", *beat)
             if not ready:
                 continue
             try:
@@ -194,13 +201,13 @@ class MockNode:
 
     def _take_input(self) -> None:
         while self._buffer:
-            if self._block is not None:  # protocol 3: a DU's counted block
-                update, regions, count = self._block
+            if self._block is not None:  # protocol 3 and 4: a DU's counted block
+                update, regions, count, ack = self._block
                 if len(self._buffer) < count:
                     return
                 block, self._buffer = self._buffer[:count], self._buffer[count:]
                 self._block = None
-                self._regions(update, regions, block)
+                self._regions(update, regions, block, ack)
                 continue
             end = self._buffer.find(b"\n")
             if end < 0:
@@ -220,7 +227,9 @@ class MockNode:
                 self._version = int(args[0])
                 self.hello(args[1])
         elif self.panel and kind == "DU" and len(args) == 4 and self._version >= 3:
-            self._block = (int(args[0]), int(args[1]), int(args[2]))
+            self._block = (int(args[0]), int(args[1]), int(args[2]), True)
+        elif self.panel and kind == "DU" and len(args) == 5 and self._version >= 4:
+            self._block = (int(args[0]), int(args[1]), int(args[2]), args[4] == "ACK")
         elif self.panel and kind in ("DU", "DW"):
             self._display_frame(kind, args)
         elif self.panel and kind == "PANEL" and len(args) == 2:
@@ -230,8 +239,8 @@ class MockNode:
             self._update = None
             self.send("PANEL", *self._panel_kind, "OK")
 
-    def _regions(self, update: int, regions: int, block: bytes) -> None:
-        """Protocol 3: a DU's DR frames (one whole window each) into ``ram``."""
+    def _regions(self, update: int, regions: int, block: bytes, ack: bool) -> None:
+        """Protocol 3 and 4: a DU's DR frames (one whole window each) into ``ram``."""
         lines = block.split(b"\n")
         windows = []
         for line in lines[:-1]:
@@ -248,6 +257,7 @@ class MockNode:
             windows.append((p0, p1, c0, c1, binascii.a2b_base64(fields[6])))
             self.received.append("DR")
         if lines[-1] or len(windows) != regions:
+            self.written = None
             self.send("DLOST", str(update))
             return
         for p0, p1, c0, c1, data in windows:
@@ -256,7 +266,9 @@ class MockNode:
                 start = (p0 + row) * 128 + c0
                 self.ram[start : start + cols] = data[row * cols : (row + 1) * cols]
         self.updates += 1
-        self.send("DACK", str(update))
+        self.written = update
+        if ack:
+            self.send("DACK", str(update))
 
     def _display_frame(self, kind: str, args: tuple[str, ...]) -> None:
         """``DU`` and ``DW`` (firmware/PROTOCOL.md, "Display frames") into ``ram``."""

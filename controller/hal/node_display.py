@@ -9,21 +9,31 @@ display frames (``firmware/PROTOCOL.md``, "Display frames"):
   <bytes> FULL|DIFF`` followed by one ``DR`` frame per changed window (its bytes page
   after page in base64, up to 1,393 bytes a frame for the whole screen), ``bytes``
   being their byte count, so the node reads them with one call; written in one go;
+* protocol 4: the same with a fifth ``DU`` argument, ``ACK`` or ``-``: the node answers
+  ``DACK`` only when asked, and its heartbeat says the last update it wrote whole;
 * protocol 2: ``DU <update> <frames> FULL|DIFF`` followed by ``DW`` pieces (at most 24
   bytes, base64, a piece), written in one go so no other frame comes between them;
-* the node answers ``DACK <update>`` once the pieces are in the panel's RAM;
+* the node answers ``DACK <update>`` once the pieces are in the panel's RAM (protocol
+  4: when the update asked); a ``DACK`` or a heartbeat's ``written`` acknowledges that
+  update and every one before it;
 * the whole frame is sent again (a FULL update) when the node says ``DLOST`` (a
   piece went missing), when it reports its panel OK again (``PANEL``: back after an
-  I2C error, freshly initialised), when it (re)connects, and when an update has had
-  no ``DACK`` for ``ack_timeout`` seconds.
+  I2C error, freshly initialised), when it (re)connects, and when an update is still
+  unacknowledged at a heartbeat ``ack_timeout`` seconds after it was sent.
 
-Flow control: the port never has more than one update on its way. While an update
-waits for its ``DACK`` the frames that come are only remembered, their windows
-merged, and when the ``DACK`` comes one update carries them all (the windows that
-changed since the node's last screen, the latest frame's bytes; the whole screen when
-they would cost as much). So a seat's panel gets at most one update per
-acknowledgement whatever the table draws, and the node's bounded display queue never
-overflows from a Pi that keeps to this. Until the node has reported its panel OK,
+Flow control: with protocol 3 and 2 the port never has more than one update on its
+way; with protocol 4, at most ``WINDOW_BYTES`` of DR blocks (the node's queue), an
+update that leaves more than ``ASK_ACK_BYTES`` unacknowledged asking for its DACK
+(so one that must wait for room always has a DACK on its way; no update is larger
+than the whole screen, which is sent instead). While an update waits, the frames that
+come are only remembered, their windows merged, and when the acknowledgement comes
+one update carries them all (the windows that changed since the node's last screen,
+the latest frame's bytes; the whole screen when they would cost as much). So a seat's
+panel gets at most one update per acknowledgement when the window is full, whatever
+the table draws, and the node's bounded display queue never overflows from a Pi that
+keeps to this. On a table of protocol 4 an event that changes six panels costs the
+Pi six writes and, most of the time, no read: the heartbeats it reads anyway carry the
+acknowledgements. Until the node has reported its panel OK,
 frames are only remembered: the latest goes out whole as soon as it does.
 
 The windows are planned at the cost of the node's I2C bus (``machine.I2C`` at
@@ -58,6 +68,7 @@ from .seatlink import (
     SEQ_MODULO,
     DisplayAck,
     DisplayLost,
+    Heartbeat,
     LinkEvent,
     NodeConnected,
     NodeDisconnected,
@@ -84,6 +95,13 @@ MAX_HELD_WINDOWS: Final = 16  # windows merged while awaiting a DACK; more: the 
 # MAX_BLOCK bytes and MAX_REGIONS frames; an update that would need more is sent whole.
 MAX_BLOCK: Final = 2048
 MAX_REGIONS: Final = 32
+# Protocol 4: the DR blocks' bytes sent and not yet acknowledged, at most (the node's
+# queue, seatnode/display.py's MAX_QUEUED_BYTES); an update that leaves more than
+# ASK_ACK_BYTES of them unacknowledged asks for its DACK. A whole screen's block (1,394
+# bytes at most) fits in what is left under that, so an update that must wait for room
+# always has a DACK on its way (the last update sent asked for one), never a heartbeat.
+WINDOW_BYTES: Final = 2048
+ASK_ACK_BYTES: Final = 640
 # The node's own bus: machine.I2C writes a whole buffer as one transfer (address +
 # control byte), 9 clocks a byte.  The node writes every piece as a transfer of its own.
 NODE_BUS: Final = BusModel("node-i2c", transfer_overhead=2, data_block=MAX_PIECE, bits_per_byte=9)
@@ -115,6 +133,7 @@ class NodePortStats:
     updates: int = 0  # updates written to the link
     full_resends: int = 0  # full frames sent because the node asked or went quiet
     acks: int = 0
+    asked: int = 0  # updates that asked for their DACK (protocol 3 and 2: every one)
     lost: int = 0  # DLOST received
     deferred: int = 0  # frames kept while the node's panel was not ready
     merged: int = 0  # frames held while an update awaited its DACK, sent merged after it
@@ -160,7 +179,10 @@ class NodePort:
         self._latest: bytes | None = None
         self._ready = False
         self._update = 0
-        self._awaiting: tuple[int, float] | None = None  # (update, when sent) without DACK
+        # Updates sent and not acknowledged, oldest first: (update, DR block bytes, when
+        # sent); protocol 4 keeps up to WINDOW_BYTES of them, the older ones one.
+        self._unacked: list[tuple[int, int, float]] = []
+        self._unacked_bytes = 0
         self._last_full: int | None = None
         # Windows of frames that came while an update awaited its DACK (None: nothing
         # held), and whether one of them asked for the whole screen.
@@ -188,7 +210,7 @@ class NodePort:
         frames laid out once for it (:class:`_Regions`)."""
         full, windows = plan
         with self._lock:
-            if not self._ready or self._awaiting is not None:
+            if self._waits():
                 return self._hold(frame, windows, full)
             self._latest = frame
             link = self.link
@@ -200,10 +222,21 @@ class NodePort:
 
     def send(self, frame: bytes, windows: Sequence[Window], full: bool) -> UpdateReport:
         with self._lock:
-            if not self._ready or self._awaiting is not None:
+            if self._waits():
                 return self._hold(frame, windows, full)
             self._latest = frame
             return self._send_locked(frame, windows, full)
+
+    def _waits(self) -> bool:
+        """A frame that comes now waits (the port's lock held): the node's panel is not
+        ready, frames already wait (they go first, merged), or an update awaits its
+        DACK and the protocol lets only one be on its way (protocol 4 decides by the
+        window, in ``_send_laid_out``, once the frame's size is known)."""
+        return (
+            not self._ready
+            or self._held is not None
+            or (bool(self._unacked) and getattr(self.link, "protocol", 2) < 4)
+        )
 
     def _hold(self, frame: bytes, windows: Sequence[Window], full: bool) -> UpdateReport:
         """Not now: the node's panel is not ready, or an update awaits its DACK (the
@@ -221,11 +254,33 @@ class NodePort:
 
     @property
     def awaiting(self) -> int | None:
-        """The update on its way to the node (sent, not yet acknowledged), if any."""
-        return None if self._awaiting is None else self._awaiting[0]
+        """The newest update on its way to the node (sent, not yet acknowledged by a
+        DACK or, protocol 4, a heartbeat), if any."""
+        return self._unacked[-1][0] if self._unacked else None
+
+    @property
+    def unacknowledged(self) -> tuple[int, ...]:
+        """The updates sent and not yet acknowledged, oldest first."""
+        return tuple(entry[0] for entry in self._unacked)
+
+    def _acknowledged(self, update: int) -> None:
+        """``update`` and every one sent before it are in the node's panel; what was
+        held goes out if there is room now."""
+        unacked = self._unacked
+        if not unacked or _newer(unacked[0][0], update):
+            return
+        while unacked and not _newer(unacked[0][0], update):
+            self._unacked_bytes -= unacked.pop(0)[1]
+        if self._ready:
+            self._flush_held()
+
+    def _forget_unacked(self) -> None:
+        self._unacked.clear()
+        self._unacked_bytes = 0
 
     def _flush_held(self) -> None:
-        """The DACK came: what was held goes out as one update."""
+        """An acknowledgement came: what was held goes out as one update (protocol 4:
+        if the window has room for it; it waits for the next one otherwise)."""
         held, full = self._held, self._held_full
         self._held, self._held_full = None, False
         frame = self._latest
@@ -280,17 +335,20 @@ class NodePort:
             bits_per_byte=8,
         )
 
-    def _sent(self, ok: bool, update: int, full: bool) -> bool:
-        """After an update's write: on its way (awaiting its DACK), or not (``ok``
-        False: the node went away; it reports its panel when back)."""
+    def _sent(self, ok: bool, update: int, full: bool, size: int = 0, ask: bool = True) -> bool:
+        """After an update's write: on its way (awaiting its acknowledgement), or not
+        (``ok`` False: the node went away; it reports its panel when back). ``size``:
+        its DR block's bytes; ``ask``: it asked for its DACK."""
         if not ok:
             self._ready = False
             self.stats.deferred += 1
             return False
         self.stats.updates += 1
+        self.stats.asked += ask
         if full:
             self._last_full = update
-        self._awaiting = (update, self._clock())
+        self._unacked.append((update, size, self._clock()))
+        self._unacked_bytes += size
         return True
 
     def _send_regions(
@@ -304,6 +362,13 @@ class NodePort:
     ) -> UpdateReport:
         if regions.whole is not None:  # more frames or bytes than a node's block takes
             regions, full = regions.whole, True
+        quiet = link.protocol >= 4  # DACK on request, the heartbeats acknowledge the rest
+        if quiet and regions.size > (whole := _whole_screen(self._panel)).size:
+            # more bytes than the whole screen: the whole screen (the largest block, which
+            # the window always has room for when no DACK is on its way)
+            regions, full = whole, True
+        if quiet and self._unacked and self._unacked_bytes + regions.size > WINDOW_BYTES:
+            return self._hold(frame, regions.windows, full)  # sent when there is room
         block: list[tuple[bytes, bytes]] = []
         b2a = binascii.b2a_base64
         for box, rows in regions.frames:
@@ -315,12 +380,18 @@ class NodePort:
         update = self._update
         self._update = (update + 1) % SEQ_MODULO
         head = (str(update), regions.count, "FULL" if full else "DIFF")
+        sizes = [0, 1]  # the block's bytes, whether the DU asks for its DACK
 
         def header(count: int) -> tuple[str, tuple[str, ...]]:
-            return "DU", (*head[:2], str(count), head[2])
+            sizes[0] = count
+            if not quiet:
+                return "DU", (*head[:2], str(count), head[2])
+            ask = self._unacked_bytes + count > ASK_ACK_BYTES
+            sizes[1] = ask
+            return "DU", (*head[:2], str(count), head[2], "ACK" if ask else "-")
 
         written = link.send_counted(header, block)
-        if not self._sent(written > 0, update, full):
+        if not self._sent(written > 0, update, full, sizes[0], bool(sizes[1])):
             return UpdateReport(full=full, windows=regions.windows, bits_per_byte=8)
         return regions.report(full, written)
 
@@ -331,6 +402,7 @@ class NodePort:
         log.debug("seat %d: full frame to the node's panel (%s)", self.seat, why)
         self.stats.full_resends += 1
         self._held, self._held_full = None, False  # the whole screen covers them
+        self._forget_unacked()  # lost, or superseded: the node takes the FULL one
         panel = self._panel
         self._send_locked(frame, [Window(0, 0, panel.pages, panel.width)], True)
 
@@ -338,12 +410,9 @@ class NodePort:
     def on_event(self, event: LinkEvent) -> None:
         """Display events, NodeConnected/NodeDisconnected and heartbeats of the node."""
         with self._lock:
-            if isinstance(event, DisplayAck):  # the commonest: one an update
+            if isinstance(event, DisplayAck):  # protocol 3's commonest: one an update
                 self.stats.acks += 1
-                if self._awaiting is not None and not _newer(self._awaiting[0], event.update):
-                    self._awaiting = None
-                    if self._ready:
-                        self._flush_held()
+                self._acknowledged(event.update)
             elif isinstance(event, PanelReport):
                 self._on_report(event)
             elif isinstance(event, DisplayLost):
@@ -354,14 +423,14 @@ class NodePort:
                     self._resend_full(f"the node lost update {event.update}")
             elif isinstance(event, NodeConnected | NodeDisconnected):
                 self._ready = False  # wait for the PANEL report that follows HELLO
-                self._awaiting = None
+                self._forget_unacked()
                 self._held, self._held_full = None, False  # the PANEL OK sends it whole
-            elif (
-                self._ready
-                and self._awaiting is not None
-                and self._clock() - self._awaiting[1] > self.ack_timeout
-            ):
-                self._resend_full(f"no DACK for update {self._awaiting[0]}")
+            elif isinstance(event, Heartbeat):
+                if event.written is not None:  # protocol 4: the last update written whole
+                    self._acknowledged(event.written)
+                unacked = self._unacked
+                if self._ready and unacked and self._clock() - unacked[0][2] > self.ack_timeout:
+                    self._resend_full(f"update {unacked[0][0]} not acknowledged")
 
     def _on_report(self, report: PanelReport) -> None:
         wanted = (self._panel.controller.value, self.address)
@@ -399,7 +468,7 @@ class NodePort:
                 "the node's panel is ready" if not was_ready else "panel re-initialised"
             )
         else:
-            self._awaiting = None
+            self._forget_unacked()
             self._held, self._held_full = None, False
 
 
@@ -414,6 +483,7 @@ class _Regions:
     frames: tuple[tuple[bytes, tuple[tuple[int, int], ...]], ...]
     count: str
     payload: int
+    size: int  # the block's bytes at most (each frame's sequence number at its longest)
     whole: _Regions | None
     # (FULL?, bytes written) -> the update's report (the sequence numbers' digits make a
     # few sizes)
@@ -456,7 +526,7 @@ class _Regions:
         if len(frames) > MAX_REGIONS or size > MAX_BLOCK:
             whole = _Regions.of((Window(0, 0, panel.pages, width),), panel)
         payload = sum(window.size for window in windows)
-        return _Regions(windows, tuple(frames), str(len(frames)), payload, whole)
+        return _Regions(windows, tuple(frames), str(len(frames)), payload, size, whole)
 
 
 #: id of a kept plan and the panel -> its regions (they keep the plan alive: the id is
@@ -474,6 +544,18 @@ def _regions(plan: KeptPlan, panel: Panel) -> _Regions:
             _LAID_OUT.clear()
         kept = _LAID_OUT[key] = (plan, _Regions.of(plan[1], panel))
     return kept[1]
+
+
+_WHOLE: dict[tuple[int, int], _Regions] = {}
+
+
+def _whole_screen(panel: Panel) -> _Regions:
+    """The regions of a panel's whole screen, laid out once."""
+    key = (panel.width, panel.pages)
+    whole = _WHOLE.get(key)
+    if whole is None:
+        whole = _WHOLE[key] = _Regions.of((Window(0, 0, panel.pages, panel.width),), panel)
+    return whole
 
 
 def _frame_length(kind: str, args: tuple[str, ...]) -> int:

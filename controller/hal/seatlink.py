@@ -236,9 +236,9 @@ def encode_counted(
     return b"\n" + head + payload, (seq + 1) % SEQ_MODULO
 
 
-#: a counted block's header (``DU <update> <regions> <bytes> FULL|DIFF``, its sequence
+#: a counted block's header (``DU <update> <regions> <bytes> FULL|DIFF [ACK|-]``, its sequence
 #: number first): short enough for any frame, so its length needs no check of its own
-_HEADER_RE: Final = re.compile(rb"(?:0|[1-9][0-9]{0,4}) [A-Z]{1,8}(?: [0-9A-Z]{1,8}){0,4}")
+_HEADER_RE: Final = re.compile(rb"(?:0|[1-9][0-9]{0,4}) [A-Z]{1,8}(?: (?:[0-9A-Z]{1,8}|-)){0,5}")
 
 
 _FRAME_RE: Final = re.compile(
@@ -294,13 +294,18 @@ def decode_message(kind: str, args: tuple[str, ...]) -> NodeEvent:
         return ButtonPressed(args[0]) if kind == "PRESS" else ButtonHeld(args[0])
     if kind == "HB":
         if (
-            len(args) != 3
+            len(args) not in (3, 4)
             or not _DIGITS.fullmatch(args[0])
             or not _DIGITS.fullmatch(args[1])
             or args[2] not in ("OK", "NONE")
         ):
             raise FrameError(MALFORMED, kind)
-        return Heartbeat(int(args[0]), int(args[1]), args[2] == "OK")
+        written = None
+        if len(args) == 4 and args[3] != "-":  # protocol 4: the last update written whole
+            if not _UPDATE.fullmatch(args[3]) or int(args[3]) >= SEQ_MODULO:
+                raise FrameError(MALFORMED, kind)
+            written = int(args[3])
+        return Heartbeat(int(args[0]), int(args[1]), args[2] == "OK", written)
     if kind == "HELLO":
         # The version comes first: another version's HELLO may have other arguments.
         if not args or not re.fullmatch(r"[0-9]{1,5}", args[0]):
@@ -309,7 +314,7 @@ def decode_message(kind: str, args: tuple[str, ...]) -> NodeEvent:
             raise FrameError(
                 VERSION,
                 f"node speaks protocol {args[0]}, the table "
-                f"{' or '.join(map(str, PROTOCOL_VERSIONS))}: "
+                f"{_VERSIONS_SAID}: "
                 "update the node's firmware (firmware/README.md)",
             )
         if (
@@ -330,6 +335,8 @@ def decode_message(kind: str, args: tuple[str, ...]) -> NodeEvent:
     raise FrameError(UNKNOWN, kind)
 
 
+#: the versions the Pi speaks, as a message says them ("2, 3 or 4")
+_VERSIONS_SAID: Final = ", ".join(map(str, PROTOCOL_VERSIONS[:-1])) + f" or {PROTOCOL_VERSIONS[-1]}"
 _DISPLAY_MESSAGES: Final = ("PANEL", "DACK", "DLOST")
 PANEL_KINDS: Final = ("ssd1306", "sh1106", "ssd1309")
 _UPDATE: Final = re.compile(r"0|[1-9][0-9]{0,4}")
@@ -515,7 +522,7 @@ class FrameDecoder:
 _FAST_FRAME: Final = re.compile(
     rb"\$((0|[1-9][0-9]{0,4}) (?:"
     rb"(DACK) (0|[1-9][0-9]{0,4})"
-    rb"|(HB) ([0-9]{1,10}) ([0-9]{1,10}) (OK|NONE)"
+    rb"|(HB) ([0-9]{1,10}) ([0-9]{1,10}) (OK|NONE)(?: (-|0|[1-9][0-9]{0,4}))?"
     rb"|(PRESS|HOLD) (" + b"|".join(name.encode() for name in BUTTONS) + rb")"
     rb"|(TAGON|TAGOFF) ([0-9A-F]{8}|[0-9A-F]{14}|[0-9A-F]{20})"
     rb"))\*([0-9A-F]{4})\n"
@@ -534,6 +541,7 @@ def _fast_event(
     uptime: bytes | None,
     reads: bytes | None,
     reader: bytes | None,
+    written: bytes | None,
     press: bytes | None,
     button: bytes | None,
     tag: bytes | None,
@@ -545,7 +553,14 @@ def _fast_event(
         number = int(update)
         return DisplayAck(number) if number < SEQ_MODULO else None
     if hb is not None and uptime is not None and reads is not None:
-        return Heartbeat(int(uptime), int(reads), reader == b"OK")
+        if written is None or written == b"-":
+            return Heartbeat(int(uptime), int(reads), reader == b"OK")
+        number = int(written)
+        return (
+            Heartbeat(int(uptime), int(reads), reader == b"OK", number)
+            if (number < SEQ_MODULO)
+            else None
+        )
     if press is not None and button is not None:
         name = button.decode("ascii")
         return ButtonPressed(name) if press == b"PRESS" else ButtonHeld(name)
@@ -773,7 +788,7 @@ class SeatLink:
 
     @property
     def protocol(self) -> int:
-        """The protocol version the node answered this session's HELLO with (2 or 3)."""
+        """The protocol version the node answered this session's HELLO with (2, 3 or 4)."""
         return self._protocol
 
     @property
@@ -1004,7 +1019,7 @@ class SeatLink:
                 reason,
                 line[:MAX_FRAME],
                 "; the node speaks another protocol than "
-                f"{' or '.join(map(str, PROTOCOL_VERSIONS))}: update its firmware "
+                f"{_VERSIONS_SAID}: update its firmware "
                 "(firmware/README.md)"
                 if reason == VERSION
                 else "",

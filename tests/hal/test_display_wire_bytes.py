@@ -210,4 +210,6 @@ def _note(into: list[tuple[str, bytes]], reason: str, line: bytes) -> None:
     into.append((reason, line))
 
 
-DECODER_DIGEST = "1b5fee7c2cde866f"
+# protocol 4 gave Heartbeat its "written" field (None for these frames): the same events
+# (1b5fee7c2cde866f with the field left out of their repr)
+DECODER_DIGEST = "9f6af60294b4b57c"

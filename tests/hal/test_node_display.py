@@ -33,7 +33,13 @@ from controller.hal.display_writer import (
 from controller.hal.display_writer import (
     Panel as PiPanel,
 )
-from controller.hal.node_display import MAX_PIECE, NodePort
+from controller.hal.node_display import (
+    ASK_ACK_BYTES,
+    MAX_PIECE,
+    WINDOW_BYTES,
+    NodePort,
+    _Regions,
+)
 from controller.hal.seatlink import (
     MAX_FRAME,
     DisplayAck,
@@ -56,8 +62,8 @@ class Wire:
     """The USB cable: the Pi's frames into the node, the node's frames back."""
 
     def __init__(self, kind: str, protocol: int = 3) -> None:
-        """``protocol``: the version the node answered the Pi's HELLO with (3: DR
-        frames, counted; 2: DW pieces)."""
+        """``protocol``: the version the node answered the Pi's HELLO with (4: DR frames,
+        counted, DACK on request; 3: the same, every update answered; 2: DW pieces)."""
         self.kind = kind
         self.protocol = protocol
         self.model: OledModel = model_for(kind)
@@ -79,6 +85,7 @@ class Wire:
         self.app = NodeApp(
             self._node_writes, 0, SERIAL, self.now, panel=Panel(self.model, self.kind)
         )
+        self.app.version = self.protocol  # the session's, as the Pi's HELLO chose it
 
     # -- the cable --------------------------------------------------------------------
     def send_many(self, messages: list[tuple[str, tuple[str, ...]]]) -> bool:
@@ -160,7 +167,7 @@ def frames(seed: int, count: int) -> list[Image.Image]:
     return out
 
 
-PROTOCOLS = (2, 3)
+PROTOCOLS = (2, 3, 4)
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
@@ -362,7 +369,7 @@ def test_the_pin_maps_panel_is_named_to_a_node_that_drives_another() -> None:
 # -- flow control -----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("protocol", PROTOCOLS)
+@pytest.mark.parametrize("protocol", (2, 3))
 def test_the_pi_sends_one_update_per_dack_and_merges_what_came_meanwhile(protocol: int) -> None:
     wire = Wire("ssd1306", protocol)
     wire.show(render_scoreboard_image(0, 0, 30))
@@ -378,6 +385,80 @@ def test_the_pi_sends_one_update_per_dack_and_merges_what_came_meanwhile(protoco
     assert wire.port.stats.updates == sent_before + 2  # the merged one, after the DACK
     assert wire.glass_is(render_scoreboard_image(5, 0, 30))
     assert wire.port.stats.full_resends <= 1 and wire.port.stats.lost == 0
+
+
+def test_protocol_4_sends_small_updates_at_once_and_the_heartbeat_acknowledges_them() -> None:
+    """Protocol 4: screens drawn while earlier updates are on their way go out at once
+    (their windows fit the node's queue), none asks for a DACK, and the node's next
+    heartbeat (its ``written``) acknowledges them all."""
+    wire = Wire("ssd1306", 4)
+    wire.show(render_scoreboard_image(0, 0, 30))
+    wire.pump(1100)  # the whole screen (asked for its DACK) and a heartbeat
+    assert wire.port.awaiting is None
+    before = (wire.port.stats.updates, wire.port.stats.asked, wire.port.stats.acks)
+    for score in range(1, 6):
+        wire.writer.update(render_scoreboard_image(score, 0, 30))
+    assert wire.port.stats.updates == before[0] + 5  # none held
+    assert wire.port.stats.merged == 0
+    assert len(wire.port.unacknowledged) == 5
+    wire.pump()
+    assert wire.glass_is(render_scoreboard_image(5, 0, 30))
+    assert (wire.port.stats.asked, wire.port.stats.acks) == before[1:]  # no DACK asked
+    dacks = sum(b" DACK " in line for line in wire.node_lines)
+    wire.pump(1100)  # a heartbeat: it says the last one was written
+    assert wire.port.awaiting is None
+    assert sum(b" DACK " in line for line in wire.node_lines) == dacks
+    beats = [decode_message(*parse_frame(line.rstrip())[1:]) for line in wire.node_lines]
+    assert [b.written for b in beats if isinstance(b, Heartbeat)][-1] == wire.port.stats.updates - 1
+    assert wire.port.stats.full_resends <= 1 and wire.port.stats.lost == 0  # the first only
+
+
+def test_protocol_4_asks_for_a_dack_early_enough_for_a_whole_screen() -> None:
+    """An update that must wait for room always has a DACK on its way: what may stay
+    unacknowledged without one asked leaves room for the largest block, a whole screen."""
+    panel = PiPanel(Controller("sh1106"))
+    whole = _Regions.of((Window(0, 0, panel.pages, panel.width),), panel)
+    assert whole.whole is None and whole.size <= WINDOW_BYTES - ASK_ACK_BYTES
+    # and no update is larger: one that would be goes as the whole screen
+    wire = Wire("sh1106", 4)
+    wire.show(Image.new("1", (128, 64), 0))
+    wire.pump(1100)
+    windows = [Window(page, col, 1, 16) for page in range(8) for col in (0, 32, 64, 96)]
+    assert _Regions.of(tuple(windows), panel).size > whole.size  # 32 windows, 1.6 KB
+    pages = bytearray(1024)
+    for window in windows:
+        start = window.page * 128 + window.col
+        pages[start : start + window.cols] = b"\xff" * window.cols
+    writes = _capture(wire)
+    wire.port.send(bytes(pages), windows, False)
+    wire.pump()
+    assert wire.model.glass() == bytes(pages)
+    _seq, kind, args = parse_frame(writes[-1].split(b"\n")[1])
+    assert kind == "DU" and args[1] == "1" and args[3:] == ("FULL", "ACK")
+    assert int(args[2]) <= whole.size
+
+
+def test_protocol_4_holds_what_would_overflow_the_nodes_queue_until_an_ack() -> None:
+    """Whole screens (1,418 bytes each): the first asks for its DACK, the next would
+    take the unacknowledged bytes past the node's 2,048 and waits, merged with the rest,
+    until that DACK; the node never overflows and the glass ends right."""
+    rnd = random.Random(3)
+    wire = Wire("sh1106", 4)
+    wire.pump(1100)
+    noise = []
+    for _ in range(4):
+        image = Image.new("1", (128, 64), 0)
+        image.putdata([255 if rnd.random() < 0.5 else 0 for _ in range(128 * 64)])
+        noise.append(image)
+    before = wire.port.stats.updates
+    for image in noise:
+        wire.writer.update(image)
+    assert wire.port.stats.updates == before + 1 and wire.port.stats.merged == 3
+    assert wire.port.stats.asked >= 1
+    wire.pump()
+    assert wire.port.stats.updates == before + 2  # the held ones, as one, after the DACK
+    assert wire.glass_is(noise[-1])
+    assert wire.app.display.dropped == 0 and wire.port.stats.lost == 0
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)

@@ -22,6 +22,7 @@ from seatnode import protocol as fw
 from seatnode.node import NodeApp
 
 from controller.hal import seatlink as sl
+from controller.hal.events import PROTOCOL_VERSION as NEWEST
 from controller.hal.seatlink import (
     OUTBOX_MAX,
     SEQ_MODULO,
@@ -175,9 +176,27 @@ def test_firmware_hello_and_heartbeat_decode_on_the_host(
     decoder = FrameDecoder()
     events = decoder.feed(b"".join(frames))
     assert events == [
-        Hello(seat, FIRMWARE_VERSION, SERIAL, 3, 0x92),
+        Hello(seat, FIRMWARE_VERSION, SERIAL, NEWEST, 0x92),
         Heartbeat(uptime_ms // 1000, errors, reader_ok),
     ]
+
+
+@given(st.one_of(st.none(), st.integers(0, 65535)), st.sampled_from(["-", "00", "65536", "x"]))
+def test_a_heartbeat_of_protocol_4_says_the_update_written(written: int | None, bad: str) -> None:
+    """Protocol 4's HB ends in the last display update written whole (or ``-``); the
+    host takes 0 to 65535 without leading zeros, on the fast path and the general one
+    (a frame after a partial line), and rejects anything else as malformed."""
+    text = "-" if written is None else str(written)
+    frame = sl.encode_frame(5, "HB", "12", "0", "OK", text)
+    for prefix in (b"", b"$1 PRE"):  # whole, or after a cut line (the general way)
+        decoder = FrameDecoder()
+        assert decoder.feed(prefix + b"\n" + frame if prefix else frame) == [
+            Heartbeat(12, 0, True, written)
+        ]
+    decoder = FrameDecoder()
+    events = decoder.feed(sl.encode_frame(6, "HB", "12", "0", "OK", bad))
+    assert events == ([Heartbeat(12, 0, True)] if bad == "-" else [])
+    assert decoder.stats["malformed"] == (0 if bad == "-" else 1)
 
 
 def fw_app(write: Callable[[bytes], None], seat: int | None = 0) -> NodeApp:
@@ -386,8 +405,8 @@ def link(node: SimNode, events: Events, tmp_path: Path) -> Iterator[SeatLink]:
 def test_connects_and_introduces_the_node(link: SeatLink, events: Events, node: SimNode) -> None:
     assert isinstance(events.items[0][1], NodeConnected)
     assert link.connected
-    assert link.hello == Hello(2, FIRMWARE_VERSION, SERIAL, 3, 0x92, link.session)
-    assert link.protocol == 3
+    assert link.hello == Hello(2, FIRMWARE_VERSION, SERIAL, NEWEST, 0x92, link.session)
+    assert link.protocol == NEWEST == fw.PROTOCOL_VERSION
     assert all(seat == 2 for seat, _ in events.items)
 
 
@@ -589,10 +608,10 @@ def test_pty_pair_without_symlink() -> None:
     try:
         events = Events()
         with SeatLink(1, node.path, events, **FAST) as link:
-            node.hear(f"HELLO 3 {link.session}*".encode())
-            node.send("HELLO", "3", "0.1.0", "1", "abcd", "B2", str(link.session))
+            node.hear(f"HELLO {NEWEST} {link.session}*".encode())
+            node.send("HELLO", str(NEWEST), "0.1.0", "1", "abcd", "B2", str(link.session))
             hello = events.wait_for(lambda e: isinstance(e, Hello))
-            assert hello == Hello(1, "0.1.0", "abcd", 3, 0xB2, link.session)
+            assert hello == Hello(1, "0.1.0", "abcd", NEWEST, 0xB2, link.session)
     finally:
         node.close()
 
@@ -609,7 +628,7 @@ def test_what_the_node_sent_before_answering_this_session_is_stale() -> None:
         node.send("TAGON", "04A224B2C55E80")
         events = Events()
         with SeatLink(1, node.path, events, **FAST) as link:
-            node.hear(f"HELLO 3 {link.session}*".encode())
+            node.hear(f"HELLO {NEWEST} {link.session}*".encode())
             node.send("HELLO", "2", "0.2.0", "1", "abcd", "92", str((link.session + 1) % 65536))
             node.send("HOLD", "mazo")  # still before the answer
             assert not link.connected
@@ -640,7 +659,7 @@ def test_a_node_in_its_repl_is_soft_reset(repl_says: bytes) -> None:
     try:
         events = Events()
         with SeatLink(1, node.path, events, **FAST, repl_after=1.0) as link:
-            node.hear(b"HELLO 3 ")
+            node.hear(b"HELLO %d " % NEWEST)
             started = time.monotonic()
             os.write(node.master, repl_says + b"\r\n")
             node.hear(sl.REPL_RECOVERY)
@@ -649,9 +668,9 @@ def test_a_node_in_its_repl_is_soft_reset(repl_says: bytes) -> None:
             assert link.stats["repl_resets"] == 1
             # The soft-reset firmware greets the Pi; the link answers it with a HELLO.
             node.heard = b""
-            node.send("HELLO", "3", "0.2.0", "1", "abcd", "92", "-")
-            node.hear(f"HELLO 3 {link.session}*".encode())
-            node.send("HELLO", "3", "0.2.0", "1", "abcd", "92", str(link.session))
+            node.send("HELLO", str(NEWEST), "0.2.0", "1", "abcd", "92", "-")
+            node.hear(f"HELLO {NEWEST} {link.session}*".encode())
+            node.send("HELLO", str(NEWEST), "0.2.0", "1", "abcd", "92", str(link.session))
             events.wait_for(lambda e: isinstance(e, Hello))
     finally:
         node.close()
@@ -678,7 +697,7 @@ def test_a_node_not_updated_is_logged_with_what_to_do(caplog: pytest.LogCaptureF
             caplog.at_level(logging.WARNING, logger="controller.hal.seatlink"),
             SeatLink(1, node.path, Events(), **FAST) as link,
         ):
-            node.hear(b"HELLO 3 ")
+            node.hear(b"HELLO %d " % NEWEST)
             node.send("HELLO", "1", "0.1.0", "1", "abcd")  # firmware 0.1.0 speaks protocol 1
             deadline = time.monotonic() + 3
             while link.stats["version"] == 0 and time.monotonic() < deadline:
@@ -686,22 +705,24 @@ def test_a_node_not_updated_is_logged_with_what_to_do(caplog: pytest.LogCaptureF
             assert not link.connected
     finally:
         node.close()
-    assert "speaks another protocol than 2 or 3: update its firmware" in caplog.text
+    assert "speaks another protocol than 2, 3 or 4: update its firmware" in caplog.text
 
 
 def test_a_node_of_protocol_2_is_offered_hello_2_and_never_reset() -> None:
-    """Firmware 0.2.0 rejects HELLO 3 (a version it does not know) but keeps sending its
-    heartbeats: the Pi offers HELLO 2 next, the node answers it, and no soft reset (the
-    REPL recovery) is ever sent to a node whose firmware is talking."""
+    """Firmware 0.2.0 rejects HELLO 4 and 3 (versions it does not know) but keeps sending
+    its heartbeats: the Pi offers the older ones in turn, HELLO 2 in the end, the node
+    answers it, and no soft reset (the REPL recovery) is ever sent to a node whose
+    firmware is talking."""
     node = RawNode()
     try:
         events = Events()
         with SeatLink(1, node.path, events, **FAST, repl_after=0.5) as link:
-            node.hear(f"HELLO 3 {link.session}*".encode())
-            deadline = time.monotonic() + 3
+            node.hear(f"HELLO {NEWEST} {link.session}*".encode())
+            deadline = time.monotonic() + 2 + 2 * NEWEST
             while f"HELLO 2 {link.session}*".encode() not in node.heard:
                 assert time.monotonic() < deadline, node.heard
-                node.send("HB", "57", str(node.heard.count(b"HELLO 3")), "OK")  # rejected it
+                rejected = node.heard.count(b"HELLO 4") + node.heard.count(b"HELLO 3")
+                node.send("HB", "57", str(rejected), "OK")  # rejected them
                 time.sleep(0.05)
                 with contextlib.suppress(BlockingIOError):
                     node.heard += os.read(node.master, 1024)
@@ -717,13 +738,13 @@ def test_a_node_of_protocol_2_is_offered_hello_2_and_never_reset() -> None:
 
 def test_a_stale_hello_of_protocol_2_gets_hello_2_at_once() -> None:
     """The node's own HELLO (at power-up, session '-') names protocol 2: the Pi offers
-    2 straight away instead of waiting out HELLO 3."""
+    2 straight away instead of waiting out HELLO 4."""
     node = RawNode()
     try:
         slow_hello = FAST.copy()
         slow_hello["hello_interval"] = 5.0
         with SeatLink(1, node.path, Events(), **slow_hello) as link:
-            node.hear(f"HELLO 3 {link.session}*".encode())
+            node.hear(f"HELLO {NEWEST} {link.session}*".encode())
             started = time.monotonic()
             node.send("HELLO", "2", "0.2.0", "1", "abcd", "92", "-")
             node.hear(f"HELLO 2 {link.session}*".encode())
@@ -738,15 +759,16 @@ def test_a_stale_hello_of_protocol_2_gets_hello_2_at_once() -> None:
 
 
 def test_the_firmware_answers_the_version_it_is_offered() -> None:
-    """A node of protocol 3 answers HELLO 2 (a Pi not updated) with HELLO 2, HELLO 3
-    with 3; HELLO 1 or 4 is a version error, and no answer."""
+    """A node of protocol 4 answers HELLO 2 and 3 (a Pi not updated) in their version,
+    HELLO 4 with 4; HELLO 1 or 5 is a version error, and no answer."""
     sent: list[bytes] = []
     app = NodeApp(sent.append, 0, SERIAL, 0)
     sent.clear()
-    for version, session in (("2", "7"), ("3", "8"), ("1", "9"), ("4", "10")):
+    offers = (("2", "7"), ("3", "8"), ("1", "9"), ("4", "10"), ("5", "11"))
+    for version, session in offers:
         app.receive(fw.encode(0, "HELLO", [version, session]), 0)
     hellos = [fw.parse(frame.rstrip(b"\n"))[2] for frame in sent if b" HELLO " in frame]
-    assert [(args[0], args[-1]) for args in hellos] == [("2", "7"), ("3", "8")]
+    assert [(args[0], args[-1]) for args in hellos] == [("2", "7"), ("3", "8"), ("4", "10")]
     assert app.rx_errors == 2
 
 
@@ -757,14 +779,14 @@ def test_a_node_that_answers_after_its_soft_reset_is_not_reset_again() -> None:
     try:
         events = Events()
         with SeatLink(1, node.path, events, **FAST, repl_after=1.0) as link:
-            node.hear(b"HELLO 3 ")
+            node.hear(b"HELLO %d " % NEWEST)
             os.write(node.master, b"MicroPython v1.24.1\r\n>>> \r\n")
             node.hear(sl.REPL_RECOVERY)
             os.write(node.master, b">>> \r\n")  # the prompt again, before main.py runs
             node.heard = b""
-            node.send("HELLO", "3", "0.2.0", "1", "abcd", "92", "-")
-            node.hear(f"HELLO 3 {link.session}*".encode())
-            node.send("HELLO", "3", "0.2.0", "1", "abcd", "92", str(link.session))
+            node.send("HELLO", str(NEWEST), "0.2.0", "1", "abcd", "92", "-")
+            node.hear(f"HELLO {NEWEST} {link.session}*".encode())
+            node.send("HELLO", str(NEWEST), "0.2.0", "1", "abcd", "92", str(link.session))
             events.wait_for(lambda e: isinstance(e, Hello))
             deadline = time.monotonic() + 1.5  # past the recovery's wait of 1 s
             while time.monotonic() < deadline:
@@ -833,8 +855,8 @@ PATIENT: Timings = {**FAST, "heartbeat_timeout": 30.0}
 
 
 def _connected(node: RawNode, link: SeatLink, events: Events) -> None:
-    node.hear(f"HELLO 3 {link.session}*".encode())
-    node.send("HELLO", "3", "0.1.0", "1", "abcd", "B2", str(link.session))
+    node.hear(f"HELLO {NEWEST} {link.session}*".encode())
+    node.send("HELLO", str(NEWEST), "0.1.0", "1", "abcd", "B2", str(link.session))
     events.wait_for(lambda e: isinstance(e, Hello))
 
 

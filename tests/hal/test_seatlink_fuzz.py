@@ -44,17 +44,24 @@ def expected_message(kind: str, args: list[str]) -> tuple[str, object]:
             return "reject", "malformed"
         return "ok", (sl.ButtonPressed(args[0]) if kind == "PRESS" else sl.ButtonHeld(args[0]))
     if kind == "HB":
-        if len(args) != 3 or not digits(args[0], 10) or not digits(args[1], 10):
+        if len(args) not in (3, 4) or not digits(args[0], 10) or not digits(args[1], 10):
             return "reject", "malformed"
         if args[2] not in ("OK", "NONE"):
             return "reject", "malformed"
-        return "ok", sl.Heartbeat(int(args[0]), int(args[1]), args[2] == "OK")
+        written = None  # protocol 4's fourth: the update written, "-" for none
+        if len(args) == 4 and args[3] != "-":
+            if not digits(args[3], 5) or int(args[3]) > 65535:
+                return "reject", "malformed"
+            if len(args[3]) > 1 and args[3][0] == "0":
+                return "reject", "malformed"
+            written = int(args[3])
+        return "ok", sl.Heartbeat(int(args[0]), int(args[1]), args[2] == "OK", written)
     if kind == "TAGMANY":
         return ("ok", sl.TagConflict()) if not args else ("reject", "malformed")
     if kind == "HELLO":
         if not args or not digits(args[0], 5):
             return "reject", "malformed"
-        if int(args[0]) not in (2, 3):
+        if int(args[0]) not in (2, 3, 4):
             return "reject", "version"  # checked first: other versions, other arguments
         if len(args) != 6:
             return "reject", "malformed"
@@ -144,7 +151,9 @@ def random_message(rng: random.Random) -> tuple[str, list[str]]:
                 ("HOLD", []),
                 ("HB", ["1", "2"]),
                 ("HB", ["x", "0", "OK"]),
-                ("HELLO", [str(rng.randrange(4, 99)), "0.1.0", "1", "ab"]),
+                ("HB", ["1", "0", "OK", rng.choice(("-", "0", "65535", "7", "07", "65536", "x"))]),
+                ("HB", ["1", "0", "OK", "-", "-"]),
+                ("HELLO", [str(rng.randrange(5, 99)), "0.1.0", "1", "ab"]),
                 ("HELLO", ["1", "0.1.0", "1", "ab"]),
                 ("HELLO", ["2", "0.1.0", "9", "ab", "92", "-"]),
                 ("HELLO", ["2", "0.1.0", "1", "xyz", "92", "-"]),

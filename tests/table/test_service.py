@@ -425,18 +425,27 @@ def test_the_control_folder_waits_while_players_act_and_a_command_is_still_taken
 
 
 def test_the_nodes_acknowledgements_do_not_make_the_loop_look_at_the_control_folder(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Panels on the nodes: each screen sent is acknowledged (DACK) in a later wait of the
-    loop, which handles no event; those turns do not list the control folder either."""
+    loop, which handles no event; those turns do not list the control folder either.
+    Nodes of protocol 3, which answer every update with its DACK (protocol 4's come
+    only when asked, the rest in the heartbeats)."""
+    import functools
     from collections.abc import Callable
 
+    from controller.hal.mock import MockNode
     from controller.hal.node_display import NodeDisplay
     from controller.table import service as service_module
+
+    monkeypatch.setattr(
+        MockNode, "__init__", functools.partialmethod(MockNode.__init__, protocol=3)
+    )
 
     with MockTable(HouseRules(), state_dir=tmp_path, panels="node") as mock:
         mock.deal(DEAL)
         ports = [d.port for d in mock.service.displays if isinstance(d, NodeDisplay)]
+        assert {d.protocol for d in mock.service.displays if isinstance(d, NodeDisplay)} == {3}
         looks = _count_control_reads(mock)
         updates = sum(port.stats.updates for port in ports)
         started = time.monotonic()
