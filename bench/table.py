@@ -10,8 +10,9 @@ off) is sent on its own and waited for. Two topologies:
 
     seat node frame -> pty -> the service loop's wait (SeatBus: one select) -> SeatLink
     parse -> queue -> TableService -> Table -> engine -> every changed seat screen
-    (screen_for, render_pages) -> NodeDisplay -> DisplayWriter -> NodePort: DU/DW display
-    frames encoded -> pty; the node answers DACK -> read in the loop's next wait
+    (screen_for, render_pages) -> NodeDisplay -> DisplayWriter -> NodePort: protocol 4's
+    DU/DR display frames encoded -> pty; the node writes them into its RAM and answers
+    the DACKs asked for (its heartbeats acknowledge the rest) -> read in the loop's waits
 
 ``topology=pi`` (panels on the Pi's own I2C)::
 
@@ -21,10 +22,14 @@ off) is sent on its own and waited for. Two topologies:
 An event's CPU is the CPU time of the Pi's threads (each thread's own clock from the
 kernel: the service loop's, which reads the seat nodes itself, and any other but the
 simulated nodes'), from the frame being written until the table has handled it, redrawn,
-and, on the nodes, every display update it sent has been acknowledged; less the CPU of
-writing the event's frame (the seat node's work, not the Pi's). The wait for the DACKs
-steps the service loop (``TableService.step``: it reads them, each seat's ``NodePort`` hears
-them and sends what waited for them), which is the Pi's work and counted. The simulated
+and, on the nodes, every display update it sent has been written by its node and every
+DACK it asked for read; less the CPU of writing the event's frame (the seat node's work,
+not the Pi's) and of the wait for the simulated nodes to write what they were sent
+(their work, on chips of their own on a real table; left to run in this process while
+the next event is measured, it would take the interpreter from it). The wait for the
+DACKs asked for steps the service loop (``TableService.step``: it reads them, and the
+heartbeats that acknowledge the rest; each seat's ``NodePort`` hears them and sends
+what waited for them), which is the Pi's work and counted. The simulated
 nodes' threads (their reading of the display frames, their heartbeats and DACKs) are not
 counted. The interpreter switches threads every 0.5 ms, as ``TableService.run`` sets it
 (the bench steps the service itself). Prints, for each topology::
@@ -189,14 +194,28 @@ class MeteredTable(MockTable):
             self.pump(0.01)
             if time.monotonic() > deadline:
                 raise RuntimeError("the mock nodes' panels did not report")
+        self._wait_nodes()
         self._wait_acks()
         self._clocks = _pi_threads()
 
-    def _wait_acks(self) -> None:
-        """Until every display update sent has its DACK: the service's loop steps, which
-        reads them (the Pi's work: its NodePorts hear them in the loop's wait)."""
+    def _wait_nodes(self) -> None:
+        """Until every simulated node has written the last display update it was sent
+        (its own work, on its own chip on a real table: not measured, and not left to
+        run in this process while the next event is measured)."""
         deadline = time.monotonic() + ACK_WAIT_S
-        while any(d.port.stats.acks < d.port.stats.updates for d in self.nodes):
+        for display in self.nodes:
+            node = self.parts.nodes[display.seat]
+            while (sent := display.port.awaiting) is not None and node.written != sent:
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"seat {display.seat}: update {sent} not written")
+                time.sleep(0.0002)
+
+    def _wait_acks(self) -> None:
+        """Until every display update that asked for its DACK (protocol 4: when the
+        window fills, a whole screen; protocol 3: all) has it: the service's loop steps,
+        which reads them (the Pi's work: its NodePorts hear them in the loop's wait)."""
+        deadline = time.monotonic() + ACK_WAIT_S
+        while any(d.port.stats.acks < d.port.stats.asked for d in self.nodes):
             if time.monotonic() > deadline:
                 raise RuntimeError("a display update had no DACK")
             self.service.step(ACK_STEP_S)
@@ -212,8 +231,11 @@ class MeteredTable(MockTable):
         node = time.thread_time() - node_start
         self.sent += 1
         self.settle()
+        handled = _cpu(self._clocks, main_first=True)
+        self._wait_nodes()  # the nodes' work, not measured
+        resumed = _cpu(self._clocks)
         self._wait_acks()  # the loop reading the DACKs: the Pi's work
-        cpu = _cpu(self._clocks, main_first=True) - start - node
+        cpu = handled - start - node + _cpu(self._clocks, main_first=True) - resumed
         game = self.service.table.game
         if game.hand_number != hand or game.hand_in_progress != playing:
             what = "deal" if game.hand_in_progress else "hand_end"
