@@ -210,33 +210,30 @@ class NodePort:
         frames laid out once for it (:class:`_Regions`)."""
         full, windows = plan
         with self._lock:
-            if self._waits():
+            link = self.link
+            protocol = getattr(link, "protocol", 2)
+            if self._waits(protocol):
                 return self._hold(frame, windows, full)
             self._latest = frame
-            link = self.link
-            if getattr(link, "protocol", 2) >= 3 and hasattr(link, "send_counted"):
+            if protocol >= 3 and hasattr(link, "send_counted"):
                 return self._send_laid_out(
-                    cast(CountedSender, link), frame, _regions(plan, self._panel), full
+                    cast(CountedSender, link), frame, _regions(plan, self._panel), full, protocol
                 )
             return self._send_locked(frame, windows, full)
 
     def send(self, frame: bytes, windows: Sequence[Window], full: bool) -> UpdateReport:
         with self._lock:
-            if self._waits():
+            if self._waits(getattr(self.link, "protocol", 2)):
                 return self._hold(frame, windows, full)
             self._latest = frame
             return self._send_locked(frame, windows, full)
 
-    def _waits(self) -> bool:
+    def _waits(self, protocol: int) -> bool:
         """A frame that comes now waits (the port's lock held): the node's panel is not
         ready, frames already wait (they go first, merged), or an update awaits its
         DACK and the protocol lets only one be on its way (protocol 4 decides by the
         window, in ``_send_laid_out``, once the frame's size is known)."""
-        return (
-            not self._ready
-            or self._held is not None
-            or (bool(self._unacked) and getattr(self.link, "protocol", 2) < 4)
-        )
+        return not self._ready or self._held is not None or (bool(self._unacked) and protocol < 4)
 
     def _hold(self, frame: bytes, windows: Sequence[Window], full: bool) -> UpdateReport:
         """Not now: the node's panel is not ready, or an update awaits its DACK (the
@@ -297,8 +294,10 @@ class NodePort:
 
     def _send_locked(self, frame: bytes, windows: Sequence[Window], full: bool) -> UpdateReport:
         link = self.link
-        if getattr(link, "protocol", 2) >= 3 and hasattr(link, "send_counted"):
-            return self._send_regions(cast(CountedSender, link), frame, windows, full)
+        protocol = getattr(link, "protocol", 2)
+        if protocol >= 3 and hasattr(link, "send_counted"):
+            regions = _Regions.of(tuple(windows), self._panel)
+            return self._send_laid_out(cast(CountedSender, link), frame, regions, full, protocol)
         width = self._panel.width
         cut = [(window, pieces(frame, width, window)) for window in windows]
         count = sum(len(p) for _, p in cut)
@@ -351,18 +350,13 @@ class NodePort:
         self._unacked_bytes += size
         return True
 
-    def _send_regions(
-        self, link: CountedSender, frame: bytes, windows: Sequence[Window], full: bool
-    ) -> UpdateReport:
-        """Protocol 3: one DR frame per window, their byte count in the DU."""
-        return self._send_laid_out(link, frame, _Regions.of(tuple(windows), self._panel), full)
-
     def _send_laid_out(
-        self, link: CountedSender, frame: bytes, regions: _Regions, full: bool
+        self, link: CountedSender, frame: bytes, regions: _Regions, full: bool, protocol: int
     ) -> UpdateReport:
+        """Protocols 3 and 4: one DR frame per window, their byte count in the DU."""
         if regions.whole is not None:  # more frames or bytes than a node's block takes
             regions, full = regions.whole, True
-        quiet = link.protocol >= 4  # DACK on request, the heartbeats acknowledge the rest
+        quiet = protocol >= 4  # DACK on request, the heartbeats acknowledge the rest
         if quiet and regions.size > (whole := _whole_screen(self._panel)).size:
             # more bytes than the whole screen: the whole screen (the largest block, which
             # the window always has room for when no DACK is on its way)
@@ -524,7 +518,7 @@ class _Regions:
             size += 2 + len(box) + 4 * -(-window.size // 3) + 14
         whole = None
         if len(frames) > MAX_REGIONS or size > MAX_BLOCK:
-            whole = _Regions.of((Window(0, 0, panel.pages, width),), panel)
+            whole = _whole_screen(panel)
         payload = sum(window.size for window in windows)
         return _Regions(windows, tuple(frames), str(len(frames)), payload, size, whole)
 

@@ -553,14 +553,10 @@ def _fast_event(
         number = int(update)
         return DisplayAck(number) if number < SEQ_MODULO else None
     if hb is not None and uptime is not None and reads is not None:
-        if written is None or written == b"-":
-            return Heartbeat(int(uptime), int(reads), reader == b"OK")
-        number = int(written)
-        return (
-            Heartbeat(int(uptime), int(reads), reader == b"OK", number)
-            if (number < SEQ_MODULO)
-            else None
-        )
+        said = None if written is None or written == b"-" else int(written)
+        if said is not None and said >= SEQ_MODULO:
+            return None
+        return Heartbeat(int(uptime), int(reads), reader == b"OK", said)
     if press is not None and button is not None:
         name = button.decode("ascii")
         return ButtonPressed(name) if press == b"PRESS" else ButtonHeld(name)

@@ -466,6 +466,10 @@ class PanelLink:
             writing[2], writing[3] = index + 1, 0
             return
         self._writing = None
+        self._written(update, ack)
+
+    def _written(self, update, ack):
+        """``update`` is in the panel whole: in sync, ``written``; DACK when asked."""
         self._last = update
         self.synced = True
         self._fresh = False
@@ -519,12 +523,7 @@ class PanelLink:
         receiving[2] += 1
         if receiving[2] == receiving[1]:
             self._receiving = None
-            self._last = receiving[0]
-            self.synced = True
-            self._fresh = False
-            self._lost_at = None
-            self.updates += 1
-            self.send(DACK, (str(receiving[0]),))
+            self._written(receiving[0], True)  # protocol 2: every update answered
 
     def _configure(self, value, now):
         kind, address = value
