@@ -110,8 +110,10 @@ _CONTROL_SETTLED_NS = 2_000_000_000
 #: it. A quiet turn of the loop (its wait ran out, or brought only a heartbeat or a node
 #: coming or going) looks at once.
 CONTROL_READ_S = 0.05
-#: A turn that brought only what posts nothing (a node's DACK) skips the housekeeping if
-#: it ran this recently: a node flooding display answers never starves the watchdog's ping
+#: A turn that brought only what posts nothing (a node's DACK), or only a player's events
+#: that changed nothing (a card lifted off its reader), skips the housekeeping if it ran
+#: this recently: a node flooding display answers, or a reader flooding tag events,
+#: never starves the watchdog's ping
 HOUSEKEEPING_S = 0.05
 #: A seat's refusals beyond ``REFUSAL_BURST`` in ``REFUSAL_WINDOW_S`` (a stuck button)
 #: are counted, not told one by one: one record comment (tournament profile) and one log
@@ -365,13 +367,15 @@ class TableService:
             # the taps are read; otherwise the housekeeping after the events is enough
             self._housekeeping()
         changed = False
+        touched = False  # an event of the batch changed something (or a deal started)
         self._played = False
         counted = self.handled
         while item is not None:
-            changed = self._handle(*item) or changed
+            if self._handle(*item):
+                changed = touched = True
             done += 1
             if self._deal_if_due():  # a hand ended in this batch: its next deal's taps count
-                changed = True
+                changed = touched = True
             if self._played:  # an action played is shown at once, not after the batch
                 self._played = False
                 self.redraw()
@@ -379,7 +383,17 @@ class TableService:
             item = events.get() if done < BATCH else None
         # busy: a player's event handled (or a wake's call run): the control folder
         # waits its turn
-        self._housekeeping(busy=self.handled != counted or (woken and not done))
+        busy = self.handled != counted or (woken and not done)
+        if (
+            not busy
+            or touched
+            or not done
+            or self._calls
+            or time.monotonic() - self._kept >= HOUSEKEEPING_S
+        ):
+            self._housekeeping(busy=busy)
+        # else only a player's events that changed nothing came (a card lifted off a
+        # reader): nothing for the housekeeping, which ran a moment ago
         if done and (changed or self._screens_stale()):
             self.redraw()
         return done

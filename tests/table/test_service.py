@@ -467,6 +467,41 @@ def test_the_nodes_acknowledgements_do_not_make_the_loop_look_at_the_control_fol
         assert len(looks) <= 2 + took / service_module.CONTROL_READ_S, (len(looks), sent, took)
 
 
+def test_a_reader_flooding_tag_events_never_starves_the_housekeeping() -> None:
+    """Turns that bring only a player's events that change nothing (a card lifted off a
+    reader, by the thousand from a flaky reader) skip the housekeeping only while it ran
+    a moment ago: the watchdog is still pinged."""
+    from controller.engine import HouseRules as Rules
+    from controller.hal.events import TagLeft
+    from controller.hal.mock import MockDeck
+    from controller.table.service import HOUSEKEEPING_S, ServiceConfig, TableService
+
+    class Watchdog(Notifier):
+        def __init__(self) -> None:
+            super().__init__(None)
+            self.pings = 0
+
+        def watchdog(self) -> bool:
+            self.pings += 1
+            return True
+
+    notifier = Watchdog()
+    service = TableService(
+        ServiceConfig(Rules(), watchdog_s=0.01), MockDeck().lookup, [], notifier=notifier
+    )
+    try:
+        service.ready()
+        pings, handled = notifier.pings, service.handled
+        started = time.monotonic()
+        while time.monotonic() - started < 10 * HOUSEKEEPING_S:
+            service.post(0, TagLeft(b"\x04\x01\x02\x03"))
+            assert service.step(1.0) == 1
+        assert service.handled > handled
+        assert notifier.pings - pings >= 5
+    finally:
+        service.close()
+
+
 def test_a_node_flooding_display_answers_never_starves_the_housekeeping(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
