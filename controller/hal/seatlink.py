@@ -409,6 +409,27 @@ class FrameDecoder:
         match = _FAST_DACK.fullmatch(data)
         return None if match is None else self._fast_ack(match)
 
+    def lone_frame(self, data: bytes) -> NodeEvent | None:
+        """The event that ``data`` is, when it is exactly one whole valid frame of those
+        a node sends most (``DACK``, ``HB``, ``PRESS``, ``HOLD``, ``TAGON``, ``TAGOFF``)
+        at the start of a line, nothing held from an earlier read: counted and its
+        sequence number checked as :meth:`feed` would. None (nothing taken) for anything
+        else: it goes to :meth:`feed`. A button or a card is most often alone in its
+        read."""
+        if self._buf or self._skipping:
+            return None
+        match = _FAST_FRAME.fullmatch(data)
+        if match is None:
+            return None
+        body, seq_text, *message, crc_text = match.groups()
+        seq = int(seq_text)
+        if seq >= SEQ_MODULO or binascii.crc_hqx(body, 0xFFFF) != int(crc_text, 16):
+            return None
+        event = _fast_event(*message)
+        if event is not None:
+            self._accepted(seq, event)
+        return event
+
     def _fast_ack(self, match: re.Match[bytes]) -> DisplayAck | None:
         """The DACK a ``_FAST_DACK`` match is, counted and its sequence checked; None
         when its numbers or its checksum leave it to the general way."""
@@ -1193,13 +1214,21 @@ class SeatLink:
             log.debug("seat %d: the port reports readiness to read but returned no data", self.seat)
             self._lost()
             return
-        if self.display_listener is not None and self._connected and not self._repl_seen:
-            # a display update's DACK alone in the read (the commonest): delivered to its
-            # panel's port, as _take -> _handle would deliver it
-            ack = self.decoder.lone_ack(data)
-            if ack is not None:
+        if self._connected and not self._repl_seen:
+            decoder = self.decoder
+            # a display update's DACK alone in the read (the commonest on a node's panel),
+            # or a button's or a card's frame alone: delivered as _take -> _handle would
+            event: NodeEvent | None = None
+            if self.display_listener is not None:
+                event = decoder.lone_ack(data)
+            if event is None:
+                event = decoder.lone_frame(data)
+            if event is not None:
                 self._last_rx = time.monotonic()
-                self._deliver(ack)
+                if type(event) in _PLAIN:
+                    self._deliver(event)
+                else:
+                    self._took(event)
                 return
         self._take(data)
 
@@ -1232,13 +1261,17 @@ class SeatLink:
         if decoder.frames != before:
             self._last_rx = time.monotonic()
         for event in events:
-            if self._handle(event):
-                self._last_hello = None  # offer the node's version at once
-                self.due = 0.0
+            self._took(event)
             if self._serial is None:
                 return  # closed meanwhile (a callback's close)
         if self._repl_seen:
             self.due = 0.0  # the REPL recovery at once
+
+    def _took(self, event: NodeEvent) -> None:
+        """One event read, handled (a HELLO that asks to be offered again: at once)."""
+        if self._handle(event):
+            self._last_hello = None  # offer the node's version at once
+            self.due = 0.0
 
     def _end(self, reason: str, now: float) -> None:
         """The session is over (``reason``: unplugged, silent, closed): the port closed,

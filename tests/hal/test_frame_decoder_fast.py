@@ -69,17 +69,20 @@ def _frame(rnd: random.Random, seq: int) -> bytes:
 
 
 def _read_as_the_loop(
-    chunks: list[bytes],
+    chunks: list[bytes], *, panel: bool = True
 ) -> tuple[list[NodeEvent], list[tuple[str, bytes]], dict[str, int]]:
     """As ``SeatLink._readable`` reads a port: a read that is one lone DACK is taken by
-    ``lone_ack``, any other by ``feed``."""
+    ``lone_ack`` (a link with a panel on its node), one lone frame of the commonest by
+    ``lone_frame``, any other by ``feed``."""
     rejects: list[tuple[str, bytes]] = []
     decoder = FrameDecoder(on_reject=lambda reason, line: rejects.append((reason, line)))
     events: list[NodeEvent] = []
     for chunk in chunks:
-        ack = decoder.lone_ack(chunk)
-        if ack is not None:
-            events.append(ack)
+        event: NodeEvent | None = decoder.lone_ack(chunk) if panel else None
+        if event is None:
+            event = decoder.lone_frame(chunk)
+        if event is not None:
+            events.append(event)
         else:
             events += decoder.feed(chunk)
     return events, rejects, decoder.stats
@@ -106,6 +109,8 @@ def test_the_short_way_decodes_as_the_general_way(seed: int) -> None:
     # cut short, a spoiled one, one in a read with others, one cut in two)
     assert _read_as_the_loop(frames) == expected
     assert _read_as_the_loop(chunks) == expected
+    assert _read_as_the_loop(frames, panel=False) == expected
+    assert _read_as_the_loop(chunks, panel=False) == expected
 
 
 def test_a_dack_goes_the_short_way(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -145,3 +150,33 @@ def test_a_lone_dack_is_taken_only_whole_and_valid() -> None:
     assert decoder.stats["frames"] == 1  # nothing it refused was counted
     decoder.feed(b"$5 DACK")  # half a frame held: the next read is the rest of it
     assert decoder.lone_ack(encode_frame(6, "DACK", "2")) is None
+
+
+def test_a_lone_frame_is_taken_only_whole_and_valid() -> None:
+    decoder = FrameDecoder()
+    frames = [
+        encode_frame(4, "DACK", "17"),
+        encode_frame(5, "HB", "1234", "5", "OK", "17"),
+        encode_frame(6, "PRESS", "quiero"),
+        encode_frame(7, "HOLD", "mazo"),
+        encode_frame(8, "TAGON", "04A1B2C3D4E5F6"),
+        encode_frame(9, "TAGOFF", "04A1B2C3D4E5F6"),
+    ]
+    taken = [decoder.lone_frame(frame) for frame in frames]
+    assert taken == FrameDecoder().feed(b"".join(frames))
+    assert decoder.stats["frames"] == 6 and decoder.stats["seq_gap"] == 0
+    press = encode_frame(10, "PRESS", "truco")
+    for other in (
+        press[:-1],  # no LF yet
+        press + press,  # two of them: feed's
+        press.replace(b"*", b"*0")[:-2] + b"\n",  # a checksum spoiled
+        encode_frame(10, "PRESS", "nada"),  # no such button
+        encode_frame(10, "TAGON", "04A1B2"),  # no such length of a card's id
+        encode_frame(10, "HB", "1", "2", "OK", "65535").replace(b"65535", b"65536"),
+        encode_frame(10, "DLOST", "17"),  # not one of the commonest
+        b"\n" + press,
+    ):
+        assert decoder.lone_frame(other) is None, other
+    assert decoder.stats["frames"] == 6  # nothing it refused was counted
+    decoder.feed(b"$10 PRESS")  # half a frame held: the next read is the rest of it
+    assert decoder.lone_frame(encode_frame(11, "TAGOFF", "04A1B2C3")) is None
