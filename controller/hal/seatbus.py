@@ -2,13 +2,14 @@
 
 A :class:`SeatBus` holds seat links (``SeatLink.start(bus)``) and whatever else a loop
 waits on (``watch``: the table service's inbox bell, written by a post from another
-thread). ``wait(timeout)`` is one ``selectors`` call over every open port and those
-descriptors, bounded by the links' next deadline (a HELLO to repeat, a heartbeat gone
-missing, a port to reopen after its backoff, a node to bring back from its REPL); then
-each ready link reads and parses what came, on the waiting thread, and each link whose
-deadline passed runs its timers. The table service waits in its bus when it has nothing
-queued (``TableService.step``): a node's frame is read, parsed and handled on the
-loop's thread, with no thread hand-off.
+thread). ``wait(timeout)`` is one ``epoll`` wait (``selectors``' default where there is
+no ``epoll``: a developer's Mac) over every open port and those descriptors, bounded by
+the links' next deadline (a HELLO to repeat, a heartbeat gone missing, a port to reopen
+after its backoff, a node to bring back from its REPL); then each ready link reads and
+parses what came, on the waiting thread, and each link whose deadline passed runs its
+timers. The table service waits in its bus when it has nothing queued
+(``TableService.step``): a node's frame is read, parsed and handled on the loop's
+thread, with no thread hand-off.
 
 A member that has more to write than a port's buffer took asks to hear of room too
 (``want_write``: a seat link's outbox), until it has written it all
@@ -27,13 +28,15 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import os
+import select
 import selectors
 import threading
 import time
 import weakref
 from collections.abc import Callable
-from typing import Protocol
+from typing import Final, Protocol
 
 __all__ = ["BusMember", "SeatBus"]
 
@@ -60,6 +63,94 @@ class BusMember(Protocol):
         ...
 
 
+READ: Final = selectors.EVENT_READ
+WRITE: Final = selectors.EVENT_WRITE
+
+
+class _Epoll:
+    """The bus's readiness on Linux (the Pi): ``select.epoll`` itself, its events read
+    as ``READ``/``WRITE`` the way ``selectors.EpollSelector`` reads them, with no key
+    object made a wait (the loop waits once an event)."""
+
+    def __init__(self) -> None:
+        self._epoll = select.epoll()
+        self._events: dict[int, int] = {}  # what each descriptor is watched for
+
+    @staticmethod
+    def _mask(events: int) -> int:
+        return (select.EPOLLIN if events & READ else 0) | (
+            select.EPOLLOUT if events & WRITE else 0
+        )
+
+    def register(self, fd: int, events: int) -> None:
+        if fd in self._events:
+            raise KeyError(f"{fd} is already watched")
+        self._epoll.register(fd, self._mask(events))
+        self._events[fd] = events
+
+    def modify(self, fd: int, events: int) -> None:
+        if fd not in self._events:
+            raise KeyError(f"{fd} is not watched")
+        self._epoll.modify(fd, self._mask(events))
+        self._events[fd] = events
+
+    def unregister(self, fd: int) -> None:
+        del self._events[fd]
+        self._epoll.unregister(fd)  # OSError: closed meanwhile (epoll forgot it then)
+
+    def events(self, fd: int) -> int:
+        return self._events[fd]
+
+    def poll(self, timeout: float) -> list[tuple[int, int]]:
+        """The ready descriptors and what they are ready for, waiting up to ``timeout``
+        s (epoll counts milliseconds: rounded up, as ``selectors`` does, not to wake
+        before it)."""
+        watched = self._events
+        ready = self._epoll.poll(math.ceil(timeout * 1e3) * 1e-3, len(watched) or 1)
+        # an error or a hang-up wakes both a reader and a writer (selectors' reading)
+        return [
+            (
+                fd,
+                ((READ if ev & ~select.EPOLLOUT else 0) | (WRITE if ev & ~select.EPOLLIN else 0))
+                & watched.get(fd, 0),
+            )
+            for fd, ev in ready
+        ]
+
+    def close(self) -> None:
+        self._epoll.close()
+
+
+class _Selector:
+    """The bus's readiness elsewhere (a developer's Mac running the mock table):
+    ``selectors``' default, with ``_Epoll``'s face."""
+
+    def __init__(self) -> None:
+        self._selector = selectors.DefaultSelector()
+
+    def register(self, fd: int, events: int) -> None:
+        self._selector.register(fd, events)
+
+    def modify(self, fd: int, events: int) -> None:
+        self._selector.modify(fd, events)
+
+    def unregister(self, fd: int) -> None:
+        self._selector.unregister(fd)
+
+    def events(self, fd: int) -> int:
+        return self._selector.get_key(fd).events
+
+    def poll(self, timeout: float) -> list[tuple[int, int]]:
+        return [(key.fd, mask) for key, mask in self._selector.select(timeout)]
+
+    def close(self) -> None:
+        self._selector.close()
+
+
+def _poller() -> _Epoll | _Selector:
+    return _Epoll() if hasattr(select, "epoll") else _Selector()
+
+
 def _close_fds(*fds: int) -> None:
     for fd in fds:
         with contextlib.suppress(OSError):
@@ -71,7 +162,8 @@ class SeatBus:
     docstring)."""
 
     def __init__(self) -> None:
-        self._selector = selectors.DefaultSelector()
+        self._poller = _poller()
+        self._readers: dict[int, Callable[[], None]] = {}  # what reads each descriptor
         self._members: tuple[BusMember, ...] = ()
         self._lock = threading.RLock()
         self._wake_r, self._wake_w = os.pipe()
@@ -79,7 +171,8 @@ class SeatBus:
         os.set_blocking(self._wake_w, False)
         self._woken = False  # a byte is in the wake pipe (wakes do not pile up)
         self._finalizer = weakref.finalize(self, _close_fds, self._wake_r, self._wake_w)
-        self._selector.register(self._wake_r, selectors.EVENT_READ, self._drain_wake)
+        self._poller.register(self._wake_r, READ)
+        self._readers[self._wake_r] = self._drain_wake
         # what writes to a watched descriptor when it has room (``want_write``)
         self._writers: dict[int, Callable[[], None]] = {}
         self._closed = False
@@ -111,12 +204,15 @@ class SeatBus:
         """Wait on ``fd`` too: ``on_ready()`` is called on the waiting thread when it is
         readable (a port's data, a bell rung)."""
         with self._lock:
-            self._selector.register(fd, selectors.EVENT_READ, on_ready)
+            self._poller.register(fd, READ)
+            self._readers[fd] = on_ready
 
     def unwatch(self, fd: int) -> None:
         self._writers.pop(fd, None)
-        with self._lock, contextlib.suppress(KeyError, ValueError, OSError):
-            self._selector.unregister(fd)
+        with self._lock:
+            self._readers.pop(fd, None)
+            with contextlib.suppress(KeyError, ValueError, OSError):
+                self._poller.unregister(fd)
 
     def want_write(self, fd: int, on_writable: Callable[[], None]) -> None:
         """Watch the ``watch``ed ``fd`` for room to write too: ``on_writable()`` is
@@ -125,19 +221,18 @@ class SeatBus:
         it holding its own write lock, which the bus's readers take): ``epoll`` is told
         at once, and a wait under way hears it."""
         self._writers[fd] = on_writable
-        self._modify(fd, selectors.EVENT_READ | selectors.EVENT_WRITE)
+        self._modify(fd, READ | WRITE)
 
     def done_writing(self, fd: int) -> None:
         """Nothing more waits to be written to ``fd``: only its reading is watched."""
         if self._writers.pop(fd, None) is not None:
-            self._modify(fd, selectors.EVENT_READ)
+            self._modify(fd, READ)
 
     def _modify(self, fd: int, events: int) -> None:
         # unwatched or closed meanwhile (a session that ended on another thread): nothing
         with contextlib.suppress(KeyError, ValueError, OSError, RuntimeError):
-            key = self._selector.get_key(fd)
-            if key.events != events:
-                self._selector.modify(fd, events, key.data)
+            if self._poller.events(fd) != events:
+                self._poller.modify(fd, events)
 
     # -- waiting ---------------------------------------------------------------------
     def wake(self) -> None:
@@ -169,26 +264,29 @@ class SeatBus:
         if due != float("inf"):
             limit = min(limit, due - time.monotonic())
         try:
-            ready = self._selector.select(limit if limit > 0 else 0)
+            ready = self._poller.poll(limit if limit > 0 else 0)
         except (OSError, ValueError):
             if self._closed:  # closed by another thread meanwhile
                 return 0
             raise
         with self._lock:
-            for key, mask in ready:
-                if mask & selectors.EVENT_READ:
-                    try:
-                        key.data()
-                    except Exception:  # a member's bug never stops the loop that waits here
-                        self._failed(key.data)
-                if mask & selectors.EVENT_WRITE:
-                    writer = self._writers.get(key.fd)
+            readers = self._readers
+            for fd, mask in ready:
+                if mask & READ:
+                    reader = readers.get(fd)  # None: unwatched in this same wait
+                    if reader is not None:
+                        try:
+                            reader()
+                        except Exception:  # a member's bug never stops the loop waiting here
+                            self._failed(reader)
+                if mask & WRITE:
+                    writer = self._writers.get(fd)
                     if writer is not None:
                         try:
                             writer()
                         except Exception:
-                            self._writers.pop(key.fd, None)
-                            self._modify(key.fd, selectors.EVENT_READ)
+                            self._writers.pop(fd, None)
+                            self._modify(fd, READ)
                             self._failed(writer)
             now = time.monotonic()
             for member in self._members:
@@ -243,5 +341,5 @@ class SeatBus:
         if thread is not None and thread is not threading.current_thread():
             thread.join(timeout)
         with self._lock:
-            self._selector.close()
+            self._poller.close()
             self._finalizer()

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from controller.hal import seatbus
 from controller.hal.events import (
     ButtonPressed,
     Hello,
@@ -72,11 +73,51 @@ def a_node_and_its_link() -> Iterator[tuple[MockNode, Heard, SeatLink]]:
         node.close()
 
 
-@pytest.fixture
-def bus() -> Iterator[SeatBus]:
+@pytest.fixture(params=["epoll", "selectors"])
+def bus(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[SeatBus]:
+    """A bus waiting in ``epoll`` (Linux, the Pi) and one in ``selectors``' default (a
+    developer's Mac)."""
+    if request.param == "selectors":
+        monkeypatch.setattr(seatbus, "_poller", seatbus._Selector)
     made = SeatBus()
     yield made
     made.close()
+
+
+@pytest.mark.parametrize("poller", [seatbus._Epoll, seatbus._Selector])
+def test_the_pollers_read_readiness_alike(poller: Callable[[], seatbus._Epoll]) -> None:
+    """What a descriptor is ready for, as the bus reads it, in ``epoll`` and in
+    ``selectors``: data to read, room to write (only while asked for), a hang-up."""
+    ready = poller()
+    r, w = os.pipe()
+    try:
+        ready.register(r, seatbus.READ)
+        with pytest.raises(KeyError):
+            ready.register(r, seatbus.READ)
+        assert ready.poll(0) == []
+        os.write(w, b"x")
+        assert ready.poll(0) == [(r, seatbus.READ)]
+        ready.register(w, seatbus.READ)
+        assert ready.events(w) == seatbus.READ
+        assert ready.poll(0) == [(r, seatbus.READ)]  # the write end: no data, no room asked
+        ready.modify(w, seatbus.READ | seatbus.WRITE)
+        assert ready.events(w) == seatbus.READ | seatbus.WRITE
+        assert sorted(ready.poll(0)) == sorted([(r, seatbus.READ), (w, seatbus.WRITE)])
+        ready.unregister(w)
+        with pytest.raises(KeyError):
+            ready.modify(w, seatbus.READ)
+        with pytest.raises(KeyError):
+            ready.unregister(w)
+        os.read(r, 1)
+        assert ready.poll(0.001) == []
+        os.close(w)
+        w = -1
+        assert ready.poll(0) == [(r, seatbus.READ)]  # the hang-up: read it (EOF)
+    finally:
+        ready.close()
+        os.close(r)
+        if w >= 0:
+            os.close(w)
 
 
 def test_a_nodes_frame_is_handled_on_the_waiting_thread_with_no_link_thread(
