@@ -418,6 +418,17 @@ class FrameDecoder:
         read."""
         if self._buf or self._skipping:
             return None
+        event: NodeEvent | None
+        match = _FAST_TAG.fullmatch(data)  # the commonest: two a card, laid and lifted
+        if match is not None:
+            body, seq_text, kind, uid, crc_text = match.groups()
+            seq = int(seq_text)
+            if seq >= SEQ_MODULO or binascii.crc_hqx(body, 0xFFFF) != int(crc_text, 16):
+                return None
+            card = bytes.fromhex(uid.decode("ascii"))
+            event = TagArrived(card) if kind == b"TAGON" else TagLeft(card)
+            self._accepted(seq, event)
+            return event
         match = _FAST_FRAME.fullmatch(data)
         if match is None:
             return None
@@ -547,6 +558,12 @@ _FAST_FRAME: Final = re.compile(
     rb"|(PRESS|HOLD) (" + b"|".join(name.encode() for name in BUTTONS) + rb")"
     rb"|(TAGON|TAGOFF) ([0-9A-F]{8}|[0-9A-F]{14}|[0-9A-F]{20})"
     rb"))\*([0-9A-F]{4})\n"
+)
+
+
+_FAST_TAG: Final = re.compile(
+    rb"\$((0|[1-9][0-9]{0,4}) (TAGON|TAGOFF) ([0-9A-F]{8}|[0-9A-F]{14}|[0-9A-F]{20}))"
+    rb"\*([0-9A-F]{4})\n"
 )
 
 
