@@ -394,14 +394,15 @@ class TableService:
             self._housekeeping(busy=busy)
         # else only a player's events that changed nothing came (a card lifted off a
         # reader): nothing for the housekeeping, which ran a moment ago
-        if done and (changed or self._screens_stale()):
+        if done and (changed or self._screens_stale(disk=touched)):
             self.redraw()
         return done
 
-    def _screens_stale(self) -> bool:
+    def _screens_stale(self, *, disk: bool = True) -> bool:
         """Whether a screen would change with no event: a message shown has expired, or
-        the disk alert came or went."""
-        return self.clock() > self._shown_until or self._disk_alert()
+        (``disk``) the disk alert came or went. A turn whose events changed nothing
+        wrote no record and ran no housekeeping: the disk's state it left as it was."""
+        return self.clock() > self._shown_until or (disk and self._disk_alert())
 
     def run(self, should_stop: Callable[[], bool]) -> None:
         tick = min(self.config.watchdog_s or 1.0, 1.0)
@@ -416,21 +417,18 @@ class TableService:
     def _handle(self, seat: int, event: LinkEvent) -> bool:
         """Handles one event; False when no screen can have changed."""
         try:
-            return self._handle_event(seat, event)
+            if isinstance(event, _COUNTED):
+                self.handled += 1
+            if isinstance(event, _BUTTONS) and self._control(seat, event):
+                return True
+            if not self.table.handle(seat, event):
+                return False
+            self._after_event()
+            return True
         except Exception:  # one bad event must never stop the table
             log.exception("seat %d: failed to handle %r", seat, event)
             self.table.tell(seat, TableNotice.INTERNAL_ERROR, refusal=True)
             return True
-
-    def _handle_event(self, seat: int, event: LinkEvent) -> bool:
-        if isinstance(event, _COUNTED):
-            self.handled += 1
-        if isinstance(event, _BUTTONS) and self._control(seat, event):
-            return True
-        if not self.table.handle(seat, event):
-            return False
-        self._after_event()
-        return True
 
     def _after_event(self) -> None:
         game = self.table.game
