@@ -101,21 +101,17 @@ class _Epoll:
     def events(self, fd: int) -> int:
         return self._events[fd]
 
+    #: what in a ready descriptor's events wakes its reader, its writer: an error or a
+    #: hang-up wakes both (``selectors``' reading); only a descriptor watched for room
+    #: has a writer
+    READABLE: Final = ~select.EPOLLOUT if hasattr(select, "EPOLLOUT") else 0
+    WRITABLE: Final = ~select.EPOLLIN if hasattr(select, "EPOLLIN") else 0
+
     def poll(self, timeout: float) -> list[tuple[int, int]]:
-        """The ready descriptors and what they are ready for, waiting up to ``timeout``
-        s (epoll counts milliseconds: rounded up, as ``selectors`` does, not to wake
-        before it)."""
-        watched = self._events
-        ready = self._epoll.poll(math.ceil(timeout * 1e3) * 1e-3, len(watched) or 1)
-        # an error or a hang-up wakes both a reader and a writer (selectors' reading)
-        return [
-            (
-                fd,
-                ((READ if ev & ~select.EPOLLOUT else 0) | (WRITE if ev & ~select.EPOLLIN else 0))
-                & watched.get(fd, 0),
-            )
-            for fd, ev in ready
-        ]
+        """The ready descriptors and their events (``READABLE``, ``WRITABLE``), waiting
+        up to ``timeout`` s (epoll counts milliseconds: rounded up, as ``selectors``
+        does, not to wake before it)."""
+        return self._epoll.poll(math.ceil(timeout * 1e3) * 1e-3, len(self._events) or 1)
 
     def close(self) -> None:
         self._epoll.close()
@@ -139,6 +135,9 @@ class _Selector:
 
     def events(self, fd: int) -> int:
         return self._selector.get_key(fd).events
+
+    READABLE: Final = READ
+    WRITABLE: Final = WRITE
 
     def poll(self, timeout: float) -> list[tuple[int, int]]:
         return [(key.fd, mask) for key, mask in self._selector.select(timeout)]
@@ -264,23 +263,24 @@ class SeatBus:
         if due != float("inf"):
             limit = min(limit, due - time.monotonic())
         try:
-            ready = self._poller.poll(limit if limit > 0 else 0)
+            poller = self._poller
+            ready = poller.poll(limit if limit > 0 else 0)
         except (OSError, ValueError):
             if self._closed:  # closed by another thread meanwhile
                 return 0
             raise
         with self._lock:
-            readers = self._readers
-            for fd, mask in ready:
-                if mask & READ:
+            readers, readable, writable = self._readers, poller.READABLE, poller.WRITABLE
+            for fd, events in ready:
+                if events & readable:
                     reader = readers.get(fd)  # None: unwatched in this same wait
                     if reader is not None:
                         try:
                             reader()
                         except Exception:  # a member's bug never stops the loop waiting here
                             self._failed(reader)
-                if mask & WRITE:
-                    writer = self._writers.get(fd)
+                if events & writable:
+                    writer = self._writers.get(fd)  # None: not watched for room
                     if writer is not None:
                         try:
                             writer()
