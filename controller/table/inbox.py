@@ -150,19 +150,16 @@ class Inbox:
         """The next event, one seat after another; None if none is queued (a wake then
         taken too). The loop waits for them in its ``SeatBus``, which hears the bell."""
         with self._lock:
-            if self._size:
-                return self._take()
-            self._woken = False
-            return None
-
-    def _take(self) -> tuple[int, LinkEvent]:
-        seat = self._order.popleft()
-        q = self._queues[seat]
-        event = q.popleft()
-        self._size -= 1
-        if q:
-            self._order.append(seat)
-        return seat, event
+            if not self._size:
+                self._woken = False
+                return None
+            seat = self._order.popleft()
+            q = self._queues[seat]
+            event = q.popleft()
+            self._size -= 1
+            if q:
+                self._order.append(seat)
+            return seat, event
 
     def dropped_counts(self) -> dict[int, int]:
         """``dropped`` as it is now (a copy: the hardware threads go on counting)."""

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from ..engine import Action, Card, Game, HouseRules, RefusalCode
 from ..hal.display import Display, DisplayConfig
-from ..hal.events import LinkEvent, TagArrived, TagLeft
+from ..hal.events import TagArrived, TagLeft
 from ..hal.gpio_pad import DEFAULT_PINS
 from ..hal.mock import MockDeck, MockHardware
 from ..hal.mock_mfrc522 import SimTag
@@ -129,7 +129,9 @@ class MockTable:
             on_record=on_record,
         )
         self.sent = 0  # counted events sent (presses, holds, tag on/off)
-        self.hardware.start(self._on_event, self.service.bus)
+        # as the daemon wires it: the links post to the service on the loop's thread (its
+        # wait reads them)
+        self.hardware.start(self.service.post, self.service.bus)
         self._wait_connected()
         self.sent = self.service.handled
 
@@ -144,9 +146,6 @@ class MockTable:
     @property
     def handled(self) -> int:
         return self.service.handled
-
-    def _on_event(self, seat: int, event: LinkEvent) -> None:
-        self.service.post(seat, event)  # on the loop's thread (its wait reads the links)
 
     def _wait_connected(self) -> None:
         deadline = time.monotonic() + self.timeout
