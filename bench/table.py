@@ -129,15 +129,27 @@ def _pi_threads() -> list[int]:
     return [*others, time.pthread_getcpuclockid(main.ident or threading.get_ident())]
 
 
-def _cpu(clocks: Sequence[int], *, main_first: bool = False) -> float:
-    """The threads' CPU time. The event's own thread is read last before the event and
-    first after it (``main_first``): reading the other threads' clocks (a system call
-    each) is the measuring's, not the event's. The other threads sleep meanwhile."""
+def _others_cpu(clocks: Sequence[int]) -> float:
+    """The CPU time of the threads but the measuring one (the last clock)."""
     total = 0.0
-    for clock in reversed(clocks) if main_first else clocks:
+    for clock in clocks[:-1]:
         with contextlib.suppress(OSError):  # a thread that ended meanwhile
             total += time.clock_gettime(clock)
     return total
+
+
+def _cpu_before(clocks: Sequence[int]) -> float:
+    """The threads' CPU time before an event: the event's own thread (the last clock)
+    read last, nothing of the measuring after it. The other threads' clocks (a system
+    call each) are the measuring's, not the event's; they sleep meanwhile."""
+    others = _others_cpu(clocks)
+    return others + time.clock_gettime(clocks[-1])
+
+
+def _cpu_after(clocks: Sequence[int]) -> float:
+    """The threads' CPU time after an event: the event's own thread read first."""
+    own = time.clock_gettime(clocks[-1])
+    return own + _others_cpu(clocks)
 
 
 class RecordedOled(OledDisplay):
@@ -231,19 +243,19 @@ class MeteredTable(MockTable):
         hand, moves = game.hand_number, len(game.move_stack)
         scored, playing = game.score, game.hand_in_progress
         sent_before = self._panel_wire()
-        start = _cpu(self._clocks)
+        start = _cpu_before(self._clocks)
         node_start = time.thread_time()
         send()
         node = time.thread_time() - node_start
         self.sent += 1
         self.settle()
-        handled = _cpu(self._clocks, main_first=True)
+        handled = _cpu_after(self._clocks)
         self._wait_nodes()  # the nodes' work, not measured
         cpu = handled - start - node
         if self._acks_due():  # (looked at unmeasured: the measuring's, not the Pi's)
-            resumed = _cpu(self._clocks)
+            resumed = _cpu_before(self._clocks)
             self._wait_acks()  # the loop reading the DACKs: the Pi's work
-            cpu += _cpu(self._clocks, main_first=True) - resumed
+            cpu += _cpu_after(self._clocks) - resumed
         game = self.service.table.game
         if game.hand_number != hand or game.hand_in_progress != playing:
             what = "deal" if game.hand_in_progress else "hand_end"
