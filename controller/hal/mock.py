@@ -112,7 +112,11 @@ class MockNode:
         self.dropped = 0  # frames dropped: the pty full, nobody reading the Pi's side
         self._lock = threading.Lock()
         self._stop = threading.Event()
-        self._wake_r, self._wake_w = os.pipe()  # close() wakes the node's select at once
+        self._running = threading.Event()  # cleared by pause(): the thread parks
+        self._running.set()
+        self._parked = threading.Event()  # set by the thread once parked
+        # close() and pause() wake the node's select at once
+        self._wake_r, self._wake_w = os.pipe()
         self._thread = threading.Thread(target=self._run, name=f"mocknode-{seat}", daemon=True)
         self._buffer = b""
         self.received: list[str] = []  # message types the Pi sent (HELLO, HB, LED, ...)
@@ -121,8 +125,31 @@ class MockNode:
         self._thread.start()
         self.hello()
 
+    def pause(self, timeout: float = 2.0) -> None:
+        """Park the node's thread until :meth:`resume`: it reads nothing and sends no
+        heartbeat meanwhile (what the Pi writes waits in the pty, as in a USB buffer).
+        Returns once it is parked. A benchmark holds its nodes while it measures the
+        Pi's work: a real node is a chip of its own, and a node's thread woken by each
+        frame would take this process's interpreter from the Pi's loop."""
+        if not self._thread.is_alive():
+            return
+        if not self._running.is_set():  # paused already
+            self._parked.wait(timeout)
+            return
+        self._parked.clear()
+        self._running.clear()
+        with contextlib.suppress(OSError):
+            os.write(self._wake_w, b"h")
+        if not self._parked.wait(timeout):
+            raise RuntimeError(f"mock node {self.seat}: its thread did not park")
+
+    def resume(self) -> None:
+        """The node's thread runs again (after :meth:`pause`)."""
+        self._running.set()
+
     def close(self) -> None:
         self._stop.set()
+        self._running.set()  # a held thread sees the stop
         with contextlib.suppress(OSError):
             os.write(self._wake_w, b"x")
         if self._thread.is_alive():
@@ -175,6 +202,10 @@ class MockNode:
     def _run(self) -> None:
         started = next_beat = time.monotonic()
         while not self._stop.is_set():
+            if not self._running.is_set():  # paused
+                self._parked.set()
+                self._running.wait()
+                continue
             wait = max(0.0, next_beat - time.monotonic())
             try:
                 ready, _, _ = select.select([self._master, self._wake_r], [], [], wait)
@@ -182,6 +213,10 @@ class MockNode:
                 return
             if self._stop.is_set():
                 return
+            if self._wake_r in ready:  # pause() (close() stopped it above)
+                with contextlib.suppress(OSError):
+                    os.read(self._wake_r, 4096)
+                ready.remove(self._wake_r)
             now = time.monotonic()
             if now >= next_beat:
                 next_beat = now + self.heartbeat_s

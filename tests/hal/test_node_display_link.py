@@ -102,3 +102,34 @@ def test_a_node_gets_the_display_frames_of_the_protocol_it_answers(
     finally:
         link.close()
         node.close()
+
+
+def test_a_paused_mock_node_reads_nothing_until_it_is_resumed() -> None:
+    """``MockNode.pause`` (the table bench holds the simulated nodes while it measures
+    the Pi's work): the node's thread parks; what the Pi writes waits in the pty and no
+    heartbeat goes out; once resumed the node reads it all and its panel catches up."""
+    node = MockNode(0, heartbeat_s=0.05, panel=True)
+    node.start()
+    display = NodeDisplay(DisplayConfig(connected_to="node"), seat=0)
+    link = SeatLink(
+        0, node.path, lambda s, e: None, heartbeat_timeout=5.0, hello_interval=0.2,
+        backoff_initial=0.05, backoff_max=0.2, read_timeout=0.02,
+    )  # fmt: skip
+    display.attach(link)
+    link.start()
+    try:
+        eventually(lambda: display.port.ready)
+        node.pause()
+        node.pause()  # twice: still paused, at once
+        beats = node.received.count("HB"), link.stats["frames"]
+        screen = render_scoreboard_image(9, 5, 30)
+        display.show(screen)
+        time.sleep(0.3)  # six heartbeats' time
+        assert bytes(node.ram) != image_to_pages(screen)
+        assert (node.received.count("HB"), link.stats["frames"]) == beats
+        node.resume()
+        eventually(lambda: bytes(node.ram) == image_to_pages(screen))
+        eventually(lambda: link.stats["frames"] > beats[1])  # heartbeats again
+    finally:
+        link.close()
+        node.close()
