@@ -26,7 +26,15 @@ and, on the nodes, every display update it sent has been written by its node and
 DACK it asked for read; less the CPU of writing the event's frame (the seat node's work,
 not the Pi's) and of the wait for the simulated nodes to write what they were sent
 (their work, on chips of their own on a real table; left to run in this process while
-the next event is measured, it would take the interpreter from it). The wait for the
+the next event is measured, it would take the interpreter from it). While an event is
+measured the simulated nodes that hold the panels (``topology=node``) are paused
+(``MockNode.pause``: their threads parked, not reading their ptys; what the Pi writes
+waits there, as in a real node's USB buffer), from the end of the event before (once
+they have written what they were sent and answered the DACKs asked for) to the end of
+the event's own handling: left to run, each would wake at the first display frame it is
+sent and take this process's interpreter from the loop, which would then pay the
+hand-overs of the interpreter lock and six readers' wake-ups, costs a real node,
+another processor, cannot put on the Pi. The wait for the
 DACKs asked for steps the service loop (``TableService.step``: it reads them, and the
 heartbeats that acknowledge the rest; each seat's ``NodePort`` hears them and sends
 what waited for them), which is the Pi's work and counted (the bench's own look at
@@ -210,6 +218,10 @@ class MeteredTable(MockTable):
         self._wait_nodes()
         self._wait_acks()
         self._clocks = _pi_threads()
+        # the nodes the panels hang on, held while an event is measured (see the docstring)
+        self._simulated = [self.parts.nodes[d.seat] for d in self.nodes]
+        for simulated in self._simulated:
+            simulated.pause()
 
     def _wait_nodes(self) -> None:
         """Until every simulated node has written the last display update it was sent
@@ -250,12 +262,16 @@ class MeteredTable(MockTable):
         self.sent += 1
         self.settle()
         handled = _cpu_after(self._clocks)
+        for simulated in self._simulated:
+            simulated.resume()
         self._wait_nodes()  # the nodes' work, not measured
         cpu = handled - start - node
         if self._acks_due():  # (looked at unmeasured: the measuring's, not the Pi's)
             resumed = _cpu_before(self._clocks)
             self._wait_acks()  # the loop reading the DACKs: the Pi's work
             cpu += _cpu_after(self._clocks) - resumed
+        for simulated in self._simulated:  # out of the interpreter until the next is measured
+            simulated.pause()
         game = self.service.table.game
         if game.hand_number != hand or game.hand_in_progress != playing:
             what = "deal" if game.hand_in_progress else "hand_end"
