@@ -41,7 +41,9 @@ what waited for them), which is the Pi's work and counted (the bench's own look 
 whether one is awaited is not). The simulated nodes' threads (their reading of the
 display frames, their heartbeats and DACKs) are not counted. The interpreter switches
 threads every 0.5 ms, as ``TableService.run`` sets it (the bench steps the service
-itself). Prints, for each topology::
+itself), and the heap the first table started with is frozen out of the garbage
+collector's full passes, as ``truco-table run`` freezes its own once started
+(``freeze_heap``). Prints, for each topology::
 
     topology=node players=6 events=... cpu_ms_mean=... cpu_ms_p99=... noop_events=...
         noop_cpu_ms_mean=... panel_bytes_mean=... p99_set_by=tag_on:23,press:17,...
@@ -80,6 +82,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import itertools
 import math
 import os
@@ -101,7 +104,7 @@ from controller.hal.mock import CountingI2CBus, counting_i2c
 from controller.hal.node_display import NodeDisplay
 from controller.table.mock_table import MockTable
 from controller.table.run_mock import MockRun
-from controller.table.service import SWITCH_INTERVAL_S
+from controller.table.service import SWITCH_INTERVAL_S, freeze_heap
 from controller.table.table import DealReading
 
 KINDS = ("press", "hold", "tag_on", "tag_off")
@@ -347,6 +350,8 @@ def measure(
             table = MeteredTable(
                 rules, topology, seed=seed, deal_reading=reading, state_dir=Path(state)
             )
+            if not gc.get_freeze_count():  # as ``truco-table run`` does once started
+                freeze_heap()
             run = MockRun(rules, seed=seed, human=None, mock=table, deal_reading=reading)
             try:
                 run.play_out()

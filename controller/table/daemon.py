@@ -32,7 +32,7 @@ from ..hal.factory import HARDWARE_ENV, factory_named
 from .config import ConfigError, TableConfig, load_config
 from .hardware import HARDWARE_EXIT, HardwareStartError, build_hardware
 from .notify import Notifier
-from .service import ServiceConfig, TableService
+from .service import ServiceConfig, TableService, freeze_heap
 
 __all__ = ["LoadLink", "ServiceLink", "configure_logging", "run_service", "watchdog_interval"]
 
@@ -153,6 +153,7 @@ def run_service(config_path: Path, load_link: LoadLink | None = None) -> int:
     stop = stop_on_signals()
     try:
         service.ready()
+        freeze_heap()  # the start-up heap out of the collector's full passes
         service.run(stop.is_set)
     finally:
         for close in closers:
