@@ -41,7 +41,7 @@ what waited for them), which is the Pi's work and counted (the bench's own look 
 whether one is awaited is not). The simulated nodes' threads (their reading of the
 display frames, their heartbeats and DACKs) are not counted. The interpreter switches
 threads every 0.5 ms, as ``TableService.run`` sets it (the bench steps the service
-itself), and the heap the first table started with is frozen out of the garbage
+itself), and the heap as a run's first table started is frozen out of the garbage
 collector's full passes, as ``truco-table run`` freezes its own once started
 (``freeze_heap``). Prints, for each topology::
 
@@ -82,7 +82,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import gc
 import itertools
 import math
 import os
@@ -344,14 +343,16 @@ def measure(
     # service itself): the interpreter's default, 5 ms, costs more CPU an event.
     sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL_S))
     samples: list[Sample] = []
+    frozen = False
     for seed, reading in itertools.product(range(games), READINGS):
         rules = HouseRules(players=players)
         with tempfile.TemporaryDirectory(prefix="bench-table-") as state:
             table = MeteredTable(
                 rules, topology, seed=seed, deal_reading=reading, state_dir=Path(state)
             )
-            if not gc.get_freeze_count():  # as ``truco-table run`` does once started
+            if not frozen:  # as ``truco-table run`` does once started (each run a table)
                 freeze_heap()
+                frozen = True
             run = MockRun(rules, seed=seed, human=None, mock=table, deal_reading=reading)
             try:
                 run.play_out()
