@@ -372,6 +372,7 @@ class FrameDecoder:
                 for key in (FRAMES, SEQ_GAP, CALLBACK_ERRORS, STALE, REPL_RESETS, *REJECT_REASONS)
             }
         )
+        self._frames = 0  # the ``frames`` counter: counted by the one thread that feeds
         self._buf = bytearray()
         self._skipping = False
         self._expected_seq: int | None = None
@@ -379,15 +380,20 @@ class FrameDecoder:
     @property
     def frames(self) -> int:
         """Valid frames so far (the ``frames`` counter, without copying them all)."""
-        return self._stats[FRAMES]
+        return self._frames
 
     @property
     def stats(self) -> dict[str, int]:
         """A snapshot of the counters: frames, seq_gap and one per reject reason."""
         with self._lock:
-            return dict(self._stats)
+            snapshot = dict(self._stats)
+        snapshot[FRAMES] = self._frames
+        return snapshot
 
     def count(self, key: str) -> None:
+        if key == FRAMES:
+            self._frames += 1
+            return
         with self._lock:
             self._stats[key] += 1
 
@@ -425,7 +431,7 @@ class FrameDecoder:
             seq = int(seq_text)
             if seq >= SEQ_MODULO or binascii.crc_hqx(body, 0xFFFF) != int(crc_text, 16):
                 return None
-            card = bytes.fromhex(uid.decode("ascii"))
+            card = binascii.a2b_hex(uid)
             event = TagArrived(card) if kind == b"TAGON" else TagLeft(card)
             self._accepted(seq, event)
             return event
@@ -536,17 +542,16 @@ class FrameDecoder:
         return event
 
     def _accepted(self, seq: int, event: NodeEvent) -> None:
-        """A valid frame: counted, its sequence number checked against the last's."""
-        with self._lock:
-            self._stats[FRAMES] += 1
-            # A HELLO starts a new count (the node may have restarted).
-            if (
-                self._expected_seq is not None
-                and seq != self._expected_seq
-                and not isinstance(event, Hello)
-            ):
-                self._stats[SEQ_GAP] += 1
-            self._expected_seq = (seq + 1) % SEQ_MODULO
+        """A valid frame: counted, its sequence number checked against the last's. On the
+        one thread that feeds the decoder (the loop's, or a link's own): the frame count
+        takes no lock, a ``stats`` snapshot made meanwhile on another thread may have it
+        one frame behind its gap count."""
+        self._frames += 1
+        expected = self._expected_seq
+        # A HELLO starts a new count (the node may have restarted).
+        if expected is not None and seq != expected and not isinstance(event, Hello):
+            self.count(SEQ_GAP)
+        self._expected_seq = (seq + 1) % SEQ_MODULO
 
 
 # The frames a node sends most, whole with their LF, each message's arguments as
