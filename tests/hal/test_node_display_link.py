@@ -5,6 +5,7 @@ in again (powered anew: a dark panel with its registers at reset)."""
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -16,7 +17,7 @@ from controller.hal.display import DisplayConfig
 from controller.hal.display_writer import image_to_pages
 from controller.hal.mock import MockNode
 from controller.hal.node_display import NodeDisplay
-from controller.hal.seatlink import LinkEvent, PanelReport, SeatLink
+from controller.hal.seatlink import PROTOCOL_VERSION, LinkEvent, PanelReport, SeatLink
 from controller.render.matchsticks import render_scoreboard_image
 
 from .simnode import SimNode
@@ -32,6 +33,29 @@ def eventually(check: Callable[[], bool], timeout: float = 10.0) -> None:
         if time.monotonic() > deadline:
             raise AssertionError("timed out")
         time.sleep(0.02)
+
+
+@contextlib.contextmanager
+def a_mock_node_and_its_panel(
+    protocol: int = PROTOCOL_VERSION, heartbeat_timeout: float = 0.6
+) -> Iterator[tuple[MockNode, NodeDisplay, SeatLink]]:
+    """A mock node of ``protocol`` with its panel, the seat's real link and panel port,
+    the node's panel reported ready; all closed at the end."""
+    node = MockNode(0, heartbeat_s=0.05, panel=True, protocol=protocol)
+    node.start()
+    display = NodeDisplay(DisplayConfig(connected_to="node"), seat=0)
+    link = SeatLink(
+        0, node.path, lambda s, e: None, heartbeat_timeout=heartbeat_timeout,
+        hello_interval=0.2, backoff_initial=0.05, backoff_max=0.2, read_timeout=0.02,
+    )  # fmt: skip
+    display.attach(link)
+    link.start()
+    try:
+        eventually(lambda: display.port.ready)
+        yield node, display, link
+    finally:
+        link.close()
+        node.close()
 
 
 @pytest.fixture
@@ -82,43 +106,20 @@ def test_a_node_gets_the_display_frames_of_the_protocol_it_answers(
     HELLO 3, as firmware 0.2.0 does) is offered HELLO 2 and gets DW pieces; one of
     protocol 3 gets DR frames; either way its RAM ends as the Pi's screen, and no node
     whose firmware talks is soft-reset."""
-    node = MockNode(0, heartbeat_s=0.05, panel=True, protocol=protocol)
-    node.start()
-    display = NodeDisplay(DisplayConfig(connected_to="node"), seat=0)
-    link = SeatLink(
-        0, node.path, lambda s, e: None, heartbeat_timeout=0.6, hello_interval=0.2,
-        backoff_initial=0.05, backoff_max=0.2, read_timeout=0.02,
-    )  # fmt: skip
-    display.attach(link)
-    link.start()
-    try:
-        eventually(lambda: display.port.ready)
+    with a_mock_node_and_its_panel(protocol) as (node, display, link):
         screen = render_scoreboard_image(9, 5, 30)
         display.show(screen)
         eventually(lambda: bytes(node.ram) == image_to_pages(screen))
         assert link.protocol == protocol and link.hello is not None
         assert frame in node.received and ({"DR", "DW"} - {frame}).isdisjoint(node.received)
         assert link.stats["repl_resets"] == 0
-    finally:
-        link.close()
-        node.close()
 
 
 def test_a_paused_mock_node_reads_nothing_until_it_is_resumed() -> None:
     """``MockNode.pause`` (the table bench holds the simulated nodes while it measures
     the Pi's work): the node's thread parks; what the Pi writes waits in the pty and no
     heartbeat goes out; once resumed the node reads it all and its panel catches up."""
-    node = MockNode(0, heartbeat_s=0.05, panel=True)
-    node.start()
-    display = NodeDisplay(DisplayConfig(connected_to="node"), seat=0)
-    link = SeatLink(
-        0, node.path, lambda s, e: None, heartbeat_timeout=5.0, hello_interval=0.2,
-        backoff_initial=0.05, backoff_max=0.2, read_timeout=0.02,
-    )  # fmt: skip
-    display.attach(link)
-    link.start()
-    try:
-        eventually(lambda: display.port.ready)
+    with a_mock_node_and_its_panel(heartbeat_timeout=5.0) as (node, display, link):
         node.pause()
         node.pause()  # twice: still paused, at once
         beats = node.received.count("HB"), link.stats["frames"]
@@ -130,6 +131,3 @@ def test_a_paused_mock_node_reads_nothing_until_it_is_resumed() -> None:
         node.resume()
         eventually(lambda: bytes(node.ram) == image_to_pages(screen))
         eventually(lambda: link.stats["frames"] > beats[1])  # heartbeats again
-    finally:
-        link.close()
-        node.close()

@@ -3,12 +3,14 @@ table controls, the command files, sd_notify."""
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,7 +22,12 @@ from controller.table.controls import Button, Gesture
 from controller.table.mock_table import MockTable
 from controller.table.notify import KEEP, Notifier
 from controller.table.screens import screen_for
-from controller.table.service import drop_command
+from controller.table.service import (
+    HOUSEKEEPING_S,
+    ServiceConfig,
+    TableService,
+    drop_command,
+)
 from controller.table.store import plain
 from controller.table.table import Phase
 
@@ -467,30 +474,42 @@ def test_the_nodes_acknowledgements_do_not_make_the_loop_look_at_the_control_fol
         assert len(looks) <= 2 + took / service_module.CONTROL_READ_S, (len(looks), sent, took)
 
 
+class _Watchdog(Notifier):
+    """A notifier that counts the watchdog's pings."""
+
+    def __init__(self) -> None:
+        super().__init__(None)
+        self.pings = 0
+
+    def watchdog(self) -> bool:
+        self.pings += 1
+        return True
+
+
+@contextlib.contextmanager
+def _pinged_service() -> Iterator[tuple[TableService, _Watchdog]]:
+    """A started two-seat service with no hardware whose watchdog wants a ping every
+    10 ms, and the notifier counting the pings."""
+    from controller.hal.mock import MockDeck
+
+    notifier = _Watchdog()
+    service = TableService(
+        ServiceConfig(HouseRules(), watchdog_s=0.01), MockDeck().lookup, [], notifier=notifier
+    )
+    try:
+        service.ready()
+        yield service, notifier
+    finally:
+        service.close()
+
+
 def test_a_reader_flooding_tag_events_never_starves_the_housekeeping() -> None:
     """Turns that bring only a player's events that change nothing (a card lifted off a
     reader, by the thousand from a flaky reader) skip the housekeeping only while it ran
     a moment ago: the watchdog is still pinged."""
-    from controller.engine import HouseRules as Rules
     from controller.hal.events import TagLeft
-    from controller.hal.mock import MockDeck
-    from controller.table.service import HOUSEKEEPING_S, ServiceConfig, TableService
 
-    class Watchdog(Notifier):
-        def __init__(self) -> None:
-            super().__init__(None)
-            self.pings = 0
-
-        def watchdog(self) -> bool:
-            self.pings += 1
-            return True
-
-    notifier = Watchdog()
-    service = TableService(
-        ServiceConfig(Rules(), watchdog_s=0.01), MockDeck().lookup, [], notifier=notifier
-    )
-    try:
-        service.ready()
+    with _pinged_service() as (service, notifier):
         pings, handled = notifier.pings, service.handled
         started = time.monotonic()
         while time.monotonic() - started < 10 * HOUSEKEEPING_S:
@@ -498,8 +517,6 @@ def test_a_reader_flooding_tag_events_never_starves_the_housekeeping() -> None:
             assert service.step(1.0) == 1
         assert service.handled > handled
         assert notifier.pings - pings >= 5
-    finally:
-        service.close()
 
 
 def test_a_node_flooding_display_answers_never_starves_the_housekeeping(
@@ -508,30 +525,10 @@ def test_a_node_flooding_display_answers_never_starves_the_housekeeping(
     """Turns that bring only what posts nothing (a node's DACKs, by the thousand from a
     broken firmware) skip the housekeeping only while it ran a moment ago: the watchdog
     is still pinged."""
-    from controller.engine import HouseRules as Rules
-    from controller.hal.mock import MockDeck
-    from controller.table.service import HOUSEKEEPING_S, ServiceConfig, TableService
-
-    class Watchdog(Notifier):
-        def __init__(self) -> None:
-            super().__init__(None)
-            self.pings = 0
-
-        def watchdog(self) -> bool:
-            self.pings += 1
-            return True
-
-    notifier = Watchdog()
-    service = TableService(
-        ServiceConfig(Rules(), watchdog_s=0.01), MockDeck().lookup, [], notifier=notifier
-    )
-    try:
-        service.ready()
+    with _pinged_service() as (service, notifier):
         monkeypatch.setattr(service.bus, "wait", lambda timeout: 1)  # a DACK, every time
         pings = notifier.pings
         started = time.monotonic()
         while time.monotonic() - started < 10 * HOUSEKEEPING_S:
             assert service.step(1.0) == 0
         assert notifier.pings - pings >= 5
-    finally:
-        service.close()
