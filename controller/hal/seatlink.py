@@ -391,9 +391,8 @@ class FrameDecoder:
         return snapshot
 
     def count(self, key: str) -> None:
-        if key == FRAMES:
-            self._frames += 1
-            return
+        """One more of ``key`` (a reject reason, a gap, ...; frames are counted as they
+        are accepted)."""
         with self._lock:
             self._stats[key] += 1
 
@@ -403,49 +402,30 @@ class FrameDecoder:
         self._skipping = False
         self._expected_seq = None
 
-    def lone_ack(self, data: bytes) -> DisplayAck | None:
-        """The DACK that ``data`` is, when it is exactly one whole valid DACK frame at
-        the start of a line (a read of the port, nothing held from an earlier one):
-        counted and its sequence number checked as :meth:`feed` would. None (nothing
-        taken) for anything else: it goes to :meth:`feed`. A node answers every display
-        update with one, most often alone in its read: this is the loop's commonest
-        frame."""
-        if self._buf or self._skipping:
-            return None
-        match = _FAST_DACK.fullmatch(data)
-        return None if match is None else self._fast_ack(match)
-
     def lone_frame(self, data: bytes) -> NodeEvent | None:
         """The event that ``data`` is, when it is exactly one whole valid frame of those
         a node sends most (``DACK``, ``HB``, ``PRESS``, ``HOLD``, ``TAGON``, ``TAGOFF``)
         at the start of a line, nothing held from an earlier read: counted and its
         sequence number checked as :meth:`feed` would. None (nothing taken) for anything
-        else: it goes to :meth:`feed`. A button or a card is most often alone in its
-        read."""
+        else: it goes to :meth:`feed`. A read of the port is most often one frame alone:
+        a display update's DACK, a button, a card laid or lifted."""
         if self._buf or self._skipping:
             return None
-        event: NodeEvent | None
-        match = _FAST_TAG.fullmatch(data)  # the commonest: two a card, laid and lifted
+        match = _FAST_DACK.fullmatch(data)  # the commonest on a node's panel
+        if match is not None:
+            return self._fast_ack(match)
+        match = _FAST_TAG.fullmatch(data)  # two a card, laid and lifted
         if match is not None:
             body, seq_text, kind, uid, crc_text = match.groups()
             seq = int(seq_text)
             if seq >= SEQ_MODULO or binascii.crc_hqx(body, 0xFFFF) != int(crc_text, 16):
                 return None
             card = binascii.a2b_hex(uid)
-            event = TagArrived(card) if kind == b"TAGON" else TagLeft(card)
+            event: NodeEvent = TagArrived(card) if kind == b"TAGON" else TagLeft(card)
             self._accepted(seq, event)
             return event
         match = _FAST_FRAME.fullmatch(data)
-        if match is None:
-            return None
-        body, seq_text, *message, crc_text = match.groups()
-        seq = int(seq_text)
-        if seq >= SEQ_MODULO or binascii.crc_hqx(body, 0xFFFF) != int(crc_text, 16):
-            return None
-        event = _fast_event(*message)
-        if event is not None:
-            self._accepted(seq, event)
-        return event
+        return None if match is None else self._fast_frame(match)
 
     def _fast_ack(self, match: re.Match[bytes]) -> DisplayAck | None:
         """The DACK a ``_FAST_DACK`` match is, counted and its sequence checked; None
@@ -462,6 +442,18 @@ class FrameDecoder:
         self._accepted(seq, event)
         return event
 
+    def _fast_frame(self, match: re.Match[bytes]) -> NodeEvent | None:
+        """The event a ``_FAST_FRAME`` match is, counted and its sequence checked; None
+        when its numbers or its checksum leave it to the general way."""
+        body, seq_text, *message, crc_text = match.groups()
+        seq = int(seq_text)
+        if seq >= SEQ_MODULO or binascii.crc_hqx(body, 0xFFFF) != int(crc_text, 16):
+            return None
+        event = _fast_event(*message)
+        if event is not None:
+            self._accepted(seq, event)
+        return event
+
     def feed(self, data: bytes) -> list[NodeEvent]:
         """Take bytes as they arrive; return the events of the complete valid frames.
 
@@ -474,27 +466,20 @@ class FrameDecoder:
         events: list[NodeEvent] = []
         at = 0
         if not self._buf and not self._skipping:
-            dack, fast, crc = _FAST_DACK.match, _FAST_FRAME.match, binascii.crc_hqx
+            dack, fast = _FAST_DACK.match, _FAST_FRAME.match
             size = len(data)
             while at < size:
                 event: NodeEvent | None
                 match = dack(data, at)  # the most frequent: one a display update
                 if match is not None:
                     event = self._fast_ack(match)
-                    if event is None:
-                        break
                 else:
                     match = fast(data, at)
                     if match is None:
                         break
-                    body, seq_text, *message, crc_text = match.groups()
-                    seq = int(seq_text)
-                    if seq >= SEQ_MODULO or crc(body, 0xFFFF) != int(crc_text, 16):
-                        break
-                    event = _fast_event(*message)
-                    if event is None:
-                        break
-                    self._accepted(seq, event)
+                    event = self._fast_frame(match)
+                if event is None:
+                    break
                 events.append(event)
                 at = match.end()
             if at == size:
@@ -1237,14 +1222,9 @@ class SeatLink:
             self._lost()
             return
         if self._connected and not self._repl_seen:
-            decoder = self.decoder
             # a display update's DACK alone in the read (the commonest on a node's panel),
             # or a button's or a card's frame alone: delivered as _take -> _handle would
-            event: NodeEvent | None = None
-            if self.display_listener is not None:
-                event = decoder.lone_ack(data)
-            if event is None:
-                event = decoder.lone_frame(data)
+            event = self.decoder.lone_frame(data)
             if event is not None:
                 self._last_rx = time.monotonic()
                 if type(event) in _PLAIN:

@@ -8,7 +8,14 @@ import random
 
 import pytest
 
-from controller.hal.seatlink import BUTTONS, FrameDecoder, NodeEvent, crc16, encode_frame
+from controller.hal.seatlink import (
+    BUTTONS,
+    DisplayAck,
+    FrameDecoder,
+    NodeEvent,
+    crc16,
+    encode_frame,
+)
 
 
 def _general(stream: bytes) -> tuple[list[NodeEvent], list[tuple[str, bytes]], dict[str, int]]:
@@ -69,18 +76,16 @@ def _frame(rnd: random.Random, seq: int) -> bytes:
 
 
 def _read_as_the_loop(
-    chunks: list[bytes], *, panel: bool = True
+    chunks: list[bytes],
 ) -> tuple[list[NodeEvent], list[tuple[str, bytes]], dict[str, int]]:
-    """As ``SeatLink._readable`` reads a port: a read that is one lone DACK is taken by
-    ``lone_ack`` (a link with a panel on its node), one lone frame of the commonest by
-    ``lone_frame``, any other by ``feed``."""
+    """As ``SeatLink._readable`` reads a port: a read that is one lone frame of the
+    commonest (a DACK, a button, a card, a heartbeat) is taken by ``lone_frame``, any
+    other by ``feed``."""
     rejects: list[tuple[str, bytes]] = []
     decoder = FrameDecoder(on_reject=lambda reason, line: rejects.append((reason, line)))
     events: list[NodeEvent] = []
     for chunk in chunks:
-        event: NodeEvent | None = decoder.lone_ack(chunk) if panel else None
-        if event is None:
-            event = decoder.lone_frame(chunk)
+        event = decoder.lone_frame(chunk)
         if event is not None:
             events.append(event)
         else:
@@ -109,8 +114,6 @@ def test_the_short_way_decodes_as_the_general_way(seed: int) -> None:
     # cut short, a spoiled one, one in a read with others, one cut in two)
     assert _read_as_the_loop(frames) == expected
     assert _read_as_the_loop(chunks) == expected
-    assert _read_as_the_loop(frames, panel=False) == expected
-    assert _read_as_the_loop(chunks, panel=False) == expected
 
 
 def test_a_dack_goes_the_short_way(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -135,8 +138,8 @@ def test_a_dack_goes_the_short_way(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_lone_dack_is_taken_only_whole_and_valid() -> None:
     decoder = FrameDecoder()
     good = encode_frame(4, "DACK", "17")
-    ack = decoder.lone_ack(good)
-    assert ack is not None and ack.update == 17
+    ack = decoder.lone_frame(good)
+    assert isinstance(ack, DisplayAck) and ack.update == 17
     assert decoder.stats["frames"] == 1
     for other in (
         good[:-1],  # no LF yet
@@ -146,10 +149,10 @@ def test_a_lone_dack_is_taken_only_whole_and_valid() -> None:
         encode_frame(5, "DACK", "65535").replace(b"65535", b"65536"),
         b"\n" + encode_frame(5, "DACK", "1"),
     ):
-        assert decoder.lone_ack(other) is None, other
+        assert decoder.lone_frame(other) is None, other
     assert decoder.stats["frames"] == 1  # nothing it refused was counted
     decoder.feed(b"$5 DACK")  # half a frame held: the next read is the rest of it
-    assert decoder.lone_ack(encode_frame(6, "DACK", "2")) is None
+    assert decoder.lone_frame(encode_frame(6, "DACK", "2")) is None
 
 
 def test_a_lone_frame_is_taken_only_whole_and_valid() -> None:
