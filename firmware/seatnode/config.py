@@ -54,9 +54,10 @@ LOOP_SLEEP_MS = 5  # the loop never sleeps past a due poll
 # Bytes from the Pi taken per pass of the loop, after the buttons and the reader: the
 # most a pass spends on the link before the player's inputs are sampled again.
 USB_READ_BUDGET = 48
-# A display update's counted block (protocol 3) is read with one readinto of at most
-# this many bytes a pass (3 ms on an emulated RP2040: 8.5 ms per 1,416 bytes).
-BLOCK_READ_BUDGET = 512
+# A display update's counted block (protocols 3 and 4) is read straight into its buffer,
+# at most this many bytes a pass and only those already there (the rp2 port's stdin
+# blocks until every byte asked for has come: a byte is taken only once poll says so).
+BLOCK_READ_BUDGET = 128
 
 # Hardware watchdog (machine.WDT): the loop feeds it every pass; a node stuck for
 # this long resets itself.  The RP2040's longest is 8388 ms.

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import base64
 import importlib
+import itertools
 import sys
+import time
 import types
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,6 +15,7 @@ from typing import Any
 import pytest
 from fake_mfrc522 import SimMFRC522, SimTag
 from fake_oled import SSD1306Model
+from rp2_stdin import Rp2Select, Rp2Stdin, Rp2Stdout
 from seatnode import FIRMWARE_VERSION, config, protocol
 
 UID = bytes.fromhex("04A224B2C55E80")
@@ -355,3 +358,73 @@ def test_the_panel_setting_is_kept_in_flash(tmp_path: Any) -> None:
     assert config.load_panel(path) == ("sh1106", 0x3D)
     (tmp_path / "panel.txt").write_text("st7735 3C\n")
     assert config.load_panel(path) == ("ssd1306", 0x3C)
+
+
+def _cut_block_run(
+    main: Any, machine: FakeMachine, trailing: bytes, monkeypatch: pytest.MonkeyPatch
+) -> tuple[Any, Rp2Stdin, list[tuple[float, tuple[str, list[str]]]]]:
+    """The node's loop on the rp2 port's stdin: HELLO 4, then a whole screen's DU whose
+    block is cut after 100 of its 1,391 bytes (the Pi gone mid-write, or bytes lost on the
+    wire); ``trailing`` 1.3 s later."""
+    hw = main.Hardware()
+    machine.pins[3].value(0)  # envido held down from the start: its HOLD comes in the cut
+    samples: list[float] = []
+    pressed = hw.pressed
+
+    def sampled() -> list[bool]:
+        samples.append(time.monotonic())
+        states: list[bool] = pressed()
+        return states
+
+    hw.pressed = sampled
+    du = protocol.encode(1, "DU", ["0", "1", "1391", "FULL", "ACK"])
+    stdin = Rp2Stdin(
+        [
+            (0.0, protocol.encode(0, "HELLO", ["4", "9"])),
+            (0.05, b"\n" + du + b"$2 DR 0 7 0" + b"A" * 89),
+            (1.3, trailing),
+        ]
+    )
+    out = Rp2Stdout()
+    monkeypatch.setitem(sys.modules, "select", Rp2Select(stdin))
+    monkeypatch.setattr(main, "sys", types.SimpleNamespace(stdin=stdin, stdout=out))
+    usb = main.UsbSerial()
+    watchdog = machine.WDT(config.WDT_TIMEOUT_MS)
+    feeds: list[float] = []
+    feed = watchdog.feed
+
+    def fed() -> None:
+        feeds.append(time.monotonic())
+        feed()
+
+    watchdog.feed = fed  # type: ignore[method-assign]
+    app = main.run(hw, usb, seat=1, watchdog=watchdog, max_loops=200_000)
+    frames = [(at, protocol.parse(frame.rstrip(b"\n"))[1:]) for at, frame in out.frames]
+    # fed and sampled all along (a pass is milliseconds; a second is a slow machine's)
+    gaps = [b - a for a, b in itertools.pairwise(feeds)]
+    assert max(gaps) < 1.0 and max(b - a for a, b in itertools.pairwise(samples)) < 1.0
+    assert len(feeds) > 100 and feeds[-1] - feeds[0] > 1.2
+    return app, stdin, frames
+
+
+def test_a_block_cut_on_the_wire_never_stops_the_loop(
+    fake: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """MicroPython's rp2 stdin returns a read of n bytes only once n have come: the node
+    takes only the bytes poll promised, so while the rest of a cut block never comes the
+    buttons, the reader, the heartbeat and the watchdog keep running; 250 ms after its DU
+    the block is given up and said lost (DLOST), and the Pi's next frames are taken."""
+    main, machine, _kbd = fake
+    app, stdin, frames = _cut_block_run(
+        main, machine, b"\n" + protocol.encode(3, "RESET"), monkeypatch
+    )
+    machine.pins[3].value(1)
+    assert app.reset_requested  # the frame after the cut block was read: the loop went on
+    lost = [at for at, (kind, args) in frames if (kind, args) == ("DLOST", ["0"])]
+    assert lost and 0.05 + 0.25 <= lost[0] < 0.6  # given up 250 ms after the DU, said so
+    held = [at for at, (kind, args) in frames if (kind, args) == ("HOLD", ["envido"])]
+    assert held and 0.8 <= held[0] < 1.3
+    beats = [at for at, (kind, _args) in frames if kind == "HB"]
+    assert len(beats) >= 2 and beats[-1] >= 1.0  # power-up's, and one a second on
+    assert not [f for f in frames if f[1][0] == "DACK"]
+    assert app.rx_errors == 1 and stdin.left == 0 and stdin.waited_s < 0.05
