@@ -12,6 +12,7 @@
 ``venue-broker``    :mod:`controller.cli.venue`: the venue's broker, accounts, TLS and keys
 ``doctor``          :mod:`controller.cli.doctor`: the table checks its hardware and files
 ``league``          :mod:`controller.cli.league`: a league of bars (``add-venue``, ``desk``)
+``seat``            :mod:`controller.cli.seat`: a seat's Pico: ``install``, ``test`` (Spanish)
 ==================  =========================================================
 
 Each subcommand's module, and what it imports, is loaded only when that subcommand is
@@ -94,6 +95,11 @@ COMMANDS: tuple[Command, ...] = (
         "venue",
     ),
     Command("league", "a league across bars: add-venue (keys, bridge), fixture, desk", "league"),
+    Command(
+        "seat",
+        "las cajitas de los asientos: install (carga el programa en la Pico), test (la prueba)",
+        "seat",
+    ),
 )
 
 

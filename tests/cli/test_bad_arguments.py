@@ -110,6 +110,12 @@ def bad(tmp: Path) -> list[list[str]]:
         ["league", "desk", "--dir", missing, "--http-port", "0"],
         ["league", "desk", "--dir", str(folder), "--http-port", "0"],
         ["league", "desk", "--dir", str(folder), "--http-port", "70000"],
+        ["seat"],
+        ["seat", "install", "--asiento", "9"],
+        ["seat", "install", "--firmware", missing, "/dev/ttyACM9"],
+        ["seat", "test"],
+        ["seat", "test", missing],
+        ["seat", "test", str(junk), "--segundos", "0"],
     ]  # fmt: skip
 
 
