@@ -10,6 +10,7 @@ reports.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -152,6 +153,7 @@ def test_seat_test_says_what_the_node_reports(tmp_path: Path) -> None:
     by_id = tmp_path / "by-id"
     by_id.mkdir()
     node = MicroPythonNode(by_id, tmp_path / "board")
+    (tmp_path / "board" / "seat.txt").write_text("2\n")  # the guide's seat, on its flash
     node.plug()
     try:
         node.wait_status("wdt ")  # the firmware's loop is running
@@ -177,7 +179,15 @@ def test_seat_test_says_what_the_node_reports(tmp_path: Path) -> None:
         node.close()
     assert test.returncode == 0, err
     assert seen[0].startswith("Probando el nodo de ")
-    assert f"Nodo: programa {FIRMWARE_VERSION}, sin asiento guardado" in "\n".join(seen)
+    assert f"Nodo: programa {FIRMWARE_VERSION}, asiento 2, " in "\n".join(seen)
+    # what la guía de armado quotes is what the test says (the port and seconds aside)
+    guide = (ROOT / "docs" / "bares" / "armado.md").read_text("utf-8")
+    quoted = re.search(r"seat test /dev/ttyACM0\n```\n\n[^`]*```text\n(.*?)```", guide, re.S)
+    assert quoted is not None
+    for line in quoted.group(1).splitlines():
+        pattern = re.escape(line.replace("/dev/ttyACM0", str(node.link)))
+        pattern = re.sub(r"^Latido:\\ \d+", r"Latido:\\ \\d+", pattern)  # its uptime
+        assert any(re.fullmatch(pattern, said) for said in seen), (line, seen)
     assert "Pantallita: ssd1306 en 3C, contesta (OK)." in seen
     assert any(line.endswith("s prendido, el lector contesta (OK).") for line in seen)
     assert "Botón: truco" in seen and "Carta apoyada: 04A224B2C55E80" in seen
