@@ -20,6 +20,7 @@
 //                            it takes at 400 kHz, and keeps display on/off and the bytes
 //                            written; "panelreset" makes it lose its settings and RAM
 //                            without any failed transfer;
+//   SPI1 (GP10/11)           a panel's 4-wire SPI: each byte its 8 clocks at the rate set;
 //   GP2-GP9                  the eight buttons (pull-ups, a press pulls the pin low);
 //   USB CDC                  full-speed bulk OUT: 64-byte packets of 55 us, at most 19 in
 //                            a 1 ms frame (the host's schedule), none before the device
@@ -240,6 +241,16 @@ i2c.onWriteByte = (v) => {
 i2c.onReadByte = () => after(22.5, () => i2c.completeRead(0xff));
 i2c.onStop = () => after(2.5, () => i2c.completeStop());
 
+// -- a panel on SPI1 (GP10 SCK, GP11 MOSI): the SSD1309's 4-wire SPI, for bench/panel_bus.py --
+// Each byte takes its 8 clocks at the rate the firmware set (SSPCPSR and SCR: 125 MHz over
+// the divisors), one after another from the 8-deep FIFO; the bytes are counted.
+const spi1 = mcu.spi[1];
+let spi1Bytes = 0;
+spi1.onTransmit = () => {
+  spi1Bytes += 1;
+  after(8e6 / Math.max(1, spi1.clockFrequency), () => spi1.completeTransmit(0));
+};
+
 // -- buttons ------------------------------------------------------------------------------
 const BUTTONS = { truco: 2, envido: 3, real_envido: 4, falta_envido: 5, flor: 6, quiero: 7, no_quiero: 8, mazo: 9 };
 for (const pin of Object.values(BUTTONS)) mcu.gpio[pin].setInputValue(true);
@@ -358,7 +369,7 @@ function next() {
   finish(0);
 }
 function finish(code) {
-  say(`END ${nowUs()} wall_ms=${Date.now() - t0} connected=${connected} i2c_bytes=${panel.bytes}`);
+  say(`END ${nowUs()} wall_ms=${Date.now() - t0} connected=${connected} i2c_bytes=${panel.bytes} spi1_bytes=${spi1Bytes}`);
   process.stdout.write(out.join('\n') + '\n', () => process.exit(code));
 }
 const t0 = Date.now();
