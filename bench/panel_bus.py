@@ -23,9 +23,9 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(ROOT))
 
-from pico import run  # noqa: E402
+from bench.pico import run  # noqa: E402
 
 MEASURE = (
     "import time, machine\n"

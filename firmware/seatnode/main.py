@@ -55,9 +55,25 @@ class Hardware:
         self.buttons = [pin(number, pin.IN, pin.PULL_UP) for _name, number in config.BUTTON_PINS]
         self.leds = [pin(config.LED_ONBOARD, pin.OUT), pin(config.PIN_LED_PANEL, pin.OUT)]
         self.reader = MFRC522(self.spi, self.cs, self.rst)
-        self.i2c = machine.I2C(
-            config.I2C_ID, sda=pin(config.PIN_SDA), scl=pin(config.PIN_SCL), freq=config.I2C_FREQ
-        )
+        if config.PANEL_BUS == "spi":  # the 2.42" module's 4-wire SPI (config.py)
+            self.i2c = SpiPanelBus(
+                machine.SPI(
+                    config.PANEL_SPI_ID,
+                    baudrate=config.PANEL_SPI_BAUDRATE,
+                    sck=pin(config.PIN_PANEL_SCK),
+                    mosi=pin(config.PIN_PANEL_MOSI),
+                ),
+                pin(config.PIN_PANEL_DC, pin.OUT, value=0),
+                pin(config.PIN_PANEL_CS, pin.OUT, value=1),
+                pin(config.PIN_PANEL_RES, pin.OUT, value=1),
+            )
+        else:
+            self.i2c = machine.I2C(
+                config.I2C_ID,
+                sda=pin(config.PIN_SDA),
+                scl=pin(config.PIN_SCL),
+                freq=config.I2C_FREQ,
+            )
         kind, address = config.load_panel()
         self.panel = Panel(self.i2c, kind, address)
 
@@ -77,6 +93,27 @@ class Hardware:
     def set_led(self, on):
         for led in self.leds:
             led.value(1 if on else 0)
+
+
+class SpiPanelBus:
+    """A panel on 4-wire SPI behind the I2C call ``Panel`` makes (``writeto(address,
+    control + bytes)``): the control byte (0x00 commands, 0x40 data) sets D/C, CS frames
+    each transfer, the address is not used.  SPI has no acknowledge, so a panel missing
+    on this bus is never reported MISSING.  RES is pulsed once, at power-up."""
+
+    def __init__(self, spi, dc, cs, res):
+        self.spi, self.dc, self.cs = spi, dc, cs
+        res(0)
+        sleep_ms(1)
+        res(1)
+
+    def writeto(self, address, buf):
+        self.dc(1 if buf[0] == 0x40 else 0)
+        self.cs(0)
+        try:
+            self.spi.write(memoryview(buf)[1:])
+        finally:
+            self.cs(1)
 
 
 class UsbSerial:

@@ -43,6 +43,9 @@ class Pin:
             self._value = 1 if v else 0
         return self._value
 
+    def __call__(self, v: int | None = None) -> int:  # pin(1) is pin.value(1)
+        return self.value(v)
+
 
 class FakeMachine(types.ModuleType):
     def __init__(self, chip: SimMFRC522) -> None:
@@ -75,7 +78,10 @@ class FakeMachine(types.ModuleType):
         self.i2c_args: dict[str, Any] = {}
         self.panel = SSD1306Model()
 
-    def SPI(self, ident: int, **kwargs: Any) -> SimMFRC522:  # machine.SPI's name
+    def SPI(self, ident: int, **kwargs: Any) -> Any:  # machine.SPI's name
+        if ident == config.PANEL_SPI_ID and config.PANEL_BUS == "spi":
+            self.panel_spi_args = dict(kwargs, id=ident)
+            return PanelSpi(self)
         self.spi_args = dict(kwargs, id=ident)
         return self.chip
 
@@ -92,6 +98,22 @@ class FakeMachine(types.ModuleType):
     def WDT(self, timeout: int = 5000) -> Watchdog:  # machine.WDT's name
         self.watchdog = Watchdog(timeout)
         return self.watchdog
+
+
+class PanelSpi:
+    """The panel on SPI1: each write goes to the panel model as the control byte the D/C
+    pin says (0x40 data, 0x00 commands) and the bytes, while CS is low."""
+
+    def __init__(self, machine: FakeMachine) -> None:
+        self.machine = machine
+        self.writes = 0
+
+    def write(self, buf: bytes | memoryview) -> None:
+        pins = self.machine.pins
+        assert pins[config.PIN_PANEL_CS].value() == 0  # framed by CS
+        control = b"\x40" if pins[config.PIN_PANEL_DC].value() else b"\x00"
+        self.machine.panel.writeto(0x3C, control + bytes(buf))
+        self.writes += 1
 
 
 class Watchdog:
@@ -428,3 +450,22 @@ def test_a_block_cut_on_the_wire_never_stops_the_loop(
     assert len(beats) >= 2 and beats[-1] >= 1.0  # power-up's, and one a second on
     assert not [f for f in frames if f[1][0] == "DACK"]
     assert app.rx_errors == 1 and stdin.left == 0 and stdin.waited_s < 0.05
+
+
+def test_the_panel_on_spi_gets_what_i2c_would(fake: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """config.PANEL_BUS = "spi": the 2.42" module's 4-wire SPI on SPI1 (D/C and CS pins),
+    the same bytes as on I2C, the same screen on the glass."""
+    main, machine, _kbd = fake
+    monkeypatch.setattr(config, "PANEL_BUS", "spi")
+    hw = main.Hardware()
+    assert machine.panel_spi_args["id"] == 1 and machine.panel_spi_args["baudrate"] >= 8_000_000
+    assert machine.panel_spi_args["sck"].ident == 10 and machine.panel_spi_args["mosi"].ident == 11
+    assert machine.pins[config.PIN_PANEL_RES].value() == 1  # pulsed, then left high
+    machine.panel.power_cycle()
+    body = b"1 DR 3 3 10 13 " + base64.b64encode(b"\x01\x02\x03\x04")
+    block = b"$" + body + b"*" + b"%04X" % protocol.crc16(body) + b"\n"
+    du = protocol.encode(0, "DU", ["0", "1", str(len(block)), "FULL", "ACK"])
+    link = Link(protocol.encode(0, "HELLO", ["4", "9"]) + b"\n" + du + block)
+    main.run(hw, link, seat=1, max_loops=60)
+    assert ("DACK", ["0"]) in link.kinds() and ("PANEL", ["ssd1306", "3C", "OK"]) in link.kinds()
+    assert machine.panel.glass()[3 * 128 + 10 : 3 * 128 + 14] == b"\x01\x02\x03\x04"
