@@ -158,6 +158,8 @@ def fake(
     kbd: list[int] = []
     micropython = types.ModuleType("micropython")
     micropython.kbd_intr = kbd.append  # type: ignore[attr-defined]
+    # the native emitter: MicroPython compiles the function to machine code, same behaviour
+    micropython.native = lambda function: function  # type: ignore[attr-defined]
     saved = {name: sys.modules.get(name) for name in ("machine", "micropython", "seatnode.main")}
     sys.modules["machine"] = machine
     sys.modules["micropython"] = micropython
