@@ -424,7 +424,7 @@ def test_close_while_failing_and_from_on_event() -> None:
     reader = SpiReader(0, on_event, spi=spi, reset_pin=None, poll_s=0.01)
     holder.append(reader)
     spi.put(SimTag(CARD_4))
-    assert closed.wait(2)
+    assert closed.wait(120)
     assert reader._thread is not None
     reader._thread.join(1)
     assert not reader._thread.is_alive()

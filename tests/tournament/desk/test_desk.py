@@ -388,7 +388,7 @@ def test_two_exports_at_once_both_complete_and_the_files_are_whole(
 
     worker.append(threading.Thread(target=export))
     worker[0].start()
-    assert held.wait(5)
+    assert held.wait(120)
     desk.export()
     worker[0].join(5)
     assert errors == []

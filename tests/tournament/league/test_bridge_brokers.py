@@ -383,7 +383,7 @@ def test_the_league_desk_journals_what_the_bridge_brings_and_restarts_where_it_w
     table = TablePublisher(_as_venue(league.a), "mesa02")
     try:
         _wait_bridge_up(probe, "bar-a")
-        assert first.subscribed.wait(10)
+        assert first.subscribed.wait(120)
         for n, m in ((1, match), (2, match), (3, other)):
             topic, data = record_payload(
                 model, secret, "bar-a", "mesa02", m.id, seq=n, game_number=n, chico=n
@@ -394,7 +394,7 @@ def test_the_league_desk_journals_what_the_bridge_brings_and_restarts_where_it_w
         first.stop()
         again = desk()
         assert again.start() == count  # from its journal, before the broker says anything
-        assert again.subscribed.wait(10)
+        assert again.subscribed.wait(120)
         # the retained records come again: repeats, not counted twice
         after = wait(again, lambda c: c.repeats >= 3)
         assert after.played == count.played and after.flags == count.flags
