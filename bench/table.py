@@ -31,8 +31,11 @@ twice in a row. The event's CPU is the service process's, every thread, from the
 (``/proc/PID/task/*/schedstat``: nanoseconds run), from before the frame is written to
 then. The service's idle CPU (the heartbeats, its timers) is measured for ``IDLE_S``
 seconds before the games and subtracted, at its rate, for each event's wall time; both
-are printed. At each game's end the real record is compared with the shadow's, and with
-``topology=node`` every panel's RAM with the screen the shadow table says it shows.
+are printed, and the share of it spent in the kernel (``system_pct``: the process's
+system time over its user and system time while the games ran, in the kernel's ticks:
+system calls, the pty's and the file system's work). At each game's end the real
+record is compared with the shadow's, and with ``topology=node`` every panel's RAM with
+the screen the shadow table says it shows.
 
 Prints key=value lines, for each topology::
 
@@ -247,6 +250,12 @@ class Service:
                 total += int(f.read().split()[0])
         return total
 
+    def user_system(self) -> tuple[int, int]:
+        """The process's user and system CPU so far, in the kernel's ticks."""
+        with open(f"/proc/{self.pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        return int(fields[11]), int(fields[12])
+
     def read_bytes(self) -> int:
         """The bytes its read() calls returned (``rchar``), every thread."""
         with open(f"/proc/{self.pid}/io", "rb") as f:
@@ -363,6 +372,7 @@ class RealTable(MockTable):
         self.i2c = i2c
         self.samples: list[Sample] = []
         self.idle_rate = 0.0  # the service's idle CPU, ns per ns of wall time
+        self.ticks = (0, 0)  # user and system ticks from the first event to the last
         self._offset = 0  # the service's reads of other things than the nodes' frames
 
     # -- the real service's state --------------------------------------------------------
@@ -418,6 +428,12 @@ class RealTable(MockTable):
         time.sleep(IDLE_S)
         self.wait_quiet()
         self.idle_rate = (self.real.cpu_ns() - cpu) / (time.monotonic_ns() - wall)
+        self.ticks = self.real.user_system()
+
+    def end_real(self) -> None:
+        """The user and system ticks the games cost (``system_pct``)."""
+        user, system = self.real.user_system()
+        self.ticks = (user - self.ticks[0], system - self.ticks[1])
 
     def _panel_bytes(self) -> int:
         if self.i2c is not None:
@@ -547,6 +563,7 @@ def play(topology: str, players: int, seed: int, reading: DealReading, build: st
                 run = MockRun(rules, seed=seed, human=None, mock=table, deal_reading=reading)
                 run.play_out()
                 table.wait_quiet()
+                table.end_real()
                 table.check(tmp / "state")
             except BaseException:
                 log = (tmp / "service.log").read_text(errors="replace")[-3000:]
@@ -561,14 +578,19 @@ def play(topology: str, players: int, seed: int, reading: DealReading, build: st
     return table
 
 
-def measure(topology: str, players: int, games: int, build: str) -> tuple[list[Sample], float]:
+def measure(
+    topology: str, players: int, games: int, build: str
+) -> tuple[list[Sample], float, float]:
+    """The events' samples, the idle CPU rate and the share of system time (percent)."""
     samples: list[Sample] = []
     idle: list[float] = []
+    user = system = 0
     for seed, reading in itertools.product(range(games), READINGS):
         table = play(topology, players, seed, reading, build)
         samples += table.samples
         idle.append(table.idle_rate)
-    return samples, statistics.fmean(idle)
+        user, system = user + table.ticks[0], system + table.ticks[1]
+    return samples, statistics.fmean(idle), 100.0 * system / max(1, user + system)
 
 
 def headline(samples: Sequence[Sample], raw: bool = False) -> tuple[float, float, float]:
@@ -619,14 +641,15 @@ def main(argv: Sequence[str] | None = None) -> None:
         runs = []
         samples: list[Sample] = []
         for run in range(args.runs):
-            samples, idle = measure(topology, players, args.games, args.build)
+            samples, idle, system = measure(topology, players, args.games, args.build)
             runs.append(headline(samples))
             raw_mean, _, raw_noop = headline(samples, raw=True)
             which = f" run={run + 1}" if args.runs > 1 else ""
             print(
                 f"{head}{which} {summary(samples, p99_kinds=True)} "
                 f"idle_cpu_ms_per_s={idle * 1e3:.3f} raw_cpu_ms_mean={_ms(raw_mean)} "
-                f"raw_noop_cpu_ms_mean={_ms(raw_noop)} loadavg={load_average()}",
+                f"raw_noop_cpu_ms_mean={_ms(raw_noop)} system_pct={system:.0f} "
+                f"loadavg={load_average()}",
                 flush=True,
             )
         if args.runs > 1:
