@@ -76,7 +76,7 @@ class CentralProbe:
         with self.lock:
             return [(t, p) for t, p in self.messages if t.startswith(prefix)]
 
-    def wait_for(self, prefix: str, count: int, timeout: float = 15.0) -> list[tuple[str, bytes]]:
+    def wait_for(self, prefix: str, count: int, timeout: float = 120.0) -> list[tuple[str, bytes]]:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             got = self.topics(prefix)
@@ -443,7 +443,7 @@ def test_a_record_a_venue_broker_lost_is_asked_for_again_and_counted_once(
     def bridged() -> int:  # the venue's bridge connections the central broker logged
         return league.central.log.read_text(errors="replace").count("as venue-bar-a ")
 
-    def wait(what: str, done: Callable[[], bool], timeout: float = 30.0) -> None:
+    def wait(what: str, done: Callable[[], bool], timeout: float = 120.0) -> None:
         deadline = time.monotonic() + timeout
         while not done():
             assert time.monotonic() < deadline, (what, desk.asked, desk.holes(), counted())
