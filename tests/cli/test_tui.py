@@ -135,7 +135,7 @@ def test_control_undo_reaches_the_terminal_table(tmp_path: Path) -> None:
             [*TRUCO_TABLE, "control", "undo", "--state", str(state)],
             capture_output=True,
             text=True,
-            timeout=30,
+            timeout=300,
         )
         assert done.returncode == 0, done.stderr
         assert "the table took it" in done.stdout

@@ -520,7 +520,7 @@ def test_timer_thread_delivers_on_time_without_poll(factory: MockFactory) -> Non
         pin = factory.pin(SEAT0["quiero"])
         start = time.monotonic()
         pin.drive_low()
-        when, event = got.get(timeout=2.0)
+        when, event = got.get(timeout=120)
         assert event == ButtonHeld("quiero")
         assert 0.15 <= when - start < 0.5
         pin.drive_high()
@@ -530,7 +530,7 @@ def test_timer_thread_delivers_on_time_without_poll(factory: MockFactory) -> Non
         time.sleep(0.05)
         start = time.monotonic()
         pin.drive_high()
-        when, event = got.get(timeout=2.0)
+        when, event = got.get(timeout=120)
         assert event == ButtonPressed("quiero")
         assert 0.01 <= when - start < 0.3
     assert pad_threads(0) == []

@@ -155,7 +155,7 @@ def guide_table(unplugged: frozenset[int] = frozenset()) -> Iterator[GuideTable]
     finally:
         if proc is not None:
             proc.terminate()
-            _, err = proc.communicate(timeout=20)
+            _, err = proc.communicate(timeout=120)
             assert proc.returncode == 0, err.decode()
             assert b"Traceback" not in err, err.decode()
         sock.close()

@@ -98,7 +98,7 @@ def running_table(tmp_path: Path, extra: str = "") -> Iterator[RunningTable]:
         yield table
     finally:
         proc.send_signal(signal.SIGTERM)
-        _, err = proc.communicate(timeout=15)
+        _, err = proc.communicate(timeout=120)
         table.stderr = err.decode()
         sock.close()
         for node in nodes:
