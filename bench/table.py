@@ -6,9 +6,11 @@ folder), on the configuration ``scripts/install-pi`` writes: ``systemd/table.tom
 the pin maps of ``hardware/`` copied into a configuration folder, then edited as a bar
 owner does (six players, the Picos' folder, the state folder; ``topology=pi`` points
 ``pinmap`` at ``pinmap-mux.toml``). Two settings differ from the shipped file:
-``next_deal_after_s = 0`` (the shipped 3 s would make the bench wait 3 s
-a hand; the next deal then starts within the event that ended the hand, and is counted
-there) and ``status_file`` in the bench's folder.
+``next_deal_after_s`` (0 by default: the shipped 3 s makes the bench wait 3 s a hand;
+with 0 the next deal starts within the event that ended the hand, and is counted there;
+``--next-deal-after-s 3`` runs the shipped value, the deal then started by the service's
+timer, waited for and not counted: no player made it) and ``status_file`` in the bench's
+folder.
 
 Six seat nodes are simulated in this process, each on a pseudo-terminal published under
 a by-id folder as udev publishes real Picos, speaking the shipped protocol 4 (HELLO,
@@ -91,7 +93,7 @@ import termios
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -105,7 +107,7 @@ from controller.table.controls import Gesture
 from controller.table.mock_table import MockTable
 from controller.table.run_mock import MockRun
 from controller.table.screens import screen_for
-from controller.table.table import DealReading
+from controller.table.table import DealReading, Phase
 from controller.transcript import write
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -309,7 +311,7 @@ def _set(text: str, key: str, value: str, after: str | None = None) -> str:
 
 
 def install_config(
-    tmp: Path, topology: str, players: int, reading: DealReading
+    tmp: Path, topology: str, players: int, reading: DealReading, deal_after: float = 0.0
 ) -> tuple[Path, list[str]]:
     """The configuration as ``scripts/install-pi`` writes it (its step 5), then edited
     as a bar owner does; returns the table.toml and the Picos' serial numbers."""
@@ -322,7 +324,7 @@ def install_config(
     table = _set(table, "deal_reading", f'"{reading.value}"')
     table = _set(table, "state_dir", f'"{tmp / "state"}"')
     table = _set(table, "decks", f'"{tmp / "state" / "decks.toml"}"')
-    table = _set(table, "next_deal_after_s", "0")
+    table = _set(table, "next_deal_after_s", f"{deal_after:g}")
     table = _set(table, "status_file", f'"{tmp / "run" / "seats.json"}"', after="[table]")
     if topology == "pi":
         table = _set(table, "pinmap", '"pinmap-mux.toml"')
@@ -365,8 +367,10 @@ class RealTable(MockTable):
         service: Service,
         nodes: list[BenchNode],
         i2c: mmap.mmap | None,
+        deal_after: float = 0.0,
     ) -> None:
         super().__init__(rules, seed=seed, deal_reading=deal_reading, timeout=STUCK_S)
+        self.deal_after = deal_after  # the service's next_deal_after_s
         self.real = service
         self.nodes = nodes
         self.i2c = i2c
@@ -440,6 +444,23 @@ class RealTable(MockTable):
             count = len(self.i2c) // 8
             return sum(struct.unpack_from(f"<{count}Q", self.i2c, 0))
         return sum(node.display_bytes for node in self.nodes)
+
+    def deal(
+        self, hands: Mapping[int, tuple[Card, ...] | list[Card]], dealer: int | None = None
+    ) -> None:
+        """A hand's deal: with ``next_deal_after_s`` above 0, the service starts it by its
+        timer, some seconds after the hand ended; its cards are tapped once its panels
+        show it (the timer's redraw is no player's event: waited for, not measured)."""
+        if self.deal_after and self.table.phase is Phase.WAITING and self.game.hand_number:
+            before = self._panel_bytes()
+            deadline = time.monotonic() + self.deal_after + STUCK_S
+            while self._panel_bytes() == before:
+                self.real.alive()
+                if time.monotonic() > deadline:
+                    raise RuntimeError("the service's timer did not start the next deal")
+                time.sleep(0.005)
+            self.wait_quiet()
+        super().deal(hands, dealer)
 
     # -- each event ------------------------------------------------------------------------
     def perform(self, gesture: Gesture) -> None:
@@ -529,11 +550,18 @@ def service_env(build: str) -> dict[str, str]:
     return env
 
 
-def play(topology: str, players: int, seed: int, reading: DealReading, build: str) -> RealTable:
+def play(
+    topology: str,
+    players: int,
+    seed: int,
+    reading: DealReading,
+    build: str,
+    deal_after: float = 0.0,
+) -> RealTable:
     """One game on a service started for it (a table started afresh)."""
     with tempfile.TemporaryDirectory(prefix="bench-table-") as name:
         tmp = Path(name)
-        config_path, serials = install_config(tmp, topology, players, reading)
+        config_path, serials = install_config(tmp, topology, players, reading, deal_after)
         config = load_config(config_path)
         (tmp / "state").mkdir()
         (tmp / "run").mkdir()
@@ -557,7 +585,13 @@ def play(topology: str, players: int, seed: int, reading: DealReading, build: st
                     i2c = mmap.mmap(fd, 0, prot=mmap.PROT_READ)
                     os.close(fd)
                 table = RealTable(
-                    rules, seed=seed, deal_reading=reading, service=service, nodes=nodes, i2c=i2c
+                    rules,
+                    seed=seed,
+                    deal_reading=reading,
+                    service=service,
+                    nodes=nodes,
+                    i2c=i2c,
+                    deal_after=deal_after,
                 )
                 table.start_real()
                 run = MockRun(rules, seed=seed, human=None, mock=table, deal_reading=reading)
@@ -579,14 +613,14 @@ def play(topology: str, players: int, seed: int, reading: DealReading, build: st
 
 
 def measure(
-    topology: str, players: int, games: int, build: str
+    topology: str, players: int, games: int, build: str, deal_after: float = 0.0
 ) -> tuple[list[Sample], float, float]:
     """The events' samples, the idle CPU rate and the share of system time (percent)."""
     samples: list[Sample] = []
     idle: list[float] = []
     user = system = 0
     for seed, reading in itertools.product(range(games), READINGS):
-        table = play(topology, players, seed, reading, build)
+        table = play(topology, players, seed, reading, build, deal_after)
         samples += table.samples
         idle.append(table.idle_rate)
         user, system = user + table.ticks[0], system + table.ticks[1]
@@ -633,15 +667,27 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--topology", nargs="+", choices=TOPOLOGIES, default=list(TOPOLOGIES))
     parser.add_argument("--runs", type=int, default=1, help="runs; more than one: medians too")
     parser.add_argument("--build", choices=("pure", "compiled"), default="pure")
+    parser.add_argument(
+        "--next-deal-after-s",
+        type=float,
+        default=0.0,
+        help="the service's next_deal_after_s (0: the next deal within the event that "
+        "ended the hand; 3: the shipped file's, the bench then waits 3 s a hand)",
+    )
     args = parser.parse_args(argv)
     if args.runs < 1:
         parser.error("--runs must be at least 1")
     for topology, players in itertools.product(args.topology, args.players):
-        head = f"topology={topology} players={players} build={args.build}"
+        head = (
+            f"topology={topology} players={players} build={args.build} "
+            f"next_deal_after_s={args.next_deal_after_s:g}"
+        )
         runs = []
         samples: list[Sample] = []
         for run in range(args.runs):
-            samples, idle, system = measure(topology, players, args.games, args.build)
+            samples, idle, system = measure(
+                topology, players, args.games, args.build, args.next_deal_after_s
+            )
             runs.append(headline(samples))
             raw_mean, _, raw_noop = headline(samples, raw=True)
             which = f" run={run + 1}" if args.runs > 1 else ""

@@ -56,6 +56,7 @@ def test_both_topologies_print_their_figures(tmp_path: Path) -> None:
     assert [line["topology"] for line in heads] == ["node", "pi"]
     for line in heads:
         assert line["players"] == "6" and line["build"] == "pure"
+        assert line["next_deal_after_s"] == "0"
         assert int(line["events"]) > 1000
         for key in ("cpu_ms_mean", "cpu_ms_p99", "noop_cpu_ms_mean", "raw_cpu_ms_mean"):
             _float(line[key])
