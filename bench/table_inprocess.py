@@ -117,7 +117,10 @@ TOPOLOGIES = ("node", "pi")
 # played), and not read (hands unknown: envido proven by showing cards through the
 # envido menu, the holds).
 READINGS = (DealReading.SEATS, DealReading.NONE)
-ACK_WAIT_S = 2.0
+#: the longest the simulated nodes may take to write what they were sent, or a DACK to
+#: come: a bound for a broken link, never reached by a slow machine (the bench crashed at
+#: load 25 with 2 s)
+ACK_WAIT_S = 120.0
 ACK_STEP_S = 0.05  # the longest one step of the loop waits for a DACK
 
 
@@ -227,7 +230,7 @@ class MeteredTable(MockTable):
         # the nodes the panels hang on, held while an event is measured (see the docstring)
         self._simulated = [self.parts.nodes[d.seat] for d in self.nodes]
         for simulated in self._simulated:
-            simulated.pause()
+            simulated.pause(ACK_WAIT_S)
 
     def _wait_nodes(self) -> None:
         """Until every simulated node has written the last display update it was sent
@@ -277,7 +280,7 @@ class MeteredTable(MockTable):
             self._wait_acks()  # the loop reading the DACKs: the Pi's work
             cpu += _cpu_after(self._clocks) - resumed
         for simulated in self._simulated:  # out of the interpreter until the next is measured
-            simulated.pause()
+            simulated.pause(ACK_WAIT_S)
         game = self.service.table.game
         if game.hand_number != hand or game.hand_in_progress != playing:
             what = "deal" if game.hand_in_progress else "hand_end"
