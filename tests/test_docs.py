@@ -334,7 +334,7 @@ def program_words() -> str:
 def panel_texts() -> str:
     """Every text of every kind of seat screen, as the table draws it (the gallery the
     contact sheet is made of), digits made ``#``."""
-    from controller.render.gallery import shots
+    from controller.cli.gallery import shots
     from controller.render.screen import screen_texts
 
     texts = {text for shot in shots() for text in screen_texts(shot.screen)}

@@ -47,7 +47,7 @@ class Display(Protocol):
 
 class PageDisplay(Display, Protocol):
     """A display that also takes the screen already in the panel's page layout
-    (``controller.render.pages``), as the renderer joins it from cached tiles: the
+    (``controller.hal.pages``), as the renderer joins it from cached tiles: the
     service then draws no pixel for it."""
 
     def show_pages(self, pages: bytes) -> None: ...

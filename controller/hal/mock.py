@@ -34,10 +34,10 @@ from luma.core.device import dummy
 from PIL import Image
 
 from ..engine import CARDS, Card
-from ..render.pages import pages_to_image
 from .display import Display, DisplayConfig
 from .events import PROTOCOL_VERSION
 from .mock_mfrc522 import SimMFRC522, SimSpiDev
+from .pages import pages_to_image
 from .seatlink import encode_frame, parse_frame
 
 __all__ = [

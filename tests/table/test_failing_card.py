@@ -289,7 +289,7 @@ def _all_say(panels: list[PanelDisplay], words: str) -> list[str]:
 
 
 def test_the_panel_reader_reads_every_screen_kind() -> None:
-    from controller.render.gallery import shots
+    from controller.cli.gallery import shots
     from controller.render.screen import render_screen, screen_content
 
     read = 0

@@ -23,9 +23,9 @@ from ..hal.events import (
 )
 from ..hal.mock import MockDeck
 from ..notices import TableAlert
+from ..render.screen import MatchCard, SeatScreen
 from ..table.screens import screen_for
 from ..table.table import DealReading, Table
-from .screen import MatchCard, SeatScreen
 
 __all__ = ["Shot", "refusal_shots", "score_shots", "shots", "state_shots"]
 
