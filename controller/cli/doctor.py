@@ -50,15 +50,18 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--config",
         default="/etc/truco-table/table.toml",
-        help="the table's configuration (default %(default)s)",
+        metavar="ARCHIVO",
+        help="la configuración de la mesa",
     )
-    p.add_argument("--mock", action="store_true", help="examine a simulated table instead")
-    p.add_argument("--players", type=int, choices=(2, 4, 6), default=4, help="with --mock: seats")
+    p.add_argument("--mock", action="store_true", help="revisa una mesa simulada")
+    p.add_argument(
+        "--players", type=int, choices=(2, 4, 6), default=4, help="con --mock: los asientos"
+    )
     p.add_argument(
         "--panels",
         choices=("node", "pi"),
         default="node",
-        help="with --mock: panels on the seat nodes (the guide's table) or on the Pi's "
-        "multiplexer (the variant)",
+        help="con --mock: node, las pantallitas en los nodos de los asientos (la mesa de la "
+        "guía); pi, en el multiplexor de la Pi (la variante)",
     )
     p.set_defaults(func=_cmd_doctor)

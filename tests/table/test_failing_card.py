@@ -50,7 +50,7 @@ def test_control_undo_is_acknowledged_while_the_disk_refuses_and_applied_once(
     try:
         state = str(tmp_path)
         assert main(["control", "undo", "--state", state, "--id", "u1", "--wait", "5"]) == 0
-        assert "undo: the table took it" in capsys.readouterr().out
+        assert "undo: la mesa la tomó" in capsys.readouterr().out
         # the retry of the same command (its id) is acknowledged, not applied again
         assert main(["control", "undo", "--state", state, "--id", "u1", "--wait", "5"]) == 0
     finally:
