@@ -138,7 +138,7 @@ _ARGPARSE_ES: Final = (
 
 def _spanish_error(message: str) -> str:
     for pattern, words in _ARGPARSE_ES:
-        message = pattern.sub(words, message)  # type: ignore[arg-type]
+        message = pattern.sub(words, message)
     return message
 
 
@@ -358,8 +358,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     _plain_output()
     parser = build_parser()
     words = list(sys.argv[1:] if argv is None else argv)
-    if words and words[0] in SPANISH_COMMANDS:  # what only the top parser sees (extras)
-        parser.spanish = True
+    if words and words[0] in SPANISH_COMMANDS and isinstance(parser, _OneLineErrors):
+        parser.spanish = True  # what only the top parser sees (extra arguments)
         parser.prog = f"{parser.prog} {words[0]}"
     args = parser.parse_args(argv)
     out = sys.stdout
