@@ -1,0 +1,194 @@
+"""What a bar owner or a player reads is Spanish: the owner's and the players' commands
+are run as they run them (their ``--help``, the installer's help and checks, a mock
+enrolment, the doctor of a simulated table, a usage error), and their output must hold
+no English. The detector is small and strict: English function words that Spanish never
+uses ("the", "with", "is", ...), counted outside what is no prose (option names, their
+choices and values, paths, commands, quoted text). The developers' commands (desk,
+replay, render, ...) may stay English and are not run here."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from controller.cli import SPANISH_COMMANDS
+
+ROOT = Path(__file__).resolve().parents[1]
+TRUCO = [sys.executable, "-m", "controller.cli"]
+
+#: function words of English that are no Spanish word
+ENGLISH = frozenset(
+    [
+        "the",
+        "and",
+        "with",
+        "of",
+        "is",
+        "are",
+        "to",
+        "from",
+        "for",
+        "this",
+        "that",
+        "these",
+        "those",
+        "your",
+        "you",
+        "it",
+        "its",
+        "be",
+        "been",
+        "will",
+        "would",
+        "can",
+        "cannot",
+        "could",
+        "should",
+        "must",
+        "into",
+        "then",
+        "than",
+        "when",
+        "which",
+        "while",
+        "or",
+        "not",
+        "was",
+        "were",
+        "has",
+        "have",
+        "had",
+        "there",
+        "here",
+        "please",
+        "found",
+        "missing",
+        "failed",
+        "unknown",
+        "nothing",
+        "every",
+        "only",
+        "each",
+        "again",
+    ]
+)
+
+#: what is no prose: options and what follows them in a usage line, {choices},
+#: paths, `commands`, 'quoted' and "quoted" text, KEY=VALUE words, a program's name
+_NOT_PROSE = re.compile(
+    r"--?[\w-]+|\{[^}]*\}|\S*/\S*|`[^`]*`|'[^']*'|\"[^\"]*\"|\w+=\S*|\w+_\w+"
+    r"|truco-table(?: \w+)?|install-pi"
+)
+
+
+def english_words(text: str) -> list[str]:
+    prose = _NOT_PROSE.sub(" ", text)
+    return [w for w in re.findall(r"[A-Za-z]+", prose) if w.lower() in ENGLISH]
+
+
+def test_the_detector_finds_english_and_passes_spanish() -> None:
+    assert english_words("the table's configuration (default /etc/truco-table/table.toml)")
+    assert english_words("Reader connected on /dev/pts/3") == []  # no function word...
+    assert english_words("Enrolling deck 'a' into decks.toml: 40 cards.") == ["into"]
+    assert english_words("no table took 'undo' within 3 s: nothing done") == ["nothing"]
+    spanish = "uso: truco-table run [-h] [--falta {to_win,malas_buenas}] la mesa con --mock"
+    assert english_words(spanish) == []
+    assert english_words("Poné los números de serie de tus Picos en /etc/x/pinmap.toml") == []
+
+
+def run(
+    argv: list[str], *, env: dict[str, str] | None = None, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    env = {**(os.environ if env is None else env), "COLUMNS": "100", "PYTHONIOENCODING": "utf-8"}
+    return subprocess.run(
+        argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, input=stdin
+    )
+
+
+def available_commands() -> list[str]:
+    from controller.cli import COMMANDS
+
+    names = {c.name for c in COMMANDS}
+    return sorted(SPANISH_COMMANDS & names)
+
+
+@pytest.mark.parametrize("command", available_commands())
+def test_the_help_of_the_owner_s_and_players_commands_is_spanish(command: str) -> None:
+    done = run([*TRUCO, command, "--help"])
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"uso: truco-table {command}")
+    assert english_words(done.stdout) == [], done.stdout
+
+
+def test_the_mock_table_s_help_is_spanish() -> None:
+    """``sh scripts/mock --help`` is ``truco-table run --mock --help`` after the set-up."""
+    text = (ROOT / "scripts" / "mock").read_text(encoding="utf-8")
+    assert 'exec .venv/bin/truco-table run --mock "$@"' in text
+    done = run([*TRUCO, "run", "--mock", "--help"])
+    assert done.returncode == 0 and english_words(done.stdout) == [], done.stdout
+
+
+def test_usage_errors_are_spanish() -> None:
+    for argv in (["doctor", "--nope"], ["run", "--players", "3"], ["enroll", "--mock"],
+                 ["control"], ["run", "--seed", "x"]):  # fmt: skip
+        done = run([*TRUCO, *argv])
+        assert done.returncode == 2, (argv, done.stderr)
+        assert "mirá truco-table" in done.stderr, done.stderr
+        assert english_words(done.stderr) == [], done.stderr
+
+
+def test_the_installer_s_help_and_checks_are_spanish(tmp_path: Path) -> None:
+    done = run(["sh", "scripts/install-pi", "--help"])
+    assert done.returncode == 0 and english_words(done.stdout) == [], done.stdout
+    assert "docs/bares/armado.md" in done.stdout
+    release = tmp_path / "os-release"
+    release.write_text('ID=debian\nVERSION_CODENAME=trixie\nPRETTY_NAME="Debian 13"\n')
+    checked = run(
+        ["sh", "scripts/install-pi", "--check", "--not-a-pi"],
+        env={**os.environ, "TRUCO_OS_RELEASE": str(release)},
+    )
+    said = checked.stdout + checked.stderr
+    assert english_words(said) == [], said
+    bad = tmp_path / "os-release-old"
+    bad.write_text('ID=debian\nVERSION_CODENAME=bullseye\nPRETTY_NAME="Debian 11"\n')
+    refused = run(
+        ["sh", "scripts/install-pi", "--check", "--not-a-pi"],
+        env={**os.environ, "TRUCO_OS_RELEASE": str(bad)},
+    )
+    assert refused.returncode == 3 and english_words(refused.stderr) == [], refused.stderr
+
+
+def test_every_line_the_installer_prints_is_spanish() -> None:
+    """The lines install-pi prints after its checks (steps, what it kept or wrote, the
+    closing lines) are read from the script: each echo, say, die and refuse."""
+    text = (ROOT / "scripts" / "install-pi").read_text(encoding="utf-8")
+    said = re.findall(r'^\s*(?:say|die|refuse|echo|\|\| die|\|\| refuse)\s+"([^"]*)"', text, re.M)
+    said += re.findall(r'^\s+"([^"]*)"\s*\\?$', text, re.M)  # continued lines
+    assert len(said) > 30
+    for line in said:
+        assert english_words(line) == [], line
+    assert "multiplex" not in text.split('reboot_needed" = yes')[-1].split("fi")[0]
+    assert "hardware/README.md" not in text.split("8/8")[-1]
+    assert "el Pi " not in text
+
+
+def test_a_mock_enrolment_is_spanish(tmp_path: Path) -> None:
+    done = run(
+        [*TRUCO, "enroll", "--deck", "casa", "--mock", "--mock-pace", "0",
+         "--registry", str(tmp_path / "decks.toml")],
+        stdin="",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Quedó guardado el mazo 'casa' (40 cartas)" in done.stdout
+    assert english_words(done.stdout + done.stderr) == [], done.stdout
+
+
+def test_the_doctor_of_a_simulated_table_is_spanish() -> None:
+    done = run([*TRUCO, "doctor", "--mock", "--players", "2"])
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert english_words(done.stdout + done.stderr) == [], done.stdout
