@@ -192,3 +192,18 @@ def test_the_doctor_of_a_simulated_table_is_spanish() -> None:
     done = run([*TRUCO, "doctor", "--mock", "--players", "2"])
     assert done.returncode == 0, done.stdout + done.stderr
     assert english_words(done.stdout + done.stderr) == [], done.stdout
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["systemd/table.toml", "hardware/pinmap.toml", "hardware/pinmap-mux.toml",
+     "hardware/pinmap-gpio.toml"],
+)  # fmt: skip
+def test_the_comments_the_owner_edits_are_spanish(path: str) -> None:
+    """The files install-pi copies to /etc/truco-table, for the owner to edit."""
+    text = (ROOT / path).read_text(encoding="utf-8")
+    comments = [line.split("#", 1)[1] for line in text.splitlines() if "#" in line]
+    assert len(comments) > 5
+    for comment in comments:
+        assert english_words(comment) == [], comment
+    assert "el Pi " not in text and "the Pi" not in text
