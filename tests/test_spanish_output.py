@@ -207,3 +207,25 @@ def test_the_comments_the_owner_edits_are_spanish(path: str) -> None:
     for comment in comments:
         assert english_words(comment) == [], comment
     assert "el Pi " not in text and "the Pi" not in text
+
+
+def test_the_pi_is_feminine_everywhere() -> None:
+    """Rioplatense Spanish says "la Pi" (la Raspberry Pi): never "el Pi" in what the
+    program, the installer, the configuration or the Spanish guides say."""
+    pattern = re.compile(r"\b(?:[Ee]l|del|al|[Uu]n|este|ese) Pi\b")
+    places = [
+        *ROOT.glob("controller/**/*.py"),
+        *ROOT.glob("docs/bares/*.md"),
+        *ROOT.glob("docs/jugadores/*.md"),
+        *ROOT.glob("docs/organizadores/*.md"),
+        ROOT / "scripts" / "install-pi",
+        *ROOT.glob("hardware/*.toml"),
+        ROOT / "systemd" / "table.toml",
+    ]
+    wrong = [
+        f"{path.relative_to(ROOT)}:{number}"
+        for path in places
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if pattern.search(line)
+    ]
+    assert wrong == []

@@ -462,7 +462,7 @@ def _hardware(
             raise r.fail(
                 f"{where}.connected_to",
                 "una pantalla en el nodo necesita topology kind = nodes (en una mesa gpio "
-                'va en el Pi: connected_to = "pi" y su mux_channel)',
+                'va en la Pi: connected_to = "pi" y su mux_channel)',
             )
         display = DisplayConfig(
             driver=r.text(entry, "driver", where, "ssd1306", DRIVERS),

@@ -200,12 +200,12 @@ def _floods(status: str | None) -> list[Finding]:
 
 def _wiring(config: TableConfig) -> str:
     if config.topology == "gpio":
-        return "botones y lectores al GPIO, pantallas en el Pi"
+        return "botones y lectores al GPIO, pantallas en la Pi"
     panels = {d.connected_to for d in config.displays.values()}
     where = {
         frozenset({"node"}): "cada pantalla en su nodo",
-        frozenset({"pi"}): "pantallas en el Pi (multiplexor)",
-    }.get(frozenset(panels), "pantallas en los nodos y en el Pi")
+        frozenset({"pi"}): "pantallas en la Pi (multiplexor)",
+    }.get(frozenset(panels), "pantallas en los nodos y en la Pi")
     return f"un nodo por asiento (USB), {where}"
 
 
