@@ -87,6 +87,9 @@ NO_READER_HINT_SECONDS: Final = 5.0
 MOCK_IDLE_SECONDS: Final = 1.0
 MOCK_SERIAL: Final = "00000000c0ffee00"
 MOCK_FIRMWARE: Final = "mock"
+#: where udev's stable names of the USB serial devices are, when not /dev/serial/by-id
+#: (another distribution; the guide's test, whose nodes are simulated)
+BY_ID_ENV: Final = "TRUCO_TABLE_BY_ID_DIR"
 
 KEYS_HELP: Final = (
     "Teclas: u+Enter deshace la última carta, s+Enter saltea una carta (se pide de nuevo "
@@ -332,12 +335,15 @@ def run(
     *,
     out: TextIO | None = None,
     keys: TextIO | None = None,
-    by_id_dir: Path = DEFAULT_BY_ID_DIR,
+    by_id_dir: Path | None = None,
 ) -> int:
     """Run ``truco-table enroll``; returns the exit code.
 
-    ``out`` defaults to stdout and ``keys`` (the typed commands) to stdin.
+    ``out`` defaults to stdout and ``keys`` (the typed commands) to stdin; ``by_id_dir``
+    to ``$TRUCO_TABLE_BY_ID_DIR``, else ``/dev/serial/by-id`` (udev's stable names).
     """
+    if by_id_dir is None:
+        by_id_dir = Path(os.environ.get(BY_ID_ENV) or DEFAULT_BY_ID_DIR)
     stdout = sys.stdout if out is None else out
     key_stream = sys.stdin if keys is None else keys
 

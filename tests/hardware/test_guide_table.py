@@ -63,6 +63,10 @@ class GuideTable:
     panels: list[SSD1309Model]
     status: Path
     as_plain_user: bool
+    by_id: Path = Path()
+    state: Path = Path()
+    stop: Callable[[], None] = lambda: None  # the service stopped (systemctl stop)
+    start: Callable[[], None] = lambda: None  # and started again (systemctl start)
 
     def seats(self) -> dict[str, dict[str, object]]:
         try:
@@ -141,15 +145,35 @@ def guide_table(unplugged: frozenset[int] = frozenset()) -> Iterator[GuideTable]
         notify = run / "notify"
         sock.bind(str(notify))
         sock.settimeout(30)
-        proc = subprocess.Popen(
-            argv,
-            env={**os.environ, **unit_env, "NOTIFY_SOCKET": str(notify)},
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            cwd=state,
-        )
-        assert sock.recv(1024).startswith(b"READY=1")
-        guide = GuideTable(base, etc / "table.toml", nodes, panels, run / "seats.json", as_plain)
+
+        def start() -> None:
+            nonlocal proc
+            assert proc is None
+            proc = subprocess.Popen(
+                argv,
+                env={**os.environ, **unit_env, "NOTIFY_SOCKET": str(notify)},
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                cwd=state,
+            )
+            while not sock.recv(1024).startswith(b"READY=1"):
+                pass
+
+        def stop() -> None:
+            nonlocal proc
+            if proc is None:
+                return
+            running, proc = proc, None
+            running.terminate()
+            _, err = running.communicate(timeout=20)
+            assert running.returncode == 0, err.decode()
+            assert b"Traceback" not in err, err.decode()
+
+        start()
+        guide = GuideTable(
+            base, etc / "table.toml", nodes, panels, run / "seats.json", as_plain,
+            by_id=by_id, state=state, stop=stop, start=start,
+        )  # fmt: skip
         assert wait_for(lambda: all(guide.panel_ok(s) is not None for s in range(players)))
         yield guide
     finally:
