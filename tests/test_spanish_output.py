@@ -8,6 +8,7 @@ replay, render, ...) may stay English and are not run here."""
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import subprocess
@@ -229,3 +230,40 @@ def test_the_pi_is_feminine_everywhere() -> None:
         if pattern.search(line)
     ]
     assert wrong == []
+
+
+GOOD_TOURNAMENT = 'name = "apertura"\ntable_id = "mesa01"\nbroker = "192.168.1.10:1883"\n'
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        "tournament = 3\n",  # the section is no table
+        '[tournament]\nname = "apertura"\ncolor = "rojo"\n',
+        '[tournament]\nname = 7\ntable_id = "mesa01"\nbroker = "x"\n',
+        '[tournament]\nname = "a b"\ntable_id = "mesa01"\nbroker = "x"\n',
+        '[tournament]\nname = "apertura"\ntable_id = "mesa 01"\nbroker = "x"\n',
+        '[tournament]\nname = "apertura"\ntable_id = "mesa01"\nbroker = ":1883"\n',
+        '[tournament]\nname = "apertura"\ntable_id = "mesa01"\nbroker = "host:puerto"\n',
+        f'[tournament]\n{GOOD_TOURNAMENT}profile = "rapido"\n',
+        f"[tournament]\n{GOOD_TOURNAMENT}keepalive_s = 0\n",
+        f'[tournament]\n{GOOD_TOURNAMENT}password_file = "p"\n',
+        f"[tournament]\n{GOOD_TOURNAMENT}username = 3\n",
+        f'[tournament]\n{GOOD_TOURNAMENT}username = "mesa01"\npassword_file = "nada"\n',
+        f'[tournament]\n{GOOD_TOURNAMENT}ca_file = "nada.crt"\n',
+        f'[tournament]\n{GOOD_TOURNAMENT}match = "a b"\n',
+    ],
+)
+def test_tournament_configuration_errors_are_spanish(extra: str, tmp_path: Path) -> None:
+    """A bad ``[tournament]`` value in table.toml: the error names the file and the key,
+    in Spanish."""
+    from controller.tournament.table.link import load_tournament_settings
+
+    path = tmp_path / "table.toml"
+    path.write_text(extra, encoding="utf-8")
+    with pytest.raises(ValueError) as error:
+        load_tournament_settings(path)
+    # the system's own words for an errno (strerror) are in the system's language
+    message = str(error.value).replace(os.strerror(errno.ENOENT), "")
+    assert str(tmp_path) in message  # table.toml, or the file it names that is wrong
+    assert english_words(message) == [], message

@@ -88,15 +88,17 @@ def load_tournament_settings(path: str | Path) -> TournamentSettings | None:
         return None
     where = f"{path}: tournament"
     if not isinstance(section, dict):
-        raise ValueError(f"{where}: expected a table ([tournament])")
+        raise ValueError(f"{where}: tiene que ser una sección ([tournament])")
     for k in section:
         if k not in _KNOWN:
-            raise ValueError(f"{where}.{k}: unknown key (known: {', '.join(sorted(_KNOWN))})")
+            raise ValueError(
+                f"{where}.{k}: no conozco esa clave (las que hay: {', '.join(sorted(_KNOWN))})"
+            )
 
     def text(k: str, default: str | None = None) -> str:
         value = section.get(k, default)
         if not isinstance(value, str) or not value:
-            raise ValueError(f"{where}.{k}: expected a string")
+            raise ValueError(f"{where}.{k}: tiene que ser un texto entre comillas")
         return value
 
     try:
@@ -107,10 +109,12 @@ def load_tournament_settings(path: str | Path) -> TournamentSettings | None:
         raise ValueError(f"{where}: {e}") from None
     profile = text("profile", PROFILE)
     if profile not in PROFILES:
-        raise ValueError(f"{where}.profile: expected one of {', '.join(PROFILES)}")
+        raise ValueError(f"{where}.profile: tiene que ser uno de {', '.join(PROFILES)}")
     keepalive = section.get("keepalive_s", 5)
     if not isinstance(keepalive, int) or isinstance(keepalive, bool) or not 1 <= keepalive <= 600:
-        raise ValueError(f"{where}.keepalive_s: expected whole seconds 1..600")
+        raise ValueError(
+            f"{where}.keepalive_s: tiene que ser un número entero de segundos, de 1 a 600"
+        )
     key = None
     if "key" in section or "key_file" in section:
         # KeyConfigError names the file, never the key; a key others can read is refused
