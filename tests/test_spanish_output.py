@@ -267,3 +267,15 @@ def test_tournament_configuration_errors_are_spanish(extra: str, tmp_path: Path)
     message = str(error.value).replace(os.strerror(errno.ENOENT), "")
     assert str(tmp_path) in message  # table.toml, or the file it names that is wrong
     assert english_words(message) == [], message
+
+
+def test_the_wiring_drawing_the_guide_shows_is_spanish() -> None:
+    """docs/bares shows hardware/wiring.svg: its labels are the owner's."""
+    import xml.etree.ElementTree as ET
+
+    root = ET.parse(ROOT / "hardware" / "wiring.svg").getroot()
+    texts = [t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}text")]
+    assert len(texts) > 50
+    for text in texts:
+        assert english_words(text) == [], text
+    assert "wiring.svg" in (ROOT / "docs" / "bares" / "armado.md").read_text(encoding="utf-8")
