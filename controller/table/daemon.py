@@ -80,7 +80,7 @@ def stop_on_signals() -> threading.Event:
     stop = threading.Event()
 
     def handler(signum: int, frame: object) -> None:
-        log.info("signal %d: stopping", signum)
+        log.info("señal %d: la mesa se detiene", signum)
         stop.set()
 
     signal.signal(signal.SIGTERM, handler)
@@ -105,8 +105,8 @@ def run_service(config_path: Path, load_link: LoadLink | None = None) -> int:
         return 2
     if not registry.names:
         log.warning(
-            "no deck enrolled in %s: every card will be unknown "
-            "(enroll one with `truco-table enroll`)",
+            "no hay ningún mazo registrado en %s: todas las cartas van a ser desconocidas "
+            "(registrá uno con `truco-table enroll`)",
             config.decks,
         )
     link = None

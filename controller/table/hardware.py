@@ -125,7 +125,9 @@ class SeatStatus:
         except OSError as error:
             if not self._failed:
                 self._failed = True
-                log.warning("cannot write the seats' state to %s: %s", self.path, error)
+                log.warning(
+                    "no puedo escribir el estado de los asientos en %s: %s", self.path, error
+                )
 
     def close(self) -> None:
         if self.path is None:
@@ -305,7 +307,7 @@ class Hardware:
             try:
                 close()
             except Exception:  # one device failing to close must not keep the others open
-                log.exception("closing a device failed")
+                log.exception("falló al cerrar un dispositivo")
         self.factory.close()
 
 
