@@ -579,13 +579,16 @@ class WatchedRegistry:
             registry = load_registry(self.path, missing_ok=True)
         except DeckError as error:
             self._failed = stamp
-            _log.error("deck registry not reloaded, the decks known stay in use: %s", error)
+            _log.error(
+                "el registro de mazos no se recargó, siguen los mazos que había: %s",
+                error,
+            )
             return False
         self._stamp, self._failed = stamp, None
         changed = registry != self.registry
         self.registry = registry
         if changed:
-            _log.info("deck registry %s reloaded: %s", self.path, ", ".join(registry.names))
+            _log.info("registro de mazos %s recargado: %s", self.path, ", ".join(registry.names))
         return changed
 
     def lookup(self, uid: bytes) -> Card | None:

@@ -210,4 +210,6 @@ class OledDisplay:
     def _failed(self, what: str) -> None:
         self.errors += 1
         if self.errors == 1 or self.errors % 100 == 0:
-            log.warning("seat %d display: %s (%d errors so far)", self.seat, what, self.errors)
+            log.warning(
+                "asiento %d, pantallita: %s (%d errores hasta ahora)", self.seat, what, self.errors
+            )

@@ -541,7 +541,7 @@ class SpiReader:
             try:
                 self.poll()
             except Exception:  # a bug here must not pass silently, nor stop the reader
-                log.exception("seat %d: card reader poll failed", self.seat)
+                log.exception("asiento %d: falló la lectura del lector de cartas", self.seat)
             self._stop.wait(self.poll_s)
 
     def _read(self, now: float) -> Reading:
@@ -558,7 +558,9 @@ class SpiReader:
                     raise ReaderError("the reader stopped answering (VersionReg)")
                 if not chip.configured():  # reset by a power dip: set it up again
                     log.info(
-                        "seat %d: card reader %s was reset; setting it up", self.seat, self.name
+                        "asiento %d: el lector de cartas %s se reinició; configurándolo",
+                        self.seat,
+                        self.name,
                     )
                     if not chip.init():
                         raise ReaderError("the reader stopped answering after a reset")
@@ -575,7 +577,8 @@ class SpiReader:
             except Exception as error:
                 if not self._reset_warned:
                     log.warning(
-                        "seat %d: reader reset line GPIO%d unavailable (%s); going on without it",
+                        "asiento %d: no está la línea de reset del lector, GPIO%d (%s); "
+                        "sigo sin ella",
                         self.seat, self.reset_pin, error,
                     )  # fmt: skip
                 self._reset_warned = True
@@ -602,7 +605,7 @@ class SpiReader:
             )
         if self._failing is not None:
             log.info(
-                "seat %d: card reader %s answers again (MFRC522 version 0x%02X)",
+                "asiento %d: el lector de cartas %s contesta de nuevo (MFRC522 versión 0x%02X)",
                 self.seat, self.name, chip.version,
             )  # fmt: skip
         else:
@@ -620,7 +623,7 @@ class SpiReader:
         )
         if self._failing is None:
             log.warning(
-                "seat %d: card reader %s: %s; retrying", self.seat, self.name, reason,
+                "asiento %d: lector de cartas %s: %s; reintentando", self.seat, self.name, reason,
                 exc_info=not isinstance(error, ReaderError | OSError),
             )  # fmt: skip
         else:

@@ -449,7 +449,7 @@ def test_watched_registry_reads_a_deck_enrolled_later(
     with caplog.at_level("ERROR"):
         assert watched.lookup(uid(7, 1)) == CARDS[7]  # the decks known stay in use
         assert watched.lookup(uid(7, 1)) == CARDS[7]
-    assert len([r for r in caplog.records if "not reloaded" in r.getMessage()]) == 1
+    assert len([r for r in caplog.records if "no se recargó" in r.getMessage()]) == 1
     path.unlink()  # gone: still the decks known
     assert watched.lookup(uid(5)) == CARDS[5]
 

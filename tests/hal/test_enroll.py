@@ -115,9 +115,7 @@ def test_tag_of_another_deck() -> None:
     step = session.tap(uid(C("7O").index, 1))
     assert step.kind is StepKind.OTHER_DECK and step.refused
     assert step.deck == "bar deck 2" and step.card == C("7O")
-    assert step.message == (
-        "Esa carta es el 7O del mazo 'bar deck 2'"
-    )
+    assert step.message == ("Esa carta es el 7O del mazo 'bar deck 2'")
     assert session.expected == C("1E")
     enroll_all(session)
     new = registry.with_deck(session.deck())

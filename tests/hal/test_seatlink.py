@@ -466,7 +466,7 @@ def test_garbage_from_the_node_is_counted_not_fatal(
     stats = link.stats
     assert stats["garbage"] == 20 and stats["checksum"] == 20 and stats["oversized"] == 1
     assert link.connected
-    warnings = [r for r in caplog.records if "rejected" in r.getMessage()]
+    warnings = [r for r in caplog.records if "se rechazó" in r.getMessage()]
     assert len(warnings) == 3  # once per reason, not once per line
 
 
@@ -558,7 +558,7 @@ def test_a_failing_callback_does_not_stop_the_link(
         with link:
             seen.wait_for(lambda e: isinstance(e, Heartbeat) and len(seen.of(Heartbeat)) >= 3)
             assert link.stats["callback_errors"] >= 4
-    assert len([r for r in caplog.records if "on_event failed" in r.getMessage()]) == 1
+    assert len([r for r in caplog.records if "on_event falló" in r.getMessage()]) == 1
 
 
 def test_echoing_port_is_never_taken_for_a_node() -> None:
@@ -705,7 +705,7 @@ def test_a_node_not_updated_is_logged_with_what_to_do(caplog: pytest.LogCaptureF
             assert not link.connected
     finally:
         node.close()
-    assert "speaks another protocol than 2, 3 or 4: update its firmware" in caplog.text
+    assert "habla otro protocolo que 2, 3 o 4: actualizá su firmware" in caplog.text
 
 
 def test_a_node_of_protocol_2_is_offered_hello_2_and_never_reset() -> None:

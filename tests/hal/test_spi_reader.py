@@ -239,7 +239,7 @@ def test_reader_not_answering_is_logged_once_and_recovers(
     events = b.run(8.5)
     assert events == [TagArrived(NTAG_A)]
     assert b.reader.ok and b.reader.version == 0x92
-    assert "answers again (MFRC522 version 0x92)" in caplog.text
+    assert "contesta de nuevo (MFRC522 versión 0x92)" in caplog.text
     assert len(warnings(caplog)) == 1
     b.reader.close()
 
@@ -484,7 +484,7 @@ def test_a_reset_line_in_use_is_logged_and_done_without(
         reader.poll()
         reader.poll()
         assert b_events == [TagArrived(NTAG_A)]
-        assert "reset line GPIO25 unavailable" in caplog.text
+        assert "no está la línea de reset del lector, GPIO25" in caplog.text
         reader.close()
         other.close()
     finally:
