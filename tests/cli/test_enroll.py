@@ -323,6 +323,6 @@ def test_any_seats_reader_may_enroll(tmp_path: Path, caplog: pytest.LogCaptureFi
     with MockReader(mock_script(0), pace=0, seat=2) as node:
         code, out = enroll(["--deck", "a", "--registry", str(registry), "--port", node.port])
     assert code == 0, out
-    assert "node connected" in caplog.text
+    assert "nodo conectado" in caplog.text
     assert "says it is seat" not in caplog.text
     assert logging.getLogger("controller.hal.seatlink").filters == []
