@@ -337,7 +337,9 @@ def decode_message(kind: str, args: tuple[str, ...]) -> NodeEvent:
 
 #: the versions the Pi speaks, as a message says them ("2, 3 or 4")
 _VERSIONS_SAID: Final = ", ".join(map(str, PROTOCOL_VERSIONS[:-1])) + f" or {PROTOCOL_VERSIONS[-1]}"
-_VERSIONS_SAID_ES: Final = ", ".join(map(str, PROTOCOL_VERSIONS[:-1])) + f" o {PROTOCOL_VERSIONS[-1]}"
+_VERSIONS_SAID_ES: Final = (
+    ", ".join(map(str, PROTOCOL_VERSIONS[:-1])) + f" o {PROTOCOL_VERSIONS[-1]}"
+)
 _DISPLAY_MESSAGES: Final = ("PANEL", "DACK", "DLOST")
 PANEL_KINDS: Final = ("ssd1306", "sh1106", "ssd1309")
 _UPDATE: Final = re.compile(r"0|[1-9][0-9]{0,4}")

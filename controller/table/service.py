@@ -283,7 +283,7 @@ class TableService:
             return None
         game = result.game
         log.info(
-            "restored hand %d, score %d-%d from %s", game.hand_number, *game.score, self.store.path
+            "se retomó la mano %d, %d a %d, de %s", game.hand_number, *game.score, self.store.path
         )
         if game.winner is not None:
             self.store.archive()
@@ -428,7 +428,7 @@ class TableService:
             self._after_event()
             return True
         except Exception:  # one bad event must never stop the table
-            log.exception("seat %d: failed to handle %r", seat, event)
+            log.exception("asiento %d: no pude atender %r", seat, event)
             self.table.tell(seat, TableNotice.INTERNAL_ERROR, refusal=True)
             return True
 
@@ -445,10 +445,12 @@ class TableService:
             if self.store is not None:
                 target = self.store.archive()
                 log.info(
-                    "game won by team %d, %s; record %s",
+                    "partido ganado por el equipo %d, %s; registro %s",
                     game.winner,
                     game.score,
-                    f"archived as {target}" if target else "to be archived when the disk allows",
+                    f"archivado como {target}"
+                    if target
+                    else "se archiva cuando el disco lo permita",
                 )
                 self._deliver()
 
@@ -483,7 +485,7 @@ class TableService:
             try:
                 call()
             except Exception:  # a failing call must never stop the table
-                log.exception("call_soon: %r failed", call)
+                log.exception("call_soon: falló %r", call)
         return bool(calls)
 
     def set_match(self, card: MatchCard | None, *, waiting: bool = False) -> None:
@@ -510,7 +512,7 @@ class TableService:
             try:
                 self._read_controls()
             except OSError as error:  # a failing state directory never stops the table
-                log.error("control: cannot read %s: %s", self.control_dir, error)
+                log.error("control: no puedo leer %s: %s", self.control_dir, error)
         alerted = False
         if self.store is not None and self.store.pending and self.clock() >= self._next_retry:
             self._next_retry = self.clock() + RETRY_S
@@ -539,8 +541,8 @@ class TableService:
             new = total - self._drops_reported.get(seat, 0)
             if new:
                 log.warning(
-                    "seat %d: %d event(s) dropped (a stuck button or a flooding node?), "
-                    "%d since the start",
+                    "asiento %d: se descartaron %d eventos (¿un botón trabado o un nodo que "
+                    "inunda?), %d desde el arranque",
                     seat,
                     new,
                     total,
@@ -571,7 +573,7 @@ class TableService:
                     self.refusals_unsent += 1
                     if self.refusals_unsent == 1 or self.refusals_unsent % 10_000 == 0:
                         log.warning(
-                            "%d refusal(s) not sent: the record is not durable yet",
+                            "%d rechazos sin mandar: el registro todavía no está en el disco",
                             self.refusals_unsent,
                         )
                     return
@@ -591,7 +593,7 @@ class TableService:
                 try:
                     listener(event)
                 except Exception:  # a listener must never stop the table
-                    log.exception("listener failed on %s", type(event).__name__)
+                    log.exception("falló un oyente con %s", type(event).__name__)
 
     def _refused(self, seat: int, action: object, code: object) -> None:
         text = None if action is None else str(action)
@@ -622,7 +624,7 @@ class TableService:
         total = sum(counts.values())
         codes = " ".join(f"{code} {n}" for code, n in counts.most_common())
         log.warning(
-            "seat %d: %d more refusal(s) in %g s (%s)", seat, total, REFUSAL_WINDOW_S, codes
+            "asiento %d: %d rechazos más en %g s (%s)", seat, total, REFUSAL_WINDOW_S, codes
         )
         if self.config.record_refusals:
             self._record(f"{REFUSAL_COUNT_MARK}{seat}, {total} ({codes})", accepted=False)
@@ -709,7 +711,7 @@ class TableService:
         self._combo = None
         if self._asking is not None:  # an undo or new game waiting: the referee decides
             self._asking = None
-        log.info("seat %d called the referee", seat)
+        log.info("el asiento %d llamó al árbitro", seat)
         self.table.referee_called(seat)
         if self.config.record_refusals:
             self._record(f"{REFEREE_CALL_MARK}{seat}", accepted=False)
@@ -733,14 +735,14 @@ class TableService:
             try:
                 self.next_rules = HouseRules.from_options(dict(a.split("=", 1) for a in args))
             except ValueError as e:
-                log.error("control: bad house rules %s: %s", " ".join(args), e)
+                log.error("control: reglas de la casa que no sirven %s: %s", " ".join(args), e)
                 return False
-            log.info("house rules for the next game: %s", self.next_rules.to_line())
+            log.info("reglas de la casa del próximo partido: %s", self.next_rules.to_line())
             if self.table.game.hand_number == 0:
                 self.new_game()
             self._note_control(control)
             return True
-        log.error("control: unknown command %r", command)
+        log.error("control: orden desconocida %r", command)
         return False
 
     def _note_control(self, control: str | None) -> None:
@@ -778,7 +780,7 @@ class TableService:
         self._hand_over_at = None
         self.table.last = TableResult(action, None) if action is not None else None
         self.tell_all(ActionUndone(str(action)))
-        log.info("undo: %s", action)
+        log.info("deshacer: %s", action)
         self._emit(Undone(str(action), game.score, game.hand_number))
         self.redraw()
         return True
@@ -795,7 +797,7 @@ class TableService:
         self.table.alerts.update(alerts)
         self._shown = [None] * len(self.displays)
         self._screens = [None] * len(self.displays)
-        log.info("new game: %s", self.rules.to_line())
+        log.info("partido nuevo: %s", self.rules.to_line())
         self._emit(NewGame(self.rules.to_line()))
         self.redraw()
 
@@ -835,7 +837,7 @@ class TableService:
                 return  # withdrawn by ``truco-table control`` (its --wait ran out)
             except OSError as e:  # a refusing card: applied from where it is
                 if command_id not in self._controls_stuck:
-                    log.error("control: cannot claim %s: %s", path, e)
+                    log.error("control: no puedo tomar %s: %s", path, e)
                 taken = path
             path = taken
         try:
@@ -843,7 +845,7 @@ class TableService:
         except OSError as e:
             if command_id not in self._controls_stuck:
                 self._controls_stuck.add(command_id)
-                log.error("control: cannot read %s: %s", path, e)
+                log.error("control: no puedo leer %s: %s", path, e)
             return
         if words and not self._applied_before(command_id):
             log.info("control %s: %s", command_id, " ".join(words))
@@ -856,7 +858,7 @@ class TableService:
         except OSError as e:
             if command_id not in self._controls_stuck:  # said once, not at every turn
                 self._controls_stuck.add(command_id)
-                log.error("control: cannot delete %s: %s", path, e)
+                log.error("control: no puedo borrar %s: %s", path, e)
 
     def _applied_before(self, command_id: str) -> bool:
         if command_id in self._controls_applied:
@@ -906,7 +908,7 @@ class TableService:
             except Exception as error:  # a broken display never stops the table
                 self.display_errors += 1
                 if self.display_errors == 1 or self.display_errors % 100 == 0:
-                    log.warning("seat %d display failed: %s", seat, error)
+                    log.warning("asiento %d: falló la pantallita: %s", seat, error)
                 continue
             self._shown[seat] = content
             self._screens[seat] = screen
@@ -939,7 +941,7 @@ def freeze_heap() -> None:
     gc.collect()
     gc.freeze()
     log.info(
-        "start-up heap frozen: %d objects out of the collector's full passes",
+        "memoria del arranque congelada: %d objetos fuera de las pasadas completas del recolector",
         gc.get_freeze_count(),
     )
 

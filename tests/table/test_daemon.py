@@ -119,7 +119,9 @@ def test_run_with_a_configuration_and_seat_nodes(tmp_path: Path) -> None:
     assert "no hay ningún mazo registrado" not in table.stderr
     # started, its heap was frozen out of the collector's full passes (one event paid a
     # full pass over it: 13-37 ms of CPU on the development machine)
-    assert re.search(r"start-up heap frozen: [1-9][0-9]{3,} objects", table.stderr), table.stderr
+    assert re.search(r"memoria del arranque congelada: [1-9][0-9]{3,} objetos", table.stderr), (
+        table.stderr
+    )
 
 
 def test_a_deck_enrolled_while_the_table_runs_is_used_at_once(tmp_path: Path) -> None:
