@@ -279,3 +279,15 @@ def test_the_wiring_drawing_the_guide_shows_is_spanish() -> None:
     for text in texts:
         assert english_words(text) == [], text
     assert "wiring.svg" in (ROOT / "docs" / "bares" / "armado.md").read_text(encoding="utf-8")
+
+
+def test_the_contact_sheet_s_captions_are_spanish() -> None:
+    """``truco-table render --contact-sheet``: each screen under its caption."""
+    from controller.cli.gallery import shots
+
+    titles = [shot.title for shot in shots()]
+    assert len(titles) > 50
+    english = {title: english_words(title) for title in titles if english_words(title)}
+    assert english == {}
+    for title in titles:  # and none keeps an English word of the old captions
+        assert not re.search(r"\b(answer|won|lost|turn|called|menu|seat|players?)\b", title)
