@@ -284,7 +284,7 @@ def test_no_reader_hint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
     ("argv", "message"),
     [
         (["--deck", "a", "--port", "/dev/null", "--seed", "3"], "--seed y --mock-pace van"),
-        (["--deck", " a", "--mock"], "bad deck name"),
+        (["--deck", " a", "--mock"], "el nombre de mazo ' a' no sirve"),
     ],
 )
 def test_bad_arguments(
@@ -300,7 +300,7 @@ def test_corrupt_registry_is_reported(tmp_path: Path, capsys: pytest.CaptureFixt
     registry.write_text('format = 1\n[[deck]]\nname = "a"\n[deck.cards]\n"04" = "1E"\n')
     code, _ = enroll(["--deck", "b", "--registry", str(registry), "--mock"])
     assert code == 2
-    assert f"{registry}: deck 'a'" in capsys.readouterr().err
+    assert f"{registry}: mazo 'a'" in capsys.readouterr().err
 
 
 def test_argparse_rejects(capsys: pytest.CaptureFixture[str]) -> None:

@@ -205,7 +205,7 @@ def test_missing_cards_are_reported_and_give_no_deck() -> None:
     with pytest.raises(IncompleteDeckError) as info:
         session.deck()
     assert info.value.missing == (C("11C"), C("12C"))
-    assert str(info.value) == "deck 'bar deck 1': 2 cards missing: 11C, 12C"
+    assert str(info.value) == "mazo 'bar deck 1': faltan 2 cartas: 11C, 12C"
 
 
 def test_retag_one_card() -> None:
