@@ -8,7 +8,7 @@ simulated node over a pseudo-terminal.
 
 from seatnode import FIRMWARE_VERSION, display, protocol
 from seatnode.compat import ticks_add, ticks_diff
-from seatnode.debounce import DEBOUNCE_MS, HOLD_MS, ButtonPad
+from seatnode.debounce import DEBOUNCE_MS, HOLD_MS, STUCK_MS, ButtonPad
 from seatnode.led import StatusLed
 from seatnode.tags import CONFIRM_READS, GRACE_MS, TAGMANY, TagPresence
 
@@ -43,6 +43,7 @@ class NodeApp:
         host_timeout_ms=HOST_TIMEOUT_MS,
         debounce_ms=DEBOUNCE_MS,
         hold_ms=HOLD_MS,
+        stuck_ms=STUCK_MS,
         grace_ms=GRACE_MS,
         confirm_reads=CONFIRM_READS,
         reader_version=0,
@@ -57,10 +58,11 @@ class NodeApp:
         self.host_timeout_ms = host_timeout_ms
         self.seq = protocol.Sequencer()
         self.lines = protocol.LineReader()
-        self.pad = ButtonPad(protocol.BUTTONS, debounce_ms, hold_ms)
+        self.pad = ButtonPad(protocol.BUTTONS, debounce_ms, hold_ms, stuck_ms)
         self.tags = TagPresence(grace_ms, confirm_reads)
         self.led = StatusLed(now)
-        self.reader_ok = False
+        self._reader_ok = False
+        self._reader_said = None  # what the last heartbeat said of the reader
         self.reader_version = reader_version
         self.rx_errors = 0
         self.reset_requested = False
@@ -75,6 +77,19 @@ class NodeApp:
         self.display = display.PanelLink(panel, self.send, now, configure_panel)
         self.send_hello()
         self.display.report()
+
+    @property
+    def reader_ok(self):
+        """Whether the MFRC522 answers (main.py sets it at start and after each poll)."""
+        return self._reader_ok
+
+    @reader_ok.setter
+    def reader_ok(self, ok):
+        # A reader that stops answering (or answers again) is said at once: the next
+        # pass's heartbeat, not the one due up to a second later.
+        self._reader_ok = ok
+        if ok != self._reader_said:
+            self._next_heartbeat = self._last_tick
 
     # -- outgoing -------------------------------------------------------------
     def send(self, kind, args=()):
@@ -100,7 +115,8 @@ class NodeApp:
         """HB <uptime_s> <rx_errors> <reader>, and in a session of protocol 4 <written>:
         the last display update written whole (``-``: none, or out of sync)."""
         uptime = str(self._uptime_ms // 1000)
-        reader = "OK" if self.reader_ok else "NONE"
+        self._reader_said = self._reader_ok
+        reader = "OK" if self._reader_ok else "NONE"
         if self.version < 4:  # protocols 2 and 3: three arguments
             self.send(protocol.HB, (uptime, str(self.rx_errors), reader))
             return
