@@ -1364,7 +1364,8 @@ class SeatLink:
         elif isinstance(event, Hello):
             self._hello = event
             if event.seat is not None and event.seat != self.seat:
-                log.warning(
+                # the table's fault watch says it to the owner (controller.table.faults)
+                log.debug(
                     "seat %d: node %s says it is seat %d (check the pin map)",
                     self.seat,
                     event.serial,

@@ -195,9 +195,7 @@ def key_line(text: str, key: str) -> int | None:
     return best
 
 
-def _matches(
-    names: list[str], parts: list[tuple[str, int | None]], index: dict[str, int]
-) -> bool:
+def _matches(names: list[str], parts: list[tuple[str, int | None]], index: dict[str, int]) -> bool:
     if len(names) > len(parts):
         return False
     for depth, name in enumerate(names):
@@ -357,8 +355,8 @@ def _read_toml(
     try:
         return tomllib.loads(text), text
     except tomllib.TOMLDecodeError as e:
-        reason, at, column = _toml_position(e)
-        raise broken(f"no es TOML válido: {_toml_words(reason, column)}", at) from None
+        reason, line_at, column = _toml_position(e)
+        raise broken(f"no es TOML válido: {_toml_words(reason, column)}", line_at) from None
     except RecursionError:
         raise broken("anida demasiado") from None
 

@@ -19,6 +19,7 @@ from the same configuration file by a :data:`LoadLink`): the tournament's, which
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import signal
@@ -122,10 +123,9 @@ def _tell_the_running_one(config: TableConfig) -> None:
     or status): its journal and the doctor say that a second one was started."""
     from .service import drop_command
 
-    try:
+    # another user's folder: this run's own line says it all
+    with contextlib.suppress(OSError, ValueError):
         drop_command(config.state_dir, "second-run", str(os.getpid()))
-    except (OSError, ValueError):
-        pass  # another user's folder: this run's own line says it all
 
 
 def _run_locked(config_path: Path, config: TableConfig, load_link: LoadLink | None) -> int:

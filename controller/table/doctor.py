@@ -226,6 +226,7 @@ def _seat_faults(config: TableConfig) -> list[Finding]:
         if config.source is not None and config.pinmap_line is not None
         else str(config.source or "table.toml")
     )
+    elsewhere: list[int] = []  # seats whose node drives a panel the pin map puts on the Pi
     for seat, entry in sorted(status["seats"].items()):
         if seat >= config.rules.players:
             continue
@@ -267,15 +268,23 @@ def _seat_faults(config: TableConfig) -> list[Finding]:
                     "registrado (truco-table enroll).",
                 )
             )
-        pinmap = entry.get("pinmap")
-        if isinstance(pinmap, str):
-            out.append(
-                Finding(
-                    Verdict.FAIL,
-                    f"Asiento {seat}: pantalla",
-                    f"{pinmap}. El mapa de pines se elige en {where}.",
-                )
+        if isinstance(entry.get("pinmap"), str):
+            elsewhere.append(seat)
+    if elsewhere:
+        seats = " y ".join(", ".join(map(str, elsewhere)).rsplit(", ", 1))
+        name = config.pinmap.name if config.pinmap is not None else "table.toml"
+        out.append(
+            Finding(
+                Verdict.FAIL,
+                "Mapa de pines",
+                f"{'el nodo del asiento' if len(elsewhere) == 1 else 'los nodos de los asientos'} "
+                f"{seats} {'tiene' if len(elsewhere) == 1 else 'tienen'} su propia pantalla, "
+                f"pero {name} pone las pantallas en la Pi detrás de un multiplexor. Si tu mesa "
+                "es la de la guía (cada pantalla en su nodo), el mapa de pines es el "
+                f'equivocado: poné pinmap = "pinmap.toml" en {where} y reiniciá con sudo '
+                "systemctl restart truco-table.",
             )
+        )
     return out
 
 
@@ -296,10 +305,12 @@ def _mux_hint(config: TableConfig, findings: list[Finding]) -> list[Finding]:
         f"el mapa de pines es el equivocado ({config.pinmap.name}); poné "
         f'pinmap = "pinmap.toml" en {where} y reiniciá con sudo systemctl restart truco-table.'
     )
-    return [
-        Finding(f.verdict, f.what, f.says + hint) if f.verdict is Verdict.FAIL else f
-        for f in findings
-    ]
+    out: list[Finding] = []
+    for f in findings:  # said once, on the first of them
+        if f.verdict is Verdict.FAIL and hint:
+            f, hint = Finding(f.verdict, f.what, f.says + hint), ""
+        out.append(f)
+    return out
 
 
 def _second_service(config: TableConfig, state: str | None, place: Place) -> list[Finding]:

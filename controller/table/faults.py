@@ -179,12 +179,13 @@ class SeatWatch:
                 return True, True
         return False, False
 
-    def refused_card(self, seat: int, uid: bytes | None, other_deck: bool) -> bool:
-        """The table refused a card at ``seat``: of another deck, or of none enrolled."""
+    def refused_card(self, seat: int, uid: bytes, other_deck: bool) -> None:
+        """The table refused a card at ``seat``: of another deck, or of none enrolled
+        (the table redraws the seat: its refusal is shown)."""
         if not 0 <= seat < self.players:
-            return False
-        tag = uid.hex().upper() if uid is not None else "?"
-        deck = self.deck_of(uid) if self.deck_of is not None and uid is not None else None
+            return
+        tag = uid.hex().upper()
+        deck = self.deck_of(uid) if self.deck_of is not None else None
         name = getattr(deck, "name", None)
         if other_deck and name is not None:
             detail = f"del mazo «{name}», no del que se está jugando (etiqueta {tag})"
@@ -193,7 +194,7 @@ class SeatWatch:
         else:
             detail = f"que no está en ningún mazo registrado (etiqueta {tag})"
         self._card_until[seat] = self.clock() + CARD_FAULT_S
-        return self._set(seat, SeatFault.OTHER_DECK, detail)
+        self._set(seat, SeatFault.OTHER_DECK, detail)
 
     def tick(self) -> bool:
         """Ends what time ends (a card fault's hold, the seat test); True when a panel's

@@ -280,6 +280,7 @@ class Hardware:
             bus = SeatBus()
             bus.start()
             self._closers.append(bus.close)
+        warned: set[str] = set()  # the wrong pin map: one journal warning for the table
         for node in config.nodes:
             link = SeatLink(
                 node.seat,
@@ -296,7 +297,7 @@ class Hardware:
             # the doctor reads each seat's node and panel state from the status file
             then = link.display_listener
             if display is not None and not isinstance(display, NodeDisplay):
-                then = _panel_elsewhere(config, node.seat, self.status, then)
+                then = _panel_elsewhere(config, node.seat, self.status, then, warned)
             link.display_listener = self.status.listener(node.seat, then, on_event)
             link.start(bus)
 
@@ -383,10 +384,12 @@ def _panel_elsewhere(
     seat: int,
     status: SeatStatus,
     then: Callable[[LinkEvent], None] | None,
+    warned: set[str],
 ) -> Callable[[LinkEvent], None]:
     """A node that drives a panel of its own, on a table whose pin map puts that seat's
     panel on the Pi (the multiplexer's pin map named in table.toml on the guide's table):
-    one journal warning pointing at the ``pinmap`` line, and the doctor is told."""
+    one journal warning for the table pointing at the ``pinmap`` line, and the doctor is
+    told which seats."""
     said = False
 
     def listen(event: LinkEvent) -> None:
@@ -401,7 +404,9 @@ def _panel_elsewhere(
                 f'nodo), poné pinmap = "pinmap.toml" en {where} y reiniciá con sudo '
                 "systemctl restart truco-table"
             )
-            log.warning("asiento %d: %s", seat, text)
+            if "pinmap" not in warned:
+                warned.add("pinmap")
+                log.warning("asiento %d: %s", seat, text)
             status.pinmap(seat, text)
         if then is not None:
             then(event)

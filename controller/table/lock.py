@@ -16,7 +16,7 @@ import fcntl
 import os
 from pathlib import Path
 
-__all__ = ["LOCK_NAME", "TableLocked", "TableLock", "holder"]
+__all__ = ["LOCK_NAME", "TableLock", "TableLocked", "holder"]
 
 LOCK_NAME = ".lock"
 

@@ -57,10 +57,14 @@ class Button:
         if self.pressed and not self._held and ticks_diff(now, self._down_since) >= self.hold_ms:
             self._held = True
             return HOLD
-        if self._held and not self._stuck and self.pressed:
-            if ticks_diff(now, self._down_since) >= self.stuck_ms:
-                self._stuck = True
-                return STUCK
+        if (
+            self._held
+            and not self._stuck
+            and self.pressed
+            and ticks_diff(now, self._down_since) >= self.stuck_ms
+        ):
+            self._stuck = True
+            return STUCK
         return None
 
 
