@@ -220,3 +220,49 @@ def test_the_multiplexers_pin_map_on_the_guides_table_points_at_the_pinmap_line(
         journal = table.journal()
         said = warnings(journal, 'poné pinmap = "pinmap.toml" en')
         assert len(said) == 1 and where in said[0], journal
+
+
+def test_the_seat_test_names_each_button_and_card_and_plays_nothing() -> None:
+    """The guide's step 6.3: ``truco-table doctor --asientos`` while the table runs."""
+    import signal
+    import threading
+
+    house = MockDeck(0)
+    with guide_table(as_plain_user=False) as table:
+        assert shows(table, 2, "Tocá tus cartas 0/3"), panel(table, 2)
+        doctor = subprocess.Popen(
+            [TRUCO_TABLE, "doctor", "--asientos", "--config", str(table.config)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        said: list[str] = []
+        assert doctor.stdout is not None
+        reader = threading.Thread(target=lambda: said.extend(doctor.stdout or ()), daemon=True)
+        reader.start()
+        try:
+            assert wait_for(lambda: any("todavía no escuchó nada" in line for line in said))
+            node = table.nodes[0]
+            node.set_button("truco", True)
+            assert wait_for(lambda: node.app is not None and node.app.pad.buttons[0].pressed)
+            node.set_button("truco", False)  # a press: down, then up
+            assert shows(table, 0, "Botón: truco"), panel(table, 0)
+            table.nodes[2].tag = house.uid(Card.from_str("7E"))
+            assert shows(table, 2, "7 de espada"), panel(table, 2)
+            assert wait_for(lambda: "  Asiento 2: carta 7 de espada (" in "".join(said))
+            assert "  Asiento 0: botón truco\n" in said
+        finally:
+            doctor.send_signal(signal.SIGINT)  # Ctrl-C ends the test
+            doctor.wait(timeout=30)
+            reader.join(5)
+        out = "".join(said)
+        assert doctor.returncode == 0, out + (doctor.stderr.read() if doctor.stderr else "")
+        assert "Prueba terminada: la mesa juega otra vez." in out
+        assert "  Asiento 0: botonera bien, lector bien, pantalla bien; escuchó: botón truco" in out
+        assert "Traceback" not in out and not english(out)
+        # nothing was played: the card laid at seat 2 is no card of its hand
+        table.nodes[2].tag = None
+        assert shows(table, 2, "Tocá tus cartas 0/3"), panel(table, 2)
+        journal = table.journal()
+        assert "INFO truco-table: prueba: asiento 0: botón truco" in journal, journal
+        assert "INFO truco-table: prueba: asiento 2: carta 7 de espada (" in journal, journal

@@ -18,7 +18,7 @@ from controller.hal.events import (
     TagLeft,
 )
 from controller.hal.mock import MockDeck
-from controller.notices import LinkNotice, NotTheDealer, Refusal, Scored, SeatFault
+from controller.notices import NotTheDealer, Refusal, Scored, SeatFault
 from controller.render.notices import notice_text
 from controller.render.screen import ScreenContent, screen_content
 from controller.table.faults import SeatWatch
