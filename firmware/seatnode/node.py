@@ -61,7 +61,7 @@ class NodeApp:
         self.pad = ButtonPad(protocol.BUTTONS, debounce_ms, hold_ms, stuck_ms)
         self.tags = TagPresence(grace_ms, confirm_reads)
         self.led = StatusLed(now)
-        self._reader_ok = False
+        self.reader_ok = False  # main.py sets it at start and after each poll
         self._reader_said = None  # what the last heartbeat said of the reader
         self.reader_version = reader_version
         self.rx_errors = 0
@@ -77,19 +77,6 @@ class NodeApp:
         self.display = display.PanelLink(panel, self.send, now, configure_panel)
         self.send_hello()
         self.display.report()
-
-    @property
-    def reader_ok(self):
-        """Whether the MFRC522 answers (main.py sets it at start and after each poll)."""
-        return self._reader_ok
-
-    @reader_ok.setter
-    def reader_ok(self, ok):
-        # A reader that stops answering (or answers again) is said at once: the next
-        # pass's heartbeat, not the one due up to a second later.
-        self._reader_ok = ok
-        if ok != self._reader_said:
-            self._next_heartbeat = self._last_tick
 
     # -- outgoing -------------------------------------------------------------
     def send(self, kind, args=()):
@@ -115,8 +102,8 @@ class NodeApp:
         """HB <uptime_s> <rx_errors> <reader>, and in a session of protocol 4 <written>:
         the last display update written whole (``-``: none, or out of sync)."""
         uptime = str(self._uptime_ms // 1000)
-        self._reader_said = self._reader_ok
-        reader = "OK" if self._reader_ok else "NONE"
+        self._reader_said = self.reader_ok
+        reader = "OK" if self.reader_ok else "NONE"
         if self.version < 4:  # protocols 2 and 3: three arguments
             self.send(protocol.HB, (uptime, str(self.rx_errors), reader))
             return
@@ -238,7 +225,9 @@ class NodeApp:
         if elapsed > 0:
             self._uptime_ms += elapsed
         self._last_tick = now
-        if ticks_diff(now, self._next_heartbeat) >= 0:
+        # a reader that stopped answering (or answers again) is said at once, not in
+        # the heartbeat due up to a second later
+        if ticks_diff(now, self._next_heartbeat) >= 0 or self.reader_ok != self._reader_said:
             self.send_heartbeat()
             self._next_heartbeat = ticks_add(now, self.heartbeat_ms)
         if self._header is not None and ticks_diff(now, self._block_since) >= BLOCK_TIMEOUT_MS:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -348,3 +349,67 @@ def test_each_seat_says_where_its_panel_hangs(tmp_path: Path) -> None:
         ConfigError, match=r"display.seat\[0\].connected_to: tendría que ser node o pi"
     ):
         load_config(path)
+
+
+ENGLISH = re.compile(
+    r"\b(the|is|must|should|expected|not|unknown|invalid|missing|cannot|file|line)\b", re.I
+)
+
+
+def shipped_keys(path: Path) -> list[tuple[int, str]]:
+    """(line, key) of every key the file writes (not its comments)."""
+    out = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        found = re.match(r"\s*([a-z_]+)\s*=", line)
+        if found:
+            out.append((number, found.group(1)))
+    return out
+
+
+@pytest.mark.parametrize("which", ["table.toml", "pinmap.toml", "pinmap-mux.toml"])
+def test_every_key_of_the_shipped_files_with_a_bad_value_names_its_file_and_line(
+    tmp_path: Path, which: str
+) -> None:
+    """Issue 49: for every key the owner may edit, a wrong value is said in Spanish, on the
+    file and the line that hold it, with what to do."""
+    config = example(tmp_path)
+    shutil.copy(ROOT / "hardware" / "pinmap-mux.toml", tmp_path / "pinmap-mux.toml")
+    if which == "pinmap-mux.toml":
+        text = config.read_text(encoding="utf-8")
+        config.write_text(text.replace('pinmap = "pinmap.toml"', 'pinmap = "pinmap-mux.toml"'))
+    target = tmp_path / which
+    original = target.read_text(encoding="utf-8")
+    keys = shipped_keys(target)
+    assert len(keys) > 10
+    for number, key in keys:
+        lines = original.splitlines()
+        lines[number - 1] = f"{key} = [[]]"  # no key takes a list of lists
+        target.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        with pytest.raises(ConfigError) as info:
+            load_config(config)
+        error = info.value
+        assert (error.source, error.line) == (str(target), number), (key, str(error))
+        said = str(error)
+        assert said.startswith(f"{target}, línea {number}: ") and key in error.key, said
+        assert said.endswith("Corregí esa línea y volvé a arrancar la mesa"), said
+        assert not ENGLISH.search(error.expected), said
+    target.write_text(original, encoding="utf-8")
+    load_config(config)  # as shipped again: it loads
+
+
+def test_a_pin_map_that_is_not_there_points_at_the_pinmap_line(tmp_path: Path) -> None:
+    config = example(tmp_path)
+    (tmp_path / "pinmap.toml").unlink()
+    with pytest.raises(ConfigError) as info:
+        load_config(config)
+    line = next(
+        n
+        for n, text in enumerate(config.read_text().splitlines(), 1)
+        if text.startswith("pinmap =")
+    )
+    assert (info.value.source, info.value.line, info.value.key) == (
+        str(config),
+        line,
+        "table.pinmap",
+    )
+    assert 'pinmap = "pinmap.toml"' in str(info.value)
