@@ -147,7 +147,7 @@ def _run_locked(config_path: Path, config: TableConfig, load_link: LoadLink | No
         try:
             link = load_link(config_path, config)
         except ValueError as e:
-            print(f"truco-table: bad configuration: {e}", file=sys.stderr)
+            print(f"truco-table: la configuración tiene un error: {e}", file=sys.stderr)
             return 2
     try:
         factory = factory_named()  # the Pi's own, or TRUCO_TABLE_HARDWARE=mock
