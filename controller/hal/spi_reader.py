@@ -59,7 +59,7 @@ from typing import Any, Final, Protocol
 from gpiozero import DigitalOutputDevice, Factory
 
 from .callbacks import deliver
-from .events import TagArrived, TagConflict, TagLeft
+from .events import Heartbeat, TagArrived, TagConflict, TagLeft
 
 __all__ = [
     "CONFIRM_READS",
@@ -605,6 +605,7 @@ class SpiReader:
                 "seat %d: card reader %s answers again (MFRC522 version 0x%02X)",
                 self.seat, self.name, chip.version,
             )  # fmt: skip
+            self._say_reader(True)
         else:
             log.debug("seat %d: card reader %s ready (0x%02X)", self.seat, self.name, chip.version)
         self._failing = None
@@ -623,6 +624,8 @@ class SpiReader:
                 "seat %d: card reader %s: %s; retrying", self.seat, self.name, reason,
                 exc_info=not isinstance(error, ReaderError | OSError),
             )  # fmt: skip
+            self._failing = reason
+            self._say_reader(False)
         else:
             log.debug("seat %d: card reader %s still failing: %s", self.seat, self.name, reason)
         self._failing = reason
@@ -639,6 +642,13 @@ class SpiReader:
             except Exception as error:
                 log.debug("seat %d: closing %s failed: %s", self.seat, self.name, error)
             self._spi = None
+
+    def _say_reader(self, ok: bool) -> None:
+        """The reader stopped answering, or answers again: told as a seat node's
+        heartbeat tells it (``Heartbeat.reader_ok``), so the table says it the same way."""
+        self.callback_errors = deliver(
+            log, self.seat, self._on_event, Heartbeat(reader_ok=ok), self.callback_errors
+        )
 
     def _deliver(self, event: TagEvent) -> None:
         log.debug("seat %d: %r", self.seat, event)

@@ -22,7 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.hal import spi_reader
-from controller.hal.events import TagArrived, TagConflict, TagLeft
+from controller.hal.events import Heartbeat, TagArrived, TagConflict, TagLeft
 from controller.hal.mock_mfrc522 import SimMFRC522, SimTag
 from controller.hal.mock_mfrc522 import SimSpiDev as SimSpi
 from controller.hal.spi_reader import Mfrc522, SpiReader, TagEvent, TagPresence
@@ -229,7 +229,8 @@ def test_reader_not_answering_is_logged_once_and_recovers(
 ) -> None:
     caplog.set_level(logging.DEBUG, logger="controller.hal.spi_reader")
     b = Bench(SimTag(NTAG_A), version=0)  # MISO reads 0: VersionReg 0x00
-    assert b.run(60.0, step=0.05) == []
+    # said to the table once, as a seat node's heartbeat says it (issue 49)
+    assert b.run(60.0, step=0.05) == [Heartbeat(reader_ok=False)]
     assert not b.reader.ok and b.reader.version is None
     assert len(warnings(caplog)) == 1
     assert "no MFRC522 answering on /dev/spidev0.0 (VersionReg 0x00)" in caplog.text
@@ -237,7 +238,7 @@ def test_reader_not_answering_is_logged_once_and_recovers(
     assert 9 <= b.reader.failures <= 12
     b.chip.version, b.chip.dead = 0x92, False  # the loose wire is fixed
     events = b.run(8.5)
-    assert events == [TagArrived(NTAG_A)]
+    assert events == [Heartbeat(reader_ok=True), TagArrived(NTAG_A)]
     assert b.reader.ok and b.reader.version == 0x92
     assert "answers again (MFRC522 version 0x92)" in caplog.text
     assert len(warnings(caplog)) == 1
@@ -251,10 +252,11 @@ def test_spi_errors_are_logged_once_a_card_leaves_and_comes_back(
     b.run(0.2)
     b.spi.error = OSError(5, "Input/output error")
     events = b.run(3.0)
-    assert events == [TagLeft(NTAG_A)]  # nothing read for leave_s: gone
+    # the reader's failure said once, then the card gone (nothing read for leave_s)
+    assert events == [Heartbeat(reader_ok=False), TagLeft(NTAG_A)]
     assert len(warnings(caplog)) == 1 and "Input/output error" in caplog.text
     b.spi.error = None
-    assert b.run(3.0) == [TagArrived(NTAG_A)]
+    assert b.run(3.0) == [Heartbeat(reader_ok=True), TagArrived(NTAG_A)]
     b.reader.close()
 
 
