@@ -19,6 +19,7 @@ from typing import Any, TextIO
 
 from .config import ConfigError, TableConfig, load_config
 from .hardware import read_status
+from .lock import holder
 from .service import drop_command
 
 __all__ = ["TAKE_S", "run_seat_test", "seat_lines"]
@@ -108,6 +109,14 @@ def run_seat_test(
         config = load_config(config_path)
     except ConfigError as e:
         print(f"  MAL  Configuración: {e}.", file=out)
+        return 1
+    if not config.state_dir.is_dir() or holder(config.state_dir) is None:
+        print(
+            "truco-table doctor --asientos: la mesa no está andando (nadie tiene "
+            f"{config.state_dir}): arrancala con sudo systemctl start truco-table y "
+            "volvé a probar.",
+            file=out,
+        )
         return 1
     why = _command(config.state_dir, "on")
     if why is not None:
