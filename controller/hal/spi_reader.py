@@ -69,6 +69,7 @@ __all__ = [
     "POLL_S",
     "Mfrc522",
     "ReaderError",
+    "ReaderEvent",
     "SpiDevice",
     "SpiReader",
     "TagEvent",
@@ -88,7 +89,10 @@ _EPSILON_S: Final = 1e-9
 SPEED_HZ: Final = 1_000_000  # as the seat node; the MFRC522 allows up to 10 MHz
 
 TagEvent = TagArrived | TagLeft | TagConflict
-TagEventCallback = Callable[[int, TagEvent], None]
+#: what a reader tells the table: its cards, and its chip answering or not (as a seat
+#: node's heartbeat says it)
+ReaderEvent = TagEvent | Heartbeat
+TagEventCallback = Callable[[int, ReaderEvent], None]
 
 # Registers (data sheet section 9.2).
 COMMAND, COM_IRQ, ERROR, FIFO_DATA, FIFO_LEVEL, CONTROL, BIT_FRAMING, COLL = (

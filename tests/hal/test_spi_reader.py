@@ -25,7 +25,7 @@ from controller.hal import spi_reader
 from controller.hal.events import Heartbeat, TagArrived, TagConflict, TagLeft
 from controller.hal.mock_mfrc522 import SimMFRC522, SimTag
 from controller.hal.mock_mfrc522 import SimSpiDev as SimSpi
-from controller.hal.spi_reader import Mfrc522, SpiReader, TagEvent, TagPresence
+from controller.hal.spi_reader import Mfrc522, ReaderEvent, SpiReader, TagPresence
 
 ROOT = Path(__file__).resolve().parents[2]
 for _path in (ROOT / "firmware", ROOT / "tests" / "firmware"):
@@ -73,7 +73,7 @@ class Bench:
         self.chip = SimMFRC522(list(tags), version=version)
         self.spi = SimSpi(self.chip)
         self.clock = Clock()
-        self.events: list[TagEvent] = []
+        self.events: list[ReaderEvent] = []
         self.reader = SpiReader(
             0,
             lambda seat, event: self.events.append(event),
@@ -84,7 +84,7 @@ class Bench:
             **kwargs,
         )
 
-    def run(self, seconds: float, step: float = 0.05) -> list[TagEvent]:
+    def run(self, seconds: float, step: float = 0.05) -> list[ReaderEvent]:
         """Poll every ``step`` for ``seconds``; return the events of that stretch."""
         before = len(self.events)
         for _ in range(round(seconds / step)):
@@ -272,9 +272,9 @@ def test_a_chip_that_was_reset_is_set_up_again(bench: Bench) -> None:
 
 def test_on_event_errors_are_logged_and_counted(caplog: pytest.LogCaptureFixture) -> None:
     chip = SimMFRC522([SimTag(NTAG_A)])
-    got: list[TagEvent] = []
+    got: list[ReaderEvent] = []
 
-    def on_event(seat: int, event: TagEvent) -> None:
+    def on_event(seat: int, event: ReaderEvent) -> None:
         got.append(event)
         raise RuntimeError("table bug")
 
@@ -316,7 +316,7 @@ def test_spidev_is_imported_only_when_no_spi_is_given(monkeypatch: pytest.Monkey
     module = types.ModuleType("spidev")
     module.__dict__["SpiDev"] = FakeSpiDev
     monkeypatch.setitem(sys.modules, "spidev", module)
-    events: list[TagEvent] = []
+    events: list[ReaderEvent] = []
     reader = SpiReader(
         1, lambda s, e: events.append(e), device=1, reset_pin=None, clock=Clock(), start=False
     )
@@ -369,7 +369,7 @@ def test_spidev_missing_or_spi_off_is_logged_once(
 def test_thread_reports_with_the_real_clock_and_does_not_spin() -> None:
     chip = SimMFRC522([])
     spi = SimSpi(chip)
-    got: queue.Queue[tuple[int, TagEvent]] = queue.Queue()
+    got: queue.Queue[tuple[int, ReaderEvent]] = queue.Queue()
     reader = SpiReader(
         1, lambda s, e: got.put((s, e)), spi=spi, reset_pin=None, poll_s=0.02, leave_s=0.1
     )
@@ -392,7 +392,7 @@ def test_thread_reports_with_the_real_clock_and_does_not_spin() -> None:
 
 
 def test_close_stops_the_thread_promptly() -> None:
-    got: list[TagEvent] = []
+    got: list[ReaderEvent] = []
     spi = SimSpi(SimMFRC522([SimTag(NTAG_A)]))
     reader = SpiReader(0, lambda s, e: got.append(e), spi=spi, reset_pin=None, poll_s=1.0)
     deadline = time.monotonic() + 4  # two polls, a second apart
@@ -418,7 +418,7 @@ def test_close_while_failing_and_from_on_event() -> None:
     closed = threading.Event()
     holder: list[SpiReader] = []
 
-    def on_event(seat: int, event: TagEvent) -> None:
+    def on_event(seat: int, event: ReaderEvent) -> None:
         holder[0].close()
         closed.set()
 
@@ -440,7 +440,7 @@ def test_both_readers_share_one_reset_line_pulsed_once() -> None:
     try:
         chips = [SimMFRC522([SimTag(NTAG_A)]), SimMFRC522([SimTag(NTAG_B)])]
         clock = Clock()
-        got: list[tuple[int, TagEvent]] = []
+        got: list[tuple[int, ReaderEvent]] = []
         readers = [
             SpiReader(
                 seat,
@@ -474,7 +474,7 @@ def test_a_reset_line_in_use_is_logged_and_done_without(
     factory = MockFactory()
     try:
         other = DigitalOutputDevice(25, pin_factory=factory)  # e.g. an SPI display's RST
-        b_events: list[TagEvent] = []
+        b_events: list[ReaderEvent] = []
         reader = SpiReader(
             0,
             lambda s, e: b_events.append(e),
