@@ -25,7 +25,7 @@ from .service import drop_command
 __all__ = ["TAKE_S", "run_seat_test", "seat_lines"]
 
 #: how long the service has to take the test's command
-TAKE_S = 10.0
+TAKE_S = 30.0
 
 
 def seat_lines(config: TableConfig, status: dict[str, Any] | None) -> list[str]:

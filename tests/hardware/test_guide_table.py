@@ -41,7 +41,7 @@ GROUP = 4242  # the service's group (truco) on the Pi; here a number nobody else
 PLAIN = 65534  # nobody
 
 
-def wait_for(predicate: Callable[[], bool], timeout: float = 20.0) -> bool:
+def wait_for(predicate: Callable[[], bool], timeout: float = 120.0) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if predicate():
@@ -189,7 +189,7 @@ def guide_table(
     finally:
         if proc is not None:
             proc.terminate()
-            proc.wait(timeout=20)
+            proc.wait(timeout=120)
             err = (base / "journal").read_text(encoding="utf-8", errors="replace")
             assert proc.returncode == 0, err
             assert "Traceback" not in err, err

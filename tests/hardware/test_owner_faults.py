@@ -36,7 +36,7 @@ def panel(table: GuideTable, seat: int) -> str:
 
 def shows(table: GuideTable, seat: int, words: str) -> bool:
     """Waits until the seat's panel says ``words`` (as the panel writes them)."""
-    return wait_for(lambda: plain(words) in panel(table, seat), timeout=30)
+    return wait_for(lambda: plain(words) in panel(table, seat))
 
 
 def warnings(journal: str, text: str) -> list[str]:
@@ -136,7 +136,7 @@ def test_a_second_run_says_the_table_is_running_and_touches_nothing() -> None:
         argv, unit_env = unit_command(table.config)
         env = {k: v for k, v in os.environ.items() if k != "NOTIFY_SOCKET"}
         second = subprocess.run(
-            argv, capture_output=True, text=True, timeout=60, env={**env, **unit_env}
+            argv, capture_output=True, text=True, timeout=120, env={**env, **unit_env}
         )
         assert second.returncode == 2, second.stderr
         assert second.stderr.startswith("truco-table: la mesa ya está andando (proceso "), (
@@ -186,13 +186,16 @@ def test_a_syntax_error_in_the_pin_map_blames_the_pin_map() -> None:
         pinmap.write_text("\n".join(text) + "\n", encoding="utf-8")
         argv, unit_env = unit_command(config)
         env = {k: v for k, v in os.environ.items() if k != "NOTIFY_SOCKET"}
-        run = subprocess.run(argv, capture_output=True, text=True, timeout=60, env=env | unit_env)
+        run = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=env | unit_env)
         assert run.returncode == 2
         said = f"{pinmap}, línea {at + 1}: (archivo): no es TOML válido: falta el ]]"
         assert said in run.stderr, run.stderr
         assert "table.toml" not in run.stderr and not english(run.stderr), run.stderr
         doctor = subprocess.run(
-            [TRUCO_TABLE, "doctor", "--config", str(config)], capture_output=True, text=True
+            [TRUCO_TABLE, "doctor", "--config", str(config)],
+            capture_output=True,
+            text=True,
+            timeout=120,
         )
         assert doctor.returncode == 1
         assert lines(doctor.stdout, "  MAL") == [
@@ -253,7 +256,7 @@ def test_the_seat_test_names_each_button_and_card_and_plays_nothing() -> None:
             assert "  Asiento 0: botón truco\n" in said
         finally:
             doctor.send_signal(signal.SIGINT)  # Ctrl-C ends the test
-            doctor.wait(timeout=30)
+            doctor.wait(timeout=120)
             reader.join(5)
         out = "".join(said)
         assert doctor.returncode == 0, out + (doctor.stderr.read() if doctor.stderr else "")
