@@ -49,6 +49,7 @@ from .events import (
     PROTOCOL_VERSIONS,
     ButtonHeld,
     ButtonPressed,
+    ButtonStuck,
     DisplayAck,
     DisplayEvent,
     DisplayLost,
@@ -76,6 +77,7 @@ __all__ = [
     "SEQ_MODULO",
     "ButtonHeld",
     "ButtonPressed",
+    "ButtonStuck",
     "DisplayAck",
     "DisplayEvent",
     "DisplayLost",
@@ -292,6 +294,10 @@ def decode_message(kind: str, args: tuple[str, ...]) -> NodeEvent:
         if len(args) != 1 or args[0] not in BUTTONS:
             raise FrameError(MALFORMED, kind)
         return ButtonPressed(args[0]) if kind == "PRESS" else ButtonHeld(args[0])
+    if kind in ("STUCK", "FREED"):
+        if len(args) != 1 or args[0] not in BUTTONS:
+            raise FrameError(MALFORMED, kind)
+        return ButtonStuck(args[0], kind == "STUCK")
     if kind == "HB":
         if (
             len(args) not in (3, 4)
@@ -665,6 +671,7 @@ _PLAIN = frozenset(
         TagConflict,
         ButtonPressed,
         ButtonHeld,
+        ButtonStuck,
         DisplayAck,
         DisplayLost,
         PanelReport,
@@ -1362,7 +1369,8 @@ class SeatLink:
         elif isinstance(event, Hello):
             self._hello = event
             if event.seat is not None and event.seat != self.seat:
-                log.warning(
+                # the table's fault watch says it to the owner (controller.table.faults)
+                log.debug(
                     "seat %d: node %s says it is seat %d (check the pin map)",
                     self.seat,
                     event.serial,

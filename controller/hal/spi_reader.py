@@ -59,7 +59,7 @@ from typing import Any, Final, Protocol
 from gpiozero import DigitalOutputDevice, Factory
 
 from .callbacks import deliver
-from .events import TagArrived, TagConflict, TagLeft
+from .events import Heartbeat, TagArrived, TagConflict, TagLeft
 
 __all__ = [
     "CONFIRM_READS",
@@ -69,6 +69,7 @@ __all__ = [
     "POLL_S",
     "Mfrc522",
     "ReaderError",
+    "ReaderEvent",
     "SpiDevice",
     "SpiReader",
     "TagEvent",
@@ -88,7 +89,10 @@ _EPSILON_S: Final = 1e-9
 SPEED_HZ: Final = 1_000_000  # as the seat node; the MFRC522 allows up to 10 MHz
 
 TagEvent = TagArrived | TagLeft | TagConflict
-TagEventCallback = Callable[[int, TagEvent], None]
+#: what a reader tells the table: its cards, and its chip answering or not (as a seat
+#: node's heartbeat says it)
+ReaderEvent = TagEvent | Heartbeat
+TagEventCallback = Callable[[int, ReaderEvent], None]
 
 # Registers (data sheet section 9.2).
 COMMAND, COM_IRQ, ERROR, FIFO_DATA, FIFO_LEVEL, CONTROL, BIT_FRAMING, COLL = (
@@ -608,6 +612,7 @@ class SpiReader:
                 "asiento %d: el lector de cartas %s contesta de nuevo (MFRC522 versión 0x%02X)",
                 self.seat, self.name, chip.version,
             )  # fmt: skip
+            self._say_reader(True)
         else:
             log.debug("seat %d: card reader %s ready (0x%02X)", self.seat, self.name, chip.version)
         self._failing = None
@@ -626,6 +631,8 @@ class SpiReader:
                 "asiento %d: lector de cartas %s: %s; reintentando", self.seat, self.name, reason,
                 exc_info=not isinstance(error, ReaderError | OSError),
             )  # fmt: skip
+            self._failing = reason
+            self._say_reader(False)
         else:
             log.debug("seat %d: card reader %s still failing: %s", self.seat, self.name, reason)
         self._failing = reason
@@ -642,6 +649,13 @@ class SpiReader:
             except Exception as error:
                 log.debug("seat %d: closing %s failed: %s", self.seat, self.name, error)
             self._spi = None
+
+    def _say_reader(self, ok: bool) -> None:
+        """The reader stopped answering, or answers again: told as a seat node's
+        heartbeat tells it (``Heartbeat.reader_ok``), so the table says it the same way."""
+        self.callback_errors = deliver(
+            log, self.seat, self._on_event, Heartbeat(reader_ok=ok), self.callback_errors
+        )
 
     def _deliver(self, event: TagEvent) -> None:
         log.debug("seat %d: %r", self.seat, event)

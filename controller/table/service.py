@@ -65,6 +65,7 @@ from ..render.screen import (
 )
 from ..transcript import TranscriptError, parse, replay, write
 from .chord import RefereeChord
+from .faults import SeatWatch
 from .inbox import Inbox
 from .notify import Notifier, flood_status
 from .screens import screen_for, screens_for
@@ -121,6 +122,8 @@ HOUSEKEEPING_S = 0.05
 #: are counted, not told one by one: one record comment (tournament profile) and one log
 #: line per seat and window say how many (``# rechazos sin anotar: asiento 1, 4995
 #: (not_your_turn 4995)``).
+#: a second service stopped at the lock is said on every seat this long
+SECOND_RUN_NOTICE_S = 30.0
 REFUSAL_BURST = 5
 REFUSAL_WINDOW_S = 10.0
 REFUSAL_COUNT_MARK = "# rechazos sin anotar: asiento "
@@ -265,6 +268,10 @@ class TableService:
         self._calls_lock = threading.Lock()
         self._bus: SeatBus | None = None
         self._record_lines: list[str] = []
+        #: each seat's hardware faults and the seat test (``controller.table.faults``)
+        self.watch = SeatWatch(config.rules.players, clock=clock, deck_of=deck_of, lookup=lookup)
+        self.watch.tell = self._tell_test
+        self.watch.tell_all = self._tell_everyone
         self.table = self._new_table(game if game is not None else self._restore())
 
     # ------------------------------------------------------------------ start-up
@@ -306,6 +313,7 @@ class TableService:
         )
         self._record_lines = write(table.game).splitlines()
         table.match, table.waiting = self.match_card, self.match_waiting
+        self.watch.attach(table)  # its faults' lines on the seats, its cards' refusals
         self.rules = table.rules
         # Every score's tile drawn now (some 10 ms, cached): a hand's end, when every
         # seat shows two new scores, then draws nothing.
@@ -421,10 +429,13 @@ class TableService:
         try:
             if isinstance(event, _COUNTED):
                 self.handled += 1
+            faulted, taken = self.watch.event(seat, event)
+            if taken:  # the seat test's button or card, a stuck button: nothing played
+                return faulted
             if isinstance(event, _BUTTONS) and self._control(seat, event):
                 return True
             if not self.table.handle(seat, event):
-                return False
+                return faulted
             self._after_event()
             return True
         except Exception:  # one bad event must never stop the table
@@ -504,7 +515,7 @@ class TableService:
             self._report_drops()
         if self._refusal_window:
             self._tell_refusal_counts(due_only=True)
-        if self._deal_if_due() or called:
+        if self._deal_if_due() or called or self.watch.tick():
             self.redraw()
         self.ping()
         if not busy or now >= self._controls_next:
@@ -742,8 +753,25 @@ class TableService:
                 self.new_game()
             self._note_control(control)
             return True
+        if command == "seat-test" and args in (("on",), ("off",)):
+            self.watch.set_test(args[0] == "on")  # not a move: nothing in the record
+            return True
+        if command == "second-run" and len(args) == 1 and args[0].isdigit():
+            self.watch.second_run(int(args[0]))  # a second `run` stopped at the lock
+            return True
         log.error("control: orden desconocida %r", command)
         return False
+
+    def _tell_everyone(self, notice: Notice) -> None:
+        """A line on every seat for a while, that the deal does not hide."""
+        for seat in range(self.table.rules.players):
+            self.table.tell(seat, notice, refusal=True, seconds=SECOND_RUN_NOTICE_S)
+        self.redraw()
+
+    def _tell_test(self, seat: int, notice: Notice) -> None:
+        """The seat test's line on a seat: shown as a refusal is (the deal does not
+        hide it)."""
+        self.table.tell(seat, notice, refusal=True)
 
     def _note_control(self, control: str | None) -> None:
         if control is not None and self.store is not None:

@@ -947,3 +947,17 @@ def test_a_session_that_ends_forgets_its_outbox() -> None:
     with _a_full_port() as (_node, link, _sent):
         assert link.outbox > 0
     assert link.outbox == 0  # closed: nothing of it is written to the next session
+
+
+def test_stuck_and_freed_buttons_are_decoded_and_checked() -> None:
+    """Issue 49: a button down for the node's stuck time (STUCK) and let go (FREED)."""
+    assert sl.decode_message("STUCK", ("truco",)) == sl.ButtonStuck("truco", True)
+    assert sl.decode_message("FREED", ("no_quiero",)) == sl.ButtonStuck("no_quiero", False)
+    for kind, args in (("STUCK", ()), ("STUCK", ("boton",)), ("FREED", ("truco", "x"))):
+        with pytest.raises(sl.FrameError) as info:
+            sl.decode_message(kind, args)
+        assert info.value.reason == sl.MALFORMED
+    # the firmware's own frames, read back by the Pi's decoder
+    decoder = sl.FrameDecoder()
+    frames = fw.encode(0, fw.STUCK, ("mazo",)) + fw.encode(1, fw.FREED, ("mazo",))
+    assert decoder.feed(frames) == [sl.ButtonStuck("mazo", True), sl.ButtonStuck("mazo", False)]
