@@ -196,6 +196,9 @@ class GameTrail:
     #: what its record kept), so then every statement the table sent must be in the
     #: record, not the same list.
     resumed: bool = False
+    #: ``(arrived at the desk, the table's ts)`` of each event, in seq order: whether the
+    #: desk saw the game as it was played (:func:`.liveness.unseen`).
+    arrivals: list[tuple[float, float]] = field(default_factory=list)
 
     def take(self, e: Event) -> None:
         if e.kind is EventKind.STATE and self.dealt:
@@ -236,6 +239,8 @@ class TableState:
     games: list[str] = field(default_factory=list)
     next_seq: int = 1
     buffered: dict[int, Event | Record] = field(default_factory=dict)
+    arrivals: dict[int, float] = field(default_factory=dict)  # when each buffered one came
+    min_lag: float = float("inf")  # the quickest message: desk's clock minus the table's
     duplicates: int = 0
     applied: int = 0
     known_seq: int = 0
@@ -590,16 +595,18 @@ class DeskState:
             self._journal(journal, now, topic, payload, durable=isinstance(message, Record))
             t.known_seq = max(t.known_seq, seq)
             t.buffered[seq] = message
+            t.arrivals[seq] = now
             t.digests[seq] = digest
             while len(t.digests) > DIGESTS_KEPT:
                 del t.digests[next(iter(t.digests))]
             while t.next_seq in t.buffered:
                 pending = t.buffered.pop(t.next_seq)
+                arrived = t.arrivals.pop(t.next_seq, now)
                 t.next_seq += 1
                 t.applied += 1
                 t.last_progress = now
                 if isinstance(pending, Event):
-                    self._apply(t, pending, now)
+                    self._apply(t, pending, now, arrived)
                 else:  # a record is judged in its place in the table's stream, only
                     self._record(t, pending, now, write=journal)
             if t.buffered and t.held_since is None:
@@ -659,12 +666,19 @@ class DeskState:
             if durable:
                 os.fsync(self._log.fileno())
 
-    def _apply(self, t: TableState, e: Event, now: float) -> None:
+    def _apply(self, t: TableState, e: Event, now: float, arrived: float | None = None) -> None:
+        """One event, in its table's seq order; ``arrived``: when it reached the desk
+        (``now`` when it is applied as it comes; earlier when it waited for a gap)."""
+        arrived = now if arrived is None else arrived
         if e.ts:
             latency = now - e.ts
-            self.max_latency = max(self.max_latency, latency)
+            # the table's clock is its own (a day behind, a minute ahead): the delay shown
+            # is beyond the table's quickest message, so a skewed clock is no delay
+            t.min_lag = min(t.min_lag, latency)
+            self.max_latency = max(self.max_latency, latency - t.min_lag)
             if self.track_latency:
                 self.latencies.append(latency)
+            t.trail(e.game).arrivals.append((arrived, e.ts))
         t.game = e.game
         if e.kind is not EventKind.ASSIGNED:
             t.trail(e.game).take(e)
@@ -710,7 +724,8 @@ class DeskState:
             t.attention_more += 1  # the list stays short; the rest are counted
         elif concern is not None:
             t.attention.append(
-                RefereeItem(t.table, e.seq, e.ts or now, e.game, e.seat, concern, clean(e.text))
+                RefereeItem(t.table, e.seq, e.ts or now, e.game, e.seat, concern, clean(e.text),
+                            arrived)  # fmt: skip
             )
 
     def _record(self, t: TableState, r: Record, now: float, *, write: bool = True) -> None:
@@ -855,10 +870,12 @@ class DeskState:
         self.table(check_name("table id", table)).acked.update(wanted)
 
     def attention(self) -> list[RefereeItem]:
-        """Every table's *atención* items not acknowledged yet, oldest first."""
+        """Every table's *atención* items not acknowledged yet, in the order they
+        reached the desk."""
         with self.lock:
             items = [a for t in self.tables.values() for a in t.pending()]
-        return sorted(items, key=lambda a: (a.ts, a.table, a.seq))
+        # as they reached the desk: a table's clock (a day behind) never reorders them
+        return sorted(items, key=lambda a: (a.at, a.table, a.seq))
 
     # ------------------------------------------------------------------ gaps
 

@@ -4,7 +4,8 @@ attention first.
 :func:`desk_view` is the page's content as plain values (texts in Spanish, from the
 tournament and the desk's snapshot of the tables): the page (:func:`desk_page`)
 fetches it from ``/api/tournament`` every two seconds and puts it on screen, escaping
-every text. What needs attention comes first, in this order: the referee calls, the
+every text. What needs attention comes first, in this order: a key conflict or an
+assignment the desk did not send (someone else holds a table's key), the referee calls, the
 other items of the referee's list (``controller.tournament.desk.referee``: a card from
 outside the deck, repeated refusals, an undo...), the tables offline with a match, the
 audit log and the flagged records (the desk's, and the games the competition would not
@@ -40,8 +41,12 @@ __all__ = ["ATTENTION_ORDER", "desk_page", "desk_view"]
 
 #: The kinds of what needs attention, most urgent first (the box lists them so).
 ATTENTION_ORDER: Final = (
-    "call", "referee", "offline", "audit", "flagged", "rules", "waiting", "undecided",
+    "conflict", "call", "referee", "offline", "audit", "flagged", "rules", "waiting", "undecided",
 )  # fmt: skip
+
+#: The competition's items that go before everything (``conflict``): two senders with a
+#: table's key, an assignment the desk did not send.
+FIRST: Final = frozenset({"key-conflict", "assignment-differs"})
 
 #: The share of a round's matches finished from which the ones still undecided are
 #: holding the round up (and are listed for the organiser).
@@ -183,7 +188,9 @@ class _Round:
                  r.get("table"))  # fmt: skip
         said = {r.get("game") for r in flagged}
         for n in notes:
-            if n.get("game") is None or n.get("game") not in said:
+            if n.get("what") in FIRST:  # someone else holds a table's key or writes to it
+                need("conflict", str(n.get("text", "")), n.get("table"))
+            elif n.get("game") is None or n.get("game") not in said:
                 need("flagged", str(n.get("text", "")), n.get("table"))
         for name, x in self.tables.items():
             if x.get("rules_problems"):
@@ -318,6 +325,7 @@ tr.done td{color:#c9d6cd}tr.call td{background:#5c1a1a}tr.offline td{background:
 #attention{list-style:none;margin:0;padding:0}
 #attention li{padding:3px 6px;margin-bottom:3px;border-left:5px solid #888;background:#1d3d2b;
  line-height:17px;overflow-wrap:anywhere}
+#attention li.conflict{border-color:#ff1744;background:#6a1b1b;font-weight:700}
 #attention li.call{border-color:#ff5252;background:#5c1a1a;font-weight:700}
 #attention li.referee{border-color:#ff5252}
 #attention li.offline{border-color:#ff8a80}#attention li.audit,#attention li.flagged,
