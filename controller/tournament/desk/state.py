@@ -74,6 +74,7 @@ from .records import (
     rules_problems,
     unseal,
 )
+from .liveness import unseen
 from .referee import RefereeItem, RepeatWatch, triage
 
 if TYPE_CHECKING:
@@ -117,6 +118,9 @@ class Quota:
 
     events: int = 600
     records: int = 20
+    #: The shortest a hand takes at a real table: a game whose events reached the desk
+    #: faster than this per hand is held (:mod:`.liveness`), whatever their times say.
+    hand_s: float = 3.0
 
 
 #: Characters never printed from the network: C0/C1 controls (ESC and so on), DEL,
@@ -745,8 +749,13 @@ class DeskState:
             atomic_write(self.out_dir / "records" / name, text.encode("utf-8"))
         result = self.judge.judge(t.table, r, name, now)
         result.sha256 = digest
+        result.seq = r.seq
         if existing is None:
             result.problems.extend(self._agreement(t, r))
+            trail = t.trails.get(r.game)
+            if trail is not None and not result.problems and self.quota is not None:
+                # a venue's desk (the demos and benches play a thousand times faster)
+                result.held = unseen(trail.arrivals, len(trail.dealt), self.quota.hand_s)
         if existing is not None:
             existing.other_copies.append(
                 Copy(name, digest, result.verdict, "; ".join([result.detail, *result.problems]),

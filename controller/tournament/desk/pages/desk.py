@@ -53,6 +53,7 @@ FIRST: Final = frozenset({"key-conflict", "assignment-differs"})
 STRAGGLERS_FROM: Final = 0.75
 
 _VERDICT_TEXT: Final = {
+    "intact": "íntegro",
     "tampered": "ADULTERADO",
     "unsealed": "sin sello",
     "unreadable": "ilegible",
