@@ -359,6 +359,19 @@ class Organiser:
             self.attention.insert(0, Attention("key-conflict", text, None, table))
             log.error("desk: %s", text)
 
+    def rekeyed(self, table: str) -> None:
+        """``table`` was given a new key (:meth:`.DeskState.rekey`): its key-conflict
+        item says so (it stays first, with the games to review), and its assignment is
+        told again under the new key."""
+        with self.lock:
+            for i, a in enumerate(self.attention):
+                if a.what == "key-conflict" and a.table == table and "Clave nueva" not in a.text:
+                    self.attention[i] = Attention(a.what, a.text + ". Clave nueva dada: la "
+                                                  "mesa sigue cuando le escriban el código",
+                                                  a.match, a.table, a.game)  # fmt: skip
+            self.assignments.pop(table, None)
+            self._tell_tables()
+
     def retell(self) -> None:
         """Tell every table again (the desk (re)connected to the broker)."""
         with self.lock:

@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, Any, Final
 from ...engine import HouseRules
 from ..table.outbox import atomic_write
 from ..table.profile import tournament_profile
-from ..wire.keys import derive_table_key
+from ..wire.keys import derive_table_key, new_rekey_code, rekey_code, rekeyed
 from ..wire.messages import (
     Event,
     EventKind,
@@ -266,6 +266,10 @@ class TableState:
         default_factory=lambda: collections.deque(maxlen=REJECTIONS_KEPT)
     )
     attention_more: int = 0  # atención items beyond ATTENTION_KEPT, counted only
+    #: Re-keyed (:meth:`DeskState.rekey`) and not heard under its new key yet: its first
+    #: message under it starts its stream again (the old key's seqs are the copy's too).
+    awaiting: bool = False
+    rekeys: int = 0  # how many times it was given a new key
     trails: collections.OrderedDict[str, GameTrail] = field(default_factory=collections.OrderedDict)
 
     def trail(self, game: str) -> GameTrail:
@@ -310,6 +314,8 @@ class TableState:
             "duplicates": self.duplicates,
             "rejected": self.rejected,
             "conflicts": self.conflicts,
+            "rekeys": self.rekeys,
+            "awaiting_new_key": self.awaiting,
             "last_seen": self.last_seen,
             "silent_s": round(now - self.last_seen, 1)
             if now is not None and self.last_seen is not None
@@ -402,6 +408,39 @@ class DeskState:
                 return None
         return key
 
+    def rekey(self, table: str, code: str | None = None, now: float | None = None) -> str:
+        """A new key for ``table`` after a key conflict (someone else holds its key):
+        ``HMAC(its key, code)`` (:func:`~..wire.keys.rekeyed`); returns the code, which
+        someone at the real table types there (``truco-table rekey``). From now on only
+        the new key is accepted from it, and its first message under it starts its
+        stream again. Journaled (synced) first: a restarted desk keeps it."""
+        with self.lock:
+            key = self.key_for(table)
+            if key is None:
+                raise ValueError(f"{table} no es una mesa de este torneo")
+            code = rekey_code(code) if code is not None else new_rekey_code()
+            if self._log is not None:
+                line = {"t": self.clock() if now is None else now, "rekey": table, "code": code}
+                self._log.write(json.dumps(line) + "\n")
+                self._log.flush()
+                os.fsync(self._log.fileno())
+            self._rekey(table, code)
+            log.warning("desk: %s was given a new key", table)
+            return code
+
+    def _rekey(self, table: str, code: str) -> None:
+        key = self.key_for(check_name("table id", table))
+        if key is None:
+            raise ValueError(f"{table} is not a table of this tournament")
+        self._keys[table] = rekeyed(key, code)
+        t = self.table(table)
+        t.awaiting, t.rekeys = True, t.rekeys + 1
+        t.buffered.clear()
+        t.arrivals.clear()
+        t.digests.clear()
+        t.trails.clear()
+        t.known_seq, t.held_since = 0, None
+
     # ------------------------------------------------------------------ the broker
 
     def broker_up(self, now: float | None = None) -> None:
@@ -432,6 +471,9 @@ class DeskState:
                     obj = json.loads(line)
                     if "ack" in obj:
                         self._reapply_ack(obj["ack"], obj["seqs"])
+                        continue
+                    if "rekey" in obj:
+                        self._rekey(str(obj["rekey"]), str(obj["code"]))
                         continue
                     self.handle(
                         obj["topic"], obj["payload"].encode("utf-8"), obj["t"], journal=False
@@ -567,6 +609,10 @@ class DeskState:
                 self._reject(topic, why, now, message.table)
                 return
             t = self.table(message.table)
+            if t.awaiting:  # its first message under its new key: its stream from here
+                t.awaiting = False
+                t.next_seq = message.seq + 1 if isinstance(message, Status) else message.seq
+                log.warning("desk: %s is heard under its new key from seq %d", t.table, t.next_seq)
             t.received_at = now
             t.last_seen = now
             if isinstance(message, Status):
@@ -641,6 +687,8 @@ class DeskState:
                 return f"replayed status (counter {m.n}, the table is at {t.status_n})"
             return None
         next_seq = t.next_seq if t is not None else 1
+        if t is not None and t.awaiting:
+            return None  # re-keyed: its stream starts again with this message
         if m.seq > next_seq - 1 + WINDOW:
             return f"seq {m.seq} is outside the window ({next_seq}..{next_seq - 1 + WINDOW})"
         if isinstance(m, Record) and not m.game.startswith(f"{m.table}-g"):
