@@ -54,7 +54,9 @@ def run_rekey(args: argparse.Namespace, out: TextIO | None = None) -> int:
         return 2
     new = rekeyed(old.key, code)
     try:
-        write_private(path, f"# the key of this table, re-keyed with a code\n{new.hex()}\n".encode())
+        write_private(
+            path, f"# the key of this table, re-keyed with a code\n{new.hex()}\n".encode()
+        )
     except OSError as e:
         print(f"No se pudo escribir {path}: {e.strerror or e}", file=sys.stderr)
         return 74

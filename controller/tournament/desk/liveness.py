@@ -20,9 +20,10 @@ spread over its play, with at most a short stretch late.
   whatever its ``ts`` say (a forger who made them look punctual).
 
 Both are the venue's desk's (``truco-table desk``, with its ``Quota``); the demos and
-benches, at a thousand times human speed, run without. A game that fails either is *held*: it does not count by itself; the organiser sees it
-first among the records with the reason, and decides (a result entered by hand, if the
-game was really played). Pure: no clock (the arrival times are given).
+benches, at a thousand times human speed, run without. A game that fails either is
+*held*: it does not count by itself; the organiser sees it among the records with the
+reason, and decides (a result entered by hand, if the game was really played). Pure: no
+clock (the arrival times are given).
 """
 
 from __future__ import annotations

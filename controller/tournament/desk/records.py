@@ -166,9 +166,7 @@ class GameResult:
 
     @property
     def ok(self) -> bool:
-        return (
-            self.verdict == "intact" and not self.problems and self.copies == 1 and not self.held
-        )
+        return self.verdict == "intact" and not self.problems and self.copies == 1 and not self.held
 
 
 def _iso(ts: float) -> str:

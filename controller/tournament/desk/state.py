@@ -65,6 +65,7 @@ from ..wire.messages import (
 )
 from ..wire.seal import TournamentKey
 from ..wire.topics import check_name, tournament_prefix
+from .liveness import unseen
 from .records import (
     RESULT_FIELDS,
     Copy,
@@ -74,7 +75,6 @@ from .records import (
     rules_problems,
     unseal,
 )
-from .liveness import unseen
 from .referee import RefereeItem, RepeatWatch, triage
 
 if TYPE_CHECKING:
@@ -775,10 +775,10 @@ class DeskState:
         if concern is not None and len(t.attention) - len(t.acked) >= ATTENTION_KEPT:
             t.attention_more += 1  # the list stays short; the rest are counted
         elif concern is not None:
-            t.attention.append(
-                RefereeItem(t.table, e.seq, e.ts or now, e.game, e.seat, concern, clean(e.text),
-                            arrived)  # fmt: skip
+            item = RefereeItem(
+                t.table, e.seq, e.ts or now, e.game, e.seat, concern, clean(e.text), arrived
             )
+            t.attention.append(item)
 
     def _record(self, t: TableState, r: Record, now: float, *, write: bool = True) -> None:
         """A record: saved (``write``; a desk reading its journal back only checks the

@@ -175,8 +175,10 @@ def test_a_copied_key_plays_offline_is_held_and_a_rekey_lets_the_table_go_on(
         play(real, record, hand_s=0.6)  # at the venue's pace
         assert real.flush(20)
         assert wait_until(
-            lambda: organiser.tournament.match(match.id).result.status
-            not in (MatchStatus.ASSIGNED, MatchStatus.PLAYING),
+            lambda: (
+                organiser.tournament.match(match.id).result.status
+                not in (MatchStatus.ASSIGNED, MatchStatus.PLAYING)
+            ),
             20,
         ), (organiser.attention, state.tables["mesa01"].summary())
         counted = [g.game for m in organiser.tournament.matches for g in m.games]
