@@ -344,8 +344,12 @@ class DeskState:
         track_latency: bool = False,
         clock: Callable[[], float] = time.time,
         quota: Quota | None = None,
+        follow: bool = False,
     ) -> None:
         self.tournament = check_name("tournament", tournament)
+        #: Each table's stream starts at its first message heard, not at seq 1 (the
+        #: league desk's view of a venue: it may start after the tables did).
+        self.follow = follow
         self.prefix = tournament_prefix(tournament) + "/"
         self.key = key
         self.profile = profile
@@ -502,7 +506,7 @@ class DeskState:
     def table(self, table_id: str) -> TableState:
         state = self.tables.get(table_id)
         if state is None:
-            state = self.tables[table_id] = TableState(table_id)
+            state = self.tables[table_id] = TableState(table_id, awaiting=self.follow)
         return state
 
     @property
@@ -609,10 +613,11 @@ class DeskState:
                 self._reject(topic, why, now, message.table)
                 return
             t = self.table(message.table)
-            if t.awaiting:  # its first message under its new key: its stream from here
-                t.awaiting = False
-                t.next_seq = message.seq + 1 if isinstance(message, Status) else message.seq
-                log.warning("desk: %s is heard under its new key from seq %d", t.table, t.next_seq)
+            if t.awaiting and not isinstance(message, Status):
+                # its first event or record (under its new key): its stream from here (a
+                # status says how far it journaled, not what it sent: the rest may follow)
+                t.awaiting, t.next_seq = False, message.seq
+                log.info("desk: %s is followed from seq %d", t.table, t.next_seq)
             t.received_at = now
             t.last_seen = now
             if isinstance(message, Status):

@@ -44,7 +44,9 @@ def bot_game() -> str:
         run.close()
 
 
-def two_venue_league(clubs: tuple[str, str] = ("c1", "c2")) -> League:
+def two_venue_league(
+    clubs: tuple[str, str] = ("c1", "c2"), first_date: datetime.date = datetime.date(2027, 3, 6)
+) -> League:
     """Four single players at two venues (e01, e03 at the first), best of 3, target 15."""
     return League(
         "liga",
@@ -54,7 +56,7 @@ def two_venue_league(clubs: tuple[str, str] = ("c1", "c2")) -> League:
             for i in range(1, 5)
         ),
         LeagueRules.from_text(3, "players=2 target=15"),
-        datetime.date(2027, 3, 6),
+        first_date,
     )
 
 
@@ -92,3 +94,74 @@ def record_payload(
         "match": match, "chico": chico,
     }  # fmt: skip
     return topic, signed(key, topic, payload)
+
+
+def game_payloads(
+    league: League,
+    secret: bytes,
+    venue: str,
+    table: str,
+    match: str | None,
+    *,
+    seq: int = 1,
+    game_number: int = 1,
+    chico: int = 1,
+    ts: float = 2000.0,
+) -> list[tuple[str, bytes]]:
+    """The bot game as ``table`` plays it at ``venue``: its events (the game begun, each
+    hand with its deal, each action, the game won) from ``seq`` on, then its sealed
+    record (:func:`record_payload`), each ``(topic at the venue, payload)`` signed with
+    the table's key. The league desk counts a record only with its game's events."""
+    from controller.tournament.league.keys import venue_table_key
+    from controller.tournament.wire.messages import Event, EventKind, signed
+    from controller.transcript import parse, replay
+
+    key = venue_table_key(secret, league.name, venue, table)
+    game = f"{table}-g{game_number:03d}"
+    text = bot_game()
+    played = replay(parse(text)).game
+    topic = f"truco/{league.name}/tables/{table}/events"
+    out: list[tuple[str, bytes]] = []
+
+    def event(kind: EventKind, body: str, **fields: object) -> None:
+        n = seq + len(out)
+        message = Event(table, n, ts + n, kind, game, text=body, **fields)  # type: ignore[arg-type]
+        out.append((topic, signed(key, topic, message.payload())))
+
+    event(EventKind.NEW_GAME, text.split("\n", 1)[0], rules=text.split("\n", 1)[0])
+    hand = 0
+    lines = [ln.split("#", 1)[0].strip() for ln in text.split("\n")]
+    lines = [ln for ln in lines if ln and not ln.startswith(("table", "score "))]
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if line == "hand" or line.startswith("dealer "):
+            hand += 1
+            group = [line]
+            while i + 1 < len(lines) and (
+                lines[i + 1].startswith("deal ") or (group[-1].startswith("dealer ")
+                                                      and lines[i + 1] == "hand")
+            ):  # fmt: skip
+                i += 1
+                group.append(lines[i])
+            shown = [g for g in group if not g.startswith("deal ")]
+            event(EventKind.DEAL, "\n".join(shown), hand=hand, dealt=len(group) - len(shown))
+        else:
+            event(EventKind.ACTION, line, hand=hand)
+        i += 1
+    assert played.winner is not None
+    event(EventKind.FINISHED, f"gana el equipo {played.winner}", winner=played.winner,
+          score=played.score, hand=hand)  # fmt: skip
+    out.append(
+        record_payload(
+            league,
+            secret,
+            venue,
+            table,
+            match,
+            seq=seq + len(out),
+            game_number=game_number,
+            chico=chico,
+        )  # fmt: skip
+    )
+    return out

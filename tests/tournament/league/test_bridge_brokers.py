@@ -11,6 +11,7 @@ meanwhile (its queue on disk).
 from __future__ import annotations
 
 import csv
+import datetime
 import json
 import shutil
 import tempfile
@@ -37,7 +38,7 @@ from controller.tournament.table.publisher import TablePublisher as RealTable
 from controller.tournament.venue.broker import Venue
 
 from ..conftest import MqttProbe
-from .helpers import record_payload, two_venue_league
+from .helpers import game_payloads, record_payload, two_venue_league
 
 LEAGUE = "liga"
 
@@ -319,6 +320,10 @@ def test_a_venue_that_rewrites_its_bridge_to_another_prefix_gets_nothing_through
         probe.close()
 
 
+#: A date when every matchday of the test league has come.
+DUE = datetime.date(2027, 3, 6) + datetime.timedelta(days=365)
+
+
 def test_a_sealed_record_crosses_the_bridge_and_the_league_desk_counts_it(
     league: League,
 ) -> None:
@@ -367,7 +372,7 @@ def test_the_league_desk_journals_what_the_bridge_brings_and_restarts_where_it_w
         return LeagueDesk(
             model, secret, tmp_path / "desk", host="127.0.0.1", port=league.a.central[1],
             ca_file=league.a.central_ca, username=DESK_ACCOUNT,
-            password=league.a.desk_password(),
+            password=league.a.desk_password(), today=lambda: DUE,
         )  # fmt: skip
 
     def wait(d: LeagueDesk, done: Callable[[Collected], bool]) -> Collected:
@@ -378,17 +383,20 @@ def test_the_league_desk_journals_what_the_bridge_brings_and_restarts_where_it_w
         return d.snapshot()
 
     probe = CentralProbe(league.a, DESK_ACCOUNT, league.a.desk_password())
+    _wait_bridge_up(probe, "bar-a")
+    probe.close()  # the desk's account is one session (its client id): the desk's alone now
     first = desk()
     first.start()
     table = TablePublisher(_as_venue(league.a), "mesa02")
     try:
-        _wait_bridge_up(probe, "bar-a")
         assert first.subscribed.wait(10)
-        for n, m in ((1, match), (2, match), (3, other)):
-            topic, data = record_payload(
-                model, secret, "bar-a", "mesa02", m.id, seq=n, game_number=n, chico=n
-            )
-            table.client.publish(topic, data, qos=1, retain=True).wait_for_publish(10)
+        seq = 1
+        for n, m in ((1, match), (2, match), (3, other)):  # each game's events and record
+            for topic, data in game_payloads(model, secret, "bar-a", "mesa02", m.id, seq=seq,
+                                             game_number=n, chico=n):  # fmt: skip
+                retain = "/records/" in topic  # as a table publishes them
+                table.client.publish(topic, data, qos=1, retain=retain).wait_for_publish(10)
+                seq += 1
         count = wait(first, lambda c: len(c.counted) + len(c.flags) == 3)
         assert len(count.played[match.id]) == 2 and len(count.flags) == 1
         first.stop()
@@ -401,7 +409,6 @@ def test_the_league_desk_journals_what_the_bridge_brings_and_restarts_where_it_w
         again.stop()
     finally:
         table.close()
-        probe.close()
 
 
 def test_a_record_a_venue_broker_lost_is_asked_for_again_and_counted_once(
@@ -419,6 +426,7 @@ def test_a_record_a_venue_broker_lost_is_asked_for_again_and_counted_once(
     desk = LeagueDesk(
         model, secret, tmp_path / "desk", host="127.0.0.1", port=league.a.central[1],
         ca_file=league.a.central_ca, username=DESK_ACCOUNT, password=league.a.desk_password(),
+        today=lambda: DUE,
     )  # fmt: skip
     delivered: list[tuple[str, bool]] = []
     on_message = desk.client.on_message
@@ -446,7 +454,7 @@ def test_a_record_a_venue_broker_lost_is_asked_for_again_and_counted_once(
     def wait(what: str, done: Callable[[], bool], timeout: float = 30.0) -> None:
         deadline = time.monotonic() + timeout
         while not done():
-            assert time.monotonic() < deadline, (what, desk.asked, desk.holes(), counted())
+            assert time.monotonic() < deadline, (what, desk.asked, desk.holes(), desk.snapshot())
             time.sleep(0.05)
 
     def counted() -> list[str]:
@@ -454,8 +462,9 @@ def test_a_record_a_venue_broker_lost_is_asked_for_again_and_counted_once(
 
     try:
         desk.start()
+        assert desk.subscribed.wait(10)  # the game's events as they are played, not after
+        wait("the bridge up", lambda: bridged() >= 1)  # and it carries them from the first
         table.start()
-        wait("the bridge up", lambda: bridged() >= 1)
         run.play_out()
         wait("the first record counted", lambda: counted() == ["mesa01-g001"])
         league.central.stop()  # the uplink is gone: the venue queues
