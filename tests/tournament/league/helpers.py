@@ -106,62 +106,16 @@ def game_payloads(
     seq: int = 1,
     game_number: int = 1,
     chico: int = 1,
-    ts: float = 2000.0,
 ) -> list[tuple[str, bytes]]:
-    """The bot game as ``table`` plays it at ``venue``: its events (the game begun, each
-    hand with its deal, each action, the game won) from ``seq`` on, then its sealed
-    record (:func:`record_payload`), each ``(topic at the venue, payload)`` signed with
-    the table's key. The league desk counts a record only with its game's events."""
+    """The bot game as ``table`` plays it at ``venue``: its events from ``seq`` on
+    (:func:`~controller.tournament.sim.league.game_events`), then its sealed record
+    (:func:`record_payload`). The league desk counts a record only with its events."""
     from controller.tournament.league.keys import venue_table_key
-    from controller.tournament.wire.messages import Event, EventKind, signed
-    from controller.transcript import parse, replay
+    from controller.tournament.sim.league import game_events
 
     key = venue_table_key(secret, league.name, venue, table)
     game = f"{table}-g{game_number:03d}"
-    text = bot_game()
-    played = replay(parse(text)).game
-    topic = f"truco/{league.name}/tables/{table}/events"
-    out: list[tuple[str, bytes]] = []
-
-    def event(kind: EventKind, body: str, **fields: object) -> None:
-        n = seq + len(out)
-        message = Event(table, n, ts + n, kind, game, text=body, **fields)  # type: ignore[arg-type]
-        out.append((topic, signed(key, topic, message.payload())))
-
-    event(EventKind.NEW_GAME, text.split("\n", 1)[0], rules=text.split("\n", 1)[0])
-    hand = 0
-    lines = [ln.split("#", 1)[0].strip() for ln in text.split("\n")]
-    lines = [ln for ln in lines if ln and not ln.startswith(("table", "score "))]
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        if line == "hand" or line.startswith("dealer "):
-            hand += 1
-            group = [line]
-            while i + 1 < len(lines) and (
-                lines[i + 1].startswith("deal ") or (group[-1].startswith("dealer ")
-                                                      and lines[i + 1] == "hand")
-            ):  # fmt: skip
-                i += 1
-                group.append(lines[i])
-            shown = [g for g in group if not g.startswith("deal ")]
-            event(EventKind.DEAL, "\n".join(shown), hand=hand, dealt=len(group) - len(shown))
-        else:
-            event(EventKind.ACTION, line, hand=hand)
-        i += 1
-    assert played.winner is not None
-    event(EventKind.FINISHED, f"gana el equipo {played.winner}", winner=played.winner,
-          score=played.score, hand=hand)  # fmt: skip
-    out.append(
-        record_payload(
-            league,
-            secret,
-            venue,
-            table,
-            match,
-            seq=seq + len(out),
-            game_number=game_number,
-            chico=chico,
-        )  # fmt: skip
-    )
-    return out
+    out = game_events(table, key, league.name, game, bot_game(), seq)
+    record = record_payload(league, secret, venue, table, match, seq=seq + len(out),
+                            game_number=game_number, chico=chico)  # fmt: skip
+    return [*out, record]
