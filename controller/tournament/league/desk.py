@@ -226,6 +226,19 @@ class LeagueDesk:
             where = venue_topic(self.league, msg.topic)
             if where is not None:  # the venue's own view: seq order, events, conflicts
                 state.handle(where[1], bytes(msg.payload), now)
+            check = got.check
+            if check is None or (got.venue, check.table, check.game) not in self._pending:
+                return
+            followed = state.tables.get(check.table)
+            if (
+                followed is not None
+                and not followed.awaiting
+                and check.seq is not None
+                and (check.seq < followed.next_seq)
+            ):  # taken in its place, not as its game's first record: another copy of it
+                del self._pending[(got.venue, check.table, check.game)]
+                self.collected = self.ledger.append(check, now)
+                self._export_due = True
 
     def _finished(self, venue: str, result: GameResult) -> None:
         """A record in its place in its table's stream (the venue's state judged it

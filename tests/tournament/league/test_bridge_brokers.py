@@ -32,6 +32,7 @@ from controller.tournament.league.desk import LeagueDesk
 from controller.tournament.league.fixture import fixture
 from controller.tournament.league.inbox import CentralMessage, read_central
 from controller.tournament.league.standings import league_standings
+from controller.tournament.league.verify import RecordVerdict
 from controller.tournament.sim.mosquitto import LocalBroker, find_mosquitto, free_port
 from controller.tournament.table.link import load_tournament_settings
 from controller.tournament.table.publisher import TablePublisher as RealTable
@@ -500,3 +501,73 @@ def test_a_record_a_venue_broker_lost_is_asked_for_again_and_counted_once(
     with open(tmp_path / "desk" / "games.csv", encoding="utf-8", newline="") as f:
         games = [(r["game"], r["venue"], r["counted"]) for r in csv.DictReader(f)]
     assert games == [("mesa01-g001", "bar-a", "true"), ("mesa01-g002", "bar-a", "true")]
+
+
+def test_a_forged_future_home_match_is_not_counted_and_its_key_conflict_comes_first(
+    league: League, tmp_path: Path
+) -> None:
+    """Issue 43: with bar-a mesa01's key, two records sealed for bar-a's home match of
+    matchday 2 (not played yet: the desk's today is matchday 1), with no events, sent as
+    the table's next messages. Neither counts; both are flagged, one row each. The real
+    table then plays matchday 1: its first messages collide with the forged ones (a key
+    conflict: first on the league's page, naming the games counted from that seq: none)
+    and its game, whose opening the forgery took, does not count either."""
+    from controller.tournament.league.web import standings_page
+
+    model = two_venue_league(("bar-a", "bar-b"))
+    secret = _league_secret(league)
+    today_match = next(m for m in fixture(model) if m.venue == "bar-a" and m.matchday == 1)
+    future = next(m for m in fixture(model) if m.venue == "bar-a" and m.matchday == 2)
+    probe = CentralProbe(league.a, DESK_ACCOUNT, league.a.desk_password())
+    _wait_bridge_up(probe, "bar-a")
+    probe.close()  # the desk's account is one session: the desk's alone now
+    desk = LeagueDesk(
+        model, secret, tmp_path / "desk", host="127.0.0.1", port=league.a.central[1],
+        ca_file=league.a.central_ca, username=DESK_ACCOUNT, password=league.a.desk_password(),
+        today=lambda: model.first_date,
+    )  # fmt: skip
+    desk.start()
+    thief = TablePublisher(_as_venue(league.a), "mesa01")  # the key and account, copied
+    try:
+        assert desk.subscribed.wait(10)
+        for n in (1, 2):  # two chicos 2-0, sealed right, never played, as seqs 1 and 2
+            topic, data = record_payload(model, secret, "bar-a", "mesa01", future.id, seq=n,
+                                         game_number=n, chico=n)  # fmt: skip
+            thief.client.publish(topic, data, qos=1, retain=True).wait_for_publish(10)
+        deadline = time.monotonic() + 15
+        while len(desk.snapshot().flags) < 2:
+            assert time.monotonic() < deadline, desk.snapshot()
+            time.sleep(0.05)
+        count = desk.snapshot()
+        assert count.played == {} and count.counted == ()
+        assert [f.check.verdict for f in count.flags] == [RecordVerdict.NOT_DUE] * 2
+        assert "todavía no se juega" in count.flags[0].reason
+        # the real table plays matchday 1 from seq 1: its first two messages collide
+        for topic, data in game_payloads(model, secret, "bar-a", "mesa01", today_match.id,
+                                         seq=1, game_number=1, chico=1):  # fmt: skip
+            retain = "/records/" in topic
+            thief.client.publish(topic, data, qos=1, retain=retain).wait_for_publish(10)
+        deadline = time.monotonic() + 15
+        while not desk.snapshot().conflicts or len(desk.snapshot().flags) < 3:
+            assert time.monotonic() < deadline, desk.snapshot()
+            time.sleep(0.05)
+        count = desk.snapshot()
+        [conflict] = count.conflicts
+        assert (conflict.venue, conflict.table, conflict.seq, conflict.games) == (
+            "bar-a",
+            "mesa01",
+            1,
+            (),
+        )
+        assert count.played == {}  # nothing decided by a table whose key is in other hands
+        page = standings_page(model, count)
+        assert page.index('id="conflicts"') < page.index("<h2>Posiciones</h2>")
+        assert "alguien más tiene la clave de la mesa" in page
+        # one record, one row: the exports list each flagged record once
+        desk.export()
+        with open(tmp_path / "desk" / "games.csv", encoding="utf-8", newline="") as f:
+            rows = [(r["game"], r["record_sha256"], r["counted"]) for r in csv.DictReader(f)]
+        assert len(rows) == len(set(rows)) == 3 and {r[2] for r in rows} == {"false"}
+    finally:
+        thief.close()
+        desk.stop()
