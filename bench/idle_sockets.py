@@ -51,10 +51,11 @@ def run(firewall: bool, wait: float) -> str:
             one = net.crowd_sockets(PORT, [CROWD], 10_000)
             many = net.crowd_sockets(PORT, [crowd_address(k) for k in range(1000)], 1)
             held_files = net.broker_files()
+            ca = venue.ca_file
             table = net.login(table=True, port=PORT, account="mesa01",
-                              password=venue.password("mesa01"), ca=venue.ca_file, wait=wait)  # fmt: skip
+                              password=venue.password("mesa01"), ca=ca, wait=wait)  # fmt: skip
             desk = net.login(table=False, port=LOCAL, account="desk1",
-                             password=venue.password("desk1"), ca=venue.ca_file, wait=wait)  # fmt: skip
+                             password=venue.password("desk1"), ca=ca, wait=wait)  # fmt: skip
         load = os.getloadavg()[0]
         return (
             f"firewall={'on' if firewall else 'off'} one_address_tried=10000 "

@@ -272,8 +272,9 @@ class LeagueDesk:
                         result.winner, result.score, result.hands, True, result.key_id,
                         None, text, None if result.match == NO_MATCH else result.match,
                         None)  # fmt: skip
+        day = datetime.date.fromtimestamp(result.finished_at)
         return check_league_record(self.league, self.secret, venue, result.table, record,
-                                   today=datetime.date.fromtimestamp(result.finished_at))  # fmt: skip
+                                   today=day)  # fmt: skip
 
     def _conflict(self, venue: str, table: str, seq: int) -> None:
         """Two messages of ``table`` under ``seq``: someone else holds its key."""
