@@ -107,6 +107,8 @@ def test_a_key_conflict_comes_before_every_referee_call(tmp_path: Path) -> None:
     got = kinds(view)
     assert got[:2] == ["conflict", "conflict"] and got.count("call") == 10
     assert view["attention"][0]["text"] == "mesa03: alguien más tiene la clave"
+    assert view["attention"][0]["rekey"] == "mesa03"  # its «cambiar la clave» button
+    assert "rekey" not in view["attention"][1]  # someone writes to mesa04: not its key
     assert got == sorted(got, key=ATTENTION_ORDER.index)
 
 
