@@ -3,7 +3,7 @@ organiser's page shows.
 
 ::
 
-    truco-table rekey --config /etc/truco-table/tournament.toml ABCD-EFGH-JKMN-PQRS
+    truco-table rekey --config /etc/truco-table/table.toml ABCD-EFGH-JKMN-PQRS
 
 When someone else holds a table's key (the desk saw two messages under one number), the
 organiser presses «Cambiar la clave» on that item of the page and reads out the one-time
@@ -74,6 +74,6 @@ def configure(r: argparse.ArgumentParser) -> None:
         "después de un choque de claves (alguien más tenía la clave de esta mesa)."
     )
     r.add_argument("--config", required=True, metavar="ARCHIVO",
-                   help="el tournament.toml de la mesa (el que nombra su clave)")  # fmt: skip
+                   help="la configuración de la mesa con su sección [tournament] (table.toml)")  # fmt: skip
     r.add_argument("code", metavar="CÓDIGO", help="el código de la página: ABCD-EFGH-JKMN-PQRS")
     r.set_defaults(func=run_rekey)

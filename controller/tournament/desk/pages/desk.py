@@ -403,7 +403,7 @@ document.addEventListener("click", async ev => {  // a key conflict: a new key f
     body: JSON.stringify({table})});
   const d = await r.json().catch(() => ({}));
   $("rekey").textContent = r.ok ? `Código de ${d.table}: ${d.code}. Escribilo en la mesa: ` +
-    `truco-table rekey --config <su tournament.toml> ${d.code}, y reiniciala.`
+    `truco-table rekey --config /etc/truco-table/table.toml ${d.code}, y reiniciala.`
     : (d.error || "No se pudo cambiar la clave");
   refresh();
 });
