@@ -38,8 +38,11 @@ def run_rekey(args: argparse.Namespace, out: TextIO | None = None) -> int:
         return 2
     try:
         section = tomllib.loads(config.read_text(encoding="utf-8")).get("tournament")
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
-        print(f"No se puede leer {config}: {e}", file=sys.stderr)
+    except OSError as e:
+        print(f"No se puede leer {config}: {e.strerror or 'error de lectura'}", file=sys.stderr)
+        return 2
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+        print(f"{config} no es una configuración de mesa (TOML)", file=sys.stderr)
         return 2
     name = section.get("key_file") if isinstance(section, dict) else None
     if not isinstance(name, str) or not name:
