@@ -55,7 +55,7 @@ def unseen(
             f"held: its events reached the desk up to {late:.0f} s after they were played, "
             f"more than a resend explains ({RESEND_S:.0f} s)"
         )
-    if hand_s is not None and hands > 0:
+    if hand_s and hands > 0:
         span = max(a for a, _ in arrivals) - min(a for a, _ in arrivals)
         if span < hands * hand_s:
             return (
