@@ -328,7 +328,7 @@ def configure(d: argparse.ArgumentParser) -> None:
     d.add_argument("--refresh", type=_positive(float), default=1.0, help="seconds")
     d.add_argument("--duration", type=duration, default=0, help="stop after this many seconds")
     d.add_argument(
-        "--hand-s", type=duration, default=Quota.hand_s, metavar="SECONDS",
+        "--hand-s", type=duration, default=3.0, metavar="SECONDS",  # Quota.hand_s
         help="the shortest a hand takes at a real table (3): a game whose hands reach the "
         "desk faster is held for the organiser (0: not checked)",
     )  # fmt: skip

@@ -77,6 +77,6 @@ def configure(r: argparse.ArgumentParser) -> None:
         "después de un choque de claves (alguien más tenía la clave de esta mesa)."
     )
     r.add_argument("--config", required=True, metavar="ARCHIVO",
-                   help="la configuración de la mesa con su sección [tournament] (table.toml)")  # fmt: skip
+                   help="la configuración de la mesa, con su sección [tournament]")  # fmt: skip
     r.add_argument("code", metavar="CÓDIGO", help="el código de la página: ABCD-EFGH-JKMN-PQRS")
     r.set_defaults(func=run_rekey)

@@ -47,9 +47,10 @@ def test_ten_thousand_idle_sockets_lock_out_no_table_and_no_desk(netns_venue: Ve
         many = net.crowd_sockets(PORT, [crowd_address(k) for k in range(1000)], 1)
         assert many["held"] == 1000  # a crowd of addresses: each within its limit
         assert net.broker_files() < files  # the broker never ran out of files
+        ca = venue.ca_file
         table = net.login(table=True, port=PORT, account="mesa01",
-                          password=venue.password("mesa01"), ca=venue.ca_file, wait=120)  # fmt: skip
+                          password=venue.password("mesa01"), ca=ca, wait=120)  # fmt: skip
         desk = net.login(table=False, port=LOCAL, account="desk1",
-                         password=venue.password("desk1"), ca=venue.ca_file, wait=120)  # fmt: skip
+                         password=venue.password("desk1"), ca=ca, wait=120)  # fmt: skip
         assert table is not None, "a table could not log in past the idle sockets"
         assert desk is not None, "the organiser's desk could not log in past the idle sockets"
