@@ -28,7 +28,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 __all__ = [
     "MIN_MICROPYTHON",
@@ -415,28 +414,19 @@ def _seat(text: str) -> int:
     return int(text)
 
 
-class _SpanishHelp(argparse.HelpFormatter):
-    """argparse's help with its own words in Spanish (``uso:``)."""
+def _in_spanish(sub: argparse.ArgumentParser, parent: argparse.ArgumentParser) -> None:
+    """A subcommand's parser speaks as ``seat``'s: argparse's words and errors in Spanish."""
+    from . import spanish_parser
 
-    def add_usage(
-        self, usage: str | None, actions: Any, groups: Any, prefix: str | None = None
-    ) -> None:
-        super().add_usage(usage, actions, groups, "uso: " if prefix is None else prefix)
-
-
-def _in_spanish(parser: argparse.ArgumentParser) -> None:
-    parser.formatter_class = _SpanishHelp
-    parser._positionals.title = "argumentos"
-    parser._optionals.title = "opciones"
-    for action in parser._actions:
-        if isinstance(action, argparse._HelpAction):
-            action.help = "muestra esta ayuda y termina"
+    sub.formatter_class = parent.formatter_class
+    spanish_parser(sub)
+    if hasattr(parent, "spanish"):
+        sub.spanish = True  # type: ignore[attr-defined]
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """The ``seat`` subcommand: ``install`` and ``test`` (help in Spanish)."""
     parser.description = "Las cajitas de los asientos: cargar el programa en la Pico y probarla."
-    _in_spanish(parser)
     sub = parser.add_subparsers(
         dest="seat_command", required=True, metavar="{install,test}", title="comandos"
     )
@@ -465,7 +455,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "esta copia del proyecto)",
     )
     i.set_defaults(func=_cmd_install)
-    _in_spanish(i)
+    _in_spanish(i, parser)
     t = sub.add_parser(
         "test",
         help="prueba la cajita: muestra el lector, la pantallita, los botones y las cartas",
@@ -480,4 +470,4 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--segundos", type=_seconds, metavar="S", help="termina solo después de S segundos"
     )
     t.set_defaults(func=_cmd_test)
-    _in_spanish(t)
+    _in_spanish(t, parser)
