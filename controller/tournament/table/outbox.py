@@ -23,7 +23,10 @@ Two files in the outbox directory (by default ``<state_dir>/outbox/``):
 **Damage never reuses a seq.** On opening, a torn last line (text without its newline:
 the power went while it was written, so it was never sent) is cut off quietly; a last
 line that lost only its newline but checks (its ``c`` matches, its seq the next) was
-written whole and may have been sent: it is kept, and the newline put back. Any other
+written whole and may have been sent: it is kept, and the newline put back; so is
+every entry whose newline before or after it was damaged (replaced by another byte, or
+lost: two entries on one line): the check decides, each part from one ``{"seq":`` to
+the next is the entry it is when its check matches. Any other
 damage (a line that is not an entry, a zeroed page, a seq out of order, a gap, an
 ``acked`` beyond the journal) may have destroyed messages the desk already has, so their
 numbers are never given again: every good entry is kept where it was, the numbers the
