@@ -442,9 +442,10 @@ def _split_joined(raw: bytes) -> list[tuple[Entry | None, int]] | None:
     """A stored line that is not one entry, read as the entries it holds when the
     newline between two of them was damaged (replaced by another byte, or lost): each
     part from one ``{"seq":`` to the next (or to the end) is an entry if its check
-    matches, with or without one last byte (the damaged newline). Returns ``(entry or None, bytes)`` for
-    every part (the bytes before the first start are one part), or ``None`` when no part
-    is an entry. The check decides: a part whose check does not match is damage."""
+    matches, with or without one last byte (the damaged newline). Returns ``(entry or
+    None, bytes)`` for every part (the bytes before the first start are one part), or
+    ``None`` when no part is an entry. The check decides: a part whose check does not
+    match is damage."""
     starts = []
     at = raw.find(_ENTRY_START)
     while at >= 0:

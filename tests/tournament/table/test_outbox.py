@@ -270,7 +270,9 @@ def test_an_entry_whose_preceding_newline_is_damaged_is_read_as_the_entry_it_is(
     box.ack(1)
     box.close()  # acked = 1: the desk has not had 2..6
     data = bytearray(journal(tmp_path))
-    at = _newlines(bytes(data))[{"first": 0, "middle": 2, "before the last": 4, "the last": 5}[which]]
+    at = _newlines(bytes(data))[
+        {"first": 0, "middle": 2, "before the last": 4, "the last": 5}[which]
+    ]
     if damage == "replaced":
         data[at] = ord("x")
     elif damage == "zeroed":
@@ -282,8 +284,11 @@ def test_an_entry_whose_preceding_newline_is_damaged_is_read_as_the_entry_it_is(
     assert again.lost == [] and again.damage is None
     assert [json.loads(e.payload)["n"] for e in again] == [0, 1, 2, 3, 4, 5]
     assert [e.seq for e in again.unacked()] == [2, 3, 4, 5, 6]  # still to be sent
-    assert journal(tmp_path) == b"".join(  # the newline put back
-        line + b"\n" for line in bytes(journal(tmp_path)).split(b"\n")[:-1]
+    assert (
+        journal(tmp_path)
+        == b"".join(  # the newline put back
+            line + b"\n" for line in bytes(journal(tmp_path)).split(b"\n")[:-1]
+        )
     )
     assert len(_newlines(journal(tmp_path))) == 6
     third = Outbox(tmp_path)
