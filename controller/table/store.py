@@ -493,8 +493,7 @@ class GameStore:
         self.disk.fsync_dir(self.archive_dir)
         self._moved_aside = target
         log.error(
-            "%s was being archived as %s but is damaged (%s): taken out of the archive, "
-            "kept as %s",
+            "%s was being archived as %s but is damaged (%s): taken out of the archive, kept as %s",
             self.path,
             archived,
             why,

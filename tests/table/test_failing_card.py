@@ -14,6 +14,7 @@ import pytest
 
 from controller.engine import HouseRules
 from controller.table.service import drop_command
+from controller.table.store import plain
 
 from .faulty_disk import FaultyDisk
 from .panel_text import PanelDisplay, panel_text
@@ -39,7 +40,9 @@ def test_control_undo_is_acknowledged_while_the_disk_refuses_and_applied_once(
     from controller.cli import main
 
     disk = FaultyDisk(error)
-    rig = Rig(tmp_path, disk=disk)
+    run = tmp_path / "run"  # the runtime folder, in memory: the table answers there
+    run.mkdir()
+    rig = Rig(tmp_path, disk=disk, answers=run / "controls.json")
     rig.deal()
     for seat, button in [(0, "envido"), (1, "quiero")]:
         rig.press(seat, button)
@@ -48,24 +51,27 @@ def test_control_undo_is_acknowledged_while_the_disk_refuses_and_applied_once(
     stop = threading.Event()
     server = _served(rig, stop)
     try:
-        state = str(tmp_path)
-        assert main(["control", "undo", "--state", state, "--id", "u1", "--wait", "5"]) == 0
-        assert "undo: the table took it" in capsys.readouterr().out
-        # the retry of the same command (its id) is acknowledged, not applied again
-        assert main(["control", "undo", "--state", state, "--id", "u1", "--wait", "5"]) == 0
+        argv = ["control", "undo", "--state", str(tmp_path), "--run", str(run), "--id", "u1"]
+        assert main([*argv, "--wait", "5"]) == 0
+        out = capsys.readouterr().out  # what the table did, and that it is in memory
+        assert out.startswith("undo: deshecho: 1 quiero (en memoria: ")
+        # the retry of the same command (its id) is answered, not applied again
+        assert main([*argv, "--wait", "5"]) == 0
+        assert capsys.readouterr().out.startswith("undo: ya estaba hecho: deshecho: 1 quiero")
     finally:
         stop.set()
         server.join()
     assert rig.moves() == ["0 envido"]  # one undo, in memory
     assert not list((tmp_path / "control").iterdir())
+    assert (run / "controls.json").exists()
     disk.failing = False
     rig.clock.now += 5
     rig.run()
     rig.service.step(0.0)
     again = Rig(tmp_path)  # the disk took it: one undo in the record, noted once
     assert again.moves() == ["0 envido"]
-    text = (tmp_path / "current.truco").read_text(encoding="utf-8")
-    assert text.count("# control u1") == 1
+    text = plain((tmp_path / "current.truco").read_text(encoding="utf-8"))
+    assert text.count("# control u1: deshecho: 1 quiero\n") == 1
     assert text.count("deshecho por el árbitro") == 1
 
 
