@@ -418,7 +418,13 @@ def run_all(workdir: Path, *, full: bool) -> Figures:
 
 
 def errno_sweep(
-    workdir: Path, seed: int, players: int, error: int, *, windows: tuple[int, ...], target: int = 15
+    workdir: Path,
+    seed: int,
+    players: int,
+    error: int,
+    *,
+    windows: tuple[int, ...],
+    target: int = 15,
 ) -> Figures:
     """One game's errno trials at every system call of its run, for each window (0: the
     call fails once; n: every call fails for n steps): the issue-45 sweep of seed 34, 4
