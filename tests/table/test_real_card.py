@@ -396,3 +396,72 @@ def test_a_damaged_record_caught_between_link_and_unlink_is_never_archived(
                     assert stored == render_lines(kept)[0]
                     assert unsound(stored) is None
                 again.close()
+
+
+# ------------------------------------------------------------- the shipped path
+
+
+def test_the_running_service_and_the_command_line_agree_on_a_read_only_card(
+    tmp_path: Path,
+) -> None:
+    """``truco-table run --config`` (seat nodes simulated on ptys) and ``truco-table
+    control`` as processes: the card goes read-only after the command is dropped, the
+    service applies it from memory and says so; a power cut (the service stopped, the
+    card replugged) and the restarted service applies it once; the retries never undo
+    again."""
+    import signal
+    import subprocess
+    import sys
+
+    from .test_daemon import running_table
+
+    run = tmp_path / "run"
+    run.mkdir()
+    table_extra = f'status_file = "{run / "seats.json"}"\n'
+
+    def cli(*extra: str) -> subprocess.CompletedProcess[str]:
+        argv = ["control", "undo", "--state", str(state), "--run", str(run), *extra]
+        return subprocess.run(
+            [sys.executable, "-m", "controller.cli", *argv],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
+    with ext4_card(tmp_path / "sd") as card:
+        state = card.mount / "state"
+        (tmp_path / "a").mkdir()
+        with running_table(tmp_path / "a", table_extra=table_extra, state=state) as table:
+            table.deal()
+            table.press(0, "envido", "0 envido")
+            table.press(1, "quiero", "1 quiero")
+            table.proc.send_signal(signal.SIGSTOP)  # busy: the command waits for it
+            try:
+                argv = ["control", "undo", "--state", str(state), "--run", str(run)]
+                pending = subprocess.Popen(
+                    [sys.executable, "-m", "controller.cli", *argv, "--id", "e2e"],
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                )
+                assert wait_for(command_file(state))
+                card.fail()
+            finally:
+                table.proc.send_signal(signal.SIGCONT)
+            out, err = pending.communicate(timeout=60)
+            assert pending.returncode == 0, err
+            assert out.startswith("undo: deshecho: 1 quiero (en memoria: "), out
+            done = cli("--id", "e2e")
+            assert done.returncode == 0 and "ya estaba hecho: deshecho" in done.stdout
+            done = cli("--wait", "0.5")  # a new command: the card refuses to take it
+            assert done.returncode == 2 and "no se hizo nada" in done.stderr, done.stderr
+            assert "1 quiero" in table.text()  # on the card: the undo is in memory only
+        card.replug()  # the service was stopped (SIGTERM); the card comes back
+        (tmp_path / "b").mkdir()
+        with running_table(tmp_path / "b", table_extra=table_extra, state=state) as table:
+            assert wait_for(lambda: "# deshecho por el árbitro: 1 quiero" in table.text())
+            done = cli("--id", "e2e")
+            assert done.returncode == 0, done.stderr
+            assert done.stdout.startswith("undo: ya estaba hecho: deshecho: 1 quiero\n")
+            assert table.text().count("# deshecho por el árbitro") == 1
+            assert "# control e2e: deshecho: 1 quiero" in table.text()
