@@ -62,9 +62,11 @@ def _answers(state: Path, run: Path) -> Callable[[str], Answer | None]:
 
     def answer_for(command_id: str) -> Answer | None:
         said = read_answers(run / ANSWERS_FILE).get(command_id)
-        if said is not None and said.final:
+        if said is not None and said.final and said.durable:
             return said
         recorded = _record_answer(state, command_id)
+        if said is not None and said.final:  # in memory then; on the card by now?
+            return said if recorded is None else Answer(said.state, said.text, True)
         return recorded if recorded is not None else said
 
     return answer_for

@@ -221,6 +221,8 @@ def full_card(card: TmpfsCard, state: Path, run: Path, n: int) -> None:
     assert code == 0 and "ya estaba hecho" in out and rig.moves() == ["0 envido"], out
     card.free()
     assert wait_for(lambda: not rig.store.pending)
+    code, out, _ = control(state, run, "--id", f"full{n}")  # on the card now
+    assert code == 0 and out == f"{UNDONE.replace(': ', ': ya estaba hecho: ', 1)}\n", out
     server.kill()
     rig.close()
     assert undos(state) == 1
