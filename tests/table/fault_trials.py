@@ -260,6 +260,12 @@ def errno_trial(s: Script, state: Path, error: int, at: int, window: int) -> str
         return f"the service raised {type(e).__name__}: {e}"
     if run.store.pending or run.store.problem:
         return "the record never caught up"
+    # the table itself went on through the spell: the game it played was won and
+    # archived in play (issue 45: once seen stuck at a deal after a read-only spell,
+    # never archived; finish() alone would have played the rest on a fresh service)
+    archived = run.store.archived()
+    if len(archived) != 1 or plain(archived[0].read_text(encoding="utf-8")) != s.reference:
+        return f"{len(archived)} archived record(s) in play, not the uninterrupted one"
     return finish(s, state, len(s.steps))
 
 

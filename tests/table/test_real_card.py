@@ -467,3 +467,45 @@ def test_the_running_service_and_the_command_line_agree_on_a_read_only_card(
             assert done.stdout.startswith("undo: ya estaba hecho: deshecho: 1 quiero\n")
             assert table.text().count("# deshecho por el árbitro") == 1
             assert "# control e2e: deshecho: 1 quiero" in table.text()
+
+
+# ---------------------------------------------- a read-only spell under a whole game
+
+
+def test_a_read_only_spell_on_the_card_loses_no_game(tmp_path: Path, full_run: bool) -> None:
+    """Issue 45's last case, seen once and not reproduced: after a read-only spell (ext4,
+    4 players, the game of seed 34) a table was left at a deal and its finished game
+    never archived. The seed-34 game is played through the service on a real ext4 card
+    that goes read-only at some step and comes back (replugged) some steps later, while
+    the same service plays on: the game ends, in play, archived as the uninterrupted
+    run archived it (50 spells with TRUCO_FULL_FAULTS=1)."""
+    import logging
+
+    from .fault_trials import Run, reference, script
+    from .faulty_disk import FaultyDisk
+
+    s = reference(script(34, 4, 15), tmp_path / "reference")
+    rng = random.Random(34)
+    spells = 50 if full_run else 6
+    logging.disable(logging.CRITICAL)
+    try:
+        with ext4_card(tmp_path / "sd", mib=32) as card:
+            for n in range(spells):
+                state = card.mount / f"t{n}"
+                start = rng.randrange(0, len(s.steps) - 1)
+                end = min(len(s.steps), start + rng.choice([1, 2, 5, 20, len(s.steps)]))
+                run = Run(s, state, FaultyDisk())  # real calls: every fsync reaches the card
+                run.play(0, start)
+                card.fail()
+                run.play(start, end)  # the card refuses: the game goes on in memory
+                card.replug()  # and takes writes again, under the same service
+                run.play(end)
+                run.settle()
+                label = f"spell {n}: read-only from step {start} to {end} of {len(s.steps)}"
+                assert not run.store.pending and run.store.problem is None, label
+                archived = run.store.archived()
+                assert len(archived) == 1, f"{label}: {len(archived)} archived in play"
+                assert plain(archived[0].read_text(encoding="utf-8")) == s.reference, label
+                run.service.close()
+    finally:
+        logging.disable(logging.NOTSET)
