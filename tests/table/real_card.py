@@ -16,9 +16,11 @@ elsewhere, and the tests that use them are skipped with it.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import shutil
 import subprocess
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,13 +29,21 @@ def _run(*argv: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
 
 
+@functools.cache
 def skip_reason() -> str | None:
-    """Why real failing storage cannot be made here (``None``: it can)."""
+    """Why real failing storage cannot be made here (``None``: it can): not root, a
+    tool missing, or mounting refused (a container without the privilege); tried once."""
     if os.geteuid() != 0:
         return "mounting a loop ext4 image and a tmpfs needs root (CI runs as root)"
     for tool in ("mount", "umount", "mkfs.ext4", "losetup"):
         if shutil.which(tool) is None:
-            return f"no {tool} on this machine"
+            return f"no {tool} on this machine (e2fsprogs, mount)"
+    with tempfile.TemporaryDirectory(prefix="truco-card-") as tmp:
+        try:
+            with tmpfs_card(Path(tmp) / "tmpfs", kib=64), ext4_card(Path(tmp) / "ext4", mib=4):
+                pass
+        except RuntimeError as e:
+            return f"cannot mount here: {e}"
     return None
 
 
