@@ -328,6 +328,7 @@ class GameStore:
         self._linked: Path | None = None  # _games[0] linked into the archive, not unlinked
         self._aside: tuple[bytes, str] | None = None  # a damaged original still to keep
         self._moved_aside: Path | None = None  # the damaged original already in damaged/
+        self._moved_why = ""  # why it was taken out of the archive
         self._unreadable = False  # current.truco could not be read: move it aside first
         self.problem: str | None = None
         self.faults = 0  # disk errors met so far
@@ -381,6 +382,8 @@ class GameStore:
         lines, good, why, torn = check_lines(data)
         if why is None:
             lines, why = self._parse_check(lines)
+        if why is None and self._moved_aside is not None:  # taken out of the archive:
+            why = self._moved_why  # a torn end there is damage, said as damage
         self._games = [lines]
         self._on_disk = len(lines)
         if why is not None:
@@ -491,7 +494,7 @@ class GameStore:
         self.disk.replace(archived, target)  # an atomic move: never in both, never in none
         self.disk.fsync_dir(self.damaged_dir)
         self.disk.fsync_dir(self.archive_dir)
-        self._moved_aside = target
+        self._moved_aside, self._moved_why = target, f"archived but damaged: {why}"
         log.error(
             "%s was being archived as %s but is damaged (%s): taken out of the archive, kept as %s",
             self.path,

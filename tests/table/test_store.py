@@ -283,6 +283,24 @@ def test_a_cut_between_link_and_unlink_with_a_damaged_tail_archives_once(
     assert path.read_bytes() == stored(LINES)
 
 
+def test_a_torn_record_caught_between_link_and_unlink_is_told_as_damage(tmp_path: Path) -> None:
+    store = GameStore(tmp_path)
+    store.restore()
+    for line in LINES:
+        store.append(line)
+    target = tmp_path / "archive" / "20260101-000000.truco"
+    target.parent.mkdir()
+    os.link(store.path, target)  # the power went before the unlink
+    with open(store.path, "r+b") as f:  # and the card lost the end of the last line
+        f.truncate(len(stored(LINES)) - 5)
+    again = GameStore(tmp_path)
+    assert again.restore() == LINES[:1]  # its hand had no action left: dealt again
+    assert again.archived() == []
+    assert again.damage is not None and again.damage.aside is not None
+    assert "archived but damaged" in again.damage.why
+    assert again.damage.aside.read_bytes() == stored(LINES)[:-5]
+
+
 def test_a_cut_between_link_and_unlink_of_a_sound_record_is_finished(tmp_path: Path) -> None:
     store = GameStore(tmp_path)
     store.restore()
