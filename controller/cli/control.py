@@ -137,7 +137,7 @@ def _cmd_control(args: argparse.Namespace) -> int:
         try:
             HouseRules.from_options(dict(w.split("=", 1) for w in args.args))
         except ValueError as e:
-            _say(f"rules: {e} (dá palabras CLAVE=VALOR)")
+            _say(f"rules: {e} (usá palabras CLAVE=VALOR)")
             return 2
     elif args.args:
         _say(f"{args.command} no lleva más palabras")
