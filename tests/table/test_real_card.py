@@ -509,3 +509,56 @@ def test_a_read_only_spell_on_the_card_loses_no_game(tmp_path: Path, full_run: b
                 run.service.close()
     finally:
         logging.disable(logging.NOTSET)
+
+
+def test_a_game_finished_on_a_full_card_keeps_its_archive(tmp_path: Path) -> None:
+    """The service's side of the full card (issue 45: "archive policy: deleted <just
+    archived>.truco (the oldest)"): older games in the archive, the game won and
+    archived, and the card full from some system call after the archive's link (the new
+    game's record then meets ENOSPC and the policy makes room): the older games go, the
+    game just archived stays, whole."""
+    import logging
+
+    from .fault_trials import Run, reference, script
+    from .faulty_disk import FaultyDisk
+
+    s = reference(script(8, 2, 15), tmp_path / "reference")
+    logging.disable(logging.CRITICAL)
+    try:
+        with tmpfs_card(tmp_path / "card", kib=1024) as card:
+            cases = [("open_new", 0), ("write", 0), ("open_new", 3), ("write", 3)]
+            for n, (after, older) in enumerate(cases):
+                state = card.mount / f"t{n}"
+                old = state / "archive"
+                old.mkdir(parents=True)
+                for i in range(older):  # games archived before, older by their time
+                    (old / f"2025010{i}-000000.truco").write_bytes(render_lines(["table"])[0])
+                    os.utime(old / f"2025010{i}-000000.truco", (i, i))
+                disk = FaultyDisk()
+                linked: list[str] = []
+
+                def fill(name: str, detail: str, when: str = after) -> None:
+                    if name == "link":
+                        linked.append(detail)
+                    elif linked and name == when and len(linked) == 1:
+                        linked.append("full")
+                        card.fill()  # from here on, what needs a page meets ENOSPC
+
+                disk.on_op = fill
+                run = Run(s, state, disk)
+                run.play(0)
+                run.settle()
+                assert linked[-1:] == ["full"], linked
+                assert run.store.faults > 0  # the new game's record met the full card
+                finished = [
+                    p
+                    for p in run.store.archived()
+                    if plain(p.read_text(encoding="utf-8")) == s.reference
+                ]
+                assert len(finished) == 1, f"full after {after}: {run.store.archived()}"
+                card.free()
+                run.settle()
+                assert finished[0].exists() and not run.store.pending
+                run.service.close()
+    finally:
+        logging.disable(logging.NOTSET)
