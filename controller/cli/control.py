@@ -169,12 +169,15 @@ def _cmd_control(args: argparse.Namespace) -> int:
         if earlier is not None and earlier.final:
             return _report(said, earlier, again=True)
     path = control / f"{command_id}.cmd"
+    kept = True  # the command file is on the card (a power cut keeps it)
     if not (path.exists() or path.with_suffix(".taken").exists()):
         try:
             path = drop_command(state, *words, command_id=command_id)
         except OSError as e:
-            _say(f"no puedo escribir en {control}: {e.strerror}: no se hizo nada")
-            return 2
+            if not path.exists():
+                _say(f"no puedo escribir en {control}: {e.strerror}: no se hizo nada")
+                return 2
+            kept = False  # the table can read it, but the card did not keep it
     deadline = time.monotonic() + max(0.0, args.wait)
     answer = _wait_answer(answer_for, command_id, deadline)
     if answer is not None:
@@ -187,10 +190,15 @@ def _cmd_control(args: argparse.Namespace) -> int:
     except FileNotFoundError:
         pass  # the table claimed it: its answer follows
     except OSError as e:
+        how = (
+            "la mesa lo aplica una sola vez cuando lo lea"
+            if kept
+            else "la mesa que está andando lo aplica una sola vez cuando lo lea; la "
+            "tarjeta no lo guardó, así que un corte de luz antes lo borra"
+        )
         _say(
             f"la mesa no respondió en {args.wait:g} s y no puedo retirar el comando "
-            f"({e.strerror}): queda pendiente y la mesa lo aplica una sola vez cuando lo "
-            f"lea. Para saber qué hizo: {retry}"
+            f"({e.strerror}): queda pendiente: {how}. Para saber qué hizo: {retry}"
         )
         return EXIT_UNRESOLVED
     answer = answer_for(command_id)

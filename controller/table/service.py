@@ -70,7 +70,7 @@ from .chord import RefereeChord
 from .inbox import Inbox
 from .notify import Notifier, flood_status
 from .screens import screen_for, screens_for
-from .store import ArchivePolicy, GameStore, fsync_dir
+from .store import ArchivePolicy, Disk, GameStore, fsync_dir
 from .table import DealReading, Phase, Table, TableResult
 
 __all__ = [
@@ -1013,5 +1013,5 @@ def drop_command(state_dir: Path, *words: str, command_id: str | None = None) ->
     os.close(fd)
     target = control / f"{name}.cmd"
     os.replace(tmp, target)
-    fsync_dir(control)
+    Disk().fsync_dir(control)  # raises: the caller says the command is not on the card
     return target

@@ -405,7 +405,7 @@ SITES = (
     Site("store", "GameStore._take_out_of_archive", "self.disk.fsync_dir(self.archive_dir)"),
     # truco-table control's command files
     Site("service", "drop_command", "os.fsync(fd)"),
-    Site("service", "drop_command", "fsync_dir(control)"),
+    Site("service", "drop_command", "Disk().fsync_dir(control)"),
     Site("service", "drop_command", "fsync_dir(state_dir)"),
     # the outbox
     Site("outbox", "atomic_write", "os.fsync(f.fileno())"),

@@ -50,11 +50,25 @@ def skip_reason() -> str | None:
 class Ext4Card:
     def __init__(self, image: Path, mount: Path) -> None:
         self.image, self.mount = image, mount
+        self.device: str | None = None
 
     def _mount(self) -> None:
-        done = _run("mount", "-o", "loop,errors=remount-ro", str(self.image), str(self.mount))
+        # a loop device of its own each time: one whose aborted file system is still
+        # held (a lazy unmount) would give that read-only superblock back
+        done = _run("losetup", "--find", "--show", str(self.image))
         if done.returncode:
+            raise RuntimeError(f"losetup {self.image}: {done.stderr.strip()}")
+        self.device = done.stdout.strip()
+        done = _run("mount", "-o", "errors=remount-ro", self.device, str(self.mount))
+        if done.returncode:
+            _run("losetup", "-d", self.device)
             raise RuntimeError(f"mount {self.image}: {done.stderr.strip()}")
+        probe = self.mount / ".probe"
+        try:
+            probe.write_bytes(b"")
+            probe.unlink()
+        except OSError as e:
+            raise RuntimeError(f"{self.mount} is not writable after mounting: {e}") from None
 
     def fail(self) -> None:
         """The file system goes read-only under the table's feet (EROFS)."""
@@ -68,9 +82,19 @@ class Ext4Card:
         self._mount()
 
     def unmount(self) -> None:
-        done = _run("umount", str(self.mount))
-        if done.returncode:  # a descriptor still open (a service not closed): detach it
+        import gc
+        import time
+
+        for attempt in range(20):
+            if not _run("umount", str(self.mount)).returncode:
+                break
+            gc.collect()  # a descriptor a dropped object still holds
+            time.sleep(0.05 * (attempt + 1))
+        else:  # still held: detached, and its loop device freed once it is let go
             _run("umount", "-l", str(self.mount))
+        if self.device is not None:
+            _run("losetup", "-d", self.device)
+            self.device = None
 
 
 @contextlib.contextmanager
