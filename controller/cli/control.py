@@ -132,18 +132,18 @@ def _cmd_control(args: argparse.Namespace) -> int:
     if args.command == "rules":
         bare = [w for w in args.args if "=" not in w]
         if bare:
-            _say(f"rules: {bare[0]!r} no es CLAVE=VALOR (por ejemplo: rules flor=on target=15)")
+            _say(f"rules: {bare[0]!r} no es CLAVE=VALOR (por ejemplo rules flor=on target=15)")
             return 2
         try:
             HouseRules.from_options(dict(w.split("=", 1) for w in args.args))
         except ValueError as e:
-            _say(f"rules: {e} (usá palabras CLAVE=VALOR)")
+            _say(f"{e} (dalas como CLAVE=VALOR)")
             return 2
     elif args.args:
-        _say(f"{args.command} no lleva más palabras")
+        _say(f"{args.command} no lleva nada más")
         return 2
     if args.id is not None and not COMMAND_ID_RE.fullmatch(args.id):
-        _say(f"--id {args.id!r}: letras, dígitos, '-', '_' o '.' (64 a lo sumo)")
+        _say(f"--id {args.id!r}: letras, números, '-', '_' o '.' (64 como mucho)")
         return 2
     state = Path(args.state)
     if not state.is_dir():
@@ -228,16 +228,29 @@ def configure(c: argparse.ArgumentParser) -> None:
         "próximo, en la mesa que está andando. Dice lo que hizo la mesa (0: hecho; 1: no "
         "se hizo nada; 3: todavía no se sabe)."
     )
-    c.add_argument("command", choices=("undo", "new-game", "rules"), help="qué hacer")
-    c.add_argument("args", nargs="*", help="para rules: las reglas del próximo partido")
+    c.add_argument(
+        "command",
+        choices=("undo", "new-game", "rules"),
+        metavar="ORDEN",
+        help="undo: deshacer la última jugada; new-game: partido nuevo; rules: las reglas "
+        "del partido que viene",
+    )
+    c.add_argument(
+        "args",
+        nargs="*",
+        metavar="CLAVE=VALOR",
+        help="para rules: las reglas de la casa del próximo partido (CLAVE=VALOR)",
+    )
     c.add_argument(
         "--state",
         default="/var/lib/truco-table",
-        help="la carpeta de estado de la mesa (por defecto %(default)s)",
+        metavar="CARPETA",
+        help="la carpeta de estado de la mesa",
     )
     c.add_argument(
         "--run",
         default="/run/truco-table",
+        metavar="CARPETA",
         help="la carpeta donde la mesa responde, en memoria (por defecto %(default)s)",
     )
     c.add_argument(
@@ -245,12 +258,12 @@ def configure(c: argparse.ArgumentParser) -> None:
         type=seconds,
         default=3.0,
         metavar="SEGUNDOS",
-        help="cuánto esperar la respuesta de la mesa (por defecto %(default)s)",
+        help="cuánto esperar la respuesta de la mesa",
     )
     c.add_argument(
         "--id",
         metavar="ID",
-        help="el id del comando (por defecto uno nuevo); repetido con el mismo id, la mesa "
-        "lo aplica una sola vez",
+        help="el identificador de la orden (si no se da, uno nuevo); repetida con el mismo, "
+        "la mesa la aplica una sola vez",
     )
     c.set_defaults(func=_cmd_control)

@@ -373,7 +373,7 @@ class GameStore:
         except FileNotFoundError:
             return None
         except OSError as error:
-            log.error("cannot read %s: %s; a new game starts in memory", self.path, error)
+            log.error("no puedo leer %s: %s; empieza un partido nuevo en memoria", self.path, error)
             self._fault(error)
             self._unreadable = True
             self._on_disk = None
@@ -394,7 +394,7 @@ class GameStore:
         stored, crc = render_lines(lines)
         if self.dropped is not None or data[:good] != stored:
             if self.dropped is not None and self.damage is None:
-                log.warning("dropped a torn end from %s: %r", self.path, self.dropped)
+                log.warning("se descartó un final cortado de %s: %r", self.path, self.dropped)
             self._on_disk = None  # rewritten: without the torn end, or with its checks
         else:
             self._crc, self._good_len = crc, good
@@ -431,8 +431,8 @@ class GameStore:
         self._on_disk = None
         self.damage = Damage(kept + 1, kept, len(original), why, self._moved_aside)
         log.error(
-            "%s is damaged (%s): the game goes on from its %d good line(s); "
-            "the damaged original is kept in %s/",
+            "%s está dañado (%s): el partido sigue desde sus %d líneas buenas; "
+            "el original dañado queda guardado en %s/",
             self.path,
             why,
             kept,
@@ -455,7 +455,7 @@ class GameStore:
             tail -= 1
             if tail and head(tail - 1) == "dealer":
                 tail -= 1
-            log.info("the last hand had no action yet: its deal will be read again")
+            log.info("la última mano no tenía ninguna jugada: se vuelve a leer su reparto")
             dropped = "\n".join(lines[tail:])
             self.dropped = dropped if self.dropped is None else f"{dropped}\n{self.dropped}"
             del lines[tail:]
@@ -477,7 +477,7 @@ class GameStore:
                     if why is not None:
                         self._take_out_of_archive(other, why)
                         return False
-                    log.info("%s was archived as %s before a restart", self.path, other)
+                    log.info("%s se archivó como %s antes de reiniciar", self.path, other)
                     self.disk.unlink(self.path)
                     self.disk.fsync_dir(self.dir)
                     self.last_archived = other
@@ -496,7 +496,8 @@ class GameStore:
         self.disk.fsync_dir(self.archive_dir)
         self._moved_aside, self._moved_why = target, f"archived but damaged: {why}"
         log.error(
-            "%s was being archived as %s but is damaged (%s): taken out of the archive, kept as %s",
+            "%s se estaba archivando como %s pero está dañado (%s): sale del archivo, "
+            "queda guardado como %s",
             self.path,
             archived,
             why,
@@ -545,7 +546,7 @@ class GameStore:
             self._fault(error)
             return False
         if self.problem is not None:
-            log.info("%s is writable again; the record is complete", self.path)
+            log.info("%s se puede escribir de nuevo; el registro está completo", self.path)
         self.problem = None
         return True
 
@@ -555,7 +556,7 @@ class GameStore:
         if error.errno in (errno.ENOSPC, errno.EDQUOT):
             self._keep_reserve()  # the oldest games make room for this one
         if self.problem is None:
-            log.error("cannot write %s: %s; the game goes on in memory", self.path, error)
+            log.error("no puedo escribir %s: %s; el partido sigue en memoria", self.path, error)
         self.problem = f"disco: {error.strerror or error}"
 
     def _settle(self) -> None:
@@ -579,7 +580,7 @@ class GameStore:
             if self.damage is not None:
                 d = self.damage
                 self.damage = Damage(d.first_bad_line, d.kept, d.dropped_bytes, d.why, target)
-            log.error("the damaged record was kept as %s", target)
+            log.error("el registro dañado quedó guardado como %s", target)
             self._rotate(self.damaged_dir, MAX_DAMAGED, None, keep={target})
 
     def _sync_head(self) -> None:
@@ -673,7 +674,7 @@ class GameStore:
         self.disk.fsync_dir(self.archive_dir)
         self.disk.fsync_dir(self.dir)
         self.last_archived = self._linked
-        log.info("record archived as %s", self._linked)
+        log.info("registro archivado como %s", self._linked)
         self._rotate(
             self.archive_dir, self.policy.max_games, self.policy.max_bytes, keep=self._kept()
         )
@@ -690,7 +691,7 @@ class GameStore:
             data = self.disk.read(self.path)
             if data == expected:
                 break
-            log.error("%s does not read back as written; rewritten before archiving", self.path)
+            log.error("%s no se lee como se escribió; se reescribe antes de archivarlo", self.path)
             if attempt:
                 raise OSError(errno.EIO, "the record does not read back as written", str(self.path))
             self._on_disk = None
@@ -703,7 +704,9 @@ class GameStore:
             self.disk.replace(self.path, target)
             self.disk.fsync_dir(self.damaged_dir)
             self.disk.fsync_dir(self.dir)
-            log.error("the finished record does not replay (%s): kept as %s", why, target)
+            log.error(
+                "el registro terminado no se puede reproducir (%s): queda como %s", why, target
+            )
             return False
         return True
 
@@ -743,10 +746,10 @@ class GameStore:
                 self.disk.unlink(path)
             except OSError as error:
                 if self.problem is None:  # once, not at every retry
-                    log.warning("cannot delete %s from the archive: %s", path, error)
+                    log.warning("no puedo borrar %s del archivo: %s", path, error)
                 return
             log.warning(
-                "archive policy: deleted %s (the oldest) to keep %d bytes free on the card",
+                "archivo: se borró %s (el más viejo) para dejar %d bytes libres en la tarjeta",
                 path.name,
                 reserve,
             )
@@ -793,9 +796,9 @@ class GameStore:
             try:
                 self.disk.unlink(path)
             except OSError as error:
-                log.warning("cannot delete %s from the archive: %s", path, error)
+                log.warning("no puedo borrar %s del archivo: %s", path, error)
                 return
-            log.info("archive policy: deleted %s (the oldest)", path.name)
+            log.info("archivo: se borró %s (el más viejo)", path.name)
             files = [f for f in files if f[0] != path]
             total -= st.st_size
 
