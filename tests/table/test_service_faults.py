@@ -162,7 +162,7 @@ def test_a_damaged_middle_line_starts_from_the_good_part_and_says_so(
     for seat in (0, 1):
         message = again.service.table.message(seat)
         assert message is not None and "Registro dañado" in words(message, seat)
-    assert any("is damaged" in r.message for r in caplog.records)
+    assert any("está dañado" in r.message for r in caplog.records)
     [aside] = (tmp_path / "damaged").iterdir()
     assert aside.read_bytes() == bytes(data)
     again.press(1, "quiero")  # and the table goes on
