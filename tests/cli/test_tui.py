@@ -138,7 +138,7 @@ def test_control_undo_reaches_the_terminal_table(tmp_path: Path) -> None:
             timeout=300,
         )
         assert done.returncode == 0, done.stderr
-        assert "la mesa la tomó" in done.stdout
+        assert done.stdout.startswith("undo: deshecho: 0 play ")
         assert "turno: vos" in term.wait_for(before, timeout=120)
 
 

@@ -65,6 +65,7 @@ class Rig:
         registry: DeckRegistry | None = None,
         next_deal: float | None = 0.0,
         new_game_after: float | None = None,
+        answers: Path | None = None,
     ) -> None:
         self.clock = Clock()
         self.disk = disk or FaultyDisk()
@@ -75,7 +76,11 @@ class Rig:
         lookup = registry.lookup if registry is not None else DECK.lookup
         self.service = TableService(
             ServiceConfig(
-                rules, state_dir=state, next_deal_after_s=next_deal, new_game_after_s=new_game_after
+                rules,
+                state_dir=state,
+                next_deal_after_s=next_deal,
+                new_game_after_s=new_game_after,
+                control_answers=answers,
             ),
             lookup,
             [Display(s, self.log) for s in range(rules.players)],
