@@ -304,6 +304,7 @@ def main_mock(
     serve: bool = False,
     lang: str = "es",
     screen: bool | None = None,
+    bot_level: str = "normal",
 ) -> int:
     """Run the mock table; returns the exit status."""
     from ..table.daemon import configure_logging, stop_on_signals, watchdog_interval
@@ -376,6 +377,7 @@ def main_mock(
             state_dir=state_dir,
             notifier=Notifier.from_environment(),
             watchdog_s=watchdog_interval(),
+            bot_level=bot_level,
         )
         if made.mock.service.store is not None:
             kept.append(made.mock.service.store)
@@ -504,6 +506,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         serve=args.serve,
         lang=args.lang,
         screen={"auto": None, "screen": True, "lines": False}[args.ui],
+        bot_level=args.bot,
     )
 
 
@@ -576,6 +579,13 @@ def configure(r: argparse.ArgumentParser) -> None:
         "--script", metavar="FILE", help="play transcript lines from FILE ('-': standard input)"
     )
     r.add_argument("--bots", action="store_true", help="with --script: bots finish the game")
+    r.add_argument(
+        "--bot",
+        choices=("facil", "normal", "dificil"),
+        default="normal",
+        help="how the bots play: facil (the plain bot of before), normal (a club player "
+        "who sometimes misjudges), dificil (a club player)",
+    )
     r.add_argument(
         "--deal-reading",
         choices=("seats", "dealer", "none"),

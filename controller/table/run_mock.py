@@ -13,10 +13,10 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 
-from ..engine import CARDS, Action, Card, Game, HouseRules
+from ..engine import CARDS, Action, Card, Game, HouseRules, Kind
 from ..render.screen import render_screen
 from ..render.terminal import braille, side_by_side
-from .bots import Bot
+from .bots import BasicBot, Bot, Signals, make_bot
 from .mock_table import MockTable
 from .notify import Notifier
 from .screens import screen_for
@@ -41,9 +41,11 @@ class MockRun:
         notifier: Notifier | None = None,
         watchdog_s: float | None = None,
         mock: MockTable | None = None,
+        bot_level: str = "normal",
     ) -> None:
         """``mock``: the mock table to play on (one built with other displays), instead of
-        one made from the other arguments."""
+        one made from the other arguments; ``bot_level``: how the bots play (``facil``,
+        ``normal``, ``dificil``: :func:`controller.table.bots.make_bot`)."""
         self.rules = rules
         self.seed = seed
         self.human = human
@@ -59,11 +61,15 @@ class MockRun:
         )
         self.rules = self.game.rules
         self.hands: dict[int, tuple[Card, ...]] = {}
-        self.bots = {
-            s: Bot(
+        #: each team's señas (a bot's partners read its own cards' signs, never a card)
+        self.signals = (Signals(), Signals())
+        self.bots: dict[int, Bot | BasicBot] = {
+            s: make_bot(
+                bot_level,
                 s,
                 random.Random(seed * 1009 + s),
                 answers=human is None or s % 2 != human % 2,
+                signals=self.signals[s % 2],
             )
             for s in range(rules.players)
             if s != human
@@ -93,6 +99,9 @@ class MockRun:
             hands = {s: tuple(cards[3 * s : 3 * s + 3]) for s in range(self.rules.players)}
         self.hands = dict(hands)
         self.mock.deal(hands, dealer)
+        for seat, bot in self.bots.items():
+            if isinstance(bot, Bot) and seat in self.hands:
+                bot.look(self.game, self.hands[seat])  # its señas to its partners
 
     def needs_deal(self) -> bool:
         return self.game.winner is None and self.table.phase in (Phase.WAITING, Phase.DEALING)
@@ -105,8 +114,10 @@ class MockRun:
             return None
         n = self.rules.players
         start = next(iter(self.game.turns), 0)  # a seat whose turn it is (one per pica)
-        for i in range(n):
-            seat = (start + i) % n
+        # a flor is announced the moment it may be (as a player shouts it)
+        flor = {a.seat for a in self.game.legal_list() if a.kind is Kind.FLOR}
+        order = sorted(range(n), key=lambda s: (s not in flor, (s - start) % n))
+        for seat in order:
             bot = self.bots.get(seat)
             if bot is None:
                 continue
