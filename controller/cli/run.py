@@ -202,9 +202,12 @@ def _full_screen(
         why = NO_CURSOR[lang].format(term=os.environ.get("TERM", ""))
     else:
         try:
+            status = 0
             with contextlib.suppress(KeyboardInterrupt):
-                return play(table)
-            return 0
+                status = play(table)
+            if table.farewell is not None:  # how to resume the game left
+                print(table.farewell)
+            return status
         except curses.error as e:
             why = f"no full-screen terminal ({e})"
     print(LINE_MODE_SAID[lang].format(why=why), file=sys.stderr)
