@@ -24,7 +24,8 @@ def cards_line(screen: str) -> str:
 
 
 def test_a_card_typed_is_played_at_once_and_the_bot_answers_at_its_pace() -> None:
-    with Terminal(mock("--seed", "3", "--pace", "1.5")) as term:
+    # the plain bot (facil) answers a card with a card: the pace is what is tested
+    with Terminal(mock("--seed", "3", "--pace", "1.5", "--bot", "facil")) as term:
         screen = term.wait_for("turno: vos")
         assert "[3]" in cards_line(screen)
         term.type("1")
@@ -58,7 +59,7 @@ def test_typing_during_bot_play_is_read_at_once() -> None:
 
 
 def test_the_end_of_the_hand_stays_until_the_player_goes_on() -> None:
-    with Terminal(mock("--seed", "3", "--pace", "0.05")) as term:
+    with Terminal(mock("--seed", "3", "--pace", "0.05", "--bot", "facil")) as term:
         term.wait_for("turno: vos")
         time.sleep(0.3)
         for _ in range(6):  # play the first card each turn until the hand ends
@@ -72,7 +73,7 @@ def test_the_end_of_the_hand_stays_until_the_player_goes_on() -> None:
         time.sleep(2.0)  # the bots are quick, the end of the hand is held
         assert "Terminó la mano 1" in term.screen()
         term.press("Enter")
-        screen = term.wait_for("Mano 2")
+        screen = term.wait_for("Mano n.º 2")
         assert "Terminó la mano 1" not in screen
 
 
@@ -100,7 +101,7 @@ def test_bots_only_is_a_watchable_demo() -> None:
         assert "Equipo 0: 0 · Equipo 1: 0" in screen
         screen = term.wait_for("Terminó la mano 1", timeout=20)
         assert "sigue en" in screen
-        term.wait_for("Mano 2", timeout=10)  # goes on by itself
+        term.wait_for("Mano n.º 2", timeout=10)  # goes on by itself
         term.type("p")
         term.wait_for("EN PAUSA")
         term.type("x")
