@@ -20,6 +20,7 @@ from ..engine.cards import ENVIDO_VALUE, STRENGTH, SUIT_OF
 __all__ = ["LEVELS", "BasicBot", "Bot", "Signals", "make_bot", "played_cards"]
 
 _RAISES = (Kind.TRUCO, Kind.RETRUCO, Kind.VALE_CUATRO)
+_FLOR_KINDS = (Kind.FLOR, Kind.CONTRAFLOR, Kind.CONTRAFLOR_AL_RESTO, Kind.CON_FLOR_ME_ACHICO)
 
 
 def _strength(cards: tuple[Card, ...]) -> float:
@@ -349,8 +350,18 @@ class Bot:
         if plays and Kind.MAZO in by_kind and self._lost(game, view, cards, dealt):
             return by_kind[Kind.MAZO][0]
         if not plays:
-            return by_kind.get(Kind.MAZO, view.legal)[0]
+            if Kind.MAZO in by_kind:
+                return by_kind[Kind.MAZO][0]
+            # never a flor it does not hold, nor a call out of nothing: wait for the others
+            rest = [a for a in view.legal if a.kind not in _FLOR_KINDS and a.kind is not Kind.SHOW]
+            return rest[0] if rest else None
         return self._play(game, view, plays, cards)
+
+    def due_proof(self, game: Game, hand: tuple[Card, ...] | None = None) -> Action | None:
+        """The show that proves a claim this bot must prove (hands unknown), as soon as it
+        may: asked before any other seat acts, since the hand may end at any action."""
+        dealt = tuple(hand or game.hand_of(self.seat) or ())
+        return self._proof(game, game.view(self.seat), dealt)
 
     def _partners(self, game: Game) -> list[int]:
         if self.signals is None:

@@ -113,6 +113,12 @@ class MockRun:
         if self.game.winner is not None or not self.game.hand_in_progress:
             return None
         n = self.rules.players
+        for seat, player in self.bots.items():  # a claim to prove first: the hand may end
+            if isinstance(player, Bot):
+                proof = player.due_proof(self.game, self.hands.get(seat))
+                if proof is not None:
+                    self.mock.act(proof)
+                    return proof
         start = next(iter(self.game.turns), 0)  # a seat whose turn it is (one per pica)
         # a flor is announced the moment it may be (as a player shouts it)
         flor = {a.seat for a in self.game.legal_list() if a.kind is Kind.FLOR}
