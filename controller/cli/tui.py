@@ -144,6 +144,7 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
         ),
         "new_game": "Partida nueva a {target}, {players} jugadores, las mismas reglas",
         "game_end_line": "Escribí otra (o) para jugar otra partida, x para salir",
+        "help_more": "(sigue: cualquier tecla)",
         "tell_prompt": "Tus tantos: {entry} · escribí el número y Enter · n: son buenas",
         "tell_best": " · lo mejor hasta ahora: {best}",
         "tell_arrows": " · ↑ ↓ desde tu {what} ({own})",
@@ -251,6 +252,7 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
         ),
         "new_game": "New game to {target}, {players} players, the same rules",
         "game_end_line": "Type another (o) to play another game, x to quit",
+        "help_more": "(more: any key)",
         "tell_prompt": "Your points: {entry} · type the number then Enter · n: son buenas",
         "tell_best": " · best so far: {best}",
         "tell_arrows": " · ↑ ↓ from your {what} ({own})",
@@ -418,6 +420,8 @@ class TerminalTable:
         self.panels = True  # False: never the panels (the line mode), their texts instead
         #: why the run must end now (a record that can no longer be written), if it must
         self.failure: Callable[[], str | None] | None = None
+        self.help_page = 0  # the page of the help shown (a small terminal: more than one)
+        self._help_count = 1
         self.entry = ""  # the points being typed for a telling
         self.asking_quit = False  # x was typed while the game goes on: asked first
         self.farewell: str | None = None  # said once the screen is given back
@@ -474,7 +478,10 @@ class TerminalTable:
     def key(self, key: str) -> None:
         """Act on one typed key, now."""
         if self.help:
-            self.help = False
+            if self.help_page + 1 < self._help_count:
+                self.help_page += 1  # the next page of the help
+            else:
+                self.help = False
             return
         if self.asking_quit:
             self.asking_quit = False
@@ -493,6 +500,8 @@ class TerminalTable:
             return
         if key == "?":
             self.help = True
+            self.help_page = 0
+            self._help_count = 1
             return
         if key == "a":
             self._all_seats()
@@ -832,7 +841,9 @@ class TerminalTable:
             said = t["small"].format(w=width, h=height, mw=min_w, mh=min_h)
             return [(line, "bold") for line in textwrap.wrap(said, max(1, width))][:height]
         if self.help:
-            return [(line[:width], "") for line in t["help"].split("\n")][:height]
+            pages = self._help_pages(width, height)
+            self._help_count = len(pages)
+            return pages[min(self.help_page, len(pages) - 1)]
         run, game = self.run, self.run.game
         screens = self.screens()
         live = game.hand_in_progress and game.winner is None  # a hand being played
@@ -1017,6 +1028,27 @@ class TerminalTable:
             calls += [("  " + line, "") for line in self._calls(width - 2, calls_rows - 1)]
         # at the hand's end: its points, then the calls that led there
         return clip(head + seat_rows + play_rows + end_rows + calls + keys)[:height]
+
+    def _help_pages(self, width: int, height: int) -> list[Rows]:
+        """The help wrapped to the width (each line's indent kept), in pages of the
+        height: the last row of a page that is not the last says more follows."""
+        rows: Rows = []
+        for line in self.text["help"].split("\n"):
+            indent = len(line) - len(line.lstrip(" "))
+            wrapped = textwrap.wrap(
+                line, max(10, width - 1), subsequent_indent=" " * (indent + 2)
+            ) or [""]
+            rows += [(w, "") for w in wrapped]
+        per_page = max(1, height - 1)
+        if len(rows) <= height:
+            return [rows]
+        pages: list[Rows] = []
+        for start in range(0, len(rows), per_page):
+            page = rows[start : start + per_page]
+            if start + per_page < len(rows):
+                page = [*page, (self.text["help_more"], "reverse")]
+            pages.append(page)
+        return pages
 
     def _score_line(self) -> str:
         """The score in numbers and in matchsticks (one square of five a stick each)."""

@@ -237,3 +237,25 @@ def test_the_header_says_the_mano_and_which_team_must_answer() -> None:
         assert "contestan ellos" in screen(table)
     finally:
         run.close()
+
+
+def test_the_help_is_read_whole_at_80x24_page_by_page() -> None:
+    run = MockRun(HouseRules(players=2), seed=3, human=0)
+    try:
+        table = TerminalTable(run, pace=0.5, clock=Clock())
+        table.key("?")
+        seen: list[str] = []
+        for _ in range(10):
+            rows = table.lines(80, 24)
+            assert len(rows) <= 24 and all(len(text) <= 80 for text, _ in rows)
+            seen += [text for text, _ in rows]
+            table.key(" ")
+            if not table.help:
+                break
+        assert not table.help
+        said = " ".join(" ".join(seen).split())
+        for line in TEXTS["es"]["help"].split("\n"):
+            assert " ".join(line.split()) in said, line
+        assert "(sigue: cualquier tecla)" in seen
+    finally:
+        run.close()
