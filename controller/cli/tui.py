@@ -145,9 +145,11 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
         "new_game": "Partida nueva a {target}, {players} jugadores, las mismas reglas",
         "game_end_line": "Escribí otra (o) para jugar otra partida, x para salir",
         "help_more": "(sigue: cualquier tecla)",
-        "tell_prompt": "Tus tantos: {entry} · escribí el número y Enter · n: son buenas",
-        "tell_best": " · lo mejor hasta ahora: {best}",
-        "tell_arrows": " · ↑ ↓ desde tu {what} ({own})",
+        "tell_prompt": "Tus tantos: {entry}",
+        "tell_keys": "escribí el número y Enter",
+        "tell_buenas": "n: son buenas",
+        "tell_best": "lo mejor: {best}",
+        "tell_arrows": "↑ ↓ desde tu {what} ({own})",
         "tell_hint": "Para cantar los tantos escribí el número y Enter (q no canta nada)",
         "tell_empty": "Escribí tus tantos (el número) y después Enter",
         "seats_hidden": "Faltan {n} asientos: agrandá la terminal",
@@ -253,9 +255,11 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
         "new_game": "New game to {target}, {players} players, the same rules",
         "game_end_line": "Type another (o) to play another game, x to quit",
         "help_more": "(more: any key)",
-        "tell_prompt": "Your points: {entry} · type the number then Enter · n: son buenas",
-        "tell_best": " · best so far: {best}",
-        "tell_arrows": " · ↑ ↓ from your {what} ({own})",
+        "tell_prompt": "Your points: {entry}",
+        "tell_keys": "type the number then Enter",
+        "tell_buenas": "n: son buenas",
+        "tell_best": "best so far: {best}",
+        "tell_arrows": "↑ ↓ from your {what} ({own})",
         "tell_hint": "To declare your points type the number then Enter (q declares nothing)",
         "tell_empty": "Type your points (the number) then Enter",
         "seats_hidden": "{n} seats missing: enlarge the terminal",
@@ -936,20 +940,21 @@ class TerminalTable:
             if self.human in run.table.show_requests():
                 play_rows.append((t["show_now"], "reverse"))
         if self.human is not None and self._my_telling() is not None:
-            prompt = t["tell_prompt"].format(entry=(self.entry or "") + "_")
+            parts = [t["tell_prompt"].format(entry=(self.entry or "") + "_"), t["tell_keys"]]
             telling = self._my_telling()
             assert telling is not None
             told = [p for _, p in telling.declarations if p is not None]
             if told:
-                prompt += t["tell_best"].format(best=max(told))
+                parts.append(t["tell_best"].format(best=max(told)))
             own = self._own_points()
             if own is not None:
                 what = "flor" if telling.kind == "flor" else "envido"
-                prompt += t["tell_arrows"].format(what=what, own=own)
-            play_rows.append((prompt, "reverse"))
+                parts.append(t["tell_arrows"].format(what=what, own=own))
+            parts.append(t["tell_buenas"])
+            play_rows += [(line, "reverse") for line in self._flow(parts, width, 3)]
         if self.asking_quit:
-            play_rows.append((t["quit_ask"], "reverse"))
-            play_rows.append((self.resume_hint(), "bold"))
+            for said, style in ((t["quit_ask"], "reverse"), (self.resume_hint(), "bold")):
+                play_rows += [(line, style) for line in textwrap.wrap(said, max(10, width))]
         if self.flash is not None:
             if self.clock() < self.flash[1]:
                 play_rows.append((self.flash[0], "reverse"))
