@@ -6,12 +6,13 @@ the header saying whose answer is awaited."""
 
 from __future__ import annotations
 
+import io
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from controller.cli.tui import TEXTS, LogEntry, TerminalTable
+from controller.cli.tui import TEXTS, LogEntry, TerminalTable, line_mode
 from controller.engine import Action, Claims, HouseRules, Kind, RefusalCode, envido_points
 from controller.table.run_mock import MockRun
 
@@ -257,5 +258,19 @@ def test_the_help_is_read_whole_at_80x24_page_by_page() -> None:
         for line in TEXTS["es"]["help"].split("\n"):
             assert " ".join(line.split()) in said, line
         assert "(sigue: cualquier tecla)" in seen
+    finally:
+        run.close()
+
+
+def test_the_line_mode_takes_the_points_typed_and_asks_before_leaving() -> None:
+    run = MockRun(HouseRules(players=2, claims=Claims.DECLARED), seed=10, human=0)
+    try:
+        table = TerminalTable(run, pace=0.0)
+        out = io.StringIO()
+        assert line_mode(table, io.StringIO("e\n27\nx\nn\nx\ns\n"), out) == 0
+        said = out.getvalue()
+        assert "Tus tantos: _" in said and "vos: tengo 27" in said
+        assert said.count("¿Dejás el partido? s: sí, salir") == 2  # n: the game went on
+        assert "Sin --state el partido no se guarda" in said
     finally:
         run.close()
