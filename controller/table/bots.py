@@ -320,10 +320,12 @@ class Bot:
         if not by_kind:
             return None
         self.last = None
-        if view.telling is not None:
-            return self._declare(game, view, by_kind, dealt)
         flor_rule = game.rules.flor
         my_flor = flor_points(dealt) if dealt and flor_rule else None
+        if view.telling is not None:
+            if Kind.FLOR in by_kind and my_flor is not None:
+                return by_kind[Kind.FLOR][0]  # announced before the flor's telling begins
+            return self._declare(game, view, by_kind, dealt)
         if Kind.FLOR in by_kind and my_flor is not None:
             course = game.play_of(self.seat).flor_course_team == view.team
             if course and Kind.CONTRAFLOR in by_kind and self._team_flor(my_flor) >= 34:
