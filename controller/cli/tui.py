@@ -143,7 +143,7 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
             "(para poder retomarlo, jugá con --state CARPETA)"
         ),
         "new_game": "Partida nueva a {target}, {players} jugadores, las mismas reglas",
-        "game_end_line": "Escribí otra (o) para jugar otra partida, x para salir",
+        "game_end_line": "Escribí otra (o) para jugar otra partida; cualquier otra cosa sale",
         "help_more": "(sigue: cualquier tecla)",
         "tell_prompt": "Tus tantos: {entry}",
         "tell_keys": "escribí el número y Enter",
@@ -253,7 +253,7 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
             "(to resume it later, play with --state FOLDER)"
         ),
         "new_game": "New game to {target}, {players} players, the same rules",
-        "game_end_line": "Type another (o) to play another game, x to quit",
+        "game_end_line": "Type another (o) to play another game; anything else quits",
         "help_more": "(more: any key)",
         "tell_prompt": "Your points: {entry}",
         "tell_keys": "type the number then Enter",
@@ -1269,7 +1269,8 @@ def line_mode(table: TerminalTable, inp: TextIO, out: TextIO, *, pace: float = 0
         out.write("\n" + "\n".join(text for text, _ in screen if text) + "\n")
         if table.quit:
             return 0
-        if table.run.game.winner is not None:
+        over = table.run.game.winner is not None
+        if over:
             out.write(t["game_end_line"] + "\n")
         out.write("> ")
         out.flush()
@@ -1277,6 +1278,11 @@ def line_mode(table: TerminalTable, inp: TextIO, out: TextIO, *, pace: float = 0
         if not line:
             return 0
         word = line.strip()
+        if over:  # the game is won: another one, or any other line leaves
+            if word.lower() in ("o", "otra", "another"):
+                table.new_game()
+                continue
+            return 0
         if word.lower() in ("x", "salir", "quit", "exit"):
             if not table.in_play():
                 return 0
@@ -1285,9 +1291,6 @@ def line_mode(table: TerminalTable, inp: TextIO, out: TextIO, *, pace: float = 0
             if inp.readline().strip().lower() in ("s", "si", "sí", "x", "yes", "y"):
                 out.write(table.resume_hint() + "\n")
                 return 0
-            continue
-        if word.lower() in ("o", "otra", "another") and table.run.game.winner is not None:
-            table.new_game()
             continue
         if word.isdigit() and table.telling_mine():
             for ch in word:

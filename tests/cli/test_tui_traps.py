@@ -274,3 +274,23 @@ def test_the_line_mode_takes_the_points_typed_and_asks_before_leaving() -> None:
         assert "Sin --state el partido no se guarda" in said
     finally:
         run.close()
+
+
+def test_the_line_mode_offers_another_game_at_the_end() -> None:
+    run = MockRun(HouseRules(players=2, target=15), seed=5, human=0, score=(14, 14))
+    try:
+        clock = Clock()
+        table = TerminalTable(run, pace=0.5, clock=clock)
+        play_to_the_end(run, table, clock)
+        table.pace = 0.0
+        out = io.StringIO()
+        assert line_mode(table, io.StringIO("otra\nx\ns\n"), out) == 0
+        said = out.getvalue()
+        assert "Escribí otra (o) para jugar otra partida" in said
+        assert run.game.winner is None and run.game.score == (0, 0)
+        assert "¿Dejás el partido?" in said  # the new game is in play: asked first
+        done = io.StringIO()
+        play_to_the_end(run, table, clock)
+        assert line_mode(table, io.StringIO("1\n"), done) == 0  # any other line leaves
+    finally:
+        run.close()
