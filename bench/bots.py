@@ -46,7 +46,7 @@ import time
 from collections import Counter
 
 from controller.engine import CARDS, Card, Falta, Game, HouseRules, Kind, envido_points
-from controller.table.bots import BasicBot, Bot, Signals, played_cards
+from controller.table.bots import BasicBot, Bot, Signals, flor_due, played_cards
 
 
 def _rules(players: int, index: int) -> tuple[HouseRules, bool]:
@@ -185,13 +185,17 @@ def play_game(
                 if proof is not None:
                     game.push(proof)
                     continue
-            legal = game.legal_list()
-            # a flor is announced the moment it may be (as a player shouts it), then the
-            # seats whose turn it is, then the others
-            flor = {a.seat for a in legal if a.kind is Kind.FLOR}
-            seats = sorted(
-                {a.seat for a in legal}, key=lambda s: (s not in flor, s not in game.turns)
+            # a flor is announced the moment it may be (as a player says it), by either
+            # bot; then the seats whose turn it is, then the others
+            flor = next(
+                (a for s in range(players) if (a := flor_due(game, s, hands[s])) is not None),
+                None,
             )
+            if flor is not None:
+                game.push(flor)
+                continue
+            legal = game.legal_list()
+            seats = sorted({a.seat for a in legal}, key=lambda s: s not in game.turns)
             for seat in seats:
                 bot = bots[seat]
                 start = clock()

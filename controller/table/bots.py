@@ -17,7 +17,7 @@ from typing import Final
 from ..engine import Action, Card, Game, Kind, SeatView, envido_points, flor_points
 from ..engine.cards import ENVIDO_VALUE, STRENGTH, SUIT_OF
 
-__all__ = ["LEVELS", "BasicBot", "Bot", "Signals", "make_bot", "played_cards"]
+__all__ = ["LEVELS", "BasicBot", "Bot", "Signals", "flor_due", "make_bot", "played_cards"]
 
 _RAISES = (Kind.TRUCO, Kind.RETRUCO, Kind.VALE_CUATRO)
 _FLOR_KINDS = (Kind.FLOR, Kind.CONTRAFLOR, Kind.CONTRAFLOR_AL_RESTO, Kind.CON_FLOR_ME_ACHICO)
@@ -40,6 +40,17 @@ def played_cards(game: Game, seat: int) -> set[Card]:
             if s == seat:
                 out.add(card)
     return out
+
+
+def flor_due(game: Game, seat: int, hand: tuple[Card, ...] | None) -> Action | None:
+    """The flor ``seat`` holds and may announce now, as a player says it the moment it may
+    (before the others go on: with hands unknown a card or a call of anyone else's ends
+    the announcements)."""
+    dealt = hand or game.hand_of(seat)
+    if not dealt or not game.rules.flor or flor_points(dealt) is None:
+        return None
+    flor = Action(seat, Kind.FLOR)
+    return flor if game.is_legal(flor) else None
 
 
 class BasicBot:

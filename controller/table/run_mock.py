@@ -13,10 +13,10 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 
-from ..engine import CARDS, Action, Card, Game, HouseRules, Kind
+from ..engine import CARDS, Action, Card, Game, HouseRules
 from ..render.screen import render_screen
 from ..render.terminal import braille, side_by_side
-from .bots import BasicBot, Bot, Signals, make_bot
+from .bots import BasicBot, Bot, Signals, flor_due, make_bot
 from .mock_table import MockTable
 from .notify import Notifier
 from .screens import screen_for
@@ -119,11 +119,14 @@ class MockRun:
                 if proof is not None:
                     self.mock.act(proof)
                     return proof
+        for seat in self.bots:  # a flor is announced the moment it may be
+            flor = flor_due(self.game, seat, self.hands.get(seat))
+            if flor is not None:
+                self.mock.act(flor)
+                return flor
         start = next(iter(self.game.turns), 0)  # a seat whose turn it is (one per pica)
-        # a flor is announced the moment it may be (as a player shouts it)
-        flor = {a.seat for a in self.game.legal_list() if a.kind is Kind.FLOR}
-        order = sorted(range(n), key=lambda s: (s not in flor, (s - start) % n))
-        for seat in order:
+        for i in range(n):
+            seat = (start + i) % n
             bot = self.bots.get(seat)
             if bot is None:
                 continue
