@@ -162,8 +162,8 @@ def test_help_shows_the_defaults_and_explains_every_house_rule(
     }  # fmt: skip
     for option, default in rules.items():
         assert len(said[option].split()) >= 8, said[option]  # says what the rule does
-        assert said[option].endswith(f"(default: {default})"), said[option]
+        assert said[option].endswith(f"(por defecto: {default})"), said[option]
     others = {"--seed": "0", "--seat": "0", "--pace": "0.6", "--deal-reading": "seats",
               "--lang": "es", "--ui": "auto"}  # fmt: skip
     for option, default in others.items():
-        assert f"(default: {default})" in said[option], said[option]
+        assert f"(por defecto: {default})" in said[option], said[option]

@@ -109,10 +109,11 @@ def check_private(path: str | os.PathLike[str]) -> None:
     try:
         mode = p.stat().st_mode
     except OSError as e:
-        raise KeyConfigError(f"cannot read {p}: {e.strerror or e}") from None
+        raise KeyConfigError(f"no puedo leer {p}: {e.strerror or e}") from None
     if mode & (stat.S_IRWXG | stat.S_IRWXO):
         raise InsecureKeyFileError(
-            f"{p}: others can read this key file (mode {stat.S_IMODE(mode):03o}); run chmod 600 {p}"
+            f"{p}: otros pueden leer este archivo de clave (modo {stat.S_IMODE(mode):03o}); "
+            f"corré chmod 600 {p}"
         )
 
 
