@@ -607,8 +607,8 @@ def configure(r: argparse.ArgumentParser) -> None:
         "--bot",
         choices=("facil", "normal", "dificil"),
         default="normal",
-        help="how the bots play: facil (the plain bot of before), normal (a club player "
-        "who sometimes misjudges), dificil (a club player)",
+        help="cómo juegan los bots: facil (el bot de antes), normal (un jugador de club que "
+        "a veces le erra a la cuenta), dificil (un jugador de club)",
     )
     r.add_argument(
         "--deal-reading",
