@@ -182,8 +182,8 @@ def test_a_flor_answering_a_truco_with_hands_unknown_keeps_the_truco_waiting() -
     """Section 6 and decision 13: a flor may answer a plain truco in the first baza;
     the truco still awaits team 1's answer. With hands unknown the flor stays open for
     announcements: the calling team's contraflor is call_pending, a second flor by the
-    seat that sang it call_pending (section 6: nothing new to announce), while the other team may still announce and set the
-    course."""
+    seat that sang it call_pending (section 6: nothing new to announce), while the other
+    team may still announce and set the course."""
     game = Game(HouseRules(flor=True))
     game.deal()
     game.push_str("0 truco")
