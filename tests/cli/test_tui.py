@@ -332,9 +332,12 @@ def test_whole_games_at_80x24_read_back_from_the_screen(
                 term.press("Enter")
                 term.wait_for(f"Mano n.º {number + 1} ")
                 continue
-            if "Tus tantos:" in screen:  # ours to declare first: typed, then Enter
-                term.type("25", delay=0.1)
-                term.press("Enter")
+            if "Tus tantos:" in screen:  # ours to tell: son buenas, else a number typed
+                best = re.search(r"lo mejor: (\d+)", screen)
+                term.type("n", delay=0.1)
+                if "Tus tantos:" in term.settled():
+                    term.type(str(min(int(best.group(1)) + 1, 38)) if best else "25", delay=0.1)
+                    term.press("Enter")
                 continue
             term.type("nq1", delay=0.1)  # no quiero / son buenas; a card
         else:
