@@ -95,6 +95,7 @@ COMMANDS: tuple[Command, ...] = (
         "venue",
     ),
     Command("league", "a league across bars: add-venue (keys, bridge), fixture, desk", "league"),
+    Command("rekey", "a table's new key from the organiser's one-time code", "rekey"),
 )
 
 

@@ -32,9 +32,10 @@ import logging
 import os
 import re
 import tempfile
+import time
 import tomllib
 import unicodedata
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -562,27 +563,40 @@ class WatchedRegistry:
 
     A deck enrolled while the table runs (``truco-table enroll`` writes the file
     atomically) is used from the next card on, without restarting the service.
-    ``lookup`` is what the table calls for each card that arrives: it compares the
-    file's identity, size and modification time with the last read (one ``stat``)
-    and loads it again when they differ. A file that became invalid or unreadable
-    is logged once and the decks already known stay in use.
+    ``lookup`` is what the table calls for each card that arrives. A card the decks in
+    use do not know has the file looked at at once (its identity, size and modification
+    time compared with the last read: one ``stat``), and loaded again when they differ:
+    a deck just enrolled is used from its first card. A card they know has the file
+    looked at only once ``CHECK_S`` seconds passed (on ``clock``) since the last look:
+    a card laid pays no system call, and a deck enrolled again with other tags is read
+    within ``CHECK_S``. A file that became invalid or unreadable is logged once and the
+    decks already known stay in use.
     """
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    #: the longest a card the decks in use know goes without the file being looked at
+    CHECK_S = 1.0
+
+    def __init__(
+        self, path: str | os.PathLike[str], *, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.path = Path(path)
+        self._name = os.fspath(self.path)
+        self.clock = clock
         self._stamp = self._stat()
+        self._next_check = clock() + self.CHECK_S
         self.registry = load_registry(self.path, missing_ok=True)  # DeckError: not started
         self._failed: tuple[int, int, int] | None = None
 
     def _stat(self) -> tuple[int, int, int] | None:
         try:
-            st = self.path.stat()
+            st = os.stat(self._name)
         except OSError:
             return None
         return (st.st_ino, st.st_size, st.st_mtime_ns)
 
     def refresh(self) -> bool:
         """Read the file again if it changed; True when the decks in use changed."""
+        self._next_check = self.clock() + self.CHECK_S
         stamp = self._stat()
         if stamp == self._stamp or stamp is None or stamp == self._failed:
             return False
@@ -603,8 +617,11 @@ class WatchedRegistry:
         return changed
 
     def lookup(self, uid: bytes) -> Card | None:
-        self.refresh()
-        return self.registry.lookup(uid)
+        card = self.registry.lookup(uid)
+        if card is None or self.clock() >= self._next_check:
+            self.refresh()  # unknown, or not looked at for CHECK_S: an enrolment since?
+            card = self.registry.lookup(uid)
+        return card
 
     @property
     def names(self) -> tuple[str, ...]:

@@ -110,6 +110,10 @@ def bad(tmp: Path) -> list[list[str]]:
         ["league", "desk", "--dir", missing, "--http-port", "0"],
         ["league", "desk", "--dir", str(folder), "--http-port", "0"],
         ["league", "desk", "--dir", str(folder), "--http-port", "70000"],
+        ["rekey"],
+        ["rekey", "--config", missing, "ABCD-EFGH-JKMN-PQRS"],
+        ["rekey", "--config", str(junk), "ABCD-EFGH-JKMN-PQRS"],
+        ["rekey", "--config", str(junk), "no-es-un-codigo"],
     ]  # fmt: skip
 
 

@@ -437,21 +437,41 @@ def test_watched_registry_reads_a_deck_enrolled_later(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     path = tmp_path / "decks.toml"
-    watched = WatchedRegistry(path)  # nothing enrolled yet
+    now = [0.0]
+    watched = WatchedRegistry(path, clock=lambda: now[0])  # nothing enrolled yet
     assert watched.lookup(uid(5)) is None
     save_registry(DeckRegistry((make_deck("a"),)), path)
-    assert watched.lookup(uid(5)) == CARDS[5]
+    assert watched.lookup(uid(5)) == CARDS[5]  # unknown: the file looked at at once
     save_registry(DeckRegistry((make_deck("a"), make_deck("b", 1))), path)
     assert watched.lookup(uid(7, 1)) == CARDS[7]
     assert watched.names == ("a", "b")
     assert not watched.refresh()  # unchanged: not read again
     path.write_text("this is not toml [")
     with caplog.at_level("ERROR"):
+        now[0] += WatchedRegistry.CHECK_S  # a known card looks at the file this often
         assert watched.lookup(uid(7, 1)) == CARDS[7]  # the decks known stay in use
+        now[0] += WatchedRegistry.CHECK_S
         assert watched.lookup(uid(7, 1)) == CARDS[7]
     assert len([r for r in caplog.records if "no se recargó" in r.getMessage()]) == 1
     path.unlink()  # gone: still the decks known
     assert watched.lookup(uid(5)) == CARDS[5]
+
+
+def test_watched_registry_looks_at_the_file_for_a_known_card_once_a_while(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "decks.toml"
+    save_registry(DeckRegistry((make_deck("a"),)), path)
+    now = [0.0]
+    watched = WatchedRegistry(path, clock=lambda: now[0])
+    # the deck enrolled again with other tags: a known card is read as before until
+    # CHECK_S passed, then from the new file
+    save_registry(DeckRegistry((make_deck("a", 1),)), path)
+    assert watched.lookup(uid(5)) == CARDS[5]
+    assert watched.names == ("a",) and watched.lookup(uid(5)) == CARDS[5]
+    now[0] += WatchedRegistry.CHECK_S
+    assert watched.lookup(uid(5)) is None  # the old tag: no longer a card of a deck
+    assert watched.lookup(uid(5, 1)) == CARDS[5]
 
 
 def test_watched_registry_refuses_a_bad_file_at_start(tmp_path: Path) -> None:

@@ -27,6 +27,7 @@ import os
 import queue
 import re
 import shlex
+import signal
 import subprocess
 import sys
 import threading
@@ -40,7 +41,7 @@ from controller.engine import Card
 from controller.hal.deck import load_registry
 from controller.hal.mock import MockDeck
 
-from .test_guide_table import GuideTable, guide_table
+from .test_guide_table import GuideTable, guide_table, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = ("index.md", "armado.md", "problemas.md")  # the guide's order
@@ -106,6 +107,7 @@ NOT_HERE: dict[str, str] = {
 RUN = (
     "truco-table doctor",
     "sudo systemctl stop truco-table",
+    "sudo truco-table doctor --asientos",
 )
 
 
@@ -198,6 +200,8 @@ class Owner:
         words = shlex.split(line)
         if words[:3] == ["sudo", "-u", "truco"]:
             words = words[3:]
+        elif words[0] == "sudo":  # the owner is root here already
+            words = words[1:]
         assert words[0] == "truco-table", line
         words[0] = str(Path(sys.executable).with_name("truco-table"))
         if words[1] == "doctor":
@@ -217,6 +221,8 @@ class Owner:
         if argv[1] == "enroll":
             out = self.enroll(argv)
             self.deck = MockDeck(2)  # a card re-tagged gets a new sticker
+        elif "--asientos" in argv:
+            out = self.seat_test(argv)
         else:
             done = subprocess.run(
                 argv,
@@ -234,6 +240,38 @@ class Owner:
         if quote:  # the output the guide quotes in its comment ("..." is any text)
             pattern = ".*".join(re.escape(part.strip()) for part in quote.split("..."))
             assert re.search(pattern, out), f"the guide quotes {quote!r}; {command} said:\n{out}"
+        return out
+
+    def seat_test(self, argv: list[str]) -> str:
+        """Step 6's seat test: a button pressed at seat 0 (down, then up) while it runs,
+        then Ctrl-C, as the guide says to end it."""
+        proc = subprocess.Popen(
+            argv,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=self.env(),
+            cwd=self.guide.base,
+        )
+        said: list[str] = []
+        reader = threading.Thread(target=lambda: said.extend(proc.stdout or ()), daemon=True)
+        reader.start()
+        node = self.guide.nodes[0]
+        try:
+            assert wait_for(lambda: any("todavía no escuchó nada" in line for line in said))
+            node.set_button("truco", True)
+            assert wait_for(lambda: node.app is not None and node.app.pad.buttons[0].pressed)
+            node.set_button("truco", False)
+            assert wait_for(lambda: "  Asiento 0: botón truco\n" in said)
+        finally:
+            proc.send_signal(signal.SIGINT)  # Ctrl-C, as the guide says
+            proc.wait(timeout=120)
+            reader.join(5)
+        err = proc.stderr.read() if proc.stderr else ""
+        out = "".join(said)
+        assert proc.returncode == 0 and "Traceback" not in err, out + err
+        # the lines the guide quotes
+        assert "Asiento 0: botonera bien, lector bien, pantalla bien; escuchó: botón truco" in out
         return out
 
     def enroll(self, argv: list[str]) -> str:
@@ -284,7 +322,7 @@ class Owner:
 def test_the_guide_s_table_commands_run_as_printed() -> None:
     blocks = [b for b in command_blocks() if first(b) in RUN]
     assert [b.name for b in blocks] == [
-        "armado.md#5", "armado.md#6", "armado.md#7", "problemas.md#1",
+        "armado.md#5", "armado.md#6", "armado.md#7", "armado.md#8", "problemas.md#1",
     ]  # fmt: skip
     with guide_table() as guide:
         owner = Owner(guide)

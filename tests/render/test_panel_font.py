@@ -25,10 +25,13 @@ from controller.notices import (
     LinkNotice,
     Notice,
     NotTheDealer,
+    PanelMissingAt,
     RecordDamaged,
     RefereeCalled,
     Refusal,
     Scored,
+    SeatFault,
+    SeatTest,
     TableAlert,
     TableNotice,
 )
@@ -43,6 +46,7 @@ from controller.render.screen import (
     screen_content,
     screen_texts,
 )
+from controller.table.controls import Button
 from controller.tournament.competition.entrants import clean_text
 
 SPANISH_CAPITALS = "ÁÉÍÓÚÜÑ"
@@ -63,6 +67,11 @@ EXAMPLES: dict[type, tuple[object, ...]] = {
     ActionUndone: (ActionUndone("1 play 12E"), ActionUndone("0 truco"), ActionUndone("")),
     RecordDamaged: (RecordDamaged(12),),
     RefereeCalled: (RefereeCalled(0), RefereeCalled(2)),
+    PanelMissingAt: (PanelMissingAt(0), PanelMissingAt(5)),
+    SeatTest: (
+        *(SeatTest(button=button.value) for button in Button),
+        *(SeatTest(card=card) for card in (Card.from_str("7E"), Card.from_str("1B"))),
+    ),
 }
 
 #: team names as organisers register them (cleaned as registration cleans them)
@@ -80,7 +89,8 @@ REGISTERED = (
 def notices() -> list[object]:
     found: list[object] = []
     for kind in typing.get_args(Notice):
-        if isinstance(kind, type) and issubclass(kind, LinkNotice | TableNotice | TableAlert):
+        enums = LinkNotice | TableNotice | TableAlert | SeatFault
+        if isinstance(kind, type) and issubclass(kind, enums):
             found += list(kind)
         else:
             assert isinstance(kind, type) and dataclasses.is_dataclass(kind), kind
