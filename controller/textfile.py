@@ -12,10 +12,11 @@ exactly as stored (no newline translation).
 from __future__ import annotations
 
 import codecs
+import errno
 import os
 from typing import Final
 
-__all__ = ["DEFAULT_LIMIT", "TextFileError", "decode_text", "read_text_file"]
+__all__ = ["DEFAULT_LIMIT", "TextFileError", "decode_text", "os_reason", "read_text_file"]
 
 DEFAULT_LIMIT: Final = 4 * 1024 * 1024  # bytes: far more than any record or key file
 
@@ -28,6 +29,27 @@ def _size(limit: int) -> str:
     return f"{limit // (1024 * 1024)} MiB" if limit >= 1024 * 1024 else f"{limit} bytes"
 
 
+#: Why a file cannot be opened, in the words of the person who has to fix it (the
+#: system's own ``strerror`` is English).
+_REASONS: Final = {
+    errno.ENOENT: "no existe: revisá el nombre y la carpeta",
+    errno.EACCES: "no tengo permiso para leerlo: revisá su dueño y permisos (ls -l)",
+    errno.EPERM: "no tengo permiso para leerlo: revisá su dueño y permisos (ls -l)",
+    errno.ENOTDIR: "una parte de la ruta no es una carpeta: revisá la ruta",
+    errno.ELOOP: "la ruta da vueltas entre enlaces: revisá los enlaces simbólicos",
+    errno.ENAMETOOLONG: "el nombre es demasiado largo: revisá la ruta",
+    errno.EIO: "el disco no responde (error de entrada/salida): revisá la tarjeta o el disco",
+}
+
+
+def os_reason(e: OSError) -> str:
+    """Why ``e`` stopped a read, in Spanish with what to check."""
+    if e.errno in _REASONS:
+        return _REASONS[e.errno]
+    code = errno.errorcode.get(e.errno, str(e.errno)) if e.errno is not None else "?"
+    return f"el sistema no lo deja leer (error {code})"
+
+
 def decode_text(data: bytes, where: str) -> str:
     """``data`` as UTF-8 (a leading byte-order mark dropped), or a ``TextFileError``
     naming the line of the first byte that is not UTF-8."""
@@ -38,24 +60,28 @@ def decode_text(data: bytes, where: str) -> str:
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
         raise TextFileError(
-            f"{where}:{line}: not UTF-8 text (byte 0x{data[e.start]:02x})"
+            f"{where}:{line}: no es texto UTF-8 (byte 0x{data[e.start]:02x}): "
+            "guardalo como UTF-8 desde el editor"
         ) from None
 
 
 def read_text_file(
-    path: str | os.PathLike[str], *, limit: int = DEFAULT_LIMIT, what: str = "text file"
+    path: str | os.PathLike[str], *, limit: int = DEFAULT_LIMIT, what: str = "un archivo de texto"
 ) -> str:
-    """The file's text (see the module docstring); ``what`` names it in messages."""
+    """The file's text (see the module docstring); ``what`` names it in messages, in
+    Spanish with its article (``"un archivo de clave"``)."""
     name = os.fspath(path)
     try:
         with open(name, "rb") as f:
             data = f.read(limit + 1)
     except IsADirectoryError:
-        raise TextFileError(f"{name} is a folder, not a {what}") from None
+        raise TextFileError(f"{name} es una carpeta, no {what}: nombrá el archivo") from None
     except OSError as e:
-        raise TextFileError(f"cannot read {name}: {e.strerror or e}") from None
-    except ValueError as e:  # an embedded NUL in the path
-        raise TextFileError(f"cannot read {name!r}: {e}") from None
+        raise TextFileError(f"no puedo leer {name}: {os_reason(e)}") from None
+    except ValueError:  # an embedded NUL in the path
+        raise TextFileError(
+            f"no puedo leer {name!r}: el nombre tiene un carácter nulo; revisá la ruta"
+        ) from None
     if len(data) > limit:
-        raise TextFileError(f"{name}: larger than {_size(limit)}: not a {what}")
+        raise TextFileError(f"{name}: pesa más de {_size(limit)}: no es {what}")
     return decode_text(data, name)

@@ -126,7 +126,7 @@ def read_record(path: str | os.PathLike[str]) -> str:
     Raises ``RecordFileError`` with a message for the person at the terminal.
     """
     try:
-        return read_text_file(path, what="game record")
+        return read_text_file(path, what="un registro de partida")
     except TextFileError as e:
         raise RecordFileError(str(e)) from None
 

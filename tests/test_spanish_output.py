@@ -8,7 +8,6 @@ replay, render, ...) may stay English and are not run here."""
 
 from __future__ import annotations
 
-import errno
 import os
 import re
 import subprocess
@@ -252,6 +251,9 @@ GOOD_TOURNAMENT = 'name = "apertura"\ntable_id = "mesa01"\nbroker = "192.168.1.1
         f'[tournament]\n{GOOD_TOURNAMENT}username = "mesa01"\npassword_file = "nada"\n',
         f'[tournament]\n{GOOD_TOURNAMENT}ca_file = "nada.crt"\n',
         f'[tournament]\n{GOOD_TOURNAMENT}match = "a b"\n',
+        f'[tournament]\n{GOOD_TOURNAMENT}key_file = "falta.key"\n',
+        f'[tournament]\n{GOOD_TOURNAMENT}key_file = "."\n',  # a folder
+        f'[tournament]\n{GOOD_TOURNAMENT}key = "abab"\n',  # too short
     ],
 )
 def test_tournament_configuration_errors_are_spanish(extra: str, tmp_path: Path) -> None:
@@ -263,10 +265,43 @@ def test_tournament_configuration_errors_are_spanish(extra: str, tmp_path: Path)
     path.write_text(extra, encoding="utf-8")
     with pytest.raises(ValueError) as error:
         load_tournament_settings(path)
-    # the system's own words for an errno (strerror) are in the system's language
-    message = str(error.value).replace(os.strerror(errno.ENOENT), "")
+    message = str(error.value)  # no strerror: the reason is ours, in Spanish
     assert str(tmp_path) in message  # table.toml, or the file it names that is wrong
     assert english_words(message) == [], message
+
+
+def test_what_a_key_s_file_or_secret_says_is_spanish(tmp_path: Path) -> None:
+    """The reader of small text files, the key loader and the tournament secret: a file
+    missing, a folder, bytes that are not UTF-8, a key or a secret too short."""
+    from controller.textfile import TextFileError, read_text_file
+    from controller.tournament.wire.keys import derive_table_key
+    from controller.tournament.wire.seal import KeyConfigError, load_key
+
+    (tmp_path / "latin.key").write_bytes(b"n\xe9\n")
+    (tmp_path / "short.key").write_text("abab\n")
+    said = []
+    for path in ("falta.key", ".", "latin.key"):
+        with pytest.raises(TextFileError) as info:
+            read_text_file(tmp_path / path, what="un archivo de clave")
+        said.append(str(info.value))
+    for path in ("falta.key", "short.key"):
+        with pytest.raises(KeyConfigError) as key_info:
+            load_key(tmp_path / path)
+        said.append(str(key_info.value))
+    with pytest.raises(KeyConfigError) as secret_info:
+        derive_table_key(b"corto", "apertura", "mesa01")
+    said.append(str(secret_info.value))
+    missing = tmp_path / "falta.key"
+    assert said[0] == f"no puedo leer {missing}: no existe: revisá el nombre y la carpeta"
+    assert said[1].endswith("es una carpeta, no un archivo de clave: nombrá el archivo")
+    assert said[2].endswith(
+        "latin.key:1: no es texto UTF-8 (byte 0xe9): guardalo como UTF-8 desde el editor"
+    )
+    assert said[3].startswith(said[0])  # load_key: the same words
+    assert "la clave es muy corta (2 bytes; hacen falta 16)" in said[4]
+    assert "el secreto del torneo es muy corto (5 bytes" in said[5]
+    for message in said:
+        assert english_words(message) == [], message
 
 
 def test_the_wiring_drawing_the_guide_shows_is_spanish() -> None:

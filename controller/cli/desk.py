@@ -46,7 +46,8 @@ log = logging.getLogger(__name__)
 def _tournament_section(path: str | None) -> dict[str, Any]:
     if path is None:
         return {}
-    data = tomllib.loads(read_text_file(path, limit=1024 * 1024, what="tournament configuration"))
+    text = read_text_file(path, limit=1024 * 1024, what="una configuración de torneo")
+    data = tomllib.loads(text)
     section = data.get("tournament", {})
     return section if isinstance(section, dict) else {}
 

@@ -69,7 +69,7 @@ def test_contact_sheet(tmp_path: Path) -> None:
     ("argv", "message"),
     [
         (["--out", "x.png"], "give a transcript FILE"),
-        (["missing.truco", "--out", "x.png"], "cannot read"),
+        (["missing.truco", "--out", "x.png"], "no puedo leer"),
         ([str(WORKED_1), "--seat", "5", "--out", "x.png"], "no seat 5"),
     ],
 )

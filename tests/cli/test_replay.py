@@ -49,7 +49,7 @@ def test_malformed_exit_2_names_the_line(
 
 def test_missing_file_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["replay", str(tmp_path / "nope.truco")]) == 2
-    assert "cannot read" in capsys.readouterr().err
+    assert "no puedo leer" in capsys.readouterr().err
 
 
 def test_console_script_no_traceback(tmp_path: Path) -> None:

@@ -127,8 +127,8 @@ def test_another_key(sealed: Path, tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        (None, "cannot read"),
-        (b"\xff\xfe", "not UTF-8"),
+        (None, "no puedo leer"),
+        (b"\xff\xfe", "no es texto UTF-8"),
         (b"table players=2\nhand\n0 mazo\n", "not a sealed record"),
         (b"", "not a sealed record"),
     ],
@@ -152,7 +152,7 @@ def test_malformed_files(
         ("k.key", HEX[:20], "muy corta"),
         ("k.key", "zz" * 32, "dígitos hexadecimales"),
         ("t.toml", "[tournament]\n", "una sola de key"),
-        ("missing.key", None, "cannot read"),
+        ("missing.key", None, "no puedo leer"),
     ],
 )
 def test_unusable_keys(

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import paho.mqtt.client as mqtt
 
+from ...textfile import os_reason
+
 __all__ = ["BrokerAccess"]
 
 
@@ -60,8 +62,12 @@ def access_from_section(section: dict[str, object], base: Path, where: str) -> B
     check_private(path)
     try:
         password = path.read_text(encoding="utf-8").strip()
-    except (OSError, UnicodeDecodeError) as e:
-        raise ValueError(f"{where}.password_file: no puedo leer {path}: {e}") from None
+    except OSError as e:
+        raise ValueError(f"{where}.password_file: no puedo leer {path}: {os_reason(e)}") from None
+    except UnicodeDecodeError:
+        raise ValueError(
+            f"{where}.password_file: {path} no es texto UTF-8: guardalo como UTF-8"
+        ) from None
     ca = section.get("ca_file")
     if ca is not None and (not isinstance(ca, str) or not ca):
         raise ValueError(

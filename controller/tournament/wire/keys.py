@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Final
 
 from ...table.store import fsync_dir
+from ...textfile import os_reason
 from .seal import KeyConfigError, TournamentKey, load_key
 from .topics import check_name
 
@@ -68,7 +69,10 @@ def hkdf_sha256(ikm: bytes, *, salt: bytes, info: bytes, length: int = 32) -> by
 def derive_table_key(secret: bytes, tournament: str, table: str) -> bytes:
     """The key of ``table`` in ``tournament`` (32 bytes)."""
     if len(secret) < 16:
-        raise KeyConfigError("the tournament secret is too short (at least 16 bytes)")
+        raise KeyConfigError(
+            f"el secreto del torneo es muy corto ({len(secret)} bytes; hacen falta al menos 16): "
+            "revisá que el archivo del secreto esté completo (64 dígitos hexadecimales)"
+        )
     info = b"table\0" + check_name("tournament", tournament).encode() + b"\0"
     info += check_name("table id", table).encode()
     return hkdf_sha256(secret, salt=_SALT, info=info)
@@ -146,7 +150,7 @@ def check_private(path: str | os.PathLike[str]) -> None:
     try:
         mode = p.stat().st_mode
     except OSError as e:
-        raise KeyConfigError(f"no puedo leer {p}: {e.strerror or e}") from None
+        raise KeyConfigError(f"no puedo leer {p}: {os_reason(e)}") from None
     if mode & (stat.S_IRWXG | stat.S_IRWXO):
         raise InsecureKeyFileError(
             f"{p}: otros pueden leer este archivo de clave (modo {stat.S_IMODE(mode):03o}); "

@@ -149,9 +149,12 @@ class TournamentKey:
 
 def _check_key(key: bytes) -> None:
     if not isinstance(key, bytes | bytearray):
-        raise KeyConfigError("the key must be bytes")
+        raise KeyConfigError("la clave tiene que ser bytes (no un texto)")
     if len(key) < MIN_KEY_BYTES:
-        raise KeyConfigError(f"the key is too short ({len(key)} bytes; at least {MIN_KEY_BYTES})")
+        raise KeyConfigError(
+            f"la clave es muy corta ({len(key)} bytes; hacen falta {MIN_KEY_BYTES}): "
+            "usá la clave que te dio el organizador"
+        )
 
 
 def _iv(key: bytes) -> bytes:
@@ -437,7 +440,9 @@ def _parse_hex_key(value: object, where: str) -> bytes:
 
 def _read_text(path: Path) -> str:
     try:  # bounded: a key file or a configuration is a few lines (never /dev/zero)
-        return read_text_file(path, limit=1024 * 1024, what="key file or configuration")
+        return read_text_file(
+            path, limit=1024 * 1024, what="un archivo de clave ni una configuración"
+        )
     except TextFileError as e:
         raise KeyConfigError(f"{e} (un archivo de clave tiene la clave en hexadecimal)") from None
 
@@ -469,7 +474,14 @@ def _key_from_config(path: Path, doc: dict[str, object]) -> TournamentKey:
         if not isinstance(name, str) or not name:
             raise KeyConfigError(f"{where} key_file: tiene que ser una ruta")
         key_path = path.parent / Path(name).expanduser()
-        key = _key_from_key_file(key_path, _read_text(key_path))
+        try:
+            text = read_text_file(key_path, limit=1024 * 1024, what="un archivo de clave")
+        except TextFileError as e:
+            raise KeyConfigError(
+                f"{where} key_file: {e}; corregí key_file o copiá ahí el archivo de clave "
+                "que te dio el organizador"
+            ) from None
+        key = _key_from_key_file(key_path, text)
     key_id = section.get("key_id")
     if key_id is None:
         return TournamentKey(key, key_fingerprint(key))

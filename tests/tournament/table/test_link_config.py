@@ -70,8 +70,42 @@ def test_every_key_with_a_bad_value_names_its_line_in_spanish(
     said = str(error)
     assert said.startswith(f"{path}, línea {line}: tournament.{key}: "), said
     assert said.endswith("Corregí esa línea y volvé a arrancar la mesa"), said
-    if not said.split(": ", 3)[-1].startswith("no puedo usar"):  # the key's own words
-        assert not ENGLISH.search(error.expected), said
+    assert not ENGLISH.search(error.expected), said  # the key's own words too
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "setup", "words"),
+    [
+        ("key_file", '"falta.key"', None, "falta.key: no existe: revisá el nombre y la carpeta"),
+        ("key_file", '"claves"', "folder", "claves es una carpeta, no un archivo de clave"),
+        ("key_file", '"corta.key"', "short", "la clave es muy corta (8 bytes; hacen falta 16)"),
+        ("key_file", '"latin.key"', "latin1", "latin.key:1: no es texto UTF-8 (byte 0xe9)"),
+        ("password_file", '"falta.pass"', None, "falta.pass: no existe: revisá el nombre"),
+    ],
+)
+def test_an_unusable_key_or_password_file_is_named_in_spanish(
+    tmp_path: Path, key: str, value: str, setup: str | None, words: str
+) -> None:
+    """The file a key names that cannot be used: the error names the line of
+    table.toml, that file and what to do, with no English detail after the prefix."""
+    name = value.strip('"')
+    if setup == "folder":
+        (tmp_path / name).mkdir(mode=0o700)
+    elif setup == "short":
+        (tmp_path / name).write_text("ab" * 8 + "\n")
+    elif setup == "latin1":
+        (tmp_path / name).write_bytes(b"# clave de la mesa n\xe9\n" + b"ab" * 32 + b"\n")
+    if setup in ("short", "latin1"):
+        (tmp_path / name).chmod(0o600)
+    path = write(tmp_path, {**GOOD, key: value})
+    with pytest.raises(ConfigError) as info:
+        load_tournament_settings(path)
+    said = str(info.value)
+    line = path.read_text().splitlines().index(f"{key} = {value}") + 1
+    assert said.startswith(f"{path}, línea {line}: tournament.{key}: "), said
+    assert words in said, said
+    assert str(tmp_path / name) in said, said
+    assert not ENGLISH.search(info.value.expected), said
 
 
 def test_an_unknown_key_and_a_missing_one(tmp_path: Path) -> None:
