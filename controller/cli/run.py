@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Final, TextIO
 from ..engine import Action, Card, HouseRules, RefusalCode
 from ..table.notify import Notifier
 from ..table.table import DealReading
-from ..textfile import DEFAULT_LIMIT, TextFileError, decode_text
+from ..textfile import DEFAULT_LIMIT, TextFileError, decode_text, os_reason
 from ..transcript import (
     ActionStmt,
     DealerStmt,
@@ -282,13 +282,13 @@ def _check_state_dir(state_dir: Path) -> str | None:
     that cannot be made. A disk that refuses writes (full, read-only) is the table's to
     live with: the game goes on in memory and its end says so (``EXIT_NOT_RECORDED``)."""
     if state_dir.exists() and not state_dir.is_dir():
-        return f"--state {state_dir}: not a directory"
+        return f"--state {state_dir}: no es una carpeta; nombrá una carpeta para la partida"
     if state_dir.is_dir():
         return None
     try:
         state_dir.mkdir(parents=True, exist_ok=True)
     except OSError as e:
-        return f"--state {state_dir}: cannot make the folder: {e.strerror or e}"
+        return f"--state {state_dir}: no puedo crear la carpeta: {os_reason(e)}"
     return None
 
 
@@ -309,7 +309,59 @@ def main_mock(
     screen: bool | None = None,
     bot_level: str = "normal",
 ) -> int:
-    """Run the mock table; returns the exit status."""
+    """Run the mock table; returns the exit status. With ``--state`` it holds the state
+    folder's lock as the service does (:mod:`controller.table.lock`): a second table on
+    the same folder says so in Spanish and exits 2, touching nothing of the first's."""
+    from ..table.lock import TableLock, TableLocked
+
+    if state_dir is None:
+        return _main_mock(rules, seed=seed, human=human, script=script, bots=bots,
+                          deal_reading=deal_reading, pace=pace, score=score, record=record,
+                          state_dir=None, serve=serve, lang=lang, screen=screen,
+                          bot_level=bot_level)  # fmt: skip
+    why = _check_state_dir(state_dir)
+    if why is not None:
+        print(f"truco-table run: {why}", file=sys.stderr)
+        return EXIT_USAGE
+    lock = TableLock(state_dir)
+    try:
+        lock.acquire()  # before the record is read or the status written
+    except TableLocked as e:
+        print(f"truco-table run: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as e:
+        print(
+            f"truco-table run: no puedo usar la carpeta de la partida {state_dir}: "
+            f"{os_reason(e)}",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    try:
+        return _main_mock(rules, seed=seed, human=human, script=script, bots=bots,
+                          deal_reading=deal_reading, pace=pace, score=score, record=record,
+                          state_dir=state_dir, serve=serve, lang=lang, screen=screen,
+                          bot_level=bot_level)  # fmt: skip
+    finally:
+        lock.release()
+
+
+def _main_mock(
+    rules: HouseRules,
+    *,
+    seed: int,
+    human: int | None,
+    script: str | None,
+    bots: bool,
+    deal_reading: DealReading,
+    pace: float,
+    score: tuple[int, int],
+    record: str | None,
+    state_dir: Path | None,
+    serve: bool,
+    lang: str,
+    screen: bool | None,
+    bot_level: str,
+) -> int:
     from ..table.daemon import configure_logging, stop_on_signals, watchdog_interval
     from ..table.run_mock import MockRun
     from ..table.store import GameStore
@@ -322,11 +374,6 @@ def main_mock(
             result = replay(parse(archived[-1].read_text(encoding="utf-8")))
             sys.stdout.write(dumps_result(result_json(result)) + "\n")
             return 0
-    if state_dir is not None:
-        why = _check_state_dir(state_dir)
-        if why is not None:
-            print(f"truco-table run: {why}", file=sys.stderr)
-            return EXIT_USAGE
     record_file: _RecordFile | None = None
     if record is not None:
         try:

@@ -95,7 +95,8 @@ def test_an_ascii_output_gets_spanish_without_accents(script: Path) -> None:
 def test_state_that_is_no_directory(script: Path) -> None:
     done = cli("run", "--mock", "--state", "/dev/null", "--script", str(script))
     assert done.returncode == EXIT_USAGE
-    assert "--state /dev/null: not a directory" in one_line(done.stderr)
+    said = one_line(done.stderr)
+    assert "--state /dev/null: no es una carpeta; nombrá una carpeta para la partida" in said
 
 
 def test_the_record_fills_up_in_the_middle_of_a_game(tmp_path: Path) -> None:

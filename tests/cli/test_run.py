@@ -6,15 +6,21 @@ the crash trials)."""
 from __future__ import annotations
 
 import json
+import os
 import random
 import subprocess
 import sys
+import time
 from pathlib import Path
+
+import pytest
 
 from controller.engine import Game, HouseRules
 from controller.engine.playout import random_game
+from controller.table.lock import LOCK_NAME, TableLock, TableLocked, holder
 from controller.table.store import GameStore
 from controller.transcript import write
+from tests.test_spanish_output import english_words
 
 RULES = HouseRules(players=2, target=15)
 
@@ -102,3 +108,64 @@ def test_a_declared_number_no_pad_can_enter_is_refused_as_replay_refuses_it(
     assert out.returncode == 0, out.stderr
     rejected = json.loads(out.stdout)["rejected"]
     assert {"line": 5, "seat": 0, "action": "declare 39", "code": "bad_declaration"} in rejected
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    """Every file under ``folder`` but the lock, with its bytes."""
+    return {
+        str(p.relative_to(folder)): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and p.name != LOCK_NAME
+    }
+
+
+def test_a_second_table_on_a_held_state_folder_says_so_in_spanish_and_touches_nothing(
+    tmp_path: Path,
+) -> None:
+    """Issue 49: ``run --mock --state`` takes the service's lock; while another holds it
+    (here this process, as the service would), it stops at once with exit status 2."""
+    game = random_game(Game(RULES), random.Random(11))
+    script = tmp_path / "game.truco"
+    script.write_text(write(game), encoding="utf-8")
+    state = tmp_path / "state"
+    run(script, state)
+    store = GameStore(state)
+    store.restore()
+    store.append(RULES.to_line())  # a game under way, as a running table has
+    before = _files(state)
+    argv = [sys.executable, "-m", "controller.cli", "run", "--mock", "--players", "2",
+            "--target", "15", "--state", str(state), "--script", str(script)]  # fmt: skip
+    with TableLock(state):
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+        assert holder(state) == os.getpid()  # still the first's
+    assert (done.returncode, done.stdout) == (2, "")
+    said = done.stderr.strip()
+    assert said.startswith(f"truco-table run: la mesa ya está andando (proceso {os.getpid()})")
+    assert str(state) in said and "\n" not in said
+    assert english_words(said) == [], said
+    assert _files(state) == before  # neither the record nor the archive touched
+    again = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=True)
+    assert json.loads(again.stdout)["score"] == list(game.score)  # free again: it runs
+    assert holder(state) is None  # and lets go when it ends
+
+
+def test_the_mock_table_holds_its_state_folder_while_it_runs(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "controller.cli", "run", "--mock", "--serve", "--players", "2",
+         "--state", str(state)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 120  # generous: a slow machine only waits longer
+        while holder(state) != proc.pid:
+            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+            assert time.monotonic() < deadline, "the mock table never took the lock"
+            time.sleep(0.05)
+        with pytest.raises(TableLocked) as info:
+            TableLock(state).acquire()
+        assert info.value.pid == proc.pid
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
+    assert holder(state) is None
