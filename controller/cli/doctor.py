@@ -15,10 +15,57 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .arguments import seconds
 
-__all__ = ["configure"]
+if TYPE_CHECKING:
+    from ..table.config import TableConfig
+    from ..table.doctor import Finding
+
+__all__ = ["configure", "tournament_check"]
+
+
+def tournament_check(config_path: Path, config: TableConfig) -> list[Finding]:
+    """The ``[tournament]`` section, read as the service reads it (its link,
+    ``controller.tournament.table.link``): a ``MAL`` naming the file, the line and the
+    fix when the service would refuse it; nothing without the section."""
+    from ..table.config import ConfigError
+    from ..table.doctor import Finding, Verdict
+    from ..tournament.table.link import load_tournament_settings
+    from ..tournament.wire.seal import KeyConfigError
+
+    if not config.tournament:
+        return []
+    what = "Torneo"
+    try:
+        settings = load_tournament_settings(config_path)
+    except PermissionError:
+        raise  # the doctor says: sudo
+    except ConfigError as e:
+        return [Finding(Verdict.FAIL, what, f"{e.where}: {e.key}: {e.expected}. {e.fix}.")]
+    except (KeyConfigError, ValueError, OSError) as e:  # a key others can read: chmod 600
+        return [
+            Finding(
+                Verdict.FAIL,
+                what,
+                f"{e} (lo nombra [tournament] en {config_path}). Corregilo y volvé a "
+                "arrancar la mesa.",
+            )
+        ]
+    if settings is None:
+        return []
+    key = "sin clave: sus resultados no van sellados" if settings.key is None else (
+        f"clave {settings.key.key_id}"
+    )
+    return [
+        Finding(
+            Verdict.OK if settings.key is not None else Verdict.WARN,
+            what,
+            f"la mesa {settings.table_id} del torneo {settings.name}, broker "
+            f"{settings.broker_host}:{settings.broker_port}, {key}",
+        )
+    ]
 
 
 def _cmd_doctor(args: argparse.Namespace) -> int:
@@ -34,10 +81,10 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
     try:
         if args.mock:
             with mock_place(args.players, panels=args.panels) as (config, place):
-                text, code = report(examine(config, place))
+                text, code = report(examine(config, place, (tournament_check,)))
             print("truco-table doctor: una mesa simulada (--mock)")
         else:
-            text, code = report(examine(Path(args.config), pi_place()))
+            text, code = report(examine(Path(args.config), pi_place(), (tournament_check,)))
             print(f"truco-table doctor: {args.config}")
     except PermissionError as e:  # whatever a check did not foresee: one line, no traceback
         print(

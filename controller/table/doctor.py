@@ -27,13 +27,14 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import functools
 import os
 import shutil
 import stat
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,7 +44,16 @@ from ..hal.seatlink import find_nodes
 from .config import ConfigError, TableConfig, load_config
 from .hardware import read_seat_status, read_status
 
-__all__ = ["Finding", "Place", "Verdict", "examine", "mock_place", "pi_place", "report"]
+__all__ = [
+    "ExtraCheck",
+    "Finding",
+    "Place",
+    "Verdict",
+    "examine",
+    "mock_place",
+    "pi_place",
+    "report",
+]
 
 LOW_DISK_BYTES = 50 * 1024 * 1024  # the record needs little, but a full card stops it
 
@@ -62,6 +72,9 @@ class Finding:
 
 
 I2cProbe = Callable[[int, int], bool]  # (bus number, address) -> a device acknowledged
+#: a check the command layer adds (what this layer may not import: the tournament's
+#: link): given the configuration's path and the loaded configuration, its findings
+ExtraCheck = Callable[[Path, TableConfig], list[Finding]]
 
 
 @dataclass(frozen=True)
@@ -148,8 +161,11 @@ def pi_place() -> Place:
 SUDO = "corré sudo truco-table doctor"
 
 
-def examine(config_path: Path, place: Place) -> list[Finding]:
-    """Every check, in the order a builder fixes things."""
+def examine(
+    config_path: Path, place: Place, extra: Sequence[ExtraCheck] = ()
+) -> list[Finding]:
+    """Every check, in the order a builder fixes things; ``extra`` (the command's own,
+    such as the ``[tournament]`` section's) after the table's parts."""
     findings: list[Finding] = []
     add = findings.append
     try:
@@ -180,6 +196,7 @@ def examine(config_path: Path, place: Place) -> list[Finding]:
     private = _unreadable(config)
     if private is None:
         checks += [lambda: _decks(config), lambda: _state(config)]
+    checks += [functools.partial(check, config_path, config) for check in extra]
     for check in checks:
         try:
             findings.extend(check())
