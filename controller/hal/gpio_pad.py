@@ -12,7 +12,11 @@ same rules and the same timings, and hands the table the same events:
   :class:`~controller.hal.events.ButtonHeld` once, at that moment, and its release
   reports nothing more;
 * a contact that chatters for less than ``debounce_s`` (20 ms) is ignored, and a
-  press that bounces counts once.
+  press that bounces counts once;
+* a button down for ``stuck_s`` (10 s: a line shorted to ground, a jammed key) reports
+  :class:`~controller.hal.events.ButtonStuck` once, and its release after that
+  ``ButtonStuck(name, stuck=False)``: the node's ``STUCK`` and ``FREED``, which the
+  table shows on the seat and the doctor reports (``SeatFault.PAD_STUCK``).
 
 Precisely (as in ``firmware/seatnode/debounce.py``): a new contact state counts once
 it has lasted ``debounce_s``; the hold time runs from the moment the contact closed
@@ -102,18 +106,22 @@ from typing import Final, Literal
 from gpiozero import Button, Factory
 
 from .callbacks import deliver
-from .events import ButtonHeld, ButtonPressed
+from .events import ButtonHeld, ButtonPressed, ButtonStuck
 from .seatlink import BUTTONS
 
 __all__ = [
     "BUTTONS",
     "DEBOUNCE_S",
     "DEFAULT_PINS",
+    "FREED",
     "HOLD",
     "HOLD_S",
     "PRESS",
+    "STUCK",
+    "STUCK_S",
     "ButtonHeld",
     "ButtonPressed",
+    "ButtonStuck",
     "Debouncer",
     "GpioPad",
     "PadEvent",
@@ -124,12 +132,15 @@ log = logging.getLogger(__name__)
 
 DEBOUNCE_S: Final = 0.020
 HOLD_S: Final = 0.800
+STUCK_S: Final = 10.0  # firmware/seatnode/debounce.py's STUCK_MS
 
 PRESS: Final = "PRESS"
 HOLD: Final = "HOLD"
-Decision = Literal["PRESS", "HOLD"]
+STUCK: Final = "STUCK"
+FREED: Final = "FREED"
+Decision = Literal["PRESS", "HOLD", "STUCK", "FREED"]
 
-PadEvent = ButtonPressed | ButtonHeld
+PadEvent = ButtonPressed | ButtonHeld | ButtonStuck
 PadEventCallback = Callable[[int, PadEvent], None]
 
 # hardware/pinmap-gpio.toml's [[gpio.seat]] buttons (BCM numbers).
@@ -161,9 +172,10 @@ class Debouncer:
     """Debounce and long press for one contact, driven by the caller's clock.
 
     Times are plain numbers in any one unit (seconds for :class:`GpioPad`,
-    milliseconds to compare with the firmware), shared by ``debounce``, ``hold`` and
-    every timestamp. Time never runs backwards here: an earlier timestamp than one
-    already seen counts as that one.
+    milliseconds to compare with the firmware), shared by ``debounce``, ``hold``,
+    ``stuck`` (a press that long is a stuck button: ``STUCK``, then ``FREED`` at its
+    release; None: never) and every timestamp. Time never runs backwards here: an
+    earlier timestamp than one already seen counts as that one.
 
     * :meth:`update` takes one raw *sample* and applies the seat node firmware's rule
       exactly: a changed value is taken to have changed at that sample.
@@ -176,17 +188,34 @@ class Debouncer:
       something (None: nothing will happen until the next edge).
     """
 
-    __slots__ = ("_down_since", "_now", "_raw", "_raw_since", "debounce", "held", "hold", "pressed")
+    __slots__ = (
+        "_down_since",
+        "_now",
+        "_raw",
+        "_raw_since",
+        "debounce",
+        "held",
+        "hold",
+        "pressed",
+        "stuck",
+        "stuck_after",
+    )
 
-    def __init__(self, debounce: float = DEBOUNCE_S, hold: float = HOLD_S) -> None:
+    def __init__(
+        self, debounce: float = DEBOUNCE_S, hold: float = HOLD_S, stuck: float | None = None
+    ) -> None:
         if not debounce >= 0:
             raise ValueError(f"debounce must be >= 0, not {debounce!r}")
         if not hold >= 0:
             raise ValueError(f"hold must be >= 0, not {hold!r}")
+        if stuck is not None and not stuck > hold:  # the firmware's HOLD comes first
+            raise ValueError(f"stuck must be > hold, not {stuck!r}")
         self.debounce = debounce
         self.hold = hold
+        self.stuck_after = stuck  # a press this long is a stuck button (STUCK; None: never)
         self.pressed = False  # the debounced state
         self.held = False  # HOLD reported for the current press
+        self.stuck = False  # STUCK reported for the current press (FREED at its release)
         self._raw: bool | None = None  # last raw value seen (None: none yet)
         self._raw_since: float = 0  # when the raw value last changed
         self._down_since: float = 0  # when the current press closed for good
@@ -204,7 +233,8 @@ class Debouncer:
         return now
 
     def update(self, raw: bool, now: float) -> Decision | None:
-        """Take one raw sample (True = contact closed); return PRESS, HOLD or None."""
+        """Take one raw sample (True = contact closed); return PRESS, HOLD, STUCK,
+        FREED or None."""
         now = self._clamp(now)
         raw = bool(raw)
         if self._raw is None or raw != self._raw:
@@ -215,15 +245,28 @@ class Debouncer:
             if raw:
                 self._down_since = self._raw_since
                 self.held = False
+            elif self.stuck:
+                self.stuck = False
+                return FREED
             elif not self.held:
                 return PRESS
         if self.pressed and not self.held and now >= self._down_since + self.hold:
             self.held = True
             return HOLD
+        if (
+            self.stuck_after is not None
+            and self.held
+            and not self.stuck
+            and self.pressed
+            and now >= self._down_since + self.stuck_after
+        ):
+            self.stuck = True
+            return STUCK
         return None
 
     def next_deadline(self) -> float | None:
-        """When the contact settles or the hold time runs out, whichever is first."""
+        """When the contact settles, the hold time or the stuck time runs out,
+        whichever is first."""
         if self._raw is None:
             return None
         due: float | None = None
@@ -233,6 +276,10 @@ class Debouncer:
             hold_due = self._down_since + self.hold
             if due is None or hold_due < due:
                 due = hold_due
+        elif self.pressed and not self.stuck and self.stuck_after is not None:
+            stuck_due = self._down_since + self.stuck_after
+            if due is None or stuck_due < due:
+                due = stuck_due
         return due
 
     def advance(self, now: float) -> list[tuple[float, Decision]]:
@@ -255,8 +302,8 @@ class Debouncer:
     def _run_to(self, now: float, *, inclusive: bool) -> list[tuple[float, Decision]]:
         decisions: list[tuple[float, Decision]] = []
         raw = self._raw
-        # Every step settles the contact or ends the hold time; without an edge there
-        # are at most two (settle a press, then its hold), so this always ends.
+        # Every step settles the contact or ends the hold or the stuck time; without an
+        # edge there are at most three (settle a press, its hold, its stuck), so this ends.
         for _ in range(4):
             due = self.next_deadline()
             if raw is None or due is None or due > now or (due == now and not inclusive):
@@ -290,8 +337,9 @@ class GpioPad:
 
     ``pins`` maps each of the eight button names (``seatlink.BUTTONS``) to its BCM
     GPIO number; all eight are needed, each on its own pin (ValueError naming the
-    key otherwise). ``on_event(seat, event)`` receives a ``ButtonPressed(name)`` or
-    ``ButtonHeld(name)``, the same events a seat node's ``SeatLink`` delivers.
+    key otherwise). ``on_event(seat, event)`` receives a ``ButtonPressed(name)``,
+    ``ButtonHeld(name)`` or ``ButtonStuck(name, stuck)``, the same events a seat
+    node's ``SeatLink`` delivers (``stuck_s``: the node's stuck time).
 
     ``pin_factory`` is gpiozero's: None means gpiozero's default (the
     ``GPIOZERO_PIN_FACTORY`` environment variable, else lgpio on a Pi 5), as for
@@ -320,6 +368,7 @@ class GpioPad:
         clock: Callable[[], float] = time.monotonic,
         debounce_s: float = DEBOUNCE_S,
         hold_s: float = HOLD_S,
+        stuck_s: float = STUCK_S,
     ) -> None:
         if type(seat) is not int or seat < 0:
             raise ValueError(f"seat must be a seat number, not {seat!r}")
@@ -327,6 +376,9 @@ class GpioPad:
             raise ValueError(
                 f"need 0 <= debounce_s < hold_s (got debounce_s={debounce_s!r}, hold_s={hold_s!r})"
             )
+        if not hold_s < stuck_s:
+            raise ValueError(f"need hold_s < stuck_s (got hold_s={hold_s!r}, stuck_s={stuck_s!r})")
+        self.stuck_s = stuck_s
         self.seat = seat
         self.debounce_s = debounce_s
         self.hold_s = hold_s
@@ -334,7 +386,7 @@ class GpioPad:
         self._pins = _check_pins(pins)
         self._on_event = on_event
         self._clock = clock
-        self._debouncers = {name: Debouncer(debounce_s, hold_s) for name in self._pins}
+        self._debouncers = {name: Debouncer(debounce_s, hold_s, stuck_s) for name in self._pins}
         # _cond guards the debouncers, _pending and _closed; _deliver_lock serialises
         # the calls to on_event (held while they run, so that close() can wait for them).
         self._cond = threading.Condition(threading.Lock())
@@ -486,7 +538,13 @@ class GpioPad:
                 self._delivering = outer
 
     def _deliver(self, due: float, name: str, decision: Decision) -> None:
-        event: PadEvent = ButtonPressed(name) if decision == PRESS else ButtonHeld(name)
+        event: PadEvent
+        if decision == PRESS:
+            event = ButtonPressed(name)
+        elif decision == HOLD:
+            event = ButtonHeld(name)
+        else:  # the node's STUCK and FREED (the table's fault watch says them)
+            event = ButtonStuck(name, decision == STUCK)
         if log.isEnabledFor(logging.DEBUG):
             late_ms = (self._clock() - due) * 1000
             log.debug("seat %d: %r (%.1f ms after due)", self.seat, event, late_ms)

@@ -25,12 +25,14 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from controller.hal import gpio_pad
-from controller.hal.events import ButtonHeld, ButtonPressed
+from controller.hal.events import ButtonHeld, ButtonPressed, ButtonStuck
 from controller.hal.gpio_pad import (
     BUTTONS,
     DEFAULT_PINS,
+    FREED,
     HOLD,
     PRESS,
+    STUCK,
     Debouncer,
     GpioPad,
     PadEvent,
@@ -196,6 +198,31 @@ def test_hold_reports_held_once_at_800_ms_and_nothing_on_release(make_rig: MakeR
     rig.down("mazo", 104.0)
     rig.up("mazo", 104.1)
     assert rig.at(104.2) == [ButtonPressed("mazo")]
+
+
+def test_a_button_down_10_s_is_stuck_once_and_freed_at_its_release(make_rig: MakeRig) -> None:
+    """The node's STUCK and FREED (firmware/seatnode/debounce.py): the table shows
+    SeatFault.PAD_STUCK on the seat and the doctor reports it."""
+    rig = make_rig()
+    rig.down("mazo", 100.0)
+    assert rig.at(100.8001) == [ButtonHeld("mazo")]
+    assert rig.at(109.999) == []
+    assert rig.at(110.0001) == [ButtonStuck("mazo", stuck=True)]
+    assert rig.at(500.0) == []  # said once, however long it stays down
+    rig.up("mazo", 500.0)
+    assert rig.at(500.0201) == [ButtonStuck("mazo", stuck=False)]
+    rig.down("mazo", 501.0)  # the next press is a new one
+    rig.up("mazo", 501.1)
+    assert rig.at(501.2) == [ButtonPressed("mazo")]
+
+
+def test_the_stuck_time_is_the_pad_s_setting(make_rig: MakeRig) -> None:
+    rig = make_rig(stuck_s=2.0)
+    rig.down("truco", 100.0)
+    assert rig.at(101.0) == [ButtonHeld("truco")]
+    assert rig.at(102.0001) == [ButtonStuck("truco")]
+    with pytest.raises(ValueError, match="hold_s < stuck_s"):
+        make_rig(seat=1, stuck_s=0.5)
 
 
 def test_bouncing_press_and_release_count_once(make_rig: MakeRig) -> None:
@@ -652,20 +679,24 @@ samples = st.lists(
     st.tuples(st.one_of(st.integers(0, 8), st.integers(0, 1200)), st.booleans()), max_size=150
 )
 timings = st.one_of(
-    st.just((DEBOUNCE_MS, HOLD_MS)),
-    st.tuples(st.integers(1, 60), st.integers(61, 1000)),
+    st.just((DEBOUNCE_MS, HOLD_MS, 10000)),
+    st.integers(1, 60).flatmap(
+        lambda debounce: st.integers(61, 1000).flatmap(
+            lambda hold: st.tuples(st.just(debounce), st.just(hold), st.integers(hold + 1, 3000))
+        )
+    ),
 )
 
 
 @settings(max_examples=200, deadline=None)
 @given(timing=timings, raw=samples, start=st.integers(0, 10**6))
 def test_samples_agree_with_the_firmware(
-    timing: tuple[int, int], raw: list[tuple[int, bool]], start: int
+    timing: tuple[int, int, int], raw: list[tuple[int, bool]], start: int
 ) -> None:
     fw = firmware_debounce()
-    debounce, hold = timing
-    theirs = fw.Button("truco", debounce_ms=debounce, hold_ms=hold)
-    ours = Debouncer(debounce, hold)
+    debounce, hold, stuck = timing
+    theirs = fw.Button("truco", debounce_ms=debounce, hold_ms=hold, stuck_ms=stuck)
+    ours = Debouncer(debounce, hold, stuck)
     now = start
     for gap, value in raw:
         now += gap
@@ -673,6 +704,7 @@ def test_samples_agree_with_the_firmware(
         assert ours.pressed == theirs.pressed
     assert fw.PRESS == PRESS
     assert fw.HOLD == HOLD
+    assert (fw.STUCK, fw.FREED, fw.STUCK_MS) == (STUCK, FREED, gpio_pad.STUCK_S * 1000)
 
 
 edge_gaps = st.lists(st.one_of(st.integers(1, 30), st.integers(1, 1000)), max_size=14)
@@ -686,21 +718,21 @@ edge_gaps = st.lists(st.one_of(st.integers(1, 30), st.integers(1, 1000)), max_si
     poll_at=st.lists(st.integers(0, 15000), max_size=20),
 )
 def test_edges_agree_with_the_firmware_sampling_every_millisecond(
-    timing: tuple[int, int], initial: bool, gaps: list[int], poll_at: list[int]
+    timing: tuple[int, int, int], initial: bool, gaps: list[int], poll_at: list[int]
 ) -> None:
     """Fed each edge (and the timer's wake-ups, anywhere), the debouncer decides what
     the firmware decides sampling the same contact continuously, at the same times."""
     fw = firmware_debounce()
-    debounce, hold = timing
+    debounce, hold, stuck = timing
     edges: list[tuple[int, bool]] = []
     t, value = 0, initial
     for gap in gaps:
         t += gap
         value = not value
         edges.append((t, value))
-    end = t + hold + debounce + 5
+    end = t + stuck + debounce + 5  # a press left down at the end gets to its STUCK
 
-    theirs = fw.Button("truco", debounce_ms=debounce, hold_ms=hold)
+    theirs = fw.Button("truco", debounce_ms=debounce, hold_ms=hold, stuck_ms=stuck)
     expected: list[tuple[float, str]] = []
     changes = dict(edges)
     value = initial
@@ -710,7 +742,7 @@ def test_edges_agree_with_the_firmware_sampling_every_millisecond(
         if decision is not None:
             expected.append((now, decision))
 
-    ours = Debouncer(debounce, hold)
+    ours = Debouncer(debounce, hold, stuck)
     got = ours.edge(initial, 0)
     steps = sorted([(float(t), 0, v) for t, v in edges] + [(p + 0.5, 1, False) for p in poll_at])
     for now_f, kind, v in steps:
@@ -746,3 +778,17 @@ def test_time_never_runs_backwards() -> None:
     assert deb.advance(1029) == []
     assert deb.advance(1030) == []
     assert not deb.pressed
+
+
+def test_next_deadline_after_the_hold_is_the_stuck_time() -> None:
+    deb = Debouncer(20, 800, 10000)
+    deb.edge(False, 0)
+    deb.edge(True, 100)
+    assert deb.advance(900) == [(900, HOLD)]
+    assert deb.next_deadline() == 10100  # the stuck time, from the press
+    assert deb.advance(20000) == [(10100, STUCK)]
+    assert deb.next_deadline() is None  # said once
+    deb.edge(False, 20000)
+    assert deb.advance(20020) == [(20020, FREED)]
+    assert not deb.pressed and not deb.stuck
+    assert Debouncer(20, 800).next_deadline() is None  # no stuck time: never stuck

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import shutil
 import time
 from pathlib import Path
@@ -171,3 +172,45 @@ def test_the_service_refuses_an_unknown_hardware_setting(tmp_path: Path) -> None
     )
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "TRUCO_TABLE_HARDWARE: hardware must be pi or mock, not 'fpga'" in done.stderr
+
+
+def test_a_stuck_button_on_the_gpio_pad_is_the_node_s_stuck(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Issue 49: a button wired to the Pi held down 10 s (a line shorted to GND) is
+    ``SeatFault.PAD_STUCK`` as a node's STUCK is: on the seat's panel, in the status the
+    doctor reads, one journal warning; letting it go clears it."""
+    from controller.notices import SeatFault
+    from controller.render.screen import plain
+
+    from .panel_text import PanelDisplay, panel_text
+
+    panels = [PanelDisplay(pages=False) for _ in range(2)]
+
+    def says(mock: MockTable) -> str:
+        mock.pump(0.05)
+        return " ".join(p for p in panel_text(panels[0].frame) if p) if panels[0].frame else ""
+
+    with (
+        caplog.at_level(logging.INFO),
+        MockTable(HouseRules(players=2), topology="gpio", displays=panels) as mock,
+    ):
+        pad = mock.hardware.pads[0]
+        pin = mock.parts.pin_factory.pin(pad.pins["truco"])
+        pin.drive_low()
+        mock.parts.now += 10.5  # the mock clock: past the hold and the stuck time
+        pad.poll()
+        deadline = time.monotonic() + 120
+        while plain("Botón trabado: avisá") not in says(mock):
+            assert time.monotonic() < deadline, says(mock)
+        assert mock.service.watch.faults[0] == {SeatFault.PAD_STUCK: "truco"}
+        assert mock.service.watch.faults[1] == {}
+        pin.drive_high()
+        mock.parts.now += 0.1
+        pad.poll()
+        while SeatFault.PAD_STUCK in mock.service.watch.faults[0]:
+            mock.pump(0.05)
+            assert time.monotonic() < deadline
+    stuck = [r for r in caplog.records if "el botón truco está apretado" in r.getMessage()]
+    assert [r.levelno for r in stuck] == [logging.WARNING]
+    assert "asiento 0" in stuck[0].getMessage()
