@@ -36,6 +36,7 @@ _REASONS: Final = {
     errno.EACCES: "no tengo permiso para leerlo: revisá su dueño y permisos (ls -l)",
     errno.EPERM: "no tengo permiso para leerlo: revisá su dueño y permisos (ls -l)",
     errno.ENOTDIR: "una parte de la ruta no es una carpeta: revisá la ruta",
+    errno.EISDIR: "es una carpeta, no un archivo: nombrá el archivo",
     errno.ELOOP: "la ruta da vueltas entre enlaces: revisá los enlaces simbólicos",
     errno.ENAMETOOLONG: "el nombre es demasiado largo: revisá la ruta",
     errno.EIO: "el disco no responde (error de entrada/salida): revisá la tarjeta o el disco",

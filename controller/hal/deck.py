@@ -43,7 +43,7 @@ from typing import Final
 
 from ..engine.cards import CARDS, Card
 from ..engine.errors import RefusalCode
-from ..textfile import TextFileError, decode_text
+from ..textfile import TextFileError, decode_text, os_reason
 
 __all__ = [
     "DEFAULT_STATE_DIR",
@@ -514,13 +514,15 @@ def load_registry(path: str | os.PathLike[str], *, missing_ok: bool = False) -> 
             return DeckRegistry()
         raise
     except OSError as error:
-        raise DeckError(f"cannot read: {error.strerror}", source=str(path)) from None
+        raise DeckError(f"no puedo leerlo: {os_reason(error)}", source=str(path)) from None
     if len(data) > REGISTRY_LIMIT:
-        raise DeckError("larger than 4 MiB: not a deck registry", source=str(path))
+        raise DeckError("pesa más de 4 MiB: no es un registro de mazos", source=str(path))
     try:
         text = decode_text(data, str(path))
     except TextFileError:
-        raise DeckError("not UTF-8 text", source=str(path)) from None
+        raise DeckError(
+            "no es texto UTF-8: guardalo como UTF-8 desde el editor", source=str(path)
+        ) from None
     return loads(text, str(path))
 
 

@@ -267,10 +267,12 @@ def test_missing_file(tmp_path: Path) -> None:
 def test_unreadable_and_binary_files(tmp_path: Path) -> None:
     binary = tmp_path / "decks.toml"
     binary.write_bytes(b"format = 1\n\xff\xfe")
-    with pytest.raises(DeckError, match="not UTF-8"):
+    with pytest.raises(DeckError, match=r"decks\.toml: no es texto UTF-8: guardalo como UTF-8"):
         load_registry(binary)
-    with pytest.raises(DeckError, match="cannot read"):
+    with pytest.raises(DeckError) as info:
         load_registry(tmp_path)  # a directory
+    said = str(info.value)
+    assert said == f"{tmp_path}: no puedo leerlo: es una carpeta, no un archivo: nombrá el archivo"
 
 
 def test_default_registry_path() -> None:
