@@ -232,14 +232,15 @@ def run_demo_command(args: argparse.Namespace, out: TextIO | None = None) -> int
     )
     if args.format is not None:
         return _run_cup(args, out or sys.stdout)
+    tables = args.tables or 20
     opts = DemoOptions(
-        tables=args.tables or 20,
+        tables=tables,
         games=args.games,
         speed=args.speed,
         players=args.players,
         target=args.target,
         flor=args.flor == "on",
-        flaky=min(args.flaky, args.tables),
+        flaky=min(args.flaky, tables),
         cut_every=args.cut_every,
         cut_for=args.cut_for,
         mistakes=args.mistakes,
@@ -438,8 +439,9 @@ def _whole_lines(path: Path) -> bool:
 
 def run_audit(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """``desk-audit``: check a desk's journal at rest; 0 intact, 1 changed (alterado), 2
-    usage (no such folder, a file that is no tournament journal)."""
-    from ..tournament.desk.journal import audit, journal_key
+    usage (no such folder, a file that is no tournament journal, a journal signed with
+    the tournament's secret checked without it: it cannot be verified, not "alterado")."""
+    from ..tournament.desk.journal import audit, journal_key, signed_with_a_key
 
     out = out or sys.stdout
     try:
@@ -458,6 +460,11 @@ def run_audit(args: argparse.Namespace, out: TextIO | None = None) -> int:
     if path.is_file() and _whole_lines(path) and not _looks_like_a_journal(path):
         print(f"truco-table desk-audit: no es un registro de torneo: {path} (ninguna línea es "
               "del diario de una mesa de control)", file=sys.stderr)  # fmt: skip
+        return 2
+    if key is None and signed_with_a_key(path):
+        print(f"truco-table desk-audit: no se puede verificar sin la clave: {path} está firmado "
+              "con la clave del torneo; pasá --config con el archivo del torneo (el que "
+              "tiene su clave)", file=sys.stderr)  # fmt: skip
         return 2
     verdict = audit(path, name, journal_key(key.key, name) if key is not None else None)
     how = "con la clave del torneo" if verdict.keyed else "SIN la clave: solo cambios por error"

@@ -771,7 +771,8 @@ def _override(t: Tournament, a: OverrideResult) -> Tournament:
         raise InvalidResult(f"{m.id}: {_name(t, m.pairing.home)} quedó libre, no hay resultado")
     _check_winner(t, m, a.winner, a.reason, "resultado cargado")
     side = 0 if a.winner == m.pairing.home else 1
-    if min(a.games) < 0 or min(a.points) < 0 or a.games[side] <= a.games[1 - side]:
+    points = a.points if a.points is not None else m.result.points  # the recorded ones stay
+    if min(a.games) < 0 or min(points) < 0 or a.games[side] <= a.games[1 - side]:
         raise InvalidResult(
             f"{m.id}: el ganador tiene que tener más chicos que el otro "
             f"(y nada negativo): {a.games[0]}-{a.games[1]}"
@@ -784,5 +785,5 @@ def _override(t: Tournament, a: OverrideResult) -> Tournament:
         raise ResultLocked(
             f"{m.id}: la eliminación ya está armada con las posiciones de los grupos"
         )
-    result = MatchResult(a.winner, a.games, a.points, MatchStatus.OVERRIDDEN, a.reason)
+    result = MatchResult(a.winner, a.games, points, MatchStatus.OVERRIDDEN, a.reason)
     return _put(t, replace(m, result=result))

@@ -48,6 +48,7 @@ __all__ = [
     "JournalTampered",
     "audit",
     "journal_key",
+    "signed_with_a_key",
 ]
 
 log = logging.getLogger(__name__)
@@ -143,6 +144,27 @@ def _check(
             raise JournalTampered(number, "not a journal line")
         prev = hashlib.sha256(line).hexdigest()
         yield number, JournalEntry(number, float(obj["t"]), obj["who"], obj["body"]), prev
+
+
+def signed_with_a_key(path: str | os.PathLike[str]) -> bool:
+    """Whether the journal's first whole line carries a MAC made with a key (not the
+    plain SHA-256 a keyless desk writes): a journal that cannot be checked without the
+    tournament's secret (``desk-audit`` without ``--config`` says so, never "alterado")."""
+    try:
+        with open(path, "rb") as f:
+            first = f.readline()
+    except OSError:
+        return False
+    if not first.endswith(b"\n"):
+        return False
+    try:
+        obj = json.loads(first.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return False
+    if not isinstance(obj, dict) or not isinstance(obj.get("mac"), str):
+        return False
+    fields = {k: v for k, v in obj.items() if k != "mac"}
+    return not hmac.compare_digest(obj["mac"], _seal(None, fields))
 
 
 def audit(path: str | os.PathLike[str], tournament: str, key: bytes | None) -> AuditVerdict:

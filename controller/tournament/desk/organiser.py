@@ -128,10 +128,16 @@ class Organiser:
         #: desk's state gives it, also after a restart): one above the journal's line
         #: count was never this desk's, and the next assignment goes above it.
         self.taken: Callable[[str], int] = lambda table: 0
+        #: The organiser's requests already journaled (the page's id of each action,
+        #: kept with it): one sent again after a desk restart is done once only.
+        self.requests: dict[str, Action] = {}
         self._tournament = Tournament(name)
         for entry in self.journal.open():  # JournalTampered: the desk does not start
             action = action_from_json(entry.body["action"])
             self._tournament = apply(self._tournament, action)
+            request = entry.body.get("request")
+            if isinstance(request, str):
+                self.requests[request] = action
         log.info("desk: tournament %s resumed from %d journal lines", name, self.journal.lines)
         self._audit: tuple[float, bool] = (self.clock(), True)
 
@@ -163,21 +169,35 @@ class Organiser:
 
     # ------------------------------------------------------------------ changes
 
-    def do(self, action: Action, who: str = ORGANISER) -> Tournament:
+    def do(self, action: Action, who: str = ORGANISER, request: str | None = None) -> Tournament:
         """Apply ``action`` (refused: :class:`CompetitionError`, nothing written),
-        journal it, then move on by itself (``auto``)."""
+        journal it, then move on by itself (``auto``). ``request``: the page's id of
+        this action (journaled with it); an id already journaled is not done again
+        (the page sends an action again when the desk restarted before answering)."""
         with self.lock:
-            self._do(action, who)
+            if request is not None and request in self.requests:
+                return self._tournament
+            self._do(action, who, request)
             if self.auto:
                 self._advance()
             self._tell_tables()
             self._changed()
             return self._tournament
 
-    def _do(self, action: Action, who: str) -> None:
+    def done_before(self, request: str | None) -> bool:
+        """Whether the organiser's request ``request`` is in the journal already."""
+        with self.lock:
+            return request is not None and request in self.requests
+
+    def _do(self, action: Action, who: str, request: str | None = None) -> None:
         new = apply(self._tournament, action)  # refused before anything is written
-        self.journal.append(self.clock(), who, {"action": action_to_json(action)})
+        body: dict[str, Any] = {"action": action_to_json(action)}
+        if request is not None:
+            body["request"] = request
+        self.journal.append(self.clock(), who, body)
         self._tournament = new
+        if request is not None:
+            self.requests[request] = action
 
     def count(self, result: GameResult) -> bool:
         """A finished game (judged from its record by the desk): counted for its

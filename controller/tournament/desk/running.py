@@ -78,7 +78,8 @@ class DeskRun:
         #: The organiser's key (their password, or ``organiser.key`` in the folder).
         self.organiser_key = load_or_create_key(folder, organiser_key)
         self.http = (
-            serve_http(self.state, http_port, access=OrganiserAccess(self.organiser_key))
+            serve_http(self.state, http_port,
+                       access=OrganiserAccess(self.organiser_key, store=folder))
             if http_port is not None
             else None
         )

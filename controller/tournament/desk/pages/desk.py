@@ -312,7 +312,8 @@ th,td{padding:2px 5px;border-bottom:1px solid #2b5a3e;white-space:nowrap;overflo
 th{font-weight:600;color:#b5d3c0;font-size:12px}
 td.w{font-weight:700;color:#b9f6ca}td.vs{text-align:center;color:#9bb8a6;padding:2px 0}
 .off{color:#ff8a80;font-weight:700}.on{color:#b9f6ca}.held{color:#ffe082;font-weight:700}
-td .off{font-size:12px}tr.playing td.st{color:#ffe082}
+td .off{font-size:12px}
+td.mesa{white-space:normal;overflow-wrap:anywhere}tr.playing td.st{color:#ffe082}
 tr.waiting td.st{color:#ff8a80;font-weight:700}
 tr.done td{color:#c9d6cd}tr.call td{background:#5c1a1a}tr.offline td{background:#43201c}
 #attention{list-style:none;margin:0;padding:0}
@@ -356,7 +357,7 @@ function show(d) {
     data-table="${esc(a.table)}" data-seq="${esc(a.seq)}">visto</button>` : ""}</li>`).join("");
   $("matches").innerHTML = d.matches.map(m => `<tr
     class="${cls[m.status_code] || ""} ${esc(m.flag)}" data-match="${esc(m.match)}">
-    <td>${esc(m.match)}</td><td>${esc(m.table)}
+    <td>${esc(m.match)}</td><td class="mesa">${esc(m.table)}
     <span class="${esc(m.table_class)}">${esc(m.table_state)}</span></td>
     <td class="${m.winner === 0 ? "w" : ""}" title="${esc(m.home)}">${esc(m.home)}</td>
     <td class="vs">vs</td>
@@ -383,7 +384,12 @@ document.addEventListener("click", async ev => {  // the referee saw it: POST /a
   const r = await fetch("/api/ack", {method: "POST", headers: {"Content-Type":
     "application/json", "X-CSRF-Token": csrf ? csrf.content : ""},
     body: JSON.stringify({table: b.dataset.table, seq: Number(b.dataset.seq)})});
-  if (r.status === 401) { location.reload(); return; }  // the session ended: the key again
+  if (r.status === 401) {  // the session ended: the key again (the page stays as it is)
+    if (window.relogin) await window.relogin("La sesión del organizador se terminó: " +
+      "escribí la clave de nuevo.");
+    else location.reload();
+    return;
+  }
   refresh();
 });
 refresh(); setInterval(refresh, 2000); addEventListener("resize", fit);
