@@ -18,13 +18,17 @@ After each change, with ``auto`` (the default), the desk moves the tournament on
 itself: a closed round gets the next one paired, every waiting match goes to a free
 table of the roster (in roster order), and each table whose assignment changed is
 told (``publish``: an :class:`~controller.tournament.wire.messages.Assignment`, numbered
-with the journal's line count so a table can tell a newer one from a replayed one).
+so a table can tell a newer one from a replayed one: each above the last sent and the
+journal's line count, from a reserve written to ``assignment.counter`` before any
+assignment under it is sent, so a desk killed at any moment never uses a number twice).
 """
 
 from __future__ import annotations
 
 import collections
+import dataclasses
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -32,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from ...table.store import fsync_dir
 from ..competition.codec import action_from_json, action_to_json
 from ..competition.model import (
     Action,
@@ -46,7 +51,7 @@ from ..competition.model import (
 from ..competition.tournament import apply, free_matches
 from ..wire.messages import MAX_COUNTER, Assignment, Event, assignment_digest
 from ..wire.seal import NO_MATCH, TournamentKey
-from .journal import AuditJournal, audit, journal_key
+from .journal import AuditJournal, JournalError, audit, journal_key
 from .records import GameResult
 from .wording import detail_text
 
@@ -60,6 +65,8 @@ DESK: Final = "mesa de control"
 AUDIT_S: Final = 10.0  # the journal on the disk is checked again this often
 MAX_NAME: Final = 64  # what the table takes in an assignment's names and label
 ATTENTION_PER_TABLE: Final = 20  # a table's items on the list (the rest are counted)
+COUNTER_FILE: Final = "assignment.counter"
+COUNTER_RESERVE: Final = 64  # counters reserved on the disk at a time
 TOLD_KEPT: Final = 32  # assignments remembered per table, to check the tables' reports
 UNDECIDED: Final = (MatchStatus.ASSIGNED, MatchStatus.PLAYING)
 #: A record's verdict as the organiser reads it.
@@ -139,6 +146,13 @@ class Organiser:
             if isinstance(request, str):
                 self.requests[request] = action
         log.info("desk: tournament %s resumed from %d journal lines", name, self.journal.lines)
+        #: The assignments' counter: the highest reserved on the disk (``COUNTER_FILE``,
+        #: written and synced *before* an assignment under it is sent) and the last
+        #: sent. A desk that restarts, however it stopped, starts above every counter
+        #: it may have sent: no table is ever told two assignments under one number.
+        self._counter_path = Path(folder) / COUNTER_FILE
+        self._reserved = _read_counter(self._counter_path)
+        self._last_n = self._reserved
         self._audit: tuple[float, bool] = (self.clock(), True)
 
     @property
@@ -309,6 +323,7 @@ class Organiser:
             told = self.assignments.get(table)
             if told is not None and _same(told, want):
                 continue
+            want = dataclasses.replace(want, n=self._next_counter(table))
             self.assignments[table] = want
             history = self.told.setdefault(table, collections.OrderedDict())
             history[want.n] = want
@@ -320,6 +335,20 @@ class Organiser:
                 except Exception as e:  # the broker is away: the desk tells again on connect
                     log.warning("desk: %s is told its assignment later: %s", table, e)
                     del self.assignments[table]
+
+    def _next_counter(self, table: str) -> int:
+        """The counter of the next assignment told to ``table``: above every one sent
+        before (this run, or any run before it: the reserve on the disk), above the
+        journal's line count and above whatever the table says it took; the reserve
+        is moved up on the disk first when it runs out."""
+        n = max(self.journal.lines, self._last_n + 1, self.taken(table) + 1)
+        n = min(n, MAX_COUNTER)
+        if n > self._reserved:
+            reserve = min(n + COUNTER_RESERVE, MAX_COUNTER)
+            _write_counter(self._counter_path, reserve, fsync=self.journal.fsync)
+            self._reserved = reserve
+        self._last_n = n
+        return n
 
     def check_assigned(self, e: Event) -> None:
         """A table's ``assigned`` event: what it took must be an assignment this desk
@@ -345,7 +374,7 @@ class Organiser:
             if item not in self.attention:
                 self.attention.insert(0, item)
                 log.error("desk: %s", text)
-            if sent is None and e.assigned is not None and e.assigned >= self.journal.lines:
+            if sent is None and e.assigned is not None and e.assigned >= self._last_n:
                 # it would refuse every real one below it: tell it again, above it
                 self.assignments.pop(e.table, None)
                 self._tell_tables()
@@ -383,6 +412,32 @@ class Organiser:
                 "attention": [a.__dict__ for a in self.attention],
                 "attention_more": dict(self.attention_more),
             }
+
+
+def _read_counter(path: Path) -> int:
+    """The counter reserve kept on the disk (0: none yet)."""
+    try:
+        text = path.read_text(encoding="ascii").strip()
+    except FileNotFoundError:
+        return 0
+    except (OSError, UnicodeDecodeError) as e:
+        raise JournalError(f"{path}: cannot read the assignments' counter: {e}") from e
+    if not text.isdigit():
+        raise JournalError(f"{path}: not an assignments' counter: {text[:40]!r}")
+    return int(text)
+
+
+def _write_counter(path: Path, value: int, *, fsync: bool) -> None:
+    """The counter reserve on the disk, whole (a new file renamed over the old one)."""
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="ascii") as f:
+        f.write(f"{value}\n")
+        f.flush()
+        if fsync:
+            os.fsync(f.fileno())
+    os.replace(tmp, path)
+    if fsync:
+        fsync_dir(path.parent)
 
 
 def _short(text: str) -> str:

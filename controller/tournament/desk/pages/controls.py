@@ -306,8 +306,8 @@ $("do-preview").onclick = async () => {
   if (!ok) { $("preview").innerHTML = `<ul class="bad" id="problems"><li>${esc(a.error)}</li>
     </ul>`; $("do-import").disabled = true; return; }
   showSheet(a);
-  say(a.problems.length ? `La planilla tiene ${cuantos(a.problems.length, "línea", "líneas")} con ` +
-    "problemas"
+  say(a.problems.length
+    ? `La planilla tiene ${cuantos(a.problems.length, "línea", "líneas")} con problemas`
     : "La planilla está bien: " +
     `${cuantos(a.entrants.length, "equipo", "equipos")} para inscribir`, !a.problems.length);
 };
