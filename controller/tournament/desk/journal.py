@@ -210,21 +210,33 @@ class AuditJournal:
         self._prev = _genesis(self.tournament)
         self._n = 0
         self._file: Any = None
+        #: The SHA-256 of the line ``open(mark=...)`` asked for (None: no such line).
+        self.marked: str | None = None
+
+    @property
+    def last_digest(self) -> str:
+        """The SHA-256 of the last line (of the genesis for none): what a snapshot keeps."""
+        return self._prev
 
     @property
     def keyed(self) -> bool:
         return self.key is not None
 
-    def open(self) -> list[JournalEntry]:
+    def open(self, mark: int | None = None) -> list[JournalEntry]:
+        """Every entry, each checked (``mark``: the SHA-256 of that line is kept in
+        :attr:`marked`, what a snapshot of the desk names the line it folded up to by)."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             raw = self.path.read_bytes()
         except FileNotFoundError:
             raw = b""
         entries: list[JournalEntry] = []
-        for _number, entry, digest in _check(raw, self.tournament, self.key):
+        self.marked = _genesis(self.tournament) if mark == 0 else None
+        for number, entry, digest in _check(raw, self.tournament, self.key):
             entries.append(entry)
             self._prev = digest
+            if number == mark:
+                self.marked = digest
         self._n = len(entries)
         end = raw.rfind(b"\n") + 1
         if end != len(raw):

@@ -53,6 +53,7 @@ from ..wire.messages import MAX_COUNTER, Assignment, Event, assignment_digest
 from ..wire.seal import NO_MATCH, TournamentKey
 from .journal import AuditJournal, JournalError, audit, journal_key
 from .records import GameResult
+from .snapshot import Snapshot
 from .wording import detail_text
 
 __all__ = ["Attention", "Organiser"]
@@ -68,6 +69,8 @@ ATTENTION_PER_TABLE: Final = 20  # a table's items on the list (the rest are cou
 COUNTER_FILE: Final = "assignment.counter"
 COUNTER_RESERVE: Final = 64  # counters reserved on the disk at a time
 TOLD_KEPT: Final = 32  # assignments remembered per table, to check the tables' reports
+#: What the organiser folds from the journal: what the desk's snapshot keeps of it.
+FOLDED: Final = ("_tournament", "requests", "attention", "attention_more")
 UNDECIDED: Final = (MatchStatus.ASSIGNED, MatchStatus.PLAYING)
 #: A record's verdict as the organiser reads it.
 VERDICT: Final = {
@@ -111,6 +114,7 @@ class Organiser:
         fsync: bool = True,
         clock: Callable[[], float] = time.time,
         lock: threading.RLock | None = None,
+        resume: Snapshot | None = None,
     ) -> None:
         #: The desk shares its own (``DeskState.lock``): one lock, no order to get wrong.
         self.lock = lock if lock is not None else threading.RLock()
@@ -139,7 +143,21 @@ class Organiser:
         #: kept with it): one sent again after a desk restart is done once only.
         self.requests: dict[str, Action] = {}
         self._tournament = Tournament(name)
-        for entry in self.journal.open():  # JournalTampered: the desk does not start
+        # JournalTampered: the desk does not start
+        entries = self.journal.open(mark=resume.journal_lines if resume is not None else None)
+        start = 0
+        if (
+            resume is not None
+            and resume.competition is not None
+            and resume.journal_lines <= len(entries)
+            and self.journal.marked == resume.journal_digest
+        ):  # the snapshot fits the journal: only what came after it is replayed
+            for field in FOLDED:
+                setattr(self, field, resume.competition[field])
+            start = resume.journal_lines
+        elif resume is not None:
+            log.warning("desk: the snapshot does not fit %s: replaying it all", self.journal.path)
+        for entry in entries[start:]:
             action = action_from_json(entry.body["action"])
             self._tournament = apply(self._tournament, action)
             request = entry.body.get("request")
@@ -154,6 +172,11 @@ class Organiser:
         self._reserved = _read_counter(self._counter_path)
         self._last_n = self._reserved
         self._audit: tuple[float, bool] = (self.clock(), True)
+
+    def fold(self) -> dict[str, Any]:
+        """What this organiser folded from the journal (for the desk's snapshot)."""
+        with self.lock:
+            return {field: getattr(self, field) for field in FOLDED}
 
     @property
     def audit_ok(self) -> bool:
