@@ -9,8 +9,9 @@ between a record and its journal line), then connects: every finished game goes 
 the competition, every change rewrites the exports, every (re)connection tells every
 table its assignment again. ``power_cut()`` drops it the hard way; a new ``DeskRun``
 on the same folder resumes (from its snapshot and what the journals say after it:
-:mod:`.snapshot`, written every ``SNAPSHOT_S`` and at ``stop()``). The page's organiser logs in with ``organiser_key`` (or the
-one the desk keeps in ``organiser.key`` in its folder: :mod:`.sessions`).
+:mod:`.snapshot`, written every ``SNAPSHOT_S`` and at ``stop()``). The page's organiser
+logs in with ``organiser_key`` (or the one the desk keeps in ``organiser.key`` in its
+folder: :mod:`.sessions`, kept across restarts).
 """
 
 from __future__ import annotations

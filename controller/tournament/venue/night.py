@@ -28,7 +28,7 @@ import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final, TextIO
+from typing import Any, Final, TextIO
 
 from ..wire.topics import check_name
 from .broker import VenueError, ready_for_broker
@@ -186,10 +186,10 @@ def _run(night: Night, out: TextIO, stop: threading.Event) -> int:
                  "--quiet", "--refresh", "3600"],
         folder / DESK_LOG,
     )  # fmt: skip
-    previous: list[tuple[int, object]] = []
+    previous: list[tuple[signal.Signals, Any]] = []
     if threading.current_thread() is threading.main_thread():
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            previous.append((sig, signal.signal(sig, lambda *_: stop.set())))
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            previous.append((signum, signal.signal(signum, lambda *_: stop.set())))
     try:
         print(f"Salón {venue}: arranca el broker (mosquitto -c {conf})", file=out, flush=True)
         broker.start()
@@ -209,8 +209,8 @@ def _run(night: Night, out: TextIO, stop: threading.Event) -> int:
         desk.stop()
         (folder / PID_FILE).unlink(missing_ok=True)
         broker.stop()
-        for sig, handler in previous:
-            signal.signal(sig, handler)  # type: ignore[arg-type]
+        for signum, handler in previous:
+            signal.signal(signum, handler)
         print("La noche terminó: la mesa de control y el broker están parados.", file=out,
               flush=True)  # fmt: skip
 
