@@ -54,6 +54,7 @@ from controller.tournament.competition.model import (
     Start,
 )
 from controller.tournament.desk.organiser import Organiser
+from controller.tournament.desk.records import GameResult
 from controller.tournament.desk.state import DeskState
 from controller.tournament.sim.mosquitto import LocalBroker, free_port
 from controller.tournament.wire.keys import derive_table_key
@@ -144,7 +145,11 @@ def make_night(folder: Path, pairs: int, rounds: int, best_of: int) -> dict[str,
     state = DeskState(NAME, out_dir=folder, key=KEY, tables=roster)
     o = Organiser(folder, NAME, key=KEY, tables=roster, lock=state.lock, fsync=False)
     state.competition = o
-    state.on_finished.append(o.count)
+
+    def count(result: GameResult) -> None:
+        o.count(result)
+
+    state.on_finished.append(count)
     for i in range(1, pairs + 1):
         o.do(Register(Entrant(f"e{i:03d}", f"Pareja {i:03d}", (Player(f"Ana {i}"),
                                                                 Player(f"Beto {i}")))))  # fmt: skip
@@ -197,7 +202,7 @@ def start_desk(config: Path, folder: Path, port: int, matches: int) -> tuple[Any
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=open(folder / "bench-desk.log", "ab"),  # noqa: SIM115
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}/"
-    page = None
+    page: float | None = None
     while True:
         if desk.poll() is not None:
             raise RuntimeError(f"the desk exited ({desk.returncode}): see bench-desk.log")
@@ -206,7 +211,7 @@ def start_desk(config: Path, folder: Path, port: int, matches: int) -> tuple[Any
             page = time.monotonic() - start
         if data is not None:
             with urllib.request.urlopen(url + "api/state", timeout=5) as r:
-                if json.loads(r.read())["broker"]["connected"]:
+                if json.loads(r.read())["broker"]["connected"] and page is not None:
                     return desk, page, time.monotonic() - start
         if time.monotonic() - start > 600:
             raise RuntimeError("the desk did not come back in 10 minutes")

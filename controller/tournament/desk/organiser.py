@@ -18,15 +18,16 @@ After each change, with ``auto`` (the default), the desk moves the tournament on
 itself: a closed round gets the next one paired, every waiting match goes to a free
 table of the roster (in roster order), and each table whose assignment changed is
 told (``publish``: an :class:`~controller.tournament.wire.messages.Assignment`, numbered
-so a table can tell a newer one from a replayed one: each above the last sent and the
-journal's line count, from a reserve written to ``assignment.counter`` before any
-assignment under it is sent, so a desk killed at any moment never uses a number twice).
+so a table can tell a newer one from a replayed one: each above the last told and the
+journal's line count; each is written and synced to ``assignments.jsonl`` before it is
+sent, so a desk killed at any moment never uses a number twice).
 """
 
 from __future__ import annotations
 
 import collections
 import dataclasses
+import json
 import logging
 import os
 import threading
@@ -36,7 +37,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from ...table.store import fsync_dir
 from ..competition.codec import action_from_json, action_to_json
 from ..competition.model import (
     Action,
@@ -49,7 +49,14 @@ from ..competition.model import (
     Tournament,
 )
 from ..competition.tournament import apply, free_matches
-from ..wire.messages import MAX_COUNTER, Assignment, Event, assignment_digest
+from ..wire.messages import (
+    MAX_COUNTER,
+    Assignment,
+    Event,
+    RejectedMessage,
+    assignment_digest,
+    assignment_from,
+)
 from ..wire.seal import NO_MATCH, TournamentKey
 from .journal import AuditJournal, JournalError, audit, journal_key
 from .records import GameResult
@@ -66,8 +73,7 @@ DESK: Final = "mesa de control"
 AUDIT_S: Final = 10.0  # the journal on the disk is checked again this often
 MAX_NAME: Final = 64  # what the table takes in an assignment's names and label
 ATTENTION_PER_TABLE: Final = 20  # a table's items on the list (the rest are counted)
-COUNTER_FILE: Final = "assignment.counter"
-COUNTER_RESERVE: Final = 64  # counters reserved on the disk at a time
+TOLD_FILE: Final = "assignments.jsonl"  # every assignment told, written before it is sent
 TOLD_KEPT: Final = 32  # assignments remembered per table, to check the tables' reports
 #: What the organiser folds from the journal: what the desk's snapshot keeps of it.
 FOLDED: Final = ("_tournament", "requests", "attention", "attention_more")
@@ -164,13 +170,15 @@ class Organiser:
             if isinstance(request, str):
                 self.requests[request] = action
         log.info("desk: tournament %s resumed from %d journal lines", name, self.journal.lines)
-        #: The assignments' counter: the highest reserved on the disk (``COUNTER_FILE``,
-        #: written and synced *before* an assignment under it is sent) and the last
-        #: sent. A desk that restarts, however it stopped, starts above every counter
-        #: it may have sent: no table is ever told two assignments under one number.
-        self._counter_path = Path(folder) / COUNTER_FILE
-        self._reserved = _read_counter(self._counter_path)
-        self._last_n = self._reserved
+        #: Every assignment this desk tells a table is first written (and synced) to
+        #: ``TOLD_FILE``: a desk that restarts, however it stopped, reads back the last
+        #: counter it used (and goes above it: no table is ever told two assignments
+        #: under one number) and what it told each table (a table's ``assigned`` event
+        #: that arrives after the restart is checked against it too).
+        self._told_path = Path(folder) / TOLD_FILE
+        self._last_n = 0
+        self._read_told()
+        self._told_file: Any = open(self._told_path, "ab")  # noqa: SIM115
         self._audit: tuple[float, bool] = (self.clock(), True)
 
     def fold(self) -> dict[str, Any]:
@@ -341,17 +349,21 @@ class Organiser:
                           players)  # fmt: skip
 
     def _tell_tables(self) -> None:
+        news = []
         for table in self.tables:
             want = self.wanted(table)
             told = self.assignments.get(table)
             if told is not None and _same(told, want):
                 continue
             want = dataclasses.replace(want, n=self._next_counter(table))
+            news.append(want)
+        if not news:
+            return
+        self._write_told(news)  # on the disk before any is sent
+        for want in news:
+            table = want.table
             self.assignments[table] = want
-            history = self.told.setdefault(table, collections.OrderedDict())
-            history[want.n] = want
-            while len(history) > TOLD_KEPT:
-                history.popitem(last=False)
+            self._remember(want)
             if self.publish is not None:
                 try:
                     self.publish(want)
@@ -360,18 +372,49 @@ class Organiser:
                     del self.assignments[table]
 
     def _next_counter(self, table: str) -> int:
-        """The counter of the next assignment told to ``table``: above every one sent
-        before (this run, or any run before it: the reserve on the disk), above the
-        journal's line count and above whatever the table says it took; the reserve
-        is moved up on the disk first when it runs out."""
-        n = max(self.journal.lines, self._last_n + 1, self.taken(table) + 1)
-        n = min(n, MAX_COUNTER)
-        if n > self._reserved:
-            reserve = min(n + COUNTER_RESERVE, MAX_COUNTER)
-            _write_counter(self._counter_path, reserve, fsync=self.journal.fsync)
-            self._reserved = reserve
+        """The counter of the next assignment told to ``table``: above every one told
+        before (by this run, or any run before it: ``TOLD_FILE``), above the journal's
+        line count and above whatever the table says it took."""
+        n = min(max(self.journal.lines, self._last_n + 1, self.taken(table) + 1), MAX_COUNTER)
         self._last_n = n
         return n
+
+    def _remember(self, a: Assignment) -> None:
+        history = self.told.setdefault(a.table, collections.OrderedDict())
+        history[a.n] = a
+        while len(history) > TOLD_KEPT:
+            history.popitem(last=False)
+
+    def _read_told(self) -> None:
+        """What the desk told the tables before (its last ``TOLD_KEPT`` per table, and
+        its last counter); a line torn by a crash never reached a table (it is written
+        whole before the assignment is sent) and is cut off."""
+        try:
+            raw = self._told_path.read_bytes()
+        except FileNotFoundError:
+            return
+        end = raw.rfind(b"\n") + 1
+        for line in raw[:end].splitlines():
+            try:
+                obj = json.loads(line)
+                a = assignment_from(obj, str(obj.get("table")))
+            except (ValueError, RejectedMessage) as e:
+                raise JournalError(f"{self._told_path}: not an assignment told: {e}") from e
+            self._last_n = max(self._last_n, a.n)
+            self._remember(a)
+        if end != len(raw):
+            with open(self._told_path, "r+b") as f:
+                f.truncate(end)
+
+    def _write_told(self, news: Sequence[Assignment]) -> None:
+        data = b"".join(
+            json.dumps(a.payload(), ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+            for a in news
+        )
+        self._told_file.write(data)
+        self._told_file.flush()
+        if self.journal.fsync:
+            os.fsync(self._told_file.fileno())
 
     def check_assigned(self, e: Event) -> None:
         """A table's ``assigned`` event: what it took must be an assignment this desk
@@ -426,6 +469,7 @@ class Organiser:
 
     def close(self) -> None:
         self.journal.close()
+        self._told_file.close()
 
     def summary(self) -> dict[str, Any]:
         with self.lock:
@@ -435,32 +479,6 @@ class Organiser:
                 "attention": [a.__dict__ for a in self.attention],
                 "attention_more": dict(self.attention_more),
             }
-
-
-def _read_counter(path: Path) -> int:
-    """The counter reserve kept on the disk (0: none yet)."""
-    try:
-        text = path.read_text(encoding="ascii").strip()
-    except FileNotFoundError:
-        return 0
-    except (OSError, UnicodeDecodeError) as e:
-        raise JournalError(f"{path}: cannot read the assignments' counter: {e}") from e
-    if not text.isdigit():
-        raise JournalError(f"{path}: not an assignments' counter: {text[:40]!r}")
-    return int(text)
-
-
-def _write_counter(path: Path, value: int, *, fsync: bool) -> None:
-    """The counter reserve on the disk, whole (a new file renamed over the old one)."""
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="ascii") as f:
-        f.write(f"{value}\n")
-        f.flush()
-        if fsync:
-            os.fsync(f.fileno())
-    os.replace(tmp, path)
-    if fsync:
-        fsync_dir(path.parent)
 
 
 def _short(text: str) -> str:
