@@ -224,12 +224,19 @@ def main() -> int:
     p.add_argument("--rounds", type=int, default=7)
     p.add_argument("--best-of", type=int, default=3)
     p.add_argument("--kills", type=int, default=3)
+    p.add_argument("--keep", metavar="DIR", help="make the night in DIR (kept; reused if there)")
     args = p.parse_args()
     logging.disable(logging.CRITICAL)
     with tempfile.TemporaryDirectory(prefix="truco-restart-") as tmp, LocalBroker() as broker:
-        folder = Path(tmp) / "desk"
+        base = Path(args.keep) if args.keep else Path(tmp)
+        folder = base / "desk"
         made = time.monotonic()
-        night = make_night(folder, args.pairs, args.rounds, args.best_of)
+        if (base / "night.json").exists():
+            night = json.loads((base / "night.json").read_text())
+        else:
+            night = make_night(folder, args.pairs, args.rounds, args.best_of)
+            (base / "night.json").write_text(json.dumps(night))
+        (folder / "snapshot.bin").unlink(missing_ok=True)
         made = time.monotonic() - made
         roster = ", ".join(f'"{t}"' for t in night["tables"])
         config = Path(tmp) / "tournament.toml"

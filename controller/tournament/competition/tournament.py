@@ -672,9 +672,15 @@ def _other(m: Match, entrant: str | None) -> str | None:
 
 
 def _walked_over(m: Match, winner: str | None, reason: str) -> Match:
+    """The match to ``winner`` without playing the rest of it: the chicos already
+    played stay as they were played (each side keeps the ones it won, and its points),
+    and the winner is given the chicos it still needed (in play at 1-1 of 3: 2-1)."""
     need = games_to_win(m.best_of)
-    games = (need, 0) if winner == m.pairing.home else (0, need)
-    return replace(m, result=MatchResult(winner, games, (0, 0), MatchStatus.WALKOVER, reason))
+    played = m.result.games if m.result.status is MatchStatus.PLAYING else (0, 0)
+    points = m.result.points if m.result.status is MatchStatus.PLAYING else (0, 0)
+    side = 0 if winner == m.pairing.home else 1
+    games = (max(need, played[0]), played[1]) if side == 0 else (played[0], max(need, played[1]))
+    return replace(m, result=MatchResult(winner, games, points, MatchStatus.WALKOVER, reason))
 
 
 def _find(t: Tournament, match_id: str) -> Match:

@@ -73,6 +73,10 @@ DESK: Final = "mesa de control"
 AUDIT_S: Final = 10.0  # the journal on the disk is checked again this often
 MAX_NAME: Final = 64  # what the table takes in an assignment's names and label
 ATTENTION_PER_TABLE: Final = 20  # a table's items on the list (the rest are counted)
+SEEN_FILE: Final = "avisos-vistos.json"  # the organiser's items marked as seen
+STAYS: Final = ("key-conflict",)  # items a visto does not take off the list
+#: A match settled by the organiser: a game played at its table after it counts for nothing.
+SETTLED_BY_HAND: Final = (MatchStatus.WALKOVER, MatchStatus.OVERRIDDEN)
 TOLD_FILE: Final = "assignments.jsonl"  # every assignment told, written before it is sent
 TOLD_KEPT: Final = 32  # assignments remembered per table, to check the tables' reports
 #: What the organiser folds from the journal: what the desk's snapshot keeps of it.
@@ -98,6 +102,11 @@ class Attention:
     match: str | None = None
     table: str | None = None
     game: str | None = None
+
+    @property
+    def key(self) -> str:
+        """What names the item when the organiser marks it as seen (*visto*)."""
+        return f"{self.what}:{self.table or ''}:{self.game or self.match or ''}"
 
 
 class Organiser:
@@ -148,6 +157,10 @@ class Organiser:
         #: The organiser's requests already journaled (the page's id of each action,
         #: kept with it): one sent again after a desk restart is done once only.
         self.requests: dict[str, Action] = {}
+        #: The items the organiser marked as seen (*visto*), by their key: never listed
+        #: (nor logged) again, also after a restart (``SEEN_FILE``).
+        self._seen_path = Path(folder) / SEEN_FILE
+        self.seen: set[str] = _read_seen(self._seen_path)
         self._tournament = Tournament(name)
         # JournalTampered: the desk does not start
         entries = self.journal.open(mark=resume.journal_lines if resume is not None else None)
@@ -266,6 +279,12 @@ class Organiser:
                            f"{result.game} ({match.id}): no se cuenta, el registro es "
                            f"{VERDICT.get(result.verdict, result.verdict)}: {why}")  # fmt: skip
                 return False
+            if match.result.status in SETTLED_BY_HAND:
+                self._flag("after-decided", result,
+                           f"{result.game} ({match.id}, {result.table}): se jugó después de que "
+                           f"el partido quedó definido a mano ({match.result.status.value}); "
+                           "no cambia el resultado")  # fmt: skip
+                return False
             if match.table != result.table:
                 self._flag("wrong-table", result,
                            f"{result.game}: {result.table} jugó {match.id}, que está asignado "
@@ -291,9 +310,23 @@ class Organiser:
             except Exception:  # the exports are rewritten at the next change
                 log.exception("desk: a change listener failed")
 
+    def dismiss(self, key: str) -> bool:
+        """The organiser saw the item ``key`` (its *visto*): off the list for good (the
+        key-conflict alarms stay until the table is re-keyed); whether it was there."""
+        with self.lock:
+            found = [a for a in self.attention if a.key == key and a.what not in STAYS]
+            if not found:
+                return False
+            self.attention = [a for a in self.attention if a.key != key]
+            self.seen.add(key)
+            tmp = self._seen_path.with_name(self._seen_path.name + ".tmp")
+            tmp.write_text(json.dumps(sorted(self.seen), ensure_ascii=False), encoding="utf-8")
+            os.replace(tmp, self._seen_path)
+            return True
+
     def _flag(self, what: str, result: GameResult, text: str) -> None:
         item = Attention(what, text, result.match, result.table, result.game)
-        if item in self.attention:
+        if item in self.attention or item.key in self.seen:
             return
         if sum(1 for a in self.attention if a.table == result.table) >= ATTENTION_PER_TABLE:
             self.attention_more[result.table] += 1  # a flood from one table: counted
@@ -479,6 +512,17 @@ class Organiser:
                 "attention": [a.__dict__ for a in self.attention],
                 "attention_more": dict(self.attention_more),
             }
+
+
+def _read_seen(path: Path) -> set[str]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return set()
+    except (OSError, ValueError) as e:
+        log.warning("desk: %s cannot be read (%s): the items seen are listed again", path, e)
+        return set()
+    return {x for x in data if isinstance(x, str)} if isinstance(data, list) else set()
 
 
 def _short(text: str) -> str:

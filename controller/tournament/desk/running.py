@@ -35,11 +35,29 @@ from .snapshot import SNAPSHOT_S, dump, snapshot_key, write_snapshot
 from .state import REVERIFY_S, DeskState, Quota
 from .web import serve_http
 
-__all__ = ["DeskRun", "NotConnected"]
+__all__ = ["DeskRun", "NotConnected", "save_snapshot"]
 
 log = logging.getLogger(__name__)
 
 SNAPSHOT_FIRST_S: Final = 2.0  # the first snapshot, this long after the desk started
+
+
+def save_snapshot(
+    state: DeskState, organiser: Organiser, key: bytes, last: tuple[int, int] | None = None
+) -> tuple[int, int] | None:
+    """Write the desk's snapshot (:mod:`.snapshot`) unless it is still where ``last``
+    was: where it got to in its two journals (None: not written)."""
+    with state.lock:  # the organiser's lock too: one consistent moment
+        snap = state.fold()
+        snap.journal_lines = organiser.journal.lines
+        snap.journal_digest = organiser.journal.last_digest
+        where = (snap.events_offset, snap.journal_lines)
+        if where == last:
+            return None
+        snap.competition = organiser.fold()
+        body = dump(snap)
+    write_snapshot(Path(state.out_dir or "."), key, body)
+    return where
 
 
 class NotConnected(RuntimeError):
@@ -105,16 +123,9 @@ class DeskRun:
     def save_snapshot(self) -> bool:
         """Write the desk's snapshot (:mod:`.snapshot`) if anything changed since the
         last one; whether it wrote one."""
-        with self.state.lock:
-            snap = self.state.fold()
-            snap.journal_lines = self.organiser.journal.lines
-            snap.journal_digest = self.organiser.journal.last_digest
-            where = (snap.events_offset, snap.journal_lines)
-            if where == self._snapshotted:
-                return False
-            snap.competition = self.organiser.fold()
-            body = dump(snap)
-        write_snapshot(self.folder, self._snapshot_key, body)
+        where = save_snapshot(self.state, self.organiser, self._snapshot_key, self._snapshotted)
+        if where is None:
+            return False
         self._snapshotted = where
         return True
 

@@ -295,7 +295,7 @@ class _Handler(BaseHTTPRequestHandler):
             else:
                 self._send(200, desk_page(t.display_name, csrf=session.csrf).encode("utf-8"), html)
         elif path == "/api/tournament":
-            notes = [vars(a) for a in getattr(competition, "attention", ())]
+            notes = [vars(a) | {"key": a.key} for a in getattr(competition, "attention", ())]
             data = tournament_api(
                 t, state.snapshot(), bool(competition.audit_ok), state.results_list(), notes
             )
@@ -381,6 +381,11 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             length = min(int(self.headers.get("Content-Length", "0")), 10_000)
             body = json.loads(self.rfile.read(length) or b"{}")
+            competition = getattr(self.state, "competition", None)
+            if "note" in body and competition is not None:  # a competition's item seen
+                seen = competition.dismiss(str(body["note"])[:300])
+                self._send(200, encode({"acknowledged": int(seen)}), "application/json")
+                return
             table = str(body["table"])
             seq = body.get("seq")
             seq = int(seq) if seq is not None else None

@@ -5,7 +5,9 @@ display name on every view), register a team, import a
 spreadsheet (a preview that lists every bad line before anything is registered), seed,
 start, pair a round (by the system or by hand), assign a table, a walkover, a
 withdrawal, a result set by hand (the winner chosen from the two names, the chicos won
-by each), close a round. Every action is confirmed in the page first (what it will do,
+by each; the points the tables recorded stay unless others are typed), close a round;
+and the teams registered (seed, id, players, withdrawn or not), before the start and
+during the tournament. Every action is confirmed in the page first (what it will do,
 in words), and the ones the audit journal keeps a reason for ask for it.
 
 The controls send the competition's actions (:mod:`~...competition.codec`'s JSON) to
@@ -48,6 +50,9 @@ body{grid-template-areas:"head head" "broker broker" "org org" "main side"}
  border-radius:6px}#relogin p{margin:0 0 10px}
 #confirm div{background:#1d3d2b;border:2px solid #ffe082;padding:14px;max-width:560px;
  border-radius:6px}#confirm p{margin:0 0 10px;white-space:pre-line}
+#f-teams{grid-column:1/-1}#f-teams .teams{max-height:40vh;overflow:auto}
+#f-teams table{width:100%;font-size:12px;table-layout:auto}
+#f-teams td,#f-teams th{white-space:normal}#f-teams .out{color:#ff8a80;font-weight:700}
 #preview table{width:100%;font-size:12px}#preview .bad{color:#ff8a80;font-weight:700}
 #preview ul{margin:2px 0;padding-left:18px}
 """
@@ -122,6 +127,10 @@ CONTROLS_BODY: Final = """<section id="org" class="closed"><h2>Organizador</h2>
 los del sistema) <textarea id="p-lines" rows="3"></textarea></label>
 <button type="button" id="do-pair">Emparejar la ronda siguiente</button>
 <button type="button" id="do-repair">Rehacer los cruces de esta ronda</button></fieldset>
+<fieldset id="f-teams"><legend>Equipos inscriptos (<span id="teams-count">0</span>)</legend>
+<div class="teams"><table><thead><tr><th>Cabeza de serie</th><th>Id</th><th>Equipo</th>
+<th>Jugadores</th><th>Club</th><th>Estado</th></tr></thead><tbody id="teams-rows"></tbody>
+</table></div></fieldset>
 </div></section>
 <div id="confirm" role="dialog" aria-modal="true"><div><p id="confirm-text"></p>
 <button type="button" id="confirm-yes">Confirmar</button>
@@ -259,6 +268,14 @@ function controls(s) {
   $("m-away-label").firstChild.textContent = m ? `Chicos de ${m.away_name} ` :
     "Chicos del visitante ";
   options("w-entrant", t.entrants.filter(e => !e.withdrawn).map(e => [e.id, e.name]));
+  $("teams-count").textContent = t.entrants.length;
+  const rows = t.entrants.map(e => `<tr data-entrant="${esc(e.id)}"><td>${e.seed ?? ""}</td>
+    <td>${esc(e.id)}</td><td>${esc(e.name)}</td>
+    <td>${esc(e.players.map(p => p.name).join(" / "))}</td><td>${esc(e.club)}</td>
+    <td class="${e.withdrawn ? "out" : ""}">${e.withdrawn ? "retirado: " + esc(e.withdrawn)
+    : "en el torneo"}</td></tr>`).join("");
+  if ($("teams-rows").dataset.sig !== rows) { $("teams-rows").dataset.sig = rows;
+    $("teams-rows").innerHTML = rows || '<tr><td colspan="6">Todavía no hay ninguno.</td></tr>'; }
 }
 $("m-match").onchange = () => controls(T);
 $("logout").onclick = async () => { await post("/api/salir", {}); location.reload(); };
@@ -389,8 +406,9 @@ $("do-override").onclick = () => {
 $("do-withdraw").onclick = () => {
   const who = $("w-entrant").value, reason = val("w-reason");
   if (!need(who, "elegir el equipo") || !need(reason, "el motivo del retiro")) return;
-  ask(`¿Retirar a ${nameOf(who)} del torneo? Sus partidos sin jugar quedan para el rival por
-    walkover y no se empareja más.\nMotivo: ${reason}`,
+  ask(`¿Retirar a ${nameOf(who)} del torneo? Sus partidos sin terminar quedan para el rival
+    por walkover (uno que se está jugando, con los chicos ya jugados como se jugaron: el
+    rival suma los que le faltaban) y no se empareja más.\nMotivo: ${reason}`,
     () => act({v: 1, type: "withdraw", entrant: who, reason}, `${nameOf(who)} se retiró`));
 };
 $("do-close").onclick = () => {

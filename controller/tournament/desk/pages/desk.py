@@ -150,10 +150,13 @@ class _Round:
         """What needs a person, most urgent first (``ATTENTION_ORDER``)."""
         out: list[dict[str, str]] = []
 
-        def need(kind: str, text: str, table: str | None = None, seq: int | None = None) -> None:
-            """One item; ``seq``: the referee's item (the event) that *visto* acknowledges."""
+        def need(kind: str, text: str, table: str | None = None, seq: int | None = None,
+                 note: str | None = None) -> None:  # fmt: skip
+            """One item; ``seq``: the referee's item (the event) that *visto* acknowledges;
+            ``note``: the competition's item that *visto* takes off the list."""
             item = {"kind": kind, "text": text, "table": table or ""}
-            out.append(item | ({"seq": str(seq)} if seq is not None else {}))
+            out.append(item | ({"seq": str(seq)} if seq is not None else {})
+                       | ({"note": note} if note else {}))  # fmt: skip
 
         for name, x in self.tables.items():
             for a in x.get("attention", []):  # the referee's list, not yet acknowledged
@@ -184,7 +187,7 @@ class _Round:
         said = {r.get("game") for r in flagged}
         for n in notes:
             if n.get("game") is None or n.get("game") not in said:
-                need("flagged", str(n.get("text", "")), n.get("table"))
+                need("flagged", str(n.get("text", "")), n.get("table"), note=n.get("key"))
         for name, x in self.tables.items():
             if x.get("rules_problems"):
                 problems = "; ".join(x["rules_problems"])
@@ -354,7 +357,8 @@ function show(d) {
   $("broker").textContent = d.broker_lost;
   $("attention").innerHTML = d.attention.map(a =>
     `<li class="${esc(a.kind)}" data-kind="${esc(a.kind)}">${esc(a.text)}${a.seq ? ` <button
-    data-table="${esc(a.table)}" data-seq="${esc(a.seq)}">visto</button>` : ""}</li>`).join("");
+    data-table="${esc(a.table)}" data-seq="${esc(a.seq)}">visto</button>` : a.note ? ` <button
+    data-note="${esc(a.note)}">visto</button>` : ""}</li>`).join("");
   $("matches").innerHTML = d.matches.map(m => `<tr
     class="${cls[m.status_code] || ""} ${esc(m.flag)}" data-match="${esc(m.match)}">
     <td>${esc(m.match)}</td><td class="mesa">${esc(m.table)}
@@ -378,12 +382,14 @@ async function refresh() {
   }
 }
 document.addEventListener("click", async ev => {  // the referee saw it: POST /api/ack
-  const b = ev.target.closest("button[data-seq]");
+  const b = ev.target.closest("button[data-seq], button[data-note]");
   if (!b) return;
   const csrf = document.querySelector('meta[name="csrf"]');  // the organiser's session
+  const token = typeof CSRF === "string" ? CSRF : csrf ? csrf.content : "";
   const r = await fetch("/api/ack", {method: "POST", headers: {"Content-Type":
-    "application/json", "X-CSRF-Token": csrf ? csrf.content : ""},
-    body: JSON.stringify({table: b.dataset.table, seq: Number(b.dataset.seq)})});
+    "application/json", "X-CSRF-Token": token},
+    body: JSON.stringify(b.dataset.note ? {note: b.dataset.note}
+      : {table: b.dataset.table, seq: Number(b.dataset.seq)})});
   if (r.status === 401) {  // the session ended: the key again (the page stays as it is)
     if (window.relogin) await window.relogin("La sesión del organizador se terminó: " +
       "escribí la clave de nuevo.");
