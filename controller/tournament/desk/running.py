@@ -31,7 +31,7 @@ from .client import Desk
 from .organiser import Organiser
 from .records import GameResult
 from .sessions import OrganiserAccess, load_or_create_key
-from .snapshot import SNAPSHOT_S, dump, snapshot_key, write_snapshot
+from .snapshot import SNAPSHOT_S, dump, events_digest, snapshot_key, write_snapshot
 from .state import REVERIFY_S, DeskState, Quota
 from .web import serve_http
 
@@ -56,7 +56,11 @@ def save_snapshot(
             return None
         snap.competition = organiser.fold()
         body = dump(snap)
-    write_snapshot(Path(state.out_dir or "."), key, body)
+    folder = Path(state.out_dir or ".")
+    digest = events_digest(folder, where[0])  # the file only grows: no lock needed
+    if digest is None:
+        return None
+    write_snapshot(folder, key, body, digest)
     return where
 
 

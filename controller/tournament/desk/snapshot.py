@@ -6,8 +6,8 @@ moment: the tables and the results :class:`~.state.DeskState` folded from
 ``events.jsonl`` (up to a byte offset of it) and the tournament the
 :class:`~.organiser.Organiser` folded from ``journal.jsonl`` (up to a line of it, named
 by that line's SHA-256). A desk starting on the folder takes it only when it still
-fits the files: ``events.jsonl`` at least that long and ending, at that offset, with
-the same bytes; the journal checked whole as always (every line's MAC, the chain) and
+fits the files: ``events.jsonl`` at least that long and its bytes up to that offset
+hashing to the same SHA-256; the journal checked whole as always (every line's MAC, the chain) and
 its line N hashing to the same digest. Then it replays only what came after. Anything
 else (no snapshot, another tournament's, a key that does not sign it, a journal that
 no longer fits) and the desk replays everything, as it always did: **the journals stay
@@ -33,13 +33,20 @@ from typing import Any, Final
 
 from ..wire.keys import hkdf_sha256
 
-__all__ = ["SNAPSHOT_S", "Snapshot", "dump", "load_snapshot", "snapshot_key", "write_snapshot"]
+__all__ = [
+    "SNAPSHOT_S",
+    "Snapshot",
+    "dump",
+    "events_digest",
+    "load_snapshot",
+    "snapshot_key",
+    "write_snapshot",
+]
 
 log = logging.getLogger(__name__)
 
 NAME: Final = "snapshot.bin"
 SNAPSHOT_S: Final = 30.0
-TAIL: Final = 256  # the bytes of events.jsonl before the offset, kept to check it fits
 _MAGIC: Final = b"truco-desk-snapshot v1\n"
 _SALT: Final = b"truco-table v1"
 
@@ -55,7 +62,7 @@ class Snapshot:
 
     tournament: str
     events_offset: int  # bytes of events.jsonl folded into ``state``
-    events_tail: bytes  # the TAIL bytes before that offset
+    events_digest: str  # the SHA-256 of those bytes (:func:`events_digest`)
     state: dict[str, Any]  # DeskState's folded fields
     journal_lines: int = 0  # lines of journal.jsonl folded into ``competition``
     journal_digest: str = ""  # the SHA-256 of that last line ("" for none)
@@ -68,13 +75,17 @@ def dump(snap: Snapshot) -> bytes:
     return pickle.dumps(snap, protocol=pickle.HIGHEST_PROTOCOL)
 
 
-def write_snapshot(folder: Path, key: bytes, body: bytes, *, fsync: bool = True) -> int:
-    """Write a dumped snapshot whole and signed; its size in bytes."""
-    mac = hmac.new(key, _MAGIC + body, hashlib.sha256).digest()
+def write_snapshot(
+    folder: Path, key: bytes, body: bytes, digest: str, *, fsync: bool = True
+) -> int:
+    """Write a dumped snapshot whole and signed, with the digest of ``events.jsonl`` up
+    to its offset (:func:`events_digest`, made once the lock was let go); its size."""
+    signed = digest.encode("ascii") + body
+    mac = hmac.new(key, _MAGIC + signed, hashlib.sha256).digest()
     path = folder / NAME
     tmp = path.with_name(NAME + ".tmp")
     with open(tmp, "wb") as f:
-        f.write(_MAGIC + mac + body)
+        f.write(_MAGIC + mac + signed)
         f.flush()
         if fsync:
             os.fsync(f.fileno())
@@ -98,8 +109,9 @@ def load_snapshot(folder: Path, key: bytes, tournament: str) -> Snapshot | None:
     if not data.startswith(_MAGIC) or len(data) < head + 32:
         log.warning("desk: %s is not a desk snapshot: replaying the journals", path)
         return None
-    mac, body = data[head : head + 32], data[head + 32 :]
-    if not hmac.compare_digest(mac, hmac.new(key, _MAGIC + body, hashlib.sha256).digest()):
+    mac, signed = data[head : head + 32], data[head + 32 :]
+    digest, body = signed[:64].decode("ascii", "replace"), signed[64:]
+    if not hmac.compare_digest(mac, hmac.new(key, _MAGIC + signed, hashlib.sha256).digest()):
         log.warning("desk: %s is not signed with this tournament's key: replaying the "
                     "journals", path)  # fmt: skip
         return None
@@ -111,16 +123,26 @@ def load_snapshot(folder: Path, key: bytes, tournament: str) -> Snapshot | None:
     if not isinstance(snap, Snapshot) or snap.tournament != tournament:
         log.warning("desk: %s is another tournament's: replaying the journals", path)
         return None
-    events = folder / "events.jsonl"
-    try:
-        with open(events, "rb") as f:
-            size = f.seek(0, os.SEEK_END)
-            start = max(0, snap.events_offset - TAIL)
-            f.seek(start)
-            tail = f.read(snap.events_offset - start)
-    except FileNotFoundError:
-        size, tail = 0, b""
-    if size < snap.events_offset or tail != snap.events_tail:
+    snap.events_digest = digest
+    if events_digest(folder, snap.events_offset) != snap.events_digest:
         log.warning("desk: %s does not fit events.jsonl any more: replaying the journals", path)
         return None
     return snap
+
+
+def events_digest(folder: Path, offset: int) -> str | None:
+    """The SHA-256 of the first ``offset`` bytes of ``events.jsonl`` (None: it is
+    shorter). The file only grows, so this can be done without the desk's lock."""
+    digest = hashlib.sha256()
+    left = offset
+    try:
+        with open(folder / "events.jsonl", "rb") as f:
+            while left > 0:
+                chunk = f.read(min(left, 1 << 20))
+                if not chunk:
+                    return None
+                digest.update(chunk)
+                left -= len(chunk)
+    except FileNotFoundError:
+        return None if offset else digest.hexdigest()
+    return digest.hexdigest()

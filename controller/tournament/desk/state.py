@@ -75,7 +75,6 @@ from .records import (
     unseal,
 )
 from .referee import RefereeItem, RepeatWatch, triage
-from .snapshot import TAIL as SNAPSHOT_TAIL
 from .snapshot import Snapshot, load_snapshot, snapshot_key
 
 if TYPE_CHECKING:
@@ -454,15 +453,12 @@ class DeskState:
         """What this desk folded so far, and up to where in ``events.jsonl`` (with its
         lock held; the organiser's part is added by the desk: :mod:`.snapshot`)."""
         with self.lock:
-            offset, tail = 0, b""
+            offset = 0
             if self._log is not None and self.out_dir is not None:
                 self._log.flush()
                 offset = os.fstat(self._log.fileno()).st_size
-                with open(self.out_dir / "events.jsonl", "rb") as f:
-                    start = max(0, offset - SNAPSHOT_TAIL)
-                    f.seek(start)
-                    tail = f.read(offset - start)
-            return Snapshot(self.tournament, offset, tail,
+            # the digest of events.jsonl up to the offset: filled in by who writes it
+            return Snapshot(self.tournament, offset, "",
                             {name: getattr(self, name) for name in FOLDED})  # fmt: skip
 
     @staticmethod
