@@ -17,6 +17,7 @@ desk's process id is in ``OUT/desk.pid`` while it runs.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -209,6 +210,8 @@ def _run(night: Night, out: TextIO, stop: threading.Event) -> int:
         desk.stop()
         (folder / PID_FILE).unlink(missing_ok=True)
         broker.stop()
+        if conf.parent != venue / "broker":  # a copy made for the broker's user: gone too
+            shutil.rmtree(conf.parent, ignore_errors=True)
         for signum, handler in previous:
             signal.signal(signum, handler)
         print("La noche terminó: la mesa de control y el broker están parados.", file=out,

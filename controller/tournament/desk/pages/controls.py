@@ -383,7 +383,8 @@ $("do-walkover").onclick = () => {
     () => act({v: 1, type: "walkover", match: m.match, winner, reason},
       `${m.match} para ${nameOf(winner)} por walkover`));
 };
-$("do-override").onclick = () => {
+$("do-override").onclick = async () => {
+  await refresh();  // the points the tables recorded, as they are now
   const m = selected(), winner = $("m-winner").value, reason = val("m-reason");
   if (!need(m, "elegir el partido") || !need(reason, "el motivo del resultado")) return;
   const gh = number("m-games-home", `Chicos de ${m.home_name}`);
