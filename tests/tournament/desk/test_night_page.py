@@ -101,7 +101,14 @@ def test_a_night_with_a_desk_killed_under_the_organisers_hands(tmp_path: Path) -
                 link = line.strip()
                 break
         assert link.startswith(f"http://127.0.0.1:{http}/#clave="), said
-        assert "La página del organizador" in "".join(said), said
+        # what the organisers' guide quotes, as the command says it (its port and key)
+        guide = (ROOT / "docs" / "organizadores" / "index.md").read_text(encoding="utf-8")
+        quoted = guide.split("truco-table venue-night --venue salon --out torneo", 1)[1]
+        quoted = quoted.split("```text\n", 1)[1].split("```", 1)[0]
+        key = link.split("#clave=", 1)[1]
+        for line in quoted.splitlines()[:2]:
+            line = line.replace(":8080/", f":{http}/").replace("LA_CLAVE", key)
+            assert line in "".join(said), (line, said)
         assert len(commands) <= 2  # the whole night
         base = link.split("#", 1)[0]
 
@@ -221,6 +228,7 @@ def test_a_night_with_a_desk_killed_under_the_organisers_hands(tmp_path: Path) -
     assert night.returncode == 0, "".join(said) + rest
     assert "la mesa de control se cortó (la señal SIGKILL): arranca de nuevo" in rest
     assert "La noche terminó" in rest
+    assert quoted.splitlines()[2] in "".join(said) + rest  # Ctrl-C termina la noche
     for p in (port, local, http):  # the broker and the desk are gone
         with socket.socket() as s:
             assert s.connect_ex(("127.0.0.1", p)) != 0, p
