@@ -82,7 +82,7 @@ def test_the_desk_puts_what_needs_attention_first(tmp_path: Path) -> None:
 
 
 def test_twenty_two_matches_on_twenty_tables_fit_one_laptop_screen(tmp_path: Path) -> None:
-    t = swiss_round(44, round_no=3, tables=20)
+    t = swiss_round(44, round_no=3, tables=20, hostile=None)  # the manual's picture
     desk = heard_desk(
         tmp_path / "desk", t, offline=("mesa15",), silent=("mesa20",),
         calls={"mesa03": CALL}, tampered=("mesa05",),
