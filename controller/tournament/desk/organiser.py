@@ -78,6 +78,7 @@ STAYS: Final = ("key-conflict",)  # items a visto does not take off the list
 #: A match settled by the organiser: a game played at its table after it counts for nothing.
 SETTLED_BY_HAND: Final = (MatchStatus.WALKOVER, MatchStatus.OVERRIDDEN)
 TOLD_FILE: Final = "assignments.jsonl"  # every assignment told, written before it is sent
+TOLD_RESTORED: Final = 4  # of what was told before a restart, the last kept per table
 TOLD_KEPT: Final = 32  # assignments remembered per table, to check the tables' reports
 #: What the organiser folds from the journal: what the desk's snapshot keeps of it.
 FOLDED: Final = ("_tournament", "requests", "attention", "attention_more")
@@ -427,14 +428,24 @@ class Organiser:
         except FileNotFoundError:
             return
         end = raw.rfind(b"\n") + 1
+        last: dict[str, collections.deque[dict[str, Any]]] = {}
         for line in raw[:end].splitlines():
             try:
                 obj = json.loads(line)
-                a = assignment_from(obj, str(obj.get("table")))
-            except (ValueError, RejectedMessage) as e:
+                n = obj["n"]
+                table = str(obj["table"])
+            except (ValueError, KeyError, TypeError) as e:
                 raise JournalError(f"{self._told_path}: not an assignment told: {e}") from e
-            self._last_n = max(self._last_n, a.n)
-            self._remember(a)
+            if not isinstance(n, int):
+                raise JournalError(f"{self._told_path}: not an assignment told: n={n!r}")
+            self._last_n = max(self._last_n, n)
+            last.setdefault(table, collections.deque(maxlen=TOLD_RESTORED)).append(obj)
+        for table, objs in last.items():  # only the last few of each table are read whole
+            for obj in objs:
+                try:
+                    self._remember(assignment_from(obj, table))
+                except RejectedMessage as e:
+                    raise JournalError(f"{self._told_path}: not an assignment told: {e}") from e
         if end != len(raw):
             with open(self._told_path, "r+b") as f:
                 f.truncate(end)

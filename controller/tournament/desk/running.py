@@ -135,6 +135,11 @@ class DeskRun:
 
     def _keep_snapshots(self) -> None:
         wait = SNAPSHOT_FIRST_S  # soon after a start: the next start is quick too
+        if self.state.resumed is not None:  # the records at rest, checked once it is up
+            try:
+                self.state.reverify()
+            except Exception:
+                log.exception("desk: the records at rest could not be checked")
         while not self._stopping.wait(wait):
             wait = SNAPSHOT_S
             try:

@@ -378,11 +378,17 @@ class DeskState:
         #: The snapshot this desk started from (None: it replayed everything).
         self.resumed: Snapshot | None = None
         self._log: io.TextIOWrapper | None = None
+        self._replaying = False
         if self.out_dir is not None:
             (self.out_dir / "records").mkdir(parents=True, exist_ok=True)
-            self._reload()
+            self._replaying = True  # the exports are written once, after it
+            try:
+                self._reload()
+            finally:
+                self._replaying = False
             self._log = self._open_journal(self.out_dir / "events.jsonl")
-            self.reverify()
+            if self.resumed is None:  # from a snapshot: checked soon after the start
+                self.reverify()
 
     # ------------------------------------------------------------------ keys
 
@@ -995,10 +1001,10 @@ class DeskState:
         """Rewrite the exports now, or within ``EXPORT_S`` when they were rewritten less
         than that ago (:meth:`flush_exports`, called by the desk's housekeeping): a
         flood of records never rewrites them more than once a second."""
-        if time.monotonic() - self._exported >= EXPORT_S:
-            self.export()
-        else:
+        if self._replaying or time.monotonic() - self._exported < EXPORT_S:
             self.export_due = True
+        else:
+            self.export()
 
     def flush_exports(self) -> None:
         """The exports :meth:`export_soon` put off, if their time has come."""

@@ -25,6 +25,7 @@ import signal
 import socket
 import subprocess
 import sys
+import textwrap
 import time
 import urllib.request
 from pathlib import Path
@@ -95,7 +96,7 @@ def test_a_night_with_a_desk_killed_under_the_organisers_hands(tmp_path: Path) -
     try:
         assert night.stdout is not None
         link = ""
-        for line in night.stdout:  # the organiser reads the link off the screen
+        while line := night.stdout.readline():  # the organiser reads the link off the screen
             said.append(line)
             if "#clave=" in line:
                 link = line.strip()
@@ -104,7 +105,7 @@ def test_a_night_with_a_desk_killed_under_the_organisers_hands(tmp_path: Path) -
         # what the organisers' guide quotes, as the command says it (its port and key)
         guide = (ROOT / "docs" / "organizadores" / "index.md").read_text(encoding="utf-8")
         quoted = guide.split("truco-table venue-night --venue salon --out torneo", 1)[1]
-        quoted = quoted.split("```text\n", 1)[1].split("```", 1)[0]
+        quoted = textwrap.dedent(quoted.split("```text\n", 1)[1].split("```", 1)[0])
         key = link.split("#clave=", 1)[1]
         for line in quoted.splitlines()[:2]:
             line = line.replace(":8080/", f":{http}/").replace("LA_CLAVE", key)
@@ -224,7 +225,9 @@ def test_a_night_with_a_desk_killed_under_the_organisers_hands(tmp_path: Path) -
         for sim in sims:
             sim.stop()
         night.send_signal(signal.SIGTERM)
-        rest, _ = night.communicate(timeout=60)
+        night.wait(60)
+        assert night.stdout is not None
+        rest = night.stdout.read()  # what readline had read ahead too
     assert night.returncode == 0, "".join(said) + rest
     assert "la mesa de control se cortó (la señal SIGKILL): arranca de nuevo" in rest
     assert "La noche terminó" in rest
