@@ -313,6 +313,7 @@ EXCEL_HEADERS: Final[Mapping[str, str]] = {
     "winner": "id ganador", "winner_name": "ganador", "reason": "motivo",
     "game": "chico", "score_home": "tanteador local", "score_away": "tanteador visitante",
     "counted": "contado", "verdict": "registro", "record_sha256": "sha256 del registro",
+    "venue": "sede",
 }  # fmt: skip
 #: The words of the ``status``, ``stage`` and ``verdict`` columns in the spreadsheet
 #: form.
