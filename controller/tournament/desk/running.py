@@ -49,6 +49,8 @@ def save_snapshot(
     was: where it got to in its two journals (None: not written)."""
     with state.lock:  # the organiser's lock too: one consistent moment
         snap = state.fold()
+        if snap is None:  # its files are closed: nothing to say where it got to
+            return None
         snap.journal_lines = organiser.journal.lines
         snap.journal_digest = organiser.journal.last_digest
         where = (snap.events_offset, snap.journal_lines)
@@ -183,11 +185,11 @@ class DeskRun:
 
     def stop(self) -> None:
         self._stopping.set()
-        self.client.stop()
-        try:
+        try:  # before the client closes the state's files (what comes after is replayed)
             self.save_snapshot()
         except Exception:
             log.exception("desk: the snapshot could not be written")
+        self.client.stop()
         self.organiser.close()
         if self.http is not None:
             self.http.shutdown()

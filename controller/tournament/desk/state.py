@@ -455,14 +455,15 @@ class DeskState:
         log.info("desk: resumed from %s (%d messages%s)", path, count,
                  " after its snapshot" if self.resumed is not None else "")  # fmt: skip
 
-    def fold(self) -> Snapshot:
+    def fold(self) -> Snapshot | None:
         """What this desk folded so far, and up to where in ``events.jsonl`` (with its
-        lock held; the organiser's part is added by the desk: :mod:`.snapshot`)."""
+        lock held; the organiser's part is added by the desk: :mod:`.snapshot`); None
+        once its journal is closed (or it keeps none)."""
         with self.lock:
-            offset = 0
-            if self._log is not None and self.out_dir is not None:
-                self._log.flush()
-                offset = os.fstat(self._log.fileno()).st_size
+            if self._log is None or self.out_dir is None:
+                return None
+            self._log.flush()
+            offset = os.fstat(self._log.fileno()).st_size
             # the digest of events.jsonl up to the offset: filled in by who writes it
             return Snapshot(self.tournament, offset, "",
                             {name: getattr(self, name) for name in FOLDED})  # fmt: skip

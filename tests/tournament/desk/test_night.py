@@ -179,3 +179,26 @@ def test_the_snapshot_gives_the_desk_the_journals_give(tmp_path: Path, damage: s
     assert got == want and seq in got[1]
     o.close()
     state.close()
+
+
+def test_a_desk_stopped_leaves_a_snapshot_that_fits(tmp_path: Path) -> None:
+    from controller.tournament.desk.running import DeskRun
+
+    key = TournamentKey(TABLES_KEY.key, "t")
+    folder = tmp_path / "desk"
+
+    def run() -> DeskRun:  # no broker there: the desk keeps trying, its files are what count
+        return DeskRun(folder, "t", key=key, tables=["mesa01", "mesa02"], rules=None,
+                       host="127.0.0.1", port=9, http_port=None)  # fmt: skip
+
+    first = run()
+    play(first.state, "mesa01")
+    first.stop()
+    second = run()
+    try:
+        assert second.state.resumed is not None
+        assert second.state.resumed.events_offset == (folder / "events.jsonl").stat().st_size
+        assert second.state.duplicates == 0  # nothing folded twice
+        assert [r.game for r in second.state.results_list()] == ["mesa01-g001"]
+    finally:
+        second.stop()
