@@ -276,3 +276,22 @@ def test_visto_is_the_organisers_and_works_from_their_page(tmp_path: Path) -> No
         # the command line's bearer key too
         assert ack("mesa04", {"Authorization": "Bearer " + ORGANISER_KEY}) == 200
         assert pending() == {"mesa03": [], "mesa04": []}
+
+
+def test_the_mesa_column_shows_a_held_table_whole(tmp_path: Path) -> None:
+    """Issue 42: "retenida (espera la #N)" was cut by the column's width."""
+    from .cdp import Page
+    from .test_desk import event
+
+    t = swiss_round(44, round_no=3, tables=20, hostile=None)
+    desk = heard_desk(tmp_path / "desk", t)
+    desk.handle(*event("mesa03", 40))  # a gap: held back, waiting for #2
+    with served(desk) as base, Page(tmp_path / "chromium", size=(1366, 768)) as page:
+        page.goto(base + ORGANISER)
+        page.wait("document.querySelector('tr[data-match=\"r3-m03\"]') !== null")
+        cell = "document.querySelector('tr[data-match=\"r3-m03\"] td.mesa')"
+        assert "retenida (espera la #2)" in page.js(f"{cell}.innerText")
+        # nothing of it hidden: the cell wraps instead of cutting
+        assert page.js(f"{cell}.scrollWidth <= {cell}.clientWidth + 1") is True
+        assert page.js(f"{cell}.querySelector('span').getBoundingClientRect().right"
+                       f" <= {cell}.getBoundingClientRect().right + 1") is True  # fmt: skip
