@@ -29,6 +29,7 @@ import time
 import tomllib
 from pathlib import Path
 from typing import Any, Final, TextIO
+from urllib.parse import quote
 
 from ..engine import HouseRules
 from ..textfile import TextFileError, read_text_file
@@ -218,6 +219,9 @@ def _run_competition(
     where = args.organiser_key_file or folder / "organiser.key"
     print(f"desk: the organiser's page asks for the organiser's key (in {where}); "
           f"truco-table organiser --key-file {where} ...", file=out)  # fmt: skip
+    if run.page is not None:
+        print(f"La página del organizador (entra sola con tu clave, no la compartas): "
+              f"{run.page}#clave={quote(run.organiser_key, safe='')}", file=out)  # fmt: skip
     _follow(args, run.state, page, run.stop, out)
     out.write(f"standings: {folder / 'standings.csv'}, {folder / 'standings.json'}\n")
     return 0

@@ -30,6 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, TextIO
+from urllib.parse import quote
 
 from ..wire.topics import check_name
 from .broker import VenueError, ready_for_broker
@@ -202,7 +203,7 @@ def _run(night: Night, out: TextIO, stop: threading.Event) -> int:
         _wait(lambda: _page_answers(page), desk, stop,
               f"la página de la mesa de control no contesta; mirá {folder / DESK_LOG}")
         print("Listo. La página del organizador (entra sola con tu clave, no la compartas):\n"
-              f"  {page}#clave={key}\n"
+              f"  {page}#clave={quote(key, safe='')}\n"
               "Ctrl-C termina la noche: para la mesa de control y después el broker.",
               file=out, flush=True)  # fmt: skip
         return _watch(broker, desk, folder, stop, out)
