@@ -14,8 +14,14 @@ import pytest
 
 from controller.tournament.competition.model import (
     AssignTable,
+    Entrant,
+    Format,
+    FormatSpec,
     MatchStatus,
     OverrideResult,
+    Player,
+    Register,
+    Start,
     Walkover,
 )
 from controller.tournament.desk.organiser import Organiser
@@ -27,7 +33,7 @@ from controller.tournament.wire.seal import TournamentKey
 
 from ..conftest import KEY as TABLES_KEY
 from .test_desk import play
-from .test_organiser import organiser, result, started
+from .test_organiser import KEY, organiser, result, started
 
 
 def test_a_result_by_hand_keeps_the_recorded_points_unless_others_are_given(
@@ -202,3 +208,31 @@ def test_a_desk_stopped_leaves_a_snapshot_that_fits(tmp_path: Path) -> None:
         assert [r.game for r in second.state.results_list()] == ["mesa01-g001"]
     finally:
         second.stop()
+
+
+def test_the_pages_visto_takes_a_competitions_item_off(tmp_path: Path) -> None:
+    import urllib.request
+
+    from .served import served_desk
+
+    with served_desk(tmp_path / "desk", KEY, "clave-del-organizador") as (url, o):
+        o.do(Register(Entrant("e01", "Los del Fondo", (Player("Ana"),))))
+        o.do(Register(Entrant("e02", "La Barra", (Player("Beto"),))))
+        o.do(Start(FormatSpec(Format.KNOCKOUT, team_size=1)))
+        m = o.tournament.round_matches(1)[0]
+        o.count(result(o, m.id, "mesa02-g001", 0, table="mesa02"))  # the wrong table
+
+        def notes() -> list[dict[str, str]]:
+            with urllib.request.urlopen(url + "/api/tournament", timeout=5) as r:
+                return [a for a in json.loads(r.read())["desk"]["attention"] if "note" in a]
+
+        (item,) = notes()
+        assert "mesa02 jugó" in item["text"]
+        request = urllib.request.Request(
+            url + "/api/ack", data=json.dumps({"note": item["note"]}).encode(),
+            headers={"Content-Type": "application/json",
+                     "Authorization": "Bearer clave-del-organizador"},
+        )  # fmt: skip
+        with urllib.request.urlopen(request, timeout=5) as r:
+            assert json.loads(r.read()) == {"acknowledged": 1}
+        assert notes() == []

@@ -150,6 +150,17 @@ def test_a_night_with_a_desk_killed_under_the_organisers_hands(tmp_path: Path) -
                              ".map(tr => tr.innerText.split('\\t')[0])")  # fmt: skip
             assert seeded == ["1", "", "", "2"], seeded
 
+            # a dialog breaks its lines only where its text does (not mid-sentence)
+            page.choose_value("w-entrant", "e03")
+            page.fill("w-reason", "se lastimó un jugador")
+            page.click("do-withdraw")
+            page.wait("document.getElementById('confirm').classList.contains('open')")
+            lines = page.text("confirm-text").split("\n")
+            assert lines[0].startswith("¿Retirar a Atlético Güemes del torneo?"), lines
+            assert lines[0].endswith("y no se empareja más.") and len(lines) == 2, lines
+            page.click("confirm-no")
+            page.fill("w-reason", "")
+
             # mesa01 plays until a chico of its match is counted, then stops
             salon = tmp_path / "salon"
             settings = load_tournament_settings(salon / "tables" / "mesa01" / "tournament.toml")
