@@ -236,3 +236,33 @@ def test_the_pages_visto_takes_a_competitions_item_off(tmp_path: Path) -> None:
         with urllib.request.urlopen(request, timeout=5) as r:
             assert json.loads(r.read()) == {"acknowledged": 1}
         assert notes() == []
+
+
+def test_one_line_is_one_line() -> None:
+    from controller.tournament.desk.wording import count_of
+
+    assert count_of(1, "línea", "líneas") == "1 línea"
+    assert count_of(0, "chico", "chicos") == "0 chicos"
+    assert count_of(3, "chico", "chicos") == "3 chicos"
+
+
+def test_a_sheet_with_one_bad_line_says_one_line(tmp_path: Path) -> None:
+    import base64
+    import urllib.error
+    import urllib.request
+
+    from .served import served_desk
+
+    sheet = b"nombre;jugador1;jugador2\nLa Barra;Carla;Dante\n;Elsa;Fito\n"
+    with served_desk(tmp_path / "desk", KEY, "clave-del-organizador") as (url, _o):
+        request = urllib.request.Request(
+            url + "/api/organiser/import",
+            data=json.dumps({"data": base64.b64encode(sheet).decode(), "team_size": 2,
+                             "commit": True}).encode(),
+            headers={"Content-Type": "application/json",
+                     "Authorization": "Bearer clave-del-organizador"},
+        )  # fmt: skip
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=5)
+        said = json.loads(refused.value.read())["error"]
+    assert "1 línea con problemas" in said, said
