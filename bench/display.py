@@ -34,8 +34,9 @@ here for the table to handle it and for every seat's ``screen_for`` + ``render_s
 
 Both topologies, from the same events of ``--seeds`` games (30 by default, from
 ``--seed``) per table size (``--seats``, six by default). Every seat's screen goes to two
-writers: one on the Pi's shared bus (as above) and one on a ``NodePort`` (display frames
-to the seat's node, counted as encoded; the node's own I2C bytes counted by the
+writers: one on the Pi's shared bus (as above) and one on the real ``NodePort`` over a
+link that speaks the shipped protocol 4 (a ``DU`` and its counted block of ``DR``
+windows, a ``DACK`` only when asked; counted as encoded; the node's own I2C bytes counted by the
 firmware's panel driver, ``seatnode.panel``, on a counting bus). Printed per topology::
 
     topology=node seats=6 bus_khz=400 seeds=30 bytes_per_event_mean=... full_refresh_bytes=...
@@ -50,17 +51,27 @@ kHz); a node gets its frames after ``USB_LATENCY_MS`` + bytes / ``USB_BYTES_PER_
 handles each in ``node_frame_ms`` and writes its I2C bytes at 400 kHz, all nodes at the
 same time; every panel then waits for its scan (``SCAN_MS``, a random phase per panel and
 event; ``last_panel_ms_max`` takes the worst phase). ``node_frame_ms`` is the firmware's
-own handling of a display frame timed under the real MicroPython (unix port, this
-machine; ``bench/mpy/node_frames.py``) times ``PICO_SLOWDOWN``, the factor measured
-between an emulated RP2040 at 125 MHz and the unix port (``bench/pico.py``;
-``--node-frame-ms`` overrides it); ``USB_BYTES_PER_MS`` is the node's own read loop's rate,
-measured in the emulator too. A seed is over its target when its 99th
-percentile or its worst event is: nodes 15 / 20 ms, the Pi's bus 60 ms at the 99th
-percentile. ``bytes_per_event`` is USB bytes for the nodes (``node_i2c_bytes...`` their
+own handling of a protocol 4 display frame (a ``DU`` or a ``DR`` of an update of two
+windows) timed under the real MicroPython (unix port, this machine;
+``bench/mpy/node_updates.py``) times the Pico factor measured between an emulated
+RP2040 at 125 MHz and the unix port (``bench/pico.py``: 126 to 162; ``--pico-factor``,
+the slow end by default; ``--node-frame-ms`` overrides the product);
+``USB_BYTES_PER_MS`` is the node's own read loop's rate, measured in the emulator too.
+A seed is over its target when its 99th percentile or its worst event is: nodes 15 /
+20 ms, the Pi's bus 60 ms at the 99th percentile. The node's panel bus is I2C at
+400 kHz as the guide wires it (``--node-bus spi`` models SPI, 8 clocks a byte, at
+``--node-bus-khz``, 10 MHz by default). The node lines end with the worst event's
+breakdown (``worst_pi_ms``: the Pi until the last changed seat's frames leave,
+``worst_usb_ms``, ``worst_node_cpu_ms``, ``worst_bus_ms``, ``worst_scan_ms``): where
+the time goes when the target is not met; ``after_pi_ms_p99``: the 99th percentile of
+the last panel's time after the Pi's share (what ``bench/card_to_light.py`` adds to the
+service's own).
+``bytes_per_event`` is USB bytes for the nodes (``node_i2c_bytes...`` their
 I2C bytes), shared-bus bytes for the Pi; ``full_refresh_bytes`` every panel sent whole.
 
 Run: ``.venv/bin/python bench/display.py [--seed N] [--seeds 30] [--seats 2 4 6]
-[--panel ssd1306|sh1106|ssd1309] [--smbus] [--node-frame-ms MS] [--scan-ms MS]``.
+[--panel ssd1306|sh1106|ssd1309] [--smbus] [--node-frame-ms MS] [--scan-ms MS]
+[--pico-factor 162] [--node-bus i2c|spi] [--node-bus-khz KHZ]``.
 """
 
 from __future__ import annotations
@@ -92,6 +103,7 @@ from controller.hal.seatlink import (
     PanelReport,
     TagArrived,
     TagLeft,
+    encode_counted,
     encode_frame,
 )
 from controller.render import screen as screen_module
@@ -138,12 +150,12 @@ USB_LATENCY_MS = 1.0  # a full-speed bulk transfer waits for the next 1 ms USB f
 USB_BYTES_PER_MS = 27.0
 NODE_FRAME_MS = 1.0  # the Pico's time for one display frame, when nothing measured it
 # RP2040 at 125 MHz against this machine's core, both MicroPython: measured by
-# bench/pico.py, the firmware's NodeApp receiving FULL updates (lines, CRC, parsing,
-# checks, queue) timed with ticks_us in rp2040js (465.6 ms emulated for three) and
-# under the unix port here (3.65 ms, the fastest of 300 single rounds, times three): 127.
-# (rp2040js has no flash wait states: a real Pico is slower still where its XIP cache
-# misses.)
-PICO_SLOWDOWN = 127.0
+# bench/pico.py, the same firmware workload timed with ticks_us in rp2040js and under the
+# unix port here: 126 to 162 times (one TAGON's parse, 2.35 ms against 13.6 us; FULL
+# updates 127). The slow end by default (``--pico-factor``): rp2040js has no flash wait
+# states, and a real Pico is slower still where its XIP cache misses.
+PICO_SLOWDOWN = 162.0
+PICO_FACTORS = (126.0, 162.0)  # the range measured
 
 
 class CountingInterface:
@@ -160,15 +172,35 @@ class CountingInterface:
 
 
 class CountingLink:
-    """Stands in for a seat's SeatLink under a NodePort: the display frames it would
-    write (their encoded length), and what the node's own driver (firmware
-    ``seatnode.panel``) then writes on the node's I2C bus for their pieces."""
+    """Stands in for a seat's SeatLink under a NodePort, speaking the shipped protocol 4
+    (the Pi's ``SeatLink`` with firmware 0.4): the display frames it would write (their
+    encoded length, a ``DU`` and its counted block of ``DR`` frames, as
+    ``SeatLink.send_counted`` encodes them), and what the node's own driver (firmware
+    ``seatnode.panel``) then writes on the node's bus for their windows."""
+
+    protocol = 4  # what NodePort asks the link (a link without it gets protocol 2's DW)
 
     def __init__(self, controller: Controller) -> None:
         self.panel = NodePanel(_CountingI2C(), controller.value)
         self.panel.ok = True
         self.seq = 0
         self.usb = self.frames = 0
+
+    def send_counted(
+        self,
+        header: Callable[[int], tuple[str, tuple[str, ...]]],
+        block: list[tuple[bytes, bytes]],
+    ) -> int:
+        data, self.seq = encode_counted(self.seq, header, block)
+        self.usb += len(data)
+        lines = data.strip(b"\n").split(b"\n")
+        self.frames += len(lines)
+        for line in lines[1:]:  # the DR frames: one whole window each
+            body = line[1:].rpartition(b"*")[0]
+            fields = body.split(b" ")
+            p0, p1, c0, c1 = (int(f) for f in fields[2:6])
+            self.panel.window(p0, p1, c0, c1, 0, binascii.a2b_base64(fields[6]))
+        return len(data)
 
     def send_many(self, messages: list[tuple[str, tuple[str, ...]]]) -> bool:
         for kind, args in messages:
@@ -489,6 +521,29 @@ class Model:
     usb_bytes_per_ms: float = USB_BYTES_PER_MS
     node_frame_ms: float = NODE_FRAME_MS
     node_khz: float = 400.0
+    node_bus: str = "i2c"  # the panel's bus on the node, as the guide wires it (or "spi")
+
+    def node_bus_ms(self, count: int) -> float:
+        """The node's bus time for ``count`` bytes: I2C 9 clocks a byte (8 and the ACK),
+        SPI 8."""
+        return count * (9 if self.node_bus == "i2c" else 8) / self.node_khz
+
+
+@dataclass(frozen=True)
+class Breakdown:
+    """Where the last panel's time goes for one event (ms): the Pi's CPU until the last
+    changed seat's frames are handed to USB, USB, the node's CPU, the node's bus, the
+    panel's scan."""
+
+    pi_ms: float = 0.0
+    usb_ms: float = 0.0
+    node_cpu_ms: float = 0.0
+    bus_ms: float = 0.0
+    scan_ms: float = 0.0
+
+    @property
+    def total(self) -> float:
+        return self.pi_ms + self.usb_ms + self.node_cpu_ms + self.bus_ms + self.scan_ms
 
 
 def last_panel_pi(event: EventCost, khz: float, phases: list[float], model: Model) -> float:
@@ -506,15 +561,25 @@ def last_panel_pi(event: EventCost, khz: float, phases: list[float], model: Mode
 def last_panel_node(event: EventCost, phases: list[float], model: Model) -> float:
     """The Pi renders seat after seat and hands each seat's frames to its USB link; every
     node then writes its own panel on its own bus, all at the same time."""
+    return node_breakdown(event, phases, model).total
+
+
+def node_breakdown(event: EventCost, phases: list[float], model: Model) -> Breakdown:
+    """``last_panel_node``'s parts, for the seat whose panel shows last."""
     t = event.table_s * 1e3
-    last = 0.0
+    last = Breakdown()
     for seat, cost in enumerate(event.seats):
         t += (cost.render_s + cost.node_diff_s) * 1e3
         if cost.node_frames:
-            arrive = t + model.usb_latency_ms + cost.node_usb_bytes / model.usb_bytes_per_ms
-            done = arrive + cost.node_frames * model.node_frame_ms
-            done += cost.node_i2c_bytes * 9 / model.node_khz
-            last = max(last, done + phases[seat] * model.scan_ms)
+            parts = Breakdown(
+                pi_ms=t,
+                usb_ms=model.usb_latency_ms + cost.node_usb_bytes / model.usb_bytes_per_ms,
+                node_cpu_ms=cost.node_frames * model.node_frame_ms,
+                bus_ms=model.node_bus_ms(cost.node_i2c_bytes),
+                scan_ms=phases[seat] * model.scan_ms,
+            )
+            if parts.total > last.total:
+                last = parts
     return last
 
 
@@ -534,6 +599,8 @@ def topology_lines(
         over = 0
         sizes: list[int] = []
         full = 0
+        worst_parts = Breakdown()
+        after_pi: list[float] = []
         for run in runs:
             ms = []
             for event in run.events:
@@ -544,7 +611,11 @@ def topology_lines(
                     if not any(c.node_frames for c in event.seats):
                         continue
                     ms.append(last_panel_node(event, phases, model))
-                    worst = max(worst, last_panel_node(event, [1.0] * seats, model))
+                    seen = node_breakdown(event, phases, model)
+                    after_pi.append(seen.total - seen.pi_ms)
+                    parts = node_breakdown(event, [1.0] * seats, model)
+                    if parts.total > worst:
+                        worst, worst_parts = parts.total, parts
                     sizes.append(sum(c.node_usb_bytes for c in event.seats))
                 else:
                     if not event.seats_changed:
@@ -594,22 +665,38 @@ def topology_lines(
             fields["node_frames_per_seat_max"] = max(frames)
             fields["node_frame_ms"] = f"{model.node_frame_ms:g}"
             fields["usb_bytes_per_ms"] = f"{model.usb_bytes_per_ms:g}"
+            fields["protocol"] = CountingLink.protocol
+            fields["node_bus"] = model.node_bus
+            # the worst event's parts (what to shorten when the target is not reached)
+            fields["worst_pi_ms"] = f"{worst_parts.pi_ms:.1f}"
+            fields["worst_usb_ms"] = f"{worst_parts.usb_ms:.1f}"
+            fields["worst_node_cpu_ms"] = f"{worst_parts.node_cpu_ms:.1f}"
+            fields["worst_bus_ms"] = f"{worst_parts.bus_ms:.1f}"
+            fields["worst_scan_ms"] = f"{worst_parts.scan_ms:.1f}"
+            fields["after_pi_ms_p99"] = f"{_quantile(sorted(after_pi), 0.99):.1f}"
         fields["scan_ms"] = f"{model.scan_ms:g}"
         lines.append(" ".join(f"{key}={value}" for key, value in fields.items()))
     return lines
 
 
 def node_frame_us_unix() -> float | None:
-    """The firmware's own handling of one display frame under the real MicroPython (the
-    unix port, on this machine), if a ``micropython`` is at hand."""
+    """The firmware's own handling of one protocol 4 display frame (a DU or a DR, in an
+    update of two windows) under the real MicroPython (the unix port, on this machine;
+    ``bench/mpy/node_updates.py``), if a ``micropython`` is at hand."""
     found = Path(sys.executable).parent / "micropython"
     exe = str(found) if found.exists() else shutil.which("micropython")
     if exe is None:
         return None
     env = dict(os.environ, MICROPYPATH=str(ROOT / "firmware"))
-    script = ROOT / "bench" / "mpy" / "node_frames.py"
+    # protocol 4's updates as the table sends them most: a DU and two DR windows of two
+    # pages by 40 columns (a card, a score), per frame (the DU and each DR)
+    script = ROOT / "bench" / "mpy" / "node_updates.py"
     done = subprocess.run(
-        [exe, str(script), "40", "30"], capture_output=True, text=True, env=env, timeout=120
+        [exe, str(script), "2", "2", "40", "30"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
     )
     match = re.search(r"node_frame_us_unix=([0-9.]+)", done.stdout)
     return float(match.group(1)) if match else None
@@ -634,16 +721,38 @@ def main(argv: list[str] | None = None) -> int:
         f"on this machine x {PICO_SLOWDOWN:g}, else {NODE_FRAME_MS} ms)",
     )
     parser.add_argument("--scan-ms", type=float, default=SCAN_MS)
+    parser.add_argument(
+        "--pico-factor",
+        type=float,
+        default=PICO_SLOWDOWN,
+        help="the emulated Pico's time over the unix port's (measured 126-162; default the "
+        "slow end)",
+    )
+    parser.add_argument(
+        "--node-bus",
+        choices=("i2c", "spi"),
+        default="i2c",
+        help="the panel's bus on the seat node (default: I2C, as hardware/README.md wires it)",
+    )
+    parser.add_argument(
+        "--node-bus-khz",
+        type=float,
+        default=None,
+        help="its clock (default: 400 kHz for I2C, 10,000 kHz for SPI)",
+    )
     args = parser.parse_args(argv)
     controller = Controller(args.panel)
     bus = BusModel.i2c(32 if args.smbus else 4096)
     measured = node_frame_us_unix() if args.node_frame_ms is None else None
     frame_ms = args.node_frame_ms
     if frame_ms is None:
-        frame_ms = measured * PICO_SLOWDOWN / 1000 if measured is not None else NODE_FRAME_MS
-    model = Model(scan_ms=args.scan_ms, node_frame_ms=round(frame_ms, 3))
+        frame_ms = measured * args.pico_factor / 1000 if measured is not None else NODE_FRAME_MS
+    khz = args.node_bus_khz or (400.0 if args.node_bus == "i2c" else 10_000.0)
+    model = Model(
+        scan_ms=args.scan_ms, node_frame_ms=round(frame_ms, 3), node_khz=khz, node_bus=args.node_bus
+    )
     if measured is not None:
-        print(f"node_frame_us_unix={measured:.1f} pico_slowdown={PICO_SLOWDOWN:g}", flush=True)
+        print(f"node_frame_us_unix={measured:.1f} pico_slowdown={args.pico_factor:g}", flush=True)
     for players in args.seats:
         runs = []
         for seed in range(args.seed, args.seed + args.seeds):

@@ -22,9 +22,13 @@ environment. Prints key=value pairs:
   whole six-seat game (every screen drawn, the caches filled);
 - ``idle_cpu_pct``: the CPU the service used over those idle seconds.
 
+The panels hang on the seat nodes, as the shipped pin map (``hardware/pinmap.toml``)
+has them: each simulated node reports its panel and takes the display frames, so
+``ready_s`` and ``ready_cpu_s`` include drawing every screen and sending it whole.
+
 Left out: the Pi's own start-up (systemd, udev, the interpreter coming off the SD card
-the first time), luma's panel initialisation on a real bus (no panel here: the displays
-are left out of this configuration), the kernel's side of the ptys.
+the first time), the nodes' own work (their panels' initialisation, the I2C writes),
+the kernel's side of the ptys.
 Run: ``.venv/bin/python bench/service.py``.
 """
 
@@ -97,6 +101,12 @@ def table_config(tmp: Path, extra: str = "") -> Path:
         f'decks = "{tmp / "decks.toml"}"\nnext_deal_after_s = 0\n'
         f'[topology]\nkind = "nodes"\n[nodes]\nby_id_dir = "{tmp / "by-id"}"\n'
         + "".join(f'[[nodes.seat]]\nseat = {i}\nserial = "{s}"\n' for i, s in enumerate(serials))
+        # the panels on the nodes, as the shipped pin map (hardware/pinmap.toml) has them
+        + "".join(
+            f'[[display.seat]]\nseat = {i}\nconnected_to = "node"\naddress = 0x3C\n'
+            'driver = "ssd1309"\n'
+            for i in range(SEATS)
+        )
         + extra
     )
     return config
@@ -107,7 +117,8 @@ def seat_nodes(tmp: Path) -> Iterator[list[MockNode]]:
     by_id = tmp / "by-id"
     shutil.rmtree(by_id, ignore_errors=True)
     by_id.mkdir()
-    nodes = [MockNode(seat, f"e6614103e7{seat:06x}") for seat in range(SEATS)]
+    # each with its panel (it reports it after HELLO and takes the display frames)
+    nodes = [MockNode(seat, f"e6614103e7{seat:06x}", panel=True) for seat in range(SEATS)]
     for node in nodes:
         (by_id / f"usb-MicroPython_Board_in_FS_mode_{node.serial}-if00").symlink_to(node.path)
         node.start()

@@ -1,385 +1,650 @@
-"""CPU per hardware event through the table's real path, one event at a time, on the
-build people make.
+"""CPU per player's event of the service the Pi runs: ``truco-table run --config``.
 
-Bots play whole games (seeded; see ``READINGS``) on the mock table, its record written
-to a real state directory (``current.truco``, appended and fsynced, archived when won);
-every button press, hold, card laid on a reader (tag on) and card lifted off it (tag
-off) is sent on its own and waited for. Two topologies:
+The service is started as systemd starts it, a process of its own
+(``python -m controller.cli run --config table.toml``, ``NOTIFY_SOCKET`` set, in its state
+folder), on the configuration ``scripts/install-pi`` writes: ``systemd/table.toml`` and
+the pin maps of ``hardware/`` copied into a configuration folder, then edited as a bar
+owner does (six players, the Picos' folder, the state folder; ``topology=pi`` points
+``pinmap`` at ``pinmap-mux.toml``). Two settings differ from the shipped file:
+``next_deal_after_s`` (0 by default: the shipped 3 s makes the bench wait 3 s a hand;
+with 0 the next deal starts within the event that ended the hand, and is counted there;
+``--next-deal-after-s 3`` runs the shipped value, the deal then started by the service's
+timer, waited for and not counted: no player made it) and ``status_file`` in the bench's
+folder.
 
-``topology=node`` (one cable per seat: the panels hang on the seat nodes)::
+Six seat nodes are simulated in this process, each on a pseudo-terminal published under
+a by-id folder as udev publishes real Picos, speaking the shipped protocol 4 (HELLO,
+heartbeats every second carrying ``written``, a ``DACK`` only when a ``DU`` asks for
+one); with ``topology=node`` the panels hang on them and they decode every display frame
+into their panel's RAM. With ``topology=pi`` the panels are on the Pi's I2C behind the
+multiplexer: the service's own ``OledDisplay`` and luma open them, and only smbus2's bus
+is replaced by one that counts the bytes instead of calling the kernel
+(``bench/pi_i2c/sitecustomize.py``). The record is written in a real temporary state
+folder (appended and fsynced, archived when won), the heap frozen as ``run`` freezes it.
 
-    seat node frame -> pty -> the service loop's wait (SeatBus: one select) -> SeatLink
-    parse -> queue -> TableService -> Table -> engine -> every changed seat screen
-    (screen_for, render_pages) -> NodeDisplay -> DisplayWriter -> NodePort: protocol 4's
-    DU/DR display frames encoded -> pty; the node writes them into its RAM and answers
-    the DACKs asked for (its heartbeats acknowledge the rest) -> read in the loop's waits
+Bots play whole games (seeded; each seed with the deal read at the seats and with hands
+unknown). Which event a player makes next is decided on a shadow table in this process
+(``MockTable``, the same rules and events); each event (a press, a hold, a card laid on a
+reader, a card lifted) goes to the real service alone and is waited for: until the
+service has read every byte the nodes sent, its loop is back in its wait (the same
+system call it idles in) with nothing unread on any port, and every node has read and
+written what the service sent it (and the service has read the DACKs that asked for);
+twice in a row. The event's CPU is the service process's, every thread, from the kernel
+(``/proc/PID/task/*/schedstat``: nanoseconds run), from before the frame is written to
+then. The service's idle CPU (the heartbeats, its timers) is measured for ``IDLE_S``
+seconds before the games and subtracted, at its rate, for each event's wall time; both
+are printed, and the share of it spent in the kernel (``system_pct``: the process's
+system time over its user and system time while the games ran, in the kernel's ticks:
+system calls, the pty's and the file system's work). At each game's end the real
+record is compared with the shadow's, and with ``topology=node`` every panel's RAM with
+the screen the shadow table says it shows.
 
-``topology=pi`` (panels on the Pi's own I2C)::
+Prints key=value lines, for each topology::
 
-    ... -> render_pages -> OledDisplay -> DisplayWriter -> luma's ssd1306 on its own i2c
-    interface -> a bus that counts the bytes
+    topology=node players=6 build=pure events=... cpu_ms_mean=... cpu_ms_p99=...
+        noop_events=... noop_cpu_ms_mean=... panel_bytes_mean=... p99_set_by=...
+        idle_cpu_ms_per_s=... raw_cpu_ms_mean=... raw_noop_cpu_ms_mean=... loadavg=...
+    topology=node players=6 build=pure kind=press events=... cpu_ms_mean=... ...
+    topology=node players=6 build=pure what=deal events=... cpu_ms_mean=... ...
 
-An event's CPU is the CPU time of the Pi's threads (each thread's own clock from the
-kernel: the service loop's, which reads the seat nodes itself, and any other but the
-simulated nodes'), from the frame being written until the table has handled it, redrawn,
-and, on the nodes, every display update it sent has been written by its node and every
-DACK it asked for read; less the CPU of writing the event's frame (the seat node's work,
-not the Pi's) and of the wait for the simulated nodes to write what they were sent
-(their work, on chips of their own on a real table; left to run in this process while
-the next event is measured, it would take the interpreter from it). While an event is
-measured the simulated nodes that hold the panels (``topology=node``) are paused
-(``MockNode.pause``: their threads parked, not reading their ptys; what the Pi writes
-waits there, as in a real node's USB buffer), from the end of the event before (once
-they have written what they were sent and answered the DACKs asked for) to the end of
-the event's own handling: left to run, each would wake at the first display frame it is
-sent and take this process's interpreter from the loop, which would then pay the
-hand-overs of the interpreter lock and six readers' wake-ups, costs a real node,
-another processor, cannot put on the Pi. The wait for the
-DACKs asked for steps the service loop (``TableService.step``: it reads them, and the
-heartbeats that acknowledge the rest; each seat's ``NodePort`` hears them and sends
-what waited for them), which is the Pi's work and counted (the bench's own look at
-whether one is awaited is not). The simulated nodes' threads (their reading of the
-display frames, their heartbeats and DACKs) are not counted. The interpreter switches
-threads every 0.5 ms, as ``TableService.run`` sets it (the bench steps the service
-itself), and the heap as a run's first table started is frozen out of the garbage
-collector's full passes, as ``truco-table run`` freezes its own once started
-(``freeze_heap``). Prints, for each topology::
+``cpu_ms_*``: net of the idle baseline (``raw_*``: as read). A *noop* event is one after
+which nothing went to any panel (a card lifted, a press that changes no screen).
+``panel_bytes_mean``: the display frames' bytes on the ptys (node) or the I2C bytes (pi)
+per event. ``p99_set_by``: the events at or above the 99th percentile, by kind and what
+they did; ``what=``: ``deal`` (a hand's cards all read, play starts), ``hand_end`` (a hand
+scored), ``accepted`` (another action in the record), ``other`` (nothing recorded).
+``--runs 3`` plays each topology three times and prints the medians of the headline
+figures (``runs=3 median_cpu_ms_mean=... median_cpu_ms_p99=...
+median_noop_cpu_ms_mean=...``: what the targets are checked on); the ``kind=`` and
+``what=`` lines are the last run's. ``loadavg``: the one-minute load average as the run
+ended. ``--build compiled`` runs the service on ``build/compiled`` (``scripts/compile``).
 
-    topology=node players=6 events=... cpu_ms_mean=... cpu_ms_p99=... noop_events=...
-        noop_cpu_ms_mean=... panel_bytes_mean=... p99_set_by=tag_on:23,press:17,...
-    topology=node players=6 kind=press events=... cpu_ms_mean=... ...
-    topology=node players=6 what=deal events=... cpu_ms_mean=... ...
-    topology=pi players=6 part=writer updates=... us_per_update_min=...
-
-A *noop* event is one after which nothing went to any panel (a card lifted, a press that
-changes nothing on any screen). ``panel_bytes_mean``: bytes per event to the panels (the
-node topology: display frames on the pty; the pi topology: I2C bytes). ``p99_set_by``:
-the events at or above the 99th percentile, by kind; ``what=`` splits the events by what
-they did: ``deal`` (a hand's cards all read, play starts), ``hand_end`` (a hand scored),
-``accepted`` (another action in the record), ``other`` (nothing recorded).
-``part=writer`` (pi): the first game's frames, as the panels took them, replayed through
-fresh ``OledDisplay``s alone (the writer's plan, luma's ``i2c``, the counting bus), CPU
-per update, the least of five rounds: the writer's share without the neighbours' noise.
-
-Left out: the kernel's side of the ptys and of the I2C transfer (the ioctl is not made),
-the time on the wire, starting each hand (the dealer's ``new_hand``, the table's timer on
-a real table), the bots' thinking, and a few microseconds of the measuring itself (the
-threads' clocks read). The seat nodes' heartbeats' share is in (they are real
-traffic). Wall time is not reported: on a shared machine it measures the
-neighbours.
-
-``--runs 3`` plays each topology three times and prints, after each run's lines, the
-medians of their three headline figures (``runs=3 median_cpu_ms_mean=...
-median_cpu_ms_p99=... median_noop_cpu_ms_mean=...``: what the targets are checked on).
-The ``kind=``, ``what=`` and ``part=writer`` lines are the last run's. ``loadavg=``: the
-machine's one-minute load average as the run ended.
+Left out: the kernel's side of the I2C transfer (topology pi: no ``ioctl``), the USB
+wire and the nodes' own work (their threads are this process's, not the service's), the
+bots' thinking and the shadow table (this process). Wall time is not reported: on a
+shared machine it measures the neighbours. ``bench/table_inprocess.py`` steps an
+in-process table instead (a profiling aid, no process boundary, no run loop).
 
 Run: ``.venv/bin/python bench/table.py [--games N] [--players 6] [--topology node pi]
-[--runs 3]``.
+[--runs 3] [--build pure|compiled]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import array
 import contextlib
+import fcntl
 import itertools
 import math
+import mmap
 import os
+import re
+import select
+import shutil
+import signal
+import socket
 import statistics
+import struct
+import subprocess
 import sys
 import tempfile
+import termios
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from controller.engine import HouseRules
-from controller.hal.display import DisplayConfig, OledDisplay
-from controller.hal.display_writer import forget_plans
-from controller.hal.mock import CountingI2CBus, counting_i2c
-from controller.hal.node_display import NodeDisplay
+from controller.engine import Card, HouseRules
+from controller.hal.deck import Deck, DeckRegistry, save_registry
+from controller.hal.mock import MockDeck, MockNode
+from controller.hal.seatlink import encode_frame
+from controller.render.screen import render_pages, screen_content
+from controller.table.config import load_config
+from controller.table.controls import Gesture
 from controller.table.mock_table import MockTable
 from controller.table.run_mock import MockRun
-from controller.table.service import SWITCH_INTERVAL_S, freeze_heap
-from controller.table.table import DealReading
+from controller.table.screens import screen_for
+from controller.table.table import DealReading, Phase
+from controller.transcript import write
 
+ROOT = Path(__file__).resolve().parent.parent
 KINDS = ("press", "hold", "tag_on", "tag_off")
 WHATS = ("deal", "hand_end", "accepted", "other")
 TOPOLOGIES = ("node", "pi")
-# Each seed is played twice: the deal read at the seats (every card tapped twice: dealt,
-# played), and not read (hands unknown: envido proven by showing cards through the
-# envido menu, the holds).
 READINGS = (DealReading.SEATS, DealReading.NONE)
-ACK_WAIT_S = 2.0
-ACK_STEP_S = 0.05  # the longest one step of the loop waits for a DACK
+IDLE_S = 3.0  # the idle baseline's length
+POLL_S = 0.0002  # how often the bench looks whether an event is done
+#: the longest an event may take before the bench says the service is stuck (a bound
+#: for a broken service, never reached by a slow one: minutes of a loaded machine)
+STUCK_S = 120.0
+READY_S = 180.0  # the same, for the service's start-up (READY=1)
+I2C_BASE = 10  # the fake mux channels' bus numbers: i2c-10, i2c-11, ...
 
 
 @dataclass(frozen=True, slots=True)
 class Sample:
     kind: str  # press, hold, tag_on, tag_off
     what: str  # deal, hand_end, accepted, other
-    cpu: float  # seconds
+    cpu: float  # seconds, net of the idle baseline
+    raw: float  # seconds, as read
     panel_bytes: int
 
 
-def _pi_threads() -> list[int]:
-    """The CPU clocks of the Pi's threads: every thread but the simulated nodes', the
-    measuring (main) thread's last."""
-    main = threading.current_thread()
-    others = [
-        time.pthread_getcpuclockid(thread.ident)
-        for thread in threading.enumerate()
-        if thread.ident is not None
-        and thread is not main
-        and not thread.name.startswith("mocknode")
-    ]
-    return [*others, time.pthread_getcpuclockid(main.ident or threading.get_ident())]
+class BenchNode(MockNode):
+    """A protocol 4 seat node whose every byte in and out is counted, and whose reading
+    is done under a lock (so the bench can tell "read and handled" from "in flight")."""
+
+    def __init__(self, seat: int, serial: str, *, panel: bool) -> None:
+        super().__init__(seat, serial, panel=panel)
+        self.sent_bytes = 0
+        self.display_bytes = 0  # the display frames' bytes the Pi sent (DU and blocks)
+        self.work = threading.Lock()
+
+    def send(self, kind: str, *args: str) -> None:
+        with self._lock:
+            frame = encode_frame(self._seq, kind, *args)
+            self._seq += 1
+            try:
+                os.write(self._master, frame)
+            except BlockingIOError:  # nobody reads the Pi's side: dropped, as USB does
+                self.dropped += 1
+                return
+            self.sent_bytes += len(frame)
+
+    def _line(self, line: bytes) -> None:
+        if line[1:].split(b" ", 2)[1:2] in ([b"DU"], [b"DW"]):
+            self.display_bytes += len(line) + 1
+        super()._line(line)
+
+    def _regions(self, update: int, regions: int, block: bytes, ack: bool) -> None:
+        self.display_bytes += len(block)
+        super()._regions(update, regions, block, ack)
+
+    def _run(self) -> None:  # MockNode's loop, its reading under ``work``
+        started = next_beat = time.monotonic()
+        while not self._stop.is_set():
+            wait = max(0.0, next_beat - time.monotonic())
+            try:
+                ready, _, _ = select.select([self._master, self._wake_r], [], [], wait)
+            except (OSError, ValueError):
+                return
+            if self._stop.is_set():
+                return
+            with self.work:
+                if self._wake_r in ready:
+                    with contextlib.suppress(OSError):
+                        os.read(self._wake_r, 4096)
+                now = time.monotonic()
+                if now >= next_beat:
+                    next_beat = now + self.heartbeat_s
+                    written = "-" if self.written is None else str(self.written)
+                    with contextlib.suppress(OSError):
+                        self.send("HB", str(int(now - started)), "0", "OK", written)
+                if self._master in ready:
+                    try:
+                        data = os.read(self._master, 65536)
+                    except OSError:
+                        return
+                    self._buffer += data
+                    self._take_input()
+
+    def idle(self) -> bool:
+        """Nothing the Pi wrote waits unread, and nothing read is being handled."""
+        with self.work:
+            return _unread(self._master) == 0 and not self._buffer
+
+    def unread_by_pi(self) -> int:
+        return _unread(self._slave)
 
 
-def _others_cpu(clocks: Sequence[int]) -> float:
-    """The CPU time of the threads but the measuring one (the last clock)."""
-    total = 0.0
-    for clock in clocks[:-1]:
-        with contextlib.suppress(OSError):  # a thread that ended meanwhile
-            total += time.clock_gettime(clock)
-    return total
+def _unread(fd: int) -> int:
+    buf = array.array("i", [0])
+    try:
+        fcntl.ioctl(fd, termios.FIONREAD, buf, True)
+    except OSError:
+        return 0
+    return buf[0]
 
 
-def _cpu_before(clocks: Sequence[int]) -> float:
-    """The threads' CPU time before an event: the event's own thread (the last clock)
-    read last, nothing of the measuring after it. The other threads' clocks (a system
-    call each) are the measuring's, not the event's; they sleep meanwhile."""
-    others = _others_cpu(clocks)
-    return others + time.clock_gettime(clocks[-1])
+class Service:
+    """``truco-table run --config`` in a process of its own, read from /proc."""
+
+    def __init__(self, config: Path, state: Path, env: dict[str, str], log: Path) -> None:
+        notify = state.parent / "notify"
+        with contextlib.suppress(FileNotFoundError):
+            notify.unlink()
+        self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self._sock.bind(str(notify))
+        self._log = log.open("ab")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "controller.cli", "run", "--config", str(config)],
+            cwd=state,  # the unit's WorkingDirectory
+            env={**env, "NOTIFY_SOCKET": str(notify), "PYTHONUNBUFFERED": "1"},
+            stdout=subprocess.DEVNULL,
+            stderr=self._log,
+        )
+        self.pid = self.proc.pid
+        self.idle_call: str | None = None  # the system call its loop waits in
+
+    def wait_ready(self) -> None:
+        deadline = time.monotonic() + READY_S
+        while True:
+            self.alive()
+            ready, _, _ = select.select([self._sock], [], [], 0.5)
+            if ready and self._sock.recv(4096).startswith(b"READY=1"):
+                return
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the service sent no READY=1 in {READY_S:.0f} s")
+
+    def alive(self) -> None:
+        if self.proc.poll() is not None:
+            raise RuntimeError(f"the service exited with status {self.proc.returncode}")
+
+    def cpu_ns(self) -> int:
+        """Nanoseconds every thread of the service has run (the kernel's schedstat)."""
+        total = 0
+        for task in os.listdir(f"/proc/{self.pid}/task"):
+            path = f"/proc/{self.pid}/task/{task}/schedstat"
+            with contextlib.suppress(OSError), open(path, "rb") as f:
+                total += int(f.read().split()[0])
+        return total
+
+    def user_system(self) -> tuple[int, int]:
+        """The process's user and system CPU so far, in the kernel's ticks."""
+        with open(f"/proc/{self.pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        return int(fields[11]), int(fields[12])
+
+    def read_bytes(self) -> int:
+        """The bytes its read() calls returned (``rchar``), every thread."""
+        with open(f"/proc/{self.pid}/io", "rb") as f:
+            for line in f:
+                if line.startswith(b"rchar:"):
+                    return int(line.split()[1])
+        return 0
+
+    def loop_call(self) -> str | None:
+        """The system call the loop's (main) thread is in; None while it runs."""
+        try:
+            with open(f"/proc/{self.pid}/task/{self.pid}/syscall", "rb") as f:
+                text = f.read().split()
+        except OSError:
+            return None
+        if not text or text[0] == b"running":
+            return None
+        return text[0].decode()
+
+    def others_asleep(self) -> bool:
+        for task in os.listdir(f"/proc/{self.pid}/task"):
+            if task == str(self.pid):
+                continue
+            path = f"/proc/{self.pid}/task/{task}/stat"
+            with contextlib.suppress(OSError), open(path, "rb") as f:
+                if f.read().rsplit(b")", 1)[1].split()[0] == b"R":
+                    return False
+        return True
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(60)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self._sock.close()
+        self._log.close()
 
 
-def _cpu_after(clocks: Sequence[int]) -> float:
-    """The threads' CPU time after an event: the event's own thread read first."""
-    own = time.clock_gettime(clocks[-1])
-    return own + _others_cpu(clocks)
+def _set(text: str, key: str, value: str, after: str | None = None) -> str:
+    """``key = value`` in a shipped TOML file's text (its comment kept); a key the file
+    lacks is added after the line ``after``."""
+    pattern = re.compile(rf"^{re.escape(key)} = [^#\n]*?(\s*#.*)?$", re.M)
+    if pattern.search(text):
+        return pattern.sub(lambda m: f"{key} = {value}{m.group(1) or ''}", text, count=1)
+    if after is None or f"\n{after}\n" not in text:
+        raise RuntimeError(f"the shipped configuration has no {key!r}: the bench needs updating")
+    return text.replace(f"\n{after}\n", f"\n{after}\n{key} = {value}\n", 1)
 
 
-class RecordedOled(OledDisplay):
-    """The Pi-bus panel, noting each frame it takes (to replay the writer alone)."""
+def install_config(
+    tmp: Path, topology: str, players: int, reading: DealReading, deal_after: float = 0.0
+) -> tuple[Path, list[str]]:
+    """The configuration as ``scripts/install-pi`` writes it (its step 5), then edited
+    as a bar owner does; returns the table.toml and the Picos' serial numbers."""
+    etc = tmp / "etc"
+    etc.mkdir()
+    for name in ("systemd/table.toml", "hardware/pinmap.toml", "hardware/pinmap-mux.toml"):
+        shutil.copy(ROOT / name, etc / Path(name).name)
+    table = (etc / "table.toml").read_text(encoding="utf-8")
+    table = _set(table, "players", str(players))
+    table = _set(table, "deal_reading", f'"{reading.value}"')
+    table = _set(table, "state_dir", f'"{tmp / "state"}"')
+    table = _set(table, "decks", f'"{tmp / "state" / "decks.toml"}"')
+    table = _set(table, "next_deal_after_s", f"{deal_after:g}")
+    table = _set(table, "status_file", f'"{tmp / "run" / "seats.json"}"', after="[table]")
+    if topology == "pi":
+        table = _set(table, "pinmap", '"pinmap-mux.toml"')
+    (etc / "table.toml").write_text(table, encoding="utf-8")
+    pinmap = etc / ("pinmap-mux.toml" if topology == "pi" else "pinmap.toml")
+    text = _set(pinmap.read_text(encoding="utf-8"), "by_id_dir", f'"{tmp / "by-id"}"')
+    pinmap.write_text(text, encoding="utf-8")
+    serials = re.findall(r'^serial = "([0-9a-f]{16})"', text, re.M)[:players]
+    if len(serials) < players:
+        raise RuntimeError(f"{pinmap.name} lists {len(serials)} seats, not {players}")
+    return etc / "table.toml", serials
 
-    def __init__(
-        self, config: DisplayConfig, *, seat: int, interface: Any, frames: list[tuple[int, bytes]]
-    ) -> None:
-        super().__init__(config, seat=seat, interface=interface)
-        self.frames = frames
 
-    def show_pages(self, pages: bytes) -> None:
-        self.frames.append((self.seat, pages))
-        super().show_pages(pages)
+def fake_mux(tmp: Path, players: int) -> dict[str, str]:
+    """The sysfs names of the multiplexer's channels and the byte counters (topology pi)."""
+    sysfs = tmp / "sys-i2c"
+    for seat in range(players):
+        bus = sysfs / f"i2c-{I2C_BASE + seat}"
+        bus.mkdir(parents=True)
+        (bus / "name").write_text(f"i2c-1-mux (chan_id {seat})\n")
+    counts = tmp / "i2c-bytes"
+    counts.write_bytes(bytes(8 * players))
+    return {
+        "TRUCO_BENCH_I2C": str(counts),
+        "TRUCO_BENCH_I2C_SYSFS": str(sysfs),
+        "TRUCO_BENCH_I2C_BASE": str(I2C_BASE),
+    }
 
 
-class MeteredTable(MockTable):
-    """The mock table on one topology's real panels; times every event."""
+class RealTable(MockTable):
+    """The shadow table (this process) whose every event also goes, first, to the real
+    service's seat node, where it is measured."""
 
     def __init__(
         self,
         rules: HouseRules,
-        topology: str,
         *,
         seed: int,
         deal_reading: DealReading,
-        state_dir: Path,
+        service: Service,
+        nodes: list[BenchNode],
+        i2c: mmap.mmap | None,
+        deal_after: float = 0.0,
     ) -> None:
-        self.topology = topology
-        self.buses: list[CountingI2CBus] = []
+        super().__init__(rules, seed=seed, deal_reading=deal_reading, timeout=STUCK_S)
+        self.deal_after = deal_after  # the service's next_deal_after_s
+        self.real = service
+        self.nodes = nodes
+        self.i2c = i2c
         self.samples: list[Sample] = []
-        self.frames: list[tuple[int, bytes]] = []  # (seat, pages) as the panels took them
-        displays: list[OledDisplay] | None = None
-        if topology == "pi":
-            displays = []
-            for seat in range(rules.players):
-                serial, bus = counting_i2c()
-                self.buses.append(bus)
-                displays.append(
-                    RecordedOled(DisplayConfig(), seat=seat, interface=serial, frames=self.frames)
-                )
-        super().__init__(
-            rules,
-            seed=seed,
-            deal_reading=deal_reading,
-            displays=displays,
-            state_dir=state_dir,
-            panels="node" if topology == "node" else "pi",
-        )
-        self.nodes: list[NodeDisplay] = [
-            d for d in self.service.displays if isinstance(d, NodeDisplay)
-        ]
-        deadline = time.monotonic() + self.timeout
-        while not all(d.port.ready for d in self.nodes):  # the nodes' PANEL reports
-            self.pump(0.01)
-            if time.monotonic() > deadline:
-                raise RuntimeError("the mock nodes' panels did not report")
-        self._wait_nodes()
-        self._wait_acks()
-        self._clocks = _pi_threads()
-        # the nodes the panels hang on, held while an event is measured (see the docstring)
-        self._simulated = [self.parts.nodes[d.seat] for d in self.nodes]
-        for simulated in self._simulated:
-            simulated.pause()
+        self.idle_rate = 0.0  # the service's idle CPU, ns per ns of wall time
+        self.ticks = (0, 0)  # user and system ticks from the first event to the last
+        self._offset = 0  # the service's reads of other things than the nodes' frames
 
-    def _wait_nodes(self) -> None:
-        """Until every simulated node has written the last display update it was sent
-        (its own work, on its own chip on a real table: not measured, and not left to
-        run in this process while the next event is measured)."""
-        deadline = time.monotonic() + ACK_WAIT_S
-        for display in self.nodes:
-            node = self.parts.nodes[display.seat]
-            while (sent := display.port.awaiting) is not None and node.written != sent:
+    # -- the real service's state --------------------------------------------------------
+    def _sent(self) -> int:
+        return sum(node.sent_bytes for node in self.nodes)
+
+    def _quiet(self) -> bool:
+        real = self.real
+        if real.read_bytes() - self._sent() < self._offset:
+            return False  # a frame the nodes wrote is not read yet
+        call = real.loop_call()
+        if call is None or (real.idle_call is not None and call != real.idle_call):
+            return False
+        if any(node.unread_by_pi() for node in self.nodes):
+            return False
+        if not all(node.idle() for node in self.nodes) or not real.others_asleep():
+            return False
+        return call == real.loop_call()
+
+    def wait_quiet(self) -> None:
+        """Until the event (and what it made) is done: quiet twice in a row."""
+        deadline = time.monotonic() + STUCK_S
+        streak = 0
+        while streak < 2:
+            self.real.alive()
+            streak = streak + 1 if self._quiet() else 0
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the service did not settle in {STUCK_S:.0f} s")
+            time.sleep(POLL_S)
+
+    def start_real(self) -> None:
+        """Once the service is READY: its nodes connected and their panels drawn, the
+        system call its loop idles in learnt, the idle baseline measured."""
+        deadline = time.monotonic() + READY_S
+        while not all("HELLO" in node.received for node in self.nodes) or (
+            self.i2c is None and not all(node.written is not None for node in self.nodes)
+        ):
+            self.real.alive()
+            if time.monotonic() > deadline:
+                raise RuntimeError("the service did not greet every node, or draw its panel")
+            time.sleep(0.01)
+        calls: Counter[str] = Counter()
+        while sum(calls.values()) < 200 or calls.most_common(1)[0][1] < 150:
+            call = self.real.loop_call()
+            if call is not None:
+                calls[call] += 1
+            time.sleep(0.001)
+        self.real.idle_call = calls.most_common(1)[0][0]
+        self._offset = -(1 << 62)
+        self.wait_quiet()
+        self._offset = self.real.read_bytes() - self._sent()
+        cpu, wall = self.real.cpu_ns(), time.monotonic_ns()
+        time.sleep(IDLE_S)
+        self.wait_quiet()
+        self.idle_rate = (self.real.cpu_ns() - cpu) / (time.monotonic_ns() - wall)
+        self.ticks = self.real.user_system()
+
+    def end_real(self) -> None:
+        """The user and system ticks the games cost (``system_pct``)."""
+        user, system = self.real.user_system()
+        self.ticks = (user - self.ticks[0], system - self.ticks[1])
+
+    def _panel_bytes(self) -> int:
+        if self.i2c is not None:
+            count = len(self.i2c) // 8
+            return sum(struct.unpack_from(f"<{count}Q", self.i2c, 0))
+        return sum(node.display_bytes for node in self.nodes)
+
+    def deal(
+        self, hands: Mapping[int, tuple[Card, ...] | list[Card]], dealer: int | None = None
+    ) -> None:
+        """A hand's deal: with ``next_deal_after_s`` above 0, the service starts it by its
+        timer, some seconds after the hand ended; its cards are tapped once its panels
+        show it (the timer's redraw is no player's event: waited for, not measured)."""
+        if self.deal_after and self.table.phase is Phase.WAITING and self.game.hand_number:
+            before = self._panel_bytes()
+            deadline = time.monotonic() + self.deal_after + STUCK_S
+            while self._panel_bytes() == before:
+                self.real.alive()
                 if time.monotonic() > deadline:
-                    raise RuntimeError(f"seat {display.seat}: update {sent} not written")
-                time.sleep(0.0002)
+                    raise RuntimeError("the service's timer did not start the next deal")
+                time.sleep(0.005)
+            self.wait_quiet()
+        super().deal(hands, dealer)
 
-    def _acks_due(self) -> bool:
-        """Whether a display update that asked for its DACK (protocol 4: when the window
-        fills, a whole screen; protocol 3: all) has not had it yet."""
-        return any(d.port.stats.acks < d.port.stats.asked for d in self.nodes)
-
-    def _wait_acks(self) -> None:
-        """Until every display update that asked for its DACK has it: the service's loop
-        steps, which reads them (the Pi's work: its NodePorts hear them in the loop's
-        wait)."""
-        deadline = time.monotonic() + ACK_WAIT_S
-        while self._acks_due():
-            if time.monotonic() > deadline:
-                raise RuntimeError("a display update had no DACK")
-            self.service.step(ACK_STEP_S)
-
-    def send_event(self, kind: str, send: Callable[[], None]) -> None:
-        game = self.service.table.game
-        hand, moves = game.hand_number, len(game.move_stack)
-        scored, playing = game.score, game.hand_in_progress
-        sent_before = self._panel_wire()
-        start = _cpu_before(self._clocks)
-        node_start = time.thread_time()
-        send()
-        node = time.thread_time() - node_start
-        self.sent += 1
-        self.settle()
-        handled = _cpu_after(self._clocks)
-        for simulated in self._simulated:
-            simulated.resume()
-        self._wait_nodes()  # the nodes' work, not measured
-        cpu = handled - start - node
-        if self._acks_due():  # (looked at unmeasured: the measuring's, not the Pi's)
-            resumed = _cpu_before(self._clocks)
-            self._wait_acks()  # the loop reading the DACKs: the Pi's work
-            cpu += _cpu_after(self._clocks) - resumed
-        for simulated in self._simulated:  # out of the interpreter until the next is measured
-            simulated.pause()
-        game = self.service.table.game
-        if game.hand_number != hand or game.hand_in_progress != playing:
-            what = "deal" if game.hand_in_progress else "hand_end"
-        elif game.score != scored:
-            what = "hand_end"
-        elif len(game.move_stack) != moves:
-            what = "accepted"
+    # -- each event ------------------------------------------------------------------------
+    def perform(self, gesture: Gesture) -> None:
+        node = self.nodes[gesture.seat]
+        real: list[tuple[str, Callable[[], None]]]
+        if gesture.kind == "tap":
+            assert gesture.card is not None
+            uid = self.deck.uid(gesture.card)
+            real = [("tag_on", lambda: node.tag_on(uid)), ("tag_off", lambda: node.tag_off(uid))]
         else:
-            what = "other"
-        self.samples.append(Sample(kind, what, cpu, self._panel_wire() - sent_before))
+            assert gesture.button is not None
+            name, hold = gesture.button.value, gesture.kind == "hold"
+            real = [(gesture.kind, lambda: node.hold(name) if hold else node.press(name))]
+        for (kind, send), (_, shadow) in zip(real, self.hardware_events(gesture), strict=True):
+            game = self.game
+            hand, moves = game.hand_number, len(game.move_stack)
+            scored, playing = game.score, game.hand_in_progress
+            panel = self._panel_bytes()
+            wall, cpu = time.monotonic_ns(), self.real.cpu_ns()
+            send()
+            self.wait_quiet()
+            raw = self.real.cpu_ns() - cpu
+            net = raw - self.idle_rate * (time.monotonic_ns() - wall)
+            panel = self._panel_bytes() - panel
+            super().send_event(kind, shadow)  # the shadow table takes it too
+            game = self.game
+            if game.hand_number != hand or game.hand_in_progress != playing:
+                what = "deal" if game.hand_in_progress else "hand_end"
+            elif game.score != scored:
+                what = "hand_end"
+            elif len(game.move_stack) != moves:
+                what = "accepted"
+            else:
+                what = "other"
+            self.samples.append(Sample(kind, what, net / 1e9, raw / 1e9, panel))
 
-    def _panel_wire(self) -> int:
-        if self.topology == "pi":
-            return sum(bus.bytes for bus in self.buses)
-        # the display frames' bytes on the pty (NodePort's reports: data and framing)
-        return sum(d.writer.totals.bus_bytes for d in self.nodes)
+    # -- the game's end ----------------------------------------------------------------
+    def check(self, state: Path) -> None:
+        """The real record is the shadow's, and (panels on the nodes) every panel shows
+        what the shadow's table says it shows."""
+        records = sorted((state / "archive").rglob("*.truco")) or [state / "current.truco"]
+        real = _statements(records[-1].read_text(encoding="utf-8"))
+        shadow = _statements(write(self.game))
+        if real != shadow:
+            import difflib
+
+            print("\n".join(difflib.unified_diff(shadow, real, lineterm="", n=1)), file=sys.stderr)
+            raise RuntimeError(
+                f"the service's record ({records[-1]}) is not the bench's game: the bench's "
+                "shadow table and the service disagree"
+            )
+        if self.i2c is not None:
+            return
+        for seat, node in enumerate(self.nodes):
+            pages = render_pages(screen_content(screen_for(self.table, seat)))
+            if bytes(node.ram) != pages:
+                raise RuntimeError(f"seat {seat}: the panel does not show the table's screen")
 
 
-def writer_replay(frames: Sequence[tuple[int, bytes]], players: int, rounds: int = 5) -> float:
-    """CPU seconds per update of the Pi-bus writer alone (``OledDisplay.show_pages``:
-    the plan and luma's ``i2c`` on the counting bus) replaying a game's frames on fresh
-    panels, the least of ``rounds`` (one process, one thread: less noise from the
-    neighbours than the events' figures), as the loop pays it:
+def _statements(record: str) -> list[str]:
+    """A record's statements, without comments or the store's line checksums."""
+    lines = (re.sub(r"\s+#c=[0-9a-f]+$", "", line).strip() for line in record.splitlines())
+    return [line for line in lines if line and line[:1] != "#"]
 
-    - each round starts as the game did, with no plan kept (``forget_plans``): the
-      writers keep plans and their transfers across panels and games, and a second pass
-      over the same frames (the rounds after the first; the first, after the games just
-      played) would find every one;
-    - the core's second-level cache is written over before each update, untimed: in
-      the loop the rest of an event's work (the next seat's screen and pages, the
-      table, the record's fsync, the nodes' frames read) runs between two updates and leaves
-      little of the writer in it; back to back, the replay measured half of what the
-      loop's own counters (``show_pages`` timed in the service) say;
-    - each update is timed on its own, less the cost of reading the clock."""
-    clock = time.thread_time_ns
-    l2 = 2 << 20  # the first core's second-level cache, 2 MiB if its size cannot be read
-    with contextlib.suppress(OSError, ValueError):
-        for index in sorted(Path("/sys/devices/system/cpu/cpu0/cache").glob("index*")):
-            if (index / "level").read_text().strip() == "2":
-                size = (index / "size").read_text().strip()
-                l2 = int(size.rstrip("KM")) << {"K": 10, "M": 20}.get(size[-1:], 0)
-    sweep = bytearray(l2)
-    lines = bytes(len(sweep[::64]))
-    reading = min(-clock() + clock() for _ in range(1000))
-    best = float("inf")
-    for _ in range(rounds):
-        forget_plans()
-        displays = []
-        for seat in range(players):
-            serial, _bus = counting_i2c()
-            displays.append(OledDisplay(DisplayConfig(), seat=seat, interface=serial))
-            displays[-1].show_pages(bytes(1024))  # opened (luma's init), not timed
-        spent = 0
-        for seat, pages in frames:
-            sweep[::64] = lines  # every cache line of it written
-            start = clock()
-            displays[seat].show_pages(pages)
-            spent += clock() - start - reading
-        best = min(best, spent / 1e9 / max(1, len(frames)))
-    return best
+
+@contextlib.contextmanager
+def seat_nodes(tmp: Path, serials: Sequence[str], panels: bool) -> Iterator[list[BenchNode]]:
+    by_id = tmp / "by-id"
+    by_id.mkdir()
+    nodes = [BenchNode(seat, serial, panel=panels) for seat, serial in enumerate(serials)]
+    for node in nodes:
+        (by_id / f"usb-MicroPython_Board_in_FS_mode_{node.serial}-if00").symlink_to(node.path)
+        node.start()
+    try:
+        yield nodes
+    finally:
+        for node in nodes:
+            node.close()
+
+
+def service_env(build: str) -> dict[str, str]:
+    env = dict(os.environ)
+    path = ROOT / "build" / "compiled" if build == "compiled" else ROOT
+    if build == "compiled" and not path.is_dir():
+        raise SystemExit("bench/table.py: no build/compiled: run sh scripts/compile first")
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(path), env.get("PYTHONPATH")]))
+    return env
+
+
+def play(
+    topology: str,
+    players: int,
+    seed: int,
+    reading: DealReading,
+    build: str,
+    deal_after: float = 0.0,
+) -> RealTable:
+    """One game on a service started for it (a table started afresh)."""
+    with tempfile.TemporaryDirectory(prefix="bench-table-") as name:
+        tmp = Path(name)
+        config_path, serials = install_config(tmp, topology, players, reading, deal_after)
+        config = load_config(config_path)
+        (tmp / "state").mkdir()
+        (tmp / "run").mkdir()
+        rules = config.rules
+        env = service_env(build)
+        i2c: mmap.mmap | None = None
+        if topology == "pi":
+            extra = fake_mux(tmp, players)
+            env.update(extra)
+            env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "bench" / "pi_i2c"), env["PYTHONPATH"]])
+        with seat_nodes(tmp, serials, panels=topology == "node") as nodes:
+            deck = MockDeck(seed)  # the shadow table's deck, enrolled for the service
+            cards = {deck.uid(c): c for c in (Card.from_index(i) for i in range(40))}
+            save_registry(DeckRegistry((Deck("bar", cards),)), config.decks)
+            service = Service(config_path, tmp / "state", env, tmp / "service.log")
+            table: RealTable | None = None
+            try:
+                service.wait_ready()
+                if topology == "pi":
+                    fd = os.open(tmp / "i2c-bytes", os.O_RDONLY)
+                    i2c = mmap.mmap(fd, 0, prot=mmap.PROT_READ)
+                    os.close(fd)
+                table = RealTable(
+                    rules,
+                    seed=seed,
+                    deal_reading=reading,
+                    service=service,
+                    nodes=nodes,
+                    i2c=i2c,
+                    deal_after=deal_after,
+                )
+                table.start_real()
+                run = MockRun(rules, seed=seed, human=None, mock=table, deal_reading=reading)
+                run.play_out()
+                table.wait_quiet()
+                table.end_real()
+                table.check(tmp / "state")
+            except BaseException:
+                log = (tmp / "service.log").read_text(errors="replace")[-3000:]
+                print(f"bench/table.py: the service's log ends:\n{log}", file=sys.stderr)
+                raise
+            finally:
+                service.stop()
+                if table is not None:
+                    table.close()
+                if i2c is not None:
+                    i2c.close()
+    return table
 
 
 def measure(
-    topology: str, players: int, games: int, frames: list[tuple[int, bytes]] | None = None
-) -> list[Sample]:
-    # The loop's thread switch as ``TableService.run`` sets it (the bench steps the
-    # service itself): the interpreter's default, 5 ms, costs more CPU an event.
-    sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL_S))
+    topology: str, players: int, games: int, build: str, deal_after: float = 0.0
+) -> tuple[list[Sample], float, float]:
+    """The events' samples, the idle CPU rate and the share of system time (percent)."""
     samples: list[Sample] = []
-    frozen = False
+    idle: list[float] = []
+    user = system = 0
     for seed, reading in itertools.product(range(games), READINGS):
-        rules = HouseRules(players=players)
-        with tempfile.TemporaryDirectory(prefix="bench-table-") as state:
-            table = MeteredTable(
-                rules, topology, seed=seed, deal_reading=reading, state_dir=Path(state)
-            )
-            if not frozen:  # as ``truco-table run`` does once started (each run a table)
-                freeze_heap()
-                frozen = True
-            run = MockRun(rules, seed=seed, human=None, mock=table, deal_reading=reading)
-            try:
-                run.play_out()
-                samples += table.samples
-                if frames is not None and not frames:  # the first game's, to replay
-                    frames += table.frames
-            finally:
-                run.close()
-    return samples
+        table = play(topology, players, seed, reading, build, deal_after)
+        samples += table.samples
+        idle.append(table.idle_rate)
+        user, system = user + table.ticks[0], system + table.ticks[1]
+    return samples, statistics.fmean(idle), 100.0 * system / max(1, user + system)
 
 
-def headline(samples: Sequence[Sample]) -> tuple[float, float, float]:
-    """(mean, 99th percentile, no-op mean) CPU in seconds, the figures the targets are
-    set on; the no-op mean is NaN when no event was one."""
-    cpu = [s.cpu for s in samples]
-    noop = [s.cpu for s in samples if s.panel_bytes == 0]
+def headline(samples: Sequence[Sample], raw: bool = False) -> tuple[float, float, float]:
+    """(mean, 99th percentile, no-op mean) CPU in seconds; NaN no-op when none was."""
+    cpu = [s.raw if raw else s.cpu for s in samples]
+    noop = [c for s, c in zip(samples, cpu, strict=True) if s.panel_bytes == 0]
     p99 = statistics.quantiles(cpu, n=100)[98] if len(cpu) > 1 else cpu[0]
     return statistics.fmean(cpu), p99, statistics.fmean(noop) if noop else math.nan
+
+
+def _ms(value: float) -> str:
+    return "-" if math.isnan(value) else f"{value * 1e3:.3f}"
 
 
 def summary(samples: Sequence[Sample], p99_kinds: bool = False) -> str:
     mean, p99, noop = headline(samples)
     noop_events = sum(1 for s in samples if s.panel_bytes == 0)
-    noop_mean = "-" if math.isnan(noop) else f"{noop * 1e3:.3f}"
     line = (
-        f"events={len(samples)} cpu_ms_mean={mean * 1e3:.3f} "
-        f"cpu_ms_p99={p99 * 1e3:.3f} noop_events={noop_events} noop_cpu_ms_mean={noop_mean} "
+        f"events={len(samples)} cpu_ms_mean={_ms(mean)} cpu_ms_p99={_ms(p99)} "
+        f"noop_events={noop_events} noop_cpu_ms_mean={_ms(noop)} "
         f"panel_bytes_mean={statistics.fmean(s.panel_bytes for s in samples):.0f}"
     )
     if p99_kinds:
@@ -389,8 +654,6 @@ def summary(samples: Sequence[Sample], p99_kinds: bool = False) -> str:
 
 
 def load_average() -> str:
-    """The machine's one-minute load average when a run ends ("-" where none is read):
-    the figures move with the neighbours' work."""
     try:
         return f"{os.getloadavg()[0]:.2f}"
     except OSError:
@@ -398,42 +661,50 @@ def load_average() -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n", 1)[0])
     parser.add_argument("--games", type=int, default=3, help="seeds (each played twice)")
     parser.add_argument("--players", type=int, nargs="+", default=[6])
     parser.add_argument("--topology", nargs="+", choices=TOPOLOGIES, default=list(TOPOLOGIES))
+    parser.add_argument("--runs", type=int, default=1, help="runs; more than one: medians too")
+    parser.add_argument("--build", choices=("pure", "compiled"), default="pure")
     parser.add_argument(
-        "--runs",
-        type=int,
-        default=1,
-        help="runs of each topology; more than one also prints their medians (runs=...)",
+        "--next-deal-after-s",
+        type=float,
+        default=0.0,
+        help="the service's next_deal_after_s (0: the next deal within the event that "
+        "ended the hand; 3: the shipped file's, the bench then waits 3 s a hand)",
     )
     args = parser.parse_args(argv)
     if args.runs < 1:
         parser.error("--runs must be at least 1")
     for topology, players in itertools.product(args.topology, args.players):
-        head = f"topology={topology} players={players}"
+        head = (
+            f"topology={topology} players={players} build={args.build} "
+            f"next_deal_after_s={args.next_deal_after_s:g}"
+        )
         runs = []
+        samples: list[Sample] = []
         for run in range(args.runs):
-            frames: list[tuple[int, bytes]] = []
-            samples = measure(topology, players, args.games, frames)
+            samples, idle, system = measure(
+                topology, players, args.games, args.build, args.next_deal_after_s
+            )
             runs.append(headline(samples))
+            raw_mean, _, raw_noop = headline(samples, raw=True)
             which = f" run={run + 1}" if args.runs > 1 else ""
             print(
-                f"{head}{which} {summary(samples, p99_kinds=True)} loadavg={load_average()}",
+                f"{head}{which} {summary(samples, p99_kinds=True)} "
+                f"idle_cpu_ms_per_s={idle * 1e3:.3f} raw_cpu_ms_mean={_ms(raw_mean)} "
+                f"raw_noop_cpu_ms_mean={_ms(raw_noop)} system_pct={system:.0f} "
+                f"loadavg={load_average()}",
                 flush=True,
             )
         if args.runs > 1:
             mean, p99, noop = (statistics.median(figure) for figure in zip(*runs, strict=True))
             print(
-                f"{head} runs={args.runs} median_cpu_ms_mean={mean * 1e3:.3f} "
-                f"median_cpu_ms_p99={p99 * 1e3:.3f} median_noop_cpu_ms_mean={noop * 1e3:.3f}",
+                f"{head} runs={args.runs} median_cpu_ms_mean={_ms(mean)} "
+                f"median_cpu_ms_p99={_ms(p99)} median_noop_cpu_ms_mean={_ms(noop)} "
+                f"loadavg={load_average()}",
                 flush=True,
-            )
-        if frames:
-            per_update = writer_replay(frames, players)
-            print(
-                f"{head} part=writer updates={len(frames)} us_per_update_min={per_update * 1e6:.1f}"
             )
         for kind in KINDS:
             some = [s for s in samples if s.kind == kind]

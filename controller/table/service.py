@@ -934,7 +934,7 @@ def freeze_heap() -> None:
     event makes its allocations pass the threshold: over the start-up heap it cost one
     event 13-37 ms of CPU on the development machine (some 0.1-0.2 s on a Pi 4, the
     panels late by as much); with it frozen, none came in six six-seat games
-    (``bench/table.py``). Process-wide: ``truco-table run`` calls it once, after
+    (``bench/table_inprocess.py``). Process-wide: ``truco-table run`` calls it once, after
     ``ready()``; a library or a test never does."""
     gc.collect()
     gc.freeze()

@@ -1,7 +1,9 @@
-"""``bench/table.py`` as a developer runs it: it plays its games on both topologies and
-prints the key=value lines its README figures are read from. No figure is judged here
-(figures are the benchmark's, not a test's); only that each is printed and well formed,
-and that ``--runs`` gives the medians of the runs' own figures."""
+"""``bench/table.py`` as a developer runs it: it starts ``truco-table run --config`` as
+a process, plays its games on both topologies and prints the key=value lines its README
+figures are read from. No figure is judged here (figures are the benchmark's, not a
+test's); only that each is printed and well formed, that ``--runs`` gives the medians of
+the runs' own figures, and that the in-process profiling aid (``bench/table_inprocess.py``)
+still runs."""
 
 from __future__ import annotations
 
@@ -15,10 +17,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def _run(
+    tmp_path: Path, *args: str, bench: str = "bench/table.py"
+) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "TMPDIR": str(tmp_path)}  # its state directories: ours
     return subprocess.run(
-        [sys.executable, "bench/table.py", *args],
+        [sys.executable, bench, *args],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -28,8 +32,8 @@ def _run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def _bench(tmp_path: Path, *args: str) -> list[dict[str, str]]:
-    done = _run(tmp_path, "--games", "1", *args)
+def _bench(tmp_path: Path, *args: str, bench: str = "bench/table.py") -> list[dict[str, str]]:
+    done = _run(tmp_path, "--games", "1", *args, bench=bench)
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     lines = []
@@ -48,13 +52,18 @@ def _float(text: str) -> float:
 
 def test_both_topologies_print_their_figures(tmp_path: Path) -> None:
     lines = _bench(tmp_path, "--topology", "node", "pi")
-    heads = [line for line in lines if not {"kind", "what", "part", "runs"} & line.keys()]
+    heads = [line for line in lines if not {"kind", "what", "runs"} & line.keys()]
     assert [line["topology"] for line in heads] == ["node", "pi"]
     for line in heads:
-        assert line["players"] == "6" and int(line["events"]) > 1000
-        for key in ("cpu_ms_mean", "cpu_ms_p99", "noop_cpu_ms_mean"):
+        assert line["players"] == "6" and line["build"] == "pure"
+        assert line["next_deal_after_s"] == "0"
+        assert int(line["events"]) > 1000
+        for key in ("cpu_ms_mean", "cpu_ms_p99", "noop_cpu_ms_mean", "raw_cpu_ms_mean"):
             _float(line[key])
+        assert float(line["idle_cpu_ms_per_s"]) >= 0
+        assert 0 <= int(line["system_pct"]) <= 100
         assert 0 < int(line["noop_events"]) < int(line["events"])
+        assert float(line["panel_bytes_mean"]) > 0
         assert line["p99_set_by"]
         assert line["loadavg"] == "-" or float(line["loadavg"]) >= 0
     # the same seeds: the same events on both, each kind and what they did split out
@@ -68,9 +77,15 @@ def test_both_topologies_print_their_figures(tmp_path: Path) -> None:
             line["what"] for line in lines if line.get("topology") == topology and "what" in line
         }
         assert whats == {"deal", "hand_end", "accepted", "other"}
-    writer = [line for line in lines if line.get("part") == "writer"]
-    assert [line["topology"] for line in writer] == ["pi"]
-    _float(writer[0]["us_per_update_min"])
+
+
+def test_the_in_process_aid_prints_its_figures(tmp_path: Path) -> None:
+    lines = _bench(tmp_path, "--topology", "pi", bench="bench/table_inprocess.py")
+    (head,) = [line for line in lines if not {"kind", "what", "part", "runs"} & line.keys()]
+    assert head["topology"] == "pi" and int(head["events"]) > 1000
+    _float(head["cpu_ms_mean"])
+    (writer,) = [line for line in lines if line.get("part") == "writer"]
+    _float(writer["us_per_update_min"])
 
 
 def test_runs_print_the_medians_of_their_figures(tmp_path: Path) -> None:

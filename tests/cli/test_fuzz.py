@@ -250,6 +250,6 @@ def test_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
     proc = subprocess.Popen([*cli, "replay", str(record)], stdout=writer, stderr=subprocess.PIPE)
     os.close(writer)
     os.close(reader)
-    _, err = proc.communicate(timeout=60)
+    _, err = proc.communicate(timeout=120)
     assert proc.returncode == 141, err
     assert err == b""

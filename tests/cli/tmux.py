@@ -94,7 +94,7 @@ class Terminal:
     def resize(self, width: int, height: int) -> None:
         self._tmux("resize-window", "-t", self.name, "-x", str(width), "-y", str(height))
 
-    def wait_for(self, text: str, timeout: float = 15.0) -> str:
+    def wait_for(self, text: str, timeout: float = 120.0) -> str:
         deadline = time.monotonic() + timeout
         screen = ""
         while time.monotonic() < deadline:

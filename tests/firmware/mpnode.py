@@ -121,7 +121,7 @@ class MicroPythonNode:
     def command(self, line: str) -> None:
         os.write(self._control, line.encode() + b"\n")
 
-    def wait_status(self, text: str, timeout: float = 10.0) -> None:
+    def wait_status(self, text: str, timeout: float = 120.0) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             with self._lock:

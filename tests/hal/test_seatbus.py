@@ -47,7 +47,7 @@ class Heard:
         return [e for e in self.events if isinstance(e, kind)]
 
 
-def wait_in(bus: SeatBus, done: Callable[[], bool], timeout: float = 5.0) -> None:
+def wait_in(bus: SeatBus, done: Callable[[], bool], timeout: float = 120.0) -> None:
     """This thread waits in the bus (as the service's loop does) until ``done``."""
     deadline = time.monotonic() + timeout
     while not done():

@@ -41,7 +41,7 @@ GROUP = 4242  # the service's group (truco) on the Pi; here a number nobody else
 PLAIN = 65534  # nobody
 
 
-def wait_for(predicate: Callable[[], bool], timeout: float = 20.0) -> bool:
+def wait_for(predicate: Callable[[], bool], timeout: float = 120.0) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if predicate():
@@ -155,7 +155,7 @@ def guide_table(unplugged: frozenset[int] = frozenset()) -> Iterator[GuideTable]
     finally:
         if proc is not None:
             proc.terminate()
-            _, err = proc.communicate(timeout=20)
+            _, err = proc.communicate(timeout=120)
             assert proc.returncode == 0, err.decode()
             assert b"Traceback" not in err, err.decode()
         sock.close()

@@ -42,7 +42,7 @@ def check(
         ["sh", str(INSTALL), "--check", *options],
         capture_output=True,
         text=True,
-        timeout=30,
+        timeout=300,
         env=env,
     )
 

@@ -23,7 +23,7 @@ from controller.table.store import plain
 SERIALS = ["e6614103e7ab1200", "e6614103e7ab1201"]
 
 
-def wait_for(predicate: Callable[[], bool], timeout: float = 10.0) -> bool:
+def wait_for(predicate: Callable[[], bool], timeout: float = 120.0) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if predicate():
@@ -98,7 +98,7 @@ def running_table(tmp_path: Path, extra: str = "") -> Iterator[RunningTable]:
         yield table
     finally:
         proc.send_signal(signal.SIGTERM)
-        _, err = proc.communicate(timeout=15)
+        _, err = proc.communicate(timeout=120)
         table.stderr = err.decode()
         sock.close()
         for node in nodes:

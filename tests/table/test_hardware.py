@@ -36,7 +36,7 @@ def shipped_config(tmp_path: Path, topology: str = "nodes", players: int = 4) ->
     return path
 
 
-def wait_for(events: list[tuple[int, object]], predicate: object, timeout: float = 5.0) -> None:
+def wait_for(events: list[tuple[int, object]], predicate: object, timeout: float = 120.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if predicate in events:

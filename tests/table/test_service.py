@@ -247,7 +247,7 @@ def test_service_process_ready_and_watchdog(tmp_path: Path) -> None:
         assert messages.count(b"WATCHDOG=1") >= 3
     finally:
         proc.terminate()
-        _, err = proc.communicate(timeout=10)
+        _, err = proc.communicate(timeout=120)
         sock.close()
     assert proc.returncode == 0, err.decode()
     assert (tmp_path / "state" / "current.truco").exists()

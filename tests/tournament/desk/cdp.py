@@ -130,7 +130,7 @@ class Page:
             raise BrowserError(f"{expression}: {done['exceptionDetails']}")
         return done["result"].get("value")
 
-    def wait(self, condition: str, timeout: float = 20.0) -> None:
+    def wait(self, condition: str, timeout: float = 120.0) -> None:
         """Poll ``condition`` (a script expression) until it is true."""
         deadline = time.monotonic() + timeout
         while True:

@@ -388,7 +388,7 @@ def test_two_exports_at_once_both_complete_and_the_files_are_whole(
 
     worker.append(threading.Thread(target=export))
     worker[0].start()
-    assert held.wait(5)
+    assert held.wait(120)
     desk.export()
     worker[0].join(5)
     assert errors == []
@@ -476,7 +476,7 @@ def test_the_web_page_on_the_loopback(desk: DeskState, key: TournamentKey) -> No
     base = f"http://127.0.0.1:{port}"
 
     def get(path: str) -> tuple[str, bytes]:
-        with urllib.request.urlopen(base + path, timeout=5) as r:
+        with urllib.request.urlopen(base + path, timeout=60) as r:
             return r.headers["Content-Type"], r.read()
 
     try:
@@ -496,14 +496,14 @@ def test_the_web_page_on_the_loopback(desk: DeskState, key: TournamentKey) -> No
         # acknowledging a refusal takes JSON (a cross-site form cannot send it)
         form = urllib.request.Request(base + "/api/ack", data=b"table=mesa01", method="POST")
         with pytest.raises(urllib.error.HTTPError):
-            urllib.request.urlopen(form, timeout=5)
+            urllib.request.urlopen(form, timeout=60)
         ack = urllib.request.Request(
             base + "/api/ack",
             data=json.dumps({"table": "mesa01", "seq": 1}).encode(),
             headers={"Content-Type": "application/json"},
             method="POST",
         )
-        with urllib.request.urlopen(ack, timeout=5) as r:
+        with urllib.request.urlopen(ack, timeout=60) as r:
             assert json.loads(r.read()) == {"acknowledged": 1}
         assert not desk.tables["mesa01"].pending()
     finally:

@@ -123,7 +123,7 @@ def test_the_tables_page_and_the_host_check_stay(tmp_path: Path) -> None:
         def get(url: str, host: str | None = None) -> tuple[int, bytes]:
             request = urllib.request.Request(url, headers={"Host": host} if host else {})
             try:
-                with urllib.request.urlopen(request, timeout=5) as r:
+                with urllib.request.urlopen(request, timeout=60) as r:
                     return int(r.status), r.read()
             except urllib.error.HTTPError as e:
                 return int(e.code), e.read()
@@ -197,7 +197,7 @@ def test_the_desk_page_over_the_real_organiser(tmp_path: Path) -> None:
     )  # fmt: skip  (played at the wrong table)
     with served(desk) as base:
         page = dom(base + ORGANISER, tmp_path)
-        with urllib.request.urlopen(base + "/api/tournament", timeout=5) as r:
+        with urllib.request.urlopen(base + "/api/tournament", timeout=60) as r:
             data = json.loads(r.read())
     rows = re.findall(r'data-match="(r1-m0\d)">\s*<td>r1-m0\d</td><td[^>]*>(mesa0\d)', page)
     assert rows == [(f"r1-m0{i}", f"mesa0{i}") for i in range(1, 9)]  # the desk's own tables
@@ -243,7 +243,7 @@ def test_visto_is_the_organisers_and_works_from_their_page(tmp_path: Path) -> No
                 headers={"Content-Type": "application/json"} | headers,
             )  # fmt: skip
             try:
-                with urllib.request.urlopen(request, timeout=5) as r:
+                with urllib.request.urlopen(request, timeout=60) as r:
                     return int(r.status)
             except urllib.error.HTTPError as e:
                 return int(e.code)
@@ -254,7 +254,7 @@ def test_visto_is_the_organisers_and_works_from_their_page(tmp_path: Path) -> No
             base + "/api/entrar", data=json.dumps({"clave": ORGANISER_KEY}).encode(),
             headers={"Content-Type": "application/json"}, method="POST",
         )  # fmt: skip
-        with urllib.request.urlopen(login, timeout=5) as r:
+        with urllib.request.urlopen(login, timeout=60) as r:
             cookie = r.headers["Set-Cookie"].split(";")[0]
         assert ack("mesa03", {"Cookie": cookie}) == 401
         assert ack("mesa03", {"Cookie": cookie, "X-CSRF-Token": "x"}) == 401

@@ -42,7 +42,7 @@ def call(
     req = urllib.request.Request(url, data=data, headers=h | (headers or {}),
                                  method="POST" if body is not None else "GET")  # fmt: skip
     try:
-        with urllib.request.urlopen(req, timeout=5) as r:
+        with urllib.request.urlopen(req, timeout=60) as r:
             return int(r.status), dict(r.headers), r.read()
     except urllib.error.HTTPError as e:
         return int(e.code), dict(e.headers), e.read()

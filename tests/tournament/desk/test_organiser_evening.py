@@ -59,7 +59,7 @@ def sheet(rows: Sequence[tuple[str, ...]]) -> bytes:
 
 
 def api(base: str) -> dict[str, Any]:
-    with urllib.request.urlopen(base + "/api/tournament", timeout=10) as r:
+    with urllib.request.urlopen(base + "/api/tournament", timeout=60) as r:
         data: dict[str, Any] = json.loads(r.read())
     return data
 

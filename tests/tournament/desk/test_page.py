@@ -171,7 +171,7 @@ def test_the_server_checks_host_and_origin(scene: tuple[DeskState, int]) -> None
     def call(path: str, headers: dict[str, str], data: bytes | None = None) -> int:
         request = urllib.request.Request(base + path, data=data, headers=headers)
         try:
-            with urllib.request.urlopen(request, timeout=5) as r:
+            with urllib.request.urlopen(request, timeout=60) as r:
                 return int(r.status)
         except urllib.error.HTTPError as e:
             return int(e.code)

@@ -255,12 +255,12 @@ def test_a_call_reaches_the_desk_through_the_venue_broker(
     desk = Desk(state, "127.0.0.1", venue.port, access=access).start()
     heard: list[object] = []
     try:
-        assert desk.connected.wait(10)
+        assert desk.connected.wait(120)
         with MockTable(HouseRules()) as mock:
             mock.service.listeners.append(heard.append)
             pub.attach(mock.service)
             pub.start()
-            assert pub.connected.wait(10)
+            assert pub.connected.wait(120)
             mock.deal(DEAL)
             mock.call_referee(0)
             assert RefereeCall(0) in heard

@@ -47,7 +47,7 @@ def test_the_page_after_a_desk_restart_shows_the_live_tables(
     runs = [desk()]
     try:
         first = runs[0]
-        assert first.client.connected.wait(10)
+        assert first.client.connected.wait(120)
         assert first.client.wait(lambda s: s.snapshot()["online"] == 4, 10)
         for e in entrants(4):
             first.organiser.do(Register(e))

@@ -76,7 +76,7 @@ class CentralProbe:
         with self.lock:
             return [(t, p) for t, p in self.messages if t.startswith(prefix)]
 
-    def wait_for(self, prefix: str, count: int, timeout: float = 15.0) -> list[tuple[str, bytes]]:
+    def wait_for(self, prefix: str, count: int, timeout: float = 120.0) -> list[tuple[str, bytes]]:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             got = self.topics(prefix)
@@ -383,7 +383,7 @@ def test_the_league_desk_journals_what_the_bridge_brings_and_restarts_where_it_w
     table = TablePublisher(_as_venue(league.a), "mesa02")
     try:
         _wait_bridge_up(probe, "bar-a")
-        assert first.subscribed.wait(10)
+        assert first.subscribed.wait(120)
         for n, m in ((1, match), (2, match), (3, other)):
             topic, data = record_payload(
                 model, secret, "bar-a", "mesa02", m.id, seq=n, game_number=n, chico=n
@@ -394,7 +394,7 @@ def test_the_league_desk_journals_what_the_bridge_brings_and_restarts_where_it_w
         first.stop()
         again = desk()
         assert again.start() == count  # from its journal, before the broker says anything
-        assert again.subscribed.wait(10)
+        assert again.subscribed.wait(120)
         # the retained records come again: repeats, not counted twice
         after = wait(again, lambda c: c.repeats >= 3)
         assert after.played == count.played and after.flags == count.flags
@@ -443,7 +443,7 @@ def test_a_record_a_venue_broker_lost_is_asked_for_again_and_counted_once(
     def bridged() -> int:  # the venue's bridge connections the central broker logged
         return league.central.log.read_text(errors="replace").count("as venue-bar-a ")
 
-    def wait(what: str, done: Callable[[], bool], timeout: float = 30.0) -> None:
+    def wait(what: str, done: Callable[[], bool], timeout: float = 120.0) -> None:
         deadline = time.monotonic() + timeout
         while not done():
             assert time.monotonic() < deadline, (what, desk.asked, desk.holes(), counted())

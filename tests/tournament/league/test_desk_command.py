@@ -99,7 +99,7 @@ class Command:
 
 
 def _standings(port: int) -> list[list[str]]:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
     try:
         conn.request("GET", "/", headers={"Host": f"127.0.0.1:{port}"})
         text = conn.getresponse().read().decode("utf-8")
@@ -167,7 +167,7 @@ def test_without_a_broker_or_with_a_wrong_password_one_spanish_line(league: Leag
     done = subprocess.run(
         [sys.executable, "-m", "controller.cli", "league", "desk", "--dir", str(root),
          "--central", nobody, "--http-port", "0"],
-        cwd=ROOT, capture_output=True, text=True, timeout=30, check=False,
+        cwd=ROOT, capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
     assert done.returncode == 2, done
     assert done.stderr.splitlines() == [
@@ -179,7 +179,7 @@ def test_without_a_broker_or_with_a_wrong_password_one_spanish_line(league: Leag
     done = subprocess.run(
         [sys.executable, "-m", "controller.cli", "league", "desk", "--dir", str(root),
          "--http-port", "0"],
-        cwd=ROOT, capture_output=True, text=True, timeout=30, check=False,
+        cwd=ROOT, capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
     assert done.returncode == 2, done
     lines = done.stderr.splitlines()

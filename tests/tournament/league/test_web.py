@@ -100,7 +100,7 @@ class _Tables(HTMLParser):
 
 
 def _get(port: int, path: str, host: str | None = None) -> tuple[int, dict[str, str], bytes]:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
     try:
         conn.request("GET", path, headers={"Host": host or f"127.0.0.1:{port}"})
         r = conn.getresponse()
@@ -218,7 +218,7 @@ def test_another_host_gets_nothing_and_nothing_is_written(
     _, port = served
     assert _get(port, "/", host=f"evil.example:{port}")[0] == 421
     assert _get(port, "/export/standings.csv", host="evil.example")[0] == 421
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
     conn.request("POST", "/", body=b"{}", headers={"Host": f"127.0.0.1:{port}"})
     assert conn.getresponse().status == 405
     conn.close()

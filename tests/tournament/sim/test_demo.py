@@ -23,7 +23,7 @@ from controller.tournament.wire.seal import load_key, verify
 from controller.tournament.wire.topics import decode, tournament_prefix
 
 
-def wait_until(predicate: Callable[[], bool], timeout: float = 30.0) -> bool:
+def wait_until(predicate: Callable[[], bool], timeout: float = 120.0) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if predicate():
@@ -76,7 +76,7 @@ def test_a_sim_table_plays_one_game_per_assignment(
 
     final = Assignment("mesa01", 1, "r1-m1", "Final", "Los del Fondo", "La Barra", 1, 3)
     try:
-        assert table.idle.wait(15) and table.archived() == []  # nothing assigned: no game
+        assert table.idle.wait(120) and table.archived() == []  # nothing assigned: no game
         assign(final)
         assert wait_until(lambda: played(1))
         time.sleep(0.3)

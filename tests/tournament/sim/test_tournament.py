@@ -40,7 +40,7 @@ def test_twenty_tables_with_network_cuts(
     started = time.monotonic()
     state = DeskState("copa", out_dir=tmp_path / "desk", key=key, profile="tournament")
     desk = Desk(state, broker.host, broker.port).start()
-    assert desk.connected.wait(5)
+    assert desk.connected.wait(120)
     links = [CuttableLink(broker.host, broker.port) for _ in range(FLAKY)]
     tables: list[SimTable] = []
     try:

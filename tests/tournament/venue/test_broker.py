@@ -271,7 +271,7 @@ def test_a_late_desk_gets_a_gap_filled_through_the_acls(
         "mesa03", "127.0.0.1", venue.port, outbox_dir=tmp_path / "o", tournament="copa",
         key=settings.key, access=settings.access,
     ).start()  # fmt: skip
-    assert pub.connected.wait(10)
+    assert pub.connected.wait(120)
     for i in range(3):
         pub.on_event(Accepted(f"0 play {i}", (0, 0), 1))
     assert pub.flush(10)
@@ -280,7 +280,7 @@ def test_a_late_desk_gets_a_gap_filled_through_the_acls(
     state = DeskState("copa", key=secret, tables=venue.tables)
     desk = Desk(state, "127.0.0.1", venue.port, access=access).start()
     try:
-        assert desk.connected.wait(10)
+        assert desk.connected.wait(120)
         time.sleep(0.3)
         pub.on_event(Accepted("0 play 3", (0, 0), 1))
         assert desk.wait(lambda s: "mesa03" in s.tables and s.tables["mesa03"].next_seq == 5, 15)

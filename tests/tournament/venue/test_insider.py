@@ -36,7 +36,7 @@ from ..conftest import MqttProbe, venue_table
 BASE = "truco/copa/tables"
 
 
-def wait_until(predicate: Callable[[], bool], timeout: float = 10.0) -> bool:
+def wait_until(predicate: Callable[[], bool], timeout: float = 120.0) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if predicate():
@@ -136,7 +136,7 @@ def test_no_account_can_take_over_another_accounts_session(
             dropped = {a: s.drops for a, s in genuine.items() if a != thief and s.drops}
             assert dropped == {}, f"{thief} dropped {dropped}"
             genuine[thief] = Session(venue, thief, software_client_id(venue, thief))
-            assert genuine[thief].up.wait(10)
+            assert genuine[thief].up.wait(120)
         assert all(s.connects == 1 for a, s in genuine.items()), {
             a: s.connects for a, s in genuine.items()
         }
@@ -157,12 +157,12 @@ def test_a_broker_restart_keeps_the_retained_records(
     away."""
     assert (venue.root / "broker" / "data").is_dir()
     queued = Session(venue, "desk1", "truco-desk-copa-desk1", clean=False)
-    assert queued.up.wait(10)
+    assert queued.up.wait(120)
     queued.client.subscribe(f"{BASE}/+/events", qos=1)
     time.sleep(0.3)
     queued.close()  # away, its session (and subscription) kept by the broker
     table = Session(venue, "mesa01", "truco-copa-mesa01")
-    assert table.up.wait(10)
+    assert table.up.wait(120)
     for topic, retain in (
         (f"{BASE}/mesa01/records/mesa01-g001", True),
         (f"{BASE}/mesa01/status", True),
@@ -193,7 +193,7 @@ def test_a_payload_over_the_limit_is_dropped_by_the_broker(
     desk = MqttProbe(venue, "desk1", f"{BASE}/+/events")
     table = Session(venue, "mesa01", "x")
     try:
-        assert table.up.wait(10)
+        assert table.up.wait(120)
         for size in (MESSAGE_SIZE_LIMIT + 1, 50 * 1024 * 1024, 100_000):
             table.client.publish(f"{BASE}/mesa01/events", b"x" * size, qos=1).wait_for_publish(30)
         assert wait_until(lambda: len(desk.messages) >= 1, 10)
@@ -255,7 +255,7 @@ def test_idle_sockets_beyond_every_limit_keep_no_table_from_logging_in(
     with LocalBroker(venue.port, workdir=venue.root / "run", config=venue.broker_conf, files=files):
         early = Session(venue, "mesa01", "truco-copa-mesa01")
         desk = MqttProbe(venue, "pantalla", f"{BASE}/+/events")
-        assert early.up.wait(10)
+        assert early.up.wait(120)
         idle = []
         try:
             for _ in range(files + 100):
@@ -274,7 +274,7 @@ def test_idle_sockets_beyond_every_limit_keep_no_table_from_logging_in(
             logins = [Session(venue, t, f"truco-copa-{t}") for t in venue.tables[1:]]
             organiser = Session(venue, "desk1", "o", port=venue.local_port)
             try:
-                assert all(s.up.wait(10) for s in [*logins, organiser]), [
+                assert all(s.up.wait(120) for s in [*logins, organiser]), [
                     (s.account, s.refused) for s in logins
                 ]
                 early.client.publish(f"{BASE}/mesa01/events", b"sigue", qos=1)
@@ -513,7 +513,7 @@ def test_a_screen_holds_no_secret_and_writes_nothing(
     probe = MqttProbe(venue, "pantalla", f"{BASE}/+/events")  # it reads what tables say
     table = Session(venue, "mesa01", "x")
     try:
-        assert table.up.wait(10)
+        assert table.up.wait(120)
         table.client.publish(f"{BASE}/mesa01/events", b"hola", qos=1).wait_for_publish(5)
         assert wait_until(lambda: probe.messages == [(f"{BASE}/mesa01/events", b"hola")])
     finally:
@@ -703,7 +703,7 @@ def test_a_flood_from_one_stolen_key_costs_the_other_tables_nothing(
     def look() -> None:  # the organiser's page, every 0.1 s
         while not stop.wait(0.1):
             start = time.monotonic()
-            with urllib.request.urlopen(page, timeout=5) as r:
+            with urllib.request.urlopen(page, timeout=60) as r:
                 json.loads(r.read())
             page_times.append(time.monotonic() - start)
 
@@ -713,7 +713,7 @@ def test_a_flood_from_one_stolen_key_costs_the_other_tables_nothing(
     gc.collect()
     gc.freeze()
     try:
-        assert desk.connected.wait(10) and mesa02.connected.wait(10)
+        assert desk.connected.wait(120) and mesa02.connected.wait(120)
         workers = [threading.Thread(target=play), threading.Thread(target=look)]
         for w in workers:
             w.start()
