@@ -42,7 +42,10 @@ __all__ = ["Night", "NightError", "find_organiser_desk", "run_night"]
 GIVE_UP_AFTER: Final = 5
 QUICK_S: Final = 5.0
 STOP_S: Final = 15.0  # how long a child has to stop cleanly before it is killed
-START_S: Final = 60.0  # how long the broker and the desk's page have to come up
+START_S: Final = 120.0  # how long the broker has to open its ports
+SLOW_S: Final = 10.0  # a desk not up by then: the night says it is reading its journals
+READING: Final = ("La mesa de control está leyendo sus registros (la primera vez, en una "
+                  "noche larga, puede tardar un par de minutos)...")  # fmt: skip
 PID_FILE: Final = "desk.pid"
 DESK_LOG: Final = "mesa-de-control.log"
 BROKER_LOG: Final = "mosquitto.log"
@@ -200,8 +203,11 @@ def _run(night: Night, out: TextIO, stop: threading.Event) -> int:
         print(f"Arranca la mesa de control ({night.desk}), con sus archivos en {folder}",
               file=out, flush=True)  # fmt: skip
         _start_desk(desk, folder)
+        # a first start on a long night's folder (no snapshot yet) reads its journals
+        # whole: as long as the desk runs, it is waited for
         _wait(lambda: _page_answers(page), desk, stop,
-              f"la página de la mesa de control no contesta; mirá {folder / DESK_LOG}")
+              f"la página de la mesa de control no contesta; mirá {folder / DESK_LOG}",
+              bound=None, out=out, slow=READING)
         print("Listo. La página del organizador (entra sola con tu clave, no la compartas):\n"
               f"  {page}#clave={quote(key, safe='')}\n"
               "Ctrl-C termina la noche: para la mesa de control y después el broker.",
@@ -227,16 +233,32 @@ def _start_desk(desk: _Child, folder: Path) -> None:
     os.replace(tmp, folder / PID_FILE)
 
 
-def _wait(ready: Callable[[], bool], child: _Child, stop: threading.Event, why: str) -> None:
-    deadline = time.monotonic() + START_S
+def _wait(
+    ready: Callable[[], bool],
+    child: _Child,
+    stop: threading.Event,
+    why: str,
+    *,
+    bound: float | None = START_S,
+    out: TextIO | None = None,
+    slow: str = "",
+) -> None:
+    """Until ``ready``; an error when ``child`` stops, when asked to stop, or after
+    ``bound`` seconds (None: as long as the child runs; ``slow`` said after 10 s)."""
+    start = time.monotonic()
+    said = False
     while not ready():
         status = child.died()
         if status is not None:
             raise NightError(f"{child.name} se cortó al arrancar ({_how(status)}): {why}")
         if stop.wait(0.1):
             raise NightError("se pidió terminar antes de que todo arrancara")
-        if time.monotonic() > deadline:
+        waited = time.monotonic() - start
+        if bound is not None and waited > bound:
             raise NightError(why)
+        if out is not None and slow and not said and waited > SLOW_S:
+            print(slow, file=out, flush=True)
+            said = True
 
 
 def _watch(broker: _Child, desk: _Child, folder: Path, stop: threading.Event,

@@ -71,8 +71,8 @@ class DeskProcess:
         self.folder.mkdir(parents=True, exist_ok=True)
         with open(self.folder.parent / "desk.log", "ab") as log:
             self.process = subprocess.Popen(self.argv, cwd=ROOT, stdout=log, stderr=log)
-        until(lambda: self.state() is not None, 60, "the desk's page")
-        until(lambda: (self.state() or {}).get("broker", {}).get("connected"), 30,
+        until(lambda: self.state() is not None, 120, "the desk's page")
+        until(lambda: (self.state() or {}).get("broker", {}).get("connected"), 120,
               "the desk on the broker")  # fmt: skip
 
     def state(self) -> dict[str, Any] | None:
@@ -87,7 +87,7 @@ class DeskProcess:
             return None
 
     def tournament(self) -> dict[str, Any]:
-        with urllib.request.urlopen(self.url + "api/tournament", timeout=5) as r:
+        with urllib.request.urlopen(self.url + "api/tournament", timeout=60) as r:
             return dict(json.loads(r.read()))
 
     def do(self, action: Any) -> int:
@@ -99,7 +99,7 @@ class DeskProcess:
                      "Authorization": f"Bearer {ORGANISER_KEY}"},
         )  # fmt: skip
         try:
-            with urllib.request.urlopen(request, timeout=10) as r:
+            with urllib.request.urlopen(request, timeout=60) as r:
                 return int(r.status)
         except urllib.error.HTTPError as e:
             return int(e.code)
@@ -115,7 +115,7 @@ class DeskProcess:
         if self.process is not None and self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
             try:
-                self.process.wait(30)
+                self.process.wait(120)
             except subprocess.TimeoutExpired:
                 self.kill()
 
@@ -154,7 +154,7 @@ def test_twenty_desk_kills_never_repeat_an_assignment_counter(
             a, b = tables[at].matches.assignment, tables[other].matches.assignment
             return (a is not None and a.match == "r1-m01" and b is not None and b.match is None)
 
-        until(settled, 30, f"{at} playing r1-m01 and {other} nothing")
+        until(settled, 120, f"{at} playing r1-m01 and {other} nothing")
         refused = {t: p.refused_assignments for t, p in tables.items()}
         assert refused == dict.fromkeys(ROSTER, 0), refused
         notes = [a["text"] for a in desk.tournament()["desk"]["attention"]]

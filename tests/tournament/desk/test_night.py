@@ -223,7 +223,7 @@ def test_the_pages_visto_takes_a_competitions_item_off(tmp_path: Path) -> None:
         o.count(result(o, m.id, "mesa02-g001", 0, table="mesa02"))  # the wrong table
 
         def notes() -> list[dict[str, str]]:
-            with urllib.request.urlopen(url + "/api/tournament", timeout=5) as r:
+            with urllib.request.urlopen(url + "/api/tournament", timeout=60) as r:
                 return [a for a in json.loads(r.read())["desk"]["attention"] if "note" in a]
 
         (item,) = notes()
@@ -233,7 +233,7 @@ def test_the_pages_visto_takes_a_competitions_item_off(tmp_path: Path) -> None:
             headers={"Content-Type": "application/json",
                      "Authorization": "Bearer clave-del-organizador"},
         )  # fmt: skip
-        with urllib.request.urlopen(request, timeout=5) as r:
+        with urllib.request.urlopen(request, timeout=60) as r:
             assert json.loads(r.read()) == {"acknowledged": 1}
         assert notes() == []
 
@@ -263,6 +263,6 @@ def test_a_sheet_with_one_bad_line_says_one_line(tmp_path: Path) -> None:
                      "Authorization": "Bearer clave-del-organizador"},
         )  # fmt: skip
         with pytest.raises(urllib.error.HTTPError) as refused:
-            urllib.request.urlopen(request, timeout=5)
+            urllib.request.urlopen(request, timeout=60)
         said = json.loads(refused.value.read())["error"]
     assert "1 línea con problemas" in said, said

@@ -63,13 +63,13 @@ def typed(argv: list[str], *, cwd: Path, wait: bool = True) -> Any:
     env = os.environ | {"PYTHONPATH": str(ROOT)}
     if wait:
         return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True,
-                              timeout=120, check=True)  # fmt: skip
+                              timeout=300, check=True)  # fmt: skip
     return subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)  # fmt: skip
 
 
 def api(base: str) -> dict[str, Any]:
-    with urllib.request.urlopen(base + "api/tournament", timeout=10) as r:
+    with urllib.request.urlopen(base + "api/tournament", timeout=60) as r:
         data: dict[str, Any] = json.loads(r.read())
     return data
 
@@ -123,7 +123,7 @@ def test_a_night_with_a_desk_killed_under_the_organisers_hands(tmp_path: Path) -
                 page.fill("r-p2", p2)
                 page.click("do-register")
                 confirm(page, f"¿Inscribir a {name}")
-                done(page, f"{name} inscripto")
+                done(page, f"{name} inscripto", 120)
             # the teams registered, before the start
             page.wait("document.getElementById('teams-count').innerText === '4'")
             rows = page.js("[...document.querySelectorAll('#teams-rows tr')]"
@@ -171,9 +171,9 @@ def test_a_night_with_a_desk_killed_under_the_organisers_hands(tmp_path: Path) -
                 key=load_key(salon / "secret.key", kind="key-file"), seed=5, pace=0.002,
                 access=settings.access, assigned=True, fsync=False,
             ).start())  # fmt: skip
-            deadline = time.monotonic() + 180
+            deadline = time.monotonic() + 300
             while not api(base)["matches"][0]["games_counted"]:
-                assert time.monotonic() < deadline, "no chico counted in 3 minutes"
+                assert time.monotonic() < deadline, "no chico counted in 5 minutes"
                 time.sleep(0.2)
             sims[0].stop()
             played = api(base)["matches"][0]
@@ -191,7 +191,7 @@ def test_a_night_with_a_desk_killed_under_the_organisers_hands(tmp_path: Path) -
             # killed right after the organiser confirmed: done once all the same
             pid = int((folder / "desk.pid").read_text())
             os.kill(pid, signal.SIGKILL)
-            done(page, "resultado de r1-m01 cargado", 60)
+            done(page, "resultado de r1-m01 cargado", 120)
             after = api(base)["matches"][0]
             assert (after["points_home"], after["points_away"]) == recorded
             assert after["status"] == "overridden"
@@ -209,8 +209,8 @@ def test_a_night_with_a_desk_killed_under_the_organisers_hands(tmp_path: Path) -
             os.kill(pid, signal.SIGKILL)
             page.click("confirm-yes")
             page.wait("document.getElementById('msg').dataset.waiting === '1'"
-                      " || document.getElementById('msg').className === 'ok'", 30)  # fmt: skip
-            done(page, "por walkover", 60)
+                      " || document.getElementById('msg').className === 'ok'", 120)  # fmt: skip
+            done(page, "por walkover", 120)
             assert not page.js("document.getElementById('relogin').classList.contains('open')")
             assert int((folder / "desk.pid").read_text()) != pid  # a new desk
             assert len(journal_actions(folder, "walkover")) == 1
@@ -230,13 +230,13 @@ def test_a_night_with_a_desk_killed_under_the_organisers_hands(tmp_path: Path) -
             done(page, "nombre del torneo guardado")
             page.wait("document.getElementById('title').innerText === 'Noche de Truco en Boedo'")
             assert len(journal_actions(folder, "set-title")) == 1
-            page.wait("document.getElementById('round').innerText.includes('Final')", 60)
+            page.wait("document.getElementById('round').innerText.includes('Final')", 120)
             page.screenshot(SCREENSHOTS / "organiser-night.png", full=True)
     finally:
         for sim in sims:
             sim.stop()
         night.send_signal(signal.SIGTERM)
-        night.wait(60)
+        night.wait(120)
         assert night.stdout is not None
         rest = night.stdout.read()  # what readline had read ahead too
     assert night.returncode == 0, "".join(said) + rest

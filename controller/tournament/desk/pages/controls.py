@@ -282,10 +282,11 @@ $("logout").onclick = async () => { await post("/api/salir", {}); location.reloa
 $("do-register").onclick = () => {
   const name = val("r-name"), players = ["r-p1", "r-p2", "r-p3"].map(val).filter(x => x);
   if (!need(name, "el nombre del equipo") || !need(players.length, "un jugador")) return;
-  const ids = T.tournament.entrants.map(e => e.id);
-  const top = Math.max(0, ...ids.map(i => /^e(\d+)$/.test(i) ? Number(i.slice(1)) : 0));
-  const id = "e" + String(top + 1).padStart(2, "0");
   ask(`¿Inscribir a ${name} (${players.join(" y ")})?`, async () => {
+    await refresh();  // the id after the last one registered, as the desk has them now
+    const ids = T.tournament.entrants.map(e => e.id);
+    const top = Math.max(0, ...ids.map(i => /^e(\d+)$/.test(i) ? Number(i.slice(1)) : 0));
+    const id = "e" + String(top + 1).padStart(2, "0");
     const ok = await act({v: 1, type: "register", entrant: {id, name, club: val("r-club") || null,
       seed: null, players: players.map(p => ({name: p, member_id: null}))}},
       `${name} inscripto`);
