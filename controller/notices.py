@@ -28,10 +28,13 @@ __all__ = [
     "LinkNotice",
     "NotTheDealer",
     "Notice",
+    "PanelMissingAt",
     "RecordDamaged",
     "RefereeCalled",
     "Refusal",
     "Scored",
+    "SeatFault",
+    "SeatTest",
     "TableAlert",
     "TableNotice",
 ]
@@ -55,6 +58,33 @@ class TableNotice(enum.Enum):
     CANCELLED = "cancelled"  # a table control was declined by the other team
     NOTHING_TO_UNDO = "nothing_to_undo"
     OTHER_DECK = "other_deck"  # a card of another enrolled deck than the hand's
+    SECOND_RUN = "second_run"  # a second `truco-table run` tried this table, and stopped
+
+
+class SeatFault(enum.Enum):
+    """A fault of the seat's own hardware, shown on its panel until it goes away (the
+    deal does not hide it): the player calls the owner, who runs ``truco-table doctor``."""
+
+    READER_MISSING = "reader_missing"  # the node's MFRC522 does not answer
+    PAD_STUCK = "pad_stuck"  # a button down for the node's stuck time (STUCK)
+    WRONG_SEAT = "wrong_seat"  # the node says it is another seat than the pin map's
+    OTHER_DECK = "other_deck"  # a card of another deck (or none enrolled) was read here
+
+
+@dataclass(frozen=True, slots=True)
+class PanelMissingAt:
+    """Seat ``seat``'s panel does not answer: the other seats say so for it."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeatTest:
+    """The seat test (``truco-table doctor --asientos``): what the seat just heard, a
+    button's name or a card's (``button``: a button's value, ``card``: a card)."""
+
+    button: str | None = None
+    card: Card | None = None
 
 
 class TableAlert(enum.Enum):
@@ -147,6 +177,9 @@ class RefereeCalled:
 
 Notice = (
     LinkNotice
+    | SeatFault
+    | PanelMissingAt
+    | SeatTest
     | TableNotice
     | TableAlert
     | Refusal

@@ -25,6 +25,7 @@ extensions = [
     "myst_parser",
     "sphinx.ext.autodoc",
     "layers",
+    "page_language",  # each page's theme words in its language (docs/_ext/page_language.py)
 ]
 
 # Only the documents of the site: every other Markdown file (tests/, node_modules, ...)

@@ -169,7 +169,20 @@ def test_the_site_builds_strictly(tmp_path: Path) -> None:
     api = (tmp_path / "site" / "docs" / "dev" / "api.html").read_text("utf-8")
     assert "controller.engine.Game.push" in api  # generated from the docstrings
     architecture = (tmp_path / "site" / "docs" / "dev" / "architecture.html").read_text("utf-8")
-    assert "engine" in architecture and "through controller." in architecture
+    # the parts import one way (tests/test_layers.py): no two import each other
+    assert "engine" in architecture and "through controller." not in architecture
+    # each page's frame (the theme's words) speaks the page's language
+    theme_english = ("Back to top", "On this page", "Toggle site navigation", "Made with",
+                     "Skip to content", "<span>Next</span>", "<span>Previous</span>")  # fmt: skip
+    for page in ("docs/index", "docs/bares/armado", "docs/jugadores/index",
+                 "docs/organizadores/index"):  # fmt: skip
+        html = (tmp_path / "site" / f"{page}.html").read_text("utf-8")
+        assert '<html class="no-js" lang="es"' in html, page
+        frame = re.sub(r"<article\b.*?</article>", "", html, flags=re.S)
+        assert [w for w in theme_english if w in frame] == [], page
+        assert "Volver arriba" in frame and "Saltar al contenido" in frame, page
+    assert '<html class="no-js" lang="en"' in architecture
+    assert "Back to top" in architecture and 'placeholder="Search"' in architecture
 
 
 @pytest.mark.parametrize(
@@ -334,7 +347,7 @@ def program_words() -> str:
 def panel_texts() -> str:
     """Every text of every kind of seat screen, as the table draws it (the gallery the
     contact sheet is made of), digits made ``#``."""
-    from controller.render.gallery import shots
+    from controller.cli.gallery import shots
     from controller.render.screen import screen_texts
 
     texts = {text for shot in shots() for text in screen_texts(shot.screen)}

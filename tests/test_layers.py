@@ -1,6 +1,9 @@
-"""The layers' import direction, read from the source: the table (and everything under
-it) never imports the tournament or the commands; the tournament never imports the
-commands. ``controller.cli.service`` is what attaches the tournament to the table."""
+"""The layers' import direction, read from the source, one way with no exceptions: the
+engine imports no other layer; the hardware layer (hal) never imports the renderer, the
+table, the tournament or the commands; the renderer never the table or above; the table
+(and everything under it) never imports the tournament or the commands; the tournament
+never imports the commands. ``controller.cli.service`` is what attaches the tournament to
+the table."""
 
 from __future__ import annotations
 
@@ -13,14 +16,17 @@ ROOT = Path(__file__).resolve().parents[1]
 CONTROLLER = ROOT / "controller"
 
 # each layer, and the layers above it that it must never import
-BELOW = {
-    "controller.engine": ("controller.table", "controller.tournament", "controller.cli"),
-    "controller.hal": ("controller.table", "controller.tournament", "controller.cli"),
-    # the render gallery shows the table's screens
-    "controller.render": ("controller.tournament", "controller.cli"),
-    "controller.table": ("controller.tournament", "controller.cli"),
-    "controller.tournament": ("controller.cli",),
-}
+# (no exceptions: the contact sheet, which plays real tables, is a command's,
+# controller.cli.gallery; the page packing the displays and the renderer share is hal's)
+ORDER = (
+    "controller.engine",
+    "controller.hal",
+    "controller.render",
+    "controller.table",
+    "controller.tournament",
+    "controller.cli",
+)
+BELOW = {layer: ORDER[index + 1 :] for index, layer in enumerate(ORDER[:-1])}
 
 
 def module_name(path: Path) -> str:
@@ -88,3 +94,9 @@ def test_the_tournament_is_attached_to_the_table_from_above() -> None:
     names = {name for _, name in imported_modules(CONTROLLER / "cli" / "service.py")}
     assert "controller.table.daemon" in names
     assert "controller.tournament.table.link" in names
+
+
+def test_the_order_has_every_layer_and_the_hal_never_imports_the_renderer() -> None:
+    layers = {path.name for path in CONTROLLER.iterdir() if path.is_dir() and path.name[0] != "_"}
+    assert {name.split(".")[1] for name in ORDER} == layers
+    assert "controller.render" in BELOW["controller.hal"]

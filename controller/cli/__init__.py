@@ -42,6 +42,7 @@ __all__ = [
     "EXIT_SOFTWARE",
     "EXIT_USAGE",
     "EXIT_WRITE_FAILED",
+    "SPANISH_COMMANDS",
     "Command",
     "build_parser",
     "main",
@@ -60,18 +61,18 @@ class Command:
 
 COMMANDS: tuple[Command, ...] = (
     Command("replay", "replay a game record (transcript)", "replay"),
-    Command("run", "run the table service (--mock: on mock hardware)", "run"),
+    Command("run", "la mesa en marcha (--mock: en la terminal, con la mesa simulada)", "run"),
     Command(
         "control",
-        "table controls for a running table: undo, new-game, rules KEY=VALUE...",
+        "órdenes a la mesa en marcha: undo (deshacer), new-game, rules CLAVE=VALOR...",
         "control",
     ),
-    Command("enroll", "teach the table a deck's tags, card by card", "enroll"),
+    Command("enroll", "enseñarle a la mesa las etiquetas de un mazo, carta por carta", "enroll"),
     Command("render", "draw seat screens as PNG previews", "render"),
     Command("verify", "check that a sealed game record is intact", "verify", "configure_verify"),
     Command("seal", "seal a game record by hand", "verify", "configure_seal"),
     Command("desk", "the tournament desk: live scoreboard, results, records", "desk"),
-    Command("doctor", "check the table: seat nodes, displays, decks, state (in Spanish)", "doctor"),
+    Command("doctor", "revisar la mesa: nodos, pantallitas, mazos, estado", "doctor"),
     Command(
         "tournament-demo",
         "a tournament on this machine: Mosquitto, N mock tables, the desk",
@@ -101,6 +102,7 @@ COMMANDS: tuple[Command, ...] = (
         "configure_night",
     ),
     Command("league", "a league across bars: add-venue (keys, bridge), fixture, desk", "league"),
+    Command("rekey", "a table's new key from the organiser's one-time code", "rekey"),
 )
 
 
@@ -121,8 +123,37 @@ def _plain_invalid(match: re.Match[str]) -> str:
     return _TYPE_WORDS.get(match.group(1), "not a valid value: ")
 
 
+#: the commands a bar owner or a player runs: their help and their errors in Spanish
+#: (the rest are the organiser's desk tools and the developers', in English)
+SPANISH_COMMANDS: Final = frozenset({"run", "enroll", "doctor", "control", "seat"})
+
+_TYPE_WORDS_ES: Final = {"int": "no es un número entero: ", "float": "no es un número: "}
+
+#: argparse's own sentences, in the Spanish commands' words
+_ARGPARSE_ES: Final = (
+    (re.compile(r"the following arguments are required: "), "falta: "),
+    (re.compile(r"unrecognized arguments: "), "no conozco: "),
+    (re.compile(r"^argument "), "la opción "),
+    (re.compile(r"invalid choice: (.*) \(choose from (.*)\)"), r"no sirve \1 (puede ser \2)"),
+    (re.compile(r"expected one argument"), "le falta su valor"),
+    (re.compile(r"expected (\d+) arguments"), r"lleva \1 valores"),
+    (re.compile(r"ambiguous option: (\S+) could match (.*)"), r"\1 puede ser \2"),
+    (re.compile(r"not allowed with argument "), "no va junto con "),
+    (re.compile(r"one of the arguments (.*) is required"), r"hace falta una de \1"),
+    (re.compile(r"invalid (\w+) value: "), lambda m: _TYPE_WORDS_ES.get(m.group(1), "no sirve: ")),
+)
+
+
+def _spanish_error(message: str) -> str:
+    for pattern, words in _ARGPARSE_ES:
+        message = pattern.sub(words, message)
+    return message
+
+
 class _OneLineErrors(argparse.ArgumentParser):
     """Usage errors in one line, naming ``--help`` (argparse's own prints the usage too)."""
+
+    spanish = False
 
     def error(self, message: str) -> NoReturn:
         # An argument may hold a newline or another control character (argparse quotes
@@ -131,6 +162,9 @@ class _OneLineErrors(argparse.ArgumentParser):
             ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii")
             for ch in message
         )
+        if self.spanish:
+            message = _spanish_error(message)
+            self.exit(EXIT_USAGE, f"{self.prog}: {message} (mirá {self.prog} --help)\n")
         message = _INVALID.sub(_plain_invalid, message)
         self.exit(EXIT_USAGE, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
@@ -164,12 +198,50 @@ class _DefaultsHelp(argparse.HelpFormatter):
         return super()._format_action(action)
 
 
+class _SpanishHelp(_DefaultsHelp):
+    """``--help`` in Spanish: argparse's own words and each option's default."""
+
+    def add_usage(
+        self,
+        usage: str | None,
+        actions: Any,
+        groups: Any,
+        prefix: str | None = None,
+    ) -> None:
+        super().add_usage(usage, actions, groups, "uso: " if prefix is None else prefix)
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        default: Any = action.default
+        if (
+            "por defecto" in text
+            or not _has_default(action)
+            or not action.option_strings
+            or (isinstance(default, list | tuple) and not default)
+        ):
+            return action.help
+        shown = " ".join(map(str, default)) if isinstance(default, list | tuple) else default
+        return f"{text} (por defecto: {shown})" if text else f"por defecto: {shown}"
+
+
+def spanish_parser(parser: argparse.ArgumentParser) -> None:
+    """Puts a parser's own words (its groups' titles, ``-h``'s help) in Spanish."""
+    parser._positionals.title = "argumentos"
+    parser._optionals.title = "opciones"
+    for action in parser._actions:
+        if isinstance(action, argparse._HelpAction):
+            action.help = "muestra esta ayuda y sale"
+
+
 class _CommandParser(_OneLineErrors):
     """A subcommand's parser whose arguments are added on first use (parse or help)."""
 
     def __init__(self, *args: Any, command: Command | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._command = command
+        if command is not None and command.name in SPANISH_COMMANDS:
+            self.spanish = True
+            spanish_parser(self)
 
     def _load(self) -> None:
         command, self._command = self._command, None
@@ -207,8 +279,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"truco-table {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_CommandParser)
     for command in COMMANDS:
+        spanish = command.name in SPANISH_COMMANDS
         sub.add_parser(
-            command.name, help=command.help, command=command, formatter_class=_DefaultsHelp
+            command.name,
+            help=command.help,
+            command=command,
+            formatter_class=_SpanishHelp if spanish else _DefaultsHelp,
         )
     return parser
 
@@ -289,6 +365,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_WRITE_FAILED
     _plain_output()
     parser = build_parser()
+    words = list(sys.argv[1:] if argv is None else argv)
+    if words and words[0] in SPANISH_COMMANDS and isinstance(parser, _OneLineErrors):
+        parser.spanish = True  # what only the top parser sees (extra arguments)
+        parser.prog = f"{parser.prog} {words[0]}"
     args = parser.parse_args(argv)
     out = sys.stdout
     sys.stdout = _GuardedOutput(out)

@@ -32,34 +32,34 @@ def _cmd_control(args: argparse.Namespace) -> int:
     if args.command == "rules":
         bare = [w for w in args.args if "=" not in w]
         if bare:
-            print(f"truco-table control: rules: {bare[0]!r} is not KEY=VALUE (e.g. rules "
-                  "flor=on target=15)",
+            print(f"truco-table control: rules: {bare[0]!r} no es CLAVE=VALOR (por ejemplo "
+                  "rules flor=on target=15)",
                   file=sys.stderr)  # fmt: skip
             return 2
         try:
             HouseRules.from_options(dict(w.split("=", 1) for w in args.args))
         except ValueError as e:
-            print(f"truco-table control: {e} (give KEY=VALUE words)", file=sys.stderr)
+            print(f"truco-table control: {e} (dalas como CLAVE=VALOR)", file=sys.stderr)
             return 2
     elif args.args:
-        print(f"truco-table control: {args.command} takes no arguments", file=sys.stderr)
+        print(f"truco-table control: {args.command} no lleva nada más", file=sys.stderr)
         return 2
     command_id = args.id if args.id is not None else new_command_id()
     if not COMMAND_ID_RE.fullmatch(command_id):
         print(
-            f"truco-table control: --id {command_id!r}: letters, digits, '-', '_' or '.' "
-            "(at most 64)",
+            f"truco-table control: --id {command_id!r}: letras, números, '-', '_' o '.' "
+            "(64 como mucho)",
             file=sys.stderr,
         )
         return 2
     state = Path(args.state)
     if not state.is_dir():
-        print(f"truco-table control: no state directory {state}", file=sys.stderr)
+        print(f"truco-table control: no existe la carpeta de estado {state}", file=sys.stderr)
         return 2
     try:
         path = drop_command(state, *words, command_id=command_id)
     except OSError as e:
-        print(f"truco-table control: cannot write to {state}: {e.strerror}", file=sys.stderr)
+        print(f"truco-table control: no puedo escribir en {state}: {e.strerror}", file=sys.stderr)
         return 2
     said = " ".join(words)
     deadline = time.monotonic() + max(0.0, args.wait)
@@ -68,16 +68,16 @@ def _cmd_control(args: argparse.Namespace) -> int:
     try:
         path.unlink()  # not taken: withdrawn, so that no table does it later by surprise
     except FileNotFoundError:
-        print(f"{said}: the table took it")
+        print(f"{said}: la mesa la tomó")
         return 0
     except OSError as e:
-        print(f"truco-table control: cannot withdraw {path}: {e.strerror}", file=sys.stderr)
+        print(f"truco-table control: no puedo retirar {path}: {e.strerror}", file=sys.stderr)
         return 2
     print(
-        f"truco-table control: no table took {said!r} within {args.wait:g} s: nothing done "
-        f"(is `truco-table run --state {state}` running, and not waiting for a line of input?); "
-        f"to try again: truco-table control {said} --id {command_id} --state {state} "
-        "(the same id: the table applies it once)",
+        f"truco-table control: ninguna mesa tomó {said!r} en {args.wait:g} s: no se hizo nada "
+        f"(¿está andando `truco-table run --state {state}`, sin esperar una línea?); "
+        f"para probar de nuevo: truco-table control {said} --id {command_id} --state {state} "
+        "(con el mismo id, la mesa la aplica una sola vez)",
         file=sys.stderr,
     )
     return EXIT_NOT_TAKEN
@@ -85,19 +85,36 @@ def _cmd_control(args: argparse.Namespace) -> int:
 
 def configure(c: argparse.ArgumentParser) -> None:
     """The ``control`` subcommand's arguments."""
-    c.add_argument("command", choices=("undo", "new-game", "rules"))
-    c.add_argument("args", nargs="*", help="for rules: house rules for the next game")
-    c.add_argument("--state", default="/var/lib/truco-table", help="the table's state directory")
+    c.add_argument(
+        "command",
+        choices=("undo", "new-game", "rules"),
+        metavar="ORDEN",
+        help="undo: deshacer la última jugada; new-game: partido nuevo; rules: las reglas "
+        "del partido que viene",
+    )
+    c.add_argument(
+        "args",
+        nargs="*",
+        metavar="CLAVE=VALOR",
+        help="para rules: las reglas de la casa del próximo partido (CLAVE=VALOR)",
+    )
+    c.add_argument(
+        "--state",
+        default="/var/lib/truco-table",
+        metavar="CARPETA",
+        help="la carpeta de estado de la mesa",
+    )
     c.add_argument(
         "--wait",
         type=seconds,
         default=3.0,
-        metavar="SECONDS",
-        help="how long the table has to take the command (default %(default)s)",
+        metavar="SEGUNDOS",
+        help="cuánto tiempo tiene la mesa para tomar la orden",
     )
     c.add_argument(
         "--id",
         metavar="ID",
-        help="the command's id (default: a new one); a retry with the same id is applied once",
+        help="el identificador de la orden (si no se da, uno nuevo); repetida con el mismo, "
+        "la mesa la aplica una sola vez",
     )
     c.set_defaults(func=_cmd_control)

@@ -109,7 +109,7 @@ def run_desk(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
                                 desk_name, out, err)  # fmt: skip
     state = DeskState(
         name, out_dir=folder, key=key, profile=args.profile, tables=roster, rules=rules,
-        quota=Quota(),
+        quota=Quota(hand_s=args.hand_s),
     )  # fmt: skip
     desk = Desk(state, host, port, access=access, name=desk_name, reverify_s=args.reverify).start()
     server = None
@@ -204,7 +204,7 @@ def _run_competition(
         run = DeskRun(folder, name, key=key, tables=roster, rules=rules, host=host, port=port,
                       access=access, name=desk_name, profile=args.profile,
                       http_port=args.http_port or None, reverify_s=args.reverify,
-                      organiser_key=organiser_key, quota=Quota())  # fmt: skip
+                      organiser_key=organiser_key, quota=Quota(hand_s=args.hand_s))  # fmt: skip
     except JournalError as e:
         print(f"truco-table desk: {folder / 'journal.jsonl'}: {e}; "
               "the desk does not start on a journal it cannot trust "
@@ -332,6 +332,11 @@ def configure(d: argparse.ArgumentParser) -> None:
     d.add_argument("--profile", choices=("tournament", "house"), default="tournament")
     d.add_argument("--refresh", type=_positive(float), default=1.0, help="seconds")
     d.add_argument("--duration", type=duration, default=0, help="stop after this many seconds")
+    d.add_argument(
+        "--hand-s", type=duration, default=3.0, metavar="SECONDS",  # Quota.hand_s
+        help="the shortest a hand takes at a real table (3): a game whose hands reach the "
+        "desk faster is held for the organiser (0: not checked)",
+    )  # fmt: skip
     d.add_argument("--quiet", action="store_true", help="no board unless on a terminal")
     d.add_argument(
         "--competition", action="store_true",

@@ -87,10 +87,13 @@ NO_READER_HINT_SECONDS: Final = 5.0
 MOCK_IDLE_SECONDS: Final = 1.0
 MOCK_SERIAL: Final = "00000000c0ffee00"
 MOCK_FIRMWARE: Final = "mock"
+#: where udev's stable names of the USB serial devices are, when not /dev/serial/by-id
+#: (another distribution; the guide's test, whose nodes are simulated)
+BY_ID_ENV: Final = "TRUCO_TABLE_BY_ID_DIR"
 
 KEYS_HELP: Final = (
-    "Keys: u+Enter undo the last card, s+Enter skip a card (asked for again at the end), "
-    "q+Enter or Ctrl-C quit without saving."
+    "Teclas: u+Enter deshace la última carta, s+Enter saltea una carta (se pide de nuevo "
+    "al final), q+Enter o Ctrl-C sale sin guardar."
 )
 
 
@@ -249,49 +252,57 @@ def _card(text: str) -> Card:
         return Card.from_str(text)
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"no card {text!r}: a rank (1-7, 10-12) then E, B, O or C, e.g. 7E"
+            f"no hay carta {text!r}: un número (1-7, 10-12) y después E, B, O o C, por ejemplo 7E"
         ) from None
 
 
 def configure(p: argparse.ArgumentParser) -> None:
     """The ``enroll`` subcommand's arguments (its ``func`` is :func:`run`)."""
     p.description = (
-        "Tap the cards of a deck on one reader, in deck order (1-7, 10, 11, 12 of "
-        "espadas, then bastos, oros, copas), and save which tag is which card into "
-        "the deck registry. See hardware/cards.md."
+        "Tocá las cartas de un mazo en un lector, en el orden del mazo (1 a 7, 10, 11 y 12 "
+        "de espadas, después bastos, oros y copas), y la mesa guarda qué etiqueta es cada "
+        "carta en el registro de mazos. Mirá docs/bares/armado.md."
     )
     p.epilog = KEYS_HELP
-    p.add_argument("--deck", required=True, metavar="NAME", help="the deck's name")
+    p.add_argument("--deck", required=True, metavar="NOMBRE", help="el nombre del mazo")
     p.add_argument(
         "--registry",
         type=Path,
-        metavar="PATH",
-        help="the registry file (default: $TRUCO_TABLE_STATE/decks.toml, "
-        "else /var/lib/truco-table/decks.toml)",
+        metavar="ARCHIVO",
+        help="el registro de mazos (por defecto: $TRUCO_TABLE_STATE/decks.toml, "
+        "si no /var/lib/truco-table/decks.toml)",
     )
     what = p.add_mutually_exclusive_group()
     what.add_argument(
         "--card",
         type=_card,
         action="append",
-        metavar="CARD",
-        help="re-tag only this card (e.g. 7E) of an existing deck; may be repeated",
+        metavar="CARTA",
+        help="vuelve a leer solo esta carta (por ejemplo 7E) de un mazo que ya está; se "
+        "puede repetir",
     )
     what.add_argument(
-        "--replace", action="store_true", help="enroll an existing deck again from scratch"
+        "--replace", action="store_true", help="vuelve a leer un mazo que ya está, desde cero"
     )
     reader = p.add_mutually_exclusive_group(required=True)
-    reader.add_argument("--port", metavar="DEVICE", help="the reader's serial port")
-    reader.add_argument("--serial", metavar="SERIALNO", help="the reader node's USB serial number")
+    reader.add_argument("--port", metavar="PUERTO", help="el puerto serie del lector")
     reader.add_argument(
-        "--mock", action="store_true", help="a simulated reader tapping 40 made-up tags"
+        "--serial", metavar="SERIE", help="el número de serie USB del nodo del lector"
     )
-    p.add_argument("--seed", type=int, help="with --mock: which made-up tags (default 0)")
+    reader.add_argument(
+        "--mock", action="store_true", help="un lector simulado que toca 40 etiquetas inventadas"
+    )
+    p.add_argument(
+        "--seed",
+        type=int,
+        metavar="SEMILLA",
+        help="con --mock: qué etiquetas inventadas (por defecto 0)",
+    )
     p.add_argument(
         "--mock-pace",
         type=duration,
-        metavar="SECONDS",
-        help="with --mock: time between simulated reads (default 0.05)",
+        metavar="SEGUNDOS",
+        help="con --mock: el tiempo entre lectura y lectura simuladas (por defecto 0,05)",
     )
     p.set_defaults(func=run)
 
@@ -324,12 +335,15 @@ def run(
     *,
     out: TextIO | None = None,
     keys: TextIO | None = None,
-    by_id_dir: Path = DEFAULT_BY_ID_DIR,
+    by_id_dir: Path | None = None,
 ) -> int:
     """Run ``truco-table enroll``; returns the exit code.
 
-    ``out`` defaults to stdout and ``keys`` (the typed commands) to stdin.
+    ``out`` defaults to stdout and ``keys`` (the typed commands) to stdin; ``by_id_dir``
+    to ``$TRUCO_TABLE_BY_ID_DIR``, else ``/dev/serial/by-id`` (udev's stable names).
     """
+    if by_id_dir is None:
+        by_id_dir = Path(os.environ.get(BY_ID_ENV) or DEFAULT_BY_ID_DIR)
     stdout = sys.stdout if out is None else out
     key_stream = sys.stdin if keys is None else keys
 
@@ -341,7 +355,7 @@ def run(
         return code
 
     if not args.mock and (args.seed is not None or args.mock_pace is not None):
-        return fail("--seed and --mock-pace go with --mock")
+        return fail("--seed y --mock-pace van con --mock")
     path: Path = args.registry if args.registry is not None else default_registry_path()
     try:
         name = check_deck_name(args.deck)
@@ -351,13 +365,13 @@ def run(
     existing = registry.get(name)
     if existing is not None and not args.card and not args.replace:
         return fail(
-            f"{path} already has a deck named {existing.name!r}: use --replace to enroll "
-            f"it again, or --card CARD to re-tag single cards"
+            f"{path} ya tiene un mazo que se llama {existing.name!r}: usá --replace para "
+            f"leerlo de nuevo, o --card CARTA para volver a leer cartas sueltas"
         )
     try:
         session = EnrollSession(name, registry, cards=args.card)
     except DeckError as error:
-        return fail(f"{error} (in {path}; decks: {', '.join(registry.names) or 'none'})")
+        return fail(f"{error} (en {path}; mazos: {', '.join(registry.names) or 'ninguno'})")
 
     items: queue.Queue[LinkEvent | _Key] = queue.Queue()
     mock: MockReader | None = None
@@ -367,20 +381,20 @@ def run(
         pace = 0.05 if args.mock_pace is None else max(0.0, args.mock_pace)
         mock = MockReader(mock_script(seed), pace=pace)
         port = mock.port
-        where = f"simulated node on {port} (seed {seed}), read through SeatLink"
+        where = f"nodo simulado en {port} (semilla {seed}), leído con SeatLink"
         link = SeatLink(0, port, lambda _seat, event: items.put(event))
     elif args.serial is not None:
-        where = f"node with USB serial number {args.serial.lower()} (under {by_id_dir})"
+        where = f"el nodo con número de serie USB {args.serial.lower()} (en {by_id_dir})"
         link = SeatLink.for_serial(0, args.serial, lambda _seat, event: items.put(event), by_id_dir)
     else:
         where = str(args.port)
         link = SeatLink(0, args.port, lambda _seat, event: items.put(event))
 
-    what = "re-tagging " + " ".join(str(c) for c in session.targets) if args.card else "40 cards"
-    say(f"Enrolling deck {name!r} into {path}: {what}.")
-    say("Put each card on the reader when asked, then take it off.")
+    what = "de nuevo " + " ".join(str(c) for c in session.targets) if args.card else "40 cartas"
+    say(f"Registrando el mazo {name!r} en {path}: {what}.")
+    say("Poné cada carta en el lector cuando te la pida, y después sacala.")
     say(KEYS_HELP)
-    say(f"Reader: {where}")
+    say(f"Lector: {where}")
 
     seatlink_log = logging.getLogger("controller.hal.seatlink")
     quiet = _QuietSeatCheck()
@@ -407,8 +421,8 @@ def run(
         done, total = session.progress
         missing = " ".join(str(c) for c in session.missing)
         return (
-            f"{reason}: nothing written to {path}. {done} of {total} cards were tapped; "
-            f"missing: {missing}."
+            f"{reason}: no se escribió nada en {path}. Se tocaron {done} de {total} cartas; "
+            f"faltan: {missing}."
         )
 
     try:
@@ -418,7 +432,7 @@ def run(
         threading.Thread(
             target=_read_keys, args=(key_stream, items), name="enroll-keys", daemon=True
         ).start()
-        say("Waiting for the reader...")
+        say("Esperando el lector...")
         last_tag = time.monotonic()
         while not session.finished:
             try:
@@ -434,7 +448,7 @@ def run(
                 and mock.done.is_set()
                 and now - last_tag > MOCK_IDLE_SECONDS
             ):
-                say(incomplete("The simulated reader has no more cards"))
+                say(incomplete("El lector simulado no tiene más cartas"))
                 return EXIT_INCOMPLETE
             if link.busy is not None:
                 return fail(_busy_message(link.busy))
@@ -446,7 +460,7 @@ def run(
                 show_prompt()
             if isinstance(item, _Key):
                 if item.text in ("q", "quit"):
-                    say(incomplete("Quit"))
+                    say(incomplete("Saliste"))
                     return EXIT_INCOMPLETE
                 if item.text in ("u", "undo"):
                     show_step(session.undo())
@@ -461,26 +475,26 @@ def run(
             elif isinstance(item, NodeConnected):
                 connected = True
                 prompt_due = True
-                say(f"Reader connected on {item.port}")
+                say(f"Lector conectado en {item.port}")
             elif isinstance(item, TagConflict):
-                say("        !! Several cards on the reader at once: put one card alone on it")
+                say("        !! Hay varias cartas en el lector a la vez: poné una sola")
             elif isinstance(item, Hello):
                 say(
-                    f"Reader node {item.serial}, firmware {item.firmware}, "
-                    f"MFRC522 version 0x{item.reader_version:02X}"
+                    f"Nodo del lector {item.serial}, firmware {item.firmware}, "
+                    f"MFRC522 versión 0x{item.reader_version:02X}"
                 )
                 if prompt_due:
                     prompt_due = False
                     show_prompt()
             elif isinstance(item, NodeDisconnected):
                 connected = False
-                say(status_message(item) or f"Reader gone ({item.reason})")
+                say(status_message(item) or f"Se fue el lector ({item.reason})")
             elif isinstance(item, Heartbeat) and not item.reader_ok and not reader_warned:
                 reader_warned = True
-                say(status_message(item) or "Card reader not found")
+                say(status_message(item) or "No se encuentra el lector de cartas")
     except KeyboardInterrupt:
         say()
-        say(incomplete("Interrupted"))
+        say(incomplete("Interrumpido"))
         return EXIT_INTERRUPTED
     finally:
         link.close()
@@ -494,32 +508,34 @@ def run(
         registry = load_registry(path, missing_ok=True).with_deck(deck)
         save_registry(registry, path)
     except DeckError as error:
-        return fail(f"not saved: {error}", EXIT_INCOMPLETE)
+        return fail(f"no se guardó: {error}", EXIT_INCOMPLETE)
     except OSError as error:
-        return fail(f"not saved: cannot write {path}: {error.strerror}", EXIT_INCOMPLETE)
+        return fail(f"no se guardó: no puedo escribir {path}: {error.strerror}", EXIT_INCOMPLETE)
     n = len(registry)
     say(
-        f"Saved deck {deck.name!r} ({len(deck)} cards) to {path}. "
-        f"The registry has {n} deck{'s' if n != 1 else ''}: {', '.join(registry.names)}."
+        f"Quedó guardado el mazo {deck.name!r} ({len(deck)} cartas) en {path}. "
+        f"El registro tiene {n} mazo{'s' if n != 1 else ''}: {', '.join(registry.names)}."
     )
     return EXIT_OK
 
 
 def _busy_message(why: str) -> str:
     return (
-        f"{why} (the table service, truco-table run?), and a node serves one program at a "
-        "time. Stop the service (sudo systemctl stop truco-table), enroll, then start it "
-        "again (sudo systemctl start truco-table)."
+        f"{why} (¿el servicio de la mesa, truco-table run?), y un nodo atiende a un solo "
+        "programa a la vez. Pará el servicio (sudo systemctl stop truco-table), registrá el "
+        "mazo y volvé a arrancarlo (sudo systemctl start truco-table)."
     )
 
 
 def _no_reader_hint(args: argparse.Namespace, by_id_dir: Path) -> str:
     if args.serial is not None:
-        nodes = ", ".join(find_nodes(by_id_dir, product_prefix="")) or "none"
+        nodes = ", ".join(find_nodes(by_id_dir, product_prefix="")) or "ninguno"
         return (
-            f"No node with serial number {args.serial.lower()} is plugged in "
-            f"(nodes found: {nodes}). Still waiting; Ctrl-C quits."
+            f"No hay enchufado ningún nodo con número de serie {args.serial.lower()} "
+            f"(nodos que hay: {nodes}). Sigo esperando; Ctrl-C sale."
         )
     if args.mock:
-        return "The simulated reader does not answer. Still waiting; Ctrl-C quits."
-    return f"No reader answers on {args.port}: check the cable. Still waiting; Ctrl-C quits."
+        return "El lector simulado no responde. Sigo esperando; Ctrl-C sale."
+    return (
+        f"No responde ningún lector en {args.port}: revisá el cable. Sigo esperando; Ctrl-C sale."
+    )

@@ -10,7 +10,7 @@ card by card, every action tried as the table would) up to line ``N`` (statement
 lines ``<= N``) or up to its ``K``-th action (default: the whole file), and draws what
 seat ``S``'s display shows then: the very frame the table would send, including a refusal
 or notice the last statement caused. The second form draws every kind of seat screen
-(``controller.render.gallery``) on one labelled sheet.
+(``controller.cli.gallery``) on one labelled sheet.
 
 ``controller.cli`` adds the subcommand with :func:`configure`.
 """
@@ -212,7 +212,7 @@ def _render(args: argparse.Namespace) -> int:
     out = Path(args.out)
     _check_out(out)
     if args.contact_sheet:
-        from ..render.gallery import shots
+        from .gallery import shots
 
         scale = args.scale or 2
         sheet = [(s.title, s.screen) for s in shots()]

@@ -509,47 +509,52 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 def add_house_rules(p: argparse.ArgumentParser) -> None:
     """The house rules (docs/RULES.md section 10), each explained in a line."""
-    g = p.add_argument_group("house rules (docs/RULES.md section 10; fixed for the game)")
+    g = p.add_argument_group(
+        "reglas de la casa (docs/RULES.md sección 10; fijas durante el partido)"
+    )
     g.add_argument(
         "--players",
         type=int,
         choices=(2, 4, 6),
         default=2,
-        help="seats at the table (two teams: even seats and odd seats)",
+        help="asientos en la mesa (dos equipos: los asientos pares y los impares)",
     )
     g.add_argument(
         "--target",
         type=int,
         choices=(15, 30),
         default=30,
-        help="points to win (30: 15 malas, then 15 buenas)",
+        help="puntos para ganar (30: 15 malas y después 15 buenas)",
     )
     g.add_argument(
         "--flor",
         choices=("on", "off"),
         default="off",
-        help="play with flor: three cards of a suit sing it (section 6)",
+        help="con flor: tres cartas del mismo palo la cantan (sección 6)",
     )
     g.add_argument(
         "--falta",
         choices=("to_win", "malas_buenas", "loser_based", "game_in_malas"),
         default="to_win",
-        help="what a falta envido is worth: to_win what the leader lacks to win; "
-        "malas_buenas the leader's lack to 15 while both are in malas; loser_based "
-        "from the envido loser's score; game_in_malas the game if both are in malas",
+        help="cuánto vale la falta envido: to_win, lo que le falta al que va ganando para "
+        "ganar; malas_buenas, lo que le falta para 15 mientras los dos están en las malas; "
+        "loser_based, según los puntos del que pierde el envido; game_in_malas, el partido "
+        "si los dos están en las malas",
     )
     g.add_argument("--mazo-envido-point", choices=("on", "off"), default="on",
-                   help="going to the mazo in the first baza before any envido or flor "
-                   "gives the other team one more point")  # fmt: skip
+                   help="irse al mazo en la primera baza antes de cualquier envido o flor "
+                   "le da un punto más al otro equipo")  # fmt: skip
     g.add_argument("--claims", choices=("auto", "declared"), default="auto",
-                   help="how envido and flor points are told: auto, the table reads the "
-                   "cards; declared, the players say them in turn (tournaments)")  # fmt: skip
+                   help="cómo se dicen los puntos del envido y la flor: auto, la mesa "
+                   "lee las cartas; declared, los jugadores los cantan por turno "
+                   "(torneos)")  # fmt: skip
     g.add_argument("--implicit-quiero", choices=("on", "off"), default="off",
-                   help="on: a card played by the team a truco was called on accepts it; "
-                   "off: the card is refused until they answer")  # fmt: skip
+                   help="on: una carta jugada por el equipo al que le cantaron truco lo "
+                   "acepta; off: la carta se rechaza hasta que respondan")  # fmt: skip
     g.add_argument("--pica-pica", choices=("on", "off"), default="off",
-                   help="six players only: every other hand while a team has 5 or more "
-                   "and none over 25 is three one-against-one picas (section 8b)")  # fmt: skip
+                   help="solo con seis: mientras un equipo tenga 5 o más y ninguno pase "
+                   "de 25, una mano sí y otra no son tres picas de uno contra uno "
+                   "(sección 8b)")  # fmt: skip
 
 
 def configure(r: argparse.ArgumentParser) -> None:
@@ -557,55 +562,73 @@ def configure(r: argparse.ArgumentParser) -> None:
     r.add_argument(
         "--config",
         default="/etc/truco-table/table.toml",
-        help="the table's configuration (real hardware; default %(default)s)",
+        metavar="ARCHIVO",
+        help="la configuración de la mesa (con el hardware de verdad)",
     )
-    r.add_argument("--mock", action="store_true", help="simulated seat nodes and displays")
+    r.add_argument(
+        "--mock", action="store_true", help="nodos y pantallitas simulados: la mesa en la terminal"
+    )
     r.add_argument(
         "--state",
-        metavar="DIR",
-        help="keep the game in DIR (current.truco, archive/): restarts resume",
+        metavar="CARPETA",
+        help="guarda el partido en CARPETA (current.truco, archive/): al volver a arrancar, "
+        "sigue donde estaba",
     )
-    r.add_argument(
-        "--serve", action="store_true", help="with --mock: the service loop alone (no keyboard)"
-    )
+    r.add_argument("--serve", action="store_true", help="con --mock: solo el servicio, sin teclado")
     add_house_rules(r)
-    r.add_argument("--seed", type=int, default=0, help="seed of the mock dealer and the bots")
-    r.add_argument("--seat", type=int, default=0, help="the seat you play")
-    r.add_argument("--bots-only", action="store_true", help="bots play every seat (a demo)")
     r.add_argument(
-        "--script", metavar="FILE", help="play transcript lines from FILE ('-': standard input)"
+        "--seed",
+        type=int,
+        default=0,
+        metavar="SEMILLA",
+        help="semilla del repartidor simulado y de los bots",
     )
-    r.add_argument("--bots", action="store_true", help="with --script: bots finish the game")
+    r.add_argument(
+        "--seat", type=int, default=0, metavar="ASIENTO", help="el asiento donde jugás vos"
+    )
+    r.add_argument(
+        "--bots-only",
+        action="store_true",
+        help="los bots juegan en todos los asientos (una demostración)",
+    )
+    r.add_argument(
+        "--script",
+        metavar="ARCHIVO",
+        help="juega las líneas de un registro de ARCHIVO ('-': la entrada estándar)",
+    )
+    r.add_argument("--bots", action="store_true", help="con --script: los bots terminan el partido")
     r.add_argument(
         "--deal-reading",
         choices=("seats", "dealer", "none"),
         default="seats",
-        help="how the table reads the deal: each seat taps its cards, the dealer taps them "
-        "all, or nobody (hands unknown: points are declared and proven by showing)",
+        help="cómo lee la mesa el reparto: seats, cada asiento toca sus cartas; dealer, el "
+        "que da las toca todas; none, nadie (manos sin ver: los puntos se cantan y se "
+        "prueban mostrando)",
     )
     r.add_argument(
         "--score",
         nargs=2,
         type=int,
-        metavar=("US", "THEM"),
+        metavar=("NOS", "ELLOS"),
         default=(0, 0),
-        help="with --mock: start from this score, team 0's then team 1's (at six with "
-        "--pica-pica on, 5 0 makes the first hand a pica-pica one)",
+        help="con --mock: empieza con este tanteador, el del equipo 0 y el del 1 (con seis "
+        "y --pica-pica on, 5 0 hace de la primera mano una de pica-pica)",
     )
-    r.add_argument("--pace", type=seconds, default=0.6, metavar="SECONDS",
-                   help="seconds between bot actions")  # fmt: skip
-    r.add_argument("--record", metavar="FILE", help="write the game record to FILE")
+    r.add_argument("--pace", type=seconds, default=0.6, metavar="SEGUNDOS",
+                   help="segundos entre jugada y jugada de los bots")  # fmt: skip
+    r.add_argument("--record", metavar="ARCHIVO", help="escribe el registro del partido en ARCHIVO")
     r.add_argument(
         "--ui",
         choices=("auto", "screen", "lines"),
         default="auto",
-        help="with --mock: the full-screen terminal table, or lines of text "
-        "(auto: full screen on a terminal that can move the cursor)",
+        help="con --mock: screen, la mesa en toda la pantalla de la terminal; lines, líneas "
+        "de texto (auto: toda la pantalla si la terminal puede mover el cursor)",
     )
     r.add_argument(
         "--lang",
         choices=LANGS,
         default="es",
-        help="the terminal's text around the seat panels (the panels speak Spanish)",
+        help="el idioma de la terminal alrededor de las pantallitas (las pantallitas "
+        "hablan castellano)",
     )
     r.set_defaults(func=_cmd_run)

@@ -47,7 +47,7 @@ class TournamentLink:
 
         publisher = connect_table(service, self.settings, state_dir)
         log.info(
-            "publishing to the tournament %s as table %s on %s:%d",
+            "la mesa publica al torneo %s como la mesa %s en %s:%d",
             self.settings.name,
             self.settings.table_id,
             self.settings.broker_host,

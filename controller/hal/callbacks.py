@@ -26,7 +26,7 @@ def deliver(
     except Exception:
         failures += 1
         if failures == 1:
-            log.exception("seat %d: on_event failed for %r", seat, event)
+            log.exception("asiento %d: on_event falló con %r", seat, event)
         else:
             log.debug("seat %d: on_event failed again for %r", seat, event)
     return failures

@@ -32,9 +32,10 @@ import logging
 import os
 import re
 import tempfile
+import time
 import tomllib
 import unicodedata
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -114,11 +115,11 @@ class DeckError(ValueError):
         if self.source is not None:
             parts.append(self.source)
         if self.deck is not None:
-            parts.append(f"deck {self.deck!r}")
+            parts.append(f"mazo {self.deck!r}")
         if self.line is not None:
-            parts.append(f"line {self.line}")
+            parts.append(f"línea {self.line}")
         if self.entry is not None:
-            parts.append(f"entry {self.entry}")
+            parts.append(f"entrada {self.entry}")
         parts.append(self.reason)
         return ": ".join(parts)
 
@@ -137,7 +138,9 @@ class IncompleteDeckError(DeckError):
         n = len(self.missing)
         names = ", ".join(str(c) for c in self.missing)
         super().__init__(
-            f"{n} card{'s' if n != 1 else ''} missing: {names}", deck=deck, source=source
+            f"falta{'n' if n != 1 else ''} {n} carta{'s' if n != 1 else ''}: {names}",
+            deck=deck,
+            source=source,
         )
 
 
@@ -162,7 +165,10 @@ def uid_hex(uid: bytes) -> str:
 def parse_uid(text: str) -> bytes:
     """A UID from hex (either case); raises ValueError for anything else."""
     if not _HEX_UID.fullmatch(text) or len(text) % 2:
-        raise ValueError(f"not a tag UID: {text!r} (expected hex digits, e.g. 04A224B2C55E80)")
+        raise ValueError(
+            f"no es un UID de etiqueta: {text!r} (van dígitos hexadecimales, por ejemplo "
+            "04A224B2C55E80)"
+        )
     uid = bytes.fromhex(text)
     _check_uid(uid)
     return uid
@@ -173,8 +179,8 @@ def _check_uid(uid: object) -> bytes:
         raise ValueError(f"a tag UID must be bytes, not {type(uid).__name__}")
     if len(uid) not in UID_LENGTHS:
         raise ValueError(
-            f"tag UID {uid_hex(bytes(uid)) or '(empty)'} has {len(uid)} bytes "
-            f"(a tag UID has 4, 7 or 10)"
+            f"el UID {uid_hex(bytes(uid)) or '(vacío)'} tiene {len(uid)} bytes "
+            f"(el de una etiqueta tiene 4, 7 o 10)"
         )
     return bytes(uid)
 
@@ -187,11 +193,15 @@ def check_deck_name(name: object) -> str:
     if not isinstance(name, str):
         raise DeckError(f"a deck name must be text, not {type(name).__name__}")
     if not name or name != name.strip():
-        raise DeckError(f"bad deck name {name!r}: empty or with leading/trailing spaces")
+        raise DeckError(
+            f"el nombre de mazo {name!r} no sirve: vacío o con espacios al principio o al final"
+        )
     if len(name) > MAX_NAME_LENGTH:
-        raise DeckError(f"deck name {name!r} is longer than {MAX_NAME_LENGTH} characters")
+        raise DeckError(f"el nombre de mazo {name!r} tiene más de {MAX_NAME_LENGTH} caracteres")
     if any(unicodedata.category(ch).startswith(("C", "Z")) and ch != " " for ch in name):
-        raise DeckError(f"bad deck name {name!r}: control or special space characters")
+        raise DeckError(
+            f"el nombre de mazo {name!r} no sirve: tiene caracteres de control o espacios raros"
+        )
     return name
 
 
@@ -226,7 +236,7 @@ class Deck:
                 raise DeckError(f"not a Card: {card!r}", deck=self.name, entry=_entry(key, card))
             if card in by_card:
                 raise DeckError(
-                    f"{card} is listed twice, as {uid_hex(by_card[card])} and {uid_hex(key)}",
+                    f"{card} está dos veces, como {uid_hex(by_card[card])} y {uid_hex(key)}",
                     deck=self.name,
                     entry=_entry(key, card),
                 )
@@ -279,15 +289,15 @@ class DeckRegistry:
             folded = deck.name.casefold()
             if folded in names:
                 raise DeckError(
-                    f"two decks are named {names[folded]!r} and {deck.name!r}", deck=deck.name
+                    f"dos mazos se llaman {names[folded]!r} y {deck.name!r}", deck=deck.name
                 )
             names[folded] = deck.name
             for uid, card in deck.cards.items():
                 if uid in index:
                     other, other_card = index[uid]
                     raise DeckError(
-                        f"tag {uid_hex(uid)} is also {other_card} of deck {other.name!r} "
-                        f"(a tag belongs to one deck only)",
+                        f"la etiqueta {uid_hex(uid)} también es el {other_card} del mazo "
+                        f"{other.name!r} (una etiqueta es de un solo mazo)",
                         deck=deck.name,
                         entry=_entry(uid, card),
                     )
@@ -391,7 +401,7 @@ def _toml_error(error: tomllib.TOMLDecodeError, text: str) -> DeckError:
     message = str(error)
     match = re.fullmatch(r"(.*) \(at line (\d+), column (\d+)\)", message, re.S)
     if match is None:
-        return DeckError(f"not valid TOML: {message}")
+        return DeckError(f"no es TOML válido: {message}")
     what, number, column = match.group(1), int(match.group(2)), int(match.group(3))
     lines = text.splitlines()
     line = lines[number - 1].strip() if 0 < number <= len(lines) else ""
@@ -403,31 +413,31 @@ def _toml_error(error: tomllib.TOMLDecodeError, text: str) -> DeckError:
             break
         if previous.strip() == "[[deck]]":
             break
-    reason = f"not valid TOML: {what} (column {column})"
+    reason = f"no es TOML válido: {what} (columna {column})"
     if line:
-        reason += f" in {line}"
+        reason += f" en {line}"
     if "overwrite" in what or "declare" in what:
-        reason += " (a key given twice: the same UID listed twice in one deck?)"
+        reason += " (una clave dos veces: ¿el mismo UID dos veces en un mazo?)"
     return DeckError(reason, deck=deck, line=number)
 
 
 def _parse_deck(item: object, position: int) -> Deck:
     if not isinstance(item, dict):
-        raise DeckError(f"deck number {position} is not a table")
+        raise DeckError(f"el mazo número {position} no es una tabla")
     name = item.get("name")
     if name is None:
-        raise DeckError(f"deck number {position} has no name")
+        raise DeckError(f"el mazo número {position} no tiene nombre")
     try:
         check_deck_name(name)
     except DeckError as error:
-        raise DeckError(f"deck number {position}: {error.reason}") from None
+        raise DeckError(f"el mazo número {position}: {error.reason}") from None
     assert isinstance(name, str)
     unknown = sorted(set(item) - {"name", "cards"})
     if unknown:
-        raise DeckError(f"unknown key {unknown[0]!r} (a deck has name and cards)", deck=name)
+        raise DeckError(f"clave desconocida {unknown[0]!r} (un mazo tiene name y cards)", deck=name)
     table = item.get("cards")
     if not isinstance(table, dict):
-        raise DeckError("no [deck.cards] table", deck=name)
+        raise DeckError("falta la tabla [deck.cards]", deck=name)
     cards: dict[bytes, Card] = {}
     first_text: dict[bytes, str] = {}
     for key, value in table.items():
@@ -437,14 +447,14 @@ def _parse_deck(item: object, position: int) -> Deck:
         except ValueError as error:
             raise DeckError(str(error), deck=name, entry=entry) from None
         if not isinstance(value, str):
-            raise DeckError('the card must be a string such as "7E"', deck=name, entry=entry)
+            raise DeckError('la carta tiene que ser un texto como "7E"', deck=name, entry=entry)
         try:
             card = Card.from_str(value)
         except ValueError as error:
             raise DeckError(str(error), deck=name, entry=entry) from None
         if uid in cards:
             raise DeckError(
-                f'tag {uid_hex(uid)} is listed twice (also as "{first_text[uid]}")',
+                f'la etiqueta {uid_hex(uid)} está dos veces (también como "{first_text[uid]}")',
                 deck=name,
                 entry=entry,
             )
@@ -463,15 +473,17 @@ def loads(text: str, source: str = "<registry>") -> DeckRegistry:
         version = data.get("format", FORMAT_VERSION)
         if version != FORMAT_VERSION:
             raise DeckError(
-                f"format {version!r} is not understood (this software reads format "
+                f"no entiendo el formato {version!r} (este programa lee el formato "
                 f"{FORMAT_VERSION})"
             )
         unknown = sorted(set(data) - {"format", "deck"})
         if unknown:
-            raise DeckError(f"unknown key {unknown[0]!r} (expected format and [[deck]] tables)")
+            raise DeckError(
+                f"clave desconocida {unknown[0]!r} (se esperan format y tablas [[deck]])"
+            )
         items = data.get("deck", [])
         if not isinstance(items, list):
-            raise DeckError("'deck' must be [[deck]] tables")
+            raise DeckError("'deck' tiene que ser tablas [[deck]]")
         return DeckRegistry(tuple(_parse_deck(item, i) for i, item in enumerate(items, 1)))
     except DeckError as error:
         raise error.with_source(source) from None
@@ -551,27 +563,40 @@ class WatchedRegistry:
 
     A deck enrolled while the table runs (``truco-table enroll`` writes the file
     atomically) is used from the next card on, without restarting the service.
-    ``lookup`` is what the table calls for each card that arrives: it compares the
-    file's identity, size and modification time with the last read (one ``stat``)
-    and loads it again when they differ. A file that became invalid or unreadable
-    is logged once and the decks already known stay in use.
+    ``lookup`` is what the table calls for each card that arrives. A card the decks in
+    use do not know has the file looked at at once (its identity, size and modification
+    time compared with the last read: one ``stat``), and loaded again when they differ:
+    a deck just enrolled is used from its first card. A card they know has the file
+    looked at only once ``CHECK_S`` seconds passed (on ``clock``) since the last look:
+    a card laid pays no system call, and a deck enrolled again with other tags is read
+    within ``CHECK_S``. A file that became invalid or unreadable is logged once and the
+    decks already known stay in use.
     """
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    #: the longest a card the decks in use know goes without the file being looked at
+    CHECK_S = 1.0
+
+    def __init__(
+        self, path: str | os.PathLike[str], *, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.path = Path(path)
+        self._name = os.fspath(self.path)
+        self.clock = clock
         self._stamp = self._stat()
+        self._next_check = clock() + self.CHECK_S
         self.registry = load_registry(self.path, missing_ok=True)  # DeckError: not started
         self._failed: tuple[int, int, int] | None = None
 
     def _stat(self) -> tuple[int, int, int] | None:
         try:
-            st = self.path.stat()
+            st = os.stat(self._name)
         except OSError:
             return None
         return (st.st_ino, st.st_size, st.st_mtime_ns)
 
     def refresh(self) -> bool:
         """Read the file again if it changed; True when the decks in use changed."""
+        self._next_check = self.clock() + self.CHECK_S
         stamp = self._stat()
         if stamp == self._stamp or stamp is None or stamp == self._failed:
             return False
@@ -579,18 +604,24 @@ class WatchedRegistry:
             registry = load_registry(self.path, missing_ok=True)
         except DeckError as error:
             self._failed = stamp
-            _log.error("deck registry not reloaded, the decks known stay in use: %s", error)
+            _log.error(
+                "el registro de mazos no se recargó, siguen los mazos que había: %s",
+                error,
+            )
             return False
         self._stamp, self._failed = stamp, None
         changed = registry != self.registry
         self.registry = registry
         if changed:
-            _log.info("deck registry %s reloaded: %s", self.path, ", ".join(registry.names))
+            _log.info("registro de mazos %s recargado: %s", self.path, ", ".join(registry.names))
         return changed
 
     def lookup(self, uid: bytes) -> Card | None:
-        self.refresh()
-        return self.registry.lookup(uid)
+        card = self.registry.lookup(uid)
+        if card is None or self.clock() >= self._next_check:
+            self.refresh()  # unknown, or not looked at for CHECK_S: an enrolment since?
+            card = self.registry.lookup(uid)
+        return card
 
     @property
     def names(self) -> tuple[str, ...]:

@@ -47,7 +47,7 @@ class Display(Protocol):
 
 class PageDisplay(Display, Protocol):
     """A display that also takes the screen already in the panel's page layout
-    (``controller.render.pages``), as the renderer joins it from cached tiles: the
+    (``controller.hal.pages``), as the renderer joins it from cached tiles: the
     service then draws no pixel for it."""
 
     def show_pages(self, pages: bytes) -> None: ...
@@ -210,4 +210,6 @@ class OledDisplay:
     def _failed(self, what: str) -> None:
         self.errors += 1
         if self.errors == 1 or self.errors % 100 == 0:
-            log.warning("seat %d display: %s (%d errors so far)", self.seat, what, self.errors)
+            log.warning(
+                "asiento %d, pantallita: %s (%d errores hasta ahora)", self.seat, what, self.errors
+            )

@@ -98,7 +98,7 @@ from typing import Any, Protocol
 
 from PIL import Image
 
-from ..render.pages import PAGE_HEIGHT, image_to_pages, rotate_pages_180
+from .pages import PAGE_HEIGHT, image_to_pages, rotate_pages_180
 
 __all__ = [
     "BusModel",

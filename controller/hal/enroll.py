@@ -114,9 +114,13 @@ class EnrollStep:
 
     @property
     def message(self) -> str:
-        """What happened, in Spanish / English."""
-        es, en = _texts(self)
-        return f"{es} / {en}"
+        """What happened, in Spanish (the English is ``message_en``, for the developers'
+        logs)."""
+        return _texts(self)[0]
+
+    @property
+    def message_en(self) -> str:
+        return _texts(self)[1]
 
 
 def _texts(step: EnrollStep) -> tuple[str, str]:
@@ -146,7 +150,7 @@ def _texts(step: EnrollStep) -> tuple[str, str]:
         n = len(step.uid or b"")
         if n == 4 and step.uid is not None and step.uid[0] == 0x08:
             return (
-                f"La etiqueta {tag} cambia de número en cada lectura: use NTAG213",
+                f"La etiqueta {tag} cambia de número en cada lectura: usá etiquetas NTAG213",
                 f"Tag {tag} has a random UID that changes on every read: use NTAG213 stickers",
             )
         return (
@@ -239,15 +243,12 @@ class EnrollSession:
 
     @property
     def prompt(self) -> str:
-        """What to do next, in Spanish / English."""
+        """What to do next, in Spanish."""
         card = self.expected
         if card is None:
             n = len(self._targets)
-            return (
-                f"Listo: {n} carta{'s' if n != 1 else ''} registrada{'s' if n != 1 else ''} / "
-                f"Done: {n} card{'s' if n != 1 else ''} enrolled"
-            )
-        return f"Tocá {card_name_es(card)} / Tap {card_name_en(card)}"
+            return f"Listo: {n} carta{'s' if n != 1 else ''} registrada{'s' if n != 1 else ''}"
+        return f"Tocá {card_name_es(card)}"
 
     # -- input ---------------------------------------------------------------------------------
     def tap(self, uid: bytes) -> EnrollStep:

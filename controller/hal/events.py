@@ -16,6 +16,7 @@ __all__ = [
     "PROTOCOL_VERSIONS",
     "ButtonHeld",
     "ButtonPressed",
+    "ButtonStuck",
     "DisplayAck",
     "DisplayEvent",
     "DisplayLost",
@@ -66,6 +67,16 @@ class ButtonHeld:
     """A button kept down for the long-press time (reported once, while held)."""
 
     name: str
+
+
+@dataclass(frozen=True)
+class ButtonStuck:
+    """A button has been down for the node's stuck time (``STUCK``: a line shorted to
+    ground, a jammed key; ``stuck`` True), or was let go after that (``FREED``: False).
+    Nothing is played: the table tells the seat and the owner (firmware/PROTOCOL.md)."""
+
+    name: str
+    stuck: bool = True
 
 
 @dataclass(frozen=True)
@@ -150,6 +161,7 @@ NodeEvent = (
     | TagConflict
     | ButtonPressed
     | ButtonHeld
+    | ButtonStuck
     | Hello
     | Heartbeat
     | DisplayEvent

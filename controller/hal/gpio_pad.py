@@ -510,4 +510,4 @@ class GpioPad:
                         if delay > 0:
                             self._cond.wait(delay)
         except Exception:  # a bug here must not pass silently
-            log.exception("seat %d: GPIO pad thread failed", self.seat)
+            log.exception("asiento %d: falló el hilo de la botonera GPIO", self.seat)

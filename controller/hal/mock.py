@@ -34,10 +34,10 @@ from luma.core.device import dummy
 from PIL import Image
 
 from ..engine import CARDS, Card
-from ..render.pages import pages_to_image
 from .display import Display, DisplayConfig
 from .events import PROTOCOL_VERSION
 from .mock_mfrc522 import SimMFRC522, SimSpiDev
+from .pages import pages_to_image
 from .seatlink import encode_frame, parse_frame
 
 __all__ = [
@@ -90,6 +90,14 @@ class MockNode:
         answers a HELLO of that version or older, as the firmware does, and ignores a
         newer one, as firmware of protocol 2 does)."""
         self.seat = seat
+        #: the seat the node has stored and says in its HELLO (another than ``seat``: a
+        #: node on the wrong seat's cable, or the pin map's serial numbers swapped)
+        self.says_seat: int | None = seat
+        #: whether its MFRC522 answers (its heartbeats say OK or NONE, its HELLO the
+        #: chip's version or 00); ``set_reader`` changes it as the firmware does
+        self.reader_ok = True
+        #: whether its panel answers (``set_panel`` changes it: PANEL ... MISSING)
+        self.panel_ok = True
         self.panel = panel
         self.protocol = protocol
         self._version = protocol  # this session's (the Pi's HELLO chose it)
@@ -119,6 +127,7 @@ class MockNode:
         self._wake_r, self._wake_w = os.pipe()
         self._thread = threading.Thread(target=self._run, name=f"mocknode-{seat}", daemon=True)
         self._buffer = b""
+        self._started = time.monotonic()
         self.received: list[str] = []  # message types the Pi sent (HELLO, HB, LED, ...)
 
     def start(self) -> None:
@@ -171,16 +180,46 @@ class MockNode:
     def tag_off(self, uid: bytes) -> None:
         self.send("TAGOFF", uid.hex().upper())
 
+    def stuck(self, button: str) -> None:
+        """A button down for the firmware's stuck time (STUCK)."""
+        self.send("STUCK", button)
+
+    def freed(self, button: str) -> None:
+        """That button let go (FREED)."""
+        self.send("FREED", button)
+
+    def set_reader(self, ok: bool) -> None:
+        """The reader stops answering (or answers again): said at once, in a heartbeat,
+        as the firmware says it."""
+        self.reader_ok = ok
+        self._beat(time.monotonic() - self._started)
+
+    def set_panel(self, ok: bool) -> None:
+        """The panel stops answering (PANEL ... MISSING) or answers again (OK, its RAM
+        blank), as the firmware says it."""
+        self.panel_ok = ok
+        if self.panel:
+            self.ram[:] = bytes(len(self.ram))
+            self._update = None
+            self.send("PANEL", *self._panel_kind, "OK" if ok else "MISSING")
+
     def hello(self, session: str = "-") -> None:
         """HELLO at power-up (``-``), or answering the Pi's HELLO with its session."""
         self.written = None
-        self.send(
-            "HELLO", str(self._version), "0.1.0-mock", str(self.seat), self.serial, "92", session
-        )
+        seat = "-" if self.says_seat is None else str(self.says_seat)
+        reader = "92" if self.reader_ok else "00"
+        self.send("HELLO", str(self._version), "0.1.0-mock", seat, self.serial, reader, session)
         if self.panel:  # freshly initialised: its RAM is blank
             self.ram[:] = bytes(len(self.ram))
             self._update = None
-            self.send("PANEL", *self._panel_kind, "OK")
+            self.send("PANEL", *self._panel_kind, "OK" if self.panel_ok else "MISSING")
+
+    def _beat(self, uptime: float) -> None:
+        beat: tuple[str, ...] = (str(int(uptime)), "0", "OK" if self.reader_ok else "NONE")
+        if self._version >= 4:  # and the last update written whole
+            beat += ("-" if self.written is None else str(self.written),)
+        with contextlib.suppress(OSError):
+            self.send("HB", *beat)
 
     def tag_conflict(self) -> None:
         """Several cards on the reader at once (the node's TAGMANY)."""
@@ -200,7 +239,7 @@ class MockNode:
 
     # -- the node's side of the link -----------------------------------------------
     def _run(self) -> None:
-        started = next_beat = time.monotonic()
+        started = next_beat = self._started
         while not self._stop.is_set():
             if not self._running.is_set():  # paused
                 self._parked.set()
@@ -220,11 +259,7 @@ class MockNode:
             now = time.monotonic()
             if now >= next_beat:
                 next_beat = now + self.heartbeat_s
-                beat: tuple[str, ...] = (str(int(now - started)), "0", "OK")
-                if self._version >= 4:  # and the last update written whole
-                    beat += ("-" if self.written is None else str(self.written),)
-                with contextlib.suppress(OSError):
-                    self.send("HB", *beat)
+                self._beat(now - started)
             if not ready:
                 continue
             try:
@@ -272,7 +307,7 @@ class MockNode:
             self._panel_kind = (args[0], args[1])
             self.ram[:] = bytes(len(self.ram))
             self._update = None
-            self.send("PANEL", *self._panel_kind, "OK")
+            self.send("PANEL", *self._panel_kind, "OK" if self.panel_ok else "MISSING")
 
     def _regions(self, update: int, regions: int, block: bytes, ack: bool) -> None:
         """Protocol 3 and 4: a DU's DR frames (one whole window each) into ``ram``."""

@@ -432,7 +432,8 @@ class NodePort:
             # The node keeps its panel's type in flash; name the pin map's. It answers
             # with a PANEL report of the new one.
             log.info(
-                "seat %d: the node drives a %s at 0x%02X; setting the pin map's %s at 0x%02X",
+                "asiento %d: el nodo maneja una %s en 0x%02X; se le pone la del pinmap, "
+                "%s en 0x%02X",
                 self.seat,
                 report.kind,
                 report.address,
@@ -615,5 +616,5 @@ class NodeDisplay:
     def _failed(self, error: Exception) -> None:
         self.errors += 1
         if self.errors == 1 or self.errors % 100 == 0:
-            log.warning("seat %d display (on the node): %s", self.seat, error)
+            log.warning("asiento %d, pantallita (en el nodo): %s", self.seat, error)
         self.writer.invalidate()

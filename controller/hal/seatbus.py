@@ -78,9 +78,7 @@ class _Epoll:
 
     @staticmethod
     def _mask(events: int) -> int:
-        return (select.EPOLLIN if events & READ else 0) | (
-            select.EPOLLOUT if events & WRITE else 0
-        )
+        return (select.EPOLLIN if events & READ else 0) | (select.EPOLLOUT if events & WRITE else 0)
 
     def register(self, fd: int, events: int) -> None:
         if fd in self._events:
@@ -303,7 +301,7 @@ class SeatBus:
         on (a seat link's own handling of its node is what fails; the others are read)."""
         self.failures += 1
         if self.failures == 1 or self.failures % 1000 == 0:
-            log.exception("seat bus: %r failed (%d failures so far)", what, self.failures)
+            log.exception("seat bus: falló %r (%d fallas hasta ahora)", what, self.failures)
 
     # -- a thread of its own -------------------------------------------------------------
     @property
@@ -323,7 +321,7 @@ class SeatBus:
             while not self._closed:
                 self.wait(None)
         except Exception:  # never expected; do not die silently
-            log.exception("seat bus thread crashed")
+            log.exception("seat bus: se cayó su hilo")
             raise
 
     def close(self, timeout: float = 5.0) -> None:

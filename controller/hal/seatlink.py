@@ -49,6 +49,7 @@ from .events import (
     PROTOCOL_VERSIONS,
     ButtonHeld,
     ButtonPressed,
+    ButtonStuck,
     DisplayAck,
     DisplayEvent,
     DisplayLost,
@@ -76,6 +77,7 @@ __all__ = [
     "SEQ_MODULO",
     "ButtonHeld",
     "ButtonPressed",
+    "ButtonStuck",
     "DisplayAck",
     "DisplayEvent",
     "DisplayLost",
@@ -292,6 +294,10 @@ def decode_message(kind: str, args: tuple[str, ...]) -> NodeEvent:
         if len(args) != 1 or args[0] not in BUTTONS:
             raise FrameError(MALFORMED, kind)
         return ButtonPressed(args[0]) if kind == "PRESS" else ButtonHeld(args[0])
+    if kind in ("STUCK", "FREED"):
+        if len(args) != 1 or args[0] not in BUTTONS:
+            raise FrameError(MALFORMED, kind)
+        return ButtonStuck(args[0], kind == "STUCK")
     if kind == "HB":
         if (
             len(args) not in (3, 4)
@@ -337,6 +343,9 @@ def decode_message(kind: str, args: tuple[str, ...]) -> NodeEvent:
 
 #: the versions the Pi speaks, as a message says them ("2, 3 or 4")
 _VERSIONS_SAID: Final = ", ".join(map(str, PROTOCOL_VERSIONS[:-1])) + f" or {PROTOCOL_VERSIONS[-1]}"
+_VERSIONS_SAID_ES: Final = (
+    ", ".join(map(str, PROTOCOL_VERSIONS[:-1])) + f" o {PROTOCOL_VERSIONS[-1]}"
+)
 _DISPLAY_MESSAGES: Final = ("PANEL", "DACK", "DLOST")
 PANEL_KINDS: Final = ("ssd1306", "sh1106", "ssd1309")
 _UPDATE: Final = re.compile(r"0|[1-9][0-9]{0,4}")
@@ -662,6 +671,7 @@ _PLAIN = frozenset(
         TagConflict,
         ButtonPressed,
         ButtonHeld,
+        ButtonStuck,
         DisplayAck,
         DisplayLost,
         PanelReport,
@@ -941,7 +951,7 @@ class SeatLink:
         # after the write, a node's answer could come before it)
         if not self._write_raw(REPL_RECOVERY, before=lambda: self.decoder.count(REPL_RESETS)):
             return False
-        log.warning("seat %d: the node is in its REPL: soft reset sent", self.seat)
+        log.warning("asiento %d: el nodo está en su REPL: se le mandó un reinicio", self.seat)
         return True
 
     def _write_raw(self, data: bytes, before: Callable[[], None] | None = None) -> bool:
@@ -1019,7 +1029,9 @@ class SeatLink:
                 listener(event)
             except Exception:
                 self.decoder.count(CALLBACK_ERRORS)
-                log.exception("seat %d: the display port failed on %r", self.seat, event)
+                log.exception(
+                    "asiento %d: falló el puerto de la pantallita con %r", self.seat, event
+                )
         if isinstance(event, _DISPLAY_ONLY):
             return  # the panel's business, not the table's
         try:
@@ -1028,7 +1040,7 @@ class SeatLink:
             self.decoder.count(CALLBACK_ERRORS)
             if not self._callback_failed:
                 self._callback_failed = True
-                log.exception("seat %d: on_event failed for %r", self.seat, event)
+                log.exception("asiento %d: on_event falló con %r", self.seat, event)
 
     def _log_reject(self, reason: str, line: bytes) -> None:
         if reason == GARBAGE and any(sign in line for sign in _REPL_SIGNS):
@@ -1038,12 +1050,12 @@ class SeatLink:
         else:
             self._logged_rejects.add(reason)
             log.warning(
-                "seat %d: rejected a frame (%s): %r (further ones are only counted)%s",
+                "asiento %d: se rechazó un mensaje (%s): %r (los que sigan solo se cuentan)%s",
                 self.seat,
                 reason,
                 line[:MAX_FRAME],
-                "; the node speaks another protocol than "
-                f"{_VERSIONS_SAID}: update its firmware "
+                "; el nodo habla otro protocolo que "
+                f"{_VERSIONS_SAID_ES}: actualizá su firmware "
                 "(firmware/README.md)"
                 if reason == VERSION
                 else "",
@@ -1052,7 +1064,7 @@ class SeatLink:
     def _note_failure(self, message: str) -> None:
         if message != self._last_failure:
             self._last_failure = message
-            log.warning("seat %d: %s (retrying quietly)", self.seat, message)
+            log.warning("asiento %d: %s (reintentando sin avisar)", self.seat, message)
         else:
             log.debug("seat %d: %s", self.seat, message)
 
@@ -1338,8 +1350,8 @@ class SeatLink:
             self._protocol = min(event.protocol, PROTOCOL_VERSION)
             if self._protocol < PROTOCOL_VERSION and event.session is not None:
                 log.info(
-                    "seat %d: node %s (firmware %s) speaks protocol %d: its panel gets "
-                    "protocol %d's display frames (update its firmware for faster ones)",
+                    "asiento %d: el nodo %s (firmware %s) habla el protocolo %d: su pantallita "
+                    "recibe los mensajes del protocolo %d (actualizá su firmware: son más rápidos)",
                     self.seat,
                     event.serial,
                     event.firmware,
@@ -1350,14 +1362,15 @@ class SeatLink:
             self._connected = True
             self._repl_seen = False  # its firmware answered: not in the REPL (an echo was)
             self._last_failure = None
-            log.info("seat %d: node connected on %s", self.seat, self._port_name)
+            log.info("asiento %d: nodo conectado en %s", self.seat, self._port_name)
             self._deliver(NodeConnected(self._port_name))
         if isinstance(event, Heartbeat):
             self.send("HB")
         elif isinstance(event, Hello):
             self._hello = event
             if event.seat is not None and event.seat != self.seat:
-                log.warning(
+                # the table's fault watch says it to the owner (controller.table.faults)
+                log.debug(
                     "seat %d: node %s says it is seat %d (check the pin map)",
                     self.seat,
                     event.serial,

@@ -59,7 +59,7 @@ from typing import Any, Final, Protocol
 from gpiozero import DigitalOutputDevice, Factory
 
 from .callbacks import deliver
-from .events import TagArrived, TagConflict, TagLeft
+from .events import Heartbeat, TagArrived, TagConflict, TagLeft
 
 __all__ = [
     "CONFIRM_READS",
@@ -69,6 +69,7 @@ __all__ = [
     "POLL_S",
     "Mfrc522",
     "ReaderError",
+    "ReaderEvent",
     "SpiDevice",
     "SpiReader",
     "TagEvent",
@@ -88,7 +89,10 @@ _EPSILON_S: Final = 1e-9
 SPEED_HZ: Final = 1_000_000  # as the seat node; the MFRC522 allows up to 10 MHz
 
 TagEvent = TagArrived | TagLeft | TagConflict
-TagEventCallback = Callable[[int, TagEvent], None]
+#: what a reader tells the table: its cards, and its chip answering or not (as a seat
+#: node's heartbeat says it)
+ReaderEvent = TagEvent | Heartbeat
+TagEventCallback = Callable[[int, ReaderEvent], None]
 
 # Registers (data sheet section 9.2).
 COMMAND, COM_IRQ, ERROR, FIFO_DATA, FIFO_LEVEL, CONTROL, BIT_FRAMING, COLL = (
@@ -541,7 +545,7 @@ class SpiReader:
             try:
                 self.poll()
             except Exception:  # a bug here must not pass silently, nor stop the reader
-                log.exception("seat %d: card reader poll failed", self.seat)
+                log.exception("asiento %d: falló la lectura del lector de cartas", self.seat)
             self._stop.wait(self.poll_s)
 
     def _read(self, now: float) -> Reading:
@@ -558,7 +562,9 @@ class SpiReader:
                     raise ReaderError("the reader stopped answering (VersionReg)")
                 if not chip.configured():  # reset by a power dip: set it up again
                     log.info(
-                        "seat %d: card reader %s was reset; setting it up", self.seat, self.name
+                        "asiento %d: el lector de cartas %s se reinició; configurándolo",
+                        self.seat,
+                        self.name,
                     )
                     if not chip.init():
                         raise ReaderError("the reader stopped answering after a reset")
@@ -575,7 +581,8 @@ class SpiReader:
             except Exception as error:
                 if not self._reset_warned:
                     log.warning(
-                        "seat %d: reader reset line GPIO%d unavailable (%s); going on without it",
+                        "asiento %d: no está la línea de reset del lector, GPIO%d (%s); "
+                        "sigo sin ella",
                         self.seat, self.reset_pin, error,
                     )  # fmt: skip
                 self._reset_warned = True
@@ -602,9 +609,10 @@ class SpiReader:
             )
         if self._failing is not None:
             log.info(
-                "seat %d: card reader %s answers again (MFRC522 version 0x%02X)",
+                "asiento %d: el lector de cartas %s contesta de nuevo (MFRC522 versión 0x%02X)",
                 self.seat, self.name, chip.version,
             )  # fmt: skip
+            self._say_reader(True)
         else:
             log.debug("seat %d: card reader %s ready (0x%02X)", self.seat, self.name, chip.version)
         self._failing = None
@@ -620,9 +628,11 @@ class SpiReader:
         )
         if self._failing is None:
             log.warning(
-                "seat %d: card reader %s: %s; retrying", self.seat, self.name, reason,
+                "asiento %d: lector de cartas %s: %s; reintentando", self.seat, self.name, reason,
                 exc_info=not isinstance(error, ReaderError | OSError),
             )  # fmt: skip
+            self._failing = reason
+            self._say_reader(False)
         else:
             log.debug("seat %d: card reader %s still failing: %s", self.seat, self.name, reason)
         self._failing = reason
@@ -639,6 +649,13 @@ class SpiReader:
             except Exception as error:
                 log.debug("seat %d: closing %s failed: %s", self.seat, self.name, error)
             self._spi = None
+
+    def _say_reader(self, ok: bool) -> None:
+        """The reader stopped answering, or answers again: told as a seat node's
+        heartbeat tells it (``Heartbeat.reader_ok``), so the table says it the same way."""
+        self.callback_errors = deliver(
+            log, self.seat, self._on_event, Heartbeat(reader_ok=ok), self.callback_errors
+        )
 
     def _deliver(self, event: TagEvent) -> None:
         log.debug("seat %d: %r", self.seat, event)

@@ -19,15 +19,18 @@ from ..notices import (
     LinkNotice,
     Notice,
     NotTheDealer,
+    PanelMissingAt,
     RecordDamaged,
     RefereeCalled,
     Refusal,
     Scored,
+    SeatFault,
+    SeatTest,
     TableAlert,
     TableNotice,
 )
 
-__all__ = ["alert_text", "notice_text"]
+__all__ = ["alert_text", "card_name", "notice_text"]
 
 _FIXED: dict[Notice, str] = {
     LinkNotice.UNPLUGGED: "Lector desconectado: reconectando...",
@@ -40,8 +43,36 @@ _FIXED: dict[Notice, str] = {
     TableNotice.CANCELLED: "Cancelado",
     TableNotice.NOTHING_TO_UNDO: "Nada que deshacer",
     TableNotice.OTHER_DECK: "Esa carta es de otro mazo",
+    TableNotice.SECOND_RUN: "Otra mesa quiso arrancar: avisá al encargado",
     TableAlert.NO_DISK: "Sin disco: partido en memoria",
+    SeatFault.READER_MISSING: "Sin lector: avisá al encargado",
+    SeatFault.PAD_STUCK: "Botón trabado: avisá al encargado",
+    SeatFault.WRONG_SEAT: "Nodo de otro asiento: avisá al encargado",
+    SeatFault.OTHER_DECK: "Carta de otro mazo: avisá al encargado",
 }
+
+#: a seat's fault in one short line (the strip's place, while the deal is read)
+_FAULT_SHORT = {
+    SeatFault.READER_MISSING: "Sin lector: avisá",
+    SeatFault.PAD_STUCK: "Botón trabado: avisá",
+    SeatFault.WRONG_SEAT: "Nodo cambiado: avisá",
+    SeatFault.OTHER_DECK: "Otro mazo: avisá",
+}
+
+#: the buttons as their labels say them (the seat test)
+_BUTTON_NAMES = {
+    "truco": "truco",
+    "envido": "envido",
+    "real_envido": "real envido",
+    "falta_envido": "falta envido",
+    "flor": "flor",
+    "quiero": "quiero",
+    "no_quiero": "no quiero",
+    "mazo": "mazo",
+}
+
+#: the suits as a player names a card (``7 de espada``)
+_SUIT_NAMES = {"E": "espada", "B": "basto", "O": "oro", "C": "copa"}
 
 _REASON = {
     Reason.ENVIDO: "envido",
@@ -62,7 +93,16 @@ def alert_text(notice: Notice) -> str:
             return "Sin disco"
         case RecordDamaged():
             return "Registro dañado"
+        case SeatFault():
+            return _FAULT_SHORT[notice]
+        case PanelMissingAt(seat):
+            return f"Asiento {seat} sin pantalla"
     return notice_text(notice, 0)
+
+
+def card_name(text: str) -> str:
+    """A card as a player names it: ``7E`` -> ``7 de espada``."""
+    return f"{text[:-1]} de {_SUIT_NAMES.get(text[-1], text[-1])}"
 
 
 #: an action taken back, in the past (the seat's own: vos; another's: the third person)
@@ -142,4 +182,10 @@ def notice_text(notice: Notice, seat: int) -> str:
             return f"El asiento {caller} llamó al árbitro"
         case RecordDamaged(kept):
             return f"Registro dañado: sigue desde la línea {kept}"
+        case PanelMissingAt(other):
+            return f"Asiento {other} sin pantalla: avisá al encargado"
+        case SeatTest(button, card):
+            if card is not None:
+                return card_name(str(card))
+            return f"Botón: {_BUTTON_NAMES.get(button or '', button)}"
     raise ValueError(f"no words for the notice {notice!r}")  # a kind added without words

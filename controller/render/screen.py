@@ -90,11 +90,11 @@ from PIL import Image, ImageDraw
 
 from ..engine import Kind, SeatView
 from ..engine.results import Award, Reason
+from ..hal.pages import image_to_pages
 from ..notices import Notice
 from .matchsticks import SCREEN_SIZE, draw_scoreboard
 from .notices import alert_text, notice_text
-from .pages import image_to_pages
-from .pixelfont import FONT_TEXT
+from .pixelfont import FONT_STRIP, FONT_TEXT, PixelFont
 
 __all__ = [
     "BANNER_BOX",
@@ -132,7 +132,7 @@ SCORE_LABEL_GAP = 1
 SCORE_DIVIDER_BAND = 5
 STRIP_TOP = 40  # page 5
 LINE_TOPS = (48, 56)  # pages 6 and 7
-LINE_TEXT_ROW = 1  # text rows 49-55 and 57-63: clear of the strip's underlines (row 47)
+LINE_TEXT_ROW = 0  # the marks on rows 48 and 56, capitals on 49-55 and 57-63 (FONT_TEXT)
 PAGE = 8
 BANNER_BOX = (0, STRIP_TOP, WIDTH, HEIGHT)  # pages 5-7
 
@@ -964,9 +964,11 @@ _BAZA_CELLS = {
 }
 
 
-def _draw_text(draw: ImageDraw.ImageDraw, x: int, y: int, text: str, fill: int) -> int:
+def _draw_text(
+    draw: ImageDraw.ImageDraw, x: int, y: int, text: str, fill: int, font: PixelFont = FONT_TEXT
+) -> int:
     """Draws ``text`` at (x, y); returns its width."""
-    lit = FONT_TEXT.pixels(text, (x, y))
+    lit = font.pixels(text, (x, y))
     if lit:
         draw.point(lit, fill=fill)
     return text_width(text)
@@ -994,13 +996,13 @@ def _strip_tile(strip: Strip) -> Image.Image:
     for x, letter, seat in ((MANO_X, "M", strip.mano), (DEALER_X, "D", strip.dealer)):
         if seat is None:
             continue
-        width = _draw_text(draw, x, 0, f"{letter}{seat}", 1)
+        width = _draw_text(draw, x, 0, f"{letter}{seat}", 1, FONT_STRIP)
         if seat == strip.seat:
             draw.line((x, PAGE - 1, x + width - 1, PAGE - 1), fill=1)
     for x, mark in zip(BAZA_X, strip.bazas, strict=True):
         draw.point([(x + dx, dy) for dx, dy in _BAZA_CELLS[mark]], fill=1)
     if strip.truco:
-        width = _draw_text(draw, TRUCO_X, 0, LADDER[strip.truco], 1)
+        width = _draw_text(draw, TRUCO_X, 0, LADDER[strip.truco], 1, FONT_STRIP)
         if strip.quiero_ours and strip.truco < 3:
             draw.line((TRUCO_X, PAGE - 1, TRUCO_X + width - 1, PAGE - 1), fill=1)
     return tile
@@ -1091,11 +1093,11 @@ def warm_score_tiles(target: int) -> None:
 
 
 @lru_cache(maxsize=512)
-def _glyph_columns(char: str, row: int) -> bytes:
+def _glyph_columns(char: str, row: int, font: PixelFont = FONT_TEXT) -> bytes:
     """A character's columns on a page, its top at ``row``: one byte a column, as wide as
     its advance (the spacing after it blank; no glyph reaches past its advance)."""
-    columns = bytearray(FONT_TEXT.advance(char))
-    for dx, dy in FONT_TEXT.pixels(char):
+    columns = bytearray(font.advance(char))
+    for dx, dy in font.pixels(char):
         columns[dx] |= 1 << (row + dy)
     return bytes(columns)
 
@@ -1110,9 +1112,16 @@ def _put(page: bytearray, x: int, columns: bytes, clear: bool = False) -> None:
     page[x:end] = ((old & ~new) if clear else (old | new)).to_bytes(len(columns), "big")
 
 
-def _put_text(page: bytearray, x: int, row: int, text: str, clear: bool = False) -> int:
+def _put_text(
+    page: bytearray,
+    x: int,
+    row: int,
+    text: str,
+    clear: bool = False,
+    font: PixelFont = FONT_TEXT,
+) -> int:
     """``_draw_text`` on a one-page tile in page layout; returns the text's width."""
-    _put(page, x, b"".join([_glyph_columns(char, row) for char in text]), clear)
+    _put(page, x, b"".join([_glyph_columns(char, row, font) for char in text]), clear)
     return text_width(text)
 
 
@@ -1136,13 +1145,13 @@ def _strip_pages(strip: Strip) -> bytes:
     for x, letter, seat in ((MANO_X, "M", strip.mano), (DEALER_X, "D", strip.dealer)):
         if seat is None:
             continue
-        width = _put_text(page, x, 0, f"{letter}{seat}")
+        width = _put_text(page, x, 0, f"{letter}{seat}", font=FONT_STRIP)
         if seat == strip.seat:
             _underline(page, x, width)
     for x, mark in zip(BAZA_X, strip.bazas, strict=True):
         _put(page, x, _baza_columns(mark))
     if strip.truco:
-        width = _put_text(page, TRUCO_X, 0, LADDER[strip.truco])
+        width = _put_text(page, TRUCO_X, 0, LADDER[strip.truco], font=FONT_STRIP)
         if strip.quiero_ours and strip.truco < 3:
             _underline(page, TRUCO_X, width)
     return bytes(page)

@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from ..engine import HouseRules
+from ..engine.rules import Claims, Falta
 from ..hal.display import DRIVERS, DisplayConfig
 from .controls import Button
 from .store import ArchivePolicy
@@ -65,14 +66,43 @@ _SECTIONS = {"table", "rules", "topology", "nodes", "gpio", "display", "tourname
 _HARDWARE = ("topology", "nodes", "gpio", "display")
 MAX_SEATS = 6
 MAX_BYTES = 1 << 20  # a configuration file is a few kilobytes
+_ON_OFF = ("on", "off")
+#: the house rules [rules] takes, and the values of each (``players`` is [table]'s)
+_RULES: dict[str, tuple[str, ...]] = {
+    "target": ("15", "30"),
+    "flor": _ON_OFF,
+    "falta": tuple(f.value for f in Falta),
+    "mazo_envido_point": _ON_OFF,
+    "claims": tuple(c.value for c in Claims),
+    "implicit_quiero": _ON_OFF,
+    "pica_pica": _ON_OFF,
+}
 
 
 class ConfigError(ValueError):
-    """``key``: where in the file; the message says what was expected."""
+    """``source``: the file that is wrong; ``line``: its line (None: the whole file, or a
+    key that is missing); ``key``: where in the file; ``expected``: what was expected;
+    ``fix``: what to do, in the owner's words. The message says all of it in one line:
+    ``/etc/truco-table/table.toml, línea 3: table.players: tendría que ser 2, 4 o 6, y
+    es 5. Corregí esa línea y volvé a arrancar la mesa.``"""
 
-    def __init__(self, source: str, key: str, expected: str) -> None:
-        self.source, self.key, self.expected = source, key, expected
-        super().__init__(f"{source}: {key}: {expected}")
+    def __init__(
+        self, source: str, key: str, expected: str, line: int | None = None, fix: str | None = None
+    ) -> None:
+        self.source, self.key, self.expected, self.line = source, key, expected, line
+        self.fix = fix if fix is not None else _fix(line)
+        super().__init__(f"{self.where}: {key}: {expected}. {self.fix}")
+
+    @property
+    def where(self) -> str:
+        """The file, and its line when there is one: ``table.toml, línea 3``."""
+        return self.source if self.line is None else f"{self.source}, línea {self.line}"
+
+
+def _fix(line: int | None) -> str:
+    if line is None:
+        return "Corregí el archivo y volvé a arrancar la mesa"
+    return "Corregí esa línea y volvé a arrancar la mesa"
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +143,11 @@ class TableConfig:
     new_game_after_s: float | None = 120.0
     archive: ArchivePolicy = field(default_factory=ArchivePolicy)
     tournament: bool = False  # the file has a [tournament] section (the tournament's link)
+    #: the configuration file, the pin map it names and the line that names it (what the
+    #: doctor and the journal point the owner at when the pin map is the wrong one)
+    source: Path | None = None
+    pinmap: Path | None = None
+    pinmap_line: int | None = None
 
 
 def _show(value: object) -> str:
@@ -120,14 +155,75 @@ def _show(value: object) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-class _Reader:
-    """Typed, range-checked reads from one file's data; every failure a ConfigError."""
+_HEADER = re.compile(r"\s*(\[\[?)\s*([A-Za-z0-9_.\s\"']+?)\s*\]\]?\s*(#.*)?$")
+_ASSIGN = re.compile(r"\s*([A-Za-z0-9_\"'-]+)\s*=")
 
-    def __init__(self, source: str, data: Mapping[str, Any]) -> None:
+
+def key_line(text: str, key: str) -> int | None:
+    """The line (1-based) of ``text`` where the dotted ``key`` is written, as the
+    checks name keys: ``table.players``, ``nodes.seat[2].serial``, ``gpio.seat[0].buttons.
+    truco``; a section (``table``, ``nodes.seat[1]``) is its header's line. None when
+    the file does not write it (a key missing, or one the checks name as a whole)."""
+    parts: list[tuple[str, int | None]] = []
+    for part in key.split("."):
+        name, _, index = part.partition("[")
+        parts.append((name, int(index.rstrip("]")) if index else None))
+    names = [name for name, _ in parts]
+    section: list[str] = []  # the current header's dotted name
+    counts: dict[str, int] = {}  # [[array]] headers seen, by name
+    current_index: dict[str, int] = {}
+    best: int | None = None
+    for number, raw in enumerate(text.splitlines(), 1):
+        header = _HEADER.match(raw)
+        if header is not None:
+            section = [w.strip().strip("\"'") for w in header.group(2).split(".")]
+            joined = ".".join(section)
+            if header.group(1) == "[[":
+                counts[joined] = counts.get(joined, -1) + 1
+                current_index[joined] = counts[joined]
+            if _matches(section, parts, current_index) and len(section) == len(parts):
+                best = number if best is None else best
+                if all(i is None for _, i in parts) or parts[-1][1] is not None:
+                    return number
+            continue
+        assign = _ASSIGN.match(raw)
+        if assign is None:
+            continue
+        full = [*section, assign.group(1).strip("\"'")]
+        if len(full) == len(names) and _matches(full, parts, current_index):
+            return number
+    return best
+
+
+def _matches(names: list[str], parts: list[tuple[str, int | None]], index: dict[str, int]) -> bool:
+    if len(names) > len(parts):
+        return False
+    for depth, name in enumerate(names):
+        wanted, at = parts[depth]
+        if name != wanted:
+            return False
+        if at is not None and index.get(".".join(names[: depth + 1])) != at:
+            return False
+    return True
+
+
+class _Reader:
+    """Typed, range-checked reads from one file's data; every failure a ConfigError
+    naming the file and line it is in (``files``: where to look, the first that writes
+    the key wins; the pin map's sections may be written in the configuration file)."""
+
+    def __init__(
+        self, source: str, data: Mapping[str, Any], files: tuple[tuple[str, str], ...] = ()
+    ) -> None:
         self.source = source
         self.data = data
+        self.files = files
 
     def fail(self, key: str, expected: str) -> ConfigError:
+        for source, text in self.files:
+            line = key_line(text, key)
+            if line is not None:
+                return ConfigError(source, key, expected, line)
         return ConfigError(self.source, key, expected)
 
     def section(self, parent: Mapping[str, Any], key: str, where: str) -> Mapping[str, Any]:
@@ -212,41 +308,99 @@ class _Reader:
             )
 
 
-def _read_toml(path: Path, source: str, key: str = "(file)") -> dict[str, Any]:
-    def fail(expected: str) -> ConfigError:
-        return ConfigError(source, key, expected)
+def _read_toml(
+    path: Path, source: str, key: str = "(file)", line: int | None = None
+) -> tuple[dict[str, Any], str]:
+    """The file's data and text. A file that is not there, or cannot be read, is the
+    fault of ``source`` (its ``key``, on ``line``: the pin map's name in table.toml); one
+    that is there but is no configuration (not UTF-8, a NUL byte, not TOML) is its own,
+    named with the line where it goes wrong."""
+
+    def fail(expected: str, fix: str | None = None) -> ConfigError:
+        return ConfigError(source, key, expected, line, fix)
+
+    def broken(expected: str, at: int | None = None, fix: str | None = None) -> ConfigError:
+        return ConfigError(str(path), "(archivo)", expected, at, fix)
 
     try:
         with open(path, "rb") as f:
             data = f.read(MAX_BYTES + 1)
     except FileNotFoundError:
+        if key == "(file)":
+            raise fail(
+                "no existe el archivo",
+                "Revisá el camino (--config), o copialo de nuevo con la instalación",
+            ) from None
         raise fail(
-            f"no existe el archivo {path}" if key != "(file)" else "no existe el archivo"
+            f"no existe el archivo {path}",
+            f"Poné en esa línea el nombre de un mapa de pines que esté al lado de {source} "
+            '(la mesa de la guía: pinmap = "pinmap.toml")',
         ) from None
     except OSError as e:
-        raise fail(f"no puedo leer {path}: {e.strerror or e}") from None
+        raise fail(f"no puedo leer {path}: {e.strerror or e}", "Revisá sus permisos") from None
     if len(data) > MAX_BYTES:
-        raise fail(f"{path} tiene más de {MAX_BYTES} bytes: no es una configuración")
+        raise broken(f"tiene más de {MAX_BYTES} bytes: no es una configuración")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise fail(f"{path} no es texto UTF-8 (byte {e.start})") from None
+        at = data[: e.start].count(b"\n") + 1
+        raise broken(
+            f"no es texto UTF-8 (byte {e.start})",
+            at,
+            "Guardalo como UTF-8 (nano lo hace) y volvé a arrancar la mesa",
+        ) from None
     if "\x00" in text:
-        raise fail(f"{path} tiene un byte NUL (en el carácter {text.index(chr(0))})")
+        at = text[: text.index(chr(0))].count("\n") + 1
+        raise broken(f"tiene un byte NUL (en el carácter {text.index(chr(0))})", at)
     try:
-        return tomllib.loads(text)
+        return tomllib.loads(text), text
     except tomllib.TOMLDecodeError as e:
-        raise fail(f"{path.name} no es TOML válido: {e}") from None
+        reason, line_at, column = _toml_position(e)
+        raise broken(f"no es TOML válido: {_toml_words(reason, column)}", line_at) from None
     except RecursionError:
-        raise fail(f"{path.name} anida demasiado") from None
+        raise broken("anida demasiado") from None
+
+
+_TOML_AT = re.compile(r"(.*) \(at (?:line (\d+), column (\d+)|end of document)\)$", re.S)
+
+
+def _toml_position(error: tomllib.TOMLDecodeError) -> tuple[str, int | None, int | None]:
+    """tomllib's reason, line and column (Python 3.11 says them in its message only)."""
+    found = _TOML_AT.match(str(error))
+    if found is None:
+        return str(error), None, None
+    line, column = found.group(2), found.group(3)
+    return found.group(1), int(line) if line else None, int(column) if column else None
+
+
+def _toml_words(reason: str, column: int | None) -> str:
+    """tomllib's reason (English), said in Spanish where we know it, with its column."""
+    words = {
+        "Expected ']' at the end of a table declaration": "falta el ] al final del encabezado",
+        "Expected ']]' at the end of an array declaration": "falta el ]] al final del encabezado",
+        "Expected '=' after a key in a key/value pair": "falta el = después de la clave",
+        "Invalid value": "el valor no es válido (¿un texto sin comillas?)",
+        "Invalid statement": "esa línea no es ni [sección] ni clave = valor",
+        "Cannot declare": "esa sección está dos veces",
+        "Cannot overwrite a value": "esa clave está dos veces",
+        "Unterminated string": "falta cerrar las comillas",
+        "Illegal character": "hay un carácter que no va",
+        "Expected newline or end of document after a statement": (
+            "sobra algo después del valor (¿falta un #?)"
+        ),
+    }
+    said = next((es for en, es in words.items() if reason.startswith(en)), None)
+    if said is None:
+        said = f"tomllib dice «{reason}»"
+    return said if column is None else f"{said} (columna {column})"
 
 
 def load_config(path: str | Path) -> TableConfig:
     """Read and check a configuration file (and the pin map it names)."""
     path = Path(path)
     source = str(path)
-    data = _read_toml(path, source)
-    r = _Reader(source, data)
+    data, text = _read_toml(path, source)
+    r = _Reader(source, data, ((source, text),))
     r.keys(data, "(top level)", _SECTIONS)
     table = r.section(data, "table", "table")
     r.keys(
@@ -284,9 +438,19 @@ def load_config(path: str | Path) -> TableConfig:
                 f"rules.{key}",
                 f"tendría que ser una palabra, un número o true/false, y es {_show(value)}",
             )
+        choices = _RULES.get(key)
+        if choices is None:
+            raise r.fail(
+                f"rules.{key}",
+                f"regla de la casa desconocida (las que hay: {', '.join(sorted(_RULES))})",
+            )
+        if options[key].lower() not in choices:
+            raise r.fail(
+                f"rules.{key}", f"tendría que ser {' o '.join(choices)}, y es {_show(value)}"
+            )
     try:
         rules = HouseRules.from_options(options)
-    except ValueError as e:
+    except ValueError as e:  # pragma: no cover - every value was checked above
         raise r.fail("rules", f"una regla de la casa no va: {e}") from None
     reading = r.text(table, "deal_reading", "table", "seats", ("seats", "dealer", "none"))
     deal_reading = DealReading(reading)
@@ -314,15 +478,27 @@ def load_config(path: str | Path) -> TableConfig:
     hr = r
     if pinmap is not None:
         pin_path = (path.parent / pinmap) if not Path(pinmap).is_absolute() else Path(pinmap)
-        pin_source = f"{source} (pin map {pin_path})"
-        pin_data = _read_toml(pin_path, source, "table.pinmap")
-        _Reader(pin_source, pin_data).keys(pin_data, "(top level)", set(_HARDWARE))
+        pin_line = key_line(text, "table.pinmap")
+        pin_data, pin_text = _read_toml(pin_path, source, "table.pinmap", pin_line)
+        pin_source = str(pin_path)
+        _Reader(pin_source, pin_data, ((pin_source, pin_text),)).keys(
+            pin_data, "(top level)", set(_HARDWARE)
+        )
         hw = {**pin_data, **{k: v for k, v in data.items() if k in _HARDWARE}}
-        hr = _Reader(pin_source, hw)
+        # a section written in table.toml replaces the pin map's: its lines are there
+        hr = _Reader(pin_source, hw, ((source, text), (pin_source, pin_text)))
+        if not any(k in data for k in _HARDWARE):
+            hr = _Reader(pin_source, hw, ((pin_source, pin_text),))
     config = _hardware(hr, rules, deal_reading, state_dir, decks, next_deal, new_game)
     status_file = Path(r.text(table, "status_file", "table", "/run/truco-table/seats.json"))
     return replace(
-        config, archive=archive, tournament="tournament" in data, status_file=status_file
+        config,
+        archive=archive,
+        tournament="tournament" in data,
+        status_file=status_file,
+        source=path,
+        pinmap=pin_path if pinmap is not None else None,
+        pinmap_line=key_line(text, "table.pinmap") if pinmap is not None else None,
     )
 
 
@@ -462,7 +638,7 @@ def _hardware(
             raise r.fail(
                 f"{where}.connected_to",
                 "una pantalla en el nodo necesita topology kind = nodes (en una mesa gpio "
-                'va en el Pi: connected_to = "pi" y su mux_channel)',
+                'va en la Pi: connected_to = "pi" y su mux_channel)',
             )
         display = DisplayConfig(
             driver=r.text(entry, "driver", where, "ssd1306", DRIVERS),

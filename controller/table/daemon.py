@@ -19,6 +19,7 @@ from the same configuration file by a :data:`LoadLink`): the tournament's, which
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import signal
@@ -31,6 +32,7 @@ from typing import Protocol
 from ..hal.factory import HARDWARE_ENV, factory_named
 from .config import ConfigError, TableConfig, load_config
 from .hardware import HARDWARE_EXIT, HardwareStartError, build_hardware
+from .lock import TableLock, TableLocked
 from .notify import Notifier
 from .service import ServiceConfig, TableService, freeze_heap
 
@@ -80,7 +82,7 @@ def stop_on_signals() -> threading.Event:
     stop = threading.Event()
 
     def handler(signum: int, frame: object) -> None:
-        log.info("signal %d: stopping", signum)
+        log.info("señal %d: la mesa se detiene", signum)
         stop.set()
 
     signal.signal(signal.SIGTERM, handler)
@@ -94,8 +96,39 @@ def run_service(config_path: Path, load_link: LoadLink | None = None) -> int:
     try:
         config = load_config(config_path)
     except ConfigError as e:
-        print(f"truco-table: bad configuration: {e}", file=sys.stderr)
+        print(f"truco-table: la configuración tiene un error: {e}", file=sys.stderr)
         return 2
+    lock = TableLock(config.state_dir)
+    try:
+        lock.acquire()  # one service per table: a second run stops here, touching nothing
+    except TableLocked as e:
+        print(f"truco-table: {e}", file=sys.stderr)
+        _tell_the_running_one(config)
+        return 2
+    except OSError as e:
+        print(
+            f"truco-table: no puedo usar la carpeta de la partida {config.state_dir}: "
+            f"{e.strerror or e}. Revisá state_dir en {config_path}.",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        return _run_locked(config_path, config, load_link)
+    finally:
+        lock.release()
+
+
+def _tell_the_running_one(config: TableConfig) -> None:
+    """The running service is told (a command in its control folder, never its record
+    or status): its journal and the doctor say that a second one was started."""
+    from .service import drop_command
+
+    # another user's folder: this run's own line says it all
+    with contextlib.suppress(OSError, ValueError):
+        drop_command(config.state_dir, "second-run", str(os.getpid()))
+
+
+def _run_locked(config_path: Path, config: TableConfig, load_link: LoadLink | None) -> int:
     from ..hal.deck import DeckError, WatchedRegistry
 
     try:
@@ -105,8 +138,8 @@ def run_service(config_path: Path, load_link: LoadLink | None = None) -> int:
         return 2
     if not registry.names:
         log.warning(
-            "no deck enrolled in %s: every card will be unknown "
-            "(enroll one with `truco-table enroll`)",
+            "no hay ningún mazo registrado en %s: todas las cartas van a ser desconocidas "
+            "(registrá uno con `truco-table enroll`)",
             config.decks,
         )
     link = None
@@ -114,7 +147,7 @@ def run_service(config_path: Path, load_link: LoadLink | None = None) -> int:
         try:
             link = load_link(config_path, config)
         except ValueError as e:
-            print(f"truco-table: bad configuration: {e}", file=sys.stderr)
+            print(f"truco-table: la configuración tiene un error: {e}", file=sys.stderr)
             return 2
     try:
         factory = factory_named()  # the Pi's own, or TRUCO_TABLE_HARDWARE=mock
@@ -140,6 +173,7 @@ def run_service(config_path: Path, load_link: LoadLink | None = None) -> int:
         notifier=Notifier.from_environment(),
         deck_of=lambda uid: registry.registry.deck_of(uid),  # follows a reloaded registry
     )
+    service.watch.status = hardware.status  # each seat's faults, for the doctor
     try:
         hardware.start(service.post, service.bus)  # the nodes are read in the loop's wait
     except HardwareStartError as e:

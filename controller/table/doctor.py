@@ -32,6 +32,7 @@ import shutil
 import stat
 import subprocess
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,7 +41,7 @@ from ..hal.deck import DeckError, load_registry
 from ..hal.display import DisplayConfig, mux_bus
 from ..hal.seatlink import find_nodes
 from .config import ConfigError, TableConfig, load_config
-from .hardware import read_seat_status
+from .hardware import read_seat_status, read_status
 
 __all__ = ["Finding", "Place", "Verdict", "examine", "mock_place", "pi_place", "report"]
 
@@ -75,6 +76,8 @@ class Place:
     #: the service's last status line (``systemctl show -p StatusText``), None: not known
     status_text: Callable[[], str | None] | None = None
     access: Callable[[str | Path, int], bool] = os.access  # may this user use the device?
+    #: the unit's main process (``systemctl show -p MainPID``), None: not known
+    main_pid: Callable[[], int | None] | None = None
 
 
 def smbus_probe(bus: int, address: int) -> bool:
@@ -124,8 +127,19 @@ def systemd_status_text(unit: str = "truco-table") -> str | None:
     return (shown or "").strip() or None
 
 
+def systemd_main_pid(unit: str = "truco-table") -> int | None:
+    """The unit's main process, or None where systemd does not run it."""
+    shown = (_systemctl_show(unit, "--property=MainPID", "--value") or "").strip()
+    return int(shown) if shown.isdigit() and int(shown) > 0 else None
+
+
 def pi_place() -> Place:
-    return Place(probe=smbus_probe, service=systemd_state, status_text=systemd_status_text)
+    return Place(
+        probe=smbus_probe,
+        service=systemd_state,
+        status_text=systemd_status_text,
+        main_pid=systemd_main_pid,
+    )
 
 
 # ------------------------------------------------------------------------- the checks
@@ -145,7 +159,7 @@ def examine(config_path: Path, place: Place) -> list[Finding]:
         if isinstance(denied, PermissionError):  # the configuration or the pin map it names
             says = f"no puedo leer {denied.filename or e.source} con este usuario: {SUDO}."
         else:
-            says = f"{e.key}: {e.expected}. Corregilo en {e.source}."
+            says = f"{e.where}: {e.key}: {e.expected}. {e.fix}."
         add(Finding(Verdict.FAIL, "Configuración", says))
         return findings
     add(
@@ -161,7 +175,7 @@ def examine(config_path: Path, place: Place) -> list[Finding]:
         (lambda: _nodes(config, place))
         if config.topology == "nodes"
         else (lambda: _gpio(config, place)),
-        lambda: _displays(config, place, state),
+        lambda: _mux_hint(config, _displays(config, place, state)),
     ]
     private = _unreadable(config)
     if private is None:
@@ -173,11 +187,180 @@ def examine(config_path: Path, place: Place) -> list[Finding]:
             add(Finding(Verdict.WARN, "Permisos", f"no puedo leer {e.filename}: {SUDO}."))
     if private is not None:
         add(private)
+    try:
+        findings.extend(_seat_faults(config))
+    except PermissionError as e:
+        add(Finding(Verdict.WARN, "Permisos", f"no puedo leer {e.filename}: {SUDO}."))
     if state is not None:
         findings.extend(_service(state))
+    findings.extend(_second_service(config, state, place))
     if place.status_text is not None:
         findings.extend(_floods(place.status_text()))
     return findings
+
+
+READER_WIRES = (
+    "Revisá sus seis cables a la Pico (SDA a GP17, SCK a GP18, MOSI a GP19, MISO a GP16, "
+    "RST a GP20, 3.3V al 3V3 y GND; nunca a 5 V) y que el módulo esté bien soldado "
+    "(docs/bares/armado.md, «El lector a la Pico»)."
+)
+
+
+def _seat_faults(config: TableConfig) -> list[Finding]:
+    """What the running service says is wrong at each seat (``faults.SeatWatch``): the
+    reader, a stuck button, a node on another seat, a card of another deck, a node with
+    a panel the pin map puts on the Pi."""
+    if config.status_file is None:
+        return []
+    try:
+        status = read_status(config.status_file)
+    except PermissionError:
+        raise
+    except OSError:
+        return []
+    if status is None:
+        return []
+    out: list[Finding] = []
+    where = (
+        f"{config.source}, línea {config.pinmap_line}"
+        if config.source is not None and config.pinmap_line is not None
+        else str(config.source or "table.toml")
+    )
+    elsewhere: list[int] = []  # seats whose node drives a panel the pin map puts on the Pi
+    for seat, entry in sorted(status["seats"].items()):
+        if seat >= config.rules.players:
+            continue
+        faults = entry.get("faults")
+        faults = faults if isinstance(faults, dict) else {}
+        if "reader_missing" in faults:
+            out.append(
+                Finding(Verdict.FAIL, f"Asiento {seat}: lector", f"no contesta. {READER_WIRES}")
+            )
+        if "pad_stuck" in faults:
+            button = str(faults["pad_stuck"]).replace("_", " ")
+            out.append(
+                Finding(
+                    Verdict.FAIL,
+                    f"Asiento {seat}: botonera",
+                    f"el botón {button} está apretado hace más de 10 s: destrabalo, o su "
+                    f"cable toca GND (en la Pico, el de {button} va de su pin a GND solo "
+                    "cuando lo apretás). Mientras tanto ese botón no anda.",
+                )
+            )
+        if "wrong_seat" in faults:
+            out.append(
+                Finding(
+                    Verdict.FAIL,
+                    f"Asiento {seat}: nodo",
+                    f"el nodo {faults['wrong_seat']}. En {config.pinmap or 'pinmap.toml'} "
+                    "los números de serie de los asientos están cambiados (o la cajita está "
+                    "en otro asiento): poné cada número de serie debajo de su asiento (las "
+                    "etiquetas del paso 2) y reiniciá con sudo systemctl restart truco-table.",
+                )
+            )
+        if "other_deck" in faults:
+            out.append(
+                Finding(
+                    Verdict.FAIL,
+                    f"Asiento {seat}: cartas",
+                    f"leyó una carta {faults['other_deck']} hace menos de 10 minutos: "
+                    "sacala de esta mesa; cada mesa juega con las 40 cartas de un mazo "
+                    "registrado (truco-table enroll).",
+                )
+            )
+        if isinstance(entry.get("pinmap"), str):
+            elsewhere.append(seat)
+    if elsewhere:
+        seats = " y ".join(", ".join(map(str, elsewhere)).rsplit(", ", 1))
+        name = config.pinmap.name if config.pinmap is not None else "table.toml"
+        out.append(
+            Finding(
+                Verdict.FAIL,
+                "Mapa de pines",
+                f"{'el nodo del asiento' if len(elsewhere) == 1 else 'los nodos de los asientos'} "
+                f"{seats} {'tiene' if len(elsewhere) == 1 else 'tienen'} su propia pantalla, "
+                f"pero {name} pone las pantallas en la Pi detrás de un multiplexor. Si tu mesa "
+                "es la de la guía (cada pantalla en su nodo), el mapa de pines es el "
+                f'equivocado: poné pinmap = "pinmap.toml" en {where} y reiniciá con sudo '
+                "systemctl restart truco-table.",
+            )
+        )
+    return out
+
+
+def _mux_hint(config: TableConfig, findings: list[Finding]) -> list[Finding]:
+    """A table of seat nodes whose pin map puts the panels on the Pi behind a
+    multiplexer (``pinmap-mux.toml``): where the Pi's bus or the multiplexer is not
+    found, the likelier fault is the ``pinmap`` line of table.toml, and it says so."""
+    on_pi = any(d.connected_to == "pi" for d in config.displays.values())
+    if config.topology != "nodes" or not on_pi or config.pinmap is None:
+        return findings
+    where = (
+        f"{config.source}, línea {config.pinmap_line}"
+        if config.source is not None and config.pinmap_line is not None
+        else str(config.source or "table.toml")
+    )
+    hint = (
+        f" Pero si las pantallas van en los nodos (la mesa de la guía), no hay multiplexor: "
+        f"el mapa de pines es el equivocado ({config.pinmap.name}); poné "
+        f'pinmap = "pinmap.toml" en {where} y reiniciá con sudo systemctl restart truco-table.'
+    )
+    out: list[Finding] = []
+    for f in findings:  # said once, on the first of them
+        if f.verdict is Verdict.FAIL and hint:
+            f, hint = Finding(f.verdict, f.what, f.says + hint), ""
+        out.append(f)
+    return out
+
+
+def _second_service(config: TableConfig, state: str | None, place: Place) -> list[Finding]:
+    """Two services for one table: a ``truco-table run`` started by hand holds the
+    table while the systemd service does not run it, or one was stopped at the lock a
+    moment ago."""
+    from .lock import holder
+
+    what = "Servicio truco-table"
+    out: list[Finding] = []
+    try:
+        pid = holder(config.state_dir)
+    except OSError:
+        pid = None
+    main_pid = place.main_pid() if place.main_pid is not None else None
+    if pid is not None and state is not None and (state != "active" or main_pid not in (None, pid)):
+        shown = f"el proceso {pid}" if pid > 0 else "otro proceso"
+        out.append(
+            Finding(
+                Verdict.FAIL,
+                what,
+                f"la mesa la tiene {shown} (un truco-table run arrancado a mano), no el "
+                "servicio: pará ese (Ctrl-C en su terminal, o kill "
+                f"{pid if pid > 0 else 'PID'}) y arrancá el servicio con sudo systemctl "
+                "start truco-table.",
+            )
+        )
+    try:
+        status = read_status(config.status_file) if config.status_file else None
+    except OSError:
+        status = None
+    second = status.get("second_run") if status is not None else None
+    if isinstance(second, dict) and isinstance(second.get("at"), int | float):
+        ago = time.time() - float(second["at"])
+        if 0 <= ago < SECOND_RUN_SHOWN_S:
+            out.append(
+                Finding(
+                    Verdict.FAIL,
+                    what,
+                    f"hace {max(1, round(ago / 60))} min alguien arrancó otro truco-table "
+                    f"run (proceso {second.get('pid')}) con la mesa andando; se paró sin "
+                    "tocar nada. No hace falta arrancarla a mano: la mesa ya anda como "
+                    "servicio (para probar a mano, antes sudo systemctl stop truco-table).",
+                )
+            )
+    return out
+
+
+#: a second ``run`` stopped at the lock is a problem for the doctor this long
+SECOND_RUN_SHOWN_S = 600.0
 
 
 def _floods(status: str | None) -> list[Finding]:
@@ -200,12 +383,12 @@ def _floods(status: str | None) -> list[Finding]:
 
 def _wiring(config: TableConfig) -> str:
     if config.topology == "gpio":
-        return "botones y lectores al GPIO, pantallas en el Pi"
+        return "botones y lectores al GPIO, pantallas en la Pi"
     panels = {d.connected_to for d in config.displays.values()}
     where = {
         frozenset({"node"}): "cada pantalla en su nodo",
-        frozenset({"pi"}): "pantallas en el Pi (multiplexor)",
-    }.get(frozenset(panels), "pantallas en los nodos y en el Pi")
+        frozenset({"pi"}): "pantallas en la Pi (multiplexor)",
+    }.get(frozenset(panels), "pantallas en los nodos y en la Pi")
     return f"un nodo por asiento (USB), {where}"
 
 

@@ -19,6 +19,7 @@ import logging
 import os
 import tempfile
 import threading
+import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -44,6 +45,7 @@ __all__ = [
     "SeatStatus",
     "build_hardware",
     "read_seat_status",
+    "read_status",
 ]
 
 log = logging.getLogger(__name__)
@@ -74,6 +76,8 @@ class SeatStatus:
         self._lock = threading.Lock()
         self._seats: dict[int, dict[str, Any]] = {}
         self._failed = False
+        self._test = False  # the seat test is on
+        self._second_run: dict[str, Any] | None = None  # the last second `run` stopped
 
     def node(self, seat: int, connected: bool) -> None:
         with self._lock:
@@ -90,14 +94,58 @@ class SeatStatus:
             entry["panel"] = {"driver": report.kind, "address": report.address, "ok": report.ok}
             self._write()
 
+    def faults(self, seat: int, faults: dict[str, str]) -> None:
+        """The seat's hardware faults (``controller.table.faults``: reader, a stuck
+        button, the node on another seat, a card of another deck), by kind: what to say."""
+        with self._lock:
+            entry = self._seats.setdefault(seat, {})
+            if faults:
+                entry["faults"] = dict(faults)
+            else:
+                entry.pop("faults", None)
+            self._write()
+
+    def pinmap(self, seat: int, said: str) -> None:
+        """The seat's node drives a panel the pin map puts elsewhere (the wrong pin map)."""
+        with self._lock:
+            self._seats.setdefault(seat, {})["pinmap"] = said
+            self._write()
+
+    def second_run(self, pid: int) -> None:
+        """A second ``truco-table run`` on this table stopped at the lock."""
+        with self._lock:
+            self._second_run = {"pid": pid, "at": round(time.time(), 3)}
+            self._write()
+
+    def heard(self, seat: int, said: str) -> None:
+        """What the seat last heard during the seat test (``botón truco``)."""
+        with self._lock:
+            entry = self._seats.setdefault(seat, {})
+            entry["heard"] = said
+            entry["heard_at"] = round(time.time(), 3)
+            self._write()
+
+    def set_test(self, on: bool) -> None:
+        """The seat test is on (``truco-table doctor --asientos`` follows it)."""
+        with self._lock:
+            self._test = on
+            self._write()
+
     def listener(
-        self, seat: int, then: Callable[[LinkEvent], None] | None
+        self,
+        seat: int,
+        then: Callable[[LinkEvent], None] | None,
+        forward: Callable[[int, LinkEvent], None] | None = None,
     ) -> Callable[[LinkEvent], None]:
-        """A link's ``display_listener`` that notes the seat's state, then calls ``then``."""
+        """A link's ``display_listener`` that notes the seat's state, then calls ``then``;
+        a panel's report also goes to ``forward`` (the service: a seat whose panel does
+        not answer is said on the others)."""
 
         def listen(event: LinkEvent) -> None:
             if isinstance(event, PanelReport):
                 self.panel(seat, event)
+                if forward is not None:
+                    forward(seat, event)
             elif isinstance(event, NodeConnected):
                 self.node(seat, True)
             elif isinstance(event, NodeDisconnected):
@@ -110,7 +158,13 @@ class SeatStatus:
     def _write(self) -> None:
         if self.path is None or not self.path.parent.is_dir():
             return
-        data = {"pid": os.getpid(), "seats": {str(s): e for s, e in sorted(self._seats.items())}}
+        data = {
+            "pid": os.getpid(),
+            "seats": {str(s): e for s, e in sorted(self._seats.items())},
+            "test": self._test,
+        }
+        if self._second_run is not None:
+            data["second_run"] = self._second_run
         try:
             fd, tmp = tempfile.mkstemp(prefix=".seats-", dir=self.path.parent)
             try:
@@ -125,7 +179,9 @@ class SeatStatus:
         except OSError as error:
             if not self._failed:
                 self._failed = True
-                log.warning("cannot write the seats' state to %s: %s", self.path, error)
+                log.warning(
+                    "no puedo escribir el estado de los asientos en %s: %s", self.path, error
+                )
 
     def close(self) -> None:
         if self.path is None:
@@ -137,6 +193,13 @@ class SeatStatus:
 def read_seat_status(path: Path) -> dict[int, dict[str, Any]] | None:
     """The seats' state as a running service wrote it; None when no service writes it
     (no file, or its process is gone). Raises ``PermissionError`` if unreadable."""
+    status = read_status(path)
+    return None if status is None else status["seats"]
+
+
+def read_status(path: Path) -> dict[str, Any] | None:
+    """The whole status file (``seats`` by number, ``test``, ``second_run``), as
+    ``read_seat_status`` reads it."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -157,7 +220,12 @@ def read_seat_status(path: Path) -> dict[int, dict[str, Any]] | None:
     for key, entry in data["seats"].items():
         if isinstance(key, str) and key.isdigit() and isinstance(entry, dict):
             seats[int(key)] = entry
-    return seats
+    second = data.get("second_run")
+    return {
+        "seats": seats,
+        "test": data.get("test") is True,
+        "second_run": second if isinstance(second, dict) else None,
+    }
 
 
 @dataclass
@@ -214,6 +282,7 @@ class Hardware:
             bus = SeatBus()
             bus.start()
             self._closers.append(bus.close)
+        warned: set[str] = set()  # the wrong pin map: one journal warning for the table
         for node in config.nodes:
             link = SeatLink(
                 node.seat,
@@ -228,7 +297,10 @@ class Hardware:
             if isinstance(display, NodeDisplay):
                 display.attach(link)  # the panel hangs on this node: windows go by its link
             # the doctor reads each seat's node and panel state from the status file
-            link.display_listener = self.status.listener(node.seat, link.display_listener)
+            then = link.display_listener
+            if display is not None and not isinstance(display, NodeDisplay):
+                then = _panel_elsewhere(config, node.seat, self.status, then, warned)
+            link.display_listener = self.status.listener(node.seat, then, on_event)
             link.start(bus)
 
     def _pad(self, seat: GpioSeat, on_event: Callable[[int, Any], None]) -> GpioPad:
@@ -305,8 +377,49 @@ class Hardware:
             try:
                 close()
             except Exception:  # one device failing to close must not keep the others open
-                log.exception("closing a device failed")
+                log.exception("falló al cerrar un dispositivo")
         self.factory.close()
+
+
+def _panel_elsewhere(
+    config: TableConfig,
+    seat: int,
+    status: SeatStatus,
+    then: Callable[[LinkEvent], None] | None,
+    warned: set[str],
+) -> Callable[[LinkEvent], None]:
+    """A node that drives a panel of its own, on a table whose pin map puts that seat's
+    panel on the Pi (the multiplexer's pin map named in table.toml on the guide's table):
+    one journal warning for the table pointing at the ``pinmap`` line, and the doctor is
+    told which seats."""
+    said = False
+
+    def listen(event: LinkEvent) -> None:
+        nonlocal said
+        if isinstance(event, PanelReport) and event.ok and not said:
+            said = True
+            where = _pinmap_line(config)
+            text = (
+                f"el nodo tiene su propia pantalla, pero el mapa de pines "
+                f"({config.pinmap.name if config.pinmap else 'table.toml'}) la pone en la Pi "
+                f"detrás de un multiplexor: si tu mesa es la de la guía (cada pantalla en su "
+                f'nodo), poné pinmap = "pinmap.toml" en {where} y reiniciá con sudo '
+                "systemctl restart truco-table"
+            )
+            if "pinmap" not in warned:
+                warned.add("pinmap")
+                log.warning("asiento %d: %s", seat, text)
+            status.pinmap(seat, text)
+        if then is not None:
+            then(event)
+
+    return listen
+
+
+def _pinmap_line(config: TableConfig) -> str:
+    """Where table.toml names its pin map: ``/etc/truco-table/table.toml, línea 12``."""
+    source = str(config.source) if config.source is not None else "table.toml"
+    return source if config.pinmap_line is None else f"{source}, línea {config.pinmap_line}"
 
 
 def _one_line(error: BaseException) -> str:

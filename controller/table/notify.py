@@ -69,7 +69,7 @@ class Notifier:
                 sock.sendall(message.encode("utf-8"))
         except OSError as error:
             if not self._failed:
-                log.warning("sd_notify to %s failed: %s", self.address, error)
+                log.warning("no pude avisarle a systemd (sd_notify a %s): %s", self.address, error)
                 self._failed = True
             return False
         self.sent.append(message)

@@ -290,7 +290,8 @@ def _screen_for(
             pad = pad_screen(game, seat, inp)
         dealt = 0
     reader = table.notice(seat) if table.notices[seat] is not None else None
-    alert = side.alert if node_ok else None  # ``Table.alert``: a connected seat's
+    # ``Table.alert``: a connected seat's own fault first, then the table's
+    alert = (table.seat_alerts[seat] or side.alert) if node_ok else None
     between = side.between
     match = table.match if between else None
     waiting = table.waiting and table.match is None and between

@@ -65,6 +65,7 @@ from ..render.screen import (
 )
 from ..transcript import TranscriptError, parse, replay, write
 from .chord import RefereeChord
+from .faults import SeatWatch
 from .inbox import Inbox
 from .notify import Notifier, flood_status
 from .screens import screen_for, screens_for
@@ -121,6 +122,8 @@ HOUSEKEEPING_S = 0.05
 #: are counted, not told one by one: one record comment (tournament profile) and one log
 #: line per seat and window say how many (``# rechazos sin anotar: asiento 1, 4995
 #: (not_your_turn 4995)``).
+#: a second service stopped at the lock is said on every seat this long
+SECOND_RUN_NOTICE_S = 30.0
 REFUSAL_BURST = 5
 REFUSAL_WINDOW_S = 10.0
 REFUSAL_COUNT_MARK = "# rechazos sin anotar: asiento "
@@ -265,6 +268,10 @@ class TableService:
         self._calls_lock = threading.Lock()
         self._bus: SeatBus | None = None
         self._record_lines: list[str] = []
+        #: each seat's hardware faults and the seat test (``controller.table.faults``)
+        self.watch = SeatWatch(config.rules.players, clock=clock, deck_of=deck_of, lookup=lookup)
+        self.watch.tell = self._tell_test
+        self.watch.tell_all = self._tell_everyone
         self.table = self._new_table(game if game is not None else self._restore())
 
     # ------------------------------------------------------------------ start-up
@@ -283,7 +290,7 @@ class TableService:
             return None
         game = result.game
         log.info(
-            "restored hand %d, score %d-%d from %s", game.hand_number, *game.score, self.store.path
+            "se retomó la mano %d, %d a %d, de %s", game.hand_number, *game.score, self.store.path
         )
         if game.winner is not None:
             self.store.archive()
@@ -306,6 +313,7 @@ class TableService:
         )
         self._record_lines = write(table.game).splitlines()
         table.match, table.waiting = self.match_card, self.match_waiting
+        self.watch.attach(table)  # its faults' lines on the seats, its cards' refusals
         self.rules = table.rules
         # Every score's tile drawn now (some 10 ms, cached): a hand's end, when every
         # seat shows two new scores, then draws nothing.
@@ -421,14 +429,17 @@ class TableService:
         try:
             if isinstance(event, _COUNTED):
                 self.handled += 1
+            faulted, taken = self.watch.event(seat, event)
+            if taken:  # the seat test's button or card, a stuck button: nothing played
+                return faulted
             if isinstance(event, _BUTTONS) and self._control(seat, event):
                 return True
             if not self.table.handle(seat, event):
-                return False
+                return faulted
             self._after_event()
             return True
         except Exception:  # one bad event must never stop the table
-            log.exception("seat %d: failed to handle %r", seat, event)
+            log.exception("asiento %d: no pude atender %r", seat, event)
             self.table.tell(seat, TableNotice.INTERNAL_ERROR, refusal=True)
             return True
 
@@ -445,10 +456,12 @@ class TableService:
             if self.store is not None:
                 target = self.store.archive()
                 log.info(
-                    "game won by team %d, %s; record %s",
+                    "partido ganado por el equipo %d, %s; registro %s",
                     game.winner,
                     game.score,
-                    f"archived as {target}" if target else "to be archived when the disk allows",
+                    f"archivado como {target}"
+                    if target
+                    else "se archiva cuando el disco lo permita",
                 )
                 self._deliver()
 
@@ -483,7 +496,7 @@ class TableService:
             try:
                 call()
             except Exception:  # a failing call must never stop the table
-                log.exception("call_soon: %r failed", call)
+                log.exception("call_soon: falló %r", call)
         return bool(calls)
 
     def set_match(self, card: MatchCard | None, *, waiting: bool = False) -> None:
@@ -502,7 +515,7 @@ class TableService:
             self._report_drops()
         if self._refusal_window:
             self._tell_refusal_counts(due_only=True)
-        if self._deal_if_due() or called:
+        if self._deal_if_due() or called or self.watch.tick():
             self.redraw()
         self.ping()
         if not busy or now >= self._controls_next:
@@ -510,7 +523,7 @@ class TableService:
             try:
                 self._read_controls()
             except OSError as error:  # a failing state directory never stops the table
-                log.error("control: cannot read %s: %s", self.control_dir, error)
+                log.error("control: no puedo leer %s: %s", self.control_dir, error)
         alerted = False
         if self.store is not None and self.store.pending and self.clock() >= self._next_retry:
             self._next_retry = self.clock() + RETRY_S
@@ -539,8 +552,8 @@ class TableService:
             new = total - self._drops_reported.get(seat, 0)
             if new:
                 log.warning(
-                    "seat %d: %d event(s) dropped (a stuck button or a flooding node?), "
-                    "%d since the start",
+                    "asiento %d: se descartaron %d eventos (¿un botón trabado o un nodo que "
+                    "inunda?), %d desde el arranque",
                     seat,
                     new,
                     total,
@@ -571,7 +584,7 @@ class TableService:
                     self.refusals_unsent += 1
                     if self.refusals_unsent == 1 or self.refusals_unsent % 10_000 == 0:
                         log.warning(
-                            "%d refusal(s) not sent: the record is not durable yet",
+                            "%d rechazos sin mandar: el registro todavía no está en el disco",
                             self.refusals_unsent,
                         )
                     return
@@ -591,7 +604,7 @@ class TableService:
                 try:
                     listener(event)
                 except Exception:  # a listener must never stop the table
-                    log.exception("listener failed on %s", type(event).__name__)
+                    log.exception("falló un oyente con %s", type(event).__name__)
 
     def _refused(self, seat: int, action: object, code: object) -> None:
         text = None if action is None else str(action)
@@ -622,7 +635,7 @@ class TableService:
         total = sum(counts.values())
         codes = " ".join(f"{code} {n}" for code, n in counts.most_common())
         log.warning(
-            "seat %d: %d more refusal(s) in %g s (%s)", seat, total, REFUSAL_WINDOW_S, codes
+            "asiento %d: %d rechazos más en %g s (%s)", seat, total, REFUSAL_WINDOW_S, codes
         )
         if self.config.record_refusals:
             self._record(f"{REFUSAL_COUNT_MARK}{seat}, {total} ({codes})", accepted=False)
@@ -709,7 +722,7 @@ class TableService:
         self._combo = None
         if self._asking is not None:  # an undo or new game waiting: the referee decides
             self._asking = None
-        log.info("seat %d called the referee", seat)
+        log.info("el asiento %d llamó al árbitro", seat)
         self.table.referee_called(seat)
         if self.config.record_refusals:
             self._record(f"{REFEREE_CALL_MARK}{seat}", accepted=False)
@@ -733,15 +746,32 @@ class TableService:
             try:
                 self.next_rules = HouseRules.from_options(dict(a.split("=", 1) for a in args))
             except ValueError as e:
-                log.error("control: bad house rules %s: %s", " ".join(args), e)
+                log.error("control: reglas de la casa que no sirven %s: %s", " ".join(args), e)
                 return False
-            log.info("house rules for the next game: %s", self.next_rules.to_line())
+            log.info("reglas de la casa del próximo partido: %s", self.next_rules.to_line())
             if self.table.game.hand_number == 0:
                 self.new_game()
             self._note_control(control)
             return True
-        log.error("control: unknown command %r", command)
+        if command == "seat-test" and args in (("on",), ("off",)):
+            self.watch.set_test(args[0] == "on")  # not a move: nothing in the record
+            return True
+        if command == "second-run" and len(args) == 1 and args[0].isdigit():
+            self.watch.second_run(int(args[0]))  # a second `run` stopped at the lock
+            return True
+        log.error("control: orden desconocida %r", command)
         return False
+
+    def _tell_everyone(self, notice: Notice) -> None:
+        """A line on every seat for a while, that the deal does not hide."""
+        for seat in range(self.table.rules.players):
+            self.table.tell(seat, notice, refusal=True, seconds=SECOND_RUN_NOTICE_S)
+        self.redraw()
+
+    def _tell_test(self, seat: int, notice: Notice) -> None:
+        """The seat test's line on a seat: shown as a refusal is (the deal does not
+        hide it)."""
+        self.table.tell(seat, notice, refusal=True)
 
     def _note_control(self, control: str | None) -> None:
         if control is not None and self.store is not None:
@@ -778,7 +808,7 @@ class TableService:
         self._hand_over_at = None
         self.table.last = TableResult(action, None) if action is not None else None
         self.tell_all(ActionUndone(str(action)))
-        log.info("undo: %s", action)
+        log.info("deshacer: %s", action)
         self._emit(Undone(str(action), game.score, game.hand_number))
         self.redraw()
         return True
@@ -795,7 +825,7 @@ class TableService:
         self.table.alerts.update(alerts)
         self._shown = [None] * len(self.displays)
         self._screens = [None] * len(self.displays)
-        log.info("new game: %s", self.rules.to_line())
+        log.info("partido nuevo: %s", self.rules.to_line())
         self._emit(NewGame(self.rules.to_line()))
         self.redraw()
 
@@ -835,7 +865,7 @@ class TableService:
                 return  # withdrawn by ``truco-table control`` (its --wait ran out)
             except OSError as e:  # a refusing card: applied from where it is
                 if command_id not in self._controls_stuck:
-                    log.error("control: cannot claim %s: %s", path, e)
+                    log.error("control: no puedo tomar %s: %s", path, e)
                 taken = path
             path = taken
         try:
@@ -843,7 +873,7 @@ class TableService:
         except OSError as e:
             if command_id not in self._controls_stuck:
                 self._controls_stuck.add(command_id)
-                log.error("control: cannot read %s: %s", path, e)
+                log.error("control: no puedo leer %s: %s", path, e)
             return
         if words and not self._applied_before(command_id):
             log.info("control %s: %s", command_id, " ".join(words))
@@ -856,7 +886,7 @@ class TableService:
         except OSError as e:
             if command_id not in self._controls_stuck:  # said once, not at every turn
                 self._controls_stuck.add(command_id)
-                log.error("control: cannot delete %s: %s", path, e)
+                log.error("control: no puedo borrar %s: %s", path, e)
 
     def _applied_before(self, command_id: str) -> bool:
         if command_id in self._controls_applied:
@@ -906,7 +936,7 @@ class TableService:
             except Exception as error:  # a broken display never stops the table
                 self.display_errors += 1
                 if self.display_errors == 1 or self.display_errors % 100 == 0:
-                    log.warning("seat %d display failed: %s", seat, error)
+                    log.warning("asiento %d: falló la pantallita: %s", seat, error)
                 continue
             self._shown[seat] = content
             self._screens[seat] = screen
@@ -939,7 +969,7 @@ def freeze_heap() -> None:
     gc.collect()
     gc.freeze()
     log.info(
-        "start-up heap frozen: %d objects out of the collector's full passes",
+        "memoria del arranque congelada: %d objetos fuera de las pasadas completas del recolector",
         gc.get_freeze_count(),
     )
 

@@ -341,7 +341,7 @@ class GameStore:
         except FileNotFoundError:
             return None
         except OSError as error:
-            log.error("cannot read %s: %s; a new game starts in memory", self.path, error)
+            log.error("no puedo leer %s: %s; empieza un partido nuevo en memoria", self.path, error)
             self._fault(error)
             self._unreadable = True
             self._on_disk = None
@@ -360,7 +360,7 @@ class GameStore:
         stored, crc = render_lines(lines)
         if self.dropped is not None or data[:good] != stored:
             if self.dropped is not None and self.damage is None:
-                log.warning("dropped a torn end from %s: %r", self.path, self.dropped)
+                log.warning("se descartó un final cortado de %s: %r", self.path, self.dropped)
             self._on_disk = None  # rewritten: without the torn end, or with its checks
         else:
             self._crc, self._good_len = crc, good
@@ -396,8 +396,8 @@ class GameStore:
         self._on_disk = None
         self.damage = Damage(kept + 1, kept, len(original), why, None)
         log.error(
-            "%s is damaged (%s): the game goes on from its %d good line(s); "
-            "the damaged original is kept in %s/",
+            "%s está dañado (%s): el partido sigue desde sus %d líneas buenas; "
+            "el original dañado queda guardado en %s/",
             self.path,
             why,
             kept,
@@ -420,7 +420,7 @@ class GameStore:
             tail -= 1
             if tail and head(tail - 1) == "dealer":
                 tail -= 1
-            log.info("the last hand had no action yet: its deal will be read again")
+            log.info("la última mano no tenía ninguna jugada: se vuelve a leer su reparto")
             dropped = "\n".join(lines[tail:])
             self.dropped = dropped if self.dropped is None else f"{dropped}\n{self.dropped}"
             del lines[tail:]
@@ -436,7 +436,7 @@ class GameStore:
             with contextlib.suppress(OSError):
                 o = self.disk.stat(other)
                 if (o.st_dev, o.st_ino) == (st.st_dev, st.st_ino):
-                    log.info("%s was archived as %s before a restart", self.path, other)
+                    log.info("%s se archivó como %s antes de reiniciar", self.path, other)
                     self.disk.unlink(self.path)
                     self.disk.fsync_dir(self.dir)
                     self.last_archived = other
@@ -484,7 +484,7 @@ class GameStore:
             self._fault(error)
             return False
         if self.problem is not None:
-            log.info("%s is writable again; the record is complete", self.path)
+            log.info("%s se puede escribir de nuevo; el registro está completo", self.path)
         self.problem = None
         return True
 
@@ -494,7 +494,7 @@ class GameStore:
         if error.errno in (errno.ENOSPC, errno.EDQUOT):
             self._keep_reserve(keep=None)  # the oldest games make room for this one
         if self.problem is None:
-            log.error("cannot write %s: %s; the game goes on in memory", self.path, error)
+            log.error("no puedo escribir %s: %s; el partido sigue en memoria", self.path, error)
         self.problem = f"disco: {error.strerror or error}"
 
     def _settle(self) -> None:
@@ -518,7 +518,7 @@ class GameStore:
             if self.damage is not None:
                 d = self.damage
                 self.damage = Damage(d.first_bad_line, d.kept, d.dropped_bytes, d.why, target)
-            log.error("the damaged record was kept as %s", target)
+            log.error("el registro dañado quedó guardado como %s", target)
             self._rotate(self.damaged_dir, MAX_DAMAGED, None, keep=target)
 
     def _sync_head(self) -> None:
@@ -610,7 +610,7 @@ class GameStore:
         self.disk.fsync_dir(self.archive_dir)
         self.disk.fsync_dir(self.dir)
         self.last_archived = self._linked
-        log.info("record archived as %s", self._linked)
+        log.info("registro archivado como %s", self._linked)
         self._rotate(
             self.archive_dir, self.policy.max_games, self.policy.max_bytes, keep=self._linked
         )
@@ -633,10 +633,10 @@ class GameStore:
                 self.disk.unlink(path)
             except OSError as error:
                 if self.problem is None:  # once, not at every retry
-                    log.warning("cannot delete %s from the archive: %s", path, error)
+                    log.warning("no puedo borrar %s del archivo: %s", path, error)
                 return
             log.warning(
-                "archive policy: deleted %s (the oldest) to keep %d bytes free on the card",
+                "archivo: se borró %s (el más viejo) para dejar %d bytes libres en la tarjeta",
                 path.name,
                 reserve,
             )
@@ -682,9 +682,9 @@ class GameStore:
             try:
                 self.disk.unlink(path)
             except OSError as error:
-                log.warning("cannot delete %s from the archive: %s", path, error)
+                log.warning("no puedo borrar %s del archivo: %s", path, error)
                 return
-            log.info("archive policy: deleted %s (the oldest)", path.name)
+            log.info("archivo: se borró %s (el más viejo)", path.name)
             files = [f for f in files if f[0] != path]
             total -= st.st_size
 

@@ -155,6 +155,9 @@ class Table:
         self.clock = clock
         self.on_record = on_record
         self.on_refusal = on_refusal
+        #: told of a card of no enrolled deck (False) or of another deck than the
+        #: hand's (True), with its seat and tag: the service's fault watch
+        self.on_foreign_card: Callable[[int, bytes, bool], None] | None = None
         n = self.rules.players
         self.inputs = [SeatInput() for _ in range(n)]
         self.messages: list[Message | None] = [None] * n
@@ -164,6 +167,9 @@ class Table:
         self.reader_ok = [True] * n  # the node's last heartbeat: its reader chip answers
         #: lasting warnings for every seat (a full disk), shown when no message is
         self.alerts: dict[str, Notice] = {}  # lasting, table-wide: a full disk, damage
+        #: each seat's own lasting warning (its reader missing, a button stuck, another
+        #: seat's panel gone: ``controller.table.faults``), before the table-wide ones
+        self.seat_alerts: list[Notice | None] = [None] * n
         self.deal: dict[int, list[Card]] = {}
         self.hand_dealer: int | None = None
         self.last: TableResult | None = None
@@ -245,15 +251,12 @@ class Table:
             self.notices[seat] = (LinkNotice.ONE_CARD, self.clock() + MESSAGE_SECONDS)
             return True
         if isinstance(event, Heartbeat):
+            # the reader's state, said on the seat as a lasting alert (``seat_alerts``,
+            # which the deal does not hide) by the service's fault watch
             if event.reader_ok == self.reader_ok[seat]:
                 return False
-            self.reader_ok[seat] = event.reader_ok  # told once, when it changes
-            notice = link_notice(event)
-            if notice is not None:
-                self.tell(seat, notice, seconds=3600.0)
-            elif (m := self.messages[seat]) and m.notice is LinkNotice.READER_MISSING:
-                self.messages[seat] = None
-            return True
+            self.reader_ok[seat] = event.reader_ok
+            return False
         if isinstance(event, _LINK):
             self.node_ok[seat] = isinstance(event, NodeConnected)
             # the node forgot its reader's card (and may have missed its leaving): the
@@ -286,6 +289,8 @@ class Table:
         card = self.lookup(uid)
         if card is None:
             self._refuse(seat, None, RefusalCode.UNKNOWN_CARD)
+            if self.on_foreign_card is not None:
+                self.on_foreign_card(seat, uid, False)
             return True
         if self.deck_of is not None and self.phase in (Phase.DEALING, Phase.PLAYING):
             deck = self.deck_of(uid)
@@ -295,6 +300,8 @@ class Table:
                 self.tell(seat, TableNotice.OTHER_DECK, refusal=True)
                 if self.on_refusal is not None:
                     self.on_refusal(seat, None, RefusalCode.UNKNOWN_CARD)
+                if self.on_foreign_card is not None:
+                    self.on_foreign_card(seat, uid, True)
                 return True
         if self.phase is Phase.DEALING:
             self._deal_tap(seat, card)
@@ -430,7 +437,8 @@ class Table:
         """A lasting warning for the seat: its node unplugged, or a table-wide alert."""
         if not self.node_ok[seat]:
             return LinkNotice.UNPLUGGED
-        return next(iter(self.alerts.values()), None)
+        own = self.seat_alerts[seat]
+        return own if own is not None else next(iter(self.alerts.values()), None)
 
     def notice(self, seat: int) -> Notice | None:
         """The seat's reader notice (``LinkNotice.ONE_CARD``), if it has not expired."""

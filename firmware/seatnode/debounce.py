@@ -4,32 +4,42 @@ What a player sees: a short press (down, then up before ``hold_ms``) is reported
 once, when the button is let go, as PRESS; keeping a button down for ``hold_ms``
 reports HOLD once, at that moment, and its release reports nothing more.
 A contact that chatters for less than ``debounce_ms`` is ignored.
+
+A button down for ``stuck_ms`` (a line shorted to ground, a jammed key, something
+leaning on it) reports STUCK once, and its release after that FREED: the Pi tells the
+seat and the owner, and plays nothing.
 """
 
 from seatnode.compat import ticks_diff
 
 PRESS = "PRESS"
 HOLD = "HOLD"
+STUCK = "STUCK"
+FREED = "FREED"
 
 DEBOUNCE_MS = 20
 HOLD_MS = 800
+STUCK_MS = 10000
 
 
 class Button:
     """One debounced button.  Feed it raw samples with ``update``."""
 
-    def __init__(self, name, debounce_ms=DEBOUNCE_MS, hold_ms=HOLD_MS):
+    def __init__(self, name, debounce_ms=DEBOUNCE_MS, hold_ms=HOLD_MS, stuck_ms=STUCK_MS):
         self.name = name
         self.debounce_ms = debounce_ms
         self.hold_ms = hold_ms
+        self.stuck_ms = stuck_ms
         self.pressed = False  # the debounced state
         self._raw = False
         self._raw_since = None
         self._down_since = 0
         self._held = False
+        self._stuck = False
 
     def update(self, raw, now):
-        """Take one raw sample (True = contact closed); return PRESS, HOLD or None."""
+        """Take one raw sample (True = contact closed); return PRESS, HOLD, STUCK,
+        FREED or None."""
         raw = bool(raw)
         if self._raw_since is None or raw != self._raw:
             self._raw = raw
@@ -39,22 +49,33 @@ class Button:
             if raw:
                 self._down_since = self._raw_since
                 self._held = False
+            elif self._stuck:
+                self._stuck = False
+                return FREED
             elif not self._held:
                 return PRESS
         if self.pressed and not self._held and ticks_diff(now, self._down_since) >= self.hold_ms:
             self._held = True
             return HOLD
+        if (
+            self._held
+            and not self._stuck
+            and self.pressed
+            and ticks_diff(now, self._down_since) >= self.stuck_ms
+        ):
+            self._stuck = True
+            return STUCK
         return None
 
 
 class ButtonPad:
     """The seat's eight buttons, sampled together."""
 
-    def __init__(self, names, debounce_ms=DEBOUNCE_MS, hold_ms=HOLD_MS):
-        self.buttons = [Button(name, debounce_ms, hold_ms) for name in names]
+    def __init__(self, names, debounce_ms=DEBOUNCE_MS, hold_ms=HOLD_MS, stuck_ms=STUCK_MS):
+        self.buttons = [Button(name, debounce_ms, hold_ms, stuck_ms) for name in names]
 
     def update(self, raw_states, now):
-        """Take one sample per button; return a list of (PRESS|HOLD, name)."""
+        """Take one sample per button; return a list of (PRESS|HOLD|STUCK|FREED, name)."""
         events = []
         for i in range(min(len(self.buttons), len(raw_states))):
             button = self.buttons[i]

@@ -8,7 +8,7 @@ simulated node over a pseudo-terminal.
 
 from seatnode import FIRMWARE_VERSION, display, protocol
 from seatnode.compat import ticks_add, ticks_diff
-from seatnode.debounce import DEBOUNCE_MS, HOLD_MS, ButtonPad
+from seatnode.debounce import DEBOUNCE_MS, HOLD_MS, STUCK_MS, ButtonPad
 from seatnode.led import StatusLed
 from seatnode.tags import CONFIRM_READS, GRACE_MS, TAGMANY, TagPresence
 
@@ -43,6 +43,7 @@ class NodeApp:
         host_timeout_ms=HOST_TIMEOUT_MS,
         debounce_ms=DEBOUNCE_MS,
         hold_ms=HOLD_MS,
+        stuck_ms=STUCK_MS,
         grace_ms=GRACE_MS,
         confirm_reads=CONFIRM_READS,
         reader_version=0,
@@ -57,10 +58,11 @@ class NodeApp:
         self.host_timeout_ms = host_timeout_ms
         self.seq = protocol.Sequencer()
         self.lines = protocol.LineReader()
-        self.pad = ButtonPad(protocol.BUTTONS, debounce_ms, hold_ms)
+        self.pad = ButtonPad(protocol.BUTTONS, debounce_ms, hold_ms, stuck_ms)
         self.tags = TagPresence(grace_ms, confirm_reads)
         self.led = StatusLed(now)
-        self.reader_ok = False
+        self.reader_ok = False  # main.py sets it at start and after each poll
+        self._reader_said = None  # what the last heartbeat said of the reader
         self.reader_version = reader_version
         self.rx_errors = 0
         self.reset_requested = False
@@ -100,6 +102,7 @@ class NodeApp:
         """HB <uptime_s> <rx_errors> <reader>, and in a session of protocol 4 <written>:
         the last display update written whole (``-``: none, or out of sync)."""
         uptime = str(self._uptime_ms // 1000)
+        self._reader_said = self.reader_ok
         reader = "OK" if self.reader_ok else "NONE"
         if self.version < 4:  # protocols 2 and 3: three arguments
             self.send(protocol.HB, (uptime, str(self.rx_errors), reader))
@@ -222,7 +225,9 @@ class NodeApp:
         if elapsed > 0:
             self._uptime_ms += elapsed
         self._last_tick = now
-        if ticks_diff(now, self._next_heartbeat) >= 0:
+        # a reader that stopped answering (or answers again) is said at once, not in
+        # the heartbeat due up to a second later
+        if ticks_diff(now, self._next_heartbeat) >= 0 or self.reader_ok != self._reader_said:
             self.send_heartbeat()
             self._next_heartbeat = ticks_add(now, self.heartbeat_ms)
         if self._header is not None and ticks_diff(now, self._block_since) >= BLOCK_TIMEOUT_MS:

@@ -37,6 +37,8 @@ TAGOFF = "TAGOFF"
 TAGMANY = "TAGMANY"
 PRESS = "PRESS"
 HOLD = "HOLD"
+STUCK = "STUCK"  # a button down for the stuck time (10 s): a line stuck, a jammed key
+FREED = "FREED"  # that button let go again
 # Message types, Pi -> node (HELLO and HB are used in both directions).
 IDENT = "IDENT"
 LED = "LED"

@@ -114,6 +114,10 @@ def bad(tmp: Path) -> list[list[str]]:
         ["league", "desk", "--dir", missing, "--http-port", "0"],
         ["league", "desk", "--dir", str(folder), "--http-port", "0"],
         ["league", "desk", "--dir", str(folder), "--http-port", "70000"],
+        ["rekey"],
+        ["rekey", "--config", missing, "ABCD-EFGH-JKMN-PQRS"],
+        ["rekey", "--config", str(junk), "ABCD-EFGH-JKMN-PQRS"],
+        ["rekey", "--config", str(junk), "no-es-un-codigo"],
     ]  # fmt: skip
 
 
@@ -166,8 +170,8 @@ def test_help_shows_the_defaults_and_explains_every_house_rule(
     }  # fmt: skip
     for option, default in rules.items():
         assert len(said[option].split()) >= 8, said[option]  # says what the rule does
-        assert said[option].endswith(f"(default: {default})"), said[option]
+        assert said[option].endswith(f"(por defecto: {default})"), said[option]
     others = {"--seed": "0", "--seat": "0", "--pace": "0.6", "--deal-reading": "seats",
               "--lang": "es", "--ui": "auto"}  # fmt: skip
     for option, default in others.items():
-        assert f"(default: {default})" in said[option], said[option]
+        assert f"(por defecto: {default})" in said[option], said[option]

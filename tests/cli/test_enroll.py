@@ -76,14 +76,14 @@ def test_mock_enrollment_end_to_end(tmp_path: Path) -> None:
         ["--deck", "bar deck 1", "--registry", str(registry), "--mock", "--mock-pace", "0"]
     )
     assert code == 0, out
-    assert "[ 1/40] Tocá el 1 de espadas (1E) / Tap the 1 of espadas (1E)" in out
+    assert "[ 1/40] Tocá el 1 de espadas (1E)\n" in out
     assert "[40/40] Tocá el 12 de copas (12C)" in out
-    assert "Reader connected on /dev/pts/" in out
-    assert "Reader node 00000000c0ffee00, firmware mock" in out
+    assert "Lector conectado en /dev/pts/" in out
+    assert "Nodo del lector 00000000c0ffee00, firmware mock" in out
     assert out.count("ok Registrado") == 40
-    assert "Same tag again (6B): ignored" in out  # seed 0 bounces the 6B...
-    assert "That tag is already enrolled as 5B" in out  # ...and taps the 5B again
-    assert f"Saved deck 'bar deck 1' (40 cards) to {registry}." in out
+    assert "La misma etiqueta otra vez (6B): ignorada" in out  # seed 0 bounces the 6B...
+    assert "Esa carta ya está registrada como 5B" in out  # ...and taps the 5B again
+    assert f"Quedó guardado el mazo 'bar deck 1' (40 cartas) en {registry}." in out
     reg = load_registry(registry)
     assert reg.names == ("bar deck 1",)
     assert dict(reg["bar deck 1"].cards) == expected_deck(0)
@@ -95,7 +95,7 @@ def test_several_decks_and_a_tag_of_another_deck(tmp_path: Path) -> None:
     assert enroll(["--deck", "a", *base])[0] == 0
     code, out = enroll(["--deck", "b", *base, "--seed", "7"])
     assert code == 0, out
-    assert "The registry has 2 decks: a, b." in out
+    assert "El registro tiene 2 mazos: a, b." in out
     reg = load_registry(registry)
     assert dict(reg["b"].cards) == expected_deck(7)
     assert reg.card_of(mock_uids(7)[5]) == ENROLL_ORDER[5]
@@ -103,9 +103,9 @@ def test_several_decks_and_a_tag_of_another_deck(tmp_path: Path) -> None:
     # The same made-up tags again: every one belongs to deck "a"; nothing is written.
     code, out = enroll(["--deck", "c", *base])
     assert code == 1
-    assert "That tag is the 1E of deck 'a'" in out
-    assert "The simulated reader has no more cards: nothing written" in out
-    assert "0 of 40 cards were tapped; missing: 1E 2E 3E" in out
+    assert "Esa carta es el 1E del mazo 'a'" in out
+    assert "El lector simulado no tiene más cartas: no se escribió nada" in out
+    assert "Se tocaron 0 de 40 cartas; faltan: 1E 2E 3E" in out
     assert registry.read_bytes() == before
 
 
@@ -115,7 +115,7 @@ def test_existing_deck_needs_replace(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert enroll(["--deck", "a", *base])[0] == 0
     before = registry.read_bytes()
     assert enroll(["--deck", "A", *base, "--seed", "3"])[0] == 2
-    assert "already has a deck named 'a': use --replace" in capsys.readouterr().err
+    assert "ya tiene un mazo que se llama 'a': usá --replace" in capsys.readouterr().err
     assert registry.read_bytes() == before
     code, out = enroll(["--deck", "a", *base, "--seed", "3", "--replace"])
     assert code == 0, out
@@ -128,7 +128,7 @@ def test_retag_one_card(tmp_path: Path) -> None:
     assert enroll(["--deck", "a", *base])[0] == 0
     code, out = enroll(["--deck", "a", "--card", "7e", *base, "--seed", "9"])
     assert code == 0, out
-    assert "re-tagging 7E" in out and "[ 1/1] Tocá el 7 de espadas (7E)" in out
+    assert "de nuevo 7E" in out and "[ 1/1] Tocá el 7 de espadas (7E)" in out
     deck = load_registry(registry)["a"]
     expected = expected_deck(0)
     del expected[mock_uids(0)[6]]
@@ -159,7 +159,7 @@ def test_quit_writes_nothing(tmp_path: Path) -> None:
         keys="q\n",
     )
     assert code == 1
-    assert "Quit: nothing written to" in out
+    assert "Saliste: no se escribió nada en" in out
     assert not registry.exists()
 
 
@@ -182,7 +182,7 @@ def test_ctrl_c_writes_nothing(tmp_path: Path) -> None:
         keys=_CtrlC(),
     )
     assert code == 130
-    assert "Interrupted: nothing written to" in out
+    assert "Interrumpido: no se escribió nada en" in out
     assert registry.read_bytes() == before
 
 
@@ -194,9 +194,9 @@ def test_typed_undo_and_skip(tmp_path: Path) -> None:
         keys="u\ns\nhelp\n\nq\n",
     )
     assert code == 1
-    assert "-- No hay nada que deshacer / Nothing to undo" in out
+    assert "-- No hay nada que deshacer" in out
     assert "-- Salteado el 1E: se pide al final" in out
-    assert "Keys: u+Enter undo" in out
+    assert "Teclas: u+Enter deshace" in out
     assert "[ 1/40] Tocá el 2 de espadas (2E)" in out
     assert not registry.exists()
 
@@ -217,7 +217,7 @@ def test_port_and_serial_use_a_real_node(tmp_path: Path) -> None:
             by_id_dir=by_id,
         )
     assert code == 0, out
-    assert "node with USB serial number e6614103e7ab1234" in out
+    assert "el nodo con número de serie USB e6614103e7ab1234" in out
     assert load_registry(registry).names == ("a", "b")
 
 
@@ -270,21 +270,21 @@ def test_no_reader_hint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
         by_id_dir=by_id,
     )
     assert code == 1
-    assert "No node with serial number abc123 is plugged in (nodes found: none)" in out
+    assert "No hay enchufado ningún nodo con número de serie abc123 (nodos que hay: ninguno)" in out
     code, out = enroll(
         ["--deck", "a", "--registry", registry, "--port", str(tmp_path / "ttyNONE")],
         keys=_QuitLater(0.5),
     )
     assert code == 1
-    assert "No reader answers on" in out
+    assert "No responde ningún lector en" in out
     assert not os.path.exists(registry)
 
 
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--deck", "a", "--port", "/dev/null", "--seed", "3"], "--seed and --mock-pace go"),
-        (["--deck", " a", "--mock"], "bad deck name"),
+        (["--deck", "a", "--port", "/dev/null", "--seed", "3"], "--seed y --mock-pace van"),
+        (["--deck", " a", "--mock"], "el nombre de mazo ' a' no sirve"),
     ],
 )
 def test_bad_arguments(
@@ -300,13 +300,14 @@ def test_corrupt_registry_is_reported(tmp_path: Path, capsys: pytest.CaptureFixt
     registry.write_text('format = 1\n[[deck]]\nname = "a"\n[deck.cards]\n"04" = "1E"\n')
     code, _ = enroll(["--deck", "b", "--registry", str(registry), "--mock"])
     assert code == 2
-    assert f"{registry}: deck 'a'" in capsys.readouterr().err
+    assert f"{registry}: mazo 'a'" in capsys.readouterr().err
 
 
 def test_argparse_rejects(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         parse(["enroll", "--deck", "a", "--mock", "--card", "8E"])
-    assert "no card '8E': a rank (1-7, 10-12) then E, B, O or C" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "no hay carta '8E': un número (1-7, 10-12) y después E, B, O o C" in err
     with pytest.raises(SystemExit):
         parse(["enroll", "--deck", "a"])  # no reader
     with pytest.raises(SystemExit):
@@ -322,6 +323,6 @@ def test_any_seats_reader_may_enroll(tmp_path: Path, caplog: pytest.LogCaptureFi
     with MockReader(mock_script(0), pace=0, seat=2) as node:
         code, out = enroll(["--deck", "a", "--registry", str(registry), "--port", node.port])
     assert code == 0, out
-    assert "node connected" in caplog.text
+    assert "nodo conectado" in caplog.text
     assert "says it is seat" not in caplog.text
     assert logging.getLogger("controller.hal.seatlink").filters == []

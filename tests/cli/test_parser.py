@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from controller.cli import COMMANDS, build_parser, main
+from controller.cli import COMMANDS, SPANISH_COMMANDS, build_parser, main
 
 
 def _modules_after_parsing(argv: list[str]) -> set[str]:
@@ -49,7 +49,9 @@ def test_every_subcommand_has_help(command: str, capsys: pytest.CaptureFixture[s
     with pytest.raises(SystemExit) as exit_info:
         main([command, "--help"])
     assert exit_info.value.code == 0
-    assert capsys.readouterr().out.startswith(f"usage: truco-table {command}")
+    # the bar owner's and the players' commands speak Spanish, argparse's words too
+    usage = "uso" if command in SPANISH_COMMANDS else "usage"
+    assert capsys.readouterr().out.startswith(f"{usage}: truco-table {command}")
 
 
 def test_top_level_help_lists_every_subcommand() -> None:

@@ -138,7 +138,7 @@ def test_control_undo_reaches_the_terminal_table(tmp_path: Path) -> None:
             timeout=300,
         )
         assert done.returncode == 0, done.stderr
-        assert "the table took it" in done.stdout
+        assert "la mesa la tomó" in done.stdout
         assert "turno: vos" in term.wait_for(before, timeout=120)
 
 

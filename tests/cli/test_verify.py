@@ -148,10 +148,10 @@ def test_malformed_files(
 @pytest.mark.parametrize(
     ("name", "content", "message"),
     [
-        ("k.key", "", "one line"),
-        ("k.key", HEX[:20], "too short"),
-        ("k.key", "zz" * 32, "hex digits"),
-        ("t.toml", "[tournament]\n", "exactly one of"),
+        ("k.key", "", "una sola línea"),
+        ("k.key", HEX[:20], "muy corta"),
+        ("k.key", "zz" * 32, "dígitos hexadecimales"),
+        ("t.toml", "[tournament]\n", "una sola de key"),
         ("missing.key", None, "cannot read"),
     ],
 )
@@ -169,7 +169,7 @@ def test_unusable_keys(
 
 def test_config_must_be_toml(sealed: Path, key_file: Path) -> None:
     code, _, err = run(["verify", str(sealed), "--config", str(key_file)])
-    assert code == EXIT_MALFORMED and "not valid TOML" in err and HEX[:16] not in err
+    assert code == EXIT_MALFORMED and "no es TOML válido" in err and HEX[:16] not in err
 
 
 def test_seal_then_verify(tmp_path: Path, key_file: Path) -> None:

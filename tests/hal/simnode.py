@@ -31,11 +31,13 @@ class SimNode:
         heartbeat_ms: int = 100,
         poll_ms: int = 20,
         panel: object = None,
+        stuck_ms: int | None = None,
     ) -> None:
         """``panel``: a panel model on the node's I2C (tests/firmware/fake_oled.py), whose
         type the node drives; it keeps its RAM across unplugging unless power-cycled."""
         self.serial = serial
         self.seat = seat
+        self.stuck_ms = stuck_ms  # None: the firmware's
         self.heartbeat_ms = heartbeat_ms
         self.poll_ms = poll_ms
         self.link = by_id_dir / f"usb-MicroPython_Board_in_FS_mode_{serial}-if00"
@@ -43,6 +45,9 @@ class SimNode:
         self.tag: bytes | None = None
         self.buttons = [False] * len(protocol.BUTTONS)
         self.silent = False  # True: keep the port but send nothing (a hung node)
+        #: whether its MFRC522 answers: set at each poll as main.py sets it (the firmware
+        #: then says it at once in a heartbeat); False at plug(): none fitted
+        self.reader_ok = True
         self.received: list[bytes] = []  # raw bytes from the Pi, for assertions
         self.boots = 0
         self.panel = panel
@@ -70,9 +75,10 @@ class SimNode:
                 self.serial,
                 now,
                 heartbeat_ms=self.heartbeat_ms,
-                reader_version=0x92,
+                **({} if self.stuck_ms is None else {"stuck_ms": self.stuck_ms}),
+                reader_version=0x92 if self.reader_ok else 0x00,
             )
-            self.app.reader_ok = True
+            self.app.reader_ok = self.reader_ok
             if self.panel is not None:
                 kind = type(self.panel).__name__[:-5].lower()  # SSD1306Model -> ssd1306
                 self.app.attach_panel(Panel(self.panel, kind), None, now)
@@ -140,5 +146,6 @@ class SimNode:
                 app.buttons(list(self.buttons), now)
                 if ticks_diff(now, next_poll) >= 0:
                     next_poll = now + self.poll_ms
-                    app.tag(self.tag, now)
+                    app.reader_ok = self.reader_ok  # main.py: init, or alive() after a read
+                    app.tag(self.tag if self.reader_ok else None, now)
                 app.tick(now)

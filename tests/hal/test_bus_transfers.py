@@ -14,8 +14,8 @@ from smbus2 import i2c_msg
 
 from controller.hal import display_writer
 from controller.hal.display_writer import Controller, DisplayWriter, writer_for_device
+from controller.hal.pages import image_to_pages
 from controller.render.matchsticks import render_scoreboard_image
-from controller.render.pages import image_to_pages
 
 from .oled_model import FakeSMBus, model_for
 

@@ -82,14 +82,14 @@ def test_deck_missing_cards_is_refused_naming_them() -> None:
         Deck("bar deck 1", cards)
     assert info.value.missing == (C("7E"), C("3C"))
     assert info.value.deck == "bar deck 1"
-    assert "2 cards missing: 7E, 3C" in str(info.value)
+    assert "faltan 2 cartas: 7E, 3C" in str(info.value)
     assert isinstance(info.value, ValueError)
 
 
 def test_deck_card_listed_twice() -> None:
     cards: dict[bytes, Card] = {uid(c.index): c for c in CARDS}
     cards[uid(99)] = C("7E")
-    with pytest.raises(DeckError, match=r"deck 'x'.*7E is listed twice") as info:
+    with pytest.raises(DeckError, match=r"mazo 'x'.*7E está dos veces") as info:
         Deck("x", cards)
     assert info.value.entry == '"04A024B2C50063" = "7E"'
 
@@ -98,7 +98,7 @@ def test_deck_card_listed_twice() -> None:
 def test_deck_bad_uid(bad: object) -> None:
     cards: dict[object, Card] = {uid(c.index): c for c in CARDS[1:]}
     cards[bad] = CARDS[0]
-    with pytest.raises(DeckError, match="deck 'x'"):
+    with pytest.raises(DeckError, match="mazo 'x'"):
         Deck("x", cards)  # type: ignore[arg-type]
 
 
@@ -168,14 +168,14 @@ def test_a_tag_belongs_to_one_deck_only() -> None:
     del cards[uid(7, 1)]
     cards[uid(0, 0)] = CARDS[7]  # deck a's 1E tag, claimed as b's 10E
     b = Deck("b", cards)
-    with pytest.raises(DeckError, match=r"deck 'b'.*is also 1E of deck 'a'"):
+    with pytest.raises(DeckError, match=r"mazo 'b'.*también es el 1E del mazo 'a'"):
         DeckRegistry((a, b))
     with pytest.raises(DeckError):
         DeckRegistry((a,)).with_deck(b)
 
 
 def test_deck_names_are_unique_ignoring_case() -> None:
-    with pytest.raises(DeckError, match="two decks are named"):
+    with pytest.raises(DeckError, match="dos mazos se llaman"):
         DeckRegistry((make_deck("Bar", 0), make_deck("bar", 1)))
 
 
@@ -297,72 +297,72 @@ def _drop_line(line: str) -> str:
 CORRUPT = {
     "unknown card": (
         _edit('"04A024B2C50006" = "7E"', '"04A024B2C50006" = "8E"'),
-        ["deck 'bar deck 1'", '"04A024B2C50006" = "8E"', "ranks are 1-7, 10, 11, 12"],
+        ["mazo 'bar deck 1'", '"04A024B2C50006" = "8E"', "ranks are 1-7, 10, 11, 12"],
     ),
     "card listed twice": (
         _edit('"04A024B2C50006" = "7E"', '"04A024B2C50006" = "6E"'),
-        ["deck 'bar deck 1'", "6E is listed twice", '"04A024B2C50006" = "6E"'],
+        ["mazo 'bar deck 1'", "6E está dos veces", '"04A024B2C50006" = "6E"'],
     ),
     "missing card": (
         _drop_line('"04A024B2C50006" = "7E"'),
-        ["deck 'bar deck 1'", "1 card missing: 7E"],
+        ["mazo 'bar deck 1'", "falta 1 carta: 7E"],
     ),
     "same UID twice in one deck": (
         _edit('"04A024B2C50006" = "7E"', '"04A024B2C50005" = "7E"'),
-        ["deck 'bar deck 1'", "line", '"04A024B2C50005" = "7E"', "twice"],
+        ["mazo 'bar deck 1'", "línea", '"04A024B2C50005" = "7E"', "dos veces"],
     ),
     "same UID twice, differing case": (
         _edit('"04A024B2C50006" = "7E"', '"04a024b2c50005" = "7E"'),
-        ["deck 'bar deck 1'", "04A024B2C50005 is listed twice", '"04a024b2c50005" = "7E"'],
+        ["mazo 'bar deck 1'", "04A024B2C50005 está dos veces", '"04a024b2c50005" = "7E"'],
     ),
     "UID in two decks": (
         _edit('"04A124B2C50100" = "1E"', '"04A024B2C50000" = "1E"'),
-        ["deck 'bar deck 2'", "also 1E of deck 'bar deck 1'", '"04A024B2C50000" = "1E"'],
+        ["mazo 'bar deck 2'", "también es el 1E del mazo 'bar deck 1'", '"04A024B2C50000" = "1E"'],
     ),
     "UID not hex": (
         _edit('"04A024B2C50006" = "7E"', '"04A024B2C5000G" = "7E"'),
-        ["deck 'bar deck 1'", "not a tag UID", '"04A024B2C5000G"'],
+        ["mazo 'bar deck 1'", "no es un UID de etiqueta", '"04A024B2C5000G"'],
     ),
     "UID wrong size": (
         _edit('"04A024B2C50006" = "7E"', '"04A024B2C500" = "7E"'),
-        ["deck 'bar deck 1'", "6 bytes", '"04A024B2C500"'],
+        ["mazo 'bar deck 1'", "6 bytes", '"04A024B2C500"'],
     ),
     "card not a string": (
         _edit('"04A024B2C50006" = "7E"', '"04A024B2C50006" = 7'),
-        ["deck 'bar deck 1'", "must be a string", '"04A024B2C50006" = 7'],
+        ["mazo 'bar deck 1'", "tiene que ser un texto", '"04A024B2C50006" = 7'],
     ),
     "deck without a name": (
         _edit('name = "bar deck 2"\n', ""),
-        ["deck number 2 has no name"],
+        ["el mazo número 2 no tiene nombre"],
     ),
     "bad deck name": (
         _edit('name = "bar deck 2"', 'name = " bar"'),
-        ["deck number 2", "leading/trailing spaces"],
+        ["el mazo número 2", "espacios al principio o al final"],
     ),
     "two decks of one name": (
         _edit('name = "bar deck 2"', 'name = "Bar Deck 1"'),
-        ["two decks are named 'bar deck 1' and 'Bar Deck 1'"],
+        ["dos mazos se llaman 'bar deck 1' y 'Bar Deck 1'"],
     ),
     "deck without cards": (
         GOOD.split("[deck.cards]")[0] + "[deck.cards]\n",
-        ["deck 'bar deck 1'", "40 cards missing"],
+        ["mazo 'bar deck 1'", "faltan 40 cartas"],
     ),
     "deck without a cards table": (
         GOOD.split("\n[deck.cards]")[0],
-        ["deck 'bar deck 1'", "no [deck.cards] table"],
+        ["mazo 'bar deck 1'", "falta la tabla [deck.cards]"],
     ),
     "unknown deck key": (
         _edit('name = "bar deck 2"', 'name = "bar deck 2"\ncolour = "red"'),
-        ["deck 'bar deck 2'", "unknown key 'colour'"],
+        ["mazo 'bar deck 2'", "clave desconocida 'colour'"],
     ),
     "unknown top-level key": (
         _edit("format = 1", "format = 1\ndekcs = 3"),
-        ["unknown key 'dekcs'"],
+        ["clave desconocida 'dekcs'"],
     ),
-    "newer format": (_edit("format = 1", "format = 2"), ["format 2 is not understood"]),
-    "deck not an array of tables": ("format = 1\ndeck = 3\n", ["must be [[deck]] tables"]),
-    "half-written file": (GOOD[: len(GOOD) // 2] + '"04A0', ["not valid TOML", "line"]),
-    "not TOML": ("this is not toml\n", ["not valid TOML", "line 1"]),
+    "newer format": (_edit("format = 1", "format = 2"), ["no entiendo el formato 2"]),
+    "deck not an array of tables": ("format = 1\ndeck = 3\n", ["tiene que ser tablas [[deck]]"]),
+    "half-written file": (GOOD[: len(GOOD) // 2] + '"04A0', ["no es TOML válido", "línea"]),
+    "not TOML": ("this is not toml\n", ["no es TOML válido", "línea 1"]),
 }
 
 
@@ -437,21 +437,41 @@ def test_watched_registry_reads_a_deck_enrolled_later(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     path = tmp_path / "decks.toml"
-    watched = WatchedRegistry(path)  # nothing enrolled yet
+    now = [0.0]
+    watched = WatchedRegistry(path, clock=lambda: now[0])  # nothing enrolled yet
     assert watched.lookup(uid(5)) is None
     save_registry(DeckRegistry((make_deck("a"),)), path)
-    assert watched.lookup(uid(5)) == CARDS[5]
+    assert watched.lookup(uid(5)) == CARDS[5]  # unknown: the file looked at at once
     save_registry(DeckRegistry((make_deck("a"), make_deck("b", 1))), path)
     assert watched.lookup(uid(7, 1)) == CARDS[7]
     assert watched.names == ("a", "b")
     assert not watched.refresh()  # unchanged: not read again
     path.write_text("this is not toml [")
     with caplog.at_level("ERROR"):
+        now[0] += WatchedRegistry.CHECK_S  # a known card looks at the file this often
         assert watched.lookup(uid(7, 1)) == CARDS[7]  # the decks known stay in use
+        now[0] += WatchedRegistry.CHECK_S
         assert watched.lookup(uid(7, 1)) == CARDS[7]
-    assert len([r for r in caplog.records if "not reloaded" in r.getMessage()]) == 1
+    assert len([r for r in caplog.records if "no se recargó" in r.getMessage()]) == 1
     path.unlink()  # gone: still the decks known
     assert watched.lookup(uid(5)) == CARDS[5]
+
+
+def test_watched_registry_looks_at_the_file_for_a_known_card_once_a_while(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "decks.toml"
+    save_registry(DeckRegistry((make_deck("a"),)), path)
+    now = [0.0]
+    watched = WatchedRegistry(path, clock=lambda: now[0])
+    # the deck enrolled again with other tags: a known card is read as before until
+    # CHECK_S passed, then from the new file
+    save_registry(DeckRegistry((make_deck("a", 1),)), path)
+    assert watched.lookup(uid(5)) == CARDS[5]
+    assert watched.names == ("a",) and watched.lookup(uid(5)) == CARDS[5]
+    now[0] += WatchedRegistry.CHECK_S
+    assert watched.lookup(uid(5)) is None  # the old tag: no longer a card of a deck
+    assert watched.lookup(uid(5, 1)) == CARDS[5]
 
 
 def test_watched_registry_refuses_a_bad_file_at_start(tmp_path: Path) -> None:

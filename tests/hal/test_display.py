@@ -9,8 +9,8 @@ from luma.core.interface.serial import i2c, noop
 from PIL import Image
 
 from controller.hal.display import DisplayConfig, OledDisplay
+from controller.hal.pages import image_to_pages
 from controller.render.matchsticks import render_scoreboard_image
-from controller.render.pages import image_to_pages
 
 from .oled_model import FakeSMBus, SH1106Model, SSD1306Model
 from .test_display_writer import same_image

@@ -23,8 +23,8 @@ from controller.hal.display_writer import (
     image_to_pages,
     writer_for_device,
 )
+from controller.hal.pages import rotate_pages_180
 from controller.render.matchsticks import render_scoreboard_image
-from controller.render.pages import rotate_pages_180
 
 from .oled_model import (
     FakeGpio,

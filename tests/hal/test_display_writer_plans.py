@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from controller.hal.display_writer import BusModel, Controller, DisplayWriter
 from controller.hal.node_display import NODE_BUS
+from controller.hal.pages import image_to_pages
 from controller.render.matchsticks import render_scoreboard_image
-from controller.render.pages import image_to_pages
 
 from . import plan_oracle
 

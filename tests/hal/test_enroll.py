@@ -37,7 +37,7 @@ def test_order_is_deck_order_suit_by_suit() -> None:
 
 def test_full_enrollment() -> None:
     session = EnrollSession("bar deck 1")
-    assert session.prompt == "Tocá el 1 de espadas (1E) / Tap the 1 of espadas (1E)"
+    assert session.prompt == "Tocá el 1 de espadas (1E)"
     assert session.progress == (0, 40)
     for n, card in enumerate(ENROLL_ORDER):
         assert session.expected == card
@@ -48,7 +48,7 @@ def test_full_enrollment() -> None:
         assert step.expected == (ENROLL_ORDER[n + 1] if n < 39 else None)
         assert session.progress == (n + 1, 40)
     assert session.finished and session.expected is None and session.missing == ()
-    assert session.prompt == "Listo: 40 cartas registradas / Done: 40 cards enrolled"
+    assert session.prompt == "Listo: 40 cartas registradas"
     deck = session.deck()
     assert deck == Deck("bar deck 1", {tag(i): c for i, c in enumerate(ENROLL_ORDER)})
     assert list(session.enrolled) == list(ENROLL_ORDER)
@@ -58,10 +58,10 @@ def test_prompts_of_figures() -> None:
     session = EnrollSession("d")
     for i in range(7):
         session.tap(tag(i))
-    assert session.prompt == "Tocá el 10 de espadas (10E) / Tap the 10 of espadas (10E)"
+    assert session.prompt == "Tocá el 10 de espadas (10E)"
     for i in range(7, 29):
         session.tap(tag(i))
-    assert session.prompt == "Tocá el 12 de oros (12O) / Tap the 12 of oros (12O)"
+    assert session.prompt == "Tocá el 12 de oros (12O)"
 
 
 def test_tap_after_finishing_is_ignored() -> None:
@@ -79,7 +79,7 @@ def test_duplicate_tap_is_ignored() -> None:
     step = session.tap(tag(0))  # the 1E still lying on the reader
     assert step.kind is StepKind.REPEAT and step.card == C("1E")
     assert not step.accepted and not step.refused
-    assert "ignorada" in step.message and "ignored" in step.message
+    assert "ignorada" in step.message and "ignored" in step.message_en
     assert session.expected == C("2E") and session.progress == (1, 40)
     assert session.tap(tag(1)).card == C("2E")
 
@@ -115,9 +115,7 @@ def test_tag_of_another_deck() -> None:
     step = session.tap(uid(C("7O").index, 1))
     assert step.kind is StepKind.OTHER_DECK and step.refused
     assert step.deck == "bar deck 2" and step.card == C("7O")
-    assert step.message == (
-        "Esa carta es el 7O del mazo 'bar deck 2' / That tag is the 7O of deck 'bar deck 2'"
-    )
+    assert step.message == ("Esa carta es el 7O del mazo 'bar deck 2'")
     assert session.expected == C("1E")
     enroll_all(session)
     new = registry.with_deck(session.deck())
@@ -144,7 +142,7 @@ def test_unusable_tags(bad: bytes) -> None:
     assert step.kind is StepKind.BAD_TAG and step.refused
     assert session.expected == C("1E")
     if bad[0] == 0x08:
-        assert "random UID" in step.message
+        assert "cambia de número" in step.message and "random UID" in step.message_en
     assert session.tap(bad).kind is StepKind.BAD_TAG
 
 
@@ -207,7 +205,7 @@ def test_missing_cards_are_reported_and_give_no_deck() -> None:
     with pytest.raises(IncompleteDeckError) as info:
         session.deck()
     assert info.value.missing == (C("11C"), C("12C"))
-    assert str(info.value) == "deck 'bar deck 1': 2 cards missing: 11C, 12C"
+    assert str(info.value) == "mazo 'bar deck 1': faltan 2 cartas: 11C, 12C"
 
 
 def test_retag_one_card() -> None:
@@ -215,13 +213,13 @@ def test_retag_one_card() -> None:
     registry = DeckRegistry((old, make_deck("bar deck 2", 1)))
     session = EnrollSession("bar deck 1", registry, cards=[C("7E")])
     assert session.targets == (C("7E"),) and session.progress == (0, 1)
-    assert session.prompt == "Tocá el 7 de espadas (7E) / Tap the 7 of espadas (7E)"
+    assert session.prompt == "Tocá el 7 de espadas (7E)"
     step = session.tap(uid(0, 0))  # the 1E, still enrolled
     assert step.kind is StepKind.ALREADY_ENROLLED and step.card == C("1E")
     assert session.tap(uid(0, 1)).kind is StepKind.OTHER_DECK
     assert session.tap(tag(0)).card == C("7E")
     assert session.finished
-    assert session.prompt == "Listo: 1 carta registrada / Done: 1 card enrolled"
+    assert session.prompt == "Listo: 1 carta registrada"
     new = session.deck()
     assert new == old.retagged({C("7E"): tag(0)})
     assert registry.with_deck(new).card_of(tag(0)) == C("7E")
@@ -249,7 +247,7 @@ def test_bad_name() -> None:
         EnrollSession(" padded ")
 
 
-def test_every_step_speaks_both_languages() -> None:
+def test_every_step_speaks_spanish_and_the_log_english() -> None:
     registry = DeckRegistry((make_deck("x", 0),))
     session = EnrollSession("d", registry)
     steps = [
@@ -268,8 +266,8 @@ def test_every_step_speaks_both_languages() -> None:
     kinds = {s.kind for s in steps}
     assert kinds == set(StepKind)
     for step in steps:
-        spanish, english = step.message.split(" / ")
-        assert spanish and english and spanish != english
+        spanish, english = step.message, step.message_en
+        assert spanish and english and spanish != english and " / " not in spanish
 
 
 # -- random sessions ---------------------------------------------------------------------------

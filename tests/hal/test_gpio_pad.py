@@ -501,7 +501,7 @@ def test_on_event_errors_are_logged_and_the_pad_goes_on(
             pad.poll()
         assert calls == [ButtonPressed("quiero")] * 3
         assert pad.callback_errors == 3
-    assert len([r for r in caplog.records if "on_event failed" in r.getMessage()]) == 1
+    assert len([r for r in caplog.records if "on_event falló" in r.getMessage()]) == 1
 
 
 # -- with the real clock: the pad's own timer thread --------------------------------------

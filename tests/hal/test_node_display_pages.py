@@ -11,9 +11,9 @@ import pytest
 from controller.hal.display import DisplayConfig
 from controller.hal.mock import MockDisplay
 from controller.hal.node_display import NodeDisplay
+from controller.hal.pages import image_to_pages
 from controller.hal.seatlink import PanelReport
 from controller.render.matchsticks import render_scoreboard_image
-from controller.render.pages import image_to_pages
 
 
 class Link:

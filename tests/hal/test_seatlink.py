@@ -466,7 +466,7 @@ def test_garbage_from_the_node_is_counted_not_fatal(
     stats = link.stats
     assert stats["garbage"] == 20 and stats["checksum"] == 20 and stats["oversized"] == 1
     assert link.connected
-    warnings = [r for r in caplog.records if "rejected" in r.getMessage()]
+    warnings = [r for r in caplog.records if "se rechazó" in r.getMessage()]
     assert len(warnings) == 3  # once per reason, not once per line
 
 
@@ -558,7 +558,7 @@ def test_a_failing_callback_does_not_stop_the_link(
         with link:
             seen.wait_for(lambda e: isinstance(e, Heartbeat) and len(seen.of(Heartbeat)) >= 3)
             assert link.stats["callback_errors"] >= 4
-    assert len([r for r in caplog.records if "on_event failed" in r.getMessage()]) == 1
+    assert len([r for r in caplog.records if "on_event falló" in r.getMessage()]) == 1
 
 
 def test_echoing_port_is_never_taken_for_a_node() -> None:
@@ -705,7 +705,7 @@ def test_a_node_not_updated_is_logged_with_what_to_do(caplog: pytest.LogCaptureF
             assert not link.connected
     finally:
         node.close()
-    assert "speaks another protocol than 2, 3 or 4: update its firmware" in caplog.text
+    assert "habla otro protocolo que 2, 3 o 4: actualizá su firmware" in caplog.text
 
 
 def test_a_node_of_protocol_2_is_offered_hello_2_and_never_reset() -> None:
@@ -947,3 +947,17 @@ def test_a_session_that_ends_forgets_its_outbox() -> None:
     with _a_full_port() as (_node, link, _sent):
         assert link.outbox > 0
     assert link.outbox == 0  # closed: nothing of it is written to the next session
+
+
+def test_stuck_and_freed_buttons_are_decoded_and_checked() -> None:
+    """Issue 49: a button down for the node's stuck time (STUCK) and let go (FREED)."""
+    assert sl.decode_message("STUCK", ("truco",)) == sl.ButtonStuck("truco", True)
+    assert sl.decode_message("FREED", ("no_quiero",)) == sl.ButtonStuck("no_quiero", False)
+    for kind, args in (("STUCK", ()), ("STUCK", ("boton",)), ("FREED", ("truco", "x"))):
+        with pytest.raises(sl.FrameError) as info:
+            sl.decode_message(kind, args)
+        assert info.value.reason == sl.MALFORMED
+    # the firmware's own frames, read back by the Pi's decoder
+    decoder = sl.FrameDecoder()
+    frames = fw.encode(0, fw.STUCK, ("mazo",)) + fw.encode(1, fw.FREED, ("mazo",))
+    assert decoder.feed(frames) == [sl.ButtonStuck("mazo", True), sl.ButtonStuck("mazo", False)]

@@ -22,10 +22,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.hal import spi_reader
-from controller.hal.events import TagArrived, TagConflict, TagLeft
+from controller.hal.events import Heartbeat, TagArrived, TagConflict, TagLeft
 from controller.hal.mock_mfrc522 import SimMFRC522, SimTag
 from controller.hal.mock_mfrc522 import SimSpiDev as SimSpi
-from controller.hal.spi_reader import Mfrc522, SpiReader, TagEvent, TagPresence
+from controller.hal.spi_reader import Mfrc522, ReaderEvent, SpiReader, TagPresence
 
 ROOT = Path(__file__).resolve().parents[2]
 for _path in (ROOT / "firmware", ROOT / "tests" / "firmware"):
@@ -73,7 +73,7 @@ class Bench:
         self.chip = SimMFRC522(list(tags), version=version)
         self.spi = SimSpi(self.chip)
         self.clock = Clock()
-        self.events: list[TagEvent] = []
+        self.events: list[ReaderEvent] = []
         self.reader = SpiReader(
             0,
             lambda seat, event: self.events.append(event),
@@ -84,7 +84,7 @@ class Bench:
             **kwargs,
         )
 
-    def run(self, seconds: float, step: float = 0.05) -> list[TagEvent]:
+    def run(self, seconds: float, step: float = 0.05) -> list[ReaderEvent]:
         """Poll every ``step`` for ``seconds``; return the events of that stretch."""
         before = len(self.events)
         for _ in range(round(seconds / step)):
@@ -229,7 +229,8 @@ def test_reader_not_answering_is_logged_once_and_recovers(
 ) -> None:
     caplog.set_level(logging.DEBUG, logger="controller.hal.spi_reader")
     b = Bench(SimTag(NTAG_A), version=0)  # MISO reads 0: VersionReg 0x00
-    assert b.run(60.0, step=0.05) == []
+    # said to the table once, as a seat node's heartbeat says it (issue 49)
+    assert b.run(60.0, step=0.05) == [Heartbeat(reader_ok=False)]
     assert not b.reader.ok and b.reader.version is None
     assert len(warnings(caplog)) == 1
     assert "no MFRC522 answering on /dev/spidev0.0 (VersionReg 0x00)" in caplog.text
@@ -237,9 +238,9 @@ def test_reader_not_answering_is_logged_once_and_recovers(
     assert 9 <= b.reader.failures <= 12
     b.chip.version, b.chip.dead = 0x92, False  # the loose wire is fixed
     events = b.run(8.5)
-    assert events == [TagArrived(NTAG_A)]
+    assert events == [Heartbeat(reader_ok=True), TagArrived(NTAG_A)]
     assert b.reader.ok and b.reader.version == 0x92
-    assert "answers again (MFRC522 version 0x92)" in caplog.text
+    assert "contesta de nuevo (MFRC522 versión 0x92)" in caplog.text
     assert len(warnings(caplog)) == 1
     b.reader.close()
 
@@ -251,10 +252,11 @@ def test_spi_errors_are_logged_once_a_card_leaves_and_comes_back(
     b.run(0.2)
     b.spi.error = OSError(5, "Input/output error")
     events = b.run(3.0)
-    assert events == [TagLeft(NTAG_A)]  # nothing read for leave_s: gone
+    # the reader's failure said once, then the card gone (nothing read for leave_s)
+    assert events == [Heartbeat(reader_ok=False), TagLeft(NTAG_A)]
     assert len(warnings(caplog)) == 1 and "Input/output error" in caplog.text
     b.spi.error = None
-    assert b.run(3.0) == [TagArrived(NTAG_A)]
+    assert b.run(3.0) == [Heartbeat(reader_ok=True), TagArrived(NTAG_A)]
     b.reader.close()
 
 
@@ -270,9 +272,9 @@ def test_a_chip_that_was_reset_is_set_up_again(bench: Bench) -> None:
 
 def test_on_event_errors_are_logged_and_counted(caplog: pytest.LogCaptureFixture) -> None:
     chip = SimMFRC522([SimTag(NTAG_A)])
-    got: list[TagEvent] = []
+    got: list[ReaderEvent] = []
 
-    def on_event(seat: int, event: TagEvent) -> None:
+    def on_event(seat: int, event: ReaderEvent) -> None:
         got.append(event)
         raise RuntimeError("table bug")
 
@@ -314,7 +316,7 @@ def test_spidev_is_imported_only_when_no_spi_is_given(monkeypatch: pytest.Monkey
     module = types.ModuleType("spidev")
     module.__dict__["SpiDev"] = FakeSpiDev
     monkeypatch.setitem(sys.modules, "spidev", module)
-    events: list[TagEvent] = []
+    events: list[ReaderEvent] = []
     reader = SpiReader(
         1, lambda s, e: events.append(e), device=1, reset_pin=None, clock=Clock(), start=False
     )
@@ -367,7 +369,7 @@ def test_spidev_missing_or_spi_off_is_logged_once(
 def test_thread_reports_with_the_real_clock_and_does_not_spin() -> None:
     chip = SimMFRC522([])
     spi = SimSpi(chip)
-    got: queue.Queue[tuple[int, TagEvent]] = queue.Queue()
+    got: queue.Queue[tuple[int, ReaderEvent]] = queue.Queue()
     reader = SpiReader(
         1, lambda s, e: got.put((s, e)), spi=spi, reset_pin=None, poll_s=0.02, leave_s=0.1
     )
@@ -390,7 +392,7 @@ def test_thread_reports_with_the_real_clock_and_does_not_spin() -> None:
 
 
 def test_close_stops_the_thread_promptly() -> None:
-    got: list[TagEvent] = []
+    got: list[ReaderEvent] = []
     spi = SimSpi(SimMFRC522([SimTag(NTAG_A)]))
     reader = SpiReader(0, lambda s, e: got.append(e), spi=spi, reset_pin=None, poll_s=1.0)
     deadline = time.monotonic() + 4  # two polls, a second apart
@@ -416,7 +418,7 @@ def test_close_while_failing_and_from_on_event() -> None:
     closed = threading.Event()
     holder: list[SpiReader] = []
 
-    def on_event(seat: int, event: TagEvent) -> None:
+    def on_event(seat: int, event: ReaderEvent) -> None:
         holder[0].close()
         closed.set()
 
@@ -438,7 +440,7 @@ def test_both_readers_share_one_reset_line_pulsed_once() -> None:
     try:
         chips = [SimMFRC522([SimTag(NTAG_A)]), SimMFRC522([SimTag(NTAG_B)])]
         clock = Clock()
-        got: list[tuple[int, TagEvent]] = []
+        got: list[tuple[int, ReaderEvent]] = []
         readers = [
             SpiReader(
                 seat,
@@ -472,7 +474,7 @@ def test_a_reset_line_in_use_is_logged_and_done_without(
     factory = MockFactory()
     try:
         other = DigitalOutputDevice(25, pin_factory=factory)  # e.g. an SPI display's RST
-        b_events: list[TagEvent] = []
+        b_events: list[ReaderEvent] = []
         reader = SpiReader(
             0,
             lambda s, e: b_events.append(e),
@@ -484,7 +486,7 @@ def test_a_reset_line_in_use_is_logged_and_done_without(
         reader.poll()
         reader.poll()
         assert b_events == [TagArrived(NTAG_A)]
-        assert "reset line GPIO25 unavailable" in caplog.text
+        assert "no está la línea de reset del lector, GPIO25" in caplog.text
         reader.close()
         other.close()
     finally:

@@ -66,3 +66,34 @@ def test_the_guide_quotes_the_bom_totals() -> None:
     guide = GUIDE.read_text(encoding="utf-8")
     for size, total in totals.items():
         assert re.search(rf"^\| {size} \| {int(total)} \|$", guide, re.M), size
+
+
+# Raspberry Pi's order codes for the Pi 5 by its memory, as the reseller lists give them
+# (SC1111 the 4 GB board, SC1112 the 8 GB one): the code bought must be the RAM named.
+PI5_CODES = {"4 GB": "SC1111", "8 GB": "SC1112"}
+
+
+def test_the_pi_s_part_number_is_the_ram_named() -> None:
+    for path in (BOM, BOM.parents[1] / "docs" / "bares" / "armado.md"):
+        rows = [
+            line
+            for line in path.read_text(encoding="utf-8").splitlines()
+            if re.match(r"^\|( 1 \|)? Raspberry Pi 5, \d+ GB \|", line)
+        ]
+        assert rows, path
+        for row in rows:
+            ram = re.search(r"Raspberry Pi 5, (\d+ GB)", row)
+            assert ram is not None
+            code = re.search(r"Raspberry Pi \**(SC\d{4})", row)
+            assert code is not None and code.group(1) == PI5_CODES[ram.group(1)], (path, row)
+
+
+def test_the_buttons_price_is_the_named_part_s() -> None:
+    """Row 10 names the Sanwa OBSF-24: its price is the Sanwa's (USD 2.5-4), not a
+    generic button's (about 1)."""
+    row = next(
+        line for line in BOM.read_text(encoding="utf-8").splitlines() if line.startswith("| 10 |")
+    )
+    cells = [c.strip() for c in row.strip("|").split(" | ")]
+    assert cells[2].startswith("**Sanwa OBSF-24**")
+    assert 2.5 <= float(cells[6]) <= 4

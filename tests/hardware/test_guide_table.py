@@ -63,6 +63,18 @@ class GuideTable:
     panels: list[SSD1309Model]
     status: Path
     as_plain_user: bool
+    by_id: Path = Path()
+    state: Path = Path()
+    stop: Callable[[], None] = lambda: None  # the service stopped (systemctl stop)
+    start: Callable[[], None] = lambda: None  # and started again (systemctl start)
+    journal_file: Path | None = None
+    proc: subprocess.Popen[bytes] | None = None
+
+    def journal(self) -> str:
+        """What the service wrote to standard error so far (the journal, under systemd)."""
+        if self.journal_file is None:
+            return ""
+        return self.journal_file.read_text(encoding="utf-8", errors="replace")
 
     def seats(self) -> dict[str, dict[str, object]]:
         try:
@@ -92,8 +104,23 @@ def plain_user_available() -> bool:
 
 
 @contextlib.contextmanager
-def guide_table(unplugged: frozenset[int] = frozenset()) -> Iterator[GuideTable]:
-    as_plain = plain_user_available()
+def guide_table(
+    unplugged: frozenset[int] = frozenset(),
+    *,
+    no_reader: frozenset[int] = frozenset(),
+    says_seat: dict[int, int] | None = None,
+    stuck_ms: int | None = None,
+    pinmap: str = "pinmap.toml",
+    as_plain_user: bool | None = None,
+    other_deck: bool = False,
+) -> Iterator[GuideTable]:
+    """``no_reader``: seats whose node has no MFRC522 answering; ``says_seat``: seats
+    whose node has another seat stored (the pin map's serial numbers swapped);
+    ``stuck_ms``: the nodes' stuck-button time; ``pinmap``: the pin map table.toml names
+    (the shipped ``hardware/`` file of that name, copied beside it); ``other_deck``: a
+    second deck enrolled (``otro``, ``MockDeck(1)``) beside the house's (``casa``,
+    ``MockDeck(0)``)."""
+    as_plain = plain_user_available() if as_plain_user is None else as_plain_user
     base = Path(tempfile.mkdtemp(prefix="truco-guide-"))  # nobody must reach it: not tmp_path
     proc: subprocess.Popen[bytes] | None = None
     nodes: list[SimNode] = []
@@ -110,16 +137,19 @@ def guide_table(unplugged: frozenset[int] = frozenset()) -> Iterator[GuideTable]
         table = replace_once(table, '"/var/lib/truco-table/decks.toml"', f'"{state}/decks.toml"')
         table = replace_once(table, "[table]\n", f'[table]\nstatus_file = "{run}/seats.json"\n')
         (etc / "table.toml").write_text(table, encoding="utf-8")
-        pinmap = (ROOT / "hardware" / "pinmap.toml").read_text(encoding="utf-8")
-        pinmap = replace_once(pinmap, '"/dev/serial/by-id"', f'"{by_id}"')
-        (etc / "pinmap.toml").write_text(pinmap, encoding="utf-8")
-        shipped = tomllib.loads(pinmap)
+        if pinmap != "pinmap.toml":
+            table = replace_once(table, 'pinmap = "pinmap.toml"', f'pinmap = "{pinmap}"')
+            (etc / "table.toml").write_text(table, encoding="utf-8")
+        text = (ROOT / "hardware" / pinmap).read_text(encoding="utf-8")
+        text = replace_once(text, '"/dev/serial/by-id"', f'"{by_id}"')
+        (etc / pinmap).write_text(text, encoding="utf-8")
+        shipped = tomllib.loads(text)
         players = tomllib.loads(table)["table"]["players"]
         deck = MockDeck(0)
-        save_registry(
-            DeckRegistry((Deck("casa", {deck.uid(card): card for card in CARDS}),)),
-            state / "decks.toml",
-        )
+        decks = [Deck("casa", {deck.uid(card): card for card in CARDS})]
+        if other_deck:
+            decks.append(Deck("otro", {MockDeck(1).uid(card): card for card in CARDS}))
+        save_registry(DeckRegistry(tuple(decks)), state / "decks.toml")
         (state / "decks.toml").chmod(0o640)
         if as_plain:
             for path in (state, state / "decks.toml"):
@@ -129,7 +159,11 @@ def guide_table(unplugged: frozenset[int] = frozenset()) -> Iterator[GuideTable]
         panels = [SSD1309Model() for _ in range(players)]
         for seat in range(players):
             panels[seat].unplugged = seat in unplugged
-            node = SimNode(by_id, serial=serials[seat], seat=seat, panel=panels[seat])
+            stored = (says_seat or {}).get(seat, seat)
+            node = SimNode(
+                by_id, serial=serials[seat], seat=stored, panel=panels[seat], stuck_ms=stuck_ms
+            )
+            node.reader_ok = seat not in no_reader
             node.plug()
             nodes.append(node)
             tty = os.path.realpath(node.link)  # root:dialout 0660 on the Pi
@@ -141,23 +175,53 @@ def guide_table(unplugged: frozenset[int] = frozenset()) -> Iterator[GuideTable]
         notify = run / "notify"
         sock.bind(str(notify))
         sock.settimeout(30)
-        proc = subprocess.Popen(
-            argv,
-            env={**os.environ, **unit_env, "NOTIFY_SOCKET": str(notify)},
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            cwd=state,
-        )
-        assert sock.recv(1024).startswith(b"READY=1")
-        guide = GuideTable(base, etc / "table.toml", nodes, panels, run / "seats.json", as_plain)
+        journal = base / "journal"
+        made: list[GuideTable] = []
+
+        def start() -> None:
+            nonlocal proc
+            assert proc is None
+            with open(journal, "ab") as err_file:
+                proc = subprocess.Popen(
+                    argv,
+                    env={**os.environ, **unit_env, "NOTIFY_SOCKET": str(notify)},
+                    stdout=subprocess.DEVNULL,
+                    stderr=err_file,
+                    cwd=state,
+                )
+            while not sock.recv(1024).startswith(b"READY=1"):
+                pass
+            for guide in made:
+                guide.proc = proc
+
+        def stop() -> None:
+            nonlocal proc
+            if proc is None:
+                return
+            running, proc = proc, None
+            for guide in made:
+                guide.proc = None
+            running.terminate()
+            running.wait(timeout=120)
+            err = journal.read_text(encoding="utf-8", errors="replace")
+            assert running.returncode == 0, err
+            assert "Traceback" not in err, err
+
+        start()
+        guide = GuideTable(
+            base, etc / "table.toml", nodes, panels, run / "seats.json", as_plain,
+            by_id=by_id, state=state, stop=stop, start=start, journal_file=journal, proc=proc,
+        )  # fmt: skip
+        made.append(guide)
         assert wait_for(lambda: all(guide.panel_ok(s) is not None for s in range(players)))
         yield guide
     finally:
         if proc is not None:
             proc.terminate()
-            _, err = proc.communicate(timeout=120)
-            assert proc.returncode == 0, err.decode()
-            assert b"Traceback" not in err, err.decode()
+            proc.wait(timeout=120)
+            err = (base / "journal").read_text(encoding="utf-8", errors="replace")
+            assert proc.returncode == 0, err
+            assert "Traceback" not in err, err
         sock.close()
         for node in nodes:
             node.unplug()

@@ -116,7 +116,7 @@ def test_the_drawing_shows_that_table() -> None:
     for pin in ("GND", "VCC", "SCL", "SDA", "RES", "DC", "CS"):
         assert re.search(rf"(^| ){pin}( |$)", texts), pin
     assert "10 kΩ" in texts and "1 µF" in texts  # RES's power-on reset
-    assert "remove R4" in texts and "bridge R3 and R5" in texts  # the I2C jumpers
+    assert "sacar R4" in texts and "puentear R3 y R5" in texts  # the I2C jumpers
 
 
 def test_one_cable_seat_md_is_the_guides_table() -> None:

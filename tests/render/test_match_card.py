@@ -5,8 +5,8 @@ from __future__ import annotations
 from controller.engine import Card, Game, HouseRules
 from controller.hal.events import TagArrived
 from controller.hal.mock import MockDeck
+from controller.hal.pages import image_to_pages
 from controller.notices import TableAlert
-from controller.render.pages import image_to_pages
 from controller.render.screen import (
     MatchCard,
     fit_text,

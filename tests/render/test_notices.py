@@ -17,12 +17,15 @@ from controller.notices import (
     LinkNotice,
     Notice,
     NotTheDealer,
+    PanelMissingAt,
     RecordDamaged,
     RefereeCalled,
     Refusal,
     Scored,
+    SeatFault,
+    SeatTest,
 )
-from controller.render.notices import notice_text
+from controller.render.notices import alert_text, notice_text
 from controller.render.screen import plain
 
 EXAMPLES: dict[type, Notice] = {
@@ -37,6 +40,8 @@ EXAMPLES: dict[type, Notice] = {
     ActionUndone: ActionUndone("1 play 1B"),
     RecordDamaged: RecordDamaged(12),
     RefereeCalled: RefereeCalled(1),
+    PanelMissingAt: PanelMissingAt(2),
+    SeatTest: SeatTest(button="real_envido"),
 }
 
 
@@ -73,3 +78,25 @@ def test_link_notices_are_spanish() -> None:
     assert notice_text(LinkNotice.UNPLUGGED, 0) == "Lector desconectado: reconectando..."
     assert notice_text(LinkNotice.READER_MISSING, 0) == "No hay lector: revisá el cable"
     assert notice_text(Refusal(RefusalCode.UNKNOWN_CARD), 0) == RefusalCode.UNKNOWN_CARD.message
+
+
+def test_a_seats_faults_say_to_call_the_owner_and_fit_the_strip() -> None:
+    """Issue 49: a fault's line tells the player to call the owner; its short form (the
+    strip's place, while the deal is read) fits the panel's width."""
+    from controller.render.screen import fit_text
+
+    for fault in SeatFault:
+        assert notice_text(fault, 0).endswith(": avisá al encargado"), fault
+        short = alert_text(fault)
+        assert fit_text([short]) == plain(short), short
+    assert notice_text(SeatFault.READER_MISSING, 0) == "Sin lector: avisá al encargado"
+    assert notice_text(PanelMissingAt(2), 0) == "Asiento 2 sin pantalla: avisá al encargado"
+    assert fit_text([alert_text(PanelMissingAt(5))]) == plain("Asiento 5 sin pantalla")
+
+
+def test_the_seat_test_names_buttons_and_cards_as_players_do() -> None:
+    assert notice_text(SeatTest(button="truco"), 0) == "Botón: truco"
+    assert notice_text(SeatTest(button="no_quiero"), 0) == "Botón: no quiero"
+    assert notice_text(SeatTest(card=Card.from_str("7E")), 0) == "7 de espada"
+    assert notice_text(SeatTest(card=Card.from_str("12C")), 0) == "12 de copa"
+    assert plain(notice_text(SeatTest(button="truco"), 0)) == "BOTÓN: TRUCO"

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
+from controller.hal.pages import image_to_pages
 from controller.render import screen
-from controller.render.pages import image_to_pages
 
 
 @pytest.mark.parametrize("target", [15, 30])

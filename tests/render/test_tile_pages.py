@@ -11,8 +11,8 @@ import random
 
 import pytest
 
+from controller.hal.pages import image_to_pages
 from controller.render import screen
-from controller.render.pages import image_to_pages
 from controller.render.pixelfont import FONT_TEXT
 from controller.render.screen import BazaMark, Line, Strip
 

@@ -1,6 +1,6 @@
 """A seat panel's frame read back as text, from its pixels alone: the rows under the
 score (the strip's page, lines 1 and 2, or the inverted banner over them), each glyph
-matched against the 5x7 text font. What a player reads, not what the service meant.
+matched against the panel's text font. What a player reads, not what the service meant.
 The strip's marks (mano, dealer, bazas) are no text: their page reads as ``?``s."""
 
 from __future__ import annotations
@@ -88,6 +88,15 @@ def _inverted(image: Image.Image, top: int, bottom: int) -> bool:
     return sum(cells) > len(cells) // 2
 
 
+def _lit_outside(image: Image.Image, top: int, bottom: int, bands: set[int]) -> bool:
+    """Every row from ``top`` to ``bottom`` outside ``bands`` fully lit: an inverted banner
+    holds its lines and nothing else (a strip alert over two inverted lines does not)."""
+    px = image.load()
+    assert px is not None
+    rows = [y for y in range(top, bottom) if y not in bands]
+    return all(px[x, y] != 0 for y in rows for x in range(image.width))
+
+
 def panel_text(image: Image.Image) -> tuple[str, ...]:
     """What the panel says under the score: the banner's lines, or (strip, line 1, line
     2); an empty line reads ``""``."""
@@ -98,11 +107,17 @@ def panel_text(image: Image.Image) -> tuple[str, ...]:
         for n in (1, 2, 3):
             top = STRIP_TOP + (height - (_H + step * (n - 1))) // 2
             lines = tuple(read_band(image, top + i * step, inverted=True) for i in range(n))
-            if all(lines) and "?" not in "".join(lines):
+            bands = {top + i * step + y for i in range(n) for y in range(_H)}
+            if (
+                all(lines)
+                and "?" not in "".join(lines)
+                and _lit_outside(image, STRIP_TOP, image.height, bands)
+            ):
                 return lines
         # not a banner: three inverted lines (a lasting alert over a banner's two)
     strip_inverted = _inverted(image, STRIP_TOP, STRIP_TOP + PAGE)
-    strip = read_band(image, STRIP_TOP + (LINE_TEXT_ROW if strip_inverted else 0),
+    # the strip's words are the capitals alone (FONT_STRIP: no marks' row), one row higher
+    strip = read_band(image, STRIP_TOP + (LINE_TEXT_ROW if strip_inverted else -1),
                       inverted=strip_inverted)  # fmt: skip
     lines = tuple(
         read_band(image, t + LINE_TEXT_ROW, inverted=_inverted(image, t, t + PAGE))

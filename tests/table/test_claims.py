@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from controller.cli.gallery import FLOR_2, table_at
 from controller.engine import Action
-from controller.render.gallery import FLOR_2, table_at
 from controller.render.notices import notice_text
 from controller.render.screen import screen_texts
 from controller.table.claims import (

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -66,7 +67,7 @@ def test_inline_hardware_and_rules(tmp_path: Path) -> None:
         ("[table]\nplayers = 'four'\n", "table.players", "tendría que ser un número entero"),
         ("[table]\ncolour = 1\n", "table.colour", "clave desconocida"),
         ("[table]\ndeal_reading = 'magic'\n", "table.deal_reading", "seats o dealer o none"),
-        ("[rules]\nfalta = 'all'\n", "rules", "falta must be one of"),
+        ("[rules]\nfalta = 'all'\n", "rules.falta", "tendría que ser to_win o "),
         ("[table]\nplayers = 2\n[topology]\nkind = 'wifi'\n", "topology.kind", "nodes o gpio"),
         (
             "[table]\nplayers = 2\n[[nodes.seat]]\nseat = 0\nserial = 'e6614103e7ab1200'\n",
@@ -79,7 +80,7 @@ def test_inline_hardware_and_rules(tmp_path: Path) -> None:
             "de 0 a 5",
         ),
         ("[table]\nplayers = 4\n[topology]\nkind = 'gpio'\n", "topology.kind", "dos asientos"),
-        ("[table\n", "(file)", "no es TOML válido"),
+        ("[table\n", "(archivo)", "no es TOML válido"),
     ],
 )
 def test_mistakes_name_the_key(tmp_path: Path, text: str, key: str, expected: str) -> None:
@@ -107,7 +108,7 @@ def test_run_with_a_bad_config_exits_2(tmp_path: Path, capsys: pytest.CaptureFix
     path = tmp_path / "t.toml"
     path.write_text("[table]\nplayers = 5\n")
     assert main(["run", "--config", str(path)]) == 2
-    assert "bad configuration" in capsys.readouterr().err
+    assert "la configuración tiene un error" in capsys.readouterr().err
 
 
 TWO_NODES = "".join(f"[[nodes.seat]]\nseat = {s}\nserial = 'e6614103e7ab120{s}'\n" for s in (0, 1))
@@ -195,7 +196,11 @@ TWO_NODES = "".join(f"[[nodes.seat]]\nseat = {s}\nserial = 'e6614103e7ab120{s}'\
         ),
         ("[tables]\nplayers = 2\n", "(top level).tables", "clave desconocida"),
         ("[table]\nplayers = 2\n[rules]\nplayers = 4\n", "rules.players", "va en [table] players"),
-        ("[table]\nplayers = 2\n[rules]\ncolour = 'red'\n", "rules", "unknown house rule"),
+        (
+            "[table]\nplayers = 2\n[rules]\ncolour = 'red'\n",
+            "rules.colour",
+            "regla de la casa desconocida",
+        ),
         ("[table]\nstate_dir = ''\n", "table.state_dir", "texto no vacío"),
         ('[table]\nstate_dir = "/var/\\u0000x"\n', "table.state_dir", "texto no vacío"),
         ("[table]\narchive_max_games = 0\n", "table.archive_max_games", "de 1 a 1000000"),
@@ -216,8 +221,12 @@ def test_every_bad_value_names_file_key_and_expectation(
         load_config(path)
     assert info.value.key == key
     assert expected in str(info.value)
-    assert str(info.value).startswith(f"{path}: {key}: ")
+    assert info.value.source == str(path)
+    assert str(info.value).startswith(f"{info.value.where}: {key}: ")
     assert "\n" not in str(info.value)
+    if info.value.line is not None:  # the line named is the one that writes the key
+        written = text.splitlines()[info.value.line - 1]
+        assert key.split(".")[-1].split("[")[0] in written, (written, key)
 
 
 def test_duplicate_gpio_pins_are_refused(tmp_path: Path) -> None:
@@ -250,7 +259,10 @@ def test_any_file_content_is_a_one_line_error(tmp_path: Path, data: bytes, which
     (tmp_path / which).write_bytes(data)
     with pytest.raises(ConfigError) as info:
         load_config(config)
-    assert info.value.key in ("(file)", "table.pinmap")
+    # the broken file is the one named, whichever it is (a pin map's own fault is never
+    # blamed on table.toml)
+    assert info.value.key == "(archivo)"
+    assert info.value.source == str(tmp_path / which)
     assert "\n" not in str(info.value)
 
 
@@ -337,3 +349,67 @@ def test_each_seat_says_where_its_panel_hangs(tmp_path: Path) -> None:
         ConfigError, match=r"display.seat\[0\].connected_to: tendría que ser node o pi"
     ):
         load_config(path)
+
+
+ENGLISH = re.compile(
+    r"\b(the|is|must|should|expected|not|unknown|invalid|missing|cannot|file|line)\b", re.I
+)
+
+
+def shipped_keys(path: Path) -> list[tuple[int, str]]:
+    """(line, key) of every key the file writes (not its comments)."""
+    out = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        found = re.match(r"\s*([a-z_]+)\s*=", line)
+        if found:
+            out.append((number, found.group(1)))
+    return out
+
+
+@pytest.mark.parametrize("which", ["table.toml", "pinmap.toml", "pinmap-mux.toml"])
+def test_every_key_of_the_shipped_files_with_a_bad_value_names_its_file_and_line(
+    tmp_path: Path, which: str
+) -> None:
+    """Issue 49: for every key the owner may edit, a wrong value is said in Spanish, on the
+    file and the line that hold it, with what to do."""
+    config = example(tmp_path)
+    shutil.copy(ROOT / "hardware" / "pinmap-mux.toml", tmp_path / "pinmap-mux.toml")
+    if which == "pinmap-mux.toml":
+        text = config.read_text(encoding="utf-8")
+        config.write_text(text.replace('pinmap = "pinmap.toml"', 'pinmap = "pinmap-mux.toml"'))
+    target = tmp_path / which
+    original = target.read_text(encoding="utf-8")
+    keys = shipped_keys(target)
+    assert len(keys) > 10
+    for number, key in keys:
+        lines = original.splitlines()
+        lines[number - 1] = f"{key} = [[]]"  # no key takes a list of lists
+        target.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        with pytest.raises(ConfigError) as info:
+            load_config(config)
+        error = info.value
+        assert (error.source, error.line) == (str(target), number), (key, str(error))
+        said = str(error)
+        assert said.startswith(f"{target}, línea {number}: ") and key in error.key, said
+        assert said.endswith("Corregí esa línea y volvé a arrancar la mesa"), said
+        assert not ENGLISH.search(error.expected), said
+    target.write_text(original, encoding="utf-8")
+    load_config(config)  # as shipped again: it loads
+
+
+def test_a_pin_map_that_is_not_there_points_at_the_pinmap_line(tmp_path: Path) -> None:
+    config = example(tmp_path)
+    (tmp_path / "pinmap.toml").unlink()
+    with pytest.raises(ConfigError) as info:
+        load_config(config)
+    line = next(
+        n
+        for n, text in enumerate(config.read_text().splitlines(), 1)
+        if text.startswith("pinmap =")
+    )
+    assert (info.value.source, info.value.line, info.value.key) == (
+        str(config),
+        line,
+        "table.pinmap",
+    )
+    assert 'pinmap = "pinmap.toml"' in str(info.value)

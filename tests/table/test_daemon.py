@@ -116,10 +116,12 @@ def test_run_with_a_configuration_and_seat_nodes(tmp_path: Path) -> None:
         table.nodes[1].tag_on(b"\x04\x01\x02\x03\x04\x05\x06")  # unknown: refused, not recorded
         time.sleep(0.3)
         assert table.text().endswith("0 play 3E\n")
-    assert "no deck enrolled" not in table.stderr
+    assert "no hay ningún mazo registrado" not in table.stderr
     # started, its heap was frozen out of the collector's full passes (one event paid a
     # full pass over it: 13-37 ms of CPU on the development machine)
-    assert re.search(r"start-up heap frozen: [1-9][0-9]{3,} objects", table.stderr), table.stderr
+    assert re.search(r"memoria del arranque congelada: [1-9][0-9]{3,} objetos", table.stderr), (
+        table.stderr
+    )
 
 
 def test_a_deck_enrolled_while_the_table_runs_is_used_at_once(tmp_path: Path) -> None:

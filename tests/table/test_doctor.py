@@ -198,3 +198,25 @@ def test_a_node_that_reports_no_panel_and_one_with_another_panel(tmp_path: Path)
     assert "ssd1306 0x3C" in findings["Asiento 1: pantalla"].says
     assert "no está conectado" in findings["Asiento 2: pantalla"].says
     assert findings["Asiento 3: pantalla"].verdict is Verdict.OK
+
+
+def test_the_seat_test_without_a_running_table_says_so_at_once(tmp_path: Path) -> None:
+    """``truco-table doctor --asientos`` with no service: one line, nothing written."""
+    state = tmp_path / "state"
+    state.mkdir()
+    config = tmp_path / "table.toml"
+    config.write_text(
+        f'[table]\nplayers = 2\nstate_dir = "{state}"\n'
+        + "".join(f"[[nodes.seat]]\nseat = {s}\nserial = 'e6614103e7ab120{s}'\n" for s in (0, 1))
+    )
+    done = subprocess.run(
+        [str(Path(sys.executable).with_name("truco-table")), "doctor", "--asientos",
+         "--config", str(config)],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 1 and done.stderr == ""
+    assert done.stdout.splitlines()[-1] == (
+        f"truco-table doctor --asientos: la mesa no está andando (nadie tiene {state}): "
+        "arrancala con sudo systemctl start truco-table y volvé a probar."
+    )
+    assert list(state.iterdir()) == []  # no control folder made, no command left

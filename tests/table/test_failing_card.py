@@ -50,7 +50,7 @@ def test_control_undo_is_acknowledged_while_the_disk_refuses_and_applied_once(
     try:
         state = str(tmp_path)
         assert main(["control", "undo", "--state", state, "--id", "u1", "--wait", "5"]) == 0
-        assert "undo: the table took it" in capsys.readouterr().out
+        assert "undo: la mesa la tomó" in capsys.readouterr().out
         # the retry of the same command (its id) is acknowledged, not applied again
         assert main(["control", "undo", "--state", state, "--id", "u1", "--wait", "5"]) == 0
     finally:
@@ -289,7 +289,7 @@ def _all_say(panels: list[PanelDisplay], words: str) -> list[str]:
 
 
 def test_the_panel_reader_reads_every_screen_kind() -> None:
-    from controller.render.gallery import shots
+    from controller.cli.gallery import shots
     from controller.render.screen import render_screen, screen_content
 
     read = 0
@@ -536,14 +536,14 @@ def test_flood_drops_are_logged_rate_limited_and_in_the_status(
                 rig.run()
             rig.clock.now += FLOOD_LOG_S
             rig.service.step(0.0)
-        lines = [r.getMessage() for r in caplog.records if "dropped" in r.getMessage()]
+        lines = [r.getMessage() for r in caplog.records if "se descartaron" in r.getMessage()]
         first = 1_000 - PER_SEAT
         later = 3 * (500 - PER_SEAT)
         assert lines == [
-            f"seat 1: {first} event(s) dropped (a stuck button or a flooding node?), "
-            f"{first} since the start",
-            f"seat 1: {later} event(s) dropped (a stuck button or a flooding node?), "
-            f"{first + later} since the start",
+            f"asiento 1: se descartaron {first} eventos (¿un botón trabado o un nodo que "
+            f"inunda?), {first} desde el arranque",
+            f"asiento 1: se descartaron {later} eventos (¿un botón trabado o un nodo que "
+            f"inunda?), {first + later} desde el arranque",
         ]
         statuses = []
         while True:

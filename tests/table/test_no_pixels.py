@@ -21,7 +21,7 @@ from controller.engine import HouseRules
 from controller.hal.display import DisplayConfig, OledDisplay
 from controller.hal.mock import CountingI2CBus, counting_i2c
 from controller.hal.node_display import NodeDisplay
-from controller.render.pages import image_to_pages
+from controller.hal.pages import image_to_pages
 from controller.render.screen import render_screen
 from controller.table.mock_table import MockTable
 from controller.table.run_mock import MockRun

@@ -170,7 +170,7 @@ def test_control_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
 
     # no table running on the folder: the command is withdrawn, and the reason said
     assert main(["control", "undo", "--state", str(tmp_path), "--wait", "0.2"]) == 1
-    assert "no table took 'undo'" in capsys.readouterr().err
+    assert "ninguna mesa tomó 'undo'" in capsys.readouterr().err
     assert not list((tmp_path / "control").glob("*.cmd"))
     assert main(["control", "rules", "flor=maybe", "--state", str(tmp_path)]) == 2
     assert main(["control", "undo", "--state", str(tmp_path / "nope")]) == 2
@@ -199,7 +199,7 @@ def test_control_cli_against_a_running_table(
         finally:
             stop.set()
             server.join()
-        assert "undo: the table took it" in capsys.readouterr().out
+        assert "undo: la mesa la tomó" in capsys.readouterr().out
         assert mock.game.move_stack == ()
 
 

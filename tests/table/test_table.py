@@ -18,9 +18,10 @@ from controller.hal.events import (
     TagLeft,
 )
 from controller.hal.mock import MockDeck
-from controller.notices import LinkNotice, NotTheDealer, Refusal, Scored
+from controller.notices import NotTheDealer, Refusal, Scored, SeatFault
 from controller.render.notices import notice_text
 from controller.render.screen import ScreenContent, screen_content
+from controller.table.faults import SeatWatch
 from controller.table.screens import screen_for
 from controller.table.table import DealReading, Phase, Table
 
@@ -221,23 +222,21 @@ class TestPlay:
         table.handle(1, NodeConnected("/dev/truco-seat1"))
         assert table.node_ok[1]
 
-    def test_a_missing_reader_chip_is_told_once_and_cleared_when_it_answers(self) -> None:
+    def test_a_missing_reader_chip_is_a_lasting_alert_until_it_answers(self) -> None:
         table, _, clock = dealt()
+        watch = SeatWatch(table.rules.players, clock=lambda: clock.now)
+        watch.attach(table)
         clock.now += 10  # the deal's notice has gone
-        table.handle(1, Heartbeat(5, 0, reader_ok=True))
-        assert table.message(1) is None
-        table.handle(1, Heartbeat(6, 0, reader_ok=False))
-        message = table.message(1)
-        assert message is not None and message.notice is LinkNotice.READER_MISSING
-        tap(table, 1, "2O")  # a refusal replaces it; later heartbeats do not tell again
-        table.handle(1, Heartbeat(7, 0, reader_ok=False))
-        message = table.message(1)
-        assert message is not None and isinstance(message.notice, Refusal)
-        clock.now += 10
-        table.handle(1, Heartbeat(8, 0, reader_ok=True))
-        table.handle(1, Heartbeat(9, 0, reader_ok=False))
-        table.handle(1, Heartbeat(10, 0, reader_ok=True))
-        assert table.message(1) is None  # the missing-reader notice goes when it answers
+        assert watch.event(1, Heartbeat(5, 0, reader_ok=True)) == (False, False)
+        assert table.alert(1) is None
+        assert watch.event(1, Heartbeat(6, 0, reader_ok=False)) == (True, False)
+        assert table.alert(1) is SeatFault.READER_MISSING
+        tap(table, 1, "2O")  # a refusal is told; the alert stays under it
+        assert watch.event(1, Heartbeat(7, 0, reader_ok=False)) == (False, False)
+        assert table.alert(1) is SeatFault.READER_MISSING
+        assert screen_for(table, 1).alert is SeatFault.READER_MISSING
+        assert watch.event(1, Heartbeat(8, 0, reader_ok=True)) == (True, False)
+        assert table.alert(1) is None and screen_for(table, 1).alert is None
 
     def test_awards_are_announced_to_every_seat(self) -> None:
         table, _, _ = dealt()

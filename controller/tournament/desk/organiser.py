@@ -162,6 +162,9 @@ class Organiser:
         #: (nor logged) again, also after a restart (``SEEN_FILE``).
         self._seen_path = Path(folder) / SEEN_FILE
         self.seen: set[str] = _read_seen(self._seen_path)
+        #: The seq of a game's record in its table's stream (the desk's state gives it):
+        #: a key conflict names the games counted from the colliding seq on.
+        self.record_seq: Callable[[str], int | None] = lambda game: None
         self._tournament = Tournament(name)
         # JournalTampered: the desk does not start
         entries = self.journal.open(mark=resume.journal_lines if resume is not None else None)
@@ -274,6 +277,12 @@ class Organiser:
                 return False
             if any(g.game == result.game for g in match.games):
                 return False  # counted before (the desk replays its records on start)
+            if result.held is not None and result.verdict == "intact" and not result.problems:
+                self._flag("held", result,
+                           f"{result.game} ({match.id}, {result.table}) retenida, no se cuenta "
+                           f"sola: {detail_text(result.held).removeprefix('retenida: ')}. Si "
+                           "se jugó de verdad en esa mesa, cargá el resultado a mano")  # fmt: skip
+                return False
             if not result.ok or result.winner is None:
                 why = detail_text("; ".join([result.detail, *result.problems]))
                 self._flag("record-not-counted", result,
@@ -492,18 +501,35 @@ class Organiser:
     def key_conflict(self, table: str, seq: int) -> None:
         """Two senders with ``table``'s key (a message under a seq already taken): first
         on the organiser's list, once per table, with the games counted from that table
-        (a forger who got a whole game in before the table's next message)."""
+        whose record came at or after that seq (``record_seq``: a forger who got a whole
+        game in before the table's next message took the seqs from there on)."""
         with self.lock:
-            counted = [g.game for m in self._tournament.matches for g in m.games
+            counted = [(g.game, m.id) for m in self._tournament.matches for g in m.games
                        if g.table == table]  # fmt: skip
+            after = [f"{game} ({match})" for game, match in counted
+                     if (self.record_seq(game) or 0) >= seq]  # fmt: skip
             text = (f"{table}: llegaron dos mensajes distintos con el número {seq}: alguien "
-                    "más tiene la clave de la mesa. Revisá sus partidas contadas"
-                    + (f" ({', '.join(counted[-5:])})" if counted else " (ninguna todavía)")
-                    + " y cambiale la clave")  # fmt: skip
+                    "más tiene la clave de la mesa. "
+                    + (f"Contadas desde ese número: {', '.join(after)}: revisalas"
+                       if after else "Ninguna partida contada desde ese número")
+                    + "; cambiale la clave a la mesa")  # fmt: skip
             if any(a.what == "key-conflict" and a.table == table for a in self.attention):
                 return
             self.attention.insert(0, Attention("key-conflict", text, None, table))
             log.error("desk: %s", text)
+
+    def rekeyed(self, table: str) -> None:
+        """``table`` was given a new key (:meth:`.DeskState.rekey`): its key-conflict
+        item says so (it stays first, with the games to review), and its assignment is
+        told again under the new key."""
+        with self.lock:
+            for i, a in enumerate(self.attention):
+                if a.what == "key-conflict" and a.table == table and "Clave nueva" not in a.text:
+                    self.attention[i] = Attention(a.what, a.text + ". Clave nueva dada: la "
+                                                  "mesa sigue cuando le escriban el código",
+                                                  a.match, a.table, a.game)  # fmt: skip
+            self.assignments.pop(table, None)
+            self._tell_tables()
 
     def retell(self) -> None:
         """Tell every table again (the desk (re)connected to the broker)."""

@@ -126,6 +126,10 @@ class GameResult:
     other_copies: list[Copy] = field(default_factory=list)
     checked_at: float | None = None  # last time the file on disk was checked
     at_rest: str | None = None  # what the last check found wrong (None: nothing)
+    #: Why the desk did not see the game as it was played (:mod:`.liveness`): it is
+    #: held for the organiser and does not count by itself (None: it was seen).
+    held: str | None = None
+    seq: int = 0  # the record's seq in its table's stream
 
     def row(self) -> dict[str, Any]:
         return {
@@ -137,7 +141,7 @@ class GameResult:
             "score_1": self.score[1],
             "hands": self.hands,
             "verdict": self.verdict,
-            "detail": "; ".join([self.detail, *self.problems]),
+            "detail": "; ".join([self.detail, *self.problems, *filter(None, [self.held])]),
             "key_id": self.key_id,
             "rules": self.rules,
             "record": self.record,
@@ -157,11 +161,12 @@ class GameResult:
             "match": self.match,
             "sha256": self.sha256,
             "copies": [c.row() for c in self.other_copies],
+            "held": self.held,
         }
 
     @property
     def ok(self) -> bool:
-        return self.verdict == "intact" and not self.problems and self.copies == 1
+        return self.verdict == "intact" and not self.problems and self.copies == 1 and not self.held
 
 
 def _iso(ts: float) -> str:

@@ -171,6 +171,7 @@ class RefereeItem:
     seat: int | None
     concern: Concern
     text: str  # the event's own text (the record's comment), cleaned by the desk
+    at: float = 0.0  # when it reached the desk (the desk's clock: the list's order)
 
     def row(self) -> dict[str, Any]:
         return {

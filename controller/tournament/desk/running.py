@@ -102,6 +102,7 @@ class DeskRun:
         self.state.competition = self.organiser
         self.organiser.on_change.append(self._export)
         self.organiser.taken = self._taken
+        self.organiser.record_seq = self._record_seq
         for result in sorted(self.state.results_list(), key=lambda r: r.finished_at):
             self.organiser.count(result)
         self.state.on_finished.append(self._count)
@@ -152,6 +153,10 @@ class DeskRun:
     def _taken(self, table: str) -> int:
         t = self.state.tables.get(table)
         return t.assigned_n if t is not None else 0
+
+    def _record_seq(self, game: str) -> int | None:
+        result = self.state.results.get(game)
+        return result.seq if result is not None else None
 
     def _export(self) -> None:
         self.state.export_soon()

@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, Any, Final
 from ...engine import HouseRules
 from ..table.outbox import atomic_write
 from ..table.profile import tournament_profile
-from ..wire.keys import derive_table_key
+from ..wire.keys import derive_table_key, new_rekey_code, rekey_code, rekeyed
 from ..wire.messages import (
     Event,
     EventKind,
@@ -65,6 +65,7 @@ from ..wire.messages import (
 )
 from ..wire.seal import TournamentKey
 from ..wire.topics import check_name, tournament_prefix
+from .liveness import unseen
 from .records import (
     RESULT_FIELDS,
     Copy,
@@ -121,6 +122,9 @@ class Quota:
 
     events: int = 600
     records: int = 20
+    #: The shortest a hand takes at a real table: a game whose events reached the desk
+    #: faster than this per hand is held (:mod:`.liveness`), whatever their times say.
+    hand_s: float = 3.0
 
 
 #: Characters never printed from the network: C0/C1 controls (ESC and so on), DEL,
@@ -200,6 +204,9 @@ class GameTrail:
     #: what its record kept), so then every statement the table sent must be in the
     #: record, not the same list.
     resumed: bool = False
+    #: ``(arrived at the desk, the table's ts)`` of each event, in seq order: whether the
+    #: desk saw the game as it was played (:func:`.liveness.unseen`).
+    arrivals: list[tuple[float, float]] = field(default_factory=list)
 
     def take(self, e: Event) -> None:
         if e.kind is EventKind.STATE and self.dealt:
@@ -240,6 +247,8 @@ class TableState:
     games: list[str] = field(default_factory=list)
     next_seq: int = 1
     buffered: dict[int, Event | Record] = field(default_factory=dict)
+    arrivals: dict[int, float] = field(default_factory=dict)  # when each buffered one came
+    min_lag: float = float("inf")  # the quickest message: desk's clock minus the table's
     duplicates: int = 0
     applied: int = 0
     known_seq: int = 0
@@ -261,6 +270,10 @@ class TableState:
         default_factory=lambda: collections.deque(maxlen=REJECTIONS_KEPT)
     )
     attention_more: int = 0  # atención items beyond ATTENTION_KEPT, counted only
+    #: Re-keyed (:meth:`DeskState.rekey`) and not heard under its new key yet: its first
+    #: message under it starts its stream again (the old key's seqs are the copy's too).
+    awaiting: bool = False
+    rekeys: int = 0  # how many times it was given a new key
     trails: collections.OrderedDict[str, GameTrail] = field(default_factory=collections.OrderedDict)
 
     def trail(self, game: str) -> GameTrail:
@@ -305,6 +318,8 @@ class TableState:
             "duplicates": self.duplicates,
             "rejected": self.rejected,
             "conflicts": self.conflicts,
+            "rekeys": self.rekeys,
+            "awaiting_new_key": self.awaiting,
             "last_seen": self.last_seen,
             "silent_s": round(now - self.last_seen, 1)
             if now is not None and self.last_seen is not None
@@ -333,8 +348,12 @@ class DeskState:
         track_latency: bool = False,
         clock: Callable[[], float] = time.time,
         quota: Quota | None = None,
+        follow: bool = False,
     ) -> None:
         self.tournament = check_name("tournament", tournament)
+        #: Each table's stream starts at its first message heard, not at seq 1 (the
+        #: league desk's view of a venue: it may start after the tables did).
+        self.follow = follow
         self.prefix = tournament_prefix(tournament) + "/"
         self.key = key
         self.profile = profile
@@ -405,6 +424,39 @@ class DeskState:
                 return None
         return key
 
+    def rekey(self, table: str, code: str | None = None, now: float | None = None) -> str:
+        """A new key for ``table`` after a key conflict (someone else holds its key):
+        ``HMAC(its key, code)`` (:func:`~..wire.keys.rekeyed`); returns the code, which
+        someone at the real table types there (``truco-table rekey``). From now on only
+        the new key is accepted from it, and its first message under it starts its
+        stream again. Journaled (synced) first: a restarted desk keeps it."""
+        with self.lock:
+            key = self.key_for(table)
+            if key is None:
+                raise ValueError(f"{table} no es una mesa de este torneo")
+            code = rekey_code(code) if code is not None else new_rekey_code()
+            if self._log is not None:
+                line = {"t": self.clock() if now is None else now, "rekey": table, "code": code}
+                self._log.write(json.dumps(line) + "\n")
+                self._log.flush()
+                os.fsync(self._log.fileno())
+            self._rekey(table, code)
+            log.warning("desk: %s was given a new key", table)
+            return code
+
+    def _rekey(self, table: str, code: str) -> None:
+        key = self.key_for(check_name("table id", table))
+        if key is None:
+            raise ValueError(f"{table} is not a table of this tournament")
+        self._keys[table] = rekeyed(key, code)
+        t = self.table(table)
+        t.awaiting, t.rekeys = True, t.rekeys + 1
+        t.buffered.clear()
+        t.arrivals.clear()
+        t.digests.clear()
+        t.trails.clear()
+        t.known_seq, t.held_since = 0, None
+
     # ------------------------------------------------------------------ the broker
 
     def broker_up(self, now: float | None = None) -> None:
@@ -445,6 +497,9 @@ class DeskState:
                     obj = json.loads(line)
                     if "ack" in obj:
                         self._reapply_ack(obj["ack"], obj["seqs"])
+                        continue
+                    if "rekey" in obj:
+                        self._rekey(str(obj["rekey"]), str(obj["code"]))
                         continue
                     self.handle(
                         obj["topic"], obj["payload"].encode("utf-8"), obj["t"], journal=False
@@ -487,7 +542,7 @@ class DeskState:
     def table(self, table_id: str) -> TableState:
         state = self.tables.get(table_id)
         if state is None:
-            state = self.tables[table_id] = TableState(table_id)
+            state = self.tables[table_id] = TableState(table_id, awaiting=self.follow)
         return state
 
     @property
@@ -594,6 +649,11 @@ class DeskState:
                 self._reject(topic, why, now, message.table)
                 return
             t = self.table(message.table)
+            if t.awaiting and not isinstance(message, Status):
+                # its first event or record (under its new key): its stream from here (a
+                # status says how far it journaled, not what it sent: the rest may follow)
+                t.awaiting, t.next_seq = False, message.seq
+                log.info("desk: %s is followed from seq %d", t.table, t.next_seq)
             t.received_at = now
             t.last_seen = now
             if isinstance(message, Status):
@@ -626,16 +686,18 @@ class DeskState:
             self._journal(journal, now, topic, payload, durable=isinstance(message, Record))
             t.known_seq = max(t.known_seq, seq)
             t.buffered[seq] = message
+            t.arrivals[seq] = now
             t.digests[seq] = digest
             while len(t.digests) > DIGESTS_KEPT:
                 del t.digests[next(iter(t.digests))]
             while t.next_seq in t.buffered:
                 pending = t.buffered.pop(t.next_seq)
+                arrived = t.arrivals.pop(t.next_seq, now)
                 t.next_seq += 1
                 t.applied += 1
                 t.last_progress = now
                 if isinstance(pending, Event):
-                    self._apply(t, pending, now)
+                    self._apply(t, pending, now, arrived)
                 else:  # a record is judged in its place in the table's stream, only
                     self._record(t, pending, now, write=journal)
             if t.buffered and t.held_since is None:
@@ -666,6 +728,8 @@ class DeskState:
                 return f"replayed status (counter {m.n}, the table is at {t.status_n})"
             return None
         next_seq = t.next_seq if t is not None else 1
+        if t is not None and t.awaiting:
+            return None  # re-keyed: its stream starts again with this message
         if m.seq > next_seq - 1 + WINDOW:
             return f"seq {m.seq} is outside the window ({next_seq}..{next_seq - 1 + WINDOW})"
         if isinstance(m, Record) and not m.game.startswith(f"{m.table}-g"):
@@ -695,12 +759,19 @@ class DeskState:
             if durable:
                 os.fsync(self._log.fileno())
 
-    def _apply(self, t: TableState, e: Event, now: float) -> None:
+    def _apply(self, t: TableState, e: Event, now: float, arrived: float | None = None) -> None:
+        """One event, in its table's seq order; ``arrived``: when it reached the desk
+        (``now`` when it is applied as it comes; earlier when it waited for a gap)."""
+        arrived = now if arrived is None else arrived
         if e.ts:
             latency = now - e.ts
-            self.max_latency = max(self.max_latency, latency)
+            # the table's clock is its own (a day behind, a minute ahead): the delay shown
+            # is beyond the table's quickest message, so a skewed clock is no delay
+            t.min_lag = min(t.min_lag, latency)
+            self.max_latency = max(self.max_latency, latency - t.min_lag)
             if self.track_latency:
                 self.latencies.append(latency)
+            t.trail(e.game).arrivals.append((arrived, e.ts))
         t.game = e.game
         if e.kind is not EventKind.ASSIGNED:
             t.trail(e.game).take(e)
@@ -745,9 +816,10 @@ class DeskState:
         if concern is not None and len(t.attention) - len(t.acked) >= ATTENTION_KEPT:
             t.attention_more += 1  # the list stays short; the rest are counted
         elif concern is not None:
-            t.attention.append(
-                RefereeItem(t.table, e.seq, e.ts or now, e.game, e.seat, concern, clean(e.text))
+            item = RefereeItem(
+                t.table, e.seq, e.ts or now, e.game, e.seat, concern, clean(e.text), arrived
             )
+            t.attention.append(item)
 
     def _record(self, t: TableState, r: Record, now: float, *, write: bool = True) -> None:
         """A record: saved (``write``; a desk reading its journal back only checks the
@@ -766,8 +838,13 @@ class DeskState:
             atomic_write(self.out_dir / "records" / name, text.encode("utf-8"))
         result = self.judge.judge(t.table, r, name, now)
         result.sha256 = digest
+        result.seq = r.seq
         if existing is None:
             result.problems.extend(self._agreement(t, r))
+            trail = t.trails.get(r.game)
+            if trail is not None and not result.problems and self.quota is not None:
+                # a venue's desk (the demos and benches play a thousand times faster)
+                result.held = unseen(trail.arrivals, len(trail.dealt), self.quota.hand_s)
         if existing is not None:
             existing.other_copies.append(
                 Copy(name, digest, result.verdict, "; ".join([result.detail, *result.problems]),
@@ -891,10 +968,12 @@ class DeskState:
         self.table(check_name("table id", table)).acked.update(wanted)
 
     def attention(self) -> list[RefereeItem]:
-        """Every table's *atención* items not acknowledged yet, oldest first."""
+        """Every table's *atención* items not acknowledged yet, in the order they
+        reached the desk."""
         with self.lock:
             items = [a for t in self.tables.values() for a in t.pending()]
-        return sorted(items, key=lambda a: (a.ts, a.table, a.seq))
+        # as they reached the desk: a table's clock (a day behind) never reorders them
+        return sorted(items, key=lambda a: (a.at, a.table, a.seq))
 
     # ------------------------------------------------------------------ gaps
 

@@ -361,13 +361,18 @@ class _Handler(BaseHTTPRequestHandler):
         if path in ("/api/entrar", "/api/salir") and json_body:
             self._log_in() if path == "/api/entrar" else self._log_out()
             return
-        if path in ("/api/organiser", "/api/organiser/import") and json_body:
+        if path in ("/api/organiser", "/api/organiser/import", "/api/organiser/rekey") and (
+            json_body
+        ):
             if not self._organiser_may_write():
                 self._send(HTTPStatus.UNAUTHORIZED, encode({"error": "Solo el organizador: "
                            "entrá con la clave del organizador (la página pide la clave)"}),
                            "application/json")  # fmt: skip
                 return
-            self._organiser() if path == "/api/organiser" else self._import()
+            if path == "/api/organiser/rekey":
+                self._rekey()
+            else:
+                self._organiser() if path == "/api/organiser" else self._import()
             return
         if path != "/api/ack" or not json_body:
             self._send(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain")
@@ -513,6 +518,21 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, encode(answer | {"registered": len(sheet.entrants),
                                              "already": bool(done)}),
                        "application/json")  # fmt: skip
+
+    def _rekey(self) -> None:
+        """``POST /api/organiser/rekey`` ``{"table": id}``: a new key for a table after a
+        key conflict (:meth:`.DeskState.rekey`); answers the one-time code to type at
+        the real table (``truco-table rekey``). Only this answer shows it."""
+        try:
+            table = str(self._json_body(10_000)["table"])
+            code = self.state.rekey(table)
+        except (ValueError, KeyError, TypeError) as e:
+            self._send(HTTPStatus.BAD_REQUEST, encode({"error": str(e)[:300]}), "application/json")
+            return
+        competition = getattr(self.state, "competition", None)
+        if competition is not None:
+            competition.rekeyed(table)
+        self._send(200, encode({"table": table, "code": code}), "application/json")
 
     def _organiser(self) -> None:
         """``POST /api/organiser`` ``{"action": {...}}``: one action of the organiser

@@ -62,6 +62,14 @@ _DETAILS: Final = (
      "los repartos del registro no son los que dijeron los eventos de la mesa"),
     (r"the table's events ended (\d+)-(\d+), won by team (\S+)",
      r"los eventos de la mesa terminaron \1-\2, ganó el equipo \3"),
+    (r"held: its events reached the desk up to (\d+) s after they were played, more than a "
+     r"resend explains \((\d+) s\)",
+     r"retenida: sus eventos llegaron a la mesa de control hasta \1 s después de jugarse, más "
+     r"de lo que explica un reenvío (\2 s)"),
+    (r"held: its (\d+) hands reached the desk in (\S+) s, faster than a table plays them "
+     r"\((\d+) s a hand\)",
+     r"retenida: sus \1 manos llegaron a la mesa de control en \2 s, más rápido de lo que se "
+     r"juegan (\3 s por mano)"),
     (r"other house rules: ", "otras reglas: "),
     (r"at rest: ", "guardado: "),
     (r"(\d+) lines\b", r"\1 líneas"),

@@ -90,7 +90,6 @@ DESK_ACCOUNT: Final = "league-desk"
 DESK_NAME: Final = "league-desk"
 #: Mosquitto's own default for a bridge's reconnection: jitter from 5 s up to 30 s.
 RESTART_TIMEOUT: Final = (5, 30)
-AUTOSAVE_SECONDS: Final = 30
 _MARK: Final = "# ---- bridge to the league's central broker (truco-table league add-venue)"
 
 
@@ -116,9 +115,11 @@ def bridge_section(
     cafile: Path,
     password: str,
     restart_timeout: tuple[int, int] = RESTART_TIMEOUT,
-    autosave_interval: int = AUTOSAVE_SECONDS,
 ) -> str:
-    """The end of the venue's ``mosquitto.conf``: the bridge to the central broker."""
+    """The end of the venue's ``mosquitto.conf``: the bridge to the central broker. Its
+    queue is saved every ``autosave_interval`` the venue's own part sets, once
+    (:data:`~controller.tournament.venue.broker.AUTOSAVE_S`: Mosquitto takes the last
+    value it reads, so a second one here would override it)."""
     host, port = central
     address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     return "\n".join(
@@ -126,7 +127,6 @@ def bridge_section(
             _MARK,
             f"# the venue's tables (truco/{league}/tables/...) reach the league as",
             f"# {venue_prefix(venue)}tables/...; queued here while the link is down",
-            f"autosave_interval {autosave_interval}",
             f"connection league-{venue}",
             f"address {address}",
             "bridge_protocol_version mqttv311",

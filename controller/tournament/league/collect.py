@@ -20,7 +20,7 @@ from .model import Chico, League
 from .standings import match_result
 from .verify import LeagueRecordCheck
 
-__all__ = ["Collected", "Flag", "collect"]
+__all__ = ["Collected", "Flag", "KeyConflict", "collect"]
 
 
 @dataclass(frozen=True)
@@ -32,30 +32,58 @@ class Flag:
 
 
 @dataclass(frozen=True)
+class KeyConflict:
+    """Two messages of one table under one seq: someone else holds its key. ``games``:
+    the games of that table counted from that seq on (the ones to review)."""
+
+    venue: str
+    table: str
+    seq: int
+    games: tuple[str, ...]
+
+    @property
+    def text(self) -> str:
+        """What the league's organiser reads (Spanish)."""
+        games = (f"contadas desde ese número: {', '.join(self.games)}: revisalas"
+                 if self.games else "ninguna partida contada desde ese número")  # fmt: skip
+        return (f"{self.table} de la sede {self.venue}: llegaron dos mensajes distintos con el "
+                f"número {self.seq}: alguien más tiene la clave de la mesa; {games}")  # fmt: skip
+
+
+@dataclass(frozen=True)
 class Collected:
     played: Mapping[str, tuple[Chico, ...]]  # match id: its counted chicos, in chico order
     counted: tuple[LeagueRecordCheck, ...]  # the records that count, in arrival order
     flags: tuple[Flag, ...]  # the records that do not (arrival order; past a decision last)
     repeats: int  # the same record received again (counted once, not flagged)
+    conflicts: tuple[KeyConflict, ...] = ()  # first on the league's page
 
 
-def collect(league: League, checks: Iterable[LeagueRecordCheck]) -> Collected:
-    """The league's count after ``checks`` (in arrival order)."""
+def collect(
+    league: League,
+    checks: Iterable[LeagueRecordCheck],
+    conflicts: Iterable[tuple[str, str, int]] = (),
+) -> Collected:
+    """The league's count after ``checks`` (in arrival order) and the key conflicts
+    ``(venue, table, seq)`` seen. One record is one row: the same bytes again are a
+    repeat, whatever came before them."""
     by_id = {m.id: m for m in fixture(league)}
     seen: dict[tuple[str, str, str], str] = {}  # (venue, table, game): sha256
+    records: set[tuple[str, str, str, str]] = set()  # every record taken, by its bytes
     numbered: dict[tuple[str, int], LeagueRecordCheck] = {}  # (match, chico): its record
     counted: list[LeagueRecordCheck] = []
     flags: list[Flag] = []
     repeats = 0
     for check in checks:
         key = (check.venue, check.table, check.game)
+        if (*key, check.record_sha256) in records:
+            repeats += 1
+            continue
+        records.add((*key, check.record_sha256))
         if key in seen:
-            if seen[key] == check.record_sha256:
-                repeats += 1
-            else:
-                flags.append(
-                    Flag(check, f"Llegó otro registro distinto de {check.game} ({check.venue})")
-                )
+            flags.append(
+                Flag(check, f"Llegó otro registro distinto de {check.game} ({check.venue})")
+            )
             continue
         seen[key] = check.record_sha256
         if not check.counted or check.match is None or check.chico is None:
@@ -88,7 +116,15 @@ def collect(league: League, checks: Iterable[LeagueRecordCheck]) -> Collected:
             kept.append(check)
         played[match_id] = tuple(chicos)
     keep = {id(c) for c in kept}
-    return Collected(played, tuple(c for c in counted if id(c) in keep), tuple(flags), repeats)
+    final = tuple(c for c in counted if id(c) in keep)
+    clashes: list[KeyConflict] = []
+    for venue, table, seq in conflicts:
+        if any((k.venue, k.table) == (venue, table) for k in clashes):
+            continue  # one item per table: its first collision
+        games = tuple(f"{c.game} ({c.match})" for c in final
+                      if (c.venue, c.table) == (venue, table) and (c.seq or 0) >= seq)  # fmt: skip
+        clashes.append(KeyConflict(venue, table, seq, games))
+    return Collected(played, final, tuple(flags), repeats, tuple(clashes))
 
 
 def _next_number(numbered: Mapping[tuple[str, int], LeagueRecordCheck], match: str) -> int:

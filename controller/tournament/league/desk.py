@@ -22,6 +22,9 @@ its outbox, and a record among them is counted once like any other.
 
 from __future__ import annotations
 
+import dataclasses
+import datetime
+import functools
 import logging
 import os
 import threading
@@ -33,16 +36,21 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.reasoncodes import ReasonCode
 
+from ..desk.records import GameResult
+from ..desk.state import DeskState
+from ..desk.wording import detail_text
 from ..wire.messages import Event, Record, ResendRequest, Status, resend_topic
+from ..wire.seal import NO_MATCH, TournamentKey
 from ..wire.topics import no_loopback_listener
 from .bridge import DESK_NAME
 from .collect import Collected
 from .exports import write_league_exports
 from .gaps import Hole, SeqWatch
-from .inbox import CentralMessage, RejectedCentral, central_topic, read_central
-from .keys import venue_table_key
+from .inbox import CentralMessage, RejectedCentral, central_topic, read_central, venue_topic
+from .keys import derive_venue_secret, venue_table_key
 from .ledger import LeagueLedger
 from .model import League
+from .verify import LeagueRecordCheck, RecordVerdict, check_league_record
 
 __all__ = ["RECORDS_TOPIC", "SEQ_TOPICS", "LeagueDesk", "desk_from_folder"]
 
@@ -69,8 +77,14 @@ class LeagueDesk:
         password: str,
         client_id: str = "league-desk",
         clock: Callable[[], float] = time.time,
+        today: Callable[[], datetime.date] = datetime.date.today,
     ) -> None:
         self.league = league
+        #: The desk's date: a record of a match whose matchday is later is not due.
+        self.today = today
+        self.venues: dict[str, DeskState] = {}
+        #: Records read, their league check, until their place in the table's stream.
+        self._pending: dict[tuple[str, str, str], LeagueRecordCheck] = {}
         self.secret = league_secret
         self.folder = Path(folder)
         self.ledger = LeagueLedger(folder, league, league_secret)
@@ -105,9 +119,13 @@ class LeagueDesk:
         self.address = (host, port)
 
     def open(self) -> Collected:
-        """Read the journal (the count so far), without connecting; the exports follow it."""
+        """Read the journal (the count so far) and each venue's state, without
+        connecting; the exports follow it."""
         with self.lock:
             self.collected = self.ledger.open()
+            for club in self.league.clubs:
+                if (self.folder / "venues" / club.id).is_dir():
+                    self.venue_state(club.id)
         self.export()
         return self.collected
 
@@ -151,8 +169,34 @@ class LeagueDesk:
         """Whether the central broker is connected now (``None``: not yet once)."""
         return self.online
 
+    def venue_state(self, venue: str) -> DeskState:
+        """The venue's tables as its own desk follows them (:class:`~..desk.state.
+        DeskState`, in ``venues/<venue>/`` of the desk's folder, read back on a restart):
+        each table's stream in seq order from its first message heard, every game's
+        events, a second message under a seq taken (a key conflict)."""
+        state = self.venues.get(venue)
+        if state is None:
+            secret = derive_venue_secret(self.secret, self.league.name, venue)
+            state = DeskState(self.league.name, out_dir=self.folder / "venues" / venue,
+                              key=TournamentKey(secret, f"{self.league.name}:{venue}"),
+                              rules=self.league.rules.house, follow=True)  # fmt: skip
+            state.on_finished.append(functools.partial(self._finished, venue))
+            state.on_conflict.append(functools.partial(self._conflict, venue))
+            self.venues[venue] = state
+            for result in state.results_list():  # a record journaled there, not here yet
+                self._finished(venue, result)
+        return state
+
     def _on_message(self, client: mqtt.Client, userdata: object, msg: mqtt.MQTTMessage) -> None:
-        got = read_central(self.league, self.secret, msg.topic, bytes(msg.payload))
+        try:
+            self._take(msg)
+        except Exception:  # one message never stops the desk (paho's loop would end)
+            log.exception("league desk: a message on %r could not be taken", msg.topic[:160])
+
+    def _take(self, msg: mqtt.MQTTMessage) -> None:
+        now = self.clock()
+        got = read_central(self.league, self.secret, msg.topic, bytes(msg.payload),
+                           today=self.today())  # fmt: skip
         with self.lock:
             if isinstance(got, RejectedCentral):
                 log.warning("league desk: %s", got.reason)
@@ -161,14 +205,84 @@ class LeagueDesk:
             if not isinstance(got, CentralMessage):
                 return
             message = got.message
-            if not msg.retain:  # a retained copy is an old message, given again
-                if isinstance(message, Event | Record):
-                    self.watch.heard(got.venue, message.table, message.seq, self.clock())
-                elif isinstance(message, Status) and message.online:
-                    self.watch.said(got.venue, message.table, message.seq, self.clock())
+            if got.check is not None and self.ledger.has(got.check):
+                # the same record again (its retained copy, a QoS 1 redelivery): a repeat
+                self.collected = self.ledger.append(got.check, now)
+                return
+            state = self.venue_state(got.venue)
+            if msg.retain:
+                # a retained copy: an old message given again at a subscription, or one
+                # a bridge carried with its flag; it never starts a table's stream (the
+                # desk follows each table from a live message), it may continue it
+                followed = state.tables.get(message.table)
+                if followed is None or followed.awaiting:
+                    return
+            elif isinstance(message, Event | Record):
+                self.watch.heard(got.venue, message.table, message.seq, now)
+            elif isinstance(message, Status) and message.online:
+                self.watch.said(got.venue, message.table, message.seq, now)
             if got.check is not None:
-                self.collected = self.ledger.append(got.check, self.clock())
+                self._pending[(got.venue, got.check.table, got.check.game)] = got.check
+            where = venue_topic(self.league, msg.topic)
+            if where is not None:  # the venue's own view: seq order, events, conflicts
+                state.handle(where[1], bytes(msg.payload), now)
+            check = got.check
+            if check is None or (got.venue, check.table, check.game) not in self._pending:
+                return
+            followed = state.tables.get(check.table)
+            if (
+                followed is not None
+                and not followed.awaiting
+                and check.seq is not None
+                and (check.seq < followed.next_seq)
+            ):  # taken in its place, not as its game's first record: another copy of it
+                del self._pending[(got.venue, check.table, check.game)]
+                self.collected = self.ledger.append(check, now)
                 self._export_due = True
+
+    def _finished(self, venue: str, result: GameResult) -> None:
+        """A record in its place in its table's stream (the venue's state judged it
+        against the table's events): its league check goes into the journal."""
+        check = self._pending.pop((venue, result.table, result.game), None)
+        if check is None:
+            record = self._record_of(venue, result)
+            if record is None:
+                return
+            check = record
+        if check.counted and result.problems:
+            why = "; ".join(detail_text(p) for p in result.problems)
+            check = dataclasses.replace(check, verdict=RecordVerdict.NOT_PLAYED, chico=None,
+                                        reason=f"No cuenta: {why}")  # fmt: skip
+        if self.ledger.has(check):
+            return
+        self.collected = self.ledger.append(check, self.clock())
+        self._export_due = True
+
+    def _record_of(self, venue: str, result: GameResult) -> LeagueRecordCheck | None:
+        """The league's check of a record the venue's state kept on disk (a restart
+        between the two journals): read back from ``records/``."""
+        state = self.venues.get(venue)
+        if state is None or state.out_dir is None:
+            return None
+        try:
+            text = (state.out_dir / "records" / result.record).read_text(encoding="utf-8")
+        except OSError:
+            return None
+        record = Record(result.table, result.seq, result.finished_at, result.game,
+                        result.winner, result.score, result.hands, True, result.key_id,
+                        None, text, None if result.match == NO_MATCH else result.match,
+                        None)  # fmt: skip
+        day = datetime.date.fromtimestamp(result.finished_at)
+        return check_league_record(self.league, self.secret, venue, result.table, record,
+                                   today=day)  # fmt: skip
+
+    def _conflict(self, venue: str, table: str, seq: int) -> None:
+        """Two messages of ``table`` under ``seq``: someone else holds its key."""
+        log.error("league desk: %s/%s: two messages under seq %d", venue, table, seq)
+        if any((v, t) == (venue, table) for v, t, _ in self.ledger.conflicts):
+            return
+        self.collected = self.ledger.append_conflict(venue, table, seq, self.clock())
+        self._export_due = True
 
     def _next_n(self) -> int:
         # above every earlier request of this desk, also across restarts (the clock)
@@ -230,6 +344,8 @@ class LeagueDesk:
         self.export()
         with self.lock:
             self.ledger.close()
+            for state in self.venues.values():
+                state.close()
 
 
 def desk_from_folder(

@@ -11,6 +11,7 @@ the league (:func:`.verify.check_league_record`). Pure.
 
 from __future__ import annotations
 
+import datetime
 from dataclasses import dataclass
 
 from ..wire.messages import (
@@ -61,7 +62,13 @@ def central_topic(league: League, venue: str, topic: str) -> str:
 
 
 def read_central(
-    league: League, league_secret: bytes, topic: str, data: bytes, *, now: float = 0.0
+    league: League,
+    league_secret: bytes,
+    topic: str,
+    data: bytes,
+    *,
+    now: float = 0.0,
+    today: datetime.date | None = None,
 ) -> CentralMessage | RejectedCentral | None:
     """The venue's message on ``topic``; ``None`` for what is not a table's (the bridge's
     own state, a resend request or an assignment)."""
@@ -89,5 +96,7 @@ def read_central(
         return None
     check = None
     if isinstance(message, Record):
-        check = check_league_record(league, league_secret, venue, message.table, message, now=now)
+        check = check_league_record(
+            league, league_secret, venue, message.table, message, now=now, today=today
+        )
     return CentralMessage(venue, message, check)

@@ -40,6 +40,7 @@ def check_to_body(check: LeagueRecordCheck) -> dict[str, Any]:
         "chico": None if chico is None else [chico.winner, *chico.points],
         "sha256": check.record_sha256,
         "number": check.number,
+        "seq": check.seq,
     }
 
 
@@ -50,6 +51,7 @@ def check_from_body(body: dict[str, Any]) -> LeagueRecordCheck:
         raw = body["chico"]
         chico = None if raw is None else Chico(int(raw[0]), (int(raw[1]), int(raw[2])))
         number = body["number"]
+        seq = body.get("seq")  # journals written before issue 43 have none
         return LeagueRecordCheck(
             str(body["venue"]),
             str(body["table"]),
@@ -60,8 +62,17 @@ def check_from_body(body: dict[str, Any]) -> LeagueRecordCheck:
             chico,
             str(body["sha256"]),
             None if number is None else int(number),
+            None if seq is None else int(seq),
         )
     except (KeyError, TypeError, ValueError, IndexError) as e:
+        raise JournalError(f"a journal line this desk cannot read: {e}") from None
+
+
+def conflict_from_body(body: dict[str, Any]) -> tuple[str, str, int]:
+    """A key conflict a journal line holds: ``(venue, table, seq)``."""
+    try:
+        return str(body["venue"]), str(body["table"]), int(body["seq"])
+    except (KeyError, TypeError, ValueError) as e:
         raise JournalError(f"a journal line this desk cannot read: {e}") from None
 
 
@@ -82,16 +93,35 @@ class LeagueLedger:
             folder, league.name, journal_key(league_secret, league.name), fsync=fsync
         )
         self.checks: list[LeagueRecordCheck] = []
+        self.conflicts: list[tuple[str, str, int]] = []  # (venue, table, seq)
 
     def open(self) -> Collected:
         entries = self.journal.open()
         self.checks = [check_from_body(e.body) for e in entries if e.body.get("kind") == "record"]
-        return collect(self.league, self.checks)
+        self.conflicts = [conflict_from_body(e.body) for e in entries
+                          if e.body.get("kind") == "conflict"]  # fmt: skip
+        return self.count()
+
+    def count(self) -> Collected:
+        return collect(self.league, self.checks, self.conflicts)
+
+    def has(self, check: LeagueRecordCheck) -> bool:
+        """The same record of the same game was journaled already."""
+        key = (check.venue, check.table, check.game, check.record_sha256)
+        return any((c.venue, c.table, c.game, c.record_sha256) == key for c in self.checks)
 
     def append(self, check: LeagueRecordCheck, t: float) -> Collected:
         self.journal.append(t, WHO, check_to_body(check))
         self.checks.append(check)
-        return collect(self.league, self.checks)
+        return self.count()
+
+    def append_conflict(self, venue: str, table: str, seq: int, t: float) -> Collected:
+        """Two messages of ``table`` at ``venue`` under one ``seq``: someone else holds
+        its key (journaled: a restarted desk still shows it first)."""
+        body = {"kind": "conflict", "venue": venue, "table": table, "seq": seq}
+        self.journal.append(t, WHO, body)
+        self.conflicts.append((venue, table, seq))
+        return self.count()
 
     def close(self) -> None:
         self.journal.close()

@@ -9,7 +9,8 @@ one its topic names. The record counts only if all of this holds:
    league's secret (:func:`.keys.venue_table_key`), and binds the league, that table,
    that game and a match (the tournament desk's own :class:`~controller.tournament.desk.
    records.RecordJudge` does this and replays the record);
-3. the match is in the league's fixture and assigned to that venue;
+3. the match is in the league's fixture, assigned to that venue, and due: its matchday's
+   date has come (a record for a later matchday is *not due*);
 4. the game was played at the league's house rules, was won, and the table reported the
    score the record replays to.
 
@@ -22,6 +23,7 @@ given, for the tournament judge's ``finished_at`` only).
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 from dataclasses import dataclass
 from enum import StrEnum
@@ -46,6 +48,8 @@ class RecordVerdict(StrEnum):
     NOT_A_MATCH = "not-a-match"  # sealed for no match, or one not in the fixture
     WRONG_VENUE = "wrong-venue"  # a match of the fixture, but assigned to another venue
     PROBLEMS = "problems"  # other house rules, not won, or a score other than reported
+    NOT_DUE = "not-due"  # a match of a matchday not open yet (its date still to come)
+    NOT_PLAYED = "not-played"  # the table's events never showed this game played so
 
 
 @dataclass(frozen=True)
@@ -59,6 +63,7 @@ class LeagueRecordCheck:
     chico: Chico | None  # what it counts (only when COUNTED)
     record_sha256: str
     number: int | None = None  # which chico of the match the table said it was (1-based)
+    seq: int | None = None  # the record's seq in its table's stream
 
     @property
     def counted(self) -> bool:
@@ -82,15 +87,19 @@ def check_league_record(
     record: Record,
     *,
     now: float = 0.0,
+    today: datetime.date | None = None,
 ) -> LeagueRecordCheck:
-    """Whether ``record``, collected under ``venue``'s prefix as ``table``'s, counts."""
+    """Whether ``record``, collected under ``venue``'s prefix as ``table``'s, counts;
+    ``today`` (the league desk's date when it arrived): a match of a later matchday is
+    not due yet (``None``: not checked)."""
     digest = hashlib.sha256(record.record.encode("utf-8")).hexdigest()
     match = record.match if record.match not in (None, NO_MATCH) else None
 
     def out(verdict: RecordVerdict, reason: str, chico: Chico | None = None) -> LeagueRecordCheck:
         return LeagueRecordCheck(
-            venue, table, record.game, match, verdict, reason, chico, digest, record.chico
-        )
+            venue, table, record.game, match, verdict, reason, chico, digest, record.chico,
+            record.seq,
+        )  # fmt: skip
 
     if venue not in {c.id for c in league.clubs}:
         return out(RecordVerdict.UNKNOWN_VENUE, f"La sede {venue!r} no está en la liga")
@@ -117,6 +126,13 @@ def check_league_record(
         return out(
             RecordVerdict.WRONG_VENUE,
             f"El partido {match} se juega en la sede {scheduled.venue}, no en {venue}",
+        )
+    day = league.matchday_date(scheduled.matchday)
+    if today is not None and day > today:
+        return out(
+            RecordVerdict.NOT_DUE,
+            f"El partido {match} es de la {scheduled.label}, el {day.strftime('%d/%m/%Y')}: "
+            "todavía no se juega, no cuenta",
         )
     if result.problems or result.winner is None:
         return out(

@@ -106,6 +106,19 @@ _LINK: Final = {
 }
 
 
+def _conflicts(count: Collected) -> str:
+    """Someone else holds a venue table's key: first on the page, with the games to
+    review."""
+    if not count.conflicts:
+        return ""
+    items = "".join(f"<li>{h(k.text)}</li>" for k in count.conflicts)
+    return (
+        '<section id="conflicts" role="alert" class="lost"><h2>Choque de claves</h2>'
+        f"<ul>{items}</ul><p>Cambiale la clave a esa mesa (en su sede) y revisá esas "
+        "partidas antes de seguir.</p></section>"
+    )
+
+
 def standings_page(
     league: League,
     count: Collected,
@@ -124,6 +137,7 @@ def standings_page(
         if connected is not True
         else "",
         f"<h1>Liga {h(league.name)}</h1>",
+        _conflicts(count),
         f'<p class="muted" id="summary">{decided} de {len(t.matches)} partidos terminados · '
         f"{len(count.counted)} registros contados · {len(count.flags)} sin contar · "
         f"{count.repeats} repetidos</p>",

@@ -19,7 +19,8 @@ from the desk's journal equal those computed from what was played; it prints
 ``key=value`` lines. What it leaves out: the tables' own outbox and resend (the records
 are published by plain MQTT clients under the tables' accounts), a broker killed with
 SIGKILL (Mosquitto saves its queue every ``autosave_interval`` seconds and at a clean
-stop), events and statuses (records only).
+stop) and statuses; each game's events go before its record (:func:`game_events`), as
+the league desk counts a record only with them. The matchday is the desk's today.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
@@ -50,7 +52,7 @@ from ..wire.seal import seal
 from .mosquitto import LocalBroker, free_port
 from .netsim import CuttableLink
 
-__all__ = ["main", "run"]
+__all__ = ["game_events", "main", "run"]
 
 VENUES = ("bar-a", "bar-b", "bar-c")
 NAME = "liga"
@@ -82,6 +84,53 @@ def _bot_game(seed: int) -> tuple[str, int, tuple[int, int]]:
     game = replay(parse(text)).game
     assert game.winner is not None
     return text, game.winner, game.score
+
+
+def game_events(
+    table: str, key: bytes, league: str, game: str, text: str, seq: int, ts: float = 2000.0
+) -> list[tuple[str, bytes]]:
+    """The events ``table`` sends while it plays the game whose record is ``text``, from
+    ``seq`` on, each ``(topic at the venue, payload)`` signed with its ``key``: the game
+    begun, each hand with its dealer and deal (the cards dealt counted, not shown), each
+    action, the game won; what the table's publisher sends, and what a desk compares a
+    record with."""
+    from ...transcript import parse, replay
+    from ..wire.messages import Event, EventKind
+
+    played = replay(parse(text)).game
+    topic = f"truco/{league}/tables/{table}/events"
+    out: list[tuple[str, bytes]] = []
+
+    def event(kind: EventKind, body: str, **fields: Any) -> None:
+        n = seq + len(out)
+        message = Event(table, n, ts + n, kind, game, text=body, **fields)
+        out.append((topic, signed(key, topic, message.payload())))
+
+    rules = text.split("\n", 1)[0]
+    event(EventKind.NEW_GAME, rules, rules=rules)
+    lines = [raw.split("#", 1)[0].strip() for raw in text.split("\n")]
+    lines = [x for x in lines if x and not x.startswith(("table", "score "))]
+    hand, i = 0, 0
+    while i < len(lines):
+        line = lines[i]
+        if line == "hand" or line.startswith("dealer "):
+            hand += 1
+            group = [line]
+            while i + 1 < len(lines) and (
+                lines[i + 1].startswith("deal ")
+                or (group[-1].startswith("dealer ") and lines[i + 1] == "hand")
+            ):
+                i += 1
+                group.append(lines[i])
+            shown = [g for g in group if not g.startswith("deal ")]
+            event(EventKind.DEAL, "\n".join(shown), hand=hand, dealt=len(group) - len(shown))
+        else:
+            event(EventKind.ACTION, line, hand=hand)
+        i += 1
+    assert played.winner is not None
+    event(EventKind.FINISHED, f"gana el equipo {played.winner}", winner=played.winner,
+          score=played.score, hand=hand)  # fmt: skip
+    return out
 
 
 class _Uplink:
@@ -126,28 +175,38 @@ class _Table:
         self.client.connect("127.0.0.1", added.port, 10)
         self.client.loop_start()
         self.games = 0
+        self.seq = 0  # the last seq sent (events and records, as a table's outbox)
 
     def send(self, match: str, chico: int, text: str, winner: int, score: tuple[int, int],
              key: bytes | None = None) -> None:  # fmt: skip
+        """The game as the table plays it: its events, then its sealed record (the league
+        desk counts a record only with its game's events)."""
         self.games += 1
         game = f"{self.table}-g{self.games:03d}"
+        for topic, data in game_events(self.table, self.key, NAME, game, text, self.seq + 1):
+            self._publish(topic, data, retain=False)
+            self.seq += 1
+        self.seq += 1
         sealed = seal(
             text, key or self.key, key_id=f"{NAME}:{self.table}", game_id=game,
             tournament=NAME, table=self.table, match=match,
         )  # fmt: skip
         topic = f"truco/{NAME}/tables/{self.table}/records/{game}"
         payload = {
-            "v": 1, "table": self.table, "seq": self.games, "ts": 1000.0 + self.games,
+            "v": 1, "table": self.table, "seq": self.seq, "ts": 1000.0 + self.seq,
             "kind": "record", "game": game, "winner": winner, "score": list(score),
             "hand": 1, "sealed": True, "key_id": f"{NAME}:{self.table}", "error": None,
             "record": sealed, "match": match, "chico": chico,
         }  # fmt: skip
+        self._publish(topic, signed(self.key, topic, payload), retain=True)
+
+    def _publish(self, topic: str, data: bytes, *, retain: bool) -> None:
         deadline = time.monotonic() + 20
         while not self.client.is_connected():  # after its broker's restart
             if time.monotonic() > deadline:
                 raise RuntimeError(f"{self.venue}/{self.table}: no broker")
             time.sleep(0.05)
-        info = self.client.publish(topic, signed(self.key, topic, payload), qos=1, retain=True)
+        info = self.client.publish(topic, data, qos=1, retain=retain)
         info.wait_for_publish(20)
 
     def close(self) -> None:
@@ -229,7 +288,7 @@ def run(out: Callable[[str], None] = print) -> bool:
         desk = LeagueDesk(
             league, secret, parent / "league-desk", host="127.0.0.1", port=central_port,
             ca_file=added["bar-a"].central_ca, username=DESK_ACCOUNT,
-            password=added["bar-a"].desk_password(),
+            password=added["bar-a"].desk_password(), today=lambda: league.first_date,
         )  # fmt: skip
         desk.start()
         _wait("the league desk", desk.subscribed.is_set)

@@ -47,23 +47,27 @@ def access_from_section(section: dict[str, object], base: Path, where: str) -> B
     if username is None:
         for k in ("password_file", "ca_file"):
             if k in section:
-                raise ValueError(f"{where}.{k}: given without a username")
+                raise ValueError(f"{where}.{k}: está sin username (el usuario del broker)")
         return None
     if not isinstance(username, str) or not username:
-        raise ValueError(f"{where}.username: expected a string")
+        raise ValueError(f"{where}.username: tiene que ser un texto entre comillas")
     name = section.get("password_file")
     if not isinstance(name, str) or not name:
-        raise ValueError(f"{where}.password_file: expected the path of the broker password")
+        raise ValueError(
+            f"{where}.password_file: tiene que ser la ruta del archivo con la contraseña del broker"
+        )
     path = base / Path(name).expanduser()
     check_private(path)
     try:
         password = path.read_text(encoding="utf-8").strip()
     except (OSError, UnicodeDecodeError) as e:
-        raise ValueError(f"{where}.password_file: cannot read {path}: {e}") from None
+        raise ValueError(f"{where}.password_file: no puedo leer {path}: {e}") from None
     ca = section.get("ca_file")
     if ca is not None and (not isinstance(ca, str) or not ca):
-        raise ValueError(f"{where}.ca_file: expected the path of the venue's CA certificate")
+        raise ValueError(
+            f"{where}.ca_file: tiene que ser la ruta del certificado de la CA del local"
+        )
     ca_path = base / Path(ca).expanduser() if isinstance(ca, str) else None
     if ca_path is not None and not ca_path.is_file():
-        raise ValueError(f"{where}.ca_file: no such file {ca_path}")
+        raise ValueError(f"{where}.ca_file: no existe el archivo {ca_path}")
     return BrokerAccess(username, password, ca_path)

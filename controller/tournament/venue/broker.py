@@ -13,6 +13,8 @@
     read the tables' topics and publish its own resend requests; only the organiser's
     desk, the first, publishes (and reads back) the tables' assignments; a screen only
     reads), ``truco-limits.conf`` (the systemd drop-in with the open-file limit),
+    ``truco-firewall.nft`` (nftables: a few connections per address to the tables'
+    listener: :func:`firewall_rules`),
     ``ca.crt``, ``server.crt`` and ``server.key``.
 ``ca/``
     ``ca.key`` and ``ca.crt``: the venue's certificate authority (keep ``ca.key`` off
@@ -63,6 +65,7 @@ __all__ = [
     "VenueError",
     "acl_text",
     "broker_account",
+    "firewall_rules",
     "mosquitto_conf",
     "password_line",
     "ready_for_broker",
@@ -104,6 +107,11 @@ class Venue:
     @property
     def systemd_limits(self) -> Path:
         return self.root / "broker" / "truco-limits.conf"
+
+    @property
+    def firewall(self) -> Path:
+        """The nftables rules the broker's machine loads (``nft -f``)."""
+        return self.root / "broker" / "truco-firewall.nft"
 
     @property
     def broker_conf(self) -> Path:
@@ -201,12 +209,53 @@ SCREEN_CONNECTIONS: Final = 64
 #: Open files the broker needs beyond its connections (listeners, persistence, log).
 SPARE_FILES: Final = 64
 AUTOSAVE_S: Final = 10
+#: Connections one address may hold on the tables' listener (the firewall's rule,
+#: :func:`firewall_rules`): a table holds one, two while a reconnection overlaps.
+PER_ADDRESS: Final = 8
+#: Connections the tables' listener takes: well above what idle sockets from a thousand
+#: addresses hold (Mosquitto keeps a socket that never sends CONNECT about 90 s), so
+#: they never fill it before a table logs in; the firewall keeps each address to
+#: ``PER_ADDRESS``.
+TABLE_LISTENER: Final = 4096
 
 
 def table_connections(accounts: int) -> int:
     """What the tables' listener takes: every account twice (a reconnection overlaps
-    the old socket until the broker drops it), and some room."""
-    return 2 * accounts + 16
+    the old socket until the broker drops it), and room for the idle sockets a crowd of
+    addresses may hold (``TABLE_LISTENER``)."""
+    return max(2 * accounts + 16, TABLE_LISTENER)
+
+
+def firewall_rules(port: int, screen_port: int | None = None) -> str:
+    """The venue's nftables rules (``nft -f broker/truco-firewall.nft``): each address
+    may hold at most ``PER_ADDRESS`` connections to the tables' listener (and to the
+    screens'), the rest are refused at once with a TCP reset, so one machine's idle
+    sockets never take the broker's files nor its listener. Loading it again replaces
+    it; it touches nothing else of the machine's firewall."""
+    ports = str(port) if screen_port is None else f"{{ {port}, {screen_port} }}"
+    return "\n".join(
+        [
+            "#!/usr/sbin/nft -f",
+            "# written by truco-table venue-broker: at most "
+            f"{PER_ADDRESS} connections per address to the broker's",
+            "# tables' (and screens') listener. Install (Debian's nftables):",
+            "#   nft -f truco-firewall.nft      (and in /etc/nftables.conf: include it)",
+            "table inet truco_venue",
+            "delete table inet truco_venue",
+            "table inet truco_venue {",
+            "    set per_v4 { type ipv4_addr; flags dynamic; size 65535; }",
+            "    set per_v6 { type ipv6_addr; flags dynamic; size 65535; }",
+            "    chain input {",
+            "        type filter hook input priority filter; policy accept;",
+            f"        tcp dport {ports} ct state new add @per_v4 "
+            f"{{ ip saddr ct count over {PER_ADDRESS} }} reject with tcp reset",
+            f"        tcp dport {ports} ct state new add @per_v6 "
+            f"{{ ip6 saddr ct count over {PER_ADDRESS} }} reject with tcp reset",
+            "    }",
+            "}",
+            "",
+        ]
+    )
 
 
 def file_limit(accounts: int, *, screens_listener: bool = True) -> int:
@@ -609,6 +658,9 @@ def setup_venue(
     (broker_dir / "mosquitto.conf").write_text(conf, encoding="utf-8")
     (broker_dir / "truco-limits.conf").write_text(
         systemd_limits(len(accounts), screens_listener=screen_port is not None), encoding="utf-8"
+    )
+    (broker_dir / "truco-firewall.nft").write_text(
+        firewall_rules(port, screen_port), encoding="utf-8"
     )
     _give_to_broker(broker_dir)
     return Venue(

@@ -37,7 +37,10 @@ __all__ = [
     "derive_table_key",
     "hkdf_sha256",
     "load_private_key",
+    "new_rekey_code",
     "new_secret",
+    "rekey_code",
+    "rekeyed",
     "table_key",
     "write_private",
 ]
@@ -78,6 +81,40 @@ def table_key(secret: TournamentKey, tournament: str, table: str) -> TournamentK
     )
 
 
+#: The letters of a re-key code: Crockford's base32 (no I, L, O, U: nothing to misread).
+REKEY_ALPHABET: Final = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+#: A re-key code's letters: 16 of 32, 80 bits (a copy of the old key that sees a message
+#: under the new one cannot search them all).
+REKEY_LETTERS: Final = 16
+
+
+def new_rekey_code() -> str:
+    """A one-time code for :func:`rekeyed`: ``XXXX-XXXX-XXXX-XXXX``."""
+    letters = "".join(secrets.choice(REKEY_ALPHABET) for _ in range(REKEY_LETTERS))
+    return "-".join(letters[i : i + 4] for i in range(0, REKEY_LETTERS, 4))
+
+
+def rekey_code(text: str) -> str:
+    """A re-key code as typed (any case, dashes and spaces anywhere) in its canonical
+    form; ``ValueError`` (Spanish) when it is not one."""
+    letters = "".join(text.upper().replace("-", "").split())
+    letters = letters.translate(str.maketrans("OIL", "011"))  # what reads like a digit is one
+    if len(letters) != REKEY_LETTERS or any(c not in REKEY_ALPHABET for c in letters):
+        raise ValueError(
+            f"El código {text.strip()[:40]!r} no es un código de clave: son {REKEY_LETTERS} "
+            "letras y números, como ABCD-EFGH-JKMN-PQRS (el que muestra la página del organizador)"
+        )
+    return "-".join(letters[i : i + 4] for i in range(0, REKEY_LETTERS, 4))
+
+
+def rekeyed(key: bytes, code: str) -> bytes:
+    """A table's new key after a key conflict: ``HMAC-SHA256(its key, "truco-table
+    rekey v1" 0 code)``. The desk gives the organiser ``code``; someone at the real table
+    types it there; a copy of the old key without the code cannot follow."""
+    info = b"truco-table rekey v1\0" + rekey_code(code).encode("ascii")
+    return hmac.new(key, info, hashlib.sha256).digest()
+
+
 def new_secret() -> bytes:
     return secrets.token_bytes(SECRET_BYTES)
 
@@ -109,10 +146,11 @@ def check_private(path: str | os.PathLike[str]) -> None:
     try:
         mode = p.stat().st_mode
     except OSError as e:
-        raise KeyConfigError(f"cannot read {p}: {e.strerror or e}") from None
+        raise KeyConfigError(f"no puedo leer {p}: {e.strerror or e}") from None
     if mode & (stat.S_IRWXG | stat.S_IRWXO):
         raise InsecureKeyFileError(
-            f"{p}: others can read this key file (mode {stat.S_IMODE(mode):03o}); run chmod 600 {p}"
+            f"{p}: otros pueden leer este archivo de clave (modo {stat.S_IMODE(mode):03o}); "
+            f"corré chmod 600 {p}"
         )
 
 

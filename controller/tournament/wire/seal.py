@@ -423,14 +423,14 @@ def _diagnose(
 
 def _parse_hex_key(value: object, where: str) -> bytes:
     if not isinstance(value, str):
-        raise KeyConfigError(f"{where}: the key must be a string of hex digits")
+        raise KeyConfigError(f"{where}: la clave tiene que ser un texto de dígitos hexadecimales")
     digits = value.strip()
     if len(digits) % 2 or not re.fullmatch(r"[0-9A-Fa-f]*", digits):
-        raise KeyConfigError(f"{where}: the key is not an even number of hex digits")
+        raise KeyConfigError(f"{where}: la clave no es una cantidad par de dígitos hexadecimales")
     key = bytes.fromhex(digits)
     if len(key) < MIN_KEY_BYTES:
         raise KeyConfigError(
-            f"{where}: the key is too short ({len(key)} bytes; at least {MIN_KEY_BYTES})"
+            f"{where}: la clave es muy corta ({len(key)} bytes; hacen falta {MIN_KEY_BYTES})"
         )
     return key
 
@@ -439,14 +439,15 @@ def _read_text(path: Path) -> str:
     try:  # bounded: a key file or a configuration is a few lines (never /dev/zero)
         return read_text_file(path, limit=1024 * 1024, what="key file or configuration")
     except TextFileError as e:
-        raise KeyConfigError(f"{e} (a key file holds the key in hex)") from None
+        raise KeyConfigError(f"{e} (un archivo de clave tiene la clave en hexadecimal)") from None
 
 
 def _key_from_key_file(path: Path, text: str) -> bytes:
     content = [s for s in (raw.strip() for raw in text.splitlines()) if s and s[0] != "#"]
     if len(content) != 1:
         raise KeyConfigError(
-            f"{path}: a key file holds one line, the key in hex ('#' comments allowed)"
+            f"{path}: un archivo de clave tiene una sola línea, la clave en hexadecimal "
+            "(se permiten comentarios con '#')"
         )
     return _parse_hex_key(content[0], str(path))
 
@@ -454,17 +455,19 @@ def _key_from_key_file(path: Path, text: str) -> bytes:
 def _key_from_config(path: Path, doc: dict[str, object]) -> TournamentKey:
     section = doc.get("tournament")
     if not isinstance(section, dict):
-        raise KeyConfigError(f"{path}: no [tournament] table")
+        raise KeyConfigError(f"{path}: falta la sección [tournament]")
     where = f"{path}: [tournament]"
     has_key, has_file = "key" in section, "key_file" in section
     if has_key == has_file:
-        raise KeyConfigError(f"{where}: give exactly one of key (hex) and key_file (a path)")
+        raise KeyConfigError(
+            f"{where}: poné una sola de key (en hexadecimal) y key_file (una ruta)"
+        )
     if has_key:
         key = _parse_hex_key(section["key"], f"{where} key")
     else:
         name = section["key_file"]
         if not isinstance(name, str) or not name:
-            raise KeyConfigError(f"{where} key_file: expected a path")
+            raise KeyConfigError(f"{where} key_file: tiene que ser una ruta")
         key_path = path.parent / Path(name).expanduser()
         key = _key_from_key_file(key_path, _read_text(key_path))
     key_id = section.get("key_id")
@@ -472,8 +475,8 @@ def _key_from_config(path: Path, doc: dict[str, object]) -> TournamentKey:
         return TournamentKey(key, key_fingerprint(key))
     if not isinstance(key_id, str) or not _ID_RE.fullmatch(key_id):
         raise KeyConfigError(
-            f"{where} key_id: 1 to 100 letters, digits and . _ : / + @ -, "
-            "starting with a letter or digit"
+            f"{where} key_id: de 1 a 100 letras, números y . _ : / + @ -, "
+            "empezando por una letra o un número"
         )
     return TournamentKey(key, key_id)
 
@@ -502,7 +505,7 @@ def load_key(
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         if as_config:
-            raise KeyConfigError(f"{p}: not valid TOML ({e})") from None
+            raise KeyConfigError(f"{p}: no es TOML válido ({e})") from None
         doc = None
     if as_config or (doc is not None and "tournament" in doc):
         return _key_from_config(p, doc or {})

@@ -87,8 +87,8 @@ _GAME_RE: Final = re.compile(r"(.+)-g([0-9]{3,})")
 def check_name(what: str, value: str) -> str:
     if not isinstance(value, str) or not ID_RE.fullmatch(value):
         raise ValueError(
-            f"{what} {value!r}: 1 to 64 letters, digits, '.', '_' or '-', "
-            "starting with a letter or digit"
+            f"{what} {value!r}: de 1 a 64 letras, números, '.', '_' o '-', "
+            "empezando por una letra o un número"
         )
     return value
 
@@ -140,9 +140,9 @@ def parse_broker(text: str, default_port: int = 1883) -> tuple[str, int]:
     else:
         host, port = text, ""
     if not host:
-        raise ValueError(f"no host in {text!r}")
+        raise ValueError(f"falta el host (la dirección) en {text!r}")
     if port and (not port.isdigit() or not 0 < int(port) < 65536):
-        raise ValueError(f"bad port in {text!r}")
+        raise ValueError(f"el puerto no sirve en {text!r}")
     return host, int(port) if port else default_port
 
 

@@ -19,7 +19,7 @@ from fake_mfrc522 import SimMFRC522, SimTag
 from fake_oled import model_for
 from seatnode import FIRMWARE_VERSION, display, protocol
 from seatnode.compat import TICKS_PERIOD
-from seatnode.debounce import HOLD, PRESS, Button, ButtonPad
+from seatnode.debounce import FREED, HOLD, PRESS, STUCK, Button, ButtonPad
 from seatnode.mfrc522 import MANY, MFRC522
 from seatnode.node import NodeApp
 from seatnode.panel import Panel
@@ -236,6 +236,51 @@ def check_two_buttons_held_together_are_two_holds() -> None:
         for event in pad.update([False, 100 <= t < 1300, 250 <= t < 1350], t):
             events.append((t, event))
     assert events == [(900, (HOLD, "quiero")), (1050, (HOLD, "no_quiero"))], events
+
+
+@check
+def check_a_stuck_button_says_stuck_once_then_freed() -> None:
+    # issue 49: a line stuck to GND (or a jammed key) is said to the Pi, once, and its
+    # release after that; a long hold shorter than the stuck time is only a HOLD
+    b = Button("truco", debounce_ms=20, hold_ms=800, stuck_ms=10000)
+    samples = [(t, t < 14000) for t in range(0, 15000, 10)]
+    assert _press(b, samples) == [(800, HOLD), (10000, STUCK), (14020, FREED)]
+    b = Button("mazo", debounce_ms=20, hold_ms=800, stuck_ms=10000)
+    assert _press(b, [(t, t < 9000) for t in range(0, 12000, 10)]) == [(800, HOLD)]
+    b = Button("flor", debounce_ms=20, hold_ms=800, stuck_ms=10000)  # down at power-up
+    assert _press(b, [(t, True) for t in range(0, 20000, 10)]) == [(800, HOLD), (10000, STUCK)]
+    wire = Wire()
+    app = NodeApp(wire, seat=1, serial=SERIAL, now=0, stuck_ms=2000)
+    wire.take()
+    for t in range(0, 3000, 10):
+        app.buttons([t < 2500] + [False] * 7, t)
+    assert wire.take() == [("HOLD", ["truco"]), ("STUCK", ["truco"]), ("FREED", ["truco"])]
+
+
+@check
+def check_the_reader_stopping_is_said_at_once() -> None:
+    # issue 49: the heartbeat after the reader stops answering (or answers again) goes
+    # in the next pass, not up to a second later
+    wire = Wire()
+    app = NodeApp(wire, seat=1, serial=SERIAL, now=0, reader_version=0x92)
+    app.reader_ok = True
+    app.tick(0)
+    assert [m[0] for m in wire.take()] == ["HELLO", "HB"]
+    app.tick(100)
+    assert wire.take() == []
+    app.reader_ok = False  # main.py: a read failed and the chip does not answer
+    app.tick(110)
+    assert wire.take() == [("HB", ["0", "0", "NONE", "-"])]
+    app.reader_ok = False  # unchanged: nothing more than the usual heartbeat
+    app.tick(500)
+    assert wire.take() == []
+    app.reader_ok = True
+    app.tick(520)
+    assert wire.take() == [("HB", ["0", "0", "OK", "-"])]
+    app.tick(1519)
+    assert wire.take() == []
+    app.tick(1520)
+    assert wire.take() == [("HB", ["1", "0", "OK", "-"])]
 
 
 # -- tags ------------------------------------------------------------------------------------

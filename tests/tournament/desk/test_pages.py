@@ -93,6 +93,25 @@ def test_attention_is_sorted_most_urgent_first(tmp_path: Path) -> None:
     assert "offline" not in kinds(lost)  # nothing is known of the tables without the broker
 
 
+def test_a_key_conflict_comes_before_every_referee_call(tmp_path: Path) -> None:
+    """Ten referee calls, then two senders with one table's key: the conflict is first
+    on the list (issue 43: it came eleventh)."""
+    t = swiss_round(44, 3, 20)
+    calls = {f"mesa{n:02d}": "x" for n in range(1, 11)}
+    desk = heard_desk(tmp_path / "d", t, calls=calls)
+    notes = [{"what": "key-conflict", "text": "mesa03: alguien más tiene la clave",
+              "table": "mesa03", "game": None},
+             {"what": "assignment-differs", "text": "mesa04 tomó otra asignación",
+              "table": "mesa04", "game": None}]  # fmt: skip
+    view = desk_view(t, desk.snapshot(), notes=notes)
+    got = kinds(view)
+    assert got[:2] == ["conflict", "conflict"] and got.count("call") == 10
+    assert view["attention"][0]["text"] == "mesa03: alguien más tiene la clave"
+    assert view["attention"][0]["rekey"] == "mesa03"  # its «cambiar la clave» button
+    assert "rekey" not in view["attention"][1]  # someone writes to mesa04: not its key
+    assert got == sorted(got, key=ATTENTION_ORDER.index)
+
+
 def test_a_bracket_of_64_is_cut_into_pages() -> None:
     t = Tournament("Copa grande")
     for e in entrants(64):

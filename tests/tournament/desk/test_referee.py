@@ -139,7 +139,7 @@ def test_the_desk_lists_what_needs_the_referee(tmp_path: Path, key: TournamentKe
     desk.handle(*event("mesa01", 3, "refusal", seat=1, code="no_pending_call", text="c"))
     snap = desk.snapshot()
     assert [(a["table"], a["seq"], a["concern"]) for a in snap["attention"]] == [
-        ("mesa02", 1, "called"),  # oldest first (the tables' clocks)
+        ("mesa02", 1, "called"),  # as they reached the desk
         ("mesa01", 3, "repeated"),  # three slips of seat 1 in three seconds
     ]
     assert snap["attention_pending"] == 2 and snap["refusals_total"] == 3
@@ -152,6 +152,27 @@ def test_the_desk_lists_what_needs_the_referee(tmp_path: Path, key: TournamentKe
     )
     assert "el asiento 0 llamó al árbitro" in mesa02["last"]
     desk.close()
+
+
+def test_a_table_clock_a_day_behind_neither_jumps_the_list_nor_delays(
+    tmp_path: Path, key: TournamentKey
+) -> None:
+    """mesa02's clock is a day behind: its call, which reached the desk after mesa01's,
+    stays after it, and the desk's delay does not read a day (issue 43)."""
+    desk = DeskState("t", out_dir=tmp_path / "desk", key=key)
+    day = 86_400.0
+    desk.handle(*event("mesa01", 1, "referee-call", seat=1, text="primero"), now=1001.2)
+    desk.handle(*event("mesa02", 1, "action", ts=1001.0 - day), now=1001.1)
+    desk.handle(*event("mesa02", 2, "referee-call", seat=0, text="después", ts=1002.0 - day),
+                now=1003.0)  # fmt: skip
+    desk.handle(*event("mesa03", 1, "referee-call", seat=0, text="último", ts=2000.0), now=1004.0)
+    snap = desk.snapshot()
+    assert [a["table"] for a in snap["attention"]] == ["mesa01", "mesa02", "mesa03"]
+    assert snap["max_latency_s"] < 2.0
+    desk.close()
+    again = DeskState("t", out_dir=tmp_path / "desk", key=key)  # the journal keeps the order
+    assert [a.table for a in again.attention()] == ["mesa01", "mesa02", "mesa03"]
+    again.close()
 
 
 def test_acknowledgements_survive_a_restart(tmp_path: Path, key: TournamentKey) -> None:

@@ -44,7 +44,9 @@ def bot_game() -> str:
         run.close()
 
 
-def two_venue_league(clubs: tuple[str, str] = ("c1", "c2")) -> League:
+def two_venue_league(
+    clubs: tuple[str, str] = ("c1", "c2"), first_date: datetime.date = datetime.date(2027, 3, 6)
+) -> League:
     """Four single players at two venues (e01, e03 at the first), best of 3, target 15."""
     return League(
         "liga",
@@ -54,7 +56,7 @@ def two_venue_league(clubs: tuple[str, str] = ("c1", "c2")) -> League:
             for i in range(1, 5)
         ),
         LeagueRules.from_text(3, "players=2 target=15"),
-        datetime.date(2027, 3, 6),
+        first_date,
     )
 
 
@@ -92,3 +94,28 @@ def record_payload(
         "match": match, "chico": chico,
     }  # fmt: skip
     return topic, signed(key, topic, payload)
+
+
+def game_payloads(
+    league: League,
+    secret: bytes,
+    venue: str,
+    table: str,
+    match: str | None,
+    *,
+    seq: int = 1,
+    game_number: int = 1,
+    chico: int = 1,
+) -> list[tuple[str, bytes]]:
+    """The bot game as ``table`` plays it at ``venue``: its events from ``seq`` on
+    (:func:`~controller.tournament.sim.league.game_events`), then its sealed record
+    (:func:`record_payload`). The league desk counts a record only with its events."""
+    from controller.tournament.league.keys import venue_table_key
+    from controller.tournament.sim.league import game_events
+
+    key = venue_table_key(secret, league.name, venue, table)
+    game = f"{table}-g{game_number:03d}"
+    out = game_events(table, key, league.name, game, bot_game(), seq)
+    record = record_payload(league, secret, venue, table, match, seq=seq + len(out),
+                            game_number=game_number, chico=chico)  # fmt: skip
+    return [*out, record]

@@ -11,6 +11,7 @@ meanwhile (its queue on disk).
 from __future__ import annotations
 
 import csv
+import datetime
 import json
 import shutil
 import tempfile
@@ -31,13 +32,14 @@ from controller.tournament.league.desk import LeagueDesk
 from controller.tournament.league.fixture import fixture
 from controller.tournament.league.inbox import CentralMessage, read_central
 from controller.tournament.league.standings import league_standings
+from controller.tournament.league.verify import RecordVerdict
 from controller.tournament.sim.mosquitto import LocalBroker, find_mosquitto, free_port
 from controller.tournament.table.link import load_tournament_settings
 from controller.tournament.table.publisher import TablePublisher as RealTable
 from controller.tournament.venue.broker import Venue
 
 from ..conftest import MqttProbe
-from .helpers import record_payload, two_venue_league
+from .helpers import game_payloads, record_payload, two_venue_league
 
 LEAGUE = "liga"
 
@@ -319,6 +321,10 @@ def test_a_venue_that_rewrites_its_bridge_to_another_prefix_gets_nothing_through
         probe.close()
 
 
+#: A date when every matchday of the test league has come.
+DUE = datetime.date(2027, 3, 6) + datetime.timedelta(days=365)
+
+
 def test_a_sealed_record_crosses_the_bridge_and_the_league_desk_counts_it(
     league: League,
 ) -> None:
@@ -367,7 +373,7 @@ def test_the_league_desk_journals_what_the_bridge_brings_and_restarts_where_it_w
         return LeagueDesk(
             model, secret, tmp_path / "desk", host="127.0.0.1", port=league.a.central[1],
             ca_file=league.a.central_ca, username=DESK_ACCOUNT,
-            password=league.a.desk_password(),
+            password=league.a.desk_password(), today=lambda: DUE,
         )  # fmt: skip
 
     def wait(d: LeagueDesk, done: Callable[[Collected], bool]) -> Collected:
@@ -378,17 +384,20 @@ def test_the_league_desk_journals_what_the_bridge_brings_and_restarts_where_it_w
         return d.snapshot()
 
     probe = CentralProbe(league.a, DESK_ACCOUNT, league.a.desk_password())
+    _wait_bridge_up(probe, "bar-a")
+    probe.close()  # the desk's account is one session (its client id): the desk's alone now
     first = desk()
     first.start()
     table = TablePublisher(_as_venue(league.a), "mesa02")
     try:
-        _wait_bridge_up(probe, "bar-a")
         assert first.subscribed.wait(120)
-        for n, m in ((1, match), (2, match), (3, other)):
-            topic, data = record_payload(
-                model, secret, "bar-a", "mesa02", m.id, seq=n, game_number=n, chico=n
-            )
-            table.client.publish(topic, data, qos=1, retain=True).wait_for_publish(10)
+        seq = 1
+        for n, m in ((1, match), (2, match), (3, other)):  # each game's events and record
+            for topic, data in game_payloads(model, secret, "bar-a", "mesa02", m.id, seq=seq,
+                                             game_number=n, chico=n):  # fmt: skip
+                retain = "/records/" in topic  # as a table publishes them
+                table.client.publish(topic, data, qos=1, retain=retain).wait_for_publish(10)
+                seq += 1
         count = wait(first, lambda c: len(c.counted) + len(c.flags) == 3)
         assert len(count.played[match.id]) == 2 and len(count.flags) == 1
         first.stop()
@@ -401,7 +410,6 @@ def test_the_league_desk_journals_what_the_bridge_brings_and_restarts_where_it_w
         again.stop()
     finally:
         table.close()
-        probe.close()
 
 
 def test_a_record_a_venue_broker_lost_is_asked_for_again_and_counted_once(
@@ -419,6 +427,7 @@ def test_a_record_a_venue_broker_lost_is_asked_for_again_and_counted_once(
     desk = LeagueDesk(
         model, secret, tmp_path / "desk", host="127.0.0.1", port=league.a.central[1],
         ca_file=league.a.central_ca, username=DESK_ACCOUNT, password=league.a.desk_password(),
+        today=lambda: DUE,
     )  # fmt: skip
     delivered: list[tuple[str, bool]] = []
     on_message = desk.client.on_message
@@ -446,7 +455,7 @@ def test_a_record_a_venue_broker_lost_is_asked_for_again_and_counted_once(
     def wait(what: str, done: Callable[[], bool], timeout: float = 120.0) -> None:
         deadline = time.monotonic() + timeout
         while not done():
-            assert time.monotonic() < deadline, (what, desk.asked, desk.holes(), counted())
+            assert time.monotonic() < deadline, (what, desk.asked, desk.holes(), desk.snapshot())
             time.sleep(0.05)
 
     def counted() -> list[str]:
@@ -454,8 +463,9 @@ def test_a_record_a_venue_broker_lost_is_asked_for_again_and_counted_once(
 
     try:
         desk.start()
+        assert desk.subscribed.wait(120)  # the game's events as they are played, not after
+        wait("the bridge up", lambda: bridged() >= 1)  # and it carries them from the first
         table.start()
-        wait("the bridge up", lambda: bridged() >= 1)
         run.play_out()
         wait("the first record counted", lambda: counted() == ["mesa01-g001"])
         league.central.stop()  # the uplink is gone: the venue queues
@@ -491,3 +501,73 @@ def test_a_record_a_venue_broker_lost_is_asked_for_again_and_counted_once(
     with open(tmp_path / "desk" / "games.csv", encoding="utf-8", newline="") as f:
         games = [(r["game"], r["venue"], r["counted"]) for r in csv.DictReader(f)]
     assert games == [("mesa01-g001", "bar-a", "true"), ("mesa01-g002", "bar-a", "true")]
+
+
+def test_a_forged_future_home_match_is_not_counted_and_its_key_conflict_comes_first(
+    league: League, tmp_path: Path
+) -> None:
+    """Issue 43: with bar-a mesa01's key, two records sealed for bar-a's home match of
+    matchday 2 (not played yet: the desk's today is matchday 1), with no events, sent as
+    the table's next messages. Neither counts; both are flagged, one row each. The real
+    table then plays matchday 1: its first messages collide with the forged ones (a key
+    conflict: first on the league's page, naming the games counted from that seq: none)
+    and its game, whose opening the forgery took, does not count either."""
+    from controller.tournament.league.web import standings_page
+
+    model = two_venue_league(("bar-a", "bar-b"))
+    secret = _league_secret(league)
+    today_match = next(m for m in fixture(model) if m.venue == "bar-a" and m.matchday == 1)
+    future = next(m for m in fixture(model) if m.venue == "bar-a" and m.matchday == 2)
+    probe = CentralProbe(league.a, DESK_ACCOUNT, league.a.desk_password())
+    _wait_bridge_up(probe, "bar-a")
+    probe.close()  # the desk's account is one session: the desk's alone now
+    desk = LeagueDesk(
+        model, secret, tmp_path / "desk", host="127.0.0.1", port=league.a.central[1],
+        ca_file=league.a.central_ca, username=DESK_ACCOUNT, password=league.a.desk_password(),
+        today=lambda: model.first_date,
+    )  # fmt: skip
+    desk.start()
+    thief = TablePublisher(_as_venue(league.a), "mesa01")  # the key and account, copied
+    try:
+        assert desk.subscribed.wait(120)
+        for n in (1, 2):  # two chicos 2-0, sealed right, never played, as seqs 1 and 2
+            topic, data = record_payload(model, secret, "bar-a", "mesa01", future.id, seq=n,
+                                         game_number=n, chico=n)  # fmt: skip
+            thief.client.publish(topic, data, qos=1, retain=True).wait_for_publish(10)
+        deadline = time.monotonic() + 120
+        while len(desk.snapshot().flags) < 2:
+            assert time.monotonic() < deadline, desk.snapshot()
+            time.sleep(0.05)
+        count = desk.snapshot()
+        assert count.played == {} and count.counted == ()
+        assert [f.check.verdict for f in count.flags] == [RecordVerdict.NOT_DUE] * 2
+        assert "todavía no se juega" in count.flags[0].reason
+        # the real table plays matchday 1 from seq 1: its first two messages collide
+        for topic, data in game_payloads(model, secret, "bar-a", "mesa01", today_match.id,
+                                         seq=1, game_number=1, chico=1):  # fmt: skip
+            retain = "/records/" in topic
+            thief.client.publish(topic, data, qos=1, retain=retain).wait_for_publish(10)
+        deadline = time.monotonic() + 120
+        while not desk.snapshot().conflicts or len(desk.snapshot().flags) < 3:
+            assert time.monotonic() < deadline, desk.snapshot()
+            time.sleep(0.05)
+        count = desk.snapshot()
+        [conflict] = count.conflicts
+        assert (conflict.venue, conflict.table, conflict.seq, conflict.games) == (
+            "bar-a",
+            "mesa01",
+            1,
+            (),
+        )
+        assert count.played == {}  # nothing decided by a table whose key is in other hands
+        page = standings_page(model, count)
+        assert page.index('id="conflicts"') < page.index("<h2>Posiciones</h2>")
+        assert "alguien más tiene la clave de la mesa" in page
+        # one record, one row: the exports list each flagged record once
+        desk.export()
+        with open(tmp_path / "desk" / "games.csv", encoding="utf-8", newline="") as f:
+            rows = [(r["game"], r["record_sha256"], r["counted"]) for r in csv.DictReader(f)]
+        assert len(rows) == len(set(rows)) == 3 and {r[2] for r in rows} == {"false"}
+    finally:
+        thief.close()
+        desk.stop()

@@ -60,6 +60,29 @@ def test_what_does_not_count_is_flagged() -> None:
     assert [c.game for c in got.counted] == ["g1", "g2"]
 
 
+def test_one_record_is_one_row_however_often_it_comes() -> None:
+    """Issue 43: two conflicting publishes, delivered again and again (retained copies,
+    redeliveries, a restart), were five rows; each record is one."""
+    first, other = _check("g1", 1), _check("g1", 1, sha="f" * 64)
+    flagged = _check("g7", 1, verdict=RecordVerdict.NOT_DUE)
+    got = collect(LEAGUE, [first, other, other, flagged, first, other, flagged])
+    assert [(f.check.game, f.check.record_sha256[:1]) for f in got.flags] == [
+        ("g1", "f"),
+        ("g7", "0"),
+    ]
+    assert got.repeats == 4 and [c.game for c in got.counted] == ["g1"]
+
+
+def test_a_key_conflict_names_the_games_counted_from_its_seq() -> None:
+    from dataclasses import replace
+
+    early, late = replace(_check("g1", 1), seq=5), replace(_check("g2", 2, AWAY), seq=40)
+    got = collect(LEAGUE, [early, late], [(MATCH.venue, "mesa01", 12), (MATCH.venue, "mesa01", 30)])
+    [conflict] = got.conflicts  # one item per table: its first collision
+    assert (conflict.seq, conflict.games) == (12, (f"g2 ({MATCH.id})",))
+    assert "alguien más tiene la clave de la mesa" in conflict.text
+
+
 def test_a_record_without_its_chico_number_is_the_next() -> None:
     got = collect(LEAGUE, [_check("g1", None, AWAY), _check("g2", None, HOME)])
     assert got.played == {MATCH.id: (AWAY, HOME)}

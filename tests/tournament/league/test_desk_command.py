@@ -9,6 +9,7 @@ whose league.toml is incomplete), it says so in one Spanish line and exits 2."""
 
 from __future__ import annotations
 
+import datetime
 import http.client
 import os
 import queue
@@ -26,7 +27,7 @@ from controller.tournament.league.bridge import DESK_ACCOUNT
 from controller.tournament.league.fixture import fixture
 from controller.tournament.sim.mosquitto import free_port
 
-from .helpers import record_payload, two_venue_league
+from .helpers import game_payloads, two_venue_league
 from .test_bridge_brokers import (
     CentralProbe,
     League,
@@ -39,12 +40,13 @@ from .test_bridge_brokers import (
 from .test_web import _Tables
 
 ROOT = Path(__file__).resolve().parents[3]
-MODEL = two_venue_league(("bar-a", "bar-b"))
+#: Its matchdays are long past: every match is due at the desk (its date is the machine's).
+MODEL = two_venue_league(("bar-a", "bar-b"), datetime.date(2024, 3, 2))
 
 #: The rest of league.toml (add-venue wrote [league] name and central): two_venue_league.
 LEAGUE_TOML = """best_of = 3
 rules = "players=2 target=15"
-first_date = 2027-03-06
+first_date = 2024-03-02
 
 [[clubs]]
 id = "bar-a"
@@ -127,11 +129,14 @@ def test_the_league_desk_command_counts_through_the_bridge_and_stops_cleanly(
         assert "liga: broker central 127.0.0.1:" in desk.line("mesa de la liga")
         assert desk.line("páginas:").startswith(f"páginas: http://127.0.0.1:{http_port}/")
         _wait_bridge_up(probe, "bar-a")
-        for n in (1, 2):
-            topic, data = record_payload(
-                MODEL, secret, "bar-a", "mesa01", match.id, seq=n, game_number=n, chico=n
-            )
-            table.client.publish(topic, data, qos=1, retain=True).wait_for_publish(10)
+        probe.close()  # the desk's account is one session (its client id): the desk's alone
+        seq = 1
+        for n in (1, 2):  # each chico's events, then its record
+            for topic, data in game_payloads(MODEL, secret, "bar-a", "mesa01", match.id,
+                                             seq=seq, game_number=n, chico=n):  # fmt: skip
+                retain = "/records/" in topic
+                table.client.publish(topic, data, qos=1, retain=retain).wait_for_publish(10)
+                seq += 1
         deadline = time.monotonic() + 15
         while sum(int(r[2]) for r in _standings(http_port)) < 2:  # PJ of both sides
             assert time.monotonic() < deadline, _standings(http_port)

@@ -17,8 +17,8 @@ from controller.tournament.league.exports import EXPORT_NAMES, LEAGUE_GAME_FIELD
 from controller.tournament.league.web import serve_league
 from controller.transcript import parse, replay
 
-from .helpers import bot_game, record_payload
-from .test_web import LEAGUE, MATCH, OTHER, SECRET, _central, _deliver, _get, fed_desk
+from .helpers import bot_game, game_payloads, record_payload
+from .test_web import AFTER_TWO, LEAGUE, MATCH, OTHER, SECRET, _central, _deliver, _get, fed_desk
 
 
 def _sha(topic: str, data: bytes) -> str:
@@ -29,9 +29,10 @@ def _sha(topic: str, data: bytes) -> str:
 def test_the_games_export_read_from_the_desks_folder(tmp_path: Path) -> None:
     folder = tmp_path / "desk"
     desk = fed_desk(folder)  # two chicos of MATCH, a record of bar-b's match sealed at bar-a
-    third = record_payload(LEAGUE, SECRET, "bar-a", "mesa01", MATCH.id, seq=3, game_number=4,
-                           chico=3)  # fmt: skip
-    _deliver(desk, _central(LEAGUE, third[0], "bar-a"), third[1])  # MATCH was decided
+    third = game_payloads(LEAGUE, SECRET, "bar-a", "mesa01", MATCH.id, seq=AFTER_TWO,
+                          game_number=4, chico=3)  # fmt: skip
+    for topic, data in third:  # MATCH was decided
+        _deliver(desk, _central(LEAGUE, topic, "bar-a"), data)
     try:
         paths = desk.export()
         assert sorted(p.name for p in paths) == sorted(EXPORT_NAMES)

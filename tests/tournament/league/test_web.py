@@ -5,6 +5,7 @@ Host check, and the standings page once in headless Chromium (its DOM, a screens
 
 from __future__ import annotations
 
+import datetime
 import http.client
 import ssl
 import time
@@ -23,12 +24,16 @@ from controller.tournament.league.standings import league_standings
 from controller.tournament.league.web import serve_league
 
 from ..desk.cdp import Page
-from .helpers import record_payload, two_venue_league
+from .helpers import game_payloads, record_payload, two_venue_league
 
 SECRET = bytes(range(32))
 LEAGUE = two_venue_league(("bar-a", "bar-b"))
 MATCH = next(m for m in fixture(LEAGUE) if m.venue == "bar-a")  # decided by two chicos
 OTHER = next(m for m in fixture(LEAGUE) if m.venue == "bar-b")
+#: The league desk's date: every matchday of the season has come.
+DUE = LEAGUE.first_date + datetime.timedelta(days=365)
+#: The seq after the first two chicos' messages (each game: its events and its record).
+AFTER_TWO = 1 + 2 * len(game_payloads(LEAGUE, SECRET, "bar-a", "mesa01", MATCH.id))
 
 
 def _central(league: League, topic: str, venue: str) -> str:
@@ -50,15 +55,14 @@ def fed_desk(folder: Path) -> LeagueDesk:
         pytest.skip("no system CA file for the (unused) TLS context")
     desk = LeagueDesk(
         LEAGUE, SECRET, folder, host="127.0.0.1", port=1, ca_file=ca,
-        username="league-desk", password="x",
+        username="league-desk", password="x", today=lambda: DUE,
     )  # fmt: skip
     desk.open()
-    first = record_payload(LEAGUE, SECRET, "bar-a", "mesa01", MATCH.id, seq=1, chico=1)
-    second = record_payload(
-        LEAGUE, SECRET, "bar-a", "mesa01", MATCH.id, seq=2, game_number=2, chico=2
-    )
-    forged = record_payload(LEAGUE, SECRET, "bar-a", "mesa02", OTHER.id, seq=1, game_number=3)
-    for topic, data in (first, second, forged, first):
+    first = game_payloads(LEAGUE, SECRET, "bar-a", "mesa01", MATCH.id, seq=1, chico=1)
+    second = game_payloads(LEAGUE, SECRET, "bar-a", "mesa01", MATCH.id, seq=1 + len(first),
+                           game_number=2, chico=2)  # fmt: skip
+    forged = game_payloads(LEAGUE, SECRET, "bar-a", "mesa02", OTHER.id, seq=1, game_number=3)
+    for topic, data in (*first, *second, *forged, first[-1]):
         _deliver(desk, _central(LEAGUE, topic, "bar-a"), data)
     topic, data = record_payload(LEAGUE, SECRET, "bar-b", "mesa01", OTHER.id, seq=9)
     _deliver(desk, _central(LEAGUE, topic, "bar-b"), data.replace(b'"seq":9', b'"seq":8'))
@@ -156,18 +160,19 @@ def test_the_standings_page_shows_the_holes_asked_for_and_given_up(
 ) -> None:
     desk, port = served
     t0 = time.time()
-    with desk.lock:  # as the central broker would bring them: mesa01 1, 2, 5; mesa02 1, 9
-        desk.watch.heard("bar-a", "mesa01", 5, t0)
-        desk.watch.heard("bar-a", "mesa02", 9, t0)
+    with desk.lock:  # as the central broker would bring them: mesa05 1, 2, 5; mesa06 1, 9
+        for table, seq in (("mesa05", 1), ("mesa05", 2), ("mesa05", 5), ("mesa06", 1),
+                           ("mesa06", 9)):  # fmt: skip
+            desk.watch.heard("bar-a", table, seq, t0)
         for k in range(MAX_ASKS + 1):  # asked for every RETRY_S, never given: given up
             desk.watch.holes(t0 + GAP_WAIT_S + k * RETRY_S)
-        desk.watch.heard("bar-a", "mesa01", 9, t0)  # a new hole, not yet asked for
+        desk.watch.heard("bar-a", "mesa05", 9, t0)  # a new hole, not yet asked for
     page = _Tables()
     page.feed(_get(port, "/")[2].decode("utf-8"))
     assert page.tables["holes"][1:] == [
-        ["bar-a", "mesa01", "6 a 8", "pedidos de nuevo a la mesa"],
-        ["bar-a", "mesa01", "3 a 4", "perdidos: la mesa no los dio"],
-        ["bar-a", "mesa02", "2 a 8", "perdidos: la mesa no los dio"],
+        ["bar-a", "mesa05", "6 a 8", "pedidos de nuevo a la mesa"],
+        ["bar-a", "mesa05", "3 a 4", "perdidos: la mesa no los dio"],
+        ["bar-a", "mesa06", "2 a 8", "perdidos: la mesa no los dio"],
     ]
 
 

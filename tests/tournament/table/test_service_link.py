@@ -126,7 +126,9 @@ def test_a_bad_tournament_section_stops_the_table_with_one_line(
     )
     assert main(["run", "--config", str(path)]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "bad configuration" in err and "keepalive_s" in err
+    assert (
+        err.count("\n") == 1 and "la configuración tiene un error" in err and "keepalive_s" in err
+    )
 
 
 def test_the_link_applies_the_tournament_profile_only_when_asked(tmp_path: Path) -> None:

@@ -236,7 +236,8 @@ def test_the_commands_end_to_end(tmp_path: Path) -> None:
             board = io.StringIO()
             args = parse(
                 ["desk", "--config", str(root / "desks" / "desk" / "desk.toml"),
-                 "--out", str(tmp_path / "desk"), "--http-port", "0", "--duration", "2"]
+                 "--out", str(tmp_path / "desk"), "--http-port", "0", "--duration", "2",
+                 "--hand-s", "0"]  # the game was played at machine speed
             )  # fmt: skip
             assert desk_cli.run_desk(args, out=board) == 0
             pub.close()

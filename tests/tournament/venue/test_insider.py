@@ -7,7 +7,6 @@ from __future__ import annotations
 import gc
 import re
 import shutil
-import socket
 import ssl
 import subprocess
 import sys
@@ -237,6 +236,28 @@ def screened_venue() -> Iterator[Venue]:
     shutil.rmtree(parent, ignore_errors=True)
 
 
+#: A patron's machine: idle connections to a port, how many it opened and how many the
+#: broker closed at once; held until its standard input closes.
+IDLE = """
+import resource, socket, sys, time
+resource.setrlimit(resource.RLIMIT_NOFILE, (resource.getrlimit(resource.RLIMIT_NOFILE)[1],) * 2)
+idle = [socket.create_connection(("127.0.0.1", int(sys.argv[1])), 5)
+        for _ in range(int(sys.argv[2]))]
+time.sleep(0.5)
+closed = 0
+for sock in idle:
+    sock.setblocking(False)
+    try:
+        closed += sock.recv(1) == b""
+    except BlockingIOError:
+        pass
+    except OSError:
+        closed += 1
+print(len(idle), closed, flush=True)
+sys.stdin.read()
+"""
+
+
 def test_idle_sockets_beyond_every_limit_keep_no_table_from_logging_in(
     screened_venue: Venue,
 ) -> None:
@@ -256,21 +277,17 @@ def test_idle_sockets_beyond_every_limit_keep_no_table_from_logging_in(
         early = Session(venue, "mesa01", "truco-copa-mesa01")
         desk = MqttProbe(venue, "pantalla", f"{BASE}/+/events")
         assert early.up.wait(120)
-        idle = []
+        # the patron's sockets, in a process of their own (as a patron's machine): a
+        # process with more than 1,024 files open cannot select() on the next one, and
+        # would lock out its own logins, not the broker's (issue 43)
+        patron = subprocess.Popen([sys.executable, "-c", IDLE, str(venue.screen_port),
+                                   str(files + 100)], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, text=True)  # fmt: skip
         try:
-            for _ in range(files + 100):
-                idle.append(socket.create_connection(("127.0.0.1", venue.screen_port), 5))
-            time.sleep(0.5)
-            closed = 0
-            for sock in idle:
-                sock.setblocking(False)
-                try:
-                    closed += sock.recv(1) == b""
-                except BlockingIOError:
-                    pass
-                except OSError:
-                    closed += 1
-            assert closed >= len(idle) - SCREEN_CONNECTIONS  # turned away at once
+            assert patron.stdout is not None
+            opened, closed = map(int, patron.stdout.readline().split())
+            assert opened == files + 100
+            assert closed >= opened - SCREEN_CONNECTIONS  # turned away at once
             logins = [Session(venue, t, f"truco-copa-{t}") for t in venue.tables[1:]]
             organiser = Session(venue, "desk1", "o", port=venue.local_port)
             try:
@@ -284,8 +301,9 @@ def test_idle_sockets_beyond_every_limit_keep_no_table_from_logging_in(
                 for s in [*logins, organiser]:
                     s.close()
         finally:
-            for sock in idle:
-                sock.close()
+            assert patron.stdin is not None
+            patron.stdin.close()
+            patron.wait(30)
             early.close()
             desk.close()
 

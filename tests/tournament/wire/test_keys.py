@@ -48,7 +48,7 @@ def test_key_files_are_owner_only_and_others_refused(tmp_path: Path) -> None:
     assert load_private_key(path).key == bytes.fromhex("ab" * 32)
     for mode in (0o640, 0o604, 0o660):
         path.chmod(mode)
-        with pytest.raises(InsecureKeyFileError, match=f"mode {mode:03o}"):
+        with pytest.raises(InsecureKeyFileError, match=f"modo {mode:03o}"):
             check_private(path)
         with pytest.raises(InsecureKeyFileError):
             load_private_key(path)

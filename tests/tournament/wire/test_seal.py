@@ -455,17 +455,17 @@ def test_load_key_from_key_file(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("name", "content", "message"),
     [
-        ("k.key", "", "one line"),
-        ("k.key", f"{HEX}\n{HEX}\n", "one line"),
-        ("k.key", HEX[:30], "too short"),
-        ("k.key", HEX[:-1], "hex digits"),
-        ("k.key", HEX.replace("0", "g"), "hex digits"),
-        ("t.toml", "[tournament\n", "not valid TOML"),
-        ("t.toml", f'[other]\nkey = "{HEX}"\n', "no [tournament] table"),
-        ("t.toml", "[tournament]\nkey_id = 'x'\n", "exactly one of"),
-        ("t.toml", f'[tournament]\nkey = "{HEX}"\nkey_file = "k"\n', "exactly one of"),
-        ("t.toml", f"[tournament]\nkey = 0x{HEX}\n", "string of hex digits"),
-        ("t.toml", f'[tournament]\nkey = "{HEX[:-2]}zz"\n', "hex digits"),
+        ("k.key", "", "una sola línea"),
+        ("k.key", f"{HEX}\n{HEX}\n", "una sola línea"),
+        ("k.key", HEX[:30], "muy corta"),
+        ("k.key", HEX[:-1], "dígitos hexadecimales"),
+        ("k.key", HEX.replace("0", "g"), "dígitos hexadecimales"),
+        ("t.toml", "[tournament\n", "no es TOML válido"),
+        ("t.toml", f'[other]\nkey = "{HEX}"\n', "falta la sección [tournament]"),
+        ("t.toml", "[tournament]\nkey_id = 'x'\n", "una sola de key"),
+        ("t.toml", f'[tournament]\nkey = "{HEX}"\nkey_file = "k"\n', "una sola de key"),
+        ("t.toml", f"[tournament]\nkey = 0x{HEX}\n", "texto de dígitos hexadecimales"),
+        ("t.toml", f'[tournament]\nkey = "{HEX[:-2]}zz"\n', "dígitos hexadecimales"),
         ("t.toml", f'[tournament]\nkey = "{HEX}"\nkey_id = "a b"\n', "key_id"),
         ("t.toml", '[tournament]\nkey_file = "missing.key"\n', "cannot read"),
     ],
@@ -485,5 +485,5 @@ def test_unreadable_key_files(tmp_path: Path) -> None:
     with pytest.raises(KeyConfigError, match="not UTF-8"):
         load_key(tmp_path / "bin.key")
     (tmp_path / "plain.key").write_text(HEX)
-    with pytest.raises(KeyConfigError, match="not valid TOML"):
+    with pytest.raises(KeyConfigError, match="no es TOML válido"):
         load_key(tmp_path / "plain.key", kind="config")

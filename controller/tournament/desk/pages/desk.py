@@ -4,7 +4,8 @@ attention first.
 :func:`desk_view` is the page's content as plain values (texts in Spanish, from the
 tournament and the desk's snapshot of the tables): the page (:func:`desk_page`)
 fetches it from ``/api/tournament`` every two seconds and puts it on screen, escaping
-every text. What needs attention comes first, in this order: the referee calls, the
+every text. What needs attention comes first, in this order: a key conflict or an
+assignment the desk did not send (someone else holds a table's key), the referee calls, the
 other items of the referee's list (``controller.tournament.desk.referee``: a card from
 outside the deck, repeated refusals, an undo...), the tables offline with a match, the
 audit log and the flagged records (the desk's, and the games the competition would not
@@ -40,14 +41,19 @@ __all__ = ["ATTENTION_ORDER", "desk_page", "desk_view"]
 
 #: The kinds of what needs attention, most urgent first (the box lists them so).
 ATTENTION_ORDER: Final = (
-    "call", "referee", "offline", "audit", "flagged", "rules", "waiting", "undecided",
+    "conflict", "call", "referee", "offline", "audit", "flagged", "rules", "waiting", "undecided",
 )  # fmt: skip
+
+#: The competition's items that go before everything (``conflict``): two senders with a
+#: table's key, an assignment the desk did not send.
+FIRST: Final = frozenset({"key-conflict", "assignment-differs"})
 
 #: The share of a round's matches finished from which the ones still undecided are
 #: holding the round up (and are listed for the organiser).
 STRAGGLERS_FROM: Final = 0.75
 
 _VERDICT_TEXT: Final = {
+    "intact": "íntegro",
     "tampered": "ADULTERADO",
     "unsealed": "sin sello",
     "unreadable": "ilegible",
@@ -151,12 +157,14 @@ class _Round:
         out: list[dict[str, str]] = []
 
         def need(kind: str, text: str, table: str | None = None, seq: int | None = None,
-                 note: str | None = None) -> None:  # fmt: skip
+                 note: str | None = None, rekey: bool = False) -> None:  # fmt: skip
             """One item; ``seq``: the referee's item (the event) that *visto* acknowledges;
-            ``note``: the competition's item that *visto* takes off the list."""
+            ``note``: the competition's item that *visto* takes off the list; ``rekey``: a
+            key conflict, whose table the organiser gives a new key."""
             item = {"kind": kind, "text": text, "table": table or ""}
-            out.append(item | ({"seq": str(seq)} if seq is not None else {})
-                       | ({"note": note} if note else {}))  # fmt: skip
+            item |= {"seq": str(seq)} if seq is not None else {}
+            item |= {"note": note} if note else {}
+            out.append(item | ({"rekey": table or ""} if rekey else {}))
 
         for name, x in self.tables.items():
             for a in x.get("attention", []):  # the referee's list, not yet acknowledged
@@ -186,7 +194,11 @@ class _Round:
                  r.get("table"))  # fmt: skip
         said = {r.get("game") for r in flagged}
         for n in notes:
-            if n.get("game") is None or n.get("game") not in said:
+            if n.get("what") in FIRST:  # someone else holds a table's key or writes to it
+                rekey = n.get("what") == "key-conflict" and bool(n.get("table"))
+                need("conflict", str(n.get("text", "")), n.get("table"),
+                     note=None if rekey else n.get("key"), rekey=rekey)  # fmt: skip
+            elif n.get("game") is None or n.get("game") not in said:
                 need("flagged", str(n.get("text", "")), n.get("table"), note=n.get("key"))
         for name, x in self.tables.items():
             if x.get("rules_problems"):
@@ -322,6 +334,8 @@ tr.done td{color:#c9d6cd}tr.call td{background:#5c1a1a}tr.offline td{background:
 #attention{list-style:none;margin:0;padding:0}
 #attention li{padding:3px 6px;margin-bottom:3px;border-left:5px solid #888;background:#1d3d2b;
  line-height:17px;overflow-wrap:anywhere}
+#attention li.conflict{border-color:#ff1744;background:#6a1b1b;font-weight:700}
+#rekey:empty{display:none}#rekey{background:#5c1a1a;padding:4px 6px;font-weight:700;margin:0 0 4px}
 #attention li.call{border-color:#ff5252;background:#5c1a1a;font-weight:700}
 #attention li.referee{border-color:#ff5252}
 #attention li.offline{border-color:#ff8a80}#attention li.audit,#attention li.flagged,
@@ -358,7 +372,8 @@ function show(d) {
   $("attention").innerHTML = d.attention.map(a =>
     `<li class="${esc(a.kind)}" data-kind="${esc(a.kind)}">${esc(a.text)}${a.seq ? ` <button
     data-table="${esc(a.table)}" data-seq="${esc(a.seq)}">visto</button>` : a.note ? ` <button
-    data-note="${esc(a.note)}">visto</button>` : ""}</li>`).join("");
+    data-note="${esc(a.note)}">visto</button>` : ""}${a.rekey ? `
+    <button data-rekey="${esc(a.rekey)}">cambiar la clave</button>` : ""}</li>`).join("");
   $("matches").innerHTML = d.matches.map(m => `<tr
     class="${cls[m.status_code] || ""} ${esc(m.flag)}" data-match="${esc(m.match)}">
     <td>${esc(m.match)}</td><td class="mesa">${esc(m.table)}
@@ -381,6 +396,23 @@ async function refresh() {
     $("broker").textContent = "SIN CONEXIÓN CON LA MESA DE CONTROL: los datos no están al día";
   }
 }
+document.addEventListener("click", async ev => {  // a key conflict: a new key for the table
+  const b = ev.target.closest("button[data-rekey]");
+  if (!b) return;
+  const table = b.dataset.rekey;
+  if (!confirm(`¿Darle una clave nueva a ${table}? Hasta que alguien escriba el código en ` +
+               "la mesa, no se le acepta nada.")) return;
+  const csrf = document.querySelector('meta[name="csrf"]');  // or a new one after the key
+  const token = typeof CSRF === "string" ? CSRF : csrf ? csrf.content : "";
+  const r = await fetch("/api/organiser/rekey", {method: "POST", headers: {"Content-Type":
+    "application/json", "X-CSRF-Token": token},
+    body: JSON.stringify({table})});
+  const d = await r.json().catch(() => ({}));
+  $("rekey").textContent = r.ok ? `Código de ${d.table}: ${d.code}. Escribilo en la mesa: ` +
+    `truco-table rekey --config /etc/truco-table/table.toml ${d.code}, y reiniciala.`
+    : (d.error || "No se pudo cambiar la clave");
+  refresh();
+});
 document.addEventListener("click", async ev => {  // the referee saw it: POST /api/ack
   const b = ev.target.closest("button[data-seq], button[data-note]");
   if (!b) return;
@@ -418,7 +450,7 @@ style="width:126px"><col style="width:132px"></colgroup>
 <thead><tr><th>Partido</th><th>Mesa</th><th>Local</th><th></th><th>Visitante</th><th>Chico</th>
 <th class="n">Chicos</th><th class="n">Tanteador</th><th>Estado</th></tr></thead>
 <tbody id="matches"></tbody></table></main>
-<aside><h2>Atención</h2><ul id="attention"></ul>
+<aside><h2>Atención</h2><p id="rekey" role="alert"></p><ul id="attention"></ul>
 <h2>Mesas fuera de línea</h2><ul id="offline"></ul>
 <h2>Mesas libres</h2><div id="free"></div></aside>"""
 

@@ -23,9 +23,9 @@ from ..hal.events import (
 )
 from ..hal.mock import MockDeck
 from ..notices import TableAlert
+from ..render.screen import MatchCard, SeatScreen
 from ..table.screens import screen_for
 from ..table.table import DealReading, Table
-from .screen import MatchCard, SeatScreen
 
 __all__ = ["Shot", "refusal_shots", "score_shots", "shots", "state_shots"]
 
@@ -158,33 +158,33 @@ def state_shots() -> list[Shot]:
 
     # before and between hands, and the deal being read
     fresh = Table(HouseRules(), DECK.lookup, clock=_Clock())
-    add("new_game", "new game", fresh, 0)
+    add("new_game", "partido nuevo", fresh, 0)
     dealing = Table(HouseRules(), DECK.lookup, clock=_Clock(), score=SCORE)
     dealing.new_hand()
     for card in _cards("7C 6C"):
         dealing.handle(0, TagArrived(DECK.uid(card)))
-    add("dealing_seats", "deal: tap your cards", dealing, 0)
+    add("dealing_seats", "reparto: tocá", dealing, 0)
     by_dealer = Table(
         HouseRules(), DECK.lookup, deal_reading=DealReading.DEALER, clock=_Clock(), score=SCORE
     )
     by_dealer.new_hand()
     for card in _cards("7C 2O 6C"):
         by_dealer.handle(1, TagArrived(DECK.uid(card)))
-    add("dealing_dealer", "deal: dealer reads", by_dealer, 1)
-    add("dealing_dealer_other", "deal: seat 0 waits", by_dealer, 0)
+    add("dealing_dealer", "reparto: lee el que da", by_dealer, 1)
+    add("dealing_dealer_other", "reparto: espera", by_dealer, 0)
 
     # whose turn
-    add("turn_mine", "your turn (mano)", table_at(), 0)
-    add("turn_other", "their turn", table_at(), 1)
+    add("turn_mine", "tu turno (mano)", table_at(), 0)
+    add("turn_other", "turno de ellos", table_at(), 1)
     bazas = table_at(["0 play 3E", "1 play 2O", "0 play 7C", "1 play 1B"])
-    add("bazas_won_lost", "bazas: won, lost", bazas, 1)
+    add("bazas_won_lost", "bazas: ganada, perdida", bazas, 1)
     parda = table_at(["0 play 3E", "1 play 3O"], hands={0: "3E 7C 6C", 1: "3O 1B 4B"})
     add("baza_parda", "baza parda", parda, 0)
 
     # truco ladder
     first_baza = ["0 play 3E", "1 play 2O"]
-    add("truco_pending", "truco: answer", table_at([*first_baza, "1 truco"]), 0)
-    add("truco_called", "truco: we called", table_at([*first_baza, "1 truco"]), 1)
+    add("truco_pending", "truco?", table_at([*first_baza, "1 truco"]), 0)
+    add("truco_called", "truco: cantamos", table_at([*first_baza, "1 truco"]), 1)
     add(
         "envido_esta_primero",
         "truco, envido primero",
@@ -193,27 +193,27 @@ def state_shots() -> list[Shot]:
     )
     add(
         "retruco_pending",
-        "retruco: answer",
+        "retruco?",
         table_at([*first_baza, "1 truco", "0 retruco"]),
         1,
     )
     add(
         "vale_cuatro_pending",
-        "vale cuatro: answer",
+        "vale cuatro?",
         table_at([*first_baza, "1 truco", "0 retruco", "1 vale-cuatro"]),
         0,
     )
     truco = table_at([*first_baza, "1 truco", "0 quiero"])
-    add("truco_accepted_ours", "truco, quiero ours", truco, 0)
-    add("truco_accepted_theirs", "truco, quiero theirs", truco, 1)
+    add("truco_accepted_ours", "truco: quiero nuestro", truco, 0)
+    add("truco_accepted_theirs", "truco: quiero de ellos", truco, 1)
     retruco = table_at([*first_baza, "1 truco", "0 retruco", "1 quiero"])
-    add("retruco_accepted", "retruco accepted", retruco, 1)
+    add("retruco_accepted", "retruco querido", retruco, 1)
     vale = table_at([*first_baza, "1 truco", "0 retruco", "1 vale-cuatro", "0 quiero"])
-    add("vale_cuatro_accepted", "vale cuatro accepted", vale, 0)
+    add("vale_cuatro_accepted", "vale cuatro querido", vale, 0)
 
     # envido chains
-    add("envido_e", "envido: answer", table_at(["0 envido"]), 1)
-    add("envido_e_called", "envido: we called", table_at(["0 envido"]), 0)
+    add("envido_e", "envido?", table_at(["0 envido"]), 1)
+    add("envido_e_called", "envido: cantamos", table_at(["0 envido"]), 0)
     add("envido_e_e", "envido envido", table_at(["0 envido", "1 envido"]), 0)
     add("envido_e_r", "envido real envido", table_at(["0 envido", "1 real-envido"]), 0)
     add(
@@ -222,27 +222,27 @@ def state_shots() -> list[Shot]:
         table_at(["0 envido", "1 envido", "0 real-envido", "1 falta-envido"]),
         0,
     )
-    add("falta_envido", "falta envido: answer", table_at(["0 falta-envido"]), 1)
+    add("falta_envido", "falta envido?", table_at(["0 falta-envido"]), 1)
     add(
         "envido_primero_sung",
-        "envido over a truco",
+        "envido sobre un truco",
         table_at(["0 truco", "1 envido"]),
         0,
     )
     won = table_at(["0 envido", "1 quiero"])
-    add("envido_won", "envido won: 33", won, 0)
-    add("envido_lost", "envido lost: 33", won, 1)
+    add("envido_won", "envido ganado: 33", won, 0)
+    add("envido_lost", "envido perdido: 33", won, 1)
 
     # flor
     add(
         "flor_pending",
-        "flor: answer",
+        "flor?",
         table_at(["0 flor"], hands=FLOR_2, rules={"flor": "on"}),
         1,
     )
     add(
         "contraflor_pending",
-        "contraflor: answer",
+        "contraflor?",
         table_at(["0 flor", "1 contraflor"], hands=FLOR_2, rules={"flor": "on"}),
         0,
     )
@@ -254,7 +254,7 @@ def state_shots() -> list[Shot]:
     )
     add(
         "flor_won",
-        "flor won",
+        "flor ganada",
         table_at(["0 flor", "1 flor"], hands=FLOR_2, rules={"flor": "on"}),
         0,
     )
@@ -262,19 +262,19 @@ def state_shots() -> list[Shot]:
     # penalties, with their reason; a claim to prove
     add(
         "flor_tapada",
-        "penalty: flor tapada",
+        "penalidad: flor tapada",
         table_at(["0 play 3O"], hands=FLOR_2, rules={"flor": "on"}),
         0,
     )
     add(
         "mal_cantado",
-        "penalty: mal cantado",
+        "penalidad: mal cantado",
         table_at(["0 envido", "1 quiero", "0 declare 30"], rules={"claims": "declared"}),
         0,
     )
     add(
         "show_request",
-        "hands unknown: show",
+        "manos sin ver: mostrá",
         table_at(
             ["0 envido", "1 quiero", "0 declare 33", "1 son-buenas", "0 play 7C", "1 play 2O"],
             hands={},
@@ -284,10 +284,10 @@ def state_shots() -> list[Shot]:
 
     # telling of points (claims=declared)
     telling = table_at(["0 envido", "1 quiero"], rules={"claims": "declared"})
-    add("telling_mine", "telling: your points", telling, 0)
-    add("telling_other", "telling: seat 0 next", telling, 1)
+    add("telling_mine", "tanto: tus puntos", telling, 0)
+    add("telling_other", "tanto: sigue el 0", telling, 1)
     told = table_at(["0 envido", "1 quiero", "0 declare 33"], rules={"claims": "declared"})
-    add("telling_son_buenas", "telling: beat 33?", told, 1)
+    add("telling_son_buenas", "tanto: ¿más de 33?", told, 1)
 
     # the end of a hand and of the game
     hand = table_at(
@@ -296,52 +296,52 @@ def state_shots() -> list[Shot]:
             *("0 quiero", "1 play 1B", "1 play 4B", "0 play 6C"),
         ]
     )
-    add("hand_won", "hand won", hand, 0)
-    add("hand_lost", "hand lost", hand, 1)
-    add("game_won", "game over: won", _winning_table(winner=0, past=True), 0)
-    add("game_lost", "game over: lost", _winning_table(winner=0, past=True), 1)
+    add("hand_won", "mano ganada", hand, 0)
+    add("hand_lost", "mano perdida", hand, 1)
+    add("game_won", "fin: ganamos", _winning_table(winner=0, past=True), 0)
+    add("game_lost", "fin: perdimos", _winning_table(winner=0, past=True), 1)
 
     # the pad
-    add("menu_truco", "pad: truco menu", _press(table_at(), 0, hold="truco"), 0)
+    add("menu_truco", "botones: truco", _press(table_at(), 0, hold="truco"), 0)
     add(
         "menu_envido",
-        "pad: envido menu",
+        "botones: envido",
         _press(table_at(), 0, "envido", hold="envido"),
         0,
     )
     add(
         "menu_no_quiero",
-        "pad: no quiero menu",
+        "botones: no quiero",
         _press(table_at(["0 truco"]), 1, "no_quiero", "no_quiero", hold="no_quiero"),
         1,
     )
     add(
         "number_entry",
-        "pad: number",
+        "botones: número",
         _press(table_at(), 0, "envido", "quiero", "falta_envido", hold="envido"),
         0,
     )
     show = _press(table_at(), 0, "envido", "envido", "quiero", hold="envido")
     show.handle(0, TagArrived(DECK.uid(Card.from_str("7C"))))
-    add("show_cards", "pad: show cards", show, 0)
+    add("show_cards", "botones: mostrar", show, 0)
 
     # the reader unplugged; a table-wide alert
     unplugged = table_at()
     unplugged.handle(1, NodeDisconnected("/dev/truco-seat1", "unplugged"))
-    add("reader_unplugged", "reader unplugged", unplugged, 1)
+    add("reader_unplugged", "lector desenchufado", unplugged, 1)
     # several cards on the seat's reader at once: nothing read, "Una carta por vez"
     stacked = table_at()
     stacked.handle(1, TagConflict())
-    add("one_card", "two cards on reader", stacked, 1)
+    add("one_card", "dos cartas en el lector", stacked, 1)
     # seat 1 held quiero and no quiero together: the referee is called
     called = table_at()
     called.referee_called(1)
-    add("referee_called", "referee: caller", called, 1)
-    add("referee_called_other", "referee: others", called, 0)
+    add("referee_called", "árbitro: el que llamó", called, 1)
+    add("referee_called_other", "árbitro: los demás", called, 0)
     out.append(
         Shot(
             "alert",
-            "table alert",
+            "aviso de la mesa",
             replace(screen_for(table_at(), 1), alert=TableAlert.NO_DISK),
         )
     )
@@ -350,22 +350,22 @@ def state_shots() -> list[Shot]:
     out.append(
         Shot(
             "alert_turn",
-            "table alert: turn",
+            "aviso y turno",
             replace(screen_for(table_at(), 0), alert=TableAlert.NO_DISK),
         )
     )
     out.append(
         Shot(
             "alert_refusal",
-            "table alert: refusal",
+            "aviso y rechazo",
             replace(screen_for(table_at(["1 play 2O"]), 1), alert=TableAlert.NO_DISK),
         )
     )
 
     # before a tournament game: the match card (the first deal is being read, no card yet)
     quarter = MatchCard("Cuartos de final", "Los del Fondo", "La Barra", 2, 3)
-    add("match_card_home", "match: home team", _match_table(quarter, 4), 0)
-    add("match_card_away", "match: away team", _match_table(quarter, 4), 3)
+    add("match_card_home", "partido: local", _match_table(quarter, 4), 0)
+    add("match_card_away", "partido: visitante", _match_table(quarter, 4), 3)
     long_names = MatchCard(
         "Grupo A, fecha 1",
         "Club Atlético Independiente de Avellaneda",
@@ -373,31 +373,31 @@ def state_shots() -> list[Shot]:
         1,
         1,
     )
-    add("match_card_long_names", "match: long names", _match_table(long_names, 2), 1)
+    add("match_card_long_names", "nombres largos", _match_table(long_names, 2), 1)
 
     # between chicos: the won game's result held, then what the table plays next
     following = replace(quarter, follows=True)
-    add("next_chico", "next chico: home", _after_game(following), 0)
-    add("next_chico_away", "next chico: away", _after_game(following), 1)
-    add("next_waiting", "next chico: waiting", _after_game(None), 1)
-    add("waiting_desk", "before a game: waiting", _match_table(None, 2), 0)
+    add("next_chico", "próximo: local", _after_game(following), 0)
+    add("next_chico_away", "próximo: visitante", _after_game(following), 1)
+    add("next_waiting", "próximo: espera", _after_game(None), 1)
+    add("waiting_desk", "antes: espera", _match_table(None, 2), 0)
 
     # four and six players
     four = table_at(["0 play 3C", "1 play 2O"], hands=HANDS_4, players=4)
-    add("players_4_partner", "4 players: partner", four, 0)
-    add("players_4_turn", "4 players: your turn", four, 2)
+    add("players_4_partner", "4 jugadores: compañero", four, 0)
+    add("players_4_turn", "4 jugadores: tu turno", four, 2)
     add(
         "players_4_truco",
-        "4 players: truco",
+        "4 jugadores: truco",
         table_at(["0 play 3C", "1 truco"], hands=HANDS_4, players=4),
         2,
     )
     six = table_at(["0 play 3C", "1 play 2O", "2 play 1B"], hands=HANDS_6, players=6)
-    add("players_6_turn", "6 players: your turn", six, 3)
-    add("players_6_other", "6 players: seat 3", six, 4)
+    add("players_6_turn", "6 jugadores: tu turno", six, 3)
+    add("players_6_other", "6 jugadores: asiento 3", six, 4)
     add(
         "players_6_envido",
-        "6 players: envido",
+        "6 jugadores: envido",
         table_at(["0 envido"], hands=HANDS_6, players=6),
         5,
     )
@@ -405,13 +405,13 @@ def state_shots() -> list[Shot]:
     # pica-pica at six (RULES.md section 8b): each seat its own pica; the score the teams'
     pica = {"pica_pica": "on"}
     picas = table_at(["0 play 3C", "3 play 7O", "1 truco"], hands=HANDS_6, players=6, rules=pica)
-    add("pica_turn_mine", "pica: your turn", picas, 3)
-    add("pica_turn_other", "pica: opponent's turn", picas, 0)
-    add("pica_truco", "pica: truco to you", picas, 4)
-    add("pica_other_truco", "pica: truco elsewhere", picas, 5)
+    add("pica_turn_mine", "pica: tu turno", picas, 3)
+    add("pica_turn_other", "pica: juega el rival", picas, 0)
+    add("pica_truco", "pica: truco para vos", picas, 4)
+    add("pica_other_truco", "pica: truco ajeno", picas, 5)
     ended = table_at(["2 mazo", "0 envido", "3 quiero"], hands=HANDS_6, players=6, rules=pica)
-    add("pica_ended", "pica: yours ended", ended, 5)
-    add("pica_envido", "pica: your envido", ended, 3)
+    add("pica_ended", "pica: la tuya terminó", ended, 5)
+    add("pica_envido", "pica: tu envido", ended, 3)
     return out
 
 
@@ -428,6 +428,13 @@ _REFUSALS: dict[RefusalCode, tuple[dict[str, str], Sequence[str], str]] = {
     RefusalCode.NO_FLOR: ({"flor": "on"}, (), "0 flor"),
     RefusalCode.BAD_DECLARATION: ({}, (), "1 declare 30"),
     RefusalCode.HAND_OVER: ({}, ("0 mazo",), "1 play 2O"),
+}
+
+
+#: the refusals whose message is wider than a caption
+_SHORT_REFUSALS = {
+    RefusalCode.CALL_PENDING: "canto sin responder",
+    RefusalCode.NO_PENDING_CALL: "nada que responder",
 }
 
 
@@ -450,7 +457,8 @@ def refusal_shots() -> list[Shot]:
             if got is not code:
                 raise AssertionError(f"{refused!r} gave {got}, not {code}")
             seat = Action.from_str(refused).seat
-        out.append(_shot(f"refusal_{code.value}", code.value, table, seat))
+        title = _SHORT_REFUSALS.get(code, code.message.lower())
+        out.append(_shot(f"refusal_{code.value}", title, table, seat))
     return out
 
 
@@ -468,7 +476,7 @@ def score_shots() -> list[Shot]:
             else:
                 table = table_at(score=(ours, theirs), rules={"target": str(target)})
             name = f"score_t{target}_{ours:02d}_{theirs:02d}"
-            out.append(_shot(name, f"{ours} - {theirs} of {target}", table, 0))
+            out.append(_shot(name, f"{ours} a {theirs}, a {target}", table, 0))
     return out
 
 
