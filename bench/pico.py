@@ -1,12 +1,13 @@
 """The seat node on an emulated Pico: its figures in emulated RP2040 time.
 
-Runs a MicroPython rp2 image with ``firmware/seatnode`` frozen in (built outside this
-repository: see firmware/README.md) in rp2040js (``tests/pico``: ``npm ci`` there),
+Runs a MicroPython rp2 image with the firmware on it (the official image's build with
+the install's files on its filesystem, or ``firmware/seatnode`` frozen in; built outside
+this repository: see firmware/README.md) in rp2040js (``tests/pico``: ``npm ci`` there),
 with the seat's peripherals modelled in ``tests/pico/seat-pico.mjs`` (an MFRC522 on
 SPI0, the panel on I2C0 at 400 kHz, the buttons, USB polled once a millisecond), and
 prints one line::
 
-    emulated=rp2040 boot_ms=... free_heap_kb=... card_to_tagon_ms_p99_busy=...
+    emulated=rp2040 protocol=4 boot_ms=... free_heap_kb=... card_to_tagon_ms_p99_busy=...
     press_ms_p99_idle=... press_ms_p99_busy=... full_update_dack_ms=...
     panel_relit_ms=... pico_factor=...
 
@@ -18,11 +19,11 @@ prints one line::
 * card_to_tagon_ms_p99_busy: a card laid on the reader to its TAGON leaving USB, while
   full-panel updates arrive back to back (the Pi sends the next on each DACK);
 * press_ms_p99_idle / _busy: a button released to its PRESS leaving USB (the 20 ms
-  debounce included), idle and under the same traffic;
+  debounce included), idle and under the same traffic, over ``--presses`` each (200);
 * full_update_dack_ms: a FULL update written by the host to its DACK leaving USB (USB,
-  parsing, the 1 KiB on the I2C bus at 400 kHz), idle: protocol 3's DU and its one DR
-  frame (1,420 bytes; ``--protocol 2``: its DU and 43 DW frames, for an image of
-  firmware 0.2.0);
+  parsing, the 1 KiB on the I2C bus at 400 kHz), idle: protocol 4's DU (ACK) and its
+  one DR frame (1,420 bytes; ``--protocol 3`` the same without ACK, for firmware 0.3.0;
+  ``--protocol 2``: its DU and 43 DW frames, for an image of firmware 0.2.0);
   full_update_dack_ms_max_busy the slowest of the updates sent back to back (the next
   on each DACK) while buttons are pressed and cards laid (the Pi's timeout is 1 s);
 * panel_relit_ms: a panel that lost its settings and RAM without an I2C error to the
@@ -37,7 +38,8 @@ The emulator counts Cortex-M0+ cycles at 125 MHz with no flash wait states (a re
 Pico's XIP cache misses are not modelled), so these figures are a lower bound of a real
 Pico's by that much.
 
-    python bench/pico.py IMAGE.uf2 [--bootrom BOOTROM.mjs] [--seed N] [--protocol 3]
+    python bench/pico.py IMAGE.uf2 [--bootrom BOOTROM.mjs] [--seed N] [--protocol 4|3|2]
+                         [--presses 200] [--cards 30]
 
 IMAGE defaults to $TRUCO_SEAT_UF2, the bootrom (rp2040js's demo/bootrom.ts as an ES
 module exporting ``bootromB1``) to $TRUCO_PICO_BOOTROM.
@@ -66,14 +68,16 @@ UID_A = "04A224B2C55E80"
 UID_B = "04B3170AC45E81"
 
 
-def full_update(update: int, seq: int, rnd: random.Random, protocol: int = 3) -> tuple[str, int]:
-    """A FULL update of a random screen, as the Pi's NodePort sends it: protocol 3's DU
-    and one DR frame, or protocol 2's DU and 43 DW frames."""
+def full_update(update: int, seq: int, rnd: random.Random, protocol: int = 4) -> tuple[str, int]:
+    """A FULL update of a random screen, as the Pi's NodePort sends it: protocol 4's DU
+    (asking for its DACK, as the Pi does for a whole screen) and one DR frame, protocol
+    3's DU and one DR frame, or protocol 2's DU and 43 DW frames."""
     data = bytes(rnd.randrange(256) for _ in range(1024))
     if protocol >= 3:
         block = [(b"DR", b"0 7 0 127 " + binascii.b2a_base64(data, newline=False))]
+        ack = ("ACK",) if protocol >= 4 else ()
         text, seq = encode_counted(
-            seq, lambda count: ("DU", (str(update), "1", str(count), "FULL")), block
+            seq, lambda count: ("DU", (str(update), "1", str(count), "FULL", *ack)), block
         )
         return text.decode(), seq
     frames = [encode_frame(seq, "DU", str(update), "43", "FULL")]
@@ -160,14 +164,18 @@ def main() -> None:
     parser.add_argument("image", nargs="?", default=os.environ.get("TRUCO_SEAT_UF2"))
     parser.add_argument("--bootrom", default=os.environ.get("TRUCO_PICO_BOOTROM"))
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--protocol", type=int, choices=(2, 3), default=3)
+    parser.add_argument("--protocol", type=int, choices=(2, 3, 4), default=4)
+    parser.add_argument("--presses", type=int, default=200, help="presses idle, and busy")
+    parser.add_argument("--cards", type=int, default=30, help="cards laid while busy")
     args = parser.parse_args()
     if not args.image or not args.bootrom:
         raise SystemExit("pico: give the image (or TRUCO_SEAT_UF2) and TRUCO_PICO_BOOTROM")
     rnd = random.Random(args.seed)
     seq = 1
     updates = []
-    for update in range(60):
+    # enough updates back to back for the busy phase (one every 60-80 ms)
+    busy_ms = args.presses * 140 + args.cards * 900
+    for update in range(busy_ms // 50 + 20):
         text, seq = full_update(update, seq, rnd, args.protocol)
         updates.append(text)
     steps: list[dict[str, object]] = [
@@ -185,12 +193,12 @@ def main() -> None:
             steps.append({"mark": "busy"})
             steps.append({"stream": updates[1:]})
             t += 50
-        for _ in range(8):  # presses: released at a random phase of the loop
-            t += rnd.uniform(120, 160)
+        for _ in range(args.presses):  # presses: released at a random phase of the loop
+            t += rnd.uniform(40, 60)
             steps += [{"at_ms": t}, {"press": "truco"}]
             t += rnd.uniform(60, 90)
             steps += [{"at_ms": t}, {"release": "truco"}]
-        for _ in range(4):  # cards: laid, lifted, gone after the grace period
+        for _ in range(args.cards if phase == "busy" else 4):  # laid, lifted, gone
             t += rnd.uniform(50, 80)
             steps += [{"at_ms": t}, {"tags": [[UID_A, 1.0]]}]
             t += 150
@@ -200,7 +208,7 @@ def main() -> None:
             steps.append({"stream": []})
     t += 300
     steps += [{"at_ms": t}, {"panelreset": True}, {"at_ms": t + 2500}]
-    lines = run(args.bootrom, args.image, steps, wall_s=900)
+    lines = run(args.bootrom, args.image, steps, wall_s=3000)
     node_lines = [line for line in lines if line.startswith("L ")]
     boot_ms = int(node_lines[0].split()[1]) / 1000
     busy_at = next(int(x.split()[1]) for x in lines if x.startswith("M ") and x.endswith(" busy"))
@@ -269,7 +277,9 @@ def main() -> None:
         "workload_us_emulated": str(work),
         "workload_us_unix": f"{unix:.0f}",
         "cards_busy": str(len(cards_busy)),
+        "presses_idle": str(len(press_idle)),
         "presses_busy": str(len(press_busy)),
+        "seed": str(args.seed),
     }
     print(" ".join(f"{k}={v}" for k, v in figures.items()))
 

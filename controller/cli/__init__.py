@@ -13,6 +13,7 @@
 ``venue-night``     :mod:`controller.cli.venue`: the venue's broker and the desk, one command
 ``doctor``          :mod:`controller.cli.doctor`: the table checks its hardware and files
 ``league``          :mod:`controller.cli.league`: a league of bars (``add-venue``, ``desk``)
+``seat``            :mod:`controller.cli.seat`: a seat's Pico: ``install``, ``test`` (Spanish)
 ==================  =========================================================
 
 Each subcommand's module, and what it imports, is loaded only when that subcommand is
@@ -103,6 +104,11 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command("league", "a league across bars: add-venue (keys, bridge), fixture, desk", "league"),
     Command("rekey", "a table's new key from the organiser's one-time code", "rekey"),
+    Command(
+        "seat",
+        "las cajitas de los asientos: install (carga el programa en la Pico), test (la prueba)",
+        "seat",
+    ),
 )
 
 

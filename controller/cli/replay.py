@@ -74,7 +74,7 @@ def _narrate(statements: list[Statement], refusals: _HandRefusals) -> int:
             h = game.hands[-1]
             out.append(f"Mano {h.number}: da el asiento {h.dealer}, es mano el asiento {h.mano}")
         a = st.action
-        words = say_action(a)
+        words = say_action(a, refused=code is not None)
         if code is None:
             out.append(f"  asiento {a.seat}: {words}")
         else:

@@ -202,9 +202,12 @@ def _full_screen(
         why = NO_CURSOR[lang].format(term=os.environ.get("TERM", ""))
     else:
         try:
+            status = 0
             with contextlib.suppress(KeyboardInterrupt):
-                return play(table)
-            return 0
+                status = play(table)
+            if table.farewell is not None:  # how to resume the game left
+                print(table.farewell)
+            return status
         except curses.error as e:
             why = f"no full-screen terminal ({e})"
     print(LINE_MODE_SAID[lang].format(why=why), file=sys.stderr)
@@ -304,6 +307,7 @@ def main_mock(
     serve: bool = False,
     lang: str = "es",
     screen: bool | None = None,
+    bot_level: str = "normal",
 ) -> int:
     """Run the mock table; returns the exit status."""
     from ..table.daemon import configure_logging, stop_on_signals, watchdog_interval
@@ -376,6 +380,7 @@ def main_mock(
             state_dir=state_dir,
             notifier=Notifier.from_environment(),
             watchdog_s=watchdog_interval(),
+            bot_level=bot_level,
         )
         if made.mock.service.store is not None:
             kept.append(made.mock.service.store)
@@ -504,6 +509,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         serve=args.serve,
         lang=args.lang,
         screen={"auto": None, "screen": True, "lines": False}[args.ui],
+        bot_level=args.bot,
     )
 
 
@@ -597,6 +603,13 @@ def configure(r: argparse.ArgumentParser) -> None:
         help="juega las líneas de un registro de ARCHIVO ('-': la entrada estándar)",
     )
     r.add_argument("--bots", action="store_true", help="con --script: los bots terminan el partido")
+    r.add_argument(
+        "--bot",
+        choices=("facil", "normal", "dificil"),
+        default="normal",
+        help="cómo juegan los bots: facil (el bot de antes), normal (un jugador de club que "
+        "a veces le erra a la cuenta), dificil (un jugador de club)",
+    )
     r.add_argument(
         "--deal-reading",
         choices=("seats", "dealer", "none"),

@@ -41,7 +41,8 @@ from typing import Final, TextIO
 
 from PIL import Image
 
-from ..engine import Action, Card, RefusalCode
+from ..engine import Action, Card, Game, Kind, RefusalCode, envido_points, flor_points
+from ..engine.hand import Telling
 from ..engine.results import Award
 from ..render.notices import notice_text
 from ..render.screen import SeatScreen, render_screen, screen_content, screen_texts
@@ -100,8 +101,12 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
         "players": "{team}: {names}",
         "score_teams": "Nosotros {ours} · Ellos {theirs}",
         "score_demo": "Equipo 0: {a} · Equipo 1: {b}",
-        "hand": "Mano {n} · da el {dealer} · es mano el {mano}",
+        "hand": "Mano n.º {n} · da: {dealer} · sale: {mano} (es mano)",
         "turn": "turno: {who}",
+        "answer_you": "contestás vos",
+        "answer_us": "contestamos nosotros (vos o tu compañero)",
+        "answer_them": "contestan ellos",
+        "answer_seat": "contesta el {seat}",
         "pica_pica": "pica-pica",
         "picas": "Picas: {picas}",
         "pica_turn": "{pica} turno {who}",
@@ -130,7 +135,28 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
         "game_won": "¡Fin del partido! Ganamos nosotros, {ours} a {theirs}",
         "game_lost": "¡Fin del partido! Ganaron ellos, {theirs} a {ours}",
         "undone": "deshecho por el árbitro: {what}",
-        "quit_hint": "x: salir",
+        "quit_hint": "o: otra partida · x: salir",
+        "quit_ask": "¿Dejás el partido? s: sí, salir · cualquier otra tecla: seguir jugando",
+        "resume_state": "Lo retomás donde quedó con: truco-table run --mock --state {dir}",
+        "resume_none": (
+            "Sin --state el partido no se guarda: se pierde al salir "
+            "(para poder retomarlo, jugá con --state CARPETA)"
+        ),
+        "new_game": "Partida nueva a {target}, {players} jugadores, las mismas reglas",
+        "game_end_line": "Escribí otra (o) para jugar otra partida; cualquier otra cosa sale",
+        "help_more": "(sigue: cualquier tecla)",
+        "tell_prompt": "Tus tantos: {entry}",
+        "tell_keys": "escribí el número y Enter",
+        "tell_buenas": "n: son buenas",
+        "tell_best": "lo mejor: {best}",
+        "tell_arrows": "↑ ↓ desde tu {what} ({own})",
+        "tell_hint": "Para cantar los tantos escribí el número y Enter (q no canta nada)",
+        "tell_empty": "Escribí tus tantos (el número) y después Enter",
+        "seats_hidden": "Faltan {n} asientos: agrandá la terminal",
+        "all_no_room": (
+            "a: no entran los paneles de los {n} asientos en {w}x{h} (cada panel pide 66x19): "
+            "agrandá la terminal a {mw}x{mh}; mientras, cada asiento en una línea"
+        ),
         "paused": "EN PAUSA · p: seguir",
         "dealing": "Repartiendo...",
         "small": "La terminal es chica ({w}x{h}): agrandala a {mw}x{mh} o más",
@@ -157,8 +183,22 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
             "  Mayúscula (T E L N ...): mantener el botón, abre su menú;\n"
             "    la misma tecla avanza, q elige, otra sale.\n"
             "  !: llamar al árbitro (quiero y no quiero mantenidos juntos)\n"
-            "Cuando se cantan los tantos: e +10, r +1, f -1, q canta el número, n son buenas.\n"
-            "a: todos los asientos · Enter: seguir después de cada mano · x: salir\n"
+            "Tus tantos, cuando te toca cantarlos: escribí el número y Enter (↑ ↓ suben y\n"
+            "  bajan desde tu envido si la mesa leyó tus cartas; Retroceso borra); n: son buenas.\n"
+            "a: todos los asientos · Enter: seguir después de cada mano · o: otra partida al\n"
+            "  terminar · x: salir (pregunta antes si el partido sigue)\n"
+            "En pantalla:\n"
+            "  Nosotros/Ellos: los puntos y los fósforos (cuadrados de cinco; malas y buenas)\n"
+            "  Mano n.º 1 · da: 3 · sale: 0 (es mano): la mano que se juega, quién\n"
+            "    repartió y quién es mano (juega primero y gana los empates)\n"
+            "  turno: quién juega · contestamos/contestan: qué equipo debe contestar un canto\n"
+            "  En la mesa: las cartas de la baza en juego (asiento:carta) · Bazas: las jugadas\n"
+            "  Tus cartas: [1] [2] [3], la tecla de cada una · Cantos de la mano: lo dicho\n"
+            "  En cada panel, la tira M0 D1 #X_ TRUCO: M es mano (asiento 0), D da (asiento 1),\n"
+            "    subrayado si sos vos; las tres bazas: # ganada por nosotros, X por ellos,\n"
+            "    = parda, _ por jugar; después el truco querido (subrayado: el quiero es nuestro)\n"
+            "  Las líneas del panel: qué pasa (TURNO: VOS, TRUCO?) y qué podés contestar\n"
+            "  Un renglón en inverso: un rechazo, un aviso o lo que la mesa te pide\n"
             "(cualquier tecla cierra esta ayuda)"
         ),
         "penalty_for": "penalidad: {why}",
@@ -171,8 +211,12 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
         "players": "{team}: {names}",
         "score_teams": "Us {ours} · Them {theirs}",
         "score_demo": "Team 0: {a} · Team 1: {b}",
-        "hand": "Hand {n} · dealer {dealer} · mano {mano}",
+        "hand": "Hand no. {n} · dealer: {dealer} · leads: {mano} (is mano)",
         "turn": "turn: {who}",
+        "answer_you": "you answer",
+        "answer_us": "we answer (you or your partner)",
+        "answer_them": "they answer",
+        "answer_seat": "seat {seat} answers",
         "pica_pica": "pica-pica",
         "picas": "Picas: {picas}",
         "pica_turn": "{pica} turn {who}",
@@ -201,7 +245,28 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
         "game_won": "Game over! We won, {ours} to {theirs}",
         "game_lost": "Game over! They won, {theirs} to {ours}",
         "undone": "undone by the referee: {what}",
-        "quit_hint": "x: quit",
+        "quit_hint": "o: another game · x: quit",
+        "quit_ask": "Leave the game? s: yes, quit · any other key: keep playing",
+        "resume_state": "Resume it where it stopped with: truco-table run --mock --state {dir}",
+        "resume_none": (
+            "Without --state the game is not kept: it is lost when you quit "
+            "(to resume it later, play with --state FOLDER)"
+        ),
+        "new_game": "New game to {target}, {players} players, the same rules",
+        "game_end_line": "Type another (o) to play another game; anything else quits",
+        "help_more": "(more: any key)",
+        "tell_prompt": "Your points: {entry}",
+        "tell_keys": "type the number then Enter",
+        "tell_buenas": "n: son buenas",
+        "tell_best": "best so far: {best}",
+        "tell_arrows": "↑ ↓ from your {what} ({own})",
+        "tell_hint": "To declare your points type the number then Enter (q declares nothing)",
+        "tell_empty": "Type your points (the number) then Enter",
+        "seats_hidden": "{n} seats missing: enlarge the terminal",
+        "all_no_room": (
+            "a: the panels of the {n} seats do not fit in {w}x{h} (each takes 66x19): make "
+            "the terminal {mw}x{mh}; meanwhile each seat on one line"
+        ),
         "paused": "PAUSED · p: resume",
         "dealing": "Dealing...",
         "small": "The terminal is small ({w}x{h}): make it {mw}x{mh} or more",
@@ -227,8 +292,14 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
             "  Capital (T E L N ...): hold the button, opens its menu;\n"
             "    the same key moves on, q chooses, another key leaves.\n"
             "  !: call the referee (quiero and no quiero held together)\n"
-            "While points are told: e +10, r +1, f -1, q declares the number, n son buenas.\n"
-            "a: every seat · Enter: go on after each hand · x: quit\n"
+            "Your points, when it is your turn to declare: type the number then Enter (up and\n"
+            "  down from your envido when the table read your cards; Backspace erases);\n"
+            "  n: son buenas.\n"
+            "a: every seat · Enter: go on after each hand · o: another game at the end ·\n"
+            "  x: quit (asks first while the game goes on)\n"
+            "On the screen: the strip M0 D1 #X_ of each panel: M the mano (seat 0), D the\n"
+            "  dealer (seat 1); the bazas: # won by us, X by them, = parda, _ to play; then\n"
+            "  the accepted truco (underlined: we hold the quiero)\n"
             "(any key closes this help)"
         ),
         "penalty_for": "penalty: {why}",
@@ -353,6 +424,13 @@ class TerminalTable:
         self.panels = True  # False: never the panels (the line mode), their texts instead
         #: why the run must end now (a record that can no longer be written), if it must
         self.failure: Callable[[], str | None] | None = None
+        self.help_page = 0  # the page of the help shown (a small terminal: more than one)
+        self._help_count = 1
+        self.entry = ""  # the points being typed for a telling
+        self.asking_quit = False  # x was typed while the game goes on: asked first
+        self.farewell: str | None = None  # said once the screen is given back
+        self._size = (80, 24)  # the terminal's, as last drawn
+        self._panel_seats = 0  # the seat panels the last screen had room for
 
     # ------------------------------------------------------------------ input
 
@@ -375,6 +453,8 @@ class TerminalTable:
             elif len(self._escape) > 2 and "\x40" <= key <= "\x7e":  # a CSI sequence ends
                 if self._escape == PASTE_START:
                     self._paste = ""
+                elif self._escape in ("\x1b[A", "\x1b[B"):  # up, down
+                    self.arrow(1 if key == "A" else -1)
                 self._escape = None
             elif len(self._escape) > 32:
                 self._escape = None
@@ -384,19 +464,56 @@ class TerminalTable:
             return
         self.key(key)
 
+    def in_play(self) -> bool:
+        """A game a player plays is going on (leaving it loses or leaves it)."""
+        game = self.run.game
+        return (
+            self.human is not None
+            and game.winner is None
+            and (game.hand_number > 0 or bool(game.move_stack))
+        )
+
+    def resume_hint(self) -> str:
+        store = self.run.mock.service.store
+        if store is None:
+            return self.text["resume_none"]
+        return self.text["resume_state"].format(dir=store.dir)
+
     def key(self, key: str) -> None:
         """Act on one typed key, now."""
         if self.help:
-            self.help = False
+            if self.help_page + 1 < self._help_count:
+                self.help_page += 1  # the next page of the help
+            else:
+                self.help = False
             return
-        if key in ("x", "X", "\x03"):
+        if self.asking_quit:
+            self.asking_quit = False
+            if key in ("s", "S", "x", "X"):
+                self.quit = True
+                self.farewell = self.resume_hint()
+            return
+        if key == "\x03":
             self.quit = True
+            return
+        if key in ("x", "X"):
+            if self.in_play():
+                self.asking_quit = True
+            else:
+                self.quit = True
             return
         if key == "?":
             self.help = True
+            self.help_page = 0
+            self._help_count = 1
             return
         if key == "a":
-            self.all_seats = not self.all_seats
+            self._all_seats()
+            return
+        if self._telling_key(key):
+            return
+        if key in ("o", "O") and self.run.game.winner is not None:
+            self.new_game()
             return
         if key in ("\n", "\r", " "):
             self._go_on()
@@ -437,6 +554,129 @@ class TerminalTable:
             if last.code is None:
                 self.next_bot = self.clock() + self.pace  # the others answer at their pace
         self._watch()
+
+    def arrow(self, step: int) -> None:
+        """Up (+1) or down (-1): the points being typed, from the player's own envido (or
+        flor) when the table knows the hand."""
+        if self._my_telling() is None:
+            return
+        own = self._own_points()
+        if self.entry:
+            value = int(self.entry) + step
+        elif own is not None:
+            value = own
+        else:
+            self.flash = (self.text["tell_empty"], self.clock() + FLASH_SECONDS)
+            return
+        self.entry = str(max(0, min(99, value)))
+
+    def telling_mine(self) -> bool:
+        """The player is the one to declare points now."""
+        return self._my_telling() is not None
+
+    def _my_telling(self) -> Telling | None:
+        """The telling of points, when the player is the one to declare now."""
+        human = self.human
+        game = self.run.game
+        if human is None or not game.hand_in_progress or game.winner is not None:
+            return None
+        telling = game.play_of(human).telling
+        if telling is None or telling.next_seat != human:
+            return None
+        return telling
+
+    def _own_points(self) -> int | None:
+        """The player's envido (or flor) for the telling under way, when the table read the
+        hand (the player's own cards: nobody else's)."""
+        human = self.human
+        telling = self._my_telling()
+        if human is None or telling is None:
+            return None
+        dealt = self.run.game.hand_of(human)
+        if dealt is None:
+            return None
+        if telling.kind == "flor":
+            return flor_points(dealt)
+        return envido_points(dealt, flor=self.run.rules.flor)
+
+    def _telling_key(self, key: str) -> bool:
+        """A key while the player must declare: digits and Enter tell the points, never
+        q; returns whether the key was the telling's."""
+        telling = self._my_telling()
+        if telling is None:
+            self.entry = ""
+            return False
+        if key.isdigit():
+            if len(self.entry) < 2:
+                self.entry += key
+            return True
+        if key in ("\x7f", "\x08"):
+            self.entry = self.entry[:-1]
+            return True
+        if key in ("\n", "\r"):
+            if not self.entry:
+                self.flash = (self.text["tell_empty"], self.clock() + FLASH_SECONDS)
+                return True
+            number, self.entry = int(self.entry), ""
+            self._act(Action(telling.next_seat or 0, Kind.DECLARE, number=number))
+            return True
+        if key in ("q", "e", "r", "f", " "):
+            self.flash = (self.text["tell_hint"], self.clock() + FLASH_SECONDS)
+            return True
+        return False  # n (son buenas), ?, the rest: as always
+
+    def _act(self, action: Action) -> None:
+        """An action made with the player's pad (the gestures the pad takes for it)."""
+        human = self.human
+        assert human is not None
+        self.run.table.last = None
+        try:
+            code = self.run.mock.act(action)
+        except (ValueError, RuntimeError):
+            code = self.run.game.refusal(action)
+        last = self.run.table.last
+        if last is not None:
+            self._note(LogEntry(human, last.action, last.code))
+            if last.code is None:
+                self.next_bot = self.clock() + self.pace
+        elif code is not None:
+            self._note(LogEntry(human, action, code))
+        self._watch()
+
+    def new_game(self) -> None:
+        """ "otra": a new game at the same table, the same house rules, once one is won."""
+        service = self.run.mock.service
+        service.new_game()
+        self.held = None
+        self.log = []
+        self._stack = ()
+        self._ended = 0
+        self._log_hand = 0
+        self.flash = (
+            self.text["new_game"].format(
+                target=self.run.rules.target, players=self.run.rules.players
+            ),
+            self.clock() + FLASH_SECONDS,
+        )
+        self._deal()
+
+    def _all_seats(self) -> None:
+        """a: every seat's panel, or why they do not fit."""
+        self.all_seats = not self.all_seats
+        if not self.all_seats or not self.panels:
+            return
+        width, height = self._size
+        self.lines(width, height)
+        n = self.run.rules.players
+        if self.flash is not None and self.flash[0].startswith("a: "):
+            self.flash = None  # what was said of a smaller terminal
+        if self._panel_seats < n:
+            per_row = max(1, min(n, 3))
+            rows = -(-n // per_row)
+            need_w = per_row * (PANEL_WIDTH + PANEL_GAP)
+            need_h = rows * PANEL_HEIGHT + 12
+            said = self.text["all_no_room"].format(n=n, w=width, h=height, mw=need_w, mh=need_h)
+            self.flash = (said, self.clock() + 2 * FLASH_SECONDS)
 
     def _go_on(self) -> None:
         if self.held is not None and self.run.game.winner is None:
@@ -531,7 +771,12 @@ class TerminalTable:
     def _say(self, entry: LogEntry) -> str:
         who = self._who(entry.seat)
         yours = entry.seat == self.human
-        what = "?" if entry.action is None else say_action(entry.action, self.lang, yours=yours)
+        refused = entry.refusal is not None
+        what = (
+            "?"
+            if entry.action is None
+            else say_action(entry.action, self.lang, yours=yours, refused=refused)
+        )
         line = f"{who}: {what}"
         if entry.undone:
             return self.text["undone"].format(what=line)
@@ -594,12 +839,15 @@ class TerminalTable:
         the hand with its points; then, as the height allows, the hand's last calls, each
         seat's texts, the seat panels, more calls; the keys last."""
         t = self.text
+        self._size = (width, height)
         min_w, min_h = 40, 12
         if width < min_w or height < min_h:
             said = t["small"].format(w=width, h=height, mw=min_w, mh=min_h)
             return [(line, "bold") for line in textwrap.wrap(said, max(1, width))][:height]
         if self.help:
-            return [(line[:width], "") for line in t["help"].split("\n")][:height]
+            pages = self._help_pages(width, height)
+            self._help_count = len(pages)
+            return pages[min(self.help_page, len(pages) - 1)]
         run, game = self.run, self.run.game
         screens = self.screens()
         live = game.hand_in_progress and game.winner is None  # a hand being played
@@ -628,11 +876,13 @@ class TerminalTable:
                 head.append((" · ".join(teams), ""))
         if game.hand_number:
             hand = game.hands[-1]
-            line = t["hand"].format(n=hand.number, dealer=hand.dealer, mano=hand.mano)
+            line = t["hand"].format(
+                n=hand.number, dealer=self._short(hand.dealer), mano=self._short(hand.mano)
+            )
             if game.pica_pica:
                 line += " · " + t["pica_pica"]
             elif live and game.turns:
-                line += " · " + t["turn"].format(who=self._who(game.turns[0]))
+                line += " · " + self._whose(game)
             head.append((line, ""))
             if game.pica_pica and live:  # each pica's turn, the player's first
                 picas = []
@@ -689,6 +939,22 @@ class TerminalTable:
                 play_rows.append((f" {said} ", "reverse"))
             if self.human in run.table.show_requests():
                 play_rows.append((t["show_now"], "reverse"))
+        if self.human is not None and self._my_telling() is not None:
+            parts = [t["tell_prompt"].format(entry=(self.entry or "") + "_"), t["tell_keys"]]
+            telling = self._my_telling()
+            assert telling is not None
+            told = [p for _, p in telling.declarations if p is not None]
+            if told:
+                parts.append(t["tell_best"].format(best=max(told)))
+            own = self._own_points()
+            if own is not None:
+                what = "flor" if telling.kind == "flor" else "envido"
+                parts.append(t["tell_arrows"].format(what=what, own=own))
+            parts.append(t["tell_buenas"])
+            play_rows += [(line, "reverse") for line in self._flow(parts, width, 3)]
+        if self.asking_quit:
+            for said, style in ((t["quit_ask"], "reverse"), (self.resume_hint(), "bold")):
+                play_rows += [(line, style) for line in textwrap.wrap(said, max(10, width))]
         if self.flash is not None:
             if self.clock() < self.flash[1]:
                 play_rows.append((self.flash[0], "reverse"))
@@ -724,6 +990,14 @@ class TerminalTable:
         budget -= calls_rows
         text_lines = min(len(seats), max(0, budget))
         budget -= text_lines
+        hidden_note = text_lines < len(seats)  # said, never dropped without a word
+        if hidden_note:
+            if calls_rows > 0:
+                calls_rows -= 1
+            elif text_lines > 0:
+                text_lines -= 1
+            else:
+                end_rows = end_rows[:-1] if len(end_rows) > 1 else end_rows
         every_key = [(line, "") for line in self._flow(keys_text.split(" · "), width, 99)]
         if budget >= len(every_key) - len(keys):
             budget -= len(every_key) - len(keys)
@@ -749,12 +1023,37 @@ class TerminalTable:
             texts = " │ ".join(x for x in screen_texts(screens[seat]) if x)
             style = "reverse" if screens[seat].refusal else ""
             seat_rows.append((f"[{self._who(seat)}] {texts}", style))
+        self._panel_seats = len(shown)
+        if hidden_note:
+            missing = len(seats) - max(text_lines, len(shown))
+            seat_rows.append((t["seats_hidden"].format(n=missing), "bold"))
         calls: Rows = []
         if calls_rows > 0:
             calls.append((t["calls"], ""))
             calls += [("  " + line, "") for line in self._calls(width - 2, calls_rows - 1)]
         # at the hand's end: its points, then the calls that led there
         return clip(head + seat_rows + play_rows + end_rows + calls + keys)[:height]
+
+    def _help_pages(self, width: int, height: int) -> list[Rows]:
+        """The help wrapped to the width (each line's indent kept), in pages of the
+        height: the last row of a page that is not the last says more follows."""
+        rows: Rows = []
+        for line in self.text["help"].split("\n"):
+            indent = len(line) - len(line.lstrip(" "))
+            wrapped = textwrap.wrap(
+                line, max(10, width - 1), subsequent_indent=" " * (indent + 2)
+            ) or [""]
+            rows += [(w, "") for w in wrapped]
+        per_page = max(1, height - 1)
+        if len(rows) <= height:
+            return [rows]
+        pages: list[Rows] = []
+        for start in range(0, len(rows), per_page):
+            page = rows[start : start + per_page]
+            if start + per_page < len(rows):
+                page = [*page, (self.text["help_more"], "reverse")]
+            pages.append(page)
+        return pages
 
     def _score_line(self) -> str:
         """The score in numbers and in matchsticks (one square of five a stick each)."""
@@ -853,6 +1152,34 @@ class TerminalTable:
             return self.text["baza_you"]
         return self.text["baza_won"].format(seat=self._short(best[1]))
 
+    def _whose(self, game: Game) -> str:
+        """Who is awaited: the team that must answer a call (a call is answered by the
+        team), else whose turn it is to play."""
+        human = self.human
+        t = self.text
+        answer: int | None = None
+        seat = game.turns[0]
+        view = game.view(seat)
+        if view.telling is None:
+            pend = [view.envido_pending, view.truco_pending[1] if view.truco_pending else None]
+            for caller in pend:
+                if caller is not None:
+                    answer = 1 - caller
+                    break
+            if answer is None and view.flor_pending is not None:
+                answer = view.flor_pending
+        if answer is None:
+            return t["turn"].format(who=self._who(seat))
+        if game.players == 2 or game.pica_pica:
+            answerer = next(s for s in game.play_of(seat).order if s % 2 == answer)
+            if answerer == human:
+                return t["answer_you"]
+            return t["answer_seat"].format(seat=answerer)
+        if human is None:
+            team = f"equipo {answer}" if self.lang == "es" else f"team {answer}"
+            return t["answer_seat"].format(seat=team)
+        return t["answer_us"] if answer == human % 2 else t["answer_them"]
+
     def _short(self, seat: int) -> str:
         return self.text["you"] if seat == self.human else str(seat)
 
@@ -940,16 +1267,36 @@ def line_mode(table: TerminalTable, inp: TextIO, out: TextIO, *, pace: float = 0
         _settle(table, pace, out)
         screen = table.lines(width, 10_000)
         out.write("\n" + "\n".join(text for text, _ in screen if text) + "\n")
-        if table.run.game.winner is not None or table.quit:
+        if table.quit:
             return 0
+        over = table.run.game.winner is not None
+        if over:
+            out.write(t["game_end_line"] + "\n")
         out.write("> ")
         out.flush()
         line = inp.readline()
         if not line:
             return 0
         word = line.strip()
-        if word.lower() in ("x", "salir", "quit", "exit"):
+        if over:  # the game is won: another one, or any other line leaves
+            if word.lower() in ("o", "otra", "another"):
+                table.new_game()
+                continue
             return 0
+        if word.lower() in ("x", "salir", "quit", "exit"):
+            if not table.in_play():
+                return 0
+            out.write(t["quit_ask"] + "\n> ")  # asked first: the game goes on
+            out.flush()
+            if inp.readline().strip().lower() in ("s", "si", "sí", "x", "yes", "y"):
+                out.write(table.resume_hint() + "\n")
+                return 0
+            continue
+        if word.isdigit() and table.telling_mine():
+            for ch in word:
+                table.key(ch)
+            table.key("\n")
+            continue
         if table.held is not None or not word:
             table.key("\n")  # the hand's end was written: any line goes on
             if not word:
@@ -1048,6 +1395,12 @@ def _frames(stdscr: curses.window, table: TerminalTable, styles: dict[str, int])
         for key in _keys(stdscr):
             if key == curses.KEY_RESIZE:
                 curses.update_lines_cols()
+                dirty = True
+            elif key in (curses.KEY_UP, curses.KEY_DOWN):
+                table.arrow(1 if key == curses.KEY_UP else -1)
+                dirty = True
+            elif key in (curses.KEY_BACKSPACE, curses.KEY_ENTER):
+                table.feed("\x7f" if key == curses.KEY_BACKSPACE else "\n")
                 dirty = True
             elif isinstance(key, str):
                 table.feed(key)

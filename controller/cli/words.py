@@ -11,7 +11,7 @@ from typing import Final
 from ..engine import Action, Kind
 from ..engine.results import Reason
 
-__all__ = ["ACTION_WORDS", "LANGS", "REASON_WORDS", "YOUR_WORDS", "say_action"]
+__all__ = ["ACTION_WORDS", "LANGS", "REASON_WORDS", "REFUSED_WORDS", "YOUR_WORDS", "say_action"]
 
 LANGS: Final = ("es", "en")
 
@@ -62,6 +62,13 @@ YOUR_WORDS: Final[dict[str, dict[Kind, str]]] = {
     "en": {Kind.PLAY: "play", Kind.SHOW: "show"},
 }
 
+#: a refused raise said as it was called: nobody said quiero to it ("¡retruco!", not
+#: "¡quiero retruco!", which only an accepted truco's raise is)
+REFUSED_WORDS: Final[dict[str, dict[Kind, str]]] = {
+    "es": {Kind.RETRUCO: "¡retruco!", Kind.VALE_CUATRO: "¡vale cuatro!"},
+    "en": {},
+}
+
 REASON_WORDS: Final[dict[str, dict[Reason, str]]] = {
     "es": {
         Reason.ENVIDO: "envido",
@@ -82,10 +89,15 @@ REASON_WORDS: Final[dict[str, dict[Reason, str]]] = {
 }
 
 
-def say_action(action: Action, lang: str = "es", *, yours: bool = False) -> str:
+def say_action(
+    action: Action, lang: str = "es", *, yours: bool = False, refused: bool = False
+) -> str:
     """The action in words: ``juega 7E``, ``tengo 33``, ``muestra 7E 6E``; ``yours``:
-    the player's own, said to them (``jugás 7E``, ``mostrás 7E 6E``)."""
+    the player's own, said to them (``jugás 7E``, ``mostrás 7E 6E``); ``refused``: an
+    action the table refused, said as it was tried (``¡retruco!``)."""
     words = ACTION_WORDS[lang][action.kind]
+    if refused:
+        words = REFUSED_WORDS[lang].get(action.kind, words)
     if yours:
         words = YOUR_WORDS[lang].get(action.kind, words)
     return words + action.objects

@@ -907,11 +907,16 @@ class FlorPhase(_Phase):
         return R.CALL_PENDING
 
     def call_refusal(self, h: HandPlay, s: int) -> RefusalCode:
-        """Why ``s`` may not call or announce a flor now (no call pending)."""
+        """Why ``s`` may not call or announce a flor now (no call pending). A seat that
+        has announced, saying ``flor`` again while the exchange is open, is ``call_pending``
+        (section 6: nothing new to announce, the exchange awaits others; section 11 puts
+        the pending-call checks before the window's)."""
+        if self.state == _FLOR_OPEN and s in self.ann:
+            return R.CALL_PENDING
         if self.state == _FLOR_CLOSED or h.baza or h.nplayed[s]:
             return R.ENVIDO_CLOSED
         if self.state == _FLOR_OPEN:
-            if s in self.ann or (s & 1) == self.backed:
+            if (s & 1) == self.backed:
                 return R.ENVIDO_CLOSED
         elif s != h.turn:
             return R.NOT_YOUR_TURN

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Protocol
 
 from ..hal.factory import HARDWARE_ENV, factory_named
+from .answers import ANSWERS_FILE
 from .config import ConfigError, TableConfig, load_config
 from .hardware import HARDWARE_EXIT, HardwareStartError, build_hardware
 from .lock import TableLock, TableLocked
@@ -163,6 +164,10 @@ def _run_locked(config_path: Path, config: TableConfig, load_link: LoadLink | No
         new_game_after_s=config.new_game_after_s,
         next_deal_after_s=config.next_deal_after_s,
         archive=config.archive,
+        # the answers to ``truco-table control`` beside the seats' status: in memory
+        control_answers=(
+            config.status_file.with_name(ANSWERS_FILE) if config.status_file is not None else None
+        ),
     )
     if link is not None:
         service_config = link.service_config(service_config)

@@ -16,7 +16,7 @@ from pathlib import Path
 from ..engine import CARDS, Action, Card, Game, HouseRules
 from ..render.screen import render_screen
 from ..render.terminal import braille, side_by_side
-from .bots import Bot
+from .bots import BasicBot, Bot, Signals, flor_due, make_bot
 from .mock_table import MockTable
 from .notify import Notifier
 from .screens import screen_for
@@ -41,9 +41,11 @@ class MockRun:
         notifier: Notifier | None = None,
         watchdog_s: float | None = None,
         mock: MockTable | None = None,
+        bot_level: str = "normal",
     ) -> None:
         """``mock``: the mock table to play on (one built with other displays), instead of
-        one made from the other arguments."""
+        one made from the other arguments; ``bot_level``: how the bots play (``facil``,
+        ``normal``, ``dificil``: :func:`controller.table.bots.make_bot`)."""
         self.rules = rules
         self.seed = seed
         self.human = human
@@ -59,11 +61,15 @@ class MockRun:
         )
         self.rules = self.game.rules
         self.hands: dict[int, tuple[Card, ...]] = {}
-        self.bots = {
-            s: Bot(
+        #: each team's señas (a bot's partners read its own cards' signs, never a card)
+        self.signals = (Signals(), Signals())
+        self.bots: dict[int, Bot | BasicBot] = {
+            s: make_bot(
+                bot_level,
                 s,
                 random.Random(seed * 1009 + s),
                 answers=human is None or s % 2 != human % 2,
+                signals=self.signals[s % 2],
             )
             for s in range(rules.players)
             if s != human
@@ -93,6 +99,9 @@ class MockRun:
             hands = {s: tuple(cards[3 * s : 3 * s + 3]) for s in range(self.rules.players)}
         self.hands = dict(hands)
         self.mock.deal(hands, dealer)
+        for seat, bot in self.bots.items():
+            if isinstance(bot, Bot) and seat in self.hands:
+                bot.look(self.game, self.hands[seat])  # its señas to its partners
 
     def needs_deal(self) -> bool:
         return self.game.winner is None and self.table.phase in (Phase.WAITING, Phase.DEALING)
@@ -104,6 +113,17 @@ class MockRun:
         if self.game.winner is not None or not self.game.hand_in_progress:
             return None
         n = self.rules.players
+        for seat, player in self.bots.items():  # a claim to prove first: the hand may end
+            if isinstance(player, Bot):
+                proof = player.due_proof(self.game, self.hands.get(seat))
+                if proof is not None:
+                    self.mock.act(proof)
+                    return proof
+        for seat in self.bots:  # a flor is announced the moment it may be
+            flor = flor_due(self.game, seat, self.hands.get(seat))
+            if flor is not None:
+                self.mock.act(flor)
+                return flor
         start = next(iter(self.game.turns), 0)  # a seat whose turn it is (one per pica)
         for i in range(n):
             seat = (start + i) % n

@@ -27,6 +27,7 @@ Table-level controls (docs in README "Running a table"):
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import logging
 import os
@@ -64,12 +65,13 @@ from ..render.screen import (
     warm_score_tiles,
 )
 from ..transcript import TranscriptError, parse, replay, write
+from .answers import NOTHING_TO_UNDO, Answer, ControlAnswers, answer_in_record, mark
 from .chord import RefereeChord
 from .faults import SeatWatch
 from .inbox import Inbox
 from .notify import Notifier, flood_status
 from .screens import screen_for, screens_for
-from .store import ArchivePolicy, GameStore
+from .store import ArchivePolicy, Disk, GameStore, fsync_dir
 from .table import DealReading, Phase, Table, TableResult
 
 __all__ = [
@@ -98,7 +100,6 @@ BATCH = 64  # events handled between two redraws (a flood never starves the disp
 DAMAGE_NOTICE_S = 60.0
 #: a won tournament game's result stays on the seats this long before what comes next
 RESULT_HOLD_S = 20.0
-CONTROL_MARK = "control "  # a record comment naming the command file applied
 #: The record's comment for a referee call (tournament profile), before the seat's number.
 REFEREE_CALL_MARK = "# llamado al árbitro: asiento "
 _COMBOS = {("mazo", "no_quiero"): "undo", ("mazo", "truco"): "new-game"}
@@ -197,6 +198,9 @@ class ServiceConfig:
     # None: only when told (``table.new_hand()``), as the mock table's dealer does.
     next_deal_after_s: float | None = None
     archive: ArchivePolicy = field(default_factory=ArchivePolicy)
+    # where the answers to ``truco-table control`` go (``controller.table.answers``): the
+    # runtime folder's controls.json, in memory; None: in memory only (and the record)
+    control_answers: Path | None = None
 
 
 class TableService:
@@ -239,9 +243,13 @@ class TableService:
         self._controls_seen: int | None = None  # the control folder's mtime when last listed
         self._controls_next = float("-inf")  # the next look at it (time.monotonic)
         self._kept = float("-inf")  # the last housekeeping (time.monotonic)
-        #: the ids of the command files applied lately (a retry is acknowledged only)
-        self._controls_applied: OrderedDict[str, None] = OrderedDict()
+        #: the command files applied lately, by id, and what was done (a retry is
+        #: answered, not applied again)
+        self._controls_applied: OrderedDict[str, Answer] = OrderedDict()
+        #: the answers ``truco-table control`` reads (served from memory: issue 45)
+        self.answers = ControlAnswers(config.control_answers)
         self._controls_stuck: set[str] = set()  # command files the card will not delete
+        self._control_said: str | None = None  # what the command being applied did
         self._shown: list[ScreenContent | None] = [None] * len(self.displays)
         self._screens: list[SeatScreen | None] = [None] * len(self.displays)  # as drawn
         self._shown_until = float("inf")  # when the first message on a screen expires
@@ -740,7 +748,7 @@ class TableService:
             fresh = game.hand_number == 0 and not game.move_stack and self.next_rules is None
             if not (control is not None and fresh):  # a file applied again after a cut
                 self.new_game()
-            self._note_control(control)
+            self._note_control(control, "partido nuevo")
             return True
         if command == "rules":
             try:
@@ -748,10 +756,13 @@ class TableService:
             except ValueError as e:
                 log.error("control: reglas de la casa que no sirven %s: %s", " ".join(args), e)
                 return False
-            log.info("reglas de la casa del próximo partido: %s", self.next_rules.to_line())
+            line = self.next_rules.to_line()
+            log.info("reglas de la casa del próximo partido: %s", line)
             if self.table.game.hand_number == 0:
                 self.new_game()
-            self._note_control(control)
+                self._note_control(control, f"partido nuevo con las reglas {line}")
+            else:
+                self._note_control(control, f"reglas para el próximo partido: {line}")
             return True
         if command == "seat-test" and args in (("on",), ("off",)):
             self.watch.set_test(args[0] == "on")  # not a move: nothing in the record
@@ -773,10 +784,12 @@ class TableService:
         hide it)."""
         self.table.tell(seat, notice, refusal=True)
 
-    def _note_control(self, control: str | None) -> None:
-        if control is not None and self.store is not None:
-            self.store.append(f"# {CONTROL_MARK}{control}")
-            self._disk_alert()
+    def _note_control(self, control: str | None, text: str) -> None:
+        if control is not None:
+            self._control_said = text
+            if self.store is not None:
+                self.store.append(mark(control, text))
+                self._disk_alert()
 
     def undo(self, control: str | None = None) -> bool:
         """The referee's undo of the last action; the record keeps it as a comment.
@@ -786,7 +799,7 @@ class TableService:
         game = self.table.game
         if not game.move_stack or game.winner is not None:
             self.tell_all(TableNotice.NOTHING_TO_UNDO)
-            self._note_control(control)
+            self._note_control(control, NOTHING_TO_UNDO)
             return False
         action = game.pop()
         for i in range(len(self._record_lines) - 1, -1, -1):
@@ -799,14 +812,16 @@ class TableService:
                 if lines[i].strip() == str(action):
                     lines[i] = f"# deshecho por el árbitro: {lines[i]}"
                     break
-            if control is not None:  # the command file is deleted once this is durable
-                lines.append(f"# {CONTROL_MARK}{control}")
+            if control is not None:  # with the undo, in one atomic rewrite
+                lines.append(mark(control, f"deshecho: {action}"))
             self.store.rewrite(lines)
             self._disk_alert()
         self.table.phase = Phase.PLAYING
         self.table.deal = {}
         self._hand_over_at = None
         self.table.last = TableResult(action, None) if action is not None else None
+        if control is not None:
+            self._control_said = f"deshecho: {action}"
         self.tell_all(ActionUndone(str(action)))
         log.info("deshacer: %s", action)
         self._emit(Undone(str(action), game.score, game.hand_number))
@@ -851,16 +866,21 @@ class TableService:
 
     def _take_control(self, path: Path) -> None:
         """One command file: claimed (renamed ``<id>.taken``: ``truco-table control``
-        sees its file gone, the table took it), applied unless its id was applied
-        before, then deleted. Whether the disk takes the record or not: the command
+        cannot withdraw it any more), applied unless its id was applied before,
+        answered (``controller.table.answers``: what was done, in memory and in the
+        record), then deleted. Whether the disk takes the record or not: the command
         is applied in memory, as every action is, and its id is remembered (and noted
-        in the record), so a retry carrying the same id is acknowledged, not applied
-        again."""
+        in the record), so a retry carrying the same id is answered, not applied
+        again. A file the card will not let it rename is claimed in the answers first,
+        and applied only if it is still there after that (the command line withdraws a
+        command it sees no answer to, and then reads the answers again)."""
         command_id = path.stem
+        renamed = path.suffix != ".cmd"
         if path.suffix == ".cmd":
             taken = path.with_suffix(".taken")
             try:
                 os.replace(path, taken)
+                renamed = True
             except FileNotFoundError:
                 return  # withdrawn by ``truco-table control`` (its --wait ran out)
             except OSError as e:  # a refusing card: applied from where it is
@@ -875,10 +895,31 @@ class TableService:
                 self._controls_stuck.add(command_id)
                 log.error("control: no puedo leer %s: %s", path, e)
             return
-        if words and not self._applied_before(command_id):
+        answer = self._applied_before(command_id)
+        if words and answer is None:
+            if not renamed and self.answers.path is not None:
+                self.answers.put(command_id, Answer("claimed", "la mesa lo está aplicando"))
+                if not path.exists():  # withdrawn before the claim was said: not applied
+                    self.answers.put(command_id, Answer("withdrawn", "retirado: no se hizo"))
+                    return
             log.info("control %s: %s", command_id, " ".join(words))
-            self.command(words[0], *words[1:], control=command_id)
-            self._remember_control(command_id)
+            self._control_said = None
+            applied = self.command(words[0], *words[1:], control=command_id)
+            said = self._control_said
+            durable = self.store is None or not self.store.pending
+            if said is None and applied:  # a control that writes nothing in the record
+                answer = Answer("done", "hecho", durable)
+            elif said is None:
+                answer = Answer("refused", f"no se pudo: {' '.join(words)}", durable)
+            else:
+                state = "done" if applied or said != NOTHING_TO_UNDO else "nothing"
+                answer = Answer(state, said, durable)
+            self._remember_control(command_id, answer)
+        if answer is not None:
+            if answer.state != "refused" and self.store is not None and not answer.durable:
+                answer = Answer(answer.state, answer.text, not self.store.pending)
+            if self.answers.get(command_id) != answer:
+                self.answers.put(command_id, answer)
         try:
             path.unlink()
         except FileNotFoundError:
@@ -888,14 +929,16 @@ class TableService:
                 self._controls_stuck.add(command_id)
                 log.error("control: no puedo borrar %s: %s", path, e)
 
-    def _applied_before(self, command_id: str) -> bool:
-        if command_id in self._controls_applied:
-            return True
-        mark = f"# {CONTROL_MARK}{command_id}"
-        return self.store is not None and any(line == mark for line in self.store.lines)
+    def _applied_before(self, command_id: str) -> Answer | None:
+        """What was done with ``command_id`` if it was applied before (in memory, or
+        noted in the record); None if it was not."""
+        answer = self._controls_applied.get(command_id)
+        if answer is not None or self.store is None:
+            return answer
+        return answer_in_record(self.store.lines, command_id)
 
-    def _remember_control(self, command_id: str) -> None:
-        self._controls_applied[command_id] = None
+    def _remember_control(self, command_id: str, answer: Answer) -> None:
+        self._controls_applied[command_id] = answer
         while len(self._controls_applied) > CONTROLS_REMEMBERED:
             self._controls_applied.popitem(last=False)
 
@@ -951,6 +994,7 @@ class TableService:
     def close(self) -> None:
         if self.store is not None:
             self.store.close()
+        self.answers.close()
         if self._bus is not None:
             self._bus.close()
         self.notifier.stopping()
@@ -985,9 +1029,21 @@ def drop_command(state_dir: Path, *words: str, command_id: str | None = None) ->
     if not COMMAND_ID_RE.fullmatch(name):
         raise ValueError(f"a command id is letters, digits, '-', '_' or '.' (not {name!r})")
     control = state_dir / "control"
-    control.mkdir(parents=True, exist_ok=True)
+    if not control.is_dir():
+        control.mkdir(parents=True, exist_ok=True)
+        fsync_dir(state_dir)
     tmp = control / f"{name}.{os.getpid()}.tmp"
-    tmp.write_text(" ".join(words) + "\n", encoding="utf-8")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        os.write(fd, (" ".join(words) + "\n").encode("utf-8"))
+        os.fsync(fd)  # a command said to be pending survives a power cut
+    except BaseException:
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    os.close(fd)
     target = control / f"{name}.cmd"
     os.replace(tmp, target)
+    Disk().fsync_dir(control)  # raises: the caller says the command is not on the card
     return target

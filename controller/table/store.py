@@ -33,10 +33,20 @@ The record is treated the way careful storage engines treat their log:
 - **Archive.** A finished game is hard-linked into ``archive/`` under a timestamped name
   and then unlinked from ``current.truco`` (a cut between the two is finished on the next
   start: the file's link count says it is already archived). An archive is never
-  overwritten. The archive is bounded (``ArchivePolicy``): past ``max_games`` games or
-  ``max_bytes`` bytes the oldest games are deleted, oldest first, and logged; so are
-  they while the card's free space is under the reserve (after an archive, and when a
-  write meets a full card), so the current game's record finds room.
+  overwritten, and only a record that replays goes there: before the link, the file is
+  read back and must be exactly what the game wrote; on the next start after a cut
+  between link and unlink, it must pass the line checks and replay, or it is moved from
+  ``archive/`` to ``damaged/`` (the damage notice told as for any damaged record) and
+  the table goes on from its sound prefix.
+- **Archive policy** (``ArchivePolicy``). Past ``max_games`` games or ``max_bytes``
+  bytes, and while the card's free space is under the reserve (checked after an
+  archive, and when a write meets a full card, so the current game's record finds
+  room), archived games are deleted in this order: the oldest first, by modification
+  time (the game's last record write) and then by name. Never deleted: the newest
+  archived game, the game this store archived last (the one just archived), and an
+  archived file that is still the current record (``current.truco``'s own inode, a cut
+  between link and unlink). When only those are left, the policy stops: the card stays
+  full and the game goes on in memory.
 
 Every system call goes through a ``Disk`` (``disk=``), so tests can fail any one of
 them, or watch their order.
@@ -55,7 +65,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..transcript import TranscriptError, parse
+from ..transcript import TranscriptError, parse, replay
 
 __all__ = [
     "ArchivePolicy",
@@ -66,6 +76,7 @@ __all__ = [
     "fsync_dir",
     "plain",
     "render_lines",
+    "unsound",
 ]
 
 log = logging.getLogger(__name__)
@@ -271,6 +282,24 @@ def check_lines(data: bytes) -> tuple[list[str], int, str | None, bool]:
     return lines, good, why, torn
 
 
+def unsound(data: bytes) -> str | None:
+    """Why a stored record cannot go to the archive (``None``: it can): a line check
+    that fails, a torn or damaged end, nothing recorded, or a statement ``replay``
+    refuses."""
+    lines, good, why, torn = check_lines(data)
+    if why is not None:
+        return why
+    if torn or good != len(data):
+        return "a torn end"
+    if not any(line.split("#", 1)[0].strip() for line in lines):
+        return "no statement"
+    try:
+        replay(parse("\n".join(lines) + "\n"))
+    except TranscriptError as e:
+        return f"line {e.line}: {e.message}"
+    return None
+
+
 class GameStore:
     """``current.truco``, ``archive/`` and ``damaged/`` in ``state_dir``."""
 
@@ -298,6 +327,8 @@ class GameStore:
         self._fd: int | None = None
         self._linked: Path | None = None  # _games[0] linked into the archive, not unlinked
         self._aside: tuple[bytes, str] | None = None  # a damaged original still to keep
+        self._moved_aside: Path | None = None  # the damaged original already in damaged/
+        self._moved_why = ""  # why it was taken out of the archive
         self._unreadable = False  # current.truco could not be read: move it aside first
         self.problem: str | None = None
         self.faults = 0  # disk errors met so far
@@ -334,6 +365,7 @@ class GameStore:
         self._games, self._on_disk, self._good_len, self._crc = [[]], 0, 0, 0
         self.dropped = None
         self.damage = None
+        self._moved_aside = None
         try:
             if self._finish_interrupted_archive():
                 return None
@@ -350,6 +382,8 @@ class GameStore:
         lines, good, why, torn = check_lines(data)
         if why is None:
             lines, why = self._parse_check(lines)
+        if why is None and self._moved_aside is not None:  # taken out of the archive:
+            why = self._moved_why  # a torn end there is damage, said as damage
         self._games = [lines]
         self._on_disk = len(lines)
         if why is not None:
@@ -391,10 +425,11 @@ class GameStore:
 
     def _damaged(self, original: bytes, kept: int, why: str) -> None:
         stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(self.clock()))
-        self._aside = (original, stamp)
+        if self._moved_aside is None:
+            self._aside = (original, stamp)
         self.dropped = b"\n".join(original.split(b"\n")[kept:]).decode("utf-8", "replace")
         self._on_disk = None
-        self.damage = Damage(kept + 1, kept, len(original), why, None)
+        self.damage = Damage(kept + 1, kept, len(original), why, self._moved_aside)
         log.error(
             "%s está dañado (%s): el partido sigue desde sus %d líneas buenas; "
             "el original dañado queda guardado en %s/",
@@ -427,7 +462,9 @@ class GameStore:
             self._on_disk = None
 
     def _finish_interrupted_archive(self) -> bool:
-        """current.truco is also in the archive (a cut between link and unlink)."""
+        """current.truco is also in the archive (a cut between link and unlink): True
+        when that archive is sound and the cut is finished. A damaged one is taken out of
+        the archive into ``damaged/`` (False: current.truco is then read as damaged)."""
         st = self.disk.stat(self.path)
         if st.st_nlink < 2:
             return False
@@ -436,12 +473,37 @@ class GameStore:
             with contextlib.suppress(OSError):
                 o = self.disk.stat(other)
                 if (o.st_dev, o.st_ino) == (st.st_dev, st.st_ino):
+                    why = unsound(self.disk.read(self.path))
+                    if why is not None:
+                        self._take_out_of_archive(other, why)
+                        return False
                     log.info("%s se archivó como %s antes de reiniciar", self.path, other)
                     self.disk.unlink(self.path)
                     self.disk.fsync_dir(self.dir)
                     self.last_archived = other
                     return True
         return False
+
+    def _take_out_of_archive(self, archived: Path, why: str) -> None:
+        """A damaged record linked into the archive (a cut between link and unlink, then
+        damage): its archive name moves to ``damaged/``, where it is the damaged
+        original kept for the referee; current.truco is then restored as damaged."""
+        self.disk.mkdir(self.damaged_dir)
+        stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(self.clock()))
+        target = self._free(self.damaged_dir, stamp, ".truco")
+        self.disk.replace(archived, target)  # an atomic move: never in both, never in none
+        self.disk.fsync_dir(self.damaged_dir)
+        self.disk.fsync_dir(self.archive_dir)
+        self._moved_aside, self._moved_why = target, f"archived but damaged: {why}"
+        log.error(
+            "%s se estaba archivando como %s pero está dañado (%s): sale del archivo, "
+            "queda guardado como %s",
+            self.path,
+            archived,
+            why,
+            target,
+        )
+        self._rotate(self.damaged_dir, MAX_DAMAGED, None, keep={target})
 
     # ------------------------------------------------------------------ writing
 
@@ -492,7 +554,7 @@ class GameStore:
         self.faults += 1
         self._close()
         if error.errno in (errno.ENOSPC, errno.EDQUOT):
-            self._keep_reserve(keep=None)  # the oldest games make room for this one
+            self._keep_reserve()  # the oldest games make room for this one
         if self.problem is None:
             log.error("no puedo escribir %s: %s; el partido sigue en memoria", self.path, error)
         self.problem = f"disco: {error.strerror or error}"
@@ -519,7 +581,7 @@ class GameStore:
                 d = self.damage
                 self.damage = Damage(d.first_bad_line, d.kept, d.dropped_bytes, d.why, target)
             log.error("el registro dañado quedó guardado como %s", target)
-            self._rotate(self.damaged_dir, MAX_DAMAGED, None, keep=target)
+            self._rotate(self.damaged_dir, MAX_DAMAGED, None, keep={target})
 
     def _sync_head(self) -> None:
         lines = self._games[0]
@@ -595,6 +657,8 @@ class GameStore:
     def _archive_head(self) -> None:
         self._close()
         if self._linked is None:
+            if not self._check_before_archive():
+                return
             self.disk.mkdir(self.archive_dir)
             stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(self.clock()))
             while True:
@@ -612,22 +676,71 @@ class GameStore:
         self.last_archived = self._linked
         log.info("registro archivado como %s", self._linked)
         self._rotate(
-            self.archive_dir, self.policy.max_games, self.policy.max_bytes, keep=self._linked
+            self.archive_dir, self.policy.max_games, self.policy.max_bytes, keep=self._kept()
         )
-        self._keep_reserve(keep=self._linked)
+        self._keep_reserve()
 
-    def _keep_reserve(self, *, keep: Path | None) -> None:
-        """Delete the oldest archived games (never ``keep``) while the card's free space
-        is under the policy's reserve; errors only logged."""
+    def _check_before_archive(self) -> bool:
+        """The file about to be linked into the archive is exactly the game's record and
+        replays; rewritten once if it is not, a fault (retried later) if still not.
+        False: it does not replay (never: the engine took every line); it was moved to
+        ``damaged/`` instead."""
+        lines = self._games[0]
+        expected = render_lines(lines)[0]
+        for attempt in range(2):
+            data = self.disk.read(self.path)
+            if data == expected:
+                break
+            log.error("%s no se lee como se escribió; se reescribe antes de archivarlo", self.path)
+            if attempt:
+                raise OSError(errno.EIO, "the record does not read back as written", str(self.path))
+            self._on_disk = None
+            self._sync_head()
+        why = unsound(expected)
+        if why is not None:
+            self.disk.mkdir(self.damaged_dir)
+            stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(self.clock()))
+            target = self._free(self.damaged_dir, stamp, ".truco")
+            self.disk.replace(self.path, target)
+            self.disk.fsync_dir(self.damaged_dir)
+            self.disk.fsync_dir(self.dir)
+            log.error(
+                "el registro terminado no se puede reproducir (%s): queda como %s", why, target
+            )
+            return False
+        return True
+
+    def _kept(self) -> set[Path]:
+        """What the archive policy never deletes: the newest archived game, the one just
+        archived, and an archived file that is the current record too."""
+        kept = {p for p in (self._linked, self.last_archived) if p is not None}
+        files = self._by_age(self.archive_dir)
+        if files:
+            kept.add(files[-1][0])
+        try:
+            current = self.disk.stat(self.path)
+        except OSError:
+            return kept
+        if current.st_nlink > 1:
+            same = (current.st_dev, current.st_ino)
+            kept.update(p for p, st in files if (st.st_dev, st.st_ino) == same)
+        return kept
+
+    def _keep_reserve(self) -> None:
+        """Delete the oldest archived games (never those of ``_kept``) while the card's
+        free space is under the policy's reserve; errors only logged."""
         try:
             size, free = self.disk.space(self.dir)
         except OSError:
             return
         reserve = self.policy.reserve(size)
+        if free >= reserve:
+            return
+        keep = self._kept()
         for path, _ in self._by_age(self.archive_dir):
             if free >= reserve:
                 return
-            if path == keep:
+            if path in keep:
                 continue
             try:
                 self.disk.unlink(path)
@@ -668,16 +781,17 @@ class GameStore:
         return found
 
     def _rotate(
-        self, directory: Path, max_files: int, max_bytes: int | None, *, keep: Path
+        self, directory: Path, max_files: int, max_bytes: int | None, *, keep: set[Path]
     ) -> None:
-        """Delete the oldest files past the bounds (never ``keep``); errors only logged."""
+        """Delete the oldest files past the bounds (never those in ``keep``); errors only
+        logged."""
         files = self._by_age(directory)
         total = sum(st.st_size for _, st in files)
         for path, st in files:
             over_bytes = max_bytes is not None and total > max_bytes
             if len(files) <= max_files and not over_bytes:
                 break
-            if path == keep:
+            if path in keep:
                 continue
             try:
                 self.disk.unlink(path)

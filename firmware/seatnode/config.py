@@ -41,6 +41,19 @@ I2C_ID = 0
 PIN_SDA = 0
 PIN_SCL = 1
 I2C_FREQ = 400000
+# The 2.42" SSD1309 module also speaks 4-wire SPI: PANEL_BUS = "spi" drives it on SPI1
+# at 8 MHz (SCK GP10, MOSI GP11, D/C GP12, CS GP13, RES GP14; physical pins 14, 15, 16,
+# 17, 19).  A full screen takes 2.5 ms there against 24.6 ms on I2C at 400 kHz (measured
+# on the emulated Pico, bench/panel_bus.py), but SPI has no acknowledge: a missing panel
+# is never reported.  The guide, the parts list and wiring.svg wire I2C.
+PANEL_BUS = "i2c"
+PANEL_SPI_ID = 1
+PANEL_SPI_BAUDRATE = 8000000
+PIN_PANEL_SCK = 10
+PIN_PANEL_MOSI = 11
+PIN_PANEL_DC = 12
+PIN_PANEL_CS = 13
+PIN_PANEL_RES = 14
 PANEL_FILE = "panel.txt"
 DEFAULT_PANEL = ("ssd1306", 0x3C)
 
@@ -54,9 +67,10 @@ LOOP_SLEEP_MS = 5  # the loop never sleeps past a due poll
 # Bytes from the Pi taken per pass of the loop, after the buttons and the reader: the
 # most a pass spends on the link before the player's inputs are sampled again.
 USB_READ_BUDGET = 48
-# A display update's counted block (protocol 3) is read with one readinto of at most
-# this many bytes a pass (3 ms on an emulated RP2040: 8.5 ms per 1,416 bytes).
-BLOCK_READ_BUDGET = 512
+# A display update's counted block (protocols 3 and 4) is read straight into its buffer,
+# at most this many bytes a pass and only those already there (the rp2 port's stdin
+# blocks until every byte asked for has come: a byte is taken only once poll says so).
+BLOCK_READ_BUDGET = 128
 
 # Hardware watchdog (machine.WDT): the loop feeds it every pass; a node stuck for
 # this long resets itself.  The RP2040's longest is 8388 ms.

@@ -143,6 +143,8 @@ def check(kind, args):
             raise _malformed(kind)
         return index, p0, p1, c0, c1, offset, data
     if kind == PANEL:
+        if not args:  # a request: the node reports its panel (a builder's box test)
+            return None
         if len(args) != 2 or args[0] not in KINDS:
             raise _malformed(kind)
         address = _hex_address(args[1])
@@ -337,7 +339,10 @@ class PanelLink:
     def receive(self, kind, value, now):
         """A valid display command; DU and DW wait in the queue for ``step``."""
         if kind == PANEL:
-            self._configure(value, now)
+            if value is None:
+                self.report()
+            else:
+                self._configure(value, now)
             return
         if len(self.queue) >= MAX_QUEUE:
             self._overflow(now)

@@ -142,7 +142,11 @@ def test_a_terminal_that_cannot_move_the_cursor_gets_the_line_mode() -> None:
         term.wait_for("vos: jugás")
         term.type("x")
         term.press("Enter")
+        term.wait_for("¿Dejás el partido? s: sí, salir")  # the game goes on: asked first
+        term.type("s")
+        term.press("Enter")
         assert term.exit_status() == 0
+        assert "Sin --state el partido no se guarda" in term.screen()
 
 
 def test_state_that_fills_up_is_said_at_the_end(tmp_path: Path) -> None:

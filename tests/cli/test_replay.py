@@ -30,6 +30,9 @@ def test_replay_readable_spanish(capsys: pytest.CaptureFixture[str]) -> None:
     assert "Mano 1: da el asiento 3, es mano el asiento 0" in out
     assert "rechazado: No es tu turno (not_your_turn)" in out
     assert "Tanteador: equipo 0 3, equipo 1 0" in out
+    # a refused raise is said as it was tried: nobody said quiero to it (issue 44)
+    assert "asiento 3: ¡retruco! -> rechazado: No te toca subir (raise_not_allowed)" in out
+    assert "quiero retruco" not in out
 
 
 def test_malformed_exit_2_names_the_line(

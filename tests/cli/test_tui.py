@@ -24,7 +24,8 @@ def cards_line(screen: str) -> str:
 
 
 def test_a_card_typed_is_played_at_once_and_the_bot_answers_at_its_pace() -> None:
-    with Terminal(mock("--seed", "3", "--pace", "1.5")) as term:
+    # the plain bot (facil) answers a card with a card: the pace is what is tested
+    with Terminal(mock("--seed", "3", "--pace", "1.5", "--bot", "facil")) as term:
         screen = term.wait_for("turno: vos")
         assert "[3]" in cards_line(screen)
         term.type("1")
@@ -58,7 +59,7 @@ def test_typing_during_bot_play_is_read_at_once() -> None:
 
 
 def test_the_end_of_the_hand_stays_until_the_player_goes_on() -> None:
-    with Terminal(mock("--seed", "3", "--pace", "0.05")) as term:
+    with Terminal(mock("--seed", "3", "--pace", "0.05", "--bot", "facil")) as term:
         term.wait_for("turno: vos")
         time.sleep(0.3)
         for _ in range(6):  # play the first card each turn until the hand ends
@@ -72,7 +73,7 @@ def test_the_end_of_the_hand_stays_until_the_player_goes_on() -> None:
         time.sleep(2.0)  # the bots are quick, the end of the hand is held
         assert "Terminó la mano 1" in term.screen()
         term.press("Enter")
-        screen = term.wait_for("Mano 2")
+        screen = term.wait_for("Mano n.º 2")
         assert "Terminó la mano 1" not in screen
 
 
@@ -100,7 +101,7 @@ def test_bots_only_is_a_watchable_demo() -> None:
         assert "Equipo 0: 0 · Equipo 1: 0" in screen
         screen = term.wait_for("Terminó la mano 1", timeout=120)
         assert "sigue en" in screen
-        term.wait_for("Mano 2", timeout=120)  # goes on by itself
+        term.wait_for("Mano n.º 2", timeout=120)  # goes on by itself
         term.type("p")
         term.wait_for("EN PAUSA")
         term.type("x")
@@ -118,9 +119,59 @@ def test_english_text_around_the_panels() -> None:
 
 
 def test_quit_with_x() -> None:
+    """x asks first while the game goes on; any other key keeps playing, s leaves and the
+    terminal is told how the game could have been kept."""
     with Terminal(mock("--seed", "3")) as term:
         term.wait_for("Tus cartas:")
         term.type("x")
+        screen = term.wait_for("¿Dejás el partido? s: sí, salir")
+        assert "Sin --state el partido no se guarda" in screen
+        term.type("n")
+        term.wait_for("turno: vos")
+        assert term.exit_status_now() is None
+        term.type("xs")
+        assert term.exit_status() == 0
+        assert "Sin --state el partido no se guarda" in term.screen()
+
+
+def test_quit_with_state_says_how_to_resume(tmp_path: Path) -> None:
+    state = tmp_path / "mesa"
+    with Terminal(mock("--seed", "3", "--state", str(state))) as term:
+        term.wait_for("Tus cartas:")
+        term.type("1")
+        term.type("xs")
+        assert term.exit_status() == 0
+        assert f"truco-table run --mock --state {state}" in term.screen()
+    with Terminal(mock("--seed", "3", "--state", str(state))) as term:
+        screen = term.wait_for("Tus cartas:")
+        assert "vos: jugás" in screen or "vos:" in screen  # the game goes on where it was
+
+
+def test_points_typed_then_enter_and_another_game_after_the_end() -> None:
+    """The player calls envido, the bot accepts (seed 10, points declared): the points
+    are typed and told with Enter; at 14-14 of a game to 15 the hand ends the game, and
+    o (otra) deals a new one."""
+    argv = mock("--claims", "declared", "--seed", "10", "--target", "15", "--score", "14", "14")
+    with Terminal(argv, width=120, height=44) as term:
+        term.wait_for("turno: vos")
+        term.type("e")
+        screen = term.wait_for("Tus tantos: _")
+        assert "↑ ↓ desde tu envido" in screen
+        term.type("q")
+        term.wait_for("q no canta nada")
+        term.press("Up")
+        own = re.search(r"desde tu envido \((\d+)\)", screen)
+        assert own is not None
+        term.wait_for(f"Tus tantos: {own.group(1)}_")
+        term.press("Enter")
+        term.wait_for(f"vos: tengo {own.group(1)}")
+        screen = term.wait_for("¡Fin del partido!", timeout=120)
+        assert "o: otra partida · x: salir" in screen
+        term.type("o")
+        term.wait_for("Partida nueva a 15, 2 jugadores")
+        screen = term.wait_for("Mano n.º 1 ")
+        assert "Nosotros 0 · Ellos 0" in screen
+        term.type("xs")
         assert term.exit_status() == 0
 
 
@@ -138,7 +189,7 @@ def test_control_undo_reaches_the_terminal_table(tmp_path: Path) -> None:
             timeout=300,
         )
         assert done.returncode == 0, done.stderr
-        assert "la mesa la tomó" in done.stdout
+        assert done.stdout.startswith("undo: deshecho: 0 play ")
         assert "turno: vos" in term.wait_for(before, timeout=120)
 
 
@@ -158,7 +209,7 @@ def test_a_pica_pica_hand_typed_at_six_seats() -> None:
     argv = mock("--players", "6", "--pica-pica", "on", "--score", "5", "0", "--seed", "3")
     with Terminal([*argv, "--pace", "1"], width=140, height=48) as term:
         screen = term.wait_for("Picas: vos–3 turno vos")
-        assert "Mano 1 · da el 5 · es mano el 0 · pica-pica" in screen
+        assert "Mano n.º 1 · da: 5 · sale: vos (es mano) · pica-pica" in screen
         assert "En la mesa: vos–3 (baza 1): —" in screen
         term.type("t")
         term.wait_for("[vos–3] vos: ¡truco!")
@@ -182,17 +233,16 @@ def test_a_pica_pica_hand_typed_at_six_seats() -> None:
 
 
 def test_cards_shown_when_the_table_asks_stay_playable() -> None:
-    """Hands unknown to the table (--deal-reading none): the player sings flor, declares,
-    plays a card, and follows "¡mostrá tus cartas!" (s 1 2 q); the two shown cards stay
-    in the hand and finish it."""
+    """Hands unknown to the table (--deal-reading none): the player sings flor (the bot
+    holds none: it sets no course, the flor is settled when play resumes), plays a card,
+    and follows "¡mostrá tus cartas!" (s 1 2 q); the two shown cards stay in the hand and
+    finish it."""
     argv = mock("--deal-reading", "none", "--flor", "on", "--seed", "7", "--pace", "0.3")
     with Terminal(argv, width=120, height=44) as term:
         screen = term.wait_for("turno: vos")
         assert "Tus cartas: [1] 10C  [2] 4C  [3] 6C" in screen
         term.type("l")
-        term.wait_for("asiento 1: ¡flor!")
-        term.type("q")  # the number on the panel
-        term.wait_for("son buenas")
+        term.wait_for("vos: ¡flor!")
         term.type("1")
         screen = term.wait_for("¡mostrá tus cartas!")
         assert "Tus cartas: [1] 4C  [2] 6C" in screen
@@ -203,11 +253,11 @@ def test_cards_shown_when_the_table_asks_stay_playable() -> None:
             screen = term.screen()
             if "Terminó la mano 1" in screen:
                 break
-            term.type("1", delay=0.8)
+            term.type("q1", delay=0.8)  # quiero (a truco), then a card
         screen = term.wait_for("Terminó la mano 1")
         bazas = " ".join(line for line in screen.splitlines() if "ª" in line)
-        assert "2ª 1:11B vos:4C" in bazas  # a shown card, played: the hand ends by its bazas
-        assert re.search(r"\+\d ellos: la mano", screen)
+        assert re.search(r"2ª (1:\S+ vos:4C|vos:4C 1:\S+)", bazas), bazas  # a shown card, played
+        assert re.search(r"\+\d+ (ellos|nosotros): la mano", screen)
 
 
 def test_a_paste_into_the_terminal_plays_nothing_and_says_so() -> None:
@@ -280,9 +330,16 @@ def test_whole_games_at_80x24_read_back_from_the_screen(
                 if "¡Fin del partido!" in screen:
                     break
                 term.press("Enter")
-                term.wait_for(f"Mano {number + 1} ")
+                term.wait_for(f"Mano n.º {number + 1} ")
                 continue
-            term.type("nq1", delay=0.1)  # no quiero / son buenas, or declare; a card
+            if "Tus tantos:" in screen:  # ours to tell: son buenas, else a number typed
+                best = re.search(r"lo mejor: (\d+)", screen)
+                term.type("n", delay=0.1)
+                if "Tus tantos:" in term.settled():
+                    term.type(str(min(int(best.group(1)) + 1, 38)) if best else "25", delay=0.1)
+                    term.press("Enter")
+                continue
+            term.type("nq1", delay=0.1)  # no quiero / son buenas; a card
         else:
             raise AssertionError(f"the game did not end:\n{term.screen()}")
         assert re.search(r"¡Fin del partido! Gan(amos nosotros|aron ellos), 1[5-9] a 1\d", screen)

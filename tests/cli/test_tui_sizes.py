@@ -82,10 +82,13 @@ def test_every_hand_end_shows_score_bazas_points_and_calls(
                 table.key("\n")
                 continue
             view = run.game.view(0)
-            if view.challenged or view.telling is not None:
-                table.key("n")  # no quiero / son buenas
+            if view.telling is not None and view.telling.next_seat == 0:
+                table.key("n")  # son buenas
                 if table.log and table.log[-1].refusal is not None:
-                    table.key("q")  # ours to declare first
+                    for key in "25\n":  # ours to declare first: typed, then Enter
+                        table.key(key)
+            elif view.challenged:
+                table.key("n")  # no quiero
             elif run.game.turn == 0:
                 table.key("1")
         assert ends == 6 or run.game.winner is not None

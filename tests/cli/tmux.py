@@ -115,7 +115,7 @@ class Terminal:
         except (FileNotFoundError, ValueError):
             return None
 
-    def exit_status(self, timeout: float = 10.0) -> int:
+    def exit_status(self, timeout: float = 120.0) -> int:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             with contextlib.suppress(FileNotFoundError, ValueError):

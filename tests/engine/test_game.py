@@ -253,16 +253,18 @@ def test_the_numbers_a_telling_takes() -> None:
     assert declared == set(range(20, 39))
     for number in (19, 39):
         assert _code(flor, f"0 declare {number}") is RefusalCode.BAD_DECLARATION
-    # before the first declaration only seats that have not announced may still do so
-    assert _code(flor, "0 flor") is RefusalCode.ENVIDO_CLOSED
-    assert _code(flor, "1 flor") is RefusalCode.ENVIDO_CLOSED
+    # before the first declaration only seats that have not announced may still do so;
+    # a seat that has, saying flor again while the exchange is open, is call_pending
+    # (section 6)
+    assert _code(flor, "0 flor") is RefusalCode.CALL_PENDING
+    assert _code(flor, "1 flor") is RefusalCode.CALL_PENDING
     four = Game(HouseRules(players=4, flor=True))
     four.deal()
     four.push_str("0 flor")
     four.push_str("1 flor")
     assert four.telling is not None and not four.telling.declarations
     assert _code(four, "2 flor") is None and _code(four, "3 flor") is None  # decision 10
-    assert _code(four, "0 flor") is RefusalCode.ENVIDO_CLOSED
+    assert _code(four, "0 flor") is RefusalCode.CALL_PENDING
 
 
 def test_a_flor_with_hands_unknown_needs_cards_of_one_suit() -> None:

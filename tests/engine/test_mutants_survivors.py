@@ -145,7 +145,8 @@ def test_a_flor_by_a_seat_known_to_hold_none_while_the_other_team_backed_down() 
     """Decision 14 and section 11: after team 0 backed down (no quiero to a contraflor)
     only team 0 is excused; the flor stays open for team 1 (hands unknown: until play
     resumes), so a flor by a seat of team 1 known to hold none is no_flor, while team 0's
-    window is closed, which comes first (envido_closed), flor or not."""
+    window is closed, which comes first (envido_closed), flor or not; seat 3, which
+    announced with its contraflor, has nothing new to announce (call_pending)."""
     game = Game(HouseRules(players=4, flor=True))
     game.deal()
     game.push_str("1 show 1E 1B")  # two suits: seat 1 holds no flor
@@ -156,7 +157,8 @@ def test_a_flor_by_a_seat_known_to_hold_none_while_the_other_team_backed_down() 
     assert game.flor_open
     assert _code(game, "1 flor") is RefusalCode.NO_FLOR
     assert _code(game, "2 flor") is RefusalCode.ENVIDO_CLOSED
-    assert _code(game, "3 flor") is RefusalCode.ENVIDO_CLOSED  # announced already
+    # announced already, the exchange open: call_pending (section 6)
+    assert _code(game, "3 flor") is RefusalCode.CALL_PENDING
 
 
 def test_the_flor_course_is_awaited_only_while_a_flor_is_open_against_a_team() -> None:
@@ -180,8 +182,8 @@ def test_a_flor_answering_a_truco_with_hands_unknown_keeps_the_truco_waiting() -
     """Section 6 and decision 13: a flor may answer a plain truco in the first baza;
     the truco still awaits team 1's answer. With hands unknown the flor stays open for
     announcements: the calling team's contraflor is call_pending, a second flor by the
-    seat that sang it envido_closed, while the other team may still announce and set the
-    course."""
+    seat that sang it call_pending (section 6: nothing new to announce), while the other
+    team may still announce and set the course."""
     game = Game(HouseRules(flor=True))
     game.deal()
     game.push_str("0 truco")
@@ -189,6 +191,6 @@ def test_a_flor_answering_a_truco_with_hands_unknown_keeps_the_truco_waiting() -
     assert game.truco_pending == (1, 0) and game.flor_open
     assert _code(game, "1 contraflor") is RefusalCode.CALL_PENDING
     assert _code(game, "1 contraflor-al-resto") is RefusalCode.CALL_PENDING
-    assert _code(game, "1 flor") is RefusalCode.ENVIDO_CLOSED
+    assert _code(game, "1 flor") is RefusalCode.CALL_PENDING
     assert _code(game, "0 flor") is None
     assert _code(game, "0 contraflor") is None

@@ -83,3 +83,18 @@ def test_random_updates_are_acknowledged_exactly_when_asked() -> None:
         assert beat[3] == (str(number) if synced else "-"), (number, synced, beat)
         number = (number + 1) % 65536
     assert node.app.rx_errors == 0 and node.app.display.lost > 3 and ignored > 3
+
+
+@pytest.mark.parametrize("panel", [True, False])
+def test_panel_without_arguments_asks_for_the_report(panel: bool) -> None:
+    """Firmware 0.5.0: a builder's box test (truco-table seat test) asks for the panel's
+    report whenever it starts; it changes nothing, and a node without a panel says
+    nothing.  With arguments, PANEL still names the panel to drive."""
+    node = PanelNode(4, panel=panel)
+    node.wire.take()
+    node.send(protocol.encode(7, "PANEL"))
+    said = node.wire.take()
+    assert said == ([("PANEL", ["ssd1306", "3C", "OK"])] if panel else [])
+    assert node.app.rx_errors == 0
+    node.send(protocol.encode(8, "PANEL", ["ssd1306", "3C", "9"]))
+    assert node.app.rx_errors == 1  # a third argument: malformed as before

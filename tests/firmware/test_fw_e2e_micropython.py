@@ -9,6 +9,8 @@ bad line, unplug and replug, a crash, a hung node, the REPL, a reopened session.
 
 from __future__ import annotations
 
+import os
+import select
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -28,11 +30,14 @@ from controller.hal.seatlink import (
     REJECT_REASONS,
     ButtonHeld,
     ButtonPressed,
+    DisplayLost,
+    FrameDecoder,
     Heartbeat,
     Hello,
     LinkEvent,
     NodeConnected,
     NodeDisconnected,
+    NodeEvent,
     SeatLink,
     TagArrived,
     TagConflict,
@@ -302,3 +307,44 @@ def test_screens_reach_the_nodes_panel(
             assert isinstance(beat, Heartbeat) and beat == Heartbeat(beat.uptime_s, 0, True, last)
     finally:
         link.close()
+
+
+def test_a_block_cut_on_the_wire_never_stalls_the_node(node: MicroPythonNode) -> None:
+    """A whole screen's DU whose block stops after 100 of its 1,391 bytes (the Pi gone
+    mid-write): MicroPython's stdin returns a read only once every byte asked for came, so
+    a node that asked for the block would stop there until its watchdog reset it.  The
+    node takes only what poll promised: it says the update lost (DLOST) 250 ms on, keeps
+    its heartbeat, reports a button held during the cut, feeds its watchdog, and answers
+    the Pi's next HELLO."""
+    fd = os.open(node.link, os.O_RDWR | os.O_NOCTTY)
+    decoder = FrameDecoder()
+    got: list[tuple[float, NodeEvent]] = []
+
+    def collect(until: Callable[[], bool], timeout: float = 10.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not until():
+            assert time.monotonic() < deadline, got
+            ready, _w, _x = select.select([fd], [], [], 0.05)
+            if ready:
+                for event in decoder.feed(os.read(fd, 4096)):
+                    got.append((time.monotonic(), event))
+
+    try:
+        collect(lambda: any(isinstance(e, Hello) for _t, e in got))
+        os.write(fd, protocol.encode(0, "HELLO", ["4", "7"]))
+        collect(lambda: sum(isinstance(e, Hello) for _t, e in got) == 2)
+        du = protocol.encode(1, "DU", ["0", "1", "1391", "FULL", "ACK"])
+        cut_at = time.monotonic()
+        os.write(fd, b"\n" + du + b"$2 DR 0 7 0 127 " + b"A" * 84)
+        node.press("envido")  # held through the cut: HOLD after 800 ms
+        collect(lambda: any(isinstance(e, ButtonHeld) for _t, e in got))
+        collect(lambda: sum(isinstance(e, Heartbeat) and t > cut_at for t, e in got) >= 2)
+        node.release("envido")
+        lost = [t for t, e in got if e == DisplayLost(0)]
+        assert lost and lost[0] - cut_at >= 0.25
+        assert node.watchdog_resets == 0 and node.hard_resets == 0
+        os.write(fd, b"\n" + protocol.encode(3, "HELLO", ["4", "8"]))
+        collect(lambda: any(isinstance(e, Hello) and e.session == 8 for _t, e in got))
+        assert node.watchdog_resets == 0 and node.hard_resets == 0
+    finally:
+        os.close(fd)

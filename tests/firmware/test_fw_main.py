@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import base64
 import importlib
+import itertools
 import sys
+import time
 import types
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,6 +15,7 @@ from typing import Any
 import pytest
 from fake_mfrc522 import SimMFRC522, SimTag
 from fake_oled import SSD1306Model
+from rp2_stdin import Rp2Select, Rp2Stdin, Rp2Stdout
 from seatnode import FIRMWARE_VERSION, config, protocol
 
 UID = bytes.fromhex("04A224B2C55E80")
@@ -39,6 +42,9 @@ class Pin:
         if v is not None:
             self._value = 1 if v else 0
         return self._value
+
+    def __call__(self, v: int | None = None) -> int:  # pin(1) is pin.value(1)
+        return self.value(v)
 
 
 class FakeMachine(types.ModuleType):
@@ -72,7 +78,10 @@ class FakeMachine(types.ModuleType):
         self.i2c_args: dict[str, Any] = {}
         self.panel = SSD1306Model()
 
-    def SPI(self, ident: int, **kwargs: Any) -> SimMFRC522:  # machine.SPI's name
+    def SPI(self, ident: int, **kwargs: Any) -> Any:  # machine.SPI's name
+        if ident == config.PANEL_SPI_ID and config.PANEL_BUS == "spi":
+            self.panel_spi_args = dict(kwargs, id=ident)
+            return PanelSpi(self)
         self.spi_args = dict(kwargs, id=ident)
         return self.chip
 
@@ -89,6 +98,22 @@ class FakeMachine(types.ModuleType):
     def WDT(self, timeout: int = 5000) -> Watchdog:  # machine.WDT's name
         self.watchdog = Watchdog(timeout)
         return self.watchdog
+
+
+class PanelSpi:
+    """The panel on SPI1: each write goes to the panel model as the control byte the D/C
+    pin says (0x40 data, 0x00 commands) and the bytes, while CS is low."""
+
+    def __init__(self, machine: FakeMachine) -> None:
+        self.machine = machine
+        self.writes = 0
+
+    def write(self, buf: bytes | memoryview) -> None:
+        pins = self.machine.pins
+        assert pins[config.PIN_PANEL_CS].value() == 0  # framed by CS
+        control = b"\x40" if pins[config.PIN_PANEL_DC].value() else b"\x00"
+        self.machine.panel.writeto(0x3C, control + bytes(buf))
+        self.writes += 1
 
 
 class Watchdog:
@@ -133,6 +158,8 @@ def fake(
     kbd: list[int] = []
     micropython = types.ModuleType("micropython")
     micropython.kbd_intr = kbd.append  # type: ignore[attr-defined]
+    # the native emitter: MicroPython compiles the function to machine code, same behaviour
+    micropython.native = lambda function: function  # type: ignore[attr-defined]
     saved = {name: sys.modules.get(name) for name in ("machine", "micropython", "seatnode.main")}
     sys.modules["machine"] = machine
     sys.modules["micropython"] = micropython
@@ -355,3 +382,92 @@ def test_the_panel_setting_is_kept_in_flash(tmp_path: Any) -> None:
     assert config.load_panel(path) == ("sh1106", 0x3D)
     (tmp_path / "panel.txt").write_text("st7735 3C\n")
     assert config.load_panel(path) == ("ssd1306", 0x3C)
+
+
+def _cut_block_run(
+    main: Any, machine: FakeMachine, trailing: bytes, monkeypatch: pytest.MonkeyPatch
+) -> tuple[Any, Rp2Stdin, list[tuple[float, tuple[str, list[str]]]]]:
+    """The node's loop on the rp2 port's stdin: HELLO 4, then a whole screen's DU whose
+    block is cut after 100 of its 1,391 bytes (the Pi gone mid-write, or bytes lost on the
+    wire); ``trailing`` 1.3 s later."""
+    hw = main.Hardware()
+    machine.pins[3].value(0)  # envido held down from the start: its HOLD comes in the cut
+    samples: list[float] = []
+    pressed = hw.pressed
+
+    def sampled() -> list[bool]:
+        samples.append(time.monotonic())
+        states: list[bool] = pressed()
+        return states
+
+    hw.pressed = sampled
+    du = protocol.encode(1, "DU", ["0", "1", "1391", "FULL", "ACK"])
+    stdin = Rp2Stdin(
+        [
+            (0.0, protocol.encode(0, "HELLO", ["4", "9"])),
+            (0.05, b"\n" + du + b"$2 DR 0 7 0" + b"A" * 89),
+            (1.3, trailing),
+        ]
+    )
+    out = Rp2Stdout()
+    monkeypatch.setitem(sys.modules, "select", Rp2Select(stdin))
+    monkeypatch.setattr(main, "sys", types.SimpleNamespace(stdin=stdin, stdout=out))
+    usb = main.UsbSerial()
+    watchdog = machine.WDT(config.WDT_TIMEOUT_MS)
+    feeds: list[float] = []
+    feed = watchdog.feed
+
+    def fed() -> None:
+        feeds.append(time.monotonic())
+        feed()
+
+    watchdog.feed = fed  # type: ignore[method-assign]
+    app = main.run(hw, usb, seat=1, watchdog=watchdog, max_loops=200_000)
+    frames = [(at, protocol.parse(frame.rstrip(b"\n"))[1:]) for at, frame in out.frames]
+    # fed and sampled all along (a pass is milliseconds; a second is a slow machine's)
+    gaps = [b - a for a, b in itertools.pairwise(feeds)]
+    assert max(gaps) < 1.0 and max(b - a for a, b in itertools.pairwise(samples)) < 1.0
+    assert len(feeds) > 100 and feeds[-1] - feeds[0] > 1.2
+    return app, stdin, frames
+
+
+def test_a_block_cut_on_the_wire_never_stops_the_loop(
+    fake: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """MicroPython's rp2 stdin returns a read of n bytes only once n have come: the node
+    takes only the bytes poll promised, so while the rest of a cut block never comes the
+    buttons, the reader, the heartbeat and the watchdog keep running; 250 ms after its DU
+    the block is given up and said lost (DLOST), and the Pi's next frames are taken."""
+    main, machine, _kbd = fake
+    app, stdin, frames = _cut_block_run(
+        main, machine, b"\n" + protocol.encode(3, "RESET"), monkeypatch
+    )
+    machine.pins[3].value(1)
+    assert app.reset_requested  # the frame after the cut block was read: the loop went on
+    lost = [at for at, (kind, args) in frames if (kind, args) == ("DLOST", ["0"])]
+    assert lost and 0.05 + 0.25 <= lost[0] < 0.6  # given up 250 ms after the DU, said so
+    held = [at for at, (kind, args) in frames if (kind, args) == ("HOLD", ["envido"])]
+    assert held and 0.8 <= held[0] < 1.3
+    beats = [at for at, (kind, _args) in frames if kind == "HB"]
+    assert len(beats) >= 2 and beats[-1] >= 1.0  # power-up's, and one a second on
+    assert not [f for f in frames if f[1][0] == "DACK"]
+    assert app.rx_errors == 1 and stdin.left == 0 and stdin.waited_s < 0.05
+
+
+def test_the_panel_on_spi_gets_what_i2c_would(fake: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """config.PANEL_BUS = "spi": the 2.42" module's 4-wire SPI on SPI1 (D/C and CS pins),
+    the same bytes as on I2C, the same screen on the glass."""
+    main, machine, _kbd = fake
+    monkeypatch.setattr(config, "PANEL_BUS", "spi")
+    hw = main.Hardware()
+    assert machine.panel_spi_args["id"] == 1 and machine.panel_spi_args["baudrate"] >= 8_000_000
+    assert machine.panel_spi_args["sck"].ident == 10 and machine.panel_spi_args["mosi"].ident == 11
+    assert machine.pins[config.PIN_PANEL_RES].value() == 1  # pulsed, then left high
+    machine.panel.power_cycle()
+    body = b"1 DR 3 3 10 13 " + base64.b64encode(b"\x01\x02\x03\x04")
+    block = b"$" + body + b"*" + b"%04X" % protocol.crc16(body) + b"\n"
+    du = protocol.encode(0, "DU", ["0", "1", str(len(block)), "FULL", "ACK"])
+    link = Link(protocol.encode(0, "HELLO", ["4", "9"]) + b"\n" + du + block)
+    main.run(hw, link, seat=1, max_loops=60)
+    assert ("DACK", ["0"]) in link.kinds() and ("PANEL", ["ssd1306", "3C", "OK"]) in link.kinds()
+    assert machine.panel.glass()[3 * 128 + 10 : 3 * 128 + 14] == b"\x01\x02\x03\x04"

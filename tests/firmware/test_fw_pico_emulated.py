@@ -1,4 +1,4 @@
-"""The seat firmware frozen into MicroPython's rp2 image, run on an emulated RP2040.
+"""The seat firmware on MicroPython's rp2 image, run on an emulated RP2040.
 
 rp2040js (npm, ``tests/pico``) executes the image's Cortex-M0+ instructions; the seat's
 peripherals are the models in ``tests/pico/seat-pico.mjs`` (the MFRC522 on SPI0 with
@@ -19,6 +19,7 @@ import json
 import os
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -26,7 +27,9 @@ import pytest
 from controller.hal.seatlink import (
     ButtonPressed,
     DisplayAck,
+    DisplayLost,
     FrameDecoder,
+    Heartbeat,
     Hello,
     NodeEvent,
     PanelReport,
@@ -94,47 +97,68 @@ def marks(lines: list[str], name: str) -> list[int]:
     return [int(x.split()[1]) for x in lines if x.startswith("M ") and x.endswith(" " + name)]
 
 
-def test_the_frozen_firmware_on_an_emulated_pico(tmp_path: Path) -> None:
+def _updates(version: int) -> tuple[str, str]:
+    """A whole screen as the Pi of that protocol sends it (protocol 4: asking for its DACK),
+    then update 1: protocol 4's and 3's as a counted block of one DR frame (protocol 4: not
+    asking, the heartbeat names it), protocol 2's DU and 43 DW pieces."""
     screen = bytes(range(256)) * 4
-    # protocol 3: the DU announcing its block's bytes, the whole screen in one DR frame
     block = [(b"DR", b"0 7 0 127 " + binascii.b2a_base64(screen, newline=False))]
-    full, _seq = encode_counted(1, lambda count: ("DU", ("0", "1", str(count), "FULL")), block)
-    # protocol 2's pieces (what a Pi not updated sends) are taken too: update 1
+
+    def du(update: int, ack: str) -> Callable[[int], tuple[str, tuple[str, ...]]]:
+        tail = (ack,) if version >= 4 else ()
+        return lambda count: ("DU", (str(update), "1", str(count), "FULL", *tail))
+
+    full, seq = encode_counted(1, du(0, "ACK"), block)
+    if version >= 3:
+        second, _seq = encode_counted(seq, du(1, "-"), block)
+        return full.decode(), second.decode()
     pieces = [encode_frame(3, "DU", "1", "43", "FULL")]
     for index, offset in enumerate(range(0, 1024, 24)):
         piece = binascii.b2a_base64(screen[offset : offset + 24], newline=False).decode()
         pieces.append(encode_frame(4 + index, "DW", str(index), "0", "7", "0", "127",
                                    str(offset), piece))  # fmt: skip
+    return full.decode(), b"".join(pieces).decode()
+
+
+@pytest.mark.parametrize("version", [4, 3])
+def test_the_firmware_on_an_emulated_pico(tmp_path: Path, version: int) -> None:
+    """The node on the emulated Pico, in a session of the Pi's protocol (4, the newest; 3,
+    a Pi not updated): HELLO, a card, a faint second card on it, a press, two whole
+    screens (protocol 3: one asks, protocol 2's pieces; protocol 4: the first asks its
+    DACK, the heartbeat names the second), a panel that lost its settings lit again."""
+    full, second = _updates(version)
     steps: list[dict[str, object]] = [
         {"wait_line": "HELLO", "timeout_ms": 3000},
-        {"send": encode_frame(0, "HELLO", "3", "7").decode()},
-        {"at_ms": 250},
+        {"send": encode_frame(0, "HELLO", str(version), "7").decode()},
+        {"wait_line": "PANEL", "timeout_ms": 1000},
+        {"after_ms": 50},
         {"tags": [[UID_A, 1.0]]},
         {"mark": "card"},
-        {"at_ms": 380},
+        {"after_ms": 130},
         {"tags": [[UID_A, 1.0], [UID_B, 0.25]]},  # a faint second card joins it
         {"mark": "faint"},
-        {"at_ms": 500},
+        {"after_ms": 120},
         {"tags": []},
-        {"at_ms": 1050},
+        {"after_ms": 550},
         {"press": "envido"},
-        {"at_ms": 1130},
+        {"after_ms": 80},
         {"release": "envido"},
         {"mark": "released"},
-        {"at_ms": 1180},
-        {"send": full.decode()},
+        {"after_ms": 50},
+        {"send": full},
         {"mark": "full"},
-        {"wait_line": "DACK", "timeout_ms": 1500},
-        {"send": b"".join(pieces).decode()},
-        {"wait_line": "DACK 1", "timeout_ms": 1500},
+        {"wait_line": "DACK 0", "timeout_ms": 1500},
+        {"send": second},
+        {"wait_line": "DACK 1" if version < 4 else "OK 1", "timeout_ms": 2500},
         {"panelreset": True},
-        {"at_ms": 3300},
+        {"after_ms": 2100},
     ]
     lines = run(steps, tmp_path)
     got = events(lines)
     kinds = [type(event) for _when, event in got]
     hellos = [event for _when, event in got if isinstance(event, Hello)]
     assert len(hellos) == 2  # at power-up, then the answer to ours
+    assert hellos[0].protocol == 4 and hellos[1].protocol == version
     assert hellos[0].reader_version == 0x92  # VersionReg of the modelled chip
     assert PanelReport("ssd1306", 0x3C, True) in [event for _when, event in got]
     card_at = marks(lines, "card")[0]
@@ -147,10 +171,51 @@ def test_the_frozen_firmware_on_an_emulated_pico(tmp_path: Path) -> None:
     presses = [(when, e) for when, e in got if isinstance(e, ButtonPressed)]
     assert [e.name for _when, e in presses] == ["envido"]
     assert presses[0][0] > released
-    assert DisplayAck(0) in [e for _when, e in got]
-    assert DisplayAck(1) in [e for _when, e in got]
-    assert hellos[1].protocol == 3
+    acks = [e for _when, e in got if isinstance(e, DisplayAck)]
+    beats = [e for _when, e in got if isinstance(e, Heartbeat)]
+    if version == 4:
+        assert acks == [DisplayAck(0)]  # only the update that asked
+        assert beats[-1].written == 1 and beats[-1].rx_errors == 0
+    else:
+        assert acks == [DisplayAck(0), DisplayAck(1)]
+        assert all(beat.written is None for beat in beats)
     reset_at = next(int(x.split()[1]) for x in lines if x.startswith("P ") and x.endswith("reset"))
     relit = [int(x.split()[1]) for x in lines if x.startswith("P ") and x.endswith(" on")]
     assert any(reset_at < when < reset_at + 2_000_000 for when in relit)
     assert kinds.count(TagConflict) == 1
+
+
+def test_a_cut_block_on_an_emulated_pico(tmp_path: Path) -> None:
+    """A whole screen's block cut after 100 of its bytes (the Pi gone mid-write): the rp2
+    port's stdin would hold a node that asked for the block until its watchdog bit.  The
+    node says the update lost 250 ms after its DU, keeps its heartbeat, reports a press
+    made during the cut, and takes the whole screen sent again."""
+    full, _second = _updates(4)
+    cut = full[: full.index("DR") + 100]
+    steps: list[dict[str, object]] = [
+        {"wait_line": "HELLO", "timeout_ms": 3000},
+        {"send": encode_frame(0, "HELLO", "4", "7").decode()},
+        {"wait_line": "PANEL", "timeout_ms": 1000},
+        {"send": cut},
+        {"mark": "cut"},
+        {"after_ms": 100},
+        {"press": "truco"},
+        {"after_ms": 60},
+        {"release": "truco"},
+        {"wait_line": "DLOST 0", "timeout_ms": 1000},
+        {"wait_line": " HB ", "timeout_ms": 1500},
+        {"send": full},
+        {"wait_line": "DACK 0", "timeout_ms": 1500},
+    ]
+    lines = run(steps, tmp_path)
+    got = events(lines)
+    cut_at = marks(lines, "cut")[0]
+    lost = [when for when, e in got if e == DisplayLost(0)]
+    assert lost and 250_000 <= lost[0] - cut_at < 400_000
+    assert [e.name for when, e in got if isinstance(e, ButtonPressed) and when > cut_at] == [
+        "truco"
+    ]
+    assert any(isinstance(e, Heartbeat) and when > lost[0] for when, e in got)
+    assert DisplayAck(0) in [e for _when, e in got]
+    assert not [x for x in lines if x.startswith("T ")]  # every wait was met
+    assert sum(isinstance(e, Hello) for _when, e in got) == 2  # no reset

@@ -1,21 +1,33 @@
 // The seat node's MicroPython rp2 image run in rp2040js (an RP2040 emulator that executes
 // the Cortex-M0+ instructions and counts their cycles at 125 MHz), with the seat's
-// peripherals modelled here, in emulated time:
+// peripherals modelled here, in emulated time, after their data sheets:
 //
 //   SPI0 (GP16-19, CS GP17)  an MFRC522: its register set as the driver uses it (FIFO,
 //                            ComIrq, Transceive with bit framing, ErrorReg/CollReg, RFCfgReg
 //                            receiver gain, RxThresholdReg), 8 us a byte (1 MHz), and
 //                            ISO 14443-3A tags (IDLE/READY/ACTIVE/HALT, cascade levels,
 //                            CRC_A) with a strength each (a faint second card: its answer
-//                            weaker than the first, masked under it on the air);
+//                            weaker than the first, masked under it on the air).  Each
+//                            exchange takes its air time at 106 kbit/s (ISO 14443-2: a
+//                            bit is 128/fc = 9.44 us; a frame is its start bit, 9 bits a
+//                            byte with parity, a short frame's 7 bits, and its end), the
+//                            tag answers after the frame delay time (1172/fc = 86.4 us),
+//                            and an exchange nobody answers ends when the chip's timer
+//                            runs out (TModeReg TAuto: started at the end of sending,
+//                            TPrescaler/TReload as the driver set them: 1.025 ms), with
+//                            TimerIRq, as MFRC522 data sheet 8.5 describes;
 //   I2C0 (GP0/1)             a panel at 0x3C that acknowledges each byte after the 9 clocks
 //                            it takes at 400 kHz, and keeps display on/off and the bytes
 //                            written; "panelreset" makes it lose its settings and RAM
 //                            without any failed transfer;
+//   SPI1 (GP10/11)           a panel's 4-wire SPI: each byte its 8 clocks at the rate set;
 //   GP2-GP9                  the eight buttons (pull-ups, a press pulls the pin low);
 //   USB CDC                  full-speed bulk OUT: 64-byte packets of 55 us, at most 19 in
 //                            a 1 ms frame (the host's schedule), none before the device
-//                            re-arms its endpoint.
+//                            re-arms its endpoint; bulk IN (the node to the host): the
+//                            host polls the endpoint once a 1 ms frame, so a packet the
+//                            node queues leaves at the next frame's poll (55 us on the
+//                            wire), one a frame.
 //
 // node seat-pico.mjs BOOTROM.mjs IMAGE.uf2 SCRIPT.json
 // SCRIPT: {"steps": [...]} run in emulated time; each step is one of
@@ -117,8 +129,10 @@ class Tag {
   }
 }
 const GAIN_DB = [18, 23, 18, 23, 33, 38, 43, 48];
+const BIT_US = 128 / 13.56; // ISO 14443-2 type A at 106 kbit/s: 9.44 us a bit
+const FDT_US = 1172 / 13.56; // a tag's frame delay time after a command ending in 0: 86.4 us
 class Mfrc522 {
-  constructor() { this.tags = []; this.reset(); this.cs = true; this.pos = 0; this.addr = 0; }
+  constructor() { this.tags = []; this.reset(); this.cs = true; this.pos = 0; this.addr = 0; this.generation = 0; this.exchanges = 0; }
   reset() {
     this.regs = new Array(64).fill(0);
     this.regs[0x14] = 0x80; this.regs[0x0e] = 0x80; this.regs[0x18] = 0x84; this.regs[0x26] = 0x48;
@@ -142,6 +156,7 @@ class Mfrc522 {
   }
   write(reg, v) {
     if (reg === 0x01) {
+      this.generation += 1; // a new command (Idle, soft reset) cancels an exchange under way
       if ((v & 0x0f) === 0x0f) { this.reset(); return; }
       this.command = v & 0x0f; this.regs[1] = v & 0x3f;
     } else if (reg === 0x04) {
@@ -151,10 +166,24 @@ class Mfrc522 {
     else if (reg === 0x0d) { this.regs[0x0d] = v & 0x7f; if (v & 0x80 && this.command === 0x0c) this.transceive(); }
     else this.regs[reg] = v;
   }
+  // The timer's period (data sheet 8.5): TPrescaler 12 bits (TModeReg low nibble and
+  // TPrescalerReg), f = 13.56 MHz / (2 x TPrescaler + 1), TReload + 1 ticks.
+  timerUs() {
+    const prescaler = ((this.regs[0x2a] & 0x0f) << 8) | this.regs[0x2b];
+    const reload = (this.regs[0x2c] << 8) | this.regs[0x2d];
+    return (reload + 1) * (2 * prescaler + 1) / 13.56;
+  }
   transceive() {
     const framing = this.regs[0x0d], txLast = framing & 7, rxAlign = (framing >> 4) & 7;
     const bits = toBits(this.fifo, txLast);
     this.fifo = []; this.regs[6] = 0;
+    this.exchanges += 1;
+    // on the air at 106 kbit/s: start bit, the bits (a parity bit after each whole byte),
+    // end of frame; a short frame (7 bits) has no parity
+    const frameBits = (n) => 1 + n + Math.floor(n / 8) + 1;
+    const txUs = frameBits(bits.length) * BIT_US;
+    const generation = this.generation;
+    const settle = (us, fn) => after(us, () => { if (this.generation === generation) fn(); });
     const on = (this.regs[0x14] & 3) === 3;
     const gain = 10 ** ((GAIN_DB[(this.regs[0x26] >> 4) & 7] - 48) / 20);
     const th = this.regs[0x18], heardAt = 0.03 * Math.max(1, th >> 4) / 8, ratio = Math.max(1, th & 7) / 8;
@@ -165,8 +194,13 @@ class Mfrc522 {
     }
     const strongest = Math.max(0, ...loud.map(([amp]) => amp));
     const answers = loud.filter(([amp]) => amp >= strongest * ratio).map(([, a]) => a);
-    if (!answers.length) { this.regs[4] |= 0x01; return; }
+    // nobody answers: the timer, started when sending ended, runs out (TimerIRq)
+    if (!answers.length) { settle(txUs + this.timerUs(), () => { this.regs[4] |= 0x01; }); return; }
     const length = Math.max(...answers.map((a) => a.length));
+    const rxUs = FDT_US + frameBits(length) * BIT_US;
+    settle(txUs + rxUs, () => this.received(answers, length, rxAlign));
+  }
+  received(answers, length, rxAlign) {
     const received = []; let coll = null;
     for (let i = 0; i < length; i++) {
       const vals = new Set(answers.filter((a) => i < a.length).map((a) => a[i]));
@@ -206,6 +240,16 @@ i2c.onWriteByte = (v) => {
 };
 i2c.onReadByte = () => after(22.5, () => i2c.completeRead(0xff));
 i2c.onStop = () => after(2.5, () => i2c.completeStop());
+
+// -- a panel on SPI1 (GP10 SCK, GP11 MOSI): the SSD1309's 4-wire SPI, for bench/panel_bus.py --
+// Each byte takes its 8 clocks at the rate the firmware set (SSPCPSR and SCR: 125 MHz over
+// the divisors), one after another from the 8-deep FIFO; the bytes are counted.
+const spi1 = mcu.spi[1];
+let spi1Bytes = 0;
+spi1.onTransmit = () => {
+  spi1Bytes += 1;
+  after(8e6 / Math.max(1, spi1.clockFrequency), () => spi1.completeTransmit(0));
+};
 
 // -- buttons ------------------------------------------------------------------------------
 const BUTTONS = { truco: 2, envido: 3, real_envido: 4, falta_envido: 5, flor: 6, quiero: 7, no_quiero: 8, mazo: 9 };
@@ -252,6 +296,24 @@ usb.onEndpointRead = (endpoint, size) => {
   else originalRead(endpoint, size);
 };
 const hostWrite = (text) => { for (const ch of text) hostOut.push(ch.charCodeAt(0)); deliver(); };
+// Bulk IN: the host polls the node's endpoint once a frame; a packet queued now leaves at
+// the next frame's poll (and its 55 us on the wire), one packet a frame.
+let lastInSlotUs = 0;
+const inSlots = [];
+const readyIn = usb.indicateBufferReady.bind(usb);
+const cdcWrite = usb.onEndpointWrite;
+usb.indicateBufferReady = (endpoint, out) => {
+  if (out || endpoint !== cdc.inEndpoint || !connected) { readyIn(endpoint, out); return; }
+  const slot = Math.max(Math.floor(nowUs() / 1000) * 1000 + 1000, lastInSlotUs + 1000) + PACKET_US;
+  lastInSlotUs = slot - PACKET_US;
+  inSlots.push(slot);
+  after(slot - nowUs(), () => readyIn(endpoint, out));
+};
+usb.onEndpointWrite = (endpoint, buffer) => {
+  if (endpoint !== cdc.inEndpoint || !connected || !inSlots.length) { cdcWrite(endpoint, buffer); return; }
+  const slot = inSlots.shift();
+  after(Math.max(1, slot - nowUs()), () => cdcWrite(endpoint, buffer));
+};
 void frameStartUs;
 
 // -- the script ---------------------------------------------------------------------------
@@ -307,7 +369,7 @@ function next() {
   finish(0);
 }
 function finish(code) {
-  say(`END ${nowUs()} wall_ms=${Date.now() - t0} connected=${connected} i2c_bytes=${panel.bytes}`);
+  say(`END ${nowUs()} wall_ms=${Date.now() - t0} connected=${connected} i2c_bytes=${panel.bytes} spi1_bytes=${spi1Bytes}`);
   process.stdout.write(out.join('\n') + '\n', () => process.exit(code));
 }
 const t0 = Date.now();

@@ -108,6 +108,7 @@ def _modules() -> dict[str, ModuleType]:
         "state": "controller.tournament.desk.state",
         "keys": "controller.tournament.wire.keys",
         "verify": "controller.cli.verify",
+        "service": "controller.table.service",
     }
     return {short: importlib.import_module(name) for short, name in names.items()}
 
@@ -314,6 +315,43 @@ def check_sealed_file(d: Path) -> None:
     assert spy.renamed_durably(None, target), spy.log
 
 
+def check_archive_damaged(d: Path) -> None:
+    """A damaged record caught between the archive's link and unlink (issue 45): moved
+    from the archive to damaged/, both folders synced after the move."""
+    m = _modules()["store"]
+    store = m.GameStore(d)
+    for line in ("table players=2", "hand", "deal 0: 7C 6C 3E", "deal 1: 2O 1B 4B"):
+        store.append(line)
+    store.append("0 envido")
+    store.close()
+    (d / "archive").mkdir()
+    os.link(d / "current.truco", d / "archive" / "x.truco")
+    with open(d / "current.truco", "ab") as f:
+        f.write(b"\0\0 torn")
+    spy = Spy()
+    with spy.watching():
+        again = m.GameStore(d)
+        again.restore()
+    moved = next(
+        i for i, e in enumerate(spy.log) if e[:2] == ("replace", str(d / "archive" / "x.truco"))
+    )
+    assert spy.synced_after(d / "damaged", moved), spy.log
+    assert spy.synced_after(d / "archive", moved), spy.log
+    again.close()
+
+
+def check_command_file(d: Path) -> None:
+    """``truco-table control``'s command file: written, synced, renamed into control/,
+    the folder synced (a pending command survives a power cut); control/ made, its name
+    synced into the state folder."""
+    m = _modules()["service"]
+    spy = Spy()
+    with spy.watching():
+        target = m.drop_command(d, "undo", command_id="c1")
+    assert spy.synced_after(d, -1), f"control/'s name is not synced: {spy.log}"
+    assert spy.renamed_durably(None, target), spy.log
+
+
 CHECKS: dict[str, Callable[[Path], None]] = {
     "record-lines": check_record_lines,
     "record-aside": check_record_aside,
@@ -324,6 +362,8 @@ CHECKS: dict[str, Callable[[Path], None]] = {
     "desk-state": check_desk_state,
     "key-files": check_key_files,
     "sealed-file": check_sealed_file,
+    "archive-damaged": check_archive_damaged,
+    "command-file": check_command_file,
 }
 
 
@@ -361,6 +401,12 @@ SITES = (
     Site("store", "GameStore._archive_head", "self.disk.fsync_dir(self.archive_dir)"),
     Site("store", "GameStore._archive_head", "self.disk.fsync_dir(self.dir)"),
     Site("store", "GameStore._finish_interrupted_archive", "self.disk.fsync_dir(self.dir)"),
+    Site("store", "GameStore._take_out_of_archive", "self.disk.fsync_dir(self.damaged_dir)"),
+    Site("store", "GameStore._take_out_of_archive", "self.disk.fsync_dir(self.archive_dir)"),
+    # truco-table control's command files
+    Site("service", "drop_command", "os.fsync(fd)"),
+    Site("service", "drop_command", "Disk().fsync_dir(control)"),
+    Site("service", "drop_command", "fsync_dir(state_dir)"),
     # the outbox
     Site("outbox", "atomic_write", "os.fsync(f.fileno())"),
     Site("outbox", "atomic_write", "fsync_dir(path.parent)"),

@@ -62,7 +62,12 @@ class RunningTable:
 
 
 @contextlib.contextmanager
-def running_table(tmp_path: Path, extra: str = "") -> Iterator[RunningTable]:
+def running_table(
+    tmp_path: Path, extra: str = "", *, table_extra: str = "", state: Path | None = None
+) -> Iterator[RunningTable]:
+    """``truco-table run --config`` on two simulated seat nodes; ``table_extra``: more
+    ``[table]`` keys; ``state``: the state folder (``tmp_path/state``)."""
+    state = state if state is not None else tmp_path / "state"
     deck = MockDeck(3)
     cards = {deck.uid(c): c for c in (Card.from_index(i) for i in range(40))}
     save_registry(DeckRegistry((Deck("bar", cards),)), tmp_path / "decks.toml")
@@ -74,8 +79,8 @@ def running_table(tmp_path: Path, extra: str = "") -> Iterator[RunningTable]:
         node.start()
     config = tmp_path / "table.toml"
     config.write_text(
-        f'[table]\nplayers = 2\nstate_dir = "{tmp_path / "state"}"\n'
-        f'decks = "{tmp_path / "decks.toml"}"\nnext_deal_after_s = 0\n'
+        f'[table]\nplayers = 2\nstate_dir = "{state}"\n'
+        f'decks = "{tmp_path / "decks.toml"}"\nnext_deal_after_s = 0\n{table_extra}'
         f'[topology]\nkind = "nodes"\n[nodes]\nby_id_dir = "{by_id}"\n'
         + "".join(f'[[nodes.seat]]\nseat = {i}\nserial = "{s}"\n' for i, s in enumerate(SERIALS))
         + extra
@@ -90,7 +95,7 @@ def running_table(tmp_path: Path, extra: str = "") -> Iterator[RunningTable]:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
-    table = RunningTable(nodes, deck, tmp_path / "state" / "current.truco", proc)
+    table = RunningTable(nodes, deck, state / "current.truco", proc)
     try:
         assert sock.recv(1024).startswith(b"READY=1")
         assert wait_for(lambda: all("HELLO" in n.received for n in nodes))

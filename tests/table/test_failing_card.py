@@ -14,6 +14,7 @@ import pytest
 
 from controller.engine import HouseRules
 from controller.table.service import drop_command
+from controller.table.store import plain
 
 from .faulty_disk import FaultyDisk
 from .panel_text import PanelDisplay, panel_text
@@ -39,7 +40,9 @@ def test_control_undo_is_acknowledged_while_the_disk_refuses_and_applied_once(
     from controller.cli import main
 
     disk = FaultyDisk(error)
-    rig = Rig(tmp_path, disk=disk)
+    run = tmp_path / "run"  # the runtime folder, in memory: the table answers there
+    run.mkdir()
+    rig = Rig(tmp_path, disk=disk, answers=run / "controls.json")
     rig.deal()
     for seat, button in [(0, "envido"), (1, "quiero")]:
         rig.press(seat, button)
@@ -48,24 +51,27 @@ def test_control_undo_is_acknowledged_while_the_disk_refuses_and_applied_once(
     stop = threading.Event()
     server = _served(rig, stop)
     try:
-        state = str(tmp_path)
-        assert main(["control", "undo", "--state", state, "--id", "u1", "--wait", "5"]) == 0
-        assert "undo: la mesa la tomó" in capsys.readouterr().out
-        # the retry of the same command (its id) is acknowledged, not applied again
-        assert main(["control", "undo", "--state", state, "--id", "u1", "--wait", "5"]) == 0
+        argv = ["control", "undo", "--state", str(tmp_path), "--run", str(run), "--id", "u1"]
+        assert main([*argv, "--wait", "5"]) == 0
+        out = capsys.readouterr().out  # what the table did, and that it is in memory
+        assert out.startswith("undo: deshecho: 1 quiero (en memoria: ")
+        # the retry of the same command (its id) is answered, not applied again
+        assert main([*argv, "--wait", "5"]) == 0
+        assert capsys.readouterr().out.startswith("undo: ya estaba hecho: deshecho: 1 quiero")
     finally:
         stop.set()
         server.join()
     assert rig.moves() == ["0 envido"]  # one undo, in memory
     assert not list((tmp_path / "control").iterdir())
+    assert (run / "controls.json").exists()
     disk.failing = False
     rig.clock.now += 5
     rig.run()
     rig.service.step(0.0)
     again = Rig(tmp_path)  # the disk took it: one undo in the record, noted once
     assert again.moves() == ["0 envido"]
-    text = (tmp_path / "current.truco").read_text(encoding="utf-8")
-    assert text.count("# control u1") == 1
+    text = plain((tmp_path / "current.truco").read_text(encoding="utf-8"))
+    assert text.count("# control u1: deshecho: 1 quiero\n") == 1
     assert text.count("deshecho por el árbitro") == 1
 
 
@@ -613,3 +619,77 @@ def test_a_command_claimed_before_a_power_cut_is_applied_once_on_restart(tmp_pat
     drop_command(tmp_path, "undo", command_id="cut")  # the command line's retry
     again.service.step(0.0)
     assert again.moves() == ["0 envido"]
+
+
+# ------------------------------------------------- issue 45: the answer is the truth
+
+
+def test_a_command_without_an_id_is_refused_while_an_earlier_one_is_unresolved(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from controller.cli import main
+
+    run = tmp_path / "run"
+    run.mkdir()
+    argv = ["control", "undo", "--state", str(tmp_path), "--run", str(run), "--wait", "0"]
+    drop_command(tmp_path, "undo", command_id="first")  # pending, and no table answered
+    assert main(argv) == 3
+    err = capsys.readouterr().err
+    assert "todavía no respondió al comando anterior (undo, id first)" in err
+    assert "--id first" in err and "Traceback" not in err
+    assert [p.name for p in (tmp_path / "control").iterdir()] == ["first.cmd"]  # no other
+    assert main([*argv, "--id", "first"]) == 1  # asked again: still no table, withdrawn
+    assert "no se hizo nada" in capsys.readouterr().err
+    assert not list((tmp_path / "control").iterdir())
+    assert main(argv) == 1  # resolved: a new command goes (and no table takes it either)
+
+
+def test_an_answer_of_a_table_that_is_gone_is_not_believed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+    import subprocess
+    import sys
+
+    from controller.cli import main
+
+    run = tmp_path / "run"
+    run.mkdir()
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    answers = {"u1": {"state": "done", "text": "deshecho: 0 envido", "durable": False}}
+    (run / "controls.json").write_text(json.dumps({"pid": int(gone.stdout), "answers": answers}))
+    argv = ["control", "undo", "--state", str(tmp_path), "--run", str(run), "--wait", "0"]
+    assert main([*argv, "--id", "u1"]) == 1  # its undo died with it: asked again, not taken
+    assert "ninguna mesa tomó" in capsys.readouterr().err
+
+
+def test_the_record_mark_says_what_was_done_and_is_read_back() -> None:
+    from controller.table.answers import Answer, answer_in_record, mark
+
+    lines = ["table players=2", mark("a", "deshecho: 0 envido"), "# control old"]
+    lines.append(mark("n", "no había nada para deshacer"))
+    assert answer_in_record(lines, "a") == Answer("done", "deshecho: 0 envido", True)
+    assert answer_in_record(lines, "old") == Answer("done", "aplicado", True)  # before 45
+    assert answer_in_record(lines, "n") == Answer("nothing", "no había nada para deshacer")
+    assert answer_in_record(lines, "x") is None
+    assert answer_in_record(lines, "ol") is None  # an id is matched whole
+
+
+def test_nothing_to_undo_is_said_and_exits_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from controller.cli import main
+
+    run = tmp_path / "run"
+    run.mkdir()
+    rig = Rig(tmp_path, answers=run / "controls.json")
+    stop = threading.Event()
+    server = _served(rig, stop)
+    try:
+        argv = ["control", "undo", "--state", str(tmp_path), "--run", str(run), "--wait", "5"]
+        assert main(argv) == 1
+        assert capsys.readouterr().out == "undo: no había nada para deshacer: no se hizo nada\n"
+    finally:
+        stop.set()
+        server.join()

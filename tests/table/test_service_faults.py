@@ -65,6 +65,7 @@ class Rig:
         registry: DeckRegistry | None = None,
         next_deal: float | None = 0.0,
         new_game_after: float | None = None,
+        answers: Path | None = None,
     ) -> None:
         self.clock = Clock()
         self.disk = disk or FaultyDisk()
@@ -75,7 +76,11 @@ class Rig:
         lookup = registry.lookup if registry is not None else DECK.lookup
         self.service = TableService(
             ServiceConfig(
-                rules, state_dir=state, next_deal_after_s=next_deal, new_game_after_s=new_game_after
+                rules,
+                state_dir=state,
+                next_deal_after_s=next_deal,
+                new_game_after_s=new_game_after,
+                control_answers=answers,
             ),
             lookup,
             [Display(s, self.log) for s in range(rules.players)],
@@ -157,7 +162,7 @@ def test_a_damaged_middle_line_starts_from_the_good_part_and_says_so(
     for seat in (0, 1):
         message = again.service.table.message(seat)
         assert message is not None and "Registro dañado" in words(message, seat)
-    assert any("is damaged" in r.message for r in caplog.records)
+    assert any("está dañado" in r.message for r in caplog.records)
     [aside] = (tmp_path / "damaged").iterdir()
     assert aside.read_bytes() == bytes(data)
     again.press(1, "quiero")  # and the table goes on

@@ -268,8 +268,113 @@ def test_a_cut_between_link_and_unlink_with_a_damaged_tail_archives_once(
         f.write(b"\0\0\0 torn")
     os.link(store.path, target)  # the power went before the unlink
     again = GameStore(tmp_path)
+    # issue 45: a damaged record is never archived; it goes to damaged/, told as damage,
+    # and the table goes on from its sound prefix (which replays)
+    assert again.restore() == LINES
+    assert again.archived() == []
+    assert again.damage is not None and again.damage.aside is not None
+    assert again.damage.aside.parent == tmp_path / "damaged"
+    assert again.damage.aside.read_bytes().endswith(b"\0\0\0 torn")
+    assert list((tmp_path / "damaged").iterdir()) == [again.damage.aside]  # kept once
+    replay(parse(plain(again.path.read_text(encoding="utf-8"))))
+    assert again.path.read_bytes() == stored(LINES)
+    path = again.archive()  # archived once, and whole
+    assert path is not None and again.archived() == [path]
+    assert path.read_bytes() == stored(LINES)
+
+
+def test_a_torn_record_caught_between_link_and_unlink_is_told_as_damage(tmp_path: Path) -> None:
+    store = GameStore(tmp_path)
+    store.restore()
+    for line in LINES:
+        store.append(line)
+    target = tmp_path / "archive" / "20260101-000000.truco"
+    target.parent.mkdir()
+    os.link(store.path, target)  # the power went before the unlink
+    with open(store.path, "r+b") as f:  # and the card lost the end of the last line
+        f.truncate(len(stored(LINES)) - 5)
+    again = GameStore(tmp_path)
+    assert again.restore() == LINES[:1]  # its hand had no action left: dealt again
+    assert again.archived() == []
+    assert again.damage is not None and again.damage.aside is not None
+    assert "archived but damaged" in again.damage.why
+    assert again.damage.aside.read_bytes() == stored(LINES)[:-5]
+
+
+def test_a_cut_between_link_and_unlink_of_a_sound_record_is_finished(tmp_path: Path) -> None:
+    store = GameStore(tmp_path)
+    store.restore()
+    for line in LINES:
+        store.append(line)
+    target = tmp_path / "archive" / "20260101-000000.truco"
+    target.parent.mkdir()
+    os.link(store.path, target)  # the power went before the unlink
+    again = GameStore(tmp_path)
     assert again.restore() is None
     assert again.archived() == [target] and not again.path.exists()
+    assert again.last_archived == target and again.damage is None
+
+
+def test_a_record_that_does_not_read_back_as_written_is_rewritten_before_the_archive(
+    tmp_path: Path,
+) -> None:
+    store = GameStore(tmp_path)
+    store.restore()
+    for line in LINES:
+        store.append(line)
+    with open(store.path, "ab") as f:  # something the store did not write
+        f.write(b"0 play 7C\n")
+    path = store.archive()
+    assert path is not None and path.read_bytes() == stored(LINES)
+
+
+def test_the_archive_policy_never_deletes_the_game_just_archived_on_a_full_card(
+    tmp_path: Path,
+) -> None:
+    """Issue 45: a write meeting a full card ran the free-space cleanup with nothing
+    protected, so the game archived seconds before was deleted (as "the oldest")."""
+
+    class Full(FaultyDisk):
+        def space(self, path: Path) -> tuple[int, int]:
+            return 1_000_000, 0  # never enough free space
+
+    disk = Full(errno.ENOSPC)
+    clock = iter(range(1_700_000_000, 1_700_001_000))
+    store = GameStore(tmp_path, disk=disk, clock=lambda: float(next(clock)))
+    store.restore()
+    paths = []
+    for i in range(3):
+        store.append(f"table players=2  # game {i}")
+        paths.append(store.archive())
+        assert paths[-1] is not None
+        os.utime(paths[-1], ns=(i * 10**9, i * 10**9))  # oldest first
+    # the archive itself kept the reserve: the older games went, the new one stayed
+    assert store.archived() == [paths[-1]]
+    disk.failing = True  # the card is full: the next write fails with ENOSPC
+    store.append("table players=2  # the next game")
+    assert store.problem is not None
+    assert store.archived() == [paths[-1]]  # the game just archived is kept
+    restarted = GameStore(tmp_path, disk=disk)  # after a restart: the newest is kept
+    restarted.restore()
+    assert restarted.archived() == [paths[-1]]
+
+
+def test_the_archive_policy_never_deletes_an_archive_that_is_the_current_record(
+    tmp_path: Path,
+) -> None:
+    store = GameStore(tmp_path, policy=ArchivePolicy(max_games=1))
+    store.restore()
+    store.append("table players=2  # game 0")
+    first = store.archive()
+    assert first is not None
+    os.utime(first, ns=(10**9, 10**9))
+    for line in LINES:
+        store.append(line)
+    linked = tmp_path / "archive" / "20000101-000000.truco"
+    os.link(store.path, linked)  # a cut between link and unlink: linked is current
+    os.utime(linked, ns=(0, 0))  # and, by its time, the oldest
+    store._rotate(store.archive_dir, 1, None, keep=store._kept())
+    assert linked.exists()
 
 
 def test_archive_policy_keeps_the_newest_games(tmp_path: Path) -> None:
@@ -390,7 +495,7 @@ def test_finishing_an_interrupted_archive_syncs_the_unlink(tmp_path: Path) -> No
     os.link(store.path, tmp_path / "archive" / "x.truco")
     disk = FaultyDisk()
     assert GameStore(tmp_path, disk=disk).restore() is None
-    ops = [(op, d) for op, d in disk.log if op not in ("listdir", "stat")]
+    ops = [(op, d) for op, d in disk.log if op not in ("listdir", "stat", "read")]
     assert ops == [("unlink", "current.truco"), ("fsync_dir", tmp_path.name)]
 
 

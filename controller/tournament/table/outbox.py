@@ -23,7 +23,10 @@ Two files in the outbox directory (by default ``<state_dir>/outbox/``):
 **Damage never reuses a seq.** On opening, a torn last line (text without its newline:
 the power went while it was written, so it was never sent) is cut off quietly; a last
 line that lost only its newline but checks (its ``c`` matches, its seq the next) was
-written whole and may have been sent: it is kept, and the newline put back. Any other
+written whole and may have been sent: it is kept, and the newline put back; so is
+every entry whose newline before or after it was damaged (replaced by another byte, or
+lost: two entries on one line): the check decides, each part from one ``{"seq":`` to
+the next is the entry it is when its check matches. Any other
 damage (a line that is not an entry, a zeroed page, a seq out of order, a gap, an
 ``acked`` beyond the journal) may have destroyed messages the desk already has, so their
 numbers are never given again: every good entry is kept where it was, the numbers the
@@ -41,6 +44,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import itertools
 import json
 import logging
 import math
@@ -152,26 +156,53 @@ class Outbox:
         after_last = 0  # bytes of bad lines after the last good entry
         pos = good = 0
         checked = False  # a checked line was read: every later line must check too
+        joined = 0  # newlines damaged between two whole entries (each entry kept)
         for raw in pieces:
+            start = pos
             pos += len(raw) + 1
             entry, has_check = self._parse(raw, checked)
             checked = checked or has_check
-            if entry is None or entry.seq <= (kept[-1].seq if kept else 0):
-                why = why or f"a damaged line at byte {pos - len(raw) - 1}"
-                after_last += len(raw) + 1
-                continue
-            if entry.seq != (kept[-1].seq if kept else 0) + 1:
-                why = why or f"seq {entry.seq} after {kept[-1].seq if kept else 0}"
-            kept.append(entry)
-            after_last = 0
-            good = pos
+            parts: list[tuple[Entry | None, int]] = [(entry, len(raw) + 1)]
+            if entry is None and (checked or has_check):
+                found = _split_joined(raw)
+                if found is not None:
+                    parts = [(e, n) for e, n in found]
+                    parts[-1] = (parts[-1][0], parts[-1][1] + 1)  # with its own newline
+                    joined += sum(1 for e, _ in found if e is not None)
+            for entry, size in parts:
+                if entry is None or entry.seq <= (kept[-1].seq if kept else 0):
+                    why = why or f"a damaged line at byte {start}"
+                    after_last += size
+                    start += size
+                    continue
+                start += size
+                if entry.seq != (kept[-1].seq if kept else 0) + 1:
+                    why = why or f"seq {entry.seq} after {kept[-1].seq if kept else 0}"
+                kept.append(entry)
+                after_last = 0
+                good = pos
         whole, _ = self._parse(tail, True) if tail and why is None else (None, False)
-        newline_lost = whole is not None and whole.seq == (kept[-1].seq if kept else 0) + 1
-        if whole is not None and newline_lost:
+        tail_entries = [whole] if whole is not None else []
+        if tail and why is None and whole is None and checked:
+            found = _split_joined(tail)
+            if found is not None and all(e is not None for e, _ in found):
+                tail_entries = [e for e, _ in found if e is not None]
+        newline_lost = bool(tail_entries) and all(
+            e.seq == (kept[-1].seq if kept else 0) + 1 + i for i, e in enumerate(tail_entries)
+        )
+        if newline_lost:
             # only the newline was lost: the entry was written whole (it checks)
             log.warning("%s: the last entry lost its newline; kept", self.journal_path)
-            kept.append(whole)
+            kept.extend(tail_entries)
+            joined += len(tail_entries) if whole is None else 0
             tail = b""
+        if joined and why is None:
+            log.warning(
+                "%s: %d newline(s) between whole entries damaged; every entry kept "
+                "(its check matches), the newlines put back",
+                self.journal_path,
+                joined,
+            )
         if tail:
             if _clean_fragment(tail) and why is None:
                 self.dropped = tail.decode("utf-8", errors="replace")
@@ -187,9 +218,9 @@ class Outbox:
         if why is None:
             self._entries = kept
             self._good_len = good
-            if self.dropped is not None:
+            if self.dropped is not None and not joined:
                 self._truncate(good)
-            elif newline_lost:
+            elif newline_lost or joined:
                 self._rewrite()  # the newline put back
             return
         high = max(last, acked, last + math.ceil(after_last / MIN_LINE))
@@ -402,6 +433,39 @@ def _line(entry: Entry) -> bytes:
     )
     body = line.encode("utf-8")
     return body[:-1] + b'%s%08x"}\n' % (_CHECK_KEY, zlib.crc32(body))
+
+
+_ENTRY_START = b'{"seq":'
+
+
+def _split_joined(raw: bytes) -> list[tuple[Entry | None, int]] | None:
+    """A stored line that is not one entry, read as the entries it holds when the
+    newline between two of them was damaged (replaced by another byte, or lost): each
+    part from one ``{"seq":`` to the next (or to the end) is an entry if its check
+    matches, with or without one last byte (the damaged newline). Returns ``(entry or
+    None, bytes)`` for every part (the bytes before the first start are one part), or
+    ``None`` when no part is an entry. The check decides: a part whose check does not
+    match is damage."""
+    starts = []
+    at = raw.find(_ENTRY_START)
+    while at >= 0:
+        starts.append(at)
+        at = raw.find(_ENTRY_START, at + 1)
+    if not starts:
+        return None
+    parts: list[tuple[Entry | None, int]] = []
+    if starts[0]:
+        parts.append((None, starts[0]))
+    bounds = [*starts, len(raw)]
+    for a, b in itertools.pairwise(bounds):
+        segment = raw[a:b]
+        entry, has_check = Outbox._parse(segment, True)
+        if entry is None and len(segment) > 1:
+            entry, has_check = Outbox._parse(segment[:-1], True)  # the damaged newline
+        parts.append((entry if has_check else None, len(segment)))
+    if all(e is None for e, _ in parts):
+        return None
+    return parts
 
 
 def _clean_fragment(data: bytes) -> bool:

@@ -99,7 +99,9 @@ def record_message(
         "ts": 2000.0,
         "kind": "record",
         "game": game,
-        "winner": 0,
+        # the finished game's winner is the team ahead (not always team 0: the bots'
+        # game of GAME is won by whichever team wins it)
+        "winner": 0 if score is None or score[0] > score[1] else 1,
         "score": score,
         "record": text,
     }

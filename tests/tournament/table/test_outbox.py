@@ -249,3 +249,82 @@ def test_the_publishers_lost_messages_are_signed_events_the_desk_accepts(
     assert isinstance(message, Event) and message.kind is EventKind.LOST and message.seq == 2
     assert message.game == "mesa01-g001"
     again.close(timeout=0.1)
+
+
+# ------------------------------------------- issue 45: a damaged newline between entries
+
+
+def _newlines(data: bytes) -> list[int]:
+    return [i for i, b in enumerate(data) if b == 0x0A]
+
+
+@pytest.mark.parametrize("damage", ["replaced", "zeroed", "deleted"])
+@pytest.mark.parametrize("which", ["first", "middle", "before the last", "the last"])
+def test_an_entry_whose_preceding_newline_is_damaged_is_read_as_the_entry_it_is(
+    tmp_path: Path, damage: str, which: str
+) -> None:
+    """Issue 45: the newline before an intact entry damaged made that entry (and the one
+    before it) a "lost" filler, though both still check; the desk may not have had it."""
+    box = Outbox(tmp_path)
+    fill(box, 6)
+    box.ack(1)
+    box.close()  # acked = 1: the desk has not had 2..6
+    data = bytearray(journal(tmp_path))
+    at = _newlines(bytes(data))[
+        {"first": 0, "middle": 2, "before the last": 4, "the last": 5}[which]
+    ]
+    if damage == "replaced":
+        data[at] = ord("x")
+    elif damage == "zeroed":
+        data[at] = 0
+    else:
+        del data[at]
+    (tmp_path / "journal.jsonl").write_bytes(bytes(data))
+    again = Outbox(tmp_path)
+    assert again.lost == [] and again.damage is None
+    assert [json.loads(e.payload)["n"] for e in again] == [0, 1, 2, 3, 4, 5]
+    assert [e.seq for e in again.unacked()] == [2, 3, 4, 5, 6]  # still to be sent
+    assert (
+        journal(tmp_path)
+        == b"".join(  # the newline put back
+            line + b"\n" for line in bytes(journal(tmp_path)).split(b"\n")[:-1]
+        )
+    )
+    assert len(_newlines(journal(tmp_path))) == 6
+    third = Outbox(tmp_path)
+    assert third.damage is None and third.last_seq == 6
+    assert third.append("events", b"{}").seq == 7
+
+
+def test_every_single_damaged_newline_keeps_every_entry(tmp_path: Path) -> None:
+    box = Outbox(tmp_path)
+    fill(box, 12)
+    box.close()
+    good = journal(tmp_path)
+    for n, at in enumerate(_newlines(good)):
+        for byte in (0x00, 0x0B, 0x20, 0x7B, 0x7D, 0xFF):
+            folder = tmp_path / f"j{n}-{byte}"
+            folder.mkdir()
+            data = bytearray(good)
+            data[at] = byte
+            (folder / "journal.jsonl").write_bytes(bytes(data))
+            again = Outbox(folder)
+            assert again.lost == [] and again.last_seq == 12, (at, byte)
+            assert [json.loads(e.payload)["n"] for e in again] == list(range(12))
+
+
+def test_a_damaged_newline_next_to_a_damaged_entry_keeps_the_whole_one(tmp_path: Path) -> None:
+    """The check decides: the entry after the damaged newline checks and is kept where it
+    was; the one whose bytes changed is damage, filled as lost."""
+    box = Outbox(tmp_path)
+    fill(box, 5)
+    box.close()
+    data = bytearray(journal(tmp_path))
+    first, second = _newlines(bytes(data))[1:3]
+    data[second] = ord("#")  # the newline after entry 3...
+    data[first + 12] ^= 0x01  # ...and a byte inside entry 3
+    (tmp_path / "journal.jsonl").write_bytes(bytes(data))
+    again = Outbox(tmp_path)
+    assert again.damage is not None and again.lost == [3]
+    assert [json.loads(e.payload)["n"] for e in again if e.seq != 3] == [0, 1, 3, 4]
+    assert again.next_seq() == 6
