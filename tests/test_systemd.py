@@ -67,3 +67,31 @@ def test_tournament_drop_in_verifies(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     # verify reads the drop-in and only warns about its mistakes: no warning allowed
     assert "tournament.conf" not in out.stderr, out.stderr
+
+
+VENUE = UNIT.parent / "truco-venue.service"
+
+
+def test_the_venue_unit_runs_the_night_in_one_command() -> None:
+    parser = configparser.ConfigParser(strict=False, interpolation=None)
+    parser.optionxform = str  # type: ignore[assignment,method-assign]
+    parser.read(VENUE)
+    service = parser["Service"]
+    argv = service["ExecStart"].split()
+    assert argv[0].endswith("/truco-table") and argv[1] == "venue-night"
+    assert "--venue" in argv and "--out" in argv
+    assert service["KillMode"] == "mixed"  # venue-night stops the desk, then the broker
+    assert service["Restart"] == "on-failure"
+    assert service["RestartPreventExitStatus"].split() == ["2"]
+    assert parser["Install"]["WantedBy"] == "multi-user.target"
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="no systemd-analyze here")
+def test_the_venue_unit_verifies(tmp_path: Path) -> None:
+    exe = Path(sys.executable).with_name("truco-table")
+    text = VENUE.read_text().replace("/opt/truco-table/.venv/bin/truco-table", str(exe))
+    copy = tmp_path / "truco-venue.service"
+    copy.write_text(text)
+    out = subprocess.run(["systemd-analyze", "verify", str(copy)], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert "truco-venue.service" not in out.stderr, out.stderr

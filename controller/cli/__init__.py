@@ -10,6 +10,7 @@
 ``desk``            :mod:`controller.cli.desk`: the tournament desk (and ``tournament-demo``)
 ``organiser``       :mod:`controller.cli.organiser`: registration, rounds, results at the desk
 ``venue-broker``    :mod:`controller.cli.venue`: the venue's broker, accounts, TLS and keys
+``venue-night``     :mod:`controller.cli.venue`: the venue's broker and the desk, one command
 ``doctor``          :mod:`controller.cli.doctor`: the table checks its hardware and files
 ``league``          :mod:`controller.cli.league`: a league of bars (``add-venue``, ``desk``)
 ``seat``            :mod:`controller.cli.seat`: a seat's Pico: ``install``, ``test`` (Spanish)
@@ -94,6 +95,12 @@ COMMANDS: tuple[Command, ...] = (
         "venue-broker",
         "set up the venue's Mosquitto: accounts, ACLs, TLS, per-table keys",
         "venue",
+    ),
+    Command(
+        "venue-night",
+        "la noche del torneo con un comando: el broker del salón y la mesa de control",
+        "venue",
+        "configure_night",
     ),
     Command("league", "a league across bars: add-venue (keys, bridge), fixture, desk", "league"),
     Command("rekey", "a table's new key from the organiser's one-time code", "rekey"),

@@ -29,6 +29,7 @@ import time
 import tomllib
 from pathlib import Path
 from typing import Any, Final, TextIO
+from urllib.parse import quote
 
 from ..engine import HouseRules
 from ..textfile import TextFileError, read_text_file
@@ -219,6 +220,9 @@ def _run_competition(
     where = args.organiser_key_file or folder / "organiser.key"
     print(f"desk: the organiser's page asks for the organiser's key (in {where}); "
           f"truco-table organiser --key-file {where} ...", file=out)  # fmt: skip
+    if run.page is not None:
+        print(f"La página del organizador (entra sola con tu clave, no la compartas): "
+              f"{run.page}#clave={quote(run.organiser_key, safe='')}", file=out)  # fmt: skip
     _follow(args, run.state, page, run.stop, out)
     out.write(f"standings: {folder / 'standings.csv'}, {folder / 'standings.json'}\n")
     return 0
@@ -233,14 +237,15 @@ def run_demo_command(args: argparse.Namespace, out: TextIO | None = None) -> int
     )
     if args.format is not None:
         return _run_cup(args, out or sys.stdout)
+    tables = args.tables or 20
     opts = DemoOptions(
-        tables=args.tables or 20,
+        tables=tables,
         games=args.games,
         speed=args.speed,
         players=args.players,
         target=args.target,
         flor=args.flor == "on",
-        flaky=min(args.flaky, args.tables),
+        flaky=min(args.flaky, tables),
         cut_every=args.cut_every,
         cut_for=args.cut_for,
         mistakes=args.mistakes,
@@ -444,8 +449,9 @@ def _whole_lines(path: Path) -> bool:
 
 def run_audit(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """``desk-audit``: check a desk's journal at rest; 0 intact, 1 changed (alterado), 2
-    usage (no such folder, a file that is no tournament journal)."""
-    from ..tournament.desk.journal import audit, journal_key
+    usage (no such folder, a file that is no tournament journal, a journal signed with
+    the tournament's secret checked without it: it cannot be verified, not "alterado")."""
+    from ..tournament.desk.journal import audit, journal_key, signed_with_a_key
 
     out = out or sys.stdout
     try:
@@ -464,6 +470,11 @@ def run_audit(args: argparse.Namespace, out: TextIO | None = None) -> int:
     if path.is_file() and _whole_lines(path) and not _looks_like_a_journal(path):
         print(f"truco-table desk-audit: no es un registro de torneo: {path} (ninguna línea es "
               "del diario de una mesa de control)", file=sys.stderr)  # fmt: skip
+        return 2
+    if key is None and signed_with_a_key(path):
+        print(f"truco-table desk-audit: no se puede verificar sin la clave: {path} está firmado "
+              "con la clave del torneo; pasá --config con el archivo del torneo (el que "
+              "tiene su clave)", file=sys.stderr)  # fmt: skip
         return 2
     verdict = audit(path, name, journal_key(key.key, name) if key is not None else None)
     how = "con la clave del torneo" if verdict.keyed else "SIN la clave: solo cambios por error"

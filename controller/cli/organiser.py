@@ -228,7 +228,7 @@ def _actions(args: argparse.Namespace) -> list[dict[str, Any]]:
                 raise UsageError("falta el resultado: --chicos GANADOR-PERDEDOR (o --games)")
             w, lost = won
             games = (w, lost) if winner == row["home"] else (lost, w)
-        points = args.points if args.points is not None else (0, 0)
+        points = args.points  # None: the points the tables recorded stay
         return [action_to_json(OverrideResult(match, winner, games, points, args.reason))]
     raise AssertionError(cmd)
 
@@ -265,13 +265,16 @@ def _import(args: argparse.Namespace, key: str) -> int:
     body = {"data": data, "team_size": args.team_size, "commit": False}
     preview = _post(args.desk, {}, key, "/api/organiser/import", body)
     if preview["problems"]:
-        print(f"truco-table organiser: {args.file}: {len(preview['problems'])} líneas con "
+        n = len(preview["problems"])
+        print(f"truco-table organiser: {args.file}: {n} {'línea' if n == 1 else 'líneas'} con "
               "problemas; no se anotó a nadie:", file=sys.stderr)  # fmt: skip
         for p in preview["problems"]:
             print(f"  {p}", file=sys.stderr)
         return 1
     done = _post(args.desk, {}, key, "/api/organiser/import", body | {"commit": True})
-    print(f"hecho: {done['registered']} equipos inscriptos (leída como {done['encoding']})")
+    n = done["registered"]
+    print(f"hecho: {n} {'equipo inscripto' if n == 1 else 'equipos inscriptos'} "
+          f"(leída como {done['encoding']})")
     return 0
 
 
@@ -355,7 +358,8 @@ def configure(p: argparse.ArgumentParser) -> None:
         type=_pair_of_ints,
         help="chicos won in the match's order: HOME-AWAY (not winner-loser)",
     )
-    o.add_argument("--points", type=_pair_of_ints, help="points (tantos): HOME-AWAY")
+    o.add_argument("--points", type=_pair_of_ints,
+                   help="points (tantos): HOME-AWAY (default: the ones the tables recorded)")
     o.add_argument("--reason", required=True)
     sub.add_parser("status", help="the teams and the round's matches, with their ids")
     p.set_defaults(func=run_organiser)

@@ -7,6 +7,11 @@
                              [--local-port 8884] [--screen-bind 10.0.0.1 --screen-port 8885]
                              [--rules 'players=2 target=15 flor=off'] --out venue/
 
+    truco-table venue-night --venue salon/ [--desk desk] [--out torneo/] [--http-port 8080]
+
+``venue-night`` is the whole night in one command (:mod:`controller.tournament.venue.night`):
+the venue's Mosquitto, then the organiser's desk, and the organiser's login link.
+
 ``--tables`` is a count (``mesa01``..``mesaNN``) or names separated by commas. What it
 writes and how to use it: :mod:`controller.tournament.venue.broker` and the README
 ("Tournament security").
@@ -19,7 +24,9 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-__all__ = ["configure", "run_venue"]
+from .arguments import port
+
+__all__ = ["configure", "configure_night", "run_night_command", "run_venue"]
 
 
 def _names(text: str, prefix: str) -> list[str]:
@@ -98,3 +105,29 @@ def configure(v: argparse.ArgumentParser) -> None:
     v.add_argument("--rules", help="the tournament's house rules, e.g. 'players=2 target=15'")
     v.add_argument("--out", required=True, metavar="DIR", help="where to write everything")
     v.set_defaults(func=run_venue)
+
+
+def run_night_command(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    from ..tournament.venue.night import Night, NightError, find_organiser_desk, run_night
+
+    venue = Path(args.venue)
+    try:
+        desk = args.desk or find_organiser_desk(venue)
+    except (NightError, OSError) as e:
+        print(f"truco-table venue-night: {e}", file=sys.stderr)
+        return 2
+    night = Night(venue, desk, Path(args.out or f"torneo-{venue.resolve().name}"), args.http_port)
+    return run_night(night, out or sys.stdout)
+
+
+def configure_night(n: argparse.ArgumentParser) -> None:
+    """The ``venue-night`` subcommand's arguments (its ``func`` is :func:`run_night_command`)."""
+    n.add_argument("--venue", required=True, metavar="CARPETA",
+                   help="la carpeta que escribió truco-table venue-broker (el salón)")  # fmt: skip
+    n.add_argument("--desk", help="la mesa de control (por omisión, la del organizador)")
+    n.add_argument("--out", metavar="CARPETA",
+                   help="los archivos de la mesa de control: el registro de auditoría, los "
+                   "chicos, las exportaciones (por omisión torneo-SALÓN)")  # fmt: skip
+    n.add_argument("--http-port", type=port, default=8080,
+                   help="el puerto de la página del organizador, en 127.0.0.1")  # fmt: skip
+    n.set_defaults(func=run_night_command)

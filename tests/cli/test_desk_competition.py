@@ -53,7 +53,7 @@ def start_desk(tmp: Path, port: int) -> subprocess.Popen[str]:
     desk = subprocess.Popen(
         [sys.executable, "-m", "controller.cli", "desk", "--config", str(config(tmp)),
          "--competition", "--http-port", str(port), "--out", str(tmp / "desk"), "--quiet"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        stdout=open(tmp / "desk.out", "a"), stderr=subprocess.PIPE, text=True,  # noqa: SIM115
     )  # fmt: skip
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
@@ -101,6 +101,10 @@ def test_the_desk_killed_comes_back_where_it_was(tmp_path: Path) -> None:
     finally:
         desk.terminate()
         desk.wait(timeout=120)
+    # the organiser's login link, in Spanish (issue 42: none was printed)
+    said = (tmp_path / "desk.out").read_text(encoding="utf-8")
+    link = f"La página del organizador (entra sola con tu clave, no la compartas): {url}/#clave="
+    assert link + (tmp_path / "desk" / "organiser.key").read_text().strip() in said, said
     audit = cli("desk-audit", str(tmp_path / "desk"), "--config", str(tmp_path / "tournament.toml"))
     assert audit.stdout.startswith("íntegro: ")
     journal = tmp_path / "desk" / "journal.jsonl"

@@ -90,6 +90,10 @@ def test_a_tournament_run_from_the_command_line(
     config.chmod(0o600)
     assert main(["desk-audit", str(tmp / "desk"), "--config", str(config)]) == 0
     assert "íntegro" in capsys.readouterr().out
+    # without the key: it cannot be verified (exit 2), never "alterado"
+    assert main(["desk-audit", str(tmp / "desk"), "--tournament", "copa"]) == 2
+    said = capsys.readouterr()
+    assert "no se puede verificar sin la clave" in said.err and "alterado" not in said.out
     path = tmp / "desk" / "journal.jsonl"
     path.write_text(journal.replace("planilla firmada", "planilla perdida"), encoding="utf-8")
     assert main(["desk-audit", str(tmp / "desk"), "--config", str(config)]) == 1

@@ -444,9 +444,13 @@ def test_a_mock_script_that_cannot_write_its_record_says_so_and_fails(
     six = tmp_path / "six.truco"
     six.write_text("table players=6 target=30\n0 mazo\n", encoding="utf-8")  # ~7 KB
     record = full / "r.truco"
-    status = main(
-        ["run", "--mock", "--players", "6", "--script", str(six), "--bots", "--record", str(record)]
-    )
+    # the plain bot (facil), whose seeded six-seat game makes a record of some 7 KB (the
+    # club player's is shorter, and might fit the page)
+    argv = ["run", "--mock", "--players", "6", "--script", str(six), "--bots", "--bot", "facil"]
+    status = main([*argv, "--record", str(roomy / "whole.truco")])
+    capsys.readouterr()
+    assert status == 0 and (roomy / "whole.truco").stat().st_size > 4096
+    status = main([*argv, "--record", str(record)])
     err = capsys.readouterr().err
     assert status == EXIT_NOT_RECORDED, err
     assert f"cannot write {record}" in err and "incomplete" in err

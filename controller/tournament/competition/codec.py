@@ -114,7 +114,7 @@ def action_to_json(a: Action) -> dict[str, Any]:
                 "match": a.match,
                 "winner": a.winner,
                 "games": list(a.games),
-                "points": list(a.points),
+                "points": list(a.points) if a.points is not None else None,
                 "reason": a.reason,
             }
         case SetTitle():
@@ -212,6 +212,9 @@ class _Fields:
         ):
             raise self._bad(name, "una lista de dos enteros")
         return (value[0], value[1])
+
+    def opt_pair(self, name: str) -> tuple[int, int] | None:
+        return None if self.d[name] is None else self.pair(name)
 
     def objects(self, name: str, fields: set[str], build: Callable[[_Fields], T]) -> tuple[T, ...]:
         value = self.d[name]
@@ -332,7 +335,8 @@ _READERS: dict[str, tuple[set[str], Callable[[_Fields], Action]]] = {
     "override-result": (
         {"match", "winner", "games", "points", "reason"},
         lambda f: OverrideResult(
-            f.text("match"), f.text("winner"), f.pair("games"), f.pair("points"), f.text("reason")
+            f.text("match"), f.text("winner"), f.pair("games"), f.opt_pair("points"),
+            f.text("reason"),
         ),
     ),
 }

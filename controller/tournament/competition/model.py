@@ -247,10 +247,14 @@ class Walkover:
 
 @dataclass(frozen=True)
 class OverrideResult:
+    """A result set by hand. ``points`` None: the points the tables' games recorded
+    for this match stay (what a result entered without its points means); given: these
+    instead."""
+
     match: str
     winner: str
     games: tuple[int, int]
-    points: tuple[int, int]
+    points: tuple[int, int] | None
     reason: str
 
 

@@ -672,9 +672,15 @@ def _other(m: Match, entrant: str | None) -> str | None:
 
 
 def _walked_over(m: Match, winner: str | None, reason: str) -> Match:
+    """The match to ``winner`` without playing the rest of it: the chicos already
+    played stay as they were played (each side keeps the ones it won, and its points),
+    and the winner is given the chicos it still needed (in play at 1-1 of 3: 2-1)."""
     need = games_to_win(m.best_of)
-    games = (need, 0) if winner == m.pairing.home else (0, need)
-    return replace(m, result=MatchResult(winner, games, (0, 0), MatchStatus.WALKOVER, reason))
+    played = m.result.games if m.result.status is MatchStatus.PLAYING else (0, 0)
+    points = m.result.points if m.result.status is MatchStatus.PLAYING else (0, 0)
+    side = 0 if winner == m.pairing.home else 1
+    games = (max(need, played[0]), played[1]) if side == 0 else (played[0], max(need, played[1]))
+    return replace(m, result=MatchResult(winner, games, points, MatchStatus.WALKOVER, reason))
 
 
 def _find(t: Tournament, match_id: str) -> Match:
@@ -771,7 +777,8 @@ def _override(t: Tournament, a: OverrideResult) -> Tournament:
         raise InvalidResult(f"{m.id}: {_name(t, m.pairing.home)} quedó libre, no hay resultado")
     _check_winner(t, m, a.winner, a.reason, "resultado cargado")
     side = 0 if a.winner == m.pairing.home else 1
-    if min(a.games) < 0 or min(a.points) < 0 or a.games[side] <= a.games[1 - side]:
+    points = a.points if a.points is not None else m.result.points  # the recorded ones stay
+    if min(a.games) < 0 or min(points) < 0 or a.games[side] <= a.games[1 - side]:
         raise InvalidResult(
             f"{m.id}: el ganador tiene que tener más chicos que el otro "
             f"(y nada negativo): {a.games[0]}-{a.games[1]}"
@@ -784,5 +791,5 @@ def _override(t: Tournament, a: OverrideResult) -> Tournament:
         raise ResultLocked(
             f"{m.id}: la eliminación ya está armada con las posiciones de los grupos"
         )
-    result = MatchResult(a.winner, a.games, a.points, MatchStatus.OVERRIDDEN, a.reason)
+    result = MatchResult(a.winner, a.games, points, MatchStatus.OVERRIDDEN, a.reason)
     return _put(t, replace(m, result=result))

@@ -19,8 +19,10 @@ standings count for it (2-0 in a best of 3).
 
 Each CSV comes in two forms: ``standings.csv`` for programs (``,``, UTF-8, LF,
 ``true``/``false``) and ``standings.excel.csv`` as a Spanish spreadsheet opens it
-(``;``, a BOM, CRLF, ``sí``/``no``). In both, a text cell that starts with ``=``,
-``+``, ``-``, ``@`` (or a tab or carriage return) gets a leading ``'``, so that no
+(``;``, a BOM, CRLF, ``sí``/``no``, the headers and the status words in Spanish:
+``puesto``, ``equipo``, ``campeón``, ``cargado a mano``, ``íntegro``). In both, a text
+cell that starts with ``=``, ``+``, ``-``, ``@`` (or a tab or carriage return) gets a
+leading ``'``, so that no
 spreadsheet runs it as a formula (a team called ``=HYPERLINK(...)``); numbers are never
 touched. The files on the disk are the page's exports byte for byte
 (:func:`write_exports` rewrites any that differ).
@@ -43,6 +45,8 @@ from ..table.outbox import atomic_write
 from .records import GameResult
 
 __all__ = [
+    "EXCEL_HEADERS",
+    "EXCEL_WORDS",
     "EXPORTS",
     "EXPORT_NAMES",
     "GAME_FIELDS",
@@ -293,6 +297,39 @@ def game_rows(t: Tournament, results: Iterable[GameResult] = ()) -> list[Row]:
 # ---------------------------------------------------------------------------- files
 
 
+#: The columns' headers in the spreadsheet form (``*.excel.csv``): Spanish, as the
+#: organiser reads them; the program form keeps the field names.
+EXCEL_HEADERS: Final[Mapping[str, str]] = {
+    "rank": "puesto", "entrant": "id", "name": "equipo", "club": "club",
+    "players": "jugadores", "group": "grupo", "played": "jugados", "won": "ganados",
+    "lost": "perdidos", "games_won": "chicos ganados", "games_lost": "chicos perdidos",
+    "points_for": "tantos a favor", "points_against": "tantos en contra",
+    "points_diff": "diferencia de tantos", "buchholz": "buchholz", "status": "estado",
+    "match": "partido", "round": "ronda", "stage": "etapa", "label": "nombre de la ronda",
+    "table": "mesa", "home": "id local", "home_name": "local", "away": "id visitante",
+    "away_name": "visitante", "best_of": "al mejor de", "games_home": "chicos local",
+    "games_away": "chicos visitante", "points_home": "tantos local",
+    "points_away": "tantos visitante", "games_counted": "chicos contados",
+    "winner": "id ganador", "winner_name": "ganador", "reason": "motivo",
+    "game": "chico", "score_home": "tanteador local", "score_away": "tanteador visitante",
+    "counted": "contado", "verdict": "registro", "record_sha256": "sha256 del registro",
+    "venue": "sede",
+}  # fmt: skip
+#: The words of the ``status``, ``stage`` and ``verdict`` columns in the spreadsheet
+#: form.
+EXCEL_WORDS: Final[Mapping[str, Mapping[str, str]]] = {
+    "status": {
+        "active": "en competencia", "eliminated": "eliminado", "withdrawn": "retirado",
+        "champion": "campeón", "waiting": "espera mesa", "assigned": "asignado",
+        "playing": "jugando", "decided": "terminado", "bye": "libre",
+        "walkover": "walkover", "overridden": "cargado a mano",
+    },
+    "stage": {"round": "ronda", "group": "grupos", "knockout": "eliminación",
+              "third-place": "tercer puesto"},
+    "verdict": {"intact": "íntegro", "tampered": "alterado", "unsealed": "sin sello",
+                "unreadable": "ilegible", "unchecked": "sin verificar"},
+}  # fmt: skip
+
 #: What a spreadsheet takes for a formula at the start of a cell.
 _FORMULA_START: Final = ("=", "+", "-", "@", "\t", "\r")
 
@@ -312,12 +349,13 @@ def to_csv(rows: Iterable[Row], fields: tuple[str, ...], *, excel: bool = False)
     a text that a spreadsheet would run as a formula starts with ``'``).
 
     ``excel``: as a Spanish spreadsheet opens it, ``;``-separated, a BOM, CRLF,
-    ``sí``/``no``.
+    ``sí``/``no``, the headers (``EXCEL_HEADERS``) and the status words
+    (``EXCEL_WORDS``) in Spanish.
 
     >>> to_csv([{"name": "=HYPERLINK(1)", "won": -1, "ok": True}], ("name", "won", "ok"))
     "name,won,ok\\n'=HYPERLINK(1),-1,true\\n"
     >>> to_csv([{"name": "Atlético", "ok": False}], ("name", "ok"), excel=True)
-    '\\ufeffname;ok\\r\\nAtlético;no\\r\\n'
+    '\\ufeffequipo;ok\\r\\nAtlético;no\\r\\n'
     """
     buf = io.StringIO()
     if excel:
@@ -328,8 +366,14 @@ def to_csv(rows: Iterable[Row], fields: tuple[str, ...], *, excel: bool = False)
         delimiter=";" if excel else ",",
         lineterminator="\r\n" if excel else "\n",
     )
-    writer.writeheader()
+    if excel:  # the headers and the status words in Spanish
+        writer.writerow({f: EXCEL_HEADERS.get(f, f) for f in fields})
+    else:
+        writer.writeheader()
     for row in rows:
+        if excel:
+            row = {k: EXCEL_WORDS[k].get(v, v) if k in EXCEL_WORDS and isinstance(v, str)
+                   else v for k, v in row.items()}  # fmt: skip
         writer.writerow({k: _cell(v, excel) for k, v in row.items()})
     return buf.getvalue()
 

@@ -48,6 +48,7 @@ __all__ = [
     "JournalTampered",
     "audit",
     "journal_key",
+    "signed_with_a_key",
 ]
 
 log = logging.getLogger(__name__)
@@ -145,6 +146,27 @@ def _check(
         yield number, JournalEntry(number, float(obj["t"]), obj["who"], obj["body"]), prev
 
 
+def signed_with_a_key(path: str | os.PathLike[str]) -> bool:
+    """Whether the journal's first whole line carries a MAC made with a key (not the
+    plain SHA-256 a keyless desk writes): a journal that cannot be checked without the
+    tournament's secret (``desk-audit`` without ``--config`` says so, never "alterado")."""
+    try:
+        with open(path, "rb") as f:
+            first = f.readline()
+    except OSError:
+        return False
+    if not first.endswith(b"\n"):
+        return False
+    try:
+        obj = json.loads(first.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return False
+    if not isinstance(obj, dict) or not isinstance(obj.get("mac"), str):
+        return False
+    fields = {k: v for k, v in obj.items() if k != "mac"}
+    return not hmac.compare_digest(obj["mac"], _seal(None, fields))
+
+
 def audit(path: str | os.PathLike[str], tournament: str, key: bytes | None) -> AuditVerdict:
     """Check a journal at rest (``truco-table desk-audit``); never changes it."""
     try:
@@ -188,21 +210,33 @@ class AuditJournal:
         self._prev = _genesis(self.tournament)
         self._n = 0
         self._file: Any = None
+        #: The SHA-256 of the line ``open(mark=...)`` asked for (None: no such line).
+        self.marked: str | None = None
+
+    @property
+    def last_digest(self) -> str:
+        """The SHA-256 of the last line (of the genesis for none): what a snapshot keeps."""
+        return self._prev
 
     @property
     def keyed(self) -> bool:
         return self.key is not None
 
-    def open(self) -> list[JournalEntry]:
+    def open(self, mark: int | None = None) -> list[JournalEntry]:
+        """Every entry, each checked (``mark``: the SHA-256 of that line is kept in
+        :attr:`marked`, what a snapshot of the desk names the line it folded up to by)."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             raw = self.path.read_bytes()
         except FileNotFoundError:
             raw = b""
         entries: list[JournalEntry] = []
-        for _number, entry, digest in _check(raw, self.tournament, self.key):
+        self.marked = _genesis(self.tournament) if mark == 0 else None
+        for number, entry, digest in _check(raw, self.tournament, self.key):
             entries.append(entry)
             self._prev = digest
+            if number == mark:
+                self.marked = digest
         self._n = len(entries)
         end = raw.rfind(b"\n") + 1
         if end != len(raw):

@@ -18,13 +18,18 @@ After each change, with ``auto`` (the default), the desk moves the tournament on
 itself: a closed round gets the next one paired, every waiting match goes to a free
 table of the roster (in roster order), and each table whose assignment changed is
 told (``publish``: an :class:`~controller.tournament.wire.messages.Assignment`, numbered
-with the journal's line count so a table can tell a newer one from a replayed one).
+so a table can tell a newer one from a replayed one: each above the last told and the
+journal's line count; each is written and synced to ``assignments.jsonl`` before it is
+sent, so a desk killed at any moment never uses a number twice).
 """
 
 from __future__ import annotations
 
 import collections
+import dataclasses
+import json
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -44,10 +49,18 @@ from ..competition.model import (
     Tournament,
 )
 from ..competition.tournament import apply, free_matches
-from ..wire.messages import MAX_COUNTER, Assignment, Event, assignment_digest
+from ..wire.messages import (
+    MAX_COUNTER,
+    Assignment,
+    Event,
+    RejectedMessage,
+    assignment_digest,
+    assignment_from,
+)
 from ..wire.seal import NO_MATCH, TournamentKey
-from .journal import AuditJournal, audit, journal_key
+from .journal import AuditJournal, JournalError, audit, journal_key
 from .records import GameResult
+from .snapshot import Snapshot
 from .wording import detail_text
 
 __all__ = ["Attention", "Organiser"]
@@ -60,7 +73,15 @@ DESK: Final = "mesa de control"
 AUDIT_S: Final = 10.0  # the journal on the disk is checked again this often
 MAX_NAME: Final = 64  # what the table takes in an assignment's names and label
 ATTENTION_PER_TABLE: Final = 20  # a table's items on the list (the rest are counted)
+SEEN_FILE: Final = "avisos-vistos.json"  # the organiser's items marked as seen
+STAYS: Final = ("key-conflict",)  # items a visto does not take off the list
+#: A match settled by the organiser: a game played at its table after it counts for nothing.
+SETTLED_BY_HAND: Final = (MatchStatus.WALKOVER, MatchStatus.OVERRIDDEN)
+TOLD_FILE: Final = "assignments.jsonl"  # every assignment told, written before it is sent
+TOLD_RESTORED: Final = 4  # of what was told before a restart, the last kept per table
 TOLD_KEPT: Final = 32  # assignments remembered per table, to check the tables' reports
+#: What the organiser folds from the journal: what the desk's snapshot keeps of it.
+FOLDED: Final = ("_tournament", "requests", "attention", "attention_more")
 UNDECIDED: Final = (MatchStatus.ASSIGNED, MatchStatus.PLAYING)
 #: A record's verdict as the organiser reads it.
 VERDICT: Final = {
@@ -83,6 +104,11 @@ class Attention:
     table: str | None = None
     game: str | None = None
 
+    @property
+    def key(self) -> str:
+        """What names the item when the organiser marks it as seen (*visto*)."""
+        return f"{self.what}:{self.table or ''}:{self.game or self.match or ''}"
+
 
 class Organiser:
     """The desk's competition (see the module docstring); thread-safe.
@@ -104,6 +130,7 @@ class Organiser:
         fsync: bool = True,
         clock: Callable[[], float] = time.time,
         lock: threading.RLock | None = None,
+        resume: Snapshot | None = None,
     ) -> None:
         #: The desk shares its own (``DeskState.lock``): one lock, no order to get wrong.
         self.lock = lock if lock is not None else threading.RLock()
@@ -128,15 +155,53 @@ class Organiser:
         #: desk's state gives it, also after a restart): one above the journal's line
         #: count was never this desk's, and the next assignment goes above it.
         self.taken: Callable[[str], int] = lambda table: 0
+        #: The organiser's requests already journaled (the page's id of each action,
+        #: kept with it): one sent again after a desk restart is done once only.
+        self.requests: dict[str, Action] = {}
+        #: The items the organiser marked as seen (*visto*), by their key: never listed
+        #: (nor logged) again, also after a restart (``SEEN_FILE``).
+        self._seen_path = Path(folder) / SEEN_FILE
+        self.seen: set[str] = _read_seen(self._seen_path)
         #: The seq of a game's record in its table's stream (the desk's state gives it):
         #: a key conflict names the games counted from the colliding seq on.
         self.record_seq: Callable[[str], int | None] = lambda game: None
         self._tournament = Tournament(name)
-        for entry in self.journal.open():  # JournalTampered: the desk does not start
+        # JournalTampered: the desk does not start
+        entries = self.journal.open(mark=resume.journal_lines if resume is not None else None)
+        start = 0
+        if (
+            resume is not None
+            and resume.competition is not None
+            and resume.journal_lines <= len(entries)
+            and self.journal.marked == resume.journal_digest
+        ):  # the snapshot fits the journal: only what came after it is replayed
+            for field in FOLDED:
+                setattr(self, field, resume.competition[field])
+            start = resume.journal_lines
+        elif resume is not None:
+            log.warning("desk: the snapshot does not fit %s: replaying it all", self.journal.path)
+        for entry in entries[start:]:
             action = action_from_json(entry.body["action"])
             self._tournament = apply(self._tournament, action)
+            request = entry.body.get("request")
+            if isinstance(request, str):
+                self.requests[request] = action
         log.info("desk: tournament %s resumed from %d journal lines", name, self.journal.lines)
+        #: Every assignment this desk tells a table is first written (and synced) to
+        #: ``TOLD_FILE``: a desk that restarts, however it stopped, reads back the last
+        #: counter it used (and goes above it: no table is ever told two assignments
+        #: under one number) and what it told each table (a table's ``assigned`` event
+        #: that arrives after the restart is checked against it too).
+        self._told_path = Path(folder) / TOLD_FILE
+        self._last_n = 0
+        self._read_told()
+        self._told_file: Any = open(self._told_path, "ab")  # noqa: SIM115
         self._audit: tuple[float, bool] = (self.clock(), True)
+
+    def fold(self) -> dict[str, Any]:
+        """What this organiser folded from the journal (for the desk's snapshot)."""
+        with self.lock:
+            return {field: getattr(self, field) for field in FOLDED}
 
     @property
     def audit_ok(self) -> bool:
@@ -166,21 +231,35 @@ class Organiser:
 
     # ------------------------------------------------------------------ changes
 
-    def do(self, action: Action, who: str = ORGANISER) -> Tournament:
+    def do(self, action: Action, who: str = ORGANISER, request: str | None = None) -> Tournament:
         """Apply ``action`` (refused: :class:`CompetitionError`, nothing written),
-        journal it, then move on by itself (``auto``)."""
+        journal it, then move on by itself (``auto``). ``request``: the page's id of
+        this action (journaled with it); an id already journaled is not done again
+        (the page sends an action again when the desk restarted before answering)."""
         with self.lock:
-            self._do(action, who)
+            if request is not None and request in self.requests:
+                return self._tournament
+            self._do(action, who, request)
             if self.auto:
                 self._advance()
             self._tell_tables()
             self._changed()
             return self._tournament
 
-    def _do(self, action: Action, who: str) -> None:
+    def done_before(self, request: str | None) -> bool:
+        """Whether the organiser's request ``request`` is in the journal already."""
+        with self.lock:
+            return request is not None and request in self.requests
+
+    def _do(self, action: Action, who: str, request: str | None = None) -> None:
         new = apply(self._tournament, action)  # refused before anything is written
-        self.journal.append(self.clock(), who, {"action": action_to_json(action)})
+        body: dict[str, Any] = {"action": action_to_json(action)}
+        if request is not None:
+            body["request"] = request
+        self.journal.append(self.clock(), who, body)
         self._tournament = new
+        if request is not None:
+            self.requests[request] = action
 
     def count(self, result: GameResult) -> bool:
         """A finished game (judged from its record by the desk): counted for its
@@ -210,6 +289,12 @@ class Organiser:
                            f"{result.game} ({match.id}): no se cuenta, el registro es "
                            f"{VERDICT.get(result.verdict, result.verdict)}: {why}")  # fmt: skip
                 return False
+            if match.result.status in SETTLED_BY_HAND:
+                self._flag("after-decided", result,
+                           f"{result.game} ({match.id}, {result.table}): se jugó después de que "
+                           f"el partido quedó definido a mano ({match.result.status.value}); "
+                           "no cambia el resultado")  # fmt: skip
+                return False
             if match.table != result.table:
                 self._flag("wrong-table", result,
                            f"{result.game}: {result.table} jugó {match.id}, que está asignado "
@@ -235,9 +320,23 @@ class Organiser:
             except Exception:  # the exports are rewritten at the next change
                 log.exception("desk: a change listener failed")
 
+    def dismiss(self, key: str) -> bool:
+        """The organiser saw the item ``key`` (its *visto*): off the list for good (the
+        key-conflict alarms stay until the table is re-keyed); whether it was there."""
+        with self.lock:
+            found = [a for a in self.attention if a.key == key and a.what not in STAYS]
+            if not found:
+                return False
+            self.attention = [a for a in self.attention if a.key != key]
+            self.seen.add(key)
+            tmp = self._seen_path.with_name(self._seen_path.name + ".tmp")
+            tmp.write_text(json.dumps(sorted(self.seen), ensure_ascii=False), encoding="utf-8")
+            os.replace(tmp, self._seen_path)
+            return True
+
     def _flag(self, what: str, result: GameResult, text: str) -> None:
         item = Attention(what, text, result.match, result.table, result.game)
-        if item in self.attention:
+        if item in self.attention or item.key in self.seen:
             return
         if sum(1 for a in self.attention if a.table == result.table) >= ATTENTION_PER_TABLE:
             self.attention_more[result.table] += 1  # a flood from one table: counted
@@ -293,22 +392,82 @@ class Organiser:
                           players)  # fmt: skip
 
     def _tell_tables(self) -> None:
+        news = []
         for table in self.tables:
             want = self.wanted(table)
             told = self.assignments.get(table)
             if told is not None and _same(told, want):
                 continue
+            want = dataclasses.replace(want, n=self._next_counter(table))
+            news.append(want)
+        if not news:
+            return
+        self._write_told(news)  # on the disk before any is sent
+        for want in news:
+            table = want.table
             self.assignments[table] = want
-            history = self.told.setdefault(table, collections.OrderedDict())
-            history[want.n] = want
-            while len(history) > TOLD_KEPT:
-                history.popitem(last=False)
+            self._remember(want)
             if self.publish is not None:
                 try:
                     self.publish(want)
                 except Exception as e:  # the broker is away: the desk tells again on connect
                     log.warning("desk: %s is told its assignment later: %s", table, e)
                     del self.assignments[table]
+
+    def _next_counter(self, table: str) -> int:
+        """The counter of the next assignment told to ``table``: above every one told
+        before (by this run, or any run before it: ``TOLD_FILE``), above the journal's
+        line count and above whatever the table says it took."""
+        n = min(max(self.journal.lines, self._last_n + 1, self.taken(table) + 1), MAX_COUNTER)
+        self._last_n = n
+        return n
+
+    def _remember(self, a: Assignment) -> None:
+        history = self.told.setdefault(a.table, collections.OrderedDict())
+        history[a.n] = a
+        while len(history) > TOLD_KEPT:
+            history.popitem(last=False)
+
+    def _read_told(self) -> None:
+        """What the desk told the tables before (its last ``TOLD_KEPT`` per table, and
+        its last counter); a line torn by a crash never reached a table (it is written
+        whole before the assignment is sent) and is cut off."""
+        try:
+            raw = self._told_path.read_bytes()
+        except FileNotFoundError:
+            return
+        end = raw.rfind(b"\n") + 1
+        last: dict[str, collections.deque[dict[str, Any]]] = {}
+        for line in raw[:end].splitlines():
+            try:
+                obj = json.loads(line)
+                n = obj["n"]
+                table = str(obj["table"])
+            except (ValueError, KeyError, TypeError) as e:
+                raise JournalError(f"{self._told_path}: not an assignment told: {e}") from e
+            if not isinstance(n, int):
+                raise JournalError(f"{self._told_path}: not an assignment told: n={n!r}")
+            self._last_n = max(self._last_n, n)
+            last.setdefault(table, collections.deque(maxlen=TOLD_RESTORED)).append(obj)
+        for table, objs in last.items():  # only the last few of each table are read whole
+            for obj in objs:
+                try:
+                    self._remember(assignment_from(obj, table))
+                except RejectedMessage as e:
+                    raise JournalError(f"{self._told_path}: not an assignment told: {e}") from e
+        if end != len(raw):
+            with open(self._told_path, "r+b") as f:
+                f.truncate(end)
+
+    def _write_told(self, news: Sequence[Assignment]) -> None:
+        data = b"".join(
+            json.dumps(a.payload(), ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+            for a in news
+        )
+        self._told_file.write(data)
+        self._told_file.flush()
+        if self.journal.fsync:
+            os.fsync(self._told_file.fileno())
 
     def check_assigned(self, e: Event) -> None:
         """A table's ``assigned`` event: what it took must be an assignment this desk
@@ -334,7 +493,7 @@ class Organiser:
             if item not in self.attention:
                 self.attention.insert(0, item)
                 log.error("desk: %s", text)
-            if sent is None and e.assigned is not None and e.assigned >= self.journal.lines:
+            if sent is None and e.assigned is not None and e.assigned >= self._last_n:
                 # it would refuse every real one below it: tell it again, above it
                 self.assignments.pop(e.table, None)
                 self._tell_tables()
@@ -380,6 +539,7 @@ class Organiser:
 
     def close(self) -> None:
         self.journal.close()
+        self._told_file.close()
 
     def summary(self) -> dict[str, Any]:
         with self.lock:
@@ -389,6 +549,17 @@ class Organiser:
                 "attention": [a.__dict__ for a in self.attention],
                 "attention_more": dict(self.attention_more),
             }
+
+
+def _read_seen(path: Path) -> set[str]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return set()
+    except (OSError, ValueError) as e:
+        log.warning("desk: %s cannot be read (%s): the items seen are listed again", path, e)
+        return set()
+    return {x for x in data if isinstance(x, str)} if isinstance(data, list) else set()
 
 
 def _short(text: str) -> str:

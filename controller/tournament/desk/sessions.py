@@ -6,7 +6,11 @@ one the desk writes to ``organiser.key`` in its folder, 0600). With it:
 - the browser logs in (``POST /api/entrar`` with the key) and gets a session: a cookie
   (``HttpOnly``, ``SameSite=Strict``, random, 32 bytes) and a CSRF token written into
   the organiser's page, which every write must send back in ``X-CSRF-Token``; sessions
-  end at ``/api/salir``, after :data:`SESSION_S` without use, or when the desk stops;
+  end at ``/api/salir`` or after :data:`SESSION_S` without use. A desk that restarts
+  (stopped, or killed) keeps them: they are kept in ``sessions.json`` in its folder
+  (0600; each cookie only as its SHA-256, the whole file signed with an HMAC of the
+  organiser's key, so a file written by someone else is ignored), written at every log
+  in and out and when a session's last use moved by :data:`PERSIST_USE_S`;
 - ``truco-table organiser`` sends it as ``Authorization: Bearer KEY`` (no cookie, so
   no cross-site request can carry it).
 
@@ -18,7 +22,10 @@ caller :data:`WRONG_KEY_DELAY_S`.
 
 from __future__ import annotations
 
+import hashlib
 import hmac
+import json
+import logging
 import os
 import secrets
 import threading
@@ -36,8 +43,12 @@ __all__ = [
     "load_or_create_key",
 ]
 
+log = logging.getLogger(__name__)
+
 COOKIE: Final = "truco_organizador"
 KEY_FILE: Final = "organiser.key"
+SESSIONS_FILE: Final = "sessions.json"
+PERSIST_USE_S: Final = 60.0  # a session's last use is written again after this long
 SESSION_S: Final = 12 * 3600.0  # a whole evening without logging in again
 WRONG_KEY_DELAY_S: Final = 0.5
 MAX_SESSIONS: Final = 32
@@ -72,20 +83,79 @@ def load_or_create_key(folder: str | Path, given: str | None = None) -> str:
 
 
 class OrganiserAccess:
-    """The organiser's key and their sessions (thread-safe)."""
+    """The organiser's key and their sessions (thread-safe). ``store``: the desk's
+    folder, where the sessions are kept across restarts (None: in memory only).
+    ``clock`` is the wall clock (a session outlives the process)."""
 
     def __init__(
         self,
         key: str,
         *,
-        clock: Callable[[], float] = time.monotonic,
+        store: str | Path | None = None,
+        clock: Callable[[], float] = time.time,
         delay: Callable[[float], None] = time.sleep,
     ) -> None:
         self._key = key.encode("utf-8")
+        self._sign_key = hmac.new(self._key, b"truco-desk sessions v1", hashlib.sha256).digest()
         self._clock = clock
         self._delay = delay
         self._lock = threading.Lock()
-        self._sessions: dict[str, tuple[str, float]] = {}  # cookie: (csrf, last used)
+        #: sha256(cookie): (csrf, last used, last used as written)
+        self._sessions: dict[str, tuple[str, float, float]] = {}
+        self._path = Path(store) / SESSIONS_FILE if store is not None else None
+        if self._path is not None:
+            self._load()
+
+    # ------------------------------------------------------------------ the file
+
+    def _mac(self, body: bytes) -> str:
+        return hmac.new(self._sign_key, body, hashlib.sha256).hexdigest()
+
+    def _load(self) -> None:
+        assert self._path is not None
+        try:
+            obj = json.loads(self._path.read_text(encoding="utf-8"))
+            body = json.dumps(obj["sessions"], sort_keys=True, separators=(",", ":")).encode()
+            if not isinstance(obj.get("mac"), str) or not hmac.compare_digest(
+                obj["mac"], self._mac(body)
+            ):
+                log.warning("desk: %s is not signed with the organiser's key: ignored",
+                            self._path)  # fmt: skip
+                return
+            for item in obj["sessions"]:
+                used = float(item["used"])
+                self._sessions[str(item["id"])] = (str(item["csrf"]), used, used)
+        except FileNotFoundError:
+            return
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            log.warning("desk: %s cannot be read (%s): the organiser logs in again",
+                        self._path, e)  # fmt: skip
+            self._sessions.clear()
+            return
+        self._expire()
+
+    def _save(self) -> None:
+        """Write the sessions (with the lock held): whole, 0600, signed."""
+        if self._path is None:
+            return
+        items = [{"id": i, "csrf": csrf, "used": used}
+                 for i, (csrf, used, _) in sorted(self._sessions.items())]  # fmt: skip
+        body = json.dumps(items, sort_keys=True, separators=(",", ":")).encode()
+        data = json.dumps({"v": 1, "sessions": items, "mac": self._mac(body)}).encode()
+        tmp = self._path.with_name(self._path.name + ".tmp")
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, self._path)
+        except OSError as e:  # the sessions still work; a restart asks for the key again
+            log.warning("desk: cannot keep the sessions in %s: %s", self._path, e)
+            return
+        self._sessions = {i: (c, u, u) for i, (c, u, _) in self._sessions.items()}
+
+    # ------------------------------------------------------------------ sessions
 
     def key_matches(self, key: str) -> bool:
         ok = hmac.compare_digest(key.strip().encode("utf-8"), self._key)
@@ -103,7 +173,9 @@ class OrganiserAccess:
             if len(self._sessions) >= MAX_SESSIONS:  # the oldest goes
                 oldest = min(self._sessions, key=lambda c: self._sessions[c][1])
                 del self._sessions[oldest]
-            self._sessions[session.cookie] = (session.csrf, self._clock())
+            now = self._clock()
+            self._sessions[_id(session.cookie)] = (session.csrf, now, now)
+            self._save()
         return session
 
     def session(self, cookie: str | None) -> Session | None:
@@ -112,11 +184,16 @@ class OrganiserAccess:
             return None
         with self._lock:
             self._expire()
-            for known, (csrf, _) in self._sessions.items():
-                if hmac.compare_digest(known.encode(), cookie.encode()):
-                    self._sessions[known] = (csrf, self._clock())
-                    return Session(known, csrf)
-        return None
+            key = _id(cookie)
+            found = self._sessions.get(key)
+            if found is None:
+                return None
+            csrf, _, written = found
+            now = self._clock()
+            self._sessions[key] = (csrf, now, written)
+            if now - written >= PERSIST_USE_S:
+                self._save()
+            return Session(cookie, csrf)
 
     def may_write(self, cookie: str | None, csrf: str | None, bearer: str | None) -> bool:
         """A write is the organiser's: the key as a bearer token, or a live session
@@ -132,10 +209,18 @@ class OrganiserAccess:
 
     def log_out(self, cookie: str | None) -> None:
         with self._lock:
-            if cookie:
-                self._sessions.pop(cookie, None)
+            if cookie and self._sessions.pop(_id(cookie), None) is not None:
+                self._save()
 
     def _expire(self) -> None:
         now = self._clock()
-        for cookie in [c for c, (_, used) in self._sessions.items() if now - used > SESSION_S]:
+        old = [c for c, (_, used, _w) in self._sessions.items() if now - used > SESSION_S]
+        for cookie in old:
             del self._sessions[cookie]
+        if old:
+            self._save()
+
+
+def _id(cookie: str) -> str:
+    """How a session's cookie is kept: its SHA-256 (the file never holds a cookie)."""
+    return hashlib.sha256(cookie.encode("utf-8")).hexdigest()

@@ -76,6 +76,7 @@ from .records import (
     unseal,
 )
 from .referee import RefereeItem, RepeatWatch, triage
+from .snapshot import Snapshot, load_snapshot, snapshot_key
 
 if TYPE_CHECKING:
     from .organiser import Organiser
@@ -106,6 +107,9 @@ SHOWN_REFUSALS: Final = 20  # a table's last refusals in the snapshot
 REJECTIONS_KEPT: Final = 20  # a table's last rejections kept (the rest only counted)
 ATTENTION_KEPT: Final = 20  # a table's pending atención items (the rest only counted)
 EXPORT_S: Final = 1.0  # the exports are rewritten at most this often
+#: What the desk folds from ``events.jsonl``: what its snapshot keeps (:mod:`.snapshot`).
+FOLDED: Final = ("tables", "results", "stray", "rejected", "received", "duplicates",
+                 "max_latency")  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -390,12 +394,20 @@ class DeskState:
         self._keys: dict[str, bytes] = {}
         self.judge = RecordJudge(self.tournament, self.key_for, key is not None, profile, rules)
         self.out_dir = Path(out_dir) if out_dir is not None else None
+        #: The snapshot this desk started from (None: it replayed everything).
+        self.resumed: Snapshot | None = None
         self._log: io.TextIOWrapper | None = None
+        self._replaying = False
         if self.out_dir is not None:
             (self.out_dir / "records").mkdir(parents=True, exist_ok=True)
-            self._reload()
+            self._replaying = True  # the exports are written once, after it
+            try:
+                self._reload()
+            finally:
+                self._replaying = False
             self._log = self._open_journal(self.out_dir / "events.jsonl")
-            self.reverify()
+            if self.resumed is None:  # from a snapshot: checked soon after the start
+                self.reverify()
 
     # ------------------------------------------------------------------ keys
 
@@ -466,10 +478,20 @@ class DeskState:
     def _reload(self) -> None:
         assert self.out_dir is not None
         path = self.out_dir / "events.jsonl"
+        if self.key is not None:
+            snap = load_snapshot(self.out_dir, snapshot_key(self.key.key, self.tournament),
+                                 self.tournament)  # fmt: skip
+            if snap is not None:
+                for name in FOLDED:
+                    setattr(self, name, snap.state[name])
+                self.resumed = snap
         if not path.exists():
             return
         count = 0
-        with open(path, encoding="utf-8") as f:
+        offset = self.resumed.events_offset if self.resumed is not None else 0
+        with open(path, "rb") as raw:
+            raw.seek(offset)
+            f = io.TextIOWrapper(raw, encoding="utf-8")
             for line in f:
                 with contextlib.suppress(ValueError, KeyError, TypeError):
                     obj = json.loads(line)
@@ -485,7 +507,21 @@ class DeskState:
                     count += 1
         for t in self.tables.values():
             t.online = None  # unknown until the broker tells again
-        log.info("desk: resumed from %s (%d messages)", path, count)
+        log.info("desk: resumed from %s (%d messages%s)", path, count,
+                 " after its snapshot" if self.resumed is not None else "")  # fmt: skip
+
+    def fold(self) -> Snapshot | None:
+        """What this desk folded so far, and up to where in ``events.jsonl`` (with its
+        lock held; the organiser's part is added by the desk: :mod:`.snapshot`); None
+        once its journal is closed (or it keeps none)."""
+        with self.lock:
+            if self._log is None or self.out_dir is None:
+                return None
+            self._log.flush()
+            offset = os.fstat(self._log.fileno()).st_size
+            # the digest of events.jsonl up to the offset: filled in by who writes it
+            return Snapshot(self.tournament, offset, "",
+                            {name: getattr(self, name) for name in FOLDED})  # fmt: skip
 
     @staticmethod
     def _open_journal(path: Path) -> io.TextIOWrapper:
@@ -1045,10 +1081,10 @@ class DeskState:
         """Rewrite the exports now, or within ``EXPORT_S`` when they were rewritten less
         than that ago (:meth:`flush_exports`, called by the desk's housekeeping): a
         flood of records never rewrites them more than once a second."""
-        if time.monotonic() - self._exported >= EXPORT_S:
-            self.export()
-        else:
+        if self._replaying or time.monotonic() - self._exported < EXPORT_S:
             self.export_due = True
+        else:
+            self.export()
 
     def flush_exports(self) -> None:
         """The exports :meth:`export_soon` put off, if their time has come."""

@@ -59,6 +59,7 @@ from .pages.controls import login_page
 from .picture import sticks_png
 from .sessions import COOKIE, OrganiserAccess, Session
 from .state import DeskState
+from .wording import count_of
 
 __all__ = ["serve_http"]
 
@@ -294,7 +295,7 @@ class _Handler(BaseHTTPRequestHandler):
             else:
                 self._send(200, desk_page(t.display_name, csrf=session.csrf).encode("utf-8"), html)
         elif path == "/api/tournament":
-            notes = [vars(a) for a in getattr(competition, "attention", ())]
+            notes = [vars(a) | {"key": a.key} for a in getattr(competition, "attention", ())]
             data = tournament_api(
                 t, state.snapshot(), bool(competition.audit_ok), state.results_list(), notes
             )
@@ -385,6 +386,11 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             length = min(int(self.headers.get("Content-Length", "0")), 10_000)
             body = json.loads(self.rfile.read(length) or b"{}")
+            competition = getattr(self.state, "competition", None)
+            if "note" in body and competition is not None:  # a competition's item seen
+                seen = competition.dismiss(str(body["note"])[:300])
+                self._send(200, encode({"acknowledged": int(seen)}), "application/json")
+                return
             table = str(body["table"])
             seq = body.get("seq")
             seq = int(seq) if seq is not None else None
@@ -428,7 +434,8 @@ class _Handler(BaseHTTPRequestHandler):
                        "organizador"}), "application/json")  # fmt: skip
             return
         cookie = f"{COOKIE}={session.cookie}; HttpOnly; SameSite=Strict; Path=/"
-        self._send(200, encode({"ok": True}), "application/json", (("Set-Cookie", cookie),))
+        self._send(200, encode({"ok": True, "csrf": session.csrf}), "application/json",
+                   (("Set-Cookie", cookie),))  # fmt: skip
 
     def _log_out(self) -> None:
         self.access.log_out(self._cookie())
@@ -454,6 +461,7 @@ class _Handler(BaseHTTPRequestHandler):
             data = base64.b64decode(str(body["data"]), validate=True)
             commit = bool(body.get("commit", False))
             asked = body.get("team_size")
+            request = _request_id(body.get("request"))
         except (ValueError, KeyError, TypeError):
             self._send(HTTPStatus.BAD_REQUEST, encode({"error": "se esperaba {data: base64}"}),
                        "application/json")  # fmt: skip
@@ -461,8 +469,14 @@ class _Handler(BaseHTTPRequestHandler):
         with competition.lock:
             t: Tournament = competition.tournament
             team_size = t.spec.team_size if t.spec is not None else int(asked or 2)
+            # the same import sent again (the desk restarted before it answered): the
+            # sheet read as it was then, and only the teams not registered yet registered
+            done = {k: a for k, a in competition.requests.items()
+                    if request is not None and k.startswith(request + ".")}  # fmt: skip
+            done_ids = {getattr(getattr(a, "entrant", None), "id", None) for a in done.values()}
             try:
-                sheet = read_sheet(data, team_size, t.entrants)
+                sheet = read_sheet(data, team_size,
+                                   [e for e in t.entrants if e.id not in done_ids])  # fmt: skip
             except CompetitionError as unreadable:  # cannot be read at all: one line
                 why = str(unreadable)
                 self._send(HTTPStatus.CONFLICT, encode({"error": why, "problems": [why]}),
@@ -489,17 +503,20 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             if sheet.problems:
                 self._send(HTTPStatus.CONFLICT, encode(answer | {"error": "La planilla tiene "
-                           f"{len(sheet.problems)} líneas con problemas: no se anotó a nadie"}),
+                           f"{count_of(len(sheet.problems), 'línea', 'líneas')} con "
+                           "problemas: no se anotó a nadie"}),
                            "application/json")  # fmt: skip
                 return
             try:
-                for entrant in sheet.entrants:
-                    competition.do(Register(entrant))
+                for i, entrant in enumerate(sheet.entrants):
+                    part = f"{request}.{i}" if request is not None else None
+                    competition.do(Register(entrant), request=part)
             except CompetitionError as refused:  # not expected: the sheet was checked whole
                 self._send(HTTPStatus.CONFLICT, encode({"error": str(refused)}),
                            "application/json")  # fmt: skip
                 return
-            self._send(200, encode(answer | {"registered": len(sheet.entrants)}),
+            self._send(200, encode(answer | {"registered": len(sheet.entrants),
+                                             "already": bool(done)}),
                        "application/json")  # fmt: skip
 
     def _rekey(self) -> None:
@@ -532,11 +549,13 @@ class _Handler(BaseHTTPRequestHandler):
             length = min(int(self.headers.get("Content-Length", "0")), 1_000_000)
             body = json.loads(self.rfile.read(length) or b"{}")
             action = action_from_json(body["action"])
+            request = _request_id(body.get("request"))
         except (ValueError, KeyError, TypeError) as e:
             self._send(HTTPStatus.BAD_REQUEST, encode({"error": str(e)[:500]}), "application/json")
             return
         try:
-            t = competition.do(action)
+            already = competition.done_before(request)
+            t = competition.do(action, request=request)
         except CompetitionError as e:
             self._send(HTTPStatus.CONFLICT, encode({"error": str(e)}), "application/json")
             return
@@ -546,8 +565,21 @@ class _Handler(BaseHTTPRequestHandler):
                        "application/json")  # fmt: skip
             return
         self._send(200, encode({"ok": True, "round": t.round, "finished": t.finished,
+                                "already": already,
                                 "journal_lines": competition.journal.lines}),
                    "application/json")  # fmt: skip
+
+
+_REQUEST_RE: Final = re.compile(r"[A-Za-z0-9_-]{8,64}")
+
+
+def _request_id(value: object) -> str | None:
+    """The page's id of an action (None: none given); anything else is refused."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not _REQUEST_RE.fullmatch(value):
+        raise ValueError("request: 8 to 64 letters, digits, - or _")
+    return value
 
 
 def serve_http(

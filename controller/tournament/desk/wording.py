@@ -7,7 +7,12 @@ from __future__ import annotations
 import re
 from typing import Final
 
-__all__ = ["detail_text"]
+__all__ = ["count_of", "detail_text"]
+
+
+def count_of(n: int, one: str, many: str) -> str:
+    """``n`` and its noun in the number it takes: "1 línea", "3 líneas", "0 líneas"."""
+    return f"{n} {one if n == 1 else many}"
 
 
 #: What the desk and the seal say of a record (English in the logs and the exports), as

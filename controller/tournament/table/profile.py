@@ -36,10 +36,12 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from ...engine import Claims, HouseRules
-from ...table.service import ServiceConfig
+
+if TYPE_CHECKING:  # the desk reads the profile without the table's whole service
+    from ...table.service import ServiceConfig
 
 __all__ = [
     "FORCED_RULES",

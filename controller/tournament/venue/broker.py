@@ -64,9 +64,11 @@ __all__ = [
     "Venue",
     "VenueError",
     "acl_text",
+    "broker_account",
     "firewall_rules",
     "mosquitto_conf",
     "password_line",
+    "ready_for_broker",
     "setup_venue",
 ]
 
@@ -419,20 +421,86 @@ def _make_server_cert(ca_dir: Path, broker_dir: Path, hosts: Sequence[str]) -> N
         leftover.unlink(missing_ok=True)
 
 
-def _give_to_broker(broker_dir: Path) -> None:
-    """Started as root, Mosquitto drops to its own user (``mosquitto``) before it reads
-    the password file, the ACL and the server key: they are given to that user (still
-    readable by it alone). Run as another user, the files stay that user's."""
+def broker_account() -> tuple[int, int] | None:
+    """The (uid, gid) Mosquitto runs as when started by this process: its own account
+    (``mosquitto``) when this process is root, since Mosquitto drops to it before it
+    reads its files; None when it keeps this process's user (not root, or no such
+    account)."""
     if os.geteuid() != 0:
-        return
+        return None
     try:
         import pwd
 
         account = pwd.getpwnam("mosquitto")
     except (ImportError, KeyError):
+        return None
+    return account.pw_uid, account.pw_gid
+
+
+def _give_to_broker(broker_dir: Path) -> None:
+    """Started as root, Mosquitto drops to its own user (``mosquitto``) before it reads
+    the password file, the ACL and the server key: they are given to that user (still
+    readable by it alone), the folder and everything in it (``data/`` too). Run as
+    another user, the files stay that user's."""
+    account = broker_account()
+    if account is None:
         return
-    for path in (broker_dir, *broker_dir.iterdir()):
-        os.chown(path, account.pw_uid, account.pw_gid)
+    for folder, dirs, files in os.walk(broker_dir):
+        for name in (folder, *(os.path.join(folder, f) for f in (*dirs, *files))):
+            os.chown(name, *account)
+
+
+def _passable(folder: Path, account: tuple[int, int]) -> bool:
+    """Whether ``account`` may go through every folder from the root down to ``folder``."""
+    uid, gid = account
+    for step in (folder, *folder.parents):
+        st = step.stat()
+        if st.st_uid == uid:
+            ok = bool(st.st_mode & 0o100)
+        elif st.st_gid == gid:
+            ok = bool(st.st_mode & 0o010)
+        else:
+            ok = bool(st.st_mode & 0o001)
+        if not ok:
+            return False
+    return True
+
+
+def ready_for_broker(broker_dir: Path, spare: Path | None = None) -> Path:
+    """The configuration to start Mosquitto with, whoever starts it (``truco-table
+    venue-night``): the broker's files readable by the user Mosquitto runs as.
+
+    Not root: Mosquitto keeps this user, whose files they are: ``mosquitto.conf`` as it
+    is. Root: Mosquitto drops to ``mosquitto``; the folder and its files are given to
+    it, and when a folder above it does not let that user through (a venue written
+    under ``/root``, 0700), a copy of the broker's folder is made in ``spare`` (default:
+    a new folder under /run, else the temporary folder; 0700, the broker's) with a
+    configuration pointing at it, which is returned."""
+    broker_dir = broker_dir.resolve()
+    conf = broker_dir / "mosquitto.conf"
+    account = broker_account()
+    if account is None:
+        return conf
+    _give_to_broker(broker_dir)
+    if _passable(broker_dir, account):
+        return conf
+    if spare is None:
+        base = "/run" if os.access("/run", os.W_OK) else None
+        spare = Path(tempfile.mkdtemp(prefix="truco-broker-", dir=base))
+    spare = spare.resolve()
+    spare.mkdir(parents=True, exist_ok=True, mode=0o700)
+    for item in broker_dir.iterdir():
+        if item.is_dir():
+            shutil.copytree(item, spare / item.name, dirs_exist_ok=True)
+        elif item.name != "mosquitto.conf":
+            shutil.copy2(item, spare / item.name)
+    text = conf.read_text(encoding="utf-8").replace(str(broker_dir), str(spare))
+    (spare / "mosquitto.conf").write_text(text, encoding="utf-8")
+    os.chmod(spare, 0o700)
+    _give_to_broker(spare)
+    if not _passable(spare, account):
+        raise VenueError(f"{spare}: Mosquitto's user cannot reach it")
+    return spare / "mosquitto.conf"
 
 
 def _password(path: Path) -> str:

@@ -143,11 +143,30 @@ def test_what_counts_walkovers_byes_and_not_a_match_being_played() -> None:
     assert line["e03"].points_for == 0
     t = apply(t, Withdraw("e02", "se descompuso"))
     line = {s.entrant: s for s in standings(t)}
-    assert (line["e01"].won, line["e01"].games_won, line["e01"].points_for) == (1, 2, 0)
+    # the chico played stays as played, with its points (docs/RULES.md 13, 24): 2-0, 30-10
+    assert (line["e01"].won, line["e01"].games_won, line["e01"].points_for) == (1, 2, 30)
+    assert (line["e02"].games_won, line["e02"].points_for) == (0, 10)
     assert order(t)[-1] == "e02" and line["e02"].withdrawn
     t = apply(t, PairRound(2))
     # e02 is not paired again; e01 and e03 have not met (e03 had no home match yet)
     assert [m.pairing for m in t.round_matches(2)] == [Pairing("e03", "e01")]
+
+
+def test_a_withdrawal_in_the_middle_of_a_match_keeps_the_chicos_played() -> None:
+    # issue 42: at 1-1 of a best of 3 the withdrawn team's chico stayed unseen (0-2)
+    t = replay("Copa", [Register(entrant(i)) for i in range(1, 5)])
+    t = apply(apply(t, Start(FormatSpec(Format.SWISS, best_of=3))), PairRound(1))
+    m = t.round_matches(1)[0]
+    home, away = m.pairing.home, m.pairing.away
+    assert away is not None
+    t = apply(t, AssignTable(m.id, "mesa01"))
+    t = apply(t, GameCounted(m.id, "g1", "mesa01", (15, 9), 0, SHA))
+    t = apply(t, GameCounted(m.id, "g2", "mesa01", (11, 15), 1, SHA))
+    t = apply(t, Withdraw(home, "se descompuso"))
+    r = t.match(m.id).result
+    assert (r.winner, r.games, r.points) == (away, (1, 2), (26, 24))
+    line = {s.entrant: s for s in standings(t)}
+    assert (line[home].games_won, line[away].games_won) == (1, 2)
 
 
 def test_round_robin_byes_count_nothing() -> None:

@@ -119,12 +119,14 @@ def knockout_16() -> Tournament:
     return run.t
 
 
-def swiss_round(n: int = 44, round_no: int = 3, tables: int = 20) -> Tournament:
+def swiss_round(
+    n: int = 44, round_no: int = 3, tables: int = 20, hostile: int | None = 7
+) -> Tournament:
     """``n`` pairs in a Swiss tournament of 5 rounds (one chico a match), the rounds
     before ``round_no`` played; in this one the first ``tables`` matches are at tables
     (a quarter decided each way, half being played), the rest wait for one."""
     run = Run("Abierto de Truco de Boedo", FormatSpec(Format.SWISS, best_of=1, rounds=5),
-              entrants(n, hostile=7))  # fmt: skip
+              entrants(n, hostile=hostile))  # fmt: skip
     for _ in range(1, round_no):
         for k, m in enumerate(run.pair()):
             if m.result.status is MatchStatus.WAITING:

@@ -82,7 +82,7 @@ def test_the_desk_puts_what_needs_attention_first(tmp_path: Path) -> None:
 
 
 def test_twenty_two_matches_on_twenty_tables_fit_one_laptop_screen(tmp_path: Path) -> None:
-    t = swiss_round(44, round_no=3, tables=20)
+    t = swiss_round(44, round_no=3, tables=20, hostile=None)  # the manual's picture
     desk = heard_desk(
         tmp_path / "desk", t, offline=("mesa15",), silent=("mesa20",),
         calls={"mesa03": CALL}, tampered=("mesa05",),
@@ -199,7 +199,7 @@ def test_the_desk_page_over_the_real_organiser(tmp_path: Path) -> None:
         page = dom(base + ORGANISER, tmp_path)
         with urllib.request.urlopen(base + "/api/tournament", timeout=60) as r:
             data = json.loads(r.read())
-    rows = re.findall(r'data-match="(r1-m0\d)">\s*<td>r1-m0\d</td><td>(mesa0\d)', page)
+    rows = re.findall(r'data-match="(r1-m0\d)">\s*<td>r1-m0\d</td><td[^>]*>(mesa0\d)', page)
     assert rows == [(f"r1-m0{i}", f"mesa0{i}") for i in range(1, 9)]  # the desk's own tables
     assert attention_kinds(page) == ["flagged"]
     assert f"mesa08 jugó {first.id}, que está asignado a mesa01" in page
@@ -276,3 +276,22 @@ def test_visto_is_the_organisers_and_works_from_their_page(tmp_path: Path) -> No
         # the command line's bearer key too
         assert ack("mesa04", {"Authorization": "Bearer " + ORGANISER_KEY}) == 200
         assert pending() == {"mesa03": [], "mesa04": []}
+
+
+def test_the_mesa_column_shows_a_held_table_whole(tmp_path: Path) -> None:
+    """Issue 42: "retenida (espera la #N)" was cut by the column's width."""
+    from .cdp import Page
+    from .test_desk import event
+
+    t = swiss_round(44, round_no=3, tables=20, hostile=None)
+    desk = heard_desk(tmp_path / "desk", t)
+    desk.handle(*event("mesa03", 40))  # a gap: held back, waiting for #2
+    with served(desk) as base, Page(tmp_path / "chromium", size=(1366, 768)) as page:
+        page.goto(base + ORGANISER)
+        page.wait("document.querySelector('tr[data-match=\"r3-m03\"]') !== null")
+        cell = "document.querySelector('tr[data-match=\"r3-m03\"] td.mesa')"
+        assert "retenida (espera la #2)" in page.js(f"{cell}.innerText")
+        # nothing of it hidden: the cell wraps instead of cutting
+        assert page.js(f"{cell}.scrollWidth <= {cell}.clientWidth + 1") is True
+        assert page.js(f"{cell}.querySelector('span').getBoundingClientRect().right"
+                       f" <= {cell}.getBoundingClientRect().right + 1") is True  # fmt: skip

@@ -21,6 +21,8 @@ from controller.tournament.competition.model import (
 )
 from controller.tournament.competition.tournament import apply, replay
 from controller.tournament.desk.exports import (
+    EXCEL_HEADERS,
+    EXCEL_WORDS,
     EXPORT_NAMES,
     MATCH_FIELDS,
     STANDING_FIELDS,
@@ -60,7 +62,9 @@ def test_every_export_opens_in_columns_with_its_accents() -> None:
     t = knockout_16()
     for stem, fields in (("standings", STANDING_FIELDS), ("matches", MATCH_FIELDS)):
         rows = read_as_excel(export_text(f"{stem}.excel.csv", t).encode("utf-8"))
-        assert tuple(rows[0]) == fields, "one column a field, not everything in column A"
+        headers = tuple(EXCEL_HEADERS[f] for f in fields)
+        assert tuple(rows[0]) == headers, "one column a field, not everything in column A"
+        assert len(set(headers)) == len(headers)
         assert all(len(r) == len(fields) for r in rows)
         plain = list(csv.reader(io.StringIO(export_text(f"{stem}.csv", t))))
         assert len(plain) == len(rows)
@@ -69,10 +73,26 @@ def test_every_export_opens_in_columns_with_its_accents() -> None:
 def test_booleans_are_si_and_no() -> None:
     t = knockout_16()
     rows = read_as_excel(export_text("games.excel.csv", t).encode("utf-8"))
-    counted = rows[0].index("counted")
+    counted = rows[0].index("contado")
     assert {r[counted] for r in rows[1:]} <= {"sí", "no"} and rows[1:]
     plain = list(csv.DictReader(io.StringIO(export_text("games.csv", t))))
     assert {r["counted"] for r in plain} <= {"true", "false"}
+
+
+def test_the_spreadsheet_speaks_spanish() -> None:
+    # issue 42: rank, name, champion, walkover, overridden, intact beside "sí"
+    t = knockout_16()
+    for stem in ("standings", "matches", "games"):
+        rows = read_as_excel(export_text(f"{stem}.excel.csv", t).encode("utf-8"))
+        english = set(EXCEL_WORDS["status"]) | set(EXCEL_WORDS["verdict"]) | {
+            "rank", "name", "status", "match", "round", "counted", "verdict"}  # fmt: skip
+        cells = {c for r in rows for c in r}
+        assert not cells & (english - {"walkover"}), (stem, cells & english)
+    standings_rows = read_as_excel(export_text("standings.excel.csv", t).encode("utf-8"))
+    assert standings_rows[0][:3] == ["puesto", "id", "equipo"]
+    status = standings_rows[0].index("estado")
+    assert {r[status] for r in standings_rows[1:]} <= {
+        "campeón", "eliminado", "en competencia", "retirado"}  # fmt: skip
 
 
 def test_formulas_are_escaped_in_both_csvs_and_numbers_are_not() -> None:

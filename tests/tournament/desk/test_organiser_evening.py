@@ -256,8 +256,8 @@ def test_a_whole_swiss_evening_from_the_organisers_page(tmp_path: Path) -> None:
     assert raw.startswith(b"\xef\xbb\xbf") and b"\r\n" in raw
     rows = list(csv.DictReader(io.StringIO(raw.decode("utf-8-sig"), newline=""),
                                delimiter=";"))  # fmt: skip
-    assert len(rows) == 12 and rows[0]["rank"] == "1"
-    by_name = {r["name"]: r for r in rows}
-    assert by_name["Truco y Retruco"]["status"] == "withdrawn"
-    assert by_name[LATE[0]]["players"] == "Rocío Benítez / Ramón Ortiz"
+    assert len(rows) == 12 and rows[0]["puesto"] == "1"
+    by_name = {r["equipo"]: r for r in rows}
+    assert by_name["Truco y Retruco"]["estado"] == "retirado"
+    assert by_name[LATE[0]]["jugadores"] == "Rocío Benítez / Ramón Ortiz"
     assert (folder / "desk" / "standings.excel.csv").read_bytes() == raw

@@ -73,9 +73,11 @@ def test_the_games_export_read_from_the_desks_folder(tmp_path: Path) -> None:
         assert data["games"][0]["score_home"] == game.score[0]  # a number, not a text
 
         excel = (folder / "games.excel.csv").read_bytes().decode("utf-8")
-        assert excel.startswith("\ufeffgame;match;round;label;venue;") and "\r\n" in excel
+        # the spreadsheet's headers in Spanish (issue 42)
+        assert excel.startswith("\ufeffchico;partido;ronda;nombre de la ronda;sede;")
+        assert "\r\n" in excel
         table = list(csv.DictReader(io.StringIO(excel.removeprefix("\ufeff")), delimiter=";"))
-        assert [r["counted"] for r in table] == ["sí", "sí", "no", "no"]
+        assert [r["contado"] for r in table] == ["sí", "sí", "no", "no"]
 
         server = serve_league(desk, 0)
         try:

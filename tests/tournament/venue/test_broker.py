@@ -305,3 +305,40 @@ def test_a_relative_out_folder_works(tmp_path: Path, monkeypatch: pytest.MonkeyP
         and (tmp_path / "sede" / "venue" / "broker" / "server.crt").is_file()
     )
     assert (tmp_path / "sede" / "venue" / "broker" / "data").is_dir()
+
+
+def test_the_broker_files_reach_the_broker_user_whoever_starts_it(venue: Venue) -> None:
+    """Issue 42: run as root, Mosquitto drops to its own user, and a venue under a 0700
+    folder kept it out ("Unable to open pwfile"): venue-night gives it the files, or a
+    copy where it can read them."""
+    import os
+
+    from controller.tournament.venue.broker import _passable, broker_account, ready_for_broker
+
+    nobody = (65534, 65534)
+    inside = venue.root / "broker"
+    closed = venue.root.parent
+    mode = closed.stat().st_mode & 0o777
+    try:
+        closed.chmod(0o700)
+        assert not _passable(venue.root, nobody)  # a folder above keeps others out
+        closed.chmod(0o711)
+        assert _passable(venue.root, nobody)
+        assert not _passable(inside, nobody)  # the broker's own folder is its user's
+    finally:
+        closed.chmod(mode)
+    conf = ready_for_broker(inside)
+    account = broker_account()
+    if account is None:  # not root: Mosquitto keeps this user, the files are its own
+        assert conf == inside.resolve() / "mosquitto.conf"
+        return
+    assert _passable(conf.parent, account)
+    for name in ("passwd", "acl", "server.key"):
+        st = os.stat(conf.parent / name)
+        assert (st.st_uid, st.st_mode & 0o077) == (account[0], 0), name
+    text = conf.read_text(encoding="utf-8")
+    assert f"password_file {conf.parent / 'passwd'}" in text
+    if conf.parent != inside.resolve():  # the copy: the night removes it when it ends
+        import shutil
+
+        shutil.rmtree(conf.parent)

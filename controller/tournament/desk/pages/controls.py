@@ -5,7 +5,9 @@ display name on every view), register a team, import a
 spreadsheet (a preview that lists every bad line before anything is registered), seed,
 start, pair a round (by the system or by hand), assign a table, a walkover, a
 withdrawal, a result set by hand (the winner chosen from the two names, the chicos won
-by each), close a round. Every action is confirmed in the page first (what it will do,
+by each; the points the tables recorded stay unless others are typed), close a round;
+and the teams registered (seed, id, players, withdrawn or not), before the start and
+during the tournament. Every action is confirmed in the page first (what it will do,
 in words), and the ones the audit journal keeps a reason for ask for it.
 
 The controls send the competition's actions (:mod:`~...competition.codec`'s JSON) to
@@ -42,9 +44,15 @@ body{grid-template-areas:"head head" "broker broker" "org org" "main side"}
 #msg{padding:3px 8px;border-radius:3px;margin:3px 0}#msg:empty{display:none}
 #msg.ok{background:#1b5e20}#msg.error{background:#b71c1c;color:#fff;font-weight:700}
 #confirm{position:fixed;inset:0;background:rgba(0,0,0,.6);display:none;place-items:center}
-#confirm.open{display:grid}
+#confirm.open,#relogin.open{display:grid}
+#relogin{position:fixed;inset:0;background:rgba(0,0,0,.6);display:none;place-items:center}
+#relogin div{background:#1d3d2b;border:2px solid #ff8a80;padding:14px;max-width:560px;
+ border-radius:6px}#relogin p{margin:0 0 10px}
 #confirm div{background:#1d3d2b;border:2px solid #ffe082;padding:14px;max-width:560px;
  border-radius:6px}#confirm p{margin:0 0 10px;white-space:pre-line}
+#f-teams{grid-column:1/-1}#f-teams .teams{max-height:40vh;overflow:auto}
+#f-teams table{width:100%;font-size:12px;table-layout:auto}
+#f-teams td,#f-teams th{white-space:normal}#f-teams .out{color:#ff8a80;font-weight:700}
 #preview table{width:100%;font-size:12px}#preview .bad{color:#ff8a80;font-weight:700}
 #preview ul{margin:2px 0;padding-left:18px}
 """
@@ -102,9 +110,9 @@ CONTROLS_BODY: Final = """<section id="org" class="closed"><h2>Organizador</h2>
 <input type="text" class="num" id="m-games-home" inputmode="numeric"></label>
 <label id="m-away-label">Chicos del visitante
 <input type="text" class="num" id="m-games-away" inputmode="numeric"></label></div>
-<div class="two"><label>Tantos del local (opcional)
+<div class="two"><label>Tantos del local (vacío: los registrados)
 <input type="text" class="num" id="m-points-home" inputmode="numeric"></label>
-<label>Tantos del visitante (opcional)
+<label>Tantos del visitante (vacío: los registrados)
 <input type="text" class="num" id="m-points-away" inputmode="numeric"></label></div>
 <label>Motivo (queda en el registro de auditoría) <input type="text" id="m-reason"></label>
 <button type="button" id="do-walkover">Dar por walkover</button>
@@ -119,40 +127,101 @@ CONTROLS_BODY: Final = """<section id="org" class="closed"><h2>Organizador</h2>
 los del sistema) <textarea id="p-lines" rows="3"></textarea></label>
 <button type="button" id="do-pair">Emparejar la ronda siguiente</button>
 <button type="button" id="do-repair">Rehacer los cruces de esta ronda</button></fieldset>
+<fieldset id="f-teams"><legend>Equipos inscriptos (<span id="teams-count">0</span>)</legend>
+<div class="teams"><table><thead><tr><th>Cabeza de serie</th><th>Id</th><th>Equipo</th>
+<th>Jugadores</th><th>Club</th><th>Estado</th></tr></thead><tbody id="teams-rows"></tbody>
+</table></div></fieldset>
 </div></section>
 <div id="confirm" role="dialog" aria-modal="true"><div><p id="confirm-text"></p>
 <button type="button" id="confirm-yes">Confirmar</button>
-<button type="button" id="confirm-no">Cancelar</button></div></div>"""
+<button type="button" id="confirm-no">Cancelar</button></div></div>
+<div id="relogin" role="dialog" aria-modal="true"><div><p id="relogin-why"></p>
+<form id="relogin-form"><label>Clave del organizador
+<input type="password" id="relogin-key" autocomplete="current-password"></label>
+<button id="relogin-yes">Entrar</button></form></div></div>"""
 
 CONTROLS_SCRIPT: Final = r"""
-const CSRF = document.querySelector('meta[name="csrf"]').content;
+let CSRF = document.querySelector('meta[name="csrf"]').content;
 let T = null;  // the last /api/tournament
 let pending = null;  // the confirmed action's function
 let sheetData = null;
 const val = id => $(id).value.trim();
+const cuantos = (n, one, many) => `${n} ${n === 1 ? one : many}`;
 const nameOf = id => { const e = T.tournament.entrants.find(x => x.id === id);
   return e ? e.name : (id || "(libre)"); };
 const byName = name => { const k = name.trim().replace(/\s+/g, " ").toLowerCase();
   return T.tournament.entrants.find(e => e.name.toLowerCase() === k || e.id === name.trim()); };
 function say(text, ok) { const m = $("msg"); m.textContent = text;
   m.className = ok ? "ok" : "error"; }
-function ask(text, run) { $("confirm-text").textContent = text; pending = run;
+// a line break only where the text asks for one (not where the source wraps a sentence)
+function ask(text, run) { $("confirm-text").textContent = text.replace(/\n +/g, " ");
+  pending = run;
   $("confirm").classList.add("open"); $("confirm-yes").focus(); }
 $("confirm-no").onclick = () => { pending = null; $("confirm").classList.remove("open"); };
 $("confirm-yes").onclick = async () => { const run = pending; pending = null;
   $("confirm").classList.remove("open"); if (run) await run(); };
+const requestId = () => Array.from(crypto.getRandomValues(new Uint8Array(16)),
+  b => b.toString(16).padStart(2, "0")).join("");
+const pause = ms => new Promise(done => setTimeout(done, ms));
+// The session is gone (it expired, or the organiser left): the key again, in a dialog
+// over the page, which stays as it is (what was typed is kept); resolves once back in.
+let relogging = null;
+function relogin(why) {
+  if (relogging) return relogging;
+  $("relogin-why").textContent = why || "";
+  $("relogin").classList.add("open"); $("relogin-key").value = ""; $("relogin-key").focus();
+  relogging = new Promise(done => {
+    $("relogin-form").onsubmit = async ev => {
+      ev.preventDefault();
+      let r = null;
+      try { r = await fetch("/api/entrar", {method: "POST", headers: {"Content-Type":
+        "application/json"}, body: JSON.stringify({clave: $("relogin-key").value})});
+      } catch (e) { $("relogin-why").textContent =
+        "La mesa de control no responde: probá de nuevo en unos segundos."; return; }
+      if (!r.ok) { $("relogin-why").textContent = r.status === 403
+        ? "Esa no es la clave del organizador." : `No se pudo entrar (error ${r.status}).`;
+        return; }
+      CSRF = (await r.json()).csrf || CSRF;
+      $("relogin").classList.remove("open"); relogging = null; done();
+    };
+  });
+  return relogging;
+}
+window.relogin = relogin;
+// A write, sent until the desk answers: a desk that does not answer (it restarted, say)
+// gets it again, with the same request id, so it is done once; a lost session asks for
+// the key again first.
 async function post(path, body) {
-  const r = await fetch(path, {method: "POST", headers: {"Content-Type": "application/json",
-    "X-CSRF-Token": CSRF}, body: JSON.stringify(body)});
-  let answer = {};
-  try { answer = await r.json(); } catch (e) { answer = {error: `error ${r.status}`}; }
-  if (r.status === 401) { location.reload(); }
-  return [r.ok, answer];
+  for (let tries = 0; ; tries++) {
+    let r = null;
+    try {
+      r = await fetch(path, {method: "POST", headers: {"Content-Type": "application/json",
+        "X-CSRF-Token": CSRF}, body: JSON.stringify(body)});
+    } catch (e) { r = null; }
+    if (r === null || r.status === 502 || r.status === 503 || r.status === 504) {
+      if (tries >= 600) return [false, {error: "la mesa de control no responde"}];
+      say("La mesa de control no responde: lo que confirmaste se manda de nuevo solo " +
+        "cuando vuelva (no se hace dos veces). No cierres la página.", false);
+      $("msg").dataset.waiting = "1";
+      await pause(1000);
+      continue;
+    }
+    delete $("msg").dataset.waiting;
+    if (r.status === 401) {
+      await relogin("La sesión del organizador se terminó: escribí la clave de nuevo. " +
+        "Lo que escribiste queda, y lo que confirmaste se manda después.");
+      continue;
+    }
+    let answer = {};
+    try { answer = await r.json(); } catch (e) { answer = {error: `error ${r.status}`}; }
+    return [r.ok, answer];
+  }
 }
 async function act(action, done) {
-  const [ok, answer] = await post("/api/organiser", {action});
+  const [ok, answer] = await post("/api/organiser", {action, request: requestId()});
   const why = String(answer.error || "");
-  if (ok) say("Hecho: " + done, true);
+  if (ok) say("Hecho: " + done + (answer.already ? " (ya estaba hecho: no se repitió)" : ""),
+    true);
   else say(why.startsWith("No ") ? why : "No se pudo: " + why, false);
   await refresh();
   return ok;
@@ -199,16 +268,25 @@ function controls(s) {
   $("m-away-label").firstChild.textContent = m ? `Chicos de ${m.away_name} ` :
     "Chicos del visitante ";
   options("w-entrant", t.entrants.filter(e => !e.withdrawn).map(e => [e.id, e.name]));
+  $("teams-count").textContent = t.entrants.length;
+  const rows = t.entrants.map(e => `<tr data-entrant="${esc(e.id)}"><td>${e.seed ?? ""}</td>
+    <td>${esc(e.id)}</td><td>${esc(e.name)}</td>
+    <td>${esc(e.players.map(p => p.name).join(" / "))}</td><td>${esc(e.club)}</td>
+    <td class="${e.withdrawn ? "out" : ""}">${e.withdrawn ? "retirado: " + esc(e.withdrawn)
+    : "en el torneo"}</td></tr>`).join("");
+  if ($("teams-rows").dataset.sig !== rows) { $("teams-rows").dataset.sig = rows;
+    $("teams-rows").innerHTML = rows || '<tr><td colspan="6">Todavía no hay ninguno.</td></tr>'; }
 }
 $("m-match").onchange = () => controls(T);
 $("logout").onclick = async () => { await post("/api/salir", {}); location.reload(); };
 $("do-register").onclick = () => {
   const name = val("r-name"), players = ["r-p1", "r-p2", "r-p3"].map(val).filter(x => x);
   if (!need(name, "el nombre del equipo") || !need(players.length, "un jugador")) return;
-  const ids = T.tournament.entrants.map(e => e.id);
-  const top = Math.max(0, ...ids.map(i => /^e(\d+)$/.test(i) ? Number(i.slice(1)) : 0));
-  const id = "e" + String(top + 1).padStart(2, "0");
   ask(`¿Inscribir a ${name} (${players.join(" y ")})?`, async () => {
+    await refresh();  // the id after the last one registered, as the desk has them now
+    const ids = T.tournament.entrants.map(e => e.id);
+    const top = Math.max(0, ...ids.map(i => /^e(\d+)$/.test(i) ? Number(i.slice(1)) : 0));
+    const id = "e" + String(top + 1).padStart(2, "0");
     const ok = await act({v: 1, type: "register", entrant: {id, name, club: val("r-club") || null,
       seed: null, players: players.map(p => ({name: p, member_id: null}))}},
       `${name} inscripto`);
@@ -225,14 +303,15 @@ function showSheet(a) {
   const rows = a.entrants.map(e => `<tr><td>${esc(e.id)}</td><td>${esc(e.name)}</td>
     <td>${esc(e.players.join(" / "))}</td><td>${esc(e.club)}</td></tr>`).join("");
   $("preview").innerHTML = `<div>Leída como ${esc(a.encoding)}, separada por
-    «${esc(a.delimiter)}»: ${a.entrants.length} equipos bien,
-    ${a.problems.length} líneas con problemas.</div>` +
+    «${esc(a.delimiter)}»: ${cuantos(a.entrants.length, "equipo", "equipos")} bien,
+    ${cuantos(a.problems.length, "línea", "líneas")} con problemas.</div>` +
     (a.problems.length ? `<ul class="bad" id="problems">${a.problems.map(p =>
       `<li>${esc(p)}</li>`).join("")}</ul><div class="bad">Corregí la planilla y revisala de
       nuevo: no se anota a nadie mientras haya una línea mala.</div>` : "") +
     `<table><tbody id="sheet-rows">${rows}</tbody></table>`;
   $("do-import").disabled = a.problems.length > 0 || a.entrants.length === 0;
-  $("do-import").textContent = `Inscribir a los ${a.entrants.length} equipos`;
+  $("do-import").textContent = a.entrants.length === 1
+    ? "Inscribir al equipo" : `Inscribir a los ${a.entrants.length} equipos`;
 }
 $("i-file").onchange = () => { sheetData = null; $("do-import").disabled = true;
   $("preview").innerHTML = ""; };
@@ -245,16 +324,20 @@ $("do-preview").onclick = async () => {
   if (!ok) { $("preview").innerHTML = `<ul class="bad" id="problems"><li>${esc(a.error)}</li>
     </ul>`; $("do-import").disabled = true; return; }
   showSheet(a);
-  say(a.problems.length ? `La planilla tiene ${a.problems.length} líneas con problemas`
-    : `La planilla está bien: ${a.entrants.length} equipos para inscribir`, !a.problems.length);
+  say(a.problems.length
+    ? `La planilla tiene ${cuantos(a.problems.length, "línea", "líneas")} con problemas`
+    : "La planilla está bien: " +
+    `${cuantos(a.entrants.length, "equipo", "equipos")} para inscribir`, !a.problems.length);
 };
 $("do-import").onclick = () => {
   if (!sheetData) return;
   const count = $("sheet-rows").children.length;
-  ask(`¿Inscribir a los ${count} equipos de la planilla?`, async () => {
-    const [ok, a] = await post("/api/organiser/import",
-      {data: sheetData, team_size: Number($("i-size").value), commit: true});
-    if (ok) { say(`Hecho: ${a.registered} equipos inscriptos`, true);
+  ask(count === 1 ? "¿Inscribir al equipo de la planilla?"
+    : `¿Inscribir a los ${count} equipos de la planilla?`, async () => {
+    const [ok, a] = await post("/api/organiser/import", {data: sheetData,
+      team_size: Number($("i-size").value), commit: true, request: requestId()});
+    if (ok) { say("Hecho: " +
+      cuantos(a.registered, "equipo inscripto", "equipos inscriptos"), true);
       $("preview").innerHTML = ""; $("do-import").disabled = true; sheetData = null;
       $("do-import").textContent = "Inscribir a todos"; $("i-file").value = ""; }
     else { say("No se pudo: " + a.error, false); if (a.problems) showSheet(a); }
@@ -283,7 +366,8 @@ $("do-start").onclick = () => {
     rounds: opt("s-rounds"), groups: opt("s-groups"), advance: 2,
     third_place: $("s-third").checked};
   const n = T.tournament.entrants.filter(e => !e.withdrawn).length;
-  ask(`¿Empezar el torneo con ${n} equipos, ${$("s-format").selectedOptions[0].text},
+  ask(`¿Empezar el torneo con
+    ${cuantos(n, "equipo", "equipos")}, ${$("s-format").selectedOptions[0].text},
     ${$("s-best-of").selectedOptions[0].text}? Después no se cambian el formato ni las
     cabezas de serie.`, () => act({v: 1, type: "start", spec}, "el torneo empezó"));
 };
@@ -300,25 +384,33 @@ $("do-walkover").onclick = () => {
     () => act({v: 1, type: "walkover", match: m.match, winner, reason},
       `${m.match} para ${nameOf(winner)} por walkover`));
 };
-$("do-override").onclick = () => {
+$("do-override").onclick = async () => {
+  await refresh();  // the points the tables recorded, as they are now
   const m = selected(), winner = $("m-winner").value, reason = val("m-reason");
   if (!need(m, "elegir el partido") || !need(reason, "el motivo del resultado")) return;
   const gh = number("m-games-home", `Chicos de ${m.home_name}`);
   const ga = number("m-games-away", `Chicos de ${m.away_name}`);
   if (gh === null || ga === null) return;
-  const ph = number("m-points-home", "Tantos", true), pa = number("m-points-away", "Tantos",
-    true);
+  // no points typed: the ones the tables recorded stay (and the dialog says which)
+  const typed = val("m-points-home") || val("m-points-away");
+  const ph = typed ? number("m-points-home", "Tantos") : 0;
+  const pa = typed ? number("m-points-away", "Tantos") : 0;
   if (ph === null || pa === null) return;
+  const points = typed ? [ph, pa] : null;
+  const tantos = typed ? `Tantos: ${ph}-${pa} (los que escribiste).`
+    : `Tantos: ${m.points_home}-${m.points_away} (los que registraron las mesas; quedan).`;
   ask(`¿Cargar el resultado de ${m.match} a mano?\nGana ${nameOf(winner)}: ` +
-    `${m.home_name} ${gh} chicos, ${m.away_name} ${ga} chicos.\nMotivo: ${reason}`,
+    `${m.home_name} ${cuantos(gh, "chico", "chicos")}, ` +
+    `${m.away_name} ${cuantos(ga, "chico", "chicos")}.\n${tantos}\nMotivo: ${reason}`,
     () => act({v: 1, type: "override-result", match: m.match, winner, games: [gh, ga],
-      points: [ph, pa], reason}, `resultado de ${m.match} cargado`));
+      points, reason}, `resultado de ${m.match} cargado (${tantos.slice(0, -1)})`));
 };
 $("do-withdraw").onclick = () => {
   const who = $("w-entrant").value, reason = val("w-reason");
   if (!need(who, "elegir el equipo") || !need(reason, "el motivo del retiro")) return;
-  ask(`¿Retirar a ${nameOf(who)} del torneo? Sus partidos sin jugar quedan para el rival por
-    walkover y no se empareja más.\nMotivo: ${reason}`,
+  ask(`¿Retirar a ${nameOf(who)} del torneo? Sus partidos sin terminar quedan para el rival
+    por walkover (uno que se está jugando, con los chicos ya jugados como se jugaron: el
+    rival suma los que le faltaban) y no se empareja más.\nMotivo: ${reason}`,
     () => act({v: 1, type: "withdraw", entrant: who, reason}, `${nameOf(who)} se retiró`));
 };
 $("do-close").onclick = () => {

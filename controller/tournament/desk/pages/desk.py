@@ -157,11 +157,13 @@ class _Round:
         out: list[dict[str, str]] = []
 
         def need(kind: str, text: str, table: str | None = None, seq: int | None = None,
-                 rekey: bool = False) -> None:  # fmt: skip
+                 note: str | None = None, rekey: bool = False) -> None:  # fmt: skip
             """One item; ``seq``: the referee's item (the event) that *visto* acknowledges;
-            ``rekey``: a key conflict, whose table the organiser gives a new key."""
+            ``note``: the competition's item that *visto* takes off the list; ``rekey``: a
+            key conflict, whose table the organiser gives a new key."""
             item = {"kind": kind, "text": text, "table": table or ""}
             item |= {"seq": str(seq)} if seq is not None else {}
+            item |= {"note": note} if note else {}
             out.append(item | ({"rekey": table or ""} if rekey else {}))
 
         for name, x in self.tables.items():
@@ -193,10 +195,11 @@ class _Round:
         said = {r.get("game") for r in flagged}
         for n in notes:
             if n.get("what") in FIRST:  # someone else holds a table's key or writes to it
+                rekey = n.get("what") == "key-conflict" and bool(n.get("table"))
                 need("conflict", str(n.get("text", "")), n.get("table"),
-                     rekey=n.get("what") == "key-conflict" and bool(n.get("table")))  # fmt: skip
+                     note=None if rekey else n.get("key"), rekey=rekey)  # fmt: skip
             elif n.get("game") is None or n.get("game") not in said:
-                need("flagged", str(n.get("text", "")), n.get("table"))
+                need("flagged", str(n.get("text", "")), n.get("table"), note=n.get("key"))
         for name, x in self.tables.items():
             if x.get("rules_problems"):
                 problems = "; ".join(x["rules_problems"])
@@ -324,7 +327,8 @@ th,td{padding:2px 5px;border-bottom:1px solid #2b5a3e;white-space:nowrap;overflo
 th{font-weight:600;color:#b5d3c0;font-size:12px}
 td.w{font-weight:700;color:#b9f6ca}td.vs{text-align:center;color:#9bb8a6;padding:2px 0}
 .off{color:#ff8a80;font-weight:700}.on{color:#b9f6ca}.held{color:#ffe082;font-weight:700}
-td .off{font-size:12px}tr.playing td.st{color:#ffe082}
+td .off{font-size:12px}
+td.mesa{white-space:normal;overflow-wrap:anywhere}tr.playing td.st{color:#ffe082}
 tr.waiting td.st{color:#ff8a80;font-weight:700}
 tr.done td{color:#c9d6cd}tr.call td{background:#5c1a1a}tr.offline td{background:#43201c}
 #attention{list-style:none;margin:0;padding:0}
@@ -367,11 +371,12 @@ function show(d) {
   $("broker").textContent = d.broker_lost;
   $("attention").innerHTML = d.attention.map(a =>
     `<li class="${esc(a.kind)}" data-kind="${esc(a.kind)}">${esc(a.text)}${a.seq ? ` <button
-    data-table="${esc(a.table)}" data-seq="${esc(a.seq)}">visto</button>` : ""}${a.rekey ? `
+    data-table="${esc(a.table)}" data-seq="${esc(a.seq)}">visto</button>` : a.note ? ` <button
+    data-note="${esc(a.note)}">visto</button>` : ""}${a.rekey ? `
     <button data-rekey="${esc(a.rekey)}">cambiar la clave</button>` : ""}</li>`).join("");
   $("matches").innerHTML = d.matches.map(m => `<tr
     class="${cls[m.status_code] || ""} ${esc(m.flag)}" data-match="${esc(m.match)}">
-    <td>${esc(m.match)}</td><td>${esc(m.table)}
+    <td>${esc(m.match)}</td><td class="mesa">${esc(m.table)}
     <span class="${esc(m.table_class)}">${esc(m.table_state)}</span></td>
     <td class="${m.winner === 0 ? "w" : ""}" title="${esc(m.home)}">${esc(m.home)}</td>
     <td class="vs">vs</td>
@@ -397,9 +402,10 @@ document.addEventListener("click", async ev => {  // a key conflict: a new key f
   const table = b.dataset.rekey;
   if (!confirm(`¿Darle una clave nueva a ${table}? Hasta que alguien escriba el código en ` +
                "la mesa, no se le acepta nada.")) return;
-  const csrf = document.querySelector('meta[name="csrf"]');
+  const csrf = document.querySelector('meta[name="csrf"]');  // or a new one after the key
+  const token = typeof CSRF === "string" ? CSRF : csrf ? csrf.content : "";
   const r = await fetch("/api/organiser/rekey", {method: "POST", headers: {"Content-Type":
-    "application/json", "X-CSRF-Token": csrf ? csrf.content : ""},
+    "application/json", "X-CSRF-Token": token},
     body: JSON.stringify({table})});
   const d = await r.json().catch(() => ({}));
   $("rekey").textContent = r.ok ? `Código de ${d.table}: ${d.code}. Escribilo en la mesa: ` +
@@ -408,13 +414,20 @@ document.addEventListener("click", async ev => {  // a key conflict: a new key f
   refresh();
 });
 document.addEventListener("click", async ev => {  // the referee saw it: POST /api/ack
-  const b = ev.target.closest("button[data-seq]");
+  const b = ev.target.closest("button[data-seq], button[data-note]");
   if (!b) return;
   const csrf = document.querySelector('meta[name="csrf"]');  // the organiser's session
+  const token = typeof CSRF === "string" ? CSRF : csrf ? csrf.content : "";
   const r = await fetch("/api/ack", {method: "POST", headers: {"Content-Type":
-    "application/json", "X-CSRF-Token": csrf ? csrf.content : ""},
-    body: JSON.stringify({table: b.dataset.table, seq: Number(b.dataset.seq)})});
-  if (r.status === 401) { location.reload(); return; }  // the session ended: the key again
+    "application/json", "X-CSRF-Token": token},
+    body: JSON.stringify(b.dataset.note ? {note: b.dataset.note}
+      : {table: b.dataset.table, seq: Number(b.dataset.seq)})});
+  if (r.status === 401) {  // the session ended: the key again (the page stays as it is)
+    if (window.relogin) await window.relogin("La sesión del organizador se terminó: " +
+      "escribí la clave de nuevo.");
+    else location.reload();
+    return;
+  }
   refresh();
 });
 refresh(); setInterval(refresh, 2000); addEventListener("resize", fit);

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Final
 
 from ...competition.model import Match, MatchStatus, Tournament
+from ..wording import count_of
 from .common import current_round, document, entrant_name, h
 from .pairings import round_order
 from .printing import PRINT_CSS, print_header
@@ -65,7 +66,7 @@ def _result(t: Tournament, m: Match) -> str:
         )
     reason = f" ({h(m.result.reason)})" if m.result.reason else ""
     return (
-        f'<p class="result">Resultado: <strong>{m.result.games[0]} chicos a '
+        f'<p class="result">Resultado: <strong>{count_of(m.result.games[0], "chico", "chicos")} a '
         f"{m.result.games[1]}</strong> &nbsp; Ganador: "
         f"<strong>{h(entrant_name(t, m.result.winner))}</strong>{reason}</p>"
     )
