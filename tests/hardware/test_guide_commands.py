@@ -83,19 +83,16 @@ NOT_HERE: dict[str, str] = {
         "not in .ci/run, it downloads a Debian system); here: install-pi's checks pass on a "
         "Debian 13 os-release and its closing lines send the owner to this guide"
     ),
-    "sh scripts/install-mpremote": (
-        "needs a Pico plugged in by USB; here: the script parses and mpremote's own "
-        "command is what it installs"
+    "truco-table seat install": (
+        "needs a Pico running the official MicroPython, plugged in by USB (the install "
+        "with mpremote faked, the .mpy compile for the Pico's Cortex-M0+ and the version "
+        "check are tests/cli/test_seat.py's); here: the command answers in Spanish and "
+        "every module main.py imports is in the firmware folder it copies"
     ),
-    "mpremote connect /dev/ttyACM0 cp -r firmware/seatnode : +": (
-        "flashing a real Pico (the emulated Pico's tests, tests/firmware, load the same "
-        "files); here: the files copied exist and the seat setter it calls exists"
-    ),
-    "python3 -m serial.tools.miniterm /dev/ttyACM0 115200": (
-        "a real node's serial port; here: pyserial's miniterm is installed with the table"
-    ),
-    'mpremote connect /dev/ttyACM0 exec "import seatnode.config as c; print(c.load_seat())"': (
-        "a real Pico; here: the seat node's config module has load_seat and save_seat"
+    "truco-table seat test": (
+        "needs a seat node on a USB port (tests/cli/test_seat.py runs it against the "
+        "firmware on a pty and compares what the guide quotes); here: the command answers "
+        "in Spanish"
     ),
     "journalctl -u truco-table -f": (
         "systemd's journal (no systemd here; tests/test_systemd.py checks the unit and "
@@ -144,25 +141,19 @@ def _check_not_here(block: Block, tmp_path: Path) -> None:
         assert done.returncode == 0 and "se puede instalar" in done.stdout, done.stderr
         script = (ROOT / "scripts" / "install-pi").read_text(encoding="utf-8")
         assert "docs/bares/armado.md, pasos 2 a 6" in script
-    elif head.startswith("sh scripts/install-mpremote"):
-        assert subprocess.run(["sh", "-n", "scripts/install-mpremote"], cwd=ROOT).returncode == 0
-        assert "mpremote" in (ROOT / "scripts" / "install-mpremote").read_text(encoding="utf-8")
-    elif head.startswith("mpremote connect /dev/ttyACM0 cp"):
-        assert (ROOT / "firmware" / "seatnode").is_dir()
-        assert (ROOT / "firmware" / "main.py").is_file()
-        config = (ROOT / "firmware" / "seatnode" / "config.py").read_text(encoding="utf-8")
-        assert "def save_seat(" in config
-    elif head.startswith("python3 -m serial.tools.miniterm"):
+    elif head.startswith("truco-table seat"):
+        words = head.split()
         done = subprocess.run(
-            [sys.executable, "-m", "serial.tools.miniterm", "--help"],
+            [str(Path(sys.executable).with_name("truco-table")), *words[1:3], "--help"],
             capture_output=True,
             text=True,
             timeout=60,
         )
-        assert done.returncode == 0, done.stderr
-    elif head.startswith("mpremote connect /dev/ttyACM0 exec"):
-        config = (ROOT / "firmware" / "seatnode" / "config.py").read_text(encoding="utf-8")
-        assert "def load_seat(" in config and "def save_seat(" in config
+        assert done.returncode == 0 and done.stdout.startswith("uso:"), done.stdout + done.stderr
+        if words[2] == "install":
+            main_py = (ROOT / "firmware" / "main.py").read_text(encoding="utf-8")
+            for module in re.findall(r"^\s*from seatnode import (\w+)", main_py, re.M):
+                assert (ROOT / "firmware" / "seatnode" / f"{module}.py").is_file(), module
     elif head.startswith("journalctl"):
         unit = (ROOT / "systemd" / "truco-table.service").read_text(encoding="utf-8")
         assert "ExecStart=" in unit
@@ -322,7 +313,7 @@ class Owner:
 def test_the_guide_s_table_commands_run_as_printed() -> None:
     blocks = [b for b in command_blocks() if first(b) in RUN]
     assert [b.name for b in blocks] == [
-        "armado.md#5", "armado.md#6", "armado.md#7", "armado.md#8", "problemas.md#1",
+        "armado.md#4", "armado.md#5", "armado.md#6", "armado.md#7", "problemas.md#1",
     ]  # fmt: skip
     with guide_table() as guide:
         owner = Owner(guide)
