@@ -3,8 +3,9 @@ are run as they run them (their ``--help``, the installer's help and checks, a m
 enrolment, the doctor of a simulated table, a usage error), and their output must hold
 no English. The detector is small and strict: English function words that Spanish never
 uses ("the", "with", "is", ...), counted outside what is no prose (option names, their
-choices and values, paths, commands, quoted text). The developers' commands (desk,
-replay, render, ...) may stay English and are not run here."""
+choices and values, paths, commands, quoted text). The organiser's commands whose help
+is Spanish (venue-broker, venue-night, desk-audit) are run too; the developers' commands
+(replay, render, ...) may stay English and are not run here."""
 
 from __future__ import annotations
 
@@ -135,7 +136,12 @@ def test_the_mock_table_s_help_is_spanish() -> None:
 
 def test_usage_errors_are_spanish() -> None:
     for argv in (["doctor", "--nope"], ["run", "--players", "3"], ["enroll", "--mock"],
-                 ["control"], ["run", "--seed", "x"]):  # fmt: skip
+                 ["control"], ["run", "--seed", "x"], ["venue-night"],
+                 ["venue-night", "--venue", "x", "--http-port", "70000"],
+                 ["venue-night", "--venue", "x", "--http-port", "y"], ["venue-broker"],
+                 ["venue-broker", "--tournament", "c", "--tables", "2", "--port", "x",
+                  "--out", "x"],
+                 ["desk-audit"], ["desk-audit", "x", "--nope"]):  # fmt: skip
         done = run([*TRUCO, *argv])
         assert done.returncode == 2, (argv, done.stderr)
         assert "mirá truco-table" in done.stderr, done.stderr

@@ -489,7 +489,10 @@ def run_audit(args: argparse.Namespace, out: TextIO | None = None) -> int:
 
 def configure_audit(a: argparse.ArgumentParser) -> None:
     """The ``desk-audit`` subcommand's arguments."""
-    a.add_argument("folder", help="the desk's folder (its journal.jsonl)")
-    a.add_argument("--config", metavar="FILE", help="the tournament's TOML (name and key)")
-    a.add_argument("--tournament", help="the tournament's name (default: the config's)")
+    a.add_argument("folder", metavar="CARPETA",
+                   help="la carpeta de la mesa de control (su journal.jsonl)")  # fmt: skip
+    a.add_argument("--config", metavar="ARCHIVO",
+                   help="el TOML del torneo (nombre y clave)")  # fmt: skip
+    a.add_argument("--tournament", metavar="NOMBRE",
+                   help="el nombre del torneo (por omisión, el de --config)")  # fmt: skip
     a.set_defaults(func=run_audit)
