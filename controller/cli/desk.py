@@ -398,28 +398,7 @@ def configure_demo(t: argparse.ArgumentParser) -> None:
     t.set_defaults(func=run_demo_command)
 
 
-#: the journal check's reasons (controller.tournament.desk.journal) in Spanish
-_AUDIT_REASONS: Final = (
-    ("not a journal line", "no es una línea del diario"),
-    ("lines removed or moved", "se sacaron o movieron líneas"),
-    ("the chain breaks: a line before it was changed", "la cadena se corta: se cambió una "
-     "línea anterior"),
-    ("changed after it was written (its mac does not match)", "cambiada después de escrita "
-     "(su mac no coincide)"),
-    ("numbered", "numerada"),
-    ("cannot read it", "no se puede leer"),
-    ("a torn last line, cut by a power cut, never took effect", "una última línea cortada "
-     "por un corte de luz nunca tuvo efecto"),
-    ("no journal yet", "todavía no hay diario"),
-    ("intact", "sin cambios"),
-)  # fmt: skip
 JOURNAL_KEYS: Final = {"n", "t", "who", "body", "prev", "mac"}
-
-
-def _audit_words(reason: str) -> str:
-    for english, spanish in _AUDIT_REASONS:
-        reason = reason.replace(english, spanish)
-    return reason
 
 
 def _looks_like_a_journal(path: Path) -> bool:
@@ -479,10 +458,10 @@ def run_audit(args: argparse.Namespace, out: TextIO | None = None) -> int:
     verdict = audit(path, name, journal_key(key.key, name) if key is not None else None)
     how = "con la clave del torneo" if verdict.keyed else "SIN la clave: solo cambios por error"
     if verdict.ok:
-        print(f"íntegro: {verdict.lines} líneas ({how}); {_audit_words(verdict.reason)}",
+        print(f"íntegro: {verdict.lines} líneas ({how}); {verdict.reason}",
               file=out)  # fmt: skip
         return 0
-    print(f"alterado: línea {verdict.first_bad_line}: {_audit_words(verdict.reason)} "
+    print(f"alterado: línea {verdict.first_bad_line}: {verdict.reason} "
           f"({verdict.lines} líneas antes de ella están bien; {how})", file=out)  # fmt: skip
     return 1
 
