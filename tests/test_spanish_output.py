@@ -4,7 +4,7 @@ enrolment, the doctor of a simulated table, a usage error), and their output mus
 no English. The detector is small and strict: English function words that Spanish never
 uses ("the", "with", "is", ...), counted outside what is no prose (option names, their
 choices and values, paths, commands, quoted text). The organiser's commands whose help
-is Spanish (venue-broker, venue-night, desk-audit) are run too; the developers' commands
+is Spanish (venue-broker, venue-night, desk-audit, league) are run too; the developers' commands
 (replay, render, ...) may stay English and are not run here."""
 
 from __future__ import annotations
@@ -126,6 +126,14 @@ def test_the_help_of_the_owner_s_and_players_commands_is_spanish(command: str) -
     assert english_words(done.stdout) == [], done.stdout
 
 
+@pytest.mark.parametrize("order", ["add-venue", "fixture", "desk"])
+def test_the_help_of_the_league_s_orders_is_spanish(order: str) -> None:
+    done = run([*TRUCO, "league", order, "--help"])
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"uso: truco-table league {order}")
+    assert english_words(done.stdout) == [], done.stdout
+
+
 def test_the_mock_table_s_help_is_spanish() -> None:
     """``sh scripts/mock --help`` is ``truco-table run --mock --help`` after the set-up."""
     text = (ROOT / "scripts" / "mock").read_text(encoding="utf-8")
@@ -141,7 +149,10 @@ def test_usage_errors_are_spanish() -> None:
                  ["venue-night", "--venue", "x", "--http-port", "y"], ["venue-broker"],
                  ["venue-broker", "--tournament", "c", "--tables", "2", "--port", "x",
                   "--out", "x"],
-                 ["desk-audit"], ["desk-audit", "x", "--nope"]):  # fmt: skip
+                 ["desk-audit"], ["desk-audit", "x", "--nope"], ["league"],
+                 ["league", "fixture"], ["league", "desk", "--dir", "x", "--http-port", "y"],
+                 ["league", "add-venue", "--dir", "x", "--venue", "v", "--tables", "2",
+                  "--port", "x"]):  # fmt: skip
         done = run([*TRUCO, *argv])
         assert done.returncode == 2, (argv, done.stderr)
         assert "mirá truco-table" in done.stderr, done.stderr

@@ -102,7 +102,11 @@ COMMANDS: tuple[Command, ...] = (
         "venue",
         "configure_night",
     ),
-    Command("league", "a league across bars: add-venue (keys, bridge), fixture, desk", "league"),
+    Command(
+        "league",
+        "una liga entre bares: add-venue (claves, puente), fixture (fechas), desk",
+        "league",
+    ),
     Command("rekey", "a table's new key from the organiser's one-time code", "rekey"),
     Command(
         "seat",
@@ -132,7 +136,17 @@ def _plain_invalid(match: re.Match[str]) -> str:
 #: the commands a bar owner, a player or an organiser runs: their help and their errors in
 #: Spanish (the rest are the developers', and the organiser's not yet translated, in English)
 SPANISH_COMMANDS: Final = frozenset(
-    {"run", "enroll", "doctor", "control", "seat", "venue-broker", "venue-night", "desk-audit"}
+    {
+        "run",
+        "enroll",
+        "doctor",
+        "control",
+        "seat",
+        "venue-broker",
+        "venue-night",
+        "desk-audit",
+        "league",
+    }
 )
 
 _TYPE_WORDS_ES: Final = {"int": "no es un número entero: ", "float": "no es un número: "}
