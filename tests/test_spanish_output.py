@@ -4,8 +4,8 @@ enrolment, the doctor of a simulated table, a usage error), and their output mus
 no English. The detector is small and strict: English function words that Spanish never
 uses ("the", "with", "is", ...), counted outside what is no prose (option names, their
 choices and values, paths, commands, quoted text). The organiser's commands whose help
-is Spanish (venue-broker, venue-night, desk-audit, league) are run too; the developers' commands
-(replay, render, ...) may stay English and are not run here."""
+is Spanish (venue-broker, venue-night, desk-audit, league, organiser) are run too; the
+developers' commands (replay, render, ...) may stay English and are not run here."""
 
 from __future__ import annotations
 
@@ -126,11 +126,21 @@ def test_the_help_of_the_owner_s_and_players_commands_is_spanish(command: str) -
     assert english_words(done.stdout) == [], done.stdout
 
 
-@pytest.mark.parametrize("order", ["add-venue", "fixture", "desk"])
-def test_the_help_of_the_league_s_orders_is_spanish(order: str) -> None:
-    done = run([*TRUCO, "league", order, "--help"])
+_ORGANISER = ["register", "title", "import", "withdraw", "seed", "start", "pair", "assign",
+              "close-round", "walkover", "override", "status"]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("command", "order"),
+    [("league", o) for o in ("add-venue", "fixture", "desk")]
+    + [("organiser", o) for o in _ORGANISER],
+)
+def test_the_help_of_the_league_s_and_the_organiser_s_orders_is_spanish(
+    command: str, order: str
+) -> None:
+    done = run([*TRUCO, command, order, "--help"])
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith(f"uso: truco-table league {order}")
+    assert done.stdout.startswith(f"uso: truco-table {command} {order}")
     assert english_words(done.stdout) == [], done.stdout
 
 
@@ -152,7 +162,10 @@ def test_usage_errors_are_spanish() -> None:
                  ["desk-audit"], ["desk-audit", "x", "--nope"], ["league"],
                  ["league", "fixture"], ["league", "desk", "--dir", "x", "--http-port", "y"],
                  ["league", "add-venue", "--dir", "x", "--venue", "v", "--tables", "2",
-                  "--port", "x"]):  # fmt: skip
+                  "--port", "x"], ["organiser"], ["organiser", "--desk", "nope", "status"],
+                 ["organiser", "register"], ["organiser", "start", "--format", "liga"],
+                 ["organiser", "override", "m1", "--winner", "a", "--reason", "r",
+                  "--games", "x"]):  # fmt: skip
         done = run([*TRUCO, *argv])
         assert done.returncode == 2, (argv, done.stderr)
         assert "mirá truco-table" in done.stderr, done.stderr

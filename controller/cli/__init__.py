@@ -88,7 +88,7 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command(
         "organiser",
-        "the organiser's commands to a running desk: register, start, walkover, ...",
+        "las órdenes del organizador a la mesa de control en marcha: register, start, ...",
         "organiser",
     ),
     Command(
@@ -146,6 +146,7 @@ SPANISH_COMMANDS: Final = frozenset(
         "venue-night",
         "desk-audit",
         "league",
+        "organiser",
     }
 )
 
