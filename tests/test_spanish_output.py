@@ -4,8 +4,8 @@ enrolment, the doctor of a simulated table, a usage error), and their output mus
 no English. The detector is small and strict: English function words that Spanish never
 uses ("the", "with", "is", ...), counted outside what is no prose (option names, their
 choices and values, paths, commands, quoted text). The organiser's commands whose help
-is Spanish (venue-broker, venue-night, desk-audit, league, organiser) are run too; the
-developers' commands (replay, render, ...) may stay English and are not run here."""
+is Spanish (venue-broker, venue-night, desk-audit, league, organiser, desk) are run too;
+the developers' commands (replay, render, ...) may stay English and are not run here."""
 
 from __future__ import annotations
 
@@ -165,7 +165,8 @@ def test_usage_errors_are_spanish() -> None:
                   "--port", "x"], ["organiser"], ["organiser", "--desk", "nope", "status"],
                  ["organiser", "register"], ["organiser", "start", "--format", "liga"],
                  ["organiser", "override", "m1", "--winner", "a", "--reason", "r",
-                  "--games", "x"]):  # fmt: skip
+                  "--games", "x"], ["desk", "--refresh", "-1"], ["desk", "--reverify", "x"],
+                 ["desk", "--http-port", "99999"], ["desk", "--duration", "x"]):  # fmt: skip
         done = run([*TRUCO, *argv])
         assert done.returncode == 2, (argv, done.stderr)
         assert "mirá truco-table" in done.stderr, done.stderr

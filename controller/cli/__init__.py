@@ -72,7 +72,11 @@ COMMANDS: tuple[Command, ...] = (
     Command("render", "draw seat screens as PNG previews", "render"),
     Command("verify", "check that a sealed game record is intact", "verify", "configure_verify"),
     Command("seal", "seal a game record by hand", "verify", "configure_seal"),
-    Command("desk", "the tournament desk: live scoreboard, results, records", "desk"),
+    Command(
+        "desk",
+        "la mesa de control del torneo: el tablero en vivo, los resultados, los registros",
+        "desk",
+    ),
     Command("doctor", "revisar la mesa: nodos, pantallitas, mazos, estado", "doctor"),
     Command(
         "tournament-demo",
@@ -147,6 +151,7 @@ SPANISH_COMMANDS: Final = frozenset(
         "desk-audit",
         "league",
         "organiser",
+        "desk",
     }
 )
 
@@ -170,6 +175,9 @@ _ARGPARSE_ES: Final = (
     (re.compile(r"not a number of seconds: "), "no es un número de segundos: "),
     (re.compile(r"seconds, 0 or more, not "), "segundos, 0 o más, no "),
     (re.compile(r"seconds from 0 to 3600, not "), "segundos de 0 a 3600, no "),
+    # desk's own positive numbers (controller/cli/desk.py)
+    (re.compile(r"not a number: "), "no es un número: "),
+    (re.compile(r"expected a positive number, not "), "va un número positivo, no "),
 )
 
 

@@ -317,37 +317,45 @@ def _positive(kind: type) -> Any:
 
 def configure(d: argparse.ArgumentParser) -> None:
     """The ``desk`` subcommand's arguments (its ``func`` is :func:`run_desk`)."""
-    d.add_argument("--config", metavar="FILE", help="the tournament's TOML ([tournament])")
-    d.add_argument("--tournament", help="the tournament's name (topic truco/NAME/...)")
-    d.add_argument("--broker", metavar="HOST:PORT", help="default 127.0.0.1:1883")
-    d.add_argument("--key-file", metavar="FILE", help="the tournament's secret in hex (0600)")
-    d.add_argument("--name", help="this desk's name: its client id (default: its broker account)")
+    d.add_argument("--config", metavar="ARCHIVO", help="el TOML del torneo ([tournament])")
+    d.add_argument("--tournament", metavar="NOMBRE",
+                   help="el nombre del torneo (los temas truco/NOMBRE/...)")  # fmt: skip
+    d.add_argument("--broker", metavar="HOST:PUERTO", help="por defecto 127.0.0.1:1883")
+    d.add_argument("--key-file", metavar="ARCHIVO",
+                   help="el secreto del torneo en hexadecimal (0600)")  # fmt: skip
+    d.add_argument("--name", metavar="NOMBRE",
+                   help="el nombre de esta mesa de control: su id en el broker (por omisión, "
+                   "su cuenta del broker)")  # fmt: skip
+    d.add_argument("--rules", metavar="'K=V ...'",
+                   help="las reglas de la casa del torneo, por ejemplo 'target=15'")  # fmt: skip
+    d.add_argument("--reverify", type=_positive(float), default=60.0, metavar="S",
+                   help="revisar los registros guardados cada S segundos")  # fmt: skip
+    d.add_argument("--out", metavar="CARPETA",
+                   help="los registros y los resultados (por defecto desk-NOMBRE)")  # fmt: skip
+    d.add_argument("--http-port", type=port, default=8080, metavar="PUERTO",
+                   help="la página en 127.0.0.1 (0: ninguna)")  # fmt: skip
+    d.add_argument("--profile", choices=("tournament", "house"), default="tournament",
+                   help="tournament (torneo) o house (la casa)")  # fmt: skip
+    d.add_argument("--refresh", type=_positive(float), default=1.0, metavar="S",
+                   help="cada cuántos segundos se redibuja el tablero")  # fmt: skip
+    d.add_argument("--duration", type=duration, default=0, metavar="S",
+                   help="parar después de tantos segundos (0: nunca)")  # fmt: skip
     d.add_argument(
-        "--rules", metavar="'K=V ...'", help="the tournament's house rules, e.g. 'target=15'"
-    )
-    d.add_argument(
-        "--reverify", type=_positive(float), default=60.0, help="check records on disk every S s"
-    )
-    d.add_argument("--out", metavar="DIR", help="records and results (default desk-NAME)")
-    d.add_argument("--http-port", type=port, default=8080, help="web page on 127.0.0.1 (0: none)")
-    d.add_argument("--profile", choices=("tournament", "house"), default="tournament")
-    d.add_argument("--refresh", type=_positive(float), default=1.0, help="seconds")
-    d.add_argument("--duration", type=duration, default=0, help="stop after this many seconds")
-    d.add_argument(
-        "--hand-s", type=duration, default=3.0, metavar="SECONDS",  # Quota.hand_s
-        help="the shortest a hand takes at a real table (3): a game whose hands reach the "
-        "desk faster is held for the organiser (0: not checked)",
+        "--hand-s", type=duration, default=3.0, metavar="SEGUNDOS",  # Quota.hand_s
+        help="lo menos que dura una mano en una mesa de verdad (3): un chico cuyas manos "
+        "llegan más rápido queda retenido para el organizador (0: no se revisa)",
     )  # fmt: skip
-    d.add_argument("--quiet", action="store_true", help="no board unless on a terminal")
+    d.add_argument("--quiet", action="store_true",
+                   help="sin tablero, salvo en una terminal")  # fmt: skip
     d.add_argument(
         "--competition", action="store_true",
-        help="run the tournament too: registration, rounds, tables, standings (needs the "
-        "secret and the roster)",
+        help="llevar también el torneo: inscripción, rondas, mesas, posiciones (necesita "
+        "el secreto y la lista de mesas)",
     )  # fmt: skip
     d.add_argument(
-        "--organiser-key-file", metavar="FILE",
-        help="the organiser's key for the page and `organiser` (at least 8 characters; "
-        "default: a random one the desk writes to OUT/organiser.key, 0600)",
+        "--organiser-key-file", metavar="ARCHIVO",
+        help="la clave del organizador para la página y `organiser` (al menos 8 caracteres; "
+        "por omisión, una al azar que la mesa de control escribe en OUT/organiser.key, 0600)",
     )  # fmt: skip
     d.set_defaults(func=run_desk)
 
