@@ -208,8 +208,8 @@ def _run_competition(
                       organiser_key=organiser_key, quota=Quota(hand_s=args.hand_s))  # fmt: skip
     except JournalError as e:
         print(f"truco-table desk: {folder / 'journal.jsonl'}: {e}; "
-              "the desk does not start on a journal it cannot trust "
-              "(truco-table desk-audit says where)", file=err)  # fmt: skip
+              "la mesa de control no arranca con un diario en el que no puede confiar "
+              "(truco-table desk-audit dice dónde)", file=err)  # fmt: skip
         return 1
     except OSError as e:
         print(f"truco-table desk: cannot start: {e}", file=err)
