@@ -3,8 +3,9 @@ are run as they run them (their ``--help``, the installer's help and checks, a m
 enrolment, the doctor of a simulated table, a usage error), and their output must hold
 no English. The detector is small and strict: English function words that Spanish never
 uses ("the", "with", "is", ...), counted outside what is no prose (option names, their
-choices and values, paths, commands, quoted text). The developers' commands (desk,
-replay, render, ...) may stay English and are not run here."""
+choices and values, paths, commands, quoted text). The organiser's commands whose help
+is Spanish (venue-broker, venue-night, desk-audit, league, organiser, desk) are run too;
+the developers' commands (replay, render, ...) may stay English and are not run here."""
 
 from __future__ import annotations
 
@@ -125,6 +126,24 @@ def test_the_help_of_the_owner_s_and_players_commands_is_spanish(command: str) -
     assert english_words(done.stdout) == [], done.stdout
 
 
+_ORGANISER = ["register", "title", "import", "withdraw", "seed", "start", "pair", "assign",
+              "close-round", "walkover", "override", "status"]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("command", "order"),
+    [("league", o) for o in ("add-venue", "fixture", "desk")]
+    + [("organiser", o) for o in _ORGANISER],
+)
+def test_the_help_of_the_league_s_and_the_organiser_s_orders_is_spanish(
+    command: str, order: str
+) -> None:
+    done = run([*TRUCO, command, order, "--help"])
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"uso: truco-table {command} {order}")
+    assert english_words(done.stdout) == [], done.stdout
+
+
 def test_the_mock_table_s_help_is_spanish() -> None:
     """``sh scripts/mock --help`` is ``truco-table run --mock --help`` after the set-up."""
     text = (ROOT / "scripts" / "mock").read_text(encoding="utf-8")
@@ -135,7 +154,19 @@ def test_the_mock_table_s_help_is_spanish() -> None:
 
 def test_usage_errors_are_spanish() -> None:
     for argv in (["doctor", "--nope"], ["run", "--players", "3"], ["enroll", "--mock"],
-                 ["control"], ["run", "--seed", "x"]):  # fmt: skip
+                 ["control"], ["run", "--seed", "x"], ["venue-night"],
+                 ["venue-night", "--venue", "x", "--http-port", "70000"],
+                 ["venue-night", "--venue", "x", "--http-port", "y"], ["venue-broker"],
+                 ["venue-broker", "--tournament", "c", "--tables", "2", "--port", "x",
+                  "--out", "x"],
+                 ["desk-audit"], ["desk-audit", "x", "--nope"], ["league"],
+                 ["league", "fixture"], ["league", "desk", "--dir", "x", "--http-port", "y"],
+                 ["league", "add-venue", "--dir", "x", "--venue", "v", "--tables", "2",
+                  "--port", "x"], ["organiser"], ["organiser", "--desk", "nope", "status"],
+                 ["organiser", "register"], ["organiser", "start", "--format", "liga"],
+                 ["organiser", "override", "m1", "--winner", "a", "--reason", "r",
+                  "--games", "x"], ["desk", "--refresh", "-1"], ["desk", "--reverify", "x"],
+                 ["desk", "--http-port", "99999"], ["desk", "--duration", "x"]):  # fmt: skip
         done = run([*TRUCO, *argv])
         assert done.returncode == 2, (argv, done.stderr)
         assert "mirá truco-table" in done.stderr, done.stderr

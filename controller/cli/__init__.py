@@ -72,7 +72,11 @@ COMMANDS: tuple[Command, ...] = (
     Command("render", "draw seat screens as PNG previews", "render"),
     Command("verify", "check that a sealed game record is intact", "verify", "configure_verify"),
     Command("seal", "seal a game record by hand", "verify", "configure_seal"),
-    Command("desk", "the tournament desk: live scoreboard, results, records", "desk"),
+    Command(
+        "desk",
+        "la mesa de control del torneo: el tablero en vivo, los resultados, los registros",
+        "desk",
+    ),
     Command("doctor", "revisar la mesa: nodos, pantallitas, mazos, estado", "doctor"),
     Command(
         "tournament-demo",
@@ -82,18 +86,18 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command(
         "desk-audit",
-        "check a desk's audit journal: intact, or the line where it was changed",
+        "revisar el registro de auditoría de una mesa de control: intacto, o la línea alterada",
         "desk",
         "configure_audit",
     ),
     Command(
         "organiser",
-        "the organiser's commands to a running desk: register, start, walkover, ...",
+        "las órdenes del organizador a la mesa de control en marcha: register, start, ...",
         "organiser",
     ),
     Command(
         "venue-broker",
-        "set up the venue's Mosquitto: accounts, ACLs, TLS, per-table keys",
+        "preparar el Mosquitto del salón: cuentas, permisos (ACL), TLS, claves por mesa",
         "venue",
     ),
     Command(
@@ -102,7 +106,11 @@ COMMANDS: tuple[Command, ...] = (
         "venue",
         "configure_night",
     ),
-    Command("league", "a league across bars: add-venue (keys, bridge), fixture, desk", "league"),
+    Command(
+        "league",
+        "una liga entre bares: add-venue (claves, puente), fixture (fechas), desk",
+        "league",
+    ),
     Command("rekey", "a table's new key from the organiser's one-time code", "rekey"),
     Command(
         "seat",
@@ -129,9 +137,23 @@ def _plain_invalid(match: re.Match[str]) -> str:
     return _TYPE_WORDS.get(match.group(1), "not a valid value: ")
 
 
-#: the commands a bar owner or a player runs: their help and their errors in Spanish
-#: (the rest are the organiser's desk tools and the developers', in English)
-SPANISH_COMMANDS: Final = frozenset({"run", "enroll", "doctor", "control", "seat"})
+#: the commands a bar owner, a player or an organiser runs: their help and their errors in
+#: Spanish (the rest are the developers', and the organiser's not yet translated, in English)
+SPANISH_COMMANDS: Final = frozenset(
+    {
+        "run",
+        "enroll",
+        "doctor",
+        "control",
+        "seat",
+        "venue-broker",
+        "venue-night",
+        "desk-audit",
+        "league",
+        "organiser",
+        "desk",
+    }
+)
 
 _TYPE_WORDS_ES: Final = {"int": "no es un número entero: ", "float": "no es un número: "}
 
@@ -147,6 +169,15 @@ _ARGPARSE_ES: Final = (
     (re.compile(r"not allowed with argument "), "no va junto con "),
     (re.compile(r"one of the arguments (.*) is required"), r"hace falta una de \1"),
     (re.compile(r"invalid (\w+) value: "), lambda m: _TYPE_WORDS_ES.get(m.group(1), "no sirve: ")),
+    # the shared argument types' own words (controller/cli/arguments.py)
+    (re.compile(r"not a port number: "), "no es un número de puerto: "),
+    (re.compile(r"a port from 0 to 65535, not "), "un puerto de 0 a 65535, no "),
+    (re.compile(r"not a number of seconds: "), "no es un número de segundos: "),
+    (re.compile(r"seconds, 0 or more, not "), "segundos, 0 o más, no "),
+    (re.compile(r"seconds from 0 to 3600, not "), "segundos de 0 a 3600, no "),
+    # desk's own positive numbers (controller/cli/desk.py)
+    (re.compile(r"not a number: "), "no es un número: "),
+    (re.compile(r"expected a positive number, not "), "va un número positivo, no "),
 )
 
 

@@ -208,8 +208,8 @@ def _run_competition(
                       organiser_key=organiser_key, quota=Quota(hand_s=args.hand_s))  # fmt: skip
     except JournalError as e:
         print(f"truco-table desk: {folder / 'journal.jsonl'}: {e}; "
-              "the desk does not start on a journal it cannot trust "
-              "(truco-table desk-audit says where)", file=err)  # fmt: skip
+              "la mesa de control no arranca con un diario en el que no puede confiar "
+              "(truco-table desk-audit dice dónde)", file=err)  # fmt: skip
         return 1
     except OSError as e:
         print(f"truco-table desk: cannot start: {e}", file=err)
@@ -317,37 +317,45 @@ def _positive(kind: type) -> Any:
 
 def configure(d: argparse.ArgumentParser) -> None:
     """The ``desk`` subcommand's arguments (its ``func`` is :func:`run_desk`)."""
-    d.add_argument("--config", metavar="FILE", help="the tournament's TOML ([tournament])")
-    d.add_argument("--tournament", help="the tournament's name (topic truco/NAME/...)")
-    d.add_argument("--broker", metavar="HOST:PORT", help="default 127.0.0.1:1883")
-    d.add_argument("--key-file", metavar="FILE", help="the tournament's secret in hex (0600)")
-    d.add_argument("--name", help="this desk's name: its client id (default: its broker account)")
+    d.add_argument("--config", metavar="ARCHIVO", help="el TOML del torneo ([tournament])")
+    d.add_argument("--tournament", metavar="NOMBRE",
+                   help="el nombre del torneo (los temas truco/NOMBRE/...)")  # fmt: skip
+    d.add_argument("--broker", metavar="HOST:PUERTO", help="por defecto 127.0.0.1:1883")
+    d.add_argument("--key-file", metavar="ARCHIVO",
+                   help="el secreto del torneo en hexadecimal (0600)")  # fmt: skip
+    d.add_argument("--name", metavar="NOMBRE",
+                   help="el nombre de esta mesa de control: su id en el broker (por omisión, "
+                   "su cuenta del broker)")  # fmt: skip
+    d.add_argument("--rules", metavar="'K=V ...'",
+                   help="las reglas de la casa del torneo, por ejemplo 'target=15'")  # fmt: skip
+    d.add_argument("--reverify", type=_positive(float), default=60.0, metavar="S",
+                   help="revisar los registros guardados cada S segundos")  # fmt: skip
+    d.add_argument("--out", metavar="CARPETA",
+                   help="los registros y los resultados (por defecto desk-NOMBRE)")  # fmt: skip
+    d.add_argument("--http-port", type=port, default=8080, metavar="PUERTO",
+                   help="la página en 127.0.0.1 (0: ninguna)")  # fmt: skip
+    d.add_argument("--profile", choices=("tournament", "house"), default="tournament",
+                   help="tournament (torneo) o house (la casa)")  # fmt: skip
+    d.add_argument("--refresh", type=_positive(float), default=1.0, metavar="S",
+                   help="cada cuántos segundos se redibuja el tablero")  # fmt: skip
+    d.add_argument("--duration", type=duration, default=0, metavar="S",
+                   help="parar después de tantos segundos (0: nunca)")  # fmt: skip
     d.add_argument(
-        "--rules", metavar="'K=V ...'", help="the tournament's house rules, e.g. 'target=15'"
-    )
-    d.add_argument(
-        "--reverify", type=_positive(float), default=60.0, help="check records on disk every S s"
-    )
-    d.add_argument("--out", metavar="DIR", help="records and results (default desk-NAME)")
-    d.add_argument("--http-port", type=port, default=8080, help="web page on 127.0.0.1 (0: none)")
-    d.add_argument("--profile", choices=("tournament", "house"), default="tournament")
-    d.add_argument("--refresh", type=_positive(float), default=1.0, help="seconds")
-    d.add_argument("--duration", type=duration, default=0, help="stop after this many seconds")
-    d.add_argument(
-        "--hand-s", type=duration, default=3.0, metavar="SECONDS",  # Quota.hand_s
-        help="the shortest a hand takes at a real table (3): a game whose hands reach the "
-        "desk faster is held for the organiser (0: not checked)",
+        "--hand-s", type=duration, default=3.0, metavar="SEGUNDOS",  # Quota.hand_s
+        help="lo menos que dura una mano en una mesa de verdad (3): un chico cuyas manos "
+        "llegan más rápido queda retenido para el organizador (0: no se revisa)",
     )  # fmt: skip
-    d.add_argument("--quiet", action="store_true", help="no board unless on a terminal")
+    d.add_argument("--quiet", action="store_true",
+                   help="sin tablero, salvo en una terminal")  # fmt: skip
     d.add_argument(
         "--competition", action="store_true",
-        help="run the tournament too: registration, rounds, tables, standings (needs the "
-        "secret and the roster)",
+        help="llevar también el torneo: inscripción, rondas, mesas, posiciones (necesita "
+        "el secreto y la lista de mesas)",
     )  # fmt: skip
     d.add_argument(
-        "--organiser-key-file", metavar="FILE",
-        help="the organiser's key for the page and `organiser` (at least 8 characters; "
-        "default: a random one the desk writes to OUT/organiser.key, 0600)",
+        "--organiser-key-file", metavar="ARCHIVO",
+        help="la clave del organizador para la página y `organiser` (al menos 8 caracteres; "
+        "por omisión, una al azar que la mesa de control escribe en OUT/organiser.key, 0600)",
     )  # fmt: skip
     d.set_defaults(func=run_desk)
 
@@ -398,28 +406,7 @@ def configure_demo(t: argparse.ArgumentParser) -> None:
     t.set_defaults(func=run_demo_command)
 
 
-#: the journal check's reasons (controller.tournament.desk.journal) in Spanish
-_AUDIT_REASONS: Final = (
-    ("not a journal line", "no es una línea del diario"),
-    ("lines removed or moved", "se sacaron o movieron líneas"),
-    ("the chain breaks: a line before it was changed", "la cadena se corta: se cambió una "
-     "línea anterior"),
-    ("changed after it was written (its mac does not match)", "cambiada después de escrita "
-     "(su mac no coincide)"),
-    ("numbered", "numerada"),
-    ("cannot read it", "no se puede leer"),
-    ("a torn last line, cut by a power cut, never took effect", "una última línea cortada "
-     "por un corte de luz nunca tuvo efecto"),
-    ("no journal yet", "todavía no hay diario"),
-    ("intact", "sin cambios"),
-)  # fmt: skip
 JOURNAL_KEYS: Final = {"n", "t", "who", "body", "prev", "mac"}
-
-
-def _audit_words(reason: str) -> str:
-    for english, spanish in _AUDIT_REASONS:
-        reason = reason.replace(english, spanish)
-    return reason
 
 
 def _looks_like_a_journal(path: Path) -> bool:
@@ -479,17 +466,20 @@ def run_audit(args: argparse.Namespace, out: TextIO | None = None) -> int:
     verdict = audit(path, name, journal_key(key.key, name) if key is not None else None)
     how = "con la clave del torneo" if verdict.keyed else "SIN la clave: solo cambios por error"
     if verdict.ok:
-        print(f"íntegro: {verdict.lines} líneas ({how}); {_audit_words(verdict.reason)}",
+        print(f"íntegro: {verdict.lines} líneas ({how}); {verdict.reason}",
               file=out)  # fmt: skip
         return 0
-    print(f"alterado: línea {verdict.first_bad_line}: {_audit_words(verdict.reason)} "
+    print(f"alterado: línea {verdict.first_bad_line}: {verdict.reason} "
           f"({verdict.lines} líneas antes de ella están bien; {how})", file=out)  # fmt: skip
     return 1
 
 
 def configure_audit(a: argparse.ArgumentParser) -> None:
     """The ``desk-audit`` subcommand's arguments."""
-    a.add_argument("folder", help="the desk's folder (its journal.jsonl)")
-    a.add_argument("--config", metavar="FILE", help="the tournament's TOML (name and key)")
-    a.add_argument("--tournament", help="the tournament's name (default: the config's)")
+    a.add_argument("folder", metavar="CARPETA",
+                   help="la carpeta de la mesa de control (su journal.jsonl)")  # fmt: skip
+    a.add_argument("--config", metavar="ARCHIVO",
+                   help="el TOML del torneo (nombre y clave)")  # fmt: skip
+    a.add_argument("--tournament", metavar="NOMBRE",
+                   help="el nombre del torneo (por omisión, el de --config)")  # fmt: skip
     a.set_defaults(func=run_audit)

@@ -181,38 +181,79 @@ def run_desk(args: argparse.Namespace, out: TextIO | None = None) -> int:
     return 0
 
 
+def _in_spanish(sub: argparse.ArgumentParser, parent: argparse.ArgumentParser) -> None:
+    """A subcommand's parser speaks as ``league``'s: argparse's words and errors in Spanish."""
+    from . import spanish_parser
+
+    sub.formatter_class = parent.formatter_class
+    spanish_parser(sub)
+    if hasattr(parent, "spanish"):
+        sub.spanish = True  # type: ignore[attr-defined]
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
-    """The ``league`` subcommand and its own subcommands."""
-    sub = parser.add_subparsers(dest="league_command", required=True)
+    """The ``league`` subcommand and its own subcommands (help in Spanish)."""
+    sub = parser.add_subparsers(
+        dest="league_command", required=True, title="órdenes", metavar="ORDEN"
+    )
     a = sub.add_parser(
         "add-venue",
-        help="a venue joins the league: keys, accounts, its broker bridged to the central",
+        help="un salón entra a la liga: claves, cuentas, su broker unido al central",
     )
-    a.add_argument("--dir", required=True, metavar="DIR", help="the league's folder")
-    a.add_argument("--venue", required=True, help="the venue's id, e.g. bar-lopez")
-    a.add_argument("--tables", required=True, help="a count (mesa01..) or names a,b,c")
-    a.add_argument("--desks", default="desk", help="the venue's desks a,b (default desk)")
+    _in_spanish(a, parser)
+    a.add_argument("--dir", required=True, metavar="CARPETA", help="la carpeta de la liga")
     a.add_argument(
-        "--host", action="append", help="the venue broker's address as its tables reach it"
+        "--venue", required=True, metavar="SALÓN", help="el id del salón, por ejemplo bar-lopez"
     )
-    a.add_argument("--port", type=int, default=8883, help="the venue broker's TLS port")
-    a.add_argument("--bind", help="where the venue broker listens (default: the first --host)")
-    a.add_argument("--rules", help="the league's house rules, e.g. 'players=4 target=30'")
-    a.add_argument("--league", help="the league's name (the first time)")
-    a.add_argument("--central", help="the central broker, HOST:PORT (the first time)")
-    a.add_argument("--central-bind", help="where the central broker listens (default: its host)")
+    a.add_argument(
+        "--tables", required=True, metavar="MESAS",
+        help="cuántas mesas (mesa01..) o sus nombres a,b,c",
+    )  # fmt: skip
+    a.add_argument(
+        "--desks", default="desk", metavar="NOMBRES", help="las mesas de control del salón a,b"
+    )
+    a.add_argument(
+        "--host", action="append", metavar="DIRECCIÓN",
+        help="la dirección del broker del salón como la ven sus mesas",
+    )  # fmt: skip
+    a.add_argument(
+        "--port", type=int, default=8883, metavar="PUERTO",
+        help="el puerto TLS del broker del salón",
+    )  # fmt: skip
+    a.add_argument(
+        "--bind", metavar="DIRECCIÓN",
+        help="dónde escucha el broker del salón (por omisión, el primer --host)",
+    )  # fmt: skip
+    a.add_argument(
+        "--rules", metavar="REGLAS",
+        help="las reglas de la casa de la liga, por ejemplo 'players=4 target=30'",
+    )  # fmt: skip
+    a.add_argument("--league", metavar="NOMBRE", help="el nombre de la liga (la primera vez)")
+    a.add_argument(
+        "--central", metavar="HOST:PUERTO", help="el broker central (la primera vez)"
+    )
+    a.add_argument(
+        "--central-bind", metavar="DIRECCIÓN",
+        help="dónde escucha el broker central (por omisión, su host)",
+    )  # fmt: skip
     a.set_defaults(func=run_add_venue)
-    f = sub.add_parser("fixture", help="the season's matches by matchday, from league.toml")
-    f.add_argument("--dir", required=True, metavar="DIR", help="the league's folder")
-    f.add_argument("--venue", help="only the matches at this venue")
+    f = sub.add_parser("fixture", help="los partidos de la temporada por fecha, de league.toml")
+    _in_spanish(f, parser)
+    f.add_argument("--dir", required=True, metavar="CARPETA", help="la carpeta de la liga")
+    f.add_argument("--venue", metavar="SALÓN", help="solo los partidos en este salón")
     f.set_defaults(func=run_fixture)
     d = sub.add_parser(
-        "desk", help="the league desk: the venues' records from the central broker, its pages"
+        "desk",
+        help="la mesa de control de la liga: los registros de los salones desde el broker "
+        "central, sus páginas",
     )
-    d.add_argument("--dir", required=True, metavar="DIR", help="the league's folder")
+    _in_spanish(d, parser)
+    d.add_argument("--dir", required=True, metavar="CARPETA", help="la carpeta de la liga")
     d.add_argument(
         "--http-port", type=port, default=8090, metavar="N",
-        help="the league's pages on 127.0.0.1:N (default 8090; 0: none)",
+        help="las páginas de la liga en 127.0.0.1:N (por defecto 8090; 0: ninguna)",
     )  # fmt: skip
-    d.add_argument("--central", metavar="HOST:PORT", help="another address of the central broker")
+    d.add_argument(
+        "--central", metavar="HOST:PUERTO", help="otra dirección del broker central"
+    )
     d.set_defaults(func=run_desk)

@@ -136,7 +136,8 @@ def _desk_url(text: str) -> str:
     scheme = text.split("://", 1)[0].lower() if "://" in text else ""
     if scheme not in ("http", "https") or not text.split("://", 1)[1].strip("/"):
         raise argparse.ArgumentTypeError(
-            f"the desk's page is an address like http://127.0.0.1:8080, not {text!r}"
+            f"la página de la mesa de control es una dirección como http://127.0.0.1:8080, "
+            f"no {text!r}"
         )
     return text
 
@@ -146,7 +147,7 @@ def _pair_of_ints(text: str) -> tuple[int, int]:
         a, b = text.split("-", 1)
         return int(a), int(b)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected A-B (two numbers), not {text!r}") from None
+        raise argparse.ArgumentTypeError(f"va A-B (dos números), no {text!r}") from None
 
 
 def _actions(args: argparse.Namespace) -> list[dict[str, Any]]:
@@ -296,70 +297,107 @@ def _status(args: argparse.Namespace) -> int:
     return 0
 
 
+def _in_spanish(sub: argparse.ArgumentParser, parent: argparse.ArgumentParser) -> None:
+    """An order's parser speaks as ``organiser``'s: argparse's words and errors in Spanish."""
+    from . import spanish_parser
+
+    sub.formatter_class = parent.formatter_class
+    spanish_parser(sub)
+    if hasattr(parent, "spanish"):
+        sub.spanish = True  # type: ignore[attr-defined]
+
+
+_MATCH = "el partido: su id (r2-m03) o un equipo que lo juega en esta ronda"
+_TEAM = "el nombre o el id del equipo"
+
+
 def configure(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--desk", type=_desk_url, default=DEFAULT_DESK,
-                   help=f"the desk's page (default {DEFAULT_DESK})")  # fmt: skip
-    p.add_argument("--key-file", help="the organiser's key (the desk's OUT/organiser.key; "
-                   "default $TRUCO_ORGANISER_KEY_FILE)")  # fmt: skip
-    sub = p.add_subparsers(dest="organiser_command", required=True, metavar="COMMAND")
-    r = sub.add_parser("register", help="register an entrant (a pair, a player or a trio)")
-    r.add_argument("--name", required=True, help="the team's name")
-    r.add_argument("--player", action="append", required=True, help="a player's name (each)")
-    r.add_argument("--member", action="append", help="each player's member id, in order")
-    r.add_argument("--club")
-    r.add_argument("--seed", type=int, help="1 = the top seed")
-    r.add_argument("--id", help="the entrant's id (default: the next e01, e02, ...)")
-    ti = sub.add_parser("title", help="the tournament's display name on every view")
-    ti.add_argument("title", help='e.g. "Abierto de Truco de Boedo" ("" shows the id again)')
-    i = sub.add_parser("import", help="register every entrant of a CSV spreadsheet")
-    i.add_argument("file", help="nombre;jugador1;jugador2;club;socio1;socio2;cabeza")
-    i.add_argument("--team-size", type=int, choices=(1, 2, 3))
-    w = sub.add_parser("withdraw", help="an entrant withdraws (their matches: walkovers)")
-    w.add_argument("entrant", help="the team's name or id")
-    w.add_argument("--reason", required=True)
-    s = sub.add_parser("seed", help="the seeding: team names or ids, best first")
-    s.add_argument("entrants", nargs="+")
-    st = sub.add_parser("start", help="close registration and start in a format")
+    """The ``organiser`` subcommand and its orders (help in Spanish)."""
+    p.add_argument("--desk", type=_desk_url, default=DEFAULT_DESK, metavar="DIRECCIÓN",
+                   help=f"la página de la mesa de control (por defecto "
+                   f"{DEFAULT_DESK})")  # fmt: skip
+    p.add_argument("--key-file", metavar="ARCHIVO",
+                   help="la clave del organizador (OUT/organiser.key de la mesa de control; "
+                   "por omisión $TRUCO_ORGANISER_KEY_FILE)")  # fmt: skip
+    sub = p.add_subparsers(dest="organiser_command", required=True, metavar="ORDEN",
+                           title="órdenes")  # fmt: skip
+
+    def order(name: str, text: str, **kwargs: Any) -> argparse.ArgumentParser:
+        parser = sub.add_parser(name, help=text, **kwargs)
+        _in_spanish(parser, p)
+        return parser
+
+    r = order("register", "inscribir a un equipo (una pareja, un jugador o un trío)")
+    r.add_argument("--name", required=True, metavar="NOMBRE", help="el nombre del equipo")
+    r.add_argument("--player", action="append", required=True, metavar="JUGADOR",
+                   help="el nombre de un jugador (uno por vez)")  # fmt: skip
+    r.add_argument("--member", action="append", metavar="SOCIO",
+                   help="el número de socio de cada jugador, en orden")  # fmt: skip
+    r.add_argument("--club", metavar="CLUB", help="el club del equipo")
+    r.add_argument("--seed", type=int, metavar="N", help="1 = el primer cabeza de serie")
+    r.add_argument("--id", metavar="ID",
+                   help="el id del equipo (por omisión, el siguiente: e01, e02, ...)")  # fmt: skip
+    ti = order("title", "el nombre del torneo que muestra cada vista")
+    ti.add_argument("title", metavar="TÍTULO",
+                    help='por ejemplo "Abierto de Truco de Boedo" ("" vuelve a mostrar '
+                    "el id)")  # fmt: skip
+    i = order("import", "inscribir a todos los equipos de una planilla CSV")
+    i.add_argument("file", metavar="ARCHIVO",
+                   help="nombre;jugador1;jugador2;club;socio1;socio2;cabeza")  # fmt: skip
+    i.add_argument("--team-size", type=int, choices=(1, 2, 3),
+                   help="jugadores por equipo")  # fmt: skip
+    w = order("withdraw", "un equipo se retira (sus partidos: por abandono)")
+    w.add_argument("entrant", metavar="EQUIPO", help=_TEAM)
+    w.add_argument("--reason", required=True, metavar="MOTIVO", help="por qué")
+    s = order("seed", "los cabezas de serie: nombres o ids de los equipos, el mejor primero")
+    s.add_argument("entrants", nargs="+", metavar="EQUIPO", help=_TEAM)
+    st = order("start", "cerrar la inscripción y empezar con un formato")
     st.add_argument("--format", required=True,
-                    choices=("knockout", "round-robin", "swiss", "groups"))  # fmt: skip
-    st.add_argument("--best-of", type=int, choices=(1, 3, 5), default=1)
-    st.add_argument("--team-size", type=int, choices=(1, 2, 3), default=2)
-    st.add_argument("--legs", type=int, choices=(1, 2), default=1)
-    st.add_argument("--rounds", type=int)
-    st.add_argument("--groups", type=int)
-    st.add_argument("--advance", type=int, default=2)
-    st.add_argument("--no-third-place", action="store_true")
-    pr = sub.add_parser("pair", help="pair a round (by hand with --pairing HOME:AWAY)")
-    pr.add_argument("round", type=int)
-    pr.add_argument("--pairing", action="append",
-                    help="HOME:AWAY, team names or ids (HOME alone: bye)")  # fmt: skip
-    a = sub.add_parser("assign", help="put a match at a table")
-    a.add_argument("match", help="the match's id (r2-m03) or a team playing it this round")
-    a.add_argument("table")
-    c = sub.add_parser("close-round", help="close a round (undecided matches: by games played)")
-    c.add_argument("round", type=int)
-    c.add_argument("--reason", required=True)
-    wo = sub.add_parser("walkover", help="give a match to an entrant")
-    wo.add_argument("match", help="the match's id (r2-m03) or a team playing it this round")
-    wo.add_argument("--winner", required=True, help="the team's name or id")
-    wo.add_argument("--reason", required=True)
-    o = sub.add_parser(
-        "override", help="set a match's result by hand (kept in the audit log)",
-        description="The result as the organiser decides it. --chicos 2-1 is the chicos "
-        "won by the WINNER first, then by the loser; --games 1-2 is the same in the match's "
-        "order, the HOME team (listed first by `status`) first, whoever won.",
+                    choices=("knockout", "round-robin", "swiss", "groups"),
+                    help="eliminación, todos contra todos, suizo o grupos")  # fmt: skip
+    st.add_argument("--best-of", type=int, choices=(1, 3, 5), default=1,
+                    help="chicos por partido")  # fmt: skip
+    st.add_argument("--team-size", type=int, choices=(1, 2, 3), default=2,
+                    help="jugadores por equipo")  # fmt: skip
+    st.add_argument("--legs", type=int, choices=(1, 2), default=1,
+                    help="todos contra todos: 2 = ida y vuelta")  # fmt: skip
+    st.add_argument("--rounds", type=int, metavar="N", help="suizo: cuántas rondas")
+    st.add_argument("--groups", type=int, metavar="N", help="grupos: cuántos")
+    st.add_argument("--advance", type=int, default=2, metavar="N",
+                    help="grupos: cuántos pasan de cada uno")  # fmt: skip
+    st.add_argument("--no-third-place", action="store_true",
+                    help="eliminación: sin partido por el tercer puesto")  # fmt: skip
+    pr = order("pair", "armar los partidos de una ronda (a mano con --pairing LOCAL:VISITANTE)")
+    pr.add_argument("round", type=int, metavar="RONDA", help="el número de la ronda")
+    pr.add_argument("--pairing", action="append", metavar="LOCAL:VISITANTE",
+                    help="nombres o ids de los equipos (LOCAL solo: queda libre)")  # fmt: skip
+    a = order("assign", "poner un partido en una mesa")
+    a.add_argument("match", metavar="PARTIDO", help=_MATCH)
+    a.add_argument("table", metavar="MESA", help="la mesa, por ejemplo mesa03")
+    c = order("close-round", "cerrar una ronda (los partidos sin definir: por chicos jugados)")
+    c.add_argument("round", type=int, metavar="RONDA", help="el número de la ronda")
+    c.add_argument("--reason", required=True, metavar="MOTIVO", help="por qué")
+    wo = order("walkover", "darle un partido a un equipo")
+    wo.add_argument("match", metavar="PARTIDO", help=_MATCH)
+    wo.add_argument("--winner", required=True, metavar="EQUIPO", help="el que gana: " + _TEAM)
+    wo.add_argument("--reason", required=True, metavar="MOTIVO", help="por qué")
+    o = order(
+        "override", "poner a mano el resultado de un partido (queda en el registro de auditoría)",
+        description="El resultado como lo decide el organizador. --chicos 2-1 son los chicos "
+        "que ganó el GANADOR primero, después los del perdedor; --games 1-2 es lo mismo en el "
+        "orden del partido: primero el equipo LOCAL (el que `status` nombra primero), haya "
+        "ganado quien haya ganado.",
     )  # fmt: skip
-    o.add_argument("match", help="the match's id (r2-m03) or a team playing it this round")
-    o.add_argument("--winner", required=True, help="the team's name or id")
-    o.add_argument("--chicos", dest="winner_games", type=_pair_of_ints,
-                   help="chicos won: WINNER-LOSER (2-1)")  # fmt: skip
-    o.add_argument(
-        "--games",
-        type=_pair_of_ints,
-        help="chicos won in the match's order: HOME-AWAY (not winner-loser)",
-    )
-    o.add_argument("--points", type=_pair_of_ints,
-                   help="points (tantos): HOME-AWAY (default: the ones the tables recorded)")
-    o.add_argument("--reason", required=True)
-    sub.add_parser("status", help="the teams and the round's matches, with their ids")
+    o.add_argument("match", metavar="PARTIDO", help=_MATCH)
+    o.add_argument("--winner", required=True, metavar="EQUIPO", help="el que gana: " + _TEAM)
+    o.add_argument("--chicos", dest="winner_games", type=_pair_of_ints, metavar="G-P",
+                   help="chicos ganados: GANADOR-PERDEDOR (2-1)")  # fmt: skip
+    o.add_argument("--games", type=_pair_of_ints, metavar="L-V",
+                   help="chicos ganados en el orden del partido: LOCAL-VISITANTE (no "
+                   "ganador-perdedor)")  # fmt: skip
+    o.add_argument("--points", type=_pair_of_ints, metavar="L-V",
+                   help="tantos: LOCAL-VISITANTE (por omisión, los que anotaron las "
+                   "mesas)")  # fmt: skip
+    o.add_argument("--reason", required=True, metavar="MOTIVO", help="por qué")
+    order("status", "los equipos y los partidos de la ronda, con sus ids")
     p.set_defaults(func=run_organiser)

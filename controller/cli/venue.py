@@ -88,22 +88,58 @@ def run_venue(args: argparse.Namespace, out: TextIO | None = None) -> int:
 
 def configure(v: argparse.ArgumentParser) -> None:
     """The ``venue-broker`` subcommand's arguments (its ``func`` is :func:`run_venue`)."""
-    v.add_argument("--tournament", required=True, help="the tournament's name")
-    v.add_argument("--tables", required=True, help="a count (mesa01..) or names a,b,c")
+    v.add_argument("--tournament", required=True, metavar="NOMBRE", help="el nombre del torneo")
     v.add_argument(
-        "--desks", default="desk", help="desk names a,b; the first is the organiser's (desk)"
+        "--tables",
+        required=True,
+        metavar="MESAS",
+        help="cuántas mesas (mesa01..) o sus nombres a,b,c",
     )
-    v.add_argument("--screens", help="read-only screen names a,b (no secret, publish nothing)")
-    v.add_argument("--local-port", type=int, help="the desks' listener on 127.0.0.1 (port+1)")
-    v.add_argument("--screen-bind", help="the screens' own listener's address (the venue Wi-Fi)")
-    v.add_argument("--screen-port", type=int, help="the screens' own listener's port")
     v.add_argument(
-        "--host", action="append", help="the broker's address as tables reach it (repeatable)"
+        "--desks",
+        default="desk",
+        metavar="NOMBRES",
+        help="los nombres de las mesas de control a,b; la primera es la del organizador",
     )
-    v.add_argument("--port", type=int, default=8883, help="the TLS listener's port")
-    v.add_argument("--bind", help="address to listen on (default: the first --host)")
-    v.add_argument("--rules", help="the tournament's house rules, e.g. 'players=2 target=15'")
-    v.add_argument("--out", required=True, metavar="DIR", help="where to write everything")
+    v.add_argument(
+        "--screens",
+        metavar="NOMBRES",
+        help="los nombres de las pantallas de solo lectura a,b (sin secreto, no publican nada)",
+    )
+    v.add_argument(
+        "--local-port",
+        type=int,
+        metavar="PUERTO",
+        help="el puerto de las mesas de control en 127.0.0.1 (por omisión, el de --port más 1)",
+    )
+    v.add_argument(
+        "--screen-bind",
+        metavar="DIRECCIÓN",
+        help="la dirección donde escuchan las pantallas (el Wi-Fi del salón)",
+    )
+    v.add_argument(
+        "--screen-port", type=int, metavar="PUERTO", help="el puerto donde escuchan las pantallas"
+    )
+    v.add_argument(
+        "--host",
+        action="append",
+        metavar="DIRECCIÓN",
+        help="la dirección del broker como la ven las mesas (se puede repetir)",
+    )
+    v.add_argument(
+        "--port", type=int, default=8883, metavar="PUERTO", help="el puerto TLS del broker"
+    )
+    v.add_argument(
+        "--bind",
+        metavar="DIRECCIÓN",
+        help="la dirección donde escucha (por omisión, el primer --host)",
+    )
+    v.add_argument(
+        "--rules",
+        metavar="REGLAS",
+        help="las reglas de la casa del torneo, por ejemplo 'players=2 target=15'",
+    )
+    v.add_argument("--out", required=True, metavar="CARPETA", help="dónde escribir todo")
     v.set_defaults(func=run_venue)
 
 
@@ -124,10 +160,12 @@ def configure_night(n: argparse.ArgumentParser) -> None:
     """The ``venue-night`` subcommand's arguments (its ``func`` is :func:`run_night_command`)."""
     n.add_argument("--venue", required=True, metavar="CARPETA",
                    help="la carpeta que escribió truco-table venue-broker (el salón)")  # fmt: skip
-    n.add_argument("--desk", help="la mesa de control (por omisión, la del organizador)")
+    n.add_argument(
+        "--desk", metavar="NOMBRE", help="la mesa de control (por omisión, la del organizador)"
+    )
     n.add_argument("--out", metavar="CARPETA",
                    help="los archivos de la mesa de control: el registro de auditoría, los "
                    "chicos, las exportaciones (por omisión torneo-SALÓN)")  # fmt: skip
-    n.add_argument("--http-port", type=port, default=8080,
+    n.add_argument("--http-port", type=port, default=8080, metavar="PUERTO",
                    help="el puerto de la página del organizador, en 127.0.0.1")  # fmt: skip
     n.set_defaults(func=run_night_command)

@@ -117,5 +117,8 @@ def test_the_desk_killed_comes_back_where_it_was(tmp_path: Path) -> None:
         capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert refused.returncode == 1
-    assert "does not start on a journal it cannot trust" in refused.stderr
+    assert "la mesa de control no arranca con un diario en el que no puede confiar" in (
+        refused.stderr
+    )
+    assert "del diario: " in refused.stderr  # the journal's own words, in Spanish too
     assert "Traceback" not in refused.stderr

@@ -26,6 +26,7 @@ where it breaks).
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import hmac
 import json
@@ -37,6 +38,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from ...table.store import fsync_dir
+from ...textfile import os_reason
 from ..wire.keys import hkdf_sha256
 from ..wire.topics import check_name
 
@@ -66,7 +68,7 @@ class JournalTampered(JournalError):
     """A line of the journal is not what the desk wrote (``line``: 1-based)."""
 
     def __init__(self, line: int, reason: str) -> None:
-        super().__init__(f"journal line {line}: {reason}")
+        super().__init__(f"línea {line} del diario: {reason}")
         self.line = line
         self.reason = reason
 
@@ -126,22 +128,22 @@ def _check(
         try:
             obj = json.loads(line.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError):
-            raise JournalTampered(number, "not a journal line") from None
+            raise JournalTampered(number, "no es una línea del diario") from None
         if not isinstance(obj, dict) or set(obj) != {"n", "t", "who", "body", "prev", "mac"}:
-            raise JournalTampered(number, "not a journal line")
+            raise JournalTampered(number, "no es una línea del diario")
         if obj["n"] != number:
-            raise JournalTampered(number, f"numbered {obj['n']!r}: lines removed or moved")
+            raise JournalTampered(number, f"numerada {obj['n']!r}: se sacaron o movieron líneas")
         if obj["prev"] != prev:
-            raise JournalTampered(number, "the chain breaks: a line before it was changed")
+            raise JournalTampered(number, "la cadena se corta: se cambió una línea anterior")
         fields = {k: v for k, v in obj.items() if k != "mac"}
         if not isinstance(obj["mac"], str) or not hmac.compare_digest(
             obj["mac"], _seal(key, fields)
         ):
-            raise JournalTampered(number, "changed after it was written (its mac does not match)")
+            raise JournalTampered(number, "cambiada después de escrita (su mac no coincide)")
         if not isinstance(obj["body"], dict) or not isinstance(obj["who"], str):
-            raise JournalTampered(number, "not a journal line")
+            raise JournalTampered(number, "no es una línea del diario")
         if not isinstance(obj["t"], int | float):
-            raise JournalTampered(number, "not a journal line")
+            raise JournalTampered(number, "no es una línea del diario")
         prev = hashlib.sha256(line).hexdigest()
         yield number, JournalEntry(number, float(obj["t"]), obj["who"], obj["body"]), prev
 
@@ -172,9 +174,9 @@ def audit(path: str | os.PathLike[str], tournament: str, key: bytes | None) -> A
     try:
         raw = Path(path).read_bytes()
     except FileNotFoundError:
-        return AuditVerdict(True, 0, None, "no journal yet", key is not None)
+        return AuditVerdict(True, 0, None, "todavía no hay diario", key is not None)
     except OSError as e:
-        return AuditVerdict(False, 0, 1, f"cannot read it: {e.strerror}", key is not None)
+        return AuditVerdict(False, 0, 1, f"no se puede leer: {os_reason(e)}", key is not None)
     count = 0
     try:
         for count, _entry, _digest in _check(raw, tournament, key):  # noqa: B007
@@ -182,9 +184,9 @@ def audit(path: str | os.PathLike[str], tournament: str, key: bytes | None) -> A
     except JournalTampered as e:
         return AuditVerdict(False, e.line - 1, e.line, e.reason, key is not None)
     torn = not raw.endswith(b"\n") and raw != b""
-    reason = "intact"
+    reason = "sin cambios"
     if torn:
-        reason += " (a torn last line, cut by a power cut, never took effect)"
+        reason += " (una última línea cortada por un corte de luz nunca tuvo efecto)"
     return AuditVerdict(True, count, None, reason, key is not None, torn)
 
 
@@ -255,7 +257,7 @@ class AuditJournal:
 
     def append(self, t: float, who: str, body: dict[str, Any]) -> JournalEntry:
         if self._file is None:
-            raise JournalError("the journal is not open")
+            raise JournalError("el diario no está abierto")
         fields = {"n": self._n + 1, "t": t, "who": who, "body": body, "prev": self._prev}
         line = _canonical(fields | {"mac": _seal(self.key, fields)})
         try:
@@ -264,7 +266,10 @@ class AuditJournal:
             if self.fsync:
                 os.fsync(self._file.fileno())
         except OSError as e:
-            raise JournalError(f"cannot write the journal: {e.strerror}") from e
+            code = errno.errorcode.get(e.errno, "?") if e.errno is not None else "?"
+            raise JournalError(
+                f"no se puede escribir el diario (error {code}): revisá el disco y sus permisos"
+            ) from e
         self._n += 1
         self._prev = hashlib.sha256(line).hexdigest()
         return JournalEntry(self._n, t, who, body)

@@ -65,7 +65,7 @@ def check_from_body(body: dict[str, Any]) -> LeagueRecordCheck:
             None if seq is None else int(seq),
         )
     except (KeyError, TypeError, ValueError, IndexError) as e:
-        raise JournalError(f"a journal line this desk cannot read: {e}") from None
+        raise JournalError(f"una línea del diario que esta mesa no sabe leer: {e}") from None
 
 
 def conflict_from_body(body: dict[str, Any]) -> tuple[str, str, int]:
@@ -73,7 +73,7 @@ def conflict_from_body(body: dict[str, Any]) -> tuple[str, str, int]:
     try:
         return str(body["venue"]), str(body["table"]), int(body["seq"])
     except (KeyError, TypeError, ValueError) as e:
-        raise JournalError(f"a journal line this desk cannot read: {e}") from None
+        raise JournalError(f"una línea del diario que esta mesa no sabe leer: {e}") from None
 
 
 class LeagueLedger:

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from ...render.screen import MatchCard
+from ...textfile import os_reason
 from ..wire.messages import Assignment, RejectedMessage, StaleAssignment, assignment_from
 from ..wire.topics import ID_RE
 from .outbox import atomic_write
@@ -95,13 +96,15 @@ class TableMatches:
         except FileNotFoundError:
             return
         except OSError as e:
-            self.damage = f"cannot read {self.path}: {e.strerror or e}"
+            self.damage = f"no puedo leer {self.path}: {os_reason(e)}"
             log.error("%s: %s", self.table, self.damage)
             return
         try:
             self._take_file(json.loads(data.decode("utf-8")))
         except (UnicodeDecodeError, ValueError, TypeError, KeyError, RejectedMessage) as e:
-            self.damage = f"{self.path} is damaged ({e}); kept aside, waiting for the desk"
+            self.damage = (
+                f"{self.path} está dañado ({e}): lo guardo aparte y espero a la mesa de control"
+            )
             log.error("%s: %s", self.table, self.damage)
             self.assignment, self.games, self.played = None, {}, set()
             with contextlib.suppress(OSError):

@@ -82,6 +82,7 @@ def test_an_edit_is_found_at_its_line(tmp_path: Path, edit: str, bad: int) -> No
     with pytest.raises(JournalTampered) as e:
         AuditJournal(tmp_path, "copa", KEY).open()
     assert e.value.line == bad
+    assert str(e.value) == f"línea {bad} del diario: {verdict.reason}"  # the organiser reads it
 
 
 def forge(path: Path, key: bytes | None) -> None:
@@ -155,4 +156,12 @@ def test_garbage_in_the_middle_is_tampering_not_a_torn_tail(tmp_path: Path) -> N
 
 
 def test_no_journal_yet(tmp_path: Path) -> None:
-    assert audit(tmp_path / "journal.jsonl", "copa", KEY).ok
+    verdict = audit(tmp_path / "journal.jsonl", "copa", KEY)
+    assert verdict.ok and verdict.reason == "todavía no hay diario"
+
+
+def test_an_unreadable_journal_says_why_in_spanish(tmp_path: Path) -> None:
+    (tmp_path / "journal.jsonl").mkdir()  # a folder where the journal should be
+    verdict = audit(tmp_path / "journal.jsonl", "copa", KEY)
+    assert not verdict.ok and verdict.first_bad_line == 1
+    assert verdict.reason == "no se puede leer: es una carpeta, no un archivo: nombrá el archivo"

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from controller.tournament.desk.journal import JournalTampered, audit, journal_key
+from controller.tournament.desk.journal import JournalError, JournalTampered, audit, journal_key
 from controller.tournament.league.fixture import fixture
-from controller.tournament.league.ledger import LeagueLedger
+from controller.tournament.league.ledger import LeagueLedger, check_from_body, conflict_from_body
 from controller.tournament.league.model import Chico
 from controller.tournament.league.verify import LeagueRecordCheck, RecordVerdict
 
@@ -84,3 +84,10 @@ def test_a_changed_line_is_found_and_a_torn_line_cut_off(tmp_path: Path) -> None
     with pytest.raises(JournalTampered):  # another league's secret cannot read it
         path.write_bytes(raw)
         LeagueLedger(tmp_path, LEAGUE, bytes(32), fsync=False).open()
+
+
+def test_a_journal_body_this_version_did_not_write_is_said_in_spanish() -> None:
+    for read, body in ((check_from_body, {}), (conflict_from_body, {"venue": "bar-a"})):
+        with pytest.raises(JournalError) as e:
+            read(body)
+        assert str(e.value).startswith("una línea del diario que esta mesa no sabe leer: ")

@@ -99,10 +99,22 @@ def test_a_game_is_bound_when_it_starts_and_its_chico_is_played_once(tmp_path: P
     assert again.of(5) == GameMatch("r3-m2", 2)  # a game keeps the match it started for
 
 
+def test_an_unreadable_file_is_said_in_spanish(tmp_path: Path) -> None:
+    (tmp_path / ASSIGNMENT_FILE).mkdir()  # a folder where the file should be
+    book = TableMatches(tmp_path, "mesa01")
+    assert book.damage == (
+        f"no puedo leer {tmp_path / ASSIGNMENT_FILE}: es una carpeta, no un archivo: "
+        "nombrá el archivo"
+    )
+    assert book.assignment is None
+
+
 def test_a_damaged_file_is_kept_aside_and_the_journal_still_counts(tmp_path: Path) -> None:
     (tmp_path / ASSIGNMENT_FILE).write_bytes(b'{"v": 1, "assignment": {"table": "mes')
     book = TableMatches(tmp_path, "mesa01")
     assert book.damage is not None and book.assignment is None
+    assert book.damage.startswith(f"{tmp_path / ASSIGNMENT_FILE} está dañado (")
+    assert book.damage.endswith("): lo guardo aparte y espero a la mesa de control")
     assert (tmp_path / f"{ASSIGNMENT_FILE}.damaged").exists()
     (tmp_path / ASSIGNMENT_FILE).write_text(
         json.dumps(
