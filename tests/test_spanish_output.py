@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -216,6 +217,16 @@ def test_a_mock_enrolment_is_spanish(tmp_path: Path) -> None:
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Quedó guardado el mazo 'casa' (40 cartas)" in done.stdout
+    assert english_words(done.stdout + done.stderr) == [], done.stdout
+
+
+@pytest.mark.skipif(not shutil.which("openssl"), reason="needs openssl (.ci/run installs it)")
+def test_what_venue_broker_tells_the_organiser_is_spanish(tmp_path: Path) -> None:
+    done = run([*TRUCO, "venue-broker", "--tournament", "copa", "--tables", "2",
+                "--out", str(tmp_path / "salon")])  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.startswith("salón copa: 2 mesas, 1 mesa de control, 0 pantallas\n")
+    assert "broker: mosquitto -c " in done.stdout
     assert english_words(done.stdout + done.stderr) == [], done.stdout
 
 

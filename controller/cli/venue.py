@@ -67,23 +67,28 @@ def run_venue(args: argparse.Namespace, out: TextIO | None = None) -> int:
         return 2
     root = venue.root
     out.write(
-        f"venue {venue.tournament}: {len(venue.tables)} tables, {len(venue.desks)} desks, "
-        f"{len(venue.screens)} screens\n"
-        f"broker: mosquitto -c {venue.broker_conf}  (TLS on port {venue.port}; desks on this "
-        f"machine {venue.local_port})\n"
-        f"        open files: copy {venue.systemd_limits} to "
+        f"salón {venue.tournament}: {_count(len(venue.tables), 'mesa', 'mesas')}, "
+        f"{_count(len(venue.desks), 'mesa de control', 'mesas de control')}, "
+        f"{_count(len(venue.screens), 'pantalla', 'pantallas')}\n"
+        f"broker: mosquitto -c {venue.broker_conf}  (TLS en el puerto {venue.port}; las mesas "
+        f"de control de esta compu, en el {venue.local_port})\n"
+        f"        archivos abiertos: copiá {venue.systemd_limits} a "
         "/etc/systemd/system/mosquitto.service.d/\n"
-        f"tables: copy {root}/tables/<id>/ to each table (keep it 0600)\n"
-        f"desks:  truco-table desk --config {root}/desks/<id>/desk.toml "
-        f"({venue.organiser}: the organiser's, the only one that assigns tables)\n"
+        f"mesas: copiá {root}/tables/<id>/ a cada mesa (que siga en 0600)\n"
+        f"mesas de control: truco-table desk --config {root}/desks/<id>/desk.toml "
+        f"({venue.organiser}: la del organizador, la única que asigna mesas)\n"
         + (
-            f"screens: truco-table desk --config {root}/screens/<id>/desk.toml (read only)\n"
+            f"pantallas: truco-table desk --config {root}/screens/<id>/desk.toml (solo lectura)\n"
             if venue.screens
             else ""
         )
-        + f"keep {root}/ca/ca.key and {root}/secret.key off the broker and the tables\n"
+        + f"guardá {root}/ca/ca.key y {root}/secret.key lejos del broker y de las mesas\n"
     )
     return 0
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
 
 
 def configure(v: argparse.ArgumentParser) -> None:
