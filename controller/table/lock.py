@@ -84,6 +84,14 @@ class TableLock:
             # the service's file, and this is another user: a read-only one locks as well
             fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
             writable = False
+        except OSError:
+            # a card that refuses writes (read-only, full): the lock file as it is, or the
+            # folder itself; the table still runs, and the record's own write says why
+            writable = False
+            try:
+                fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
+            except FileNotFoundError:
+                fd = os.open(self.state_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -95,8 +103,9 @@ class TableLock:
         # ours: the file says whose it is (written only once held, so a second service
         # that fails to take it never changes it)
         if writable:
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+            with contextlib.suppress(OSError):  # a full card: locked all the same
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
         self._fd = fd
 
     def release(self) -> None:
