@@ -32,11 +32,12 @@ import contextlib
 import json
 import logging
 import os
-import tempfile
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
+
+from .runfile import replace_json
 
 __all__ = [
     "ANSWERS_FILE",
@@ -117,16 +118,7 @@ class ControlAnswers:
             return False
         data = {"pid": os.getpid(), "answers": {k: a.to_json() for k, a in self._answers.items()}}
         try:
-            fd, tmp = tempfile.mkstemp(prefix=".controls-", dir=self.path.parent)
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as f:
-                    json.dump(data, f, ensure_ascii=False)
-                os.chmod(tmp, 0o644)
-                os.replace(tmp, self.path)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
-                raise
+            replace_json(self.path, data, prefix=".controls-", ensure_ascii=False)
         except OSError as error:
             if not self._failed:
                 self._failed = True

@@ -17,7 +17,6 @@ import contextlib
 import json
 import logging
 import os
-import tempfile
 import threading
 import time
 import warnings
@@ -30,6 +29,7 @@ from ..hal.display import Display
 from ..hal.events import LinkEvent, NodeConnected, NodeDisconnected, PanelReport
 from ..hal.factory import HardwareFactory, PiHardware
 from .config import TableConfig
+from .runfile import replace_json
 
 if TYPE_CHECKING:
     from ..hal.gpio_pad import GpioPad
@@ -166,16 +166,7 @@ class SeatStatus:
         if self._second_run is not None:
             data["second_run"] = self._second_run
         try:
-            fd, tmp = tempfile.mkstemp(prefix=".seats-", dir=self.path.parent)
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as f:
-                    json.dump(data, f, sort_keys=True)
-                os.chmod(tmp, 0o644)
-                os.replace(tmp, self.path)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
-                raise
+            replace_json(self.path, data, prefix=".seats-", sort_keys=True)
         except OSError as error:
             if not self._failed:
                 self._failed = True
