@@ -160,6 +160,9 @@ class I2C:
     def writeto(self, address, buf):
         panel.writeto(address, buf)
 
+    def writevto(self, address, vector):
+        panel.writevto(address, vector)
+
 
 class WDT:
     def __init__(self, id=0, timeout=5000):
