@@ -159,14 +159,24 @@ class UsbSerial:
         # bound once: a bound method made per call is an allocation per pass
         self._ipoll = self._poll.ipoll
         self._readinto = self._in.readinto
+        self._until = None  # ticks_ms by which a read stops (the reader's next poll)
+
+    def until(self, deadline):
+        """Reads stop early at ``deadline`` (ticks_ms; None: only the budget stops them):
+        the loop gives the reader's poll, so a card waits for no block being read."""
+        self._until = deadline
 
     @micropython.native  # machine code: 7 ms less of a whole screen on an emulated Pico
     def _take(self, space, limit):
         """Up to ``limit`` bytes into ``space``, each one only once ``poll(0)`` said it is
         there; the count taken (0: nothing waiting, or the end of a closed stream)."""
         one, ipoll, readinto = self._one, self._ipoll, self._readinto
+        until = self._until  # (four names in one assignment would build a tuple a call)
         count = 0
         while count < limit:
+            # every 8 bytes (a quarter of a millisecond), whether the reader's poll is due
+            if until is not None and count & 7 == 7 and ticks_diff(until, ticks_ms()) <= 0:
+                break
             for _ in ipoll(0):
                 break
             else:
@@ -228,6 +238,7 @@ def run(hw, link, seat=None, serial=None, max_loops=None, watchdog=None):
     # protocol 3's and 4's counted blocks, ``pending`` to say more bytes wait.
     readinto = getattr(link, "readinto", None)
     pending = getattr(link, "pending", None)
+    until = getattr(link, "until", None)  # reads stop when the reader's poll falls due
     micropython.kbd_intr(-1)  # Ctrl-C (0x03) from the Pi is data, not an interrupt
     try:
         while not app.exit_requested:
@@ -248,6 +259,8 @@ def run(hw, link, seat=None, serial=None, max_loops=None, watchdog=None):
                 if uid is None and app.reader_ok and not hw.reader.alive():
                     app.reader_ok = False
                 app.tag(uid, now)
+            if until is not None:
+                until(next_poll)
             if app.block_wanted and readinto is not None:
                 # a display update's counted block: straight into its buffer, only the
                 # bytes already there (a cut block is given up by app.tick, 250 ms on)
