@@ -37,7 +37,8 @@ def serial_number():
 
 
 class Hardware:
-    """The seat's pins: reader on SPI0, eight buttons, status LEDs."""
+    """The seat's pins: reader on SPI0, eight buttons, status LEDs, the panel on SPI1
+    (the 2.42" module) or I2C0 (the 4-pin ones)."""
 
     def __init__(self):
         pin = machine.Pin
@@ -56,8 +57,20 @@ class Hardware:
         self._states = [False] * len(self.buttons)  # pressed()'s answer, reused
         self.leds = [pin(config.LED_ONBOARD, pin.OUT), pin(config.PIN_LED_PANEL, pin.OUT)]
         self.reader = MFRC522(self.spi, self.cs, self.rst)
-        if config.PANEL_BUS == "spi":  # the 2.42" module's 4-wire SPI (config.py)
-            self.i2c = SpiPanelBus(
+        self._panel_buses = {}
+        kind, address = config.load_panel()
+        self.panel = Panel(self.panel_bus(kind), kind, address)
+
+    def panel_bus(self, kind):
+        """The bus a panel of this type hangs on (``config.PANEL_BUSES``: the 2.42"
+        SSD1309 module on SPI1, the 4-pin modules on I2C0), set up the first time."""
+        name = config.PANEL_BUSES.get(kind, "i2c")
+        bus = self._panel_buses.get(name)
+        if bus is not None:
+            return bus
+        pin = machine.Pin
+        if name == "spi":
+            bus = SpiPanelBus(
                 machine.SPI(
                     config.PANEL_SPI_ID,
                     baudrate=config.PANEL_SPI_BAUDRATE,
@@ -69,14 +82,14 @@ class Hardware:
                 pin(config.PIN_PANEL_RES, pin.OUT, value=1),
             )
         else:
-            self.i2c = machine.I2C(
+            bus = machine.I2C(
                 config.I2C_ID,
                 sda=pin(config.PIN_SDA),
                 scl=pin(config.PIN_SCL),
                 freq=config.I2C_FREQ,
             )
-        kind, address = config.load_panel()
-        self.panel = Panel(self.i2c, kind, address)
+        self._panel_buses[name] = bus
+        return bus
 
     def configure_panel(self, kind, address):
         """The Pi names the seat's panel: keep it in flash, drive that one from now on."""
@@ -84,7 +97,7 @@ class Hardware:
             config.save_panel(kind, address)
         except OSError:
             pass  # a full flash: it still works until the next power-up
-        self.panel = Panel(self.i2c, kind, address)
+        self.panel = Panel(self.panel_bus(kind), kind, address)
         return self.panel
 
     def pressed(self):
@@ -259,6 +272,8 @@ def run(hw, link, seat=None, serial=None, max_loops=None, watchdog=None):
                 if uid is None and app.reader_ok and not hw.reader.alive():
                     app.reader_ok = False
                 app.tag(uid, now)
+                if app.tags.confirming:  # a new card read once: its confirming read now
+                    next_poll = now
             if until is not None:
                 until(next_poll)
             if app.block_wanted and readinto is not None:

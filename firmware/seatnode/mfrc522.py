@@ -228,12 +228,14 @@ class MFRC522:
         self.write_reg(RX_MODE, 0x00)  # 106 kBd, no RX CRC
         self.write_reg(MOD_WIDTH, 0x26)  # reset value
         # Timer: TAuto, f = 13.56 MHz / (2 * 169 + 1) = 40 kHz (25 us per tick); it
-        # starts when our frame ends and stops at the tag's first bit, so reload 40
-        # ticks = 1 ms is ten times a tag's frame delay time (86 us, ISO 14443-3).
+        # starts when our frame ends and stops at the tag's first bit, so reload 20
+        # ticks = 0.525 ms is six times a tag's frame delay time (86 to 91 us for every
+        # command the driver sends, ISO 14443-3): an exchange nobody answers (HLTA, the
+        # probe for a second card, a poll with no card) waits that long, not 1 ms.
         self.write_reg(T_MODE, 0x80)
         self.write_reg(T_PRESCALER, 0xA9)
         self.write_reg(T_RELOAD_H, 0x00)
-        self.write_reg(T_RELOAD_L, 0x28)
+        self.write_reg(T_RELOAD_L, 0x14)
         self.write_reg(TX_ASK, 0x40)  # force 100 % ASK modulation
         self.write_reg(MODE, 0x3D)  # CRC preset 0x6363 (ISO 14443-3 CRC_A)
         # Receiver gain 38 dB, not the 48 dB maximum: the read range is a card on the

@@ -42,6 +42,12 @@ class TagPresence:
         # poll allocates nothing until a card is confirmed (its TAGON)
         self._copies = {4: bytearray(4), 7: bytearray(7), 10: bytearray(10)}
 
+    @property
+    def confirming(self):
+        """A new card (or several tags) has been read once and waits for its confirming
+        read: the node polls again at once rather than a poll period later."""
+        return self._candidate is not None and self._count < self.confirm
+
     def update(self, seen, now):
         """Take one poll result (UID bytes, None or MANY); return a list of (kind, uid).
 
