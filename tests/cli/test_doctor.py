@@ -58,7 +58,9 @@ def test_no_section_no_line_and_no_key_a_warning() -> None:
         ("keepalive_s = 0", "tournament.keepalive_s: tendría que ser un número entero"),
     ],
 )
-def test_a_bad_section_is_a_mal_naming_the_file_the_line_and_the_fix(line: str, words: str) -> None:
+def test_a_bad_section_is_a_mal_naming_the_file_the_line_and_the_fix(
+    line: str, words: str
+) -> None:
     with mock_place(2) as (config, place):
         section = GOOD.replace('broker = "192.168.1.10:1883"\n', "") if "broker" in line else GOOD
         with_tournament(config, section + line + "\n")
