@@ -147,6 +147,9 @@ class Panel:
         shadow = memoryview(self.shadow)
         self._pages = [shadow[page * WIDTH : (page + 1) * WIDTH] for page in range(PAGES)]
         self._live = _LIVE_BYTES[kind]
+        # panel bytes the node writes in one pass of its loop (seatnode.display): a page
+        # row on I2C, what the bus says it takes in about a millisecond otherwise
+        self.slice_bytes = getattr(i2c, "slice_bytes", 128)
         self._forget()
 
     def _forget(self):
