@@ -45,6 +45,7 @@ from ..league.season import (
     season_league,
     season_matches,
 )
+from ..league.season_web import SeasonRecord, write_site
 from ..league.stats import counted_texts, season_stats
 from .league import _Table, _Uplink, _wait
 from .mosquitto import LocalBroker, free_port
@@ -85,11 +86,12 @@ def _season(small: bool) -> Season:
     primera = Division("primera", "Primera", (
         Group("norte", "Grupo Norte", group["norte"]), Group("sur", "Grupo Sur", group["sur"])),
         final_size=2 if small else 4)  # fmt: skip
-    ascenso = Division("ascenso", "Ascenso", (Group("oeste", "Grupo Oeste", group["oeste"]),),
-                       final_size=2, final=FinalFormat.GROUP, final_venue=group["oeste"][0])  # fmt: skip
+    oeste = Group("oeste", "Grupo Oeste", group["oeste"])
+    ascenso = Division("ascenso", "Ascenso", (oeste,), final_size=2, final=FinalFormat.GROUP,
+                       final_venue=group["oeste"][0])  # fmt: skip
     rosters = tuple(
         Roster(c.id, tuple(RosterPlayer(f"{c.id[5:]}-j{k}", f"Jugador {k} de {c.name}")
-                           for k in range(1, 5)))  # fmt: skip
+                           for k in range(1, 5)))
         for c in clubs
     )
     return Season(NAME, 2027, clubs, (primera, ascenso), LeagueRules.from_text(3, RULES),
@@ -132,7 +134,14 @@ def _who(season: Season, m: LeagueMatch, chico: int) -> tuple[tuple[str, ...], t
     return sides[0], sides[1]
 
 
-def run(out: Callable[[str], None] = print, *, small: bool = False) -> bool:
+def _wait_count(desk: LeagueDesk, sent: int) -> None:
+    _wait("the desk's count", lambda: len(desk.snapshot().counted) >= sent, 90)
+
+
+def run(out: Callable[[str], None] = print, *, small: bool = False,
+        pages: Path | None = None) -> bool:  # fmt: skip
+    """The whole season with its faults; True when every check holds; ``pages``: the
+    league's public pages written there (:mod:`..league.season_web`)."""
     season = _season(small)
     parent = Path(tempfile.mkdtemp(prefix="truco-season-sim-"))
     parent.chmod(0o711)
@@ -148,7 +157,7 @@ def run(out: Callable[[str], None] = print, *, small: bool = False) -> bool:
         added = {
             v: add_venue(root, v, ["mesa01", "mesa02"], ["desk"], league=NAME,
                          central=f"127.0.0.1:{central_port}", port=free_port(),
-                         restart_timeout=(1, 1))  # fmt: skip
+                         restart_timeout=(1, 1))
             for v in venues
         }
         secret = bytes.fromhex(
@@ -206,8 +215,9 @@ def run(out: Callable[[str], None] = print, *, small: bool = False) -> bool:
             season = _lineups(season, todo)
             for day in sorted({m.matchday for m in todo}):
                 faulty = day == 1
-                if faulty:
-                    for v in venues[1:3]:
+                hosts = list(dict.fromkeys(m.venue for m in todo if m.matchday == day))
+                if faulty:  # two venues' internet goes down for their matches
+                    for v in hosts[1:3]:
                         links[v].cut()
                         cut += 1
                 used: dict[str, int] = {}
@@ -224,16 +234,20 @@ def run(out: Callable[[str], None] = print, *, small: bool = False) -> bool:
                         sent += 1
                         truth.setdefault(m.id, []).append((text, winner, score))
                         won[winner] += 1
-                        if faulty and m.venue == venues[2] and n == 1 and not restarts:
+                        if faulty and m.venue == hosts[2] and n == 1 and not restarts:
                             brokers[m.venue].stop()  # its broker restarts, uplink down
                             brokers[m.venue].start()
                             restarts += 1
                 if faulty:
                     time.sleep(0.3)
-                    for v in venues[1:3]:
+                    for v in hosts[1:3]:
                         links[v].restore()
-                _wait("the desk's count", lambda: len(desk.snapshot().counted) >= sent, 90)
+                _wait_count(desk, sent)
         count = desk.snapshot()
+        if pages is not None:
+            record = SeasonRecord(season, count.played, counted_texts(desk_dir, count))
+            write_site(pages, [record])
+            out(f"pages={pages}")
         return _judge(season, count, truth, desk_dir, out, sent=sent, cut=cut,
                       restarts=restarts, phases=phases)  # fmt: skip
     except RuntimeError:
@@ -295,8 +309,8 @@ def _judge(season: Season, count: object, truth: dict[str, list[tuple[str, int, 
 
         def winner_of(i: str) -> str:
             wins = [0, 0]
-            for _, w, _ in truth[i]:
-                wins[w] += 1
+            for chico in truth[i]:
+                wins[chico[1]] += 1
             return by_id[i].home if wins[0] > wins[1] else by_id[i].away
 
         if d.final is FinalFormat.GROUP:
@@ -334,9 +348,10 @@ def _judge(season: Season, count: object, truth: dict[str, list[tuple[str, int, 
     # ratings: every chico in date order, who sat as the simulation seated them
     mine_r: dict[str, tuple[float, float]] = {}
     for i in sorted(truth, key=lambda i: (by_id[i].date, i)):
-        for n, (_, w, _) in enumerate(truth[i], start=1):
+        for n, chico in enumerate(truth[i], start=1):
             home, away = _who(season, by_id[i], n)
-            pl_update(mine_r, home if w == 0 else away, away if w == 0 else home)
+            first = chico[1] == 0
+            pl_update(mine_r, home if first else away, away if first else home)
     theirs_r = rate(season_chicos(season, count.played))
     checks["ratings_equal"] = set(mine_r) == set(theirs_r) and all(
         abs(mine_r[p][0] - theirs_r[p].mu) < 1e-9 and abs(mine_r[p][1] - theirs_r[p].sigma) < 1e-9
@@ -370,9 +385,10 @@ def _judge(season: Season, count: object, truth: dict[str, list[tuple[str, int, 
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="league --season")
     p.add_argument("--small", action="store_true")
+    p.add_argument("--pages", type=Path, default=None)
     args = p.parse_args(argv)
     try:
-        ok = run(small=args.small)
+        ok = run(small=args.small, pages=args.pages)
     except (RuntimeError, OSError) as e:
         print(f"season sim: {e}", file=sys.stderr)
         return 2
