@@ -1,5 +1,5 @@
 """Each player's rating from every counted chico: OpenSkill's Plackett-Luce model (the
-Weng-Lin Bayesian rating for teams; why this library: docs/dev/dependencies.md).
+Weng-Lin Bayesian rating for teams; why this library: docs/dev/tournament.md, "League seasons").
 
 A chico is a game between two pairs (or two trios, or two single players): the winning
 side ranks first. Every player starts at the model's defaults (mu 25, sigma 25/3); the
