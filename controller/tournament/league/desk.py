@@ -29,7 +29,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
@@ -49,7 +49,7 @@ from .gaps import Hole, SeqWatch
 from .inbox import CentralMessage, RejectedCentral, central_topic, read_central, venue_topic
 from .keys import derive_venue_secret, venue_table_key
 from .ledger import LeagueLedger
-from .model import League
+from .model import Chico, League
 from .verify import LeagueRecordCheck, RecordVerdict, check_league_record
 
 __all__ = ["RECORDS_TOPIC", "SEQ_TOPICS", "LeagueDesk", "desk_from_folder"]
@@ -78,8 +78,12 @@ class LeagueDesk:
         client_id: str = "league-desk",
         clock: Callable[[], float] = time.time,
         today: Callable[[], datetime.date] = datetime.date.today,
+        phases: Callable[[Mapping[str, tuple[Chico, ...]]], League] | None = None,
     ) -> None:
         self.league = league
+        #: A season's league after what was counted (:func:`.season.season_league`): the
+        #: final phase's matches join the schedule once the groups decide them.
+        self.phases = phases
         #: The desk's date: a record of a match whose matchday is later is not due.
         self.today = today
         self.venues: dict[str, DeskState] = {}
@@ -123,6 +127,7 @@ class LeagueDesk:
         connecting; the exports follow it."""
         with self.lock:
             self.collected = self.ledger.open()
+            self._next_phase()
             for club in self.league.clubs:
                 if (self.folder / "venues" / club.id).is_dir():
                     self.venue_state(club.id)
@@ -208,6 +213,7 @@ class LeagueDesk:
             if got.check is not None and self.ledger.has(got.check):
                 # the same record again (its retained copy, a QoS 1 redelivery): a repeat
                 self.collected = self.ledger.append(got.check, now)
+                self._next_phase()
                 return
             state = self.venue_state(got.venue)
             if msg.retain:
@@ -238,6 +244,7 @@ class LeagueDesk:
             ):  # taken in its place, not as its game's first record: another copy of it
                 del self._pending[(got.venue, check.table, check.game)]
                 self.collected = self.ledger.append(check, now)
+                self._next_phase()
                 self._export_due = True
 
     def _finished(self, venue: str, result: GameResult) -> None:
@@ -256,7 +263,20 @@ class LeagueDesk:
         if self.ledger.has(check):
             return
         self.collected = self.ledger.append(check, self.clock())
+        self._next_phase()
         self._export_due = True
+
+    def _next_phase(self) -> None:
+        """A season's next phase: the schedule as the count now decides it (the lock
+        held)."""
+        if self.phases is None:
+            return
+        league = self.phases(self.collected.played)
+        if league.schedule != self.league.schedule:
+            log.info("league desk: %d matches in the schedule now", len(league.schedule))
+            self.league = league
+            self.ledger.league = league
+            self.collected = self.ledger.count()
 
     def _record_of(self, venue: str, result: GameResult) -> LeagueRecordCheck | None:
         """The league's check of a record the venue's state kept on disk (a restart
@@ -349,13 +369,19 @@ class LeagueDesk:
 
 
 def desk_from_folder(
-    root: str | os.PathLike[str], central: str | None = None, *, client_id: str = "league-desk"
+    root: str | os.PathLike[str],
+    central: str | None = None,
+    *,
+    client_id: str = "league-desk",
+    season: int | None = None,
 ) -> LeagueDesk:
     """The league desk of the league folder ``root`` (as ``league add-venue`` writes it):
     the league from ``league.toml``, its secret, the desk's account (``desk/broker.pass``)
     and the central CA (``desk/ca.crt``); its journal in ``root/desk/``. ``central``
-    (``HOST:PORT``) overrides the address in ``league.toml``. Anything missing or wrong is
-    a :class:`~.bridge.LeagueSetupError` or :class:`~.errors.LeagueError` (Spanish)."""
+    (``HOST:PORT``) overrides the address in ``league.toml``. ``season``: that season of
+    ``temporadas/`` (:mod:`.season_store`), its journal in ``temporadas/<n>/desk/`` and
+    each phase's matches joining the schedule as the count decides them. Anything missing
+    or wrong is a :class:`~.bridge.LeagueSetupError` or :class:`~.errors.LeagueError` (Spanish)."""
     import tomllib
     from pathlib import Path
 
@@ -396,7 +422,21 @@ def desk_from_folder(
         ) from None
     if not (desk / "ca.crt").is_file():
         raise LeagueSetupError(f"Falta {desk / 'ca.crt'}: la escribe truco-table league add-venue")
+    journal = desk
+    phases = None
+    if season is not None:
+        from .season import season_league
+        from .season_store import load_season, season_count
+
+        the_season = load_season(folder, league, season)
+        played = dict(season_count(folder, league, the_season, secret).played)
+        league = season_league(the_season, played)
+        journal = folder / "temporadas" / str(season) / "desk"
+
+        def phases(p: Mapping[str, tuple[Chico, ...]]) -> League:
+            return season_league(the_season, p)
+
     return LeagueDesk(
-        league, secret, desk, host=host, port=port, ca_file=desk / "ca.crt",
-        username=DESK_ACCOUNT, password=password, client_id=client_id,
+        league, secret, journal, host=host, port=port, ca_file=desk / "ca.crt",
+        username=DESK_ACCOUNT, password=password, client_id=client_id, phases=phases,
     )  # fmt: skip

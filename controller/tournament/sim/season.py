@@ -7,8 +7,9 @@ every match (one confirmed substitution between chicos, one the organiser did no
 confirm), the regional groups' two legs at the home venues, then the final phase
 (Primera: a knockout among the best four; Ascenso: a final group at one venue among its
 best two), then the promotion. Faults: two venues' uplinks cut during the first
-matchday and one venue's broker restarted while its uplink is down; the league desk is
-restarted with each new phase (it reads its journal back).
+matchday and one venue's broker restarted while its uplink is down; the league desk
+adds each phase's matches to its schedule as the count decides them, and is restarted
+once, as the final phase begins (it reads its journal back).
 
 It exits 0 only if the league desk's count equals what the tables played and the
 league's standings (every group, the final phases' order), the promotion, every player's
@@ -169,24 +170,55 @@ def run(out: Callable[[str], None] = print, *, small: bool = False,
         central.start()
         started.append(central)
         brokers: dict[str, LocalBroker] = {}
-        for v, a in added.items():
-            links[v] = _Uplink(central_port)
-            conf = a.venue_conf.read_text(encoding="utf-8").replace(
-                f"address 127.0.0.1:{central_port}\n", f"address 127.0.0.1:{links[v].port}\n"
-            )
-            a.venue_conf.write_text(conf, encoding="utf-8")
-            brokers[v] = LocalBroker(a.port, workdir=parent / v, config=a.venue_conf)
-            brokers[v].start()
-            started.append(brokers[v])
-        _wait("the bridges", lambda: all(
-            f"as {venue_account(v)} " in central.log.read_text(errors="replace")
-            for v in venues), timeout=60)  # fmt: skip
+
+        def start_venue(v: str, tries: int = 5) -> None:
+            """``v``'s broker on its port, through its own uplink; on a port another
+            process of this machine took meanwhile, again on another one."""
+            for attempt in range(tries):
+                a = added[v] if attempt == 0 else add_venue(
+                    root, v, ["mesa01", "mesa02"], ["desk"], port=free_port(),
+                    restart_timeout=(1, 1))  # fmt: skip
+                added[v] = a
+                if v not in links:
+                    links[v] = _Uplink(central_port)
+                conf = a.venue_conf.read_text(encoding="utf-8").replace(
+                    f"address 127.0.0.1:{central_port}\n", f"address 127.0.0.1:{links[v].port}\n"
+                )
+                a.venue_conf.write_text(conf, encoding="utf-8")
+                broker = LocalBroker(a.port, workdir=parent / v, config=a.venue_conf)
+                try:
+                    broker.start()
+                except RuntimeError:
+                    broker.close()
+                    continue
+                brokers[v] = broker
+                started.append(broker)
+                return
+            raise RuntimeError(f"{v}: its broker never started")
+
+        for v in venues:
+            start_venue(v)
+
+        def bridges_up() -> bool:
+            for v in venues:
+                process = brokers[v].process
+                if process is not None and process.poll() is not None:  # its port was taken
+                    started.remove(brokers[v])
+                    brokers[v].close()
+                    start_venue(v)
+            log = central.log.read_text(errors="replace")
+            return all(f"as {venue_account(v)} " in log for v in venues)
+
+        _wait("the bridges", bridges_up, timeout=60)
+
+        now: list[Season] = [season]  # the season as the organiser has it (pairs named)
 
         def open_desk(played: dict[str, tuple[Chico, ...]]) -> LeagueDesk:
             d = LeagueDesk(season_league(season, played), secret, desk_dir, host="127.0.0.1",
                            port=central_port, ca_file=any_added.central_ca,
                            username=DESK_ACCOUNT, password=any_added.desk_password(),
-                           today=lambda: FAR)  # fmt: skip
+                           today=lambda: FAR,
+                           phases=lambda p: season_league(now[0], p))  # fmt: skip
             d.start()
             _wait("the league desk", d.subscribed.is_set)
             return d
@@ -199,6 +231,7 @@ def run(out: Callable[[str], None] = print, *, small: bool = False,
         seeds = iter(range(100, 10_000))
         sent = 0
         restarts = 0
+        desk_restarts = 0
         cut = 0
         phases = 0
         desk = open_desk({})
@@ -209,10 +242,12 @@ def run(out: Callable[[str], None] = print, *, small: bool = False,
             if not todo:
                 break
             phases += 1
-            if phases > 1:  # a new phase: the organiser restarts the desk with it
+            if phases == 2:  # the league desk restarts (from its journal) as the final begins
                 desk.stop()
                 desk = open_desk(dict(count.played))
+                desk_restarts += 1
             season = _lineups(season, todo)
+            now[0] = season
             for day in sorted({m.matchday for m in todo}):
                 faulty = day == 1
                 hosts = list(dict.fromkeys(m.venue for m in todo if m.matchday == day))
@@ -249,7 +284,7 @@ def run(out: Callable[[str], None] = print, *, small: bool = False,
             write_site(pages, [record])
             out(f"pages={pages}")
         return _judge(season, count, truth, desk_dir, out, sent=sent, cut=cut,
-                      restarts=restarts, phases=phases)  # fmt: skip
+                      restarts=restarts, desk_restarts=desk_restarts, phases=phases)  # fmt: skip
     except RuntimeError:
         for b in started:
             out(f"log {b.dir.name}: "
