@@ -1,0 +1,159 @@
+"""A season in the league's folder (temporadas/<año>/) and the orders that name a pair,
+ask for a change and confirm it, and write the public pages with every season, run as
+``truco-table league ...`` (in this process: the parser and the order as shipped)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from controller.cli import main
+from controller.tournament.league.codec import league_from_toml
+from controller.tournament.league.ledger import LeagueLedger
+from controller.tournament.league.model import Chico
+from controller.tournament.league.season import season_league
+from controller.tournament.league.season_store import load_season, season_count
+from controller.tournament.league.verify import LeagueRecordCheck, RecordVerdict
+
+SECRET = bytes(range(32))
+LEAGUE = """[league]
+name = "liga"
+central = "127.0.0.1:8884"
+best_of = 3
+rules = "players=4 target=15"
+first_date = 2027-03-06
+
+[[clubs]]
+id = "c1"
+name = "Club Uno"
+[[clubs]]
+id = "c2"
+name = "Club Dos"
+[[clubs]]
+id = "c3"
+name = "Club Tres"
+[[clubs]]
+id = "c4"
+name = "Club Cuatro"
+"""
+
+
+def _season_toml(number: int) -> str:
+    rosters = "".join(
+        f'[[rosters]]\nclub = "c{c}"\nplayers = ['
+        + ", ".join(f'["c{c}-j{k}", "Jugador {k} del {c}"]' for k in range(1, 5)) + "]\n"
+        for c in range(1, 5)
+    )  # fmt: skip
+    return f"""[season]
+number = {number}
+first_date = {number}-03-06
+
+[[divisions]]
+id = "primera"
+name = "Primera"
+final = "knockout"
+final_size = 2
+[[divisions.groups]]
+id = "norte"
+name = "Grupo Norte"
+clubs = ["c1", "c2"]
+
+[[divisions]]
+id = "ascenso"
+name = "Ascenso"
+final = "group"
+final_size = 2
+final_venue = "c3"
+[[divisions.groups]]
+id = "sur"
+name = "Grupo Sur"
+clubs = ["c3", "c4"]
+
+{rosters}"""
+
+
+@pytest.fixture
+def liga(tmp_path: Path) -> Path:
+    root = tmp_path / "liga"
+    (root / "temporadas" / "2027").mkdir(parents=True)
+    (root / "league.toml").write_text(LEAGUE, encoding="utf-8")
+    (root / "secret.key").write_text("# el secreto de la liga\n" + SECRET.hex() + "\n")
+    (root / "temporadas" / "2027" / "temporada.toml").write_text(_season_toml(2027))
+    return root
+
+
+def _league(root: Path):  # type: ignore[no-untyped-def]
+    return league_from_toml((root / "league.toml").read_text(), "league.toml")
+
+
+def _count_chico(root: Path, match: str, number: int) -> None:
+    """The season's league desk counted chico ``number`` of ``match`` (its journal)."""
+    league = _league(root)
+    season = load_season(root, league, 2027)
+    ledger = LeagueLedger(root / "temporadas" / "2027" / "desk", season_league(season, {}),
+                          SECRET, fsync=False)  # fmt: skip
+    ledger.open()
+    ledger.append(LeagueRecordCheck("c1", "mesa01", f"mesa01-g{number:03d}", match,
+                                    RecordVerdict.COUNTED, "cuenta", Chico(0, (15, 3)),
+                                    f"{number:064x}", number, number), 1.0)  # fmt: skip
+    ledger.close()
+
+
+def test_pairs_and_changes_are_named_before_they_are_played(
+    liga: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    d = ["--dir", str(liga), "--season", "2027", "--match", "primera-norte-f01-m01"]
+    assert main(["league", "season-pair", *d, "--club", "c1", "--players", "c1-j1,c1-j2"]) == 0
+    assert "c1 juega primera-norte-f01-m01 con c1-j1, c1-j2" in capsys.readouterr().out
+    assert main(["league", "season-pair", *d, "--club", "c2", "--players", "c1-j3,c2-j2"]) == 2
+    assert "no está en la lista de buena fe de c2" in capsys.readouterr().err
+    assert main(["league", "season-pair", *d, "--club", "c3", "--players", "c3-j1,c3-j2"]) == 2
+    assert "c3 no juega primera-norte-f01-m01" in capsys.readouterr().err
+    assert main(["league", "season-pair", *d, "--club", "c2", "--players", "c2-j1,c2-j2"]) == 0
+    _count_chico(liga, "primera-norte-f01-m01", 1)
+    assert main(["league", "season-pair", *d, "--club", "c2", "--players", "c2-j3,c2-j4"]) == 2
+    assert "ya empezó" in capsys.readouterr().err
+    change = [*d, "--club", "c2", "--out", "c2-j2", "--into", "c2-j4"]
+    assert main(["league", "season-sub", *change, "--from-chico", "1"]) == 2
+    assert "ya se jugó" in capsys.readouterr().err
+    assert main(["league", "season-sub", *change, "--from-chico", "2"]) == 0
+    assert "cuenta cuando el organizador lo confirme" in capsys.readouterr().out
+    league = _league(liga)
+    season = load_season(liga, league, 2027)
+    m = next(x for x in season_league(season, {}).schedule if x.id == "primera-norte-f01-m01")
+    assert season.players(m, 2) == (("c1-j1", "c1-j2"), ("c2-j1", "c2-j2"))  # not confirmed
+    confirm = [*d, "--club", "c2", "--from-chico", "2"]
+    assert main(["league", "season-confirm", *confirm]) == 0
+    season = load_season(liga, league, 2027)
+    assert season.players(m, 2) == (("c1-j1", "c1-j2"), ("c2-j1", "c2-j4"))
+    assert season.players(m, 1) == (("c1-j1", "c1-j2"), ("c2-j1", "c2-j2"))
+    assert season_count(liga, league, season, SECRET).played == {
+        "primera-norte-f01-m01": (Chico(0, (15, 3)),)
+    }
+
+
+def test_the_pages_keep_every_season(liga: Path, tmp_path: Path,
+                                     capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    (liga / "temporadas" / "2028").mkdir()
+    (liga / "temporadas" / "2028" / "temporada.toml").write_text(_season_toml(2028))
+    out = tmp_path / "site"
+    assert main(["league", "season-pages", "--dir", str(liga), "--out", str(out)]) == 0
+    assert "abrí" in capsys.readouterr().out
+    index = (out / "index.html").read_text(encoding="utf-8")
+    assert "Temporada 2027" in index and "Temporada 2028" in index
+    assert "Grupo Norte" in (out / "2028" / "index.html").read_text(encoding="utf-8")
+    assert (out / "2027" / "jugador-c4-j4.html").is_file()
+
+
+def test_a_season_file_that_does_not_hold_is_refused_in_spanish(
+    liga: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = liga / "temporadas" / "2027" / "temporada.toml"
+    path.write_text(_season_toml(2027).replace('clubs = ["c3", "c4"]', 'clubs = ["c3", "c1"]'))
+    args = ["--dir", str(liga), "--season", "2027", "--match", "x", "--club", "c1"]
+    assert main(["league", "season-pair", *args, "--players", "a,b"]) == 2
+    err = capsys.readouterr().err
+    assert "va en un solo grupo" in err and "Traceback" not in err
+    assert main(["league", "season-pages", "--dir", str(liga / "nada"), "--out", "x"]) == 2
+    assert "carpeta de una liga" in capsys.readouterr().err
