@@ -50,6 +50,7 @@ from .rosters import (
 from .standings import league_standings, match_result
 
 __all__ = [
+    "ROUND_NAMES",
     "Division",
     "FinalFormat",
     "Group",

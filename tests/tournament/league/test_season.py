@@ -229,3 +229,37 @@ def test_the_public_pages_show_standings_fixture_bracket_and_players(tmp_path: P
                size=(1100, 900))  # fmt: skip
     screenshot(base + "/jugador-c00-j1.html", SCREENSHOTS / "league-player.png", tmp_path,
                size=(800, 700))  # fmt: skip
+
+
+def test_the_match_card_names_the_pair_each_seat_plays_with() -> None:
+    """The table's assignment for a season's match carries the pairs' names (after a
+    confirmed change), and each seat's match card shows its own side's pair."""
+    from controller.render.pixelfont import FONT_TEXT
+    from controller.render.screen import MatchCard, match_lines
+    from controller.tournament.league.assign import league_assignment
+
+    s = _season()
+    m = group_matches(s)[0]
+    ups = (Lineup(m.id, m.home, (f"{m.home}-j1", f"{m.home}-j2")),
+           Lineup(m.id, m.away, (f"{m.away}-j3", f"{m.away}-j4")))  # fmt: skip
+    sub = Substitution(m.id, m.home, 2, f"{m.home}-j2", f"{m.home}-j4", confirmed=True)
+    s = _season(lineups=ups, substitutions=(sub,))
+    first = league_assignment(s, {}, m.id, "mesa01", 7)
+    h, a = s.club(m.home).name, s.club(m.away).name
+    assert (first.match, first.chico, first.best_of, first.n) == (m.id, 1, 3, 7)
+    assert (first.label, first.home, first.away) == ("Primera, fecha 1", h, a)
+    assert first.players == ((f"Jugador 1 {h}", f"Jugador 2 {h}"),
+                             (f"Jugador 3 {a}", f"Jugador 4 {a}"))  # fmt: skip
+    second = league_assignment(s, {m.id: (Chico(0, (15, 3)),)}, m.id, "mesa01", 8)
+    assert second.chico == 2 and second.players[0] == (f"Jugador 1 {h}", f"Jugador 4 {h}")
+    card = MatchCard(second.label, second.home, second.away, second.chico, second.best_of,
+                     (("Ana López", "Beto Díaz"), ("Carla Pérez", "Dani Ruiz")))  # fmt: skip
+    home = [line.text for line in match_lines(card, 0)]
+    away = [line.text for line in match_lines(card, 1)]
+    assert home[5] == "ANA LÓPEZ Y BETO DÍAZ" and away[5] == "CARLA PÉREZ Y DANI RUIZ"
+    assert home[0] == "PRIMERA, FECHA 1" and home[6] == "CHICO 2 DE 3"
+    long = MatchCard(second.label, second.home, second.away, 2, 3, second.players)
+    for text in [line.text for t in (0, 1) for line in match_lines(long, t)]:
+        assert all(FONT_TEXT.supports(c) for c in text if not c.isspace()), text
+    # too long for the panel: their last names (the roster's "Jugador 1 Club 01": "01")
+    assert match_lines(long, 0)[5].text == f"{h.split()[-1]} Y {h.split()[-1]}"
