@@ -129,6 +129,15 @@ def _season_args(args: argparse.Namespace, name: str) -> tuple[object, bytes] | 
     return league, secret
 
 
+def _date(text: str) -> object:
+    import datetime
+
+    try:
+        return datetime.date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} no es una fecha: va AAAA-MM-DD") from None
+
+
 def run_season(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """``league season-pair|season-sub|season-confirm|season-pages``."""
     from ..tournament.league.errors import LeagueError
@@ -138,6 +147,7 @@ def run_season(args: argparse.Namespace, out: TextIO | None = None) -> int:
         confirm_substitution,
         name_pair,
         write_league_site,
+        write_next_season,
     )
 
     out = out or sys.stdout
@@ -163,6 +173,11 @@ def run_season(args: argparse.Namespace, out: TextIO | None = None) -> int:
             confirm_substitution(args.dir, league, secret, args.season, args.match, args.club,
                                  args.from_chico)  # fmt: skip
             out.write(f"cambio confirmado en {args.match} desde el chico {args.from_chico}\n")
+        elif order == "season-next":
+            path = write_next_season(args.dir, league, secret, args.season, args.first_date)
+            out.write(f"temporada {args.season + 1} escrita en {path}: con los ascensos y "
+                      "descensos y las listas de esta temporada; revisala (cada club "
+                      "presenta su lista de nuevo)\n")  # fmt: skip
         else:
             files = write_league_site(args.dir, league, secret, args.out)
             out.write(f"{len(files)} archivos en {args.out}; abrí {args.out}/index.html\n")
@@ -333,6 +348,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "season-sub": "un club pide un cambio entre chicos (cuenta con la confirmación)",
         "season-confirm": "el organizador confirma un cambio pedido",
         "season-pages": "escribe las páginas públicas de la liga, con todas las temporadas",
+        "season-next": "escribe la temporada siguiente con los ascensos y descensos",
     }
     for order, text in orders.items():
         o = sub.add_parser(order, help=text)
@@ -341,6 +357,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         if order == "season-pages":
             o.add_argument("--out", required=True, metavar="CARPETA",
                            help="dónde escribir las páginas")  # fmt: skip
+        elif order == "season-next":
+            o.add_argument("--season", required=True, type=int, metavar="AÑO",
+                           help="la temporada que terminó")  # fmt: skip
+            o.add_argument("--first-date", required=True, type=_date, metavar="AAAA-MM-DD",
+                           help="la fecha 1 de la temporada siguiente")  # fmt: skip
         else:
             o.add_argument("--season", required=True, type=int, metavar="AÑO",
                            help="la temporada")  # fmt: skip

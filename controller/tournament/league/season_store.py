@@ -55,7 +55,15 @@ from .errors import LeagueError
 from .ledger import check_from_body, conflict_from_body
 from .model import Chico, League
 from .rosters import Lineup, Roster, RosterPlayer, Substitution
-from .season import Division, FinalFormat, Group, Season, season_league, season_matches
+from .season import (
+    Division,
+    FinalFormat,
+    Group,
+    Season,
+    next_season,
+    season_league,
+    season_matches,
+)
 from .season_web import SeasonRecord, write_site
 from .stats import counted_texts
 
@@ -67,7 +75,9 @@ __all__ = [
     "name_pair",
     "season_count",
     "season_numbers",
+    "season_toml",
     "write_league_site",
+    "write_next_season",
 ]
 
 
@@ -194,7 +204,10 @@ def season_count(root: str | os.PathLike[str], league: League, season: Season,
     conflicts = [conflict_from_body(e.body) for e in entries if e.body.get("kind") == "conflict"]
     played: dict[str, tuple[Chico, ...]] = {}
     while True:  # each phase the count decides adds its matches
-        count = collect(season_league(season, played), checks, conflicts)
+        league_now = season_league(season, played)
+        known = {m.id for m in league_now.schedule}
+        count = collect(league_now, [c for c in checks if not c.counted or c.match in known],
+                        conflicts)  # fmt: skip
         if dict(count.played) == played:
             return count
         played = dict(count.played)
@@ -269,6 +282,55 @@ def confirm_substitution(root: str | os.PathLike[str], league: League, secret: b
     checked = _apply(season, [*_lines(_dir(base, number) / "parejas.jsonl"), item])
     _add(base, number, item)
     return checked
+
+
+def _q(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)  # a TOML basic string is a JSON string
+
+
+def season_toml(season: Season) -> str:
+    """``temporada.toml`` for ``season`` (its divisions, groups, final phases and lists;
+    pairs and changes go in ``parejas.jsonl``)."""
+    out = ["# Temporada escrita por truco-table league season-next: revisala antes de jugar",
+           "[season]", f"number = {season.number}", f"first_date = {season.first_date}",
+           f"days_between = {season.days_between}", f"roster_size = {season.roster_size}",
+           f"movement = {season.movement}", ""]  # fmt: skip
+    for d in season.divisions:
+        out += ["[[divisions]]", f"id = {_q(d.id)}", f"name = {_q(d.name)}",
+                f"final = {_q(d.final.value)}", f"final_size = {d.final_size}"]  # fmt: skip
+        if d.final_venue is not None:
+            out.append(f"final_venue = {_q(d.final_venue)}")
+        out.append("")
+        for g in d.groups:
+            clubs = ", ".join(_q(c) for c in g.clubs)
+            out += ["[[divisions.groups]]", f"id = {_q(g.id)}", f"name = {_q(g.name)}",
+                    f"clubs = [{clubs}]", ""]  # fmt: skip
+    for r in season.rosters:
+        players = ", ".join(f"[{_q(p.id)}, {_q(p.name)}]" for p in r.players)
+        out += ["[[rosters]]", f"club = {_q(r.club)}", f"players = [{players}]", ""]
+    return "\n".join(out)
+
+
+def write_next_season(root: str | os.PathLike[str], league: League, secret: bytes,
+                      number: int, first_date: datetime.date) -> Path:  # fmt: skip
+    """``temporadas/<number+1>/temporada.toml`` after season ``number`` ended: its
+    promotions and relegations applied (:func:`.season.next_season`), each club's list
+    copied as a start (edit it: each club registers its list again). Refused while the
+    season is not over or when the next one exists."""
+    base = Path(root)
+    season = load_season(base, league, number)
+    count = season_count(base, league, season, secret)
+    try:
+        nxt = next_season(season, count.played, number=number + 1, first_date=first_date)
+    except LeagueError as e:
+        raise SeasonStoreError(str(e)) from None
+    nxt = replace(nxt, rosters=season.rosters, _rosters={})
+    path = _dir(base, number + 1) / "temporada.toml"
+    if path.exists():
+        raise SeasonStoreError(f"Ya existe {path}: no se pisa")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(season_toml(nxt), encoding="utf-8")
+    return path
 
 
 def write_league_site(root: str | os.PathLike[str], league: League, secret: bytes,

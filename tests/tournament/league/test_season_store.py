@@ -157,3 +157,44 @@ def test_a_season_file_that_does_not_hold_is_refused_in_spanish(
     assert "va en un solo grupo" in err and "Traceback" not in err
     assert main(["league", "season-pages", "--dir", str(liga / "nada"), "--out", "x"]) == 2
     assert "carpeta de una liga" in capsys.readouterr().err
+
+
+def test_the_next_season_has_the_promotion_once_the_season_is_over(
+    liga: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["league", "season-next", "--dir", str(liga), "--season", "2027",
+            "--first-date", "2028-03-04"]  # fmt: skip
+    assert main(args) == 2
+    assert "todavía no terminó" in capsys.readouterr().err
+    league = _league(liga)
+    season = load_season(liga, league, 2027)
+    ledger = LeagueLedger(liga / "temporadas" / "2027" / "desk", season_league(season, {}),
+                          SECRET, fsync=False)  # fmt: skip
+    ledger.open()
+    played: dict[str, tuple[Chico, ...]] = {}
+    n = 0
+    while True:  # the home side wins every match 2-0, phase after phase
+        todo = [m for m in season_league(season, played).schedule if m.id not in played]
+        if not todo:
+            break
+        ledger.league = season_league(season, played)
+        for m in todo:
+            for k in (1, 2):
+                n += 1
+                check = LeagueRecordCheck(m.venue, "mesa01", f"mesa01-g{n:03d}", m.id,
+                                          RecordVerdict.COUNTED, "cuenta", Chico(0, (15, 3)),
+                                          f"{n:064x}", k, n)  # fmt: skip
+                ledger.append(check, 1.0)
+            played[m.id] = (Chico(0, (15, 3)),) * 2
+    ledger.close()
+    assert dict(season_count(liga, league, season, SECRET).played) == played
+    assert "primera-final-r1-m01" in played and "ascenso-final-f01-m01" in played
+    assert main(args) == 0
+    assert "temporada 2028 escrita" in capsys.readouterr().out
+    nxt = load_season(liga, league, 2028)
+    primera, ascenso = (set(d.clubs) for d in nxt.divisions)
+    # Primera's final: c1 (seed 1, home) beat c2; Ascenso's final group: c3 won at home
+    assert primera == {"c1", "c3"} and ascenso == {"c2", "c4"}
+    assert nxt.roster_of["c3"].players == season.roster_of["c3"].players
+    assert main(args) == 2
+    assert "no se pisa" in capsys.readouterr().err
