@@ -11,6 +11,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from controller.tournament.league.model import Chico, Club, LeagueRules
 from controller.tournament.league.ratings import RatedChico, rate
@@ -263,3 +265,46 @@ def test_the_match_card_names_the_pair_each_seat_plays_with() -> None:
         assert all(FONT_TEXT.supports(c) for c in text if not c.isspace()), text
     # too long for the panel: their last names (the roster's "Jugador 1 Club 01": "01")
     assert match_lines(long, 0)[5].text == f"{h.split()[-1]} Y {h.split()[-1]}"
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    per=st.integers(2, 4),
+    seed=st.integers(0, 10_000),
+    final=st.sampled_from([FinalFormat.KNOCKOUT, FinalFormat.GROUP]),
+)
+def test_any_season_ends_with_every_club_placed_once_and_the_divisions_kept(
+    per: int, seed: int, final: FinalFormat
+) -> None:
+    """Whatever the results: each division's order is its clubs once each, the final
+    phase plays the qualifiers, and after promotion every division keeps its size."""
+    import random
+
+    s = _season(per=per)
+    d2 = dataclasses.replace(s.divisions[1], final=final, final_size=2)
+    s = dataclasses.replace(s, divisions=(s.divisions[0], d2), _rosters={})
+    rnd = random.Random(seed)
+    played: dict[str, tuple[Chico, ...]] = {}
+    while True:
+        todo = [m for m in season_matches(s, played) if m.id not in played]
+        if not todo:
+            break
+        for m in todo:
+            chicos = []
+            while max((sum(c.winner == k for c in chicos) for k in (0, 1)), default=0) < 2:
+                w = rnd.randint(0, 1)
+                chicos.append(Chico(w, (15, rnd.randint(0, 14)) if w == 0
+                                    else (rnd.randint(0, 14), 15)))  # fmt: skip
+            played[m.id] = tuple(chicos)
+    for d in s.divisions:
+        order = division_order(s, d, played)
+        assert order is not None and sorted(order) == sorted(d.clubs)
+        seeds = qualifiers(s, d, played)
+        assert seeds is not None and len(seeds) == d.final_size == len(set(seeds))
+        finals = final_matches(s, d, played)
+        assert {c for m in finals for c in (m.home, m.away)} == set(seeds)
+        assert set(order[: d.final_size]) == set(seeds)
+    nxt = next_season(s, played, number=2028, first_date=datetime.date(2028, 3, 4))
+    assert [len(d.clubs) for d in nxt.divisions] == [len(d.clubs) for d in s.divisions]
+    moved = movements(s, played)
+    assert moved is not None and len(moved) == 2 * s.movement
