@@ -290,7 +290,7 @@ def test_any_season_ends_with_every_club_placed_once_and_the_divisions_kept(
         if not todo:
             break
         for m in todo:
-            chicos = []
+            chicos: list[Chico] = []
             while max((sum(c.winner == k for c in chicos) for k in (0, 1)), default=0) < 2:
                 w = rnd.randint(0, 1)
                 chicos.append(Chico(w, (15, rnd.randint(0, 14)) if w == 0
