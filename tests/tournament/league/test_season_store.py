@@ -198,3 +198,67 @@ def test_the_next_season_has_the_promotion_once_the_season_is_over(
     assert nxt.roster_of["c3"].players == season.roster_of["c3"].players
     assert main(args) == 2
     assert "no se pisa" in capsys.readouterr().err
+
+
+def _guide_lines() -> list[str]:
+    """The season orders the organisers' league guide prints, in its order."""
+    text = (Path(__file__).resolve().parents[3] / "docs/organizadores/liga.md").read_text()
+    return [line for line in text.splitlines()
+            if line.startswith("truco-table league season-")]  # fmt: skip
+
+
+def test_the_guides_season_orders_run_as_printed(tmp_path: Path) -> None:
+    """Each ``truco-table league season-...`` line of docs/organizadores/liga.md, run as
+    printed (``liga/`` and ``paginas/`` in a temporary folder), on a league whose clubs
+    and lists are the guide's; ``season-next`` once every match was counted."""
+    import shlex
+    import subprocess
+    import sys
+
+    root = tmp_path / "liga"
+    (root / "temporadas" / "2027").mkdir(parents=True)
+    league = LEAGUE.replace('"c1"', '"bar-lopez"').replace('"c2"', '"club-sur"')
+    (root / "league.toml").write_text(league, encoding="utf-8")
+    (root / "secret.key").write_text(SECRET.hex() + "\n")
+    season = _season_toml(2027).replace('"c1"', '"bar-lopez"').replace('"c2"', '"club-sur"')
+    season = season.replace('["c1-j1", "Jugador 1 del 1"], ["c1-j2", "Jugador 2 del 1"], '
+                            '["c1-j3", "Jugador 3 del 1"]',
+                            '["ana-lopez", "Ana López"], ["beto-diaz", "Beto Díaz"], '
+                            '["carla-paz", "Carla Paz"]')  # fmt: skip
+    (root / "temporadas" / "2027" / "temporada.toml").write_text(season, encoding="utf-8")
+    lines = _guide_lines()
+    assert [shlex.split(x)[2] for x in lines] == [
+        "season-pair", "season-sub", "season-confirm", "season-pages", "season-next"]  # fmt: skip
+    for line in lines:
+        if "season-next" in line:  # the season played out first: home wins, phase by phase
+            lg = _league(root)
+            s = load_season(root, lg, 2027)
+            ledger = LeagueLedger(root / "temporadas" / "2027" / "desk",
+                                  season_league(s, {}), SECRET, fsync=False)  # fmt: skip
+            ledger.open()
+            played: dict[str, tuple[Chico, ...]] = {}
+            n = 0
+            while todo := [m for m in season_league(s, played).schedule if m.id not in played]:
+                ledger.league = season_league(s, played)
+                for m in todo:
+                    for k in (1, 2):
+                        n += 1
+                        ledger.append(LeagueRecordCheck(
+                            m.venue, "mesa01", f"g{n}", m.id, RecordVerdict.COUNTED, "cuenta",
+                            Chico(0, (15, 3)), f"{n:064x}", k, n), 1.0)  # fmt: skip
+                    played[m.id] = (Chico(0, (15, 3)),) * 2
+            ledger.close()
+        done = subprocess.run(
+            [sys.executable, "-m", "controller.cli", *shlex.split(line)[1:]],
+            cwd=tmp_path, capture_output=True, text=True, timeout=60, check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, (line, done.stderr)
+    s = load_season(root, _league(root), 2027)
+    from controller.tournament.league.rosters import side_players
+
+    named = s.lineup("primera-norte-f01-m01", "bar-lopez")
+    assert named is not None and named.players == ("ana-lopez", "beto-diaz")
+    assert side_players(named, s.substitutions, 1) == ("ana-lopez", "beto-diaz")
+    assert side_players(named, s.substitutions, 2) == ("ana-lopez", "carla-paz")  # confirmed
+    assert (tmp_path / "paginas" / "2027" / "index.html").is_file()
+    assert (root / "temporadas" / "2028" / "temporada.toml").is_file()
