@@ -33,12 +33,11 @@ from __future__ import annotations
 import logging
 import os
 import random
-import re
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Final, Protocol, cast
+from typing import Any, Final, cast
 
 import serial
 
@@ -82,6 +81,13 @@ from .frames import (
     encode_frame,
     parse_frame,
 )
+from .link_writer import (
+    OUTBOX_MAX,
+    LinkWriter,
+    OutboxFull,
+    _Port,
+)
+from .node_finder import DEFAULT_BY_ID_DIR, find_nodes, port_for_serial
 from .seatbus import SeatBus
 
 __all__ = [
@@ -124,8 +130,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-MAX_IDENT_SECONDS: Final = 600
-DEFAULT_BY_ID_DIR: Final = Path("/dev/serial/by-id")
 
 # What the Pi sends a node that sits in the MicroPython REPL instead of its firmware:
 # Ctrl-C twice (stop whatever runs), Ctrl-B (leave the raw REPL, as mpremote leaves
@@ -156,57 +160,7 @@ def status_message(event: LinkEvent) -> str | None:
     return None
 
 
-# -- finding nodes ---------------------------------------------------------------------
-
-_BY_ID_NAME: Final = re.compile(r"usb-(?P<product>.+)_(?P<serial>[0-9A-Za-z]+)-if00")
-
-
-def find_nodes(
-    by_id_dir: Path = DEFAULT_BY_ID_DIR, product_prefix: str = "MicroPython"
-) -> dict[str, str]:
-    """Seat nodes plugged in now: {USB serial number (lower case): stable port path}.
-
-    Looks at the names udev makes under ``/dev/serial/by-id``, for example
-    ``usb-MicroPython_Board_in_FS_mode_e6614103e7ab1234-if00``.  A missing
-    directory (nothing plugged in) gives an empty dict.
-    """
-    nodes: dict[str, str] = {}
-    try:
-        entries = sorted(by_id_dir.iterdir())
-    except OSError:
-        return nodes
-    for entry in entries:
-        match = _BY_ID_NAME.fullmatch(entry.name)
-        if match is None or not match.group("product").startswith(product_prefix):
-            continue
-        nodes[match.group("serial").lower()] = str(entry)
-    return nodes
-
-
-def port_for_serial(
-    serial_number: str, by_id_dir: Path = DEFAULT_BY_ID_DIR
-) -> Callable[[], str | None]:
-    """A resolver for SeatLink: the node's current port path, or None while unplugged."""
-    wanted = serial_number.lower()
-
-    def resolve() -> str | None:
-        return find_nodes(by_id_dir, product_prefix="").get(wanted)
-
-    return resolve
-
-
 # -- the link ----------------------------------------------------------------------------
-
-
-class _Port(Protocol):
-    """What SeatLink uses of a pyserial port."""
-
-    def read(self, size: int = 1) -> bytes: ...
-    def write(self, data: bytes) -> int | None: ...
-    def close(self) -> None: ...
-
-    @property
-    def in_waiting(self) -> int: ...
 
 
 EventCallback = Callable[[int, LinkEvent], None]
@@ -232,36 +186,7 @@ _PLAIN = frozenset(
 )
 
 
-#: the most a link's outbox holds for a node that reads slowly (``SeatLink._put``): about
-#: eleven whole-screen updates; more is a node that does not read
-OUTBOX_MAX: Final = 16384
-
-
-class OutboxFull(OSError):
-    """A write to a node whose outbox is full: the node has not read for a while (its
-    heartbeat's timeout ends the session). Handled where a failed write is."""
-
-
-def _write_all(port: _Port, data: bytes) -> None:
-    """Write all of ``data``: straight to the port's file descriptor when it has one (a
-    tty; pyserial's write adds a select and a timeout to every call, which the Pi pays
-    per display update), through pyserial otherwise and when the kernel's buffer is
-    full (it waits up to its write timeout)."""
-    fd = getattr(port, "fd", None)
-    if not isinstance(fd, int):
-        port.write(data)
-        return
-    rest: bytes | memoryview = data
-    try:
-        written = os.write(fd, rest)
-        while written < len(rest):  # most often the kernel takes it all at once
-            rest = memoryview(rest)[written:]
-            written = os.write(fd, rest)
-    except BlockingIOError:
-        port.write(bytes(rest))
-
-
-class SeatLink:
+class SeatLink(LinkWriter):
     """One seat node's serial link, kept alive by a :class:`~controller.hal.seatbus.SeatBus`.
 
     ``port`` is a pyserial URL or device path (``/dev/truco-seat0``,
@@ -427,77 +352,6 @@ class SeatLink:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def send(self, kind: str, *args: str) -> bool:
-        """Send one command frame; False if the node is not connected or the write fails."""
-        with self._write_lock:
-            port = self._serial
-            if port is None:
-                return False
-            frame = encode_frame(self._tx_seq, kind, *args)
-            self._tx_seq = (self._tx_seq + 1) % SEQ_MODULO
-            try:
-                self._put(port, frame)
-            except (serial.SerialException, OSError) as error:
-                log.debug("seat %d: write failed: %s", self.seat, error)
-                return False
-        return True
-
-    def send_many(self, messages: list[tuple[str, tuple[str, ...]]]) -> bool:
-        """Send several frames in one write, none of another thread's in between (a
-        display update); False if the node is not connected or the write fails."""
-        with self._write_lock:
-            port = self._serial
-            if port is None:
-                return False
-            frames = []
-            for kind, args in messages:
-                frames.append(encode_frame(self._tx_seq, kind, *args))
-                self._tx_seq = (self._tx_seq + 1) % SEQ_MODULO
-            try:
-                self._put(port, b"".join(frames))
-            except (serial.SerialException, OSError) as error:
-                log.debug("seat %d: write failed: %s", self.seat, error)
-                return False
-        return True
-
-    def send_counted(
-        self,
-        header: Callable[[int], tuple[str, tuple[str, ...]]],
-        block: list[tuple[bytes, bytes]],
-    ) -> int:
-        """Protocol 3's display update: the ``header`` frame (``header(count)`` gives
-        its type and arguments, ``count`` being the byte count of the frames after it)
-        then the ``block`` frames (type and arguments already joined, as bytes; a frame
-        up to MAX_BLOCK_FRAME bytes), all in one write. Returns the bytes written, 0 if
-        the node is not connected or the write fails."""
-        with self._write_lock:
-            port = self._serial
-            if port is None:
-                return 0
-            data, self._tx_seq = encode_counted(self._tx_seq, header, block)
-            try:
-                self._put(port, data)
-            except (serial.SerialException, OSError) as error:
-                log.debug("seat %d: write failed: %s", self.seat, error)
-                return 0
-        return len(data)
-
-    def identify(self, seconds: int = 10) -> bool:
-        """Make the node's LED blink fast for ``seconds`` (0 stops it)."""
-        if not 0 <= seconds <= MAX_IDENT_SECONDS:
-            raise ValueError(f"seconds must be 0..{MAX_IDENT_SECONDS}")
-        return self.send("IDENT", str(seconds))
-
-    def set_led(self, mode: str) -> bool:
-        """Set the node's LED pattern: OFF, ON, SLOW or FAST."""
-        if mode not in LED_MODES:
-            raise ValueError(f"LED mode must be one of {LED_MODES}")
-        return self.send("LED", mode)
-
-    def reset_node(self) -> bool:
-        """Restart the node (it disappears from USB for a moment and comes back)."""
-        return self.send("RESET")
-
     def soft_reset(self) -> bool:
         """Bring a node back from the MicroPython REPL (``REPL_RECOVERY``)."""
         # counted before the bytes leave: whoever hears them already sees the count (counted
@@ -506,73 +360,6 @@ class SeatLink:
             return False
         log.warning("asiento %d: el nodo está en su REPL: se le mandó un reinicio", self.seat)
         return True
-
-    def _write_raw(self, data: bytes, before: Callable[[], None] | None = None) -> bool:
-        """Write ``data`` whole; ``before`` runs once the port is there, just before."""
-        with self._write_lock:
-            port = self._serial
-            if port is None:
-                return False
-            if before is not None:
-                before()
-            try:
-                self._put(port, data)
-            except (serial.SerialException, OSError) as error:
-                log.debug("seat %d: write failed: %s", self.seat, error)
-                return False
-        return True
-
-    def _put(self, port: _Port, data: bytes) -> None:
-        """Write ``data`` whole, in order after whatever waits (the link's write lock
-        held). On a bus, a write never waits for the node: what the kernel's buffer does
-        not take now (a node that reads slowly, busy with its panel) waits in the link's
-        outbox and goes out as the port takes it (the bus watches the port for room), so
-        the loop reading every seat never stalls on one. An outbox past ``OUTBOX_MAX``
-        bytes is a node that does not read: this write fails (``OutboxFull``), what
-        waited is kept (its frames stay whole), as a timed-out write did. With no bus
-        (or no file descriptor), pyserial's write, which waits up to its timeout."""
-        fd, bus = self._fd, self._bus
-        if fd is None or bus is None:
-            _write_all(port, data)
-            return
-        out = self._out
-        if out:
-            if len(out) + len(data) > OUTBOX_MAX:
-                self.outbox_overflows += 1
-                raise OutboxFull(f"{len(out)} bytes wait for the node")
-            out += data
-            return
-        try:
-            written = os.write(fd, data)
-        except BlockingIOError:
-            written = 0
-        if written < len(data):
-            out += memoryview(data)[written:]
-            self.outbox_waits += 1
-            bus.want_write(fd, self._writable)
-
-    def _writable(self) -> None:
-        """The bus found room in the port's buffer: what waits in the outbox goes on."""
-        with self._write_lock:
-            fd, bus, out = self._fd, self._bus, self._out
-            if fd is None or bus is None:
-                out.clear()
-                return
-            if out:
-                try:
-                    del out[: os.write(fd, out)]
-                except BlockingIOError:
-                    return
-                except OSError as error:  # the port went: the reading side ends the session
-                    log.debug("seat %d: write failed: %s", self.seat, error)
-                    out.clear()
-            if not out:
-                bus.done_writing(fd)
-
-    @property
-    def outbox(self) -> int:
-        """Bytes written to the link that wait for room in the port's buffer."""
-        return len(self._out)
 
     # -- events ----------------------------------------------------------------------------
     def _deliver(self, event: LinkEvent) -> None:
