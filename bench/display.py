@@ -93,9 +93,7 @@ from pathlib import Path
 
 from controller.engine import CARDS, Action, Card, HouseRules, Kind
 from controller.hal.display_writer import BusModel, Controller, DisplayWriter, Panel
-from controller.hal.mock import MockDeck
-from controller.hal.node_display import NodePort
-from controller.hal.seatlink import (
+from controller.hal.events import (
     ButtonHeld,
     ButtonPressed,
     DisplayAck,
@@ -103,9 +101,10 @@ from controller.hal.seatlink import (
     PanelReport,
     TagArrived,
     TagLeft,
-    encode_counted,
-    encode_frame,
 )
+from controller.hal.frames import encode_counted, encode_frame
+from controller.hal.mock import MockDeck
+from controller.hal.node_display import NodePort
 from controller.render import screen as screen_module
 from controller.render.screen import render_screen
 from controller.table.bots import Bot

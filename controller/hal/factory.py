@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .display import Display, DisplayConfig, OledDisplay
-from .seatlink import port_for_serial
+from .node_finder import port_for_serial
 
 if TYPE_CHECKING:
     from gpiozero import Factory

@@ -36,12 +36,24 @@ from .events import (
 
 __all__ = [
     "BUTTONS",
+    "CALLBACK_ERRORS",
+    "CHECKSUM",
+    "FRAMES",
+    "GARBAGE",
     "LED_MODES",
+    "MALFORMED",
     "MAX_BLOCK_FRAME",
     "MAX_FRAME",
+    "OVERSIZED",
     "PANEL_KINDS",
     "REJECT_REASONS",
+    "REPL_RESETS",
+    "SEQ_GAP",
     "SEQ_MODULO",
+    "STALE",
+    "UNKNOWN",
+    "VERSION",
+    "VERSIONS_SAID_ES",
     "FrameDecoder",
     "FrameError",
     "crc16",
@@ -260,7 +272,7 @@ def decode_message(kind: str, args: tuple[str, ...]) -> NodeEvent:
 
 #: the versions the Pi speaks, as a message says them ("2, 3 or 4")
 _VERSIONS_SAID: Final = ", ".join(map(str, PROTOCOL_VERSIONS[:-1])) + f" or {PROTOCOL_VERSIONS[-1]}"
-_VERSIONS_SAID_ES: Final = (
+VERSIONS_SAID_ES: Final = (
     ", ".join(map(str, PROTOCOL_VERSIONS[:-1])) + f" o {PROTOCOL_VERSIONS[-1]}"
 )
 _DISPLAY_MESSAGES: Final = ("PANEL", "DACK", "DLOST")

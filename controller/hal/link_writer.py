@@ -20,7 +20,7 @@ import serial
 from .frames import LED_MODES, SEQ_MODULO, encode_counted, encode_frame
 from .seatbus import SeatBus
 
-__all__ = ["MAX_IDENT_SECONDS", "OUTBOX_MAX", "LinkWriter", "OutboxFull"]
+__all__ = ["MAX_IDENT_SECONDS", "OUTBOX_MAX", "LinkWriter", "OutboxFull", "SerialPort"]
 
 log = logging.getLogger(__name__)
 
@@ -28,8 +28,8 @@ log = logging.getLogger(__name__)
 MAX_IDENT_SECONDS: Final = 600
 
 
-class _Port(Protocol):
-    """What SeatLink uses of a pyserial port."""
+class SerialPort(Protocol):
+    """What a seat link uses of a pyserial port."""
 
     def read(self, size: int = 1) -> bytes: ...
     def write(self, data: bytes) -> int | None: ...
@@ -49,7 +49,7 @@ class OutboxFull(OSError):
     heartbeat's timeout ends the session). Handled where a failed write is."""
 
 
-def _write_all(port: _Port, data: bytes) -> None:
+def _write_all(port: SerialPort, data: bytes) -> None:
     """Write all of ``data``: straight to the port's file descriptor when it has one (a
     tty; pyserial's write adds a select and a timeout to every call, which the Pi pays
     per display update), through pyserial otherwise and when the kernel's buffer is
@@ -69,17 +69,19 @@ def _write_all(port: _Port, data: bytes) -> None:
 
 
 class LinkWriter:
-    """The writing half of a seat link (``SeatLink`` sets its fields up)."""
+    """The writing half of seat ``seat``'s link: what is written goes to the open port
+    (``_serial``, set by the link for each session), numbered from ``_tx_seq``."""
 
-    seat: int
-    _write_lock: threading.Lock
-    _serial: _Port | None
-    _tx_seq: int
-    _fd: int | None
-    _bus: SeatBus | None
-    _out: bytearray
-    outbox_waits: int
-    outbox_overflows: int
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
+        self._write_lock = threading.Lock()
+        self._bus: SeatBus | None = None
+        self._fd: int | None = None  # the open port's file descriptor, on the bus
+        self._out = bytearray()  # what the port's buffer has not taken yet (``_put``)
+        self.outbox_waits = 0  # writes the kernel took only part of (the rest waited)
+        self.outbox_overflows = 0  # writes refused: the outbox was full (``OutboxFull``)
+        self._serial: SerialPort | None = None
+        self._tx_seq = 0
 
     def send(self, kind: str, *args: str) -> bool:
         """Send one command frame; False if the node is not connected or the write fails."""
@@ -167,7 +169,7 @@ class LinkWriter:
                 return False
         return True
 
-    def _put(self, port: _Port, data: bytes) -> None:
+    def _put(self, port: SerialPort, data: bytes) -> None:
         """Write ``data`` whole, in order after whatever waits (the link's write lock
         held). On a bus, a write never waits for the node: what the kernel's buffer does
         not take now (a node that reads slowly, busy with its panel) waits in the link's

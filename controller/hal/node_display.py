@@ -64,8 +64,7 @@ from .display_writer import (
     Window,
     window_bytes,
 )
-from .seatlink import (
-    SEQ_MODULO,
+from .events import (
     DisplayAck,
     DisplayLost,
     Heartbeat,
@@ -73,8 +72,9 @@ from .seatlink import (
     NodeConnected,
     NodeDisconnected,
     PanelReport,
-    SeatLink,
 )
+from .frames import SEQ_MODULO
+from .seatlink import SeatLink
 
 __all__ = [
     "MAX_PIECE",

@@ -1,8 +1,8 @@
 """The Pi's side of the seat node link (one Pico per seat, over USB serial).
 
-Each seat's node speaks the line protocol in ``firmware/PROTOCOL.md``.  This
-module implements that frame format on its own (the installed package does not
-depend on ``firmware/``) and adds what the Pi needs around it:
+Each seat's node speaks the line protocol in ``firmware/PROTOCOL.md``, encoded and
+decoded by ``controller.hal.frames``; the nodes are found by USB serial number by
+``controller.hal.node_finder``. This module is the link around them:
 
 * :class:`SeatLink` owns one serial port (opened exclusively: a second program
   on the same node, such as ``truco-table enroll`` while the service runs, is
@@ -14,14 +14,13 @@ depend on ``firmware/``) and adds what the Pi needs around it:
   ``on_event(seat, event)``.  Each opening is a new session: what the node sent
   before it answered this session's ``HELLO`` is stale (a button pressed while
   the service was down) and is dropped.  A node that fell into the MicroPython
-  REPL is soft-reset back into its firmware.
-* :func:`find_nodes` lists the nodes plugged in, by USB serial number, from the
-  stable names under ``/dev/serial/by-id``.
+  REPL is soft-reset back into its firmware. What it writes, it writes through its
+  writing half (``controller.hal.link_writer``).
 * :func:`status_message` gives the one-line English text an operator's terminal
   shows for a link event (``truco-table enroll``); a seat's display shows the typed
   notices of ``controller.notices`` instead.
 
-The events themselves live in ``controller.hal.events`` (re-exported here).
+The events themselves live in ``controller.hal.events``.
 
 Nothing a node sends can crash the link (or the loop that reads it): bad
 checksums, gaps in sequence numbers, garbage and over-long lines are counted in
@@ -48,7 +47,6 @@ from .events import (
     ButtonPressed,
     ButtonStuck,
     DisplayAck,
-    DisplayEvent,
     DisplayLost,
     Heartbeat,
     Hello,
@@ -62,71 +60,21 @@ from .events import (
     TagLeft,
 )
 from .frames import (
-    _VERSIONS_SAID_ES,
-    BUTTONS,
     CALLBACK_ERRORS,
     GARBAGE,
-    LED_MODES,
     MAX_FRAME,
-    REJECT_REASONS,
     REPL_RESETS,
     SEQ_MODULO,
     STALE,
     VERSION,
+    VERSIONS_SAID_ES,
     FrameDecoder,
-    FrameError,
-    crc16,
-    decode_message,
-    encode_counted,
-    encode_frame,
-    parse_frame,
 )
-from .link_writer import (
-    OUTBOX_MAX,
-    LinkWriter,
-    OutboxFull,
-    _Port,
-)
-from .node_finder import DEFAULT_BY_ID_DIR, find_nodes, port_for_serial
+from .link_writer import LinkWriter, SerialPort
+from .node_finder import DEFAULT_BY_ID_DIR, port_for_serial
 from .seatbus import SeatBus
 
-__all__ = [
-    "BUTTONS",
-    "LED_MODES",
-    "MAX_FRAME",
-    "OUTBOX_MAX",
-    "PROTOCOL_VERSION",
-    "PROTOCOL_VERSIONS",
-    "REJECT_REASONS",
-    "SEQ_MODULO",
-    "ButtonHeld",
-    "ButtonPressed",
-    "ButtonStuck",
-    "DisplayAck",
-    "DisplayEvent",
-    "DisplayLost",
-    "FrameDecoder",
-    "FrameError",
-    "Heartbeat",
-    "Hello",
-    "LinkEvent",
-    "NodeConnected",
-    "NodeDisconnected",
-    "NodeEvent",
-    "OutboxFull",
-    "PanelReport",
-    "SeatLink",
-    "TagArrived",
-    "TagConflict",
-    "TagLeft",
-    "crc16",
-    "decode_message",
-    "encode_counted",
-    "encode_frame",
-    "find_nodes",
-    "parse_frame",
-    "status_message",
-]
+__all__ = ["REPL_RECOVERY", "EventCallback", "SeatLink", "status_message"]
 
 log = logging.getLogger(__name__)
 
@@ -218,7 +166,7 @@ class SeatLink(LinkWriter):
         read_timeout: float = 0.25,
         repl_after: float = 2.5,
     ) -> None:
-        self.seat = seat
+        super().__init__(seat)
         self._port_spec = port
         self._on_event = on_event
         self.baudrate = baudrate
@@ -231,10 +179,8 @@ class SeatLink(LinkWriter):
         self.decoder = FrameDecoder(on_reject=self._log_reject)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None  # the private bus's, after start()
-        self._bus: SeatBus | None = None
         #: when the bus next runs this link's timers (monotonic seconds)
         self.due = float("inf")
-        self._fd: int | None = None  # the open port's file descriptor, on the bus
         self._backoff = backoff_initial
         self._next_open = float("-inf")
         # this session's timers (see _timers)
@@ -244,12 +190,6 @@ class SeatLink(LinkWriter):
         self._last_recovery: float | None = None  # the last REPL recovery this session
         self._recovery_wait = repl_after
         self._warned_silent = False
-        self._write_lock = threading.Lock()
-        self._out = bytearray()  # what the port's buffer has not taken yet (``_put``)
-        self.outbox_waits = 0  # writes the kernel took only part of (the rest waited)
-        self.outbox_overflows = 0  # writes refused: the outbox was full (``OutboxFull``)
-        self._serial: _Port | None = None
-        self._tx_seq = 0
         self._connected = False
         self._port_name = ""
         self._hello: Hello | None = None
@@ -395,7 +335,7 @@ class SeatLink(LinkWriter):
                 reason,
                 line[:MAX_FRAME],
                 "; el nodo habla otro protocolo que "
-                f"{_VERSIONS_SAID_ES}: actualizá su firmware "
+                f"{VERSIONS_SAID_ES}: actualizá su firmware "
                 "(firmware/README.md)"
                 if reason == VERSION
                 else "",
@@ -452,7 +392,7 @@ class SeatLink(LinkWriter):
             return
         try:
             port = cast(
-                _Port,
+                SerialPort,
                 serial.serial_for_url(
                     name,
                     baudrate=self.baudrate,
@@ -475,7 +415,7 @@ class SeatLink(LinkWriter):
         self._next_open = now + self._backoff
         self._backoff = min(self._backoff * 2, self.backoff_max)
 
-    def _begin(self, port: _Port, name: str, now: float) -> None:
+    def _begin(self, port: SerialPort, name: str, now: float) -> None:
         """A new session on the opened ``port``."""
         self.decoder.reset()
         self._logged_rejects.clear()

@@ -33,25 +33,22 @@ from controller.hal.display_writer import (
 from controller.hal.display_writer import (
     Panel as PiPanel,
 )
+from controller.hal.events import DisplayAck, Heartbeat, NodeEvent, PanelReport
+from controller.hal.frames import (
+    MAX_FRAME,
+    FrameDecoder,
+    FrameError,
+    decode_message,
+    encode_counted,
+    encode_frame,
+    parse_frame,
+)
 from controller.hal.node_display import (
     ASK_ACK_BYTES,
     MAX_PIECE,
     WINDOW_BYTES,
     NodePort,
     _Regions,
-)
-from controller.hal.seatlink import (
-    MAX_FRAME,
-    DisplayAck,
-    FrameDecoder,
-    FrameError,
-    Heartbeat,
-    NodeEvent,
-    PanelReport,
-    decode_message,
-    encode_counted,
-    encode_frame,
-    parse_frame,
 )
 from controller.render.matchsticks import render_scoreboard_image
 

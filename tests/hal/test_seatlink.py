@@ -21,25 +21,26 @@ from seatnode import FIRMWARE_VERSION
 from seatnode import protocol as fw
 from seatnode.node import NodeApp
 
+from controller.hal import events as ev
+from controller.hal import frames as fr
+from controller.hal import node_finder
 from controller.hal import seatlink as sl
 from controller.hal.events import PROTOCOL_VERSION as NEWEST
-from controller.hal.seatlink import (
-    OUTBOX_MAX,
-    SEQ_MODULO,
+from controller.hal.events import (
     ButtonHeld,
     ButtonPressed,
-    FrameDecoder,
-    FrameError,
     Heartbeat,
     Hello,
     LinkEvent,
     NodeConnected,
     NodeDisconnected,
-    SeatLink,
     TagArrived,
     TagConflict,
     TagLeft,
 )
+from controller.hal.frames import SEQ_MODULO, FrameDecoder, FrameError
+from controller.hal.link_writer import OUTBOX_MAX
+from controller.hal.seatlink import SeatLink
 
 from .simnode import SimNode
 
@@ -63,12 +64,12 @@ VECTORS = [
 
 @pytest.mark.parametrize(("line", "kind", "args"), VECTORS)
 def test_protocol_md_vectors(line: bytes, kind: str, args: tuple[str, ...]) -> None:
-    assert sl.parse_frame(line) == (0, kind, args)
-    assert sl.encode_frame(0, kind, *args) == line + b"\n"
+    assert fr.parse_frame(line) == (0, kind, args)
+    assert fr.encode_frame(0, kind, *args) == line + b"\n"
 
 
 def test_crc_check_value() -> None:
-    assert sl.crc16(b"123456789") == 0x29B1
+    assert fr.crc16(b"123456789") == 0x29B1
 
 
 @pytest.mark.parametrize(
@@ -90,7 +91,7 @@ def test_crc_check_value() -> None:
     ],
 )
 def test_decode_messages(kind: str, args: tuple[str, ...], event: LinkEvent) -> None:
-    assert sl.decode_message(kind, args) == event
+    assert fr.decode_message(kind, args) == event
 
 
 @pytest.mark.parametrize(
@@ -116,16 +117,16 @@ def test_decode_messages(kind: str, args: tuple[str, ...], event: LinkEvent) -> 
 )
 def test_decode_rejections(kind: str, args: tuple[str, ...], reason: str) -> None:
     with pytest.raises(FrameError) as caught:
-        sl.decode_message(kind, args)
+        fr.decode_message(kind, args)
     assert caught.value.reason == reason
 
 
 def test_encode_refuses_what_the_protocol_cannot_carry() -> None:
     for kind, args in [("led", ("ON",)), ("LED", ("a b",)), ("LED", ("*",)), ("LED", ("",))]:
         with pytest.raises(ValueError):
-            sl.encode_frame(0, kind, *args)
+            fr.encode_frame(0, kind, *args)
     with pytest.raises(ValueError):
-        sl.encode_frame(0, "PRESS", "x" * 32, "y" * 32, "z")
+        fr.encode_frame(0, "PRESS", "x" * 32, "y" * 32, "z")
 
 
 # -- interoperability: the firmware's module and this one agree both ways --------------
@@ -153,7 +154,7 @@ def test_firmware_frames_decode_on_the_host(seq: int, kind_value: tuple[str, obj
         "HOLD": ButtonHeld,
     }[kind](value)
     assert events == [expected]
-    assert sl.parse_frame(frame.rstrip())[0] == seq
+    assert fr.parse_frame(frame.rstrip())[0] == seq
 
 
 @given(
@@ -187,14 +188,14 @@ def test_a_heartbeat_of_protocol_4_says_the_update_written(written: int | None, 
     host takes 0 to 65535 without leading zeros, on the fast path and the general one
     (a frame after a partial line), and rejects anything else as malformed."""
     text = "-" if written is None else str(written)
-    frame = sl.encode_frame(5, "HB", "12", "0", "OK", text)
+    frame = fr.encode_frame(5, "HB", "12", "0", "OK", text)
     for prefix in (b"", b"$1 PRE"):  # whole, or after a cut line (the general way)
         decoder = FrameDecoder()
         assert decoder.feed(prefix + b"\n" + frame if prefix else frame) == [
             Heartbeat(12, 0, True, written)
         ]
     decoder = FrameDecoder()
-    events = decoder.feed(sl.encode_frame(6, "HB", "12", "0", "OK", bad))
+    events = decoder.feed(fr.encode_frame(6, "HB", "12", "0", "OK", bad))
     assert events == ([Heartbeat(12, 0, True)] if bad == "-" else [])
     assert decoder.stats["malformed"] == (0 if bad == "-" else 1)
 
@@ -211,11 +212,11 @@ def fw_app(write: Callable[[bytes], None], seat: int | None = 0) -> NodeApp:
         st.just(("REPL",)),
         st.integers(0, 65535).map(lambda session: ("HELLO", "2", str(session))),
         st.integers(0, 600).map(lambda s: ("IDENT", str(s))),
-        st.sampled_from(sl.LED_MODES).map(lambda m: ("LED", m)),
+        st.sampled_from(fr.LED_MODES).map(lambda m: ("LED", m)),
     ),
 )
 def test_host_commands_parse_in_the_firmware(seq: int, command: tuple[str, ...]) -> None:
-    frame = sl.encode_frame(seq, *command)
+    frame = fr.encode_frame(seq, *command)
     got_seq, kind, args = fw.parse(frame.rstrip(b"\n"))
     assert (got_seq, kind, tuple(args)) == (seq, command[0], command[1:])
     fw.check_command(kind, args)  # no ProtocolError
@@ -223,7 +224,7 @@ def test_host_commands_parse_in_the_firmware(seq: int, command: tuple[str, ...])
 
 @given(st.binary(max_size=100))
 def test_both_crc_implementations_agree(data: bytes) -> None:
-    assert sl.crc16(data) == fw.crc16(data)
+    assert fr.crc16(data) == fw.crc16(data)
 
 
 # -- the decoder ---------------------------------------------------------------------
@@ -264,7 +265,7 @@ def test_decoder_counts_every_kind_of_bad_line() -> None:
     events = decoder.feed(stream)
     assert events == [ButtonPressed("flor"), ButtonPressed("flor")]
     stats = decoder.stats
-    assert {k: stats[k] for k in sl.REJECT_REASONS} == {
+    assert {k: stats[k] for k in fr.REJECT_REASONS} == {
         "oversized": 1,
         "garbage": 2,
         "checksum": 1,
@@ -282,7 +283,7 @@ def test_decoder_counts_every_kind_of_bad_line() -> None:
         "version",
         "garbage",
     ]
-    assert all(len(line) <= sl.MAX_FRAME + 1 for _, line in rejected)
+    assert all(len(line) <= fr.MAX_FRAME + 1 for _, line in rejected)
 
 
 def test_hello_restarts_the_sequence_without_a_gap() -> None:
@@ -304,15 +305,15 @@ def test_find_nodes(tmp_path: Path) -> None:
     (tmp_path / "usb-MicroPython_Board_in_FS_mode_e66138935f1a2b3c-if02").touch()
     (tmp_path / "usb-FTDI_FT232R_USB_UART_A50285BI-if00-port0").touch()
     (tmp_path / "usb-Arduino_Uno_12345-if00").touch()
-    nodes = sl.find_nodes(tmp_path)
+    nodes = node_finder.find_nodes(tmp_path)
     prefix = "usb-MicroPython_Board_in_FS_mode_"
     assert nodes == {
         SERIAL: str(tmp_path / f"{prefix}{SERIAL}-if00"),
         "e66138935f1a2b3c": str(tmp_path / f"{prefix}E66138935F1A2B3C-if00"),
     }
-    assert sl.find_nodes(tmp_path / "missing") == {}
-    assert sl.port_for_serial("E6614103E7AB1234", tmp_path)() == nodes[SERIAL]
-    assert sl.port_for_serial("0000", tmp_path)() is None
+    assert node_finder.find_nodes(tmp_path / "missing") == {}
+    assert node_finder.port_for_serial("E6614103E7AB1234", tmp_path)() == nodes[SERIAL]
+    assert node_finder.port_for_serial("0000", tmp_path)() is None
 
 
 def test_status_messages() -> None:
@@ -434,7 +435,7 @@ def test_cards_and_buttons_reach_the_pi(link: SeatLink, events: Events, node: Si
     node.set_button("mazo", False)
     assert len(events.of(TagArrived)) == 1  # one arrival for a card lying still
     assert link.stats["seq_gap"] == 0
-    assert all(link.stats[r] == 0 for r in sl.REJECT_REASONS)
+    assert all(link.stats[r] == 0 for r in fr.REJECT_REASONS)
 
 
 def test_commands_reach_the_node(link: SeatLink, node: SimNode) -> None:
@@ -830,7 +831,7 @@ def test_write_all_writes_every_byte_once(
     direct: bytes,
     fallback: list[bytes],
 ) -> None:
-    from controller.hal import seatlink
+    from controller.hal import link_writer
 
     wrote = bytearray()
     left = list(takes)
@@ -843,9 +844,9 @@ def test_write_all_writes_every_byte_once(
         wrote.extend(bytes(data)[:take])
         return min(take, len(data))
 
-    monkeypatch.setattr("controller.hal.seatlink.os.write", write)
+    monkeypatch.setattr("controller.hal.link_writer.os.write", write)
     port = _FdPort()
-    seatlink._write_all(port, b"0123456789")  # type: ignore[arg-type]
+    link_writer._write_all(port, b"0123456789")  # type: ignore[arg-type]
     assert bytes(wrote) == direct
     assert port.written == fallback
 
@@ -863,7 +864,7 @@ def _connected(node: RawNode, link: SeatLink, events: Events) -> None:
 def _frames_heard(node: RawNode) -> list[tuple[int, str, tuple[str, ...]]]:
     """Every frame the node has heard whole so far (up to its last LF), each checked."""
     lines = [line for line in node.heard.split(b"\n")[:-1] if line]
-    return [sl.parse_frame(line) for line in lines]
+    return [fr.parse_frame(line) for line in lines]
 
 
 def _drain(node: RawNode, link: SeatLink) -> None:
@@ -951,13 +952,13 @@ def test_a_session_that_ends_forgets_its_outbox() -> None:
 
 def test_stuck_and_freed_buttons_are_decoded_and_checked() -> None:
     """Issue 49: a button down for the node's stuck time (STUCK) and let go (FREED)."""
-    assert sl.decode_message("STUCK", ("truco",)) == sl.ButtonStuck("truco", True)
-    assert sl.decode_message("FREED", ("no_quiero",)) == sl.ButtonStuck("no_quiero", False)
+    assert fr.decode_message("STUCK", ("truco",)) == ev.ButtonStuck("truco", True)
+    assert fr.decode_message("FREED", ("no_quiero",)) == ev.ButtonStuck("no_quiero", False)
     for kind, args in (("STUCK", ()), ("STUCK", ("boton",)), ("FREED", ("truco", "x"))):
-        with pytest.raises(sl.FrameError) as info:
-            sl.decode_message(kind, args)
-        assert info.value.reason == sl.MALFORMED
+        with pytest.raises(fr.FrameError) as info:
+            fr.decode_message(kind, args)
+        assert info.value.reason == fr.MALFORMED
     # the firmware's own frames, read back by the Pi's decoder
-    decoder = sl.FrameDecoder()
+    decoder = fr.FrameDecoder()
     frames = fw.encode(0, fw.STUCK, ("mazo",)) + fw.encode(1, fw.FREED, ("mazo",))
-    assert decoder.feed(frames) == [sl.ButtonStuck("mazo", True), sl.ButtonStuck("mazo", False)]
+    assert decoder.feed(frames) == [ev.ButtonStuck("mazo", True), ev.ButtonStuck("mazo", False)]
