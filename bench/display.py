@@ -92,7 +92,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from controller.engine import CARDS, Action, Card, HouseRules, Kind
-from controller.hal.display_writer import BusModel, Controller, DisplayWriter, Panel
+from controller.hal.display_bus import bus_writer
+from controller.hal.display_planner import BusModel, Controller, DisplayWriter, Panel
 from controller.hal.events import (
     ButtonHeld,
     ButtonPressed,
@@ -278,7 +279,7 @@ class Bench:
         self.bots = [Bot(s, random.Random(seed * 1009 + s)) for s in range(players)]
         self.hands: dict[int, tuple[Card, ...]] = {}
         self.writers = [
-            DisplayWriter.for_interface(CountingInterface(), controller, bus=bus)
+            bus_writer(CountingInterface(), controller, bus=bus)
             for _ in range(players)
         ]
         self.links = [CountingLink(controller) for _ in range(players)]

@@ -28,7 +28,8 @@ from typing import Any, Protocol
 
 from PIL import Image
 
-from .display_writer import DisplayWriter, FrameWriter, writer_for_device
+from .display_bus import writer_for_device
+from .display_planner import DisplayWriter, FrameWriter
 
 __all__ = ["DRIVERS", "Display", "DisplayConfig", "OledDisplay", "PageDisplay", "mux_bus"]
 

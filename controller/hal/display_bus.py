@@ -15,9 +15,11 @@ luma device.
 * Anything else (luma.core's ``dummy`` in the mock, emulators): a
   :class:`PassthroughWriter` that simply calls ``device.display(image)``.
 
-Without a luma device, ``DisplayWriter.for_interface(interface, Controller.SH1106)``
+Without a luma device, ``bus_writer(interface, Controller.SH1106)`` works on the
+interface directly (the caller must have initialised the panel).
 
-
+The transfers
+-------------
 On luma's smbus2-managed ``i2c(port=...)`` (what ``OledDisplay`` opens) :class:`BusPort`
 makes an update's transfers itself, as the messages of one ``i2c_rdwr`` call (up to
 the kernel's 42 an ioctl): the same transfers, byte for byte and in order, as luma's
@@ -28,6 +30,8 @@ one, a page's spans are kept by its change too), and a plan's transfers are made
 ready once (smbus2 messages over a buffer of their own, shared by the panels of one
 address): an update copies its windows' bytes into them and makes the ioctl.
 
+If the interface raises, :class:`BusPort` raises too: the writer forgets what the panel
+shows and sends the full frame next time.
 """
 
 from __future__ import annotations
@@ -48,12 +52,11 @@ from .display_planner import (
     KeptPlan,
     Panel,
     UpdateReport,
-    Window,
     WriterTotals,
     window_bytes,
 )
 from .display_planner import forget_plans as forget_kept_plans
-from .panel_addressing import _full_frame_commands
+from .panel_addressing import Window, full_frame_commands
 
 __all__ = [
     "BusPort",
@@ -229,7 +232,7 @@ class BusPort:
         state: Any = None
         for index, window in enumerate(windows):
             if full:
-                cmds = _full_frame_commands(self._addressing, index, window)
+                cmds = full_frame_commands(self._addressing, index, window)
             else:
                 cmds, state = self._addressing.commands(state, window)
             if len(cmds) > I2C_MAX_COMMAND_BYTES:  # pragma: no cover - never built

@@ -1,4 +1,5 @@
-"""Send a 1-bit frame to an SSD1306/SSD1309/SH1106 OLED, but only the bytes that changed.
+"""The update planner: what of a 1-bit frame an SSD1306/SSD1309/SH1106 OLED must be sent,
+only the bytes that changed. Pure: it sends nothing itself, a port does.
 
 luma.oled's ``ssd1306.display()`` / ``sh1106.display()`` send the whole 1 KiB frame
 on every call: ~25 ms per panel at 400 kHz I2C, ~150 ms for six panels sharing a
@@ -13,7 +14,7 @@ The port: deciding and sending are apart
 last frame and plans the windows at the least bus cost of the panel at the far
 end); a :class:`PanelPort` takes those windows to the panel.  Two adapters:
 
-* :class:`BusPort` (here): the Pi's own I2C or SPI bus through a luma interface
+* ``controller.hal.display_bus.BusPort``: the Pi's own I2C or SPI bus through a luma interface
   (two-seat tables wired to the Pi); it turns windows into controller commands.
 * ``controller.hal.node_display.NodePort``: the seat node's serial link; the
   windows travel as display frames (``firmware/PROTOCOL.md``) and the node's own
@@ -31,10 +32,12 @@ block (luma's ``i2c(bus=...)`` on an SMBus object: 32-byte blocks; luma's own
 smbus2-managed ``i2c(port=...)``: ``i2c_rdwr`` messages of up to 4096 bytes);
 each transfer costs 2 extra bytes (address byte + control byte) and each byte
 takes 9 clock bits (8 + ACK).  SPI: no per-transfer bytes, 8 bits a byte.
-:class:`UpdateReport` gives the bytes of one update and its modelled time.
+:class:`UpdateReport` gives the bytes of one update and its modelled time. Each
+controller's addressing commands and their cost are in ``controller.hal.panel_addressing``.
+
 Errors
 ------
-If the interface raises, the writer forgets its last frame and re-raises; the
+If the port raises, the writer forgets its last frame and re-raises; the
 next update (like the first one, and the one after :meth:`DisplayWriter.invalidate`)
 sends the full frame.
 """
@@ -54,11 +57,11 @@ from .pages import PAGE_HEIGHT, image_to_pages, rotate_pages_180
 from .panel_addressing import (
     SH1106_RAM_COLUMNS,
     SSD1306_RAM_COLUMNS,
+    Addressing,
+    SH1106Addressing,
+    SSD1306Addressing,
     Window,
-    _Addressing,
-    _full_frame_commands,
-    _SH1106Addressing,
-    _SSD1306Addressing,
+    full_frame_commands,
 )
 
 __all__ = [
@@ -70,15 +73,10 @@ __all__ = [
     "Panel",
     "PanelPort",
     "UpdateReport",
-    "Window",
     "WriterTotals",
     "forget_plans",
-    "image_to_pages",
     "window_bytes",
 ]
-
-
-
 
 
 class Controller(Enum):
@@ -222,14 +220,14 @@ def _row_runs(row: bytes, narrow: int) -> list[tuple[int, int]]:
     return runs
 
 
-def _narrow_gap(addressing: _Addressing, bus: BusModel, width: int) -> int:
+def _narrow_gap(addressing: Addressing, bus: BusModel, width: int) -> int:
     """Runs less than this apart are always joined (see :func:`_page_spans`)."""
     overhead = bus.transfer_overhead
     slack = overhead if bus.data_block >= width else -overhead
     return addressing.min_commands + overhead + slack
 
 
-def _emission_cost(addressing: _Addressing, bus: BusModel, windows: Sequence[Window]) -> int:
+def _emission_cost(addressing: Addressing, bus: BusModel, windows: Sequence[Window]) -> int:
     state: Any = None
     cost = 0
     count_at = addressing.command_count
@@ -242,7 +240,7 @@ def _emission_cost(addressing: _Addressing, bus: BusModel, windows: Sequence[Win
 
 
 def _page_spans(
-    addressing: _Addressing, bus: BusModel, page: int, width: int, runs: list[tuple[int, int]]
+    addressing: Addressing, bus: BusModel, page: int, width: int, runs: list[tuple[int, int]]
 ) -> list[Window]:
     """Group one page's changed runs into spans of least cost (exact, O(runs^2)).
 
@@ -296,7 +294,7 @@ def _page_spans(
     return spans[::-1]
 
 
-def _merge_vertically(addressing: _Addressing, bus: BusModel, spans: list[Window]) -> list[Window]:
+def _merge_vertically(addressing: Addressing, bus: BusModel, spans: list[Window]) -> list[Window]:
     """Greedily stack spans of consecutive pages into taller windows when that is cheaper.
 
     A window aimed at alone (the pointer unknown) costs its most commands and its data:
@@ -375,10 +373,10 @@ class Panel:
     def pages(self) -> int:
         return self.height // PAGE_HEIGHT
 
-    def addressing(self) -> _Addressing:
+    def addressing(self) -> Addressing:
         if self.controller is Controller.SH1106:
-            return _SH1106Addressing(self.offset)
-        return _SSD1306Addressing(self.offset)
+            return SH1106Addressing(self.offset)
+        return SSD1306Addressing(self.offset)
 
 
 def _check_frame_size(frame: bytes, width: int, pages: int) -> None:
@@ -632,6 +630,6 @@ class DisplayWriter:
     def _full_frame_cost(self) -> int:
         cost = 0
         for index, window in enumerate(self._full_frame()):
-            cmds = _full_frame_commands(self._addressing, index, window)
+            cmds = full_frame_commands(self._addressing, index, window)
             cost += self.bus.command_cost(len(cmds)) + self.bus.data_cost(window.size)
         return cost

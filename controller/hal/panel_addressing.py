@@ -18,7 +18,6 @@ Controllers
   ``col`` = 2 + x, then the data; the column auto-increments, the page does not.
   Commands whose value the pointer already has are left out.  A full frame is 8
   times (3 commands + 128 bytes).
-
 """
 
 from __future__ import annotations
@@ -26,7 +25,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-__all__ = ["SH1106_RAM_COLUMNS", "SSD1306_RAM_COLUMNS", "Window"]
+__all__ = [
+    "SH1106_RAM_COLUMNS",
+    "SSD1306_RAM_COLUMNS",
+    "Addressing",
+    "SH1106Addressing",
+    "SSD1306Addressing",
+    "Window",
+    "full_frame_commands",
+]
 
 SSD1306_RAM_COLUMNS = 128
 SH1106_RAM_COLUMNS = 132
@@ -69,7 +76,7 @@ class Window:
         return Window(page, col, page_end - page, col_end - col)
 
 
-class _Addressing(Protocol):
+class Addressing(Protocol):
     @property
     def multi_page(self) -> bool:
         """Whether one window may span several pages."""
@@ -107,7 +114,7 @@ class _Addressing(Protocol):
 
 
 @dataclass(frozen=True)
-class _SSD1306Addressing:
+class SSD1306Addressing:
     """Horizontal addressing mode; state = (columns, pages) of the last window."""
 
     column_offset: int
@@ -156,7 +163,7 @@ class _SSD1306Addressing:
 
 
 @dataclass(frozen=True)
-class _SH1106Addressing:
+class SH1106Addressing:
     """Page addressing; state = (page, RAM column) of the write pointer."""
 
     column_offset: int
@@ -208,7 +215,7 @@ class _SH1106Addressing:
 
 
 
-def _full_frame_commands(addressing: _Addressing, index: int, window: Window) -> list[int]:
+def full_frame_commands(addressing: Addressing, index: int, window: Window) -> list[int]:
     # Every window addressed from scratch; the first also restores the mode.
     cmds, _ = addressing.commands(None, window)
     return addressing.full_frame_prefix() + cmds if index == 0 else cmds

@@ -24,7 +24,6 @@ from seatnode import FIRMWARE_VERSION, protocol
 
 from controller.hal import seatlink as seatlink_module
 from controller.hal.display import DisplayConfig
-from controller.hal.display_writer import image_to_pages
 from controller.hal.events import (
     ButtonHeld,
     ButtonPressed,
@@ -41,6 +40,7 @@ from controller.hal.events import (
 )
 from controller.hal.frames import REJECT_REASONS, FrameDecoder
 from controller.hal.node_display import NodeDisplay
+from controller.hal.pages import image_to_pages
 from controller.hal.seatlink import SeatLink
 from controller.render.matchsticks import render_scoreboard_image
 

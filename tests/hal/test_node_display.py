@@ -24,15 +24,8 @@ from seatnode.config import USB_READ_BUDGET
 from seatnode.node import NodeApp
 from seatnode.panel import KINDS, Panel
 
-from controller.hal.display_writer import (
-    Controller,
-    DisplayWriter,
-    Window,
-    image_to_pages,
-)
-from controller.hal.display_writer import (
-    Panel as PiPanel,
-)
+from controller.hal.display_planner import Controller, DisplayWriter
+from controller.hal.display_planner import Panel as PiPanel
 from controller.hal.events import DisplayAck, Heartbeat, NodeEvent, PanelReport
 from controller.hal.frames import (
     MAX_FRAME,
@@ -50,6 +43,8 @@ from controller.hal.node_display import (
     NodePort,
     _Regions,
 )
+from controller.hal.pages import image_to_pages
+from controller.hal.panel_addressing import Window
 from controller.render.matchsticks import render_scoreboard_image
 
 SERIAL = "e6614103e7ab1234"
