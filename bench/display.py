@@ -93,7 +93,7 @@ from pathlib import Path
 
 from controller.engine import CARDS, Action, Card, HouseRules, Kind
 from controller.hal.display_bus import bus_writer
-from controller.hal.display_planner import BusModel, Controller, DisplayWriter, Panel
+from controller.hal.display_planner import BusModel, DisplayWriter, Panel
 from controller.hal.events import (
     ButtonHeld,
     ButtonPressed,
@@ -106,6 +106,7 @@ from controller.hal.events import (
 from controller.hal.frames import encode_counted, encode_frame
 from controller.hal.mock import MockDeck
 from controller.hal.node_display import NodePort
+from controller.hal.panels import Controller
 from controller.render import screen as screen_module
 from controller.render.screen import render_screen
 from controller.table.bots import Bot

@@ -46,7 +46,6 @@ from PIL import Image
 
 from .display_planner import (
     BusModel,
-    Controller,
     DisplayWriter,
     FrameWriter,
     KeptPlan,
@@ -57,6 +56,7 @@ from .display_planner import (
 )
 from .display_planner import forget_plans as forget_kept_plans
 from .panel_addressing import Window, full_frame_commands
+from .panels import Controller
 
 __all__ = [
     "BusPort",

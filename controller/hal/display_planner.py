@@ -48,25 +48,22 @@ import contextlib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from enum import Enum
 from typing import Any, Protocol
 
 from PIL import Image
 
 from .pages import PAGE_HEIGHT, image_to_pages, rotate_pages_180
 from .panel_addressing import (
-    SH1106_RAM_COLUMNS,
-    SSD1306_RAM_COLUMNS,
     Addressing,
     SH1106Addressing,
     SSD1306Addressing,
     Window,
     full_frame_commands,
 )
+from .panels import PANELS, Controller
 
 __all__ = [
     "BusModel",
-    "Controller",
     "DisplayWriter",
     "FrameWriter",
     "KeptPlan",
@@ -77,12 +74,6 @@ __all__ = [
     "forget_plans",
     "window_bytes",
 ]
-
-
-class Controller(Enum):
-    SSD1306 = "ssd1306"  # 0.96" modules
-    SH1106 = "sh1106"  # 1.3" modules
-    SSD1309 = "ssd1309"  # 2.42" modules
 
 
 @dataclass(frozen=True)
@@ -353,13 +344,12 @@ class Panel:
     controller: Controller
     width: int = 128
     height: int = 64
-    column_offset: int | None = None  # None: the controller's usual (SH1106: 2, else 0)
+    column_offset: int | None = None  # None: the controller's usual (``panels.PANELS``)
 
     def __post_init__(self) -> None:
         if self.height % PAGE_HEIGHT:
             raise ValueError(f"height {self.height} is not a whole number of pages")
-        ram = SH1106_RAM_COLUMNS if self.controller is Controller.SH1106 else SSD1306_RAM_COLUMNS
-        if self.offset + self.width > ram:
+        if self.offset + self.width > PANELS[self.controller].ram_columns:
             name = self.controller.name
             raise ValueError(f"{self.width} columns from {self.offset} overflow the {name} RAM")
 
@@ -367,14 +357,14 @@ class Panel:
     def offset(self) -> int:
         if self.column_offset is not None:
             return self.column_offset
-        return 2 if self.controller is Controller.SH1106 else 0
+        return PANELS[self.controller].column_offset
 
     @property
     def pages(self) -> int:
         return self.height // PAGE_HEIGHT
 
     def addressing(self) -> Addressing:
-        if self.controller is Controller.SH1106:
+        if PANELS[self.controller].addressing == "page":
             return SH1106Addressing(self.offset)
         return SSD1306Addressing(self.offset)
 

@@ -33,6 +33,7 @@ from .events import (
     TagConflict,
     TagLeft,
 )
+from .panels import PANEL_KINDS
 
 __all__ = [
     "BUTTONS",
@@ -45,7 +46,6 @@ __all__ = [
     "MAX_BLOCK_FRAME",
     "MAX_FRAME",
     "OVERSIZED",
-    "PANEL_KINDS",
     "REJECT_REASONS",
     "REPL_RESETS",
     "SEQ_GAP",
@@ -276,7 +276,6 @@ VERSIONS_SAID_ES: Final = (
     ", ".join(map(str, PROTOCOL_VERSIONS[:-1])) + f" o {PROTOCOL_VERSIONS[-1]}"
 )
 _DISPLAY_MESSAGES: Final = ("PANEL", "DACK", "DLOST")
-PANEL_KINDS: Final = ("ssd1306", "sh1106", "ssd1309")
 _UPDATE: Final = re.compile(r"0|[1-9][0-9]{0,4}")
 
 

@@ -54,15 +54,7 @@ from typing import Final, Protocol, cast
 from PIL import Image
 
 from .display import DisplayConfig
-from .display_planner import (
-    BusModel,
-    Controller,
-    DisplayWriter,
-    KeptPlan,
-    Panel,
-    UpdateReport,
-    window_bytes,
-)
+from .display_planner import BusModel, DisplayWriter, KeptPlan, Panel, UpdateReport, window_bytes
 from .events import (
     DisplayAck,
     DisplayLost,
@@ -74,6 +66,7 @@ from .events import (
 )
 from .frames import SEQ_MODULO
 from .panel_addressing import Window
+from .panels import Controller
 from .seatlink import SeatLink
 
 __all__ = [

@@ -23,7 +23,9 @@ Controllers
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
+
+from .panels import PANELS, Controller
 
 __all__ = [
     "SH1106_RAM_COLUMNS",
@@ -35,8 +37,8 @@ __all__ = [
     "full_frame_commands",
 ]
 
-SSD1306_RAM_COLUMNS = 128
-SH1106_RAM_COLUMNS = 132
+SSD1306_RAM_COLUMNS: Final = PANELS[Controller.SSD1306].ram_columns
+SH1106_RAM_COLUMNS: Final = PANELS[Controller.SH1106].ram_columns
 
 # SSD1306 / SH1106 command bytes used here
 SSD1306_MEMORY_MODE = 0x20

@@ -52,7 +52,8 @@ from typing import Any
 
 from ..engine import HouseRules
 from ..engine.rules import Claims, Falta
-from ..hal.display import DRIVERS, DisplayConfig
+from ..hal.display import DisplayConfig
+from ..hal.panels import PANEL_KINDS
 from .controls import Button
 from .store import ArchivePolicy
 from .table import DealReading
@@ -641,7 +642,7 @@ def _hardware(
                 'va en la Pi: connected_to = "pi" y su mux_channel)',
             )
         display = DisplayConfig(
-            driver=r.text(entry, "driver", where, "ssd1306", DRIVERS),
+            driver=r.text(entry, "driver", where, "ssd1306", PANEL_KINDS),
             bus=r.text(entry, "interface", where, "i2c", ("i2c", "spi")),
             port=r.integer(entry, "i2c_bus", where, bus, 0, 31),
             mux_channel=channel,

@@ -14,8 +14,9 @@ from smbus2 import i2c_msg
 
 from controller.hal import display_bus, display_planner
 from controller.hal.display_bus import bus_writer, writer_for_device
-from controller.hal.display_planner import Controller, DisplayWriter
+from controller.hal.display_planner import DisplayWriter
 from controller.hal.pages import image_to_pages
+from controller.hal.panels import Controller
 from controller.render.matchsticks import render_scoreboard_image
 
 from .oled_model import FakeSMBus, model_for

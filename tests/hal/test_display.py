@@ -13,7 +13,7 @@ from controller.hal.pages import image_to_pages
 from controller.render.matchsticks import render_scoreboard_image
 
 from .oled_model import FakeSMBus, SH1106Model, SSD1306Model
-from .test_display_writer import same_image
+from .test_display_planner import same_image
 
 
 class Recording:

@@ -21,11 +21,12 @@ from luma.oled.device import sh1106, ssd1306
 from smbus2 import i2c_msg
 
 from controller.hal.display_bus import writer_for_device
-from controller.hal.display_planner import Controller, DisplayWriter, Panel
+from controller.hal.display_planner import DisplayWriter, Panel
 from controller.hal.events import DisplayAck, PanelReport
 from controller.hal.frames import FrameDecoder, encode_counted, encode_frame
 from controller.hal.node_display import NodePort
 from controller.hal.pages import image_to_pages
+from controller.hal.panels import Controller
 from controller.render.matchsticks import render_scoreboard_image
 
 

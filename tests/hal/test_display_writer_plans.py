@@ -10,9 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.hal.display_bus import bus_writer
-from controller.hal.display_planner import BusModel, Controller, DisplayWriter
+from controller.hal.display_planner import BusModel, DisplayWriter
 from controller.hal.node_display import NODE_BUS
 from controller.hal.pages import image_to_pages
+from controller.hal.panels import Controller
 from controller.render.matchsticks import render_scoreboard_image
 
 from . import plan_oracle

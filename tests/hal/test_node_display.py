@@ -24,7 +24,7 @@ from seatnode.config import USB_READ_BUDGET
 from seatnode.node import NodeApp
 from seatnode.panel import KINDS, Panel
 
-from controller.hal.display_planner import Controller, DisplayWriter
+from controller.hal.display_planner import DisplayWriter
 from controller.hal.display_planner import Panel as PiPanel
 from controller.hal.events import DisplayAck, Heartbeat, NodeEvent, PanelReport
 from controller.hal.frames import (
@@ -45,6 +45,7 @@ from controller.hal.node_display import (
 )
 from controller.hal.pages import image_to_pages
 from controller.hal.panel_addressing import Window
+from controller.hal.panels import Controller
 from controller.render.matchsticks import render_scoreboard_image
 
 SERIAL = "e6614103e7ab1234"

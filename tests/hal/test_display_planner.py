@@ -14,9 +14,10 @@ from luma.oled.device import sh1106, ssd1306
 from PIL import Image, ImageChops, ImageDraw
 
 from controller.hal.display_bus import PassthroughWriter, bus_writer, writer_for_device
-from controller.hal.display_planner import BusModel, Controller, DisplayWriter, UpdateReport
+from controller.hal.display_planner import BusModel, DisplayWriter, UpdateReport
 from controller.hal.pages import image_to_pages, rotate_pages_180
 from controller.hal.panel_addressing import Window
+from controller.hal.panels import Controller
 from controller.render.matchsticks import render_scoreboard_image
 
 from .oled_model import (
