@@ -107,20 +107,6 @@ def _fix(line: int | None) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class NodeSeat:
-    seat: int
-    serial: str
-
-
-@dataclass(frozen=True, slots=True)
-class GpioSeat:
-    seat: int
-    buttons: Mapping[str, int]
-    reader_cs: int | None = None
-    led: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
 class TableConfig:
     rules: HouseRules
     deal_reading: DealReading = DealReading.SEATS
