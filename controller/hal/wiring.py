@@ -2,11 +2,15 @@
 
 ``build_hardware(config, factory)`` is what the service runs on a Pi
 (``truco-table run``, with ``PiHardware``) and what the mock table runs everywhere else
-(``MockHardware``): the same code decides which seat gets a node link, a GPIO pad, an
-SPI reader and which panel, and with which settings. Only the factory differs, as a
-gpiozero device is the same on a real pin and on a mock one.
+(``MockHardware``): the same code decides which seat gets a node link, a GPIO pad, a
+card reader (``controller.hal.reader``) and which panel, and with which settings. Only
+the factory differs, as a gpiozero device is the same on a real pin and on a mock one.
 
->>> hw = build_hardware(config, MockHardware())     # doctest: +SKIP
+``config`` is anything shaped as a :class:`Wiring` (the table's ``TableConfig`` is);
+``status`` is told each seat's node and panel as they come and go (the table's status
+file for the doctor, ``controller.table.hardware.SeatStatus``).
+
+>>> hw = build_hardware(config, MockHardware(), SeatStatus(path))  # doctest: +SKIP
 >>> service = TableService(..., hw.displays)        # doctest: +SKIP
 >>> hw.start(service.post, service.bus)             # events flow from here on
 """
@@ -17,19 +21,29 @@ import logging
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
-from .display import Display
-from .events import LinkEvent, NodeConnected, NodeDisconnected, PanelReport
+from .display import Display, DisplayConfig
+from .events import LinkEvent, PanelReport
 from .factory import HardwareFactory, PiHardware
+from .reader import CardReader, open_reader
 
 if TYPE_CHECKING:
     from .gpio_pad import GpioPad
     from .seatbus import SeatBus
     from .seatlink import SeatLink
-    from .spi_reader import SpiReader
 
-__all__ = ["GpioSeat", "Hardware", "HardwareStartError", "NodeSeat", "build_hardware"]
+__all__ = [
+    "GpioSeat",
+    "Hardware",
+    "HardwareStartError",
+    "NodeSeat",
+    "SeatWatch",
+    "Unwatched",
+    "Wiring",
+    "build_hardware",
+]
 
 log = logging.getLogger(__name__)
 
@@ -48,22 +62,101 @@ class GpioSeat:
     led: int | None = None
 
 
+class _Players(Protocol):
+    @property
+    def players(self) -> int: ...
+
+
+class Wiring(Protocol):
+    """What the wiring reads of the table's configuration (``TableConfig`` has it all)."""
+
+    @property
+    def rules(self) -> _Players: ...  # how many seats
+    @property
+    def topology(self) -> str: ...  # "nodes" (a node per seat) or "gpio" (the Pi's pins)
+    @property
+    def nodes(self) -> tuple[NodeSeat, ...]: ...
+    @property
+    def gpio(self) -> tuple[GpioSeat, ...]: ...
+    @property
+    def by_id_dir(self) -> Path: ...
+    @property
+    def heartbeat_timeout_s(self) -> float: ...
+    @property
+    def debounce_s(self) -> float: ...
+    @property
+    def hold_s(self) -> float: ...
+    @property
+    def reader_spi_bus(self) -> int: ...
+    @property
+    def reader_reset_pin(self) -> int | None: ...
+    @property
+    def displays(self) -> Mapping[int, DisplayConfig]: ...
+    # where the pin map is named, for the owner's message when it is the wrong one
+    @property
+    def pinmap(self) -> Path | None: ...
+    @property
+    def source(self) -> Path | None: ...
+    @property
+    def pinmap_line(self) -> int | None: ...
+
+
+LinkListener = Callable[[LinkEvent], None]
+
+
+class SeatWatch(Protocol):
+    """Who is told each seat's node and panel (the table's status file)."""
+
+    def listener(
+        self, seat: int, then: LinkListener | None, forward: Callable[[int, LinkEvent], None]
+    ) -> LinkListener:
+        """A link's ``display_listener`` that notes the seat's state, then calls ``then``;
+        a panel's report also goes to ``forward``."""
+        ...
+
+    def pinmap(self, seat: int, said: str) -> None:
+        """The seat's node drives a panel the pin map puts elsewhere: ``said``."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class Unwatched:
+    """Nobody is told: the link's listener is left as it is."""
+
+    def listener(
+        self, seat: int, then: LinkListener | None, forward: Callable[[int, LinkEvent], None]
+    ) -> LinkListener:
+        def listen(event: LinkEvent) -> None:
+            if isinstance(event, PanelReport):
+                forward(seat, event)
+            if then is not None:
+                then(event)
+
+        return listen
+
+    def pinmap(self, seat: int, said: str) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
 class HardwareStartError(RuntimeError):
     """A seat's device could not be set up at start-up; the message is one line."""
-
 
 
 @dataclass
 class Hardware:
     """A table's devices. ``displays`` exist at once; ``start`` makes the rest."""
 
-    config: TableConfig
+    config: Wiring
     factory: HardwareFactory
     displays: list[Display]
     links: dict[int, SeatLink] = field(default_factory=dict)
     pads: dict[int, GpioPad] = field(default_factory=dict)
-    readers: dict[int, SpiReader] = field(default_factory=dict)
-    status: SeatStatus = field(default_factory=lambda: SeatStatus(None))
+    readers: dict[int, CardReader] = field(default_factory=dict)
+    status: SeatWatch = field(default_factory=Unwatched)
     _closers: list[Callable[[], None]] = field(default_factory=list)
 
     def start(self, on_event: Callable[[int, Any], None], bus: SeatBus | None = None) -> None:
@@ -98,9 +191,9 @@ class Hardware:
         )  # fmt: skip
 
     def _start_links(self, on_event: Callable[[int, LinkEvent], None], bus: SeatBus | None) -> None:
-        from ..hal.node_display import NodeDisplay
-        from ..hal.seatbus import SeatBus
-        from ..hal.seatlink import SeatLink
+        from .node_display import NodeDisplay
+        from .seatbus import SeatBus
+        from .seatlink import SeatLink
 
         config, factory = self.config, self.factory
         if bus is None:  # nobody waits in one: a bus on a thread of its own
@@ -129,7 +222,7 @@ class Hardware:
             link.start(bus)
 
     def _pad(self, seat: GpioSeat, on_event: Callable[[int, Any], None]) -> GpioPad:
-        from ..hal.gpio_pad import GpioPad
+        from .gpio_pad import GpioPad
 
         config, factory = self.config, self.factory
         # gpiozero warns once per pin factory it could not load (several lines on
@@ -158,8 +251,6 @@ class Hardware:
         return pad
 
     def _start_gpio(self, on_event: Callable[[int, Any], None]) -> None:
-        from ..hal.spi_reader import SpiReader
-
         config, factory = self.config, self.factory
         for seat in config.gpio:
             pad = self._pad(seat, on_event)
@@ -168,16 +259,13 @@ class Hardware:
             if seat.reader_cs is None:
                 continue
             try:
-                reader = SpiReader(
+                reader = open_reader(
                     seat.seat,
                     on_event,
+                    factory,
                     bus=config.reader_spi_bus,
-                    device=seat.reader_cs,
+                    chip_select=seat.reader_cs,
                     reset_pin=config.reader_reset_pin,
-                    spi=factory.reader_spi(seat.seat, config.reader_spi_bus, seat.reader_cs),
-                    clock=factory.clock,
-                    pin_factory=factory.pin_factory,
-                    start=factory.threaded,
                 )
             except Exception as error:
                 raise HardwareStartError(
@@ -207,9 +295,9 @@ class Hardware:
 
 
 def _panel_elsewhere(
-    config: TableConfig,
+    config: Wiring,
     seat: int,
-    status: SeatStatus,
+    status: SeatWatch,
     then: Callable[[LinkEvent], None] | None,
     warned: set[str],
 ) -> Callable[[LinkEvent], None]:
@@ -241,7 +329,7 @@ def _panel_elsewhere(
     return listen
 
 
-def _pinmap_line(config: TableConfig) -> str:
+def _pinmap_line(config: Wiring) -> str:
     """Where table.toml names its pin map: ``/etc/truco-table/table.toml, línea 12``."""
     source = str(config.source) if config.source is not None else "table.toml"
     return source if config.pinmap_line is None else f"{source}, línea {config.pinmap_line}"
@@ -252,8 +340,11 @@ def _one_line(error: BaseException) -> str:
     return text if len(text) <= 300 else text[:297] + "..."
 
 
-def build_hardware(config: TableConfig, factory: HardwareFactory | None = None) -> Hardware:
-    """The devices ``config`` describes, on ``factory`` (default: the Pi's own)."""
+def build_hardware(
+    config: Wiring, factory: HardwareFactory | None = None, status: SeatWatch | None = None
+) -> Hardware:
+    """The devices ``config`` describes, on ``factory`` (default: the Pi's own); each
+    seat's node and panel told to ``status`` (default: nobody)."""
     factory = factory if factory is not None else PiHardware()
     displays = [factory.display(s, config.displays.get(s)) for s in range(config.rules.players)]
-    return Hardware(config, factory, displays, status=SeatStatus(config.status_file))
+    return Hardware(config, factory, displays, status=status if status is not None else Unwatched())

@@ -54,11 +54,12 @@ from ..engine import HouseRules
 from ..engine.rules import Claims, Falta
 from ..hal.display import DisplayConfig
 from ..hal.panels import PANEL_KINDS
+from ..hal.wiring import GpioSeat, NodeSeat
 from .controls import Button
 from .store import ArchivePolicy
 from .table import DealReading
 
-__all__ = ["DEFAULT_CONFIG", "ConfigError", "NodeSeat", "TableConfig", "load_config"]
+__all__ = ["DEFAULT_CONFIG", "ConfigError", "TableConfig", "load_config"]
 
 DEFAULT_CONFIG = Path("/etc/truco-table/table.toml")
 _BUTTONS = {b.value for b in Button}

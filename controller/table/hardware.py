@@ -1,14 +1,7 @@
-"""The table's one wiring: from the configuration to seat links, pads, readers, panels.
-
-``build_hardware(config, factory)`` is what the service runs on a Pi
-(``truco-table run``, with ``PiHardware``) and what the mock table runs everywhere else
-(``MockHardware``): the same code decides which seat gets a node link, a GPIO pad, an
-SPI reader and which panel, and with which settings. Only the factory differs, as a
-gpiozero device is the same on a real pin and on a mock one.
-
->>> hw = build_hardware(config, MockHardware())     # doctest: +SKIP
->>> service = TableService(..., hw.displays)        # doctest: +SKIP
->>> hw.start(service.post, service.bus)             # events flow from here on
+"""The table's side of its hardware: the seats' status file the doctor reads
+(:class:`SeatStatus`, told each seat's node and panel by the wiring), and ``truco-table
+run``'s exit status when the hardware cannot start. The wiring itself, from the
+configuration to seat links, pads, readers and panels, is ``controller.hal.wiring``.
 """
 
 from __future__ import annotations
@@ -19,34 +12,14 @@ import logging
 import os
 import threading
 import time
-import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..hal.display import Display
 from ..hal.events import LinkEvent, NodeConnected, NodeDisconnected, PanelReport
-from ..hal.factory import HardwareFactory, PiHardware
-from .config import TableConfig
 from .runfile import replace_json
 
-if TYPE_CHECKING:
-    from ..hal.gpio_pad import GpioPad
-    from ..hal.seatbus import SeatBus
-    from ..hal.seatlink import SeatLink
-    from ..hal.spi_reader import SpiReader
-    from .config import GpioSeat
-
-__all__ = [
-    "HARDWARE_EXIT",
-    "Hardware",
-    "HardwareStartError",
-    "SeatStatus",
-    "build_hardware",
-    "read_seat_status",
-    "read_status",
-]
+__all__ = ["HARDWARE_EXIT", "SeatStatus", "read_seat_status", "read_status"]
 
 log = logging.getLogger(__name__)
 
