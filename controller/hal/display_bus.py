@@ -62,6 +62,7 @@ __all__ = [
     "BusPort",
     "PassthroughWriter",
     "SerialInterface",
+    "bus_model_for",
     "bus_writer",
     "forget_plans",
     "writer_for_device",
@@ -78,6 +79,17 @@ class SerialInterface(Protocol):
     def data(self, data: list[int]) -> None: ...
 
 
+def bus_model_for(interface: object) -> BusModel:
+    """The model matching a luma interface; unknown ones are priced as SMBus I2C."""
+    from luma.core.interface.serial import bitbang, i2c
+
+    if isinstance(interface, i2c):
+        return BusModel.i2c(4096 if getattr(interface, "_managed", False) else 32)
+    if isinstance(interface, bitbang):  # luma's spi is a bitbang subclass
+        return BusModel.spi(int(getattr(interface, "_transfer_size", 4096)))
+    return BusModel.i2c(32)
+
+
 class BusPort:
     """The Pi's own bus to the panel: a luma serial interface (``i2c``, ``spi``, or any
     object with ``command(*bytes)`` and ``data(list)``) on an initialised panel."""
@@ -85,7 +97,7 @@ class BusPort:
     def __init__(self, interface: SerialInterface, panel: Panel, bus: BusModel | None = None):
         self.interface = interface
         self._panel = panel
-        self._bus = bus if bus is not None else BusModel.for_interface(interface)
+        self._bus = bus if bus is not None else bus_model_for(interface)
         self._addressing = panel.addressing()
         self._combined = _combined_transfers(interface)
         # the same, when its messages are smbus2's own (plans' transfers made ready)

@@ -93,17 +93,6 @@ class BusModel:
     def spi(cls, transfer_size: int = 4096) -> BusModel:
         return cls("spi", transfer_overhead=0, data_block=transfer_size, bits_per_byte=8)
 
-    @classmethod
-    def for_interface(cls, interface: object) -> BusModel:
-        """The model matching a luma interface; unknown ones are priced as SMBus I2C."""
-        from luma.core.interface.serial import bitbang, i2c
-
-        if isinstance(interface, i2c):
-            return cls.i2c(4096 if getattr(interface, "_managed", False) else 32)
-        if isinstance(interface, bitbang):  # luma's spi is a bitbang subclass
-            return cls.spi(int(getattr(interface, "_transfer_size", 4096)))
-        return cls.i2c(32)
-
     def data_transfers(self, count: int) -> int:
         return -(-count // self.data_block)
 
