@@ -39,7 +39,7 @@ class SerialPort(Protocol):
     def in_waiting(self) -> int: ...
 
 
-#: the most a link's outbox holds for a node that reads slowly (``SeatLink._put``): about
+#: the most a link's outbox holds for a node that reads slowly (``LinkWriter._put``): about
 #: eleven whole-screen updates; more is a node that does not read
 OUTBOX_MAX: Final = 16384
 
