@@ -44,6 +44,7 @@ from ..wire.seal import NO_MATCH, TournamentKey
 from ..wire.topics import no_loopback_listener
 from .bridge import DESK_NAME
 from .collect import Collected
+from .errors import LeagueError
 from .exports import write_league_exports
 from .gaps import Hole, SeqWatch
 from .inbox import CentralMessage, RejectedCentral, central_topic, read_central, venue_topic
@@ -79,11 +80,14 @@ class LeagueDesk:
         clock: Callable[[], float] = time.time,
         today: Callable[[], datetime.date] = datetime.date.today,
         phases: Callable[[Mapping[str, tuple[Chico, ...]]], League] | None = None,
+        publish: Callable[[], object] | None = None,
     ) -> None:
         self.league = league
         #: A season's league after what was counted (:func:`.season.season_league`): the
         #: final phase's matches join the schedule once the groups decide them.
         self.phases = phases
+        #: Called after each export (a season's public pages written again).
+        self.publish = publish
         #: The desk's date: a record of a match whose matchday is later is not due.
         self.today = today
         self.venues: dict[str, DeskState] = {}
@@ -140,7 +144,13 @@ class LeagueDesk:
         with self.lock:
             count, self._export_due = self.collected, False
         self._exported_at = time.monotonic()
-        return write_league_exports(self.league, count, self.folder)
+        written = write_league_exports(self.league, count, self.folder)
+        if self.publish is not None:
+            try:
+                self.publish()
+            except LeagueError as e:  # a season file that no longer reads: said, not fatal
+                log.error("league desk: the public pages were not written: %s", e)
+        return written
 
     def start(self) -> Collected:
         """Read the journal, then connect (the count so far is returned)."""
@@ -430,6 +440,8 @@ def desk_from_folder(
         raise LeagueSetupError(f"Falta {desk / 'ca.crt'}: la escribe truco-table league add-venue")
     journal = desk
     phases = None
+    publish = None
+    league_of_file = league
     if season is not None:
         from .season import season_league
         from .season_store import load_season, season_count
@@ -442,7 +454,13 @@ def desk_from_folder(
         def phases(p: Mapping[str, tuple[Chico, ...]]) -> League:
             return season_league(the_season, p)
 
+        def publish() -> object:  # every season's public pages, in liga/paginas/
+            from .season_store import write_league_site
+
+            return write_league_site(folder, league_of_file, secret, folder / "paginas")
+
     return LeagueDesk(
         league, secret, journal, host=host, port=port, ca_file=desk / "ca.crt",
         username=DESK_ACCOUNT, password=password, client_id=client_id, phases=phases,
+        publish=publish,
     )  # fmt: skip

@@ -214,11 +214,17 @@ def run(out: Callable[[str], None] = print, *, small: bool = False,
         now: list[Season] = [season]  # the season as the organiser has it (pairs named)
 
         def open_desk(played: dict[str, tuple[Chico, ...]]) -> LeagueDesk:
+            def publish() -> object:  # the public pages, from the desk's own export
+                assert pages is not None
+                count = d.snapshot()
+                texts = counted_texts(desk_dir, count)
+                return write_site(pages, [SeasonRecord(now[0], count.played, texts)])
+
             d = LeagueDesk(season_league(season, played), secret, desk_dir, host="127.0.0.1",
                            port=central_port, ca_file=any_added.central_ca,
                            username=DESK_ACCOUNT, password=any_added.desk_password(),
-                           today=lambda: FAR,
-                           phases=lambda p: season_league(now[0], p))  # fmt: skip
+                           today=lambda: FAR, phases=lambda p: season_league(now[0], p),
+                           publish=publish if pages is not None else None)  # fmt: skip
             d.start()
             _wait("the league desk", d.subscribed.is_set)
             return d
@@ -280,8 +286,7 @@ def run(out: Callable[[str], None] = print, *, small: bool = False,
                 _wait_count(desk, sent)
         count = desk.snapshot()
         if pages is not None:
-            record = SeasonRecord(season, count.played, counted_texts(desk_dir, count))
-            write_site(pages, [record])
+            desk.export()  # the desk writes its pages on each export; once more at the end
             out(f"pages={pages}")
         return _judge(season, count, truth, desk_dir, out, sent=sent, cut=cut,
                       restarts=restarts, desk_restarts=desk_restarts, phases=phases)  # fmt: skip

@@ -6,6 +6,7 @@ statistics compared with the simulation's own recomputation (sim/season_check.py
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -13,11 +14,14 @@ from controller.tournament.sim.mosquitto import find_mosquitto
 from controller.tournament.sim.season import run
 
 
-def test_a_small_season_over_bridged_brokers_ends_with_the_recomputed_results() -> None:
+def test_a_small_season_over_bridged_brokers_ends_with_the_recomputed_results(
+    tmp_path: Path,
+) -> None:
     if find_mosquitto() is None or shutil.which("openssl") is None:
         pytest.skip("mosquitto or openssl not installed (.ci/run installs both)")
     lines: list[str] = []
-    assert run(lines.append, small=True), "\n".join(lines)
+    pages = tmp_path / "paginas"
+    assert run(lines.append, small=True, pages=pages), "\n".join(lines)
     summary = dict(word.split("=", 1) for word in lines[-1].split())
     assert summary == {
         "nothing_lost": "yes",
@@ -32,3 +36,8 @@ def test_a_small_season_over_bridged_brokers_ends_with_the_recomputed_results() 
     assert [x for x in lines if x.startswith("group=")] and len(
         [x for x in lines if x.startswith("moves=")]
     ) == 2
+    # the league desk wrote the public pages itself, from what it counted
+    index = (pages / "2027" / "index.html").read_text(encoding="utf-8")
+    assert "Campeón" in index and "Ascensos y descensos" in index
+    moved = [x.split("=", 1)[1].split()[0] for x in lines if x.startswith("moves=")]
+    assert all(f"Club {m[5:].capitalize()[:-1]} {m[-1]}" in index for m in moved), moved
