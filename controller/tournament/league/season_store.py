@@ -105,30 +105,62 @@ def _base(league: League, text: str, source: str) -> Season:
     head = doc.get("season")
     if not isinstance(head, dict):
         raise SeasonStoreError(f"{source}: falta la sección [season]")
-    try:
-        divisions = []
-        for d in doc.get("divisions", []):
-            groups = tuple(Group(str(g["id"]), str(g["name"]), tuple(str(c) for c in g["clubs"]))
-                           for g in d.get("groups", []))  # fmt: skip
-            divisions.append(Division(
-                str(d["id"]), str(d["name"]), groups, int(d.get("final_size", 4)),
-                FinalFormat(d.get("final", "knockout")), d.get("final_venue"),
-            ))  # fmt: skip
-        rosters = tuple(
-            Roster(str(r["club"]), tuple(RosterPlayer(str(p[0]), str(p[1])) for p in r["players"]))
-            for r in doc.get("rosters", [])
+
+    def number(table: dict[str, Any], key: str, default: int | None = None) -> int:
+        value = table.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise SeasonStoreError(f"{source}: {key} va como número entero")
+        return value
+
+    def word(table: dict[str, Any], key: str, where: str) -> str:
+        value = table.get(key)
+        if not isinstance(value, str) or not value.strip():
+            raise SeasonStoreError(f"{source}, {where}: falta {key} (un texto)")
+        return value
+
+    divisions = []
+    for n, d in enumerate(doc.get("divisions", []), start=1):
+        if not isinstance(d, dict):
+            raise SeasonStoreError(f"{source}: la división {n} no es una tabla [[divisions]]")
+        where = f"división {n}"
+        groups = []
+        for k, g in enumerate(d.get("groups", []), start=1):
+            clubs = g.get("clubs") if isinstance(g, dict) else None
+            if not isinstance(clubs, list) or not all(isinstance(c, str) for c in clubs):
+                raise SeasonStoreError(f"{source}, {where}, grupo {k}: clubs va como lista de ids")
+            groups.append(Group(word(g, "id", f"{where}, grupo {k}"),
+                                word(g, "name", f"{where}, grupo {k}"), tuple(clubs)))  # fmt: skip
+        final = d.get("final", "knockout")
+        if final not in {f.value for f in FinalFormat}:
+            raise SeasonStoreError(f"{source}, {where}: final va \"knockout\" (eliminación) o "
+                                   "\"group\" (grupo final en una sede)")  # fmt: skip
+        venue = d.get("final_venue")
+        if venue is not None and not isinstance(venue, str):
+            raise SeasonStoreError(f"{source}, {where}: final_venue va como el id de una sede")
+        divisions.append(Division(word(d, "id", where), word(d, "name", where), tuple(groups),
+                                  number(d, "final_size", 4), FinalFormat(final),
+                                  venue))  # fmt: skip
+    rosters = []
+    for n, r in enumerate(doc.get("rosters", []), start=1):
+        players = r.get("players") if isinstance(r, dict) else None
+        if not isinstance(players, list) or not all(
+            isinstance(p, list) and len(p) == 2 and all(isinstance(x, str) for x in p)
+            for p in players
+        ):
+            raise SeasonStoreError(
+                f"{source}, lista {n}: players va como [[\"id\", \"Nombre\"], ...]"
+            )
+        rosters.append(Roster(word(r, "club", f"lista {n}"),
+                              tuple(RosterPlayer(p[0], p[1]) for p in players)))  # fmt: skip
+    first = head.get("first_date")
+    if not isinstance(first, datetime.date) or isinstance(first, datetime.datetime):
+        raise SeasonStoreError(
+            f"{source}: first_date va como fecha sin comillas, p. ej. 2027-03-06"
         )
-        first = head["first_date"]
-        if not isinstance(first, datetime.date):
-            raise SeasonStoreError(f"{source}: first_date va como fecha sin comillas")
-        return Season(league.name, int(head["number"]), league.clubs, tuple(divisions),
-                      league.rules, first, int(head.get("days_between", 7)),
-                      int(head.get("roster_size", 4)), rosters,
-                      movement=int(head.get("movement", 1)))  # fmt: skip
-    except (KeyError, TypeError, ValueError, IndexError) as e:
-        if isinstance(e, LeagueError):
-            raise
-        raise SeasonStoreError(f"{source}: falta o sobra algo: {e}") from None
+    return Season(league.name, number(head, "number"), league.clubs, tuple(divisions),
+                  league.rules, first, number(head, "days_between", 7),
+                  number(head, "roster_size", 4), tuple(rosters),
+                  movement=number(head, "movement", 1))  # fmt: skip
 
 
 def _lines(path: Path) -> list[dict[str, Any]]:
@@ -174,6 +206,15 @@ def _apply(season: Season, lines: Sequence[dict[str, Any]]) -> Season:
                   tuple(lineups.values()), tuple(subs), season.movement)  # fmt: skip
 
 
+def _apply_checked(season: Season, lines: Sequence[dict[str, Any]], path: Path) -> Season:
+    try:
+        return _apply(season, lines)
+    except (KeyError, TypeError, ValueError) as e:
+        if isinstance(e, LeagueError):
+            raise
+        raise SeasonStoreError(f"{path}: una línea que no se puede leer ({e})") from None
+
+
 def load_season(root: str | os.PathLike[str], league: League, number: int) -> Season:
     """The season ``number`` of the league folder ``root``, with its pairs and changes."""
     folder = _dir(Path(root), number)
@@ -187,7 +228,7 @@ def load_season(root: str | os.PathLike[str], league: League, number: int) -> Se
     base = _base(league, text, str(path))
     if base.number != number:
         raise SeasonStoreError(f"{path} dice temporada {base.number}, no {number}")
-    return _apply(base, _lines(folder / "parejas.jsonl"))
+    return _apply_checked(base, _lines(folder / "parejas.jsonl"), folder / "parejas.jsonl")
 
 
 def season_count(root: str | os.PathLike[str], league: League, season: Season,

@@ -157,6 +157,14 @@ def test_a_season_file_that_does_not_hold_is_refused_in_spanish(
     assert "va en un solo grupo" in err and "Traceback" not in err
     assert main(["league", "season-pages", "--dir", str(liga / "nada"), "--out", "x"]) == 2
     assert "carpeta de una liga" in capsys.readouterr().err
+    path.write_text(_season_toml(2027).replace('final = "group"', 'final = "copa"'))
+    assert main(["league", "season-pair", *args, "--players", "a,b"]) == 2
+    assert 'final va "knockout" (eliminación) o "group"' in capsys.readouterr().err
+    path.write_text(_season_toml(2027))
+    (path.parent / "parejas.jsonl").write_text('{"kind": "pair", "match": "x"}\n')
+    assert main(["league", "season-pair", *args, "--players", "a,b"]) == 2
+    err = capsys.readouterr().err
+    assert "parejas.jsonl: una línea que no se puede leer" in err and "Traceback" not in err
 
 
 def test_the_next_season_has_the_promotion_once_the_season_is_over(
