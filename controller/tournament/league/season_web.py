@@ -151,6 +151,12 @@ def fixture_page(record: SeasonRecord) -> str:
         for k, club in enumerate((m.home, m.away)):
             pair = ", ".join(who.get(p, p) for p in pairs[k]) if pairs else "pareja sin nombrar"
             sides.append(f"{h(season.club(club).name)}<br><small>{h(pair)}</small>")
+        for sub in season.substitutions:
+            if sub.match == m.id and sub.confirmed:
+                k = 0 if sub.club == m.home else 1
+                sides[k] += (f"<br><small>desde el chico {sub.from_chico}: "
+                             f"{h(who.get(sub.into, sub.into))} por "
+                             f"{h(who.get(sub.out, sub.out))}</small>")  # fmt: skip
         body.append(f"<tr><td>{m.date.strftime('%d/%m/%Y')}</td><td>{h(m.label)}</td>"
                     f"<td>{h(season.club(m.venue).name)}</td><td>{sides[0]}</td>"
                     f"<td>{sides[1]}</td><td>{h(_result(season, m, played))}</td>"

@@ -206,6 +206,10 @@ def _record(season: Season) -> SeasonRecord:
 
 def test_the_public_pages_show_standings_fixture_bracket_and_players(tmp_path: Path) -> None:
     first = _record(_season(n_groups=3, per=2))  # the groups played with real records
+    m1 = group_matches(first.season)[0]
+    change = Substitution(m1.id, m1.home, 2, f"{m1.home}-j2", f"{m1.home}-j4", confirmed=True)
+    first = dataclasses.replace(first, season=dataclasses.replace(
+        first.season, substitutions=(change,), _rosters={}))  # fmt: skip
     record = dataclasses.replace(first, played=_decide(first.season, start=dict(first.played)))
     second = _record(dataclasses.replace(_season(n_groups=3, per=2), number=2028, _rosters={}))
     files = site_pages([record, second])
@@ -221,6 +225,8 @@ def test_the_public_pages_show_standings_fixture_bracket_and_players(tmp_path: P
     fixture = dom(base + "/fixture.html", tmp_path)
     assert "Jugador 1 Club 00, Jugador 2 Club 00" in fixture  # the pair named, by name
     assert "pareja sin nombrar" in fixture  # the final phase's pairs were never named here
+    home = first.season.club(m1.home).name
+    assert f"desde el chico 2: Jugador 4 {home} por Jugador 2 {home}" in fixture
     who = dom(base + "/jugador-c00-j1.html", tmp_path)
     assert "Trucos cantados" in who and "Tantos por mano" in who
     rated = json.loads(files["2027/jugadores.json"])
