@@ -88,6 +88,8 @@ class LeagueDesk:
         self.phases = phases
         #: Called after each export (a season's public pages written again).
         self.publish = publish
+        #: Where those pages are (the league desk's page serves them under /temporadas/).
+        self.pages_dir: Path | None = None
         #: The desk's date: a record of a match whose matchday is later is not due.
         self.today = today
         self.venues: dict[str, DeskState] = {}
@@ -459,8 +461,11 @@ def desk_from_folder(
 
             return write_league_site(folder, league_of_file, secret, folder / "paginas")
 
-    return LeagueDesk(
+    made = LeagueDesk(
         league, secret, journal, host=host, port=port, ca_file=desk / "ca.crt",
         username=DESK_ACCOUNT, password=password, client_id=client_id, phases=phases,
         publish=publish,
     )  # fmt: skip
+    if season is not None:
+        made.pages_dir = folder / "paginas"
+    return made
