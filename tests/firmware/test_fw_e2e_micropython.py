@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import select
-import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -34,7 +33,6 @@ from controller.hal.seatlink import (
     FrameDecoder,
     Heartbeat,
     Hello,
-    LinkEvent,
     NodeConnected,
     NodeDisconnected,
     NodeEvent,
@@ -44,43 +42,11 @@ from controller.hal.seatlink import (
     TagLeft,
 )
 from controller.render.matchsticks import render_scoreboard_image
+from tests.helpers import LinkEvents as Events
 
 CARD_A = "04A224B2C55E80"
 CARD_B = "04A224B2C55E81"
 TIMINGS = {"backoff_initial": 0.05, "backoff_max": 0.3, "read_timeout": 0.05}
-
-
-class Events:
-    def __init__(self) -> None:
-        self.items: list[LinkEvent] = []
-        self._cond = threading.Condition()
-
-    def __call__(self, seat: int, event: LinkEvent) -> None:
-        with self._cond:
-            self.items.append(event)
-            self._cond.notify_all()
-
-    def wait_for(
-        self, predicate: Callable[[LinkEvent], bool], timeout: float = 120.0, after: int = 0
-    ) -> LinkEvent:
-        deadline = time.monotonic() + timeout
-        with self._cond:
-            while True:
-                for event in self.items[after:]:
-                    if predicate(event):
-                        return event
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise AssertionError(f"timed out; events so far: {self.items}")
-                self._cond.wait(left)
-
-    def of(self, kind: type) -> list[LinkEvent]:
-        with self._cond:
-            return [e for e in self.items if isinstance(e, kind)]
-
-    def mark(self) -> int:
-        with self._cond:
-            return len(self.items)
 
 
 @pytest.fixture

@@ -23,6 +23,7 @@ from controller.tournament.sim.netsim import CuttableLink
 from controller.tournament.table.publisher import TablePublisher
 from controller.tournament.wire.seal import TournamentKey, verify
 from controller.tournament.wire.topics import decode, parse_broker
+from tests.helpers import wait_until
 
 RULES = "table players=2 target=15 flor=off falta=to_win mazo_envido_point=on claims=declared"
 
@@ -181,15 +182,6 @@ class Listener:
     def close(self) -> None:
         self.client.disconnect()
         self.client.loop_stop()
-
-
-def wait_until(predicate: Any, timeout: float = 120.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.02)
-    return bool(predicate())
 
 
 def test_a_cut_then_a_restart_loses_nothing(

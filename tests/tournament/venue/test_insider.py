@@ -13,7 +13,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
@@ -29,19 +29,11 @@ from controller.tournament.venue.broker import (
     Venue,
     setup_venue,
 )
+from tests.helpers import wait_until
 
 from ..conftest import MqttProbe, venue_table
 
 BASE = "truco/copa/tables"
-
-
-def wait_until(predicate: Callable[[], bool], timeout: float = 120.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.02)
-    return predicate()
 
 
 class Session:
