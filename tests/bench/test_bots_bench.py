@@ -12,8 +12,9 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-from controller.engine import Action, Card, Game, HouseRules, Kind
+from controller.engine import Action, Game, HouseRules, Kind
 from controller.table.bots import Bot
+from tests.helpers import cards
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -27,10 +28,6 @@ def _bench() -> ModuleType:
 
 
 bench = _bench()
-
-
-def cards(text: str) -> list[Card]:
-    return [Card.from_str(w) for w in text.split()]
 
 
 def test_it_prints_key_value_lines_per_player_count() -> None:
