@@ -30,6 +30,7 @@ from controller.tournament.competition.model import (
 from controller.tournament.sim.mosquitto import LocalBroker, free_port
 from controller.tournament.table.publisher import TablePublisher
 from controller.tournament.venue.broker import Venue
+from tests.helpers import http_answer
 
 from ..conftest import venue_table
 from .scenes import entrants
@@ -99,10 +100,7 @@ class DeskProcess:
                      "Authorization": f"Bearer {ORGANISER_KEY}"},
         )  # fmt: skip
         try:
-            with urllib.request.urlopen(request, timeout=60) as r:
-                return int(r.status)
-        except urllib.error.HTTPError as e:
-            return int(e.code)
+            return http_answer(request)[0]
         except OSError:
             return 0
 

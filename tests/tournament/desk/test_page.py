@@ -20,6 +20,7 @@ import pytest
 
 from controller.tournament.desk import DeskState, serve_http
 from controller.tournament.wire.seal import TournamentKey
+from tests.helpers import http_answer
 
 from .test_desk import event, record_message, sealed_for, status
 
@@ -170,11 +171,7 @@ def test_the_server_checks_host_and_origin(scene: tuple[DeskState, int]) -> None
 
     def call(path: str, headers: dict[str, str], data: bytes | None = None) -> int:
         request = urllib.request.Request(base + path, data=data, headers=headers)
-        try:
-            with urllib.request.urlopen(request, timeout=60) as r:
-                return int(r.status)
-        except urllib.error.HTTPError as e:
-            return int(e.code)
+        return http_answer(request)[0]
 
     assert call("/api/state", {}) == 200
     assert call("/api/state", {"Host": f"localhost:{port}"}) == 200
