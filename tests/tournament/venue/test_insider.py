@@ -654,7 +654,7 @@ FLOOD = """
 import sys
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
-from tests.tournament.flood import flood
+from controller.tournament.sim.flood import flood
 port, ca, key = int(sys.argv[1]), sys.argv[2], bytes.fromhex(sys.argv[3])
 c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="thief")
 c.username_pw_set("intruder", "intruder-password")
