@@ -87,16 +87,11 @@ from __future__ import annotations
 import argparse
 import contextlib
 import itertools
-import math
-import os
-import statistics
 import sys
 import tempfile
 import threading
 import time
-from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -110,26 +105,26 @@ from controller.table.run_mock import MockRun
 from controller.table.service import SWITCH_INTERVAL_S, freeze_heap
 from controller.table.table import DealReading
 
-KINDS = ("press", "hold", "tag_on", "tag_off")
-WHATS = ("deal", "hand_end", "accepted", "other")
-TOPOLOGIES = ("node", "pi")
-# Each seed is played twice: the deal read at the seats (every card tapped twice: dealt,
-# played), and not read (hands unknown: envido proven by showing cards through the
-# envido menu, the holds).
-READINGS = (DealReading.SEATS, DealReading.NONE)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.rig import (
+    READINGS,
+    TOPOLOGIES,
+    Sample,
+    game_mark,
+    headline,
+    load_average,
+    medians,
+    print_breakdown,
+    summary,
+    what_it_did,
+)
+
 #: the longest the simulated nodes may take to write what they were sent, or a DACK to
 #: come: a bound for a broken link, never reached by a slow machine (the bench crashed at
 #: load 25 with 2 s)
 ACK_WAIT_S = 120.0
 ACK_STEP_S = 0.05  # the longest one step of the loop waits for a DACK
-
-
-@dataclass(frozen=True, slots=True)
-class Sample:
-    kind: str  # press, hold, tag_on, tag_off
-    what: str  # deal, hand_end, accepted, other
-    cpu: float  # seconds
-    panel_bytes: int
 
 
 def _pi_threads() -> list[int]:
@@ -260,9 +255,7 @@ class MeteredTable(MockTable):
             self.service.step(ACK_STEP_S)
 
     def send_event(self, kind: str, send: Callable[[], None]) -> None:
-        game = self.service.table.game
-        hand, moves = game.hand_number, len(game.move_stack)
-        scored, playing = game.score, game.hand_in_progress
+        before = game_mark(self.service.table.game)
         sent_before = self._panel_wire()
         start = _cpu_before(self._clocks)
         node_start = time.thread_time()
@@ -281,15 +274,7 @@ class MeteredTable(MockTable):
             cpu += _cpu_after(self._clocks) - resumed
         for simulated in self._simulated:  # out of the interpreter until the next is measured
             simulated.pause(ACK_WAIT_S)
-        game = self.service.table.game
-        if game.hand_number != hand or game.hand_in_progress != playing:
-            what = "deal" if game.hand_in_progress else "hand_end"
-        elif game.score != scored:
-            what = "hand_end"
-        elif len(game.move_stack) != moves:
-            what = "accepted"
-        else:
-            what = "other"
+        what = what_it_did(before, self.service.table.game)
         self.samples.append(Sample(kind, what, cpu, self._panel_wire() - sent_before))
 
     def _panel_wire(self) -> int:
@@ -371,39 +356,6 @@ def measure(
     return samples
 
 
-def headline(samples: Sequence[Sample]) -> tuple[float, float, float]:
-    """(mean, 99th percentile, no-op mean) CPU in seconds, the figures the targets are
-    set on; the no-op mean is NaN when no event was one."""
-    cpu = [s.cpu for s in samples]
-    noop = [s.cpu for s in samples if s.panel_bytes == 0]
-    p99 = statistics.quantiles(cpu, n=100)[98] if len(cpu) > 1 else cpu[0]
-    return statistics.fmean(cpu), p99, statistics.fmean(noop) if noop else math.nan
-
-
-def summary(samples: Sequence[Sample], p99_kinds: bool = False) -> str:
-    mean, p99, noop = headline(samples)
-    noop_events = sum(1 for s in samples if s.panel_bytes == 0)
-    noop_mean = "-" if math.isnan(noop) else f"{noop * 1e3:.3f}"
-    line = (
-        f"events={len(samples)} cpu_ms_mean={mean * 1e3:.3f} "
-        f"cpu_ms_p99={p99 * 1e3:.3f} noop_events={noop_events} noop_cpu_ms_mean={noop_mean} "
-        f"panel_bytes_mean={statistics.fmean(s.panel_bytes for s in samples):.0f}"
-    )
-    if p99_kinds:
-        top = Counter(f"{s.kind}/{s.what}" for s in samples if s.cpu >= p99)
-        line += " p99_set_by=" + ",".join(f"{k}:{n}" for k, n in top.most_common(4))
-    return line
-
-
-def load_average() -> str:
-    """The machine's one-minute load average when a run ends ("-" where none is read):
-    the figures move with the neighbours' work."""
-    try:
-        return f"{os.getloadavg()[0]:.2f}"
-    except OSError:
-        return "-"
-
-
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--games", type=int, default=3, help="seeds (each played twice)")
@@ -431,25 +383,13 @@ def main(argv: Sequence[str] | None = None) -> None:
                 flush=True,
             )
         if args.runs > 1:
-            mean, p99, noop = (statistics.median(figure) for figure in zip(*runs, strict=True))
-            print(
-                f"{head} runs={args.runs} median_cpu_ms_mean={mean * 1e3:.3f} "
-                f"median_cpu_ms_p99={p99 * 1e3:.3f} median_noop_cpu_ms_mean={noop * 1e3:.3f}",
-                flush=True,
-            )
+            print(f"{head} {medians(runs)}", flush=True)
         if frames:
             per_update = writer_replay(frames, players)
             print(
                 f"{head} part=writer updates={len(frames)} us_per_update_min={per_update * 1e6:.1f}"
             )
-        for kind in KINDS:
-            some = [s for s in samples if s.kind == kind]
-            if some:
-                print(f"{head} kind={kind} {summary(some)}", flush=True)
-        for what in WHATS:
-            some = [s for s in samples if s.what == what]
-            if some:
-                print(f"{head} what={what} {summary(some)}", flush=True)
+        print_breakdown(head, samples)
 
 
 if __name__ == "__main__":
