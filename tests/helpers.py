@@ -27,7 +27,7 @@ PATIENCE = 120.0
 
 def wait_until(predicate: Callable[[], object], timeout: float = PATIENCE) -> bool:
     """Whether ``predicate()`` came true within ``timeout`` seconds (asked once more at
-    the end). It is asked again after 1 ms, then ever less often, up to every 10 ms: a
+    the end). It is asked again after 1 ms, then ever less often, up to every 20 ms: a
     quick event is seen at once and a slow one costs the machine little."""
     deadline = time.monotonic() + timeout
     pause = 0.001
@@ -35,7 +35,7 @@ def wait_until(predicate: Callable[[], object], timeout: float = PATIENCE) -> bo
         if predicate():
             return True
         time.sleep(pause)
-        pause = min(pause * 2, 0.01)
+        pause = min(pause * 2, 0.02)
     return bool(predicate())
 
 

@@ -61,10 +61,9 @@ def test_the_shipped_pin_map_wires_a_node_per_seat(tmp_path: Path) -> None:
         )
         for seat in range(4):
             wait_for(events, (seat, NodeConnected(parts.nodes[seat].path)))
-        deadline = time.monotonic() + 5
-        while not all(d.port.ready for d in hw.displays if isinstance(d, NodeDisplay)):
-            assert time.monotonic() < deadline, "the nodes did not report their panels"
-            time.sleep(0.02)
+        assert wait_until(
+            lambda: all(d.port.ready for d in hw.displays if isinstance(d, NodeDisplay))
+        ), "the nodes did not report their panels"
         parts.nodes[2].press("truco")
         wait_for(events, (2, ButtonPressed("truco")))
     finally:
