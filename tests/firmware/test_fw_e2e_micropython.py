@@ -61,11 +61,6 @@ def node(tmp_path: Path) -> Iterator[MicroPythonNode]:
 
 
 @pytest.fixture
-def events() -> Events:
-    return Events()
-
-
-@pytest.fixture
 def link(node: MicroPythonNode, events: Events) -> Iterator[SeatLink]:
     seat_link = SeatLink.for_serial(
         0,

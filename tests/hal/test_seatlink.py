@@ -358,11 +358,6 @@ def node(tmp_path: Path) -> Iterator[SimNode]:
 
 
 @pytest.fixture
-def events() -> Events:
-    return Events()
-
-
-@pytest.fixture
 def link(node: SimNode, events: Events, tmp_path: Path) -> Iterator[SeatLink]:
     seat_link = SeatLink.for_serial(2, SERIAL, events, by_id_dir=tmp_path, **FAST)
     seat_link.start()
