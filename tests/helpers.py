@@ -1,5 +1,6 @@
 """What many test files share: waiting for an event, a clock moved by hand, cards from
-text, an HTTP answer whatever its status, collecting a seat link's events.
+text, an HTTP answer whatever its status, a server shut at the end, collecting a seat
+link's events.
 
 Fixtures live in the ``conftest.py`` of the folder whose tests use them; plain helpers
 (functions and classes a test calls) live here. No test may fail because the machine is
@@ -9,11 +10,13 @@ lets a fixed sleep decide whether a test passes.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from http.server import HTTPServer
 from typing import TYPE_CHECKING
 
 from controller.engine import Card
@@ -61,6 +64,17 @@ def http_answer(request: urllib.request.Request) -> tuple[int, dict[str, str], b
             return int(r.status), dict(r.headers), r.read()
     except urllib.error.HTTPError as e:
         return int(e.code), dict(e.headers), e.read()
+
+
+@contextlib.contextmanager
+def serving(server: HTTPServer) -> Iterator[int]:
+    """The port of ``server`` (already serving on a thread of its own: ``serve_http``,
+    ``serve_league``); shut down and closed at the end."""
+    try:
+        yield server.server_address[1]
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 class LinkEvents:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from controller.tournament.desk import DeskState, serve_http
 from controller.tournament.desk.sessions import OrganiserAccess
-from tests.helpers import http_answer
+from tests.helpers import http_answer, serving
 
 from .browser import SCREENSHOTS, dom, screenshot
 from .scenes import HOSTILE, heard_desk, knockout_16, swiss_round
@@ -34,11 +34,8 @@ ORGANISER = "/#clave=" + ORGANISER_KEY
 @contextmanager
 def served(desk: DeskState) -> Iterator[str]:
     server = serve_http(desk, 0, access=OrganiserAccess(ORGANISER_KEY, delay=lambda s: None))
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(server) as port:
+        yield f"http://127.0.0.1:{port}"
 
 
 def attention_kinds(page: str) -> list[str]:

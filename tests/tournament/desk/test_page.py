@@ -20,7 +20,7 @@ import pytest
 
 from controller.tournament.desk import DeskState, serve_http
 from controller.tournament.wire.seal import TournamentKey
-from tests.helpers import http_answer
+from tests.helpers import http_answer, serving
 
 from .test_desk import event, record_message, sealed_for, status
 
@@ -53,12 +53,8 @@ def scene(tmp_path: Path, key: TournamentKey) -> Iterator[tuple[DeskState, int]]
     desk.reverify()
     desk.broker_down()
     clock[0] += 75
-    server = serve_http(desk, 0)
-    try:
-        yield desk, server.server_address[1]
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(serve_http(desk, 0)) as port:
+        yield desk, port
 
 
 def chromium(url: str, tmp_path: Path, *extra: str) -> str:
