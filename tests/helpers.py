@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from controller.engine import Card
 
 if TYPE_CHECKING:
-    from controller.hal.seatlink import LinkEvent
+    from controller.hal.events import LinkEvent
 
 #: how long a test waits for something that should happen, before it says it did not
 PATIENCE = 120.0
