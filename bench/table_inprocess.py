@@ -107,18 +107,7 @@ from controller.table.table import DealReading
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.rig import (
-    READINGS,
-    TOPOLOGIES,
-    Sample,
-    game_mark,
-    headline,
-    load_average,
-    medians,
-    print_breakdown,
-    summary,
-    what_it_did,
-)
+from bench import rig
 
 #: the longest the simulated nodes may take to write what they were sent, or a DACK to
 #: come: a bound for a broken link, never reached by a slow machine (the bench crashed at
@@ -192,7 +181,7 @@ class MeteredTable(MockTable):
     ) -> None:
         self.topology = topology
         self.buses: list[CountingI2CBus] = []
-        self.samples: list[Sample] = []
+        self.samples: list[rig.Sample] = []
         self.frames: list[tuple[int, bytes]] = []  # (seat, pages) as the panels took them
         displays: list[OledDisplay] | None = None
         if topology == "pi":
@@ -255,7 +244,7 @@ class MeteredTable(MockTable):
             self.service.step(ACK_STEP_S)
 
     def send_event(self, kind: str, send: Callable[[], None]) -> None:
-        before = game_mark(self.service.table.game)
+        before = rig.game_mark(self.service.table.game)
         sent_before = self._panel_wire()
         start = _cpu_before(self._clocks)
         node_start = time.thread_time()
@@ -274,8 +263,8 @@ class MeteredTable(MockTable):
             cpu += _cpu_after(self._clocks) - resumed
         for simulated in self._simulated:  # out of the interpreter until the next is measured
             simulated.pause(ACK_WAIT_S)
-        what = what_it_did(before, self.service.table.game)
-        self.samples.append(Sample(kind, what, cpu, self._panel_wire() - sent_before))
+        what = rig.what_it_did(before, self.service.table.game)
+        self.samples.append(rig.Sample(kind, what, cpu, self._panel_wire() - sent_before))
 
     def _panel_wire(self) -> int:
         if self.topology == "pi":
@@ -330,13 +319,13 @@ def writer_replay(frames: Sequence[tuple[int, bytes]], players: int, rounds: int
 
 def measure(
     topology: str, players: int, games: int, frames: list[tuple[int, bytes]] | None = None
-) -> list[Sample]:
+) -> list[rig.Sample]:
     # The loop's thread switch as ``TableService.run`` sets it (the bench steps the
     # service itself): the interpreter's default, 5 ms, costs more CPU an event.
     sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL_S))
-    samples: list[Sample] = []
+    samples: list[rig.Sample] = []
     frozen = False
-    for seed, reading in itertools.product(range(games), READINGS):
+    for seed, reading in itertools.product(range(games), rig.READINGS):
         rules = HouseRules(players=players)
         with tempfile.TemporaryDirectory(prefix="bench-table-") as state:
             table = MeteredTable(
@@ -360,7 +349,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--games", type=int, default=3, help="seeds (each played twice)")
     parser.add_argument("--players", type=int, nargs="+", default=[6])
-    parser.add_argument("--topology", nargs="+", choices=TOPOLOGIES, default=list(TOPOLOGIES))
+    parser.add_argument(
+        "--topology", nargs="+", choices=rig.TOPOLOGIES, default=list(rig.TOPOLOGIES)
+    )
     parser.add_argument(
         "--runs",
         type=int,
@@ -376,20 +367,21 @@ def main(argv: Sequence[str] | None = None) -> None:
         for run in range(args.runs):
             frames: list[tuple[int, bytes]] = []
             samples = measure(topology, players, args.games, frames)
-            runs.append(headline(samples))
+            runs.append(rig.headline(samples))
             which = f" run={run + 1}" if args.runs > 1 else ""
             print(
-                f"{head}{which} {summary(samples, p99_kinds=True)} loadavg={load_average()}",
+                f"{head}{which} {rig.summary(samples, p99_kinds=True)} "
+                f"loadavg={rig.load_average()}",
                 flush=True,
             )
         if args.runs > 1:
-            print(f"{head} {medians(runs)}", flush=True)
+            print(f"{head} {rig.medians(runs)}", flush=True)
         if frames:
             per_update = writer_replay(frames, players)
             print(
                 f"{head} part=writer updates={len(frames)} us_per_update_min={per_update * 1e6:.1f}"
             )
-        print_breakdown(head, samples)
+        rig.print_breakdown(head, samples)
 
 
 if __name__ == "__main__":
