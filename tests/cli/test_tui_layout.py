@@ -9,8 +9,9 @@ import pytest
 from controller.cli.tui import TerminalTable
 from controller.engine import HouseRules
 from controller.table.run_mock import MockRun
+from tests.helpers import Clock
 
-from .tables import Clock, screen
+from .tables import screen
 
 
 @pytest.fixture

@@ -22,6 +22,7 @@ from controller.tournament.league.gaps import GAP_WAIT_S, MAX_ASKS, RETRY_S
 from controller.tournament.league.model import League
 from controller.tournament.league.standings import league_standings
 from controller.tournament.league.web import serve_league
+from tests.helpers import serving
 
 from ..desk.cdp import Page
 from .helpers import game_payloads, record_payload, two_venue_league
@@ -116,12 +117,10 @@ def _get(port: int, path: str, host: str | None = None) -> tuple[int, dict[str, 
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[tuple[LeagueDesk, int]]:
     desk = fed_desk(tmp_path / "desk")
-    server = serve_league(desk, 0)
     try:
-        yield desk, server.server_address[1]
+        with serving(serve_league(desk, 0)) as port:
+            yield desk, port
     finally:
-        server.shutdown()
-        server.server_close()
         desk.ledger.close()
 
 
