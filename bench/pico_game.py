@@ -56,9 +56,11 @@ sys.path.insert(0, str(ROOT))
 
 from bench.display import Bench  # noqa: E402
 from controller.hal.display import DisplayConfig  # noqa: E402
-from controller.hal.display_writer import BusModel, Controller  # noqa: E402
+from controller.hal.display_planner import BusModel  # noqa: E402
+from controller.hal.events import DisplayAck, LinkEvent  # noqa: E402
 from controller.hal.node_display import NodeDisplay  # noqa: E402
-from controller.hal.seatlink import DisplayAck, LinkEvent, SeatLink  # noqa: E402
+from controller.hal.panels import Controller  # noqa: E402
+from controller.hal.seatlink import SeatLink  # noqa: E402
 from controller.render.screen import render_screen  # noqa: E402
 from controller.table.screens import screen_for  # noqa: E402
 
