@@ -120,7 +120,7 @@ class SpiPanelBus:
     SPI has no acknowledge, so a panel missing on this bus is never reported MISSING.
     RES is pulsed once, at power-up."""
 
-    slice_bytes = 1024  # a whole screen a pass: 1 ms on the wire at 8 MHz
+    slice_bytes = 512  # half a screen a pass: 0.5 ms on the wire at 8 MHz (bench/pico.py)
 
     def __init__(self, spi, dc, cs, res):
         self.spi, self.dc, self.cs = spi, dc, cs
