@@ -123,12 +123,20 @@ def run_desk(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
             return 2
     page = f"http://127.0.0.1:{server.server_address[1]}/" if server is not None else "-"
     print(f"desk: tournament {name}, broker {host}:{port}, page {page}, files {folder}", file=out)
-
-    def close() -> None:
+    tv = _start_tv(args, state, out, err)
+    if tv is False:
         desk.stop()
         if server is not None:
             server.shutdown()
             server.server_close()
+        return 2
+
+    def close() -> None:
+        desk.stop()
+        for each in (server, tv):
+            if each is not None and each is not False:
+                each.shutdown()
+                each.server_close()
 
     _follow(args, state, page, close, out)
     out.write(f"results: {folder / 'results.csv'}, {folder / 'results.json'}\n")
@@ -223,9 +231,38 @@ def _run_competition(
     if run.page is not None:
         print(f"La página del organizador (entra sola con tu clave, no la compartas): "
               f"{run.page}#clave={quote(run.organiser_key, safe='')}", file=out)  # fmt: skip
-    _follow(args, run.state, page, run.stop, out)
+    tv = _start_tv(args, run.state, out, err)
+    if tv is False:
+        run.stop()
+        return 2
+
+    def stop() -> None:
+        run.stop()
+        if tv is not None:
+            tv.shutdown()
+            tv.server_close()
+
+    _follow(args, run.state, page, stop, out)
     out.write(f"standings: {folder / 'standings.csv'}, {folder / 'standings.json'}\n")
     return 0
+
+
+def _start_tv(args: argparse.Namespace, state: Any, out: TextIO, err: TextIO) -> Any:
+    """The bar's TV on ``--tv-port`` (``None``: not asked for; ``False``: the port could
+    not be opened, said on ``err``)."""
+    if not args.tv_port:
+        return None
+    from ..tournament.desk.tv import serve_tv
+
+    try:
+        tv = serve_tv(state, args.tv_port)
+    except OSError as e:
+        print(f"truco-table desk: no se puede abrir el puerto {args.tv_port} de la TV: "
+              f"{e.strerror or e}", file=err)  # fmt: skip
+        return False
+    print(f"La TV del bar (todas las mesas, sin cartas): http://<esta-máquina>:"
+          f"{tv.server_address[1]}/tv", file=out)  # fmt: skip
+    return tv
 
 
 def run_demo_command(args: argparse.Namespace, out: TextIO | None = None) -> int:
@@ -334,6 +371,9 @@ def configure(d: argparse.ArgumentParser) -> None:
                    help="los registros y los resultados (por defecto desk-NOMBRE)")  # fmt: skip
     d.add_argument("--http-port", type=port, default=8080, metavar="PUERTO",
                    help="la página en 127.0.0.1 (0: ninguna)")  # fmt: skip
+    d.add_argument("--tv-port", type=port, default=0, metavar="PUERTO",
+                   help="la TV del bar: todas las mesas, sin cartas, en todas las "
+                        "direcciones de la red del local (0: ninguna)")  # fmt: skip
     d.add_argument("--profile", choices=("tournament", "house"), default="tournament",
                    help="tournament (torneo) o house (la casa)")  # fmt: skip
     d.add_argument("--refresh", type=_positive(float), default=1.0, metavar="S",

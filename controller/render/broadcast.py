@@ -38,6 +38,7 @@ __all__ = [
     "check_delay",
     "frame",
     "hidden_cards",
+    "record_log",
 ]
 
 #: A tournament's delay when its organiser sets none (issue 46).
@@ -155,6 +156,23 @@ class BroadcastLog:
         out = frame(game, table=self.table, names=self.names, calls=_calls(text), reveal=reveal)
         return out | {"delay_s": delay_s, "teaching": teaching, "as_of": as_of,
                       "held_back": not reveal and bool(self.deals.get(hand))}  # fmt: skip
+
+
+def record_log(
+    text: str, *, table: str, names: tuple[str, str] = ("Equipo 0", "Equipo 1"), step_s: float = 1.0
+) -> BroadcastLog:
+    """A finished game's record as a broadcast: one statement every ``step_s`` seconds
+    from 0, every hand already ended (a record in an archive is of a game over: its
+    cards are shown as the replay goes)."""
+    log = BroadcastLog(table, names)
+    at = 0.0
+    for raw in text.splitlines():
+        if raw.split("#", 1)[0].strip():
+            log.add(at, raw)
+            at += step_s
+    for hand in range(1, log.hands + 1):
+        log.hand_ended(hand, 0.0)
+    return log
 
 
 def _replayed(text: str) -> Game | None:

@@ -32,10 +32,14 @@ def font_bytes(name: str) -> bytes:
 
 def qr_svg(text: str, *, scale: int = 6) -> str:
     """A QR code of ``text`` as an SVG document (dark on white, quiet zone included)."""
+    import io
+
     import segno
 
     code = segno.make(text, error="m", micro=False)
-    return str(code.svg_inline(scale=scale, dark="#000", light="#fff", omitsize=False))
+    out = io.BytesIO()
+    code.save(out, kind="svg", scale=scale, dark="#000", light="#fff", xmldecl=False)
+    return out.getvalue().decode("utf-8")
 
 
 def tv_table(log: BroadcastLog, now: float) -> dict[str, Any]:
@@ -108,13 +112,17 @@ border-left:12px solid #ffe082;overflow:hidden}
 .seat.team1{border-left-color:#80d8ff}.seat.turn{box-shadow:0 0 0 5px #fff inset}
 .seat h2{margin:0 0 10px;font-size:30px;display:flex;justify-content:space-between}
 .seat h2 small{font-size:26px;color:#cfe8d6}
-.cards{display:flex;gap:16px}
-.card{width:120px;height:170px;background:#fbf8ef;color:#222;border-radius:12px;
-display:flex;flex-direction:column;align-items:center;justify-content:center;font-size:56px;
+.cards{display:flex;gap:20px;margin-top:14px}
+.card{width:150px;height:215px;background:#fbf8ef;color:#222;border-radius:14px;
+display:flex;flex-direction:column;align-items:center;justify-content:center;font-size:76px;
 position:relative;box-shadow:0 4px 10px rgba(0,0,0,.5)}
-.card small{font-size:22px}.card.E{color:#1e3a8a}.card.B{color:#166534}.card.O{color:#a16207}
+.card small{font-size:26px}.card.E{color:#1e3a8a}.card.B{color:#166534}.card.O{color:#a16207}
 .card.C{color:#b91c1c}.card.played{opacity:.45}
-.card .baza{position:absolute;bottom:-2px;right:6px;font-size:18px;color:#333}
+.card .baza{position:absolute;bottom:4px;right:8px;font-size:20px;color:#222}
+.seats.p6{grid-template-columns:1fr 1fr 1fr}
+.p6 .card{width:112px;height:160px;font-size:56px}.p6 .card small{font-size:20px}
+.p6 .seat h2{font-size:24px;flex-direction:column}.p6 .seat h2 small{font-size:22px}
+.p6 .cards{gap:10px;margin-top:8px}
 .card.back{background:repeating-linear-gradient(45deg,#7f1d1d,#7f1d1d 10px,#991b1b 10px,
 #991b1b 20px)}
 .side{position:absolute;right:40px;top:200px;width:540px;height:820px;display:flex;
@@ -158,6 +166,7 @@ async function refresh() {
     : `<b>${esc(f.table)} · mano ${f.hand}</b>` + (f.winner != null
       ? `ganó ${esc(f.names[f.winner])}` : f.hand_over ? "terminó la mano"
       : `es mano el asiento ${f.mano} · en juego ${value}`);
+  document.getElementById("seats").className = "seats p" + f.players;
   document.getElementById("seats").innerHTML = f.seats.map(s => {
     const cards = s.cards ? s.cards.map(c => card(c.card, c.baza)).join("")
       : s.played.map(p => card(p.card, p.baza)).join("") +
@@ -171,10 +180,11 @@ async function refresh() {
   const best = document.getElementById("best");
   if (f.best) {
     best.innerHTML = "<h3>Con las cartas a la vista</h3>" + f.best.map(b =>
-      `<div>gana <span class="t${b.team}">${esc(b.name)}</span>
+      `<div>${f.pica_pica ? `pica ${b.seats.join(" y ")}: ` : ""}gana
+       <span class="t${b.team}">${esc(b.name)}</span>
        (${b.value === 1 ? "1 punto" : b.value + " puntos"})</div>
        <div class="line">${b.line.map(x => { const [seat, c] = x.split(":");
-         return `${seat}: ${c.slice(0, -1)} de ${SUIT[c.slice(-1)]}`; }).join(" · ")}</div>`
+         return `${seat} → ${c.slice(0, -1)} de ${SUIT[c.slice(-1)]}`; }).join(" · ")}</div>`
     ).join("");
   } else {
     best.innerHTML = "<h3>Con las cartas a la vista</h3>" + (f.held_back
@@ -186,6 +196,15 @@ async function refresh() {
     ? "Mesa para enseñar: cartas a la vista, sin demora"
     : `En diferido: ${Math.round(f.delay_s)} s` +
       (f.held_back ? " · las cartas se muestran al terminar la mano" : "");
+  overflow();
+}
+// whether anything drawn goes past the 1920x1080 page or out of its box (the tests read it)
+function overflow() {
+  const boxes = [...document.querySelectorAll(".seat, .box, .top")];
+  const out = document.documentElement.scrollWidth > 1920 ||
+    document.documentElement.scrollHeight > 1080 ||
+    boxes.some(b => b.scrollHeight > b.clientHeight + 1 || b.scrollWidth > b.clientWidth + 1);
+  document.body.dataset.overflow = out ? "sí" : "no";
 }
 refresh(); setInterval(refresh, 500);
 </script></body></html>

@@ -51,6 +51,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from ...engine import HouseRules
+from ...render.broadcast import BroadcastLog
+from ...render.broadcast_pages import tv_table
 from ..table.outbox import atomic_write
 from ..table.profile import tournament_profile
 from ..wire.keys import derive_table_key, new_rekey_code, rekey_code, rekeyed
@@ -275,6 +277,9 @@ class TableState:
     awaiting: bool = False
     rekeys: int = 0  # how many times it was given a new key
     trails: collections.OrderedDict[str, GameTrail] = field(default_factory=collections.OrderedDict)
+    #: the game being played, as its statements were heard (no card read at a deal ever
+    #: comes here during play): who is mano, a hand's end and its calls, for the TV
+    heard: BroadcastLog | None = None
 
     def trail(self, game: str) -> GameTrail:
         trail = self.trails.get(game)
@@ -794,6 +799,7 @@ class DeskState:
                 t.rules_problems = (
                     rules_problems(parsed, self.rules) if self.rules is not None else []
                 )
+        self._hear(t, e, now)
         if e.kind is EventKind.DEAL:
             t.last.append(f"mano {t.hand}")
         elif e.kind in (EventKind.ACTION, EventKind.UNDO):
@@ -820,6 +826,47 @@ class DeskState:
                 t.table, e.seq, e.ts or now, e.game, e.seat, concern, clean(e.text), arrived
             )
             t.attention.append(item)
+
+    @staticmethod
+    def _hear(t: TableState, e: Event, now: float) -> None:
+        """The game's statements for the TV (``TableState.heard``)."""
+        heard = t.heard
+        if heard is None:
+            heard = t.heard = BroadcastLog(t.table)
+        kind = e.kind
+        if kind in (EventKind.NEW_GAME, EventKind.STATE) and e.rules:
+            heard.add(now, e.rules)  # a table line: a game from its start (or a restart)
+        elif kind in (EventKind.DEAL, EventKind.ACTION) and e.text:
+            heard.add(now, e.text)
+        elif kind is EventKind.UNDO:
+            heard.undo()
+
+    def tv(self, names: Callable[[str], tuple[str, str] | None] | None = None) -> dict[str, Any]:
+        """The bar's TV: every table's score, mano, a hand's end, a flor or a falta envido
+        called; never a card. ``names``: the teams' names at a table, when known."""
+        with self.lock:
+            now = self.clock()
+            ids = sorted(set(self.tables) | set(self.roster or ()))
+            out = []
+            for k in ids:
+                t = self.tables.get(k) or TableState(k)
+                shown = tv_table(t.heard or BroadcastLog(k), now)
+                if shown["hand"] != t.hand:  # heard since a restart only: not this hand's
+                    shown |= {"mano": None, "hand_over": False, "flor": False,
+                              "falta_envido": False}  # fmt: skip
+                known = names(k) if names is not None else None
+                shown |= {
+                    "table": k,
+                    "started": t.game is not None,
+                    "score": list(t.score),
+                    "hand": t.hand,
+                    "target": t.target,
+                    "players": t.players,
+                    "online": t.online,
+                    "names": list(known) if known else ["Equipo 0", "Equipo 1"],
+                }
+                out.append(shown)
+            return {"tournament": self.tournament, "tables": out}
 
     def _record(self, t: TableState, r: Record, now: float, *, write: bool = True) -> None:
         """A record: saved (``write``; a desk reading its journal back only checks the
