@@ -2,6 +2,7 @@
 
 ==================  =========================================================
 ``replay``          :mod:`controller.cli.replay`: replay a game record
+``replay-hand``     :mod:`controller.cli.replay_hand`: a played game, face up (GIF, video)
 ``run``             :mod:`controller.cli.run`: the table service (``--mock``: in the terminal)
 ``control``         :mod:`controller.cli.control`: undo, new game, rules of a running table
 ``enroll``          :mod:`controller.cli.enroll`: teach the table a deck's tags
@@ -62,6 +63,11 @@ class Command:
 
 COMMANDS: tuple[Command, ...] = (
     Command("replay", "replay a game record (transcript)", "replay"),
+    Command(
+        "replay-hand",
+        "la repetición de un partido jugado, paso a paso y a cartas vistas (GIF, video, página)",
+        "replay_hand",
+    ),
     Command("run", "la mesa en marcha (--mock: en la terminal, con la mesa simulada)", "run"),
     Command(
         "control",
@@ -152,6 +158,7 @@ SPANISH_COMMANDS: Final = frozenset(
         "league",
         "organiser",
         "desk",
+        "replay-hand",
     }
 )
 

@@ -167,8 +167,9 @@ def record_log(
     log = BroadcastLog(table, names)
     at = 0.0
     for raw in text.splitlines():
-        if raw.split("#", 1)[0].strip():
-            log.add(at, raw)
+        before = len(log.lines)
+        log.add(at, raw)
+        if len(log.lines) > before:  # a statement shown (a deal line goes with its hand)
             at += step_s
     for hand in range(1, log.hands + 1):
         log.hand_ended(hand, 0.0)

@@ -18,7 +18,15 @@ from typing import Any, Final
 
 from .broadcast import BroadcastLog
 
-__all__ = ["FONTS", "broadcast_page", "font_bytes", "qr_svg", "tv_page", "tv_table"]
+__all__ = [
+    "FONTS",
+    "broadcast_page",
+    "font_bytes",
+    "qr_svg",
+    "replayer_page",
+    "tv_page",
+    "tv_table",
+]
 
 #: The font files the pages may ask for (``/fuentes/<name>``).
 FONTS: Final = frozenset({"DejaVuSans-Bold.ttf"})
@@ -140,6 +148,7 @@ flex-direction:column;gap:22px}
 <div class="side"><div class="box" id="best"></div>
 <div class="box" id="callsbox"><h3>Cantos de la mano</h3><div id="calls"></div></div></div>
 <div class="note" id="note"></div>
+__CONTROLS__
 <script>
 const ESC = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"};
 const esc = s => String(s ?? "").replace(/[&<>"']/g, c => ESC[c]);
@@ -152,7 +161,7 @@ const back = () => `<div class="card back"></div>`;
 const key = new URLSearchParams(location.search).get("clave") || "";
 async function refresh() {
   let f;
-  try { f = await (await fetch("/api/transmision?clave=" + encodeURIComponent(key))).json(); }
+  try { f = await (await fetch(__SOURCE__)).json(); }
   catch (e) { return; }
   for (const t of [0, 1]) {
     document.getElementById("team" + t).innerHTML = t === 0
@@ -206,9 +215,37 @@ function overflow() {
     boxes.some(b => b.scrollHeight > b.clientHeight + 1 || b.scrollWidth > b.clientWidth + 1);
   document.body.dataset.overflow = out ? "sí" : "no";
 }
-refresh(); setInterval(refresh, 500);
+__START__
 </script></body></html>
 """
+
+_LIVE_SOURCE: Final = '"/api/transmision?clave=" + encodeURIComponent(key)'
+_LIVE_START: Final = "refresh(); setInterval(refresh, 500);"
+
+#: The replayer: one step of the record at a time, ◀ ▶ (or the arrow keys) to move.
+_STEP_CONTROLS: Final = """<div class="steps"><button id="back">◀</button>
+<span id="said"></span><button id="next">▶</button></div>
+<style>.steps{position:absolute;right:40px;bottom:8px;display:flex;gap:16px;
+align-items:center;font-size:24px}.steps button{font:inherit;font-size:28px;padding:2px 18px;
+border-radius:10px;border:0;background:#f4f1e8;color:#0f3d24}#note{display:none}</style>"""
+_STEP_SOURCE: Final = '"/api/paso?n=" + step'
+_STEP_START: Final = """let step = Number(new URLSearchParams(location.search).get("paso") || 0);
+const total = __TOTAL__;
+function go(to) {
+  step = Math.max(0, Math.min(total - 1, to));
+  history.replaceState(null, "", "?paso=" + step);
+  refresh().then(async () => {
+    const f = await (await fetch(__SOURCE__)).json();
+    document.getElementById("said").textContent = `paso ${step + 1} de ${total}: ${f.said}`;
+  });
+}
+document.getElementById("back").onclick = () => go(step - 1);
+document.getElementById("next").onclick = () => go(step + 1);
+document.addEventListener("keydown", e => {
+  if (e.key === "ArrowLeft") go(step - 1);
+  if (e.key === "ArrowRight") go(step + 1);
+});
+go(step);"""
 
 
 def broadcast_page(*, transparent: bool = False) -> str:
@@ -218,6 +255,21 @@ def broadcast_page(*, transparent: bool = False) -> str:
         _BROADCAST.replace("__FONT__", _FONT_FACE)
         .replace("__BACKGROUND__", background)
         .replace("__STICKS__", _STICKS_JS)
+        .replace("__CONTROLS__", "")
+        .replace("__START__", _LIVE_START)
+        .replace("__SOURCE__", _LIVE_SOURCE)
+    )
+
+
+def replayer_page(total: int) -> str:
+    """The hand replayer's page over ``total`` steps (``/api/paso?n=K``: step K's frame)."""
+    return (
+        _BROADCAST.replace("__FONT__", _FONT_FACE)
+        .replace("__BACKGROUND__", "#0f3d24")
+        .replace("__STICKS__", _STICKS_JS)
+        .replace("__CONTROLS__", _STEP_CONTROLS)
+        .replace("__START__", _STEP_START.replace("__TOTAL__", str(int(total))))
+        .replace("__SOURCE__", _STEP_SOURCE)
     )
 
 
