@@ -157,7 +157,8 @@ def run_night_command(args: argparse.Namespace, out: TextIO | None = None) -> in
     except (NightError, OSError) as e:
         print(f"truco-table venue-night: {e}", file=sys.stderr)
         return 2
-    night = Night(venue, desk, Path(args.out or f"torneo-{venue.resolve().name}"), args.http_port)
+    night = Night(venue, desk, Path(args.out or f"torneo-{venue.resolve().name}"), args.http_port,
+                  tv_port=args.tv_port)  # fmt: skip
     return run_night(night, out or sys.stdout)
 
 
@@ -173,4 +174,7 @@ def configure_night(n: argparse.ArgumentParser) -> None:
                    "chicos, las exportaciones (por omisión torneo-SALÓN)")  # fmt: skip
     n.add_argument("--http-port", type=port, default=8080, metavar="PUERTO",
                    help="el puerto de la página del organizador, en 127.0.0.1")  # fmt: skip
+    n.add_argument("--tv-port", type=port, default=0, metavar="PUERTO",
+                   help="la TV del bar: todas las mesas, sin cartas, en la red del local "
+                   "(0: ninguna)")  # fmt: skip
     n.set_defaults(func=run_night_command)

@@ -21,6 +21,7 @@ import pytest
 from controller.engine import Action, Card, HouseRules, Kind
 from controller.render.broadcast import DelayError, check_delay, hidden_cards
 from controller.table.broadcast import BroadcastSettings, TableBroadcast
+from controller.table.config import ConfigError, load_config
 from controller.table.mock_table import MockTable
 
 from .test_daemon import running_table, wait_for
@@ -207,3 +208,39 @@ def test_the_running_table_serves_its_broadcast(tmp_path: Path) -> None:
         assert status == 200 and b"background:transparent" in page
         tv = json.loads(get(port, "/api/tv")[1])
         assert tv["tables"][0]["table"] == "Mesa 3" and not cards_in(tv)
+
+
+def config_with(tmp_path: Path, broadcast: str, more: str = "") -> Path:
+    config = tmp_path / "table.toml"
+    config.write_text(
+        f'[table]\nplayers = 2\nstate_dir = "{tmp_path / "state"}"\n'
+        '[topology]\nkind = "nodes"\n[nodes]\nby_id_dir = "/dev/serial/by-id"\n'
+        + "".join(f'[[nodes.seat]]\nseat = {i}\nserial = "e66141{i:010x}"\n' for i in range(2))
+        + broadcast
+        + more
+    )
+    return config
+
+
+def test_the_broadcast_section_is_checked(tmp_path: Path) -> None:
+    (tmp_path / "broadcast.key").write_text(KEY)
+    good = load_config(config_with(tmp_path, '[broadcast]\nkey_file = "broadcast.key"\n'))
+    assert good.broadcast is not None
+    assert (good.broadcast.key, good.broadcast.delay_s, good.broadcast.teaching) == (
+        KEY,
+        120,
+        False,
+    )
+    refused = {
+        '[broadcast]\nkey_file = "broadcast.key"\ndelay_s = 0\n': "broadcast.delay_s",
+        "[broadcast]\nport = 8081\n": "broadcast.key_file",
+        '[broadcast]\nkey = "corta"\n': "16 caracteres",
+        '[broadcast]\nkey_file = "broadcast.key"\nteam_names = ["solo uno"]\n': "team_names",
+        '[broadcast]\nkey_file = "no-esta.key"\n': "no se puede leer",
+    }
+    for text, why in refused.items():
+        with pytest.raises(ConfigError, match=why):
+            load_config(config_with(tmp_path, text))
+    tournament = '[tournament]\nname = "t"\ntable_id = "mesa01"\nbroker = "127.0.0.1:1883"\n'
+    with pytest.raises(ConfigError, match="en un torneo la transmisión la sirve"):
+        load_config(config_with(tmp_path, '[broadcast]\nkey_file = "broadcast.key"\n', tournament))

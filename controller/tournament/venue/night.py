@@ -65,6 +65,7 @@ class Night:
     out: Path
     http_port: int = 8080
     python: str = sys.executable
+    tv_port: int = 0  # the bar's TV (desk --tv-port), 0: none
 
 
 def find_organiser_desk(venue: Path) -> str:
@@ -188,7 +189,8 @@ def _run(night: Night, out: TextIO, stop: threading.Event) -> int:
         "la mesa de control",
         lambda: [night.python, "-m", "controller.cli", "desk", "--config", str(desk_conf),
                  "--competition", "--out", str(folder), "--http-port", str(night.http_port),
-                 "--quiet", "--refresh", "3600"],
+                 "--quiet", "--refresh", "3600",
+                 *(["--tv-port", str(night.tv_port)] if night.tv_port else [])],
         folder / DESK_LOG,
     )  # fmt: skip
     previous: list[tuple[signal.Signals, Any]] = []
