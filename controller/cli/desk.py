@@ -112,6 +112,8 @@ def run_desk(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
         name, out_dir=folder, key=key, profile=args.profile, tables=roster, rules=rules,
         quota=Quota(hand_s=args.hand_s),
     )  # fmt: skip
+    if not _broadcast_settings(args, state, err):
+        return 2
     desk = Desk(state, host, port, access=access, name=desk_name, reverify_s=args.reverify).start()
     server = None
     if args.http_port:
@@ -231,6 +233,9 @@ def _run_competition(
     if run.page is not None:
         print(f"La página del organizador (entra sola con tu clave, no la compartas): "
               f"{run.page}#clave={quote(run.organiser_key, safe='')}", file=out)  # fmt: skip
+    if not _broadcast_settings(args, run.state, err):
+        run.stop()
+        return 2
     tv = _start_tv(args, run.state, out, err)
     if tv is False:
         run.stop()
@@ -245,6 +250,32 @@ def _run_competition(
     _follow(args, run.state, page, stop, out)
     out.write(f"standings: {folder / 'standings.csv'}, {folder / 'standings.json'}\n")
     return 0
+
+
+def _broadcast_settings(args: argparse.Namespace, state: Any, err: TextIO) -> bool:
+    """The broadcast's delay, key and teaching tables on ``state`` (False: refused, said
+    on ``err``)."""
+    from ..render.broadcast import DelayError, check_delay
+
+    try:
+        state.broadcast_delay_s = check_delay(args.broadcast_delay, teaching=False)
+    except DelayError as e:
+        print(f"truco-table desk: --broadcast-delay: {e} (marcá la mesa con "
+              "--teaching-table para mostrarla sin demora)", file=err)  # fmt: skip
+        return False
+    if args.broadcast_key_file:
+        try:
+            key = Path(args.broadcast_key_file).read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError) as e:
+            print(f"truco-table desk: --broadcast-key-file: {e}", file=err)
+            return False
+        if len(key) < 16:
+            print("truco-table desk: la clave de la transmisión tiene que tener 16 caracteres "
+                  "o más", file=err)  # fmt: skip
+            return False
+        state.broadcast_key = key
+    state.teaching = frozenset(args.teaching_table)
+    return True
 
 
 def _start_tv(args: argparse.Namespace, state: Any, out: TextIO, err: TextIO) -> Any:
@@ -371,6 +402,15 @@ def configure(d: argparse.ArgumentParser) -> None:
                    help="los registros y los resultados (por defecto desk-NOMBRE)")  # fmt: skip
     d.add_argument("--http-port", type=port, default=8080, metavar="PUERTO",
                    help="la página en 127.0.0.1 (0: ninguna)")  # fmt: skip
+    d.add_argument("--broadcast-delay", type=float, default=120.0, metavar="S",
+                   help="la transmisión (/transmision/MESA, con clave) muestra lo que pasó "
+                   "hace S segundos (10 o más; 120 por omisión)")  # fmt: skip
+    d.add_argument("--broadcast-key-file", metavar="ARCHIVO",
+                   help="una clave propia de la transmisión (además de la del "
+                   "organizador)")  # fmt: skip
+    d.add_argument("--teaching-table", action="append", default=[], metavar="MESA",
+                   help="una mesa para enseñar: su transmisión, a cartas vistas y sin "
+                   "demora")  # fmt: skip
     d.add_argument("--tv-port", type=port, default=0, metavar="PUERTO",
                    help="la TV del bar: todas las mesas, sin cartas, en todas las "
                         "direcciones de la red del local (0: ninguna)")  # fmt: skip

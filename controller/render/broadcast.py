@@ -126,7 +126,9 @@ class BroadcastLog:
         self.ended.setdefault(hand, at)
 
     def undo(self) -> None:
-        """The referee took the last action back."""
+        """The referee took the last action back: the hand is being played again (its
+        cards are held back again until it ends once more)."""
+        self.ended.pop(self.hands, None)
         for i in range(len(self.lines) - 1, -1, -1):
             if self.lines[i][1].split(None, 1)[0].isdigit():
                 del self.lines[i]
@@ -154,8 +156,11 @@ class BroadcastLog:
         reveal = teaching or (over is not None and over <= now)
         game = _replayed("\n".join(text))
         out = frame(game, table=self.table, names=self.names, calls=_calls(text), reveal=reveal)
+        # the shown hand is in play and its cards are not shown yet (the desk hears them
+        # only once it has ended)
+        held_back = not reveal and game is not None and game.hand_in_progress
         return out | {"delay_s": delay_s, "teaching": teaching, "as_of": as_of,
-                      "held_back": not reveal and bool(self.deals.get(hand))}  # fmt: skip
+                      "held_back": held_back}  # fmt: skip
 
 
 def record_log(

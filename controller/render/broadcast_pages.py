@@ -13,6 +13,7 @@ version tables) better taken from a well-kept library than written again here.
 
 from __future__ import annotations
 
+import json
 from importlib import resources
 from typing import Any, Final
 
@@ -248,8 +249,9 @@ document.addEventListener("keydown", e => {
 go(step);"""
 
 
-def broadcast_page(*, transparent: bool = False) -> str:
-    """The stream's page; ``transparent``: no background (a browser source's overlay)."""
+def broadcast_page(*, transparent: bool = False, source: str = "/api/transmision") -> str:
+    """The stream's page; ``transparent``: no background (a browser source's overlay);
+    ``source``: where its JSON is (the page's own ``?clave=`` goes with it)."""
     background = "transparent" if transparent else "#0f3d24"
     return (
         _BROADCAST.replace("__FONT__", _FONT_FACE)
@@ -257,7 +259,7 @@ def broadcast_page(*, transparent: bool = False) -> str:
         .replace("__STICKS__", _STICKS_JS)
         .replace("__CONTROLS__", "")
         .replace("__START__", _LIVE_START)
-        .replace("__SOURCE__", _LIVE_SOURCE)
+        .replace("__SOURCE__", _LIVE_SOURCE.replace("/api/transmision", json.dumps(source)[1:-1]))
     )
 
 

@@ -51,7 +51,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from ...engine import HouseRules
-from ...render.broadcast import BroadcastLog
+from ...render.broadcast import DEFAULT_DELAY_S, BroadcastLog
 from ...render.broadcast_pages import tv_table
 from ..table.outbox import atomic_write
 from ..table.profile import tournament_profile
@@ -364,6 +364,11 @@ class DeskState:
         self.profile = profile
         self.rules = rules
         self.roster = tuple(check_name("table id", t) for t in tables) if tables else None
+        #: the broadcast (``/transmision/<table>``): its delay, its own key (besides the
+        #: organiser's) and the teaching tables (cards at once, no delay)
+        self.broadcast_delay_s = DEFAULT_DELAY_S
+        self.broadcast_key: str | None = None
+        self.teaching: frozenset[str] = frozenset()
         self.clock = clock
         self.tables: dict[str, TableState] = {}
         self.results: dict[str, GameResult] = {}
@@ -840,6 +845,11 @@ class DeskState:
             heard.add(now, e.text)
         elif kind is EventKind.UNDO:
             heard.undo()
+        elif kind is EventKind.CARDS and e.hand is not None and e.hand == heard.hands:
+            # the hand has ended at the table: its cards, for the delayed broadcast (a
+            # game heard only since a restart has other hand numbers: left out)
+            heard.add_deal(e.hand, e.text.splitlines())
+            heard.hand_ended(e.hand, now)
 
     def tv(self, names: Callable[[str], tuple[str, str] | None] | None = None) -> dict[str, Any]:
         """The bar's TV: every table's score, mano, a hand's end, a flor or a falta envido
@@ -867,6 +877,25 @@ class DeskState:
                 }
                 out.append(shown)
             return {"tournament": self.tournament, "tables": out}
+
+    def broadcast(
+        self, table: str, names: Callable[[str], tuple[str, str] | None] | None = None
+    ) -> dict[str, Any] | None:
+        """The broadcast of ``table`` (``None``: no such table): the game as it was
+        ``broadcast_delay_s`` ago, a hand's cards only once that hand has ended at the
+        table (the desk hears them then: the ``cards`` event); a teaching table's at
+        once. :meth:`~controller.render.broadcast.BroadcastLog.view`."""
+        with self.lock:
+            t = self.tables.get(table)
+            if t is None and table not in (self.roster or ()):
+                return None
+            heard = (t.heard if t is not None else None) or BroadcastLog(table)
+            known = names(table) if names is not None else None
+            if known:
+                heard.names = known
+            teaching = table in self.teaching
+            delay = 0.0 if teaching else self.broadcast_delay_s
+            return heard.view(self.clock(), delay, teaching=teaching)
 
     def _record(self, t: TableState, r: Record, now: float, *, write: bool = True) -> None:
         """A record: saved (``write``; a desk reading its journal back only checks the
