@@ -314,6 +314,12 @@ class LeagueDesk:
                     self.export()
                 except OSError:  # a disk error never stops the desk
                     log.exception("league desk: writing the exports failed")
+            try:
+                with self.lock:  # a table's stream whose wait for its first messages is over
+                    for state in self.venues.values():
+                        state.settle(self.clock())
+            except Exception:  # one failing table never stops the desk
+                log.exception("league desk: starting a table's stream failed")
             if not self.online:
                 continue
             try:

@@ -412,12 +412,6 @@ def test_the_league_desk_journals_what_the_bridge_brings_and_restarts_where_it_w
         table.close()
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="known race (issue 43, open): now and then the league desk's trail of the "
-    "table's events misses the game's first statement ('hand'), so the first record is "
-    "flagged instead of counted; seen in about 1 run of 4 here, to be fixed in the desk",
-)
 def test_a_record_a_venue_broker_lost_is_asked_for_again_and_counted_once(
     league: League, tmp_path: Path
 ) -> None:
