@@ -320,8 +320,8 @@ def frame(
 def hidden_cards(game: Game) -> set[str]:
     """The cards of the hand in play that no seat has played or shown yet: what must
     never reach a screen the room can see (the secrecy test's list)."""
-    if not game.hand_in_progress:
-        return set()
+    if not game.hand_in_progress or game.winner is not None:
+        return set()  # no hand in play (a game won in the middle of a hand ends it)
     out: set[str] = set()
     for s in range(game.players):
         held = game.cards_in_hand(s)

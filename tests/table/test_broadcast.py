@@ -98,7 +98,7 @@ def test_nothing_served_without_the_key_holds_a_card_of_the_hand_in_play(
     rng = random.Random(46)
     mock.deal(DEAL)
     checked = 0
-    while mock.game.hand_in_progress:
+    while mock.game.hand_in_progress and mock.game.winner is None:
         secret = hidden_cards(mock.game)
         assert secret  # the hand is in play: some cards are still in the players' hands
         for path in OPEN:

@@ -908,6 +908,8 @@ class DeskState:
             heard.add(now, e.text)
         elif kind is EventKind.UNDO:
             heard.undo()
+        elif kind is EventKind.FINISHED and heard.hands:
+            heard.hand_ended(heard.hands, now)  # the game won ends its hand
         elif kind is EventKind.CARDS and e.hand is not None and e.hand == heard.hands:
             # the hand has ended at the table: its cards, for the delayed broadcast (a
             # game heard only since a restart has other hand numbers: left out)

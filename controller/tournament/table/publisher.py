@@ -361,7 +361,9 @@ class TablePublisher:
         """The hand's cards, once it has ended at the table (``cards``)."""
         hand, dealt = self._dealt
         game = self.service.table.game if self.service is not None else None
-        if not dealt or game is None or game.hand_in_progress or game.hand_number != hand:
+        if not dealt or game is None or game.hand_number != hand:
+            return
+        if game.hand_in_progress and game.winner is None:  # (a game won ends its hand)
             return
         self._dealt = (hand, [])
         self._event(EventKind.CARDS, "\n".join(dealt), hand=hand)

@@ -22,11 +22,16 @@ from controller.table.mock_table import MockTable
 from controller.tournament.desk import DeskState, serve_http
 from controller.tournament.desk.sessions import OrganiserAccess
 from controller.tournament.desk.tv import serve_tv
-from controller.tournament.sim.mosquitto import free_port
+from controller.tournament.sim.mosquitto import LocalBroker, free_port
 from controller.tournament.table.publisher import TablePublisher
+from controller.tournament.venue.access import BrokerAccess
+from controller.tournament.venue.broker import Venue
 from controller.tournament.wire.keys import table_key
-from controller.tournament.wire.seal import TournamentKey
+from controller.tournament.wire.seal import TournamentKey, load_key
 from controller.tournament.wire.topics import decode
+
+from ..conftest import MqttProbe, venue_table
+from .browser import SCREENSHOTS, screenshot
 
 CARD_RE = re.compile(r"(?<![0-9A-Za-z])(1[012]|[1-7])([EBOC])(?![0-9A-Za-z])")
 ORGANISER_KEY = "clave-del-organizador"
@@ -94,7 +99,7 @@ def test_no_card_of_a_hand_in_play_leaves_the_table_or_the_desk(
                 dealt = deals[hand - 1]
                 mock.deal(dealt)
                 since_deal: list[dict[str, Any]] = []
-                while mock.game.hand_in_progress:
+                while mock.game.hand_in_progress and mock.game.winner is None:
                     since_deal += feed()
                     clock[0] += 300  # far past the delay: only the hand's end shows its cards
                     secret = hidden_cards(mock.game)
@@ -152,3 +157,85 @@ def test_the_desk_broadcast_waits_for_its_delay(key: TournamentKey) -> None:
     desk.teaching = frozenset({"mesa01"})  # a teaching table: at once
     assert desk.broadcast("mesa01") is not None
     assert desk.broadcast("mesa99") is None
+
+
+def test_over_the_venue_broker_the_room_sees_no_card_and_the_desk_only_ended_hands(
+    venue: Venue, venue_broker: LocalBroker, tmp_path: Path
+) -> None:
+    """mesa01's table service and publisher (its own account and key), the venue's
+    Mosquitto with its ACLs and TLS, desk1 on its account, and what the room's screen
+    (``pantalla``) and another table may read there: while a hand is played nothing
+    they read holds a card still in a hand, nor does any page of the desk, and the keyed
+    broadcast (headless Chromium, a screenshot) shows them face down; once the hand has
+    ended, desk1 has its cards."""
+    from controller.tournament.desk import Desk
+
+    secret = load_key(venue.root / "secret.key", kind="key-file")
+    access = BrokerAccess("desk1", venue.password("desk1"), venue.ca_file)
+    clock = [50_000.0]
+    state = DeskState("copa", key=secret, tables=venue.tables, clock=lambda: clock[0])
+    desk = Desk(state, "127.0.0.1", venue.port, access=access).start()
+    everything = f"truco/{venue.tournament}/#"
+    probes = {who: MqttProbe(venue, who, everything) for who in ("pantalla", "mesa02")}
+    http = serve_http(state, 0, access=OrganiserAccess(ORGANISER_KEY, delay=lambda s: None))
+    base = f"http://127.0.0.1:{http.server_address[1]}"
+    rng = random.Random(7)
+    dealt = {0: [CARDS[i] for i in (0, 11, 22)], 1: [CARDS[i] for i in (33, 4, 15)]}
+    pub = venue_table(venue, "mesa01", tmp_path / "outbox")
+    try:
+        assert desk.connected.wait(120) and pub.connected.wait(120)
+        with MockTable(HouseRules(players=2)) as mock:
+            pub.attach(mock.service)
+            mock.deal(dealt)
+            stage = 0
+            while mock.game.hand_in_progress and mock.game.winner is None:
+                assert pub.flush(30)
+                last = pub.outbox.last_seq
+
+                def heard_all(s: DeskState, last: int = last) -> bool:
+                    t = s.tables.get("mesa01")
+                    return t is not None and t.next_seq > last
+
+                assert desk.wait(heard_all, 30), (
+                    last,
+                    state.tables.get("mesa01") and state.tables["mesa01"].next_seq,
+                    state.rejected,
+                    [r.row() for r in state.rejections[-3:]],
+                )
+                clock[0] += 300
+                secret_cards = hidden_cards(mock.game)
+                for who, probe in probes.items():
+                    with probe.lock:
+                        heard = " ".join(p.decode("utf-8", "replace") for _, p in probe.messages)
+                    assert not cards_in(heard) & secret_cards, (
+                        who,
+                        [(t, p[:300]) for t, p in probe.messages],
+                    )
+                for path in ("/", "/mesas", "/api/state", "/transmision/mesa01",
+                             "/api/transmision/mesa01"):  # fmt: skip
+                    assert not cards_in(get(base + path)[1]) & secret_cards, path
+                keyed = f"{base}/transmision/mesa01?clave={ORGANISER_KEY}"
+                assert (
+                    not cards_in(get(f"{base}/api/transmision/mesa01?clave={ORGANISER_KEY}")[1])
+                    & secret_cards
+                )
+                if stage == 1:  # a card on the table, the others face down
+                    screenshot(keyed, SCREENSHOTS / "broadcast-held-back.png", tmp_path,
+                               size=(1920, 1080))  # fmt: skip
+                stage += 1
+                legal = [a for a in mock.game.legal_list() if a.kind is not Kind.MAZO]
+                mock.act(rng.choice(legal))
+            assert pub.flush(30)
+        deal_lines = [f"deal {s}: {' '.join(str(c) for c in dealt[s])}" for s in (0, 1)]
+        assert desk.wait(lambda s: s.tables["mesa01"].heard is not None
+                         and s.tables["mesa01"].heard.deals.get(1) == deal_lines, 30)  # fmt: skip
+        with probes["pantalla"].lock:  # the room's screen hears the table as it plays
+            assert [t for t, _ in probes["pantalla"].messages if t.endswith("/events")]
+        assert stage >= 2
+    finally:
+        for probe in probes.values():
+            probe.close()
+        http.shutdown()
+        http.server_close()
+        desk.stop()
+        pub.close()
