@@ -404,7 +404,7 @@ def configure(d: argparse.ArgumentParser) -> None:
                    help="la página en 127.0.0.1 (0: ninguna)")  # fmt: skip
     d.add_argument("--broadcast-delay", type=float, default=120.0, metavar="S",
                    help="la transmisión (/transmision/MESA, con clave) muestra lo que pasó "
-                   "hace S segundos (10 o más; 120 por omisión)")  # fmt: skip
+                   "hace S segundos (10 o más)")  # fmt: skip
     d.add_argument("--broadcast-key-file", metavar="ARCHIVO",
                    help="una clave propia de la transmisión (además de la del "
                    "organizador)")  # fmt: skip
