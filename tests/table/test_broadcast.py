@@ -23,8 +23,9 @@ from controller.render.broadcast import DelayError, check_delay, hidden_cards
 from controller.table.broadcast import BroadcastSettings, TableBroadcast
 from controller.table.config import ConfigError, load_config
 from controller.table.mock_table import MockTable
+from tests.helpers import wait_until
 
-from .test_daemon import running_table, wait_for
+from .test_daemon import running_table
 
 KEY = "clave-de-prueba-0123456789"
 CARD_RE = re.compile(r"(?<![0-9A-Za-z])(1[012]|[1-7])([EBOC])(?![0-9A-Za-z])")
@@ -197,7 +198,7 @@ def test_the_running_table_serves_its_broadcast(tmp_path: Path) -> None:
         'delay_s = 0\ntable_name = "Mesa 3"\nteam_names = ["Los Pumas", "Las Leonas"]\n'
     )
     with running_table(tmp_path, extra) as table:
-        assert wait_for(lambda: get(port, "/tv")[0] == 200, 60)
+        assert wait_until(lambda: get(port, "/tv")[0] == 200, 60)
         table.deal()
         status, body = get(port, f"/api/transmision?clave={KEY}")
         shown = json.loads(body)
