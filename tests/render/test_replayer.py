@@ -100,3 +100,14 @@ def test_the_replayers_page_steps_through_the_record(tmp_path: Path) -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_a_desks_sealed_record_replays_the_same() -> None:
+    """The desk's ``records/`` hold sealed records (tags in comments): the same steps."""
+    from controller.tournament.wire.seal import seal
+
+    text = RECORD.read_text()
+    sealed = seal(text, bytes(range(32)), key_id="k", game_id="mesa01-g001",
+                  tournament="t", table="mesa01", match="r1-m01")  # fmt: skip
+    assert "#~seal v2" in sealed
+    assert steps(sealed) == steps(text)
