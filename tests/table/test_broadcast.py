@@ -200,9 +200,16 @@ def test_the_running_table_serves_its_broadcast(tmp_path: Path) -> None:
     with running_table(tmp_path, extra) as table:
         assert wait_until(lambda: get(port, "/tv")[0] == 200, 60)
         table.deal()
-        status, body = get(port, f"/api/transmision?clave={KEY}")
-        shown = json.loads(body)
-        assert status == 200 and shown["names"] == ["Los Pumas", "Las Leonas"]
+
+        def dealt() -> Any:  # the table tells its listeners just after its record has it
+            status, body = get(port, f"/api/transmision?clave={KEY}")
+            assert status == 200
+            shown = json.loads(body)
+            return shown if shown.get("seats") and shown["seats"][1]["cards"] else None
+
+        assert wait_until(dealt, 60)
+        shown = dealt()
+        assert shown["names"] == ["Los Pumas", "Las Leonas"]
         assert [c["card"] for c in shown["seats"][1]["cards"]] == ["2O", "1B", "4B"]
         assert get(port, "/api/transmision")[0] == 401
         status, page = get(port, f"/transmision?clave={KEY}&fondo=transparente")
