@@ -61,6 +61,7 @@ def run_venue(args: argparse.Namespace, out: TextIO | None = None) -> int:
             port=args.port,
             bind=args.bind,
             rules=args.rules,
+            inner_port=args.inner_port,
         )
     except (ValueError, VenueError, OSError) as e:
         print(f"truco-table venue-broker: {e}", file=sys.stderr)
@@ -74,7 +75,14 @@ def run_venue(args: argparse.Namespace, out: TextIO | None = None) -> int:
         f"de control de esta compu, en el {venue.local_port})\n"
         f"        archivos abiertos: copiá {venue.systemd_limits} a "
         "/etc/systemd/system/mosquitto.service.d/\n"
-        f"mesas: copiá {root}/tables/<id>/ a cada mesa (que siga en 0600)\n"
+        + (
+            f"puerta: python -m controller.tournament.venue.front --config {venue.front_conf}\n"
+            f"        (las mesas entran por ella en el puerto {venue.port}; Mosquitto las "
+            f"atiende en 127.0.0.1:{venue.inner_port}; venue-night la arranca sola)\n"
+            if venue.inner_port is not None
+            else ""
+        )
+        + f"mesas: copiá {root}/tables/<id>/ a cada mesa (que siga en 0600)\n"
         f"mesas de control: truco-table desk --config {root}/desks/<id>/desk.toml "
         f"({venue.organiser}: la del organizador, la única que asigna mesas)\n"
         + (
@@ -133,6 +141,14 @@ def configure(v: argparse.ArgumentParser) -> None:
     )
     v.add_argument(
         "--port", type=int, default=8883, metavar="PUERTO", help="el puerto TLS del broker"
+    )
+    v.add_argument(
+        "--inner-port",
+        type=port,
+        metavar="PUERTO",
+        help="con una puerta delante del broker: las mesas entran por --port a la puerta, que "
+        "cierra en 5 s la conexión que no manda su CONNECT, y Mosquitto las atiende en "
+        "127.0.0.1:PUERTO",
     )
     v.add_argument(
         "--bind",

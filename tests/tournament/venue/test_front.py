@@ -1,0 +1,158 @@
+"""The door in front of the venue broker's tables' listener (issue 43), against the real
+Mosquitto ``venue-broker --inner-port`` configures: a socket that says nothing, a TLS
+handshake left half-way and bytes that are not TLS are closed within the door's
+``connect_s``; a table logs in through it (TLS 1.2 and 1.3) and stays connected."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import shutil
+import socket
+import ssl
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import paho.mqtt.client as mqtt
+import pytest
+from paho.mqtt.enums import CallbackAPIVersion
+
+from controller.tournament.sim.mosquitto import LocalBroker, find_mosquitto, free_port
+from controller.tournament.venue.broker import Venue, setup_venue
+from controller.tournament.venue.front import BrokerFront, RecordWatch, load_front
+
+CONNECT_S = 1.0  # the door's wait in these tests (the venue's is 5 s)
+
+
+class Door:
+    def __init__(self, venue: Venue) -> None:
+        self.front = BrokerFront(replace(load_front(venue.front_conf), connect_s=CONNECT_S))
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+        asyncio.run_coroutine_threadsafe(self.front.start(), self.loop).result(30)
+
+    def close(self) -> None:
+        async def stop() -> None:
+            assert self.front.server is not None
+            self.front.server.close()
+
+        asyncio.run_coroutine_threadsafe(stop(), self.loop).result(30)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(30)
+
+
+@pytest.fixture
+def door() -> Iterator[tuple[Venue, Door]]:
+    if find_mosquitto() is None or shutil.which("openssl") is None:
+        pytest.skip("mosquitto or openssl not installed (.ci/run installs both)")
+    parent = Path(tempfile.mkdtemp(prefix="truco-door-"))
+    parent.chmod(0o711)  # Mosquitto drops to its own user: let it through
+    inner = free_port()
+    venue = setup_venue(parent / "venue", "copa", ["mesa01"], ["desk1"], port=free_port(),
+                        local_port=free_port(), inner_port=inner)  # fmt: skip
+    broker = LocalBroker(inner, workdir=parent / "run", config=venue.broker_conf)
+    broker.start()
+    front = Door(venue)
+    try:
+        yield venue, front
+    finally:
+        front.close()
+        broker.close()
+        shutil.rmtree(parent, ignore_errors=True)
+
+
+def _closed_within(sock: socket.socket | ssl.SSLSocket, bound: float) -> float:
+    """Seconds until the door closes ``sock`` (it sends nothing more)."""
+    sock.settimeout(bound)
+    start = time.monotonic()
+    with contextlib.suppress(ConnectionResetError, ssl.SSLError):
+        assert sock.recv(1) == b""
+    return time.monotonic() - start
+
+
+def test_the_broker_listens_behind_the_door(door: tuple[Venue, Door]) -> None:
+    venue, _ = door
+    conf = venue.broker_conf.read_text(encoding="utf-8")
+    assert f"listener {venue.inner_port} 127.0.0.1" in conf
+    assert f"listener {venue.port} " not in conf
+    config = load_front(venue.front_conf)
+    assert config.listen == ("127.0.0.1", venue.port) and config.connect_s == 5.0
+    assert config.broker == ("127.0.0.1", venue.inner_port)
+
+
+def test_what_says_nothing_is_closed_and_a_table_logs_in(door: tuple[Venue, Door]) -> None:
+    venue, front = door
+    idle = socket.create_connection(("127.0.0.1", venue.port))
+    context = ssl.create_default_context(cafile=str(venue.ca_file))
+    half = context.wrap_socket(socket.create_connection(("127.0.0.1", venue.port)),
+                               server_hostname="127.0.0.1")  # fmt: skip
+    plain = socket.create_connection(("127.0.0.1", venue.port))
+    plain.sendall(b"\x10\x0c\x00\x04MQTT\x04\x02\x00\x3c\x00\x00")  # a CONNECT, no TLS
+    tables = []
+    try:
+        for top in (ssl.TLSVersion.TLSv1_2, ssl.TLSVersion.TLSv1_3):
+            up = threading.Event()
+            client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="mesa01")
+            client.username_pw_set("mesa01", (venue.table_dir("mesa01") / "broker.pass")
+                                   .read_text(encoding="utf-8").strip())  # fmt: skip
+            table_context = ssl.create_default_context(cafile=str(venue.ca_file))
+            table_context.maximum_version = top
+            client.tls_set_context(table_context)
+            client.on_connect = lambda *args, up=up: up.set()
+            client.connect("127.0.0.1", venue.port, 5)
+            client.loop_start()
+            tables.append(client)
+            assert up.wait(60), f"a table ({top.name}) could not log in through the door"
+            tls = client.socket()
+            assert isinstance(tls, ssl.SSLSocket)
+            assert tls.version() == top.name.replace("v1_", "v1.")
+            client.disconnect()
+            client.loop_stop()
+        assert _closed_within(plain, 60) < 30  # not TLS: at once
+        assert _closed_within(idle, 60) < 30
+        assert _closed_within(half, 60) < 30
+        # a table that logged in stays past the door's wait
+        up = threading.Event()
+        client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="mesa01")
+        client.username_pw_set("mesa01", (venue.table_dir("mesa01") / "broker.pass")
+                               .read_text(encoding="utf-8").strip())  # fmt: skip
+        client.tls_set(ca_certs=str(venue.ca_file))
+        client.on_connect = lambda *args: up.set()
+        client.connect("127.0.0.1", venue.port, 5)
+        client.loop_start()
+        tables.append(client)
+        assert up.wait(60)
+        got = threading.Event()
+        client.on_publish = lambda *args: got.set()
+        deadline = time.monotonic() + CONNECT_S * 3  # well past the door's wait
+        while time.monotonic() < deadline:
+            got.clear()
+            client.publish("truco/copa/tables/mesa01/status", b"{}", qos=1)
+            assert got.wait(60), "the door cut a table that had logged in"
+            time.sleep(0.2)
+        assert front.front.dropped >= 3 and front.front.relayed >= 3
+    finally:
+        for c in tables:
+            c.disconnect()
+            c.loop_stop()
+        for s in (idle, half, plain):
+            s.close()
+
+
+def test_record_headers_split_across_reads() -> None:
+    """The door reads a TLS stream's record headers wherever the reads cut them."""
+    stream = (bytes([22, 3, 1, 0, 3]) + b"abc" + bytes([20, 3, 3, 0, 1]) + b"\x01"
+              + bytes([23, 3, 3, 0, 2]) + b"zz" + bytes([23, 3, 3, 0, 0]))  # fmt: skip
+    for cut in range(1, len(stream)):
+        watch = RecordWatch()
+        for i in range(0, len(stream), cut):
+            watch.feed(stream[i : i + cut])
+        assert (watch.app, watch.bad) == (2, False), cut
+    watch = RecordWatch()
+    watch.feed(b"GET / HTTP/1.1\r\n")
+    assert watch.bad
