@@ -11,6 +11,7 @@
 ``organiser``       :mod:`controller.cli.organiser`: registration, rounds, results at the desk
 ``venue-broker``    :mod:`controller.cli.venue`: the venue's broker, accounts, TLS and keys
 ``venue-night``     :mod:`controller.cli.venue`: the venue's broker and the desk, one command
+``venue-door``      :mod:`controller.cli.venue`: the door in front of the broker's tables
 ``doctor``          :mod:`controller.cli.doctor`: the table checks its hardware and files
 ``league``          :mod:`controller.cli.league`: a league of bars (``add-venue``, ``desk``)
 ``seat``            :mod:`controller.cli.seat`: a seat's Pico: ``install``, ``test`` (Spanish)
@@ -107,6 +108,12 @@ COMMANDS: tuple[Command, ...] = (
         "configure_night",
     ),
     Command(
+        "venue-door",
+        "la puerta del broker del salón: cierra en 5 s la conexión que no manda su CONNECT",
+        "venue",
+        "configure_door",
+    ),
+    Command(
         "league",
         "una liga entre bares: add-venue (claves, puente), fixture (fechas), desk",
         "league",
@@ -148,6 +155,7 @@ SPANISH_COMMANDS: Final = frozenset(
         "seat",
         "venue-broker",
         "venue-night",
+        "venue-door",
         "desk-audit",
         "league",
         "organiser",

@@ -26,7 +26,14 @@ from typing import TextIO
 
 from .arguments import port
 
-__all__ = ["configure", "configure_night", "run_night_command", "run_venue"]
+__all__ = [
+    "configure",
+    "configure_door",
+    "configure_night",
+    "run_door_command",
+    "run_night_command",
+    "run_venue",
+]
 
 
 def _names(text: str, prefix: str) -> list[str]:
@@ -61,7 +68,7 @@ def run_venue(args: argparse.Namespace, out: TextIO | None = None) -> int:
             port=args.port,
             bind=args.bind,
             rules=args.rules,
-            inner_port=args.inner_port,
+            inner_port=None if args.no_door else _inner_port(args),
         )
     except (ValueError, VenueError, OSError) as e:
         print(f"truco-table venue-broker: {e}", file=sys.stderr)
@@ -71,14 +78,16 @@ def run_venue(args: argparse.Namespace, out: TextIO | None = None) -> int:
         f"salón {venue.tournament}: {_count(len(venue.tables), 'mesa', 'mesas')}, "
         f"{_count(len(venue.desks), 'mesa de control', 'mesas de control')}, "
         f"{_count(len(venue.screens), 'pantalla', 'pantallas')}\n"
-        f"broker: mosquitto -c {venue.broker_conf}  (TLS en el puerto {venue.port}; las mesas "
-        f"de control de esta compu, en el {venue.local_port})\n"
+        f"broker: mosquitto -c {venue.broker_conf}  (TLS en el puerto {venue.port}"
+        + (f", por la puerta; Mosquitto, en 127.0.0.1:{venue.inner_port}"
+           if venue.inner_port is not None else "")
+        + f"; las mesas de control de esta compu, en el {venue.local_port})\n"
         f"        archivos abiertos: copiá {venue.systemd_limits} a "
         "/etc/systemd/system/mosquitto.service.d/\n"
         + (
-            f"puerta: python -m controller.tournament.venue.front --config {venue.front_conf}\n"
-            f"        (las mesas entran por ella en el puerto {venue.port}; Mosquitto las "
-            f"atiende en 127.0.0.1:{venue.inner_port}; venue-night la arranca sola)\n"
+            f"puerta: truco-table venue-door --config {venue.front_conf}\n"
+            "        (cierra en 5 s la conexión que no manda su CONNECT; venue-night la "
+            "arranca con el broker)\n"
             if venue.inner_port is not None
             else ""
         )
@@ -93,6 +102,19 @@ def run_venue(args: argparse.Namespace, out: TextIO | None = None) -> int:
         + f"guardá {root}/ca/ca.key y {root}/secret.key lejos del broker y de las mesas\n"
     )
     return 0
+
+
+def _inner_port(args: argparse.Namespace) -> int:
+    """Mosquitto's tables' listener behind the door: ``--inner-port``, or the first port
+    from ``--port`` + 2 that no other listener takes."""
+    if args.inner_port is not None:
+        return int(args.inner_port)
+    tables: int = args.port
+    local = tables + 1 if args.local_port is None else int(args.local_port)
+    inner = tables + 2
+    while inner in (tables, local, args.screen_port):
+        inner += 1
+    return inner
 
 
 def _count(n: int, one: str, many: str) -> str:
@@ -146,9 +168,15 @@ def configure(v: argparse.ArgumentParser) -> None:
         "--inner-port",
         type=port,
         metavar="PUERTO",
-        help="con una puerta delante del broker: las mesas entran por --port a la puerta, que "
-        "cierra en 5 s la conexión que no manda su CONNECT, y Mosquitto las atiende en "
-        "127.0.0.1:PUERTO",
+        help="el puerto de Mosquitto en 127.0.0.1 detrás de la puerta: las mesas entran por "
+        "--port a la puerta, que cierra en 5 s la conexión que no manda su CONNECT (por "
+        "omisión, el de --port más 2)",
+    )
+    v.add_argument(
+        "--no-door",
+        action="store_true",
+        help="sin puerta: Mosquitto escucha a las mesas en --port (una conexión que no dice "
+        "nada le dura ~90 s)",
     )
     v.add_argument(
         "--bind",
@@ -190,3 +218,20 @@ def configure_night(n: argparse.ArgumentParser) -> None:
     n.add_argument("--http-port", type=port, default=8080, metavar="PUERTO",
                    help="el puerto de la página del organizador, en 127.0.0.1")  # fmt: skip
     n.set_defaults(func=run_night_command)
+
+
+def run_door_command(args: argparse.Namespace) -> int:
+    from ..tournament.venue.front import run_front
+
+    return run_front(Path(args.config))
+
+
+def configure_door(d: argparse.ArgumentParser) -> None:
+    """The ``venue-door`` subcommand's arguments (its ``func`` is :func:`run_door_command`)."""
+    d.add_argument(
+        "--config",
+        required=True,
+        metavar="ARCHIVO",
+        help="el broker/truco-front.toml que escribió venue-broker",
+    )
+    d.set_defaults(func=run_door_command)

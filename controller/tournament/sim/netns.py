@@ -176,12 +176,12 @@ class VenueNet:
 
     def start_front(self, config: Path, port: int, log: Path) -> None:
         """The door in front of the tables' listener (:mod:`..venue.front`) in the
-        broker's namespace, as ``venue-night`` starts it; returns once it listens."""
+        broker's namespace, as ``venue-night`` starts it (``truco-table venue-door``);
+        returns once it listens."""
         with open(log, "ab") as out:
             door = subprocess.Popen(
-                self.in_ns(self.broker_ns, [sys.executable, "-m",
-                                            "controller.tournament.venue.front",
-                                            "--config", str(config)]),
+                self.in_ns(self.broker_ns, [sys.executable, "-m", "controller.cli",
+                                            "venue-door", "--config", str(config)]),
                 stdin=subprocess.DEVNULL, stdout=out, stderr=out,
             )  # fmt: skip
         self.doors.append(door)

@@ -26,13 +26,12 @@ Mosquitto's tables' listener on the broker's own loopback (``127.0.0.1``, the po
 
 Mosquitto sees every table come from 127.0.0.1 (its log names the account, not the
 address; the door's log counts what it closed). Pure asyncio, one thread; run with
-``python -m controller.tournament.venue.front --config broker/truco-front.toml``
-(``truco-table venue-night`` does it, before Mosquitto).
+``truco-table venue-door --config broker/truco-front.toml`` (``truco-table venue-night``
+does it, with Mosquitto).
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import logging
@@ -44,6 +43,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from ...textfile import os_reason
+
 __all__ = [
     "CONNECT_S",
     "MAX_WAITING",
@@ -53,7 +54,7 @@ __all__ = [
     "Spoke",
     "front_toml",
     "load_front",
-    "main",
+    "run_front",
 ]
 
 log = logging.getLogger(__name__)
@@ -151,9 +152,9 @@ def front_toml(listen: tuple[str, int], broker: tuple[str, int]) -> str:
     host = f"[{listen[0]}]" if ":" in listen[0] else listen[0]
     return (
         "# written by truco-table venue-broker: the door in front of the tables' listener\n"
-        "# (python -m controller.tournament.venue.front --config truco-front.toml; venue-night\n"
-        f"# starts it): a connection that has not sent its MQTT CONNECT within {CONNECT_S:g} s\n"
-        "# is closed; the rest go on to Mosquitto, on its own loopback.\n"
+        "# (truco-table venue-door --config truco-front.toml; venue-night starts it): a\n"
+        f"# connection that has not sent its MQTT CONNECT within {CONNECT_S:g} s is closed;\n"
+        "# the rest go on to Mosquitto, on its own loopback.\n"
         "[front]\n"
         f'listen = "{host}:{listen[1]}"\n'
         f'broker = "{broker[0]}:{broker[1]}"\n'
@@ -264,7 +265,20 @@ async def _copy(
         writer.transport.abort()
 
 
+def _more_files(wanted: int) -> None:
+    """Raise the process's open-file limit towards ``wanted`` (as far as its hard limit
+    lets): a service starts with 1,024, and every waiting connection holds one."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    top = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if soft != resource.RLIM_INFINITY and soft < top:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (top, hard))
+
+
 async def serve(config: FrontConfig, stop: asyncio.Event | None = None) -> None:
+    _more_files(2 * config.max_waiting + 1024)
     front = BrokerFront(config)
     server = await front.start()
     stop = stop or asyncio.Event()
@@ -278,31 +292,25 @@ async def serve(config: FrontConfig, stop: asyncio.Event | None = None) -> None:
         await stop.wait()
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m controller.tournament.venue.front",
-        description="La puerta del listener de las mesas: cierra la conexión que no manda "
-        f"su CONNECT de MQTT en {CONNECT_S:g} s y pasa las demás al broker.",
-    )
-    parser._optionals.title = "opciones"
-    parser._actions[0].help = "muestra esta ayuda y sale"
-    parser.add_argument("--config", required=True, type=Path,
-                        help="el broker/truco-front.toml que escribió venue-broker")  # fmt: skip
-    args = parser.parse_args(argv)
+def run_front(path: Path) -> int:
+    """``truco-table venue-door --config broker/truco-front.toml``: the door until SIGTERM
+    or Ctrl-C; 2 when its configuration cannot be read, 1 when it cannot listen."""
     logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
     try:
-        config = load_front(args.config)
-    except (OSError, ValueError, tomllib.TOMLDecodeError) as e:
-        print(f"no se puede leer {args.config}: {e}", file=sys.stderr)
+        config = load_front(path)
+    except OSError as e:
+        print(f"truco-table venue-door: no se puede leer {path}: {os_reason(e)}", file=sys.stderr)
+        return 2
+    except tomllib.TOMLDecodeError:
+        print(f"truco-table venue-door: {path} no es un TOML válido", file=sys.stderr)
+        return 2
+    except ValueError as e:
+        print(f"truco-table venue-door: {path}: {e}", file=sys.stderr)
         return 2
     try:
         asyncio.run(serve(config))
     except OSError as e:
-        print(f"la puerta del broker no puede escuchar en {config.listen[0]}:"
-              f"{config.listen[1]}: {e.strerror or e}", file=sys.stderr)  # fmt: skip
+        print(f"truco-table venue-door: no puede escuchar en {config.listen[0]}:"
+              f"{config.listen[1]}: {os_reason(e)}", file=sys.stderr)  # fmt: skip
         return 1
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

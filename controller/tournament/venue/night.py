@@ -191,8 +191,7 @@ def _run(night: Night, out: TextIO, stop: threading.Event) -> int:
     page = f"http://127.0.0.1:{night.http_port}/"
     broker = _Child("el broker", lambda: [binary, "-c", str(conf)], folder / BROKER_LOG)
     door_conf = venue / "broker" / "truco-front.toml"
-    door_argv = [night.python, "-m", "controller.tournament.venue.front", "--config",
-                 str(door_conf)]  # fmt: skip
+    door_argv = [night.python, "-m", "controller.cli", "venue-door", "--config", str(door_conf)]
     door = (
         _Child("la puerta del broker", lambda: door_argv, folder / DOOR_LOG)
         if door_conf.is_file()

@@ -5,7 +5,6 @@ handshake left half-way and bytes that are not TLS are closed within the door's
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import shutil
 import socket
@@ -14,7 +13,6 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
@@ -23,27 +21,11 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from controller.tournament.sim.mosquitto import LocalBroker, find_mosquitto, free_port
 from controller.tournament.venue.broker import Venue, setup_venue
-from controller.tournament.venue.front import BrokerFront, RecordWatch, load_front
+from controller.tournament.venue.front import RecordWatch, load_front
+
+from .door import Door
 
 CONNECT_S = 1.0  # the door's wait in these tests (the venue's is 5 s)
-
-
-class Door:
-    def __init__(self, venue: Venue) -> None:
-        self.front = BrokerFront(replace(load_front(venue.front_conf), connect_s=CONNECT_S))
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self.thread.start()
-        asyncio.run_coroutine_threadsafe(self.front.start(), self.loop).result(30)
-
-    def close(self) -> None:
-        async def stop() -> None:
-            assert self.front.server is not None
-            self.front.server.close()
-
-        asyncio.run_coroutine_threadsafe(stop(), self.loop).result(30)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(30)
 
 
 @pytest.fixture
@@ -57,7 +39,7 @@ def door() -> Iterator[tuple[Venue, Door]]:
                         local_port=free_port(), inner_port=inner)  # fmt: skip
     broker = LocalBroker(inner, workdir=parent / "run", config=venue.broker_conf)
     broker.start()
-    front = Door(venue)
+    front = Door(venue.front_conf, CONNECT_S)
     try:
         yield venue, front
     finally:
