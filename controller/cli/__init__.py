@@ -81,7 +81,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("doctor", "revisar la mesa: nodos, pantallitas, mazos, estado", "doctor"),
     Command(
         "tournament-demo",
-        "a tournament on this machine: Mosquitto, N mock tables, the desk",
+        "un torneo en esta máquina: Mosquitto, N mesas simuladas y la mesa de control",
         "desk",
         "configure_demo",
     ),
@@ -156,6 +156,7 @@ SPANISH_COMMANDS: Final = frozenset(
         "venue-broker",
         "venue-night",
         "venue-door",
+        "tournament-demo",
         "desk-audit",
         "league",
         "organiser",

@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from .arguments import port
+from .arguments import house_rules, port
 
 __all__ = [
     "configure",
@@ -47,13 +47,12 @@ def _names(text: str, prefix: str) -> list[str]:
 
 
 def run_venue(args: argparse.Namespace, out: TextIO | None = None) -> int:
-    from ..engine import HouseRules
     from ..tournament.venue.broker import VenueError, setup_venue
 
     out = out or sys.stdout
     try:
         if args.rules:
-            HouseRules.from_options(dict(w.split("=", 1) for w in args.rules.split()))
+            house_rules(args.rules, "--rules")
         venue = setup_venue(
             # absolute: openssl runs in the venue's own folders, where "venue/" is not
             Path(args.out).resolve(),
