@@ -99,8 +99,8 @@ from pathlib import Path
 
 from controller.engine import Card, HouseRules
 from controller.hal.deck import Deck, DeckRegistry, save_registry
+from controller.hal.frames import encode_frame
 from controller.hal.mock import MockDeck, MockNode
-from controller.hal.seatlink import encode_frame
 from controller.render.screen import render_pages, screen_content
 from controller.table.config import load_config
 from controller.table.controls import Gesture

@@ -102,7 +102,7 @@ from typing import Any
 
 from controller.engine import HouseRules
 from controller.hal.display import DisplayConfig, OledDisplay
-from controller.hal.display_writer import forget_plans
+from controller.hal.display_bus import forget_plans
 from controller.hal.mock import CountingI2CBus, counting_i2c
 from controller.hal.node_display import NodeDisplay
 from controller.table.mock_table import MockTable

@@ -24,25 +24,24 @@ from seatnode import FIRMWARE_VERSION, protocol
 
 from controller.hal import seatlink as seatlink_module
 from controller.hal.display import DisplayConfig
-from controller.hal.display_writer import image_to_pages
-from controller.hal.node_display import NodeDisplay
-from controller.hal.seatlink import (
-    REJECT_REASONS,
+from controller.hal.events import (
     ButtonHeld,
     ButtonPressed,
     DisplayLost,
-    FrameDecoder,
     Heartbeat,
     Hello,
     LinkEvent,
     NodeConnected,
     NodeDisconnected,
     NodeEvent,
-    SeatLink,
     TagArrived,
     TagConflict,
     TagLeft,
 )
+from controller.hal.frames import REJECT_REASONS, FrameDecoder
+from controller.hal.node_display import NodeDisplay
+from controller.hal.pages import image_to_pages
+from controller.hal.seatlink import SeatLink
 from controller.render.matchsticks import render_scoreboard_image
 
 CARD_A = "04A224B2C55E80"

@@ -14,10 +14,11 @@ import pytest
 from fake_oled import SH1106Model
 
 from controller.hal.display import DisplayConfig
-from controller.hal.display_writer import image_to_pages
+from controller.hal.events import PROTOCOL_VERSION, LinkEvent, PanelReport
 from controller.hal.mock import MockNode
 from controller.hal.node_display import NodeDisplay
-from controller.hal.seatlink import PROTOCOL_VERSION, LinkEvent, PanelReport, SeatLink
+from controller.hal.pages import image_to_pages
+from controller.hal.seatlink import SeatLink
 from controller.render.matchsticks import render_scoreboard_image
 
 from .simnode import SimNode

@@ -39,8 +39,8 @@ from PIL import Image
 
 from controller.engine import Action, Card, Game, HouseRules
 from controller.engine.playout import random_game
+from controller.hal.events import ButtonHeld, ButtonPressed, TagArrived, TagLeft
 from controller.hal.mock import MockDeck
-from controller.hal.seatlink import ButtonHeld, ButtonPressed, TagArrived, TagLeft
 from controller.table.controls import gestures_for
 from controller.table.service import ServiceConfig, TableService
 from controller.table.store import GameStore, plain

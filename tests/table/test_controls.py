@@ -241,7 +241,7 @@ def test_every_action_can_be_made_on_the_pad(rules: HouseRules, seed: int, known
 
 def test_buttons_are_the_ones_on_the_wire() -> None:
     """The pad's buttons are the names the seat nodes send (PRESS/HOLD) and the pin map uses."""
-    from controller.hal.seatlink import BUTTONS
+    from controller.hal.frames import BUTTONS
 
     assert [b.value for b in Button] == list(BUTTONS)
 

@@ -15,8 +15,8 @@ from controller.hal.factory import HARDWARE_ENV, NoDisplay, PiHardware, factory_
 from controller.hal.gpio_pad import DEFAULT_PINS
 from controller.hal.mock import MockDeck, MockHardware
 from controller.hal.node_display import NodeDisplay
+from controller.hal.wiring import build_hardware
 from controller.table.config import load_config
-from controller.table.hardware import build_hardware
 from controller.table.mock_table import MockTable
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -85,7 +85,7 @@ def test_the_shipped_pin_map_wires_two_gpio_seats(tmp_path: Path) -> None:
     try:
         assert not hw.links and sorted(hw.pads) == sorted(hw.readers) == [0, 1]
         assert hw.pads[1].pins == DEFAULT_PINS[1]
-        assert [(r.bus, r.device) for r in hw.readers.values()] == [(0, 0), (0, 1)]
+        assert [r.name for r in hw.readers.values()] == ["/dev/spidev0.0", "/dev/spidev0.1"]
         hw.poll()  # the readers open: their shared reset line (reader_reset_pin = 25) goes high
         assert parts.pin_factory.pin(25).state and all(r.ok for r in hw.readers.values())
         mazo = parts.pin_factory.pin(DEFAULT_PINS[0]["mazo"])

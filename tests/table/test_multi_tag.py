@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from controller.engine import Card, HouseRules
+from controller.hal.events import LinkEvent, TagArrived, TagConflict, TagLeft
 from controller.hal.mock import MockDeck
-from controller.hal.seatlink import LinkEvent, TagArrived, TagConflict, TagLeft
 from controller.notices import LinkNotice
 from controller.table.screens import screen_for
 from controller.table.table import DealReading, Phase, Table

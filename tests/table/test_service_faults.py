@@ -14,8 +14,7 @@ from PIL import Image
 
 from controller.engine import CARDS, Card, HouseRules
 from controller.hal.deck import Deck, DeckRegistry
-from controller.hal.mock import MockDeck
-from controller.hal.seatlink import (
+from controller.hal.events import (
     ButtonPressed,
     LinkEvent,
     NodeConnected,
@@ -23,6 +22,7 @@ from controller.hal.seatlink import (
     TagArrived,
     TagLeft,
 )
+from controller.hal.mock import MockDeck
 from controller.notices import TableAlert
 from controller.table.inbox import PER_SEAT
 from controller.table.service import Accepted, ServiceConfig, ServiceEvent, TableService
