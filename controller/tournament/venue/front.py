@@ -68,6 +68,8 @@ HANDSHAKE: Final = 22
 APPLICATION_DATA: Final = 23
 _TLS_TYPES: Final = frozenset({20, 21, HANDSHAKE, APPLICATION_DATA})
 _CHUNK: Final = 65536
+#: Seconds a closing connection has to take what was written to it.
+LINGER_S: Final = 5.0
 
 
 class RecordWatch:
@@ -196,6 +198,7 @@ class BrokerFront:
         deadline = loop.time() + self.config.connect_s
         spoke = Spoke()
         pump: asyncio.Task[None] | None = None
+        cut = True  # closed at once (nothing of a table's to deliver), else gracefully
         try:
             async with asyncio.timeout_at(deadline) as timer:
                 first = await reader.read(_CHUNK)
@@ -220,6 +223,7 @@ class BrokerFront:
             self.waiting -= 1
             waiting = False
             self.relayed += 1
+            cut = False
             await _copy(reader, upstream)
         except TimeoutError:
             self.dropped += 1
@@ -230,7 +234,7 @@ class BrokerFront:
                 self.waiting -= 1
             for w in (writer, upstream):
                 if w is not None:
-                    w.transport.abort()
+                    _shut(w, at_once=cut)
             if pump is not None:
                 pump.cancel()
                 with contextlib.suppress(asyncio.CancelledError, OSError):
@@ -262,7 +266,21 @@ async def _copy(
     except OSError:
         pass
     finally:
-        writer.transport.abort()
+        _shut(writer, at_once=False)
+
+
+def _shut(writer: asyncio.StreamWriter, *, at_once: bool) -> None:
+    """Close one side: at once (a connection dropped), or after what is already written
+    (a table's last packet), and at once all the same if its peer reads nothing more
+    within ``LINGER_S``."""
+    transport = writer.transport
+    if at_once:
+        transport.abort()
+        return
+    if transport.is_closing():
+        return  # already closing, after what was written
+    transport.close()
+    asyncio.get_running_loop().call_later(LINGER_S, transport.abort)
 
 
 def _more_files(wanted: int) -> None:

@@ -138,3 +138,40 @@ def test_record_headers_split_across_reads() -> None:
     watch = RecordWatch()
     watch.feed(b"GET / HTTP/1.1\r\n")
     assert watch.bad
+
+
+def test_a_tables_last_words_before_it_closes_reach_the_broker(door: tuple[Venue, Door]) -> None:
+    """A table that publishes and closes at once (its goodbye, then the socket): the door
+    delivers what it wrote before closing its side to Mosquitto."""
+    venue, _ = door
+    got: list[bytes] = []
+    heard = threading.Event()
+    desk = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="desk1")
+    desk.username_pw_set("desk1", (venue.desk_dir("desk1") / "broker.pass")
+                         .read_text(encoding="utf-8").strip())  # fmt: skip
+    desk.tls_set(ca_certs=str(venue.ca_file))
+    subscribed = threading.Event()
+    desk.on_connect = lambda c, *args: c.subscribe("truco/copa/tables/+/events", 1)
+    desk.on_subscribe = lambda *args: subscribed.set()
+    desk.on_message = lambda c, u, m: (got.append(m.payload), heard.set())
+    desk.connect("127.0.0.1", venue.local_port or 0, 5)  # the desks' own listener
+    desk.loop_start()
+    try:
+        assert subscribed.wait(60)
+        table = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="mesa01")
+        table.username_pw_set("mesa01", (venue.table_dir("mesa01") / "broker.pass")
+                              .read_text(encoding="utf-8").strip())  # fmt: skip
+        table.tls_set(ca_certs=str(venue.ca_file))
+        up = threading.Event()
+        table.on_connect = lambda *args: up.set()
+        table.connect("127.0.0.1", venue.port, 5)
+        table.loop_start()
+        assert up.wait(60)
+        table.publish("truco/copa/tables/mesa01/events", b"adios", qos=0)
+        table.disconnect()  # right after: the publish and the DISCONNECT, then the close
+        table.loop_stop()
+        assert heard.wait(60), "the table's last message was lost at the door"
+        assert got == [b"adios"]
+    finally:
+        desk.disconnect()
+        desk.loop_stop()
