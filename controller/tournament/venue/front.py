@@ -20,8 +20,9 @@ Mosquitto's tables' listener on the broker's own loopback (``127.0.0.1``, the po
   is its MQTT ``CONNECT``, the first thing an MQTT client says once the handshake is done:
   so an idle socket, a handshake left half-way, or anything that is not TLS is gone
   within ``CONNECT_S``;
-- at most ``MAX_WAITING`` connections wait for their ``CONNECT`` at once (beyond, a new one
-  is closed at once); the venue's nftables rules keep each address to a few connections
+- at most ``MAX_WAITING`` connections wait for their ``CONNECT`` at once: beyond, the oldest
+  waiting one is closed to let the new one in (a table that connects during a flood gets
+  its few milliseconds); the venue's nftables rules keep each address to a few connections
   before any of this (``broker/truco-firewall.nft``).
 
 Mosquitto sees every table come from 127.0.0.1 (its log names the account, not the
@@ -168,10 +169,12 @@ def front_toml(listen: tuple[str, int], broker: tuple[str, int]) -> str:
 class BrokerFront:
     def __init__(self, config: FrontConfig) -> None:
         self.config = config
-        self.waiting = 0  # connections not past their CONNECT yet
+        #: The connections not past their CONNECT yet, oldest first.
+        self._waiting: dict[int, asyncio.StreamWriter] = {}
+        self._next_id = 0
         self.relayed = 0  # connections that reached their CONNECT
         self.dropped = 0  # closed for saying nothing (in time, or nothing TLS)
-        self.refused = 0  # closed at once: too many waiting
+        self.evicted = 0  # the oldest waiting one closed to let a new one in
         self.server: asyncio.Server | None = None
         self._said = (time.monotonic(), 0)  # the last summary logged: (when, dropped then)
 
@@ -182,17 +185,24 @@ class BrokerFront:
         )
         return self.server
 
+    @property
+    def waiting(self) -> int:
+        """Connections not past their CONNECT yet."""
+        return len(self._waiting)
+
     def port(self) -> int:
         assert self.server is not None
         return int(self.server.sockets[0].getsockname()[1])
 
     async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        if self.waiting >= self.config.max_waiting:
-            self.refused += 1
-            writer.transport.abort()
-            return
-        self.waiting += 1
-        waiting = True
+        while len(self._waiting) >= self.config.max_waiting:
+            # full: the oldest waiting connection goes (it had the longest to speak), so a
+            # table that connects now is never the one turned away
+            oldest = next(iter(self._waiting))
+            self._waiting.pop(oldest).transport.abort()
+            self.evicted += 1
+        me, self._next_id = self._next_id, self._next_id + 1
+        self._waiting[me] = writer
         upstream: asyncio.StreamWriter | None = None
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.config.connect_s
@@ -220,8 +230,7 @@ class BrokerFront:
                     upstream.write(data)
                     await upstream.drain()
                 timer.reschedule(None)  # it spoke: a table's connection from here on
-            self.waiting -= 1
-            waiting = False
+            self._waiting.pop(me, None)
             self.relayed += 1
             cut = False
             await _copy(reader, upstream)
@@ -230,8 +239,7 @@ class BrokerFront:
         except OSError:
             pass
         finally:
-            if waiting:
-                self.waiting -= 1
+            self._waiting.pop(me, None)
             for w in (writer, upstream):
                 if w is not None:
                     _shut(w, at_once=cut)

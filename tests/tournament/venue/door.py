@@ -13,10 +13,20 @@ from controller.tournament.venue.front import BrokerFront, load_front
 
 
 class Door:
-    def __init__(self, config: Path, connect_s: float | None = None) -> None:
+    def __init__(
+        self,
+        config: Path,
+        connect_s: float | None = None,
+        max_waiting: int | None = None,
+        listen: tuple[str, int] | None = None,
+    ) -> None:
         loaded = load_front(config)
+        if listen is not None:
+            loaded = replace(loaded, listen=listen)
         if connect_s is not None:
             loaded = replace(loaded, connect_s=connect_s)
+        if max_waiting is not None:
+            loaded = replace(loaded, max_waiting=max_waiting)
         self.front = BrokerFront(loaded)
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)

@@ -153,7 +153,12 @@ def test_a_tables_last_words_before_it_closes_reach_the_broker(door: tuple[Venue
     subscribed = threading.Event()
     desk.on_connect = lambda c, *args: c.subscribe("truco/copa/tables/+/events", 1)
     desk.on_subscribe = lambda *args: subscribed.set()
-    desk.on_message = lambda c, u, m: (got.append(m.payload), heard.set())
+
+    def on_message(client: mqtt.Client, userdata: object, msg: mqtt.MQTTMessage) -> None:
+        got.append(bytes(msg.payload))
+        heard.set()
+
+    desk.on_message = on_message
     desk.connect("127.0.0.1", venue.local_port or 0, 5)  # the desks' own listener
     desk.loop_start()
     try:
@@ -175,3 +180,36 @@ def test_a_tables_last_words_before_it_closes_reach_the_broker(door: tuple[Venue
     finally:
         desk.disconnect()
         desk.loop_stop()
+
+
+def test_a_full_door_lets_a_table_in_and_closes_its_oldest_waiting_socket(
+    door: tuple[Venue, Door],
+) -> None:
+    """Three idle sockets fill a door that lets three wait (the venue's lets 8,192): a
+    table that connects now gets in, and the oldest idle socket is the one closed."""
+    venue, _ = door
+    with Door(venue.front_conf, 120.0, max_waiting=3, listen=("127.0.0.1", 0)) as small:
+        sockets = [socket.create_connection(("127.0.0.1", small.front.port())) for _ in range(3)]
+        try:
+            deadline = time.monotonic() + 60
+            while small.front.waiting < 3:
+                assert time.monotonic() < deadline
+                time.sleep(0.01)
+            up = threading.Event()
+            client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="mesa01")
+            client.username_pw_set("mesa01", (venue.table_dir("mesa01") / "broker.pass")
+                                   .read_text(encoding="utf-8").strip())  # fmt: skip
+            client.tls_set(ca_certs=str(venue.ca_file))
+            client.on_connect = lambda *args: up.set()
+            client.connect("127.0.0.1", small.front.port(), 5)
+            client.loop_start()
+            try:
+                assert up.wait(60), "a full door turned the table away"
+            finally:
+                client.disconnect()
+                client.loop_stop()
+            assert _closed_within(sockets[0], 60) < 30  # the oldest went
+            assert small.front.evicted >= 1
+        finally:
+            for s in sockets:
+                s.close()
