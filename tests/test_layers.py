@@ -3,7 +3,7 @@ engine imports no other layer; the hardware layer (hal) never imports the render
 table, the tournament or the commands; the renderer never the table or above; the table
 (and everything under it) never imports the tournament or the commands; the tournament
 never imports the commands. ``controller.cli.service`` is what attaches the tournament to
-the table."""
+the table. The benches (bench/) import nothing from the tests."""
 
 from __future__ import annotations
 
@@ -141,3 +141,21 @@ def test_the_pure_hal_rule_sees_a_device_module_and_a_device_library() -> None:
         "controller/hal/display_planner.py:2 imports controller.hal.display_bus.BusPort",
         "controller/hal/display_planner.py:4 imports serial",
     ]
+
+
+def test_the_benches_import_nothing_from_the_tests() -> None:
+    """A bench measures the product: what it shares with the tests is the product's (or a
+    module under bench/), never a test's module, by its package or by a path put first."""
+    tests = ROOT / "tests"
+    test_modules = {"tests"} | {
+        path.stem for path in tests.rglob("*.py") if "node_modules" not in path.parts
+    }
+    files = sorted((ROOT / "bench").rglob("*.py"))
+    assert files
+    wrong = [
+        f"{path.relative_to(ROOT)}:{line} imports {name}"
+        for path in files
+        for line, name in imported_modules(path)
+        if name.split(".")[0] in test_modules
+    ]
+    assert wrong == []

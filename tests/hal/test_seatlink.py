@@ -6,10 +6,9 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import threading
 import time
 import tty
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TypedDict
 
@@ -35,6 +34,7 @@ from controller.hal.events import (
 from controller.hal.frames import SEQ_MODULO
 from controller.hal.link_writer import OUTBOX_MAX
 from controller.hal.seatlink import SeatLink
+from tests.helpers import LinkEvents as Events
 
 from .simnode import SimNode
 
@@ -55,37 +55,6 @@ def test_status_messages() -> None:
 
 
 # -- the live link over a pty ------------------------------------------------------------
-
-
-class Events:
-    """Collects on_event calls and lets a test wait for one."""
-
-    def __init__(self) -> None:
-        self.items: list[tuple[int, LinkEvent]] = []
-        self._cond = threading.Condition()
-
-    def __call__(self, seat: int, event: LinkEvent) -> None:
-        with self._cond:
-            self.items.append((seat, event))
-            self._cond.notify_all()
-
-    def wait_for(self, predicate: Callable[[LinkEvent], bool], timeout: float = 120.0) -> LinkEvent:
-        deadline = time.monotonic() + timeout
-        with self._cond:
-            seen = 0
-            while True:
-                for _seat, event in self.items[seen:]:
-                    if predicate(event):
-                        return event
-                seen = len(self.items)
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise AssertionError(f"timed out; events so far: {self.items}")
-                self._cond.wait(left)
-
-    def of(self, kind: type) -> list[LinkEvent]:
-        with self._cond:
-            return [e for _s, e in self.items if isinstance(e, kind)]
 
 
 class Timings(TypedDict):
@@ -116,11 +85,6 @@ def node(tmp_path: Path) -> Iterator[SimNode]:
 
 
 @pytest.fixture
-def events() -> Events:
-    return Events()
-
-
-@pytest.fixture
 def link(node: SimNode, events: Events, tmp_path: Path) -> Iterator[SeatLink]:
     seat_link = SeatLink.for_serial(2, SERIAL, events, by_id_dir=tmp_path, **FAST)
     seat_link.start()
@@ -130,11 +94,11 @@ def link(node: SimNode, events: Events, tmp_path: Path) -> Iterator[SeatLink]:
 
 
 def test_connects_and_introduces_the_node(link: SeatLink, events: Events, node: SimNode) -> None:
-    assert isinstance(events.items[0][1], NodeConnected)
+    assert isinstance(events.items[0], NodeConnected)
     assert link.connected
     assert link.hello == Hello(2, FIRMWARE_VERSION, SERIAL, NEWEST, 0x92, link.session)
     assert link.protocol == NEWEST == fw.PROTOCOL_VERSION
-    assert all(seat == 2 for seat, _ in events.items)
+    assert all(seat == 2 for seat in events.seats)
 
 
 def test_heartbeats_are_answered(link: SeatLink, events: Events, node: SimNode) -> None:
@@ -205,7 +169,7 @@ def test_unplug_and_replug(link: SeatLink, events: Events, node: SimNode) -> Non
     time.sleep(0.3)  # a while unplugged: the link keeps trying, quietly
     node.plug()
     events.wait_for(lambda e: isinstance(e, Hello) and len(events.of(Hello)) == 2)
-    kinds = [type(e).__name__ for _s, e in events.items]
+    kinds = [type(e).__name__ for e in events.items]
     first_back = kinds.index("NodeConnected", kinds.index("NodeDisconnected"))
     assert "Hello" in kinds[first_back:]
     assert link.connected
@@ -365,7 +329,7 @@ def test_what_the_node_sent_before_answering_this_session_is_stale() -> None:
             node.send("HELLO", "2", "0.2.0", "1", "abcd", "92", str((link.session + 7) % 65536))
             node.send("PRESS", "envido")
             events.wait_for(lambda e: e == ButtonPressed("envido"))
-            assert [type(e).__name__ for _s, e in events.items] == [
+            assert [type(e).__name__ for e in events.items] == [
                 "NodeConnected",
                 "Hello",
                 "ButtonPressed",

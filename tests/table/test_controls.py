@@ -29,12 +29,9 @@ from controller.table.controls import (
     start_number_entry,
     step_number,
 )
+from tests.helpers import cards
 
 from ..engine.strategies import house_rules
-
-
-def cards(text: str) -> list[Card]:
-    return [Card.from_str(c) for c in text.split()]
 
 
 def game_with(rules: HouseRules, *deals: str, moves: str = "") -> Game:

@@ -18,6 +18,7 @@ from controller.hal.node_display import NodeDisplay
 from controller.hal.wiring import build_hardware
 from controller.table.config import load_config
 from controller.table.mock_table import MockTable
+from tests.helpers import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -37,13 +38,8 @@ def shipped_config(tmp_path: Path, topology: str = "nodes", players: int = 4) ->
     return path
 
 
-def wait_for(events: list[tuple[int, object]], predicate: object, timeout: float = 120.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate in events:
-            return
-        time.sleep(0.02)
-    raise AssertionError(f"{predicate} not in {events}")
+def wait_for(events: list[tuple[int, object]], predicate: object) -> None:
+    assert wait_until(lambda: predicate in events), f"{predicate} not in {events}"
 
 
 def test_the_shipped_pin_map_wires_a_node_per_seat(tmp_path: Path) -> None:
@@ -65,10 +61,9 @@ def test_the_shipped_pin_map_wires_a_node_per_seat(tmp_path: Path) -> None:
         )
         for seat in range(4):
             wait_for(events, (seat, NodeConnected(parts.nodes[seat].path)))
-        deadline = time.monotonic() + 5
-        while not all(d.port.ready for d in hw.displays if isinstance(d, NodeDisplay)):
-            assert time.monotonic() < deadline, "the nodes did not report their panels"
-            time.sleep(0.02)
+        assert wait_until(
+            lambda: all(d.port.ready for d in hw.displays if isinstance(d, NodeDisplay))
+        ), "the nodes did not report their panels"
         parts.nodes[2].press("truco")
         wait_for(events, (2, ButtonPressed("truco")))
     finally:
