@@ -24,6 +24,7 @@ from typing import Any, Final
 
 from PIL import Image, ImageDraw, ImageFont
 
+from ..transcript import parse, replay
 from .broadcast import _calls, record_log
 
 __all__ = ["export_gif", "export_video", "hand_steps", "steps", "video_available"]
@@ -59,7 +60,8 @@ def steps(
     text: str, *, table: str = "Repetición", names: tuple[str, str] = ("Equipo 0", "Equipo 1")
 ) -> list[dict[str, Any]]:
     """One frame per statement of the record ``text`` (``TranscriptError`` when it is
-    malformed, raised by the parser at the first frame)."""
+    malformed, raised by the parser before any frame; a refused action too)."""
+    replay(parse(text))
     log = record_log(text, table=table, names=names, step_s=1.0)
     out = []
     for i, (_, line) in enumerate(log.lines):

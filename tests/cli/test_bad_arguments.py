@@ -127,6 +127,11 @@ def bad(tmp: Path) -> list[list[str]]:
         ["rekey", "--config", missing, "ABCD-EFGH-JKMN-PQRS"],
         ["rekey", "--config", str(junk), "ABCD-EFGH-JKMN-PQRS"],
         ["rekey", "--config", str(junk), "no-es-un-codigo"],
+        ["replay-hand"],
+        ["replay-hand", missing],
+        ["replay-hand", str(junk)],
+        ["replay-hand", str(junk), "--mano", "x"],
+        ["replay-hand", str(junk), "--puerto", "70000"],
     ]  # fmt: skip
 
 
