@@ -396,18 +396,21 @@ class TableService:
             self._look_at_controls()
 
     def _handle_batch(self) -> int:
-        """Up to ``BATCH`` queued events, in order; what is due runs before each (a deal
-        due after a hand ended in this batch counts its taps). An action played is shown
-        at once, not after the batch."""
+        """Up to ``BATCH`` queued events, in order; what is due runs before the first and
+        after each (the deal due as a hand ends in this batch counts the next taps, and
+        is drawn with the hand's end). An action played is shown at once, not after the
+        batch."""
         events, timers, done = self.events, self.timers, 0
         item = events.get()
+        if item is not None and timers.due():
+            timers.run_due()
         while item is not None:
-            if timers.due():
-                self._run_due()
             self._played = False
             if self._handle(*item):
                 self._stale = True
             done += 1
+            if timers.due():
+                timers.run_due()
             if self._played:
                 self.redraw()
             item = events.get() if done < BATCH else None
