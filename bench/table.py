@@ -476,7 +476,7 @@ class RealTable(MockTable):
             real = [(gesture.kind, lambda: node.hold(name) if hold else node.press(name))]
         for (kind, send), (_, shadow) in zip(real, self.hardware_events(gesture), strict=True):
             game = self.game
-            hand, moves = game.hand_number, len(game.move_stack)
+            hand, moves = game.hand_number, len(game.hand_actions)
             scored, playing = game.score, game.hand_in_progress
             panel = self._panel_bytes()
             wall, cpu = time.monotonic_ns(), self.real.cpu_ns()
@@ -491,7 +491,7 @@ class RealTable(MockTable):
                 what = "deal" if game.hand_in_progress else "hand_end"
             elif game.score != scored:
                 what = "hand_end"
-            elif len(game.move_stack) != moves:
+            elif len(game.hand_actions) != moves:
                 what = "accepted"
             else:
                 what = "other"

@@ -261,7 +261,7 @@ class MeteredTable(MockTable):
 
     def send_event(self, kind: str, send: Callable[[], None]) -> None:
         game = self.service.table.game
-        hand, moves = game.hand_number, len(game.move_stack)
+        hand, moves = game.hand_number, len(game.hand_actions)
         scored, playing = game.score, game.hand_in_progress
         sent_before = self._panel_wire()
         start = _cpu_before(self._clocks)
@@ -286,7 +286,7 @@ class MeteredTable(MockTable):
             what = "deal" if game.hand_in_progress else "hand_end"
         elif game.score != scored:
             what = "hand_end"
-        elif len(game.move_stack) != moves:
+        elif len(game.hand_actions) != moves:
             what = "accepted"
         else:
             what = "other"
