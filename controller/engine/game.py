@@ -17,10 +17,10 @@ Internally cards are small integers (``Card.index``) and actions are interned ob
 with an integer ``code``, so a push costs no copying. Undo restores what was saved, in
 constant time per action, as python-chess's ``pop`` does: each object an action changes
 (the board, the deal, a play, a phase) declares its changing fields once
-(``hand.Saved``: ``SAVED`` and ``GROWN``) and saves them on the hand's trail before it
-changes them (``hand.Trail``); ``pop`` puts them back through the same generic path
-(``hand.undo_action``). A deal undone returns to the previous hand's own objects, kept
-with its log. ``copy()`` replays the history.
+(``hand.Saved.SAVED``: values replaced, never changed in place) and saves them on the
+hand's trail before it changes them (``hand.Trail``); ``pop`` puts them back through the
+same generic path (``hand.undo_action``). A deal undone returns to the previous hand's
+own objects, kept with its log. ``copy()`` replays the history.
 
 >>> from controller.engine import Action, Card, Game
 >>> g = Game()
@@ -101,7 +101,7 @@ class _HandLog:
         self.start = start  # score 0, score 1, winner, next dealer: before this hand
         self.pica = pica  # a pica-pica hand
         self.actions: list[Action] = []
-        self.awards: list[Award] = []
+        self.awards: tuple[Award, ...] = ()  # kept when the next hand is dealt
         self.trail: Trail = []
         self.deal: Deal | None = None
         self.plays: tuple[HandPlay, ...] = ()
@@ -217,11 +217,13 @@ class Game:
         pica = self._is_pica_pica()
         for old in self._plays:
             old.trail = NO_TRAIL  # its hand is over: no cycle through the trail outlives it
+        if self._log is not None:
+            self._log.awards = board.awards  # its hand is over: its awards are final
         mano = (dealer + 1) % n
         log = _HandLog(len(self._hands) + 1, dealer, mano, cards, snap, pica)
         self._hands.append(log)
         self._log = log
-        board.awards = log.awards
+        board.awards = ()
         self._dealer = dealer
         self._mano = mano
         self._next_dealer = (dealer + 1) % n
@@ -523,14 +525,14 @@ class Game:
         """The cards ``seat`` still holds, if known."""
         cs = self._deal.cards[seat]
         played = self._deal.played
-        return None if cs is None else tuple(CARDS[c] for c in cs if c not in played)
+        return None if cs is None else tuple(CARDS[c] for c in cs if not played >> c & 1)
 
     def cards_in_hands(self) -> tuple[tuple[Card, ...] | None, ...]:
         """``cards_in_hand`` of every seat, in seat order."""
         played = self._deal.played
         return tuple(
             [
-                None if cs is None else tuple([CARDS[c] for c in cs if c not in played])
+                None if cs is None else tuple([CARDS[c] for c in cs if not played >> c & 1])
                 for cs in self._deal.cards
             ]
         )
@@ -607,12 +609,19 @@ class Game:
     @property
     def awards(self) -> tuple[Award, ...]:
         """This hand's awards so far."""
-        return tuple(self._log.awards) if self._log is not None else ()
+        return self._board.awards if self._log is not None else ()
 
     @property
     def hands(self) -> tuple[HandResult, ...]:
         return tuple(
-            HandResult(h.number, h.dealer, h.mano, tuple(h.awards), h.pica) for h in self._hands
+            HandResult(
+                h.number,
+                h.dealer,
+                h.mano,
+                self._board.awards if h is self._log else h.awards,
+                h.pica,
+            )
+            for h in self._hands
         )
 
     @property
@@ -648,10 +657,10 @@ class Game:
             self.pica_pica,
             tuple(deal.cards),
             tuple(tuple(s) for s in deal.seen),
-            tuple(sorted(deal.played)),
+            deal.played,
             tuple(sorted(deal.owner.items())),
             tuple(p.key() for p in self._plays),
-            tuple(self._log.awards) if self._log else (),
+            self._board.awards if self._log else (),
         )
 
 

@@ -28,7 +28,6 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from operator import attrgetter
 from typing import Any, ClassVar, Final
 
 from .actions import (
@@ -66,50 +65,36 @@ __all__ = ["Board", "Deal", "FreePlay", "HandPlay", "Saved", "Telling", "Trail",
 
 class Saved:
     """An object that actions change, and undo puts back: the board, the deal, a play,
-    a phase. Its changing fields are declared once, in the class:
+    a phase. The fields that actions change are declared once, in the class's ``SAVED``,
+    and hold values that are replaced, never changed in place (numbers, tuples,
+    frozensets, ``None``, enum members, or an object saved on its own, such as a play's
+    telling): the state of an object is the tuple of those values, as python-chess's
+    ``_BoardState`` is a board's.
 
-    - ``SAVED``: fields that hold values (numbers, tuples, frozensets, ``None``, or an
-      object saved on its own, such as a play's telling): saved as they are;
-    - ``GROWN``: lists and dicts that an action only adds to (appends, new keys), or
-      replaces with a new one: saved as the object and its length, and cut back to it.
-
-    ``save`` is the one way onto the trail (``Trail``): before changing any declared
-    field, an object saves itself, and an action's entries are taken back newest first
-    by ``undo_action`` with ``restore``, which puts every declared field back. No entry has
-    a width to count and no undo is written by hand: a field left out of the declaration
-    is never restored, and ``tests/engine/test_undo.py`` checks every field each class
-    writes is declared.
+    ``save`` is the one way onto the trail (``Trail``): before changing a declared field,
+    an object saves all of them (one entry), and ``undo_action`` puts an action's entries
+    back, newest first. Both go through the reader and writer made from ``SAVED``
+    (``_accessors``): no entry has a width to count and no undo is written by hand.
+    ``tests/engine/test_undo.py`` checks that every field hand.py changes after building
+    an object is declared, and that none is changed in place.
     """
 
     __slots__ = ()
 
     SAVED: ClassVar[tuple[str, ...]] = ()
-    GROWN: ClassVar[tuple[str, ...]] = ()
 
     def save(self, trail: Trail) -> None:
-        """What this object is about to overwrite, as one entry on the hand's trail."""
-        values, grown = _GETTERS[type(self)]
-        boxes = grown(self)
-        trail.append((self, values(self), boxes, tuple(map(len, boxes))))
-
-    def restore(
-        self, values: tuple[Any, ...], boxes: tuple[Any, ...], sizes: tuple[int, ...]
-    ) -> None:
-        """The declared fields as ``save`` found them."""
-        for name, value in zip(self.SAVED, values, strict=True):
-            setattr(self, name, value)
-        for name, box, size in zip(self.GROWN, boxes, sizes, strict=True):
-            if isinstance(box, list):
-                del box[size:]
-            else:  # a dict: its keys in the order they were added
-                for key in list(box)[size:]:
-                    del box[key]
-            setattr(self, name, box)
+        """The declared fields, about to be overwritten, as one entry on the trail."""
+        read, write = _ACCESSORS[type(self)]
+        trail.append((write, self, read(self)))
 
 
-#: What one ``save`` put on the trail: the object, its values, its grown lists and dicts
-#: and their lengths.
-Entry = tuple[Saved, tuple[Any, ...], tuple[Any, ...], tuple[int, ...]]
+#: A reader of an object's declared fields (a tuple of their values), and their writer.
+_Read = Callable[[Any], tuple[Any, ...]]
+_Write = Callable[[Any, tuple[Any, ...]], None]
+
+#: What one ``save`` put on the trail: the class's writer, the object, the values.
+Entry = tuple[_Write, Saved, tuple[Any, ...]]
 
 #: What the actions of a hand overwrote, in order: ``None`` marks where an action starts,
 #: then one entry per ``Saved.save``. A pop restores what its action overwrote, never a
@@ -127,27 +112,28 @@ def undo_action(trail: Trail) -> None:
     back to the action's mark)."""
     entry = trail.pop()
     while entry is not None:
-        entry[0].restore(entry[1], entry[2], entry[3])
+        write, obj, values = entry
+        write(obj, values)
         entry = trail.pop()
 
 
-#: What reads an object's declared fields: a tuple of their values.
-_Getter = Callable[[Any], tuple[Any, ...]]
+def _accessors(names: tuple[str, ...]) -> tuple[_Read, _Write]:
+    """The reader and the writer of the fields ``names``, made from them as
+    ``dataclasses`` makes a class's ``__init__``: plain attribute reads and writes, the
+    quickest there are (``operator.attrgetter`` looks each name up: three times slower)."""
+    assert names and all(name.isidentifier() for name in names), names
+    fields = "".join(f"obj.{name}, " for name in names)
+    source = (
+        f"def read(obj):\n    return ({fields})\n"
+        f"def write(obj, values):\n    ({fields}) = values\n"
+    )
+    made: dict[str, Any] = {}
+    exec(source, made)  # the source is made from the class's own field names, checked above
+    return made["read"], made["write"]
 
 
-def _getter(names: tuple[str, ...]) -> _Getter:
-    """The named fields of an object, as a tuple (one call, however many)."""
-    if len(names) > 1:
-        many: _Getter = attrgetter(*names)
-        return many
-    if names:
-        one = attrgetter(names[0])
-        return lambda obj: (one(obj),)
-    return lambda obj: ()
-
-
-#: Each saved class's two getters (``SAVED``, ``GROWN``): filled below the classes.
-_GETTERS: Final[dict[type, tuple[_Getter, _Getter]]] = {}
+#: Each saved class's reader and writer of its ``SAVED`` fields: filled below the classes.
+_ACCESSORS: Final[dict[type, tuple[_Read, _Write]]] = {}
 
 #: Every award made so far, by (team, points, reason, pica): an award is a value, so one
 #: instance serves every hand that scores the same (a few hundred at most: two teams,
@@ -292,14 +278,13 @@ class Board(Saved):
 
     __slots__ = ("awards", "score", "target", "winner")
 
-    SAVED = ("score", "winner")
-    GROWN = ("awards",)
+    SAVED = ("score", "winner", "awards")
 
     def __init__(self, target: int, score: tuple[int, int], winner: int | None) -> None:
         self.target = target
         self.score = score
         self.winner = winner
-        self.awards: list[Award] = []  # the current hand's (its log's list)
+        self.awards: tuple[Award, ...] = ()  # the current hand's
 
 
 class Deal(Saved):
@@ -307,8 +292,7 @@ class Deal(Saved):
 
     __slots__ = ("all_known", "cards", "env", "flor", "flor_on", "owner", "played", "ready", "seen")
 
-    SAVED = ("seen",)
-    GROWN = ("owner", "played")
+    SAVED = ("seen", "owner", "played")
 
     def __init__(
         self, cards: Sequence[tuple[int, ...] | None], flor_on: bool, owner: dict[int, int]
@@ -323,10 +307,10 @@ class Deal(Saved):
         #: each seat's cards seen (played or shown), in the order seen
         self.seen: tuple[tuple[int, ...], ...] = ((),) * n
         #: the seat each card is known to belong to: read at the deal (``owner``, the
-        #: deal's own), played or shown
+        #: deal's own), played or shown (replaced by a copy when a card is added)
         self.owner = owner
-        #: the cards played, each with its seat (a dict: its keys in the order played)
-        self.played: dict[int, int] = {}
+        #: the cards played: bit ``c`` set once card ``c`` is played
+        self.played = 0
 
     def _points(self) -> None:
         self.ready = True
@@ -365,17 +349,17 @@ class Deal(Saved):
         played = self.played
         cs = self.cards[s]
         if cs is not None:
-            return [c for c in cs if c not in played]
+            return [c for c in cs if not played >> c & 1]
         seen = self.seen[s]
         if len(seen) >= 3:
-            return [c for c in seen if c not in played]
+            return [c for c in seen if not played >> c & 1]
         owner = self.owner
-        return [c for c in range(40) if c not in played and owner.get(c, s) == s]
+        return [c for c in range(40) if not played >> c & 1 and owner.get(c, s) == s]
 
     def card_refusal(self, s: int, c: int) -> RefusalCode | None:
         """Why ``s`` may not play card ``c``: played already; or not ``s``'s (hands known,
         or read at the deal or shown in another seat's hand: section 11), or a fourth."""
-        if c in self.played:
+        if self.played >> c & 1:
             return R.CARD_ALREADY_PLAYED
         if self.owner.get(c, s) != s:
             return R.CARD_NOT_IN_HAND
@@ -397,7 +381,7 @@ class Deal(Saved):
             c = card.index
             owner = self.owner.get(c, s)
             if owner != s:
-                return R.CARD_ALREADY_PLAYED if c in played else R.CARD_NOT_IN_HAND
+                return R.CARD_ALREADY_PLAYED if played >> c & 1 else R.CARD_NOT_IN_HAND
             if cs is not None and c not in cs:
                 return R.CARD_NOT_IN_HAND
             seen.add(c)
@@ -546,18 +530,17 @@ class EnvidoPhase(_Phase):
 
     __slots__ = ("caller", "chain", "done", "pending", "result")
 
-    SAVED = ("done", "pending", "caller", "result")
-    GROWN = ("chain",)
+    SAVED = ("done", "pending", "caller", "result", "chain")
 
     def __init__(self) -> None:
         self.done = False
-        self.chain: list[Kind] = []
+        self.chain: tuple[Kind, ...] = ()
         self.pending = False
         self.caller = -1
         self.result: tuple[int, int] | None = None  # (seat, points) of the winner
 
     def key(self) -> tuple[object, ...]:
-        return (self.done, tuple(self.chain), self.pending, self.caller, self.result)
+        return (self.done, self.chain, self.pending, self.caller, self.result)
 
     def window(self, h: HandPlay, s: int) -> bool:
         """``s`` may start an envido on its own initiative (turn aside)."""
@@ -612,7 +595,7 @@ class EnvidoPhase(_Phase):
         if not self.pending:  # a call opens the chain
             self.done = True
             self.pending = True
-            self.chain = [k]
+            self.chain = (k,)
             self.caller = team
         elif k is K_QUIERO:
             self.pending = False
@@ -629,7 +612,7 @@ class EnvidoPhase(_Phase):
             self.pending = False
             h.award(self.caller, min(pts, h.cap), Reason.ENVIDO)
         else:  # a raise
-            self.chain.append(k)
+            self.chain += (k,)
             self.caller = team
 
     def cancel(self, h: HandPlay) -> None:
@@ -665,19 +648,18 @@ class TellingPhase(_Phase):
 
     __slots__ = ("best", "best_seat", "kind", "order", "spoken")
 
-    SAVED = ("best", "best_seat")
-    GROWN = ("spoken",)
+    SAVED = ("best", "best_seat", "spoken")
 
     def __init__(self, kind: str, order: tuple[int, ...]) -> None:
         self.kind = kind
         self.order = order  # seats in play order from the mano
-        #: each seat that spoke, in order: its points, or None for son buenas
-        self.spoken: dict[int, int | None] = {}
+        #: (seat, its points or None for son buenas) of each seat that spoke, in order
+        self.spoken: tuple[tuple[int, int | None], ...] = ()
         self.best = -1
         self.best_seat = -1
 
     def key(self) -> tuple[object, ...]:
-        return (self.kind, self.order, tuple(self.spoken.items()), self.best, self.best_seat)
+        return (self.kind, self.order, self.spoken, self.best, self.best_seat)
 
     def next_declarer(self, h: HandPlay) -> int:
         best_team = team_of(self.best_seat) if self.best_seat >= 0 else -1
@@ -685,7 +667,7 @@ class TellingPhase(_Phase):
         for s in self.order:
             if participants is not None and s not in participants:
                 continue
-            if s in self.spoken or team_of(s) == best_team:
+            if team_of(s) == best_team or any(x == s for x, _ in self.spoken):
                 continue
             return s
         return -1
@@ -694,7 +676,7 @@ class TellingPhase(_Phase):
         nxt = self.next_declarer(h)
         return Telling(
             self.kind,
-            tuple(self.spoken.items()),
+            self.spoken,
             nxt if nxt >= 0 else None,
             self.best_seat if self.best_seat >= 0 else None,
         )
@@ -733,7 +715,7 @@ class TellingPhase(_Phase):
     def apply(self, h: HandPlay, a: Action) -> None:
         s, number = a.seat, a.number
         self.save(h.trail)
-        self.spoken[s] = number
+        self.spoken += ((s, number),)
         if number is not None:
             deal = h.deal
             if deal.cards[s] is not None:
@@ -782,13 +764,13 @@ class FlorPhase(_Phase):
         "backdown",
         "result",
         "tapada",
+        "ann",
     )
-    GROWN = ("ann",)
 
     def __init__(self) -> None:
         self.state = _FLOR_NONE
         self.first: int | None = None  # team that called the first flor
-        self.ann: list[int] = []  # seats that announced, in order
+        self.ann: tuple[int, ...] = ()  # seats that announced, in order
         self.course = _COURSE_NONE
         self.accepted = False  # a contraflor or al resto was accepted
         self.answer: int | None = None  # team that must answer a contraflor or al resto
@@ -803,7 +785,7 @@ class FlorPhase(_Phase):
         return (
             self.state,
             self.first,
-            tuple(self.ann),
+            self.ann,
             self.course,
             self.accepted,
             self.answer,
@@ -1014,7 +996,7 @@ class FlorPhase(_Phase):
             h.cancel_envido()
             self.state = _FLOR_OPEN
             self.first = team
-            self.ann = [s]
+            self.ann = (s,)
         elif self.answer is not None and k in _ANSWERS:
             self.answer = None
             if k is K_QUIERO:
@@ -1028,17 +1010,17 @@ class FlorPhase(_Phase):
         elif k is K_CONTRAFLOR_AL_RESTO and self.answer is not None:
             # answering a contraflor; a holder who had not announced announces with it
             if self.may_announce(h, s):
-                self.ann.append(s)
+                self.ann += (s,)
             self._raise(_COURSE_RESTO, team, 6)
         elif k is K_FLOR:
-            self.ann.append(s)
+            self.ann += (s,)
             if team != self.first and self.course is _COURSE_NONE:
                 self.course = _COURSE_FLOR
         elif k is K_CON_FLOR_ME_ACHICO:
             self.course = _COURSE_ACHICO
             self.backed = team
         else:  # the other team's course: contraflor or contraflor al resto
-            self.ann.append(s)
+            self.ann += (s,)
             if k is K_CONTRAFLOR:
                 self._raise(_COURSE_CONTRA, team, 0)
             else:
@@ -1152,7 +1134,7 @@ class FreePlay(_Phase):
         if cs is not None:
             played = deal.played
             for c in cs:
-                if c not in played:
+                if not played >> c & 1:
                     out.append(row[c])
         else:
             for c in deal.available(t):
@@ -1229,8 +1211,18 @@ class HandPlay(Saved):
         "turn",
     )
 
-    SAVED = ("live", "baza", "leader", "turn", "tell", "nplayed")
-    GROWN = ("table", "bazas", "baza_cards", "deferred")
+    SAVED = (
+        "live",
+        "baza",
+        "leader",
+        "turn",
+        "tell",
+        "nplayed",
+        "table",
+        "bazas",
+        "baza_cards",
+        "deferred",
+    )
 
     def __init__(
         self,
@@ -1264,31 +1256,31 @@ class HandPlay(Saved):
         self.live = True
         self.nplayed: tuple[int, ...] = (0,) * players  # cards each seat has played
         self.baza = 0
-        self.table: list[tuple[int, int]] = []
-        self.bazas: list[int] = []  # team that won each baza, -1 parda
-        self.baza_cards: list[tuple[tuple[int, int], ...]] = []
+        self.table: tuple[tuple[int, int], ...] = ()  # (seat, card) of this baza
+        self.bazas: tuple[int, ...] = ()  # team that won each baza, -1 parda
+        self.baza_cards: tuple[tuple[tuple[int, int], ...], ...] = ()
         self.leader = self.turn = order[0]
         self.truco = TrucoPhase()
         self.envido = EnvidoPhase()
         self.flor = FlorPhase()
         self.tell: TellingPhase | None = None
-        self.deferred: list[tuple[str, int, tuple[int, ...], int, int, int]] = []
+        self.deferred: tuple[tuple[str, int, tuple[int, ...], int, int, int], ...] = ()
 
     def key(self) -> tuple[object, ...]:
         return (
             self.order,
             self.live,
-            tuple(self.nplayed),
+            self.nplayed,
             self.baza,
-            tuple(self.table),
-            tuple(self.bazas),
+            self.table,
+            self.bazas,
             self.leader,
             self.turn,
             self.truco.key(),
             self.envido.key(),
             self.flor.key(),
             None if self.tell is None else self.tell.key(),
-            tuple(self.deferred),
+            self.deferred,
         )
 
     # ---- the cascade: which phase has the floor
@@ -1399,7 +1391,7 @@ class HandPlay(Saved):
     def defer(self, claim: tuple[str, int, tuple[int, ...], int, int, int]) -> None:
         """A claim to prove when the play ends (its seats' hands unknown)."""
         self.save(self.trail)
-        self.deferred.append(claim)
+        self.deferred += (claim,)
 
     def cancel_envido(self) -> None:
         self.envido.cancel(self)
@@ -1413,7 +1405,7 @@ class HandPlay(Saved):
     def truco_call_refusal(self, k: Kind, s: int) -> RefusalCode | None:
         return self.truco.call_refusal(k, s)
 
-    def flor_participants(self) -> list[int]:
+    def flor_participants(self) -> tuple[int, ...]:
         return self.flor.ann
 
     def flor_starts(self, s: int) -> bool:
@@ -1454,21 +1446,25 @@ class HandPlay(Saved):
         trail = self.trail
         self.save(trail)
         deal.save(trail)
-        deal.played[c] = s
-        nplayed = self.nplayed
-        self.nplayed = (*nplayed[:s], nplayed[s] + 1, *nplayed[s + 1 :])
-        table = self.table
-        table.append((s, c))
-        self._seen(s, (c,))
+        deal.played |= 1 << c
+        nplayed = list(self.nplayed)
+        nplayed[s] += 1
+        self.nplayed = tuple(nplayed)
+        self.table = table = (*self.table, (s, c))
+        seen = deal.seen[s]
+        if c not in seen:
+            self._add_seen(s, (c,))
+        elif len(seen) == 3:
+            self._tapada_seen(s)
         if self.board.winner is not None:
             return
-        if len(self.table) < self.n:
+        if len(table) < self.n:
             self.turn = self.next_seat[s]
             return
         # the baza is complete
         best = -1
         top: list[int] = []
-        for seat, card in self.table:
+        for seat, card in table:
             st = STRENGTH[card]
             if st > best:
                 best, top = st, [seat]
@@ -1479,9 +1475,9 @@ class HandPlay(Saved):
             self.leader = top[0]
         else:
             result = -1
-        self.bazas.append(result)
-        self.baza_cards.append(tuple(self.table))
-        self.table = []
+        self.bazas += (result,)
+        self.baza_cards += (table,)
+        self.table = ()
         self.baza += 1
         self.turn = self.leader
         winner = self.hand_winner()
@@ -1497,18 +1493,36 @@ class HandPlay(Saved):
 
     def _seen(self, s: int, cards: Iterable[int]) -> None:
         """``s``'s ``cards`` seen (the deal saved by the caller)."""
-        deal = self.deal
-        seen = deal.seen[s]
+        seen = self.deal.seen[s]
         new = tuple([c for c in cards if c not in seen])
         if new:
-            for c in new:
-                deal.owner[c] = s
-            seen += new
-            all_seen = deal.seen
-            deal.seen = (*all_seen[:s], seen, *all_seen[s + 1 :])
+            self._add_seen(s, new)
+        elif len(seen) == 3:
+            self._tapada_seen(s)
+
+    def _add_seen(self, s: int, new: tuple[int, ...]) -> None:
+        """Cards of ``s`` seen for the first time (the deal saved by the caller)."""
+        deal = self.deal
+        owner = deal.owner
+        for c in new:
+            if owner.get(c) != s:  # cards first known by being seen: a new owner dict
+                owner = deal.owner = dict(owner)
+                for card in new:
+                    owner[card] = s
+                break
+        all_seen = deal.seen
+        seen = all_seen[s] + new
+        deal.seen = (*all_seen[:s], seen, *all_seen[s + 1 :])
+        if len(seen) == 3:
+            self._tapada_seen(s)
+
+    def _tapada_seen(self, s: int) -> None:
+        """``s``'s three cards seen: a flor not announced is tapada once ``s`` has played
+        (hand unknown)."""
+        deal = self.deal
+        seen = deal.seen[s]
         if (
-            len(seen) == 3
-            and self.nplayed[s]
+            self.nplayed[s]
             and self.rules.flor
             and deal.cards[s] is None
             and self.flor.owes(s)
@@ -1570,7 +1584,7 @@ class HandPlay(Saved):
                 self.award(team, points, Reason.ENVIDO if kind == "envido" else Reason.FLOR)
             else:
                 self.award(1 - team, penalty, Reason.PENALTY)
-        self.deferred = []
+        self.deferred = ()
         for team, points, reason in awards:
             self.award(team, points, reason)
         self.live = False
@@ -1588,7 +1602,7 @@ class HandPlay(Saved):
         award = _AWARDS.get(key)
         if award is None:  # made once: a frozen dataclass's __init__ costs more than this
             award = _AWARDS[key] = Award(team, points, reason, self.pica)
-        board.awards.append(award)
+        board.awards += (award,)
         a, b = board.score
         board.score = score = (a + points, b) if team == 0 else (a, b + points)
         if score[team] >= board.target:
@@ -1665,7 +1679,7 @@ class HandPlay(Saved):
 
     @property
     def envido_chain(self) -> tuple[Kind, ...]:
-        return tuple(self.envido.chain)
+        return self.envido.chain
 
     @property
     def envido_pending(self) -> int | None:
@@ -1700,7 +1714,7 @@ class HandPlay(Saved):
 
     @property
     def flor_announced(self) -> tuple[int, ...]:
-        return tuple(self.flor.ann)
+        return self.flor.ann
 
     @property
     def flor_call(self) -> Kind | None:
@@ -1722,4 +1736,5 @@ def _saved_classes(cls: type[Saved]) -> list[type[Saved]]:
 
 
 for _cls in _saved_classes(Saved):
-    _GETTERS[_cls] = (_getter(_cls.SAVED), _getter(_cls.GROWN))
+    if _cls.SAVED:
+        _ACCESSORS[_cls] = _accessors(_cls.SAVED)
