@@ -19,17 +19,13 @@ from __future__ import annotations
 
 import argparse
 import logging
-import sys
 import tempfile
 import time
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' flood
 
 from controller.tournament.desk.state import DeskState, Quota
+from controller.tournament.sim.flood import flood
 from controller.tournament.wire.keys import derive_table_key
 from controller.tournament.wire.seal import TournamentKey
-from tests.tournament.flood import flood
 
 KEY = TournamentKey(bytes(range(32)), "bench")
 

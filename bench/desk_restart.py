@@ -57,6 +57,7 @@ from controller.tournament.desk.organiser import Organiser
 from controller.tournament.desk.records import GameResult
 from controller.tournament.desk.state import DeskState
 from controller.tournament.sim.mosquitto import LocalBroker, free_port
+from controller.tournament.sim.told import told
 from controller.tournament.wire.keys import derive_table_key
 from controller.tournament.wire.messages import signed
 from controller.tournament.wire.seal import TournamentKey, seal
@@ -99,36 +100,12 @@ class Table:
         game = f"{self.table}-g{self.games:03d}"
         played = replay(parse(text)).game
         out: list[tuple[str, bytes]] = []
-        deal: list[str] = []
-
-        def event(kind: str, body: str, **fields: Any) -> None:
+        for kind, body, fields in told(text):
             self.seq += 1
             out.append(self._send(f"{self.prefix}/events", {
                 "v": 1, "table": self.table, "seq": self.seq, "ts": now, "kind": kind,
                 "game": game, "hand": 1, "score": [0, 0], "text": body, **fields}))  # fmt: skip
-
-        def flush() -> None:
-            if deal:
-                dealt = sum(1 for line in deal if line.startswith("deal "))
-                event("deal", "\n".join(x for x in deal if not x.startswith("deal ")),
-                      dealt=dealt)  # fmt: skip
-                deal.clear()
-
-        for raw in text.split("\n"):
-            line = raw.split("#", 1)[0].strip()
-            if not line or line.startswith(("table", "score ")):
-                continue
-            if line.startswith("dealer ") or line == "hand":
-                flush()
-                deal.append(line)
-            elif line.startswith("deal "):
-                deal.append(line)
-            else:
-                flush()
-                event("action", line)
-        flush()
         score = list(played.score)
-        event("finished", f"gana el equipo {played.winner}", winner=played.winner, score=score)
         record = seal(text, self.key, key_id=f"{NAME}:{self.table}", game_id=game,
                       tournament=NAME, table=self.table, match=match)  # fmt: skip
         self.seq += 1

@@ -92,10 +92,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from controller.engine import CARDS, Action, Card, HouseRules, Kind
-from controller.hal.display_writer import BusModel, Controller, DisplayWriter, Panel
-from controller.hal.mock import MockDeck
-from controller.hal.node_display import NodePort
-from controller.hal.seatlink import (
+from controller.hal.display_bus import bus_writer
+from controller.hal.display_planner import BusModel, DisplayWriter, Panel
+from controller.hal.events import (
     ButtonHeld,
     ButtonPressed,
     DisplayAck,
@@ -103,9 +102,11 @@ from controller.hal.seatlink import (
     PanelReport,
     TagArrived,
     TagLeft,
-    encode_counted,
-    encode_frame,
 )
+from controller.hal.frames import encode_counted, encode_frame
+from controller.hal.mock import MockDeck
+from controller.hal.node_display import NodePort
+from controller.hal.panels import Controller
 from controller.render import screen as screen_module
 from controller.render.screen import render_screen
 from controller.table.bots import Bot
@@ -279,7 +280,7 @@ class Bench:
         self.bots = [Bot(s, random.Random(seed * 1009 + s)) for s in range(players)]
         self.hands: dict[int, tuple[Card, ...]] = {}
         self.writers = [
-            DisplayWriter.for_interface(CountingInterface(), controller, bus=bus)
+            bus_writer(CountingInterface(), controller, bus=bus)
             for _ in range(players)
         ]
         self.links = [CountingLink(controller) for _ in range(players)]

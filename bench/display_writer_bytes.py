@@ -19,7 +19,8 @@ from typing import Any
 from luma.core.interface.serial import i2c
 from luma.oled.device import sh1106, ssd1306
 
-from controller.hal.display_writer import BusModel, writer_for_device
+from controller.hal.display_bus import writer_for_device
+from controller.hal.display_planner import BusModel
 from controller.render.matchsticks import render_scoreboard_image
 
 SEATS = 6

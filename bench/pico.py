@@ -61,7 +61,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from controller.hal.seatlink import encode_counted, encode_frame  # noqa: E402
+from controller.hal.frames import encode_counted, encode_frame  # noqa: E402
 
 RUNNER = ROOT / "tests" / "pico" / "seat-pico.mjs"
 UID_A = "04A224B2C55E80"

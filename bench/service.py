@@ -45,7 +45,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 from controller.engine import Card, Game, HouseRules
@@ -55,6 +54,10 @@ from controller.hal.mock import MockDeck, MockNode
 from controller.transcript import write
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.rig import plugged  # noqa: E402
+
 IDLE_S = 5.0
 RUNS = 3
 SEATS = 6
@@ -112,21 +115,12 @@ def table_config(tmp: Path, extra: str = "") -> Path:
     return config
 
 
-@contextlib.contextmanager
-def seat_nodes(tmp: Path) -> Iterator[list[MockNode]]:
+def seat_nodes(tmp: Path) -> contextlib.AbstractContextManager[list[MockNode]]:
     by_id = tmp / "by-id"
     shutil.rmtree(by_id, ignore_errors=True)
-    by_id.mkdir()
     # each with its panel (it reports it after HELLO and takes the display frames)
     nodes = [MockNode(seat, f"e6614103e7{seat:06x}", panel=True) for seat in range(SEATS)]
-    for node in nodes:
-        (by_id / f"usb-MicroPython_Board_in_FS_mode_{node.serial}-if00").symlink_to(node.path)
-        node.start()
-    try:
-        yield nodes
-    finally:
-        for node in nodes:
-            node.close()
+    return plugged(by_id, nodes)
 
 
 def service(

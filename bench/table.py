@@ -76,7 +76,6 @@ import array
 import contextlib
 import fcntl
 import itertools
-import math
 import mmap
 import os
 import re
@@ -93,14 +92,13 @@ import termios
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from controller.engine import Card, HouseRules
 from controller.hal.deck import Deck, DeckRegistry, save_registry
+from controller.hal.frames import encode_frame
 from controller.hal.mock import MockDeck, MockNode
-from controller.hal.seatlink import encode_frame
 from controller.render.screen import render_pages, screen_content
 from controller.table.config import load_config
 from controller.table.controls import Gesture
@@ -111,10 +109,23 @@ from controller.table.table import DealReading, Phase
 from controller.transcript import write
 
 ROOT = Path(__file__).resolve().parent.parent
-KINDS = ("press", "hold", "tag_on", "tag_off")
-WHATS = ("deal", "hand_end", "accepted", "other")
-TOPOLOGIES = ("node", "pi")
-READINGS = (DealReading.SEATS, DealReading.NONE)
+sys.path.insert(0, str(ROOT))
+
+from bench.rig import (  # noqa: E402
+    READINGS,
+    TOPOLOGIES,
+    Sample,
+    game_mark,
+    headline,
+    load_average,
+    medians,
+    ms,
+    plugged,
+    print_breakdown,
+    summary,
+    what_it_did,
+)
+
 IDLE_S = 3.0  # the idle baseline's length
 POLL_S = 0.0002  # how often the bench looks whether an event is done
 #: the longest an event may take before the bench says the service is stuck (a bound
@@ -122,15 +133,6 @@ POLL_S = 0.0002  # how often the bench looks whether an event is done
 STUCK_S = 120.0
 READY_S = 180.0  # the same, for the service's start-up (READY=1)
 I2C_BASE = 10  # the fake mux channels' bus numbers: i2c-10, i2c-11, ...
-
-
-@dataclass(frozen=True, slots=True)
-class Sample:
-    kind: str  # press, hold, tag_on, tag_off
-    what: str  # deal, hand_end, accepted, other
-    cpu: float  # seconds, net of the idle baseline
-    raw: float  # seconds, as read
-    panel_bytes: int
 
 
 class BenchNode(MockNode):
@@ -475,9 +477,7 @@ class RealTable(MockTable):
             name, hold = gesture.button.value, gesture.kind == "hold"
             real = [(gesture.kind, lambda: node.hold(name) if hold else node.press(name))]
         for (kind, send), (_, shadow) in zip(real, self.hardware_events(gesture), strict=True):
-            game = self.game
-            hand, moves = game.hand_number, len(game.hand_actions)
-            scored, playing = game.score, game.hand_in_progress
+            before = game_mark(self.game)
             panel = self._panel_bytes()
             wall, cpu = time.monotonic_ns(), self.real.cpu_ns()
             send()
@@ -486,16 +486,8 @@ class RealTable(MockTable):
             net = raw - self.idle_rate * (time.monotonic_ns() - wall)
             panel = self._panel_bytes() - panel
             super().send_event(kind, shadow)  # the shadow table takes it too
-            game = self.game
-            if game.hand_number != hand or game.hand_in_progress != playing:
-                what = "deal" if game.hand_in_progress else "hand_end"
-            elif game.score != scored:
-                what = "hand_end"
-            elif len(game.hand_actions) != moves:
-                what = "accepted"
-            else:
-                what = "other"
-            self.samples.append(Sample(kind, what, net / 1e9, raw / 1e9, panel))
+            what = what_it_did(before, self.game)
+            self.samples.append(Sample(kind, what, net / 1e9, panel, raw=raw / 1e9))
 
     # -- the game's end ----------------------------------------------------------------
     def check(self, state: Path) -> None:
@@ -524,21 +516,6 @@ def _statements(record: str) -> list[str]:
     """A record's statements, without comments or the store's line checksums."""
     lines = (re.sub(r"\s+#c=[0-9a-f]+$", "", line).strip() for line in record.splitlines())
     return [line for line in lines if line and line[:1] != "#"]
-
-
-@contextlib.contextmanager
-def seat_nodes(tmp: Path, serials: Sequence[str], panels: bool) -> Iterator[list[BenchNode]]:
-    by_id = tmp / "by-id"
-    by_id.mkdir()
-    nodes = [BenchNode(seat, serial, panel=panels) for seat, serial in enumerate(serials)]
-    for node in nodes:
-        (by_id / f"usb-MicroPython_Board_in_FS_mode_{node.serial}-if00").symlink_to(node.path)
-        node.start()
-    try:
-        yield nodes
-    finally:
-        for node in nodes:
-            node.close()
 
 
 def service_env(build: str) -> dict[str, str]:
@@ -572,7 +549,9 @@ def play(
             extra = fake_mux(tmp, players)
             env.update(extra)
             env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "bench" / "pi_i2c"), env["PYTHONPATH"]])
-        with seat_nodes(tmp, serials, panels=topology == "node") as nodes:
+        panels = topology == "node"
+        bench_nodes = [BenchNode(seat, serial, panel=panels) for seat, serial in enumerate(serials)]
+        with plugged(tmp / "by-id", bench_nodes) as nodes:
             deck = MockDeck(seed)  # the shadow table's deck, enrolled for the service
             cards = {deck.uid(c): c for c in (Card.from_index(i) for i in range(40))}
             save_registry(DeckRegistry((Deck("bar", cards),)), config.decks)
@@ -627,39 +606,6 @@ def measure(
     return samples, statistics.fmean(idle), 100.0 * system / max(1, user + system)
 
 
-def headline(samples: Sequence[Sample], raw: bool = False) -> tuple[float, float, float]:
-    """(mean, 99th percentile, no-op mean) CPU in seconds; NaN no-op when none was."""
-    cpu = [s.raw if raw else s.cpu for s in samples]
-    noop = [c for s, c in zip(samples, cpu, strict=True) if s.panel_bytes == 0]
-    p99 = statistics.quantiles(cpu, n=100)[98] if len(cpu) > 1 else cpu[0]
-    return statistics.fmean(cpu), p99, statistics.fmean(noop) if noop else math.nan
-
-
-def _ms(value: float) -> str:
-    return "-" if math.isnan(value) else f"{value * 1e3:.3f}"
-
-
-def summary(samples: Sequence[Sample], p99_kinds: bool = False) -> str:
-    mean, p99, noop = headline(samples)
-    noop_events = sum(1 for s in samples if s.panel_bytes == 0)
-    line = (
-        f"events={len(samples)} cpu_ms_mean={_ms(mean)} cpu_ms_p99={_ms(p99)} "
-        f"noop_events={noop_events} noop_cpu_ms_mean={_ms(noop)} "
-        f"panel_bytes_mean={statistics.fmean(s.panel_bytes for s in samples):.0f}"
-    )
-    if p99_kinds:
-        top = Counter(f"{s.kind}/{s.what}" for s in samples if s.cpu >= p99)
-        line += " p99_set_by=" + ",".join(f"{k}:{n}" for k, n in top.most_common(4))
-    return line
-
-
-def load_average() -> str:
-    try:
-        return f"{os.getloadavg()[0]:.2f}"
-    except OSError:
-        return "-"
-
-
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n", 1)[0])
     parser.add_argument("--games", type=int, default=3, help="seeds (each played twice)")
@@ -693,27 +639,14 @@ def main(argv: Sequence[str] | None = None) -> None:
             which = f" run={run + 1}" if args.runs > 1 else ""
             print(
                 f"{head}{which} {summary(samples, p99_kinds=True)} "
-                f"idle_cpu_ms_per_s={idle * 1e3:.3f} raw_cpu_ms_mean={_ms(raw_mean)} "
-                f"raw_noop_cpu_ms_mean={_ms(raw_noop)} system_pct={system:.0f} "
+                f"idle_cpu_ms_per_s={idle * 1e3:.3f} raw_cpu_ms_mean={ms(raw_mean)} "
+                f"raw_noop_cpu_ms_mean={ms(raw_noop)} system_pct={system:.0f} "
                 f"loadavg={load_average()}",
                 flush=True,
             )
         if args.runs > 1:
-            mean, p99, noop = (statistics.median(figure) for figure in zip(*runs, strict=True))
-            print(
-                f"{head} runs={args.runs} median_cpu_ms_mean={_ms(mean)} "
-                f"median_cpu_ms_p99={_ms(p99)} median_noop_cpu_ms_mean={_ms(noop)} "
-                f"loadavg={load_average()}",
-                flush=True,
-            )
-        for kind in KINDS:
-            some = [s for s in samples if s.kind == kind]
-            if some:
-                print(f"{head} kind={kind} {summary(some)}", flush=True)
-        for what in WHATS:
-            some = [s for s in samples if s.what == what]
-            if some:
-                print(f"{head} what={what} {summary(some)}", flush=True)
+            print(f"{head} {medians(runs)} loadavg={load_average()}", flush=True)
+        print_breakdown(head, samples)
 
 
 if __name__ == "__main__":

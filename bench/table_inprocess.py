@@ -87,22 +87,17 @@ from __future__ import annotations
 import argparse
 import contextlib
 import itertools
-import math
-import os
-import statistics
 import sys
 import tempfile
 import threading
 import time
-from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from controller.engine import HouseRules
 from controller.hal.display import DisplayConfig, OledDisplay
-from controller.hal.display_writer import forget_plans
+from controller.hal.display_bus import forget_plans
 from controller.hal.mock import CountingI2CBus, counting_i2c
 from controller.hal.node_display import NodeDisplay
 from controller.table.mock_table import MockTable
@@ -110,26 +105,15 @@ from controller.table.run_mock import MockRun
 from controller.table.service import SWITCH_INTERVAL_S, freeze_heap
 from controller.table.table import DealReading
 
-KINDS = ("press", "hold", "tag_on", "tag_off")
-WHATS = ("deal", "hand_end", "accepted", "other")
-TOPOLOGIES = ("node", "pi")
-# Each seed is played twice: the deal read at the seats (every card tapped twice: dealt,
-# played), and not read (hands unknown: envido proven by showing cards through the
-# envido menu, the holds).
-READINGS = (DealReading.SEATS, DealReading.NONE)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench import rig
+
 #: the longest the simulated nodes may take to write what they were sent, or a DACK to
 #: come: a bound for a broken link, never reached by a slow machine (the bench crashed at
 #: load 25 with 2 s)
 ACK_WAIT_S = 120.0
 ACK_STEP_S = 0.05  # the longest one step of the loop waits for a DACK
-
-
-@dataclass(frozen=True, slots=True)
-class Sample:
-    kind: str  # press, hold, tag_on, tag_off
-    what: str  # deal, hand_end, accepted, other
-    cpu: float  # seconds
-    panel_bytes: int
 
 
 def _pi_threads() -> list[int]:
@@ -197,7 +181,7 @@ class MeteredTable(MockTable):
     ) -> None:
         self.topology = topology
         self.buses: list[CountingI2CBus] = []
-        self.samples: list[Sample] = []
+        self.samples: list[rig.Sample] = []
         self.frames: list[tuple[int, bytes]] = []  # (seat, pages) as the panels took them
         displays: list[OledDisplay] | None = None
         if topology == "pi":
@@ -260,9 +244,7 @@ class MeteredTable(MockTable):
             self.service.step(ACK_STEP_S)
 
     def send_event(self, kind: str, send: Callable[[], None]) -> None:
-        game = self.service.table.game
-        hand, moves = game.hand_number, len(game.hand_actions)
-        scored, playing = game.score, game.hand_in_progress
+        before = rig.game_mark(self.service.table.game)
         sent_before = self._panel_wire()
         start = _cpu_before(self._clocks)
         node_start = time.thread_time()
@@ -281,16 +263,8 @@ class MeteredTable(MockTable):
             cpu += _cpu_after(self._clocks) - resumed
         for simulated in self._simulated:  # out of the interpreter until the next is measured
             simulated.pause(ACK_WAIT_S)
-        game = self.service.table.game
-        if game.hand_number != hand or game.hand_in_progress != playing:
-            what = "deal" if game.hand_in_progress else "hand_end"
-        elif game.score != scored:
-            what = "hand_end"
-        elif len(game.hand_actions) != moves:
-            what = "accepted"
-        else:
-            what = "other"
-        self.samples.append(Sample(kind, what, cpu, self._panel_wire() - sent_before))
+        what = rig.what_it_did(before, self.service.table.game)
+        self.samples.append(rig.Sample(kind, what, cpu, self._panel_wire() - sent_before))
 
     def _panel_wire(self) -> int:
         if self.topology == "pi":
@@ -345,13 +319,13 @@ def writer_replay(frames: Sequence[tuple[int, bytes]], players: int, rounds: int
 
 def measure(
     topology: str, players: int, games: int, frames: list[tuple[int, bytes]] | None = None
-) -> list[Sample]:
+) -> list[rig.Sample]:
     # The loop's thread switch as ``TableService.run`` sets it (the bench steps the
     # service itself): the interpreter's default, 5 ms, costs more CPU an event.
     sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL_S))
-    samples: list[Sample] = []
+    samples: list[rig.Sample] = []
     frozen = False
-    for seed, reading in itertools.product(range(games), READINGS):
+    for seed, reading in itertools.product(range(games), rig.READINGS):
         rules = HouseRules(players=players)
         with tempfile.TemporaryDirectory(prefix="bench-table-") as state:
             table = MeteredTable(
@@ -371,44 +345,13 @@ def measure(
     return samples
 
 
-def headline(samples: Sequence[Sample]) -> tuple[float, float, float]:
-    """(mean, 99th percentile, no-op mean) CPU in seconds, the figures the targets are
-    set on; the no-op mean is NaN when no event was one."""
-    cpu = [s.cpu for s in samples]
-    noop = [s.cpu for s in samples if s.panel_bytes == 0]
-    p99 = statistics.quantiles(cpu, n=100)[98] if len(cpu) > 1 else cpu[0]
-    return statistics.fmean(cpu), p99, statistics.fmean(noop) if noop else math.nan
-
-
-def summary(samples: Sequence[Sample], p99_kinds: bool = False) -> str:
-    mean, p99, noop = headline(samples)
-    noop_events = sum(1 for s in samples if s.panel_bytes == 0)
-    noop_mean = "-" if math.isnan(noop) else f"{noop * 1e3:.3f}"
-    line = (
-        f"events={len(samples)} cpu_ms_mean={mean * 1e3:.3f} "
-        f"cpu_ms_p99={p99 * 1e3:.3f} noop_events={noop_events} noop_cpu_ms_mean={noop_mean} "
-        f"panel_bytes_mean={statistics.fmean(s.panel_bytes for s in samples):.0f}"
-    )
-    if p99_kinds:
-        top = Counter(f"{s.kind}/{s.what}" for s in samples if s.cpu >= p99)
-        line += " p99_set_by=" + ",".join(f"{k}:{n}" for k, n in top.most_common(4))
-    return line
-
-
-def load_average() -> str:
-    """The machine's one-minute load average when a run ends ("-" where none is read):
-    the figures move with the neighbours' work."""
-    try:
-        return f"{os.getloadavg()[0]:.2f}"
-    except OSError:
-        return "-"
-
-
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--games", type=int, default=3, help="seeds (each played twice)")
     parser.add_argument("--players", type=int, nargs="+", default=[6])
-    parser.add_argument("--topology", nargs="+", choices=TOPOLOGIES, default=list(TOPOLOGIES))
+    parser.add_argument(
+        "--topology", nargs="+", choices=rig.TOPOLOGIES, default=list(rig.TOPOLOGIES)
+    )
     parser.add_argument(
         "--runs",
         type=int,
@@ -424,32 +367,21 @@ def main(argv: Sequence[str] | None = None) -> None:
         for run in range(args.runs):
             frames: list[tuple[int, bytes]] = []
             samples = measure(topology, players, args.games, frames)
-            runs.append(headline(samples))
+            runs.append(rig.headline(samples))
             which = f" run={run + 1}" if args.runs > 1 else ""
             print(
-                f"{head}{which} {summary(samples, p99_kinds=True)} loadavg={load_average()}",
+                f"{head}{which} {rig.summary(samples, p99_kinds=True)} "
+                f"loadavg={rig.load_average()}",
                 flush=True,
             )
         if args.runs > 1:
-            mean, p99, noop = (statistics.median(figure) for figure in zip(*runs, strict=True))
-            print(
-                f"{head} runs={args.runs} median_cpu_ms_mean={mean * 1e3:.3f} "
-                f"median_cpu_ms_p99={p99 * 1e3:.3f} median_noop_cpu_ms_mean={noop * 1e3:.3f}",
-                flush=True,
-            )
+            print(f"{head} {rig.medians(runs)}", flush=True)
         if frames:
             per_update = writer_replay(frames, players)
             print(
                 f"{head} part=writer updates={len(frames)} us_per_update_min={per_update * 1e6:.1f}"
             )
-        for kind in KINDS:
-            some = [s for s in samples if s.kind == kind]
-            if some:
-                print(f"{head} kind={kind} {summary(some)}", flush=True)
-        for what in WHATS:
-            some = [s for s in samples if s.what == what]
-            if some:
-                print(f"{head} what={what} {summary(some)}", flush=True)
+        rig.print_breakdown(head, samples)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@ engine imports no other layer; the hardware layer (hal) never imports the render
 table, the tournament or the commands; the renderer never the table or above; the table
 (and everything under it) never imports the tournament or the commands; the tournament
 never imports the commands. ``controller.cli.service`` is what attaches the tournament to
-the table."""
+the table. The benches (bench/) import nothing from the tests."""
 
 from __future__ import annotations
 
@@ -100,3 +100,62 @@ def test_the_order_has_every_layer_and_the_hal_never_imports_the_renderer() -> N
     layers = {path.name for path in CONTROLLER.iterdir() if path.is_dir() and path.name[0] != "_"}
     assert {name.split(".")[1] for name in ORDER} == layers
     assert "controller.render" in BELOW["controller.hal"]
+
+
+# hal's modules that decide without a device: the mock imports the codec alone, the
+# node's display port the planner alone
+PURE_HAL = frozenset(
+    f"controller.hal.{name}"
+    for name in ("events", "frames", "panels", "panel_addressing", "display_planner", "pages")
+)
+# what talks to a device (or waits on one)
+DEVICE_LIBRARIES = ("serial", "luma", "smbus2", "spidev", "gpiozero", "os", "select", "selectors")
+
+
+def impure_imports(path: Path, source: str | None = None) -> list[str]:
+    """What a pure hal module imports that it must not: a module of the project outside
+    the pure ones, or a device library."""
+    return [
+        f"{path.relative_to(ROOT)}:{line} imports {name}"
+        for line, name in imported_modules(path, source)
+        if (within(name, "controller") and not {name, name.rpartition(".")[0]} & PURE_HAL)
+        or any(within(name, library) for library in DEVICE_LIBRARIES)
+    ]
+
+
+@pytest.mark.parametrize("module", sorted(PURE_HAL))
+def test_hal_s_pure_modules_import_no_device_and_no_device_module(module: str) -> None:
+    assert impure_imports(CONTROLLER.joinpath(*module.split(".")[1:]).with_suffix(".py")) == []
+
+
+def test_the_pure_hal_rule_sees_a_device_module_and_a_device_library() -> None:
+    planner = CONTROLLER / "hal" / "display_planner.py"
+    source = (
+        "from .panels import PANELS\n"
+        "from .display_bus import BusPort\n"
+        "def f() -> None:\n"
+        "    import serial\n"
+    )
+    assert impure_imports(planner, source) == [
+        "controller/hal/display_planner.py:2 imports controller.hal.display_bus",
+        "controller/hal/display_planner.py:2 imports controller.hal.display_bus.BusPort",
+        "controller/hal/display_planner.py:4 imports serial",
+    ]
+
+
+def test_the_benches_import_nothing_from_the_tests() -> None:
+    """A bench measures the product: what it shares with the tests is the product's (or a
+    module under bench/), never a test's module, by its package or by a path put first."""
+    tests = ROOT / "tests"
+    test_modules = {"tests"} | {
+        path.stem for path in tests.rglob("*.py") if "node_modules" not in path.parts
+    }
+    files = sorted((ROOT / "bench").rglob("*.py"))
+    assert files
+    wrong = [
+        f"{path.relative_to(ROOT)}:{line} imports {name}"
+        for path in files
+        for line, name in imported_modules(path)
+        if name.split(".")[0] in test_modules
+    ]
+    assert wrong == []

@@ -13,11 +13,24 @@ import pytest
 UNIT = Path(__file__).parent.parent / "systemd" / "truco-table.service"
 
 
-def unit() -> configparser.ConfigParser:
+def unit(path: Path = UNIT) -> configparser.ConfigParser:
     parser = configparser.ConfigParser(strict=False, interpolation=None)
     parser.optionxform = str  # type: ignore[assignment,method-assign]
-    parser.read(UNIT)
+    parser.read(path)
     return parser
+
+
+def installed_copy(unit: Path, folder: Path) -> Path:
+    """``unit`` copied into ``folder``, its ExecStart pointed at this checkout's command
+    (verify checks that the program exists)."""
+    exe = Path(sys.executable).with_name("truco-table")
+    copy = folder / unit.name
+    copy.write_text(unit.read_text().replace("/opt/truco-table/.venv/bin/truco-table", str(exe)))
+    return copy
+
+
+def verify(path: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["systemd-analyze", "verify", str(path)], capture_output=True, text=True)
 
 
 def test_settings() -> None:
@@ -41,29 +54,18 @@ def test_settings() -> None:
 
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="no systemd-analyze here")
 def test_systemd_analyze_verify(tmp_path: Path) -> None:
-    # verify checks that ExecStart's program exists: point it at this checkout's command
-    exe = Path(sys.executable).with_name("truco-table")
-    text = UNIT.read_text().replace("/opt/truco-table/.venv/bin/truco-table", str(exe))
-    copy = tmp_path / "truco-table.service"
-    copy.write_text(text)
-    out = subprocess.run(["systemd-analyze", "verify", str(copy)], capture_output=True, text=True)
+    out = verify(installed_copy(UNIT, tmp_path))
     assert out.returncode == 0, out.stderr
     assert "truco-table.service" not in out.stderr, out.stderr
 
 
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="no systemd-analyze here")
 def test_tournament_drop_in_verifies(tmp_path: Path) -> None:
-    exe = Path(sys.executable).with_name("truco-table")
-    text = UNIT.read_text().replace("/opt/truco-table/.venv/bin/truco-table", str(exe))
-    (tmp_path / "truco-table.service").write_text(text)
+    copy = installed_copy(UNIT, tmp_path)
     drop_in = tmp_path / "truco-table.service.d"
     drop_in.mkdir()
     (drop_in / "tournament.conf").write_text((UNIT.parent / "tournament.conf").read_text())
-    out = subprocess.run(
-        ["systemd-analyze", "verify", str(tmp_path / "truco-table.service")],
-        capture_output=True,
-        text=True,
-    )
+    out = verify(copy)
     assert out.returncode == 0, out.stderr
     # verify reads the drop-in and only warns about its mistakes: no warning allowed
     assert "tournament.conf" not in out.stderr, out.stderr
@@ -73,9 +75,7 @@ VENUE = UNIT.parent / "truco-venue.service"
 
 
 def test_the_venue_unit_runs_the_night_in_one_command() -> None:
-    parser = configparser.ConfigParser(strict=False, interpolation=None)
-    parser.optionxform = str  # type: ignore[assignment,method-assign]
-    parser.read(VENUE)
+    parser = unit(VENUE)
     service = parser["Service"]
     argv = service["ExecStart"].split()
     assert argv[0].endswith("/truco-table") and argv[1] == "venue-night"
@@ -88,10 +88,6 @@ def test_the_venue_unit_runs_the_night_in_one_command() -> None:
 
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="no systemd-analyze here")
 def test_the_venue_unit_verifies(tmp_path: Path) -> None:
-    exe = Path(sys.executable).with_name("truco-table")
-    text = VENUE.read_text().replace("/opt/truco-table/.venv/bin/truco-table", str(exe))
-    copy = tmp_path / "truco-venue.service"
-    copy.write_text(text)
-    out = subprocess.run(["systemd-analyze", "verify", str(copy)], capture_output=True, text=True)
+    out = verify(installed_copy(VENUE, tmp_path))
     assert out.returncode == 0, out.stderr
     assert "truco-venue.service" not in out.stderr, out.stderr

@@ -17,7 +17,7 @@ written atomically; a deck missing cards is never written.
 
 ``--mock`` needs no hardware: a simulated seat node on a pseudo-terminal pair
 sends ``HELLO``, heartbeats and ``TAGON``/``TAGOFF`` frames (made with
-``seatlink.encode_frame``) for 40 deterministic random NTAG213-like UIDs
+``frames.encode_frame``) for 40 deterministic random NTAG213-like UIDs
 (``mock_uids(seed)``), with a few realistic mistakes (a card read twice, a card
 already enrolled tapped again); a real ``SeatLink`` reads the pty, so the
 whole serial path (framing, checksums, HELLO and heartbeats) is exercised.
@@ -64,15 +64,9 @@ from ..hal.events import (
     TagConflict,
     TagLeft,
 )
-from ..hal.seatlink import (
-    DEFAULT_BY_ID_DIR,
-    SEQ_MODULO,
-    SeatLink,
-    encode_frame,
-    find_nodes,
-    parse_frame,
-    status_message,
-)
+from ..hal.frames import SEQ_MODULO, encode_frame, parse_frame
+from ..hal.node_finder import DEFAULT_BY_ID_DIR, find_nodes
+from ..hal.seatlink import SeatLink, status_message
 from .arguments import duration
 
 __all__ = ["MockReader", "configure", "mock_script", "mock_uids", "run"]

@@ -28,7 +28,7 @@ from typing import TextIO
 from .arguments import port
 from .venue import _names
 
-__all__ = ["configure", "run_add_venue", "run_desk", "run_fixture"]
+__all__ = ["configure", "run_add_venue", "run_desk", "run_fixture", "run_season"]
 
 
 def run_add_venue(args: argparse.Namespace, out: TextIO | None = None) -> int:
@@ -108,6 +108,88 @@ def run_fixture(args: argparse.Namespace, out: TextIO | None = None) -> int:
     return 0
 
 
+def _season_args(args: argparse.Namespace, name: str) -> tuple[object, bytes] | None:
+    """The league of ``--dir`` and its secret, or None (the error printed)."""
+    from pathlib import Path
+
+    from ..tournament.league.bridge import LeagueSetupError, read_league_secret
+    from ..tournament.league.codec import league_from_toml
+    from ..tournament.league.errors import LeagueError
+
+    path = Path(args.dir) / "league.toml"
+    try:
+        league = league_from_toml(path.read_text(encoding="utf-8"), str(path))
+        secret = read_league_secret(Path(args.dir))
+    except (OSError, UnicodeDecodeError):
+        print(f"{name}: no se puede leer {path}: ¿es la carpeta de una liga?", file=sys.stderr)
+        return None
+    except (LeagueError, LeagueSetupError) as e:
+        print(f"{name}: {e}", file=sys.stderr)
+        return None
+    return league, secret
+
+
+def _date(text: str) -> object:
+    import datetime
+
+    try:
+        return datetime.date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} no es una fecha: va AAAA-MM-DD") from None
+
+
+def run_season(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    """``league season-pair|season-sub|season-confirm|season-pages``."""
+    from ..tournament.league.errors import LeagueError
+    from ..tournament.league.model import League
+    from ..tournament.league.season_store import (
+        ask_substitution,
+        confirm_substitution,
+        name_pair,
+        write_league_site,
+        write_next_season,
+    )
+
+    out = out or sys.stdout
+    order = args.league_command
+    name = f"truco-table league {order}"
+    got = _season_args(args, name)
+    if got is None:
+        return 2
+    league, secret = got
+    assert isinstance(league, League)
+    try:
+        if order == "season-pair":
+            players = [p.strip() for p in args.players.split(",") if p.strip()]
+            name_pair(args.dir, league, secret, args.season, args.match, args.club, players)
+            out.write(f"{args.club} juega {args.match} con {', '.join(players)}\n")
+        elif order == "season-sub":
+            ask_substitution(args.dir, league, secret, args.season, args.match, args.club,
+                             args.from_chico, args.out, args.into)  # fmt: skip
+            out.write(f"cambio pedido en {args.match}: sale {args.out}, entra {args.into} desde "
+                      f"el chico {args.from_chico}; cuenta cuando el organizador lo confirme "
+                      "(truco-table league season-confirm)\n")  # fmt: skip
+        elif order == "season-confirm":
+            confirm_substitution(args.dir, league, secret, args.season, args.match, args.club,
+                                 args.from_chico)  # fmt: skip
+            out.write(f"cambio confirmado en {args.match} desde el chico {args.from_chico}\n")
+        elif order == "season-next":
+            path = write_next_season(args.dir, league, secret, args.season, args.first_date)
+            out.write(f"temporada {args.season + 1} escrita en {path}: con los ascensos y "
+                      "descensos y las listas de esta temporada; revisala (cada club "
+                      "presenta su lista de nuevo)\n")  # fmt: skip
+        else:
+            files = write_league_site(args.dir, league, secret, args.out)
+            out.write(f"{len(files)} archivos en {args.out}; abrí {args.out}/index.html\n")
+    except LeagueError as e:
+        print(f"{name}: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"{name}: no se puede escribir: {e.strerror or e}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def run_desk(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """``league desk``: the league desk on the central broker until Ctrl-C or SIGTERM."""
     import signal
@@ -121,7 +203,7 @@ def run_desk(args: argparse.Namespace, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     name = "truco-table league desk"
     try:
-        desk = desk_from_folder(args.dir, args.central)
+        desk = desk_from_folder(args.dir, args.central, season=args.season)
     except LeagueError as e:
         print(f"{name}: {e}", file=sys.stderr)
         return 2
@@ -256,4 +338,44 @@ def configure(parser: argparse.ArgumentParser) -> None:
     d.add_argument(
         "--central", metavar="HOST:PUERTO", help="otra dirección del broker central"
     )
+    d.add_argument(
+        "--season", type=int, metavar="AÑO",
+        help="la temporada de liga/temporadas/AÑO/ (grupos, fase final; su diario ahí)",
+    )  # fmt: skip
     d.set_defaults(func=run_desk)
+    orders = {
+        "season-pair": "un club nombra su pareja para un partido, antes de que empiece",
+        "season-sub": "un club pide un cambio entre chicos (cuenta con la confirmación)",
+        "season-confirm": "el organizador confirma un cambio pedido",
+        "season-pages": "escribe las páginas públicas de la liga, con todas las temporadas",
+        "season-next": "escribe la temporada siguiente con los ascensos y descensos",
+    }
+    for order, text in orders.items():
+        o = sub.add_parser(order, help=text)
+        _in_spanish(o, parser)
+        o.add_argument("--dir", required=True, metavar="CARPETA", help="la carpeta de la liga")
+        if order == "season-pages":
+            o.add_argument("--out", required=True, metavar="CARPETA",
+                           help="dónde escribir las páginas")  # fmt: skip
+        elif order == "season-next":
+            o.add_argument("--season", required=True, type=int, metavar="AÑO",
+                           help="la temporada que terminó")  # fmt: skip
+            o.add_argument("--first-date", required=True, type=_date, metavar="AAAA-MM-DD",
+                           help="la fecha 1 de la temporada siguiente")  # fmt: skip
+        else:
+            o.add_argument("--season", required=True, type=int, metavar="AÑO",
+                           help="la temporada")  # fmt: skip
+            o.add_argument("--match", required=True, metavar="PARTIDO",
+                           help="el partido, por ejemplo primera-norte-f01-m01")  # fmt: skip
+            o.add_argument("--club", required=True, metavar="SEDE", help="el club")
+        if order == "season-pair":
+            o.add_argument("--players", required=True, metavar="J1,J2",
+                           help="los ids de la pareja, de su lista de buena fe")  # fmt: skip
+        if order in ("season-sub", "season-confirm"):
+            o.add_argument("--from-chico", required=True, type=int, metavar="N",
+                           help="desde qué chico (2 en adelante)")  # fmt: skip
+        if order == "season-sub":
+            o.add_argument("--out", required=True, metavar="SALE", help="el que sale")
+            o.add_argument("--into", required=True, metavar="ENTRA",
+                           help="el que entra, de la lista de buena fe")  # fmt: skip
+        o.set_defaults(func=run_season)

@@ -306,18 +306,17 @@ BUTTON_NAMES = (
 def _cmd_test(args: argparse.Namespace) -> int:
     import serial
 
-    from ..hal.seatlink import (
+    from ..hal.events import (
         ButtonHeld,
         ButtonPressed,
-        FrameDecoder,
         Heartbeat,
         Hello,
         PanelReport,
         TagArrived,
         TagConflict,
         TagLeft,
-        encode_frame,
     )
+    from ..hal.frames import FrameDecoder, encode_frame
 
     try:
         port = serial.Serial(args.port, 115200, timeout=0.1)

@@ -1,1 +1,2 @@
-"""Hardware access for the table (seat nodes over USB serial: ``seatlink``)."""
+"""Hardware access for the table (seat nodes over USB serial: ``seatlink``, its frames:
+``frames``)."""

@@ -28,11 +28,12 @@ from typing import Any, Protocol
 
 from PIL import Image
 
-from .display_writer import DisplayWriter, FrameWriter, writer_for_device
+from .display_bus import writer_for_device
+from .display_planner import DisplayWriter, FrameWriter
+from .panels import PANEL_KINDS, PANELS, Controller, kinds_said
 
-__all__ = ["DRIVERS", "Display", "DisplayConfig", "OledDisplay", "PageDisplay", "mux_bus"]
+__all__ = ["Display", "DisplayConfig", "OledDisplay", "PageDisplay", "mux_bus"]
 
-DRIVERS = ("ssd1306", "sh1106", "ssd1309")
 RETRY_S = 0.25  # a panel that did not open is tried again after this, doubling ...
 RETRY_MAX_S = 2.0  # ... up to this, while it stays away
 
@@ -57,7 +58,7 @@ class PageDisplay(Display, Protocol):
 class DisplayConfig:
     """One seat's panel, as in ``hardware/pinmap.toml`` ``[[display.seat]]``."""
 
-    driver: str = "ssd1306"  # or "sh1106" (1.3"), "ssd1309" (2.42")
+    driver: str = "ssd1306"  # or "sh1106" (1.3"), "ssd1309" (2.42"): panels.PANEL_KINDS
     bus: str = "i2c"  # or "spi"
     port: int = 1  # /dev/i2c-N (the multiplexer's parent bus when mux_channel is set), or SPI
     mux_channel: int | None = None  # TCA9548A channel, a bus of its own with the i2c-mux overlay
@@ -73,8 +74,8 @@ class DisplayConfig:
     connected_to: str = "pi"
 
     def __post_init__(self) -> None:
-        if self.driver not in DRIVERS:
-            raise ValueError(f"driver must be ssd1306, sh1106 or ssd1309, not {self.driver!r}")
+        if self.driver not in PANEL_KINDS:
+            raise ValueError(f"driver must be {kinds_said()}, not {self.driver!r}")
         if self.connected_to not in ("node", "pi"):
             raise ValueError(f"connected_to must be node or pi, not {self.connected_to!r}")
         if self.bus not in ("i2c", "spi"):
@@ -124,8 +125,8 @@ class OledDisplay:
         self._device: Any = None
 
     def open(self) -> None:
+        import luma.oled.device
         from luma.core.interface.serial import i2c, spi
-        from luma.oled.device import sh1106, ssd1306, ssd1309
 
         c = self.config
         if self._interface is not None:
@@ -140,7 +141,7 @@ class OledDisplay:
             interface = i2c(port=port, address=c.address)
         else:
             interface = spi(port=c.port, device=c.device, gpio_DC=c.gpio_dc, gpio_RST=c.gpio_rst)
-        driver = {"ssd1306": ssd1306, "sh1106": sh1106, "ssd1309": ssd1309}[c.driver]
+        driver = getattr(luma.oled.device, PANELS[Controller(c.driver)].luma_driver)
         try:
             self._device = driver(interface, width=c.width, height=c.height, rotate=c.rotate)
         except BaseException:

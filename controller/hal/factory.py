@@ -1,7 +1,7 @@
 """What the seat hardware runs on, in gpiozero's manner: the devices stay the same.
 
 gpiozero builds the same ``Button`` on a real pin or on a ``MockFactory`` pin; here the
-table's wiring (``controller.table.hardware.build_hardware``) builds the same seat links,
+table's wiring (``controller.hal.wiring.build_hardware``) builds the same seat links,
 GPIO pads, SPI readers and displays, and a ``HardwareFactory`` says what they sit on:
 
 - ``PiHardware``: the Pi. Seat nodes are found by USB serial number under
@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .display import Display, DisplayConfig, OledDisplay
-from .seatlink import port_for_serial
+from .node_finder import port_for_serial
 
 if TYPE_CHECKING:
     from gpiozero import Factory

@@ -107,7 +107,7 @@ from gpiozero import Button, Factory
 
 from .callbacks import deliver
 from .events import ButtonHeld, ButtonPressed, ButtonStuck
-from .seatlink import BUTTONS
+from .frames import BUTTONS
 
 __all__ = [
     "BUTTONS",
@@ -335,7 +335,7 @@ def _check_pins(pins: Mapping[str, int]) -> dict[str, int]:
 class GpioPad:
     """One seat's eight buttons on the Pi's GPIO, reporting like a seat node.
 
-    ``pins`` maps each of the eight button names (``seatlink.BUTTONS``) to its BCM
+    ``pins`` maps each of the eight button names (``frames.BUTTONS``) to its BCM
     GPIO number; all eight are needed, each on its own pin (ValueError naming the
     key otherwise). ``on_event(seat, event)`` receives a ``ButtonPressed(name)``,
     ``ButtonHeld(name)`` or ``ButtonStuck(name, stuck)``, the same events a seat

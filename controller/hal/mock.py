@@ -1,7 +1,7 @@
 """Mock hardware: the whole table on any machine, through the real I/O paths.
 
 - Seat nodes are simulated on pseudo-terminal pairs (``os.openpty``): each speaks the
-  real line protocol (``firmware/PROTOCOL.md``, encoded with ``seatlink.encode_frame``)
+  real line protocol (``firmware/PROTOCOL.md``, encoded with ``frames.encode_frame``)
   and the Pi side is the real ``SeatLink`` reading the pty through pyserial. Pressing a
   button or tapping a card on a ``MockNode`` writes the frames a Pico would write.
 - Displays are luma.core's ``dummy`` devices: the image sent to a seat's display is
@@ -36,9 +36,9 @@ from PIL import Image
 from ..engine import CARDS, Card
 from .display import Display, DisplayConfig
 from .events import PROTOCOL_VERSION
+from .frames import encode_frame, parse_frame
 from .mock_mfrc522 import SimMFRC522, SimSpiDev
 from .pages import pages_to_image
-from .seatlink import encode_frame, parse_frame
 
 __all__ = [
     "CountingI2CBus",

@@ -1,4 +1,4 @@
-"""The seat node's serial link as a :class:`~controller.hal.display_writer.PanelPort`.
+"""The seat node's serial link as a :class:`~controller.hal.display_planner.PanelPort`.
 
 On a table with one cable per seat the node drives the seat's panel on its own
 short I2C bus. The Pi still renders every screen and its ``DisplayWriter`` still
@@ -54,18 +54,8 @@ from typing import Final, Protocol, cast
 from PIL import Image
 
 from .display import DisplayConfig
-from .display_writer import (
-    BusModel,
-    Controller,
-    DisplayWriter,
-    KeptPlan,
-    Panel,
-    UpdateReport,
-    Window,
-    window_bytes,
-)
-from .seatlink import (
-    SEQ_MODULO,
+from .display_planner import BusModel, DisplayWriter, KeptPlan, Panel, UpdateReport, window_bytes
+from .events import (
     DisplayAck,
     DisplayLost,
     Heartbeat,
@@ -73,8 +63,11 @@ from .seatlink import (
     NodeConnected,
     NodeDisconnected,
     PanelReport,
-    SeatLink,
 )
+from .frames import SEQ_MODULO
+from .panel_addressing import Window
+from .panels import Controller
+from .seatlink import SeatLink
 
 __all__ = [
     "MAX_PIECE",
@@ -154,7 +147,7 @@ def _newer(a: int, b: int) -> bool:
 class NodePort:
     """Display windows to one seat node's panel, over its :class:`SeatLink`.
 
-    Give it to a :class:`~controller.hal.display_writer.DisplayWriter` and make it the
+    Give it to a :class:`~controller.hal.display_planner.DisplayWriter` and make it the
     link's ``display_listener``.  ``panel`` is the panel the pin map names for the
     seat; the node says which one it has in its ``PANEL`` report (a different one is
     told to drive the pin map's, which it keeps in its flash)."""

@@ -1,8 +1,8 @@
 """The Pi's side of the seat node link (one Pico per seat, over USB serial).
 
-Each seat's node speaks the line protocol in ``firmware/PROTOCOL.md``.  This
-module implements that frame format on its own (the installed package does not
-depend on ``firmware/``) and adds what the Pi needs around it:
+Each seat's node speaks the line protocol in ``firmware/PROTOCOL.md``, encoded and
+decoded by ``controller.hal.frames``; the nodes are found by USB serial number by
+``controller.hal.node_finder``. This module is the link around them:
 
 * :class:`SeatLink` owns one serial port (opened exclusively: a second program
   on the same node, such as ``truco-table enroll`` while the service runs, is
@@ -14,14 +14,13 @@ depend on ``firmware/``) and adds what the Pi needs around it:
   ``on_event(seat, event)``.  Each opening is a new session: what the node sent
   before it answered this session's ``HELLO`` is stale (a button pressed while
   the service was down) and is dropped.  A node that fell into the MicroPython
-  REPL is soft-reset back into its firmware.
-* :func:`find_nodes` lists the nodes plugged in, by USB serial number, from the
-  stable names under ``/dev/serial/by-id``.
+  REPL is soft-reset back into its firmware. What it writes, it writes through its
+  writing half (``controller.hal.link_writer``).
 * :func:`status_message` gives the one-line English text an operator's terminal
   shows for a link event (``truco-table enroll``); a seat's display shows the typed
   notices of ``controller.notices`` instead.
 
-The events themselves live in ``controller.hal.events`` (re-exported here).
+The events themselves live in ``controller.hal.events``.
 
 Nothing a node sends can crash the link (or the loop that reads it): bad
 checksums, gaps in sequence numbers, garbage and over-long lines are counted in
@@ -30,17 +29,14 @@ checksums, gaps in sequence numbers, garbage and over-long lines are counted in
 
 from __future__ import annotations
 
-import binascii
 import logging
 import os
 import random
-import re
 import threading
 import time
-from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Final, Protocol, cast
+from typing import Any, Final, cast
 
 import serial
 
@@ -51,7 +47,6 @@ from .events import (
     ButtonPressed,
     ButtonStuck,
     DisplayAck,
-    DisplayEvent,
     DisplayLost,
     Heartbeat,
     Hello,
@@ -64,80 +59,26 @@ from .events import (
     TagConflict,
     TagLeft,
 )
+from .frames import (
+    CALLBACK_ERRORS,
+    GARBAGE,
+    MAX_FRAME,
+    REPL_RESETS,
+    SEQ_MODULO,
+    STALE,
+    VERSION,
+    VERSIONS_SAID_ES,
+    FrameDecoder,
+)
+from .link_writer import LinkWriter, SerialPort
+from .node_finder import DEFAULT_BY_ID_DIR, port_for_serial
 from .seatbus import SeatBus
 
-__all__ = [
-    "BUTTONS",
-    "LED_MODES",
-    "MAX_FRAME",
-    "OUTBOX_MAX",
-    "PROTOCOL_VERSION",
-    "PROTOCOL_VERSIONS",
-    "REJECT_REASONS",
-    "SEQ_MODULO",
-    "ButtonHeld",
-    "ButtonPressed",
-    "ButtonStuck",
-    "DisplayAck",
-    "DisplayEvent",
-    "DisplayLost",
-    "FrameDecoder",
-    "FrameError",
-    "Heartbeat",
-    "Hello",
-    "LinkEvent",
-    "NodeConnected",
-    "NodeDisconnected",
-    "NodeEvent",
-    "OutboxFull",
-    "PanelReport",
-    "SeatLink",
-    "TagArrived",
-    "TagConflict",
-    "TagLeft",
-    "crc16",
-    "decode_message",
-    "encode_counted",
-    "encode_frame",
-    "find_nodes",
-    "parse_frame",
-    "status_message",
-]
+__all__ = ["REPL_RECOVERY", "EventCallback", "SeatLink", "status_message"]
 
 log = logging.getLogger(__name__)
 
-MAX_FRAME: Final = 80  # bytes in one frame, not counting the CR/LF terminator
-# Protocol 3: the frames of a counted block (a DU's DR frames) may be this long.
-MAX_BLOCK_FRAME: Final = 1400
-SEQ_MODULO: Final = 65536
-BUTTONS: Final = (
-    "truco",
-    "envido",
-    "real_envido",
-    "falta_envido",
-    "flor",
-    "quiero",
-    "no_quiero",
-    "mazo",
-)
-LED_MODES: Final = ("OFF", "ON", "SLOW", "FAST")
-MAX_IDENT_SECONDS: Final = 600
-DEFAULT_BY_ID_DIR: Final = Path("/dev/serial/by-id")
 
-# Why a line was rejected, in the order the checks are made (PROTOCOL.md).
-OVERSIZED: Final = "oversized"
-GARBAGE: Final = "garbage"
-CHECKSUM: Final = "checksum"
-UNKNOWN: Final = "unknown"
-MALFORMED: Final = "malformed"
-VERSION: Final = "version"
-REJECT_REASONS: Final = (OVERSIZED, GARBAGE, CHECKSUM, UNKNOWN, MALFORMED, VERSION)
-# Other counters in SeatLink.stats.
-FRAMES: Final = "frames"  # valid frames received
-SEQ_GAP: Final = "seq_gap"  # valid frames whose sequence number was not the expected one
-CALLBACK_ERRORS: Final = "callback_errors"  # exceptions raised by on_event
-STALE: Final = "stale"  # valid frames dropped: sent before the node answered this session
-REPL_RESETS: Final = "repl_resets"  # soft resets sent to a node found in its REPL
 # What the Pi sends a node that sits in the MicroPython REPL instead of its firmware:
 # Ctrl-C twice (stop whatever runs), Ctrl-B (leave the raw REPL, as mpremote leaves
 # it), Ctrl-D (soft reset: MicroPython runs main.py again).  To running firmware these
@@ -167,493 +108,7 @@ def status_message(event: LinkEvent) -> str | None:
     return None
 
 
-# -- frames ---------------------------------------------------------------------------
-
-
-class FrameError(ValueError):
-    """A received line that is not a valid frame; ``reason`` is one of REJECT_REASONS."""
-
-    def __init__(self, reason: str, detail: str = "") -> None:
-        super().__init__(f"{reason}: {detail}" if detail else reason)
-        self.reason = reason
-        self.detail = detail
-
-
-def crc16(data: bytes) -> int:
-    """CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF, no reflection, no final xor)."""
-    return binascii.crc_hqx(data, 0xFFFF)
-
-
-def encode_frame(seq: int, kind: str, *args: str) -> bytes:
-    """One frame, LF-terminated: ``$<seq> <KIND>[ <arg>...]*<CRC>``.
-
-    Checked whole against the grammar with one match (the Pi encodes a frame per
-    heartbeat and per display update), and its spaces counted: an argument with a
-    space in it would be two."""
-    try:
-        body = " ".join((str(seq % SEQ_MODULO), kind, *args)).encode("ascii")
-    except UnicodeEncodeError:
-        raise ValueError(f"bad message type or argument: {kind!r} {args!r}") from None
-    frame = b"$%s*%04X\n" % (body, binascii.crc_hqx(body, 0xFFFF))
-    end = len(frame) - 1
-    if end > MAX_FRAME:
-        raise ValueError("frame longer than MAX_FRAME")
-    if _FRAME_RE.fullmatch(frame, 0, end) is None or body.count(b" ") != len(args) + 1:
-        raise ValueError(f"bad message type or argument: {kind!r} {args!r}")
-    return frame
-
-
-def encode_counted(
-    seq: int,
-    header: Callable[[int], tuple[str, tuple[str, ...]]],
-    block: list[tuple[bytes, bytes]],
-) -> tuple[bytes, int]:
-    """Protocol 3's counted block: the ``header`` frame (``header(count)`` gives its type
-    and arguments, ``count`` being the byte count of the frames after it) with sequence
-    number ``seq``, then the ``block`` frames (type and joined arguments as bytes, each
-    frame up to MAX_BLOCK_FRAME bytes). Returns the bytes and the next sequence number.
-
-    The bytes begin with an LF (an empty line, ignored): it ends whatever partial line
-    the node still holds (a line cut short on the way), so the DU is read whole."""
-    frames = []
-    for kind, args in block:
-        seq = (seq + 1) % SEQ_MODULO
-        body = b"%d %s %s" % (seq, kind, args)
-        frame = b"$%s*%04X\n" % (body, binascii.crc_hqx(body, 0xFFFF))
-        if len(frame) > MAX_BLOCK_FRAME + 1:
-            raise ValueError("a block frame longer than MAX_BLOCK_FRAME")
-        frames.append(frame)
-    payload = b"".join(frames)
-    head_kind, head_args = header(len(payload))
-    first = (seq - len(block)) % SEQ_MODULO
-    # the header's type and arguments are the Pi's own (numbers, FULL/DIFF): checked by
-    # one match of their own, the frame made as encode_frame makes it
-    try:
-        head_body = " ".join((str(first), head_kind, *head_args)).encode("ascii")
-    except UnicodeEncodeError:
-        head_body = b""
-    if _HEADER_RE.fullmatch(head_body) is None or head_body.count(b" ") != len(head_args) + 1:
-        raise ValueError(f"bad block header: {head_kind!r} {head_args!r}")
-    head = b"$%s*%04X\n" % (head_body, binascii.crc_hqx(head_body, 0xFFFF))
-    return b"\n" + head + payload, (seq + 1) % SEQ_MODULO
-
-
-#: a counted block's header (``DU <update> <regions> <bytes> FULL|DIFF [ACK|-]``, its sequence
-#: number first): short enough for any frame, so its length needs no check of its own
-_HEADER_RE: Final = re.compile(rb"(?:0|[1-9][0-9]{0,4}) [A-Z]{1,8}(?: (?:[0-9A-Z]{1,8}|-)){0,5}")
-
-
-_FRAME_RE: Final = re.compile(
-    rb"\$((0|[1-9][0-9]{0,4}) ([A-Z]{1,8})((?: [!-)+-~]{1,32})*))\*([0-9A-F]{4})"
-)
-
-
-def parse_frame(line: bytes) -> tuple[int, str, tuple[str, ...]]:
-    """Check a line's framing and checksum; return (seq, type, args).
-
-    ``line`` excludes the terminator.  Raises FrameError("oversized" |
-    "garbage" | "checksum").
-    """
-    if len(line) > MAX_FRAME:
-        raise FrameError(OVERSIZED, f"{len(line)} bytes")
-    match = _FRAME_RE.fullmatch(line)
-    if match is None:
-        raise FrameError(GARBAGE)
-    body, seq_text, kind, arg_text, crc_text = match.groups()
-    seq = int(seq_text)
-    if seq >= SEQ_MODULO:
-        raise FrameError(GARBAGE, "sequence number out of range")
-    if crc16(body) != int(crc_text, 16):
-        raise FrameError(CHECKSUM)
-    args = tuple(arg_text.decode("ascii").split(" ")[1:]) if arg_text else ()
-    return seq, kind.decode("ascii"), args
-
-
-_DIGITS: Final = re.compile(r"[0-9]{1,10}")
-_FIRMWARE: Final = re.compile(r"[0-9A-Za-z._+-]{1,16}")
-_SERIAL: Final = re.compile(r"[0-9A-Fa-f]{1,32}")
-_UID: Final = re.compile(r"[0-9A-F]{8}|[0-9A-F]{14}|[0-9A-F]{20}")
-_SESSION: Final = re.compile(r"0|[1-9][0-9]{0,4}")
-
-
-def decode_message(kind: str, args: tuple[str, ...]) -> NodeEvent:
-    """Turn a node -> Pi message into an event.
-
-    Raises FrameError("unknown" | "malformed" | "version").
-    """
-    if kind in ("TAGON", "TAGOFF"):
-        if len(args) != 1 or not _UID.fullmatch(args[0]):
-            raise FrameError(MALFORMED, kind)
-        uid = bytes.fromhex(args[0])
-        return TagArrived(uid) if kind == "TAGON" else TagLeft(uid)
-    if kind == "TAGMANY":
-        if args:
-            raise FrameError(MALFORMED, kind)
-        return TagConflict()
-    if kind in ("PRESS", "HOLD"):
-        if len(args) != 1 or args[0] not in BUTTONS:
-            raise FrameError(MALFORMED, kind)
-        return ButtonPressed(args[0]) if kind == "PRESS" else ButtonHeld(args[0])
-    if kind in ("STUCK", "FREED"):
-        if len(args) != 1 or args[0] not in BUTTONS:
-            raise FrameError(MALFORMED, kind)
-        return ButtonStuck(args[0], kind == "STUCK")
-    if kind == "HB":
-        if (
-            len(args) not in (3, 4)
-            or not _DIGITS.fullmatch(args[0])
-            or not _DIGITS.fullmatch(args[1])
-            or args[2] not in ("OK", "NONE")
-        ):
-            raise FrameError(MALFORMED, kind)
-        written = None
-        if len(args) == 4 and args[3] != "-":  # protocol 4: the last update written whole
-            if not _UPDATE.fullmatch(args[3]) or int(args[3]) >= SEQ_MODULO:
-                raise FrameError(MALFORMED, kind)
-            written = int(args[3])
-        return Heartbeat(int(args[0]), int(args[1]), args[2] == "OK", written)
-    if kind == "HELLO":
-        # The version comes first: another version's HELLO may have other arguments.
-        if not args or not re.fullmatch(r"[0-9]{1,5}", args[0]):
-            raise FrameError(MALFORMED, kind)
-        if int(args[0]) not in PROTOCOL_VERSIONS:
-            raise FrameError(
-                VERSION,
-                f"node speaks protocol {args[0]}, the table "
-                f"{_VERSIONS_SAID}: "
-                "update the node's firmware (firmware/README.md)",
-            )
-        if (
-            len(args) != 6
-            or not _FIRMWARE.fullmatch(args[1])
-            or not re.fullmatch(r"-|[0-5]", args[2])
-            or not _SERIAL.fullmatch(args[3])
-            or not re.fullmatch(r"[0-9A-F]{2}", args[4])
-            or not (args[5] == "-" or _SESSION.fullmatch(args[5]))
-            or (args[5] != "-" and int(args[5]) >= SEQ_MODULO)
-        ):
-            raise FrameError(MALFORMED, kind)
-        seat = None if args[2] == "-" else int(args[2])
-        session = None if args[5] == "-" else int(args[5])
-        return Hello(seat, args[1], args[3].lower(), int(args[0]), int(args[4], 16), session)
-    if kind in _DISPLAY_MESSAGES:
-        return _decode_display(kind, args)
-    raise FrameError(UNKNOWN, kind)
-
-
-#: the versions the Pi speaks, as a message says them ("2, 3 or 4")
-_VERSIONS_SAID: Final = ", ".join(map(str, PROTOCOL_VERSIONS[:-1])) + f" or {PROTOCOL_VERSIONS[-1]}"
-_VERSIONS_SAID_ES: Final = (
-    ", ".join(map(str, PROTOCOL_VERSIONS[:-1])) + f" o {PROTOCOL_VERSIONS[-1]}"
-)
-_DISPLAY_MESSAGES: Final = ("PANEL", "DACK", "DLOST")
-PANEL_KINDS: Final = ("ssd1306", "sh1106", "ssd1309")
-_UPDATE: Final = re.compile(r"0|[1-9][0-9]{0,4}")
-
-
-def _decode_display(kind: str, args: tuple[str, ...]) -> DisplayEvent:
-    if kind == "PANEL":
-        if len(args) != 3 or args[2] not in ("OK", "MISSING"):
-            raise FrameError(MALFORMED, kind)
-        if args[0] not in PANEL_KINDS or args[1] not in ("3C", "3D"):
-            raise FrameError(MALFORMED, kind)
-        return PanelReport(args[0], int(args[1], 16), args[2] == "OK")
-    if len(args) != 1 or not _UPDATE.fullmatch(args[0]) or int(args[0]) >= SEQ_MODULO:
-        raise FrameError(MALFORMED, kind)
-    update = int(args[0])
-    return DisplayAck(update) if kind == "DACK" else DisplayLost(update)
-
-
-class FrameDecoder:
-    """Splits the byte stream into lines and turns valid frames into events.
-
-    Every rejected line is counted in ``stats`` under its reason and passed to
-    ``on_reject(reason, line)``.  CR and LF both end a line; empty lines are
-    ignored; a line longer than MAX_FRAME is dropped up to its terminator.
-    """
-
-    def __init__(self, on_reject: Callable[[str, bytes], None] | None = None) -> None:
-        self.on_reject = on_reject
-        self._lock = threading.Lock()
-        self._stats: Counter[str] = Counter(
-            {
-                key: 0
-                for key in (FRAMES, SEQ_GAP, CALLBACK_ERRORS, STALE, REPL_RESETS, *REJECT_REASONS)
-            }
-        )
-        self._frames = 0  # the ``frames`` counter: counted by the one thread that feeds
-        self._buf = bytearray()
-        self._skipping = False
-        self._expected_seq: int | None = None
-
-    @property
-    def frames(self) -> int:
-        """Valid frames so far (the ``frames`` counter, without copying them all)."""
-        return self._frames
-
-    @property
-    def stats(self) -> dict[str, int]:
-        """A snapshot of the counters: frames, seq_gap and one per reject reason."""
-        with self._lock:
-            snapshot = dict(self._stats)
-        snapshot[FRAMES] = self._frames
-        return snapshot
-
-    def count(self, key: str) -> None:
-        """One more of ``key`` (a reject reason, a gap, ...; frames are counted as they
-        are accepted)."""
-        with self._lock:
-            self._stats[key] += 1
-
-    def reset(self) -> None:
-        """Forget partial input and sequence state (a new connection); keep the counters."""
-        self._buf.clear()
-        self._skipping = False
-        self._expected_seq = None
-
-    def lone_frame(self, data: bytes) -> NodeEvent | None:
-        """The event that ``data`` is, when it is exactly one whole valid frame of those
-        a node sends most (``DACK``, ``HB``, ``PRESS``, ``HOLD``, ``TAGON``, ``TAGOFF``)
-        at the start of a line, nothing held from an earlier read: counted and its
-        sequence number checked as :meth:`feed` would. None (nothing taken) for anything
-        else: it goes to :meth:`feed`. A read of the port is most often one frame alone:
-        a display update's DACK, a button, a card laid or lifted."""
-        if self._buf or self._skipping:
-            return None
-        match = _FAST_DACK.fullmatch(data)  # the commonest on a node's panel
-        if match is not None:
-            return self._fast_ack(match)
-        match = _FAST_TAG.fullmatch(data)  # two a card, laid and lifted
-        if match is not None:
-            body, seq_text, kind, uid, crc_text = match.groups()
-            seq = int(seq_text)
-            if seq >= SEQ_MODULO or binascii.crc_hqx(body, 0xFFFF) != int(crc_text, 16):
-                return None
-            card = binascii.a2b_hex(uid)
-            event: NodeEvent = TagArrived(card) if kind == b"TAGON" else TagLeft(card)
-            self._accepted(seq, event)
-            return event
-        match = _FAST_FRAME.fullmatch(data)
-        return None if match is None else self._fast_frame(match)
-
-    def _fast_ack(self, match: re.Match[bytes]) -> DisplayAck | None:
-        """The DACK a ``_FAST_DACK`` match is, counted and its sequence checked; None
-        when its numbers or its checksum leave it to the general way."""
-        body, seq_text, update, crc_text = match.groups()
-        seq, number = int(seq_text), int(update)
-        if (
-            seq >= SEQ_MODULO
-            or number >= SEQ_MODULO
-            or binascii.crc_hqx(body, 0xFFFF) != int(crc_text, 16)
-        ):
-            return None
-        event = DisplayAck(number)
-        self._accepted(seq, event)
-        return event
-
-    def _fast_frame(self, match: re.Match[bytes]) -> NodeEvent | None:
-        """The event a ``_FAST_FRAME`` match is, counted and its sequence checked; None
-        when its numbers or its checksum leave it to the general way."""
-        body, seq_text, *message, crc_text = match.groups()
-        seq = int(seq_text)
-        if seq >= SEQ_MODULO or binascii.crc_hqx(body, 0xFFFF) != int(crc_text, 16):
-            return None
-        event = _fast_event(*message)
-        if event is not None:
-            self._accepted(seq, event)
-        return event
-
-    def feed(self, data: bytes) -> list[NodeEvent]:
-        """Take bytes as they arrive; return the events of the complete valid frames.
-
-        The frames a node sends most (DACK, HB, PRESS, HOLD, TAGON, TAGOFF), whole and
-        LF-ended at the start of a line, are read by one match (``_FAST_FRAME``) that
-        checks what the line grammar and the message's own checks would; anything else,
-        or one of those the match leaves in doubt (a checksum, a number out of range),
-        goes the general way from its first byte on: the same events, counters and
-        rejections."""
-        events: list[NodeEvent] = []
-        at = 0
-        if not self._buf and not self._skipping:
-            dack, fast = _FAST_DACK.match, _FAST_FRAME.match
-            size = len(data)
-            while at < size:
-                event: NodeEvent | None
-                match = dack(data, at)  # the most frequent: one a display update
-                if match is not None:
-                    event = self._fast_ack(match)
-                else:
-                    match = fast(data, at)
-                    if match is None:
-                        break
-                    event = self._fast_frame(match)
-                if event is None:
-                    break
-                events.append(event)
-                at = match.end()
-            if at == size:
-                return events
-            if at:
-                data = data[at:]
-        for line in self._lines(data):
-            event = self.decode_line(line)
-            if event is not None:
-                events.append(event)
-        return events
-
-    def _lines(self, data: bytes) -> list[bytes]:
-        lines: list[bytes] = []
-        buf = self._buf
-        for chunk in re.split(rb"([\r\n])", data):
-            if chunk in (b"\r", b"\n"):
-                if self._skipping:
-                    self._skipping = False
-                elif buf:
-                    lines.append(bytes(buf))
-                buf.clear()
-            elif chunk and not self._skipping:
-                if len(buf) + len(chunk) > MAX_FRAME:
-                    lines.append(bytes(buf) + chunk[: MAX_FRAME + 1 - len(buf)])
-                    buf.clear()
-                    self._skipping = True
-                else:
-                    buf += chunk
-        return lines
-
-    def decode_line(self, line: bytes) -> NodeEvent | None:
-        """Validate one line (no terminator); return its event, or None if rejected."""
-        if not line:
-            return None
-        try:
-            seq, kind, args = parse_frame(line)
-            event = decode_message(kind, args)
-        except FrameError as error:
-            self.count(error.reason)
-            if self.on_reject is not None:
-                self.on_reject(error.reason, line)
-            return None
-        self._accepted(seq, event)
-        return event
-
-    def _accepted(self, seq: int, event: NodeEvent) -> None:
-        """A valid frame: counted, its sequence number checked against the last's. On the
-        one thread that feeds the decoder (the loop's, or a link's own): the frame count
-        takes no lock, a ``stats`` snapshot made meanwhile on another thread may have it
-        one frame behind its gap count."""
-        self._frames += 1
-        expected = self._expected_seq
-        # A HELLO starts a new count (the node may have restarted).
-        if expected is not None and seq != expected and not isinstance(event, Hello):
-            self.count(SEQ_GAP)
-        self._expected_seq = (seq + 1) % SEQ_MODULO
-
-
-# The frames a node sends most, whole with their LF, each message's arguments as
-# decode_message checks them (the numbers' ranges and the checksum are checked after).
-_FAST_FRAME: Final = re.compile(
-    rb"\$((0|[1-9][0-9]{0,4}) (?:"
-    rb"(DACK) (0|[1-9][0-9]{0,4})"
-    rb"|(HB) ([0-9]{1,10}) ([0-9]{1,10}) (OK|NONE)(?: (-|0|[1-9][0-9]{0,4}))?"
-    rb"|(PRESS|HOLD) (" + b"|".join(name.encode() for name in BUTTONS) + rb")"
-    rb"|(TAGON|TAGOFF) ([0-9A-F]{8}|[0-9A-F]{14}|[0-9A-F]{20})"
-    rb"))\*([0-9A-F]{4})\n"
-)
-
-
-_FAST_TAG: Final = re.compile(
-    rb"\$((0|[1-9][0-9]{0,4}) (TAGON|TAGOFF) ([0-9A-F]{8}|[0-9A-F]{14}|[0-9A-F]{20}))"
-    rb"\*([0-9A-F]{4})\n"
-)
-
-
-_FAST_DACK: Final = re.compile(
-    rb"\$((0|[1-9][0-9]{0,4}) DACK (0|[1-9][0-9]{0,4}))\*([0-9A-F]{4})\n"
-)
-
-
-def _fast_event(
-    dack: bytes | None,
-    update: bytes | None,
-    hb: bytes | None,
-    uptime: bytes | None,
-    reads: bytes | None,
-    reader: bytes | None,
-    written: bytes | None,
-    press: bytes | None,
-    button: bytes | None,
-    tag: bytes | None,
-    uid: bytes | None,
-) -> NodeEvent | None:
-    """The event of a ``_FAST_FRAME`` match's message groups, or None if the general
-    way must judge it (a number out of range)."""
-    if dack is not None and update is not None:
-        number = int(update)
-        return DisplayAck(number) if number < SEQ_MODULO else None
-    if hb is not None and uptime is not None and reads is not None:
-        said = None if written is None or written == b"-" else int(written)
-        if said is not None and said >= SEQ_MODULO:
-            return None
-        return Heartbeat(int(uptime), int(reads), reader == b"OK", said)
-    if press is not None and button is not None:
-        name = button.decode("ascii")
-        return ButtonPressed(name) if press == b"PRESS" else ButtonHeld(name)
-    if uid is None:  # pragma: no cover - the pattern has no other alternative
-        return None
-    card = bytes.fromhex(uid.decode("ascii"))
-    return TagArrived(card) if tag == b"TAGON" else TagLeft(card)
-
-
-# -- finding nodes ---------------------------------------------------------------------
-
-_BY_ID_NAME: Final = re.compile(r"usb-(?P<product>.+)_(?P<serial>[0-9A-Za-z]+)-if00")
-
-
-def find_nodes(
-    by_id_dir: Path = DEFAULT_BY_ID_DIR, product_prefix: str = "MicroPython"
-) -> dict[str, str]:
-    """Seat nodes plugged in now: {USB serial number (lower case): stable port path}.
-
-    Looks at the names udev makes under ``/dev/serial/by-id``, for example
-    ``usb-MicroPython_Board_in_FS_mode_e6614103e7ab1234-if00``.  A missing
-    directory (nothing plugged in) gives an empty dict.
-    """
-    nodes: dict[str, str] = {}
-    try:
-        entries = sorted(by_id_dir.iterdir())
-    except OSError:
-        return nodes
-    for entry in entries:
-        match = _BY_ID_NAME.fullmatch(entry.name)
-        if match is None or not match.group("product").startswith(product_prefix):
-            continue
-        nodes[match.group("serial").lower()] = str(entry)
-    return nodes
-
-
-def port_for_serial(
-    serial_number: str, by_id_dir: Path = DEFAULT_BY_ID_DIR
-) -> Callable[[], str | None]:
-    """A resolver for SeatLink: the node's current port path, or None while unplugged."""
-    wanted = serial_number.lower()
-
-    def resolve() -> str | None:
-        return find_nodes(by_id_dir, product_prefix="").get(wanted)
-
-    return resolve
-
-
 # -- the link ----------------------------------------------------------------------------
-
-
-class _Port(Protocol):
-    """What SeatLink uses of a pyserial port."""
-
-    def read(self, size: int = 1) -> bytes: ...
-    def write(self, data: bytes) -> int | None: ...
-    def close(self) -> None: ...
-
-    @property
-    def in_waiting(self) -> int: ...
 
 
 EventCallback = Callable[[int, LinkEvent], None]
@@ -679,36 +134,7 @@ _PLAIN = frozenset(
 )
 
 
-#: the most a link's outbox holds for a node that reads slowly (``SeatLink._put``): about
-#: eleven whole-screen updates; more is a node that does not read
-OUTBOX_MAX: Final = 16384
-
-
-class OutboxFull(OSError):
-    """A write to a node whose outbox is full: the node has not read for a while (its
-    heartbeat's timeout ends the session). Handled where a failed write is."""
-
-
-def _write_all(port: _Port, data: bytes) -> None:
-    """Write all of ``data``: straight to the port's file descriptor when it has one (a
-    tty; pyserial's write adds a select and a timeout to every call, which the Pi pays
-    per display update), through pyserial otherwise and when the kernel's buffer is
-    full (it waits up to its write timeout)."""
-    fd = getattr(port, "fd", None)
-    if not isinstance(fd, int):
-        port.write(data)
-        return
-    rest: bytes | memoryview = data
-    try:
-        written = os.write(fd, rest)
-        while written < len(rest):  # most often the kernel takes it all at once
-            rest = memoryview(rest)[written:]
-            written = os.write(fd, rest)
-    except BlockingIOError:
-        port.write(bytes(rest))
-
-
-class SeatLink:
+class SeatLink(LinkWriter):
     """One seat node's serial link, kept alive by a :class:`~controller.hal.seatbus.SeatBus`.
 
     ``port`` is a pyserial URL or device path (``/dev/truco-seat0``,
@@ -740,7 +166,7 @@ class SeatLink:
         read_timeout: float = 0.25,
         repl_after: float = 2.5,
     ) -> None:
-        self.seat = seat
+        super().__init__(seat)
         self._port_spec = port
         self._on_event = on_event
         self.baudrate = baudrate
@@ -753,10 +179,8 @@ class SeatLink:
         self.decoder = FrameDecoder(on_reject=self._log_reject)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None  # the private bus's, after start()
-        self._bus: SeatBus | None = None
         #: when the bus next runs this link's timers (monotonic seconds)
         self.due = float("inf")
-        self._fd: int | None = None  # the open port's file descriptor, on the bus
         self._backoff = backoff_initial
         self._next_open = float("-inf")
         # this session's timers (see _timers)
@@ -766,12 +190,6 @@ class SeatLink:
         self._last_recovery: float | None = None  # the last REPL recovery this session
         self._recovery_wait = repl_after
         self._warned_silent = False
-        self._write_lock = threading.Lock()
-        self._out = bytearray()  # what the port's buffer has not taken yet (``_put``)
-        self.outbox_waits = 0  # writes the kernel took only part of (the rest waited)
-        self.outbox_overflows = 0  # writes refused: the outbox was full (``OutboxFull``)
-        self._serial: _Port | None = None
-        self._tx_seq = 0
         self._connected = False
         self._port_name = ""
         self._hello: Hello | None = None
@@ -874,77 +292,6 @@ class SeatLink:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def send(self, kind: str, *args: str) -> bool:
-        """Send one command frame; False if the node is not connected or the write fails."""
-        with self._write_lock:
-            port = self._serial
-            if port is None:
-                return False
-            frame = encode_frame(self._tx_seq, kind, *args)
-            self._tx_seq = (self._tx_seq + 1) % SEQ_MODULO
-            try:
-                self._put(port, frame)
-            except (serial.SerialException, OSError) as error:
-                log.debug("seat %d: write failed: %s", self.seat, error)
-                return False
-        return True
-
-    def send_many(self, messages: list[tuple[str, tuple[str, ...]]]) -> bool:
-        """Send several frames in one write, none of another thread's in between (a
-        display update); False if the node is not connected or the write fails."""
-        with self._write_lock:
-            port = self._serial
-            if port is None:
-                return False
-            frames = []
-            for kind, args in messages:
-                frames.append(encode_frame(self._tx_seq, kind, *args))
-                self._tx_seq = (self._tx_seq + 1) % SEQ_MODULO
-            try:
-                self._put(port, b"".join(frames))
-            except (serial.SerialException, OSError) as error:
-                log.debug("seat %d: write failed: %s", self.seat, error)
-                return False
-        return True
-
-    def send_counted(
-        self,
-        header: Callable[[int], tuple[str, tuple[str, ...]]],
-        block: list[tuple[bytes, bytes]],
-    ) -> int:
-        """Protocol 3's display update: the ``header`` frame (``header(count)`` gives
-        its type and arguments, ``count`` being the byte count of the frames after it)
-        then the ``block`` frames (type and arguments already joined, as bytes; a frame
-        up to MAX_BLOCK_FRAME bytes), all in one write. Returns the bytes written, 0 if
-        the node is not connected or the write fails."""
-        with self._write_lock:
-            port = self._serial
-            if port is None:
-                return 0
-            data, self._tx_seq = encode_counted(self._tx_seq, header, block)
-            try:
-                self._put(port, data)
-            except (serial.SerialException, OSError) as error:
-                log.debug("seat %d: write failed: %s", self.seat, error)
-                return 0
-        return len(data)
-
-    def identify(self, seconds: int = 10) -> bool:
-        """Make the node's LED blink fast for ``seconds`` (0 stops it)."""
-        if not 0 <= seconds <= MAX_IDENT_SECONDS:
-            raise ValueError(f"seconds must be 0..{MAX_IDENT_SECONDS}")
-        return self.send("IDENT", str(seconds))
-
-    def set_led(self, mode: str) -> bool:
-        """Set the node's LED pattern: OFF, ON, SLOW or FAST."""
-        if mode not in LED_MODES:
-            raise ValueError(f"LED mode must be one of {LED_MODES}")
-        return self.send("LED", mode)
-
-    def reset_node(self) -> bool:
-        """Restart the node (it disappears from USB for a moment and comes back)."""
-        return self.send("RESET")
-
     def soft_reset(self) -> bool:
         """Bring a node back from the MicroPython REPL (``REPL_RECOVERY``)."""
         # counted before the bytes leave: whoever hears them already sees the count (counted
@@ -953,73 +300,6 @@ class SeatLink:
             return False
         log.warning("asiento %d: el nodo está en su REPL: se le mandó un reinicio", self.seat)
         return True
-
-    def _write_raw(self, data: bytes, before: Callable[[], None] | None = None) -> bool:
-        """Write ``data`` whole; ``before`` runs once the port is there, just before."""
-        with self._write_lock:
-            port = self._serial
-            if port is None:
-                return False
-            if before is not None:
-                before()
-            try:
-                self._put(port, data)
-            except (serial.SerialException, OSError) as error:
-                log.debug("seat %d: write failed: %s", self.seat, error)
-                return False
-        return True
-
-    def _put(self, port: _Port, data: bytes) -> None:
-        """Write ``data`` whole, in order after whatever waits (the link's write lock
-        held). On a bus, a write never waits for the node: what the kernel's buffer does
-        not take now (a node that reads slowly, busy with its panel) waits in the link's
-        outbox and goes out as the port takes it (the bus watches the port for room), so
-        the loop reading every seat never stalls on one. An outbox past ``OUTBOX_MAX``
-        bytes is a node that does not read: this write fails (``OutboxFull``), what
-        waited is kept (its frames stay whole), as a timed-out write did. With no bus
-        (or no file descriptor), pyserial's write, which waits up to its timeout."""
-        fd, bus = self._fd, self._bus
-        if fd is None or bus is None:
-            _write_all(port, data)
-            return
-        out = self._out
-        if out:
-            if len(out) + len(data) > OUTBOX_MAX:
-                self.outbox_overflows += 1
-                raise OutboxFull(f"{len(out)} bytes wait for the node")
-            out += data
-            return
-        try:
-            written = os.write(fd, data)
-        except BlockingIOError:
-            written = 0
-        if written < len(data):
-            out += memoryview(data)[written:]
-            self.outbox_waits += 1
-            bus.want_write(fd, self._writable)
-
-    def _writable(self) -> None:
-        """The bus found room in the port's buffer: what waits in the outbox goes on."""
-        with self._write_lock:
-            fd, bus, out = self._fd, self._bus, self._out
-            if fd is None or bus is None:
-                out.clear()
-                return
-            if out:
-                try:
-                    del out[: os.write(fd, out)]
-                except BlockingIOError:
-                    return
-                except OSError as error:  # the port went: the reading side ends the session
-                    log.debug("seat %d: write failed: %s", self.seat, error)
-                    out.clear()
-            if not out:
-                bus.done_writing(fd)
-
-    @property
-    def outbox(self) -> int:
-        """Bytes written to the link that wait for room in the port's buffer."""
-        return len(self._out)
 
     # -- events ----------------------------------------------------------------------------
     def _deliver(self, event: LinkEvent) -> None:
@@ -1055,7 +335,7 @@ class SeatLink:
                 reason,
                 line[:MAX_FRAME],
                 "; el nodo habla otro protocolo que "
-                f"{_VERSIONS_SAID_ES}: actualizá su firmware "
+                f"{VERSIONS_SAID_ES}: actualizá su firmware "
                 "(firmware/README.md)"
                 if reason == VERSION
                 else "",
@@ -1112,7 +392,7 @@ class SeatLink:
             return
         try:
             port = cast(
-                _Port,
+                SerialPort,
                 serial.serial_for_url(
                     name,
                     baudrate=self.baudrate,
@@ -1135,7 +415,7 @@ class SeatLink:
         self._next_open = now + self._backoff
         self._backoff = min(self._backoff * 2, self.backoff_max)
 
-    def _begin(self, port: _Port, name: str, now: float) -> None:
+    def _begin(self, port: SerialPort, name: str, now: float) -> None:
         """A new session on the opened ``port``."""
         self.decoder.reset()
         self._logged_rejects.clear()

@@ -7,11 +7,11 @@ the Pi's SPI0, and this module does the node's job on the Pi, with the same rule
 and the same timings, and hands the table the same events:
 
 * a card put on the reader is reported once, as
-  :class:`~controller.hal.seatlink.TagArrived`, after two consecutive polls read
+  :class:`~controller.hal.events.TagArrived`, after two consecutive polls read
   it alike, however long it lies there, even if a poll now and then fails to read it;
 * several cards in the field at once (a bit collision in anticollision) are never
-  resolved to one of them: :class:`~controller.hal.seatlink.TagConflict`, once;
-* it is reported gone, as :class:`~controller.hal.seatlink.TagLeft`, once no poll has
+  resolved to one of them: :class:`~controller.hal.events.TagConflict`, once;
+* it is reported gone, as :class:`~controller.hal.events.TagLeft`, once no poll has
   read it for ``leave_s`` (500 ms); putting a different card on the reader ends the
   old one at once (``TagLeft`` then ``TagArrived``);
 * while the reader fails (not answering, SPI errors), polls read nothing, so a card

@@ -52,7 +52,9 @@ and none of its games is in progress, the whole panel is the match, one line a p
 round (``CUARTOS DE FINAL``), the two entrants (``LOS DEL FONDO``, ``VS``, ``LA BARRA``:
 team 0 then team 1, the seat's own team inverted; a name too long is shortened, its
 small words dropped, then its first words cut to initials: ``C.A.I. AVELLANEDA``),
-``CHICO 2 DE 3`` and ``SOS DE LOS DEL FONDO``. The score is 0 to 0 then, and the first
+``CHICO 2 DE 3`` and ``SOS DE LOS DEL FONDO``; when the desk names the players (a
+league's pair its club named), the seat's own side's go under the two sides (``ANA Y
+BETO``). The score is 0 to 0 then, and the first
 card tapped of the first deal brings the game's own screen back; during the game the
 match is not shown (the terminal table names it above the panels).
 
@@ -113,6 +115,7 @@ __all__ = [
     "fit_text",
     "match_lines",
     "next_lines",
+    "pair_text",
     "plain",
     "render_content",
     "render_pages",
@@ -337,9 +340,23 @@ def short_name(name: str, width: int = WIDTH) -> str:
     return fit_text([text, " ".join(big), *initials, text], width)
 
 
+def pair_text(players: Sequence[str], width: int = WIDTH) -> str:
+    """A side's players on one line: ``ANA LÓPEZ Y BETO DÍAZ``; too long, their last
+    names (``LÓPEZ Y DÍAZ``), then their first names, then cut."""
+    words = [p.split() for p in players if p.split()]
+    full = " Y ".join(" ".join(w) for w in words)
+    last = " Y ".join(w[-1] for w in words)
+    first = " Y ".join(w[0] for w in words)
+    return fit_text([full, last, first, last], width)
+
+
 def match_lines(card: MatchCard, team: int) -> tuple[Line, ...]:
-    """The match card's eight lines (one a page) for a seat of ``team`` (0: home)."""
+    """The match card's eight lines (one a page) for a seat of ``team`` (0: home); when
+    the card names the players (a league's pair, a tournament team's players), the line
+    under the two sides is the seat's own side's (``ANA Y BETO``)."""
     names = (short_name(card.home), short_name(card.away))
+    mine = [p for p in (card.players[team] if team in (0, 1) else ()) if p.strip()]
+    who = Line(pair_text(mine), centre=True) if mine else Line()
     ours = short_name(card.home if team == 0 else card.away, WIDTH - text_width("SOS DE "))
     chico = "CHICO ÚNICO" if card.best_of == 1 else f"CHICO {card.chico} DE {card.best_of}"
     return (
@@ -348,7 +365,7 @@ def match_lines(card: MatchCard, team: int) -> tuple[Line, ...]:
         Line(names[0], centre=True, inverted=team == 0),
         Line("VS", centre=True),
         Line(names[1], centre=True, inverted=team == 1),
-        Line(),
+        who,
         Line.of(chico, centre=True),
         Line(f"SOS DE {ours}", centre=True),
     )

@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
+from collections.abc import Callable
 from typing import Final
 
 from ..engine import Action, Card, Game, Kind, SeatView, envido_points, flor_points
@@ -51,6 +52,45 @@ def flor_due(game: Game, seat: int, hand: tuple[Card, ...] | None) -> Action | N
         return None
     flor = Action(seat, Kind.FLOR)
     return flor if game.is_legal(flor) else None
+
+
+def _show(seat: int, game: Game, dealt: tuple[Card, ...]) -> Action | None:
+    """``seat``'s cards shown to prove its claim, unless all of them are seen already."""
+    if set(dealt) <= set(game.seen_cards(seat)):
+        return None
+    show = Action(seat, Kind.SHOW, cards=dealt)
+    return show if game.is_legal(show) else None
+
+
+def _declare(
+    seat: int,
+    game: Game,
+    view: SeatView,
+    by_kind: dict[Kind, list[Action]],
+    dealt: tuple[Card, ...],
+    unread: Callable[[], int | None],
+) -> Action | None:
+    """``seat``'s turn in a telling (envido or flor): its own points if it may say them,
+    else son buenas, else the first number it may declare; ``unread()`` is what it would
+    say with its cards unread (asked only then)."""
+    telling = view.telling
+    assert telling is not None
+    if telling.next_seat != seat:
+        return None
+    own: int | None
+    if not dealt:
+        own = unread()
+    elif telling.kind == "flor":
+        own = flor_points(dealt)
+    else:
+        own = envido_points(dealt, flor=game.rules.flor)
+    for a in by_kind.get(Kind.DECLARE, []):
+        if a.number == own:
+            return a
+    if Kind.SON_BUENAS in by_kind:
+        return by_kind[Kind.SON_BUENAS][0]
+    declarations = by_kind.get(Kind.DECLARE)
+    return declarations[0] if declarations else None
 
 
 class BasicBot:
@@ -145,10 +185,7 @@ class BasicBot:
             return None
         play = game.play_of(self.seat)
         won = [r for r in (play.envido_result, play.flor_result) if r and r[0] == self.seat]
-        if not won or set(dealt) <= set(game.seen_cards(self.seat)):
-            return None
-        show = Action(self.seat, Kind.SHOW, cards=dealt)
-        return show if game.is_legal(show) else None
+        return _show(self.seat, game, dealt) if won else None
 
     def _declare(
         self,
@@ -157,24 +194,9 @@ class BasicBot:
         by_kind: dict[Kind, list[Action]],
         dealt: tuple[Card, ...],
     ) -> Action | None:
-        telling = view.telling
-        assert telling is not None
-        if telling.next_seat != self.seat:
-            return None
-        own: int | None
-        if not dealt:
-            own = self.rng.choice([a.number for a in by_kind.get(Kind.DECLARE, [])] or [0])
-        elif telling.kind == "flor":
-            own = flor_points(dealt)
-        else:
-            own = envido_points(dealt, flor=game.rules.flor)
-        for a in by_kind.get(Kind.DECLARE, []):
-            if a.number == own:
-                return a
-        if Kind.SON_BUENAS in by_kind:
-            return by_kind[Kind.SON_BUENAS][0]
-        declarations = by_kind.get(Kind.DECLARE)
-        return declarations[0] if declarations else None
+        # its cards unread: a number it may declare, at random
+        numbers = [a.number for a in by_kind.get(Kind.DECLARE, [])] or [0]
+        return _declare(self.seat, game, view, by_kind, dealt, lambda: self.rng.choice(numbers))
 
 
 # ---------------------------------------------------------------------------- the club bot
@@ -755,10 +777,7 @@ class Bot:
         won = [r for r in (play.envido_result, play.flor_result) if r and r[0] == self.seat]
         if not won and self.seat not in view.flor_announced:
             return None
-        if set(dealt) <= set(game.seen_cards(self.seat)):
-            return None
-        show = Action(self.seat, Kind.SHOW, cards=dealt)
-        return show if game.is_legal(show) else None
+        return _show(self.seat, game, dealt)
 
     def _declare(
         self,
@@ -767,24 +786,7 @@ class Bot:
         by_kind: dict[Kind, list[Action]],
         dealt: tuple[Card, ...],
     ) -> Action | None:
-        telling = view.telling
-        assert telling is not None
-        if telling.next_seat != self.seat:
-            return None
-        own: int | None
-        if not dealt:
-            own = None
-        elif telling.kind == "flor":
-            own = flor_points(dealt)
-        else:
-            own = envido_points(dealt, flor=game.rules.flor)
-        for a in by_kind.get(Kind.DECLARE, []):
-            if a.number == own:
-                return a
-        if Kind.SON_BUENAS in by_kind:
-            return by_kind[Kind.SON_BUENAS][0]
-        declarations = by_kind.get(Kind.DECLARE)
-        return declarations[0] if declarations else None
+        return _declare(self.seat, game, view, by_kind, dealt, lambda: None)
 
 
 def _decided(results: list[int | None], mano_us: bool) -> int | None:

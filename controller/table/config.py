@@ -52,12 +52,14 @@ from typing import Any
 
 from ..engine import HouseRules
 from ..engine.rules import Claims, Falta
-from ..hal.display import DRIVERS, DisplayConfig
+from ..hal.display import DisplayConfig
+from ..hal.panels import PANEL_KINDS
+from ..hal.wiring import GpioSeat, NodeSeat
 from .controls import Button
 from .store import ArchivePolicy
 from .table import DealReading
 
-__all__ = ["DEFAULT_CONFIG", "ConfigError", "NodeSeat", "TableConfig", "load_config"]
+__all__ = ["DEFAULT_CONFIG", "ConfigError", "TableConfig", "load_config"]
 
 DEFAULT_CONFIG = Path("/etc/truco-table/table.toml")
 _BUTTONS = {b.value for b in Button}
@@ -103,20 +105,6 @@ def _fix(line: int | None) -> str:
     if line is None:
         return "Corregí el archivo y volvé a arrancar la mesa"
     return "Corregí esa línea y volvé a arrancar la mesa"
-
-
-@dataclass(frozen=True, slots=True)
-class NodeSeat:
-    seat: int
-    serial: str
-
-
-@dataclass(frozen=True, slots=True)
-class GpioSeat:
-    seat: int
-    buttons: Mapping[str, int]
-    reader_cs: int | None = None
-    led: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -641,7 +629,7 @@ def _hardware(
                 'va en la Pi: connected_to = "pi" y su mux_channel)',
             )
         display = DisplayConfig(
-            driver=r.text(entry, "driver", where, "ssd1306", DRIVERS),
+            driver=r.text(entry, "driver", where, "ssd1306", PANEL_KINDS),
             bus=r.text(entry, "interface", where, "i2c", ("i2c", "spi")),
             port=r.integer(entry, "i2c_bus", where, bus, 0, 31),
             mux_channel=channel,

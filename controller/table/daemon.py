@@ -30,9 +30,10 @@ from pathlib import Path
 from typing import Protocol
 
 from ..hal.factory import HARDWARE_ENV, factory_named
+from ..hal.wiring import HardwareStartError, build_hardware
 from .answers import ANSWERS_FILE
 from .config import ConfigError, TableConfig, load_config
-from .hardware import HARDWARE_EXIT, HardwareStartError, build_hardware
+from .hardware import HARDWARE_EXIT, SeatStatus
 from .lock import TableLock, TableLocked
 from .notify import Notifier
 from .service import ServiceConfig, TableService, freeze_heap
@@ -155,7 +156,8 @@ def _run_locked(config_path: Path, config: TableConfig, load_link: LoadLink | No
     except ValueError as e:
         print(f"truco-table: {HARDWARE_ENV}: {e}", file=sys.stderr)
         return 2
-    hardware = build_hardware(config, factory)
+    status = SeatStatus(config.status_file)
+    hardware = build_hardware(config, factory, status)
     service_config = ServiceConfig(
         config.rules,
         config.deal_reading,
@@ -178,7 +180,7 @@ def _run_locked(config_path: Path, config: TableConfig, load_link: LoadLink | No
         notifier=Notifier.from_environment(),
         deck_of=lambda uid: registry.registry.deck_of(uid),  # follows a reloaded registry
     )
-    service.watch.status = hardware.status  # each seat's faults, for the doctor
+    service.watch.status = status  # each seat's faults, for the doctor
     try:
         hardware.start(service.post, service.bus)  # the nodes are read in the loop's wait
     except HardwareStartError as e:

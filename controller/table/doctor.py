@@ -40,7 +40,7 @@ from pathlib import Path
 
 from ..hal.deck import DeckError, load_registry
 from ..hal.display import DisplayConfig, mux_bus
-from ..hal.seatlink import find_nodes
+from ..hal.node_finder import find_nodes
 from .config import ConfigError, TableConfig, load_config
 from .hardware import read_seat_status, read_status
 

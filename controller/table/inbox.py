@@ -30,7 +30,7 @@ import time
 import weakref
 from collections import Counter, deque
 
-from ..hal.seatlink import ButtonHeld, ButtonPressed, LinkEvent, TagArrived
+from ..hal.events import ButtonHeld, ButtonPressed, LinkEvent, TagArrived
 
 __all__ = ["Inbox"]
 

@@ -4,7 +4,7 @@
 what ``replay --through mock`` feeds a transcript through: every action becomes the
 button presses, holds and card taps a player would make (``controls.gestures_for``).
 The table's configuration (``mock_config``) goes through the same wiring as on a Pi
-(``controller.table.hardware``) with ``MockHardware`` parts:
+(``controller.hal.wiring``) with ``MockHardware`` parts:
 
 - ``topology="nodes"``: a simulated seat node on a pty per seat writes the protocol
   frames, read back by the real ``SeatLink``;
@@ -29,10 +29,11 @@ from ..hal.events import TagArrived, TagLeft
 from ..hal.gpio_pad import DEFAULT_PINS
 from ..hal.mock import MockDeck, MockHardware
 from ..hal.mock_mfrc522 import SimTag
+from ..hal.wiring import GpioSeat, Hardware, NodeSeat, build_hardware
 from .chord import REFEREE_CHORD
-from .config import GpioSeat, NodeSeat, TableConfig
+from .config import TableConfig
 from .controls import Button, Gesture, gestures_for
-from .hardware import Hardware, build_hardware
+from .hardware import SeatStatus
 from .notify import Notifier
 from .service import ServiceConfig, TableService
 from .table import DealReading, Phase, Table
@@ -119,7 +120,9 @@ class MockTable:
         self.on_change = on_change
         self.config = mock_config(rules, topology, deal_reading, panels)
         self.parts = MockHardware()
-        self.hardware: Hardware = build_hardware(self.config, self.parts)
+        self.hardware: Hardware = build_hardware(
+            self.config, self.parts, SeatStatus(self.config.status_file)
+        )
         self.service = TableService(
             ServiceConfig(rules, deal_reading, state_dir, watchdog_s),
             self.deck.lookup,

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import importlib.util
 import random
-import re
-import subprocess
-import sys
 from pathlib import Path
 from types import ModuleType
 
-from controller.engine import Action, Card, Game, HouseRules, Kind
+from controller.engine import Action, Game, HouseRules, Kind
 from controller.table.bots import Bot
+from tests.bench.runs import key_values, run_bench
+from tests.helpers import cards
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -29,17 +28,10 @@ def _bench() -> ModuleType:
 bench = _bench()
 
 
-def cards(text: str) -> list[Card]:
-    return [Card.from_str(w) for w in text.split()]
-
-
 def test_it_prints_key_value_lines_per_player_count() -> None:
-    done = subprocess.run(
-        [sys.executable, "bench/bots.py", "--games", "4", "--players", "2,4"],
-        cwd=ROOT, capture_output=True, text=True, timeout=600, check=False,
-    )  # fmt: skip
+    done = run_bench("bench/bots.py", "--games", "4", "--players", "2,4")
     assert done.returncode == 0, done.stderr
-    lines = [dict(re.findall(r"(\w+)=(\S+)", line)) for line in done.stdout.splitlines()]
+    lines = key_values(done.stdout)
     counts = [line for line in lines if "win_rate" in line and "players" in line]
     assert [line["players"] for line in counts] == ["2", "4"]
     for line in counts:

@@ -5,30 +5,18 @@ that the total is their sum."""
 
 from __future__ import annotations
 
-import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.bench.runs import key_values, run_bench
 
 
 def _run(*args: str) -> dict[str, str]:
-    done = subprocess.run(
-        [sys.executable, "bench/card_to_light.py", "--seeds", "1", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    done = run_bench("bench/card_to_light.py", "--seeds", "1", *args)
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
-    (line,) = done.stdout.splitlines()
-    pairs = dict(re.findall(r"(\w+)=(\S+)", line))
-    assert len(pairs) == line.count("=")
+    (pairs,) = key_values(done.stdout, only=True)
     return pairs
 
 
@@ -53,20 +41,10 @@ def test_the_documented_figure_stands_in_for_the_node(tmp_path: Path) -> None:
 
 
 def test_the_display_bench_speaks_protocol_4_and_breaks_the_time_down() -> None:
-    done = subprocess.run(
-        [sys.executable, "bench/display.py", "--seeds", "1", "--node-bus", "spi"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    done = run_bench("bench/display.py", "--seeds", "1", "--node-bus", "spi")
     assert done.returncode == 0, done.stderr
-    (node,) = [
-        dict(re.findall(r"(\w+)=(\S+)", line))
-        for line in done.stdout.splitlines()
-        if line.startswith("topology=node")
-    ]
+    nodes = [line for line in done.stdout.splitlines() if line.startswith("topology=node")]
+    (node,) = key_values("\n".join(nodes))
     assert node["protocol"] == "4" and node["node_bus"] == "spi"
     for key in ("last_panel_ms_p99", "last_panel_ms_max", "after_pi_ms_p99"):
         assert float(node[key]) > 0

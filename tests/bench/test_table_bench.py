@@ -8,40 +8,25 @@ still runs."""
 from __future__ import annotations
 
 import os
-import re
 import statistics
 import subprocess
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.bench.runs import key_values, run_bench
 
 
 def _run(
     tmp_path: Path, *args: str, bench: str = "bench/table.py"
 ) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "TMPDIR": str(tmp_path)}  # its state directories: ours
-    return subprocess.run(
-        [sys.executable, bench, *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    return run_bench(bench, *args, env=env)
 
 
 def _bench(tmp_path: Path, *args: str, bench: str = "bench/table.py") -> list[dict[str, str]]:
     done = _run(tmp_path, "--games", "1", *args, bench=bench)
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
-    lines = []
-    for line in done.stdout.splitlines():
-        pairs = dict(re.findall(r"(\w+)=(\S+)", line))
-        assert len(pairs) == line.count("="), line  # every word a key=value
-        lines.append(pairs)
-    return lines
+    return key_values(done.stdout, only=True)
 
 
 def _float(text: str) -> float:

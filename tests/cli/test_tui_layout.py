@@ -9,8 +9,9 @@ import pytest
 from controller.cli.tui import TerminalTable
 from controller.engine import HouseRules
 from controller.table.run_mock import MockRun
+from tests.helpers import Clock
 
-from .tables import Clock, screen
+from .tables import screen
 
 
 @pytest.fixture
@@ -152,8 +153,10 @@ def test_a_tournament_match_is_named_above_the_panels(run: MockRun) -> None:
     assert "Los del Fondo: Ana, Beto · La Barra: Carla, Dani" in text
     assert "asiento 0 (vos) · equipo Los del Fondo" in text
     assert "asiento 2 · equipo Los del Fondo" in text
-    assert " LOS DEL FONDO · VS · LA BARRA · CHICO 2 DE 3 · " in text  # under each panel
-    assert "[asiento 1] CUARTOS DE FINAL │ LOS DEL FONDO │ VS │ LA BARRA │ CHICO 2 DE 3" in text
+    # under each panel, with the seat's own pair (issue 47)
+    assert " LOS DEL FONDO · VS · LA BARRA · ANA Y BETO · CHICO 2 DE 3 · " in text
+    assert ("[asiento 1] CUARTOS DE FINAL │ LOS DEL FONDO │ VS │ LA BARRA │ CARLA Y DANI │ "
+            "CHICO 2 DE 3") in text  # fmt: skip
     table.tick()  # the deal: the game's own screens, the match still named on top
     text = screen(table)
     assert "chico 2 de 3" in text and "CHICO 2 DE 3" not in text

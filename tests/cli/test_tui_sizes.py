@@ -13,8 +13,7 @@ from controller.cli.tui import STICKS, TerminalTable
 from controller.engine import HouseRules
 from controller.table.run_mock import MockRun
 from controller.table.table import DealReading
-
-from .tables import Clock
+from tests.helpers import Clock
 
 SIZES = [(80, 24), (100, 30), (120, 40)]
 

@@ -15,8 +15,9 @@ import pytest
 from controller.cli.tui import TEXTS, LogEntry, TerminalTable, line_mode
 from controller.engine import Action, Claims, HouseRules, Kind, RefusalCode, envido_points
 from controller.table.run_mock import MockRun
+from tests.helpers import Clock
 
-from .tables import Clock, screen
+from .tables import screen
 
 
 def settle(table: TerminalTable, clock: Clock, steps: int = 60) -> None:

@@ -13,8 +13,9 @@ from controller.engine import Action, Card, HouseRules, Kind
 from controller.notices import ActionUndone, GameWon
 from controller.render.notices import notice_text
 from controller.table.run_mock import MockRun
+from tests.helpers import Clock
 
-from .tables import Clock, screen
+from .tables import screen
 
 
 @pytest.fixture

@@ -5,10 +5,7 @@ from __future__ import annotations
 import pytest
 
 from controller.engine import CARDS, Card, Suit, envido_points, flor_points, has_flor
-
-
-def cards(text: str) -> list[Card]:
-    return [Card.from_str(w) for w in text.split()]
+from tests.helpers import cards
 
 
 class TestNotation:

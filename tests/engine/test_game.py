@@ -18,11 +18,7 @@ from controller.engine import (
     PicaPicaHandError,
     RefusalCode,
 )
-
-
-def cards(text: str) -> list[Card]:
-    return [Card.from_str(c) for c in text.split()]
-
+from tests.helpers import cards
 
 SIX_DEAL = {
     0: cards("1E 4C 5O"),

@@ -6,11 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from controller.engine import Action, Card, Claims, Game, HouseRules, RefusalCode
-
-
-def cards(text: str) -> list[Card]:
-    return [Card.from_str(c) for c in text.split()]
+from controller.engine import Action, Claims, Game, HouseRules, RefusalCode
+from tests.helpers import cards
 
 
 def _code(game: Game, text: str) -> RefusalCode | None:

@@ -5,16 +5,8 @@ mpy/fw_checks.py, on MicroPython and CPython.)"""
 
 from __future__ import annotations
 
+from fw_checks import _press as run
 from seatnode.debounce import PRESS, Button
-
-
-def run(button: Button, samples: list[tuple[int, bool]]) -> list[tuple[int, str]]:
-    events = []
-    for now, raw in samples:
-        event = button.update(raw, now)
-        if event is not None:
-            events.append((now, event))
-    return events
 
 
 def test_bouncy_press_counts_once() -> None:

@@ -22,9 +22,12 @@ from micropython_unix import require_micropython
 from PIL import Image, ImageDraw
 from seatnode.config import USB_READ_BUDGET
 
-from controller.hal.display_writer import Controller, DisplayWriter, Panel, image_to_pages
+from controller.hal.display_planner import DisplayWriter, Panel
+from controller.hal.events import Heartbeat, Hello
+from controller.hal.frames import FrameDecoder, encode_counted, encode_frame
 from controller.hal.node_display import NodePort
-from controller.hal.seatlink import FrameDecoder, Heartbeat, Hello, encode_counted, encode_frame
+from controller.hal.pages import image_to_pages
+from controller.hal.panels import Controller
 from controller.render.matchsticks import render_scoreboard_image
 
 HERE = Path(__file__).resolve().parent

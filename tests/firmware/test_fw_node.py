@@ -6,24 +6,9 @@ on MicroPython and CPython.)"""
 from __future__ import annotations
 
 import pytest
+from fw_checks import Wire
 from seatnode import FIRMWARE_VERSION, protocol
 from seatnode.node import NodeApp
-
-
-class Wire:
-    def __init__(self) -> None:
-        self.frames: list[bytes] = []
-
-    def __call__(self, frame: bytes) -> None:
-        self.frames.append(frame)
-
-    def messages(self) -> list[tuple[str, list[str]]]:
-        out = []
-        for frame in self.frames:
-            _seq, kind, args = protocol.parse(frame.rstrip(b"\n"))
-            out.append((kind, args))
-        self.frames.clear()
-        return out
 
 
 def make(now: int = 0) -> tuple[NodeApp, Wire]:
@@ -38,7 +23,7 @@ def test_boots_with_hello_and_sequence_numbers_count_up() -> None:
     app.tick(1000)
     seqs = [protocol.parse(f.rstrip())[0] for f in wire.frames]
     assert seqs == [0, 1, 2]
-    assert wire.messages() == [
+    assert wire.take() == [
         ("HELLO", ["4", FIRMWARE_VERSION, "2", "e6614103e7ab1234", "00", "-"]),
         ("HB", ["0", "0", "NONE", "-"]),  # protocol 4's, as its HELLO says: none written
         ("HB", ["1", "0", "NONE", "-"]),
@@ -47,11 +32,11 @@ def test_boots_with_hello_and_sequence_numbers_count_up() -> None:
 
 def test_heartbeat_every_second_with_uptime_and_reader_state() -> None:
     app, wire = make()
-    wire.messages()
+    wire.take()
     app.reader_ok = True
     for t in range(0, 3500, 10):
         app.tick(t)
-    assert wire.messages() == [("HB", [str(s), "0", "OK", "-"]) for s in range(4)]
+    assert wire.take() == [("HB", [str(s), "0", "OK", "-"]) for s in range(4)]
 
 
 @pytest.mark.parametrize(("version", "written"), [(4, ["-"]), (3, []), (2, [])])
@@ -59,29 +44,29 @@ def test_heartbeat_has_written_only_in_a_session_of_protocol_4(
     version: int, written: list[str]
 ) -> None:
     app, wire = make()
-    wire.messages()  # its power-up HELLO
+    wire.take()  # its power-up HELLO
     app.receive(protocol.encode(0, "HELLO", [str(version), "5"]), 0)
-    assert wire.messages()[0] == (
+    assert wire.take()[0] == (
         "HELLO",
         [str(version), FIRMWARE_VERSION, "2", "e6614103e7ab1234", "00", "5"],
     )
     for t in range(0, 2500, 10):
         app.tick(t)
-    assert wire.messages() == [("HB", [str(s), "0", "NONE", *written]) for s in range(3)]
+    assert wire.take() == [("HB", [str(s), "0", "NONE", *written]) for s in range(3)]
 
 
 def test_the_node_answers_hello_4_3_and_2_and_refuses_others() -> None:
     app, wire = make()
-    wire.messages()
+    wire.take()
     for session, version in enumerate(["4", "3", "2", "4"]):
         app.receive(protocol.encode(session, "HELLO", [version, str(session)]), 0)
-        assert wire.messages() == [
+        assert wire.take() == [
             ("HELLO", [version, FIRMWARE_VERSION, "2", "e6614103e7ab1234", "00", str(session)])
         ]
         assert app.version == int(version)
     for version in ("1", "5", "40"):
         app.receive(protocol.encode(9, "HELLO", [version, "9"]), 0)
-    assert wire.messages() == [] and app.rx_errors == 3 and app.version == 4
+    assert wire.take() == [] and app.rx_errors == 3 and app.version == 4
 
 
 def test_the_firmware_is_0_5_0_and_speaks_protocols_2_to_4() -> None:

@@ -24,20 +24,18 @@ from pathlib import Path
 
 import pytest
 
-from controller.hal.seatlink import (
+from controller.hal.events import (
     ButtonPressed,
     DisplayAck,
     DisplayLost,
-    FrameDecoder,
     Heartbeat,
     Hello,
     NodeEvent,
     PanelReport,
     TagArrived,
     TagConflict,
-    encode_counted,
-    encode_frame,
 )
+from controller.hal.frames import FrameDecoder, encode_counted, encode_frame
 
 ROOT = Path(__file__).resolve().parents[2]
 PICO = ROOT / "tests" / "pico"

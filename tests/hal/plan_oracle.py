@@ -1,5 +1,5 @@
 """The Pi's window planner as it was before it was made faster (issue 23), kept as the
-oracle the planner in ``controller.hal.display_writer`` must agree with, window for
+oracle the planner in ``controller.hal.display_planner`` must agree with, window for
 window: the bytes on the panels' wires are the plan's."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from controller.hal.display_writer import BusModel, Window
-from controller.hal.display_writer import _Addressing as Addressing
+from controller.hal.display_planner import BusModel
+from controller.hal.panel_addressing import Addressing, Window
 
 
 def plan_changes(

@@ -12,9 +12,11 @@ from luma.core.interface.serial import i2c
 from luma.oled.device import sh1106, ssd1306
 from smbus2 import i2c_msg
 
-from controller.hal import display_writer
-from controller.hal.display_writer import Controller, DisplayWriter, writer_for_device
+from controller.hal import display_bus, display_planner
+from controller.hal.display_bus import bus_writer, writer_for_device
+from controller.hal.display_planner import DisplayWriter
 from controller.hal.pages import image_to_pages
+from controller.hal.panels import Controller
 from controller.render.matchsticks import render_scoreboard_image
 
 from .oled_model import FakeSMBus, model_for
@@ -95,9 +97,9 @@ def test_a_smbus_handed_to_luma_keeps_its_block_writes() -> None:
 def test_kept_plans_are_the_plans_made_afresh(
     controller: Controller, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(display_writer, "_PLANS", {})
-    monkeypatch.setattr(display_writer, "PLANS_KEPT", 16)
-    writer = DisplayWriter.for_interface(_Null(), controller)
+    monkeypatch.setattr(display_planner, "_PLANS", {})
+    monkeypatch.setattr(display_planner, "PLANS_KEPT", 16)
+    writer = bus_writer(_Null(), controller)
     writer.assume_blank()
     frames = _frames(7, 40)
     for last, frame in zip(frames, frames[1:] + frames[:1], strict=True):
@@ -106,7 +108,7 @@ def test_kept_plans_are_the_plans_made_afresh(
             kept = writer.plan(frame)
             assert kept == writer._plan_changes(last, frame)
         assert len(writer._plans) <= 16
-    assert len(display_writer._PLANS) == 1  # one panel and bus: one shared store
+    assert len(display_planner._PLANS) == 1  # one panel and bus: one shared store
 
 
 class _Null:
@@ -130,15 +132,15 @@ def test_changes_in_the_same_places_share_a_plan_and_its_transfers(
         edited[700] = bits  # page 5, column 60
         frames.append(bytes(edited))
     shown = [_glass_of(frame) for frame in [*frames, blank]]
-    display_writer.forget_plans()
+    display_bus.forget_plans()
     made: list[object] = []
-    program = display_writer.BusPort._program
+    program = display_bus.BusPort._program
 
-    def counted(port: display_writer.BusPort, rdwr: Any, plan: Any) -> Any:
+    def counted(port: display_bus.BusPort, rdwr: Any, plan: Any) -> Any:
         made.append(plan)
         return program(port, rdwr, plan)
 
-    monkeypatch.setattr(display_writer.BusPort, "_program", counted)
+    monkeypatch.setattr(display_bus.BusPort, "_program", counted)
     writer, _bus, model = _managed("ssd1306")
     plans = []
     for frame, glass in zip(frames, shown, strict=False):
@@ -172,7 +174,7 @@ def test_forgotten_plans_are_planned_again(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setattr(DisplayWriter, "_plan_changes", counted)
     frames = _frames(11, 6)
     for _ in range(2):
-        display_writer.forget_plans()
+        display_bus.forget_plans()
         writer, _bus, _model = _managed("ssd1306")
         for frame in frames:
             writer.update_frame(frame)

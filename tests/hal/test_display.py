@@ -13,7 +13,7 @@ from controller.hal.pages import image_to_pages
 from controller.render.matchsticks import render_scoreboard_image
 
 from .oled_model import FakeSMBus, SH1106Model, SSD1306Model
-from .test_display_writer import same_image
+from .test_display_planner import same_image
 
 
 class Recording:
@@ -86,7 +86,7 @@ def test_a_panel_that_lost_its_power_comes_back_with_the_screen(driver: str) -> 
     every register at its reset value. The next frame re-initialises it."""
     from luma.core.interface.serial import i2c
 
-    from controller.hal.display_writer import image_to_pages
+    from controller.hal.pages import image_to_pages
 
     from .oled_model import FakeSMBus, model_for
 

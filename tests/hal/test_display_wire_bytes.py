@@ -20,16 +20,13 @@ from luma.core.interface.serial import i2c
 from luma.oled.device import sh1106, ssd1306
 from smbus2 import i2c_msg
 
-from controller.hal.display_writer import Controller, DisplayWriter, Panel, writer_for_device
+from controller.hal.display_bus import writer_for_device
+from controller.hal.display_planner import DisplayWriter, Panel
+from controller.hal.events import DisplayAck, PanelReport
+from controller.hal.frames import FrameDecoder, encode_counted, encode_frame
 from controller.hal.node_display import NodePort
 from controller.hal.pages import image_to_pages
-from controller.hal.seatlink import (
-    DisplayAck,
-    FrameDecoder,
-    PanelReport,
-    encode_counted,
-    encode_frame,
-)
+from controller.hal.panels import Controller
 from controller.render.matchsticks import render_scoreboard_image
 
 

@@ -9,9 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.hal.display_writer import BusModel, Controller, DisplayWriter
+from controller.hal.display_bus import bus_writer
+from controller.hal.display_planner import BusModel, DisplayWriter
 from controller.hal.node_display import NODE_BUS
 from controller.hal.pages import image_to_pages
+from controller.hal.panels import Controller
 from controller.render.matchsticks import render_scoreboard_image
 
 from . import plan_oracle
@@ -28,7 +30,7 @@ class _Null:
 
 
 def _writer(controller: Controller, bus: BusModel) -> DisplayWriter:
-    return DisplayWriter.for_interface(_Null(), controller, bus=bus)
+    return bus_writer(_Null(), controller, bus=bus)
 
 
 def _same(writer: DisplayWriter, last: bytes, frame: bytes) -> None:

@@ -8,14 +8,8 @@ import random
 
 import pytest
 
-from controller.hal.seatlink import (
-    BUTTONS,
-    DisplayAck,
-    FrameDecoder,
-    NodeEvent,
-    crc16,
-    encode_frame,
-)
+from controller.hal.events import DisplayAck, NodeEvent
+from controller.hal.frames import BUTTONS, FrameDecoder, crc16, encode_frame
 
 
 def _general(stream: bytes) -> tuple[list[NodeEvent], list[tuple[str, bytes]], dict[str, int]]:

@@ -37,6 +37,7 @@ from controller.hal.gpio_pad import (
     GpioPad,
     PadEvent,
 )
+from tests.helpers import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 SEAT0 = dict(DEFAULT_PINS[0])
@@ -133,15 +134,6 @@ def make_rig(factory: MockFactory) -> Iterator[MakeRig]:
 
 def pad_threads(seat: int) -> list[threading.Thread]:
     return [t for t in threading.enumerate() if t.name == f"gpio-pad-{seat}" and t.is_alive()]
-
-
-def wait_until(condition: Callable[[], bool], timeout: float = 120.0) -> bool:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if condition():
-            return True
-        time.sleep(0.005)
-    return condition()
 
 
 # -- GpioPad on mock pins -----------------------------------------------------------------

@@ -24,14 +24,17 @@ from seatnode.config import USB_READ_BUDGET
 from seatnode.node import NodeApp
 from seatnode.panel import KINDS, Panel
 
-from controller.hal.display_writer import (
-    Controller,
-    DisplayWriter,
-    Window,
-    image_to_pages,
-)
-from controller.hal.display_writer import (
-    Panel as PiPanel,
+from controller.hal.display_planner import DisplayWriter
+from controller.hal.display_planner import Panel as PiPanel
+from controller.hal.events import DisplayAck, Heartbeat, NodeEvent, PanelReport
+from controller.hal.frames import (
+    MAX_FRAME,
+    FrameDecoder,
+    FrameError,
+    decode_message,
+    encode_counted,
+    encode_frame,
+    parse_frame,
 )
 from controller.hal.node_display import (
     ASK_ACK_BYTES,
@@ -40,19 +43,9 @@ from controller.hal.node_display import (
     NodePort,
     _Regions,
 )
-from controller.hal.seatlink import (
-    MAX_FRAME,
-    DisplayAck,
-    FrameDecoder,
-    FrameError,
-    Heartbeat,
-    NodeEvent,
-    PanelReport,
-    decode_message,
-    encode_counted,
-    encode_frame,
-    parse_frame,
-)
+from controller.hal.pages import image_to_pages
+from controller.hal.panel_addressing import Window
+from controller.hal.panels import Controller
 from controller.render.matchsticks import render_scoreboard_image
 
 SERIAL = "e6614103e7ab1234"

@@ -7,32 +7,26 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from fake_oled import SH1106Model
 
 from controller.hal.display import DisplayConfig
-from controller.hal.display_writer import image_to_pages
+from controller.hal.events import PROTOCOL_VERSION, LinkEvent, PanelReport
 from controller.hal.mock import MockNode
 from controller.hal.node_display import NodeDisplay
-from controller.hal.seatlink import PROTOCOL_VERSION, LinkEvent, PanelReport, SeatLink
+from controller.hal.pages import image_to_pages
+from controller.hal.seatlink import SeatLink
 from controller.render.matchsticks import render_scoreboard_image
+from tests.helpers import wait_until
 
 from .simnode import SimNode
 
 SERIAL = "e6614103e7ab1234"
 FAST = {"heartbeat_timeout": 0.6, "hello_interval": 0.2, "backoff_initial": 0.05,
         "backoff_max": 0.2, "read_timeout": 0.02}  # fmt: skip
-
-
-def eventually(check: Callable[[], bool], timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out")
-        time.sleep(0.02)
 
 
 @contextlib.contextmanager
@@ -51,7 +45,7 @@ def a_mock_node_and_its_panel(
     display.attach(link)
     link.start()
     try:
-        eventually(lambda: display.port.ready)
+        assert wait_until(lambda: display.port.ready)
         yield node, display, link
     finally:
         link.close()
@@ -83,16 +77,16 @@ def test_the_screen_follows_and_survives_a_replug(
     model = node.panel
     assert isinstance(model, SH1106Model)
     display.show(render_scoreboard_image(3, 4, 30))  # before the node has said a word
-    eventually(lambda: model.glass() == image_to_pages(render_scoreboard_image(3, 4, 30)))
+    assert wait_until(lambda: model.glass() == image_to_pages(render_scoreboard_image(3, 4, 30)))
     for ours in range(4, 12):
         image = render_scoreboard_image(ours, 4, 30)
         display.show(image)
-        eventually(lambda image=image: model.glass() == image_to_pages(image))  # type: ignore[misc]
+        assert wait_until(lambda image=image: model.glass() == image_to_pages(image))  # type: ignore[misc]
     node.unplug()
     model.power_cycle()
     display.show(render_scoreboard_image(12, 4, 30))  # while it is away
     node.plug()
-    eventually(lambda: model.glass() == image_to_pages(render_scoreboard_image(12, 4, 30)))
+    assert wait_until(lambda: model.glass() == image_to_pages(render_scoreboard_image(12, 4, 30)))
     assert model.display_on
     assert display.errors == 0
     assert not any(isinstance(e, PanelReport) for e in table_events)  # the port's business
@@ -109,7 +103,7 @@ def test_a_node_gets_the_display_frames_of_the_protocol_it_answers(
     with a_mock_node_and_its_panel(protocol) as (node, display, link):
         screen = render_scoreboard_image(9, 5, 30)
         display.show(screen)
-        eventually(lambda: bytes(node.ram) == image_to_pages(screen))
+        assert wait_until(lambda: bytes(node.ram) == image_to_pages(screen))
         assert link.protocol == protocol and link.hello is not None
         assert frame in node.received and ({"DR", "DW"} - {frame}).isdisjoint(node.received)
         assert link.stats["repl_resets"] == 0
@@ -129,5 +123,5 @@ def test_a_paused_mock_node_reads_nothing_until_it_is_resumed() -> None:
         assert bytes(node.ram) != image_to_pages(screen)
         assert (node.received.count("HB"), link.stats["frames"]) == beats
         node.resume()
-        eventually(lambda: bytes(node.ram) == image_to_pages(screen))
-        eventually(lambda: link.stats["frames"] > beats[1])  # heartbeats again
+        assert wait_until(lambda: bytes(node.ram) == image_to_pages(screen))
+        assert wait_until(lambda: link.stats["frames"] > beats[1])  # heartbeats again

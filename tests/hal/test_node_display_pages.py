@@ -9,10 +9,10 @@ from __future__ import annotations
 import pytest
 
 from controller.hal.display import DisplayConfig
+from controller.hal.events import PanelReport
 from controller.hal.mock import MockDisplay
 from controller.hal.node_display import NodeDisplay
 from controller.hal.pages import image_to_pages
-from controller.hal.seatlink import PanelReport
 from controller.render.matchsticks import render_scoreboard_image
 
 

@@ -16,7 +16,8 @@ from collections import Counter
 
 from seatnode import protocol as fw
 
-from controller.hal import seatlink as sl
+from controller.hal import events as ev
+from controller.hal import frames as fr
 
 SEED = 20240607
 FRAMES = 100_000
@@ -38,11 +39,11 @@ def expected_message(kind: str, args: list[str]) -> tuple[str, object]:
         if len(args) != 1 or len(args[0]) not in (8, 14, 20) or any(c not in HEX for c in args[0]):
             return "reject", "malformed"
         uid = bytes(int(args[0][i : i + 2], 16) for i in range(0, len(args[0]), 2))
-        return "ok", (sl.TagArrived(uid) if kind == "TAGON" else sl.TagLeft(uid))
+        return "ok", (ev.TagArrived(uid) if kind == "TAGON" else ev.TagLeft(uid))
     if kind in ("PRESS", "HOLD"):
         if len(args) != 1 or args[0] not in fw.BUTTONS:
             return "reject", "malformed"
-        return "ok", (sl.ButtonPressed(args[0]) if kind == "PRESS" else sl.ButtonHeld(args[0]))
+        return "ok", (ev.ButtonPressed(args[0]) if kind == "PRESS" else ev.ButtonHeld(args[0]))
     if kind == "HB":
         if len(args) not in (3, 4) or not digits(args[0], 10) or not digits(args[1], 10):
             return "reject", "malformed"
@@ -55,9 +56,9 @@ def expected_message(kind: str, args: list[str]) -> tuple[str, object]:
             if len(args[3]) > 1 and args[3][0] == "0":
                 return "reject", "malformed"
             written = int(args[3])
-        return "ok", sl.Heartbeat(int(args[0]), int(args[1]), args[2] == "OK", written)
+        return "ok", ev.Heartbeat(int(args[0]), int(args[1]), args[2] == "OK", written)
     if kind == "TAGMANY":
-        return ("ok", sl.TagConflict()) if not args else ("reject", "malformed")
+        return ("ok", ev.TagConflict()) if not args else ("reject", "malformed")
     if kind == "HELLO":
         if not args or not digits(args[0], 5):
             return "reject", "malformed"
@@ -80,20 +81,20 @@ def expected_message(kind: str, args: list[str]) -> tuple[str, object]:
             return "reject", "malformed"
         seat = None if args[2] == "-" else int(args[2])
         number = None if session == "-" else int(session)
-        return "ok", sl.Hello(seat, args[1], args[3].lower(), 2, int(args[4], 16), number)
+        return "ok", ev.Hello(seat, args[1], args[3].lower(), 2, int(args[4], 16), number)
     if kind == "PANEL":  # PROTOCOL.md, "Display frames"
         if len(args) != 3 or args[0] not in ("ssd1306", "sh1106", "ssd1309"):
             return "reject", "malformed"
         if args[1] not in ("3C", "3D") or args[2] not in ("OK", "MISSING"):
             return "reject", "malformed"
-        return "ok", sl.PanelReport(args[0], int(args[1], 16), args[2] == "OK")
+        return "ok", ev.PanelReport(args[0], int(args[1], 16), args[2] == "OK")
     if kind in ("DACK", "DLOST"):
         if len(args) != 1 or not digits(args[0], 5) or int(args[0]) > 65535:
             return "reject", "malformed"
         if len(args[0]) > 1 and args[0][0] == "0":
             return "reject", "malformed"
         update = int(args[0])
-        return "ok", (sl.DisplayAck(update) if kind == "DACK" else sl.DisplayLost(update))
+        return "ok", (ev.DisplayAck(update) if kind == "DACK" else ev.DisplayLost(update))
     return "reject", "unknown"
 
 
@@ -231,7 +232,7 @@ def test_fuzz_100k_frames_line_by_line() -> None:
     rng = random.Random(SEED)
     lines = generate(rng, FRAMES, allow_terminators=False)
     rejected: list[str] = []
-    decoder = sl.FrameDecoder(on_reject=lambda reason, _line: rejected.append(reason))
+    decoder = fr.FrameDecoder(on_reject=lambda reason, _line: rejected.append(reason))
     expected_counts: Counter[str] = Counter()
     accepted = 0
     started = time.monotonic()
@@ -251,13 +252,13 @@ def test_fuzz_100k_frames_line_by_line() -> None:
     elapsed = time.monotonic() - started
     stats = decoder.stats
     assert stats["frames"] == accepted
-    assert {r: stats[r] for r in sl.REJECT_REASONS} == {
-        r: expected_counts[r] for r in sl.REJECT_REASONS
+    assert {r: stats[r] for r in fr.REJECT_REASONS} == {
+        r: expected_counts[r] for r in fr.REJECT_REASONS
     }
     assert sum(expected_counts.values()) == len(rejected)
     # The mix really exercises every path.
     assert accepted > FRAMES // 10
-    assert all(expected_counts[r] > 100 for r in sl.REJECT_REASONS), expected_counts
+    assert all(expected_counts[r] > 100 for r in fr.REJECT_REASONS), expected_counts
     assert elapsed < 45, f"fuzzing took {elapsed:.1f} s"
 
 
@@ -279,7 +280,7 @@ def test_fuzz_stream_with_random_chunks_and_terminators() -> None:
             expected_events.append(result[1])
         else:
             expected_counts[str(result[1])] += 1
-    decoder = sl.FrameDecoder()
+    decoder = fr.FrameDecoder()
     events: list[object] = []
     pos = 0
     while pos < len(stream):
@@ -289,6 +290,6 @@ def test_fuzz_stream_with_random_chunks_and_terminators() -> None:
     assert events == expected_events
     stats = decoder.stats
     assert stats["frames"] == len(expected_events)
-    assert {r: stats[r] for r in sl.REJECT_REASONS} == {
-        r: expected_counts[r] for r in sl.REJECT_REASONS
+    assert {r: stats[r] for r in fr.REJECT_REASONS} == {
+        r: expected_counts[r] for r in fr.REJECT_REASONS
     }

@@ -26,6 +26,7 @@ from controller.hal.events import Heartbeat, TagArrived, TagConflict, TagLeft
 from controller.hal.mock_mfrc522 import SimMFRC522, SimTag
 from controller.hal.mock_mfrc522 import SimSpiDev as SimSpi
 from controller.hal.spi_reader import Mfrc522, ReaderEvent, SpiReader, TagPresence
+from tests.helpers import Clock
 
 ROOT = Path(__file__).resolve().parents[2]
 for _path in (ROOT / "firmware", ROOT / "tests" / "firmware"):
@@ -56,14 +57,6 @@ class RecordingSpi:
     def write_readinto(self, wbuf: bytes, rbuf: bytearray) -> None:
         self.frames.append(bytes(wbuf))
         self.chip.write_readinto(wbuf, rbuf)
-
-
-class Clock:
-    def __init__(self, now: float = 100.0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
 
 
 class Bench:

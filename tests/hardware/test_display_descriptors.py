@@ -14,6 +14,7 @@ import smbus2
 from PIL import Image
 
 from controller.hal.display import RETRY_MAX_S, DisplayConfig, OledDisplay
+from tests.helpers import Clock
 
 
 class UnpluggedBus:
@@ -42,14 +43,6 @@ def open_descriptors() -> int:
     return len(os.listdir("/proc/self/fd"))
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 # luma's SH1106 constructor is cheap; SSD1306/SSD1309 precompute pixel maps (about 3 ms
 # each, more on a loaded machine): fewer of those, the same path
 @pytest.mark.parametrize(
@@ -59,7 +52,7 @@ def test_ten_thousand_frames_to_an_unplugged_panel_leak_no_descriptor(
     monkeypatch: pytest.MonkeyPatch, driver: str, frames: int
 ) -> None:
     monkeypatch.setattr(smbus2, "SMBus", UnpluggedBus)
-    clock = Clock()
+    clock = Clock(1000.0)
     display = OledDisplay(DisplayConfig(driver=driver, port=1), seat=2, clock=clock)
     frame = Image.new("1", (128, 64))
     display.show(frame)  # the first failure logs; imports are done
@@ -79,7 +72,7 @@ def test_an_unplugged_panel_is_not_reopened_at_every_frame(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(smbus2, "SMBus", UnpluggedBus)
-    clock = Clock()
+    clock = Clock(1000.0)
     display = OledDisplay(DisplayConfig(driver="ssd1306", port=1), seat=0, clock=clock)
     frame = Image.new("1", (128, 64))
     opened = UnpluggedBus.opened
@@ -107,7 +100,7 @@ def test_a_panel_that_comes_back_is_shown_again(monkeypatch: pytest.MonkeyPatch)
             writes.append(1)
 
     monkeypatch.setattr(smbus2, "SMBus", Bus)
-    clock = Clock()
+    clock = Clock(1000.0)
     display = OledDisplay(DisplayConfig(driver="sh1106", port=1), seat=0, clock=clock)
     frame = Image.new("1", (128, 64), 1)
     before = open_descriptors()

@@ -40,8 +40,9 @@ import pytest
 from controller.engine import Card
 from controller.hal.deck import load_registry
 from controller.hal.mock import MockDeck
+from tests.helpers import wait_until as wait_for
 
-from .test_guide_table import GuideTable, guide_table, wait_for
+from .test_guide_table import GuideTable, guide_table
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = ("index.md", "armado.md", "problemas.md")  # the guide's order

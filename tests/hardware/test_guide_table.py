@@ -20,7 +20,6 @@ import socket
 import subprocess
 import sys
 import tempfile
-import time
 import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -33,21 +32,13 @@ from controller.engine import CARDS
 from controller.hal.deck import Deck, DeckRegistry, save_registry
 from controller.hal.mock import MockDeck
 from tests.hal.simnode import SimNode
+from tests.helpers import wait_until as wait_for
 
 from .unit import unit_command
 
 ROOT = Path(__file__).resolve().parents[2]
 GROUP = 4242  # the service's group (truco) on the Pi; here a number nobody else has
 PLAIN = 65534  # nobody
-
-
-def wait_for(predicate: Callable[[], bool], timeout: float = 120.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return False
 
 
 def replace_once(text: str, old: str, new: str) -> str:

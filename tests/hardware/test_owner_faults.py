@@ -21,9 +21,10 @@ from pathlib import Path
 from controller.engine import Card
 from controller.hal.mock import MockDeck
 from controller.render.screen import plain
+from tests.helpers import wait_until as wait_for
 from tests.table.panel_text import panel_text
 
-from .test_guide_table import ROOT, GuideTable, guide_table, lines, replace_once, wait_for
+from .test_guide_table import ROOT, GuideTable, guide_table, lines, replace_once
 from .unit import unit_command
 
 TRUCO_TABLE = str(Path(sys.executable).with_name("truco-table"))

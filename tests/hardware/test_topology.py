@@ -16,8 +16,8 @@ import pytest
 
 from controller.hal.factory import PiHardware
 from controller.hal.node_display import NodeDisplay
+from controller.hal.wiring import build_hardware
 from controller.table.config import load_config
-from controller.table.hardware import build_hardware
 
 ROOT = Path(__file__).resolve().parents[2]
 HW = ROOT / "hardware"

@@ -52,6 +52,17 @@ def test_pip_install_user_is_refused_on_debian(tmp_path: Path) -> None:
     assert done.returncode != 0 and "externally-managed-environment" in done.stderr
 
 
+def install_mpremote(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["sh", str(ROOT / "scripts" / "install-mpremote")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=False,
+    )
+
+
 def test_install_mpremote_makes_a_working_command(tmp_path: Path) -> None:
     env = {
         **os.environ,
@@ -59,14 +70,7 @@ def test_install_mpremote_makes_a_working_command(tmp_path: Path) -> None:
         "PYTHON": venv_python(),
         "PATH": f"{tmp_path / '.local' / 'bin'}:{os.environ['PATH']}",
     }
-    done = subprocess.run(
-        ["sh", str(ROOT / "scripts" / "install-mpremote")],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-        check=False,
-    )
+    done = install_mpremote(env)
     assert done.returncode == 0, done.stdout + done.stderr
     command = tmp_path / ".local" / "bin" / "mpremote"
     assert command.is_symlink() and str(tmp_path / ".local" / "share") in os.readlink(command)
@@ -74,14 +78,7 @@ def test_install_mpremote_makes_a_working_command(tmp_path: Path) -> None:
         [str(command), "connect", "list"], capture_output=True, text=True, env=env, timeout=60
     )
     assert listed.returncode == 0, listed.stderr  # no Pico here: an empty list, no error
-    again = subprocess.run(
-        ["sh", str(ROOT / "scripts" / "install-mpremote")],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-        check=False,
-    )
+    again = install_mpremote(env)
     assert again.returncode == 0 and shutil.which("mpremote", path=env["PATH"]) == str(command)
 
 

@@ -39,12 +39,13 @@ from PIL import Image
 
 from controller.engine import Action, Card, Game, HouseRules
 from controller.engine.playout import random_game
+from controller.hal.events import ButtonHeld, ButtonPressed, TagArrived, TagLeft
 from controller.hal.mock import MockDeck
-from controller.hal.seatlink import ButtonHeld, ButtonPressed, TagArrived, TagLeft
 from controller.table.controls import gestures_for
 from controller.table.service import ServiceConfig, TableService
 from controller.table.store import GameStore, plain
 from controller.transcript import ActionStmt, DealStmt, HandStmt, parse, write
+from tests.helpers import Clock
 
 from .faulty_disk import FaultyDisk
 
@@ -73,14 +74,6 @@ class Screen:
         pass
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 10_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def script(seed: int, players: int = 2, target: int = 15) -> Script:
     rules = HouseRules(players=players, target=target)
     game = random_game(Game(rules), random.Random(seed))
@@ -100,7 +93,7 @@ class Run:
     """One service over ``state`` with ``disk``; ``acked``: steps shown while durable."""
 
     def __init__(self, s: Script, state: Path, disk: FaultyDisk) -> None:
-        self.script, self.disk, self.clock = s, disk, Clock()
+        self.script, self.disk, self.clock = s, disk, Clock(10_000.0)
         self.added: list[str] = []
         self.store = GameStore(state, disk=disk, clock=lambda: 1_700_000_000.0)
         self.service = TableService(

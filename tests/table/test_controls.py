@@ -29,12 +29,9 @@ from controller.table.controls import (
     start_number_entry,
     step_number,
 )
+from tests.helpers import cards
 
 from ..engine.strategies import house_rules
-
-
-def cards(text: str) -> list[Card]:
-    return [Card.from_str(c) for c in text.split()]
 
 
 def game_with(rules: HouseRules, *deals: str, moves: str = "") -> Game:
@@ -241,7 +238,7 @@ def test_every_action_can_be_made_on_the_pad(rules: HouseRules, seed: int, known
 
 def test_buttons_are_the_ones_on_the_wire() -> None:
     """The pad's buttons are the names the seat nodes send (PRESS/HOLD) and the pin map uses."""
-    from controller.hal.seatlink import BUTTONS
+    from controller.hal.frames import BUTTONS
 
     assert [b.value for b in Button] == list(BUTTONS)
 

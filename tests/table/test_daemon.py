@@ -11,7 +11,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,17 +19,9 @@ from controller.engine import Card
 from controller.hal.deck import Deck, DeckRegistry, load_registry, save_registry
 from controller.hal.mock import MockDeck, MockNode
 from controller.table.store import plain
+from tests.helpers import wait_until as wait_for
 
 SERIALS = ["e6614103e7ab1200", "e6614103e7ab1201"]
-
-
-def wait_for(predicate: Callable[[], bool], timeout: float = 120.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.02)
-    return False
 
 
 @dataclass

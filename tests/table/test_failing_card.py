@@ -342,7 +342,7 @@ def test_sin_disco_reaches_every_seat_and_clears_within_a_second(
 
 
 def test_registro_danado_reaches_every_seat_for_a_minute(tmp_path: Path) -> None:
-    from controller.hal.seatlink import NodeConnected
+    from controller.hal.events import NodeConnected
     from controller.table.store import render_lines
 
     lines = ["table players=2", "hand", "deal 0: 7C 6C 3E", "deal 1: 2O 1B 4B", "0 envido"]

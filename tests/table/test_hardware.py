@@ -15,9 +15,10 @@ from controller.hal.factory import HARDWARE_ENV, NoDisplay, PiHardware, factory_
 from controller.hal.gpio_pad import DEFAULT_PINS
 from controller.hal.mock import MockDeck, MockHardware
 from controller.hal.node_display import NodeDisplay
+from controller.hal.wiring import build_hardware
 from controller.table.config import load_config
-from controller.table.hardware import build_hardware
 from controller.table.mock_table import MockTable
+from tests.helpers import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -37,13 +38,8 @@ def shipped_config(tmp_path: Path, topology: str = "nodes", players: int = 4) ->
     return path
 
 
-def wait_for(events: list[tuple[int, object]], predicate: object, timeout: float = 120.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate in events:
-            return
-        time.sleep(0.02)
-    raise AssertionError(f"{predicate} not in {events}")
+def wait_for(events: list[tuple[int, object]], predicate: object) -> None:
+    assert wait_until(lambda: predicate in events), f"{predicate} not in {events}"
 
 
 def test_the_shipped_pin_map_wires_a_node_per_seat(tmp_path: Path) -> None:
@@ -65,10 +61,9 @@ def test_the_shipped_pin_map_wires_a_node_per_seat(tmp_path: Path) -> None:
         )
         for seat in range(4):
             wait_for(events, (seat, NodeConnected(parts.nodes[seat].path)))
-        deadline = time.monotonic() + 5
-        while not all(d.port.ready for d in hw.displays if isinstance(d, NodeDisplay)):
-            assert time.monotonic() < deadline, "the nodes did not report their panels"
-            time.sleep(0.02)
+        assert wait_until(
+            lambda: all(d.port.ready for d in hw.displays if isinstance(d, NodeDisplay))
+        ), "the nodes did not report their panels"
         parts.nodes[2].press("truco")
         wait_for(events, (2, ButtonPressed("truco")))
     finally:
@@ -85,7 +80,7 @@ def test_the_shipped_pin_map_wires_two_gpio_seats(tmp_path: Path) -> None:
     try:
         assert not hw.links and sorted(hw.pads) == sorted(hw.readers) == [0, 1]
         assert hw.pads[1].pins == DEFAULT_PINS[1]
-        assert [(r.bus, r.device) for r in hw.readers.values()] == [(0, 0), (0, 1)]
+        assert [r.name for r in hw.readers.values()] == ["/dev/spidev0.0", "/dev/spidev0.1"]
         hw.poll()  # the readers open: their shared reset line (reader_reset_pin = 25) goes high
         assert parts.pin_factory.pin(25).state and all(r.ok for r in hw.readers.values())
         mazo = parts.pin_factory.pin(DEFAULT_PINS[0]["mazo"])

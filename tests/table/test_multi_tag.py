@@ -15,11 +15,12 @@ from pathlib import Path
 import pytest
 
 from controller.engine import Card, HouseRules
+from controller.hal.events import LinkEvent, TagArrived, TagConflict, TagLeft
 from controller.hal.mock import MockDeck
-from controller.hal.seatlink import LinkEvent, TagArrived, TagConflict, TagLeft
 from controller.notices import LinkNotice
 from controller.table.screens import screen_for
 from controller.table.table import DealReading, Phase, Table
+from tests.helpers import Clock
 
 ROOT = Path(__file__).resolve().parents[2]
 for _path in (ROOT / "firmware", ROOT / "tests" / "firmware", ROOT / "tests" / "firmware" / "mpy"):
@@ -35,14 +36,6 @@ DECK = MockDeck(1)
 POLL_MS = 15
 SEAT0 = ("7C", "6C", "3E")  # seat 0's hand in the games below
 SEAT1 = ("2O", "1B", "4B")
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 class SeatReader:

@@ -30,6 +30,7 @@ import pytest
 from controller.cli import main
 from controller.table.store import ArchivePolicy, GameStore, plain, render_lines, unsound
 from controller.transcript import parse, replay
+from tests.helpers import wait_until as wait_for
 
 from .real_card import Ext4Card, TmpfsCard, ext4_card, skip_reason, tmpfs_card
 from .test_service_faults import Rig
@@ -37,15 +38,6 @@ from .test_service_faults import Rig
 pytestmark = pytest.mark.skipif(skip_reason() is not None, reason=str(skip_reason()))
 
 UNDONE = "undo: deshecho: 1 quiero"
-
-
-def wait_for(predicate: Callable[[], bool], timeout: float = 20.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.005)
-    return predicate()
 
 
 class Server:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from controller.engine import Action, Card, HouseRules, Kind
+from controller.engine import Action, HouseRules, Kind
 from controller.hal.gpio_pad import DEFAULT_PINS, GpioPad
 from controller.hal.mock import MockDeck
 from controller.notices import AskConfirm, RefereeCalled
@@ -24,11 +24,7 @@ from controller.table.mock_table import MockTable
 from controller.table.service import RefereeCall, ServiceConfig, ServiceEvent, TableService
 from controller.table.table import Phase
 from controller.transcript import parse, replay
-
-
-def cards(text: str) -> list[Card]:
-    return [Card.from_str(c) for c in text.split()]
-
+from tests.helpers import cards
 
 DEAL = {0: cards("7C 6C 3E"), 1: cards("2O 1B 4B")}
 

@@ -30,13 +30,9 @@ from controller.table.service import (
 )
 from controller.table.store import plain
 from controller.table.table import Phase
+from tests.helpers import cards
 
 from .faulty_disk import FaultyDisk
-
-
-def cards(text: str) -> list[Card]:
-    return [Card.from_str(c) for c in text.split()]
-
 
 DEAL = {0: cards("7C 6C 3E"), 1: cards("2O 1B 4B")}
 

@@ -14,8 +14,7 @@ from PIL import Image
 
 from controller.engine import CARDS, Card, HouseRules
 from controller.hal.deck import Deck, DeckRegistry
-from controller.hal.mock import MockDeck
-from controller.hal.seatlink import (
+from controller.hal.events import (
     ButtonPressed,
     LinkEvent,
     NodeConnected,
@@ -23,26 +22,20 @@ from controller.hal.seatlink import (
     TagArrived,
     TagLeft,
 )
+from controller.hal.mock import MockDeck
 from controller.notices import TableAlert
 from controller.table.inbox import PER_SEAT
 from controller.table.service import Accepted, ServiceConfig, ServiceEvent, TableService
 from controller.table.store import GameStore, plain, render_lines
 from controller.table.table import Phase
 from controller.transcript import parse, replay
+from tests.helpers import Clock
 
 from .faulty_disk import FaultyDisk, PowerCut, errors
 
 DECK = MockDeck(1)
 OTHER = MockDeck(2)
 DEAL = {0: "7C 6C 3E", 1: "2O 1B 4B"}
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 class Display:
@@ -67,7 +60,7 @@ class Rig:
         new_game_after: float | None = None,
         answers: Path | None = None,
     ) -> None:
-        self.clock = Clock()
+        self.clock = Clock(1000.0)
         self.disk = disk or FaultyDisk()
         self.log = self.disk.log  # disk operations and frames shown, in order
         rules = rules or HouseRules()

@@ -283,14 +283,21 @@ def test_a_cut_between_link_and_unlink_with_a_damaged_tail_archives_once(
     assert path.read_bytes() == stored(LINES)
 
 
-def test_a_torn_record_caught_between_link_and_unlink_is_told_as_damage(tmp_path: Path) -> None:
-    store = GameStore(tmp_path)
+def cut_after_the_archive_link(folder: Path) -> tuple[GameStore, Path]:
+    """A store holding LINES, its archiving cut by the power between the link into
+    archive/ and the unlink: the record at both paths."""
+    store = GameStore(folder)
     store.restore()
     for line in LINES:
         store.append(line)
-    target = tmp_path / "archive" / "20260101-000000.truco"
+    target = folder / "archive" / "20260101-000000.truco"
     target.parent.mkdir()
     os.link(store.path, target)  # the power went before the unlink
+    return store, target
+
+
+def test_a_torn_record_caught_between_link_and_unlink_is_told_as_damage(tmp_path: Path) -> None:
+    store, _target = cut_after_the_archive_link(tmp_path)
     with open(store.path, "r+b") as f:  # and the card lost the end of the last line
         f.truncate(len(stored(LINES)) - 5)
     again = GameStore(tmp_path)
@@ -302,13 +309,7 @@ def test_a_torn_record_caught_between_link_and_unlink_is_told_as_damage(tmp_path
 
 
 def test_a_cut_between_link_and_unlink_of_a_sound_record_is_finished(tmp_path: Path) -> None:
-    store = GameStore(tmp_path)
-    store.restore()
-    for line in LINES:
-        store.append(line)
-    target = tmp_path / "archive" / "20260101-000000.truco"
-    target.parent.mkdir()
-    os.link(store.path, target)  # the power went before the unlink
+    _store, target = cut_after_the_archive_link(tmp_path)
     again = GameStore(tmp_path)
     assert again.restore() is None
     assert again.archived() == [target] and not again.path.exists()

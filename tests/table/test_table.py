@@ -24,16 +24,9 @@ from controller.render.screen import ScreenContent, screen_content
 from controller.table.faults import SeatWatch
 from controller.table.screens import screen_for
 from controller.table.table import DealReading, Phase, Table
+from tests.helpers import Clock
 
 DECK = MockDeck(1)
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def uid(name: str) -> bytes:

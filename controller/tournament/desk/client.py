@@ -130,6 +130,7 @@ class Desk:
                     self.state.reverify()
                 except Exception:  # a disk error never stops the desk
                     log.exception("desk: checking the records on disk failed")
+            self.state.settle()  # a re-keyed table's stream, its wait over
             if not self.connected.is_set():
                 continue
             for table, first, last in self.state.gaps():

@@ -148,6 +148,19 @@ def _check(
         yield number, JournalEntry(number, float(obj["t"]), obj["who"], obj["body"]), prev
 
 
+def read_entries(
+    path: str | os.PathLike[str], tournament: str, key: bytes | None
+) -> list[JournalEntry]:
+    """Every whole line of a journal, checked, without changing it (another process may
+    be writing it: a last line still being written is not read); :class:`JournalTampered`
+    at the first line that does not check."""
+    try:
+        raw = Path(path).read_bytes()
+    except FileNotFoundError:
+        return []
+    return [entry for _n, entry, _digest in _check(raw, tournament, key)]
+
+
 def signed_with_a_key(path: str | os.PathLike[str]) -> bool:
     """Whether the journal's first whole line carries a MAC made with a key (not the
     plain SHA-256 a keyless desk writes): a journal that cannot be checked without the

@@ -39,6 +39,7 @@ import contextlib
 import csv
 import hashlib
 import io
+import itertools
 import json
 import logging
 import os
@@ -100,6 +101,13 @@ GAP_WAIT_S: Final = 0.5  # a gap older than this is asked for again
 STALL_S: Final = 2.0  # a table that announced more than we have, silent this long
 #: How far ahead of a table's next seq a message may be (further: rejected).
 WINDOW: Final = 1_000
+#: How long a table's stream waits, once its first message came, for the ones before it
+#: (a followed table, a re-keyed one): messages overtake one another on the way (paho
+#: sends what it queued before a connection after what is published once connected; a
+#: bridge resends what it lost after the next), so the stream starts at the lowest seq
+#: heard by then, or earlier, at once, when what was heard from its lowest seq on reaches
+#: a game's beginning (:func:`_opens`).
+FOLLOW_WAIT_S: Final = 2.0
 #: Most messages one resend request asks for (the table serves at most as many).
 RESEND_MAX: Final = 500
 REVERIFY_S: Final = 60.0  # records on disk are checked again this often
@@ -189,6 +197,19 @@ def _statement(line: str) -> str:
     return " ".join(line.split("#", 1)[0].lower().split())
 
 
+def _opens(m: Event | Record) -> bool:
+    """Whether a table's stream can start at ``m``: nothing before it is needed to follow
+    the game it belongs to (a game begun, a table (re)started before its first deal, the
+    first deal). A record, a later deal or an action needs its game's earlier events."""
+    if not isinstance(m, Event):
+        return False
+    if m.kind is EventKind.NEW_GAME:
+        return True
+    if m.kind is EventKind.STATE:
+        return not m.hand
+    return m.kind is EventKind.DEAL and m.hand == 1
+
+
 @dataclass
 class GameTrail:
     """What a table's authenticated events said of one game, in seq order: the record
@@ -274,6 +295,7 @@ class TableState:
     #: message under it starts its stream again (the old key's seqs are the copy's too).
     awaiting: bool = False
     rekeys: int = 0  # how many times it was given a new key
+    awaiting_since: float | None = None  # when its first message came, while awaiting
     trails: collections.OrderedDict[str, GameTrail] = field(default_factory=collections.OrderedDict)
 
     def trail(self, game: str) -> GameTrail:
@@ -455,7 +477,7 @@ class DeskState:
         t.arrivals.clear()
         t.digests.clear()
         t.trails.clear()
-        t.known_seq, t.held_since = 0, None
+        t.known_seq, t.held_since, t.awaiting_since = 0, None, None
 
     # ------------------------------------------------------------------ the broker
 
@@ -644,16 +666,14 @@ class DeskState:
                     quota_of.over_quota += 1
                     self._reject(topic, f"over the quota: {over}", now, message.table)
                     return
+            followed = self.tables.get(message.table)
+            if followed is not None:  # its wait over before this message came
+                self._settle(followed, now, journal)
             why = self._refuse(message)
             if why is not None:
                 self._reject(topic, why, now, message.table)
                 return
             t = self.table(message.table)
-            if t.awaiting and not isinstance(message, Status):
-                # its first event or record (under its new key): its stream from here (a
-                # status says how far it journaled, not what it sent: the rest may follow)
-                t.awaiting, t.next_seq = False, message.seq
-                log.info("desk: %s is followed from seq %d", t.table, t.next_seq)
             t.received_at = now
             t.last_seen = now
             if isinstance(message, Status):
@@ -668,7 +688,7 @@ class DeskState:
             seq = message.seq
             self.received += 1
             digest = hashlib.sha256(bytes(payload)).digest()[:16]
-            if seq < t.next_seq or seq in t.buffered:
+            if (seq < t.next_seq and not t.awaiting) or seq in t.buffered:
                 known = t.digests.get(seq)
                 if known is not None and known != digest:
                     t.conflicts += 1
@@ -690,20 +710,63 @@ class DeskState:
             t.digests[seq] = digest
             while len(t.digests) > DIGESTS_KEPT:
                 del t.digests[next(iter(t.digests))]
-            while t.next_seq in t.buffered:
-                pending = t.buffered.pop(t.next_seq)
-                arrived = t.arrivals.pop(t.next_seq, now)
-                t.next_seq += 1
-                t.applied += 1
-                t.last_progress = now
-                if isinstance(pending, Event):
-                    self._apply(t, pending, now, arrived)
-                else:  # a record is judged in its place in the table's stream, only
-                    self._record(t, pending, now, write=journal)
-            if t.buffered and t.held_since is None:
-                t.held_since = now
-            elif not t.buffered:
-                t.held_since = None
+            if t.awaiting:
+                # its first events or records (under its new key): its stream starts at
+                # the lowest seq heard, once that is a game's beginning or it had its wait
+                # (a status says how far it journaled, not what it sent: it starts nothing)
+                if t.awaiting_since is None:
+                    t.awaiting_since = now
+                start = min(t.buffered)
+                run = itertools.takewhile(t.buffered.__contains__, itertools.count(start))
+                if any(_opens(t.buffered[s]) for s in run) or len(t.buffered) >= WINDOW:
+                    self._begin(t, now, journal)
+                return
+            self._drain(t, now, journal)
+
+    def _settle(self, t: TableState, now: float, journal: bool) -> None:
+        """Start an awaiting table's stream whose wait is over (at the moment it ended:
+        the same whether a later message or the desk's housekeeping finds it so)."""
+        if t.awaiting and t.awaiting_since is not None:
+            ended = t.awaiting_since + FOLLOW_WAIT_S
+            if now >= ended:
+                self._begin(t, ended, journal)
+
+    def settle(self, now: float | None = None) -> None:
+        """Start every awaiting table's stream whose wait is over (the desk's
+        housekeeping calls it: a table may send nothing more for a while)."""
+        now = self.clock() if now is None else now
+        with self.lock:
+            for t in list(self.tables.values()):
+                self._settle(t, now, True)
+
+    def _begin(self, t: TableState, now: float, journal: bool) -> None:
+        """An awaiting table's stream starts at the lowest seq it sent so far."""
+        t.awaiting, t.awaiting_since = False, None
+        if not t.buffered:
+            return
+        t.next_seq = min(t.buffered)
+        for seq in [s for s in t.buffered if s > t.next_seq - 1 + WINDOW]:
+            del t.buffered[seq]  # what a table in step never sends this far ahead
+            t.arrivals.pop(seq, None)
+        log.info("desk: %s is followed from seq %d", t.table, t.next_seq)
+        self._drain(t, now, journal)
+
+    def _drain(self, t: TableState, now: float, journal: bool) -> None:
+        """Apply what is buffered from the table's next seq on, in seq order."""
+        while t.next_seq in t.buffered:
+            pending = t.buffered.pop(t.next_seq)
+            arrived = t.arrivals.pop(t.next_seq, now)
+            t.next_seq += 1
+            t.applied += 1
+            t.last_progress = now
+            if isinstance(pending, Event):
+                self._apply(t, pending, now, arrived)
+            else:  # a record is judged in its place in the table's stream, only
+                self._record(t, pending, now, write=journal)
+        if t.buffered and t.held_since is None:
+            t.held_since = now
+        elif not t.buffered:
+            t.held_since = None
 
     def _same_status(self, m: Status, payload: bytes | bytearray, now: float) -> bool:
         """The very status the table said last, delivered again (the broker gives its
@@ -984,7 +1047,8 @@ class DeskState:
         out = []
         with self.lock:
             for t in self.tables.values():
-                if now - t.last_request < GAP_WAIT_S:
+                self._settle(t, now, True)
+                if t.awaiting or now - t.last_request < GAP_WAIT_S:
                     continue
                 if t.buffered:
                     oldest = min(t.buffered)

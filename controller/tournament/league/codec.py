@@ -21,6 +21,9 @@
     players = ["Ana", "Beto"]
     seed = 1                            # optional
 
+Without any ``[[entrants]]`` each club is one (a league of clubs, whose seasons
+``temporadas/<año>/temporada.toml`` describes: :mod:`.season_store`).
+
 Anything missing or wrong raises a :class:`~.errors.LeagueError` subclass saying what,
 in Spanish.
 """
@@ -94,4 +97,6 @@ def league_from_toml(text: str, source: str = "league.toml") -> League:
                 seed=seed,
             )
         )
+    if not entrants and "entrants" not in doc:  # a league of clubs (its seasons: season.py)
+        entrants = [Entrant(c.id, c.name, (), club=c.id) for c in clubs]
     return League(name, tuple(clubs), tuple(entrants), rules, first, days)

@@ -29,7 +29,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
@@ -44,12 +44,13 @@ from ..wire.seal import NO_MATCH, TournamentKey
 from ..wire.topics import no_loopback_listener
 from .bridge import DESK_NAME
 from .collect import Collected
+from .errors import LeagueError
 from .exports import write_league_exports
 from .gaps import Hole, SeqWatch
 from .inbox import CentralMessage, RejectedCentral, central_topic, read_central, venue_topic
 from .keys import derive_venue_secret, venue_table_key
 from .ledger import LeagueLedger
-from .model import League
+from .model import Chico, League
 from .verify import LeagueRecordCheck, RecordVerdict, check_league_record
 
 __all__ = ["RECORDS_TOPIC", "SEQ_TOPICS", "LeagueDesk", "desk_from_folder"]
@@ -78,8 +79,17 @@ class LeagueDesk:
         client_id: str = "league-desk",
         clock: Callable[[], float] = time.time,
         today: Callable[[], datetime.date] = datetime.date.today,
+        phases: Callable[[Mapping[str, tuple[Chico, ...]]], League] | None = None,
+        publish: Callable[[], object] | None = None,
     ) -> None:
         self.league = league
+        #: A season's league after what was counted (:func:`.season.season_league`): the
+        #: final phase's matches join the schedule once the groups decide them.
+        self.phases = phases
+        #: Called after each export (a season's public pages written again).
+        self.publish = publish
+        #: Where those pages are (the league desk's page serves them under /temporadas/).
+        self.pages_dir: Path | None = None
         #: The desk's date: a record of a match whose matchday is later is not due.
         self.today = today
         self.venues: dict[str, DeskState] = {}
@@ -123,6 +133,7 @@ class LeagueDesk:
         connecting; the exports follow it."""
         with self.lock:
             self.collected = self.ledger.open()
+            self._next_phase()
             for club in self.league.clubs:
                 if (self.folder / "venues" / club.id).is_dir():
                     self.venue_state(club.id)
@@ -135,7 +146,13 @@ class LeagueDesk:
         with self.lock:
             count, self._export_due = self.collected, False
         self._exported_at = time.monotonic()
-        return write_league_exports(self.league, count, self.folder)
+        written = write_league_exports(self.league, count, self.folder)
+        if self.publish is not None:
+            try:
+                self.publish()
+            except LeagueError as e:  # a season file that no longer reads: said, not fatal
+                log.error("league desk: the public pages were not written: %s", e)
+        return written
 
     def start(self) -> Collected:
         """Read the journal, then connect (the count so far is returned)."""
@@ -208,6 +225,7 @@ class LeagueDesk:
             if got.check is not None and self.ledger.has(got.check):
                 # the same record again (its retained copy, a QoS 1 redelivery): a repeat
                 self.collected = self.ledger.append(got.check, now)
+                self._next_phase()
                 return
             state = self.venue_state(got.venue)
             if msg.retain:
@@ -238,6 +256,7 @@ class LeagueDesk:
             ):  # taken in its place, not as its game's first record: another copy of it
                 del self._pending[(got.venue, check.table, check.game)]
                 self.collected = self.ledger.append(check, now)
+                self._next_phase()
                 self._export_due = True
 
     def _finished(self, venue: str, result: GameResult) -> None:
@@ -256,7 +275,20 @@ class LeagueDesk:
         if self.ledger.has(check):
             return
         self.collected = self.ledger.append(check, self.clock())
+        self._next_phase()
         self._export_due = True
+
+    def _next_phase(self) -> None:
+        """A season's next phase: the schedule as the count now decides it (the lock
+        held)."""
+        if self.phases is None:
+            return
+        league = self.phases(self.collected.played)
+        if league.schedule != self.league.schedule:
+            log.info("league desk: %d matches in the schedule now", len(league.schedule))
+            self.league = league
+            self.ledger.league = league
+            self.collected = self.ledger.count()
 
     def _record_of(self, venue: str, result: GameResult) -> LeagueRecordCheck | None:
         """The league's check of a record the venue's state kept on disk (a restart
@@ -314,6 +346,12 @@ class LeagueDesk:
                     self.export()
                 except OSError:  # a disk error never stops the desk
                     log.exception("league desk: writing the exports failed")
+            try:
+                with self.lock:  # a table's stream whose wait for its first messages is over
+                    for state in self.venues.values():
+                        state.settle(self.clock())
+            except Exception:  # one failing table never stops the desk
+                log.exception("league desk: starting a table's stream failed")
             if not self.online:
                 continue
             try:
@@ -349,13 +387,19 @@ class LeagueDesk:
 
 
 def desk_from_folder(
-    root: str | os.PathLike[str], central: str | None = None, *, client_id: str = "league-desk"
+    root: str | os.PathLike[str],
+    central: str | None = None,
+    *,
+    client_id: str = "league-desk",
+    season: int | None = None,
 ) -> LeagueDesk:
     """The league desk of the league folder ``root`` (as ``league add-venue`` writes it):
     the league from ``league.toml``, its secret, the desk's account (``desk/broker.pass``)
     and the central CA (``desk/ca.crt``); its journal in ``root/desk/``. ``central``
-    (``HOST:PORT``) overrides the address in ``league.toml``. Anything missing or wrong is
-    a :class:`~.bridge.LeagueSetupError` or :class:`~.errors.LeagueError` (Spanish)."""
+    (``HOST:PORT``) overrides the address in ``league.toml``. ``season``: that season of
+    ``temporadas/`` (:mod:`.season_store`), its journal in ``temporadas/<n>/desk/`` and
+    each phase's matches joining the schedule as the count decides them. Anything missing
+    or wrong is a :class:`~.bridge.LeagueSetupError` or :class:`~.errors.LeagueError` (Spanish)."""
     import tomllib
     from pathlib import Path
 
@@ -396,7 +440,32 @@ def desk_from_folder(
         ) from None
     if not (desk / "ca.crt").is_file():
         raise LeagueSetupError(f"Falta {desk / 'ca.crt'}: la escribe truco-table league add-venue")
-    return LeagueDesk(
-        league, secret, desk, host=host, port=port, ca_file=desk / "ca.crt",
-        username=DESK_ACCOUNT, password=password, client_id=client_id,
+    journal = desk
+    phases = None
+    publish = None
+    league_of_file = league
+    if season is not None:
+        from .season import season_league
+        from .season_store import load_season, season_count
+
+        the_season = load_season(folder, league, season)
+        played = dict(season_count(folder, league, the_season, secret).played)
+        league = season_league(the_season, played)
+        journal = folder / "temporadas" / str(season) / "desk"
+
+        def phases(p: Mapping[str, tuple[Chico, ...]]) -> League:
+            return season_league(the_season, p)
+
+        def publish() -> object:  # every season's public pages, in liga/paginas/
+            from .season_store import write_league_site
+
+            return write_league_site(folder, league_of_file, secret, folder / "paginas")
+
+    made = LeagueDesk(
+        league, secret, journal, host=host, port=port, ca_file=desk / "ca.crt",
+        username=DESK_ACCOUNT, password=password, client_id=client_id, phases=phases,
+        publish=publish,
     )  # fmt: skip
+    if season is not None:
+        made.pages_dir = folder / "paginas"
+    return made

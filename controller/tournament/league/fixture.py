@@ -70,7 +70,10 @@ def double_round_robin(order: Sequence[str]) -> list[list[Pairing]]:
 
 
 def fixture(league: League) -> tuple[LeagueMatch, ...]:
-    """Every match of the season, matchday by matchday (ids ``f01-m01``...)."""
+    """Every match of the season, matchday by matchday (ids ``f01-m01``...); a league
+    with its own ``schedule`` (a season's groups and final phase) has those."""
+    if league.schedule:
+        return league.schedule
     order = [e.id for e in seed_order(league.entrants)]
     days = double_round_robin(order)
     legs = len(days) // 2

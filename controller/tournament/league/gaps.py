@@ -10,18 +10,21 @@ the seqs that follow and asks the table for them (a resend request, back through
 central broker and the venue's bridge); the table publishes them again from its outbox.
 
 :class:`SeqWatch` is pure (the caller gives the time). Per venue and table it follows
-the seqs from the first one heard live (not the retained copies a subscription brings
-again: those are old); a live status says how far the table has journaled, so a hole at
-the end of the night is seen too. A hole is asked for once it is ``GAP_WAIT_S`` old,
-again every ``RETRY_S`` while it stays open, ``RESEND_MAX`` messages at a time, and
-given up after ``MAX_ASKS`` requests (:attr:`SeqWatch.given_up`: the messages the table
-could not give again).
+the seqs from the lowest one heard live within ``FOLLOW_WAIT_S`` of the first (not the
+retained copies a subscription brings again: those are old; and messages overtake one
+another on the way, as the venue's state allows for: :mod:`..desk.state`); a live
+status says how far the table has journaled, so a hole at the end of the night is seen
+too. A hole is asked for once it is ``GAP_WAIT_S`` old, again every ``RETRY_S`` while it
+stays open, ``RESEND_MAX`` messages at a time, and given up after ``MAX_ASKS`` requests
+(:attr:`SeqWatch.given_up`: the messages the table could not give again).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Final
+
+from ..desk.state import FOLLOW_WAIT_S
 
 __all__ = ["GAP_WAIT_S", "MAX_ASKS", "RESEND_MAX", "RETRY_S", "Hole", "SeqWatch"]
 
@@ -52,6 +55,8 @@ class _Table:
     known: int  # the highest seq the table sent or said it has
     changed: float  # when next_seq last moved, or the hole appeared
     above: set[int] = field(default_factory=set)  # heard beyond the hole
+    first: int = 0  # where the watch starts (the lowest seq heard)
+    since: float | None = None  # when the first event or record was heard
     asked: float | None = None  # when the current hole was last asked for
     asks: int = 0  # requests for the current hole
 
@@ -65,8 +70,15 @@ class SeqWatch:
         """A table's message, as it came live (an event or a record)."""
         t = self._tables.get((venue, table))
         if t is None:
-            self._tables[(venue, table)] = _Table(seq + 1, seq, now)
+            self._tables[(venue, table)] = _Table(seq + 1, seq, now, first=seq, since=now)
             return
+        if seq < t.first and (t.since is None or now - t.since < FOLLOW_WAIT_S):
+            # the ones heard so far overtook this one on the way (or only a status came):
+            # the watch starts here, what it heard stays heard, what lies between is a hole
+            t.above.update(range(t.first, t.next_seq))
+            t.first, t.next_seq = seq, seq
+        if t.since is None:
+            t.since = now
         if seq < t.next_seq or seq in t.above:
             return  # a duplicate (QoS 1) or a message given again
         if seq > t.next_seq:
@@ -86,7 +98,8 @@ class SeqWatch:
         """A table's live status: it has journaled every seq up to ``last_seq``."""
         t = self._tables.get((venue, table))
         if t is None:
-            self._tables[(venue, table)] = _Table(last_seq + 1, last_seq, now)
+            self._tables[(venue, table)] = _Table(last_seq + 1, last_seq, now,
+                                                  first=last_seq + 1)  # fmt: skip
         elif last_seq > t.known:
             if t.known < t.next_seq and not t.above:
                 t.changed = now  # the hole at the end appears now

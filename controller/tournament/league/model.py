@@ -119,6 +119,7 @@ class LeagueMatch:
     leg: int  # 1 (ida) or 2 (vuelta)
     pairing: Pairing  # home: team 0 at the table; away: team 1 (never None here)
     venue: str  # the home entrant's club id
+    title: str = ""  # a season's phase names it ("Primera, grupo A, fecha 2"; "Semifinal")
 
     @property
     def home(self) -> str:
@@ -131,6 +132,8 @@ class LeagueMatch:
 
     @property
     def label(self) -> str:
+        if self.title:
+            return self.title
         return f"Fecha {self.matchday} ({'ida' if self.leg == 1 else 'vuelta'})"
 
 
@@ -175,6 +178,9 @@ class League:
     rules: LeagueRules
     first_date: datetime.date
     days_between: int = 7
+    #: The matches, when a season's phases set them (:mod:`.season`): regional groups and
+    #: a final phase in one fixture; empty: the double round robin of all the entrants.
+    schedule: tuple[LeagueMatch, ...] = ()
 
     def __post_init__(self) -> None:
         check_id("El nombre de la liga", self.name)
@@ -218,6 +224,13 @@ class League:
                 )
         if len(self.entrants) < 2:
             raise NotEnoughLeagueEntrants("Una liga necesita al menos dos equipos")
+        ids_seen: set[str] = set()
+        for m in self.schedule:
+            if m.id in ids_seen:
+                raise InvalidLeague(f"Hay dos partidos con el id {m.id!r}")
+            ids_seen.add(m.id)
+            if m.home not in ids or m.away not in ids or m.venue not in seen:
+                raise InvalidLeague(f"El partido {m.id} nombra un equipo o una sede que no está")
 
     def club(self, club_id: str) -> Club:
         for club in self.clubs:

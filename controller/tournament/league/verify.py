@@ -127,7 +127,7 @@ def check_league_record(
             RecordVerdict.WRONG_VENUE,
             f"El partido {match} se juega en la sede {scheduled.venue}, no en {venue}",
         )
-    day = league.matchday_date(scheduled.matchday)
+    day = scheduled.date
     if today is not None and day > today:
         return out(
             RecordVerdict.NOT_DUE,

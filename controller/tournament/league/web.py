@@ -11,6 +11,10 @@
 ``/sede/<club>``
     That venue's fixture by matchday, each match with its result (chicos, tantos, state),
     and its own entrants' lines of the league's table.
+``/temporadas/<archivo>``
+    A league desk running a season (``league desk --season``) serves the seasons' public
+    pages it writes (:mod:`.season_web`, its ``pages_dir``: ``liga/paginas/``), as
+    files, nothing outside that folder; ``/`` links them.
 ``/export/<standings|matches|games>.<csv|excel.csv|json>``
     The league's exports (:mod:`.exports`: the tournament's standings and matches, and
     the games: every chico counted with its venue, every record not counted with why;
@@ -32,6 +36,7 @@ import threading
 from collections.abc import Sequence
 from http import HTTPStatus
 from http.server import ThreadingHTTPServer
+from pathlib import Path
 from typing import Final, Protocol
 from urllib.parse import quote, unquote, urlsplit
 
@@ -125,10 +130,13 @@ def standings_page(
     rejected: Sequence[RejectedCentral] = (),
     connected: bool | None = True,
     holes: tuple[Sequence[Hole], Sequence[Hole]] = ((), ()),
+    *,
+    seasons: bool = False,
 ) -> str:
     """``/``: the league's table, its venues, what did not count, the venues' messages
     being asked for again or given up (``holes``: open, given up), and a banner while the
-    central broker is not connected."""
+    central broker is not connected; ``seasons``: a link to the seasons' public pages
+    (``/temporadas/``: groups, final phase, players), which a season's table here mixes."""
     t = season(league, count, club_names=True)
     lines = standings_of(t)
     decided = sum(1 for m in t.matches if m.result.winner is not None)
@@ -137,6 +145,10 @@ def standings_page(
         if connected is not True
         else "",
         f"<h1>Liga {h(league.name)}</h1>",
+        '<p id="seasons"><a href="/temporadas/index.html">Posiciones por división y grupo, '
+        "fase final y jugadores (las páginas públicas de las temporadas)</a></p>"
+        if seasons
+        else "",
         _conflicts(count),
         f'<p class="muted" id="summary">{decided} de {len(t.matches)} partidos terminados · '
         f"{len(count.counted)} registros contados · {len(count.flags)} sin contar · "
@@ -280,8 +292,11 @@ class _LeagueHandler(_Handler):
             page = standings_page(
                 league, count, self.source.rejections(), self.source.connected(),
                 self.source.holes(),
+                seasons=getattr(self.source, "pages_dir", None) is not None,
             )  # fmt: skip
             self._send(200, page.encode("utf-8"), "text/html; charset=utf-8")
+        elif path.startswith("/temporadas/"):
+            self._season_file(path[len("/temporadas/") :])
         elif m := re.fullmatch(r"/sede/([^/]{1,64})", path):
             if m[1] not in {c.id for c in league.clubs}:
                 self._refuse(404, f"la sede {m[1]!r} no es de la liga")
@@ -296,6 +311,22 @@ class _LeagueHandler(_Handler):
             self._send(200, body, kind, (("Content-Disposition", disposition),))
         else:
             self._refuse(404, "no existe esa página")
+
+    def _season_file(self, rest: str) -> None:
+        """A file of the season's public pages (the desk's ``pages_dir``), read-only;
+        nothing outside that folder."""
+        base = getattr(self.source, "pages_dir", None)
+        kinds = {".html": "text/html; charset=utf-8", ".csv": _KINDS["csv"],
+                 ".json": _KINDS["json"]}  # fmt: skip
+        if base is None:
+            self._refuse(404, "esta mesa de la liga no escribe páginas de temporada")
+            return
+        root = Path(base).resolve()
+        target = (root / (rest or "index.html")).resolve()
+        if not target.is_relative_to(root) or target.suffix not in kinds or not target.is_file():
+            self._refuse(404, "no existe esa página")
+            return
+        self._send(200, target.read_bytes(), kinds[target.suffix])
 
     def do_POST(self) -> None:
         if not self._own_host():

@@ -6,7 +6,9 @@
   (``truco-table tournament-demo``, ``sh scripts/tournament``);
 - :mod:`.cup`: a whole tournament, from registration to the final standings
   (``tournament-demo --format``);
-- :mod:`.league`: a league's matchday over three bridged venues (``sh scripts/league``).
+- :mod:`.league`: a league's matchday over three bridged venues (``sh scripts/league``);
+- :mod:`.flood`: a stolen table key's flood of authenticated junk;
+- :mod:`.told`: a recorded game told again as its table tells it while it plays.
 
 The table, the desks and the league import none of these; ``truco-table tournament-demo``
 (:mod:`controller.cli.desk`), ``sh scripts/league``, the tests and the benchmarks do.

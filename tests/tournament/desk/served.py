@@ -12,6 +12,7 @@ from controller.tournament.desk import DeskState, serve_http
 from controller.tournament.desk.organiser import Organiser
 from controller.tournament.desk.sessions import OrganiserAccess
 from controller.tournament.wire.seal import TournamentKey
+from tests.helpers import serving
 
 TABLES = ["mesa01", "mesa02"]
 
@@ -25,9 +26,6 @@ def served_desk(
     o = Organiser(folder, "copa", key=key, tables=TABLES, fsync=False, lock=state.lock)
     state.competition = o
     server = serve_http(state, 0, access=OrganiserAccess(organiser_key, delay=lambda s: None))
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", o
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(server) as port:
+        yield f"http://127.0.0.1:{port}", o
         o.close()

@@ -30,6 +30,7 @@ from controller.tournament.competition.model import (
 from controller.tournament.sim.mosquitto import LocalBroker, free_port
 from controller.tournament.table.publisher import TablePublisher
 from controller.tournament.venue.broker import Venue
+from tests.helpers import http_answer, wait_until
 
 from ..conftest import venue_table
 from .scenes import entrants
@@ -38,17 +39,6 @@ ROOT = Path(__file__).resolve().parents[3]
 ORGANISER_KEY = "clave-de-la-mesa-de-control"
 ROSTER = ["mesa01", "mesa02", "mesa03", "mesa04"]
 KILLS = 20
-
-
-def until(check: Any, timeout: float, what: str) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"not within {timeout} s: {what}")
-        time.sleep(0.05)
 
 
 class DeskProcess:
@@ -71,9 +61,10 @@ class DeskProcess:
         self.folder.mkdir(parents=True, exist_ok=True)
         with open(self.folder.parent / "desk.log", "ab") as log:
             self.process = subprocess.Popen(self.argv, cwd=ROOT, stdout=log, stderr=log)
-        until(lambda: self.state() is not None, 120, "the desk's page")
-        until(lambda: (self.state() or {}).get("broker", {}).get("connected"), 120,
-              "the desk on the broker")  # fmt: skip
+        assert wait_until(lambda: self.state() is not None), "the desk's page"
+        assert wait_until(lambda: (self.state() or {}).get("broker", {}).get("connected")), (
+            "the desk on the broker"
+        )
 
     def state(self) -> dict[str, Any] | None:
         assert self.process is not None
@@ -99,10 +90,7 @@ class DeskProcess:
                      "Authorization": f"Bearer {ORGANISER_KEY}"},
         )  # fmt: skip
         try:
-            with urllib.request.urlopen(request, timeout=60) as r:
-                return int(r.status)
-        except urllib.error.HTTPError as e:
-            return int(e.code)
+            return http_answer(request)[0]
         except OSError:
             return 0
 
@@ -154,7 +142,7 @@ def test_twenty_desk_kills_never_repeat_an_assignment_counter(
             a, b = tables[at].matches.assignment, tables[other].matches.assignment
             return (a is not None and a.match == "r1-m01" and b is not None and b.match is None)
 
-        until(settled, 120, f"{at} playing r1-m01 and {other} nothing")
+        assert wait_until(settled), f"{at} playing r1-m01 and {other} nothing"
         refused = {t: p.refused_assignments for t, p in tables.items()}
         assert refused == dict.fromkeys(ROSTER, 0), refused
         notes = [a["text"] for a in desk.tournament()["desk"]["attention"]]

@@ -115,42 +115,17 @@ def game_messages(
     action, the one that says it was won, then its record (``sealed``: this record
     instead of ``text`` sealed), from seq ``first`` on. The record's seq is
     ``first - 1 + len(...)``."""
-    from controller.transcript import parse, replay
+    from controller.tournament.sim.told import told
 
     game = game or f"{table}-g001"
-    played = replay(parse(text)).game
-    out: list[tuple[str, bytes]] = []
-    seq = first
-    deal: list[str] = []
-
-    def send(kind: str, body: str, **fields: Any) -> None:
-        nonlocal seq
-        out.append(event(table, seq, kind, game=game, text=body, **fields))
-        seq += 1
-
-    def flush() -> None:
-        if deal:
-            dealt = sum(1 for line in deal if line.startswith("deal "))
-            send("deal", "\n".join(x for x in deal if not x.startswith("deal ")), dealt=dealt)
-            deal.clear()
-
-    for raw in text.split("\n"):
-        line = raw.split("#", 1)[0].strip()
-        if not line or line.startswith(("table", "score ")):
-            continue
-        if line.startswith("dealer ") or line == "hand":
-            flush()
-            deal.append(line)
-        elif line.startswith("deal "):
-            deal.append(line)
-        else:
-            flush()
-            send("action", line)
-    flush()
-    score = list(played.score)
-    send("finished", f"gana el equipo {played.winner}", winner=played.winner, score=score)
+    events = told(text)
+    out = [
+        event(table, first + n, kind, game=game, text=body, **fields)
+        for n, (kind, body, fields) in enumerate(events)
+    ]
+    score = events[-1][2]["score"]
     record = sealed if sealed is not None else sealed_for(table, text, game=game)
-    out.append(record_message(table, seq, record, game=game, score=score))
+    out.append(record_message(table, first + len(out), record, game=game, score=score))
     return out
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from controller.tournament.desk import DeskState, serve_http
 from controller.tournament.desk.sessions import OrganiserAccess
+from tests.helpers import http_answer, serving
 
 from .browser import SCREENSHOTS, dom, screenshot
 from .scenes import HOSTILE, heard_desk, knockout_16, swiss_round
@@ -33,11 +34,8 @@ ORGANISER = "/#clave=" + ORGANISER_KEY
 @contextmanager
 def served(desk: DeskState) -> Iterator[str]:
     server = serve_http(desk, 0, access=OrganiserAccess(ORGANISER_KEY, delay=lambda s: None))
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(server) as port:
+        yield f"http://127.0.0.1:{port}"
 
 
 def attention_kinds(page: str) -> list[str]:
@@ -122,11 +120,8 @@ def test_the_tables_page_and_the_host_check_stay(tmp_path: Path) -> None:
 
         def get(url: str, host: str | None = None) -> tuple[int, bytes]:
             request = urllib.request.Request(url, headers={"Host": host} if host else {})
-            try:
-                with urllib.request.urlopen(request, timeout=60) as r:
-                    return int(r.status), r.read()
-            except urllib.error.HTTPError as e:
-                return int(e.code), e.read()
+            status, _headers, body = http_answer(request)
+            return status, body
 
         assert "Atención del árbitro".encode() in get(base + "/mesas")[1]  # the tables
         # the organiser's page asks for the organiser's key first; no controls without it
@@ -242,11 +237,7 @@ def test_visto_is_the_organisers_and_works_from_their_page(tmp_path: Path) -> No
                 base + "/api/ack", data=body, method="POST",
                 headers={"Content-Type": "application/json"} | headers,
             )  # fmt: skip
-            try:
-                with urllib.request.urlopen(request, timeout=60) as r:
-                    return int(r.status)
-            except urllib.error.HTTPError as e:
-                return int(e.code)
+            return http_answer(request)[0]
 
         # a screen, a patron's phone: no key, a session without its token, a wrong key
         assert ack("mesa03", {}) == 401

@@ -37,6 +37,7 @@ from controller.tournament.wire.keys import derive_table_key, table_key
 from controller.tournament.wire.messages import resend_topic, signed
 from controller.tournament.wire.seal import load_key, seal
 from controller.transcript import parse, replay
+from tests.helpers import wait_until
 
 
 def final_score(text: str) -> tuple[int, int]:
@@ -107,15 +108,6 @@ class Client:
     def close(self) -> None:
         self.client.disconnect()
         self.client.loop_stop()
-
-
-def wait_until(predicate: Callable[[], bool], timeout: float = 120.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return predicate()
 
 
 def what_counts(state: DeskState) -> dict[str, Any]:

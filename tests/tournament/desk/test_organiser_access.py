@@ -21,6 +21,7 @@ from controller.tournament.competition.model import Entrant, Player, Register
 from controller.tournament.desk.exports import EXPORT_NAMES, export_text
 from controller.tournament.desk.organiser import Organiser
 from controller.tournament.desk.sessions import load_or_create_key
+from tests.helpers import http_answer
 
 from ..conftest import KEY
 from .served import served_desk
@@ -41,11 +42,7 @@ def call(
     h = {"Content-Type": "application/json"} if body is not None else {}
     req = urllib.request.Request(url, data=data, headers=h | (headers or {}),
                                  method="POST" if body is not None else "GET")  # fmt: skip
-    try:
-        with urllib.request.urlopen(req, timeout=60) as r:
-            return int(r.status), dict(r.headers), r.read()
-    except urllib.error.HTTPError as e:
-        return int(e.code), dict(e.headers), e.read()
+    return http_answer(req)
 
 
 def register(n: int) -> dict[str, Any]:

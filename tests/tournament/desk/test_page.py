@@ -20,6 +20,7 @@ import pytest
 
 from controller.tournament.desk import DeskState, serve_http
 from controller.tournament.wire.seal import TournamentKey
+from tests.helpers import http_answer, serving
 
 from .test_desk import event, record_message, sealed_for, status
 
@@ -52,12 +53,8 @@ def scene(tmp_path: Path, key: TournamentKey) -> Iterator[tuple[DeskState, int]]
     desk.reverify()
     desk.broker_down()
     clock[0] += 75
-    server = serve_http(desk, 0)
-    try:
-        yield desk, server.server_address[1]
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(serve_http(desk, 0)) as port:
+        yield desk, port
 
 
 def chromium(url: str, tmp_path: Path, *extra: str) -> str:
@@ -170,11 +167,7 @@ def test_the_server_checks_host_and_origin(scene: tuple[DeskState, int]) -> None
 
     def call(path: str, headers: dict[str, str], data: bytes | None = None) -> int:
         request = urllib.request.Request(base + path, data=data, headers=headers)
-        try:
-            with urllib.request.urlopen(request, timeout=60) as r:
-                return int(r.status)
-        except urllib.error.HTTPError as e:
-            return int(e.code)
+        return http_answer(request)[0]
 
     assert call("/api/state", {}) == 200
     assert call("/api/state", {"Host": f"localhost:{port}"}) == 200

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from controller.engine import Card, HouseRules, RefusalCode
+from controller.engine import HouseRules, RefusalCode
 from controller.table.mock_table import MockTable
 from controller.table.service import RefereeCall
 from controller.tournament.desk import DeskState
@@ -38,14 +38,11 @@ from controller.tournament.wire.messages import (
 )
 from controller.tournament.wire.seal import TournamentKey, load_key
 from controller.tournament.wire.topics import decode, encode
+from tests.helpers import cards
 
 from .test_desk import event
 
 ROOT = Path(__file__).resolve().parents[3]
-
-
-def cards(text: str) -> list[Card]:
-    return [Card.from_str(c) for c in text.split()]
 
 
 DEAL = {0: cards("7C 6C 3E"), 1: cards("2O 1B 4B")}

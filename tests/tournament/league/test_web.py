@@ -22,6 +22,7 @@ from controller.tournament.league.gaps import GAP_WAIT_S, MAX_ASKS, RETRY_S
 from controller.tournament.league.model import League
 from controller.tournament.league.standings import league_standings
 from controller.tournament.league.web import serve_league
+from tests.helpers import serving
 
 from ..desk.cdp import Page
 from .helpers import game_payloads, record_payload, two_venue_league
@@ -116,12 +117,10 @@ def _get(port: int, path: str, host: str | None = None) -> tuple[int, dict[str, 
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[tuple[LeagueDesk, int]]:
     desk = fed_desk(tmp_path / "desk")
-    server = serve_league(desk, 0)
     try:
-        yield desk, server.server_address[1]
+        with serving(serve_league(desk, 0)) as port:
+            yield desk, port
     finally:
-        server.shutdown()
-        server.server_close()
         desk.ledger.close()
 
 
@@ -244,3 +243,29 @@ def test_the_standings_page_in_chromium(served: tuple[LeagueDesk, int], tmp_path
         assert "se juega en la sede bar-b" in page.text("flags")
         shot = page.screenshot(tmp_path / "league-standings.png", full=True)
     assert shot.stat().st_size > 5_000
+
+
+def test_a_seasons_desk_serves_its_public_pages_and_nothing_around_them(
+    served: tuple[LeagueDesk, int], tmp_path: Path
+) -> None:
+    """A league desk running a season (``--season``) links and serves the seasons'
+    public pages (its ``pages_dir``), read-only; a path out of that folder is a 404."""
+    desk, port = served
+    status, _, body = _get(port, "/temporadas/index.html")
+    assert status == 404  # this desk runs no season
+    assert b'id="seasons"' not in _get(port, "/")[2]
+    pages = tmp_path / "paginas"
+    (pages / "2027").mkdir(parents=True)
+    (pages / "index.html").write_text("<h1>Temporadas</h1>", encoding="utf-8")
+    (pages / "2027" / "jugadores.json").write_text("[]", encoding="utf-8")
+    (tmp_path / "secreto.html").write_text("no", encoding="utf-8")
+    desk.pages_dir = pages
+    assert b'href="/temporadas/index.html"' in _get(port, "/")[2]
+    status, headers, body = _get(port, "/temporadas/index.html")
+    assert status == 200 and body == b"<h1>Temporadas</h1>"
+    assert headers["content-type"].startswith("text/html")
+    status, headers, _ = _get(port, "/temporadas/2027/jugadores.json")
+    assert status == 200 and headers["content-type"] == "application/json"
+    for outside in ("/temporadas/../secreto.html", "/temporadas/%2e%2e/secreto.html",
+                    "/temporadas/2027/../../secreto.html", "/temporadas/nada.html"):  # fmt: skip
+        assert _get(port, outside)[0] == 404, outside

@@ -6,7 +6,6 @@ account and the keys it derives, as the desk does."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
@@ -21,15 +20,7 @@ from controller.tournament.wire.keys import derive_table_key
 from controller.tournament.wire.messages import Assignment, signed_assignment
 from controller.tournament.wire.seal import load_key, verify
 from controller.tournament.wire.topics import decode, tournament_prefix
-
-
-def wait_until(predicate: Callable[[], bool], timeout: float = 120.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.02)
-    return predicate()
+from tests.helpers import wait_until
 
 
 def test_a_sim_table_plays_one_game_per_assignment(

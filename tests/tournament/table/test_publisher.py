@@ -23,6 +23,7 @@ from controller.tournament.sim.netsim import CuttableLink
 from controller.tournament.table.publisher import TablePublisher
 from controller.tournament.wire.seal import TournamentKey, verify
 from controller.tournament.wire.topics import decode, parse_broker
+from tests.helpers import wait_until
 
 RULES = "table players=2 target=15 flor=off falta=to_win mazo_envido_point=on claims=declared"
 
@@ -183,15 +184,6 @@ class Listener:
         self.client.loop_stop()
 
 
-def wait_until(predicate: Any, timeout: float = 120.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.02)
-    return bool(predicate())
-
-
 def test_a_cut_then_a_restart_loses_nothing(
     tmp_path: Path, broker: LocalBroker, key: TournamentKey
 ) -> None:
@@ -246,6 +238,18 @@ def test_a_cut_then_a_restart_loses_nothing(
     link.close()
 
 
+def five_sent(tmp_path: Path, broker: LocalBroker, key: TournamentKey) -> TablePublisher:
+    """mesa02's publisher, started, its first five events sent (seqs 1..5)."""
+    pub = TablePublisher(
+        "mesa02", broker.host, broker.port, outbox_dir=tmp_path / "o", tournament="t", key=key
+    ).start()
+    assert pub.connected.wait(120)
+    for i in range(5):
+        pub.on_event(Accepted(f"1 play {i}", (0, 0), 1))
+    assert pub.flush(5)
+    return pub
+
+
 def test_the_desk_asks_for_a_gap_again(
     tmp_path: Path, broker: LocalBroker, key: TournamentKey
 ) -> None:
@@ -255,13 +259,7 @@ def test_the_desk_asks_for_a_gap_again(
     from controller.tournament.table.publisher import MAX_RESEND, RESEND_INTERVAL_S
     from controller.tournament.wire.messages import ResendRequest, resend_topic
 
-    pub = TablePublisher(
-        "mesa02", broker.host, broker.port, outbox_dir=tmp_path / "o", tournament="t", key=key
-    ).start()
-    assert pub.connected.wait(120)
-    for i in range(5):
-        pub.on_event(Accepted(f"1 play {i}", (0, 0), 1))
-    assert pub.flush(5)
+    pub = five_sent(tmp_path, broker, key)
     listener = Listener(broker)  # late: it missed seqs 1..5
     pub.on_event(Accepted("1 play 5", (0, 0), 1))
     assert wait_until(lambda: listener.seqs() == [6])
@@ -306,13 +304,7 @@ def test_a_table_sends_again_a_bounded_number_of_messages_a_minute(
     from controller.tournament.wire.messages import ResendRequest, resend_topic
 
     monkeypatch.setattr(publisher, "RESENT_PER_MIN", 8)
-    pub = TablePublisher(
-        "mesa02", broker.host, broker.port, outbox_dir=tmp_path / "o", tournament="t", key=key
-    ).start()
-    assert pub.connected.wait(120)
-    for i in range(5):
-        pub.on_event(Accepted(f"1 play {i}", (0, 0), 1))
-    assert pub.flush(5)
+    pub = five_sent(tmp_path, broker, key)
     listener = Listener(broker)
     request = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="asker")
     request.connect(broker.host, broker.port)

@@ -13,8 +13,9 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from controller.tournament.sim.mosquitto import LocalBroker
 from controller.tournament.wire.seal import TournamentKey
+from tests.helpers import wait_until as wait_for
 
-from ...table.test_daemon import running_table, wait_for
+from ...table.test_daemon import running_table
 
 
 def test_a_configured_table_publishes(

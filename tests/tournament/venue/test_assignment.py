@@ -8,7 +8,6 @@ from __future__ import annotations
 import dataclasses
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
@@ -23,6 +22,7 @@ from controller.tournament.wire.keys import derive_table_key
 from controller.tournament.wire.messages import Assignment, signed_assignment
 from controller.tournament.wire.seal import load_key
 from controller.tournament.wire.topics import assignment_topic, tournament_prefix
+from tests.helpers import wait_until
 
 from ..conftest import MqttProbe
 
@@ -70,15 +70,6 @@ class V5Client:
     def close(self) -> None:
         self.client.disconnect()
         self.client.loop_stop()
-
-
-def wait_until(predicate: Callable[[], bool], timeout: float = 120.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return predicate()
 
 
 def mesa_key(venue: Venue, table: str) -> bytes:

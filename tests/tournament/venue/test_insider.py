@@ -13,7 +13,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
@@ -29,19 +29,11 @@ from controller.tournament.venue.broker import (
     Venue,
     setup_venue,
 )
+from tests.helpers import wait_until
 
 from ..conftest import MqttProbe, venue_table
 
 BASE = "truco/copa/tables"
-
-
-def wait_until(predicate: Callable[[], bool], timeout: float = 120.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.02)
-    return predicate()
 
 
 class Session:
@@ -662,7 +654,7 @@ FLOOD = """
 import sys
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
-from tests.tournament.flood import flood
+from controller.tournament.sim.flood import flood
 port, ca, key = int(sys.argv[1]), sys.argv[2], bytes.fromhex(sys.argv[3])
 c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="thief")
 c.username_pw_set("intruder", "intruder-password")

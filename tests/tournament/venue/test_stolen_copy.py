@@ -22,9 +22,10 @@ from controller.tournament.table.link import load_tournament_settings
 from controller.tournament.table.publisher import TablePublisher
 from controller.tournament.venue.broker import Venue
 from controller.transcript import parse, replay
+from tests.helpers import wait_until
 
 from ..desk.test_forgeries import bot_game, statements
-from .test_insider import Cup, wait_until
+from .test_insider import Cup
 
 #: The venue's human pace, scaled for a test: a hand takes at least half a second.
 PACE = Quota(hand_s=0.5)

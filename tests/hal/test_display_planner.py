@@ -13,17 +13,11 @@ from luma.core.interface.serial import i2c, spi
 from luma.oled.device import sh1106, ssd1306
 from PIL import Image, ImageChops, ImageDraw
 
-from controller.hal.display_writer import (
-    BusModel,
-    Controller,
-    DisplayWriter,
-    PassthroughWriter,
-    UpdateReport,
-    Window,
-    image_to_pages,
-    writer_for_device,
-)
-from controller.hal.pages import rotate_pages_180
+from controller.hal.display_bus import PassthroughWriter, bus_writer, writer_for_device
+from controller.hal.display_planner import BusModel, DisplayWriter, UpdateReport
+from controller.hal.pages import image_to_pages, rotate_pages_180
+from controller.hal.panel_addressing import Window
+from controller.hal.panels import Controller
 from controller.render.matchsticks import render_scoreboard_image
 
 from .oled_model import (
@@ -55,7 +49,7 @@ def make_writer(
         model.command(0x20, 0x00)  # what luma's ssd1306 init leaves behind
     interface = RecordingInterface(model)
     return (
-        DisplayWriter.for_interface(interface, controller, bus=bus or BusModel.i2c(32)),
+        bus_writer(interface, controller, bus=bus or BusModel.i2c(32)),
         interface,
         model,
     )
@@ -414,7 +408,7 @@ def test_after_an_interface_error_the_next_update_is_full(
     if isinstance(model, SSD1306Model):
         model.command(0x20, 0x00)
     interface = FlakyInterface(model, fail_at=10**9)
-    writer = DisplayWriter.for_interface(interface, controller)
+    writer = bus_writer(interface, controller)
     writer.update(render_scoreboard_image(3, 3, 30))
     interface.fail_at = interface.calls + 1 + fail_after
     with pytest.raises(OSError):

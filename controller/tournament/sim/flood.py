@@ -1,8 +1,9 @@
 """A stolen table key's flood: authenticated junk as a thief would send it (issue 25).
 
 Events and junk records signed with one table's key, in seq order (every tenth a
-record) and every third far ahead of the window. Used by the flood test through the
-venue's Mosquitto (tests/tournament/venue/test_insider.py) and by ``bench/desk_flood.py``.
+record) and every third far ahead of the window. The tests send it through the venue's
+Mosquitto (tests/tournament/venue/test_insider.py); ``bench/desk_flood.py`` hands it to
+a desk's state and times it.
 """
 
 from __future__ import annotations
