@@ -144,8 +144,9 @@ def organiser_page(
         "juega un partido recibe, firmado, el partido, el chico y los nombres de cada "
         "pareja. Un cambio entre chicos cuenta desde que lo confirmás.</p>",
     ]
-    pending = [m for m in season_matches(season, played)
-               if match_result(season.rules, m, played.get(m.id, ())).winner is None]  # fmt: skip
+    pending = sorted((m for m in season_matches(season, played)
+                      if match_result(season.rules, m, played.get(m.id, ())).winner is None),
+                     key=lambda m: (m.date, m.id))  # fmt: skip
     day = None
     rows: list[str] = []
 
@@ -168,7 +169,7 @@ def organiser_page(
             lineup = season.lineup(m.id, club)
             roster = season.roster_of.get(club)
             options = [(p.id, p.name) for p in roster.players] if roster else []
-            chosen = list(lineup.players) if lineup else [None, None]
+            chosen = list(lineup.players) if lineup else [p for p, _ in options]
             now = (" y ".join(h(who.get(p, p)) for p in lineup.players) if lineup
                    else "<i>sin pareja</i>")  # fmt: skip
             selects = "".join(
@@ -192,9 +193,13 @@ def organiser_page(
             f"{_select('table', venue_tables, on[1] if on else None, 'mesa')}"
             "<button>Asignar</button></form></td>"
         )
+        chicos = played.get(m.id, ())
+        r = match_result(season.rules, m, chicos)
+        state = (f"chicos {r.games[0]}-{r.games[1]}, se juega el {len(chicos) + 1}" if chicos
+                 else "no empezó")  # fmt: skip
         rows.append(
             f'<tr data-match="{h(m.id)}"><td>{h(m.label)}<div class="muted">{h(m.id)} · en '
-            f"{h(season.club(m.venue).name)}</div></td>{''.join(cells)}</tr>"
+            f"{h(season.club(m.venue).name)} · {h(state)}</div></td>{''.join(cells)}</tr>"
         )
     close()
     if not pending:

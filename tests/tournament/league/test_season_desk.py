@@ -45,6 +45,7 @@ from controller.tournament.wire.topics import tournament_prefix
 from tests.helpers import serving, wait_until
 
 from ...table.panel_text import PanelDisplay
+from ..desk.browser import SCREENSHOTS
 from ..desk.cdp import Page
 
 LEAGUE = "liga"
@@ -313,7 +314,7 @@ def test_the_organiser_names_pairs_and_the_venue_table_shows_them_chico_by_chico
             for g in ("grupo-primera-norte", "grupo-ascenso-sur"):
                 assert f'id="{g}"' in page
             assert page.index("Grupo Norte") < page.index("Ascenso") < page.index("Grupo Sur")
-            _in_chromium(server.server_address[1], tmp_path)
+            _in_chromium(server.server_address[1], tmp_path, match.id)
         finally:
             for c in forgers:
                 c.disconnect()
@@ -323,25 +324,29 @@ def test_the_organiser_names_pairs_and_the_venue_table_shows_them_chico_by_chico
             desk.stop()
 
 
-def _in_chromium(port: int, tmp_path: Path) -> None:
+def _in_chromium(port: int, tmp_path: Path, started: str) -> None:
     with Page(tmp_path / "chromium", size=(1200, 900)) as page:
         page.goto(f"http://127.0.0.1:{port}/organizador")
         page.wait("document.getElementById('login') !== null")
         page.fill("clave", KEY)
         page.js("document.querySelector('#login button').click()")
         page.wait("document.querySelector('table.matches') !== null")
-        # a refusal from the page: another club's player
-        cell = "document.querySelector('tr[data-match] td[data-club]"
-        page.js(f"const s = {cell} select'); s.value = s.options[0].value;"
-                f"{cell} button').click()")  # fmt: skip
-        page.wait("document.getElementById('why').innerText.length > 0")
-        assert "dos jugadores distintos" in page.text("why") or "ya empezó" in page.text("why")
-        shot = page.screenshot(tmp_path / "league-organiser.png", full=True)
+        # refusals from the page: a pair for a match begun, the same player twice
+        cell = f"document.querySelector('tr[data-match=\"{started}\"] td[data-club]"
+        page.js(f"{cell} button').click()")
+        page.wait("document.getElementById('why').innerText.includes('ya empezó')")
+        assert page.text("why").startswith(f"{started} ya empezó: la pareja se nombra antes")
+        cell = f"document.querySelector('tr[data-match]:not([data-match=\"{started}\"]) td"
+        page.js(f"for (const s of {cell}[data-club]').querySelectorAll('select')) "
+                f"s.selectedIndex = 0; {cell}[data-club] button').click()")  # fmt: skip
+        page.wait("document.getElementById('why').innerText.includes('distintos')")
+        assert page.text("why").endswith("nombra 2 jugadores distintos")
+        shot = page.screenshot(SCREENSHOTS / "league-organiser.png", full=True)
         assert shot.stat().st_size > 5_000
         page.goto(f"http://127.0.0.1:{port}/")
         page.wait("document.querySelectorAll('table.standings').length === 2")
         heads = page.js("[...document.querySelectorAll('section.division h3')]"
                         ".map(e => e.innerText)")  # fmt: skip
         assert heads == ["Grupo Norte", "Fase final", "Grupo Sur", "Fase final"]
-        shot = page.screenshot(tmp_path / "league-season-desk.png", full=True)
+        shot = page.screenshot(SCREENSHOTS / "league-season-desk.png", full=True)
         assert shot.stat().st_size > 5_000
