@@ -332,11 +332,11 @@ def _in_chromium(port: int, tmp_path: Path, started: str) -> None:
         page.js("document.querySelector('#login button').click()")
         page.wait("document.querySelector('table.matches') !== null")
         # refusals from the page: a pair for a match begun, the same player twice
-        cell = f"document.querySelector('tr[data-match=\"{started}\"] td[data-club]"
+        cell = f'document.querySelector(\'tr[data-match="{started}"] td[data-club]'
         page.js(f"{cell} button').click()")
         page.wait("document.getElementById('why').innerText.includes('ya empezó')")
         assert page.text("why").startswith(f"{started} ya empezó: la pareja se nombra antes")
-        cell = f"document.querySelector('tr[data-match]:not([data-match=\"{started}\"]) td"
+        cell = f'document.querySelector(\'tr[data-match]:not([data-match="{started}"]) td'
         page.js(f"for (const s of {cell}[data-club]').querySelectorAll('select')) "
                 f"s.selectedIndex = 0; {cell}[data-club] button').click()")  # fmt: skip
         page.wait("document.getElementById('why').innerText.includes('distintos')")
