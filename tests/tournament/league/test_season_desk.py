@@ -350,3 +350,30 @@ def _in_chromium(port: int, tmp_path: Path, started: str) -> None:
         assert heads == ["Grupo Norte", "Fase final", "Grupo Sur", "Fase final"]
         shot = page.screenshot(SCREENSHOTS / "league-season-desk.png", full=True)
         assert shot.stat().st_size > 5_000
+
+
+def test_the_season_desk_command_names_the_organisers_page_and_its_key(run: Run) -> None:
+    """``truco-table league desk --season`` as the organiser runs it: it says where the
+    organiser's page and its key are; that key opens the page; SIGTERM stops it."""
+    import signal
+
+    from .test_desk_command import Command
+
+    port = free_port()
+    desk = Command("--dir", str(run.root), "--season", "2027", "--http-port", str(port))
+    try:
+        key_file = run.root / "temporadas" / "2027" / "desk" / "organiser.key"
+        assert desk.line("parejas, cambios y mesas:") == (
+            f"parejas, cambios y mesas: http://127.0.0.1:{port}/organizador (la clave del "
+            f"organizador está en {key_file})\n"
+        )
+        assert key_file.stat().st_mode & 0o077 == 0  # the organiser's only
+        web = Client(port)
+        assert web.post("/api/entrar", {"clave": "no-es-esta"})[0] == 403
+        status, answer = web.post("/api/entrar", {"clave": key_file.read_text().strip()})
+        assert status == 200
+        status, page = web.get("/organizador")
+        assert status == 200 and f'data-csrf="{answer["csrf"]}"' in page
+        assert desk.stop(signal.SIGTERM) == 0
+    finally:
+        desk.kill()
