@@ -154,6 +154,8 @@ class TablePublisher:
         self.hand = 0
         self.rules_line: str | None = None
         self._last_action: dict[int, str] = {}  # game number -> its last action's text
+        #: the hand being played and its ``deal`` lines (said in ``cards`` when it ends)
+        self._dealt: tuple[int, list[str]] = (0, [])
         self._read_journal()
 
         self._append_lock = threading.Lock()
@@ -340,17 +342,31 @@ class TablePublisher:
         changed = event.score != self.score
         self.score = event.score
         if kind is EventKind.DEAL:
-            # the cards dealt are secret until the game's record is sealed and sent
+            # the cards dealt are secret while the hand is played (a ``cards`` event says
+            # them once it has ended, for the desk's delayed broadcast)
             lines = event.text.split("\n")
             dealt = [line for line in lines if line.split(None, 1)[:1] == ["deal"]]
             shown = "\n".join(line for line in lines if line not in dealt)
             self._event(kind, shown, dealt=len(dealt))
+            self._dealt = (event.hand, dealt)
         else:
             self._event(kind, event.text)
+            self._cards_if_over()
         if kind is EventKind.ACTION:
             self._last_action[self.game_no] = event.text
         if changed:
             self._event(EventKind.SCORE, f"{event.score[0]}-{event.score[1]}")
+
+    def _cards_if_over(self) -> None:
+        """The hand's cards, once it has ended at the table (``cards``)."""
+        hand, dealt = self._dealt
+        game = self.service.table.game if self.service is not None else None
+        if not dealt or game is None or game.hand_number != hand:
+            return
+        if game.hand_in_progress and game.winner is None:  # (a game won ends its hand)
+            return
+        self._dealt = (hand, [])
+        self._event(EventKind.CARDS, "\n".join(dealt), hand=hand)
 
     def _refused(self, event: Refused) -> None:
         what = event.action or f"{event.seat} (carta desconocida)"
