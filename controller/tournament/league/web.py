@@ -21,11 +21,19 @@
     ``,`` UTF-8 for programs; ``;`` with a BOM and CRLF as a Spanish spreadsheet opens
     it; formulas neutralised). The league desk also writes them into its folder.
 
+``/organizador`` and ``POST /api/liga``
+    A league desk running a season (its ``office``: :mod:`.season_desk`): the organiser's
+    page (:mod:`.season_pages`) to name pairs, ask for and confirm changes and assign
+    tables, the organiser's only, as the tournament desk's page is (:mod:`..desk.
+    sessions`: ``POST /api/entrar`` with the key, a session cookie, the CSRF token in
+    every write; the Origin and ``Sec-Fetch-Site`` checks); a refusal is a 409 with the
+    reason in Spanish. With a season, ``/`` shows the standings per division and group.
+
 Only verified, counted records reach these views: they are folds of the league desk's
 count (:class:`.collect.Collected`). Every request is checked for its Host as the
 tournament desk's pages are (a page loaded from another name, DNS rebinding, gets 421);
-nothing is written here (any ``POST`` gets 405). The builders are pure functions of the
-league and its count.
+nothing else is written here (any other ``POST`` gets 405). The builders are pure
+functions of the league and its count.
 """
 
 from __future__ import annotations
