@@ -381,6 +381,17 @@ class LeagueDesk:
         self.client.publish(topic, data, qos=1, retain=True)
         return topic
 
+    def playing(self, venue: str, table: str) -> bool:
+        """Whether ``table`` at ``venue`` is in the middle of a game (a deal heard, the
+        game not won yet), as this desk follows its events."""
+        with self.lock:
+            state = self.venues.get(venue)
+            t = state.tables.get(table) if state is not None else None
+            if t is None or t.game is None:
+                return False
+            trail = t.trails.get(t.game)
+            return trail is not None and bool(trail.dealt) and trail.finished is None
+
     def _housekeeping(self) -> None:
         while not self._stop.wait(0.25):
             if self._export_due and time.monotonic() - self._exported_at >= EXPORT_S:
@@ -514,7 +525,7 @@ def desk_from_folder(
         made.pages_dir = folder / "paginas"
         office = SeasonOffice(folder, league_of_file, secret, season,
                               played=lambda: made.snapshot().played,
-                              publish=made.publish_assignment)  # fmt: skip
+                              publish=made.publish_assignment, busy=made.playing)  # fmt: skip
         made.office = office
         made.on_count.append(office.refresh)
         made.on_connected.append(lambda: office.refresh(again=True))

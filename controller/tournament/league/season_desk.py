@@ -77,6 +77,7 @@ class SeasonOffice:
         *,
         played: Callable[[], Mapping[str, tuple[Chico, ...]]],
         publish: Callable[[str, Assignment], object],
+        busy: Callable[[str, str], bool] = lambda venue, table: False,
     ) -> None:
         self.root = Path(root)
         self.league = league
@@ -84,6 +85,9 @@ class SeasonOffice:
         self.number = number
         self.played = played
         self.publish = publish
+        #: Whether a venue's table is in the middle of a game (dealt, not won yet), as
+        #: the league desk follows its events.
+        self.busy = busy
         self.path = self.root / "temporadas" / str(number) / "desk" / ASSIGNMENTS_FILE
         self.lock = threading.Lock()
         #: (venue, table): the match it plays
@@ -144,7 +148,12 @@ class SeasonOffice:
         if action == "assign":
             return self.assign(_text(body, "venue"), _text(body, "table"), match)
         club = _text(body, "club")
+        on = self.table_of(match)
+        playing = on is not None and self.busy(*on)
         if action == "pair":
+            if playing and on is not None:
+                raise SeasonStoreError(f"{match} ya empezó: la mesa {on[1]} está jugando un "
+                                       "chico; entre chicos, se pide un cambio")  # fmt: skip
             players = body.get("players")
             if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
                 raise SeasonStoreError("Faltan los jugadores de la pareja")
@@ -157,6 +166,13 @@ class SeasonOffice:
             chico = int(chico)
         if isinstance(chico, bool) or not isinstance(chico, int):
             raise SeasonStoreError("Falta desde qué chico (un número)")
+        if playing and action in ("sub", "confirm") and on is not None:
+            now = len(self.played().get(match, ())) + 1  # the chico at the table
+            if chico <= now:
+                raise SeasonStoreError(
+                    f"El chico {now} de {match} se está jugando en la mesa {on[1]}: el "
+                    "cambio va para un chico que no empezó"
+                )
         if action == "sub":
             out, into = _text(body, "out"), _text(body, "into")
             ask_substitution(self.root, self.league, self.secret, self.number, match, club,

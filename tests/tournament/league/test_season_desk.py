@@ -308,6 +308,14 @@ def test_the_organiser_names_pairs_and_the_venue_table_shows_them_chico_by_chico
             assert table.refused_assignments == 1  # the two at the central never came
             status, answer = web.post("/api/liga", pair | {"players": ["ana-lopez", "carla-paz"]})
             assert status == 409 and answer["error"].startswith(f"{match.id} ya empezó")
+            # chico 2 dealt at the table (not counted yet): no change for it any more
+            table_run.deal()
+            assert wait_until(lambda: desk.playing("bar-a", "mesa01"))
+            late = sub | {"action": "sub", "out": "ana-lopez", "into": "beto-diaz"}
+            assert web.post("/api/liga", late) == (409, {"error": (
+                f"El chico 2 de {match.id} se está jugando en la mesa mesa01: el cambio va "
+                "para un chico que no empezó")})  # fmt: skip
+            assert web.post("/api/liga", late | {"from_chico": 3})[0] == 200
             # the pages
             status, page = web.get("/")
             assert status == 200
@@ -335,7 +343,8 @@ def _in_chromium(port: int, tmp_path: Path, started: str) -> None:
         cell = f'document.querySelector(\'tr[data-match="{started}"] td[data-club]'
         page.js(f"{cell} button').click()")
         page.wait("document.getElementById('why').innerText.includes('ya empezó')")
-        assert page.text("why").startswith(f"{started} ya empezó: la pareja se nombra antes")
+        assert page.text("why") == (f"{started} ya empezó: la mesa mesa01 está jugando un "
+                                    "chico; entre chicos, se pide un cambio")  # fmt: skip
         cell = f'document.querySelector(\'tr[data-match]:not([data-match="{started}"]) td'
         page.js(f"for (const s of {cell}[data-club]').querySelectorAll('select')) "
                 f"s.selectedIndex = 0; {cell}[data-club] button').click()")  # fmt: skip
