@@ -322,3 +322,21 @@ def test_the_office_tells_each_table_what_changed_and_frees_it_when_decided(liga
         again.act({"action": "assign", "match": m, "venue": "c1", "table": "mesa01"})
     with pytest.raises(SeasonStoreError, match="No hay una orden 'borrar'"):
         again.act({"action": "borrar", "match": m, "club": "c1", "from_chico": 2})
+
+
+def test_the_league_desks_standings_go_by_division_group_and_final_phase(liga: Path) -> None:
+    """``/`` of a season's league desk: each group's own table, in its division, then the
+    final phase: the knockout's matches once the groups end, a final group's table."""
+    from controller.tournament.league.collect import Collected
+    from controller.tournament.league.season import group_matches
+    from controller.tournament.league.season_pages import season_standings
+
+    season = load_season(liga, _league(liga), 2027)
+    played = {m.id: (Chico(0, (15, 3)), Chico(0, (15, 9))) for m in group_matches(season)}
+    html = season_standings(season_league(season, played), season, Collected(played, (), (), 0))
+    order = [html.index(x) for x in ("Primera", "Grupo Norte", "Fase final", "Ascenso",
+                                     "Grupo Sur")]  # fmt: skip
+    assert order == sorted(order)
+    assert html.count('class="grid standings"') == 3  # two groups and Ascenso's final group
+    final = html[html.index("Fase final") : html.index("Ascenso")]
+    assert "primera-final-" in final and "Final" in final  # the knockout's one match
