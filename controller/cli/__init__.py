@@ -12,6 +12,7 @@
 ``organiser``       :mod:`controller.cli.organiser`: registration, rounds, results at the desk
 ``venue-broker``    :mod:`controller.cli.venue`: the venue's broker, accounts, TLS and keys
 ``venue-night``     :mod:`controller.cli.venue`: the venue's broker and the desk, one command
+``venue-door``      :mod:`controller.cli.venue`: the door in front of the broker's tables
 ``doctor``          :mod:`controller.cli.doctor`: the table checks its hardware and files
 ``league``          :mod:`controller.cli.league`: a league of bars (``add-venue``, ``desk``)
 ``seat``            :mod:`controller.cli.seat`: a seat's Pico: ``install``, ``test`` (Spanish)
@@ -86,7 +87,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("doctor", "revisar la mesa: nodos, pantallitas, mazos, estado", "doctor"),
     Command(
         "tournament-demo",
-        "a tournament on this machine: Mosquitto, N mock tables, the desk",
+        "un torneo en esta máquina: Mosquitto, N mesas simuladas y la mesa de control",
         "desk",
         "configure_demo",
     ),
@@ -111,6 +112,12 @@ COMMANDS: tuple[Command, ...] = (
         "la noche del torneo con un comando: el broker del salón y la mesa de control",
         "venue",
         "configure_night",
+    ),
+    Command(
+        "venue-door",
+        "la puerta del broker del salón: cierra en 5 s la conexión que no manda su CONNECT",
+        "venue",
+        "configure_door",
     ),
     Command(
         "league",
@@ -154,6 +161,8 @@ SPANISH_COMMANDS: Final = frozenset(
         "seat",
         "venue-broker",
         "venue-night",
+        "venue-door",
+        "tournament-demo",
         "desk-audit",
         "league",
         "organiser",

@@ -66,7 +66,8 @@ def steps(
     text: str, *, table: str = "Repetición", names: tuple[str, str] = ("Equipo 0", "Equipo 1")
 ) -> list[dict[str, Any]]:
     """One frame per statement of the record ``text`` (``TranscriptError``, naming the
-    line, when it is not a game's record or a hand starts before the last one ended)."""
+    line, when it is not a game's record or a hand starts before the last one ended; the
+    parser and the replay run before any frame)."""
     replay(parse(text))
     log = record_log(text, table=table, names=names, step_s=1.0)
     out = []

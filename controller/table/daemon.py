@@ -123,7 +123,7 @@ def run_service(config_path: Path, load_link: LoadLink | None = None) -> int:
 def _tell_the_running_one(config: TableConfig) -> None:
     """The running service is told (a command in its control folder, never its record
     or status): its journal and the doctor say that a second one was started."""
-    from .service import drop_command
+    from .commands import drop_command
 
     # another user's folder: this run's own line says it all
     with contextlib.suppress(OSError, ValueError):

@@ -293,8 +293,9 @@ class TableState:
         default_factory=lambda: collections.deque(maxlen=REJECTIONS_KEPT)
     )
     attention_more: int = 0  # atención items beyond ATTENTION_KEPT, counted only
-    #: Re-keyed (:meth:`DeskState.rekey`) and not heard under its new key yet: its first
-    #: message under it starts its stream again (the old key's seqs are the copy's too).
+    #: Re-keyed (:meth:`DeskState.rekey`), or followed (``follow``), and its stream not
+    #: started yet: its first messages start it (the old key's seqs are the copy's too),
+    #: at the lowest seq heard (:data:`FOLLOW_WAIT_S`).
     awaiting: bool = False
     rekeys: int = 0  # how many times it was given a new key
     awaiting_since: float | None = None  # when its first message came, while awaiting
@@ -461,8 +462,9 @@ class DeskState:
         """A new key for ``table`` after a key conflict (someone else holds its key):
         ``HMAC(its key, code)`` (:func:`~..wire.keys.rekeyed`); returns the code, which
         someone at the real table types there (``truco-table rekey``). From now on only
-        the new key is accepted from it, and its first message under it starts its
-        stream again. Journaled (synced) first: a restarted desk keeps it."""
+        the new key is accepted from it, and its first messages under it start its
+        stream again (:data:`FOLLOW_WAIT_S`). Journaled (synced) first: a restarted desk
+        keeps it."""
         with self.lock:
             key = self.key_for(table)
             if key is None:
