@@ -30,6 +30,7 @@ MODULES = [
     "controller.engine.cards",
     "controller.engine.actions",
     "controller.engine.game",
+    "controller.engine.bestplay",
     "controller.transcript",
 ]
 

@@ -368,3 +368,51 @@ def test_the_contact_sheet_s_captions_are_spanish() -> None:
     assert english == {}
     for title in titles:  # and none keeps an English word of the old captions
         assert not re.search(r"\b(answer|won|lost|turn|called|menu|seat|players?)\b", title)
+
+
+@pytest.mark.parametrize(
+    ("toml", "argv", "said"),
+    [
+        ("x = \n", [], "no es TOML válido"),
+        ('[tournament]\ntables = "mesa01"\n', [], "va una lista de nombres de mesa"),
+        ("[tournament]\nrules = 3\n", [], "van las reglas de la casa como texto"),
+        ('[tournament]\nrules = "target"\n', [], "va como clave=valor"),
+        ('[tournament]\nrules = "target=x"\n', [], "target tendría que ser 15 o 30"),
+        ('[tournament]\nrules = "color=rojo"\n', [], "no es una regla de la casa"),
+        ('[tournament]\ntables = ["mesa01"]\n', ["--competition"], "necesita el secreto"),
+        ('[tournament]\ntables = ["mesa01"]\nkey = "00112233445566778899aabbccddeeff"\n',
+         ["--competition", "--organiser-key-file", "falta.key"], "no puedo leer"),
+        ("[tournament]\n", ["--http-port", "{busy}"], "ya está en uso"),
+    ],
+)  # fmt: skip
+def test_what_the_desk_says_on_a_bad_start_is_spanish(
+    toml: str, argv: list[str], said: str, tmp_path: Path
+) -> None:
+    """Issue 43: ``truco-table desk`` (and ``--competition``) refusing to start says why in
+    Spanish: a configuration that is no TOML, a roster or rules of the wrong kind, a rule
+    that does not exist, no secret for the competition, a key file it cannot read, a page
+    port already taken."""
+    import socket
+
+    config = tmp_path / "desk.toml"
+    config.write_text(toml, encoding="utf-8")
+    config.chmod(0o600)
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        args = [a.replace("{busy}", str(busy.getsockname()[1])) for a in argv]
+        done = run([*TRUCO, "desk", "--config", str(config), "--out", str(tmp_path / "d"),
+                    "--duration", "1", "--quiet", *args])  # fmt: skip
+    assert done.returncode == 2, done
+    assert said in done.stderr, done.stderr
+    assert english_words(done.stderr) == [], done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_the_demo_s_usage_errors_and_the_door_s_are_spanish(tmp_path: Path) -> None:
+    missing = str(tmp_path / "falta.toml")
+    for argv in (["tournament-demo", "--tables", "0"], ["tournament-demo", "--nope"],
+                 ["venue-door"], ["venue-door", "--config", missing]):  # fmt: skip
+        done = run([*TRUCO, *argv])
+        assert done.returncode == 2, (argv, done.stderr)
+        assert english_words(done.stderr) == [], done.stderr

@@ -2,6 +2,7 @@
 
 ==================  =========================================================
 ``replay``          :mod:`controller.cli.replay`: replay a game record
+``replay-hand``     :mod:`controller.cli.replay_hand`: a played game, face up (GIF, video)
 ``run``             :mod:`controller.cli.run`: the table service (``--mock``: in the terminal)
 ``control``         :mod:`controller.cli.control`: undo, new game, rules of a running table
 ``enroll``          :mod:`controller.cli.enroll`: teach the table a deck's tags
@@ -11,6 +12,7 @@
 ``organiser``       :mod:`controller.cli.organiser`: registration, rounds, results at the desk
 ``venue-broker``    :mod:`controller.cli.venue`: the venue's broker, accounts, TLS and keys
 ``venue-night``     :mod:`controller.cli.venue`: the venue's broker and the desk, one command
+``venue-door``      :mod:`controller.cli.venue`: the door in front of the broker's tables
 ``doctor``          :mod:`controller.cli.doctor`: the table checks its hardware and files
 ``league``          :mod:`controller.cli.league`: a league of bars (``add-venue``, ``desk``)
 ``seat``            :mod:`controller.cli.seat`: a seat's Pico: ``install``, ``test`` (Spanish)
@@ -62,6 +64,11 @@ class Command:
 
 COMMANDS: tuple[Command, ...] = (
     Command("replay", "replay a game record (transcript)", "replay"),
+    Command(
+        "replay-hand",
+        "la repetición de un partido jugado, paso a paso y a cartas vistas (GIF, video, página)",
+        "replay_hand",
+    ),
     Command("run", "la mesa en marcha (--mock: en la terminal, con la mesa simulada)", "run"),
     Command(
         "control",
@@ -80,7 +87,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("doctor", "revisar la mesa: nodos, pantallitas, mazos, estado", "doctor"),
     Command(
         "tournament-demo",
-        "a tournament on this machine: Mosquitto, N mock tables, the desk",
+        "un torneo en esta máquina: Mosquitto, N mesas simuladas y la mesa de control",
         "desk",
         "configure_demo",
     ),
@@ -105,6 +112,12 @@ COMMANDS: tuple[Command, ...] = (
         "la noche del torneo con un comando: el broker del salón y la mesa de control",
         "venue",
         "configure_night",
+    ),
+    Command(
+        "venue-door",
+        "la puerta del broker del salón: cierra en 5 s la conexión que no manda su CONNECT",
+        "venue",
+        "configure_door",
     ),
     Command(
         "league",
@@ -148,10 +161,13 @@ SPANISH_COMMANDS: Final = frozenset(
         "seat",
         "venue-broker",
         "venue-night",
+        "venue-door",
+        "tournament-demo",
         "desk-audit",
         "league",
         "organiser",
         "desk",
+        "replay-hand",
     }
 )
 

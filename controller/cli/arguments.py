@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import argparse
 import math
+from typing import TYPE_CHECKING
 
-__all__ = ["duration", "port", "seconds"]
+if TYPE_CHECKING:
+    from ..engine import HouseRules
+
+__all__ = ["duration", "house_rules", "port", "seconds"]
 
 
 def seconds(text: str) -> float:
@@ -39,3 +43,27 @@ def duration(text: str) -> float:
     if not (math.isfinite(value) and value >= 0):
         raise argparse.ArgumentTypeError(f"seconds, 0 or more, not {text}")
     return value
+
+
+def house_rules(text: str, where: str) -> HouseRules:
+    """House rules given as ``clave=valor`` words (``--rules``, a ``rules`` line), with a
+    Spanish error naming ``where`` and the values a rule takes."""
+    from ..engine import HouseRules
+    from ..table.config import _RULES
+
+    known = {"players": ("2", "4", "6"), **_RULES}
+    options: dict[str, str] = {}
+    for word in text.split():
+        key, sep, value = word.partition("=")
+        if not sep or not key or not value:
+            raise ValueError(f"{where}: la regla {word!r} va como clave=valor, por ejemplo "
+                             "target=15")  # fmt: skip
+        choices = known.get(key.lower())
+        if choices is None:
+            raise ValueError(f"{where}: {key!r} no es una regla de la casa (las que hay: "
+                             f"{', '.join(sorted(known))})")  # fmt: skip
+        if value.lower() not in choices:
+            raise ValueError(f"{where}: {key} tendría que ser {' o '.join(choices)}, y es "
+                             f"{value!r}")  # fmt: skip
+        options[key] = value
+    return HouseRules.from_options(options)

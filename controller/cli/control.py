@@ -126,7 +126,7 @@ def _wait_answer(
 
 
 def _cmd_control(args: argparse.Namespace) -> int:
-    from ..table.service import COMMAND_ID_RE, drop_command, new_command_id
+    from ..table.commands import COMMAND_ID_RE, drop_command, new_command_id
 
     words = [args.command, *args.args]
     if args.command == "rules":

@@ -32,12 +32,12 @@ from typing import Any, Final, TextIO
 from urllib.parse import quote
 
 from ..engine import HouseRules
-from ..textfile import TextFileError, read_text_file
+from ..textfile import TextFileError, os_reason, read_text_file
 from ..tournament.venue.access import access_from_section
 from ..tournament.wire.keys import load_private_key
 from ..tournament.wire.seal import KeyConfigError, TournamentKey
 from ..tournament.wire.topics import check_name, parse_broker
-from .arguments import duration, port
+from .arguments import duration, house_rules, port
 
 __all__ = ["configure", "configure_demo", "run_demo_command", "run_desk"]
 
@@ -53,6 +53,33 @@ def _tournament_section(path: str | None) -> dict[str, Any]:
     return section if isinstance(section, dict) else {}
 
 
+def _not_toml(path: object, e: tomllib.TOMLDecodeError) -> str:
+    """A configuration that is no TOML, said in Spanish with its line."""
+    from ..table.config import _toml_position, _toml_words
+
+    reason, line, column = _toml_position(e)
+    return f"{path}{'' if line is None else f':{line}'}: no es TOML válido: " + _toml_words(
+        reason, column
+    )
+
+
+def _os_words(e: OSError) -> str:
+    """Why the system refused, in Spanish (a port taken, a folder not writable...)."""
+    import errno
+
+    words = {
+        errno.EADDRINUSE: "ese puerto ya está en uso: elegí otro",
+        errno.EACCES: "no hay permiso: revisá los permisos (o el puerto, si es menor que 1024)",
+        errno.EPERM: "no hay permiso: revisá los permisos",
+        errno.ENOSPC: "no queda lugar en el disco",
+        errno.EROFS: "el disco es de solo lectura",
+        errno.EADDRNOTAVAIL: "esa dirección no es de esta máquina",
+    }
+    if e.errno in words:
+        return words[e.errno]
+    return os_reason(e)
+
+
 def run_desk(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
     from ..tournament.desk import Desk, DeskState, serve_http
     from ..tournament.desk.state import Quota
@@ -65,7 +92,7 @@ def run_desk(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
         print(f"truco-table desk: {e}", file=err)
         return 2
     except tomllib.TOMLDecodeError as e:
-        print(f"truco-table desk: {args.config}: not TOML: {e}", file=err)
+        print(f"truco-table desk: {_not_toml(args.config, e)}", file=err)
         return 2
     try:
         name = check_name("tournament", args.tournament or str(section.get("name", "torneo")))
@@ -80,10 +107,11 @@ def run_desk(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
         elif args.config is not None and ("key" in section or "key_file" in section):
             key = load_private_key(args.config, kind="config")
     except KeyConfigError as e:
-        print(f"truco-table desk: no usable key: {e}", file=err)
+        print(f"truco-table desk: la clave no sirve: {e}", file=err)
         return 2
     if key is None:
-        print("truco-table desk: no tournament secret: messages and records unchecked", file=err)
+        print("truco-table desk: sin el secreto del torneo: los mensajes y los registros no se "
+              "verifican", file=err)  # fmt: skip
     try:
         where = f"{args.config}: tournament"
         access = (
@@ -93,13 +121,15 @@ def run_desk(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
         if roster is not None and (
             not isinstance(roster, list) or not all(isinstance(t, str) for t in roster)
         ):
-            raise ValueError(f"{where}.tables: expected a list of table ids")
+            raise ValueError(f"{where}.tables: va una lista de nombres de mesa, como "
+                             '["mesa01", "mesa02"]')  # fmt: skip
         rules_text = args.rules or section.get("rules")
         rules = None
         if rules_text is not None:
             if not isinstance(rules_text, str):
-                raise ValueError(f"{where}.rules: expected house rules as text")
-            rules = HouseRules.from_options(dict(w.split("=", 1) for w in rules_text.split()))
+                raise ValueError(f"{where}.rules: van las reglas de la casa como texto, "
+                                 "como \"target=15\"")  # fmt: skip
+            rules = house_rules(rules_text, f"{where}.rules" if args.rules is None else "--rules")
         desk_name = check_name("desk", args.name or (access.username if access else "desk"))
     except ValueError as e:
         print(f"truco-table desk: {e}", file=err)
@@ -112,26 +142,38 @@ def run_desk(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
         name, out_dir=folder, key=key, profile=args.profile, tables=roster, rules=rules,
         quota=Quota(hand_s=args.hand_s),
     )  # fmt: skip
+    if not _broadcast_settings(args, state, err):
+        return 2
     desk = Desk(state, host, port, access=access, name=desk_name, reverify_s=args.reverify).start()
     server = None
     if args.http_port:
         try:
             server = serve_http(state, args.http_port)
         except OSError as e:
-            print(f"truco-table desk: cannot serve on port {args.http_port}: {e}", file=err)
+            print(f"truco-table desk: no puedo abrir la página en el puerto {args.http_port}: "
+                  f"{_os_words(e)}", file=err)  # fmt: skip
             desk.stop()
             return 2
     page = f"http://127.0.0.1:{server.server_address[1]}/" if server is not None else "-"
-    print(f"desk: tournament {name}, broker {host}:{port}, page {page}, files {folder}", file=out)
-
-    def close() -> None:
+    print(f"mesa de control: torneo {name}, broker {host}:{port}, página {page}, archivos en "
+          f"{folder}", file=out)  # fmt: skip
+    tv = _start_tv(args, state, out, err)
+    if tv is False:
         desk.stop()
         if server is not None:
             server.shutdown()
             server.server_close()
+        return 2
+
+    def close() -> None:
+        desk.stop()
+        for each in (server, tv):
+            if each is not None and each is not False:
+                each.shutdown()
+                each.server_close()
 
     _follow(args, state, page, close, out)
-    out.write(f"results: {folder / 'results.csv'}, {folder / 'results.json'}\n")
+    out.write(f"resultados: {folder / 'results.csv'}, {folder / 'results.json'}\n")
     return 0
 
 
@@ -156,7 +198,7 @@ def _follow(args: argparse.Namespace, state: Any, page: str, close: Any, out: Te
                 break
             board = render_board(state)
             if tty:
-                out.write("\033[H\033[2J" + board + f"\n\npage {page} · Ctrl-C ends\n")
+                out.write("\033[H\033[2J" + board + f"\n\npágina {page} · Ctrl-C termina\n")
             elif not args.quiet:
                 out.write(board + "\n\n")
             out.flush()
@@ -188,18 +230,21 @@ def _run_competition(
     from ..tournament.desk.state import Quota
 
     if key is None or not roster:
-        print("truco-table desk: --competition needs the tournament's secret and its roster "
-              "of tables ([tournament] tables = [...])", file=err)  # fmt: skip
+        print("truco-table desk: --competition necesita el secreto del torneo y la lista de sus "
+              "mesas ([tournament] tables = [...])", file=err)  # fmt: skip
         return 2
     organiser_key = None
     if args.organiser_key_file:
         try:
             organiser_key = Path(args.organiser_key_file).read_text(encoding="utf-8").strip()
         except (OSError, UnicodeDecodeError) as e:
-            print(f"truco-table desk: --organiser-key-file: {e}", file=err)
+            why = _os_words(e) if isinstance(e, OSError) else "no es texto UTF-8"
+            print(f"truco-table desk: --organiser-key-file: no puedo leer "
+                  f"{args.organiser_key_file}: {why}", file=err)  # fmt: skip
             return 2
         if len(organiser_key) < 8:
-            print("truco-table desk: the organiser's key needs at least 8 characters", file=err)
+            print("truco-table desk: la clave del organizador necesita al menos 8 caracteres",
+                  file=err)  # fmt: skip
             return 2
     try:
         run = DeskRun(folder, name, key=key, tables=roster, rules=rules, host=host, port=port,
@@ -212,20 +257,78 @@ def _run_competition(
               "(truco-table desk-audit dice dónde)", file=err)  # fmt: skip
         return 1
     except OSError as e:
-        print(f"truco-table desk: cannot start: {e}", file=err)
+        print(f"truco-table desk: no puede arrancar: {_os_words(e)}", file=err)
         return 2
     page = run.page or "-"
-    print(f"desk: tournament {name} (competition), broker {host}:{port}, page {page}, "
-          f"files {folder}", file=out)  # fmt: skip
+    print(f"mesa de control: torneo {name} (con la competencia), broker {host}:{port}, "
+          f"página {page}, archivos en {folder}", file=out)  # fmt: skip
     where = args.organiser_key_file or folder / "organiser.key"
-    print(f"desk: the organiser's page asks for the organiser's key (in {where}); "
-          f"truco-table organiser --key-file {where} ...", file=out)  # fmt: skip
+    print(f"mesa de control: la página del organizador pide la clave del organizador (está en "
+          f"{where}); truco-table organiser --key-file {where} ...", file=out)  # fmt: skip
     if run.page is not None:
         print(f"La página del organizador (entra sola con tu clave, no la compartas): "
               f"{run.page}#clave={quote(run.organiser_key, safe='')}", file=out)  # fmt: skip
-    _follow(args, run.state, page, run.stop, out)
-    out.write(f"standings: {folder / 'standings.csv'}, {folder / 'standings.json'}\n")
+    if not _broadcast_settings(args, run.state, err):
+        run.stop()
+        return 2
+    tv = _start_tv(args, run.state, out, err)
+    if tv is False:
+        run.stop()
+        return 2
+
+    def stop() -> None:
+        run.stop()
+        if tv is not None:
+            tv.shutdown()
+            tv.server_close()
+
+    _follow(args, run.state, page, stop, out)
+    out.write(f"posiciones: {folder / 'standings.csv'}, {folder / 'standings.json'}\n")
     return 0
+
+
+def _broadcast_settings(args: argparse.Namespace, state: Any, err: TextIO) -> bool:
+    """The broadcast's delay, key and teaching tables on ``state`` (False: refused, said
+    on ``err``)."""
+    from ..render.broadcast import DelayError, check_delay
+
+    try:
+        state.broadcast_delay_s = check_delay(args.broadcast_delay, teaching=False)
+    except DelayError as e:
+        print(f"truco-table desk: --broadcast-delay: {e} (marcá la mesa con "
+              "--teaching-table para mostrarla sin demora)", file=err)  # fmt: skip
+        return False
+    if args.broadcast_key_file:
+        try:
+            key = Path(args.broadcast_key_file).read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError) as e:
+            print(f"truco-table desk: --broadcast-key-file: {e}", file=err)
+            return False
+        if len(key) < 16:
+            print("truco-table desk: la clave de la transmisión tiene que tener 16 caracteres "
+                  "o más", file=err)  # fmt: skip
+            return False
+        state.broadcast_key = key
+    state.teaching = frozenset(args.teaching_table)
+    return True
+
+
+def _start_tv(args: argparse.Namespace, state: Any, out: TextIO, err: TextIO) -> Any:
+    """The bar's TV on ``--tv-port`` (``None``: not asked for; ``False``: the port could
+    not be opened, said on ``err``)."""
+    if not args.tv_port:
+        return None
+    from ..tournament.desk.tv import serve_tv
+
+    try:
+        tv = serve_tv(state, args.tv_port)
+    except OSError as e:
+        print(f"truco-table desk: no se puede abrir el puerto {args.tv_port} de la TV: "
+              f"{e.strerror or e}", file=err)  # fmt: skip
+        return False
+    print(f"La TV del bar (todas las mesas, sin cartas): http://<esta-máquina>:"
+          f"{tv.server_address[1]}/tv", file=out)  # fmt: skip
+    return tv
 
 
 def run_demo_command(args: argparse.Namespace, out: TextIO | None = None) -> int:
@@ -334,6 +437,18 @@ def configure(d: argparse.ArgumentParser) -> None:
                    help="los registros y los resultados (por defecto desk-NOMBRE)")  # fmt: skip
     d.add_argument("--http-port", type=port, default=8080, metavar="PUERTO",
                    help="la página en 127.0.0.1 (0: ninguna)")  # fmt: skip
+    d.add_argument("--broadcast-delay", type=float, default=120.0, metavar="S",
+                   help="la transmisión (/transmision/MESA, con clave) muestra lo que pasó "
+                   "hace S segundos (10 o más)")  # fmt: skip
+    d.add_argument("--broadcast-key-file", metavar="ARCHIVO",
+                   help="una clave propia de la transmisión (además de la del "
+                   "organizador)")  # fmt: skip
+    d.add_argument("--teaching-table", action="append", default=[], metavar="MESA",
+                   help="una mesa para enseñar: su transmisión, a cartas vistas y sin "
+                   "demora")  # fmt: skip
+    d.add_argument("--tv-port", type=port, default=0, metavar="PUERTO",
+                   help="la TV del bar: todas las mesas, sin cartas, en todas las "
+                        "direcciones de la red del local (0: ninguna)")  # fmt: skip
     d.add_argument("--profile", choices=("tournament", "house"), default="tournament",
                    help="tournament (torneo) o house (la casa)")  # fmt: skip
     d.add_argument("--refresh", type=_positive(float), default=1.0, metavar="S",
@@ -362,47 +477,57 @@ def configure(d: argparse.ArgumentParser) -> None:
 
 def configure_demo(t: argparse.ArgumentParser) -> None:
     """The ``tournament-demo`` subcommand's arguments (its ``func`` is :func:`run_demo_command`)."""
-    t.add_argument(
-        "--tables", type=_positive(int), default=None, help="default 20 (a cup: its largest round)"
-    )
-    t.add_argument("--games", type=_positive(int), default=1, help="games per table")
+    t.add_argument("--tables", type=_positive(int), default=None,
+                   help="cuántas mesas (por omisión 20; con --format, las de su ronda más "
+                   "grande)")  # fmt: skip
+    t.add_argument("--games", type=_positive(int), default=1, help="partidas por mesa")
     t.add_argument(
         "--speed", type=_positive(float), default=10.0, action=_Given,
-        help="times human speed (3 s/action; a cup: default 1000)",
+        help="cuántas veces el ritmo humano (3 s por jugada; con --format, 1000 por omisión)",
     )  # fmt: skip
     t.set_defaults(speed_given=False)
-    c = t.add_argument_group("a whole tournament (with --format)")
+    c = t.add_argument_group("un torneo entero (con --format)")
     c.add_argument(
         "--format", choices=("knockout", "round-robin", "swiss", "groups"), default=None,
-        help="run a whole tournament in this format, from registration to the standings",
+        help="jugar un torneo entero con este formato, de la inscripción a las posiciones",
     )  # fmt: skip
-    c.add_argument("--entrants", type=_positive(int), default=16)
-    c.add_argument("--best-of", type=int, choices=(1, 3, 5), default=1, help="chicos a match")
-    c.add_argument("--legs", type=int, choices=(1, 2), default=1, help="round robin: 2 = double")
-    c.add_argument("--rounds", type=_positive(int), default=None, help="swiss rounds")
-    c.add_argument("--groups", type=_positive(int), default=None, help="groups: how many")
-    c.add_argument("--advance", type=_positive(int), default=2, help="groups: how many go on")
-    c.add_argument("--no-third-place", action="store_true", help="knockout: no third place")
-    c.add_argument("--no-desk-cut", action="store_true", help="no power cut at the desk")
-    t.add_argument("--players", type=int, choices=(2, 4, 6), default=2)
-    t.add_argument("--target", type=int, choices=(15, 30), default=15)
-    t.add_argument("--flor", choices=("on", "off"), default="off")
-    t.add_argument("--flaky", type=int, default=4, help="tables whose network is cut now and then")
-    t.add_argument("--cut-every", type=duration, default=8.0, help="seconds between cuts")
-    t.add_argument("--cut-for", type=duration, default=2.0, help="seconds a cut lasts")
+    c.add_argument("--entrants", type=_positive(int), default=16, help="cuántos equipos")
+    c.add_argument("--best-of", type=int, choices=(1, 3, 5), default=1, help="chicos por partido")
+    c.add_argument("--legs", type=int, choices=(1, 2), default=1,
+                   help="todos contra todos: 2 = ida y vuelta")  # fmt: skip
+    c.add_argument("--rounds", type=_positive(int), default=None, help="rondas del suizo")
+    c.add_argument("--groups", type=_positive(int), default=None, help="grupos: cuántos")
+    c.add_argument("--advance", type=_positive(int), default=2, help="grupos: cuántos pasan")
+    c.add_argument("--no-third-place", action="store_true",
+                   help="eliminación directa: sin tercer puesto")  # fmt: skip
+    c.add_argument("--no-desk-cut", action="store_true",
+                   help="sin corte de luz en la mesa de control")  # fmt: skip
+    t.add_argument("--players", type=int, choices=(2, 4, 6), default=2, help="jugadores por mesa")
+    t.add_argument("--target", type=int, choices=(15, 30), default=15, help="a cuántos tantos")
+    t.add_argument("--flor", choices=("on", "off"), default="off", help="con flor o sin flor")
+    t.add_argument("--flaky", type=int, default=4,
+                   help="mesas a las que se les corta la red cada tanto")  # fmt: skip
+    t.add_argument("--cut-every", type=duration, default=8.0, help="segundos entre cortes")
+    t.add_argument("--cut-for", type=duration, default=2.0, help="segundos que dura un corte")
     t.add_argument(
         "--mistakes",
         type=float,
         default=0.02,
-        help="chance per action of a refused tap (also: a third of it, an undo; a quarter, a call)",
+        help="probabilidad por jugada de un toque rechazado (un tercio de eso, un deshacer; un "
+        "cuarto, un llamado al árbitro)",
     )
-    t.add_argument("--seed", type=int, default=0)
-    t.add_argument("--out", metavar="DIR", help="default tournament-<date>-<time>")
-    t.add_argument("--http-port", type=port, default=8080, help="the desk's page (0: any free)")
-    t.add_argument("--broker", metavar="HOST:PORT", help="an existing broker (default: start one)")
-    t.add_argument("--timeout", type=duration, default=900.0)
-    t.add_argument("--quiet", action="store_true", help="no scoreboard, only progress lines")
-    t.add_argument("--verbose", action="store_true", help="log the tables and the desk")
+    t.add_argument("--seed", type=int, default=0, help="la semilla de los bots")
+    t.add_argument("--out", metavar="CARPETA",
+                   help="dónde dejar todo (por omisión tournament-FECHA-HORA)")  # fmt: skip
+    t.add_argument("--http-port", type=port, default=8080, metavar="PUERTO",
+                   help="la página de la mesa de control (0: uno libre)")  # fmt: skip
+    t.add_argument("--broker", metavar="HOST:PUERTO",
+                   help="un broker que ya anda (por omisión arranca uno)")  # fmt: skip
+    t.add_argument("--timeout", type=duration, default=900.0, metavar="SEGUNDOS",
+                   help="segundos como máximo")  # fmt: skip
+    t.add_argument("--quiet", action="store_true", help="sin tablero, solo líneas de avance")
+    t.add_argument("--verbose", action="store_true",
+                   help="el registro de las mesas y de la mesa de control")  # fmt: skip
     t.set_defaults(func=run_demo_command)
 
 

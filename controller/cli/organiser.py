@@ -85,7 +85,25 @@ def _post(
             reason = f"{reason}\n" + "\n".join(f"  {p}" for p in problems)
         raise Refused(str(reason)) from None
     except (urllib.error.URLError, OSError) as e:
-        raise DeskUnreachable(f"no desk answers at {desk}: {getattr(e, 'reason', e)}") from None
+        raise DeskUnreachable(_unreachable(desk, e)) from None
+
+
+def _unreachable(desk: str, e: Exception) -> str:
+    """No desk answers at ``desk``, said in Spanish with what to check."""
+    import socket
+
+    reason = getattr(e, "reason", e)
+    if isinstance(reason, ConnectionRefusedError):
+        why = "nadie escucha en ese puerto: ¿está en marcha la mesa de control?"
+    elif isinstance(reason, TimeoutError | socket.timeout):
+        why = "no contestó a tiempo"
+    elif isinstance(reason, socket.gaierror):
+        why = "no conozco esa dirección"
+    elif isinstance(reason, OSError):
+        why = f"la red no deja llegar (error {reason.errno})"
+    else:
+        why = "no contestó"
+    return f"ninguna mesa de control contesta en {desk}: {why}"
 
 
 def _norm(text: str) -> str:
@@ -126,9 +144,10 @@ def _get(desk: str) -> dict[str, Any]:
             answer: dict[str, Any] = json.loads(r.read())
             return answer
     except urllib.error.HTTPError as e:
-        raise DeskUnreachable(f"the desk at {desk} runs no tournament ({e.code})") from None
+        raise DeskUnreachable(f"la mesa de control de {desk} no lleva un torneo (contestó "
+                              f"{e.code}): ¿la arrancaste con --competition?") from None
     except (urllib.error.URLError, OSError) as e:
-        raise DeskUnreachable(f"no desk answers at {desk}: {getattr(e, 'reason', e)}") from None
+        raise DeskUnreachable(_unreachable(desk, e)) from None
 
 
 def _desk_url(text: str) -> str:

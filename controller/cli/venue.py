@@ -24,9 +24,16 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from .arguments import port
+from .arguments import house_rules, port
 
-__all__ = ["configure", "configure_night", "run_night_command", "run_venue"]
+__all__ = [
+    "configure",
+    "configure_door",
+    "configure_night",
+    "run_door_command",
+    "run_night_command",
+    "run_venue",
+]
 
 
 def _names(text: str, prefix: str) -> list[str]:
@@ -40,13 +47,12 @@ def _names(text: str, prefix: str) -> list[str]:
 
 
 def run_venue(args: argparse.Namespace, out: TextIO | None = None) -> int:
-    from ..engine import HouseRules
     from ..tournament.venue.broker import VenueError, setup_venue
 
     out = out or sys.stdout
     try:
         if args.rules:
-            HouseRules.from_options(dict(w.split("=", 1) for w in args.rules.split()))
+            house_rules(args.rules, "--rules")
         venue = setup_venue(
             # absolute: openssl runs in the venue's own folders, where "venue/" is not
             Path(args.out).resolve(),
@@ -61,6 +67,7 @@ def run_venue(args: argparse.Namespace, out: TextIO | None = None) -> int:
             port=args.port,
             bind=args.bind,
             rules=args.rules,
+            inner_port=None if args.no_door else _inner_port(args),
         )
     except (ValueError, VenueError, OSError) as e:
         print(f"truco-table venue-broker: {e}", file=sys.stderr)
@@ -70,11 +77,20 @@ def run_venue(args: argparse.Namespace, out: TextIO | None = None) -> int:
         f"salón {venue.tournament}: {_count(len(venue.tables), 'mesa', 'mesas')}, "
         f"{_count(len(venue.desks), 'mesa de control', 'mesas de control')}, "
         f"{_count(len(venue.screens), 'pantalla', 'pantallas')}\n"
-        f"broker: mosquitto -c {venue.broker_conf}  (TLS en el puerto {venue.port}; las mesas "
-        f"de control de esta compu, en el {venue.local_port})\n"
+        f"broker: mosquitto -c {venue.broker_conf}  (TLS en el puerto {venue.port}"
+        + (f", por la puerta; Mosquitto, en 127.0.0.1:{venue.inner_port}"
+           if venue.inner_port is not None else "")
+        + f"; las mesas de control de esta compu, en el {venue.local_port})\n"
         f"        archivos abiertos: copiá {venue.systemd_limits} a "
         "/etc/systemd/system/mosquitto.service.d/\n"
-        f"mesas: copiá {root}/tables/<id>/ a cada mesa (que siga en 0600)\n"
+        + (
+            f"puerta: truco-table venue-door --config {venue.front_conf}\n"
+            "        (cierra en 5 s la conexión que no manda su CONNECT; venue-night la "
+            "arranca con el broker)\n"
+            if venue.inner_port is not None
+            else ""
+        )
+        + f"mesas: copiá {root}/tables/<id>/ a cada mesa (que siga en 0600)\n"
         f"mesas de control: truco-table desk --config {root}/desks/<id>/desk.toml "
         f"({venue.organiser}: la del organizador, la única que asigna mesas)\n"
         + (
@@ -85,6 +101,19 @@ def run_venue(args: argparse.Namespace, out: TextIO | None = None) -> int:
         + f"guardá {root}/ca/ca.key y {root}/secret.key lejos del broker y de las mesas\n"
     )
     return 0
+
+
+def _inner_port(args: argparse.Namespace) -> int:
+    """Mosquitto's tables' listener behind the door: ``--inner-port``, or the first port
+    from ``--port`` + 2 that no other listener takes."""
+    if args.inner_port is not None:
+        return int(args.inner_port)
+    tables: int = args.port
+    local = tables + 1 if args.local_port is None else int(args.local_port)
+    inner = tables + 2
+    while inner in (tables, local, args.screen_port):
+        inner += 1
+    return inner
 
 
 def _count(n: int, one: str, many: str) -> str:
@@ -135,6 +164,20 @@ def configure(v: argparse.ArgumentParser) -> None:
         "--port", type=int, default=8883, metavar="PUERTO", help="el puerto TLS del broker"
     )
     v.add_argument(
+        "--inner-port",
+        type=port,
+        metavar="PUERTO",
+        help="el puerto de Mosquitto en 127.0.0.1 detrás de la puerta: las mesas entran por "
+        "--port a la puerta, que cierra en 5 s la conexión que no manda su CONNECT (por "
+        "omisión, el de --port más 2)",
+    )
+    v.add_argument(
+        "--no-door",
+        action="store_true",
+        help="sin puerta: Mosquitto escucha a las mesas en --port (una conexión que no dice "
+        "nada le dura ~90 s)",
+    )
+    v.add_argument(
         "--bind",
         metavar="DIRECCIÓN",
         help="la dirección donde escucha (por omisión, el primer --host)",
@@ -157,7 +200,8 @@ def run_night_command(args: argparse.Namespace, out: TextIO | None = None) -> in
     except (NightError, OSError) as e:
         print(f"truco-table venue-night: {e}", file=sys.stderr)
         return 2
-    night = Night(venue, desk, Path(args.out or f"torneo-{venue.resolve().name}"), args.http_port)
+    night = Night(venue, desk, Path(args.out or f"torneo-{venue.resolve().name}"), args.http_port,
+                  tv_port=args.tv_port)  # fmt: skip
     return run_night(night, out or sys.stdout)
 
 
@@ -173,4 +217,24 @@ def configure_night(n: argparse.ArgumentParser) -> None:
                    "chicos, las exportaciones (por omisión torneo-SALÓN)")  # fmt: skip
     n.add_argument("--http-port", type=port, default=8080, metavar="PUERTO",
                    help="el puerto de la página del organizador, en 127.0.0.1")  # fmt: skip
+    n.add_argument("--tv-port", type=port, default=0, metavar="PUERTO",
+                   help="la TV del bar: todas las mesas, sin cartas, en la red del local "
+                   "(0: ninguna)")  # fmt: skip
     n.set_defaults(func=run_night_command)
+
+
+def run_door_command(args: argparse.Namespace) -> int:
+    from ..tournament.venue.front import run_front
+
+    return run_front(Path(args.config))
+
+
+def configure_door(d: argparse.ArgumentParser) -> None:
+    """The ``venue-door`` subcommand's arguments (its ``func`` is :func:`run_door_command`)."""
+    d.add_argument(
+        "--config",
+        required=True,
+        metavar="ARCHIVO",
+        help="el broker/truco-front.toml que escribió venue-broker",
+    )
+    d.set_defaults(func=run_door_command)

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["CHORD_S", "REFEREE_CHORD", "RefereeChord"]
+__all__ = ["CHORD_S", "COMBOS", "COMBO_S", "REFEREE_CHORD", "ControlCombo", "RefereeChord"]
 
 #: The buttons held together to call the referee (names as on the wire).
 REFEREE_CHORD: Final = frozenset({"quiero", "no_quiero"})
@@ -58,3 +58,53 @@ class RefereeChord:
     def press(self, seat: int) -> None:
         """A short press at ``seat``: whatever hold came before is no chord's first half."""
         self._first.pop(seat, None)
+
+
+#: Longest time between a table control's two holds (*mazo*, then the second button).
+COMBO_S: Final = 3.0
+#: The table controls on the pads: hold *mazo*, then hold the second button.
+COMBOS: Final = {"no_quiero": "undo", "truco": "new-game"}
+
+
+class ControlCombo:
+    """A table control asked on a pad and its confirmation (the service's docstring):
+    hold *mazo*, then (within ``COMBO_S``) hold *no quiero* (undo) or *truco* (a new
+    game) at the same seat; a seat of the other team confirms with *quiero* (*no
+    quiero* cancels). Pure and clock-driven, as ``RefereeChord``."""
+
+    def __init__(self, window: float = COMBO_S) -> None:
+        self.window = window
+        self._mazo: tuple[int, float] | None = None  # (seat, when) of a mazo hold
+        #: (command, team that must confirm) while a control waits for its answer
+        self.asking: tuple[str, int] | None = None
+
+    def answer(self, seat: int, name: str) -> str | None:
+        """A press while a control waits: the command confirmed (*quiero* of the other
+        team), ``""`` (*no quiero*: cancelled), or None (not an answer)."""
+        if self.asking is None:
+            return None
+        command, team = self.asking
+        if seat % 2 != team or name not in ("quiero", "no_quiero"):
+            return None
+        self.asking = None
+        return command if name == "quiero" else ""
+
+    def hold(self, seat: int, name: str, now: float) -> str | None:
+        """A hold: the command it asks for (the other team must confirm it), or None."""
+        mazo, self._mazo = self._mazo, None
+        if mazo is not None and mazo[0] == seat and now - mazo[1] <= self.window:
+            command = COMBOS.get(name)
+            if command is not None:
+                self.asking = (command, 1 - seat % 2)
+                return command
+        if name == "mazo":
+            self._mazo = (seat, now)
+        return None
+
+    def forget(self) -> None:
+        """The last hold was no control's first half (the dealer's hold that starts play)."""
+        self._mazo = None
+
+    def cancel(self) -> None:
+        """The referee was called: nothing half-asked or waiting stays."""
+        self._mazo = self.asking = None

@@ -26,7 +26,8 @@ implicit_quiero = "off"
 
 The pin map's sections (``[topology]``, ``[nodes]``, ``[gpio]``, ``[display]``) may also be
 written into the configuration file itself; ``[tournament]`` is read by
-``controller.tournament.table.link``.
+``controller.tournament.table.link``; ``[broadcast]`` (the table's own broadcast and TV
+pages, a bar night) is described in ``controller.table.broadcast``.
 
 Everything is checked before the table starts, and a mistake stops start-up with one
 ``ConfigError`` line naming the file, the key and what was expected: a file that is not
@@ -55,6 +56,8 @@ from ..engine.rules import Claims, Falta
 from ..hal.display import DisplayConfig
 from ..hal.panels import PANEL_KINDS
 from ..hal.wiring import GpioSeat, NodeSeat
+from ..render.broadcast import DelayError, check_delay
+from .broadcast import MIN_KEY, BroadcastSettings
 from .controls import Button
 from .store import ArchivePolicy
 from .table import DealReading
@@ -64,7 +67,16 @@ __all__ = ["DEFAULT_CONFIG", "ConfigError", "TableConfig", "load_config"]
 DEFAULT_CONFIG = Path("/etc/truco-table/table.toml")
 _BUTTONS = {b.value for b in Button}
 _SERIAL_RE = re.compile(r"[0-9a-fA-F]{8,32}")
-_SECTIONS = {"table", "rules", "topology", "nodes", "gpio", "display", "tournament"}
+_SECTIONS = {
+    "table",
+    "rules",
+    "topology",
+    "nodes",
+    "gpio",
+    "display",
+    "tournament",
+    "broadcast",
+}
 _HARDWARE = ("topology", "nodes", "gpio", "display")
 MAX_SEATS = 6
 MAX_BYTES = 1 << 20  # a configuration file is a few kilobytes
@@ -131,6 +143,8 @@ class TableConfig:
     new_game_after_s: float | None = 120.0
     archive: ArchivePolicy = field(default_factory=ArchivePolicy)
     tournament: bool = False  # the file has a [tournament] section (the tournament's link)
+    #: the [broadcast] section: the table's own broadcast and TV pages (a bar night)
+    broadcast: BroadcastSettings | None = None
     #: the configuration file, the pin map it names and the line that names it (what the
     #: doctor and the journal point the owner at when the pin map is the wrong one)
     source: Path | None = None
@@ -479,14 +493,71 @@ def load_config(path: str | Path) -> TableConfig:
             hr = _Reader(pin_source, hw, ((pin_source, pin_text),))
     config = _hardware(hr, rules, deal_reading, state_dir, decks, next_deal, new_game)
     status_file = Path(r.text(table, "status_file", "table", "/run/truco-table/seats.json"))
+    broadcast = _broadcast(r, data, path) if "broadcast" in data else None
+    if broadcast is not None and "tournament" in data:
+        # a tournament's tables open no listening socket: the desk serves its broadcast
+        raise r.fail(
+            "broadcast",
+            "en un torneo la transmisión la sirve la mesa de control, no la mesa: "
+            "sacá la sección [broadcast]",
+        )
     return replace(
         config,
+        broadcast=broadcast,
         archive=archive,
         tournament="tournament" in data,
         status_file=status_file,
         source=path,
         pinmap=pin_path if pinmap is not None else None,
         pinmap_line=key_line(text, "table.pinmap") if pinmap is not None else None,
+    )
+
+
+def _broadcast(r: _Reader, data: Mapping[str, Any], path: Path) -> BroadcastSettings:
+    """The ``[broadcast]`` section (``controller.table.broadcast``)."""
+    section = r.section(data, "broadcast", "broadcast")
+    r.keys(
+        section,
+        "broadcast",
+        {"port", "key", "key_file", "delay_s", "teaching", "table_name", "team_names"},
+    )
+    r.flag(section, "teaching", "broadcast")
+    teaching = bool(section.get("teaching", False))
+    delay = r.number(section, "delay_s", "broadcast", 120.0, 0.0, 3600.0)
+    try:
+        check_delay(delay, teaching=teaching)
+    except DelayError as e:
+        raise r.fail("broadcast.delay_s", str(e)) from None
+    if ("key" in section) == ("key_file" in section):
+        raise r.fail("broadcast.key_file", "hace falta la clave: key_file (o key), una sola")
+    if "key" in section:
+        key = r.text(section, "key", "broadcast", None)
+    else:
+        name = r.text(section, "key_file", "broadcast", None)
+        key_path = path.parent / name if not Path(name).is_absolute() else Path(name)
+        try:
+            key = key_path.read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError) as e:
+            raise r.fail("broadcast.key_file", f"no se puede leer {key_path}: {e}") from None
+    if len(key) < MIN_KEY:
+        raise r.fail("broadcast.key", f"la clave tiene que tener {MIN_KEY} caracteres o más")
+    names = section.get("team_names", ["Nosotros", "Ellos"])
+    if (
+        not isinstance(names, list)
+        or len(names) != 2
+        or not all(isinstance(n, str) and n.strip() and n.isprintable() for n in names)
+    ):
+        raise r.fail(
+            "broadcast.team_names",
+            f"tendrían que ser dos nombres entre corchetes, y es {_show(names)}",
+        )
+    return BroadcastSettings(
+        key=key,
+        delay_s=delay,
+        teaching=teaching,
+        port=r.integer(section, "port", "broadcast", 8081, 1, 65535),
+        table_name=r.text(section, "table_name", "broadcast", "Mesa"),
+        team_names=(names[0].strip(), names[1].strip()),
     )
 
 

@@ -123,11 +123,37 @@ def run_service(config_path: Path, load_link: LoadLink | None = None) -> int:
 def _tell_the_running_one(config: TableConfig) -> None:
     """The running service is told (a command in its control folder, never its record
     or status): its journal and the doctor say that a second one was started."""
-    from .service import drop_command
+    from .commands import drop_command
 
     # another user's folder: this run's own line says it all
     with contextlib.suppress(OSError, ValueError):
         drop_command(config.state_dir, "second-run", str(os.getpid()))
+
+
+def _start_broadcast(service: TableService, config: TableConfig) -> list[Callable[[], None]]:
+    """The table's own broadcast and TV pages (``[broadcast]``); a port that cannot be
+    opened is said in the journal, and the table referees on without them."""
+    from .broadcast import TableBroadcast
+
+    assert config.broadcast is not None
+    broadcast = TableBroadcast(config.broadcast)
+    broadcast.attach(service)
+    try:
+        server = broadcast.serve()
+    except OSError as e:
+        log.error(
+            "la transmisión no puede abrir el puerto %d: %s (la mesa sigue sin ella)",
+            config.broadcast.port,
+            e.strerror or e,
+        )
+        return []
+    log.info("transmisión y TV en el puerto %d", server.server_address[1])
+
+    def close() -> None:
+        server.shutdown()
+        server.server_close()
+
+    return [close]
 
 
 def _run_locked(config_path: Path, config: TableConfig, load_link: LoadLink | None) -> int:
@@ -191,6 +217,8 @@ def _run_locked(config_path: Path, config: TableConfig, load_link: LoadLink | No
     closers: list[Callable[[], None]] = [hardware.close]
     if link is not None:
         closers.append(link.attach(service, config.state_dir))
+    if config.broadcast is not None:
+        closers += _start_broadcast(service, config)
     stop = stop_on_signals()
     try:
         service.ready()

@@ -115,6 +115,9 @@ class SeatWatch:
         self.tell: Callable[[int, Notice], None] | None = None
         #: shows a line on every seat for a while (a second service stopped)
         self.tell_all: Callable[[Notice], None] | None = None
+        #: told when something is to end at a time (the service's timer heap then calls
+        #: ``tick`` at that time); None: the owner calls ``tick`` as it likes
+        self.wake_at: Callable[[float], None] | None = None
 
     def attach(self, table: Table) -> None:
         """A new table (a game restored or started): its seats show this watch's lines
@@ -193,7 +196,9 @@ class SeatWatch:
             detail = f"de otro mazo (etiqueta {tag})"
         else:
             detail = f"que no está en ningún mazo registrado (etiqueta {tag})"
-        self._card_until[seat] = self.clock() + CARD_FAULT_S
+        until = self._card_until[seat] = self.clock() + CARD_FAULT_S
+        if self.wake_at is not None:
+            self.wake_at(until)
         self._set(seat, SeatFault.OTHER_DECK, detail)
 
     def tick(self) -> bool:
@@ -234,6 +239,8 @@ class SeatWatch:
         """Turn the seat test on (for ``SEAT_TEST_S`` at most) or off."""
         was = self.testing()
         self.test_until = self.clock() + SEAT_TEST_S if on else None
+        if self.test_until is not None and self.wake_at is not None:
+            self.wake_at(self.test_until)
         if on and not was:
             log.info(
                 "prueba de asientos: cada botón y cada carta muestran su nombre en su "

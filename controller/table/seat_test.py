@@ -17,10 +17,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
+from .commands import drop_command
 from .config import ConfigError, TableConfig, load_config
 from .hardware import read_status
 from .lock import holder
-from .service import drop_command
 
 __all__ = ["TAKE_S", "run_seat_test", "seat_lines"]
 

@@ -101,6 +101,9 @@ def bad(tmp: Path) -> list[list[str]]:
         ["venue-night", "--venue", missing],
         ["venue-night", "--venue", str(folder)],
         ["venue-night", "--venue", str(folder), "--http-port", "70000"],
+        ["venue-door"],
+        ["venue-door", "--config", missing],
+        ["venue-door", "--config", str(junk)],
         ["league"],
         ["league", "add-venue"],
         ["league", "add-venue", "--dir", str(folder), "--venue", "bad id!", "--tables", "2"],
@@ -124,6 +127,11 @@ def bad(tmp: Path) -> list[list[str]]:
         ["rekey", "--config", missing, "ABCD-EFGH-JKMN-PQRS"],
         ["rekey", "--config", str(junk), "ABCD-EFGH-JKMN-PQRS"],
         ["rekey", "--config", str(junk), "no-es-un-codigo"],
+        ["replay-hand"],
+        ["replay-hand", missing],
+        ["replay-hand", str(junk)],
+        ["replay-hand", str(junk), "--mano", "x"],
+        ["replay-hand", str(junk), "--puerto", "70000"],
     ]  # fmt: skip
 
 

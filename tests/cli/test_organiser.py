@@ -14,6 +14,7 @@ import pytest
 from controller.cli import main
 from controller.tournament.desk.organiser import Organiser
 from controller.tournament.wire.seal import TournamentKey
+from tests.test_spanish_output import english_words
 from tests.tournament.desk.served import served_desk
 
 KEY = TournamentKey(b"o" * 32, "copa-cli")
@@ -115,7 +116,9 @@ def test_a_bad_spreadsheet_names_its_line(
 
 def test_no_desk_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert organiser("http://127.0.0.1:9", "status") == 2
-    assert "no desk answers" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "ninguna mesa de control contesta en http://127.0.0.1:9" in err
+    assert english_words(err) == [], err
 
 
 def test_the_desk_refuses_a_malformed_action(desk: tuple[str, Organiser, Path]) -> None:

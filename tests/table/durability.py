@@ -108,7 +108,7 @@ def _modules() -> dict[str, ModuleType]:
         "state": "controller.tournament.desk.state",
         "keys": "controller.tournament.wire.keys",
         "verify": "controller.cli.verify",
-        "service": "controller.table.service",
+        "commands": "controller.table.commands",
     }
     return {short: importlib.import_module(name) for short, name in names.items()}
 
@@ -344,7 +344,7 @@ def check_command_file(d: Path) -> None:
     """``truco-table control``'s command file: written, synced, renamed into control/,
     the folder synced (a pending command survives a power cut); control/ made, its name
     synced into the state folder."""
-    m = _modules()["service"]
+    m = _modules()["commands"]
     spy = Spy()
     with spy.watching():
         target = m.drop_command(d, "undo", command_id="c1")
@@ -404,9 +404,9 @@ SITES = (
     Site("store", "GameStore._take_out_of_archive", "self.disk.fsync_dir(self.damaged_dir)"),
     Site("store", "GameStore._take_out_of_archive", "self.disk.fsync_dir(self.archive_dir)"),
     # truco-table control's command files
-    Site("service", "drop_command", "os.fsync(fd)"),
-    Site("service", "drop_command", "Disk().fsync_dir(control)"),
-    Site("service", "drop_command", "fsync_dir(state_dir)"),
+    Site("commands", "drop_command", "os.fsync(fd)"),
+    Site("commands", "drop_command", "Disk().fsync_dir(control)"),
+    Site("commands", "drop_command", "fsync_dir(state_dir)"),
     # the outbox
     Site("outbox", "atomic_write", "os.fsync(f.fileno())"),
     Site("outbox", "atomic_write", "fsync_dir(path.parent)"),

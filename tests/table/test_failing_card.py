@@ -182,7 +182,7 @@ def test_the_outgoing_queue_stays_bounded_while_the_disk_refuses(
         tracemalloc.stop()
     # at most 1 MB per 10^6 presses: 1 byte a press
     assert grown <= presses, f"{grown} bytes for {presses} presses"
-    assert len(service._outgoing) <= 2 + 256  # the deal, the envido, the refusals kept
+    assert len(service.outgoing.queue) <= 2 + 256  # the deal, the envido, the refusals kept
     assert service.refusals_untold > 0.99 * (presses + 1_000) - 256
     disk.failing = False
     rig.clock.now += 60
@@ -208,7 +208,7 @@ def test_the_outgoing_queue_stays_bounded_while_the_disk_refuses(
     from controller.table.store import plain
     from controller.transcript import parse, replay
 
-    assert [str(a) for a in replay(parse(plain(text))).game.move_stack] == ["0 envido"]
+    assert [str(a) for a in replay(parse(plain(text))).game.hand_actions] == ["0 envido"]
 
 
 # ------------------------------------------- a last line without its newline, checked

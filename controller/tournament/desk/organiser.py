@@ -444,9 +444,11 @@ class Organiser:
                 n = obj["n"]
                 table = str(obj["table"])
             except (ValueError, KeyError, TypeError) as e:
-                raise JournalError(f"{self._told_path}: not an assignment told: {e}") from e
+                raise JournalError(f"{self._told_path}: una línea no es una asignación "
+                                   "avisada (no se puede leer)") from e
             if not isinstance(n, int):
-                raise JournalError(f"{self._told_path}: not an assignment told: n={n!r}")
+                raise JournalError(f"{self._told_path}: una línea no es una asignación avisada "
+                                   f"(su n es {n!r}, no un número)")  # fmt: skip
             self._last_n = max(self._last_n, n)
             last.setdefault(table, collections.deque(maxlen=TOLD_RESTORED)).append(obj)
         for table, objs in last.items():  # only the last few of each table are read whole
@@ -454,7 +456,8 @@ class Organiser:
                 try:
                     self._remember(assignment_from(obj, table))
                 except RejectedMessage as e:
-                    raise JournalError(f"{self._told_path}: not an assignment told: {e}") from e
+                    raise JournalError(f"{self._told_path}: una línea no es una asignación "
+                                       f"avisada válida de {table}") from e
         if end != len(raw):
             with open(self._told_path, "r+b") as f:
                 f.truncate(end)

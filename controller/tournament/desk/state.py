@@ -52,6 +52,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from ...engine import HouseRules
+from ...render.broadcast import DEFAULT_DELAY_S, BroadcastLog
+from ...render.broadcast_pages import tv_table
 from ..table.outbox import atomic_write
 from ..table.profile import tournament_profile
 from ..wire.keys import derive_table_key, new_rekey_code, rekey_code, rekeyed
@@ -291,12 +293,17 @@ class TableState:
         default_factory=lambda: collections.deque(maxlen=REJECTIONS_KEPT)
     )
     attention_more: int = 0  # atención items beyond ATTENTION_KEPT, counted only
-    #: Re-keyed (:meth:`DeskState.rekey`) and not heard under its new key yet: its first
-    #: message under it starts its stream again (the old key's seqs are the copy's too).
+    #: Re-keyed (:meth:`DeskState.rekey`), or followed (``follow``), and its stream not
+    #: started yet: its first messages start it (the old key's seqs are the copy's too),
+    #: at the lowest seq heard (:data:`FOLLOW_WAIT_S`).
     awaiting: bool = False
     rekeys: int = 0  # how many times it was given a new key
     awaiting_since: float | None = None  # when its first message came, while awaiting
     trails: collections.OrderedDict[str, GameTrail] = field(default_factory=collections.OrderedDict)
+    #: the game being played, as its statements were heard (no card read at a deal ever
+    #: comes here during play): who is mano, a hand's end and its calls, for the TV
+    heard: BroadcastLog | None = None
+    heard_game: str | None = None  # the game ``heard`` follows
 
     def trail(self, game: str) -> GameTrail:
         trail = self.trails.get(game)
@@ -381,6 +388,11 @@ class DeskState:
         self.profile = profile
         self.rules = rules
         self.roster = tuple(check_name("table id", t) for t in tables) if tables else None
+        #: the broadcast (``/transmision/<table>``): its delay, its own key (besides the
+        #: organiser's) and the teaching tables (cards at once, no delay)
+        self.broadcast_delay_s = DEFAULT_DELAY_S
+        self.broadcast_key: str | None = None
+        self.teaching: frozenset[str] = frozenset()
         self.clock = clock
         self.tables: dict[str, TableState] = {}
         self.results: dict[str, GameResult] = {}
@@ -450,8 +462,9 @@ class DeskState:
         """A new key for ``table`` after a key conflict (someone else holds its key):
         ``HMAC(its key, code)`` (:func:`~..wire.keys.rekeyed`); returns the code, which
         someone at the real table types there (``truco-table rekey``). From now on only
-        the new key is accepted from it, and its first message under it starts its
-        stream again. Journaled (synced) first: a restarted desk keeps it."""
+        the new key is accepted from it, and its first messages under it start its
+        stream again (:data:`FOLLOW_WAIT_S`). Journaled (synced) first: a restarted desk
+        keeps it."""
         with self.lock:
             key = self.key_for(table)
             if key is None:
@@ -857,6 +870,7 @@ class DeskState:
                 t.rules_problems = (
                     rules_problems(parsed, self.rules) if self.rules is not None else []
                 )
+        self._hear(t, e, now)
         if e.kind is EventKind.DEAL:
             t.last.append(f"mano {t.hand}")
         elif e.kind in (EventKind.ACTION, EventKind.UNDO):
@@ -883,6 +897,82 @@ class DeskState:
                 t.table, e.seq, e.ts or now, e.game, e.seat, concern, clean(e.text), arrived
             )
             t.attention.append(item)
+
+    @staticmethod
+    def _hear(t: TableState, e: Event, now: float) -> None:
+        """The game's statements for the TV (``TableState.heard``)."""
+        heard = t.heard
+        if heard is None:
+            heard = t.heard = BroadcastLog(t.table)
+        kind = e.kind
+        if kind is EventKind.STATE and e.hand and e.game == t.heard_game and heard.hands:
+            pass  # the table restarted in the middle of the game heard: it goes on
+        elif kind in (EventKind.NEW_GAME, EventKind.STATE) and e.rules:
+            heard.add(now, e.rules)  # a table line: a game from its start (or a restart)
+            t.heard_game = e.game
+        elif kind is EventKind.DEAL and e.text:
+            if e.hand is not None and 0 < e.hand <= heard.hands:
+                # the table restarted between a deal and its first action: the deal is
+                # read again (the same hand's number), the first reading is gone
+                heard.drop_hands(e.hand)
+            heard.add(now, e.text)
+        elif kind is EventKind.ACTION and e.text:
+            heard.add(now, e.text)
+        elif kind is EventKind.UNDO:
+            heard.undo()
+        elif kind is EventKind.FINISHED and heard.hands:
+            heard.hand_ended(heard.hands, now)  # the game won ends its hand
+        elif kind is EventKind.CARDS and e.hand is not None and e.hand == heard.hands:
+            # the hand has ended at the table: its cards, for the delayed broadcast (a
+            # game heard only since a restart has other hand numbers: left out)
+            heard.add_deal(e.hand, e.text.splitlines())
+            heard.hand_ended(e.hand, now)
+
+    def tv(self, names: Callable[[str], tuple[str, str] | None] | None = None) -> dict[str, Any]:
+        """The bar's TV: every table's score, mano, a hand's end, a flor or a falta envido
+        called; never a card. ``names``: the teams' names at a table, when known."""
+        with self.lock:
+            now = self.clock()
+            ids = sorted(set(self.tables) | set(self.roster or ()))
+            out = []
+            for k in ids:
+                t = self.tables.get(k) or TableState(k)
+                shown = tv_table(t.heard or BroadcastLog(k), now)
+                if shown["hand"] != t.hand:  # heard since a restart only: not this hand's
+                    shown |= {"mano": None, "hand_over": False, "flor": False,
+                              "falta_envido": False}  # fmt: skip
+                known = names(k) if names is not None else None
+                shown |= {
+                    "table": k,
+                    "started": t.game is not None,
+                    "score": list(t.score),
+                    "hand": t.hand,
+                    "target": t.target,
+                    "players": t.players,
+                    "online": t.online,
+                    "names": list(known) if known else ["Equipo 0", "Equipo 1"],
+                }
+                out.append(shown)
+            return {"tournament": self.tournament, "tables": out}
+
+    def broadcast(
+        self, table: str, names: Callable[[str], tuple[str, str] | None] | None = None
+    ) -> dict[str, Any] | None:
+        """The broadcast of ``table`` (``None``: no such table): the game as it was
+        ``broadcast_delay_s`` ago, a hand's cards only once that hand has ended at the
+        table (the desk hears them then: the ``cards`` event); a teaching table's at
+        once. :meth:`~controller.render.broadcast.BroadcastLog.view`."""
+        with self.lock:
+            t = self.tables.get(table)
+            if t is None and table not in (self.roster or ()):
+                return None
+            heard = (t.heard if t is not None else None) or BroadcastLog(table)
+            known = names(table) if names is not None else None
+            if known:
+                heard.names = known
+            teaching = table in self.teaching
+            delay = 0.0 if teaching else self.broadcast_delay_s
+            return heard.view(self.clock(), delay, teaching=teaching)
 
     def _record(self, t: TableState, r: Record, now: float, *, write: bool = True) -> None:
         """A record: saved (``write``; a desk reading its journal back only checks the

@@ -29,6 +29,7 @@ organiser, and its page's *visto* needs only the Host and Origin checks.
 from __future__ import annotations
 
 import base64
+import hmac
 import ipaddress
 import json
 import logging
@@ -42,6 +43,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Final
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from ...render.broadcast_pages import FONTS, broadcast_page, font_bytes
 from ..competition.model import Tournament
 from ..wire.topics import encode
 from .exports import export_text, write_exports
@@ -59,6 +61,7 @@ from .pages.controls import login_page
 from .picture import sticks_png
 from .sessions import COOKIE, OrganiserAccess, Session
 from .state import DeskState
+from .tv import table_names
 from .wording import count_of
 
 __all__ = ["serve_http"]
@@ -242,6 +245,9 @@ class _Handler(BaseHTTPRequestHandler):
         path = unquote(urlsplit(self.path).path)
         state = self.state
         competition = getattr(state, "competition", None)
+        if path.startswith(("/transmision/", "/api/transmision/", "/fuentes/")):
+            self._broadcast(path, competition)
+            return
         if competition is not None and self._tournament_route(path, competition):
             return
         if path in ("/", "/index.html", "/mesas"):
@@ -268,6 +274,50 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(404, b"no hay un torneo en curso\n", "text/plain; charset=utf-8")
         else:
             self._send(404, b"not found\n", "text/plain")
+
+    def _broadcast_key_ok(self) -> bool:
+        """The organiser's session, or the organiser's key or the broadcast key as
+        ``?clave=`` (a stream's browser source has no session)."""
+        if self.access.session(self._cookie()) is not None:
+            return True
+        given = (parse_qs(urlsplit(self.path).query).get("clave") or [""])[0]
+        if not given:
+            return False
+        own = getattr(self.state, "broadcast_key", None)
+        if own and hmac.compare_digest(given.encode("utf-8"), own.encode("utf-8")):
+            return True
+        return self.access.key_matches(given)
+
+    def _broadcast(self, path: str, competition: Any) -> None:
+        """``/transmision/<table>`` (``?fondo=transparente``), its JSON
+        ``/api/transmision/<table>`` (both with the key: the cards are in them; the
+        delay is :meth:`.DeskState.broadcast`'s), and the pages' font."""
+        if path.startswith("/fuentes/"):
+            name = path[len("/fuentes/") :]
+            if name in FONTS:
+                self._send(200, font_bytes(name), "font/ttf")
+            else:
+                self._send(404, "No existe esa página.\n".encode(), "text/plain; charset=utf-8")
+            return
+        if not self._broadcast_key_ok():
+            self._send(HTTPStatus.UNAUTHORIZED, "Falta la clave de la transmisión (o no es "
+                       "esa).\n".encode(), "text/plain; charset=utf-8")  # fmt: skip
+            return
+        api = path.startswith("/api/")
+        table = path.split("/")[-1]
+        names = table_names(competition) if competition is not None else None
+        shown = self.state.broadcast(table, names)
+        if shown is None:
+            self._send(
+                404, f"no hay una mesa {table[:40]!r}\n".encode(), "text/plain; charset=utf-8"
+            )
+        elif api:
+            self._send(200, json.dumps(shown, ensure_ascii=False).encode("utf-8"),
+                       "application/json")  # fmt: skip
+        else:
+            transparent = "fondo=transparente" in urlsplit(self.path).query
+            page = broadcast_page(transparent=transparent, source=f"/api/transmision/{table}")
+            self._send(200, page.encode("utf-8"), "text/html; charset=utf-8")
 
     def _round_asked(self, t: Tournament) -> int | None:
         """``?ronda=N`` (default: the round being played); ``None`` when it names no

@@ -138,7 +138,8 @@ def run_cup(opts: CupOptions, out: TextIO = sys.stdout) -> int:
         desk = DeskRun(folder / "desk", opts.tournament, key=key, tables=table_ids, rules=rules,
                        host=venue.host, port=venue.port, access=venue.access("desk"),
                        http_port=opts.http_port)  # fmt: skip
-        out.write(f"desk: {desk.page} (journal, records and exports in {folder / 'desk'})\n")
+        out.write(f"mesa de control: {desk.page} (diario, registros y exportaciones en "
+                  f"{folder / 'desk'})\n")  # fmt: skip
         entrants = demo_entrants(opts.entrants, opts.team_size, opts.seed)
         for e in entrants:
             desk.organiser.do(Register(e))
@@ -163,33 +164,35 @@ def run_cup(opts: CupOptions, out: TextIO = sys.stdout) -> int:
                 break
             failed = [s for s in sims if s.error is not None]
             if failed:
-                out.write(f"a table failed: {failed[0].table_id}: {failed[0].error!r}\n")
+                out.write(f"una mesa falló: {failed[0].table_id}: {failed[0].error!r}\n")
                 return 1
             decided = _decided(t)
             if not cut_done and decided >= max(1, _expected_matches(opts) // 2):
                 cut_done = True
-                out.write(f"power cut at the desk ({decided} matches decided); restarting\n")
+                out.write(f"corte de luz en la mesa de control ({decided} partidos decididos); "
+                          "arranca de nuevo\n")  # fmt: skip
                 desk.power_cut()
                 desk = DeskRun(folder / "desk", opts.tournament, key=key, tables=table_ids,
                                rules=rules, host=venue.host, port=venue.port,
                                access=venue.access("desk"), http_port=opts.http_port)  # fmt: skip
-                out.write(f"desk resumed from its journal: {desk.organiser.journal.lines} lines\n")
+                out.write("la mesa de control siguió desde su diario: "
+                          f"{desk.organiser.journal.lines} líneas\n")  # fmt: skip
             if time.monotonic() - last_line >= 5 and not opts.quiet:
                 last_line = time.monotonic()
-                out.write(f"round {t.round}: {decided} matches decided\n")
+                out.write(f"ronda {t.round}: {decided} partidos decididos\n")
                 out.flush()
             time.sleep(0.2)
         t = desk.organiser.tournament
         problems = check_cup(desk, opts.tournament, key)
         if not t.finished:
-            problems.append(f"the tournament did not finish within {opts.timeout:.0f} s")
+            problems.append(f"el torneo no terminó en {opts.timeout:.0f} s")
         write_standings(t, out)
         desk.state.export()
         if problems:
-            out.write("PROBLEMS:\n" + "".join(f"  {p}\n" for p in problems))
+            out.write("PROBLEMAS:\n" + "".join(f"  {p}\n" for p in problems))
             return 1
-        out.write("the standings replay from the journal; every record verifies; "
-                  "the audit journal is intact\n")  # fmt: skip
+        out.write("las posiciones salen iguales del diario; todos los registros se verifican; "
+                  "el registro de auditoría está intacto\n")  # fmt: skip
         return 0
     finally:
         for s in sims:

@@ -249,7 +249,7 @@ class SimTable:
         rng = random.Random(f"{self.table_id}-{self.seed}-{self.restarts}")
         while not self._kill.is_set() and not self._stop.is_set():
             game = run.game
-            started = game.hand_number > 0 or bool(game.move_stack)
+            started = game.hand_number > 0 or bool(game.hand_actions)
             if game.winner is not None:
                 run.mock.service.new_game()  # the next game waits for its assignment
                 continue
@@ -286,7 +286,7 @@ class SimTable:
         """The referee undoes the last action (never a deal, never one that ended a hand)."""
         game = run.game
         first = self._last_text.split(None, 1)[0] if self._last_text else ""
-        if not game.hand_in_progress or not game.move_stack or not first.isdigit():
+        if not game.hand_in_progress or not game.hand_actions or not first.isdigit():
             return False
         self._last_text = ""
         return run.mock.service.command("undo")
@@ -412,7 +412,7 @@ class DemoBroker:
             host, port = parse_broker(existing)
             return cls(host, port, key)
         if shutil.which("openssl") is None:
-            out.write("openssl not found: the demo's broker runs without accounts and TLS\n")
+            out.write("no está openssl: el broker de la demostración anda sin cuentas ni TLS\n")
             broker = LocalBroker(workdir=folder / "broker").start()
             return cls(broker.host, broker.port, key, broker=broker)
         # the venue's own broker set-up (accounts, ACLs, TLS), on the loopback; its
@@ -542,12 +542,13 @@ def run_demo(opts: DemoOptions, out: TextIO = sys.stdout) -> int:
             f"network_cuts={sum(link.cuts for link in links)} "
             f"duplicates_dropped={snap['duplicates']} max_delay_s={snap['max_latency_s']}\n"
         )
-        out.write(f"results: {folder / 'desk' / 'results.csv'} and results.json\n")
-        out.write(f"records: {folder / 'desk' / 'records'}/ (key: {folder / 'tournament.toml'})\n")
+        out.write(f"resultados: {folder / 'desk' / 'results.csv'} y results.json\n")
+        out.write(f"registros: {folder / 'desk' / 'records'}/ (clave: "
+                  f"{folder / 'tournament.toml'})\n")  # fmt: skip
         if problems:
-            out.write("PROBLEMS:\n" + "".join(f"  {p}\n" for p in problems))
+            out.write("PROBLEMAS:\n" + "".join(f"  {p}\n" for p in problems))
             return 1
-        out.write("every record verifies and matches its table's own record\n")
+        out.write("todos los registros se verifican y coinciden con el de su mesa\n")
         return 0
     finally:
         stop_chaos.set()
@@ -581,21 +582,21 @@ def _watch(
     tty = out.isatty()
     deadline = time.monotonic() + opts.timeout
     last_line = 0.0
-    out.write(f"desk: {page}  (results and records in {state.out_dir})\n")
+    out.write(f"mesa de control: {page}  (resultados y registros en {state.out_dir})\n")
     while time.monotonic() < deadline:
         if all(t.done.is_set() for t in tables):
             return
         time.sleep(1.0)
         if opts.board and tty:
-            out.write("\033[H\033[2J" + render_board(state) + f"\n\ndesk: {page}\n")
+            out.write("\033[H\033[2J" + render_board(state) + f"\n\nmesa de control: {page}\n")
             out.flush()
         elif time.monotonic() - last_line >= 5:
             last_line = time.monotonic()
             snap = state.snapshot()
             done = sum(t.done.is_set() for t in tables)
             out.write(
-                f"{done}/{len(tables)} tables done, {len(snap['results'])} records, "
-                f"{snap['online']} online, {snap['received']} messages\n"
+                f"{done}/{len(tables)} mesas terminadas, {len(snap['results'])} registros, "
+                f"{snap['online']} en línea, {snap['received']} mensajes\n"
             )
             out.flush()
 

@@ -113,6 +113,7 @@ class VenueNet:
         self.crowd = crowd
         self.processes: list[subprocess.Popen[str]] = []
         self.mosquitto: subprocess.Popen[bytes] | None = None
+        self.doors: list[subprocess.Popen[bytes]] = []
 
     def __enter__(self) -> VenueNet:
         self.start()
@@ -173,6 +174,33 @@ class VenueNet:
             time.sleep(0.05)
         raise RuntimeError("mosquitto did not listen in its namespace")
 
+    def start_front(self, config: Path, port: int, log: Path) -> None:
+        """The door in front of the tables' listener (:mod:`..venue.front`) in the
+        broker's namespace, as ``venue-night`` starts it (``truco-table venue-door``);
+        returns once it listens."""
+        with open(log, "ab") as out:
+            door = subprocess.Popen(
+                self.in_ns(self.broker_ns, [sys.executable, "-m", "controller.cli",
+                                            "venue-door", "--config", str(config)]),
+                stdin=subprocess.DEVNULL, stdout=out, stderr=out,
+            )  # fmt: skip
+        self.doors.append(door)
+        self._listening(port, door, log)
+
+    def _listening(self, port: int, process: subprocess.Popen[bytes], log: Path) -> None:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            listening = subprocess.run(
+                self.in_ns(self.broker_ns, ["ss", "-Hltn", f"sport = :{port}"]),
+                capture_output=True, text=True, check=False,
+            ).stdout  # fmt: skip
+            if listening.strip():
+                return
+            if process.poll() is not None:
+                raise RuntimeError(f"it exited: {log.read_text(errors='replace')[-400:]}")
+            time.sleep(0.05)
+        raise RuntimeError(f"nothing listens on {port} in the broker's namespace")
+
     def crowd_sockets(self, port: int, addresses: list[str], per: int) -> dict[str, int]:
         """Idle TCP connections to the broker's ``port`` from ``addresses`` (``per``
         each), held until :meth:`close`: ``{"held", "refused", "closed"}``."""
@@ -207,6 +235,15 @@ class VenueNet:
         seconds: float | None = json.loads(done.stdout.strip().splitlines()[-1])
         return seconds
 
+    def established(self, port: int) -> int:
+        """TCP connections established to ``port`` in the broker's namespace now."""
+        out = subprocess.run(
+            self.in_ns(self.broker_ns, ["ss", "-Htn", "state", "established",
+                                        f"sport = :{port}"]),
+            capture_output=True, text=True, check=False,
+        ).stdout  # fmt: skip
+        return len([line for line in out.splitlines() if line.strip()])
+
     def broker_files(self) -> int:
         """The broker's open files now."""
         assert self.mosquitto is not None
@@ -225,6 +262,14 @@ class VenueNet:
                 proc.kill()
                 proc.wait()
         self.processes.clear()
+        for door in self.doors:
+            door.terminate()
+            try:
+                door.wait(10)
+            except subprocess.TimeoutExpired:
+                door.kill()
+                door.wait()
+        self.doors.clear()
         if self.mosquitto is not None and self.mosquitto.poll() is None:
             self.mosquitto.terminate()
             try:

@@ -53,7 +53,7 @@ from ...table.service import (
     Refused,
     TableService,
 )
-from ...transcript import TranscriptError, parse, replay
+from ...transcript import TranscriptError, parse, replay, write
 from ..venue.access import BrokerAccess
 from ..wire.messages import (
     Assignment,
@@ -154,6 +154,8 @@ class TablePublisher:
         self.hand = 0
         self.rules_line: str | None = None
         self._last_action: dict[int, str] = {}  # game number -> its last action's text
+        #: the hand being played and its ``deal`` lines (said in ``cards`` when it ends)
+        self._dealt: tuple[int, list[str]] = (0, [])
         self._read_journal()
 
         self._append_lock = threading.Lock()
@@ -276,19 +278,26 @@ class TablePublisher:
         self._recover_lost_finish(service)
         self.rules_line = game.rules.to_line()
         self.score, self.hand = game.score, game.hand_number
-        fresh = game.hand_number == 0 and not game.move_stack
+        fresh = game.hand_number == 0 and not game.hand_actions
         if fresh and self.dirty and self.game_no in self._last_action:
             # the game this journal was following is gone (a new game after a restart)
             self._event(EventKind.ABANDONED, "", hand=0, score=(0, 0))
             self.matches.abandon(self.game_no)
             self.game_no, self.dirty = self.game_no + 1, False
+        if game.hand_in_progress and game.winner is None and game.hand_number:
+            # restarted in the middle of a hand: its cards (read back from the table's
+            # record) are said in ``cards`` once it ends, as if it had not restarted
+            lines = [line.strip() for line in write(game).splitlines()]
+            last = max(i for i, line in enumerate(lines) if line.lower() == "hand")
+            dealt = [line for line in lines[last + 1 :] if line.split(None, 1)[:1] == ["deal"]]
+            self._dealt = (game.hand_number, dealt)
         self._event(EventKind.STATE, "", rules=self.rules_line, players=game.players)
         service.set_match(self.matches.card(), waiting=self.matches.waits())
 
     def _recover_lost_finish(self, service: TableService) -> None:
         """The power went after a game's last action but before its record was journaled:
         the service archived the won game on restart; publish that record now."""
-        if not self.dirty or service.store is None or service.table.game.move_stack:
+        if not self.dirty or service.store is None or service.table.game.hand_actions:
             return
         archived = service.store.archived()
         last_action = self._last_action.get(self.game_no)
@@ -300,7 +309,7 @@ class TablePublisher:
         except TranscriptError:
             return
         game = result.game
-        moves = game.move_stack
+        moves = game.hand_actions
         if game.winner is None or not moves or str(moves[-1]) != last_action:
             return
         log.info("publishing the record of %s, won before a restart", self.game)
@@ -340,17 +349,31 @@ class TablePublisher:
         changed = event.score != self.score
         self.score = event.score
         if kind is EventKind.DEAL:
-            # the cards dealt are secret until the game's record is sealed and sent
+            # the cards dealt are secret while the hand is played (a ``cards`` event says
+            # them once it has ended, for the desk's delayed broadcast)
             lines = event.text.split("\n")
             dealt = [line for line in lines if line.split(None, 1)[:1] == ["deal"]]
             shown = "\n".join(line for line in lines if line not in dealt)
             self._event(kind, shown, dealt=len(dealt))
+            self._dealt = (event.hand, dealt)
         else:
             self._event(kind, event.text)
+            self._cards_if_over()
         if kind is EventKind.ACTION:
             self._last_action[self.game_no] = event.text
         if changed:
             self._event(EventKind.SCORE, f"{event.score[0]}-{event.score[1]}")
+
+    def _cards_if_over(self) -> None:
+        """The hand's cards, once it has ended at the table (``cards``)."""
+        hand, dealt = self._dealt
+        game = self.service.table.game if self.service is not None else None
+        if not dealt or game is None or game.hand_number != hand:
+            return
+        if game.hand_in_progress and game.winner is None:  # (a game won ends its hand)
+            return
+        self._dealt = (hand, [])
+        self._event(EventKind.CARDS, "\n".join(dealt), hand=hand)
 
     def _refused(self, event: Refused) -> None:
         what = event.action or f"{event.seat} (carta desconocida)"

@@ -58,6 +58,7 @@ from typing import Final
 
 from ..wire.keys import derive_table_key, new_secret, write_private
 from ..wire.topics import check_name, tournament_prefix
+from .front import front_toml
 
 __all__ = [
     "DEFAULT_PORT",
@@ -98,6 +99,9 @@ class Venue:
     screens: tuple[str, ...] = ()
     local_port: int | None = None  # the desks' listener on 127.0.0.1
     screen_port: int | None = None  # the screens' listener (None: they use the tables')
+    #: Mosquitto's tables' listener on 127.0.0.1 behind the door (:mod:`.front`), which
+    #: takes ``port`` (None: no door, Mosquitto's tables' listener is ``port`` itself).
+    inner_port: int | None = None
 
     @property
     def organiser(self) -> str:
@@ -112,6 +116,11 @@ class Venue:
     def firewall(self) -> Path:
         """The nftables rules the broker's machine loads (``nft -f``)."""
         return self.root / "broker" / "truco-firewall.nft"
+
+    @property
+    def front_conf(self) -> Path:
+        """The door's configuration (:mod:`.front`), when the venue has one."""
+        return self.root / "broker" / "truco-front.toml"
 
     @property
     def broker_conf(self) -> Path:
@@ -292,12 +301,14 @@ def mosquitto_conf(
     local_port: int | None = None,
     screen_port: int | None = None,
     screen_bind: str | None = None,
+    inner_port: int | None = None,
 ) -> str:
     """The broker's configuration: one TLS listener per kind of client, each with its
     own ``max_connections``, so idle sockets on one (a patron on the venue's Wi-Fi
     reaching the screens' listener) never keep a table or the desk from logging in:
 
-    - the tables' listener on ``bind``:``port`` (the tables' own network);
+    - the tables' listener on ``bind``:``port`` (the tables' own network), or, behind the
+      door (:mod:`.front`, which takes ``bind``:``port``), on 127.0.0.1:``inner_port``;
     - the desks' listener on 127.0.0.1:``local_port`` (the broker's own machine);
     - the screens' listener on ``screen_bind``:``screen_port`` (only with both).
     """
@@ -329,8 +340,9 @@ def mosquitto_conf(
         "log_type notice",
         "connection_messages true",
         "",
-        "# the tables (and desks elsewhere on the tables' network)",
-        f"listener {port} {bind}",
+        "# the tables (and desks elsewhere on the tables' network)"
+        + (f", behind the door on {bind}:{port} (truco-front.toml)" if inner_port else ""),
+        f"listener {inner_port} 127.0.0.1" if inner_port else f"listener {port} {bind}",
         f"max_connections {table_connections(accounts)}",
         *tls,
     ]
@@ -541,11 +553,14 @@ def setup_venue(
     screen_bind: str | None = None,
     rules: str | None = None,
     persistence: bool = True,
+    inner_port: int | None = None,
 ) -> Venue:
     """Write the venue's broker configuration, keys and per-table/per-desk/per-screen
     files. The first desk is the organiser's (the only account that may publish
     assignments; its ``desk.toml`` reaches the broker on 127.0.0.1:``local_port``,
-    default ``port + 1``, the desks' own listener). Screens get no secret at all."""
+    default ``port + 1``, the desks' own listener). Screens get no secret at all.
+    ``inner_port``: the tables connect to a door (:mod:`.front`, ``broker/truco-front.toml``)
+    on ``port``, and Mosquitto's tables' listener is on 127.0.0.1:``inner_port``."""
     tournament = check_name("tournament", tournament)
     tables = tuple(check_name("table id", t) for t in tables)
     desks = tuple(check_name("desk", d) for d in desks)
@@ -561,6 +576,8 @@ def setup_venue(
     if (screen_port is None) != (screen_bind is None):
         raise VenueError("the screens' listener needs both its address and its port")
     local_port = port + 1 if local_port is None else local_port
+    if inner_port is not None and inner_port in (port, local_port, screen_port):
+        raise VenueError(f"the broker's inner port {inner_port} is taken by another listener")
     base = Path(root).absolute()  # openssl runs in another folder: paths must not be relative
     base.mkdir(parents=True, exist_ok=True, mode=0o755)  # the folders inside are 0700
     secret = _secret(base)
@@ -654,8 +671,15 @@ def setup_venue(
     conf = mosquitto_conf(
         broker_dir, port, bind or hosts[0], persistence=persistence, accounts=len(accounts),
         local_port=local_port, screen_port=screen_port, screen_bind=screen_bind,
+        inner_port=inner_port,
     )  # fmt: skip
     (broker_dir / "mosquitto.conf").write_text(conf, encoding="utf-8")
+    door = broker_dir / "truco-front.toml"
+    if inner_port is not None:
+        door.write_text(front_toml((bind or hosts[0], port), ("127.0.0.1", inner_port)),
+                        encoding="utf-8")  # fmt: skip
+    else:
+        door.unlink(missing_ok=True)
     (broker_dir / "truco-limits.conf").write_text(
         systemd_limits(len(accounts), screens_listener=screen_port is not None), encoding="utf-8"
     )
@@ -663,6 +687,5 @@ def setup_venue(
         firewall_rules(port, screen_port), encoding="utf-8"
     )
     _give_to_broker(broker_dir)
-    return Venue(
-        base, tournament, tables, desks, port, tuple(hosts), screens, local_port, screen_port
-    )
+    return Venue(base, tournament, tables, desks, port, tuple(hosts), screens, local_port,
+                 screen_port, inner_port)  # fmt: skip

@@ -10,8 +10,12 @@ From then on it looks after both: a desk or a broker that stops by itself (a cra
 journal and snapshot); Ctrl-C or SIGTERM stops the desk (cleanly: its exports written)
 and then the broker. ``systemd/truco-venue.service`` runs it at boot.
 
-What each child says goes to ``OUT/mesa-de-control.log`` and ``OUT/mosquitto.log``; the
-desk's process id is in ``OUT/desk.pid`` while it runs.
+A venue written with ``--inner-port`` has a door in front of the tables' listener
+(``salon/broker/truco-front.toml``, :mod:`.front`): it is started with the broker and
+looked after the same way.
+
+What each child says goes to ``OUT/mesa-de-control.log``, ``OUT/mosquitto.log`` and
+``OUT/puerta.log``; the desk's process id is in ``OUT/desk.pid`` while it runs.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from urllib.parse import quote
 
 from ..wire.topics import check_name
 from .broker import VenueError, ready_for_broker
+from .front import load_front
 
 __all__ = ["Night", "NightError", "find_organiser_desk", "run_night"]
 
@@ -49,6 +54,7 @@ READING: Final = ("La mesa de control está leyendo sus registros (la primera ve
 PID_FILE: Final = "desk.pid"
 DESK_LOG: Final = "mesa-de-control.log"
 BROKER_LOG: Final = "mosquitto.log"
+DOOR_LOG: Final = "puerta.log"
 
 
 class NightError(RuntimeError):
@@ -65,6 +71,7 @@ class Night:
     out: Path
     http_port: int = 8080
     python: str = sys.executable
+    tv_port: int = 0  # the bar's TV (desk --tv-port), 0: none
 
 
 def find_organiser_desk(venue: Path) -> str:
@@ -184,11 +191,21 @@ def _run(night: Night, out: TextIO, stop: threading.Event) -> int:
     key = load_or_create_key(folder)  # the desk reads the same file
     page = f"http://127.0.0.1:{night.http_port}/"
     broker = _Child("el broker", lambda: [binary, "-c", str(conf)], folder / BROKER_LOG)
+    door_conf = venue / "broker" / "truco-front.toml"
+    door_argv = [night.python, "-m", "controller.cli", "venue-door", "--config", str(door_conf)]
+    door = (
+        _Child("la puerta del broker", lambda: door_argv, folder / DOOR_LOG)
+        if door_conf.is_file()
+        else None
+    )
+    if door is not None:
+        listeners.append(load_front(door_conf).listen)
     desk = _Child(
         "la mesa de control",
         lambda: [night.python, "-m", "controller.cli", "desk", "--config", str(desk_conf),
                  "--competition", "--out", str(folder), "--http-port", str(night.http_port),
-                 "--quiet", "--refresh", "3600"],
+                 "--quiet", "--refresh", "3600",
+                 *(["--tv-port", str(night.tv_port)] if night.tv_port else [])],
         folder / DESK_LOG,
     )  # fmt: skip
     previous: list[tuple[signal.Signals, Any]] = []
@@ -198,6 +215,8 @@ def _run(night: Night, out: TextIO, stop: threading.Event) -> int:
     try:
         print(f"Salón {venue}: arranca el broker (mosquitto -c {conf})", file=out, flush=True)
         broker.start()
+        if door is not None:
+            door.start()
         _wait(lambda: all(_answers(h, p) for h, p in listeners), broker, stop,
               f"el broker no abrió sus puertos; mirá {folder / BROKER_LOG}")  # fmt: skip
         print(f"Arranca la mesa de control ({night.desk}), con sus archivos en {folder}",
@@ -212,10 +231,12 @@ def _run(night: Night, out: TextIO, stop: threading.Event) -> int:
               f"  {page}#clave={quote(key, safe='')}\n"
               "Ctrl-C termina la noche: para la mesa de control y después el broker.",
               file=out, flush=True)  # fmt: skip
-        return _watch(broker, desk, folder, stop, out)
+        return _watch(broker, desk, folder, stop, out, door)
     finally:
         desk.stop()
         (folder / PID_FILE).unlink(missing_ok=True)
+        if door is not None:
+            door.stop()
         broker.stop()
         if conf.parent != venue / "broker":  # a copy made for the broker's user: gone too
             shutil.rmtree(conf.parent, ignore_errors=True)
@@ -262,10 +283,10 @@ def _wait(
 
 
 def _watch(broker: _Child, desk: _Child, folder: Path, stop: threading.Event,
-           out: TextIO) -> int:  # fmt: skip
-    """Both children kept running until ``stop``."""
+           out: TextIO, door: _Child | None = None) -> int:  # fmt: skip
+    """The children kept running until ``stop``."""
     while not stop.wait(0.05):
-        for child in (broker, desk):
+        for child in (broker, desk, *((door,) if door is not None else ())):
             status = child.died()
             if status is None:
                 continue

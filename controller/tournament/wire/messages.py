@@ -174,6 +174,7 @@ class EventKind(StrEnum):
     LOST = "lost"  # a seq the table's damaged outbox lost (never given again)
     ASSIGNED = "assigned"  # the table took the desk's assignment ``assigned`` (its n)
     REFEREE_CALL = "referee-call"  # a seat called the referee on its pad (``seat``)
+    CARDS = "cards"  # the cards read at the deal of hand ``hand``, once it has ended
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,6 +22,9 @@ All topics live under ``truco/<tournament>/tables/<table>/``:
       not sent while the game is played (anyone on the broker could read them); they
       are in the sealed record at the end.
     - ``action``: an accepted action (``text`` is its transcript line, ``0 truco``).
+    - ``cards``: the hand ``hand`` has ended: ``text`` is its ``deal`` lines (the cards
+      read at its deal), for the desk's delayed broadcast. Never sent while that hand is
+      played; a hand the referee's undo opens again is held back again by the desk.
     - ``score``: the score changed (after the action that changed it).
     - ``refusal``: a refused action: ``seat``, ``action`` (``null`` for an unknown card),
       ``code``; ``text`` is the record's comment (``# rechazado: ...``).

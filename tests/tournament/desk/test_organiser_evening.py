@@ -214,6 +214,9 @@ def test_a_whole_swiss_evening_from_the_organisers_page(tmp_path: Path) -> None:
             page.click("do-withdraw")
             confirm(page, "¿Retirar a Truco y Retruco del torneo?")
             done(page, "Truco y Retruco se retiró")
+            # the round in play when the desk took it (on a slow machine the tables may
+            # have finished round 2 and been given round 3 before the click landed)
+            withdrawn_in = api(base)["tournament"]["round"]
 
             page.wait("document.getElementById('summary').innerText"
                       ".includes('torneo terminado')", 240)  # fmt: skip
@@ -247,7 +250,8 @@ def test_a_whole_swiss_evening_from_the_organisers_page(tmp_path: Path) -> None:
     o = matches["r1-m02"]
     assert (o["status"], o["winner"], o["games_home"], o["games_away"]) == (
         "overridden", ov["away"], 0, 1)  # fmt: skip
-    later = [m for m in data["matches"] if m["round"] >= 3]
+    assert withdrawn_in < 4  # a round was paired after the withdrawal
+    later = [m for m in data["matches"] if m["round"] > withdrawn_in]
     assert not [m for m in later if gone["id"] in (m["home"], m["away"])], "paired again"
     met = [frozenset((m["home"], m["away"])) for m in data["matches"] if m["away"]]
     assert len(met) == len(set(met)), "a cruce repeated"

@@ -258,6 +258,6 @@ def test_the_demo_command(tmp_path: Path) -> None:
     assert desk_cli.run_demo_command(args, out=out) == 0, out.getvalue()
     text = out.getvalue()
     assert "tables=3 games=3 records_intact=3" in text
-    assert "every record verifies and matches its table's own record" in text
+    assert "todos los registros se verifican y coinciden con el de su mesa" in text
     assert len(list((tmp_path / "demo" / "desk" / "records").glob("*.truco"))) == 3
     assert (tmp_path / "demo" / "tournament.toml").stat().st_mode & 0o077 == 0

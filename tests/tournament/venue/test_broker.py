@@ -22,6 +22,7 @@ from controller.tournament.wire.keys import derive_table_key
 from controller.tournament.wire.seal import load_key
 
 from ..conftest import MqttProbe
+from .door import Door
 
 
 def test_password_lines_are_mosquittos_format() -> None:
@@ -182,9 +183,10 @@ def test_broker_access_leaves_the_password_out_of_repr() -> None:
 
 
 def test_the_commands_end_to_end(tmp_path: Path) -> None:
-    """``truco-table venue-broker`` writes the venue; Mosquitto runs its configuration; a
-    table configured from its provisioned ``tournament.toml`` plays a game; ``truco-table
-    desk --config desks/desk/desk.toml`` collects it intact; ``truco-table verify --table``
+    """``truco-table venue-broker`` writes the venue; Mosquitto runs its configuration
+    behind the door (``venue-door``'s, in the test's own process); a table configured from
+    its provisioned ``tournament.toml`` plays a game through it; ``truco-table desk
+    --config desks/desk/desk.toml`` collects it intact; ``truco-table verify --table``
     checks the record with the table's own key."""
     import io
     import shutil
@@ -203,14 +205,14 @@ def test_the_commands_end_to_end(tmp_path: Path) -> None:
     parent = Path(tempfile.mkdtemp(prefix="truco-venue-"))
     parent.chmod(0o711)
     root = parent / "venue"
-    port = free_port()
+    port, inner = free_port(), free_port()
     parse = build_parser().parse_args
     try:
         out = io.StringIO()
         args = parse(
             ["venue-broker", "--tournament", "copa", "--tables", "2", "--desks", "desk",
-             "--host", "127.0.0.1", "--port", str(port), "--rules", "players=2 target=15",
-             "--out", str(root)]
+             "--host", "127.0.0.1", "--port", str(port), "--inner-port", str(inner),
+             "--rules", "players=2 target=15", "--out", str(root)]
         )  # fmt: skip
         assert venue_cli.run_venue(args, out=out) == 0
         assert "mosquitto -c" in out.getvalue()
@@ -219,7 +221,14 @@ def test_the_commands_end_to_end(tmp_path: Path) -> None:
             "claims=declared implicit_quiero=off\nscore 14 0\nhand\ndeal 0: 1E 2E 3E\n"
             "deal 1: 4C 5C 6C\n0 truco\n1 no-quiero\n"
         )
-        with LocalBroker(port, workdir=root / "run", config=root / "broker" / "mosquitto.conf"):
+        assert f"puerta: truco-table venue-door --config {root}/broker/truco-front.toml" in (
+            out.getvalue()
+        )
+        conf = root / "broker" / "mosquitto.conf"
+        # the broker behind its door, as venue-night starts both: the table goes through it
+        with LocalBroker(inner, workdir=root / "run", config=conf), Door(
+            root / "broker" / "truco-front.toml"
+        ):
             settings = load_tournament_settings(root / "tables" / "mesa02" / "tournament.toml")
             assert settings is not None
             pub = TablePublisher(

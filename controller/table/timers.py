@@ -1,0 +1,151 @@
+"""The service loop's timers: one heap on one clock.
+
+Everything the table service does at a time rather than on an event (the next deal a
+while after a hand ends, the won game's result held on the seats, the disk tried again,
+the watchdog's ping, a banner's end, a seat's refusal window closing, the control
+folder looked at while players act) is one entry here: ``schedule(when, callback)``.
+The loop waits in its bus until the first entry is due (``next_due``) and runs what is
+due (``run_due``) after each event; nothing is checked on every wake-up.
+
+An entry may have a *key*: scheduling a key again replaces its pending entry (one deal
+timer, one retry timer), ``cancel(key)`` drops it, ``pending(key)`` says whether it is
+there. Entries without a key are never replaced. A cancelled or replaced entry stays in
+the heap until it comes to the top, then is skipped (no search, no re-heapify).
+
+The clock is injected (``time.monotonic`` in the service); setting ``clock`` to another
+one (tests do) keeps every pending entry's delay, measured on the old clock.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import logging
+import threading
+from collections import deque
+from collections.abc import Callable, Hashable
+
+__all__ = ["CallQueue", "Timers"]
+
+log = logging.getLogger(__name__)
+
+
+class _Entry:
+    __slots__ = ("callback", "key", "live", "when")
+
+    def __init__(self, when: float, callback: Callable[[], None], key: Hashable | None) -> None:
+        self.when, self.callback, self.key, self.live = when, callback, key, True
+
+
+class Timers:
+    """A heap of ``(when, order, entry)`` on ``clock`` (see the module docstring)."""
+
+    def __init__(self, clock: Callable[[], float]) -> None:
+        self._clock = clock
+        self._heap: list[tuple[float, int, _Entry]] = []
+        self._keyed: dict[Hashable, _Entry] = {}
+        self._order = itertools.count()  # equal times run in the order scheduled
+
+    @property
+    def clock(self) -> Callable[[], float]:
+        return self._clock
+
+    @clock.setter
+    def clock(self, clock: Callable[[], float]) -> None:
+        shift = clock() - self._clock()
+        self._clock = clock
+        self._heap = [(when + shift, n, e) for when, n, e in self._heap]
+        for _, _, entry in self._heap:
+            entry.when += shift
+        heapq.heapify(self._heap)
+
+    def schedule(
+        self, when: float, callback: Callable[[], None], key: Hashable | None = None
+    ) -> None:
+        """Run ``callback`` once ``clock()`` reaches ``when`` (at once if it has);
+        ``key``: replaces the pending entry of that key, if any."""
+        entry = _Entry(when, callback, key)
+        if key is not None:
+            old = self._keyed.get(key)
+            if old is not None:
+                old.live = False
+            self._keyed[key] = entry
+        heapq.heappush(self._heap, (when, next(self._order), entry))
+
+    def after(
+        self, seconds: float, callback: Callable[[], None], key: Hashable | None = None
+    ) -> None:
+        self.schedule(self._clock() + seconds, callback, key)
+
+    def cancel(self, key: Hashable) -> None:
+        entry = self._keyed.pop(key, None)
+        if entry is not None:
+            entry.live = False
+
+    def pending(self, key: Hashable) -> bool:
+        return key in self._keyed
+
+    def when(self, key: Hashable) -> float | None:
+        entry = self._keyed.get(key)
+        return None if entry is None else entry.when
+
+    def next_due(self) -> float | None:
+        """When the first live entry is due; None if there is none."""
+        heap = self._heap
+        while heap and not heap[0][2].live:
+            heapq.heappop(heap)
+        return heap[0][0] if heap else None
+
+    def due(self) -> bool:
+        """Whether an entry is due now (a look at the heap's top and the clock)."""
+        heap = self._heap
+        return bool(heap) and heap[0][0] <= self._clock()
+
+    def run_due(self) -> int:
+        """Run every entry due now, in time order (one a callback schedules for later
+        than this pass's reading of the clock waits for the next pass); returns how
+        many ran. A callback that raises is logged: a
+        timer never stops the table."""
+        heap, ran = self._heap, 0
+        now = self._clock()
+        while heap and heap[0][0] <= now:
+            _, _, entry = heapq.heappop(heap)
+            if not entry.live:
+                continue
+            entry.live = False
+            if entry.key is not None and self._keyed.get(entry.key) is entry:
+                del self._keyed[entry.key]
+            ran += 1
+            try:
+                entry.callback()
+            except Exception:
+                log.exception("falló un temporizador: %r", entry.callback)
+        return ran
+
+    def __len__(self) -> int:
+        return sum(1 for _, _, e in self._heap if e.live)
+
+
+class CallQueue:
+    """Calls handed to the loop from other threads (``TableService.call_soon``: the
+    tournament link's network thread), run on the loop's thread at its next turn."""
+
+    def __init__(self) -> None:
+        self._calls: deque[Callable[[], None]] = deque()
+        self._lock = threading.Lock()
+
+    def __bool__(self) -> bool:  # read without the lock: a call added now wakes the loop
+        return bool(self._calls)
+
+    def add(self, call: Callable[[], None]) -> None:
+        with self._lock:
+            self._calls.append(call)
+
+    def run(self) -> None:
+        with self._lock:
+            calls, self._calls = self._calls, deque()
+        for call in calls:
+            try:
+                call()
+            except Exception:  # a failing call must never stop the table
+                log.exception("call_soon: falló %r", call)

@@ -1,0 +1,99 @@
+"""The service loop's timer heap (``controller.table.timers``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from controller.table.timers import CallQueue, Timers
+
+
+class Clock:
+    def __init__(self, now: float = 100.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_due_entries_run_in_time_order_and_later_ones_wait() -> None:
+    clock, ran = Clock(), []
+    timers = Timers(clock)
+    timers.schedule(102.0, lambda: ran.append("b"))
+    timers.schedule(101.0, lambda: ran.append("a"))
+    timers.after(5.0, lambda: ran.append("c"))
+    assert timers.next_due() == 101.0 and not timers.due()
+    clock.now = 102.0
+    assert timers.due() and timers.run_due() == 2
+    assert ran == ["a", "b"] and timers.next_due() == 105.0 and len(timers) == 1
+
+
+def test_a_key_holds_one_entry_replaced_or_cancelled() -> None:
+    clock, ran = Clock(), []
+    timers = Timers(clock)
+    timers.after(1.0, lambda: ran.append("first"), "deal")
+    timers.after(3.0, lambda: ran.append("second"), "deal")  # replaces the first
+    assert timers.pending("deal") and timers.when("deal") == 103.0
+    clock.now = 102.0
+    assert timers.run_due() == 0 and ran == []
+    clock.now = 103.0
+    assert timers.run_due() == 1 and ran == ["second"] and not timers.pending("deal")
+    timers.after(1.0, lambda: ran.append("third"), "deal")
+    timers.cancel("deal")
+    clock.now = 200.0
+    assert timers.run_due() == 0 and timers.next_due() is None and ran == ["second"]
+
+
+def test_an_entry_a_callback_schedules_for_later_waits_for_the_next_pass() -> None:
+    clock, ran = Clock(), []
+    timers = Timers(clock)
+
+    def again() -> None:
+        ran.append(clock.now)
+        timers.after(1.0, again, "ping")
+
+    timers.schedule(float("-inf"), again, "ping")
+    assert timers.run_due() == 1 and timers.run_due() == 0
+    clock.now += 1.0
+    assert timers.run_due() == 1 and ran == [100.0, 101.0]
+
+
+def test_another_clock_keeps_every_pending_delay() -> None:
+    clock, ran = Clock(), []
+    timers = Timers(clock)
+    timers.after(2.0, lambda: ran.append("x"), "k")
+    other = Clock(1000.0)
+    timers.clock = other
+    assert timers.when("k") == 1002.0 and timers.next_due() == 1002.0
+    other.now = 1002.0
+    assert timers.run_due() == 1 and ran == ["x"]
+
+
+def test_a_failing_callback_is_logged_and_the_others_still_run(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    clock, ran = Clock(), []
+    timers = Timers(clock)
+
+    def failing() -> None:
+        raise ZeroDivisionError
+
+    timers.schedule(100.0, failing)
+    timers.schedule(100.0, lambda: ran.append("after"))
+    assert timers.run_due() == 2 and ran == ["after"]
+    assert "falló un temporizador" in caplog.text
+
+
+def test_calls_handed_over_run_once_in_order_and_a_failing_one_stops_nothing() -> None:
+    calls, ran = CallQueue(), []
+
+    def failing() -> None:
+        raise ZeroDivisionError
+
+    assert not calls
+    calls.add(lambda: ran.append(1))
+    calls.add(failing)
+    calls.add(lambda: ran.append(3))
+    assert calls
+    calls.run()
+    calls.run()
+    assert ran == [1, 3] and not calls
