@@ -224,12 +224,12 @@ def play_game(
                 game.push(action)
                 break
             else:
-                raise RuntimeError(f"the bots are stuck: {game.move_stack[-5:]}")
+                raise RuntimeError(f"the bots are stuck: {game.hand_actions[-5:]}")
         if game.hands:
             hand = game.hands[-1]
             for award in hand.awards:
                 if award.team != new_team and award.reason.name == "PENALTY":
-                    checker.note("penalty", game, " ".join(map(str, game.move_stack)))
+                    checker.note("penalty", game, " ".join(map(str, game.hand_actions)))
     return 1 if game.winner == new_team else 0
 
 

@@ -61,7 +61,7 @@ class Sample:
 
 def game_mark(game: Game) -> tuple[int, int, tuple[int, int], bool]:
     """What :func:`what_it_did` compares: the hand, the actions, the score, a hand on."""
-    return game.hand_number, len(game.move_stack), game.score, game.hand_in_progress
+    return game.hand_number, len(game.hand_actions), game.score, game.hand_in_progress
 
 
 def what_it_did(before: tuple[int, int, tuple[int, int], bool], game: Game) -> str:
@@ -71,7 +71,7 @@ def what_it_did(before: tuple[int, int, tuple[int, int], bool], game: Game) -> s
         return "deal" if game.hand_in_progress else "hand_end"
     if game.score != scored:
         return "hand_end"
-    if len(game.move_stack) != moves:
+    if len(game.hand_actions) != moves:
         return "accepted"
     return "other"
 

@@ -54,8 +54,8 @@ nitpick_ignore_regex = [
     ("py:class", r"(collections\.abc|typing|enum|re|pathlib|dataclasses)\..*"),
     ("py:class", r"(Iterator|Iterable|Mapping|Sequence|Callable|Self|Path)"),
     ("py:class", r"os\.PathLike"),
-    # the engine's type aliases (a signature names them; they are no classes)
-    ("py:class", r"controller\.engine\.hand\.(Board|Deal)"),
+    # the engine's type aliases and inner classes (a signature names them; not in the API)
+    ("py:class", r"controller\.engine\.hand\.(Board|Deal|Saved)"),
     # a quoted annotation that Sphinx splits at its commas
     ("py:class", r"'.*"),
 ]

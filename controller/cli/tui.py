@@ -412,7 +412,7 @@ class TerminalTable:
         self.held: HandEnd | None = None
         self.log: list[LogEntry] = []
         self._log_hand = run.game.hand_number
-        self._stack: tuple[Action, ...] = run.game.move_stack
+        self._stack: tuple[Action, ...] = run.game.hand_actions
         self._ended = run.game.hand_number if not run.game.hand_in_progress else 0
         self._awards_seen = 0
         self.next_bot = clock() + self.pace
@@ -470,7 +470,7 @@ class TerminalTable:
         return (
             self.human is not None
             and game.winner is None
-            and (game.hand_number > 0 or bool(game.move_stack))
+            and (game.hand_number > 0 or bool(game.hand_actions))
         )
 
     def resume_hint(self) -> str:
@@ -728,7 +728,7 @@ class TerminalTable:
             self._log_hand = game.hand_number
             self.log = []
             self._stack = ()
-        stack = game.move_stack
+        stack = game.hand_actions
         if len(stack) < len(self._stack) and stack == self._stack[: len(stack)]:
             for action in reversed(self._stack[len(stack) :]):  # the referee's undo
                 self.log.append(LogEntry(action.seat, action, undone=True))
@@ -1247,9 +1247,9 @@ def _settle(table: TerminalTable, pace: float, out: TextIO) -> None:
     run = table.run
     table.pace = 0.0
     for _ in range(100_000):
-        before = (len(run.game.move_stack), run.game.hand_number, table.held is None)
+        before = (len(run.game.hand_actions), run.game.hand_number, table.held is None)
         table.tick()
-        if (len(run.game.move_stack), run.game.hand_number, table.held is None) == before:
+        if (len(run.game.hand_actions), run.game.hand_number, table.held is None) == before:
             return
         if pace and out.isatty():
             time.sleep(pace)

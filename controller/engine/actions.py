@@ -18,9 +18,15 @@ from typing import Final, cast
 from .cards import Card
 from .errors import InvalidActionError
 
-__all__ = ["MAX_SEATS", "Action", "Kind"]
+__all__ = ["MAX_SEATS", "Action", "Kind", "team_of"]
 
 MAX_SEATS: Final = 6
+
+
+def team_of(seat: int) -> int:
+    """The team ``seat`` plays for: seats alternate around the table, 0, 1, 0, 1..."""
+    return seat & 1
+
 
 
 class Kind(enum.IntEnum):
@@ -55,6 +61,27 @@ class Kind(enum.IntEnum):
         except KeyError:
             raise InvalidActionError(f"unknown action {word!r}") from None
 
+
+# Each kind under a module name as well, defined here once beside ``Kind`` (``K_FLOR is
+# Kind.FLOR``): the engine's hot paths compare kinds with these, a module name costing a
+# fifth of an enum attribute (its members are looked up through the enum's class).
+K_PLAY: Final = Kind.PLAY
+K_TRUCO: Final = Kind.TRUCO
+K_RETRUCO: Final = Kind.RETRUCO
+K_VALE_CUATRO: Final = Kind.VALE_CUATRO
+K_ENVIDO: Final = Kind.ENVIDO
+K_REAL_ENVIDO: Final = Kind.REAL_ENVIDO
+K_FALTA_ENVIDO: Final = Kind.FALTA_ENVIDO
+K_FLOR: Final = Kind.FLOR
+K_CONTRAFLOR: Final = Kind.CONTRAFLOR
+K_CONTRAFLOR_AL_RESTO: Final = Kind.CONTRAFLOR_AL_RESTO
+K_CON_FLOR_ME_ACHICO: Final = Kind.CON_FLOR_ME_ACHICO
+K_QUIERO: Final = Kind.QUIERO
+K_NO_QUIERO: Final = Kind.NO_QUIERO
+K_MAZO: Final = Kind.MAZO
+K_DECLARE: Final = Kind.DECLARE
+K_SON_BUENAS: Final = Kind.SON_BUENAS
+K_SHOW: Final = Kind.SHOW
 
 _WORDS: Final = {k: k.name.lower().replace("_", "-") for k in Kind}
 _BY_WORD: Final = {w: k for k, w in _WORDS.items()}
@@ -161,7 +188,7 @@ class Action:
 
     @property
     def team(self) -> int:
-        return self.seat % 2
+        return team_of(self.seat)
 
     def __str__(self) -> str:
         return f"{self.seat} {self.text}"

@@ -274,7 +274,7 @@ def position_of(play: HandPlay) -> Position | None:
         if s in play.order:
             if cs is None:
                 return None
-            hands.append(tuple(Card.from_index(c) for c in cs if c not in played))
+            hands.append(tuple(Card.from_index(c) for c in cs if not played >> c & 1))
         else:
             hands.append(())
     return Position(

@@ -16,9 +16,11 @@ the refusals over random positions: the list is exactly the actions refused with
 Internally cards are small integers (``Card.index``) and actions are interned objects
 with an integer ``code``, so a push costs no copying. Undo restores what was saved, in
 constant time per action, as python-chess's ``pop`` does: each object an action changes
-(the board, a play, a phase) first writes the few fields it overwrites on the hand's trail
-(``hand.Trail``), and ``pop`` hands them back to their owners; a deal undone returns to
-the previous hand's own objects, kept with its log. ``copy()`` replays the history.
+(the board, the deal, a play, a phase) declares its changing fields once
+(``hand.Saved.SAVED``: values replaced, never changed in place) and saves them on the
+hand's trail before it changes them (``hand.Trail``); ``pop`` puts them back through the
+same generic path (``hand.undo_action``). A deal undone returns to the previous hand's
+own objects, kept with its log. ``copy()`` replays the history.
 
 >>> from controller.engine import Action, Card, Game
 >>> g = Game()
@@ -32,12 +34,11 @@ the previous hand's own objects, kept with its log. ``copy()`` replays the histo
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Final
 
-from .actions import Action, Kind
+from .actions import K_SHOW, Action, Kind
 from .cards import CARDS, Card
 from .errors import IllegalActionError, RefusalCode, TrucoError
-from .hand import FLOR_KINDS, NO_TRAIL, Board, Deal, HandPlay, Telling, Trail
+from .hand import FLOR_KINDS, NO_TRAIL, Board, Deal, HandPlay, Telling, Trail, undo_action
 from .results import Award, HandResult, Outcome
 from .rules import HouseRules
 from .view import SeatView, seat_views
@@ -51,9 +52,6 @@ __all__ = [
     "PicaPicaHandError",
     "Telling",
 ]
-
-_K_SHOW: Final = Kind.SHOW
-
 
 class HandInProgressError(TrucoError):
     """A new hand was dealt before the current one ended."""
@@ -103,7 +101,7 @@ class _HandLog:
         self.start = start  # score 0, score 1, winner, next dealer: before this hand
         self.pica = pica  # a pica-pica hand
         self.actions: list[Action] = []
-        self.awards: list[Award] = []
+        self.awards: tuple[Award, ...] = ()  # kept when the next hand is dealt
         self.trail: Trail = []
         self.deal: Deal | None = None
         self.plays: tuple[HandPlay, ...] = ()
@@ -219,11 +217,13 @@ class Game:
         pica = self._is_pica_pica()
         for old in self._plays:
             old.trail = NO_TRAIL  # its hand is over: no cycle through the trail outlives it
+        if self._log is not None:
+            self._log.awards = board.awards  # its hand is over: its awards are final
         mano = (dealer + 1) % n
         log = _HandLog(len(self._hands) + 1, dealer, mano, cards, snap, pica)
         self._hands.append(log)
         self._log = log
-        board.awards = log.awards
+        board.awards = ()
         self._dealer = dealer
         self._mano = mano
         self._next_dealer = (dealer + 1) % n
@@ -250,7 +250,7 @@ class Game:
 
     def push(self, action: Action) -> None:
         """Apply ``action`` or raise ``IllegalActionError`` (the state is then unchanged)."""
-        refusal = self._show_refusal(action) if action.kind is _K_SHOW else self._explain(action)
+        refusal = self._show_refusal(action) if action.kind is K_SHOW else self._explain(action)
         if refusal is not None:
             raise IllegalActionError(action, refusal)
         log = self._log
@@ -283,11 +283,7 @@ class Game:
         log = self._hands[-1]
         if log.actions:
             action = log.actions.pop()
-            trail = log.trail
-            owner = trail.pop()
-            while owner is not None:  # back to where the action started
-                owner.undo(trail)
-                owner = trail.pop()
+            undo_action(log.trail)
             self._live = any(p.live for p in self._plays)
             self._invalidate()
             return action
@@ -303,7 +299,7 @@ class Game:
     def _resume(self, log: _HandLog, end: tuple[int, int, int | None, int]) -> None:
         """Back to the end of ``log``'s hand (``end``: the score and next dealer then)."""
         board = self._board
-        board.score[0], board.score[1] = end[0], end[1]
+        board.score = (end[0], end[1])
         board.winner = end[2]
         board.awards = log.awards
         self._next_dealer = end[3]
@@ -351,7 +347,7 @@ class Game:
 
     def refusal(self, action: Action) -> RefusalCode | None:
         """``None`` if ``action`` is legal, else the code the table would refuse it with."""
-        if action.kind is _K_SHOW:
+        if action.kind is K_SHOW:
             return self._show_refusal(action)
         return self._explain(action)
 
@@ -421,8 +417,7 @@ class Game:
 
     @property
     def score(self) -> tuple[int, int]:
-        score = self._board.score
-        return (score[0], score[1])
+        return self._board.score
 
     @property
     def winner(self) -> int | None:
@@ -530,14 +525,14 @@ class Game:
         """The cards ``seat`` still holds, if known."""
         cs = self._deal.cards[seat]
         played = self._deal.played
-        return None if cs is None else tuple(CARDS[c] for c in cs if c not in played)
+        return None if cs is None else tuple(CARDS[c] for c in cs if not played >> c & 1)
 
     def cards_in_hands(self) -> tuple[tuple[Card, ...] | None, ...]:
         """``cards_in_hand`` of every seat, in seat order."""
         played = self._deal.played
         return tuple(
             [
-                None if cs is None else tuple([CARDS[c] for c in cs if c not in played])
+                None if cs is None else tuple([CARDS[c] for c in cs if not played >> c & 1])
                 for cs in self._deal.cards
             ]
         )
@@ -614,17 +609,31 @@ class Game:
     @property
     def awards(self) -> tuple[Award, ...]:
         """This hand's awards so far."""
-        return tuple(self._log.awards) if self._log is not None else ()
+        return self._board.awards if self._log is not None else ()
 
     @property
     def hands(self) -> tuple[HandResult, ...]:
         return tuple(
-            HandResult(h.number, h.dealer, h.mano, tuple(h.awards), h.pica) for h in self._hands
+            HandResult(
+                h.number,
+                h.dealer,
+                h.mano,
+                self._board.awards if h is self._log else h.awards,
+                h.pica,
+            )
+            for h in self._hands
         )
 
     @property
     def move_stack(self) -> tuple[Action, ...]:
-        """This hand's actions so far."""
+        """The whole game's actions so far, every hand's in order (as python-chess's
+        ``move_stack`` is the whole game's moves; the deals are in ``history()``)."""
+        return tuple([a for h in self._hands for a in h.actions])
+
+    @property
+    def hand_actions(self) -> tuple[Action, ...]:
+        """The current hand's actions so far (``pop`` undoes the last; with none, it
+        undoes the deal)."""
         return tuple(self._log.actions) if self._log is not None else ()
 
     def history(
@@ -639,7 +648,7 @@ class Game:
         """Everything that determines the game from here on, for comparing states."""
         deal = self._deal
         return (
-            tuple(self._board.score),
+            self._board.score,
             self._board.winner,
             self._next_dealer,
             self._live,
@@ -648,10 +657,10 @@ class Game:
             self.pica_pica,
             tuple(deal.cards),
             tuple(tuple(s) for s in deal.seen),
-            tuple(sorted(deal.played)),
+            deal.played,
             tuple(sorted(deal.owner.items())),
             tuple(p.key() for p in self._plays),
-            tuple(self._log.awards) if self._log else (),
+            self._board.awards if self._log else (),
         )
 
 
@@ -669,7 +678,7 @@ class LegalActions:
     def __contains__(self, action: object) -> bool:
         return (
             isinstance(action, Action)
-            and action.kind is not _K_SHOW
+            and action.kind is not K_SHOW
             and self._game.is_legal(action)
         )
 

@@ -25,91 +25,190 @@ Points go to a ``Board`` shared by the game.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import enum
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from operator import attrgetter
+from types import FunctionType
+from typing import Any, ClassVar, Final
 
-from .actions import ACTION_TABLE, DECLARE_SLOT, KIND_SLOT, Action, Kind
+from .actions import (
+    ACTION_TABLE,
+    DECLARE_SLOT,
+    K_CON_FLOR_ME_ACHICO,
+    K_CONTRAFLOR,
+    K_CONTRAFLOR_AL_RESTO,
+    K_DECLARE,
+    K_ENVIDO,
+    K_FALTA_ENVIDO,
+    K_FLOR,
+    K_MAZO,
+    K_NO_QUIERO,
+    K_PLAY,
+    K_QUIERO,
+    K_REAL_ENVIDO,
+    K_RETRUCO,
+    K_SHOW,
+    K_SON_BUENAS,
+    K_TRUCO,
+    K_VALE_CUATRO,
+    KIND_SLOT,
+    Action,
+    Kind,
+    team_of,
+)
 from .cards import CARDS, STRENGTH, SUIT_OF, Card, envido_of_indices, flor_of_indices
 from .errors import RefusalCode
 from .results import Award, Reason
 from .rules import Claims, Falta, HouseRules
 
-__all__ = ["Board", "Deal", "FreePlay", "HandPlay", "Telling", "Trail"]
+__all__ = ["Board", "Deal", "FreePlay", "HandPlay", "Saved", "Telling", "Trail", "undo_action"]
 
-#: What the actions of a hand overwrote, in order: each object about to change (the
-#: board, a play, a phase) first puts the few old values it overwrites there, then itself;
-#: ``Game.pop`` takes an owner off the end and its ``undo`` takes back its values (``None``
-#: marks where an action starts). One flat list, no object per entry: a pop restores what
-#: its action overwrote, never a replay. Only the current hand's plays hold the trail
-#: (``Game`` detaches a hand's plays when the next is dealt), so the trail's references to
-#: them make no cycle that outlives their hand.
-Trail = list[Any]
+
+class Saved:
+    """An object that actions change, and undo puts back: the board, the deal, a play,
+    a phase. The fields that actions change are declared once, in the class's ``SAVED``,
+    and hold values that are replaced, never changed in place (numbers, tuples,
+    frozensets, ``None``, enum members, or an object saved on its own, such as a play's
+    telling): the state of an object is the tuple of those values, as python-chess's
+    ``_BoardState`` is a board's.
+
+    ``save`` is the one way onto the trail (``Trail``): before changing a declared field,
+    an object saves all of them (one entry), and ``undo_action`` puts an action's entries
+    back, newest first. Both go through the reader and writer made from ``SAVED``
+    (``_accessors``): no entry has a width to count and no undo is written by hand.
+    ``tests/engine/test_undo.py`` checks that every field hand.py changes after building
+    an object is declared, and that none is changed in place.
+    """
+
+    __slots__ = ()
+
+    SAVED: ClassVar[tuple[str, ...]] = ()
+
+    def save(self, trail: Trail) -> None:
+        """The declared fields, about to be overwritten, as one entry on the trail."""
+        read, write = _ACCESSORS[type(self)]
+        trail.append((write, self, read(self)))
+
+
+#: A reader of an object's declared fields (a tuple of their values), and their writer.
+_Read = Callable[[Any], tuple[Any, ...]]
+_Write = Callable[[Any, tuple[Any, ...]], None]
+
+#: What one ``save`` put on the trail: the class's writer, the object, the values.
+Entry = tuple[_Write, Saved, tuple[Any, ...]]
+
+#: What the actions of a hand overwrote, in order: ``None`` marks where an action starts,
+#: then one entry per ``Saved.save``. A pop restores what its action overwrote, never a
+#: replay. Only the current hand's plays hold the trail (``Game`` detaches a hand's plays
+#: when the next is dealt), so the trail's references to them make no cycle that outlives
+#: their hand.
+Trail = list[Entry | None]
 
 #: The trail of a play whose hand is over: nothing is written there.
 NO_TRAIL: Trail = []
+
+
+def undo_action(trail: Trail) -> None:
+    """Every object the last action changed, back as it was (its entries, newest first,
+    back to the action's mark)."""
+    entry = trail.pop()
+    while entry is not None:
+        write, obj, values = entry
+        write(obj, values)
+        entry = trail.pop()
+
+
+def _accessors(names: tuple[str, ...]) -> tuple[_Read, _Write]:
+    """The reader and the writer of the fields ``names``, made from them as
+    ``dataclasses`` makes a class's ``__init__``: plain attribute reads and writes. The
+    compiled build (its classes' fields read from outside through descriptors either
+    way) reads them quicker with ``operator.attrgetter``, one C call; the pure build
+    quicker with the made function (attrgetter looks each name up: three times slower)."""
+    assert names and all(name.isidentifier() for name in names), names
+    fields = "".join(f"obj.{name}, " for name in names)
+    source = (
+        f"def read(obj):\n    return ({fields})\n"
+        f"def write(obj, values):\n    ({fields}) = values\n"
+    )
+    made: dict[str, Any] = {}
+    exec(source, made)  # the source is made from the class's own field names, checked above
+    read: _Read = made["read"]
+    if _COMPILED and len(names) > 1:
+        read = attrgetter(*names)
+    return read, made["write"]
+
+
+def _is_python_function() -> None:
+    """A probe: a plain Python function in the pure build, a native one compiled."""
+
+
+#: This module is the compiled build (mypyc makes its functions native).
+_COMPILED: Final = not isinstance(_is_python_function, FunctionType)
+
+
+#: Each saved class's reader and writer of its ``SAVED`` fields: filled below the classes.
+_ACCESSORS: Final[dict[type, tuple[_Read, _Write]]] = {}
 
 #: Every award made so far, by (team, points, reason, pica): an award is a value, so one
 #: instance serves every hand that scores the same (a few hundred at most: two teams,
 #: points up to the target, six reasons, seven picas).
 _AWARDS: Final[dict[tuple[int, int, Reason, int | None], Award]] = {}
 
-# Kind members as module constants: an Enum attribute lookup costs ten times more.
-_K_CONTRAFLOR: Final = Kind.CONTRAFLOR
-_K_CONTRAFLOR_AL_RESTO: Final = Kind.CONTRAFLOR_AL_RESTO
-_K_CON_FLOR_ME_ACHICO: Final = Kind.CON_FLOR_ME_ACHICO
-_K_DECLARE: Final = Kind.DECLARE
-_K_ENVIDO: Final = Kind.ENVIDO
-_K_FALTA_ENVIDO: Final = Kind.FALTA_ENVIDO
-_K_FLOR: Final = Kind.FLOR
-_K_MAZO: Final = Kind.MAZO
-_K_NO_QUIERO: Final = Kind.NO_QUIERO
-_K_PLAY: Final = Kind.PLAY
-_K_QUIERO: Final = Kind.QUIERO
-_K_REAL_ENVIDO: Final = Kind.REAL_ENVIDO
-_K_RETRUCO: Final = Kind.RETRUCO
-_K_SHOW: Final = Kind.SHOW
-_K_SON_BUENAS: Final = Kind.SON_BUENAS
-_K_TRUCO: Final = Kind.TRUCO
-_K_VALE_CUATRO: Final = Kind.VALE_CUATRO
-
 R = RefusalCode
 
 TRUCO_VALUE: Final[tuple[int, ...]] = (1, 2, 3, 4)
-_TRUCO_KINDS: Final[tuple[Kind, ...]] = (_K_TRUCO, _K_RETRUCO, _K_VALE_CUATRO)
-_LEVEL_OF: Final = {_K_TRUCO: 1, _K_RETRUCO: 2, _K_VALE_CUATRO: 3}
-_ENV_E: Final = 0
-_ENV_R: Final = 1
-_ENV_F: Final = 2
-_ENVIDO_KINDS: Final[tuple[Kind, ...]] = (_K_ENVIDO, _K_REAL_ENVIDO, _K_FALTA_ENVIDO)
-_ENV_OF: Final = {_K_ENVIDO: _ENV_E, _K_REAL_ENVIDO: _ENV_R, _K_FALTA_ENVIDO: _ENV_F}
-_ENV_VALUE: Final[tuple[int, ...]] = (2, 3, 0)
+_TRUCO_KINDS: Final[tuple[Kind, ...]] = (K_TRUCO, K_RETRUCO, K_VALE_CUATRO)
+_LEVEL_OF: Final = {K_TRUCO: 1, K_RETRUCO: 2, K_VALE_CUATRO: 3}
+_ENVIDO_KINDS: Final[tuple[Kind, ...]] = (K_ENVIDO, K_REAL_ENVIDO, K_FALTA_ENVIDO)
+#: What each envido call adds to the chain's points (a falta's is worked out: ``falta``).
+_ENV_VALUE: Final[dict[Kind, int]] = {K_ENVIDO: 2, K_REAL_ENVIDO: 3, K_FALTA_ENVIDO: 0}
 FLOR_KINDS: Final[tuple[Kind, ...]] = (
-    _K_FLOR,
-    _K_CONTRAFLOR,
-    _K_CONTRAFLOR_AL_RESTO,
-    _K_CON_FLOR_ME_ACHICO,
+    K_FLOR,
+    K_CONTRAFLOR,
+    K_CONTRAFLOR_AL_RESTO,
+    K_CON_FLOR_ME_ACHICO,
 )
-_ANSWERS: Final[tuple[Kind, ...]] = (_K_QUIERO, _K_NO_QUIERO, _K_CON_FLOR_ME_ACHICO)
+_ANSWERS: Final[tuple[Kind, ...]] = (K_QUIERO, K_NO_QUIERO, K_CON_FLOR_ME_ACHICO)
 #: What free play hands to the flor to judge: the flor's calls, and the answers (which in
 #: free play answer nothing, or wait for an open flor's course).
-_FREE_FLOR_KINDS: Final[tuple[Kind, ...]] = (*FLOR_KINDS, _K_QUIERO, _K_NO_QUIERO)
+_FREE_FLOR_KINDS: Final[tuple[Kind, ...]] = (*FLOR_KINDS, K_QUIERO, K_NO_QUIERO)
 
 #: The most an envido or a flor scores in a pica (section 8b); also a falta's value there.
 PICA_CAP: Final = 6
 
-# Flor course, set by the other team's first flor action; BACKED: a contraflor or al resto
-# refused (its points are fixed, the other team's announcements go on).
-_COURSE_NONE: Final = 0
-_COURSE_FLOR: Final = 1
-_COURSE_ACHICO: Final = 2
-_COURSE_CONTRA: Final = 3
-_COURSE_RESTO: Final = 4
-_COURSE_BACKED: Final = 5
-# Flor state.
-_FLOR_NONE: Final = 0
-_FLOR_OPEN: Final = 1
-_FLOR_CLOSED: Final = 2
+
+
+class FlorState(enum.Enum):
+    """Where the hand's flor stands."""
+
+    NONE = "none"  # no flor called
+    OPEN = "open"  # called: announcements, the other team's course, answers awaited
+    CLOSED = "closed"  # settled (or set to be proven at the end of the play)
+
+
+class FlorCourse(enum.Enum):
+    """The course of the flor, set by the other team's first flor action (section 6)."""
+
+    NONE = "none"  # not set yet
+    FLOR = "flor"  # a flor: the flores compared
+    ACHICO = "achico"  # con flor me achico
+    CONTRA = "contraflor"
+    RESTO = "contraflor al resto"
+    BACKED = "backed"  # a contraflor or al resto refused: its points fixed, the other
+    # team's announcements go on
+
+
+# The members under module names (an enum attribute costs five times a module name).
+_COURSE_NONE: Final = FlorCourse.NONE
+_COURSE_FLOR: Final = FlorCourse.FLOR
+_COURSE_ACHICO: Final = FlorCourse.ACHICO
+_COURSE_CONTRA: Final = FlorCourse.CONTRA
+_COURSE_RESTO: Final = FlorCourse.RESTO
+_COURSE_BACKED: Final = FlorCourse.BACKED
+_FLOR_NONE: Final = FlorState.NONE
+_FLOR_OPEN: Final = FlorState.OPEN
+_FLOR_CLOSED: Final = FlorState.CLOSED
 
 _NO_SEATS: Final[frozenset[int]] = frozenset()
 
@@ -119,19 +218,18 @@ _ENVIDO_SET: Final = frozenset(_ENVIDO_RANGE)
 _FLOR_SET: Final = frozenset(_FLOR_RANGE)
 
 _KS: Final = KIND_SLOT
-_S_QUIERO: Final = _KS + _K_QUIERO
-_S_NO_QUIERO: Final = _KS + _K_NO_QUIERO
-_S_MAZO: Final = _KS + _K_MAZO
-_S_FLOR: Final = _KS + _K_FLOR
-_S_ACHICO: Final = _KS + _K_CON_FLOR_ME_ACHICO
-_S_CONTRA: Final = _KS + _K_CONTRAFLOR
-_S_RESTO: Final = _KS + _K_CONTRAFLOR_AL_RESTO
-_S_SON_BUENAS: Final = _KS + _K_SON_BUENAS
-_S_TRUCO: Final[tuple[int, ...]] = (0, _KS + _K_TRUCO, _KS + _K_RETRUCO, _KS + _K_VALE_CUATRO)
-_S_ENVIDO: Final[tuple[int, ...]] = (_KS + _K_ENVIDO, _KS + _K_REAL_ENVIDO, _KS + _K_FALTA_ENVIDO)
+_S_QUIERO: Final = _KS + K_QUIERO
+_S_NO_QUIERO: Final = _KS + K_NO_QUIERO
+_S_MAZO: Final = _KS + K_MAZO
+_S_FLOR: Final = _KS + K_FLOR
+_S_ACHICO: Final = _KS + K_CON_FLOR_ME_ACHICO
+_S_CONTRA: Final = _KS + K_CONTRAFLOR
+_S_RESTO: Final = _KS + K_CONTRAFLOR_AL_RESTO
+_S_SON_BUENAS: Final = _KS + K_SON_BUENAS
+_S_TRUCO: Final[tuple[int, ...]] = (0, _KS + K_TRUCO, _KS + K_RETRUCO, _KS + K_VALE_CUATRO)
 
 #: A seat's three envido calls, listed together.
-_ENVIDO_ACTIONS: Final = tuple(tuple(row[slot] for slot in _S_ENVIDO) for row in ACTION_TABLE)
+_ENVIDO_ACTIONS: Final = tuple(tuple(row[_KS + k] for k in _ENVIDO_KINDS) for row in ACTION_TABLE)
 
 #: (envido, flor) points of a dealt hand, by its card indices: computed once per hand shape.
 _POINTS: Final[dict[tuple[int, ...], tuple[int, int | None]]] = {}
@@ -147,7 +245,7 @@ class _SeatActions:
         self.truco = tuple(ACTION_TABLE[s][_S_TRUCO[1]] for s in seats)
         self.raises = tuple(
             {
-                lvl: tuple(ACTION_TABLE[s][_S_TRUCO[lvl]] for s in seats if s & 1 == team)
+                lvl: tuple(ACTION_TABLE[s][_S_TRUCO[lvl]] for s in seats if team_of(s) == team)
                 for lvl in (2, 3)
             }
             for team in (0, 1)
@@ -165,8 +263,8 @@ class _Layout:
         # indexed by team: typed as a tuple of any length (the compiled build would box a
         # pair at every lookup)
         self.team_seats: tuple[tuple[int, ...], ...] = (
-            tuple(s for s in seats if s & 1 == 0),
-            tuple(s for s in seats if s & 1 == 1),
+            tuple(s for s in seats if team_of(s) == 0),
+            tuple(s for s in seats if team_of(s) == 1),
         )
         nxt = [-1] * players
         for i, s in enumerate(order):
@@ -174,9 +272,6 @@ class _Layout:
         self.next_seat = tuple(nxt)
         self.actions = _SeatActions(seats)
 
-
-# What a play's trail entries undo (``HandPlay.undo``).
-_U_PLAY, _U_SEEN, _U_FINISH, _U_TELL, _U_DEFER = range(5)
 
 #: Layouts by (play order, players at the table): worked out once.
 _LAYOUTS: Final[dict[tuple[tuple[int, ...], int], _Layout]] = {}
@@ -192,30 +287,27 @@ class Telling:
     best_seat: int | None
 
 
-class Board:
+class Board(Saved):
     """The game's score, shared by the plays of a hand: their awards are added here
     (``HandPlay.award``)."""
 
     __slots__ = ("awards", "score", "target", "winner")
 
+    SAVED = ("score", "winner", "awards")
+
     def __init__(self, target: int, score: tuple[int, int], winner: int | None) -> None:
         self.target = target
-        self.score = [score[0], score[1]]
+        self.score = score
         self.winner = winner
-        self.awards: list[Award] = []  # the current hand's
-
-    def undo(self, trail: Trail) -> None:
-        """An award undone (scores below the target again: no winner)."""
-        self.awards.pop()
-        self.score[0], self.score[1] = trail[-2:]
-        del trail[-2:]
-        self.winner = None
+        self.awards: tuple[Award, ...] = ()  # the current hand's
 
 
-class Deal:
+class Deal(Saved):
     """The cards of one hand, shared by its plays: dealt (when read), seen and played."""
 
     __slots__ = ("all_known", "cards", "env", "flor", "flor_on", "owner", "played", "ready", "seen")
+
+    SAVED = ("seen", "owner", "played")
 
     def __init__(
         self, cards: Sequence[tuple[int, ...] | None], flor_on: bool, owner: dict[int, int]
@@ -227,11 +319,13 @@ class Deal:
         self.env: list[int] = [0] * n
         self.flor: list[int | None] = [None] * n
         self.ready = False  # envido and flor points: worked out when first needed
-        self.seen: list[list[int]] = [[] for _ in range(n)]
+        #: each seat's cards seen (played or shown), in the order seen
+        self.seen: tuple[tuple[int, ...], ...] = ((),) * n
         #: the seat each card is known to belong to: read at the deal (``owner``, the
-        #: deal's own), played or shown
+        #: deal's own), played or shown (replaced by a copy when a card is added)
         self.owner = owner
-        self.played: set[int] = set()
+        #: the cards played: bit ``c`` set once card ``c`` is played
+        self.played = 0
 
     def _points(self) -> None:
         self.ready = True
@@ -270,17 +364,17 @@ class Deal:
         played = self.played
         cs = self.cards[s]
         if cs is not None:
-            return [c for c in cs if c not in played]
+            return [c for c in cs if not played >> c & 1]
         seen = self.seen[s]
         if len(seen) >= 3:
-            return [c for c in seen if c not in played]
+            return [c for c in seen if not played >> c & 1]
         owner = self.owner
-        return [c for c in range(40) if c not in played and owner.get(c, s) == s]
+        return [c for c in range(40) if not played >> c & 1 and owner.get(c, s) == s]
 
     def card_refusal(self, s: int, c: int) -> RefusalCode | None:
         """Why ``s`` may not play card ``c``: played already; or not ``s``'s (hands known,
         or read at the deal or shown in another seat's hand: section 11), or a fourth."""
-        if c in self.played:
+        if self.played >> c & 1:
             return R.CARD_ALREADY_PLAYED
         if self.owner.get(c, s) != s:
             return R.CARD_NOT_IN_HAND
@@ -302,7 +396,7 @@ class Deal:
             c = card.index
             owner = self.owner.get(c, s)
             if owner != s:
-                return R.CARD_ALREADY_PLAYED if c in played else R.CARD_NOT_IN_HAND
+                return R.CARD_ALREADY_PLAYED if played >> c & 1 else R.CARD_NOT_IN_HAND
             if cs is not None and c not in cs:
                 return R.CARD_NOT_IN_HAND
             seen.add(c)
@@ -311,7 +405,7 @@ class Deal:
         return None
 
 
-class _Phase:
+class _Phase(Saved):
     """What the phase with the floor answers: its legal actions, and for any action its
     refusal (``None`` exactly for the actions ``legal`` lists: the property tests check
     the two agree over random positions). Every phase overrides both: a base class, not a
@@ -333,6 +427,8 @@ class TrucoPhase(_Phase):
     """The truco ladder: ``level`` accepted, a ``pending`` call and who may raise next."""
 
     __slots__ = ("caller", "level", "pending", "raiser")
+
+    SAVED = ("level", "pending", "caller", "raiser")
 
     def __init__(self) -> None:
         self.level = 0  # accepted: 0 none, 1 truco, 2 retruco, 3 vale cuatro
@@ -380,12 +476,12 @@ class TrucoPhase(_Phase):
         k, s = a.kind, a.seat
         if k in FLOR_KINDS:  # a flor answering a truco (el envido está primero)
             return h.flor_refusal_answering(a, self.caller, self.pending == 1)
-        if s & 1 == self.caller:
+        if team_of(s) == self.caller:
             return R.CALL_PENDING
-        if k is _K_QUIERO or k is _K_NO_QUIERO or k is _K_MAZO:
+        if k is K_QUIERO or k is K_NO_QUIERO or k is K_MAZO:
             return None
         if k in _TRUCO_KINDS:
-            if k is _K_TRUCO:
+            if k is K_TRUCO:
                 return R.CALL_PENDING
             return None if _LEVEL_OF[k] == self.pending + 1 else R.RAISE_NOT_ALLOWED
         primero = self.pending == 1 and h.baza == 0
@@ -393,28 +489,20 @@ class TrucoPhase(_Phase):
             if primero and not h.sung():
                 return None
             return R.CALL_PENDING if self.pending != 1 else R.ENVIDO_CLOSED
-        if k is _K_PLAY and h.rules.implicit_quiero:
+        if k is K_PLAY and h.rules.implicit_quiero:
             if s != h.turn:
                 return R.NOT_YOUR_TURN
             assert a.card is not None
             return h.deal.card_refusal(s, a.card.index)
         return R.CALL_PENDING
 
-    def save(self, h: HandPlay) -> None:
-        """What this phase is about to overwrite, on the hand's trail."""
-        h.trail.extend((self.level, self.pending, self.caller, self.raiser, self))
-
-    def undo(self, trail: Trail) -> None:
-        self.level, self.pending, self.caller, self.raiser = trail[-4:]
-        del trail[-4:]
-
     def apply(self, h: HandPlay, a: Action) -> None:
         k = a.kind
-        team = a.seat & 1
-        h.trail.extend((self.level, self.pending, self.caller, self.raiser, self))  # save()
-        if k is _K_QUIERO:
+        team = team_of(a.seat)
+        self.save(h.trail)
+        if k is K_QUIERO:
             self._accept(team)
-        elif k is _K_NO_QUIERO:
+        elif k is K_NO_QUIERO:
             level = self.pending
             self.pending = 0
             h.finish([(self.caller, TRUCO_VALUE[level - 1], Reason.TRUCO)])
@@ -426,7 +514,7 @@ class TrucoPhase(_Phase):
 
     def accept(self, h: HandPlay, team: int) -> None:
         """The pending call accepted (a card played in answer: implicit quiero)."""
-        self.save(h)
+        self.save(h.trail)
         self._accept(team)
 
     def _accept(self, team: int) -> None:
@@ -436,16 +524,16 @@ class TrucoPhase(_Phase):
 
     def stop(self, h: HandPlay) -> None:
         """The play ended: no call awaits an answer."""
-        self.save(h)
+        self.save(h.trail)
         self.pending = 0
 
     def call_refusal(self, k: Kind, s: int) -> RefusalCode | None:
         """A truco call or raise while no call is pending: ``None`` when it is open."""
         level = self.level
         if level == 0:
-            return None if k is _K_TRUCO else R.RAISE_NOT_ALLOWED
+            return None if k is K_TRUCO else R.RAISE_NOT_ALLOWED
         # nothing above vale cuatro: at level 3 no call is level + 1
-        ok = s & 1 == self.raiser and _LEVEL_OF[k] == level + 1
+        ok = team_of(s) == self.raiser and _LEVEL_OF[k] == level + 1
         return None if ok else R.RAISE_NOT_ALLOWED
 
 
@@ -457,27 +545,17 @@ class EnvidoPhase(_Phase):
 
     __slots__ = ("caller", "chain", "done", "pending", "result")
 
+    SAVED = ("done", "pending", "caller", "result", "chain")
+
     def __init__(self) -> None:
         self.done = False
-        self.chain: list[int] = []
+        self.chain: tuple[Kind, ...] = ()
         self.pending = False
         self.caller = -1
         self.result: tuple[int, int] | None = None  # (seat, points) of the winner
 
     def key(self) -> tuple[object, ...]:
-        return (self.done, tuple(self.chain), self.pending, self.caller, self.result)
-
-    def save(self, h: HandPlay) -> None:
-        """What this phase is about to overwrite, on the hand's trail (the chain by
-        reference and length: it only grows, or is replaced)."""
-        chain = self.chain
-        h.trail.extend((self.done, chain, len(chain), self.pending, self.caller, self.result, self))
-
-    def undo(self, trail: Trail) -> None:
-        self.done, chain, n, self.pending, self.caller, self.result = trail[-6:]
-        del trail[-6:]
-        del chain[n:]
-        self.chain = chain
+        return (self.done, self.chain, self.pending, self.caller, self.result)
 
     def window(self, h: HandPlay, s: int) -> bool:
         """``s`` may start an envido on its own initiative (turn aside)."""
@@ -489,15 +567,15 @@ class EnvidoPhase(_Phase):
             and h.nplayed[s] == 0
         )
 
-    def raises(self) -> tuple[int, ...]:
+    def raises(self) -> tuple[Kind, ...]:
         chain = self.chain
         if not chain:
-            return (_ENV_E, _ENV_R, _ENV_F)
+            return _ENVIDO_KINDS
         last = chain[-1]
-        if last == _ENV_E:
-            return (_ENV_E, _ENV_R, _ENV_F) if chain.count(_ENV_E) == 1 else (_ENV_R, _ENV_F)
-        if last == _ENV_R:
-            return (_ENV_F,)
+        if last is K_ENVIDO:
+            return _ENVIDO_KINDS if chain.count(K_ENVIDO) == 1 else _ENVIDO_KINDS[1:]
+        if last is K_REAL_ENVIDO:
+            return _ENVIDO_KINDS[2:]
         return ()
 
     def legal(self, h: HandPlay, out: list[Action]) -> None:
@@ -509,7 +587,7 @@ class EnvidoPhase(_Phase):
             out.append(row[_S_QUIERO])
             out.append(row[_S_NO_QUIERO])
             for r in raises:
-                out.append(row[_S_ENVIDO[r]])
+                out.append(row[_KS + r])
             if flor and h.nplayed[s] == 0 and h.deal.can_flor(s):
                 out.append(row[_S_FLOR])
 
@@ -517,52 +595,52 @@ class EnvidoPhase(_Phase):
         k, s = a.kind, a.seat
         if k in FLOR_KINDS:  # a flor answering the envido
             return h.flor_refusal_answering(a, self.caller, True)
-        if s & 1 == self.caller:
+        if team_of(s) == self.caller:
             return R.CALL_PENDING
-        if k is _K_QUIERO or k is _K_NO_QUIERO:
+        if k is K_QUIERO or k is K_NO_QUIERO:
             return None
         if k in _ENVIDO_KINDS:
-            return None if _ENV_OF[k] in self.raises() else R.RAISE_NOT_ALLOWED
+            return None if k in self.raises() else R.RAISE_NOT_ALLOWED
         return R.CALL_PENDING
 
     def apply(self, h: HandPlay, a: Action) -> None:
         k = a.kind
-        team = a.seat & 1
-        self.save(h)
+        team = team_of(a.seat)
+        self.save(h.trail)
         if not self.pending:  # a call opens the chain
             self.done = True
             self.pending = True
-            self.chain = [_ENV_OF[k]]
+            self.chain = (k,)
             self.caller = team
-        elif k is _K_QUIERO:
+        elif k is K_QUIERO:
             self.pending = False
             if h.auto_claims():
                 env = h.deal.env_pts
                 seat = h.best_of(h.order, env)
                 self.result = (seat, env[seat])
-                h.award(seat & 1, self.stake(h, seat & 1), Reason.ENVIDO)
+                h.award(team_of(seat), self.stake(h, team_of(seat)), Reason.ENVIDO)
             else:
                 h.start_telling("envido")
-        elif k is _K_NO_QUIERO:
+        elif k is K_NO_QUIERO:
             chain = self.chain
             pts = 1 if len(chain) == 1 else sum(_ENV_VALUE[c] for c in chain[:-1])
             self.pending = False
             h.award(self.caller, min(pts, h.cap), Reason.ENVIDO)
         else:  # a raise
-            self.chain.append(_ENV_OF[k])
+            self.chain += (k,)
             self.caller = team
 
     def cancel(self, h: HandPlay) -> None:
         """A flor answered the pending envido: the envido is over (a flor called closes
         the envido for the rest of the hand through ``HandPlay.sung``)."""
-        self.save(h)
+        self.save(h.trail)
         self.pending = False
 
     def told(self, h: HandPlay, seat: int, value: int) -> None:
         """The telling ended: ``seat``'s ``value`` is best."""
-        self.save(h)
+        self.save(h.trail)
         self.result = (seat, value)
-        team = seat & 1
+        team = team_of(seat)
         h.claim("envido", seat, value, self.stake(h, team), self.stake(h, 1 - team))
 
     def told_false(self, h: HandPlay, team: int) -> None:
@@ -572,7 +650,7 @@ class EnvidoPhase(_Phase):
     def stake(self, h: HandPlay, winner: int) -> int:
         """What the accepted chain is worth to ``winner`` (capped in a pica)."""
         chain = self.chain
-        if _ENV_F in chain:
+        if K_FALTA_ENVIDO in chain:
             return PICA_CAP if h.pica is not None else h.falta(winner)
         return min(sum(_ENV_VALUE[c] for c in chain), h.cap)
 
@@ -583,35 +661,28 @@ class EnvidoPhase(_Phase):
 class TellingPhase(_Phase):
     """A telling of points: seats declare in play order from the mano (section 5)."""
 
-    __slots__ = ("best", "best_seat", "conceded", "declared", "history", "kind", "order")
+    __slots__ = ("best", "best_seat", "kind", "order", "spoken")
+
+    SAVED = ("best", "best_seat", "spoken")
 
     def __init__(self, kind: str, order: tuple[int, ...]) -> None:
         self.kind = kind
         self.order = order  # seats in play order from the mano
-        self.declared: dict[int, int] = {}
-        self.conceded: set[int] = set()
+        #: (seat, its points or None for son buenas) of each seat that spoke, in order
+        self.spoken: tuple[tuple[int, int | None], ...] = ()
         self.best = -1
         self.best_seat = -1
-        self.history: list[tuple[int, int | None]] = []
 
     def key(self) -> tuple[object, ...]:
-        return (
-            self.kind,
-            self.order,
-            tuple(sorted(self.declared.items())),
-            tuple(sorted(self.conceded)),
-            self.best,
-            self.best_seat,
-            tuple(self.history),
-        )
+        return (self.kind, self.order, self.spoken, self.best, self.best_seat)
 
     def next_declarer(self, h: HandPlay) -> int:
-        best_team = self.best_seat & 1 if self.best_seat >= 0 else -1
+        best_team = team_of(self.best_seat) if self.best_seat >= 0 else -1
         participants = h.flor_participants() if self.kind == "flor" else None
         for s in self.order:
             if participants is not None and s not in participants:
                 continue
-            if s in self.declared or s in self.conceded or (s & 1) == best_team:
+            if team_of(s) == best_team or any(x == s for x, _ in self.spoken):
                 continue
             return s
         return -1
@@ -620,13 +691,13 @@ class TellingPhase(_Phase):
         nxt = self.next_declarer(h)
         return Telling(
             self.kind,
-            tuple(self.history),
+            self.spoken,
             nxt if nxt >= 0 else None,
             self.best_seat if self.best_seat >= 0 else None,
         )
 
     def legal(self, h: HandPlay, out: list[Action]) -> None:
-        if self.kind == "flor" and not self.history:
+        if self.kind == "flor" and not self.spoken:
             # a flor telling starts with the first declaration: late flores until then
             # (only seats whose hands are unknown can be left: a known holder is awaited
             # before a telling starts)
@@ -643,42 +714,29 @@ class TellingPhase(_Phase):
 
     def refusal(self, h: HandPlay, a: Action) -> RefusalCode | None:
         k, s = a.kind, a.seat
-        if k is _K_DECLARE or k is _K_SON_BUENAS:
+        if k is K_DECLARE or k is K_SON_BUENAS:
             if s != self.next_declarer(h):
                 return R.BAD_DECLARATION
-            if k is _K_SON_BUENAS:
+            if k is K_SON_BUENAS:
                 return None if self.best_seat >= 0 else R.BAD_DECLARATION
             number = a.number
             in_range = _FLOR_SET if self.kind == "flor" else _ENVIDO_SET
             ok = number is not None and number in in_range and number > self.best
             return None if ok else R.BAD_DECLARATION
         if k in FLOR_KINDS:  # late flores before a flor telling's first declaration
-            return h.flor_refusal_telling(a, self.kind == "flor" and not self.history)
+            return h.flor_refusal_telling(a, self.kind == "flor" and not self.spoken)
         return R.CALL_PENDING
-
-    def undo(self, trail: Trail) -> None:
-        """A declaration undone (each seat declares once: the last one is undone)."""
-        self.best, self.best_seat = trail[-2:]
-        del trail[-2:]
-        s, number = self.history.pop()
-        if number is None:
-            self.conceded.discard(s)
-        else:
-            del self.declared[s]
 
     def apply(self, h: HandPlay, a: Action) -> None:
         s, number = a.seat, a.number
-        h.trail.extend((self.best, self.best_seat, self))
-        self.history.append((s, number))
-        if number is None:
-            self.conceded.add(s)
-        else:
-            self.declared[s] = number
+        self.save(h.trail)
+        self.spoken += ((s, number),)
+        if number is not None:
             deal = h.deal
             if deal.cards[s] is not None:
                 actual = deal.env_pts[s] if self.kind == "envido" else deal.flor_pts[s]
                 if number != actual:  # a false declaration: the other team's penalty
-                    h.told_false(self.kind, 1 - (s & 1))
+                    h.told_false(self.kind, 1 - team_of(s))
                     return
             self.best, self.best_seat = number, s
         if self.next_declarer(h) < 0:
@@ -709,25 +767,40 @@ class FlorPhase(_Phase):
         "tapada",
     )
 
+    SAVED = (
+        "state",
+        "first",
+        "course",
+        "accepted",
+        "answer",
+        "raiser",
+        "resto_before",
+        "backed",
+        "backdown",
+        "result",
+        "tapada",
+        "ann",
+    )
+
     def __init__(self) -> None:
         self.state = _FLOR_NONE
-        self.first = -1  # team that called the first flor
-        self.ann: list[int] = []  # seats that announced, in order
+        self.first: int | None = None  # team that called the first flor
+        self.ann: tuple[int, ...] = ()  # seats that announced, in order
         self.course = _COURSE_NONE
         self.accepted = False  # a contraflor or al resto was accepted
-        self.answer = -1  # team that must answer a contraflor or al resto
-        self.raiser = -1  # team of the last flor raise
+        self.answer: int | None = None  # team that must answer a contraflor or al resto
+        self.raiser: int | None = None  # team of the last flor raise
         self.resto_before = 0  # what a refused al resto is worth
-        self.backed = -1  # team that backed down (excused from announcing)
+        self.backed: int | None = None  # team that backed down (excused from announcing)
         self.backdown = 0  # points of a refused contraflor or al resto
         self.result: tuple[int, int] | None = None
-        self.tapada = _NO_SEATS  # replaced, never changed: saved by reference
+        self.tapada = _NO_SEATS  # replaced, never changed (a frozenset)
 
     def key(self) -> tuple[object, ...]:
         return (
             self.state,
             self.first,
-            tuple(self.ann),
+            self.ann,
             self.course,
             self.accepted,
             self.answer,
@@ -739,54 +812,11 @@ class FlorPhase(_Phase):
             tuple(sorted(self.tapada)),
         )
 
-    def save(self, h: HandPlay) -> None:
-        """What this phase is about to overwrite, on the hand's trail (the announcements
-        by reference and length: they only grow, or are replaced)."""
-        ann = self.ann
-        h.trail.extend(
-            (
-                self.state,
-                self.first,
-                ann,
-                len(ann),
-                self.course,
-                self.accepted,
-                self.answer,
-                self.raiser,
-                self.resto_before,
-                self.backed,
-                self.backdown,
-                self.result,
-                self.tapada,
-                self,
-            )
-        )
-
-    def undo(self, trail: Trail) -> None:
-        (
-            self.state,
-            self.first,
-            ann,
-            n,
-            self.course,
-            self.accepted,
-            self.answer,
-            self.raiser,
-            self.resto_before,
-            self.backed,
-            self.backdown,
-            self.result,
-            self.tapada,
-        ) = trail[-13:]
-        del trail[-13:]
-        del ann[n:]
-        self.ann = ann
-
     def may_announce(self, h: HandPlay, s: int) -> bool:
         return (
             h.nplayed[s] == 0
             and s not in self.ann
-            and (s & 1) != self.backed
+            and team_of(s) != self.backed
             and h.deal.can_flor(s)
         )
 
@@ -801,45 +831,48 @@ class FlorPhase(_Phase):
             and deal.cards[s] is not None
             and h.nplayed[s] == 0
             and s not in self.ann
-            and (s & 1) != self.backed
+            and team_of(s) != self.backed
         ]
 
     def blocking(self, h: HandPlay) -> bool:
         """Play is suspended: an answer or a known holder's announcement is awaited."""
-        return self.answer >= 0 or bool(self.awaited(h))
+        return self.answer is not None or bool(self.awaited(h))
 
     @property
     def course_team(self) -> int | None:
         """The team whose first flor action is awaited (a flor was called against it)."""
-        if self.state == _FLOR_OPEN and self.course == _COURSE_NONE and self.answer < 0:
-            return 1 - self.first
+        first = self.first
+        if self.state is _FLOR_OPEN and self.course is _COURSE_NONE and self.answer is None:
+            assert first is not None  # set with the first flor
+            return 1 - first
         return None
 
     @property
     def call(self) -> Kind | None:
         """The flor raise awaiting an answer (contraflor or contraflor al resto)."""
-        if self.answer < 0:
+        if self.answer is None:
             return None
-        return _K_CONTRAFLOR if self.course == _COURSE_CONTRA else _K_CONTRAFLOR_AL_RESTO
+        return K_CONTRAFLOR if self.course is _COURSE_CONTRA else K_CONTRAFLOR_AL_RESTO
 
     def starts(self, h: HandPlay, s: int) -> bool:
         """``s`` may call the hand's first flor on its own turn."""
         return (
             h.rules.flor
-            and self.state == _FLOR_NONE
+            and self.state is _FLOR_NONE
             and h.baza == 0
             and h.nplayed[s] == 0
             and h.deal.can_flor(s)
         )
 
     def _announcements(self, h: HandPlay, out: list[Action], unknown_only: bool) -> None:
-        other = 1 - self.first
+        first = self.first
+        other = None if first is None else 1 - first
         cards = h.deal.cards
         for s in h.seats:
             if (not unknown_only or cards[s] is None) and self.may_announce(h, s):
                 row = ACTION_TABLE[s]
                 out.append(row[_S_FLOR])
-                if (s & 1) == other and self.course == _COURSE_NONE:
+                if team_of(s) == other and self.course is _COURSE_NONE:
                     out.append(row[_S_ACHICO])
                     out.append(row[_S_CONTRA])
                     out.append(row[_S_RESTO])
@@ -852,13 +885,13 @@ class FlorPhase(_Phase):
     def legal(self, h: HandPlay, out: list[Action]) -> None:
         """Play is suspended: the answer to a raise, and the awaited announcements."""
         answer = self.answer
-        if answer >= 0:
+        if answer is not None:
             for s in h.team_seats[answer]:
                 row = ACTION_TABLE[s]
                 out.append(row[_S_QUIERO])
                 out.append(row[_S_NO_QUIERO])
                 out.append(row[_S_ACHICO])
-                if self.course == _COURSE_CONTRA:
+                if self.course is _COURSE_CONTRA:
                     out.append(row[_S_RESTO])
         self._announcements(h, out, False)
 
@@ -870,13 +903,13 @@ class FlorPhase(_Phase):
         announcements (hands unknown); until play resumes and the other team sets the
         course, the calling team's answers and raises wait (section 6)."""
         k, s = a.kind, a.seat
-        if self.state == _FLOR_OPEN and self.late_ok(h, a):
+        if self.state is _FLOR_OPEN and self.late_ok(h, a):
             return None
-        if k is _K_FLOR:
+        if k is K_FLOR:
             return None if s == h.turn and self.starts(h, s) else self.call_refusal(h, s)
-        if self.waits_for_course(s & 1):
+        if self.waits_for_course(team_of(s)):
             return R.CALL_PENDING
-        if k is _K_CONTRAFLOR or k is _K_CONTRAFLOR_AL_RESTO:
+        if k is K_CONTRAFLOR or k is K_CONTRAFLOR_AL_RESTO:
             return R.RAISE_NOT_ALLOWED
         return R.NO_PENDING_CALL  # quiero, no quiero, con flor me achico: nothing to answer
 
@@ -887,14 +920,14 @@ class FlorPhase(_Phase):
         flor answers it (``may_answer``: an envido, or a plain truco in the first baza),
         late announcements go on (hands unknown); anything else waits."""
         k, s = a.kind, a.seat
-        if self.state == _FLOR_OPEN:
+        if self.state is _FLOR_OPEN:
             if self.late_ok(h, a):
                 return None
-            if k is _K_FLOR:
+            if k is K_FLOR:
                 return self.call_refusal(h, s)
-        if k is not _K_FLOR or s & 1 == caller or not may_answer:
+        if k is not K_FLOR or team_of(s) == caller or not may_answer:
             return R.CALL_PENDING
-        if h.baza or h.nplayed[s] or self.state != _FLOR_NONE:
+        if h.baza or h.nplayed[s] or self.state is not _FLOR_NONE:
             return R.ENVIDO_CLOSED
         return None if h.deal.can_flor(s) else R.NO_FLOR
 
@@ -902,7 +935,7 @@ class FlorPhase(_Phase):
         """A flor action during a telling: only a late flor (hands unknown) before a flor
         telling's first declaration (``late``)."""
         s = a.seat
-        if a.kind is _K_FLOR and late and not h.known:
+        if a.kind is K_FLOR and late and not h.known:
             return None if self.may_announce(h, s) else self.call_refusal(h, s)
         return R.CALL_PENDING
 
@@ -911,12 +944,12 @@ class FlorPhase(_Phase):
         has announced, saying ``flor`` again while the exchange is open, is ``call_pending``
         (section 6: nothing new to announce, the exchange awaits others; section 11 puts
         the pending-call checks before the window's)."""
-        if self.state == _FLOR_OPEN and s in self.ann:
+        if self.state is _FLOR_OPEN and s in self.ann:
             return R.CALL_PENDING
-        if self.state == _FLOR_CLOSED or h.baza or h.nplayed[s]:
+        if self.state is _FLOR_CLOSED or h.baza or h.nplayed[s]:
             return R.ENVIDO_CLOSED
-        if self.state == _FLOR_OPEN:
-            if (s & 1) == self.backed:
+        if self.state is _FLOR_OPEN:
+            if team_of(s) == self.backed:
                 return R.ENVIDO_CLOSED
         elif s != h.turn:
             return R.NOT_YOUR_TURN
@@ -926,31 +959,31 @@ class FlorPhase(_Phase):
 
     def refusal(self, h: HandPlay, a: Action) -> RefusalCode | None:
         k, s = a.kind, a.seat
-        team = s & 1
+        team = team_of(s)
         answer = self.answer
-        if k is _K_FLOR:
+        if k is K_FLOR:
             return None if self.may_announce(h, s) else self.call_refusal(h, s)
         if k in _ANSWERS:
-            if answer >= 0 and team == answer:
+            if answer is not None and team == answer:
                 return None
             if (
-                answer < 0
-                and k is _K_CON_FLOR_ME_ACHICO
+                answer is None
+                and k is K_CON_FLOR_ME_ACHICO
                 and team != self.first
-                and self.course == _COURSE_NONE
+                and self.course is _COURSE_NONE
             ):
                 return None if self.may_announce(h, s) else self.call_refusal(h, s)
             # only announcements awaited, or the answering team's answers are legal
             return R.CALL_PENDING
-        if k is _K_CONTRAFLOR or k is _K_CONTRAFLOR_AL_RESTO:
-            if answer >= 0:
+        if k is K_CONTRAFLOR or k is K_CONTRAFLOR_AL_RESTO:
+            if answer is not None:
                 if team != answer:
                     return R.CALL_PENDING
-                legal = k is _K_CONTRAFLOR_AL_RESTO and self.course == _COURSE_CONTRA
+                legal = k is K_CONTRAFLOR_AL_RESTO and self.course is _COURSE_CONTRA
                 return None if legal else R.RAISE_NOT_ALLOWED
             if team == self.first:
                 return R.CALL_PENDING
-            if self.course != _COURSE_NONE:
+            if self.course is not _COURSE_NONE:
                 return R.RAISE_NOT_ALLOWED
             return None if self.may_announce(h, s) else self.call_refusal(h, s)
         return R.CALL_PENDING
@@ -961,55 +994,55 @@ class FlorPhase(_Phase):
         k, s = a.kind, a.seat
         if h.deal.cards[s] is not None or not self.may_announce(h, s):
             return False
-        if k is _K_FLOR:
+        if k is K_FLOR:
             return True
         return (
-            (k is _K_CON_FLOR_ME_ACHICO or k is _K_CONTRAFLOR or k is _K_CONTRAFLOR_AL_RESTO)
-            and (s & 1) != self.first
-            and self.course == _COURSE_NONE
+            (k is K_CON_FLOR_ME_ACHICO or k is K_CONTRAFLOR or k is K_CONTRAFLOR_AL_RESTO)
+            and team_of(s) != self.first
+            and self.course is _COURSE_NONE
         )
 
     def apply(self, h: HandPlay, a: Action) -> None:
         k, s = a.kind, a.seat
-        team = s & 1
-        self.save(h)
-        if self.state == _FLOR_NONE:
+        team = team_of(s)
+        self.save(h.trail)
+        if self.state is _FLOR_NONE:
             # a first flor: on the caller's turn, or answering an envido or a plain truco
             h.cancel_envido()
             self.state = _FLOR_OPEN
             self.first = team
-            self.ann = [s]
-        elif self.answer >= 0 and k in _ANSWERS:
-            self.answer = -1
-            if k is _K_QUIERO:
+            self.ann = (s,)
+        elif self.answer is not None and k in _ANSWERS:
+            self.answer = None
+            if k is K_QUIERO:
                 self.accepted = True
             else:
                 # Only the backing team is excused; the other team's flores are still
                 # announced, then the flor resolves at these points (decision 14).
-                self.backdown = 4 if self.course == _COURSE_CONTRA else self.resto_before
+                self.backdown = 4 if self.course is _COURSE_CONTRA else self.resto_before
                 self.backed = team
                 self.course = _COURSE_BACKED
-        elif k is _K_CONTRAFLOR_AL_RESTO and self.answer >= 0:
+        elif k is K_CONTRAFLOR_AL_RESTO and self.answer is not None:
             # answering a contraflor; a holder who had not announced announces with it
             if self.may_announce(h, s):
-                self.ann.append(s)
+                self.ann += (s,)
             self._raise(_COURSE_RESTO, team, 6)
-        elif k is _K_FLOR:
-            self.ann.append(s)
-            if team != self.first and self.course == _COURSE_NONE:
+        elif k is K_FLOR:
+            self.ann += (s,)
+            if team != self.first and self.course is _COURSE_NONE:
                 self.course = _COURSE_FLOR
-        elif k is _K_CON_FLOR_ME_ACHICO:
+        elif k is K_CON_FLOR_ME_ACHICO:
             self.course = _COURSE_ACHICO
             self.backed = team
         else:  # the other team's course: contraflor or contraflor al resto
-            self.ann.append(s)
-            if k is _K_CONTRAFLOR:
+            self.ann += (s,)
+            if k is K_CONTRAFLOR:
                 self._raise(_COURSE_CONTRA, team, 0)
             else:
                 self._raise(_COURSE_RESTO, team, 4)
         self.progress(h)
 
-    def _raise(self, course: int, team: int, resto_before: int) -> None:
+    def _raise(self, course: FlorCourse, team: int, resto_before: int) -> None:
         self.course = course
         self.resto_before = resto_before
         self.raiser = team
@@ -1017,10 +1050,10 @@ class FlorPhase(_Phase):
 
     def progress(self, h: HandPlay) -> None:
         """Resolve the flor once nothing more is awaited (hands known)."""
-        if self.answer >= 0 or h.telling_on() or self.awaited(h):
+        if self.answer is not None or h.telling_on() or self.awaited(h):
             return
         course = self.course
-        if course == _COURSE_FLOR or (
+        if course is _COURSE_FLOR or (
             course in (_COURSE_CONTRA, _COURSE_RESTO) and self.accepted
         ):
             if h.auto_claims():
@@ -1030,7 +1063,7 @@ class FlorPhase(_Phase):
                 assert points is not None
                 self.result = (seat, points)
                 self.state = _FLOR_CLOSED
-                h.award(seat & 1, self.stake(h), Reason.FLOR)
+                h.award(team_of(seat), self.stake(h), Reason.FLOR)
             else:
                 h.start_telling("flor")
             return
@@ -1041,17 +1074,20 @@ class FlorPhase(_Phase):
     def close(self, h: HandPlay) -> None:
         """Resolve a flor that needs no comparison (none answered, con flor me achico, or a
         contraflor or al resto refused)."""
-        self.save(h)
+        self.save(h.trail)
         self.state = _FLOR_CLOSED
-        if self.course == _COURSE_BACKED:
-            self._settle(h, self.raiser, self.backdown)
+        if self.course is _COURSE_BACKED:
+            raiser = self.raiser
+            assert raiser is not None  # the course is backed only after a raise
+            self._settle(h, raiser, self.backdown)
             return
         first = self.first
-        count = sum(1 for x in self.ann if (x & 1) == first)
-        self._settle(h, first, 3 * count + (1 if self.course == _COURSE_ACHICO else 0))
+        assert first is not None  # closed only once open
+        count = sum(1 for x in self.ann if team_of(x) == first)
+        self._settle(h, first, 3 * count + (1 if self.course is _COURSE_ACHICO else 0))
 
     def _settle(self, h: HandPlay, team: int, points: int) -> None:
-        seats = tuple(x for x in self.ann if (x & 1) == team)
+        seats = tuple(x for x in self.ann if team_of(x) == team)
         if all(h.deal.cards[x] is not None for x in seats):
             h.award(team, points, Reason.FLOR)
         else:
@@ -1060,16 +1096,16 @@ class FlorPhase(_Phase):
     def stake(self, h: HandPlay) -> int:
         """What a compared flor is worth (a contraflor al resto: 6 in a pica)."""
         course = self.course
-        if course == _COURSE_FLOR:
+        if course is _COURSE_FLOR:
             return 3 * len(self.ann)
-        if course == _COURSE_CONTRA or h.pica is not None:
+        if course is _COURSE_CONTRA or h.pica is not None:
             return 6
         # accepted contraflor al resto
         return h.board.target - max(h.board.score) + 3 * len(self.ann)
 
     def told(self, h: HandPlay, seat: int, value: int) -> None:
         """The telling ended: ``seat``'s flor of ``value`` is best."""
-        self.save(h)
+        self.save(h.trail)
         self.result = (seat, value)
         self.state = _FLOR_CLOSED
         points = self.stake(h)
@@ -1077,23 +1113,23 @@ class FlorPhase(_Phase):
 
     def told_false(self, h: HandPlay, team: int) -> None:
         """A false declaration: the points at stake to ``team``, the other one."""
-        self.save(h)
+        self.save(h.trail)
         self.state = _FLOR_CLOSED
         h.award(team, self.stake(h), Reason.PENALTY)
 
     def waits_for_course(self, team: int) -> bool:
         """The flor is open and ``team`` called it: the other team's course is awaited."""
-        return self.state == _FLOR_OPEN and team == self.first and self.course == _COURSE_NONE
+        return self.state is _FLOR_OPEN and team == self.first and self.course is _COURSE_NONE
 
     def tapada_check(self, h: HandPlay, s: int) -> None:
         """A holder who plays (or shows) without having announced: 3 to the other team."""
-        self.save(h)
+        self.save(h.trail)
         self.tapada = self.tapada | {s}
-        h.award(1 - (s & 1), 3, Reason.PENALTY)
+        h.award(1 - team_of(s), 3, Reason.PENALTY)
 
     def owes(self, s: int) -> bool:
         """``s`` has not announced and its team has not backed down."""
-        return s not in self.ann and (s & 1) != self.backed and s not in self.tapada
+        return s not in self.ann and team_of(s) != self.backed and s not in self.tapada
 
 
 # ---------------------------------------------------------------------------- free play
@@ -1113,7 +1149,7 @@ class FreePlay(_Phase):
         if cs is not None:
             played = deal.played
             for c in cs:
-                if c not in played:
+                if not played >> c & 1:
                     out.append(row[c])
         else:
             for c in deal.available(t):
@@ -1131,12 +1167,12 @@ class FreePlay(_Phase):
         k, s = a.kind, a.seat
         if k in _FREE_FLOR_KINDS:
             return h.flor_refusal_free(a)
-        if k is _K_PLAY:
+        if k is K_PLAY:
             if s != h.turn:
                 return R.NOT_YOUR_TURN
             assert a.card is not None
             return h.deal.card_refusal(s, a.card.index)
-        if k is _K_MAZO:
+        if k is K_MAZO:
             return None if s == h.turn else R.NOT_YOUR_TURN
         if k in _TRUCO_KINDS:
             return h.truco_call_refusal(k, s)
@@ -1153,7 +1189,7 @@ _FREE_PLAY: Final = FreePlay()
 # ---------------------------------------------------------------------------- the hand
 
 
-class HandPlay:
+class HandPlay(Saved):
     """The play of one hand between ``order``'s seats (play order from its mano).
 
     A normal hand has one, over every seat; a pica-pica hand three, one per pica, whose
@@ -1190,6 +1226,19 @@ class HandPlay:
         "turn",
     )
 
+    SAVED = (
+        "live",
+        "baza",
+        "leader",
+        "turn",
+        "tell",
+        "nplayed",
+        "table",
+        "bazas",
+        "baza_cards",
+        "deferred",
+    )
+
     def __init__(
         self,
         rules: HouseRules,
@@ -1220,33 +1269,33 @@ class HandPlay:
         cards = deal.cards
         self.known = deal.all_known or all(cards[s] is not None for s in order)
         self.live = True
-        self.nplayed = [0] * players
+        self.nplayed: tuple[int, ...] = (0,) * players  # cards each seat has played
         self.baza = 0
-        self.table: list[tuple[int, int]] = []
-        self.bazas: list[int] = []  # team that won each baza, -1 parda
-        self.baza_cards: list[tuple[tuple[int, int], ...]] = []
+        self.table: tuple[tuple[int, int], ...] = ()  # (seat, card) of this baza
+        self.bazas: tuple[int, ...] = ()  # team that won each baza, -1 parda
+        self.baza_cards: tuple[tuple[tuple[int, int], ...], ...] = ()
         self.leader = self.turn = order[0]
         self.truco = TrucoPhase()
         self.envido = EnvidoPhase()
         self.flor = FlorPhase()
         self.tell: TellingPhase | None = None
-        self.deferred: list[tuple[str, int, tuple[int, ...], int, int, int]] = []
+        self.deferred: tuple[tuple[str, int, tuple[int, ...], int, int, int], ...] = ()
 
     def key(self) -> tuple[object, ...]:
         return (
             self.order,
             self.live,
-            tuple(self.nplayed),
+            self.nplayed,
             self.baza,
-            tuple(self.table),
-            tuple(self.bazas),
+            self.table,
+            self.bazas,
             self.leader,
             self.turn,
             self.truco.key(),
             self.envido.key(),
             self.flor.key(),
             None if self.tell is None else self.tell.key(),
-            tuple(self.deferred),
+            self.deferred,
         )
 
     # ---- the cascade: which phase has the floor
@@ -1260,7 +1309,7 @@ class HandPlay:
         if envido.pending:
             return envido
         flor = self.flor
-        if flor.state == _FLOR_OPEN and flor.blocking(self):
+        if flor.state is _FLOR_OPEN and flor.blocking(self):
             return flor
         truco = self.truco
         if truco.pending:
@@ -1272,7 +1321,7 @@ class HandPlay:
         the phase with the floor judges it (declarations belong to a telling)."""
         floor = self.floor()
         k = a.kind
-        if (k is _K_DECLARE or k is _K_SON_BUENAS) and floor is not self.tell:
+        if (k is K_DECLARE or k is K_SON_BUENAS) and floor is not self.tell:
             return R.BAD_DECLARATION
         return floor.refusal(self, a)
 
@@ -1280,32 +1329,32 @@ class HandPlay:
         """Apply a legal action: each kind to the phase it belongs to."""
         k, s = a.kind, a.seat
         flor = self.flor
-        if k is _K_PLAY:  # (never legal in a telling or while the flor awaits an answer)
-            if flor.state == _FLOR_OPEN:
+        if k is K_PLAY:  # (never legal in a telling or while the flor awaits an answer)
+            if flor.state is _FLOR_OPEN:
                 flor.close(self)  # play resumes: late announcements are over
             truco = self.truco
             if truco.pending:  # implicit quiero
-                truco.accept(self, s & 1)
+                truco.accept(self, team_of(s))
             assert a.card is not None
             self.play(s, a.card.index)
             return
-        if k is _K_SHOW:
+        if k is K_SHOW:
             self.see(s, [c.index for c in a.cards])
             return
-        if k is _K_DECLARE or k is _K_SON_BUENAS:
+        if k is K_DECLARE or k is K_SON_BUENAS:
             telling = self.tell
             assert telling is not None
             telling.apply(self, a)
             return
-        if k in FLOR_KINDS or (flor.state == _FLOR_OPEN and flor.answer >= 0):
+        if k in FLOR_KINDS or (flor.state is _FLOR_OPEN and flor.answer is not None):
             flor.apply(self, a)
             return
-        if flor.state == _FLOR_OPEN and self.tell is None:
+        if flor.state is _FLOR_OPEN and self.tell is None:
             flor.close(self)  # play resumes: late announcements are over
         if self.envido.pending or k in _ENVIDO_KINDS:
             self.envido.apply(self, a)
-        elif k is _K_MAZO:
-            self.mazo(s & 1)
+        elif k is K_MAZO:
+            self.mazo(team_of(s))
         else:
             self.truco.apply(self, a)
 
@@ -1313,10 +1362,10 @@ class HandPlay:
 
     def sung(self) -> bool:
         """An envido or a flor has been played this hand."""
-        return self.envido.done or self.flor.state != _FLOR_NONE
+        return self.envido.done or self.flor.state is not _FLOR_NONE
 
     def flor_called(self) -> bool:
-        return self.flor.state != _FLOR_NONE
+        return self.flor.state is not _FLOR_NONE
 
     def truco_accepted(self) -> bool:
         return self.truco.level > 0
@@ -1325,12 +1374,12 @@ class HandPlay:
         return self.tell is not None
 
     def start_telling(self, kind: str) -> None:
-        self.trail.extend((self.tell, _U_TELL, self))
+        self.save(self.trail)
         self.tell = TellingPhase(kind, self.order)
 
     def told(self, kind: str, seat: int, value: int) -> None:
         """A telling ended with ``seat``'s ``value`` best: its phase scores it."""
-        self.trail.extend((self.tell, _U_TELL, self))
+        self.save(self.trail)
         self.tell = None
         if kind == "envido":
             self.envido.told(self, seat, value)
@@ -1339,7 +1388,7 @@ class HandPlay:
 
     def told_false(self, kind: str, team: int) -> None:
         """A telling ended with a false declaration: ``team``'s penalty."""
-        self.trail.extend((self.tell, _U_TELL, self))
+        self.save(self.trail)
         self.tell = None
         if kind == "envido":
             self.envido.told_false(self, team)
@@ -1348,7 +1397,7 @@ class HandPlay:
 
     def claim(self, kind: str, seat: int, value: int, points: int, penalty: int) -> None:
         """``seat``'s winning claim: scored now (hand known) or proven at the end."""
-        team = seat & 1
+        team = team_of(seat)
         if self.deal.cards[seat] is not None:
             self.award(team, points, Reason.ENVIDO if kind == "envido" else Reason.FLOR)
         else:
@@ -1356,8 +1405,8 @@ class HandPlay:
 
     def defer(self, claim: tuple[str, int, tuple[int, ...], int, int, int]) -> None:
         """A claim to prove when the play ends (its seats' hands unknown)."""
-        self.trail.extend((_U_DEFER, self))
-        self.deferred.append(claim)
+        self.save(self.trail)
+        self.deferred += (claim,)
 
     def cancel_envido(self) -> None:
         self.envido.cancel(self)
@@ -1371,7 +1420,7 @@ class HandPlay:
     def truco_call_refusal(self, k: Kind, s: int) -> RefusalCode | None:
         return self.truco.call_refusal(k, s)
 
-    def flor_participants(self) -> list[int]:
+    def flor_participants(self) -> tuple[int, ...]:
         return self.flor.ann
 
     def flor_starts(self, s: int) -> bool:
@@ -1394,7 +1443,7 @@ class HandPlay:
     def late_flor(self, out: list[Action]) -> None:
         """Late flor announcements while play goes on (hands unknown)."""
         flor = self.flor
-        if flor.state == _FLOR_OPEN:
+        if flor.state is _FLOR_OPEN:
             flor.late(self, out)
 
     # ---- the bazas
@@ -1409,35 +1458,41 @@ class HandPlay:
             and flor.owes(s)
         ):
             flor.tapada_check(self, s)
-        table = self.table
+        trail = self.trail
+        self.save(trail)
+        deal.save(trail)
+        deal.played |= 1 << c
+        nplayed = list(self.nplayed)
+        nplayed[s] += 1
+        self.nplayed = tuple(nplayed)
+        self.table = table = self.table + ((s, c),)  # noqa: RUF005 (quicker compiled)
         seen = deal.seen[s]
-        self.trail.extend((table, self.leader, len(seen), _U_PLAY, self))
-        deal.played.add(c)
-        self.nplayed[s] += 1
-        table.append((s, c))
-        self._seen(s, (c,), seen)
+        if c not in seen:
+            self._add_seen(s, (c,))
+        elif len(seen) == 3:
+            self._tapada_seen(s)
         if self.board.winner is not None:
             return
-        if len(self.table) < self.n:
+        if len(table) < self.n:
             self.turn = self.next_seat[s]
             return
         # the baza is complete
         best = -1
         top: list[int] = []
-        for seat, card in self.table:
+        for seat, card in table:
             st = STRENGTH[card]
             if st > best:
                 best, top = st, [seat]
             elif st == best:
                 top.append(seat)
-        if len({seat & 1 for seat in top}) == 1:
-            result = top[0] & 1
+        if len({team_of(seat) for seat in top}) == 1:
+            result = team_of(top[0])
             self.leader = top[0]
         else:
             result = -1
-        self.bazas.append(result)
-        self.baza_cards.append(tuple(self.table))
-        self.table = []
+        self.bazas += (result,)
+        self.baza_cards += (table,)
+        self.table = ()
         self.baza += 1
         self.turn = self.leader
         winner = self.hand_winner()
@@ -1448,19 +1503,41 @@ class HandPlay:
         """Cards of ``s`` seen (played or shown). With ``s``'s hand unknown, a flor not
         announced is tapada once its three cards have been seen and ``s`` has played its
         first card (cards shown before it, to prove a claim, make no tapada: section 6)."""
-        seen = self.deal.seen[s]
-        self.trail.extend((s, len(seen), _U_SEEN, self))
-        self._seen(s, cards, seen)
+        self.deal.save(self.trail)
+        self._seen(s, cards)
 
-    def _seen(self, s: int, cards: Iterable[int], seen: list[int]) -> None:
+    def _seen(self, s: int, cards: Iterable[int]) -> None:
+        """``s``'s ``cards`` seen (the deal saved by the caller)."""
+        seen = self.deal.seen[s]
+        new = tuple([c for c in cards if c not in seen])
+        if new:
+            self._add_seen(s, new)
+        elif len(seen) == 3:
+            self._tapada_seen(s)
+
+    def _add_seen(self, s: int, new: tuple[int, ...]) -> None:
+        """Cards of ``s`` seen for the first time (the deal saved by the caller)."""
         deal = self.deal
-        for c in cards:
-            if c not in seen:
-                seen.append(c)
-                deal.owner[c] = s
+        owner = deal.owner
+        for c in new:
+            if owner.get(c) != s:  # cards first known by being seen: a new owner dict
+                owner = deal.owner = dict(owner)
+                for card in new:
+                    owner[card] = s
+                break
+        all_seen = deal.seen
+        seen = all_seen[s] + new
+        deal.seen = all_seen[:s] + (seen,) + all_seen[s + 1 :]  # noqa: RUF005 (as above)
+        if len(seen) == 3:
+            self._tapada_seen(s)
+
+    def _tapada_seen(self, s: int) -> None:
+        """``s``'s three cards seen: a flor not announced is tapada once ``s`` has played
+        (hand unknown)."""
+        deal = self.deal
+        seen = deal.seen[s]
         if (
-            len(seen) == 3
-            and self.nplayed[s]
+            self.nplayed[s]
             and self.rules.flor
             and deal.cards[s] is None
             and self.flor.owes(s)
@@ -1484,7 +1561,7 @@ class HandPlay:
                 return r[2]
             # a third baza follows a parda first baza only after a parda second: three
             # pardas go to the mano's team, else the first baza won decides
-            return self.mano & 1 if r[0] < 0 else r[0]
+            return team_of(self.mano) if r[0] < 0 else r[0]
         return None
 
     def mazo(self, team: int) -> None:
@@ -1494,7 +1571,7 @@ class HandPlay:
             self.rules.mazo_envido_point
             and self.baza == 0
             and not self.envido.done
-            and self.flor.state == _FLOR_NONE
+            and self.flor.state is _FLOR_NONE
         ):
             awards.append((other, 1, Reason.MAZO_ENVIDO))
         self.finish(awards)
@@ -1502,10 +1579,10 @@ class HandPlay:
     def finish(self, awards: list[tuple[int, int, Reason]]) -> None:
         """The play ends: deferred claims are checked, then the hand's points."""
         flor = self.flor
-        if flor.state == _FLOR_OPEN and self.tell is None and not flor.blocking(self):
+        if flor.state is _FLOR_OPEN and self.tell is None and not flor.blocking(self):
             flor.close(self)
         deal = self.deal
-        self.trail.extend((self.deferred, _U_FINISH, self))
+        self.save(self.trail)
         for kind, team, seats, value, points, penalty in self.deferred:
             if kind == "envido":
                 # only seen cards prove: nothing seen proves nothing, not even a 0
@@ -1522,7 +1599,7 @@ class HandPlay:
                 self.award(team, points, Reason.ENVIDO if kind == "envido" else Reason.FLOR)
             else:
                 self.award(1 - team, penalty, Reason.PENALTY)
-        self.deferred = []
+        self.deferred = ()
         for team, points, reason in awards:
             self.award(team, points, reason)
         self.live = False
@@ -1531,57 +1608,20 @@ class HandPlay:
 
     def award(self, team: int, points: int, reason: Reason) -> None:
         """Score ``points`` for ``team`` on the board, marked with this play's pica;
-        nothing counts once the game is won (``Board.undo`` takes an award back)."""
+        nothing counts once the game is won."""
         board = self.board
         if board.winner is not None or points <= 0:
             return
-        score = board.score
-        self.trail.extend((score[0], score[1], board))
+        board.save(self.trail)
         key = (team, points, reason, self.pica)
         award = _AWARDS.get(key)
         if award is None:  # made once: a frozen dataclass's __init__ costs more than this
             award = _AWARDS[key] = Award(team, points, reason, self.pica)
-        board.awards.append(award)
-        score[team] += points
+        board.awards += (award,)
+        a, b = board.score
+        board.score = score = (a + points, b) if team == 0 else (a, b + points)
         if score[team] >= board.target:
             board.winner = team
-
-    def undo(self, trail: Trail) -> None:
-        """What one of this play's steps overwrote, restored (``Game.pop``)."""
-        what = trail.pop()
-        if what == _U_PLAY:
-            table, self.leader, seen = trail[-3:]
-            del trail[-3:]
-            if table is not self.table:  # the card completed a baza
-                self.bazas.pop()
-                self.baza_cards.pop()
-                self.baza -= 1
-                self.table = table
-            s, c = table.pop()  # the card played (the baza's table kept it)
-            self.turn = s  # a card is played on its seat's turn
-            self.nplayed[s] -= 1
-            self.deal.played.discard(c)
-            self._unsee(s, seen)
-        elif what == _U_SEEN:
-            n = trail.pop()
-            self._unsee(trail.pop(), n)
-        elif what == _U_FINISH:
-            self.deferred = trail.pop()
-            self.live = True
-        elif what == _U_TELL:
-            self.tell = trail.pop()
-        else:  # _U_DEFER
-            self.deferred.pop()
-
-    def _unsee(self, s: int, n: int) -> None:
-        """``s``'s cards seen back to the first ``n``."""
-        deal = self.deal
-        seen = deal.seen[s]
-        if deal.cards[s] is None:  # cards first known by being seen: owned no more
-            owner = deal.owner
-            for c in seen[n:]:
-                del owner[c]
-        del seen[n:]
 
     # ---- shared helpers
 
@@ -1654,7 +1694,7 @@ class HandPlay:
 
     @property
     def envido_chain(self) -> tuple[Kind, ...]:
-        return tuple(_ENVIDO_KINDS[c] for c in self.envido.chain)
+        return self.envido.chain
 
     @property
     def envido_pending(self) -> int | None:
@@ -1663,7 +1703,7 @@ class HandPlay:
 
     @property
     def flor_pending(self) -> int | None:
-        return self.flor.answer if self.flor.answer >= 0 else None
+        return self.flor.answer
 
     @property
     def flor_course_team(self) -> int | None:
@@ -1671,7 +1711,7 @@ class HandPlay:
 
     @property
     def flor_open(self) -> bool:
-        return self.flor.state == _FLOR_OPEN
+        return self.flor.state is _FLOR_OPEN
 
     @property
     def telling(self) -> Telling | None:
@@ -1689,7 +1729,7 @@ class HandPlay:
 
     @property
     def flor_announced(self) -> tuple[int, ...]:
-        return tuple(self.flor.ann)
+        return self.flor.ann
 
     @property
     def flor_call(self) -> Kind | None:
@@ -1700,3 +1740,16 @@ class HandPlay:
     def awards(self) -> tuple[Award, ...]:
         """The awards this play has scored so far in the current hand."""
         return tuple(a for a in self.board.awards if a.pica == self.pica)
+
+
+def _saved_classes(cls: type[Saved]) -> list[type[Saved]]:
+    """``cls`` and every class below it."""
+    found = [cls]
+    for sub in cls.__subclasses__():
+        found.extend(_saved_classes(sub))
+    return found
+
+
+for _cls in _saved_classes(Saved):
+    if _cls.SAVED:
+        _ACCESSORS[_cls] = _accessors(_cls.SAVED)

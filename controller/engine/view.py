@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .actions import Action, Kind
+from .actions import Action, Kind, team_of
 from .cards import Card
 from .results import Award
 
@@ -99,7 +99,7 @@ def seat_views(game: Game) -> tuple[SeatView, ...]:
         if public is None:
             public = _Public(play, game.pica_live(seat))
             publics.append(public)
-        team = seat % 2
+        team = team_of(seat)
         opponent: int | None = None
         if pica_pica:
             for other in play.order:

@@ -749,7 +749,7 @@ class TableService:
         ``control``: the command file that asked for it, noted in the record so that a
         power cut before the file is deleted does not undo a second action."""
         game = self.table.game
-        if not game.move_stack or game.winner is not None:
+        if not game.hand_actions or game.winner is not None:
             self.tell_all(TableNotice.NOTHING_TO_UNDO)
             self._note_control(control, NOTHING_TO_UNDO)
             return False

@@ -50,13 +50,13 @@ def test_bots_wait_their_pace_and_the_hand_end_waits_for_the_player(run: MockRun
     table.key("1")  # our lead
     assert "vos: jugás" in screen(table)
     table.tick()
-    moves = len(run.game.move_stack)
+    moves = len(run.game.hand_actions)
     clock.now += 1.9
     table.tick()
-    assert len(run.game.move_stack) == moves  # not yet: the pace is 2 s
+    assert len(run.game.hand_actions) == moves  # not yet: the pace is 2 s
     clock.now += 0.2
     table.tick()
-    assert len(run.game.move_stack) == moves + 1
+    assert len(run.game.hand_actions) == moves + 1
     for _ in range(200):  # we refuse their calls and play our first card; the bots theirs
         if not run.game.hand_in_progress:
             break
@@ -169,7 +169,7 @@ def test_a_bracketed_paste_plays_nothing_and_says_so(run: MockRun) -> None:
     chat = "que tal, te canto envido y truco! quiero retruco 1 2 3 ! m " * 6
     for ch in "\x1b[200~" + chat + "\x1b[201~":
         table.feed(ch)
-    assert run.game.move_stack == () and not table.log  # no key of it acted
+    assert run.game.hand_actions == () and not table.log  # no key of it acted
     text = screen(table)
     assert "ÁRBITRO" not in text and "ENVIDO" not in text.split("└")[-1]  # no call, no referee
     assert f"Pegaste {len(chat)} caracteres: un pegado no juega nada" in text
@@ -177,7 +177,7 @@ def test_a_bracketed_paste_plays_nothing_and_says_so(run: MockRun) -> None:
     assert "Pegaste" not in screen(table)  # said for a while
     for ch in "\x1b[A1":  # a function key is dropped; the key after it acts
         table.feed(ch)
-    assert len(run.game.move_stack) == 1
+    assert len(run.game.hand_actions) == 1
 
 
 def test_a_refusal_repeated_in_a_row_is_said_once_with_its_count(run: MockRun) -> None:

@@ -46,10 +46,10 @@ def test_points_are_typed_in_digits_and_enter_never_q(
     telling: tuple[MockRun, TerminalTable, Clock],
 ) -> None:
     run, table, _ = telling
-    before = run.game.move_stack
+    before = run.game.hand_actions
     for key in "qerf ":
         table.key(key)  # none of them tells a number
-    assert run.game.move_stack == before
+    assert run.game.hand_actions == before
     assert "q no canta nada" in screen(table)
     table.key("2")
     table.key("9")
@@ -59,15 +59,15 @@ def test_points_are_typed_in_digits_and_enter_never_q(
     table.key("4")
     assert "Tus tantos: 24_" in screen(table)
     table.key("\n")
-    assert run.game.move_stack[-1] == Action(0, Kind.DECLARE, number=24)
+    assert run.game.hand_actions[-1] == Action(0, Kind.DECLARE, number=24)
     assert "vos: tengo 24" in screen(table)
 
 
 def test_enter_alone_asks_for_the_number(telling: tuple[MockRun, TerminalTable, Clock]) -> None:
     run, table, _ = telling
-    before = run.game.move_stack
+    before = run.game.hand_actions
     table.key("\n")
-    assert run.game.move_stack == before
+    assert run.game.hand_actions == before
     assert "Escribí tus tantos (el número) y después Enter" in screen(table)
 
 
@@ -87,7 +87,7 @@ def test_up_and_down_start_from_the_players_own_envido(
     table.feed("\x1b[B")
     assert table.entry == str(own)
     table.key("\r")
-    assert run.game.move_stack[-1] == Action(0, Kind.DECLARE, number=own)
+    assert run.game.hand_actions[-1] == Action(0, Kind.DECLARE, number=own)
 
 
 def test_a_refused_raise_is_said_as_it_was_tried() -> None:

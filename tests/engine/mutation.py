@@ -98,10 +98,6 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
      "And -> Or"):
         "asked of a normal hand only (a pica-pica hand raises): its one play is live "
         "exactly while the hand is, and both are False between hands",
-    ("game.py", "Game._resume", "board.score[0], board.score[1] = end[0], end[1]", "0 -> 1"):
-        "of the line's two, score[0] -> score[1] survives: a deal is undone only after "
-        "every action of its hand was popped, which gave the score back, so score[0] is "
-        "end[0] already (end[0] -> end[1] is killed)",
     ("game.py", "Game._start_hand", "play_of = [plays[0]] * n", "0 -> 1"):
         "every seat is in one of the three picas: the loop below overwrites every entry",
     ("game.py", "Game._hand_end",
@@ -129,16 +125,10 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
     ("hand.py", "TellingPhase.__init__", "self.best_seat = -1", "1 -> 2"):
         "only ever tested as >= 0",
     ("hand.py", "TellingPhase.next_declarer",
-     "best_team = self.best_seat & 1 if self.best_seat >= 0 else -1", "1 -> 2"):
+     "best_team = team_of(self.best_seat) if self.best_seat >= 0 else -1", "1 -> 2"):
         "compared with a seat's team (0 or 1): -1 and -2 both match none",
     ("hand.py", "TellingPhase.next_declarer", "return -1", "1 -> 2"):
         "callers test < 0 / >= 0; a finished telling is resolved before legal() reads it",
-    ("hand.py", "FlorPhase.__init__", "self.raiser = -1", "1 -> 0"):
-        "read only after a contraflor or al resto was refused, which set it",
-    ("hand.py", "FlorPhase.__init__", "self.raiser = -1", "1 -> 2"):
-        "read only after a contraflor or al resto was refused, which set it",
-    ("hand.py", "FlorPhase.__init__", "self.backed = -1", "1 -> 2"):
-        "compared with a seat's team (0 or 1): -1 and -2 both match none",
     ("hand.py", "FlorPhase.__init__", "self.backdown = 0", "0 -> 1"):
         "set by the back-down before the only read (the backed course)",
     ("hand.py", "FlorPhase.late", "self._announcements(h, out, True)", "True -> False"):
@@ -152,18 +142,20 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "no envido or flor is worth 2**29 points: the cap of a normal hand never binds",
     ("hand.py", "HandPlay.__init__", "self.cap = PICA_CAP if pica else 1 << 30", "1 -> 2"):
         "no envido or flor is worth 2**29 points: the cap of a normal hand never binds",
-    ("hand.py", "HandPlay.play", "self.nplayed[s] += 1", "1 -> 2"):
-        "the count is only ever compared with 0",
+    ("hand.py", "HandPlay.play",
+     "self.nplayed = (*nplayed[:s], nplayed[s] + 1, *nplayed[s + 1:])", "1 -> 2"):
+        "of the line's two, the count's + 1 -> + 2 survives: the count is only ever "
+        "compared with 0 (s + 1 -> s + 2 drops a seat: killed)",
     ("hand.py", "HandPlay.play", "best = -1", "1 -> 2"):
         "every card's strength is >= 0, so the first card sets it either way",
-    ("hand.py", "HandPlay.hand_winner", "return self.mano & 1 if r[0] < 0 else r[0]",
+    ("hand.py", "HandPlay.hand_winner", "return team_of(self.mano) if r[0] < 0 else r[0]",
      "0 -> 1"):
         "of the line's three 0 -> 1 mutants, the condition's r[0] -> r[1] survives: a "
         "third baza follows a parda first baza only after a parda second and the other "
         "way round, so r[0] and r[1] are both parda or neither (r[0] < 1 and the "
         "returned r[1] are killed)",
     ("hand.py", "HandPlay.finish",
-     "if flor.state == _FLOR_OPEN and self.tell is None and not flor.blocking(self):",
+     "if flor.state is _FLOR_OPEN and self.tell is None and not flor.blocking(self):",
      "Is -> IsNot"):
         "dead condition: apply closes an open flor before any action that can end the "
         "play, and a telling never ends a play",
@@ -173,22 +165,6 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "of the line's two, best_seat -1 -> 0 survives: points are >= 0, so the first "
         "member in play order replaces it (best -1 -> 0 is killed: "
         "test_an_envido_of_zero_all_round_goes_to_the_mano)",
-    ("hand.py", "FlorPhase.refusal", "answer < 0", "0 -> 1"):
-        "with the course still unset no raise was made, so no answer is awaited (answer "
-        "is -1): the line's course == _COURSE_NONE implies answer < 0",
-    ("hand.py", "FlorPhase.refusal", "answer < 0", "Lt -> LtE"):
-        "with the course still unset no raise was made, so no answer is awaited (answer "
-        "is -1): the line's course == _COURSE_NONE implies answer < 0",
-    ("hand.py", "FlorPhase.course_team",
-     "if self.state == _FLOR_OPEN and self.course == _COURSE_NONE and self.answer < 0:",
-     "Lt -> LtE"):
-        "with the course still unset no raise was made, so answer is -1: the "
-        "course == _COURSE_NONE before it implies answer < 0",
-    ("hand.py", "FlorPhase.course_team",
-     "if self.state == _FLOR_OPEN and self.course == _COURSE_NONE and self.answer < 0:",
-     "0 -> 1"):
-        "with the course still unset no raise was made, so answer is -1: the "
-        "course == _COURSE_NONE before it implies answer < 0",
     ("hand.py", "Deal._points", "self.ready = True", "True -> False"):
         "a cache flag: left False the points are worked out again at every read, the same "
         "points from the same cards",
@@ -203,33 +179,24 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "accepted is True only after a quiero, which leaves the course a contraflor or al "
         "resto; and that course with no answer awaited comes only from a quiero (a "
         "refusal sets the backed course): either half says the same",
-    ("hand.py", "FlorPhase.__init__", "self.first = -1", "1 -> 0"):
-        "set by the hand's first flor (which opens the flor) before any read: every "
-        "reader runs with the flor open or closed (the floor, late announcements, "
-        "waits_for_course and close ask for it)",
-    ("hand.py", "FlorPhase.__init__", "self.first = -1", "1 -> 2"):
-        "set by the hand's first flor (which opens the flor) before any read: every "
-        "reader runs with the flor open or closed (the floor, late announcements, "
-        "waits_for_course and close ask for it)",
     ("hand.py", "HandPlay.award", "if board.winner is not None or points <= 0:",
      "LtE -> Lt"):
         "no award is of 0 points: every value the rules give is at least 1 (a falta is "
         "the distance to a target nobody reached yet, a backed-down flor 4 or 6)",
-    ("hand.py", "FlorPhase.__init__", "self.answer = -1", "1 -> 2"):
-        "only ever tested as >= 0 or < 0 (and compared with a team after >= 0)",
     ("hand.py", "HandPlay.finish",
-     "if flor.state == _FLOR_OPEN and self.tell is None and not flor.blocking(self):",
+     "if flor.state is _FLOR_OPEN and self.tell is None and not flor.blocking(self):",
      "drop not"):
         "dead condition: apply closes an open flor before any action that can end the "
         "play, and a telling never ends a play",
     ("hand.py", "TrucoPhase.__init__", "self.raiser = -1", "1 -> 2"):
         "read only once a truco was accepted (which sets it), or tested >= 0",
     ("hand.py", "<module>",
-     "_S_TRUCO = (0, _KS + _K_TRUCO, _KS + _K_RETRUCO, _KS + _K_VALE_CUATRO)", "0 -> 1"):
+     "_S_TRUCO = (0, _KS + K_TRUCO, _KS + K_RETRUCO, _KS + K_VALE_CUATRO)", "0 -> 1"):
         "the first slot is a placeholder: the truco slots are asked by level, 1 to 3",
     ("hand.py", "HandPlay.falta", "lead = a if a > b else b", "Gt -> GtE"):
         "with a == b either is the lead",
-    ("hand.py", "<module>", "_ENV_VALUE = (2, 3, 0)", "0 -> 1"):
+    ("hand.py", "<module>",
+     "_ENV_VALUE = {K_ENVIDO: 2, K_REAL_ENVIDO: 3, K_FALTA_ENVIDO: 0}", "0 -> 1"):
         "the falta's slot is never summed: a falta is always the chain's last call (never "
         "in the refused chain's earlier calls) and an accepted chain with it is the falta",
     ("hand.py", "HandPlay.play", "best = -1", "1 -> 0"):
@@ -241,8 +208,6 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "_raise sets it (4 or 6); a refused contraflor is worth 4 whatever it says",
     ("hand.py", "FlorPhase.__init__", "self.resto_before = 0", "0 -> 1"):
         "read only under an al resto course, whose _raise sets it first",
-    ("hand.py", "FlorPhase.apply", "self.answer = -1", "1 -> 2"):
-        "only ever tested as >= 0 or < 0 (and compared with a team after >= 0)",
     ("hand.py", "EnvidoPhase.__init__", "self.caller = -1", "1 -> 0"):
         "written with every envido call, read only while one is pending",
     ("hand.py", "FlorPhase.__init__", "self.accepted = False", "False -> True"):

@@ -392,7 +392,7 @@ def test_undoing_a_deal_goes_back_to_the_end_of_the_hand_before_it(players: int)
         random_hand(game, rng, policy=cards_only)
         assert game.winner is None
         ends.append((game.state_key(), game.score, game.dealer))
-    while game.move_stack:  # the third hand's actions
+    while game.hand_actions:  # the third hand's actions
         assert game.pop() is not None
     assert game.pop() is None  # its deal
     assert (game.state_key(), game.score, game.dealer) == ends[1]
@@ -479,3 +479,28 @@ def test_a_hand_of_one_play_answers_the_hand_questions() -> None:
     for name in ONE_PLAY:
         assert getattr(game, name) == getattr(play, name), name
     assert game.truco_pending == (1, 0) and game.hand_value == 1
+
+
+def test_the_move_stack_is_the_whole_games_and_hand_actions_the_current_hands() -> None:
+    """As python-chess's ``move_stack``: every action of the game, hand after hand; the
+    current hand's alone are ``hand_actions``. Undo takes from the end of both."""
+
+    def stacks() -> tuple[list[str], list[str]]:
+        return [str(a) for a in game.move_stack], [str(a) for a in game.hand_actions]
+
+    game = Game()
+    assert stacks() == ([], [])
+    game.deal({0: cards("1E 4C 5O"), 1: cards("7E 4B 10O")})
+    game.push_str("0 mazo")
+    assert not game.hand_in_progress
+    game.deal({0: cards("3B 6E 7C"), 1: cards("2C 11C 5B")})
+    assert stacks() == (["0 mazo"], [])
+    game.push_str("0 truco")
+    game.push_str("1 quiero")
+    assert stacks() == (["0 mazo", "0 truco", "1 quiero"], ["0 truco", "1 quiero"])
+    assert game.move_stack == tuple(a for _, _, acts in game.history() for a in acts)
+    assert str(game.pop()) == "1 quiero"
+    assert stacks() == (["0 mazo", "0 truco"], ["0 truco"])
+    game.pop()
+    assert game.pop() is None  # the second deal
+    assert stacks() == (["0 mazo"], ["0 mazo"])

@@ -89,7 +89,7 @@ def test_a_copy_is_the_same_game_and_independent() -> None:
     assert other.hand_of(1) is None
     assert _code(other, "1 play 5B") is RefusalCode.CARD_NOT_IN_HAND  # read in seat 2's
     other.push_str("1 play 7C")
-    assert game.move_stack == (Action.from_str("0 play 1E"),)
+    assert game.hand_actions == (Action.from_str("0 play 1E"),)
     assert other.pop() == Action.from_str("1 play 7C")
     assert other.state_key() == game.state_key()
 

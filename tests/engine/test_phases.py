@@ -42,8 +42,11 @@ def _tree(cls: type, source: Path | None = None) -> ast.ClassDef:
 
 
 def _own_names(cls: type) -> set[str]:
+    """The class's slots and methods, and those it inherits (the phases' base classes:
+    the generic undo, ``Saved.save``)."""
     names = set(getattr(cls, "__slots__", ()))
-    names.update(n for n in vars(cls) if not n.startswith("__"))
+    for klass in cls.__mro__[:-1]:  # object's own are not the phase's
+        names.update(n for n in vars(klass) if not n.startswith("__"))
     return names
 
 
@@ -76,7 +79,7 @@ def test_the_walk_finds_a_phase_reaching_into_another() -> None:
             self.level = 0
 
         def legal(self, h: hand.HandPlay) -> bool:
-            return h.flor.state == 0 and self.level == 0
+            return h.flor.state is hand.FlorState.NONE and self.level == 0
 
     own = _own_names(Leaky)
     bad = [
@@ -103,7 +106,7 @@ def test_the_hand_gives_the_floor_to_a_phase_object() -> None:
 
 
 #: What only the flor decides: its calls, and the refusal of a flor one does not hold.
-FLOR_NAMES = {"_K_FLOR", "_K_CONTRAFLOR", "_K_CONTRAFLOR_AL_RESTO", "_K_CON_FLOR_ME_ACHICO"}
+FLOR_NAMES = {"K_FLOR", "K_CONTRAFLOR", "K_CONTRAFLOR_AL_RESTO", "K_CON_FLOR_ME_ACHICO"}
 OTHERS = (hand.TrucoPhase, hand.EnvidoPhase, hand.TellingPhase, hand.FreePlay)
 
 
@@ -145,8 +148,8 @@ def test_the_flor_check_finds_a_flor_decided_elsewhere() -> None:
     source = (
         "class Leaky:\n"
         "    def refusal(self, h, a):\n"
-        "        if a.kind is _K_FLOR:\n"
+        "        if a.kind is K_FLOR:\n"
         "            return R.NO_FLOR\n"
     )
     names = _names(ast.parse(source))
-    assert names & FLOR_NAMES == {"_K_FLOR"} and "NO_FLOR" in names
+    assert names & FLOR_NAMES == {"K_FLOR"} and "NO_FLOR" in names

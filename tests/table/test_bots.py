@@ -140,5 +140,5 @@ def test_bots_play_whole_games_with_legal_actions_only(players: int, level: str)
                         game.push(action)
                         break
                 else:
-                    raise AssertionError(f"stuck: {game.move_stack}")
+                    raise AssertionError(f"stuck: {game.hand_actions}")
         assert game.winner is not None

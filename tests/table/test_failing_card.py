@@ -208,7 +208,7 @@ def test_the_outgoing_queue_stays_bounded_while_the_disk_refuses(
     from controller.table.store import plain
     from controller.transcript import parse, replay
 
-    assert [str(a) for a in replay(parse(plain(text))).game.move_stack] == ["0 envido"]
+    assert [str(a) for a in replay(parse(plain(text))).game.hand_actions] == ["0 envido"]
 
 
 # ------------------------------------------- a last line without its newline, checked

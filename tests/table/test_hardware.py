@@ -149,7 +149,7 @@ def test_the_mock_table_runs_the_same_wiring() -> None:
         mock.deal({0: tuple(Card.from_str(c) for c in ["7C", "6C", "3E"]),
                    1: tuple(Card.from_str(c) for c in ["2O", "1B", "4B"])})  # fmt: skip
         mock.tap(0, Card.from_str("3E"))
-        assert [str(a) for a in mock.game.move_stack] == ["0 play 3E"]
+        assert [str(a) for a in mock.game.hand_actions] == ["0 play 3E"]
 
 
 def test_the_service_refuses_an_unknown_hardware_setting(tmp_path: Path) -> None:

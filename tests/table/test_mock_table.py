@@ -104,7 +104,7 @@ def test_several_cards_on_a_mock_reader_show_una_carta_por_vez() -> None:
                 1: [Card.from_str(c) for c in ("2O", "1B", "4B")],
             }
         )
-        moves = len(mock.game.move_stack)
+        moves = len(mock.game.hand_actions)
         mock.parts.nodes[0].tag_conflict()
         deadline = time.monotonic() + 5
         while mock.table.notice(0) is None and time.monotonic() < deadline:
@@ -114,7 +114,7 @@ def test_several_cards_on_a_mock_reader_show_una_carta_por_vez() -> None:
         assert screen_texts(screen) == ("UNA CARTA POR VEZ",)
         shown = mock.parts.displays[0].image
         assert shown.tobytes() == render_screen(screen).convert(shown.mode).tobytes()
-        assert len(mock.game.move_stack) == moves  # nothing was played
+        assert len(mock.game.hand_actions) == moves  # nothing was played
 
 
 @pytest.mark.parametrize("players", [2, 4, 6])

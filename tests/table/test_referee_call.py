@@ -126,7 +126,7 @@ def told(service: TableService, seat: int) -> str | None:
 def test_both_held_calls_the_referee_and_plays_nothing(gpio: GpioTable) -> None:
     gpio.service.table.attempt(Action(0, Kind.TRUCO))
     assert gpio.service.table.game.truco_pending is not None
-    moves = len(gpio.service.table.game.move_stack)
+    moves = len(gpio.service.table.game.hand_actions)
     gpio.down(1, "quiero", 101.0)
     gpio.down(1, "no_quiero", 101.15)  # a finger after the other
     gpio.at(101.8)  # quiero's hold: its menu opens, nothing is played
@@ -138,7 +138,7 @@ def test_both_held_calls_the_referee_and_plays_nothing(gpio: GpioTable) -> None:
     gpio.at(103.0)
     assert gpio.calls() == [1]
     game = gpio.service.table.game
-    assert len(game.move_stack) == moves and game.truco_pending is not None  # not answered
+    assert len(game.hand_actions) == moves and game.truco_pending is not None  # not answered
     closed = gpio.service.table.inputs[1].mode
     assert closed is Mode.NORMAL  # the menu the first hold opened is closed
     assert told(gpio.service, 1) == "Llamaste al árbitro: esperalo"
@@ -153,7 +153,7 @@ def test_the_order_of_the_two_presses_does_not_matter(gpio: GpioTable) -> None:
     gpio.up(0, "no_quiero", 102.5)
     gpio.up(0, "quiero", 102.5)
     gpio.at(103.0)
-    assert gpio.calls() == [0] and not gpio.service.table.game.move_stack
+    assert gpio.calls() == [0] and not gpio.service.table.game.hand_actions
 
 
 def test_presses_too_far_apart_are_two_holds(gpio: GpioTable) -> None:
@@ -178,7 +178,7 @@ def test_one_let_go_early_is_a_press_of_it_and_no_call(gpio: GpioTable) -> None:
     assert not gpio.calls()
     last = gpio.service.table.last
     assert last is not None and last.action.kind is Kind.NO_QUIERO  # refused: nothing pending
-    assert last.code is not None and not gpio.service.table.game.move_stack
+    assert last.code is not None and not gpio.service.table.game.hand_actions
 
 
 def test_each_seat_makes_its_own_chord(gpio: GpioTable) -> None:
@@ -215,7 +215,7 @@ def test_the_call_cancels_an_undo_waiting_for_confirmation(gpio: GpioTable) -> N
     gpio.down(1, "quiero", 103.5)
     gpio.up(1, "quiero", 103.6)  # would have confirmed the undo: now it answers the truco
     gpio.at(104.0)
-    assert [str(a) for a in table.game.move_stack] == ["0 truco", "1 quiero"]
+    assert [str(a) for a in table.game.hand_actions] == ["0 truco", "1 quiero"]
 
 
 # ---------------------------------------------------------------------------- seat nodes
@@ -229,7 +229,7 @@ def test_a_seat_node_call_reaches_the_listeners_and_the_panel() -> None:
                    3: cards("6E 6O 4C")})  # fmt: skip
         mock.call_referee(2)
         assert [e for e in heard if isinstance(e, RefereeCall)] == [RefereeCall(2)]
-        assert not mock.game.move_stack
+        assert not mock.game.hand_actions
         for seat in range(4):
             message = mock.table.messages[seat]
             assert message is not None and message.notice == RefereeCalled(2)
@@ -253,7 +253,7 @@ def test_the_mock_gpio_table_calls_too() -> None:
     with MockTable(HouseRules(), topology="gpio") as mock:
         mock.deal(DEAL)
         mock.call_referee(0)
-        assert mock.service.referee_calls == 1 and not mock.game.move_stack
+        assert mock.service.referee_calls == 1 and not mock.game.hand_actions
 
 
 def test_the_tournament_record_keeps_the_call_as_a_comment(tmp_path: Path) -> None:
@@ -265,6 +265,6 @@ def test_the_tournament_record_keeps_the_call_as_a_comment(tmp_path: Path) -> No
     text = (tmp_path / "current.truco").read_text(encoding="utf-8")
     assert "# llamado al árbitro: asiento 1" in text
     game = replay(parse(text)).game  # a comment: the record replays as before
-    assert [str(a) for a in game.move_stack] == ["0 truco"]
+    assert [str(a) for a in game.hand_actions] == ["0 truco"]
     with MockTable(HouseRules(), state_dir=tmp_path) as again:  # and restores
         assert again.game.truco_pending is not None

@@ -52,11 +52,11 @@ def _checked(mismatches: list[str], checked: list[int]) -> Callable[..., None]:
             for name, mine, theirs in zip(("screens", "contents", "pages"),
                                           (kept, contents, pages), fresh, strict=True):  # fmt: skip
                 if mine != theirs:
-                    mismatches.append(f"{name} differ at {table.game.move_stack}")
+                    mismatches.append(f"{name} differ at {table.game.hand_actions}")
             # and the cached path once more (the caches made again): what the seats saw
             kept = screens_for(table, seats)
             if kept != fresh[0] or [screen_content(s) for s in kept] != fresh[1]:
-                mismatches.append(f"screens made again differ at {table.game.move_stack}")
+                mismatches.append(f"screens made again differ at {table.game.hand_actions}")
             checked[0] += 1
         finally:
             table.clock = clock

@@ -99,14 +99,14 @@ def test_undo_by_button_combination(tmp_path: Path) -> None:
         message = mock.table.message(0)
         assert message is not None and message.notice == AskConfirm("undo")
         mock.press(0, Button.QUIERO)  # the other team agrees
-        assert [str(a) for a in mock.game.move_stack] == ["0 play 3E"]
+        assert [str(a) for a in mock.game.hand_actions] == ["0 play 3E"]
         record = plain((tmp_path / "current.truco").read_text())
         assert "# deshecho por el árbitro: 1 play 1B" in record
         mock.tap(1, Card.from_str("2O"))
         key = mock.game.state_key()
     with MockTable(HouseRules(), state_dir=tmp_path) as again:  # replays the same
         assert again.game.state_key() == key
-        assert [str(a) for a in again.game.move_stack] == ["0 play 3E", "1 play 2O"]
+        assert [str(a) for a in again.game.hand_actions] == ["0 play 3E", "1 play 2O"]
 
 
 @pytest.mark.parametrize("players", [2, 6])
@@ -136,9 +136,9 @@ def test_undo_needs_the_other_team(tmp_path: Path) -> None:
         mock.hold(0, Button.MAZO)
         mock.hold(0, Button.NO_QUIERO)
         mock.press(0, Button.QUIERO)  # the asking team cannot confirm its own undo
-        assert len(mock.game.move_stack) == 1
+        assert len(mock.game.hand_actions) == 1
         mock.press(1, Button.NO_QUIERO)  # refused
-        assert len(mock.game.move_stack) == 1
+        assert len(mock.game.hand_actions) == 1
 
 
 def test_control_files_new_game_and_rules(tmp_path: Path) -> None:
@@ -192,7 +192,7 @@ def test_control_cli_against_a_running_table(
             server.join()
         # what the table did, read back from its record's mark (no runtime folder here)
         assert capsys.readouterr().out == "undo: deshecho: 0 envido\n"
-        assert mock.game.move_stack == ()
+        assert mock.game.hand_actions == ()
 
 
 def test_notifier_sends_to_a_socket(tmp_path: Path) -> None:
@@ -260,7 +260,7 @@ def test_unplugged_reader_is_shown_and_comes_back(tmp_path: Path) -> None:
             mock.pump(0.05)
         assert mock.table.alert(1) is None
         mock.tap(1, Card.from_str("2O"))
-        assert [str(a) for a in mock.game.move_stack] == ["0 play 3E", "1 play 2O"]
+        assert [str(a) for a in mock.game.hand_actions] == ["0 play 3E", "1 play 2O"]
 
 
 def test_the_notifier_keeps_only_its_last_messages(tmp_path: Path) -> None:
@@ -290,7 +290,7 @@ def test_a_card_lifted_or_a_heartbeat_changes_no_screen(tmp_path: Path) -> None:
         before = _frames(mock)
         mock.send_event(tag_on, lay)
         played = _frames(mock)
-        assert [str(a) for a in mock.game.move_stack] == ["0 play 3E"]
+        assert [str(a) for a in mock.game.hand_actions] == ["0 play 3E"]
         assert all(after > was for after, was in zip(played, before, strict=True))
         mock.parts.nodes[0].send("HB", "7", "0", "OK")  # read before the tag-off
         mock.send_event(tag_off, lift)

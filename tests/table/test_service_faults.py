@@ -110,7 +110,7 @@ class Rig:
             pass
 
     def moves(self) -> list[str]:
-        return [str(a) for a in self.game.move_stack]
+        return [str(a) for a in self.game.hand_actions]
 
     def close(self) -> None:
         self.service.close()

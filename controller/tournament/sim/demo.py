@@ -249,7 +249,7 @@ class SimTable:
         rng = random.Random(f"{self.table_id}-{self.seed}-{self.restarts}")
         while not self._kill.is_set() and not self._stop.is_set():
             game = run.game
-            started = game.hand_number > 0 or bool(game.move_stack)
+            started = game.hand_number > 0 or bool(game.hand_actions)
             if game.winner is not None:
                 run.mock.service.new_game()  # the next game waits for its assignment
                 continue
@@ -286,7 +286,7 @@ class SimTable:
         """The referee undoes the last action (never a deal, never one that ended a hand)."""
         game = run.game
         first = self._last_text.split(None, 1)[0] if self._last_text else ""
-        if not game.hand_in_progress or not game.move_stack or not first.isdigit():
+        if not game.hand_in_progress or not game.hand_actions or not first.isdigit():
             return False
         self._last_text = ""
         return run.mock.service.command("undo")

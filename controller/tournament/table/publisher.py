@@ -53,7 +53,7 @@ from ...table.service import (
     Refused,
     TableService,
 )
-from ...transcript import TranscriptError, parse, replay
+from ...transcript import TranscriptError, parse, replay, write
 from ..venue.access import BrokerAccess
 from ..wire.messages import (
     Assignment,
@@ -278,19 +278,26 @@ class TablePublisher:
         self._recover_lost_finish(service)
         self.rules_line = game.rules.to_line()
         self.score, self.hand = game.score, game.hand_number
-        fresh = game.hand_number == 0 and not game.move_stack
+        fresh = game.hand_number == 0 and not game.hand_actions
         if fresh and self.dirty and self.game_no in self._last_action:
             # the game this journal was following is gone (a new game after a restart)
             self._event(EventKind.ABANDONED, "", hand=0, score=(0, 0))
             self.matches.abandon(self.game_no)
             self.game_no, self.dirty = self.game_no + 1, False
+        if game.hand_in_progress and game.winner is None and game.hand_number:
+            # restarted in the middle of a hand: its cards (read back from the table's
+            # record) are said in ``cards`` once it ends, as if it had not restarted
+            lines = [line.strip() for line in write(game).splitlines()]
+            last = max(i for i, line in enumerate(lines) if line.lower() == "hand")
+            dealt = [line for line in lines[last + 1 :] if line.split(None, 1)[:1] == ["deal"]]
+            self._dealt = (game.hand_number, dealt)
         self._event(EventKind.STATE, "", rules=self.rules_line, players=game.players)
         service.set_match(self.matches.card(), waiting=self.matches.waits())
 
     def _recover_lost_finish(self, service: TableService) -> None:
         """The power went after a game's last action but before its record was journaled:
         the service archived the won game on restart; publish that record now."""
-        if not self.dirty or service.store is None or service.table.game.move_stack:
+        if not self.dirty or service.store is None or service.table.game.hand_actions:
             return
         archived = service.store.archived()
         last_action = self._last_action.get(self.game_no)
@@ -302,7 +309,7 @@ class TablePublisher:
         except TranscriptError:
             return
         game = result.game
-        moves = game.move_stack
+        moves = game.hand_actions
         if game.winner is None or not moves or str(moves[-1]) != last_action:
             return
         log.info("publishing the record of %s, won before a restart", self.game)

@@ -121,7 +121,7 @@ def test_refusals_and_the_referees_undo_stay_in_the_record(tmp_path: Path) -> No
     assert f"{REFUSAL_MARK}{wrong} (not_your_turn)" in on_disk
     assert f"{UNDO_MARK}{first}" in on_disk
     game = replay(parse(on_disk)).game
-    assert [str(a) for a in game.move_stack] == [str(then)]
+    assert [str(a) for a in game.hand_actions] == [str(then)]
     kinds = [decode(e.payload) for e in publisher.outbox]
     assert [p["kind"] for p in kinds if p] == [
         "state",
