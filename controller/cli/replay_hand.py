@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Final
 from urllib.parse import parse_qs, urlsplit
 
+from ..render.answer import answer
 from ..render.broadcast_pages import FONTS, font_bytes, replayer_page
 from ..render.replayer import export_gif, export_video, hand_steps, steps
 from ..transcript import RecordFileError, TranscriptError, read_record
@@ -129,12 +130,7 @@ def _serve(frames: list[dict[str, Any]], where: int) -> int:
             pass
 
         def _send(self, status: int, body: bytes, kind: str) -> None:
-            self.send_response(status)
-            self.send_header("Content-Type", kind)
-            self.send_header("Content-Length", str(len(body)))
-            self.send_header("Cache-Control", "no-store")
-            self.end_headers()
-            self.wfile.write(body)
+            answer(self, status, body, kind)
 
         def do_GET(self) -> None:
             url = urlsplit(self.path)

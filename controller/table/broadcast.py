@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any, Final
 from urllib.parse import parse_qs, urlencode, urlsplit
 
+from ..render.answer import answer
 from ..render.broadcast import BroadcastLog, check_delay
 from ..render.broadcast_pages import (
     FONTS,
@@ -157,19 +158,15 @@ class _Handler(BaseHTTPRequestHandler):
         log.debug("broadcast http: " + format, *args)
 
     def _send(self, status: int, body: bytes, kind: str) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(body)))
-        self.send_header("Cache-Control", "no-store")
-        self.send_header("X-Content-Type-Options", "nosniff")
-        self.send_header("Referrer-Policy", "no-referrer")  # the key stays in its address
-        self.send_header(
-            "Content-Security-Policy",
-            "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
-            "img-src 'self' data:; font-src 'self'",
+        answer(
+            self,
+            status,
+            body,
+            kind,
+            headers=(("Referrer-Policy", "no-referrer"),),  # the key stays in its address
+            policy="default-src 'self'; script-src 'unsafe-inline'; "
+            "style-src 'unsafe-inline'; img-src 'self' data:; font-src 'self'",
         )
-        self.end_headers()
-        self.wfile.write(body)
 
     def do_GET(self) -> None:
         url = urlsplit(self.path)

@@ -22,6 +22,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
+from ...render.answer import answer
 from ...render.broadcast_pages import FONTS, font_bytes, qr_svg, tv_page
 from .state import DeskState
 
@@ -56,18 +57,14 @@ class _Handler(BaseHTTPRequestHandler):
         log.debug("tv http: " + format, *args)
 
     def _send(self, status: int, body: bytes, kind: str) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(body)))
-        self.send_header("Cache-Control", "no-store")
-        self.send_header("X-Content-Type-Options", "nosniff")
-        self.send_header(
-            "Content-Security-Policy",
-            "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
-            "img-src 'self'; font-src 'self'",
+        answer(
+            self,
+            status,
+            body,
+            kind,
+            policy="default-src 'self'; script-src 'unsafe-inline'; "
+            "style-src 'unsafe-inline'; img-src 'self'; font-src 'self'",
         )
-        self.end_headers()
-        self.wfile.write(body)
 
     def _tv_json(self) -> bytes:
         """What the TV draws, made at most every ``TV_FRESH_S`` for every client asking

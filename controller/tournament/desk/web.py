@@ -43,6 +43,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Final
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from ...render.answer import answer
 from ...render.broadcast_pages import FONTS, broadcast_page, font_bytes
 from ..competition.model import Tournament
 from ..wire.topics import encode
@@ -204,21 +205,15 @@ class _Handler(BaseHTTPRequestHandler):
     def _send(
         self, status: int, body: bytes, kind: str, headers: tuple[tuple[str, str], ...] = ()
     ) -> None:
-        self.send_response(status)
-        for name, value in headers:
-            self.send_header(name, value)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(body)))
-        self.send_header("Cache-Control", "no-store")
-        self.send_header("X-Content-Type-Options", "nosniff")
-        self.send_header("X-Frame-Options", "DENY")
-        self.send_header(
-            "Content-Security-Policy",
-            "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
-            "img-src 'self'; frame-ancestors 'none'",
+        answer(
+            self,
+            status,
+            body,
+            kind,
+            headers=(*headers, ("X-Frame-Options", "DENY")),
+            policy="default-src 'self'; script-src 'unsafe-inline'; "
+            "style-src 'unsafe-inline'; img-src 'self'; frame-ancestors 'none'",
         )
-        self.end_headers()
-        self.wfile.write(body)
 
     def _own_host(self) -> bool:
         """The request names this server (``127.0.0.1:PORT``, ``localhost:PORT``,

@@ -286,3 +286,18 @@ def test_the_mesa_column_shows_a_held_table_whole(tmp_path: Path) -> None:
         assert page.js(f"{cell}.scrollWidth <= {cell}.clientWidth + 1") is True
         assert page.js(f"{cell}.querySelector('span').getBoundingClientRect().right"
                        f" <= {cell}.getBoundingClientRect().right + 1") is True  # fmt: skip
+
+
+def test_every_answer_keeps_the_page_out_of_frames_and_its_type_unguessed(
+    tmp_path: Path,
+) -> None:
+    """The desk's answers (a page, the API, a refusal) are never cached, never sniffed,
+    never framed by another site, and carry the page's content policy."""
+    desk = heard_desk(tmp_path / "desk", knockout_16())
+    with served(desk) as base:
+        for path in ("/mesas", "/api/tournament", "/no-existe"):
+            _status, headers, _body = http_answer(urllib.request.Request(base + path))
+            assert headers["Cache-Control"] == "no-store", path
+            assert headers["X-Content-Type-Options"] == "nosniff", path
+            assert headers["X-Frame-Options"] == "DENY", path
+            assert "frame-ancestors 'none'" in headers["Content-Security-Policy"], path
