@@ -214,8 +214,9 @@ class LeagueDesk:
         if not up:
             self._down.setdefault(venue, now)
             return
-        down = self._down.pop(venue, now)  # unknown: only what was played just before
-        self.outages.setdefault(venue, []).append((down, now))
+        down = self._down.pop(venue, None)
+        if down is not None:  # a first connection (no outage the desk saw) explains nothing
+            self.outages.setdefault(venue, []).append((down, now))
 
     def seen(
         self, venue: str, arrivals: list[tuple[float, float]], hands: int, lag: float
