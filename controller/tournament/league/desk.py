@@ -470,13 +470,15 @@ def desk_from_folder(
     *,
     client_id: str = "league-desk",
     season: int | None = None,
+    hand_s: float | None = Quota().hand_s,
 ) -> LeagueDesk:
     """The league desk of the league folder ``root`` (as ``league add-venue`` writes it):
     the league from ``league.toml``, its secret, the desk's account (``desk/broker.pass``)
     and the central CA (``desk/ca.crt``); its journal in ``root/desk/``. ``central``
     (``HOST:PORT``) overrides the address in ``league.toml``. ``season``: that season of
     ``temporadas/`` (:mod:`.season_store`), its journal in ``temporadas/<n>/desk/`` and
-    each phase's matches joining the schedule as the count decides them. Anything missing
+    each phase's matches joining the schedule as the count decides them. ``hand_s``: the
+    shortest a hand takes (``league desk --hand-s``; 0 or ``None``: not checked). Anything missing
     or wrong is a :class:`~.bridge.LeagueSetupError` or :class:`~.errors.LeagueError` (Spanish)."""
     import tomllib
     from pathlib import Path
@@ -542,7 +544,7 @@ def desk_from_folder(
     made = LeagueDesk(
         league, secret, journal, host=host, port=port, ca_file=desk / "ca.crt",
         username=DESK_ACCOUNT, password=password, client_id=client_id, phases=phases,
-        publish=publish, hand_s=Quota().hand_s,
+        publish=publish, hand_s=hand_s,
     )  # fmt: skip
     if season is not None:
         made.pages_dir = folder / "paginas"
