@@ -203,7 +203,7 @@ def run_desk(args: argparse.Namespace, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     name = "truco-table league desk"
     try:
-        desk = desk_from_folder(args.dir, args.central, season=args.season)
+        desk = desk_from_folder(args.dir, args.central, season=args.season, hand_s=args.hand_s)
     except LeagueError as e:
         print(f"{name}: {e}", file=sys.stderr)
         return 2
@@ -350,6 +350,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     d.add_argument(
         "--season", type=int, metavar="AÑO",
         help="la temporada de liga/temporadas/AÑO/ (grupos, fase final; su diario ahí)",
+    )  # fmt: skip
+    d.add_argument(
+        "--hand-s", type=float, default=3.0, metavar="SEGUNDOS",  # Quota.hand_s
+        help="lo menos que dura una mano en una mesa de verdad (3): un chico cuyas manos "
+        "llegan más rápido queda retenido para el organizador (0: no se revisa)",
     )  # fmt: skip
     d.set_defaults(func=run_desk)
     orders = {

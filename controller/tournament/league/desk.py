@@ -37,8 +37,9 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.reasoncodes import ReasonCode
 
+from ..desk.liveness import RESEND_S, unseen
 from ..desk.records import GameResult
-from ..desk.state import DeskState
+from ..desk.state import DeskState, Quota
 from ..desk.wording import detail_text
 from ..wire.messages import (
     Assignment,
@@ -74,6 +75,9 @@ RECORDS_TOPIC = "league/+/tables/+/records/+"
 EXPORT_S = 1.0
 #: The tables' events and statuses: only their seqs are read (for the holes).
 SEQ_TOPICS = ("league/+/tables/+/events", "league/+/tables/+/status")
+#: Each venue's bridge says here whether its uplink is up (Mosquitto's notification:
+#: ``1`` when it connects, ``0`` its will when the central broker loses it).
+UPLINK_TOPIC = "league/+/bridge/state"
 
 
 class LeagueDesk:
@@ -93,8 +97,19 @@ class LeagueDesk:
         today: Callable[[], datetime.date] = datetime.date.today,
         phases: Callable[[Mapping[str, tuple[Chico, ...]]], League] | None = None,
         publish: Callable[[], object] | None = None,
+        hand_s: float | None = None,
     ) -> None:
         self.league = league
+        #: The shortest a hand takes at a real table (``Quota.hand_s``; ``None``: not
+        #: checked, the demos at a thousand times human speed): a game the desk did not
+        #: see played is held (:func:`~..desk.liveness.unseen`, outages aside: :meth:`seen`).
+        self.hand_s = hand_s
+        #: Each venue's uplink outages as the desk saw them: ``(down, up)`` desk times
+        #: (its bridge's will ``0`` or the desk's own disconnection; its bridge's ``1`` or
+        #: the desk's reconnection); ``_down``: since when a venue's uplink is down now.
+        self.outages: dict[str, list[tuple[float, float]]] = {}
+        self._down: dict[str, float] = {}
+        self._desk_down: dict[str, float] = {}
         #: A season's league after what was counted (:func:`.season.season_league`): the
         #: final phase's matches join the schedule once the groups decide them.
         self.phases = phases
@@ -199,7 +214,12 @@ class LeagueDesk:
         else:
             self.refused = None
             self.online = True
-            client.subscribe([(RECORDS_TOPIC, 1), *((t, 1) for t in SEQ_TOPICS)])
+            with self.lock:  # the desk's own link down: an outage of every venue's
+                now = self.clock()
+                for venue in self._desk_down:
+                    self.outages.setdefault(venue, []).append((self._desk_down[venue], now))
+                self._desk_down.clear()
+            client.subscribe([(RECORDS_TOPIC, 1), (UPLINK_TOPIC, 1), *((t, 1) for t in SEQ_TOPICS)])
             for hook in self.on_connected:
                 try:
                     hook()
@@ -208,7 +228,45 @@ class LeagueDesk:
         self.answered.set()
 
     def _on_disconnect(self, client: mqtt.Client, *args: object) -> None:
+        if self.online:
+            with self.lock:
+                now = self.clock()
+                for club in self.league.clubs:
+                    self._desk_down.setdefault(club.id, now)
+                    self._down.setdefault(club.id, now)
         self.online = False
+
+    def _uplink(self, venue: str, up: bool, now: float) -> None:
+        """A venue's bridge said its uplink went down (its will, from the central broker)
+        or came back (it connected) at ``now`` (the lock held)."""
+        if not up:
+            self._down.setdefault(venue, now)
+            return
+        down = self._down.pop(venue, None)
+        if down is not None:  # a first connection (no outage the desk saw) explains nothing
+            self.outages.setdefault(venue, []).append((down, now))
+
+    def seen(
+        self, venue: str, arrivals: list[tuple[float, float]], hands: int, lag: float
+    ) -> str | None:
+        """Why the desk did not see a game of ``venue`` as it was played (``None``: it
+        did): :func:`~..desk.liveness.unseen` on its events, except those an outage of
+        that venue's uplink explains: played after the link went down (the event's
+        ``ts`` plus ``lag``, the table's quickest message: its clock against the desk's)
+        and arrived within ``RESEND_S`` after it came back (the venue's broker queued
+        what its tables played meanwhile and the bridge delivers it at once: a burst
+        that is the bridge's, not the table's). The rest is judged as a venue's desk
+        judges a game (late, too fast)."""
+        outages = self.outages.get(venue, [])
+
+        def explained(arrived: float, ts: float) -> bool:
+            return any(up <= arrived <= up + RESEND_S and ts + lag >= down - RESEND_S
+                       for down, up in outages)  # fmt: skip
+
+        live = [(a, ts) for a, ts in arrivals if not explained(a, ts)]
+        if len(live) < len(arrivals):  # the rest's pace is the bridge's: only its lateness
+            return unseen(live, hands, None)
+        return unseen(arrivals, hands, self.hand_s)
 
     def connected(self) -> bool | None:
         """Whether the central broker is connected now (``None``: not yet once)."""
@@ -240,6 +298,13 @@ class LeagueDesk:
 
     def _take(self, msg: mqtt.MQTTMessage) -> None:
         now = self.clock()
+        parts = msg.topic.split("/")
+        if len(parts) == 4 and parts[0] == "league" and parts[2:] == ["bridge", "state"]:
+            # a retained copy is old news (given at a subscription)
+            if parts[1] in {c.id for c in self.league.clubs} and not msg.retain:
+                with self.lock:
+                    self._uplink(parts[1], bytes(msg.payload) == b"1", now)
+            return
         got = read_central(self.league, self.secret, msg.topic, bytes(msg.payload),
                            today=self.today())  # fmt: skip
         with self.lock:
@@ -300,6 +365,19 @@ class LeagueDesk:
             why = "; ".join(detail_text(p) for p in result.problems)
             check = dataclasses.replace(check, verdict=RecordVerdict.NOT_PLAYED, chico=None,
                                         reason=f"No cuenta: {why}")  # fmt: skip
+        elif check.counted:
+            followed = self.venues[venue].tables.get(result.table)
+            trail = followed.trails.get(result.game) if followed is not None else None
+            held = (self.seen(venue, trail.arrivals, len(trail.dealt), followed.min_lag)
+                    if trail is not None and followed is not None else None)  # fmt: skip
+            if held is not None:
+                log.error("league desk: %s/%s %s: %s", venue, result.table, result.game, held)
+                check = dataclasses.replace(
+                    check,
+                    verdict=RecordVerdict.HELD,
+                    chico=None,
+                    reason=f"No cuenta sola: {detail_text(held)}; la decide el organizador",
+                )
         if self.ledger.has(check):
             return
         self.collected = self.ledger.append(check, self.clock())
@@ -445,13 +523,15 @@ def desk_from_folder(
     *,
     client_id: str = "league-desk",
     season: int | None = None,
+    hand_s: float | None = Quota().hand_s,
 ) -> LeagueDesk:
     """The league desk of the league folder ``root`` (as ``league add-venue`` writes it):
     the league from ``league.toml``, its secret, the desk's account (``desk/broker.pass``)
     and the central CA (``desk/ca.crt``); its journal in ``root/desk/``. ``central``
     (``HOST:PORT``) overrides the address in ``league.toml``. ``season``: that season of
     ``temporadas/`` (:mod:`.season_store`), its journal in ``temporadas/<n>/desk/`` and
-    each phase's matches joining the schedule as the count decides them. Anything missing
+    each phase's matches joining the schedule as the count decides them. ``hand_s``: the
+    shortest a hand takes (``league desk --hand-s``; 0 or ``None``: not checked). Anything missing
     or wrong is a :class:`~.bridge.LeagueSetupError` or :class:`~.errors.LeagueError` (Spanish)."""
     import tomllib
     from pathlib import Path
@@ -517,7 +597,7 @@ def desk_from_folder(
     made = LeagueDesk(
         league, secret, journal, host=host, port=port, ca_file=desk / "ca.crt",
         username=DESK_ACCOUNT, password=password, client_id=client_id, phases=phases,
-        publish=publish,
+        publish=publish, hand_s=hand_s,
     )  # fmt: skip
     if season is not None:
         from .season_desk import SeasonOffice

@@ -50,6 +50,7 @@ class RecordVerdict(StrEnum):
     PROBLEMS = "problems"  # other house rules, not won, or a score other than reported
     NOT_DUE = "not-due"  # a match of a matchday not open yet (its date still to come)
     NOT_PLAYED = "not-played"  # the table's events never showed this game played so
+    HELD = "held"  # the desk did not see it played (:mod:`..desk.liveness`): the organiser decides
 
 
 @dataclass(frozen=True)

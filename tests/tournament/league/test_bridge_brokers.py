@@ -552,3 +552,96 @@ def test_a_forged_future_home_match_is_not_counted_and_its_key_conflict_comes_fi
     finally:
         thief.close()
         desk.stop()
+
+
+def test_a_game_a_copied_key_played_offline_is_held_and_one_an_uplink_cut_delayed_counts(
+    league: League, tmp_path: Path
+) -> None:
+    """Issue 43: a copy of bar-a mesa02's key plays a game offline (its outbox fills, no
+    broker) and then connects to the venue as the table: its whole game reaches the league
+    desk in a burst, with the venue's uplink up all along. It is held, with the reason,
+    on the league's page. Then the real mesa01 plays a game while the venue's uplink is
+    cut (the central broker down): its events also reach the desk in a burst, when the
+    link is back, which the outage explains: it counts. The desk judges as the shipped
+    one does (``hand_s`` 3 s, ``desk_from_folder``)."""
+    from controller.tournament.league.web import standings_page
+
+    model = two_venue_league(("bar-a", "bar-b"))
+    secret = _league_secret(league)
+    match = next(m for m in fixture(model) if m.venue == "bar-a")
+    probe = CentralProbe(league.a, DESK_ACCOUNT, league.a.desk_password())
+    _wait_bridge_up(probe, "bar-a")
+    probe.close()  # the desk's account is one session: the desk's alone now
+    desk = LeagueDesk(
+        model, secret, tmp_path / "desk", host="127.0.0.1", port=league.a.central[1],
+        ca_file=league.a.central_ca, username=DESK_ACCOUNT, password=league.a.desk_password(),
+        today=lambda: DUE, hand_s=3.0,
+    )  # fmt: skip
+    desk.client.reconnect_delay_set(1, 1)  # back at once after the central broker's restart
+    runs: list[MockRun] = []
+    tables: list[RealTable] = []
+
+    def table(name: str, port: int, folder: Path) -> RealTable:
+        settings = load_tournament_settings(_as_venue(league.a).table_dir(name) / "tournament.toml")
+        assert settings is not None
+        made = RealTable(
+            name, "127.0.0.1", port, outbox_dir=folder / "outbox", tournament=LEAGUE,
+            key=settings.key, access=settings.access, match=match.id, keepalive=1,
+            reconnect_delay=(1, 1),
+        )  # fmt: skip
+        tables.append(made)
+        return made
+
+    def bridged() -> int:  # the venue's bridge connections the central broker logged
+        return league.central.log.read_text(errors="replace").count("as venue-bar-a ")
+
+    def verdicts() -> dict[str, RecordVerdict]:
+        count = desk.snapshot()
+        found = {c.game: c.verdict for c in count.counted}
+        found.update({f.check.game: f.check.verdict for f in count.flags})
+        return found
+
+    try:
+        desk.start()
+        assert desk.subscribed.wait(120)
+        # the copy: mesa02's key and account, a game played against no broker at all
+        copy_run = MockRun(model.rules.house, seed=5, human=None, state_dir=tmp_path / "copy")
+        runs.append(copy_run)
+        offline = table("mesa02", free_port(), tmp_path / "copy")
+        offline.attach(copy_run.mock.service)
+        offline.start()
+        copy_run.play_out()
+        offline.close()
+        online = table("mesa02", league.a.port, tmp_path / "copy")  # then connected as mesa02
+        online.start()
+        assert online.flush(30)
+        assert wait_until(lambda: "mesa02-g001" in verdicts()), desk.snapshot()
+        assert verdicts()["mesa02-g001"] is RecordVerdict.HELD
+        count = desk.snapshot()
+        assert count.played == {}
+        [flag] = count.flags
+        assert "más rápido de lo que se juegan" in flag.reason and "organizador" in flag.reason
+        page = standings_page(model, count)
+        assert "mesa02-g001" in page and "más rápido de lo que se juegan" in page
+        # the real mesa01 plays while the bar's uplink is cut: all of it arrives late
+        run = MockRun(model.rules.house, seed=3, human=None, state_dir=tmp_path / "table")
+        runs.append(run)
+        real = table("mesa01", league.a.port, tmp_path / "table")
+        real.attach(run.mock.service)
+        real.start()
+        assert wait_until(lambda: real.pending() == 0)
+        before = bridged()
+        league.central.stop()
+        run.play_out()
+        assert real.flush(10)  # the venue broker has every message; the bridge queues them
+        league.central.start()
+        assert wait_until(lambda: bridged() > before)
+        assert wait_until(lambda: "mesa01-g001" in verdicts()), desk.snapshot()
+        assert verdicts()["mesa01-g001"] is RecordVerdict.COUNTED, desk.snapshot()
+        assert [c.game for c in desk.snapshot().counted] == ["mesa01-g001"]
+    finally:
+        for t in tables:
+            t.close()
+        for r in runs:
+            r.close()
+        desk.stop()
