@@ -415,9 +415,11 @@ class _LeagueHandler(_Handler):
             self._send(HTTPStatus.BAD_REQUEST, encode({"error": "se espera un objeto JSON"}),
                        kind)  # fmt: skip
             return
+        extra: dict[str, str] = {}
         try:
             if body.get("action") == "clave":
-                done = self._league_rekey(body)
+                extra = self._league_rekey(body)
+                done = extra.pop("ok")
             elif office is None:
                 raise LeagueError("Esta mesa de la liga no lleva una temporada (--season): "
                                   "acá solo se cambia la clave de una mesa")  # fmt: skip
@@ -427,9 +429,9 @@ class _LeagueHandler(_Handler):
             self._send(HTTPStatus.CONFLICT, encode({"error": str(e)}), kind)
             return
         log.info("league desk: the organiser's page: %s", done)
-        self._send(200, encode({"ok": done}), kind)
+        self._send(200, encode({"ok": done, **extra}), kind)
 
-    def _league_rekey(self, body: dict[str, object]) -> str:
+    def _league_rekey(self, body: dict[str, object]) -> dict[str, str]:
         """``{"action": "clave", "venue": ..., "table": ...}``: a new key for that table
         after a key conflict (:meth:`.desk.LeagueDesk.rekey`); the answer (shown once on
         the page) has the one-time code to type at the real table."""
@@ -438,9 +440,10 @@ class _LeagueHandler(_Handler):
         if rekey is None or not isinstance(venue, str) or not isinstance(table, str):
             raise LeagueError("Falta la sede o la mesa a la que cambiarle la clave")
         code: str = rekey(venue, table)
-        return (f"Código de {table} (sede {venue}): {code}. En la mesa {table}, escribí "
-                f"truco-table rekey --config /etc/truco-table/table.toml {code} y "
-                "reiniciala. Anotalo: no se muestra de nuevo.")  # fmt: skip
+        ok = (f"Código de {table} (sede {venue}): {code}. En la mesa {table}, escribí "
+              f"truco-table rekey --config /etc/truco-table/table.toml {code} y "
+              "reiniciala. Anotalo: no se muestra de nuevo.")  # fmt: skip
+        return {"ok": ok, "code": code, "venue": venue, "table": table}
 
     do_PUT = do_DELETE = do_PATCH = do_POST
 
