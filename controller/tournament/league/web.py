@@ -139,8 +139,8 @@ def _conflicts(count: Collected) -> str:
     items = "".join(f"<li>{h(k.text)}</li>" for k in count.conflicts)
     return (
         '<section id="conflicts" role="alert" class="lost"><h2>Choque de claves</h2>'
-        f"<ul>{items}</ul><p>Cambiale la clave a esa mesa (en su sede) y revisá esas "
-        "partidas antes de seguir.</p></section>"
+        f'<ul>{items}</ul><p>Cambiale la clave a esa mesa desde <a href="/organizador">la '
+        "página del organizador</a> y revisá esas partidas antes de seguir.</p></section>"
     )
 
 
