@@ -90,10 +90,20 @@ class Saved:
         read, write = _ACCESSORS[type(self)]
         trail.append((write, self, read(self)))
 
+    def save_part(self, trail: Trail, part: Part) -> None:
+        """Some of the declared fields (``part``, made by ``_part`` from a subset of
+        ``SAVED``), about to be overwritten, as one entry: for a hot action that changes
+        few of them (a card played)."""
+        read, write = part
+        trail.append((write, self, read(self)))
+
 
 #: A reader of an object's declared fields (a tuple of their values), and their writer.
 _Read = Callable[[Any], tuple[Any, ...]]
 _Write = Callable[[Any, tuple[Any, ...]], None]
+
+#: The reader and the writer of a part of a class's ``SAVED`` (``_part``).
+Part = tuple[_Read, _Write]
 
 #: What one ``save`` put on the trail: the class's writer, the object, the values.
 Entry = tuple[_Write, Saved, tuple[Any, ...]]
@@ -1239,6 +1249,10 @@ class HandPlay(Saved):
         "deferred",
     )
 
+    #: What ``play`` changes (a part of ``SAVED``): a card, then a completed baza.
+    CARD_PART: ClassVar[tuple[str, ...]] = ("turn", "nplayed", "table")
+    BAZA_PART: ClassVar[tuple[str, ...]] = ("leader", "bazas", "baza_cards", "baza")
+
     def __init__(
         self,
         rules: HouseRules,
@@ -1459,7 +1473,7 @@ class HandPlay(Saved):
         ):
             flor.tapada_check(self, s)
         trail = self.trail
-        self.save(trail)
+        self.save_part(trail, _CARD_PART)
         deal.save(trail)
         deal.played |= 1 << c
         nplayed = list(self.nplayed)
@@ -1477,6 +1491,7 @@ class HandPlay(Saved):
             self.turn = self.next_seat[s]
             return
         # the baza is complete
+        self.save_part(trail, _BAZA_PART)
         best = -1
         top: list[int] = []
         for seat, card in table:
@@ -1753,3 +1768,13 @@ def _saved_classes(cls: type[Saved]) -> list[type[Saved]]:
 for _cls in _saved_classes(Saved):
     if _cls.SAVED:
         _ACCESSORS[_cls] = _accessors(_cls.SAVED)
+
+
+def _part(cls: type[Saved], names: tuple[str, ...]) -> Part:
+    """The reader and the writer of ``names``, some of ``cls``'s ``SAVED``."""
+    assert set(names) <= set(cls.SAVED), (cls, names)
+    return _accessors(names)
+
+
+_CARD_PART: Final = _part(HandPlay, HandPlay.CARD_PART)
+_BAZA_PART: Final = _part(HandPlay, HandPlay.BAZA_PART)
