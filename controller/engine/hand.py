@@ -318,6 +318,10 @@ class Deal(Saved):
     __slots__ = ("all_known", "cards", "env", "flor", "flor_on", "owner", "played", "ready", "seen")
 
     SAVED = ("seen", "owner", "played")
+    #: What a card played changes (parts of ``SAVED``): a card already shown, then one
+    #: whose owner was known.
+    PLAYED_PART: ClassVar[tuple[str, ...]] = ("played",)
+    SEEN_PART: ClassVar[tuple[str, ...]] = ("played", "seen")
 
     def __init__(
         self, cards: Sequence[tuple[int, ...] | None], flor_on: bool, owner: dict[int, int]
@@ -1474,13 +1478,18 @@ class HandPlay(Saved):
             flor.tapada_check(self, s)
         trail = self.trail
         self.save_part(trail, _CARD_PART)
-        deal.save(trail)
+        seen = deal.seen[s]
+        if c in seen:  # shown before: only played changes
+            deal.save_part(trail, _PLAYED_PART)
+        elif deal.owner.get(c) == s:  # known to be ``s``'s: the owners stay
+            deal.save_part(trail, _SEEN_PART)
+        else:
+            deal.save(trail)
         deal.played |= 1 << c
         nplayed = list(self.nplayed)
         nplayed[s] += 1
         self.nplayed = tuple(nplayed)
         self.table = table = self.table + ((s, c),)  # noqa: RUF005 (quicker compiled)
-        seen = deal.seen[s]
         if c not in seen:
             self._add_seen(s, (c,))
         elif len(seen) == 3:
@@ -1778,3 +1787,5 @@ def _part(cls: type[Saved], names: tuple[str, ...]) -> Part:
 
 _CARD_PART: Final = _part(HandPlay, HandPlay.CARD_PART)
 _BAZA_PART: Final = _part(HandPlay, HandPlay.BAZA_PART)
+_PLAYED_PART: Final = _part(Deal, Deal.PLAYED_PART)
+_SEEN_PART: Final = _part(Deal, Deal.SEEN_PART)
