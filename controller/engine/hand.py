@@ -1478,21 +1478,23 @@ class HandPlay(Saved):
             flor.tapada_check(self, s)
         trail = self.trail
         self.save_part(trail, _CARD_PART)
-        seen = deal.seen[s]
-        if c in seen:  # shown before: only played changes
+        all_seen = deal.seen
+        seen = all_seen[s]
+        shown = c in seen
+        if shown:  # shown before: only played changes
             deal.save_part(trail, _PLAYED_PART)
         elif deal.owner.get(c) == s:  # known to be ``s``'s: the owners stay
             deal.save_part(trail, _SEEN_PART)
+            deal.seen = all_seen[:s] + (seen + (c,),) + all_seen[s + 1 :]  # noqa: RUF005
         else:
             deal.save(trail)
+            self._add_seen(s, (c,))
         deal.played |= 1 << c
         nplayed = list(self.nplayed)
         nplayed[s] += 1
         self.nplayed = tuple(nplayed)
         self.table = table = self.table + ((s, c),)  # noqa: RUF005 (quicker compiled)
-        if c not in seen:
-            self._add_seen(s, (c,))
-        elif len(seen) == 3:
+        if shown and len(seen) == 3:
             self._tapada_seen(s)
         if self.board.winner is not None:
             return
