@@ -1511,7 +1511,7 @@ class HandPlay(Saved):
                 best, top = st, [seat]
             elif st == best:
                 top.append(seat)
-        if len({team_of(seat) for seat in top}) == 1:
+        if len(top) == 1 or len({team_of(seat) for seat in top}) == 1:
             result = team_of(top[0])
             self.leader = top[0]
         else:
