@@ -1485,7 +1485,9 @@ class HandPlay(Saved):
             deal.save_part(trail, _PLAYED_PART)
         elif deal.owner.get(c) == s:  # known to be ``s``'s: the owners stay
             deal.save_part(trail, _SEEN_PART)
-            deal.seen = all_seen[:s] + (seen + (c,),) + all_seen[s + 1 :]  # noqa: RUF005
+            seen_now = list(all_seen)
+            seen_now[s] = seen + (c,)  # noqa: RUF005 (as above)
+            deal.seen = tuple(seen_now)
         else:
             deal.save(trail)
             self._add_seen(s, (c,))
