@@ -1481,22 +1481,27 @@ class HandPlay(Saved):
         all_seen = deal.seen
         seen = all_seen[s]
         shown = c in seen
+        owned = not shown and deal.owner.get(c) == s  # known to be ``s``'s: owners stay
         if shown:  # shown before: only played changes
             deal.save_part(trail, _PLAYED_PART)
-        elif deal.owner.get(c) == s:  # known to be ``s``'s: the owners stay
+        elif owned:
             deal.save_part(trail, _SEEN_PART)
-            seen_now = list(all_seen)
-            seen_now[s] = seen + (c,)  # noqa: RUF005 (as above)
-            deal.seen = tuple(seen_now)
         else:
             deal.save(trail)
-            self._add_seen(s, (c,))
         deal.played |= 1 << c
         nplayed = list(self.nplayed)
         nplayed[s] += 1
         self.nplayed = tuple(nplayed)
         self.table = table = self.table + ((s, c),)  # noqa: RUF005 (quicker compiled)
-        if shown and len(seen) == 3:
+        if owned:  # as ``_add_seen``, with no owner to change
+            seen_now = list(all_seen)
+            seen_now[s] = seen + (c,)  # noqa: RUF005 (as above)
+            deal.seen = tuple(seen_now)
+            if len(seen) == 2:
+                self._tapada_seen(s)
+        elif not shown:
+            self._add_seen(s, (c,))
+        elif len(seen) == 3:
             self._tapada_seen(s)
         if self.board.winner is not None:
             return
