@@ -39,7 +39,12 @@ Pico's XIP cache misses are not modelled), so these figures are a lower bound of
 Pico's by that much.
 
     python bench/pico.py IMAGE.uf2 [--bootrom BOOTROM.mjs] [--seed N] [--protocol 4|3|2]
-                         [--presses 200] [--cards 30]
+                         [--presses 200] [--cards 30] [--panel ssd1309|ssd1306|sh1106]
+
+The Pi names the seat's panel after its HELLO (``--panel``): the 2.42" SSD1309 module
+by default, which the node drives on SPI1 at 8 MHz as the guide wires it
+(``panel_relit_ms`` is then nan: the SPI model has no display-on to watch), a 4-pin
+module on I2C0 at 400 kHz.
 
 IMAGE defaults to $TRUCO_SEAT_UF2, the bootrom (rp2040js's demo/bootrom.ts as an ES
 module exporting ``bootromB1``) to $TRUCO_PICO_BOOTROM.
@@ -167,6 +172,12 @@ def main() -> None:
     parser.add_argument("--protocol", type=int, choices=(2, 3, 4), default=4)
     parser.add_argument("--presses", type=int, default=200, help="presses idle, and busy")
     parser.add_argument("--cards", type=int, default=30, help="cards laid while busy")
+    parser.add_argument(
+        "--panel",
+        choices=("ssd1309", "ssd1306", "sh1106"),
+        default="ssd1309",
+        help="the panel the Pi names: the 2.42in SSD1309 on SPI1 (as wired), 4-pin ones on I2C",
+    )
     args = parser.parse_args()
     if not args.image or not args.bootrom:
         raise SystemExit("pico: give the image (or TRUCO_SEAT_UF2) and TRUCO_PICO_BOOTROM")
@@ -181,6 +192,8 @@ def main() -> None:
     steps: list[dict[str, object]] = [
         {"wait_line": "HELLO", "timeout_ms": 3000},
         {"send": encode_frame(0, "HELLO", str(args.protocol), "1").decode()},
+        {"send": encode_frame(1, "PANEL", args.panel, "3C").decode()},
+        {"wait_line": f"PANEL {args.panel}", "timeout_ms": 2000},
         {"at_ms": 400},
         {"mark": "full"},
         {"send": updates[0]},
@@ -244,6 +257,8 @@ def main() -> None:
         {"after_ms": 200},
         {"send": encode_frame(0, "HELLO", str(args.protocol), "1").decode()},
         {"after_ms": 200},
+        {"send": encode_frame(1, "PANEL", args.panel, "3C").decode()},
+        {"after_ms": 200},
         {"stream": updates[:12]},
     ]
     for _ in range(4):
@@ -263,6 +278,8 @@ def main() -> None:
     figures = {
         "emulated": "rp2040",
         "protocol": str(args.protocol),
+        "panel": args.panel,
+        "panel_bus": "spi" if args.panel == "ssd1309" else "i2c",
         "boot_ms": f"{boot_ms:.1f}",
         "free_heap_kb": f"{heap / 1024:.1f}",
         "free_heap_kb_min": f"{low[0] / 1024:.1f}" if low else "nan",

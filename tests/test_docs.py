@@ -315,8 +315,15 @@ def test_the_spanish_guide_wires_what_the_firmware_reads() -> None:
     buttons = {row[0]: row[1] for row in table_rows(guide, "botón")}
     for button, pin in config.BUTTON_PINS:
         assert buttons[button.replace("_", " ")] == f"GP{pin}"
+    # the 2.42" module on its 4-wire SPI, on the pins the node drives it from
+    assert config.PANEL_BUSES["ssd1309"] == "spi"
     panel = {row[0]: row[1] for row in table_rows(guide, "pin de la pantallita")}
-    assert f"GP{config.PIN_SDA}" in panel["SDA"] and f"GP{config.PIN_SCL}" in panel["SCL"]
+    assert f"GP{config.PIN_PANEL_SCK} " in panel["SCL"]
+    assert f"GP{config.PIN_PANEL_MOSI} " in panel["SDA"]
+    assert f"GP{config.PIN_PANEL_DC} " in panel["DC"] and f"GP{config.PIN_PANEL_CS} " in panel["CS"]
+    assert f"GP{config.PIN_PANEL_RES} " in panel["RES"]
+    # a 4-pin I2C module's two wires
+    assert f"SCL a GP{config.PIN_SCL} " in guide and f"SDA a GP{config.PIN_SDA} " in guide
     assert f"GP{config.PIN_LED_PANEL} " in guide
     bom = (ROOT / "hardware" / "bom.md").read_text("utf-8")
     totals = re.search(

@@ -225,9 +225,15 @@ def run_desk(args: argparse.Namespace, out: TextIO | None = None) -> int:
               f"({desk.refused}): revisá {args.dir}/desk/broker.pass", file=sys.stderr)  # fmt: skip
         return 2
     server = None
+    access = None
+    if desk.office is not None:  # a season: the organiser's page, with the organiser's key
+        from ..tournament.desk.sessions import KEY_FILE, OrganiserAccess, load_or_create_key
+
+        key = load_or_create_key(desk.folder)
+        access = OrganiserAccess(key, store=desk.folder)
     if args.http_port:
         try:
-            server = serve_league(desk, args.http_port)
+            server = serve_league(desk, args.http_port, access=access)
         except OSError as e:
             desk.stop()
             print(f"{name}: no se puede abrir la página en 127.0.0.1:{args.http_port}: "
@@ -244,6 +250,9 @@ def run_desk(args: argparse.Namespace, out: TextIO | None = None) -> int:
         f"{desk.ledger.journal.path}, {len(count.counted)} registros contados hasta ahora\n"
         f"páginas: {page} · Ctrl-C termina\n"
     )
+    if access is not None and server is not None:
+        out.write(f"parejas, cambios y mesas: {page}organizador (la clave del organizador "
+                  f"está en {desk.folder / KEY_FILE})\n")  # fmt: skip
     out.flush()
     try:
         while not stop.wait(0.2):

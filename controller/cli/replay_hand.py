@@ -17,12 +17,13 @@ video without ffmpeg (one line in Spanish on standard error).
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 from urllib.parse import parse_qs, urlsplit
 
 from ..render.broadcast_pages import FONTS, font_bytes, replayer_page
@@ -61,8 +62,10 @@ def _cmd(args: argparse.Namespace) -> int:
         print(f"{name}: {e}", file=sys.stderr)
         return 2
     except TranscriptError as e:
-        print(f"{name}: {args.archivo}: línea {e.line}: el registro está mal escrito "
-              f"({e.message})", file=sys.stderr)  # fmt: skip
+        lines = text.splitlines()
+        shown = lines[e.line - 1].strip()[:80] if 0 < e.line <= len(lines) else ""
+        print(f"{name}: {args.archivo}: línea {e.line}: no es un registro de partida que se "
+              f"pueda jugar: «{shown}»", file=sys.stderr)  # fmt: skip
         return 2
     except ValueError as e:
         print(f"{name}: {args.archivo}: {e}", file=sys.stderr)
@@ -72,13 +75,22 @@ def _cmd(args: argparse.Namespace) -> int:
         return 2
     if args.gif or args.video:
         try:
+            for out in (args.gif, args.video):
+                if out and Path(out).is_dir():
+                    raise IsADirectoryError(errno.EISDIR, "", out)
+                if out and not Path(out).resolve().parent.is_dir():
+                    raise FileNotFoundError(errno.ENOENT, "", out)
             if args.gif:
                 export_gif(frames, Path(args.gif))
                 print(f"{args.gif}: {len(frames)} pasos")
             if args.video:
                 export_video(frames, Path(args.video))
                 print(f"{args.video}: {len(frames)} pasos")
-        except (OSError, RuntimeError) as e:
+        except OSError as e:
+            where = e.filename if e.filename is not None else (args.gif or args.video)
+            print(f"{name}: no puedo escribir {where}: {_why(e)}", file=sys.stderr)
+            return 2
+        except RuntimeError as e:
             print(f"{name}: {e}", file=sys.stderr)
             return 2
         return 0
@@ -87,6 +99,26 @@ def _cmd(args: argparse.Namespace) -> int:
     for frame in frames:
         print(_line(frame))
     return 0
+
+
+#: Why an export cannot be written, in the words of who has to fix it (the system's own
+#: ``strerror`` is English).
+_WRITE_REASONS: Final = {
+    errno.ENOENT: "no existe esa carpeta: revisá la ruta",
+    errno.ENOTDIR: "una parte de la ruta no es una carpeta: revisá la ruta",
+    errno.EACCES: "no tengo permiso para escribir ahí: elegí otra carpeta",
+    errno.EPERM: "no tengo permiso para escribir ahí: elegí otra carpeta",
+    errno.EISDIR: "es una carpeta: nombrá el archivo (por ejemplo mano3.gif)",
+    errno.ENOSPC: "no queda lugar en el disco",
+    errno.EROFS: "el disco es de solo lectura: elegí otra carpeta",
+}
+
+
+def _why(e: OSError) -> str:
+    if e.errno in _WRITE_REASONS:
+        return _WRITE_REASONS[e.errno]
+    code = errno.errorcode.get(e.errno, str(e.errno)) if e.errno is not None else "?"
+    return f"el sistema no lo deja escribir (error {code})"
 
 
 def _serve(frames: list[dict[str, Any]], where: int) -> int:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import base64
 import os
 import re
 import subprocess
@@ -248,10 +249,20 @@ _CLEAN = (
 _LIST = "import os\nprint('TRUCO-FILES',' '.join(sorted(os.listdir('seatnode'))))"
 
 
+PANELS = ("ssd1309", "sh1106", "ssd1306")  # the 2.42" module (the guide's), 1.3", 0.96"
+
+
 def install(
-    port: str, firmware: Path, seat: int | None, say: Callable[[str], object] = print
+    port: str,
+    firmware: Path,
+    seat: int | None,
+    say: Callable[[str], object] = print,
+    *,
+    panel: str | None = None,
 ) -> list[str]:
-    """Put the firmware on the Pico at ``port``; the files now in its /seatnode."""
+    """Put the firmware on the Pico at ``port``; the files now in its /seatnode.
+    ``panel``: the display's type, stored on the Pico (its bus follows it: the 2.42"
+    SSD1309 on SPI, the 4-pin modules on I2C)."""
     mpy = mpy_version()
     found = ask_micropython(port)
     check_micropython(found, mpy)
@@ -264,6 +275,8 @@ def install(
             args += ["+", "fs", "cp", str(local), ":" + remote]
         if seat is not None:
             args += ["+", "exec", f"import seatnode.config as c;c.save_seat({seat})"]
+        if panel is not None:
+            args += ["+", "exec", f"import seatnode.config as c;c.save_panel({panel!r},0x3C)"]
         args += ["+", "exec", _LIST]
         done = _mpremote(port, *args)
     listed = re.search(r"TRUCO-FILES ?(.*)", done.stdout)
@@ -284,7 +297,7 @@ def _cmd_install(args: argparse.Namespace) -> int:
     try:
         firmware = find_firmware(args.firmware)
         port = args.port or find_port()
-        files = install(port, firmware, args.asiento)
+        files = install(port, firmware, args.asiento, panel=args.pantalla)
     except InstallError as e:
         print(f"truco-table seat install: {e}", file=sys.stderr)
         return 1
@@ -316,7 +329,7 @@ def _cmd_test(args: argparse.Namespace) -> int:
         TagConflict,
         TagLeft,
     )
-    from ..hal.frames import FrameDecoder, encode_frame
+    from ..hal.frames import FrameDecoder, encode_counted, encode_frame
 
     try:
         port = serial.Serial(args.port, 115200, timeout=0.1)
@@ -355,12 +368,25 @@ def _cmd_test(args: argparse.Namespace) -> int:
                     )
                 elif isinstance(event, PanelReport):
                     where = f"{event.kind} en {event.address:02X}"
-                    if event.ok:
+                    if event.ok and event.kind == "ssd1309":
+                        # SPI has no acknowledge: light every pixel, the builder looks
+                        block = [(b"DR", b"0 7 0 127 " + base64.b64encode(b"\xff" * 1024))]
+                        lit, _seq = encode_counted(
+                            2, lambda n: ("DU", ("0", "1", str(n), "FULL", "-")), block
+                        )
+                        port.write(b"\n" + lit)
+                        print(
+                            f"Pantallita: {where}, por SPI: la Pico no puede saber si está "
+                            "enchufada, así que la prendí entera. Si no la ves toda "
+                            "blanca, revisá sus siete cables."
+                        )
+                    elif event.ok:
                         print(f"Pantallita: {where}, contesta (OK).")
                     else:
                         print(
                             f"Pantallita: {where} NO contesta (MISSING): revisá sus cables "
-                            "y sus puentes."
+                            '(una de 2,42" va por SPI: cargá el programa con --pantalla '
+                            "ssd1309)."
                         )
                 elif isinstance(event, Heartbeat):
                     if event.reader_ok:
@@ -446,6 +472,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     i.add_argument(
         "--asiento", type=_seat, metavar="N", help="guarda en la Pico su número de asiento (0 a 5)"
+    )
+    i.add_argument(
+        "--pantalla",
+        choices=PANELS,
+        default=PANELS[0],
+        help='la pantallita de la cajita: ssd1309 (la de 2,42", por SPI; la que viene por '
+        'defecto), sh1106 (1,3") o ssd1306 (0,96"), estas dos por I2C',
     )
     i.add_argument(
         "--firmware",

@@ -559,13 +559,15 @@ class NodeDisplay:
     the node is away) frames are only remembered, the latest going out whole once
     the node reports its panel. A failure never reaches the table: it is counted."""
 
-    def __init__(self, config: DisplayConfig, *, seat: int) -> None:
+    def __init__(
+        self, config: DisplayConfig, *, seat: int, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.config = config
         self.seat = seat
         self.errors = 0
         self._link: SeatLink | None = None
         panel = Panel(Controller(config.driver), config.width, config.height)
-        self.port = NodePort(self, panel, seat=seat, address=config.address)
+        self.port = NodePort(self, panel, seat=seat, address=config.address, clock=clock)
         rotate = (lambda image: image.rotate(180)) if config.rotate == 2 else None
         # rotation: update_pages turns a frame half round itself, without pixels
         self.writer = DisplayWriter(self.port, preprocess=rotate, rotation=2 if rotate else 0)

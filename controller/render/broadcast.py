@@ -125,6 +125,25 @@ class BroadcastLog:
     def hand_ended(self, hand: int, at: float) -> None:
         self.ended.setdefault(hand, at)
 
+    def drop_hands(self, hand: int) -> None:
+        """Forget hand ``hand`` (from 1) and any after it: their statements (with the
+        ``dealer`` line before the first), their cards and their ends (a table restarted
+        before a hand's first action reads its deal again under the same number)."""
+        seen = 0
+        for i, (_, line) in enumerate(self.lines):
+            if line.split(None, 1)[0].lower() == "hand":
+                seen += 1
+                if seen == hand:
+                    cut = i
+                    if cut and self.lines[cut - 1][1].split(None, 1)[0].lower() == "dealer":
+                        cut -= 1
+                    del self.lines[cut:]
+                    break
+        for n in [n for n in (*self.deals, *self.ended) if n >= hand]:
+            self.deals.pop(n, None)
+            self.ended.pop(n, None)
+        self.hands = min(self.hands, hand - 1)
+
     def undo(self) -> None:
         """The referee took the last action back: the hand is being played again (its
         cards are held back again until it ends once more)."""

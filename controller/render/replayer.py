@@ -38,6 +38,11 @@ _SUIT_COLOUR: Final = {"E": "#1e3a8a", "B": "#166534", "O": "#a16207", "C": "#b9
 _TEAM_COLOUR: Final = ("#ffe082", "#80d8ff")
 
 
+def _card_said(word: str) -> str:
+    card = word.upper()
+    return f"el {card[:-1]} de {_SUIT.get(card[-1], card[-1])}"
+
+
 def _said(line: str) -> str:
     words = line.split()
     head = words[0].lower()
@@ -47,9 +52,10 @@ def _said(line: str) -> str:
         return "se reparte una mano"
     if head in ("dealer", "score"):
         return ""
-    if words[1].lower() == "play":
-        card = words[2].upper()
-        return f"asiento {words[0]} juega el {card[:-1]} de {_SUIT.get(card[-1], card[-1])}"
+    if len(words) > 2 and words[1].lower() == "play":
+        return f"asiento {words[0]} juega {_card_said(words[2])}"
+    if len(words) > 2 and words[1].lower() == "show":
+        return f"asiento {words[0]} muestra " + " y ".join(_card_said(w) for w in words[2:])
     called = _calls([line])
     if called:
         return called[0][0].lower() + called[0][1:]
@@ -59,8 +65,9 @@ def _said(line: str) -> str:
 def steps(
     text: str, *, table: str = "Repetición", names: tuple[str, str] = ("Equipo 0", "Equipo 1")
 ) -> list[dict[str, Any]]:
-    """One frame per statement of the record ``text`` (``TranscriptError`` when it is
-    malformed, raised by the parser before any frame; a refused action too)."""
+    """One frame per statement of the record ``text`` (``TranscriptError``, naming the
+    line, when it is not a game's record or a hand starts before the last one ended; the
+    parser and the replay run before any frame)."""
     replay(parse(text))
     log = record_log(text, table=table, names=names, step_s=1.0)
     out = []
@@ -81,6 +88,8 @@ def hand_steps(
 ) -> list[dict[str, Any]]:
     """The frames of hand ``hand`` (from 1): from its deal to its last statement
     (``ValueError`` when the record has no such hand)."""
+    if hand < 1:
+        raise ValueError(f"las manos se cuentan desde 1: no hay una mano {hand}")
     frames = [f for f in steps(text, table=table, names=names) if f.get("hand") == hand]
     if not frames:
         raise ValueError(f"el registro no tiene una mano {hand}")
@@ -181,8 +190,8 @@ def export_gif(frames: Sequence[dict[str, Any]], path: Path) -> Path:
     if not pictures:
         raise ValueError("no hay pasos para exportar")
     durations = [STEP_MS] * (len(pictures) - 1) + [STEP_MS * 3]
-    pictures[0].save(path, save_all=True, append_images=pictures[1:], duration=durations,
-                     loop=0, optimize=False)  # fmt: skip
+    pictures[0].save(path, format="GIF", save_all=True, append_images=pictures[1:],
+                     duration=durations, loop=0, optimize=False)  # fmt: skip
     return path
 
 

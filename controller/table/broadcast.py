@@ -11,7 +11,9 @@ team_names = ["Los de la ventana", "Los de la barra"]
 ```
 
 ``TableBroadcast`` listens to the service (``service.listeners``) and keeps the game in
-a :class:`~controller.render.broadcast.BroadcastLog` by this process's monotonic clock;
+a :class:`~controller.render.broadcast.BroadcastLog` by this process's monotonic clock
+(a table restarted in the middle of a game starts it from its record, dated when the
+record was last written);
 ``serve`` answers (standard library, a daemon thread):
 
 - ``/transmision?clave=KEY`` (``&fondo=transparente`` for a stream's browser source): the
@@ -98,9 +100,11 @@ class TableBroadcast:
         self.service = service
         game = service.table.game
         with self.lock:
-            self.log.add(self.clock(), write(game))
-            if game.hand_number and not game.hand_in_progress:
-                self.log.hand_ended(game.hand_number, self.clock())
+            at = self.clock() - _record_age(service)
+            self.log.add(at, write(game))
+            ended = game.hand_number - (1 if game.hand_in_progress else 0)
+            for hand in range(1, ended + 1):
+                self.log.hand_ended(hand, at)
         service.listeners.append(self.on_event)
 
     def on_event(self, event: object) -> None:
@@ -195,6 +199,20 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, font_bytes(path[len("/fuentes/") :]), "font/ttf")
         else:
             self._send(404, "No existe esa página.\n".encode(), "text/plain; charset=utf-8")
+
+
+def _record_age(service: TableService) -> float:
+    """How long ago the table's record was last written (0 without one): a table
+    restarted in the middle of a game dates what its record kept then, so its broadcast
+    shows that game once the delay has passed since, not a delay after the restart (and
+    never sooner than the delay after the table wrote it)."""
+    store = service.store
+    if store is None or not service.table.game.move_stack:
+        return 0.0
+    try:
+        return max(0.0, time.time() - store.path.stat().st_mtime)
+    except OSError:
+        return 0.0
 
 
 def _json(data: Any) -> bytes:

@@ -21,6 +21,14 @@ except ImportError:  # CPython
         _traceback.print_exception(type(error), error, error.__traceback__, file=file)
 
 
+try:  # MicroPython: the compiler folds ``NAME = const(value)`` into the code
+    from micropython import const
+except ImportError:  # CPython: the value itself
+
+    def const(value):
+        return value
+
+
 try:
     from time import sleep_ms, ticks_add, ticks_diff, ticks_ms  # MicroPython
 

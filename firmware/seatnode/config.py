@@ -33,20 +33,23 @@ PIN_LED_PANEL = 15
 # Hold this button while plugging the node in to skip the app (maintenance mode).
 MAINTENANCE_BUTTON = "mazo"
 
-# The seat's OLED when the node drives it (one cable per seat), on I2C0:
-# SDA on GP0 (physical pin 1), SCL on GP1 (physical pin 2), 400 kHz over the
+# The seat's OLED when the node drives it (one cable per seat).  A 4-pin I2C module on
+# I2C0: SDA on GP0 (physical pin 1), SCL on GP1 (physical pin 2), 400 kHz over the
 # 10-20 cm to the panel.  Its type and address are kept in PANEL_FILE ("sh1106 3C");
 # the Pi names them (PANEL command) from its pin map.
 I2C_ID = 0
 PIN_SDA = 0
 PIN_SCL = 1
 I2C_FREQ = 400000
-# The 2.42" SSD1309 module also speaks 4-wire SPI: PANEL_BUS = "spi" drives it on SPI1
-# at 8 MHz (SCK GP10, MOSI GP11, D/C GP12, CS GP13, RES GP14; physical pins 14, 15, 16,
-# 17, 19).  A full screen takes 2.5 ms there against 24.6 ms on I2C at 400 kHz (measured
-# on the emulated Pico, bench/panel_bus.py), but SPI has no acknowledge: a missing panel
-# is never reported.  The guide, the parts list and wiring.svg wire I2C.
-PANEL_BUS = "i2c"
+# The 2.42" SSD1309 module is driven on its 4-wire SPI, as it leaves the factory (no
+# jumpers to move, RES pulsed by the node at power-up): SPI1 at 8 MHz, SCK GP10, MOSI
+# GP11, D/C GP12, CS GP13, RES GP14 (physical pins 14, 15, 16, 17, 19).  A full screen
+# takes 2.5 ms there against 24.6 ms on I2C at 400 kHz (the emulated Pico,
+# bench/panel_bus.py): what keeps a full update's DACK within 100 ms (firmware/README.md,
+# section 10).  SPI has no acknowledge, so a missing panel there is never reported.  The
+# 4-pin 0.96" SSD1306 and 1.3" SH1106 modules speak I2C only.  The bus follows the panel's
+# type, which the Pi names from its pin map (PANEL command) and the node keeps.
+PANEL_BUSES = {"ssd1306": "i2c", "sh1106": "i2c", "ssd1309": "spi"}
 PANEL_SPI_ID = 1
 PANEL_SPI_BAUDRATE = 8000000
 PIN_PANEL_SCK = 10
@@ -58,9 +61,9 @@ PANEL_FILE = "panel.txt"
 DEFAULT_PANEL = ("ssd1306", 0x3C)
 
 # Reader polling period: a card counts as arrived after CONFIRM_READS (2, in
-# seatnode/tags.py) identical consecutive reads, so it reaches the Pi at most
-# 2 x 15 ms + one read (about 10.5 ms for a 7-byte UID) after landing: under 50 ms
-# (firmware/PROTOCOL.md, "Timing").
+# seatnode/tags.py) identical consecutive reads, the second made right after the first
+# read of a new card, so it reaches the Pi at most 15 ms + two reads (about 9.5 ms each
+# for a 7-byte UID) after landing: under 50 ms (firmware/PROTOCOL.md, "Timing").
 POLL_READER_MS = 15
 REINIT_READER_MS = 2000  # how often to retry a reader that did not answer
 LOOP_SLEEP_MS = 5  # the loop never sleeps past a due poll

@@ -10,16 +10,17 @@ leaning on it) reports STUCK once, and its release after that FREED: the Pi tell
 seat and the owner, and plays nothing.
 """
 
-from seatnode.compat import ticks_diff
+from seatnode.compat import const, ticks_diff
 
 PRESS = "PRESS"
 HOLD = "HOLD"
 STUCK = "STUCK"
 FREED = "FREED"
 
-DEBOUNCE_MS = 20
-HOLD_MS = 800
-STUCK_MS = 10000
+DEBOUNCE_MS = const(20)
+HOLD_MS = const(800)
+STUCK_MS = const(10000)
+_NONE = []  # ButtonPad.update's answer when nothing happened: shared, never changed
 
 
 class Button:
@@ -75,11 +76,17 @@ class ButtonPad:
         self.buttons = [Button(name, debounce_ms, hold_ms, stuck_ms) for name in names]
 
     def update(self, raw_states, now):
-        """Take one sample per button; return a list of (PRESS|HOLD|STUCK|FREED, name)."""
-        events = []
-        for i in range(min(len(self.buttons), len(raw_states))):
-            button = self.buttons[i]
+        """Take one sample per button; return a list of (PRESS|HOLD|STUCK|FREED, name).
+
+        A sample that changes nothing returns the one shared empty list (never to be
+        changed): nothing is allocated."""
+        events = _NONE
+        buttons = self.buttons
+        for i in range(min(len(buttons), len(raw_states))):
+            button = buttons[i]
             event = button.update(raw_states[i], now)
             if event is not None:
+                if events is _NONE:
+                    events = []
                 events.append((event, button.name))
         return events

@@ -29,7 +29,7 @@ display frame never holds up a PRESS, HOLD or TAG event.
 import binascii
 
 from seatnode import protocol
-from seatnode.compat import ticks_add, ticks_diff
+from seatnode.compat import const, ticks_add, ticks_diff
 from seatnode.panel import KINDS
 
 # Pi -> node
@@ -49,34 +49,76 @@ NO_ACK = "-"
 OK = "OK"
 MISSING = "MISSING"
 
-MAX_PIECE = 24  # data bytes in one DW (32 base64 characters)
-MAX_FRAMES = 999  # DW frames in one update
+MAX_PIECE = const(24)  # data bytes in one DW (32 base64 characters)
+MAX_FRAMES = const(999)  # DW frames in one update
 # Protocol 3: a DU announces its DR frames' byte count, at most MAX_BLOCK (a whole screen
 # is one 1,393-byte DR frame; a DIFF update of up to MAX_REGIONS windows costs less than
 # a whole screen's bytes or the Pi sends the whole screen).  Only a DR frame, inside its
 # block, may be longer than the 80-byte line limit: at most MAX_REGION_FRAME bytes.
-MAX_BLOCK = 2048
-MAX_REGIONS = 32
-MAX_REGION_FRAME = 1400
-SLICE = 128  # panel bytes written per pass of the loop (a page row: 2.9 ms at 400 kHz)
+MAX_BLOCK = const(2048)
+MAX_REGIONS = const(32)
+MAX_REGION_FRAME = const(1400)
+# Panel bytes written per pass of the loop: a page row on I2C (2.9 ms at 400 kHz); a bus
+# that says it is faster (``slice_bytes``: the SPI panel's, 512 bytes in 0.5 ms at 8 MHz) more.
+SLICE = const(128)
 # Bytes of the DR blocks waiting to be written, at most: a whole screen and a small
 # update after it.  More (a Pi that ignores the DACKs) overflows the queue like 64 frames.
-MAX_QUEUED_BYTES = 2048
-UPDATE_MODULO = 65536
-RETRY_MS = 500  # how often a panel that does not answer is tried again
-LOST_REPEAT_MS = 1000  # DLOST again while no FULL update has come
-PIECES_PER_PASS = 2  # DW frames written per pass of the node's loop
+MAX_QUEUED_BYTES = const(2048)
+UPDATE_MODULO = const(65536)
+RETRY_MS = const(500)  # how often a panel that does not answer is tried again
+LOST_REPEAT_MS = const(1000)  # DLOST again while no FULL update has come
+PIECES_PER_PASS = const(2)  # DW frames written per pass of the node's loop
 # Display frames waiting to be written, at most: a whole screen of 24-byte pieces (43 DW
 # and its DU) and some.  A Pi sending faster than the node writes (it should wait for
 # each DACK) overflows it: what was queued is dropped, the update is lost (DLOST), and
 # the node takes nothing but a FULL update after that: memory stays bounded.
-MAX_QUEUE = 64
+MAX_QUEUE = const(64)
 # The liveness refresh: every REFRESH_MS the panel's settings and RAM are written again
 # from the node's copy (one step a pass, only while no display frame waits), so a panel
 # that reset without an I2C error is lit again within REFRESH_MS and a few passes.
-REFRESH_MS = 1500
+REFRESH_MS = const(1500)
 
 _ADDRESSES = (0x3C, 0x3D)
+
+
+class Ring:
+    """A queue of at most ``size`` items in a list made once (``list.pop(0)`` moves
+    every item left, and appending grows the list: this allocates nothing)."""
+
+    def __init__(self, size):
+        self._items = [None] * size
+        self._head = 0
+        self._count = 0
+
+    def __len__(self):
+        return self._count
+
+    def append(self, item):
+        items = self._items
+        if self._count == len(items):
+            raise IndexError("queue full")
+        items[(self._head + self._count) % len(items)] = item
+        self._count += 1
+
+    def popleft(self):
+        if not self._count:
+            raise IndexError("queue empty")
+        items = self._items
+        item = items[self._head]
+        items[self._head] = None
+        self._head = (self._head + 1) % len(items)
+        self._count -= 1
+        return item
+
+    def clear(self):
+        while self._count:
+            self.popleft()
+        self._head = 0
+
+    def items(self):
+        """The items waiting, oldest first (a new list)."""
+        items = self._items
+        return [items[(self._head + i) % len(items)] for i in range(self._count)]
 
 
 def _number(text, high, leading_zero_ok=False):
@@ -282,7 +324,7 @@ class PanelLink:
         self.panel = panel
         self.send = send
         self.configure = configure
-        self.queue = []
+        self.queue = Ring(MAX_QUEUE)
         self.synced = False  # the panel shows what the Pi last sent
         self.updates = 0  # updates written whole (each acknowledged when asked)
         self.lost = 0  # updates reported lost
@@ -305,7 +347,7 @@ class PanelLink:
 
     @property
     def pending(self):
-        return len(self.queue) > 0 or self._writing is not None
+        return self.queue._count > 0 or self._writing is not None
 
     @property
     def written(self):
@@ -386,12 +428,12 @@ class PanelLink:
         self.dropped += len(self.queue) + 1
         self._queued_bytes = 0
         self._writing = None
-        for kind, value in self.queue:
+        for kind, value in self.queue.items():
             if kind in (DU, DR) and value is not None:
                 update = value[0]
         if update is None:
             update = self._receiving[0] if self._receiving is not None else self._lost_update
-        self.queue = []
+        self.queue.clear()
         if self.panel is not None and (self.synced or self._lost_at is None):
             self._lose(update, now)
         self._receiving = None
@@ -408,7 +450,7 @@ class PanelLink:
             self._refresh(now)
             return
         while self.queue and budget > 0:
-            kind, value = self.queue.pop(0)
+            kind, value = self.queue.popleft()
             if kind is None:
                 if self._receiving is not None:
                     self._lose(self._receiving[0], now)
@@ -455,7 +497,7 @@ class PanelLink:
             self.synced = False
             return
         p0, p1, c0, c1, data = regions[index]
-        end = min(offset + SLICE, len(data))
+        end = min(offset + panel.slice_bytes, len(data))
         try:
             panel.window(p0, p1, c0, c1, offset, data[offset:end])
         except OSError:
@@ -541,7 +583,7 @@ class PanelLink:
         self.synced = False
         self._receiving = None
         self._writing = None
-        self.queue = []
+        self.queue.clear()
         self._queued_bytes = 0
         if self.panel is not None and not self.panel.init():
             self._retry_at = ticks_add(now, RETRY_MS)
@@ -580,7 +622,7 @@ class PanelLink:
                 self.synced = False
                 self._receiving = None
                 self._writing = None
-                self.queue = []
+                self.queue.clear()
                 self._queued_bytes = 0
                 self.report()
         if (

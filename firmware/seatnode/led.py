@@ -16,10 +16,10 @@ In host mode, a card arriving or leaving and a button press briefly invert the
 LED (80 ms) so the player sees the node noticed.
 """
 
-from seatnode.compat import ticks_add, ticks_diff
+from seatnode.compat import const, ticks_add, ticks_diff
 
-BOOT_MS = 600
-FLASH_MS = 80
+BOOT_MS = const(600)
+FLASH_MS = const(80)
 
 # (period, ((on_from, on_until), ...)) in milliseconds.
 _PATTERNS = {
@@ -37,7 +37,10 @@ _PATTERNS = {
 def _lit(pattern, elapsed):
     period, windows = _PATTERNS[pattern]
     phase = elapsed % period
-    return any(start <= phase < end for start, end in windows)
+    for window in windows:  # noqa: SIM110 (any() of a generator allocates it, a pass)
+        if window[0] <= phase < window[1]:
+            return True
+    return False
 
 
 class StatusLed:

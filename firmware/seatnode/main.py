@@ -37,7 +37,8 @@ def serial_number():
 
 
 class Hardware:
-    """The seat's pins: reader on SPI0, eight buttons, status LEDs."""
+    """The seat's pins: reader on SPI0, eight buttons, status LEDs, the panel on SPI1
+    (the 2.42" module) or I2C0 (the 4-pin ones)."""
 
     def __init__(self):
         pin = machine.Pin
@@ -53,10 +54,23 @@ class Hardware:
         self.cs = pin(config.PIN_CS, pin.OUT, value=1)
         self.rst = pin(config.PIN_RST, pin.OUT, value=1)
         self.buttons = [pin(number, pin.IN, pin.PULL_UP) for _name, number in config.BUTTON_PINS]
+        self._states = [False] * len(self.buttons)  # pressed()'s answer, reused
         self.leds = [pin(config.LED_ONBOARD, pin.OUT), pin(config.PIN_LED_PANEL, pin.OUT)]
         self.reader = MFRC522(self.spi, self.cs, self.rst)
-        if config.PANEL_BUS == "spi":  # the 2.42" module's 4-wire SPI (config.py)
-            self.i2c = SpiPanelBus(
+        self._panel_buses = {}
+        kind, address = config.load_panel()
+        self.panel = Panel(self.panel_bus(kind), kind, address)
+
+    def panel_bus(self, kind):
+        """The bus a panel of this type hangs on (``config.PANEL_BUSES``: the 2.42"
+        SSD1309 module on SPI1, the 4-pin modules on I2C0), set up the first time."""
+        name = config.PANEL_BUSES.get(kind, "i2c")
+        bus = self._panel_buses.get(name)
+        if bus is not None:
+            return bus
+        pin = machine.Pin
+        if name == "spi":
+            bus = SpiPanelBus(
                 machine.SPI(
                     config.PANEL_SPI_ID,
                     baudrate=config.PANEL_SPI_BAUDRATE,
@@ -68,14 +82,14 @@ class Hardware:
                 pin(config.PIN_PANEL_RES, pin.OUT, value=1),
             )
         else:
-            self.i2c = machine.I2C(
+            bus = machine.I2C(
                 config.I2C_ID,
                 sda=pin(config.PIN_SDA),
                 scl=pin(config.PIN_SCL),
                 freq=config.I2C_FREQ,
             )
-        kind, address = config.load_panel()
-        self.panel = Panel(self.i2c, kind, address)
+        self._panel_buses[name] = bus
+        return bus
 
     def configure_panel(self, kind, address):
         """The Pi names the seat's panel: keep it in flash, drive that one from now on."""
@@ -83,12 +97,16 @@ class Hardware:
             config.save_panel(kind, address)
         except OSError:
             pass  # a full flash: it still works until the next power-up
-        self.panel = Panel(self.i2c, kind, address)
+        self.panel = Panel(self.panel_bus(kind), kind, address)
         return self.panel
 
     def pressed(self):
-        """Raw button states, True = pressed (the contact pulls the pin to GND)."""
-        return [button.value() == 0 for button in self.buttons]
+        """Raw button states, True = pressed (the contact pulls the pin to GND): one list,
+        filled afresh each call (nothing allocated a pass)."""
+        states, buttons = self._states, self.buttons
+        for i in range(len(buttons)):
+            states[i] = buttons[i].value() == 0
+        return states
 
     def set_led(self, on):
         for led in self.leds:
@@ -96,16 +114,28 @@ class Hardware:
 
 
 class SpiPanelBus:
-    """A panel on 4-wire SPI behind the I2C call ``Panel`` makes (``writeto(address,
-    control + bytes)``): the control byte (0x00 commands, 0x40 data) sets D/C, CS frames
-    each transfer, the address is not used.  SPI has no acknowledge, so a panel missing
-    on this bus is never reported MISSING.  RES is pulsed once, at power-up."""
+    """A panel on 4-wire SPI behind the I2C calls ``Panel`` makes (``writevto(address,
+    [control, bytes])``, ``writeto(address, control + bytes)``): the control byte (0x00
+    commands, 0x40 data) sets D/C, CS frames each transfer, the address is not used.
+    SPI has no acknowledge, so a panel missing on this bus is never reported MISSING.
+    RES is pulsed once, at power-up."""
+
+    slice_bytes = 512  # half a screen a pass: 0.5 ms on the wire at 8 MHz (bench/pico.py)
 
     def __init__(self, spi, dc, cs, res):
         self.spi, self.dc, self.cs = spi, dc, cs
         res(0)
         sleep_ms(1)
         res(1)
+
+    def writevto(self, address, vector):
+        """``vector`` is [control, payload] (``Panel`` reuses the list): nothing allocated."""
+        self.dc(1 if vector[0][0] == 0x40 else 0)
+        self.cs(0)
+        try:
+            self.spi.write(vector[1])
+        finally:
+            self.cs(1)
 
     def writeto(self, address, buf):
         self.dc(1 if buf[0] == 0x40 else 0)
@@ -141,14 +171,27 @@ class UsbSerial:
         self._buf = bytearray(self.budget)
         self._view = memoryview(self._buf)
         self._one = bytearray(1)
+        # bound once: a bound method made per call is an allocation per pass
+        self._ipoll = self._poll.ipoll
+        self._readinto = self._in.readinto
+        self._until = None  # ticks_ms by which a read stops (the reader's next poll)
+
+    def until(self, deadline):
+        """Reads stop early at ``deadline`` (ticks_ms; None: only the budget stops them):
+        the loop gives the reader's poll, so a card waits for no block being read."""
+        self._until = deadline
 
     @micropython.native  # machine code: 7 ms less of a whole screen on an emulated Pico
     def _take(self, space, limit):
         """Up to ``limit`` bytes into ``space``, each one only once ``poll(0)`` said it is
         there; the count taken (0: nothing waiting, or the end of a closed stream)."""
-        one, ipoll, readinto = self._one, self._poll.ipoll, self._in.readinto
+        one, ipoll, readinto = self._one, self._ipoll, self._readinto
+        until = self._until  # (four names in one assignment would build a tuple a call)
         count = 0
         while count < limit:
+            # every 8 bytes (a quarter of a millisecond), whether the reader's poll is due
+            if until is not None and count & 7 == 7 and ticks_diff(until, ticks_ms()) <= 0:
+                break
             for _ in ipoll(0):
                 break
             else:
@@ -176,16 +219,12 @@ class UsbSerial:
 
     def pending(self):
         """More bytes are waiting (the budget left some in the USB buffer)."""
-        return bool(self._poll.poll(0))
+        for _ in self._ipoll(0):  # ipoll: no list of results allocated
+            return True
+        return False
 
     def write(self, frame):
         self._out.write(frame)
-
-
-def link_pending(link):
-    """True when the link says more bytes are waiting (``pending()``, where it has one)."""
-    pending = getattr(link, "pending", None)
-    return pending() if pending is not None else False
 
 
 def maintenance_requested(hw):
@@ -210,6 +249,11 @@ def run(hw, link, seat=None, serial=None, max_loops=None, watchdog=None):
     next_poll = now
     next_init = ticks_add(now, config.REINIT_READER_MS)
     loops = 0
+    # What the link offers, looked up once (not a hasattr a pass): ``readinto`` for
+    # protocol 3's and 4's counted blocks, ``pending`` to say more bytes wait.
+    readinto = getattr(link, "readinto", None)
+    pending = getattr(link, "pending", None)
+    until = getattr(link, "until", None)  # reads stop when the reader's poll falls due
     micropython.kbd_intr(-1)  # Ctrl-C (0x03) from the Pi is data, not an interrupt
     try:
         while not app.exit_requested:
@@ -230,10 +274,15 @@ def run(hw, link, seat=None, serial=None, max_loops=None, watchdog=None):
                 if uid is None and app.reader_ok and not hw.reader.alive():
                     app.reader_ok = False
                 app.tag(uid, now)
-            if app.block_wanted and hasattr(link, "readinto"):
+                if app.tags.confirming:  # a new card read once: its confirming read now
+                    next_poll = now
+            if until is not None:
+                until(next_poll)
+            if app.block_wanted and readinto is not None:
                 # a display update's counted block: straight into its buffer, only the
                 # bytes already there (a cut block is given up by app.tick, 250 ms on)
-                app.block_read(link.readinto(app.block_space()), now)
+                if pending is None or pending():
+                    app.block_read(readinto(app.block_space()), now)
             else:
                 data = link.read()
                 if data:
@@ -244,7 +293,7 @@ def run(hw, link, seat=None, serial=None, max_loops=None, watchdog=None):
             if max_loops is not None and loops >= max_loops:
                 break
             wait = ticks_diff(next_poll, ticks_ms())
-            if app.display.pending or link_pending(link):
+            if app.display.pending or (pending is not None and pending()):
                 wait = 0  # display pieces or the Pi's bytes wait: the next pass at once
             elif app.block_wanted and wait > 1:
                 wait = 1  # the rest of a block comes in USB's next 1 ms frame, or never

@@ -7,17 +7,17 @@ simulated node over a pseudo-terminal.
 """
 
 from seatnode import FIRMWARE_VERSION, display, protocol
-from seatnode.compat import ticks_add, ticks_diff
+from seatnode.compat import const, ticks_add, ticks_diff
 from seatnode.debounce import DEBOUNCE_MS, HOLD_MS, STUCK_MS, ButtonPad
 from seatnode.led import StatusLed
 from seatnode.tags import CONFIRM_READS, GRACE_MS, TAGMANY, TagPresence
 
-HEARTBEAT_MS = 1000
-HOST_TIMEOUT_MS = 3500
+HEARTBEAT_MS = const(1000)
+HOST_TIMEOUT_MS = const(3500)
 # A DU's counted block that has not come whole this long after its DU is given up
 # (lost): the Pi writes a DU and its block in one go, so only a Pi gone mid-write leaves
 # one unfinished, and the node takes frames again.
-BLOCK_TIMEOUT_MS = 250
+BLOCK_TIMEOUT_MS = const(250)
 
 
 class NodeApp:

@@ -24,14 +24,16 @@ frame must be sent again.  Plain Python: runs on MicroPython, imports on
 CPython for the host's tests.
 """
 
+from seatnode.compat import const
+
 SSD1306 = "ssd1306"
 SH1106 = "sh1106"
 SSD1309 = "ssd1309"
 KINDS = (SSD1306, SH1106, SSD1309)
 
-DEFAULT_ADDRESS = 0x3C
-WIDTH = 128
-PAGES = 8
+DEFAULT_ADDRESS = const(0x3C)
+WIDTH = const(128)
+PAGES = const(8)
 COMMAND = b"\x00"  # control byte: commands follow
 DATA = b"\x40"  # control byte: display data follows
 
@@ -101,6 +103,7 @@ INIT = {
 # "display off", so a panel that kept its settings does not blink, and one that reset
 # silently (a brown-out, a re-seated jumper: no I2C error, a dark glass) is set up again.
 LIVE = {kind: tuple(c for c in cmds if c != 0xAE) for kind, cmds in INIT.items()}
+_LIVE_BYTES = {kind: bytes(cmds) for kind, cmds in LIVE.items()}
 
 # The visible columns' first RAM column.
 COLUMN_OFFSET = {SSD1306: 0, SSD1309: 0, SH1106: 2}
@@ -132,19 +135,40 @@ class Panel:
         # error shows the screen again without the Pi.
         self.shadow = bytearray(WIDTH * PAGES)
         self.refreshes = 0
+        # Reused every transfer, so the loop allocates nothing (MicroPython's ssd1306
+        # driver does the same): the control byte and the payload go out as one I2C
+        # transfer with ``writevto`` and this list; the window commands are built in
+        # ``_cmd``; the liveness refresh writes the shadow's pages through these views.
+        self._vec = [COMMAND, b""]
+        writevto = getattr(i2c, "writevto", None)  # machine.I2C has it; a bare fake may not
+        self._writevto = writevto if writevto is not None else self._joined
+        self._cmd = bytearray(6)
+        self._cmd_views = [memoryview(self._cmd)[:n] for n in range(7)]
+        shadow = memoryview(self.shadow)
+        self._pages = [shadow[page * WIDTH : (page + 1) * WIDTH] for page in range(PAGES)]
+        self._live = _LIVE_BYTES[kind]
+        # panel bytes the node writes in one pass of its loop (seatnode.display): a page
+        # row on I2C, what the bus says it takes in about a millisecond otherwise
+        self.slice_bytes = getattr(i2c, "slice_bytes", 128)
         self._forget()
 
     def _forget(self):
         # What the controller's pointers are known to hold (None: unknown).
-        self._window = None  # SSD13xx: (p0, p1, c0, c1) of the window set
+        self._window = None  # SSD13xx: the window set, (p0, p1, c0, c1) packed in an int
         self._cursor = 0  # SSD13xx: bytes written into that window (mod its size)
         self._page = None  # SH1106: the page and RAM column of the pointer
         self._column = None
 
     # -- the wire ----------------------------------------------------------------------
+    def _joined(self, address, vec):
+        self.i2c.writeto(address, vec[0] + bytes(vec[1]))
+
     def _write(self, control, payload):
+        vec = self._vec
+        vec[0] = control
+        vec[1] = payload
         try:
-            self.i2c.writeto(self.address, control + payload)
+            self._writevto(self.address, vec)
         except OSError:
             self.ok = False
             self.errors += 1
@@ -155,6 +179,10 @@ class Panel:
 
     def command(self, *cmds):
         self._write(COMMAND, bytes(cmds))
+
+    def _command(self, count):
+        """The first ``count`` bytes of ``_cmd`` as commands (nothing allocated)."""
+        self._write(COMMAND, self._cmd_views[count])
 
     # -- set-up ------------------------------------------------------------------------
     def init(self):
@@ -191,6 +219,10 @@ class Panel:
         else:
             self._window_ssd13xx(p0, p1, c0, c1, offset, data, size)
         shadow, pos, count = self.shadow, 0, len(data)
+        if offset == 0 and cols == WIDTH:  # whole page rows: one copy, no slice of data
+            start = p0 * WIDTH + c0
+            shadow[start : start + count] = data
+            return
         while pos < count:
             row, col = divmod(offset + pos, cols)
             n = min(cols - col, count - pos)
@@ -204,18 +236,20 @@ class Panel:
         step, or 0 when the refresh is done.  Raises OSError like ``window``."""
         if step == 0:
             self._forget()
-            self.command(*LIVE[self.kind])
+            self._write(COMMAND, self._live)
             return 1
         page = step - 1
-        start = page * WIDTH
-        self.window(page, page, 0, WIDTH - 1, 0, bytes(self.shadow[start : start + WIDTH]))
+        if self.kind == SH1106:
+            self._window_sh1106(page, 0, WIDTH, 0, self._pages[page])
+        else:
+            self._window_ssd13xx(page, page, 0, WIDTH - 1, 0, self._pages[page], WIDTH)
         if page == PAGES - 1:
             self.refreshes += 1
             return 0
         return step + 1
 
     def _window_ssd13xx(self, p0, p1, c0, c1, offset, data, size):
-        key = (p0, p1, c0, c1)
+        key = p0 | p1 << 3 | c0 << 6 | c1 << 13  # an int: no tuple allocated a call
         if self._window != key or self._cursor != offset:
             if offset:
                 # Not where the pointer is (never happens with in-order chunks): the
@@ -233,7 +267,10 @@ class Panel:
                     self._write(DATA, data[first:])
                     self._cursor = (self._cursor + len(data) - first) % size
                 return
-            self.command(0x21, c0 + self.offset, c1 + self.offset, 0x22, p0, p1)
+            cmd = self._cmd
+            cmd[0], cmd[1], cmd[2] = 0x21, c0 + self.offset, c1 + self.offset
+            cmd[3], cmd[4], cmd[5] = 0x22, p0, p1
+            self._command(6)
             self._window, self._cursor = key, 0
         self._write(DATA, data)
         self._cursor = (self._cursor + len(data)) % size
@@ -244,16 +281,19 @@ class Panel:
             row, col = (offset + pos) // cols, (offset + pos) % cols
             n = min(cols - col, len(data) - pos)
             page, column = p0 + row, self.offset + c0 + col
-            cmds = []
+            cmd, count = self._cmd, 0
             if self._page != page:
-                cmds.append(0xB0 | page)
+                cmd[count] = 0xB0 | page
+                count += 1
             if self._column is None or self._column >> 4 != column >> 4:
-                cmds.append(0x10 | column >> 4)
+                cmd[count] = 0x10 | column >> 4
+                count += 1
             if self._column is None or self._column & 15 != column & 15:
-                cmds.append(column & 15)
-            if cmds:
-                self.command(*cmds)
+                cmd[count] = column & 15
+                count += 1
+            if count:
+                self._command(count)
             self._page, self._column = page, column
-            self._write(DATA, data[pos : pos + n])
+            self._write(DATA, data if pos == 0 and n == len(data) else data[pos : pos + n])
             self._column = column + n
             pos += n

@@ -10,11 +10,13 @@ four upper-case hex digits.  Plain Python: valid MicroPython, importable by
 CPython for the host's tests.
 """
 
+from seatnode.compat import const
+
 PROTOCOL_VERSION = 4  # the newest this firmware speaks
 VERSIONS = (2, 3, 4)  # what it accepts in the Pi's HELLO (and answers with)
-MAX_FRAME = 80  # bytes in a frame, not counting its CR/LF terminator
-MAX_ARG = 32  # characters in one argument
-SEQ_MODULO = 65536
+MAX_FRAME = const(80)  # bytes in a frame, not counting its CR/LF terminator
+MAX_ARG = const(32)  # characters in one argument
+SEQ_MODULO = const(65536)
 
 BUTTONS = (
     "truco",
@@ -27,7 +29,7 @@ BUTTONS = (
     "mazo",
 )
 LED_MODES = ("OFF", "ON", "SLOW", "FAST")
-MAX_IDENT_SECONDS = 600
+MAX_IDENT_SECONDS = const(600)
 
 # Message types, node -> Pi.
 HELLO = "HELLO"

@@ -17,15 +17,16 @@ once (``MANY``: anticollision saw a bit collision).  What the Pi is told:
   its grace period does not run out).
 """
 
-from seatnode.compat import ticks_diff
+from seatnode.compat import const, ticks_diff
 from seatnode.mfrc522 import MANY
 
 TAGON = "TAGON"
 TAGOFF = "TAGOFF"
 TAGMANY = "TAGMANY"
 
-GRACE_MS = 500
-CONFIRM_READS = 2
+GRACE_MS = const(500)
+_NONE = []  # update's answer when nothing happened: shared, never changed
+CONFIRM_READS = const(2)
 
 
 class TagPresence:
@@ -37,43 +38,68 @@ class TagPresence:
         self._last_seen = 0  # when a poll last saw something (a UID or MANY)
         self._candidate = None  # what the last polls read: UID bytes or MANY
         self._count = 0  # how many consecutive polls read it
+        # the UID being confirmed, copied here (ISO 14443 UIDs: 4, 7 or 10 bytes) so a
+        # poll allocates nothing until a card is confirmed (its TAGON)
+        self._copies = {4: bytearray(4), 7: bytearray(7), 10: bytearray(10)}
+
+    @property
+    def confirming(self):
+        """A new card (or several tags) has been read once and waits for its confirming
+        read: the node polls again at once rather than a poll period later."""
+        return self._candidate is not None and self._count < self.confirm
 
     def update(self, seen, now):
         """Take one poll result (UID bytes, None or MANY); return a list of (kind, uid).
 
-        ``kind`` is TAGON, TAGOFF or TAGMANY (whose uid is None).
+        ``kind`` is TAGON, TAGOFF or TAGMANY (whose uid is None).  A poll that changes
+        nothing returns the one shared empty list (never to be changed) and allocates
+        nothing: the UID (the reader's buffer, which its next poll overwrites) is
+        copied into a buffer of the tracker's own, and into new bytes only when the
+        card is confirmed (TAGON).
         """
-        events = []
         if seen is None:
             self._candidate = None
             self._count = 0
             if ticks_diff(now, self._last_seen) >= self.grace_ms:
+                events = _NONE
                 if self.current is not None:
-                    events.append((TAGOFF, self.current))
+                    events = [(TAGOFF, self.current)]
                     self.current = None
                 self.conflict = False
-            return events
+                return events
+            return _NONE
         self._last_seen = now
-        if seen is not MANY:
-            seen = bytes(seen)
-        if seen is self._candidate or (
-            seen is not MANY and self._candidate is not MANY and seen == self._candidate
-        ):
+        candidate = self._candidate
+        if seen is MANY:
+            same = candidate is MANY
+        else:
+            same = candidate is not None and candidate is not MANY and seen == candidate
+        if same:
             self._count += 1
         else:
-            self._candidate = seen
+            self._candidate = candidate = seen if seen is MANY else self._copy(seen)
             self._count = 1
         if self._count < self.confirm:
-            return events
+            return _NONE
         if seen is MANY:
             if not self.conflict:
                 self.conflict = True
-                events.append((TAGMANY, None))
-            return events
+                return [(TAGMANY, None)]
+            return _NONE
         self.conflict = False
-        if seen != self.current:
+        if candidate != self.current:
+            events = []
             if self.current is not None:
                 events.append((TAGOFF, self.current))
-            self.current = seen
-            events.append((TAGON, seen))
-        return events
+            self.current = bytes(candidate)
+            events.append((TAGON, self.current))
+            return events
+        return _NONE
+
+    def _copy(self, uid):
+        copy = self._copies.get(len(uid))
+        if copy is None:  # not an ISO 14443 length: a copy of its own
+            return bytes(uid)
+        for i in range(len(uid)):
+            copy[i] = uid[i]
+        return copy

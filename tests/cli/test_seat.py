@@ -152,8 +152,9 @@ def test_seat_test_says_what_the_node_reports(tmp_path: Path) -> None:
     """The box test as the guide runs it, on the real firmware in MicroPython on a pty."""
     by_id = tmp_path / "by-id"
     by_id.mkdir()
-    node = MicroPythonNode(by_id, tmp_path / "board")
+    node = MicroPythonNode(by_id, tmp_path / "board", panel="ssd1309")  # the guide's 2.42"
     (tmp_path / "board" / "seat.txt").write_text("2\n")  # the guide's seat, on its flash
+    (tmp_path / "board" / "panel.txt").write_text("ssd1309 3C\n")  # as the install stores it
     node.plug()
     try:
         node.wait_status("wdt ")  # the firmware's loop is running
@@ -175,6 +176,11 @@ def test_seat_test_says_what_the_node_reports(tmp_path: Path) -> None:
         node.lay("04A224B2C55E80")
         out, err = test.communicate(timeout=60)
         seen += out.splitlines()
+        node.command("glass")  # what the panel (on SPI) shows now
+        while not any(line.startswith("glass ") for line in node.status):
+            assert time.monotonic() < deadline + 60, node.status[-5:]
+            time.sleep(0.02)
+        lit = bytes.fromhex([x for x in node.status if x.startswith("glass ")][-1][6:])
     finally:
         node.close()
     assert test.returncode == 0, err
@@ -188,7 +194,8 @@ def test_seat_test_says_what_the_node_reports(tmp_path: Path) -> None:
         pattern = re.escape(line.replace("/dev/ttyACM0", str(node.link)))
         pattern = re.sub(r"^Latido:\\ \d+", r"Latido:\\ \\d+", pattern)  # its uptime
         assert any(re.fullmatch(pattern, said) for said in seen), (line, seen)
-    assert "Pantallita: ssd1306 en 3C, contesta (OK)." in seen
+    assert any(line.startswith("Pantallita: ssd1309 en 3C, por SPI: ") for line in seen)
+    assert lit == b"\xff" * 1024  # the whole panel lit, for the builder to look at
     assert any(line.endswith("s prendido, el lector contesta (OK).") for line in seen)
     assert "Botón: truco" in seen and "Carta apoyada: 04A224B2C55E80" in seen
     assert seen[-1].startswith("Botones que no apretaste (o no andan): envido, ")

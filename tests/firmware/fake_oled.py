@@ -117,6 +117,10 @@ class OledModel:
             self.data_bytes += 1
             self._advance()
 
+    def writevto(self, address: int, vector: list[bytes]) -> None:
+        """``machine.I2C.writevto``: the buffers one after the other, one transfer."""
+        self.writeto(address, b"".join([bytes(part) for part in vector]))
+
     def writeto(self, address: int, buf: bytes) -> None:
         """One I2C write transfer (datasheet 8.1.5): control byte(s), then the bytes."""
         if self.unplugged or address != self.address:

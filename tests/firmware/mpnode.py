@@ -38,11 +38,17 @@ REBOOT_S = 0.3  # how long the board is gone from USB on a hard reset
 
 class MicroPythonNode:
     def __init__(
-        self, by_id_dir: Path, workdir: Path, serial: str = SERIAL, reader_version: str = "92"
+        self,
+        by_id_dir: Path,
+        workdir: Path,
+        serial: str = SERIAL,
+        reader_version: str = "92",
+        panel: str = "ssd1306",
     ) -> None:
         self.executable = require_micropython()
         self.serial = serial
         self.reader_version = reader_version
+        self.panel = panel  # the panel model on the board (its type: its bus, I2C or SPI)
         self.link = by_id_dir / f"usb-MicroPython_Board_in_FS_mode_{serial}-if00"
         self.workdir = workdir
         workdir.mkdir(parents=True, exist_ok=True)
@@ -167,6 +173,7 @@ class MicroPythonNode:
                 SEATNODE_STATUS=str(self.status_path),
                 SEATNODE_UNIQUE_ID=self.serial,
                 SEATNODE_READER_VERSION=self.reader_version,
+                SEATNODE_PANEL=self.panel,
             ),
         )
         log.close()

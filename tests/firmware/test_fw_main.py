@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from fake_mfrc522 import SimMFRC522, SimTag
-from fake_oled import SSD1306Model
+from fake_oled import SSD1306Model, model_for
 from rp2_stdin import Rp2Select, Rp2Stdin, Rp2Stdout
 from seatnode import FIRMWARE_VERSION, config, protocol
 
@@ -79,9 +79,10 @@ class FakeMachine(types.ModuleType):
         self.panel = SSD1306Model()
 
     def SPI(self, ident: int, **kwargs: Any) -> Any:  # machine.SPI's name
-        if ident == config.PANEL_SPI_ID and config.PANEL_BUS == "spi":
+        if ident == config.PANEL_SPI_ID:
             self.panel_spi_args = dict(kwargs, id=ident)
-            return PanelSpi(self)
+            self.panel_spi = PanelSpi(self)
+            return self.panel_spi
         self.spi_args = dict(kwargs, id=ident)
         return self.chip
 
@@ -454,20 +455,33 @@ def test_a_block_cut_on_the_wire_never_stops_the_loop(
     assert app.rx_errors == 1 and stdin.left == 0 and stdin.waited_s < 0.05
 
 
-def test_the_panel_on_spi_gets_what_i2c_would(fake: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    """config.PANEL_BUS = "spi": the 2.42" module's 4-wire SPI on SPI1 (D/C and CS pins),
-    the same bytes as on I2C, the same screen on the glass."""
+def test_the_panel_on_spi_gets_what_i2c_would(fake: Any) -> None:
+    """The Pi names the 2.42" SSD1309 module (PANEL ssd1309 3C): the node drives it on its
+    4-wire SPI on SPI1 (config.PANEL_BUSES; D/C and CS pins, RES pulsed), the same bytes as
+    on I2C, the same screen on the glass; the 4-pin modules stay on I2C0."""
     main, machine, _kbd = fake
-    monkeypatch.setattr(config, "PANEL_BUS", "spi")
+    machine.panel = model_for("ssd1309")
     hw = main.Hardware()
+    assert hw.panel.kind == "ssd1306" and machine.i2c_args["id"] == 0  # as it starts
+    assert not hasattr(machine, "panel_spi_args")
+    body = b"1 DR 3 3 10 13 " + base64.b64encode(b"\x01\x02\x03\x04")
+    block = b"$" + body + b"*" + b"%04X" % protocol.crc16(body) + b"\n"
+    du = protocol.encode(1, "DU", ["0", "1", str(len(block)), "FULL", "ACK"])
+    hello = protocol.encode(0, "HELLO", ["4", "9"])
+    name = protocol.encode(2, "PANEL", ["ssd1309", "3C"])
+    link = Link(hello + name)
+    main.run(hw, link, seat=1, max_loops=30)
+    assert ("PANEL", ["ssd1309", "3C", "OK"]) in link.kinds() and hw.panel.kind == "ssd1309"
     assert machine.panel_spi_args["id"] == 1 and machine.panel_spi_args["baudrate"] >= 8_000_000
     assert machine.panel_spi_args["sck"].ident == 10 and machine.panel_spi_args["mosi"].ident == 11
     assert machine.pins[config.PIN_PANEL_RES].value() == 1  # pulsed, then left high
+    assert Path("panel.txt").read_text() == "ssd1309 3C\n"  # kept for the next power-up
     machine.panel.power_cycle()
-    body = b"1 DR 3 3 10 13 " + base64.b64encode(b"\x01\x02\x03\x04")
-    block = b"$" + body + b"*" + b"%04X" % protocol.crc16(body) + b"\n"
-    du = protocol.encode(0, "DU", ["0", "1", str(len(block)), "FULL", "ACK"])
-    link = Link(protocol.encode(0, "HELLO", ["4", "9"]) + b"\n" + du + block)
+    hw.panel.init()
+    before = machine.panel_spi.writes
+    link = Link(hello + b"\n" + du + block)
     main.run(hw, link, seat=1, max_loops=60)
-    assert ("DACK", ["0"]) in link.kinds() and ("PANEL", ["ssd1306", "3C", "OK"]) in link.kinds()
+    assert ("DACK", ["0"]) in link.kinds()
+    assert machine.panel_spi.writes > before  # on SPI, not I2C
     assert machine.panel.glass()[3 * 128 + 10 : 3 * 128 + 14] == b"\x01\x02\x03\x04"
+    assert main.Hardware().panel.kind == "ssd1309"  # the next power-up drives it on SPI

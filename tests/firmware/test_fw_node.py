@@ -69,8 +69,8 @@ def test_the_node_answers_hello_4_3_and_2_and_refuses_others() -> None:
     assert wire.take() == [] and app.rx_errors == 3 and app.version == 4
 
 
-def test_the_firmware_is_0_5_0_and_speaks_protocols_2_to_4() -> None:
-    assert FIRMWARE_VERSION == "0.5.0"
+def test_the_firmware_is_0_6_0_and_speaks_protocols_2_to_4() -> None:
+    assert FIRMWARE_VERSION == "0.6.0"
     assert protocol.PROTOCOL_VERSION == 4 and protocol.VERSIONS == (2, 3, 4)
 
 

@@ -187,7 +187,20 @@ def test_one_cable_seat_wiring_matches_the_firmware() -> None:
     for label, gp in (("SCL", fw_config.PIN_SCL), ("SDA", fw_config.PIN_SDA)):
         assert re.search(rf"\| {label} \| {PICO_PHYSICAL[gp]} \| GP{gp} \|", text), label
     assert fw_config.I2C_FREQ == 400_000 and "400 kHz" in text
+    # the 2.42" module on its 4-wire SPI (SPI1), as the node drives it
+    assert fw_config.PANEL_BUSES == {"ssd1306": "i2c", "sh1106": "i2c", "ssd1309": "spi"}
+    for label, gp in (
+        ("SCL", fw_config.PIN_PANEL_SCK),
+        ("SDA", fw_config.PIN_PANEL_MOSI),
+        ("DC", fw_config.PIN_PANEL_DC),
+        ("CS", fw_config.PIN_PANEL_CS),
+        ("RES", fw_config.PIN_PANEL_RES),
+    ):
+        assert re.search(rf"\| {label} \| {PICO_PHYSICAL[gp]} \| GP{gp} \|", text), label
+    assert fw_config.PANEL_SPI_BAUDRATE == 8_000_000 and "SPI1 at 8 MHz" in text
     used = [gp for _name, gp in fw_config.BUTTON_PINS]
     used += [fw_config.PIN_MISO, fw_config.PIN_CS, fw_config.PIN_SCK, fw_config.PIN_MOSI]
     used += [fw_config.PIN_RST, fw_config.PIN_LED_PANEL, fw_config.PIN_SDA, fw_config.PIN_SCL]
+    used += [fw_config.PIN_PANEL_SCK, fw_config.PIN_PANEL_MOSI, fw_config.PIN_PANEL_DC]
+    used += [fw_config.PIN_PANEL_CS, fw_config.PIN_PANEL_RES]
     assert len(used) == len(set(used)), "a Pico pin is used twice"

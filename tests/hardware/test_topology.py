@@ -98,8 +98,22 @@ def test_the_bom_lists_that_table() -> None:
     assert re.search(
         r'^\| 6 \| OLED display 2\.42" 128×64, SSD1309 \|.*\| 2 \| 4 \| 6 \|', main, re.M
     )
-    assert re.search(r"^\| 6b \| Reset parts .*10 kΩ.*1 µF", main, re.M)
+    # the 2.42" module on SPI needs no reset parts (the node drives RES); on I2C it does
+    assert not re.search(r"^\| 6b \|", main, re.M)
+    assert re.search(r"^\| 6b \| Reset parts .*on I2C.*10 kΩ.*1 µF", variants, re.M)
     assert "TCA9548A" in variants and "pinmap-mux.toml" in variants
+
+
+def firmware_config() -> Any:
+    """firmware/seatnode/config.py, the pins the node drives."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[2] / "firmware" / "seatnode" / "config.py"
+    spec = importlib.util.spec_from_file_location("seatnode_config_topology", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def svg_texts() -> str:
@@ -112,11 +126,21 @@ def test_the_drawing_shows_that_table() -> None:
     assert "TCA9548A" not in texts
     assert "one-cable" in texts and 'connected_to = "node"' in texts
     assert f'driver = "{DRIVER}"' in texts and "SSD1309" in texts
-    assert "GP0 SDA (1)" in texts and "GP1 SCL (2)" in texts
+    # the 2.42" module on its 4-wire SPI, as it comes, on the firmware's pins
+    config = firmware_config()
+    physical = {10: 14, 11: 15, 12: 16, 13: 17, 14: 19}  # the Pico's GP -> physical pin
+    for label, gp in (
+        ("SCK", config.PIN_PANEL_SCK),
+        ("MOSI", config.PIN_PANEL_MOSI),
+        ("RES", config.PIN_PANEL_RES),
+        ("DC", config.PIN_PANEL_DC),
+        ("CS", config.PIN_PANEL_CS),
+    ):
+        assert f"GP{gp} {label} ({physical[gp]})" in texts, label
+    assert "en SPI, como viene" in texts and "nada que tocar" in texts
     for pin in ("GND", "VCC", "SCL", "SDA", "RES", "DC", "CS"):
         assert re.search(rf"(^| ){pin}( |$)", texts), pin
-    assert "10 kΩ" in texts and "1 µF" in texts  # RES's power-on reset
-    assert "sacar R4" in texts and "puentear R3 y R5" in texts  # the I2C jumpers
+    assert "GP0 SDA (1)" in texts and "GP1 SCL (2)" in texts  # a 4-pin module, on I2C
 
 
 def test_one_cable_seat_md_is_the_guides_table() -> None:

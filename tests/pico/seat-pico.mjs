@@ -42,6 +42,13 @@
 //   {"stream": ["bytes", ...]}            from now on, the next of these each time the node
 //                                         sends a DACK (a Pi that waits for each DACK);
 //                                         {"stream": []} stops it
+//   {"bridge": {"fd": n, "clock_ms": 5}}  the USB CDC joined to file descriptor n (a pty's
+//                                         master side the caller passes: what the host
+//                                         writes there reaches the node with the frame
+//                                         timing below, what the node sends is written
+//                                         there), the emulated time printed every
+//                                         clock_ms as  C <emulated us>  at once; the run
+//                                         ends when a line "end" comes on stdin
 // Every line the node sends is printed as  L <emulated us> <line>; marks as
 // M <emulated us> <name>; panel events as P <emulated us> on|off|reset; the end as END.
 import fs from 'fs';
@@ -261,7 +268,11 @@ const hostOut = [];
 let pendingRead = null; // the device's OUT request waiting for the host's next frame
 let line = '';
 const usb = mcu.usbCtrl;
+let bridgeFd = null;
 cdc.onSerialData = (value) => {
+  if (bridgeFd !== null) {
+    try { fs.writeSync(bridgeFd, Buffer.from(value)); } catch { /* the host closed the port */ }
+  }
   for (const b of value) {
     if (b === 10 || b === 13) { if (line) say(`L ${nowUs()} ${line}`); line = ''; onLine(); }
     else line += String.fromCharCode(b);
@@ -296,6 +307,17 @@ usb.onEndpointRead = (endpoint, size) => {
   else originalRead(endpoint, size);
 };
 const hostWrite = (text) => { for (const ch of text) hostOut.push(ch.charCodeAt(0)); deliver(); };
+function bridge(opts) {
+  bridgeFd = opts.fd;
+  const every = (opts.clock_ms ?? 5) * 1000;
+  const tick = () => { process.stdout.write(`C ${nowUs()}\n`); after(every, tick); };
+  tick();
+  const input = fs.createReadStream(null, { fd: bridgeFd, autoClose: false, highWaterMark: 4096 });
+  input.on('data', (chunk) => { for (const b of chunk) hostOut.push(b); deliver(); });
+  input.on('error', () => { /* the host side closed: nothing more comes */ });
+  let said = '';
+  process.stdin.on('data', (d) => { said += d.toString(); if (said.includes('end')) finish(0); });
+}
 // Bulk IN: the host polls the node's endpoint once a frame; a packet queued now leaves at
 // the next frame's poll (and its 55 us on the wire), one packet a frame.
 let lastInSlotUs = 0;
@@ -362,6 +384,9 @@ function next() {
       stream = s.stream.slice();
       if (stream.length) hostWrite(stream.shift());
       say(`M ${nowUs()} stream ${stream.length}`);
+    } else if (s.bridge !== undefined) {
+      bridge(s.bridge);
+      return; // the caller ends the run
     } else if (s.mark !== undefined) {
       say(`M ${nowUs()} ${s.mark}`);
     }

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from controller.render.replayer import export_gif, hand_steps, steps
+from controller.render.replayer import _said, export_gif, hand_steps, steps
 from tests.tournament.desk.browser import dom
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -111,3 +111,40 @@ def test_a_desks_sealed_record_replays_the_same() -> None:
                   tournament="t", table="mesa01", match="r1-m01")  # fmt: skip
     assert "#~seal v2" in sealed
     assert steps(sealed) == steps(text)
+
+
+#: What an English message would hold (argparse's, Python's, the system's, Pillow's).
+ENGLISH = ("usage", "positional arguments", "options:", "show this help", "internal error",
+           "bug to report", "Errno", "No such file", "unknown file extension", "Traceback",
+           "not found", " show ")  # fmt: skip
+
+
+def test_the_replayers_help_and_refusals_are_in_spanish(tmp_path: Path) -> None:
+    """What the organiser or the bar reads from ``replay-hand``: its help, and a file that
+    is not a record, a hand 0, an export to a folder or to a folder that is not there, each
+    one line in Spanish (exit 2), never Python's or the system's English."""
+    helped = run("--help")
+    assert helped.returncode == 0 and helped.stdout.startswith("uso: truco-table replay-hand")
+    for said in ("argumentos:", "opciones:", "muestra esta ayuda y sale", "solo la mano N",
+                 "exportar como imagen animada", "los nombres de los equipos"):  # fmt: skip
+        assert said in helped.stdout
+    prose = tmp_path / "notas.truco"
+    prose.write_text("Partido del viernes\nganamos nosotros\n", encoding="utf-8")
+    missing = tmp_path / "no-esta" / "mano.gif"
+    refused = {
+        (str(prose),): f"{prose}: línea 1: no es un registro de partida que se pueda jugar: "
+        "«Partido del viernes»",
+        (str(RECORD), "--mano", "0"): f"{RECORD}: las manos se cuentan desde 1: no hay una mano 0",
+        (str(RECORD), "--gif", str(tmp_path)): f"no puedo escribir {tmp_path}: es una carpeta: "
+        "nombrá el archivo (por ejemplo mano3.gif)",
+        (str(RECORD), "--gif", str(missing)): f"no puedo escribir {missing}: no existe esa "
+        "carpeta: revisá la ruta",
+    }
+    for args, said in refused.items():
+        out = run(*args)
+        assert (out.returncode, out.stdout) == (2, ""), (args, out)
+        assert out.stderr == f"truco-table replay-hand: {said}\n"
+    assert not [w for w in ENGLISH if w in helped.stdout + helped.stderr]
+    # a card shown (envido declared, the cards that prove it), said in Spanish
+    assert _said("0 show 3E 4E") == "asiento 0 muestra el 3 de espada y el 4 de espada"
+    assert _said("1 play 12O") == "asiento 1 juega el 12 de oro"

@@ -7,6 +7,7 @@ game as it was ``delay_s`` ago, and the cards of a hand come only once it has en
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 import socket
@@ -252,3 +253,49 @@ def test_the_broadcast_section_is_checked(tmp_path: Path) -> None:
     tournament = '[tournament]\nname = "t"\ntable_id = "mesa01"\nbroker = "127.0.0.1:1883"\n'
     with pytest.raises(ConfigError, match="en un torneo la transmisión la sirve"):
         load_config(config_with(tmp_path, '[broadcast]\nkey_file = "broadcast.key"\n', tournament))
+
+
+def test_a_table_restarted_mid_game_broadcasts_the_game_from_its_record(tmp_path: Path) -> None:
+    """Stopped in the middle of hand 2 and started again on its state folder (100 s
+    later, by the record's time): the broadcast is the game its record kept (who is mano,
+    the score, the card played) once the delay has passed since the record was
+    written, not a new game, and not sooner; the TV has it at once."""
+    rng = random.Random(7)
+    second = {0: cards("1E 5C 12O"), 1: cards("3O 7B 10C")}
+    settings = BroadcastSettings(KEY, delay_s=120)
+    with MockTable(HouseRules(players=2), state_dir=tmp_path) as mock:
+        mock.deal(DEAL)
+        while mock.game.hand_in_progress:
+            every = mock.game.legal_list()
+            quiet = [a for a in every if a.kind not in (Kind.MAZO, Kind.FALTA_ENVIDO)]
+            mock.act(rng.choice(quiet or every))
+        mock.deal(second)
+        mock.act(rng.choice([a for a in mock.game.legal_list() if a.kind is Kind.PLAY]))
+        mano, score = mock.game.mano, list(mock.game.score)
+    record = tmp_path / "current.truco"
+    written = record.stat().st_mtime - 100
+    os.utime(record, (written, written))  # the table was off for 100 s
+    clock = Clock()
+    with MockTable(HouseRules(players=2), state_dir=tmp_path) as mock:
+        assert mock.game.hand_number == 2 and mock.game.hand_in_progress  # from the record
+        broadcast = TableBroadcast(settings, clock)
+        broadcast.attach(mock.service)
+        [tv] = broadcast.tv()["tables"]
+        assert (tv["hand"], tv["mano"], tv["score"]) == (2, mano, score)
+        clock.now += 19  # 119 s since the record was written: not yet
+        assert not broadcast.view()["started"]
+        clock.now += 2
+        shown = broadcast.view()
+        assert (shown["started"], shown["hand"], shown["score"]) == (True, 2, score)
+        assert shown["held_back"] and all(s["cards"] is None for s in shown["seats"])
+        assert [p["card"] for s in shown["seats"] for p in s["played"]]  # the card played
+        # the hand goes on and ends: its cards, read back from the record, are shown
+        while mock.game.hand_in_progress and mock.game.winner is None:
+            every = mock.game.legal_list()
+            mock.act(rng.choice([a for a in every if a.kind is not Kind.MAZO] or every))
+        clock.now += 121
+        shown = broadcast.view()
+        assert shown["hand"] == 2 and not shown["held_back"]
+        assert [[c["card"] for c in s["cards"]] for s in shown["seats"]] == [
+            [str(c) for c in second[s]] for s in (0, 1)
+        ]

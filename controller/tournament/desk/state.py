@@ -303,6 +303,7 @@ class TableState:
     #: the game being played, as its statements were heard (no card read at a deal ever
     #: comes here during play): who is mano, a hand's end and its calls, for the TV
     heard: BroadcastLog | None = None
+    heard_game: str | None = None  # the game ``heard`` follows
 
     def trail(self, game: str) -> GameTrail:
         trail = self.trails.get(game)
@@ -904,9 +905,18 @@ class DeskState:
         if heard is None:
             heard = t.heard = BroadcastLog(t.table)
         kind = e.kind
-        if kind in (EventKind.NEW_GAME, EventKind.STATE) and e.rules:
+        if kind is EventKind.STATE and e.hand and e.game == t.heard_game and heard.hands:
+            pass  # the table restarted in the middle of the game heard: it goes on
+        elif kind in (EventKind.NEW_GAME, EventKind.STATE) and e.rules:
             heard.add(now, e.rules)  # a table line: a game from its start (or a restart)
-        elif kind in (EventKind.DEAL, EventKind.ACTION) and e.text:
+            t.heard_game = e.game
+        elif kind is EventKind.DEAL and e.text:
+            if e.hand is not None and 0 < e.hand <= heard.hands:
+                # the table restarted between a deal and its first action: the deal is
+                # read again (the same hand's number), the first reading is gone
+                heard.drop_hands(e.hand)
+            heard.add(now, e.text)
+        elif kind is EventKind.ACTION and e.text:
             heard.add(now, e.text)
         elif kind is EventKind.UNDO:
             heard.undo()

@@ -297,7 +297,7 @@ class _Handler(BaseHTTPRequestHandler):
             if name in FONTS:
                 self._send(200, font_bytes(name), "font/ttf")
             else:
-                self._send(404, b"not found\n", "text/plain")
+                self._send(404, "No existe esa página.\n".encode(), "text/plain; charset=utf-8")
             return
         if not self._broadcast_key_ok():
             self._send(HTTPStatus.UNAUTHORIZED, "Falta la clave de la transmisión (o no es "

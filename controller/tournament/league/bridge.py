@@ -30,11 +30,15 @@
 
 The bridge (Mosquitto's own ``connection``): TLS to the central broker checked against
 the central CA, the venue's own account, ``cleansession false`` (the central keeps the
-bridge's session, the venue its local one) and two topic lines: one remaps the venue's
+bridge's session, the venue its local one) and three topic lines: one remaps the venue's
 ``truco/<league>/tables/...`` to ``league/<id>/tables/...`` at the central broker, the
-other brings the league desk's resend requests (``league/<id>/desks/league-desk/resend/
+next brings the league desk's resend requests (``league/<id>/desks/league-desk/resend/
 <table>``) back to the venue as ``truco/<league>/desks/league-desk/resend/<table>``, where
-the table reads them (signed with its key: it serves no other; :mod:`.gaps`). While
+the table reads them (signed with its key: it serves no other; :mod:`.gaps`), and the
+last brings the league desk's assignments (``league/<id>/tables/<table>/assign``,
+retained, signed with that table's key: :mod:`.season_desk`) to the venue as the
+table's own ``truco/<league>/tables/<table>/assign``. Mosquitto subscribes a bridge's
+local side with *no local*, so an assignment brought in is not sent back out. While
 the link is down the venue broker queues the bridge's QoS 1 messages (up to the venue
 conf's ``max_queued_messages``), on disk with ``persistence`` (saved every
 ``autosave_interval`` seconds and at a clean stop), and sends them in order when it
@@ -145,8 +149,9 @@ def bridge_section(
             "notifications true",
             f"notification_topic {venue_prefix(venue)}bridge/state",
             f"topic tables/# out 1 truco/{league}/ {venue_prefix(venue)}",
-            "# and the league desk's resend requests come back to the tables",
+            "# and the league desk's resend requests and assignments come back to the tables",
             f"topic desks/{DESK_NAME}/resend/+ in 1 truco/{league}/ {venue_prefix(venue)}",
+            f"topic tables/+/assign in 1 truco/{league}/ {venue_prefix(venue)}",
             "",
         ]
     )
@@ -158,22 +163,27 @@ def central_acl(venues: Sequence[str]) -> str:
     it; the desk reads everything and writes only resend requests."""
     out = [
         "# written by truco-table league add-venue: each venue's account may write only",
-        "# under its own prefix (league/<venue>/tables/..., its bridge's state) and read",
-        "# only the league desk's resend requests to its tables; the league desk may read",
-        "# them all and write only resend requests.",
+        "# its tables' messages and its bridge's state under its own prefix (league/<venue>/)",
+        "# and read only the league desk's resend requests and assignments to its tables;",
+        "# the league desk may read them all and write only resend requests and assignments",
+        "# (signed with each table's key: a venue cannot write another's).",
         "",
         f"user {DESK_ACCOUNT}",
         "topic read league/#",
         f"topic write league/+/desks/{DESK_NAME}/resend/+",
+        "topic write league/+/tables/+/assign",
         "",
     ]
     for venue in venues:
         prefix = venue_prefix(venue)
         out += [
             f"user {venue_account(venue)}",
-            f"topic write {prefix}tables/#",
+            f"topic write {prefix}tables/+/status",
+            f"topic write {prefix}tables/+/events",
+            f"topic write {prefix}tables/+/records/+",
             f"topic write {prefix}bridge/state",
             f"topic read {prefix}desks/{DESK_NAME}/resend/+",
+            f"topic read {prefix}tables/+/assign",
             "",
         ]
     return "\n".join(out)

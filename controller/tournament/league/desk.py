@@ -31,6 +31,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
@@ -39,9 +40,17 @@ from paho.mqtt.reasoncodes import ReasonCode
 from ..desk.records import GameResult
 from ..desk.state import DeskState
 from ..desk.wording import detail_text
-from ..wire.messages import Event, Record, ResendRequest, Status, resend_topic
+from ..wire.messages import (
+    Assignment,
+    Event,
+    Record,
+    ResendRequest,
+    Status,
+    resend_topic,
+    signed_assignment,
+)
 from ..wire.seal import NO_MATCH, TournamentKey
-from ..wire.topics import no_loopback_listener
+from ..wire.topics import no_loopback_listener, tournament_prefix
 from .bridge import DESK_NAME
 from .collect import Collected
 from .errors import LeagueError
@@ -52,6 +61,9 @@ from .keys import derive_venue_secret, venue_table_key
 from .ledger import LeagueLedger
 from .model import Chico, League
 from .verify import LeagueRecordCheck, RecordVerdict, check_league_record
+
+if TYPE_CHECKING:
+    from .season_desk import SeasonOffice
 
 __all__ = ["RECORDS_TOPIC", "SEQ_TOPICS", "LeagueDesk", "desk_from_folder"]
 
@@ -90,6 +102,12 @@ class LeagueDesk:
         self.publish = publish
         #: Where those pages are (the league desk's page serves them under /temporadas/).
         self.pages_dir: Path | None = None
+        #: Called after each export and at each connection to the central broker (a
+        #: season's tables told their assignment again: :mod:`.season_desk`).
+        self.on_count: list[Callable[[], object]] = []
+        self.on_connected: list[Callable[[], object]] = []
+        #: A season's organiser side (:mod:`.season_desk`; None without ``--season``).
+        self.office: SeasonOffice | None = None
         #: The desk's date: a record of a match whose matchday is later is not due.
         self.today = today
         self.venues: dict[str, DeskState] = {}
@@ -152,6 +170,11 @@ class LeagueDesk:
                 self.publish()
             except LeagueError as e:  # a season file that no longer reads: said, not fatal
                 log.error("league desk: the public pages were not written: %s", e)
+        for hook in self.on_count:
+            try:
+                hook()
+            except Exception:  # a table not told now is told at the next change
+                log.exception("league desk: telling the tables their matches failed")
         return written
 
     def start(self) -> Collected:
@@ -177,6 +200,11 @@ class LeagueDesk:
             self.refused = None
             self.online = True
             client.subscribe([(RECORDS_TOPIC, 1), *((t, 1) for t in SEQ_TOPICS)])
+            for hook in self.on_connected:
+                try:
+                    hook()
+                except Exception:  # paho's thread goes on
+                    log.exception("league desk: telling the tables their matches failed")
         self.answered.set()
 
     def _on_disconnect(self, client: mqtt.Client, *args: object) -> None:
@@ -339,6 +367,31 @@ class LeagueDesk:
             self.client.publish(topic, data, qos=1)  # outside the lock paho's thread takes
         return holes
 
+    def publish_assignment(self, venue: str, a: Assignment) -> str:
+        """Tell ``a.table`` at ``venue`` its match: the assignment signed with that
+        table's key over the topic the table reads at its venue
+        (``truco/<league>/tables/<table>/assign``), published retained at QoS 1 on
+        ``league/<venue>/tables/<table>/assign``, which the venue's bridge brings in.
+        Returns the central topic."""
+        key = venue_table_key(self.secret, self.league.name, venue, a.table)
+        local, data = signed_assignment(key, tournament_prefix(self.league.name), a)
+        topic = central_topic(self.league, venue, local)
+        log.info("league desk: %s/%s plays %s (chico %d, n=%d)", venue, a.table, a.match,
+                 a.chico, a.n)  # fmt: skip
+        self.client.publish(topic, data, qos=1, retain=True)
+        return topic
+
+    def playing(self, venue: str, table: str) -> bool:
+        """Whether ``table`` at ``venue`` is in the middle of a game (a deal heard, the
+        game not won yet), as this desk follows its events."""
+        with self.lock:
+            state = self.venues.get(venue)
+            t = state.tables.get(table) if state is not None else None
+            if t is None or t.game is None:
+                return False
+            trail = t.trails.get(t.game)
+            return trail is not None and bool(trail.dealt) and trail.finished is None
+
     def _housekeeping(self) -> None:
         while not self._stop.wait(0.25):
             if self._export_due and time.monotonic() - self._exported_at >= EXPORT_S:
@@ -467,5 +520,13 @@ def desk_from_folder(
         publish=publish,
     )  # fmt: skip
     if season is not None:
+        from .season_desk import SeasonOffice
+
         made.pages_dir = folder / "paginas"
+        office = SeasonOffice(folder, league_of_file, secret, season,
+                              played=lambda: made.snapshot().played,
+                              publish=made.publish_assignment, busy=made.playing)  # fmt: skip
+        made.office = office
+        made.on_count.append(office.refresh)
+        made.on_connected.append(lambda: office.refresh(again=True))
     return made

@@ -281,7 +281,7 @@ def name_pair(root: str | os.PathLike[str], league: League, secret: bytes, numbe
     _match(season, played, match, club)
     if played.get(match):
         raise SeasonStoreError(f"{match} ya empezó: la pareja se nombra antes; entre chicos, "
-                               "un cambio (truco-table league season-sub)")  # fmt: skip
+                               "se pide un cambio")  # fmt: skip
     item = {"kind": "pair", "match": match, "club": club, "players": list(players)}
     checked = _apply(season, [*_lines(_dir(base, number) / "parejas.jsonl"), item])
     _add(base, number, item)

@@ -21,17 +21,27 @@
     ``,`` UTF-8 for programs; ``;`` with a BOM and CRLF as a Spanish spreadsheet opens
     it; formulas neutralised). The league desk also writes them into its folder.
 
+``/organizador`` and ``POST /api/liga``
+    A league desk running a season (its ``office``: :mod:`.season_desk`): the organiser's
+    page (:mod:`.season_pages`) to name pairs, ask for and confirm changes and assign
+    tables, the organiser's only, as the tournament desk's page is (:mod:`..desk.
+    sessions`: ``POST /api/entrar`` with the key, a session cookie, the CSRF token in
+    every write; the Origin and ``Sec-Fetch-Site`` checks); a refusal is a 409 with the
+    reason in Spanish. With a season, ``/`` shows the standings per division and group.
+
 Only verified, counted records reach these views: they are folds of the league desk's
 count (:class:`.collect.Collected`). Every request is checked for its Host as the
 tournament desk's pages are (a page loaded from another name, DNS rebinding, gets 421);
-nothing is written here (any ``POST`` gets 405). The builders are pure functions of the
-league and its count.
+nothing else is written here (any other ``POST`` gets 405). The builders are pure
+functions of the league and its count.
 """
 
 from __future__ import annotations
 
 import ipaddress
+import logging
 import re
+import secrets
 import threading
 from collections.abc import Sequence
 from http import HTTPStatus
@@ -44,13 +54,18 @@ from ..competition.model import Match
 from ..desk.exports import standings_of
 from ..desk.pages.common import STATUS_TEXT, document, entrant_name, h, score_text
 from ..desk.pages.positions import LEGEND, standings_table
+from ..desk.sessions import OrganiserAccess
 from ..desk.web import _Handler
+from ..wire.topics import encode
 from .collect import Collected
+from .errors import LeagueError
 from .exports import EXPORT_NAMES, league_export_text
 from .fixture import fixture
 from .gaps import Hole
 from .inbox import RejectedCentral
 from .model import League
+from .season_desk import SeasonOffice
+from .season_pages import login_page, organiser_page, season_standings
 from .standings import season
 
 __all__ = [
@@ -76,6 +91,8 @@ class LeagueSource(Protocol):
 
     def holes(self) -> tuple[list[Hole], list[Hole]]: ...
 
+
+log = logging.getLogger(__name__)
 
 _CSS: Final = """
 body{padding:1em 1.5em;background:#0f3d24;color:#f4f1e8}
@@ -132,11 +149,14 @@ def standings_page(
     holes: tuple[Sequence[Hole], Sequence[Hole]] = ((), ()),
     *,
     seasons: bool = False,
+    season_tables: str | None = None,
 ) -> str:
     """``/``: the league's table, its venues, what did not count, the venues' messages
     being asked for again or given up (``holes``: open, given up), and a banner while the
     central broker is not connected; ``seasons``: a link to the seasons' public pages
-    (``/temporadas/``: groups, final phase, players), which a season's table here mixes."""
+    (``/temporadas/``: groups, final phase, players); ``season_tables``: a season's
+    standings by division and group (:func:`.season_pages.season_standings`) instead of
+    the league's one table."""
     t = season(league, count, club_names=True)
     lines = standings_of(t)
     decided = sum(1 for m in t.matches if m.result.winner is not None)
@@ -145,8 +165,9 @@ def standings_page(
         if connected is not True
         else "",
         f"<h1>Liga {h(league.name)}</h1>",
-        '<p id="seasons"><a href="/temporadas/index.html">Posiciones por división y grupo, '
-        "fase final y jugadores (las páginas públicas de las temporadas)</a></p>"
+        '<p id="seasons"><a href="/temporadas/index.html">Fixture, llave y jugadores (las '
+        'páginas públicas de las temporadas)</a> · <a href="/organizador">Parejas, cambios '
+        "y mesas (organizador)</a></p>"
         if seasons
         else "",
         _conflicts(count),
@@ -154,7 +175,7 @@ def standings_page(
         f"{len(count.counted)} registros contados · {len(count.flags)} sin contar · "
         f"{count.repeats} repetidos</p>",
         "<h2>Posiciones</h2>",
-        standings_table(t, lines),
+        standings_table(t, lines) if season_tables is None else season_tables,
         f'<p class="legend">{h(LEGEND)}. Solo cuentan los registros verificados.</p>',
         _exports_links(),
         '<h2>Sedes</h2><ul id="venues">',
@@ -288,13 +309,23 @@ class _LeagueHandler(_Handler):
         path = unquote(urlsplit(self.path).path)
         league = self.source.league
         count = self.source.snapshot()
+        office = getattr(self.source, "office", None)
         if path in ("/", "/index.html", "/posiciones"):
+            tables = None
+            if office is not None:
+                try:
+                    tables = season_standings(league, office.season(), count)
+                except LeagueError as e:  # the season's file no longer reads: said on the page
+                    tables = f'<p class="lost">{h(str(e))}</p>'
             page = standings_page(
                 league, count, self.source.rejections(), self.source.connected(),
                 self.source.holes(),
                 seasons=getattr(self.source, "pages_dir", None) is not None,
+                season_tables=tables,
             )  # fmt: skip
             self._send(200, page.encode("utf-8"), "text/html; charset=utf-8")
+        elif path == "/organizador":
+            self._organiser_page(office, count)
         elif path.startswith("/temporadas/"):
             self._season_file(path[len("/temporadas/") :])
         elif m := re.fullmatch(r"/sede/([^/]{1,64})", path):
@@ -328,23 +359,84 @@ class _LeagueHandler(_Handler):
             return
         self._send(200, target.read_bytes(), kinds[target.suffix])
 
+    def _organiser_page(self, office: SeasonOffice | None, count: Collected) -> None:
+        html = "text/html; charset=utf-8"
+        if office is None:
+            self._refuse(404, "esta mesa de la liga no lleva una temporada (--season)")
+            return
+        session = self.access.session(self._cookie())
+        if session is None:
+            self._send(200, login_page(self.source.league.name).encode("utf-8"), html)
+            return
+        try:
+            season = office.season()
+        except LeagueError as e:
+            self._refuse(500, str(e))
+            return
+        tables = {c.id: office.venue_tables(c.id) for c in season.clubs}
+        where = {m: w for w, m in office.tables.items()}
+        page = organiser_page(season, count.played, tables, where, session.csrf)
+        self._send(200, page.encode("utf-8"), html)
+
     def do_POST(self) -> None:
         if not self._own_host():
             self._refuse(HTTPStatus.MISDIRECTED_REQUEST, "this page answers only its own host")
             return
-        self._refuse(HTTPStatus.METHOD_NOT_ALLOWED, "las páginas de la liga son de solo lectura")
+        office = getattr(self.source, "office", None)
+        path = urlsplit(self.path).path
+        if office is None or path not in ("/api/entrar", "/api/salir", "/api/liga"):
+            self._refuse(HTTPStatus.METHOD_NOT_ALLOWED,
+                         "las páginas de la liga son de solo lectura")  # fmt: skip
+            return
+        if not self._same_origin():
+            self._refuse(HTTPStatus.FORBIDDEN, "cross-origin writes are refused")
+            return
+        if not self.headers.get("Content-Type", "").startswith("application/json"):
+            self._refuse(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "se espera JSON")
+            return
+        if path != "/api/liga":
+            self._log_in() if path == "/api/entrar" else self._log_out()
+            return
+        kind = "application/json"
+        if not self._organiser_may_write():
+            self._send(HTTPStatus.UNAUTHORIZED, encode({"error": "Solo el organizador: "
+                       "entrá con la clave del organizador"}), kind)  # fmt: skip
+            return
+        try:
+            body = self._json_body(100_000)
+            if not isinstance(body, dict):
+                raise ValueError
+        except ValueError:
+            self._send(HTTPStatus.BAD_REQUEST, encode({"error": "se espera un objeto JSON"}),
+                       kind)  # fmt: skip
+            return
+        try:
+            done = office.act(body)
+        except LeagueError as e:
+            self._send(HTTPStatus.CONFLICT, encode({"error": str(e)}), kind)
+            return
+        log.info("league desk: the organiser's page: %s", done)
+        self._send(200, encode({"ok": done}), kind)
 
     do_PUT = do_DELETE = do_PATCH = do_POST
 
 
 def serve_league(
-    source: LeagueSource, port: int = 8090, host: str = "127.0.0.1"
+    source: LeagueSource,
+    port: int = 8090,
+    host: str = "127.0.0.1",
+    *,
+    access: OrganiserAccess | None = None,
 ) -> ThreadingHTTPServer:
     """Serve the league's pages on ``host:port`` (loopback only) in a daemon thread;
-    ``server.server_address`` has the port (``port=0``: any free one)."""
+    ``server.server_address`` has the port (``port=0``: any free one). ``access``: the
+    organiser's key and sessions for ``/organizador`` (without it, a random key nobody
+    is told: nobody can write)."""
     if not ipaddress.ip_address(host).is_loopback:
         raise ValueError(f"the league desk's pages are served on the loopback only, not {host}")
-    handler = type("LeagueHandler", (_LeagueHandler,), {"source": source})
+    if access is None:
+        access = OrganiserAccess(secrets.token_urlsafe(24))
+    handler = type("LeagueHandler", (_LeagueHandler,), {"source": source, "access": access})
     server = ThreadingHTTPServer((host, port), handler)
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, name="league-http", daemon=True).start()

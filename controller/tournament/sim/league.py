@@ -69,13 +69,15 @@ def _league() -> League:
 
 
 @functools.cache
-def _bot_game(seed: int) -> tuple[str, int, tuple[int, int]]:
-    """A real bot game's record (players=2 target=15): text, winner, score."""
+def bot_game(seed: int, rules: str = "players=2 target=15") -> tuple[str, int, tuple[int, int]]:
+    """A real bot game's record under ``rules`` (house rules as ``key=value`` words):
+    text, winner, score."""
     from ...engine import HouseRules
     from ...table.run_mock import MockRun
     from ...transcript import parse, replay
 
-    run = MockRun(HouseRules(target=15), seed=seed, human=None)
+    options = dict(w.split("=") for w in rules.split())
+    run = MockRun(HouseRules.from_options(options), seed=seed, human=None)
     try:
         run.play_out()
         text = run.mock.service.transcript()
@@ -229,7 +231,7 @@ def _plan(
     chicos: list[tuple[str, int, tuple[int, int]]] = []
     won = [0, 0]
     while max(won) < to_win:
-        game = _bot_game(seeds.pop(0))
+        game = bot_game(seeds.pop(0))
         chicos.append(game)
         won[game[1]] += 1
     return chicos
@@ -316,7 +318,7 @@ def run(out: Callable[[str], None] = print) -> bool:
         # the forgery: a bar-a table sends a record sealed with a bar-b table's key
         forged_key = venue_table_key(secret, NAME, "bar-b", "mesa02")
         at_a = next(m for m in day if m.venue == "bar-a")
-        text, winner, score = _bot_game(seeds.pop(0))
+        text, winner, score = bot_game(seeds.pop(0))
         table_of[("bar-a", "mesa02")].send(at_a.id, 3, text, winner, score, key=forged_key)
         time.sleep(0.5)  # the links stay down a while
         links["bar-b"].restore()

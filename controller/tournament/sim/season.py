@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import functools
 import shutil
 import sys
 import tempfile
@@ -48,7 +47,7 @@ from ..league.season import (
 )
 from ..league.season_web import SeasonRecord, write_site
 from ..league.stats import counted_texts, season_stats
-from .league import _Table, _Uplink, _wait
+from .league import _Table, _Uplink, _wait, bot_game
 from .mosquitto import LocalBroker, free_port
 from .season_check import order_group, pl_update, stats_of
 
@@ -59,23 +58,9 @@ RULES = "players=4 target=15 flor=on"
 FAR = datetime.date(2100, 1, 1)  # the desk's today: every matchday open
 
 
-@functools.cache
-def _pair_game(seed: int) -> tuple[str, int, tuple[int, int]]:
+def pair_game(seed: int) -> tuple[str, int, tuple[int, int]]:
     """A real four-seat bot game's record: text, winner, score."""
-    from ...engine import HouseRules
-    from ...table.run_mock import MockRun
-    from ...transcript import parse, replay
-
-    run = MockRun(HouseRules.from_options(dict(w.split("=") for w in RULES.split())),
-                  seed=seed, human=None)  # fmt: skip
-    try:
-        run.play_out()
-        text = run.mock.service.transcript()
-    finally:
-        run.close()
-    game = replay(parse(text)).game
-    assert game.winner is not None
-    return text, game.winner, game.score
+    return bot_game(seed, RULES)
 
 
 def _season(small: bool) -> Season:
@@ -270,7 +255,7 @@ def run(out: Callable[[str], None] = print, *, small: bool = False,
                     n = 0
                     while max(won) < season.rules.to_win:
                         n += 1
-                        text, winner, score = _pair_game(next(seeds))
+                        text, winner, score = pair_game(next(seeds))
                         table.send(m.id, n, text, winner, score)
                         sent += 1
                         truth.setdefault(m.id, []).append((text, winner, score))

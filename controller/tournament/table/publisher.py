@@ -53,7 +53,7 @@ from ...table.service import (
     Refused,
     TableService,
 )
-from ...transcript import TranscriptError, parse, replay
+from ...transcript import TranscriptError, parse, replay, write
 from ..venue.access import BrokerAccess
 from ..wire.messages import (
     Assignment,
@@ -284,6 +284,13 @@ class TablePublisher:
             self._event(EventKind.ABANDONED, "", hand=0, score=(0, 0))
             self.matches.abandon(self.game_no)
             self.game_no, self.dirty = self.game_no + 1, False
+        if game.hand_in_progress and game.winner is None and game.hand_number:
+            # restarted in the middle of a hand: its cards (read back from the table's
+            # record) are said in ``cards`` once it ends, as if it had not restarted
+            lines = [line.strip() for line in write(game).splitlines()]
+            last = max(i for i, line in enumerate(lines) if line.lower() == "hand")
+            dealt = [line for line in lines[last + 1 :] if line.split(None, 1)[:1] == ["deal"]]
+            self._dealt = (game.hand_number, dealt)
         self._event(EventKind.STATE, "", rules=self.rules_line, players=game.players)
         service.set_match(self.matches.card(), waiting=self.matches.waits())
 

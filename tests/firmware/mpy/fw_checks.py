@@ -793,6 +793,7 @@ class FakePanel:
     kind = "ssd1306"
     address = 0x3C
     ok = True
+    slice_bytes = 128  # what Panel takes from an I2C bus: a page row a pass
 
     def __init__(self) -> None:
         self.writes: list[tuple[int, int, int, int, int, bytes]] = []

@@ -33,6 +33,7 @@ _buffer = b""
 _pressed = set()  # GP numbers of the buttons held down
 _trouble = None  # "crash" or "hang": what the next SPI transfer does
 _last_feed_report = 0
+_pins = {}  # the pins made, by GPIO number
 
 chip = SimMFRC522([], version=int(os.getenv("SEATNODE_READER_VERSION") or "92", 16))
 _BUTTONS = {}
@@ -112,6 +113,10 @@ class Pin:
         self._value = 1 if value is None else value
         if ident == config.PIN_CS:
             chip.cs = self  # the simulated chip listens to the firmware's chip select
+        _pins[ident] = self
+
+    def __call__(self, v=None):
+        return self.value(v)
 
     def value(self, v=None):
         if v is not None:
@@ -127,6 +132,14 @@ class SPI:
     def __init__(self, ident, **settings):
         self.ident = ident
         self.settings = settings
+        if ident == config.PANEL_SPI_ID:  # the 2.42" module's 4-wire SPI: the panel model
+            self.write = self._panel_write
+
+    def _panel_write(self, buf):
+        # the control byte the D/C pin says (0x40 data, 0x00 commands), then the bytes
+        dc = _pins.get(config.PIN_PANEL_DC)
+        control = b"\x40" if dc is not None and dc._value else b"\x00"
+        panel.writeto(panel.address, control + bytes(buf))
 
     def _check(self):
         global _trouble
@@ -159,6 +172,9 @@ class I2C:
 
     def writeto(self, address, buf):
         panel.writeto(address, buf)
+
+    def writevto(self, address, vector):
+        panel.writevto(address, vector)
 
 
 class WDT:

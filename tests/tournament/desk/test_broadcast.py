@@ -131,6 +131,7 @@ def test_no_card_of_a_hand_in_play_leaves_the_table_or_the_desk(
         assert checked >= 4
         assert get(f"{base}/api/transmision/mesa01")[0] == 401
         assert get(f"{base}/api/transmision/mesa99?clave={ORGANISER_KEY}")[0] == 404
+        assert get(f"{base}/fuentes/nada.ttf") == (404, "No existe esa página.\n")
     finally:
         for server in (http, tv):
             server.shutdown()

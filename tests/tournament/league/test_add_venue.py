@@ -70,8 +70,9 @@ def test_add_venue_writes_the_venue_folder_and_the_central_accounts(
     assert f"bridge_cafile {(venue / 'broker' / 'central-ca.crt').resolve()}" in conf
     assert conf.endswith(
         "topic tables/# out 1 truco/liga-bares/ league/bar-lopez/\n"
-        "# and the league desk's resend requests come back to the tables\n"
+        "# and the league desk's resend requests and assignments come back to the tables\n"
         "topic desks/league-desk/resend/+ in 1 truco/liga-bares/ league/bar-lopez/\n"
+        "topic tables/+/assign in 1 truco/liga-bares/ league/bar-lopez/\n"
     )
     assert "cleansession false\n" in conf and "persistence true\n" in conf
     # the queue is saved every AUTOSAVE_S seconds, as docs/TOURNAMENT.md says: set once
@@ -100,9 +101,12 @@ def test_add_venue_writes_the_venue_folder_and_the_central_accounts(
     acl = (root / "central" / "acl").read_text()
     for v in ("club-sur", "bar-lopez"):
         assert (
-            f"user venue-{v}\ntopic write league/{v}/tables/#\n"
+            f"user venue-{v}\ntopic write league/{v}/tables/+/status\n"
+            f"topic write league/{v}/tables/+/events\n"
+            f"topic write league/{v}/tables/+/records/+\n"
             f"topic write league/{v}/bridge/state\n"
             f"topic read league/{v}/desks/league-desk/resend/+\n"
+            f"topic read league/{v}/tables/+/assign\n"
         ) in acl
 
     # the same venue again: nothing changes but what is new
@@ -165,15 +169,20 @@ def test_bridge_and_acl_text() -> None:
     assert [line for line in lines if line.startswith("topic ")] == [
         "topic tables/# out 1 truco/liga/ league/bar/",
         "topic desks/league-desk/resend/+ in 1 truco/liga/ league/bar/",
+        "topic tables/+/assign in 1 truco/liga/ league/bar/",
     ]
-    assert central_acl(["a"]).splitlines()[-4:] == [
+    assert central_acl(["a"]).splitlines()[-7:] == [
         "user venue-a",
-        "topic write league/a/tables/#",
+        "topic write league/a/tables/+/status",
+        "topic write league/a/tables/+/events",
+        "topic write league/a/tables/+/records/+",
         "topic write league/a/bridge/state",
         "topic read league/a/desks/league-desk/resend/+",
+        "topic read league/a/tables/+/assign",
     ]
-    assert central_acl([]).splitlines()[-3:] == [
+    assert central_acl([]).splitlines()[-4:] == [
         "user league-desk",
         "topic read league/#",
         "topic write league/+/desks/league-desk/resend/+",
+        "topic write league/+/tables/+/assign",
     ]

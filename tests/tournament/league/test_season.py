@@ -43,7 +43,7 @@ from controller.tournament.league.season import (
 from controller.tournament.league.season_web import SeasonRecord, site_pages, write_site
 from controller.tournament.league.standings import match_result
 from controller.tournament.league.stats import chico_stats
-from controller.tournament.sim.season import _pair_game
+from controller.tournament.sim.season import pair_game
 from controller.tournament.sim.season_check import pl_update, stats_of
 
 from ..desk.browser import SCREENSHOTS, dom, screenshot
@@ -173,7 +173,7 @@ def test_statistics_from_a_record_equal_the_line_by_line_count() -> None:
     seats = {0: "a", 1: "b", 2: "c", 3: "d"}
     total = {"flores": 0, "truco_calls": 0, "mazos": 0, "envidos_won": 0}
     for seed in (101, 102, 103):
-        text = _pair_game(seed)[0]
+        text = pair_game(seed)[0]
         got = chico_stats(text, seats)
         mine = stats_of(text, seats)
         for p in seats.values():
@@ -197,7 +197,7 @@ def _record(season: Season) -> SeasonRecord:
     for m in group_matches(season):
         chicos: list[Chico] = []
         while max((sum(c.winner == k for c in chicos) for k in (0, 1)), default=0) < 2:
-            text, w, score = _pair_game(next(seed))
+            text, w, score = pair_game(next(seed))
             texts[(m.id, len(chicos) + 1)] = text
             chicos.append(Chico(w, score))
         played[m.id] = tuple(chicos)

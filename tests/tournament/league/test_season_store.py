@@ -268,3 +268,75 @@ def test_the_guides_season_orders_run_as_printed(
     assert side_players(named, s.substitutions, 2) == ("ana-lopez", "carla-paz")  # confirmed
     assert (tmp_path / "paginas" / "2027" / "index.html").is_file()
     assert (root / "temporadas" / "2028" / "temporada.toml").is_file()
+
+
+def test_the_office_tells_each_table_what_changed_and_frees_it_when_decided(liga: Path) -> None:
+    """The organiser's page's orders (:class:`SeasonOffice`): a table told its match once
+    (a change of pair tells it again, with a higher counter), a match moved frees the
+    table it was on, a decided match frees its table, and a restarted office goes on
+    from ``asignaciones.json``."""
+    from controller.tournament.league.season_desk import SeasonOffice
+    from controller.tournament.league.season_store import SeasonStoreError
+    from controller.tournament.wire.messages import Assignment
+
+    for club in ("c1", "c2"):
+        (liga / "venues" / club / "tables" / "mesa01").mkdir(parents=True)
+    (liga / "venues" / "c1" / "tables" / "mesa02").mkdir()
+    played: dict[str, tuple[Chico, ...]] = {}
+    sent: list[tuple[str, Assignment]] = []
+
+    def office() -> SeasonOffice:
+        return SeasonOffice(liga, _league(liga), SECRET, 2027, played=lambda: played,
+                            publish=lambda v, a: sent.append((v, a)))  # fmt: skip
+
+    o = office()
+    m = "primera-norte-f01-m01"  # c1 at home
+    with pytest.raises(SeasonStoreError, match="se juega en Club Uno, no en la sede c2"):
+        o.act({"action": "assign", "match": m, "venue": "c2", "table": "mesa01"})
+    assert o.act({"action": "assign", "match": m, "venue": "c1", "table": "mesa01"}) == (
+        f"La mesa mesa01 de Club Uno juega {m}")  # fmt: skip
+    [(venue, first)] = sent
+    assert (venue, first.table, first.match) == ("c1", "mesa01", m)
+    assert (first.chico, first.players) == (1, ((), ()))
+    assert o.refresh() == []  # nothing changed: nothing sent
+    o.act({"action": "pair", "match": m, "club": "c1", "players": ["c1-j1", "c1-j2"]})
+    o.act({"action": "pair", "match": m, "club": "c2", "players": ["c2-j1", "c2-j2"]})
+    told = sent[-1][1]
+    assert told.players == (("Jugador 1 del 1", "Jugador 2 del 1"),
+                            ("Jugador 1 del 2", "Jugador 2 del 2"))  # fmt: skip
+    assert told.n > first.n
+    sent.clear()
+    o.act({"action": "assign", "match": m, "venue": "c1", "table": "mesa02"})  # moved
+    assert sorted((a.table, a.match) for _, a in sent) == [("mesa01", None), ("mesa02", m)]
+    again = office()  # a restart: the same table, told again above the last counter
+    sent.clear()
+    again.refresh()
+    [(_, a)] = sent
+    assert (a.table, a.match) == ("mesa02", m) and a.n > told.n
+    played[m] = (Chico(0, (15, 3)), Chico(0, (15, 9)))  # decided 2-0: the table is free
+    sent.clear()
+    again.refresh()
+    assert [(a.table, a.match) for _, a in sent] == [("mesa02", None)]
+    assert again.tables == {}
+    with pytest.raises(SeasonStoreError, match="ya terminó"):
+        again.act({"action": "assign", "match": m, "venue": "c1", "table": "mesa01"})
+    with pytest.raises(SeasonStoreError, match="No hay una orden 'borrar'"):
+        again.act({"action": "borrar", "match": m, "club": "c1", "from_chico": 2})
+
+
+def test_the_league_desks_standings_go_by_division_group_and_final_phase(liga: Path) -> None:
+    """``/`` of a season's league desk: each group's own table, in its division, then the
+    final phase: the knockout's matches once the groups end, a final group's table."""
+    from controller.tournament.league.collect import Collected
+    from controller.tournament.league.season import group_matches
+    from controller.tournament.league.season_pages import season_standings
+
+    season = load_season(liga, _league(liga), 2027)
+    played = {m.id: (Chico(0, (15, 3)), Chico(0, (15, 9))) for m in group_matches(season)}
+    html = season_standings(season_league(season, played), season, Collected(played, (), (), 0))
+    order = [html.index(x) for x in ("Primera", "Grupo Norte", "Fase final", "Ascenso",
+                                     "Grupo Sur")]  # fmt: skip
+    assert order == sorted(order)
+    assert html.count('class="grid standings"') == 3  # two groups and Ascenso's final group
+    final = html[html.index("Fase final") : html.index("Ascenso")]
+    assert "primera-final-" in final and "Final" in final  # the knockout's one match
