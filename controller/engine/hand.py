@@ -1203,6 +1203,28 @@ _FREE_PLAY: Final = FreePlay()
 # ---------------------------------------------------------------------------- the hand
 
 
+def hand_winner_of(bazas: Sequence[int], mano_team: int) -> int | None:
+    """The hand's winning team by the parda table (section 3) from its bazas' results
+    (each a team, or -1 for a parda), ``None`` while undecided."""
+    r = bazas
+    if len(r) == 2:
+        a, b = r
+        if a == b and a >= 0:
+            return a
+        if a < 0 and b >= 0:
+            return b
+        if a >= 0 and b < 0:
+            return a
+        return None
+    if len(r) == 3:
+        if r[2] >= 0:
+            return r[2]
+        # a third baza follows a parda first baza only after a parda second: three
+        # pardas go to the mano's team, else the first baza won decides
+        return mano_team if r[0] < 0 else r[0]
+    return None
+
+
 class HandPlay(Saved):
     """The play of one hand between ``order``'s seats (play order from its mano).
 
@@ -1579,23 +1601,7 @@ class HandPlay(Saved):
             self.flor.tapada_check(self, s)
 
     def hand_winner(self) -> int | None:
-        r = self.bazas
-        if len(r) == 2:
-            a, b = r
-            if a == b and a >= 0:
-                return a
-            if a < 0 and b >= 0:
-                return b
-            if a >= 0 and b < 0:
-                return a
-            return None
-        if len(r) == 3:
-            if r[2] >= 0:
-                return r[2]
-            # a third baza follows a parda first baza only after a parda second: three
-            # pardas go to the mano's team, else the first baza won decides
-            return team_of(self.mano) if r[0] < 0 else r[0]
-        return None
+        return hand_winner_of(self.bazas, team_of(self.mano))
 
     def mazo(self, team: int) -> None:
         other = 1 - team
