@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from .cards import STRENGTH, Card
-from .hand import TRUCO_VALUE, HandPlay
+from .hand import TRUCO_VALUE, HandPlay, hand_winner_of
 
 __all__ = ["BestPlay", "Position", "best_play", "position_of"]
 
@@ -104,21 +104,7 @@ class BestPlay:
 
 def _decided(bazas: Sequence[int | None], mano_team: int) -> int | None:
     """The hand's winner by the parda table (section 3), ``None`` while undecided."""
-    r = [-1 if b is None else b for b in bazas]
-    if len(r) == 2:
-        a, b = r
-        if a == b and a >= 0:
-            return a
-        if a < 0 and b >= 0:
-            return b
-        if a >= 0 and b < 0:
-            return a
-        return None
-    if len(r) == 3:
-        if r[2] >= 0:
-            return r[2]
-        return mano_team if r[0] < 0 else r[0]
-    return None
+    return hand_winner_of([-1 if b is None else b for b in bazas], mano_team)
 
 
 #: A search state: every seat's strengths left (strongest first, by seat), the bazas'

@@ -90,10 +90,20 @@ class Saved:
         read, write = _ACCESSORS[type(self)]
         trail.append((write, self, read(self)))
 
+    def save_part(self, trail: Trail, part: Part) -> None:
+        """Some of the declared fields (``part``, made by ``_part`` from a subset of
+        ``SAVED``), about to be overwritten, as one entry: for a hot action that changes
+        few of them (a card played)."""
+        read, write = part
+        trail.append((write, self, read(self)))
+
 
 #: A reader of an object's declared fields (a tuple of their values), and their writer.
 _Read = Callable[[Any], tuple[Any, ...]]
 _Write = Callable[[Any, tuple[Any, ...]], None]
+
+#: The reader and the writer of a part of a class's ``SAVED`` (``_part``).
+Part = tuple[_Read, _Write]
 
 #: What one ``save`` put on the trail: the class's writer, the object, the values.
 Entry = tuple[_Write, Saved, tuple[Any, ...]]
@@ -308,6 +318,10 @@ class Deal(Saved):
     __slots__ = ("all_known", "cards", "env", "flor", "flor_on", "owner", "played", "ready", "seen")
 
     SAVED = ("seen", "owner", "played")
+    #: What a card played changes (parts of ``SAVED``): a card already shown, then one
+    #: whose owner was known.
+    PLAYED_PART: ClassVar[tuple[str, ...]] = ("played",)
+    SEEN_PART: ClassVar[tuple[str, ...]] = ("played", "seen")
 
     def __init__(
         self, cards: Sequence[tuple[int, ...] | None], flor_on: bool, owner: dict[int, int]
@@ -1189,6 +1203,28 @@ _FREE_PLAY: Final = FreePlay()
 # ---------------------------------------------------------------------------- the hand
 
 
+def hand_winner_of(bazas: Sequence[int], mano_team: int) -> int | None:
+    """The hand's winning team by the parda table (section 3) from its bazas' results
+    (each a team, or -1 for a parda), ``None`` while undecided."""
+    r = bazas
+    if len(r) == 2:
+        a, b = r
+        if a == b and a >= 0:
+            return a
+        if a < 0 and b >= 0:
+            return b
+        if a >= 0 and b < 0:
+            return a
+        return None
+    if len(r) == 3:
+        if r[2] >= 0:
+            return r[2]
+        # a third baza follows a parda first baza only after a parda second: three
+        # pardas go to the mano's team, else the first baza won decides
+        return mano_team if r[0] < 0 else r[0]
+    return None
+
+
 class HandPlay(Saved):
     """The play of one hand between ``order``'s seats (play order from its mano).
 
@@ -1238,6 +1274,10 @@ class HandPlay(Saved):
         "baza_cards",
         "deferred",
     )
+
+    #: What ``play`` changes (a part of ``SAVED``): a card, then a completed baza.
+    CARD_PART: ClassVar[tuple[str, ...]] = ("turn", "nplayed", "table")
+    BAZA_PART: ClassVar[tuple[str, ...]] = ("leader", "bazas", "baza_cards", "baza")
 
     def __init__(
         self,
@@ -1459,15 +1499,29 @@ class HandPlay(Saved):
         ):
             flor.tapada_check(self, s)
         trail = self.trail
-        self.save(trail)
-        deal.save(trail)
+        self.save_part(trail, _CARD_PART)
+        all_seen = deal.seen
+        seen = all_seen[s]
+        shown = c in seen
+        owned = not shown and deal.owner.get(c) == s  # known to be ``s``'s: owners stay
+        if shown:  # shown before: only played changes
+            deal.save_part(trail, _PLAYED_PART)
+        elif owned:
+            deal.save_part(trail, _SEEN_PART)
+        else:
+            deal.save(trail)
         deal.played |= 1 << c
         nplayed = list(self.nplayed)
         nplayed[s] += 1
         self.nplayed = tuple(nplayed)
         self.table = table = self.table + ((s, c),)  # noqa: RUF005 (quicker compiled)
-        seen = deal.seen[s]
-        if c not in seen:
+        if owned:  # as ``_add_seen``, with no owner to change
+            seen_now = list(all_seen)
+            seen_now[s] = seen + (c,)  # noqa: RUF005 (as above)
+            deal.seen = tuple(seen_now)
+            if len(seen) == 2:
+                self._tapada_seen(s)
+        elif not shown:
             self._add_seen(s, (c,))
         elif len(seen) == 3:
             self._tapada_seen(s)
@@ -1477,6 +1531,7 @@ class HandPlay(Saved):
             self.turn = self.next_seat[s]
             return
         # the baza is complete
+        self.save_part(trail, _BAZA_PART)
         best = -1
         top: list[int] = []
         for seat, card in table:
@@ -1485,7 +1540,7 @@ class HandPlay(Saved):
                 best, top = st, [seat]
             elif st == best:
                 top.append(seat)
-        if len({team_of(seat) for seat in top}) == 1:
+        if len(top) == 1 or len({team_of(seat) for seat in top}) == 1:
             result = team_of(top[0])
             self.leader = top[0]
         else:
@@ -1546,23 +1601,7 @@ class HandPlay(Saved):
             self.flor.tapada_check(self, s)
 
     def hand_winner(self) -> int | None:
-        r = self.bazas
-        if len(r) == 2:
-            a, b = r
-            if a == b and a >= 0:
-                return a
-            if a < 0 and b >= 0:
-                return b
-            if a >= 0 and b < 0:
-                return a
-            return None
-        if len(r) == 3:
-            if r[2] >= 0:
-                return r[2]
-            # a third baza follows a parda first baza only after a parda second: three
-            # pardas go to the mano's team, else the first baza won decides
-            return team_of(self.mano) if r[0] < 0 else r[0]
-        return None
+        return hand_winner_of(self.bazas, team_of(self.mano))
 
     def mazo(self, team: int) -> None:
         other = 1 - team
@@ -1753,3 +1792,15 @@ def _saved_classes(cls: type[Saved]) -> list[type[Saved]]:
 for _cls in _saved_classes(Saved):
     if _cls.SAVED:
         _ACCESSORS[_cls] = _accessors(_cls.SAVED)
+
+
+def _part(cls: type[Saved], names: tuple[str, ...]) -> Part:
+    """The reader and the writer of ``names``, some of ``cls``'s ``SAVED``."""
+    assert set(names) <= set(cls.SAVED), (cls, names)
+    return _accessors(names)
+
+
+_CARD_PART: Final = _part(HandPlay, HandPlay.CARD_PART)
+_BAZA_PART: Final = _part(HandPlay, HandPlay.BAZA_PART)
+_PLAYED_PART: Final = _part(Deal, Deal.PLAYED_PART)
+_SEEN_PART: Final = _part(Deal, Deal.SEEN_PART)
