@@ -135,7 +135,9 @@ def _accessors(names: tuple[str, ...]) -> tuple[_Read, _Write]:
     compiled build (its classes' fields read from outside through descriptors either
     way) reads them quicker with ``operator.attrgetter``, one C call; the pure build
     quicker with the made function (attrgetter looks each name up: three times slower)."""
-    assert names and all(name.isidentifier() for name in names), names
+    assert names and all(
+        all(part.isidentifier() for part in name.split(".")) for name in names
+    ), names
     fields = "".join(f"obj.{name}, " for name in names)
     source = (
         f"def read(obj):\n    return ({fields})\n"
@@ -318,10 +320,6 @@ class Deal(Saved):
     __slots__ = ("all_known", "cards", "env", "flor", "flor_on", "owner", "played", "ready", "seen")
 
     SAVED = ("seen", "owner", "played")
-    #: What a card played changes (parts of ``SAVED``): a card already shown, then one
-    #: whose owner was known.
-    PLAYED_PART: ClassVar[tuple[str, ...]] = ("played",)
-    SEEN_PART: ClassVar[tuple[str, ...]] = ("played", "seen")
 
     def __init__(
         self, cards: Sequence[tuple[int, ...] | None], flor_on: bool, owner: dict[int, int]
@@ -1275,9 +1273,17 @@ class HandPlay(Saved):
         "deferred",
     )
 
-    #: What ``play`` changes (a part of ``SAVED``): a card, then a completed baza.
-    CARD_PART: ClassVar[tuple[str, ...]] = ("turn", "nplayed", "table")
-    BAZA_PART: ClassVar[tuple[str, ...]] = ("leader", "bazas", "baza_cards", "baza")
+    #: What ``play`` changes, saved as one entry (a part of ``SAVED``, and of the deal's
+    #: ``SAVED`` through ``deal.``): a card, and a card that completes a baza.
+    CARD_PART: ClassVar[tuple[str, ...]] = (
+        "turn",
+        "nplayed",
+        "table",
+        "deal.played",
+        "deal.seen",
+        "deal.owner",
+    )
+    BAZA_PART: ClassVar[tuple[str, ...]] = (*CARD_PART, "leader", "bazas", "baza_cards", "baza")
 
     def __init__(
         self,
@@ -1498,18 +1504,12 @@ class HandPlay(Saved):
             and flor.owes(s)
         ):
             flor.tapada_check(self, s)
-        trail = self.trail
-        self.save_part(trail, _CARD_PART)
         all_seen = deal.seen
         seen = all_seen[s]
         shown = c in seen
         owned = not shown and deal.owner.get(c) == s  # known to be ``s``'s: owners stay
-        if shown:  # shown before: only played changes
-            deal.save_part(trail, _PLAYED_PART)
-        elif owned:
-            deal.save_part(trail, _SEEN_PART)
-        else:
-            deal.save(trail)
+        # one entry for all the card changes (the baza's fields too when it completes it)
+        self.save_part(self.trail, _BAZA_PART if len(self.table) + 1 == self.n else _CARD_PART)
         deal.played |= 1 << c
         nplayed = list(self.nplayed)
         nplayed[s] += 1
@@ -1530,8 +1530,7 @@ class HandPlay(Saved):
         if len(table) < self.n:
             self.turn = self.next_seat[s]
             return
-        # the baza is complete
-        self.save_part(trail, _BAZA_PART)
+        # the baza is complete (saved with the card)
         best = -1
         top: list[int] = []
         for seat, card in table:
@@ -1794,13 +1793,16 @@ for _cls in _saved_classes(Saved):
         _ACCESSORS[_cls] = _accessors(_cls.SAVED)
 
 
-def _part(cls: type[Saved], names: tuple[str, ...]) -> Part:
-    """The reader and the writer of ``names``, some of ``cls``'s ``SAVED``."""
-    assert set(names) <= set(cls.SAVED), (cls, names)
+def _part(cls: type[Saved], names: tuple[str, ...], **through: type[Saved]) -> Part:
+    """The reader and the writer of ``names``, some of ``cls``'s ``SAVED``, or, written
+    ``field.name``, some of the ``SAVED`` of the object in ``cls``'s ``field`` (its class
+    given as ``field=``): one entry for a change to both."""
+    for name in names:
+        field, _, inner = name.rpartition(".")
+        owner = through[field] if field else cls
+        assert inner in owner.SAVED, (cls, name)
     return _accessors(names)
 
 
-_CARD_PART: Final = _part(HandPlay, HandPlay.CARD_PART)
-_BAZA_PART: Final = _part(HandPlay, HandPlay.BAZA_PART)
-_PLAYED_PART: Final = _part(Deal, Deal.PLAYED_PART)
-_SEEN_PART: Final = _part(Deal, Deal.SEEN_PART)
+_CARD_PART: Final = _part(HandPlay, HandPlay.CARD_PART, deal=Deal)
+_BAZA_PART: Final = _part(HandPlay, HandPlay.BAZA_PART, deal=Deal)
