@@ -477,7 +477,7 @@ class TrucoPhase(_Phase):
             out.append(row[_S_MAZO])
             if envido:
                 out.extend(_ENVIDO_ACTIONS[s])
-            if flor_call and h.nplayed[s] == 0 and deal.can_flor(s):
+            if flor_call and not h.seats_played >> s & 1 and deal.can_flor(s):
                 out.append(row[_S_FLOR])
             if implicit and s == h.turn:
                 for c in deal.available(s):
@@ -576,7 +576,7 @@ class EnvidoPhase(_Phase):
             and not self.done
             and not h.flor_called()
             and not h.truco_accepted()
-            and h.nplayed[s] == 0
+            and not h.seats_played >> s & 1
         )
 
     def raises(self) -> tuple[Kind, ...]:
@@ -600,7 +600,7 @@ class EnvidoPhase(_Phase):
             out.append(row[_S_NO_QUIERO])
             for r in raises:
                 out.append(row[_KS + r])
-            if flor and h.nplayed[s] == 0 and h.deal.can_flor(s):
+            if flor and not h.seats_played >> s & 1 and h.deal.can_flor(s):
                 out.append(row[_S_FLOR])
 
     def refusal(self, h: HandPlay, a: Action) -> RefusalCode | None:
@@ -826,7 +826,7 @@ class FlorPhase(_Phase):
 
     def may_announce(self, h: HandPlay, s: int) -> bool:
         return (
-            h.nplayed[s] == 0
+            not h.seats_played >> s & 1
             and s not in self.ann
             and team_of(s) != self.backed
             and h.deal.can_flor(s)
@@ -841,7 +841,7 @@ class FlorPhase(_Phase):
             for s in h.seats
             if pts[s] is not None
             and deal.cards[s] is not None
-            and h.nplayed[s] == 0
+            and not h.seats_played >> s & 1
             and s not in self.ann
             and team_of(s) != self.backed
         ]
@@ -872,7 +872,7 @@ class FlorPhase(_Phase):
             h.rules.flor
             and self.state is _FLOR_NONE
             and h.baza == 0
-            and h.nplayed[s] == 0
+            and not h.seats_played >> s & 1
             and h.deal.can_flor(s)
         )
 
@@ -939,7 +939,7 @@ class FlorPhase(_Phase):
                 return self.call_refusal(h, s)
         if k is not K_FLOR or team_of(s) == caller or not may_answer:
             return R.CALL_PENDING
-        if h.baza or h.nplayed[s] or self.state is not _FLOR_NONE:
+        if h.baza or h.seats_played >> s & 1 or self.state is not _FLOR_NONE:
             return R.ENVIDO_CLOSED
         return None if h.deal.can_flor(s) else R.NO_FLOR
 
@@ -958,7 +958,7 @@ class FlorPhase(_Phase):
         the pending-call checks before the window's)."""
         if self.state is _FLOR_OPEN and s in self.ann:
             return R.CALL_PENDING
-        if self.state is _FLOR_CLOSED or h.baza or h.nplayed[s]:
+        if self.state is _FLOR_CLOSED or h.baza or h.seats_played >> s & 1:
             return R.ENVIDO_CLOSED
         if self.state is _FLOR_OPEN:
             if team_of(s) == self.backed:
@@ -1246,12 +1246,12 @@ class HandPlay(Saved):
         "mano",
         "n",
         "next_seat",
-        "nplayed",
         "order",
         "pica",
         "rules",
         "seat_actions",
         "seats",
+        "seats_played",
         "table",
         "team_seats",
         "tell",
@@ -1266,7 +1266,7 @@ class HandPlay(Saved):
         "leader",
         "turn",
         "tell",
-        "nplayed",
+        "seats_played",
         "table",
         "bazas",
         "baza_cards",
@@ -1277,7 +1277,7 @@ class HandPlay(Saved):
     #: ``SAVED`` through ``deal.``): a card, and a card that completes a baza.
     CARD_PART: ClassVar[tuple[str, ...]] = (
         "turn",
-        "nplayed",
+        "seats_played",
         "table",
         "deal.played",
         "deal.seen",
@@ -1315,7 +1315,7 @@ class HandPlay(Saved):
         cards = deal.cards
         self.known = deal.all_known or all(cards[s] is not None for s in order)
         self.live = True
-        self.nplayed: tuple[int, ...] = (0,) * players  # cards each seat has played
+        self.seats_played = 0  # bit ``s`` set once seat ``s`` has played a card
         self.baza = 0
         self.table: tuple[tuple[int, int], ...] = ()  # (seat, card) of this baza
         self.bazas: tuple[int, ...] = ()  # team that won each baza, -1 parda
@@ -1331,7 +1331,7 @@ class HandPlay(Saved):
         return (
             self.order,
             self.live,
-            self.nplayed,
+            self.seats_played,
             self.baza,
             self.table,
             self.bazas,
@@ -1499,7 +1499,7 @@ class HandPlay(Saved):
         deal = self.deal
         if (
             self.rules.flor
-            and self.nplayed[s] == 0
+            and not self.seats_played >> s & 1
             and deal.flor_pts[s] is not None
             and flor.owes(s)
         ):
@@ -1511,9 +1511,7 @@ class HandPlay(Saved):
         # one entry for all the card changes (the baza's fields too when it completes it)
         self.save_part(self.trail, _BAZA_PART if len(self.table) + 1 == self.n else _CARD_PART)
         deal.played |= 1 << c
-        nplayed = list(self.nplayed)
-        nplayed[s] += 1
-        self.nplayed = tuple(nplayed)
+        self.seats_played |= 1 << s
         self.table = table = self.table + ((s, c),)  # noqa: RUF005 (quicker compiled)
         if owned:  # as ``_add_seen``, with no owner to change
             seen_now = list(all_seen)
@@ -1591,7 +1589,7 @@ class HandPlay(Saved):
         deal = self.deal
         seen = deal.seen[s]
         if (
-            self.nplayed[s]
+            self.seats_played >> s & 1
             and self.rules.flor
             and deal.cards[s] is None
             and self.flor.owes(s)
