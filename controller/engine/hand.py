@@ -1284,6 +1284,8 @@ class HandPlay(Saved):
         "deal.owner",
     )
     BAZA_PART: ClassVar[tuple[str, ...]] = (*CARD_PART, "leader", "bazas", "baza_cards", "baza")
+    #: What ``finish`` changes (the awards are the board's, saved by the board).
+    FINISH_PART: ClassVar[tuple[str, ...]] = ("live", "deferred")
 
     def __init__(
         self,
@@ -1618,7 +1620,7 @@ class HandPlay(Saved):
         if flor.state is _FLOR_OPEN and self.tell is None and not flor.blocking(self):
             flor.close(self)
         deal = self.deal
-        self.save(self.trail)
+        self.save_part(self.trail, _FINISH_PART)
         for kind, team, seats, value, points, penalty in self.deferred:
             if kind == "envido":
                 # only seen cards prove: nothing seen proves nothing, not even a 0
@@ -1804,3 +1806,4 @@ def _part(cls: type[Saved], names: tuple[str, ...], **through: type[Saved]) -> P
 
 _CARD_PART: Final = _part(HandPlay, HandPlay.CARD_PART, deal=Deal)
 _BAZA_PART: Final = _part(HandPlay, HandPlay.BAZA_PART, deal=Deal)
+_FINISH_PART: Final = _part(HandPlay, HandPlay.FINISH_PART)
