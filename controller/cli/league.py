@@ -226,11 +226,12 @@ def run_desk(args: argparse.Namespace, out: TextIO | None = None) -> int:
         return 2
     server = None
     access = None
-    if desk.office is not None:  # a season: the organiser's page, with the organiser's key
-        from ..tournament.desk.sessions import KEY_FILE, OrganiserAccess, load_or_create_key
+    # the organiser's page, with the organiser's key: a season's pairs, changes and tables,
+    # and, with or without one, a new key for a table after a key conflict
+    from ..tournament.desk.sessions import KEY_FILE, OrganiserAccess, load_or_create_key
 
-        key = load_or_create_key(desk.folder)
-        access = OrganiserAccess(key, store=desk.folder)
+    key = load_or_create_key(desk.folder)
+    access = OrganiserAccess(key, store=desk.folder)
     if args.http_port:
         try:
             server = serve_league(desk, args.http_port, access=access)
@@ -250,9 +251,12 @@ def run_desk(args: argparse.Namespace, out: TextIO | None = None) -> int:
         f"{desk.ledger.journal.path}, {len(count.counted)} registros contados hasta ahora\n"
         f"páginas: {page} · Ctrl-C termina\n"
     )
-    if access is not None and server is not None:
+    if desk.office is not None and server is not None:
         out.write(f"parejas, cambios y mesas: {page}organizador (la clave del organizador "
                   f"está en {desk.folder / KEY_FILE})\n")  # fmt: skip
+    elif server is not None:
+        out.write(f"organizador (cambiar la clave de una mesa): {page}organizador (la clave "
+                  f"del organizador está en {desk.folder / KEY_FILE})\n")  # fmt: skip
     out.flush()
     try:
         while not stop.wait(0.2):

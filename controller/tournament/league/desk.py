@@ -58,7 +58,7 @@ from .errors import LeagueError
 from .exports import write_league_exports
 from .gaps import Hole, SeqWatch
 from .inbox import CentralMessage, RejectedCentral, central_topic, read_central, venue_topic
-from .keys import derive_venue_secret, venue_table_key
+from .keys import derive_venue_secret
 from .ledger import LeagueLedger
 from .model import Chico, League
 from .verify import LeagueRecordCheck, RecordVerdict, check_league_record
@@ -305,9 +305,9 @@ class LeagueDesk:
                 with self.lock:
                     self._uplink(parts[1], bytes(msg.payload) == b"1", now)
             return
-        got = read_central(self.league, self.secret, msg.topic, bytes(msg.payload),
-                           today=self.today())  # fmt: skip
-        with self.lock:
+        with self.lock:  # a re-keyed table's key is the venue state's (:meth:`rekey`)
+            got = read_central(self.league, self.secret, msg.topic, bytes(msg.payload),
+                               today=self.today(), keys=self.key_for)  # fmt: skip
             if isinstance(got, RejectedCentral):
                 log.warning("league desk: %s", got.reason)
                 self.rejected.append(got)
@@ -414,6 +414,36 @@ class LeagueDesk:
         return check_league_record(self.league, self.secret, venue, result.table, record,
                                    today=day)  # fmt: skip
 
+    def key_for(self, venue: str, table: str) -> bytes | None:
+        """The key of ``table`` at ``venue`` now: derived from the league's secret, or
+        its new one once re-keyed (:meth:`rekey`; the venue's state holds it, journaled
+        in its folder); ``None`` for a venue outside the league (the lock held)."""
+        if venue not in {c.id for c in self.league.clubs}:
+            return None
+        return self.venue_state(venue).key_for(table)
+
+    def rekey(self, venue: str, table: str) -> str:
+        """A new key for ``table`` at ``venue`` after a key conflict (someone else holds
+        its key), as a tournament desk gives one (:meth:`~..desk.state.DeskState.rekey`):
+        returns the one-time code someone at the real table types there (``truco-table
+        rekey``). From now on only the new key is accepted from it (the old key's
+        messages are rejected before any check: they count for nothing), its stream
+        starts again at its first messages under the new key, and its key conflict is
+        closed (journaled in the league's journal). :class:`~.errors.LeagueError`
+        (Spanish) for a venue or table that is not one."""
+        with self.lock:
+            if venue not in {c.id for c in self.league.clubs}:
+                raise LeagueError(f"La sede {venue!r} no está en la liga")
+            try:
+                code = self.venue_state(venue).rekey(table)
+            except ValueError:
+                raise LeagueError(f"{table!r} no es el nombre de una mesa") from None
+            self.watch.forget(venue, table)
+            self.collected = self.ledger.append_rekey(venue, table, self.clock())
+            self._export_due = True
+        log.warning("league desk: %s/%s was given a new key", venue, table)
+        return code
+
     def _conflict(self, venue: str, table: str, seq: int) -> None:
         """Two messages of ``table`` under ``seq``: someone else holds its key."""
         log.error("league desk: %s/%s: two messages under seq %d", venue, table, seq)
@@ -435,7 +465,9 @@ class LeagueDesk:
             holes = self.watch.holes(self.clock() if now is None else now)
             for hole in holes:
                 local = resend_topic(self.league.name, DESK_NAME, hole.table)
-                key = venue_table_key(self.secret, self.league.name, hole.venue, hole.table)
+                key = self.key_for(hole.venue, hole.table)
+                if key is None:
+                    continue
                 data = ResendRequest(hole.first, hole.last, self._next_n()).encode(key, local)
                 requests.append((central_topic(self.league, hole.venue, local), data))
                 self.asked.append(hole)
@@ -451,7 +483,10 @@ class LeagueDesk:
         (``truco/<league>/tables/<table>/assign``), published retained at QoS 1 on
         ``league/<venue>/tables/<table>/assign``, which the venue's bridge brings in.
         Returns the central topic."""
-        key = venue_table_key(self.secret, self.league.name, venue, a.table)
+        with self.lock:  # its new key once re-keyed: the table checks with the one it has
+            key = self.key_for(venue, a.table)
+        if key is None:
+            raise LeagueError(f"La sede {venue!r} no está en la liga")
         local, data = signed_assignment(key, tournament_prefix(self.league.name), a)
         topic = central_topic(self.league, venue, local)
         log.info("league desk: %s/%s plays %s (chico %d, n=%d)", venue, a.table, a.match,

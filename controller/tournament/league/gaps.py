@@ -94,6 +94,11 @@ class SeqWatch:
             t.next_seq += 1
         t.changed, t.asked, t.asks = now, None, 0
 
+    def forget(self, venue: str, table: str) -> None:
+        """Start ``table``'s watch again at its next message (it was given a new key:
+        what the copy of its old key sent is no hole of the real table's)."""
+        self._tables.pop((venue, table), None)
+
     def said(self, venue: str, table: str, last_seq: int, now: float) -> None:
         """A table's live status: it has journaled every seq up to ``last_seq``."""
         t = self._tables.get((venue, table))

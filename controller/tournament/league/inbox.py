@@ -12,6 +12,8 @@ the league (:func:`.verify.check_league_record`). Pure.
 from __future__ import annotations
 
 import datetime
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..wire.messages import (
@@ -69,9 +71,12 @@ def read_central(
     *,
     now: float = 0.0,
     today: datetime.date | None = None,
+    keys: Callable[[str, str], bytes | None] | None = None,
 ) -> CentralMessage | RejectedCentral | None:
     """The venue's message on ``topic``; ``None`` for what is not a table's (the bridge's
-    own state, a resend request or an assignment)."""
+    own state, a resend request or an assignment). ``keys``: ``(venue, table)`` to that
+    table's key now (a re-keyed table's new one: its old key's messages are rejected);
+    ``None``: derived from the league's secret."""
     where = venue_topic(league, topic)
     if where is None:
         return None
@@ -79,7 +84,9 @@ def read_central(
     if venue not in {c.id for c in league.clubs}:
         return RejectedCentral(venue, topic, f"La sede {venue!r} no está en la liga")
 
-    def key(table: str) -> bytes:
+    def key(table: str) -> bytes | None:
+        if keys is not None:
+            return keys(venue, table)
         return venue_table_key(league_secret, league.name, venue, table)
 
     try:
@@ -97,6 +104,7 @@ def read_central(
     check = None
     if isinstance(message, Record):
         check = check_league_record(
-            league, league_secret, venue, message.table, message, now=now, today=today
-        )
+            league, league_secret, venue, message.table, message, now=now, today=today,
+            key_for=None if keys is None else functools.partial(keys, venue),
+        )  # fmt: skip
     return CentralMessage(venue, message, check)

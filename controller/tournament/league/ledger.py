@@ -15,6 +15,7 @@ tournament).
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from typing import Any
 
 from ..desk.journal import AuditJournal, JournalError, journal_key
@@ -76,6 +77,20 @@ def conflict_from_body(body: dict[str, Any]) -> tuple[str, str, int]:
         raise JournalError(f"una línea del diario que esta mesa no sabe leer: {e}") from None
 
 
+def fold_conflicts(bodies: Iterable[dict[str, Any]]) -> list[tuple[str, str, int]]:
+    """The key conflicts still open after a journal's lines, in order: a ``conflict``
+    line opens one, a ``rekey`` line (the organiser gave that table a new key:
+    :meth:`.desk.LeagueDesk.rekey`) closes that table's."""
+    open_: list[tuple[str, str, int]] = []
+    for body in bodies:
+        if body.get("kind") == "conflict":
+            open_.append(conflict_from_body(body))
+        elif body.get("kind") == "rekey":
+            venue, table = str(body.get("venue")), str(body.get("table"))
+            open_ = [c for c in open_ if (c[0], c[1]) != (venue, table)]
+    return open_
+
+
 class LeagueLedger:
     """``open()`` replays the journal into the count; ``append(check)`` writes one more
     record's check, durably, and returns the count with it."""
@@ -98,8 +113,7 @@ class LeagueLedger:
     def open(self) -> Collected:
         entries = self.journal.open()
         self.checks = [check_from_body(e.body) for e in entries if e.body.get("kind") == "record"]
-        self.conflicts = [conflict_from_body(e.body) for e in entries
-                          if e.body.get("kind") == "conflict"]  # fmt: skip
+        self.conflicts = fold_conflicts(e.body for e in entries)
         return self.count()
 
     def count(self) -> Collected:
@@ -121,6 +135,13 @@ class LeagueLedger:
         body = {"kind": "conflict", "venue": venue, "table": table, "seq": seq}
         self.journal.append(t, WHO, body)
         self.conflicts.append((venue, table, seq))
+        return self.count()
+
+    def append_rekey(self, venue: str, table: str, t: float) -> Collected:
+        """The organiser gave ``table`` at ``venue`` a new key: its key conflict is
+        closed (journaled: a restarted desk no longer shows it)."""
+        self.journal.append(t, WHO, {"kind": "rekey", "venue": venue, "table": table})
+        self.conflicts = [c for c in self.conflicts if (c[0], c[1]) != (venue, table)]
         return self.count()
 
     def close(self) -> None:

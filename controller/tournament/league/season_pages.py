@@ -14,7 +14,7 @@ from typing import Final
 
 from ..desk.pages.common import document, h
 from ..desk.pages.positions import standings_table
-from .collect import Collected
+from .collect import Collected, KeyConflict
 from .model import Chico, League, LeagueMatch
 from .rosters import names
 from .season import (
@@ -28,7 +28,7 @@ from .season import (
 from .standings import match_result
 from .standings import season as league_table
 
-__all__ = ["login_page", "organiser_page", "season_standings"]
+__all__ = ["keys_page", "login_page", "organiser_page", "rekey_section", "season_standings"]
 
 
 def _tie(season: Season, m: LeagueMatch, played: Mapping[str, Sequence[Chico]]) -> str:
@@ -72,6 +72,8 @@ text-align:left;vertical-align:top}th{font-weight:600}.muted{color:#a5c8b3;font-
 #why:empty,#done:empty{display:none}#done{background:#1b5e20;padding:.5em 1em;border-radius:4px}
 form{display:inline-flex;gap:.3em;flex-wrap:wrap;align-items:center;margin:.1em 0}
 select,input,button{font-size:.9em}
+.lost{background:#b71c1c;color:#fff;padding:.6em 1em;border-radius:4px}.lost form{margin-left:.5em}
+#done{font-weight:700;font-size:1.1em}
 """
 
 _SCRIPT: Final = """
@@ -112,6 +114,40 @@ sessionStorage.removeItem("done");
 """
 
 
+def rekey_section(conflicts: Sequence[KeyConflict]) -> str:
+    """The key conflicts, first on the organiser's page, each with its button to give
+    that table a new key (:meth:`.desk.LeagueDesk.rekey`): the answer shows the one-time
+    code to type at the real table, once."""
+    if not conflicts:
+        return ""
+    items = "".join(
+        f'<li>{h(k.text)}<form data-action="clave" data-venue="{h(k.venue)}" '
+        f'data-table="{h(k.table)}"><button>Cambiarle la clave a {h(k.table)}</button>'
+        "</form></li>"
+        for k in conflicts
+    )
+    return (
+        '<section id="conflicts" role="alert" class="lost"><h2>Choque de claves</h2>'
+        f"<ul>{items}</ul><p>Cambiale la clave a la mesa: la página te muestra un código "
+        "de una sola vez; alguien en la mesa de verdad lo escribe con <code>truco-table "
+        "rekey</code> y la reinicia. Lo que llegue con la clave vieja ya no cuenta. Revisá "
+        "las partidas contadas desde ese número.</p></section>"
+    )
+
+
+def keys_page(league: str, conflicts: Sequence[KeyConflict], csrf: str) -> str:
+    """``/organizador`` of a league desk without a season: the key conflicts and their
+    re-key buttons."""
+    body = (
+        f"<h1>Liga {h(league)}: organizador</h1>"
+        '<p><a href="/">Posiciones de la liga</a></p>'
+        '<p id="why" role="alert"></p><p id="done" role="status"></p>'
+        + (rekey_section(conflicts) or '<p id="conflicts">Ningún choque de claves.</p>')
+    )
+    page = document(f"Liga {league}: organizador", body, css=_CSS, script=_SCRIPT)
+    return page.replace("<body>", f'<body data-csrf="{h(csrf)}">', 1)
+
+
 def _select(name: str, options: Sequence[tuple[str, str]], chosen: str | None,
             label: str) -> str:  # fmt: skip
     opts = "".join(
@@ -127,18 +163,20 @@ def organiser_page(
     tables: Mapping[str, Sequence[str]],
     where: Mapping[str, tuple[str, str]],
     csrf: str,
+    conflicts: Sequence[KeyConflict] = (),
 ) -> str:
-    """``/organizador``: every match not decided yet, by matchday, with the pair each
-    club named (a form to name it: two players of its list), the table that plays it
-    (a form to give it one of its venue's tables), the changes asked for with a button
-    to confirm each, and a form to ask for one. ``tables``: each venue's tables;
-    ``where``: the (venue, table) each match is on."""
+    """``/organizador``: the key conflicts first (:func:`rekey_section`), every match
+    not decided yet, by matchday, with the pair each club named (a form to name it: two
+    players of its list), the table that plays it (a form to give it one of its venue's
+    tables), the changes asked for with a button to confirm each, and a form to ask for
+    one. ``tables``: each venue's tables; ``where``: the (venue, table) each match is on."""
     who = names(season.roster_of)
     parts = [
         f"<h1>Temporada {season.number}: parejas y mesas</h1>",
         '<p><a href="/">Posiciones de la liga</a> · <a href="/temporadas/index.html">'
         "Páginas públicas</a></p>",
         '<p id="why" role="alert"></p><p id="done" role="status"></p>',
+        rekey_section(conflicts),
         '<p class="muted">Cada club nombra su pareja antes de que empiece el partido (dos '
         "de su lista de buena fe; la local se sienta en los asientos 0 y 2). La mesa que "
         "juega un partido recibe, firmado, el partido, el chico y los nombres de cada "

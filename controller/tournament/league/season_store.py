@@ -52,7 +52,7 @@ from ..desk.journal import NAME as JOURNAL
 from ..desk.journal import JournalError, journal_key, read_entries
 from .collect import Collected, collect
 from .errors import LeagueError
-from .ledger import check_from_body, conflict_from_body
+from .ledger import check_from_body, fold_conflicts
 from .model import Chico, League
 from .rosters import Lineup, Roster, RosterPlayer, Substitution
 from .season import (
@@ -242,7 +242,7 @@ def season_count(root: str | os.PathLike[str], league: League, season: Season,
     except JournalError as e:
         raise SeasonStoreError(f"El diario de la temporada {season.number} no sirve: {e}") from None
     checks = [check_from_body(e.body) for e in entries if e.body.get("kind") == "record"]
-    conflicts = [conflict_from_body(e.body) for e in entries if e.body.get("kind") == "conflict"]
+    conflicts = fold_conflicts(e.body for e in entries)
     played: dict[str, tuple[Chico, ...]] = {}
     while True:  # each phase the count decides adds its matches
         league_now = season_league(season, played)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import datetime
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -89,10 +90,13 @@ def check_league_record(
     *,
     now: float = 0.0,
     today: datetime.date | None = None,
+    key_for: Callable[[str], bytes | None] | None = None,
 ) -> LeagueRecordCheck:
     """Whether ``record``, collected under ``venue``'s prefix as ``table``'s, counts;
     ``today`` (the league desk's date when it arrived): a match of a later matchday is
-    not due yet (``None``: not checked)."""
+    not due yet (``None``: not checked). ``key_for``: the venue's tables' keys as the
+    league desk holds them now (a table re-keyed after a key conflict has its new one:
+    :meth:`.desk.LeagueDesk.rekey`); ``None``: derived from the league's secret."""
     digest = hashlib.sha256(record.record.encode("utf-8")).hexdigest()
     match = record.match if record.match not in (None, NO_MATCH) else None
 
@@ -106,7 +110,7 @@ def check_league_record(
         return out(RecordVerdict.UNKNOWN_VENUE, f"La sede {venue!r} no está en la liga")
     judge = RecordJudge(
         league.name,
-        key_for=lambda t: venue_table_key(league_secret, league.name, venue, t),
+        key_for=key_for or (lambda t: venue_table_key(league_secret, league.name, venue, t)),
         has_secret=True,
         rules=league.rules.house,
     )

@@ -22,12 +22,15 @@
     it; formulas neutralised). The league desk also writes them into its folder.
 
 ``/organizador`` and ``POST /api/liga``
-    A league desk running a season (its ``office``: :mod:`.season_desk`): the organiser's
-    page (:mod:`.season_pages`) to name pairs, ask for and confirm changes and assign
-    tables, the organiser's only, as the tournament desk's page is (:mod:`..desk.
-    sessions`: ``POST /api/entrar`` with the key, a session cookie, the CSRF token in
-    every write; the Origin and ``Sec-Fetch-Site`` checks); a refusal is a 409 with the
-    reason in Spanish. With a season, ``/`` shows the standings per division and group.
+    Without a season: the key conflicts, each with its button to give that table a new
+    key (``{"action": "clave", "venue", "table"}``: :meth:`.desk.LeagueDesk.rekey`, the
+    answer has the one-time code), the organiser's only. A league desk running a season
+    (its ``office``: :mod:`.season_desk`): the organiser's page (:mod:`.season_pages`)
+    to name pairs, ask for and confirm changes and assign tables (the key conflicts
+    first, with their re-key), the organiser's only, as the tournament desk's page is
+    (:mod:`..desk.sessions`: ``POST /api/entrar`` with the key, a session cookie, the
+    CSRF token in every write; the Origin and ``Sec-Fetch-Site`` checks); a refusal is a
+    409 with the reason in Spanish. With a season, ``/`` shows the standings per division and group.
 
 Only verified, counted records reach these views: they are folds of the league desk's
 count (:class:`.collect.Collected`). Every request is checked for its Host as the
@@ -65,7 +68,7 @@ from .gaps import Hole
 from .inbox import RejectedCentral
 from .model import League
 from .season_desk import SeasonOffice
-from .season_pages import login_page, organiser_page, season_standings
+from .season_pages import keys_page, login_page, organiser_page, season_standings
 from .standings import season
 
 __all__ = [
@@ -136,8 +139,8 @@ def _conflicts(count: Collected) -> str:
     items = "".join(f"<li>{h(k.text)}</li>" for k in count.conflicts)
     return (
         '<section id="conflicts" role="alert" class="lost"><h2>Choque de claves</h2>'
-        f"<ul>{items}</ul><p>Cambiale la clave a esa mesa (en su sede) y revisá esas "
-        "partidas antes de seguir.</p></section>"
+        f'<ul>{items}</ul><p>Cambiale la clave a esa mesa desde <a href="/organizador">la '
+        "página del organizador</a> y revisá esas partidas antes de seguir.</p></section>"
     )
 
 
@@ -361,12 +364,13 @@ class _LeagueHandler(_Handler):
 
     def _organiser_page(self, office: SeasonOffice | None, count: Collected) -> None:
         html = "text/html; charset=utf-8"
-        if office is None:
-            self._refuse(404, "esta mesa de la liga no lleva una temporada (--season)")
-            return
         session = self.access.session(self._cookie())
         if session is None:
             self._send(200, login_page(self.source.league.name).encode("utf-8"), html)
+            return
+        if office is None:  # no season: the key conflicts and their re-key only
+            page = keys_page(self.source.league.name, count.conflicts, session.csrf)
+            self._send(200, page.encode("utf-8"), html)
             return
         try:
             season = office.season()
@@ -375,7 +379,8 @@ class _LeagueHandler(_Handler):
             return
         tables = {c.id: office.venue_tables(c.id) for c in season.clubs}
         where = {m: w for w, m in office.tables.items()}
-        page = organiser_page(season, count.played, tables, where, session.csrf)
+        page = organiser_page(season, count.played, tables, where, session.csrf,
+                              count.conflicts)  # fmt: skip
         self._send(200, page.encode("utf-8"), html)
 
     def do_POST(self) -> None:
@@ -384,7 +389,7 @@ class _LeagueHandler(_Handler):
             return
         office = getattr(self.source, "office", None)
         path = urlsplit(self.path).path
-        if office is None or path not in ("/api/entrar", "/api/salir", "/api/liga"):
+        if path not in ("/api/entrar", "/api/salir", "/api/liga"):
             self._refuse(HTTPStatus.METHOD_NOT_ALLOWED,
                          "las páginas de la liga son de solo lectura")  # fmt: skip
             return
@@ -410,13 +415,35 @@ class _LeagueHandler(_Handler):
             self._send(HTTPStatus.BAD_REQUEST, encode({"error": "se espera un objeto JSON"}),
                        kind)  # fmt: skip
             return
+        extra: dict[str, str] = {}
         try:
-            done = office.act(body)
+            if body.get("action") == "clave":
+                extra = self._league_rekey(body)
+                done = extra.pop("ok")
+            elif office is None:
+                raise LeagueError("Esta mesa de la liga no lleva una temporada (--season): "
+                                  "acá solo se cambia la clave de una mesa")  # fmt: skip
+            else:
+                done = office.act(body)
         except LeagueError as e:
             self._send(HTTPStatus.CONFLICT, encode({"error": str(e)}), kind)
             return
         log.info("league desk: the organiser's page: %s", done)
-        self._send(200, encode({"ok": done}), kind)
+        self._send(200, encode({"ok": done, **extra}), kind)
+
+    def _league_rekey(self, body: dict[str, object]) -> dict[str, str]:
+        """``{"action": "clave", "venue": ..., "table": ...}``: a new key for that table
+        after a key conflict (:meth:`.desk.LeagueDesk.rekey`); the answer (shown once on
+        the page) has the one-time code to type at the real table."""
+        rekey = getattr(self.source, "rekey", None)
+        venue, table = body.get("venue"), body.get("table")
+        if rekey is None or not isinstance(venue, str) or not isinstance(table, str):
+            raise LeagueError("Falta la sede o la mesa a la que cambiarle la clave")
+        code: str = rekey(venue, table)
+        ok = (f"Código de {table} (sede {venue}): {code}. En la mesa {table}, escribí "
+              f"truco-table rekey --config /etc/truco-table/table.toml {code} y "
+              "reiniciala. Anotalo: no se muestra de nuevo.")  # fmt: skip
+        return {"ok": ok, "code": code, "venue": venue, "table": table}
 
     do_PUT = do_DELETE = do_PATCH = do_POST
 

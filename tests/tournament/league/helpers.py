@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import datetime
 import functools
+import http.client
+import json
+from typing import Any
 
 from controller.tournament.competition.model import Entrant, Player
 from controller.tournament.league.model import Club, League, LeagueRules
@@ -119,3 +122,39 @@ def game_payloads(
     record = record_payload(league, secret, venue, table, match, seq=seq + len(out),
                             game_number=game_number, chico=chico)  # fmt: skip
     return [*out, record]
+
+
+class Client:
+    """The organiser's browser as HTTP: a session cookie and its CSRF token."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.cookie = ""
+        self.csrf = ""
+
+    def post(self, path: str, body: dict[str, Any], *, csrf: str | None = None) -> tuple[int, Any]:
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        headers = {"Host": f"127.0.0.1:{self.port}", "Content-Type": "application/json",
+                   "Origin": f"http://127.0.0.1:{self.port}",
+                   "X-CSRF-Token": self.csrf if csrf is None else csrf}  # fmt: skip
+        if self.cookie:
+            headers["Cookie"] = self.cookie
+        conn.request("POST", path, body=json.dumps(body).encode(), headers=headers)
+        r = conn.getresponse()
+        data = r.read()
+        cookie = r.getheader("Set-Cookie")
+        conn.close()
+        if cookie:
+            self.cookie = cookie.split(";", 1)[0]
+        return r.status, json.loads(data) if data.startswith(b"{") else data.decode()
+
+    def get(self, path: str) -> tuple[int, str]:
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        headers = {"Host": f"127.0.0.1:{self.port}"}
+        if self.cookie:
+            headers["Cookie"] = self.cookie
+        conn.request("GET", path, headers=headers)
+        r = conn.getresponse()
+        text = r.read().decode("utf-8")
+        conn.close()
+        return r.status, text

@@ -645,3 +645,113 @@ def test_a_game_a_copied_key_played_offline_is_held_and_one_an_uplink_cut_delaye
         for r in runs:
             r.close()
         desk.stop()
+
+
+def test_after_a_key_conflict_the_organiser_rekeys_the_table_and_the_real_one_goes_on(
+    league: League, tmp_path: Path
+) -> None:
+    """Issue 43: a copy of bar-a mesa01's key sends two different messages under seq 1
+    (a key conflict at the league desk). The organiser, logged in on the league desk's
+    page, re-keys mesa01 there and gets the one-time code; the conflict item goes away.
+    The code is typed at the table (``truco-table rekey``, as at a venue); the copy's
+    messages under the OLD key are then rejected (they count for nothing), and the real
+    table, with its new key, plays a game that counts."""
+    from controller.cli import main
+    from controller.tournament.desk.sessions import OrganiserAccess
+    from controller.tournament.league.web import serve_league
+    from tests.helpers import serving
+
+    from .helpers import Client
+
+    model = two_venue_league(("bar-a", "bar-b"))
+    secret = _league_secret(league)
+    match = next(m for m in fixture(model) if m.venue == "bar-a" and m.matchday == 1)
+    future = next(m for m in fixture(model) if m.venue == "bar-a" and m.matchday == 2)
+    probe = CentralProbe(league.a, DESK_ACCOUNT, league.a.desk_password())
+    _wait_bridge_up(probe, "bar-a")
+    probe.close()  # the desk's account is one session: the desk's alone now
+    desk = LeagueDesk(
+        model, secret, tmp_path / "desk", host="127.0.0.1", port=league.a.central[1],
+        ca_file=league.a.central_ca, username=DESK_ACCOUNT, password=league.a.desk_password(),
+        today=lambda: model.first_date,
+    )  # fmt: skip
+    venue = _as_venue(league.a)
+    thief = TablePublisher(venue, "mesa01")  # the key and account, copied
+    server = serve_league(desk, 0, access=OrganiserAccess("clave-org", store=tmp_path / "desk"))
+    run: MockRun | None = None
+    real: RealTable | None = None
+
+    def sent_by_the_copy(game_number: int, seq: int) -> None:
+        for topic, data in game_payloads(model, secret, "bar-a", "mesa01", future.id,
+                                         seq=seq, game_number=game_number)[:3]:  # fmt: skip
+            thief.client.publish(topic, data, qos=1).wait_for_publish(10)
+
+    with serving(server):
+        web = Client(server.server_address[1])
+        try:
+            desk.start()
+            assert desk.subscribed.wait(120)
+            sent_by_the_copy(7, 1)
+            sent_by_the_copy(8, 1)  # other messages under the same seqs: a key conflict
+            assert wait_until(lambda: bool(desk.snapshot().conflicts)), desk.snapshot()
+            assert web.post("/api/entrar", {"clave": "clave-org"})[0] == 200
+            web.csrf = web.post("/api/entrar", {"clave": "clave-org"})[1]["csrf"]
+            status, page = web.get("/organizador")
+            assert status == 200 and 'data-action="clave"' in page
+            assert "alguien más tiene la clave de la mesa" in page
+            order = {"action": "clave", "venue": "bar-a", "table": "mesa01"}
+            assert web.post("/api/liga", order, csrf="otro")[0] == 401  # CSRF checked
+            status, answer = web.post("/api/liga", order)
+            assert status == 200, answer
+            code = answer["code"]
+            assert f"truco-table rekey --config /etc/truco-table/table.toml {code}" in answer["ok"]
+            assert desk.snapshot().conflicts == ()  # the item stops alarming
+            assert 'data-action="clave"' not in web.get("/organizador")[1]
+            # at the table: the code typed in, as at a venue
+            config = venue.table_dir("mesa01") / "tournament.toml"
+            assert main(["rekey", "--config", str(config), code]) == 0
+            # the copy, still under the old key: rejected before any check
+            rejected = len(desk.rejections())
+            sent_by_the_copy(9, 40)
+            assert wait_until(lambda: len(desk.rejections()) >= rejected + 3)
+            assert all("mac" in r.reason for r in desk.rejections()[rejected:])
+            # the real table, restarted with its new key, plays matchday 1: it counts
+            settings = load_tournament_settings(config)
+            assert settings is not None and settings.key is not None
+            run = MockRun(model.rules.house, seed=3, human=None, state_dir=tmp_path / "table")
+            real = RealTable(
+                "mesa01", "127.0.0.1", league.a.port, outbox_dir=tmp_path / "table" / "outbox",
+                tournament=LEAGUE, key=settings.key, access=settings.access, match=match.id,
+                keepalive=1, reconnect_delay=(1, 1),
+            )  # fmt: skip
+            real.attach(run.mock.service)
+            real.start()
+            run.play_out()
+            assert real.flush(30)
+            assert wait_until(lambda: bool(desk.snapshot().counted)), desk.snapshot()
+            count = desk.snapshot()
+            assert [(c.game, c.match) for c in count.counted] == [("mesa01-g001", match.id)]
+            assert count.conflicts == () and "mesa01-g009" not in {
+                f.check.game for f in count.flags
+            }
+            # a restarted desk keeps the new key and the conflict closed
+            desk.stop()
+            again = LeagueDesk(
+                model, secret, tmp_path / "desk", host="127.0.0.1", port=league.a.central[1],
+                ca_file=league.a.central_ca, username=DESK_ACCOUNT,
+                password=league.a.desk_password(), today=lambda: model.first_date,
+            )  # fmt: skip
+            reopened = again.open()
+            assert reopened.conflicts == () and len(reopened.counted) == 1
+            with again.lock:
+                assert again.key_for("bar-a", "mesa01") == settings.key.key
+            again.ledger.close()
+            for state in again.venues.values():
+                state.close()
+        finally:
+            if real is not None:
+                real.close()
+            if run is not None:
+                run.close()
+            thief.close()
+            desk.stop()

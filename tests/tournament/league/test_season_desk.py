@@ -14,15 +14,12 @@ per division and group; the pages in headless Chromium.
 from __future__ import annotations
 
 import datetime
-import http.client
-import json
 import shutil
 import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import paho.mqtt.client as mqtt
 import pytest
@@ -47,6 +44,7 @@ from tests.helpers import serving, wait_until
 from ...table.panel_text import PanelDisplay
 from ..desk.browser import SCREENSHOTS
 from ..desk.cdp import Page
+from .helpers import Client
 
 LEAGUE = "liga"
 KEY = "clave-del-organizador"
@@ -131,42 +129,6 @@ def run() -> Iterator[Run]:
         venue.close()
         central.close()
         shutil.rmtree(parent, ignore_errors=True)
-
-
-class Client:
-    """The organiser's browser as HTTP: a session cookie and its CSRF token."""
-
-    def __init__(self, port: int) -> None:
-        self.port = port
-        self.cookie = ""
-        self.csrf = ""
-
-    def post(self, path: str, body: dict[str, Any], *, csrf: str | None = None) -> tuple[int, Any]:
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
-        headers = {"Host": f"127.0.0.1:{self.port}", "Content-Type": "application/json",
-                   "Origin": f"http://127.0.0.1:{self.port}",
-                   "X-CSRF-Token": self.csrf if csrf is None else csrf}  # fmt: skip
-        if self.cookie:
-            headers["Cookie"] = self.cookie
-        conn.request("POST", path, body=json.dumps(body).encode(), headers=headers)
-        r = conn.getresponse()
-        data = r.read()
-        cookie = r.getheader("Set-Cookie")
-        conn.close()
-        if cookie:
-            self.cookie = cookie.split(";", 1)[0]
-        return r.status, json.loads(data) if data.startswith(b"{") else data.decode()
-
-    def get(self, path: str) -> tuple[int, str]:
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
-        headers = {"Host": f"127.0.0.1:{self.port}"}
-        if self.cookie:
-            headers["Cookie"] = self.cookie
-        conn.request("GET", path, headers=headers)
-        r = conn.getresponse()
-        text = r.read().decode("utf-8")
-        conn.close()
-        return r.status, text
 
 
 def _forger(run: Run, account: str, password: str) -> mqtt.Client:
