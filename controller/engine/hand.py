@@ -135,7 +135,9 @@ def _accessors(names: tuple[str, ...]) -> tuple[_Read, _Write]:
     compiled build (its classes' fields read from outside through descriptors either
     way) reads them quicker with ``operator.attrgetter``, one C call; the pure build
     quicker with the made function (attrgetter looks each name up: three times slower)."""
-    assert names and all(name.isidentifier() for name in names), names
+    assert names and all(
+        all(part.isidentifier() for part in name.split(".")) for name in names
+    ), names
     fields = "".join(f"obj.{name}, " for name in names)
     source = (
         f"def read(obj):\n    return ({fields})\n"
@@ -318,10 +320,6 @@ class Deal(Saved):
     __slots__ = ("all_known", "cards", "env", "flor", "flor_on", "owner", "played", "ready", "seen")
 
     SAVED = ("seen", "owner", "played")
-    #: What a card played changes (parts of ``SAVED``): a card already shown, then one
-    #: whose owner was known.
-    PLAYED_PART: ClassVar[tuple[str, ...]] = ("played",)
-    SEEN_PART: ClassVar[tuple[str, ...]] = ("played", "seen")
 
     def __init__(
         self, cards: Sequence[tuple[int, ...] | None], flor_on: bool, owner: dict[int, int]
@@ -479,7 +477,7 @@ class TrucoPhase(_Phase):
             out.append(row[_S_MAZO])
             if envido:
                 out.extend(_ENVIDO_ACTIONS[s])
-            if flor_call and h.nplayed[s] == 0 and deal.can_flor(s):
+            if flor_call and not h.seats_played >> s & 1 and deal.can_flor(s):
                 out.append(row[_S_FLOR])
             if implicit and s == h.turn:
                 for c in deal.available(s):
@@ -578,7 +576,7 @@ class EnvidoPhase(_Phase):
             and not self.done
             and not h.flor_called()
             and not h.truco_accepted()
-            and h.nplayed[s] == 0
+            and not h.seats_played >> s & 1
         )
 
     def raises(self) -> tuple[Kind, ...]:
@@ -602,7 +600,7 @@ class EnvidoPhase(_Phase):
             out.append(row[_S_NO_QUIERO])
             for r in raises:
                 out.append(row[_KS + r])
-            if flor and h.nplayed[s] == 0 and h.deal.can_flor(s):
+            if flor and not h.seats_played >> s & 1 and h.deal.can_flor(s):
                 out.append(row[_S_FLOR])
 
     def refusal(self, h: HandPlay, a: Action) -> RefusalCode | None:
@@ -828,7 +826,7 @@ class FlorPhase(_Phase):
 
     def may_announce(self, h: HandPlay, s: int) -> bool:
         return (
-            h.nplayed[s] == 0
+            not h.seats_played >> s & 1
             and s not in self.ann
             and team_of(s) != self.backed
             and h.deal.can_flor(s)
@@ -843,7 +841,7 @@ class FlorPhase(_Phase):
             for s in h.seats
             if pts[s] is not None
             and deal.cards[s] is not None
-            and h.nplayed[s] == 0
+            and not h.seats_played >> s & 1
             and s not in self.ann
             and team_of(s) != self.backed
         ]
@@ -874,7 +872,7 @@ class FlorPhase(_Phase):
             h.rules.flor
             and self.state is _FLOR_NONE
             and h.baza == 0
-            and h.nplayed[s] == 0
+            and not h.seats_played >> s & 1
             and h.deal.can_flor(s)
         )
 
@@ -941,7 +939,7 @@ class FlorPhase(_Phase):
                 return self.call_refusal(h, s)
         if k is not K_FLOR or team_of(s) == caller or not may_answer:
             return R.CALL_PENDING
-        if h.baza or h.nplayed[s] or self.state is not _FLOR_NONE:
+        if h.baza or h.seats_played >> s & 1 or self.state is not _FLOR_NONE:
             return R.ENVIDO_CLOSED
         return None if h.deal.can_flor(s) else R.NO_FLOR
 
@@ -960,7 +958,7 @@ class FlorPhase(_Phase):
         the pending-call checks before the window's)."""
         if self.state is _FLOR_OPEN and s in self.ann:
             return R.CALL_PENDING
-        if self.state is _FLOR_CLOSED or h.baza or h.nplayed[s]:
+        if self.state is _FLOR_CLOSED or h.baza or h.seats_played >> s & 1:
             return R.ENVIDO_CLOSED
         if self.state is _FLOR_OPEN:
             if team_of(s) == self.backed:
@@ -1248,12 +1246,12 @@ class HandPlay(Saved):
         "mano",
         "n",
         "next_seat",
-        "nplayed",
         "order",
         "pica",
         "rules",
         "seat_actions",
         "seats",
+        "seats_played",
         "table",
         "team_seats",
         "tell",
@@ -1268,16 +1266,26 @@ class HandPlay(Saved):
         "leader",
         "turn",
         "tell",
-        "nplayed",
+        "seats_played",
         "table",
         "bazas",
         "baza_cards",
         "deferred",
     )
 
-    #: What ``play`` changes (a part of ``SAVED``): a card, then a completed baza.
-    CARD_PART: ClassVar[tuple[str, ...]] = ("turn", "nplayed", "table")
-    BAZA_PART: ClassVar[tuple[str, ...]] = ("leader", "bazas", "baza_cards", "baza")
+    #: What ``play`` changes, saved as one entry (a part of ``SAVED``, and of the deal's
+    #: ``SAVED`` through ``deal.``): a card, and a card that completes a baza.
+    CARD_PART: ClassVar[tuple[str, ...]] = (
+        "turn",
+        "seats_played",
+        "table",
+        "deal.played",
+        "deal.seen",
+        "deal.owner",
+    )
+    BAZA_PART: ClassVar[tuple[str, ...]] = (*CARD_PART, "leader", "bazas", "baza_cards", "baza")
+    #: What ``finish`` changes (the awards are the board's, saved by the board).
+    FINISH_PART: ClassVar[tuple[str, ...]] = ("live", "deferred")
 
     def __init__(
         self,
@@ -1309,7 +1317,7 @@ class HandPlay(Saved):
         cards = deal.cards
         self.known = deal.all_known or all(cards[s] is not None for s in order)
         self.live = True
-        self.nplayed: tuple[int, ...] = (0,) * players  # cards each seat has played
+        self.seats_played = 0  # bit ``s`` set once seat ``s`` has played a card
         self.baza = 0
         self.table: tuple[tuple[int, int], ...] = ()  # (seat, card) of this baza
         self.bazas: tuple[int, ...] = ()  # team that won each baza, -1 parda
@@ -1325,7 +1333,7 @@ class HandPlay(Saved):
         return (
             self.order,
             self.live,
-            self.nplayed,
+            self.seats_played,
             self.baza,
             self.table,
             self.bazas,
@@ -1493,27 +1501,19 @@ class HandPlay(Saved):
         deal = self.deal
         if (
             self.rules.flor
-            and self.nplayed[s] == 0
+            and not self.seats_played >> s & 1
             and deal.flor_pts[s] is not None
             and flor.owes(s)
         ):
             flor.tapada_check(self, s)
-        trail = self.trail
-        self.save_part(trail, _CARD_PART)
         all_seen = deal.seen
         seen = all_seen[s]
         shown = c in seen
         owned = not shown and deal.owner.get(c) == s  # known to be ``s``'s: owners stay
-        if shown:  # shown before: only played changes
-            deal.save_part(trail, _PLAYED_PART)
-        elif owned:
-            deal.save_part(trail, _SEEN_PART)
-        else:
-            deal.save(trail)
+        # one entry for all the card changes (the baza's fields too when it completes it)
+        self.save_part(self.trail, _BAZA_PART if len(self.table) + 1 == self.n else _CARD_PART)
         deal.played |= 1 << c
-        nplayed = list(self.nplayed)
-        nplayed[s] += 1
-        self.nplayed = tuple(nplayed)
+        self.seats_played |= 1 << s
         self.table = table = self.table + ((s, c),)  # noqa: RUF005 (quicker compiled)
         if owned:  # as ``_add_seen``, with no owner to change
             seen_now = list(all_seen)
@@ -1530,8 +1530,7 @@ class HandPlay(Saved):
         if len(table) < self.n:
             self.turn = self.next_seat[s]
             return
-        # the baza is complete
-        self.save_part(trail, _BAZA_PART)
+        # the baza is complete (saved with the card)
         best = -1
         top: list[int] = []
         for seat, card in table:
@@ -1592,7 +1591,7 @@ class HandPlay(Saved):
         deal = self.deal
         seen = deal.seen[s]
         if (
-            self.nplayed[s]
+            self.seats_played >> s & 1
             and self.rules.flor
             and deal.cards[s] is None
             and self.flor.owes(s)
@@ -1621,7 +1620,7 @@ class HandPlay(Saved):
         if flor.state is _FLOR_OPEN and self.tell is None and not flor.blocking(self):
             flor.close(self)
         deal = self.deal
-        self.save(self.trail)
+        self.save_part(self.trail, _FINISH_PART)
         for kind, team, seats, value, points, penalty in self.deferred:
             if kind == "envido":
                 # only seen cards prove: nothing seen proves nothing, not even a 0
@@ -1794,13 +1793,17 @@ for _cls in _saved_classes(Saved):
         _ACCESSORS[_cls] = _accessors(_cls.SAVED)
 
 
-def _part(cls: type[Saved], names: tuple[str, ...]) -> Part:
-    """The reader and the writer of ``names``, some of ``cls``'s ``SAVED``."""
-    assert set(names) <= set(cls.SAVED), (cls, names)
+def _part(cls: type[Saved], names: tuple[str, ...], **through: type[Saved]) -> Part:
+    """The reader and the writer of ``names``, some of ``cls``'s ``SAVED``, or, written
+    ``field.name``, some of the ``SAVED`` of the object in ``cls``'s ``field`` (its class
+    given as ``field=``): one entry for a change to both."""
+    for name in names:
+        field, _, inner = name.rpartition(".")
+        owner = through[field] if field else cls
+        assert inner in owner.SAVED, (cls, name)
     return _accessors(names)
 
 
-_CARD_PART: Final = _part(HandPlay, HandPlay.CARD_PART)
-_BAZA_PART: Final = _part(HandPlay, HandPlay.BAZA_PART)
-_PLAYED_PART: Final = _part(Deal, Deal.PLAYED_PART)
-_SEEN_PART: Final = _part(Deal, Deal.SEEN_PART)
+_CARD_PART: Final = _part(HandPlay, HandPlay.CARD_PART, deal=Deal)
+_BAZA_PART: Final = _part(HandPlay, HandPlay.BAZA_PART, deal=Deal)
+_FINISH_PART: Final = _part(HandPlay, HandPlay.FINISH_PART)

@@ -142,10 +142,6 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "no envido or flor is worth 2**29 points: the cap of a normal hand never binds",
     ("hand.py", "HandPlay.__init__", "self.cap = PICA_CAP if pica else 1 << 30", "1 -> 2"):
         "no envido or flor is worth 2**29 points: the cap of a normal hand never binds",
-    ("hand.py", "HandPlay.play",
-     "self.nplayed = (*nplayed[:s], nplayed[s] + 1, *nplayed[s + 1:])", "1 -> 2"):
-        "of the line's two, the count's + 1 -> + 2 survives: the count is only ever "
-        "compared with 0 (s + 1 -> s + 2 drops a seat: killed)",
     ("hand.py", "HandPlay.play", "best = -1", "1 -> 2"):
         "every card's strength is >= 0, so the first card sets it either way",
     ("hand.py", "HandPlay.hand_winner", "return team_of(self.mano) if r[0] < 0 else r[0]",
