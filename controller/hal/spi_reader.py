@@ -183,12 +183,13 @@ class Mfrc522:
         self.write_reg(TX_MODE, 0x00)  # 106 kBd, no TX CRC
         self.write_reg(RX_MODE, 0x00)  # 106 kBd, no RX CRC
         self.write_reg(MOD_WIDTH, 0x26)
-        # Timer: 13.56 MHz / (2 * 169 + 1) = 40 kHz; reload 40 ticks = 1 ms, ten times a
-        # tag's frame delay time (it stops at the answer's first bit).
+        # Timer: 13.56 MHz / (2 * 169 + 1) = 40 kHz; reload 20 ticks = 0.525 ms, six
+        # times a tag's frame delay time (86 to 91 us, ISO 14443-3; it stops at the
+        # answer's first bit), as the seat node's driver (firmware 0.6.0).
         self.write_reg(T_MODE, T_MODE_VALUE)
         self.write_reg(T_PRESCALER, 0xA9)
         self.write_reg(T_RELOAD_H, 0x00)
-        self.write_reg(T_RELOAD_L, 0x28)
+        self.write_reg(T_RELOAD_L, 0x14)
         self.write_reg(TX_ASK, 0x40)  # 100 % ASK
         self.write_reg(MODE, 0x3D)  # CRC preset 0x6363
         # Receiver gain 38 dB, not the 48 dB maximum: a card on the reader (or laid on
