@@ -3,7 +3,8 @@
 ::
 
     truco-table league add-venue --dir liga/ --venue bar-lopez --tables 4
-        [--desks desk] --host 192.168.1.10 [--port 8883] [--rules 'players=4 target=30']
+        [--desks desk] --host 192.168.1.10 [--port 8883] [--inner-port 8885 | --no-door]
+        [--rules 'players=4 target=30']
         [--league liga-bares --central 203.0.113.5:8884]   # the first time only
     truco-table league desk --dir liga/ [--http-port 8090] [--central HOST:PORT]
 
@@ -52,6 +53,7 @@ def run_add_venue(args: argparse.Namespace, out: TextIO | None = None) -> int:
             bind=args.bind,
             central_bind=args.central_bind,
             rules=args.rules,
+            inner_port=None if args.no_door else _inner_port(args),
         )
     except (LeagueSetupError, ValueError, argparse.ArgumentTypeError) as e:
         print(f"truco-table league add-venue: {e}", file=sys.stderr)
@@ -63,6 +65,14 @@ def run_add_venue(args: argparse.Namespace, out: TextIO | None = None) -> int:
         f"{len(added.desks)} mesas de control\n"
         f"a la sede: copiá {v}/ (todo 0600; ca/ca.key no hace falta en el broker)\n"
         f"  broker de la sede: mosquitto -c {added.venue_conf}  (puente a {host}:{port})\n"
+        + (
+            f"  puerta: truco-table venue-door --config {added.front_conf}  (las mesas entran "
+            f"por el {added.port}; Mosquitto, en 127.0.0.1:{added.inner_port}; cierra en 5 s "
+            "la conexión que no manda su CONNECT)\n"
+            if added.inner_port is not None
+            else ""
+        )
+        + f"  cortafuegos: nft -f {added.firewall}  (pocas conexiones por dirección)\n"
         f"  mesas: {v}/tables/<id>/   mesas de control: {v}/desks/<id>/desk.toml\n"
         f"broker central: mosquitto -c {added.central_conf}  "
         f"(si ya corre: kill -HUP para que lea la sede nueva)\n"
@@ -70,6 +80,16 @@ def run_add_venue(args: argparse.Namespace, out: TextIO | None = None) -> int:
         f"{added.root}/secret.key no sale de ahí\n"
     )
     return 0
+
+
+def _inner_port(args: argparse.Namespace) -> int:
+    """Mosquitto's tables' listener behind the venue's door: ``--inner-port``, or the
+    first port from ``--port`` + 2 that no other listener takes."""
+    from ..tournament.venue.broker import default_inner_port
+
+    if args.inner_port is not None:
+        return int(args.inner_port)
+    return default_inner_port(args.port)
 
 
 def run_fixture(args: argparse.Namespace, out: TextIO | None = None) -> int:
@@ -314,6 +334,17 @@ def configure(parser: argparse.ArgumentParser) -> None:
     a.add_argument(
         "--port", type=int, default=8883, metavar="PUERTO",
         help="el puerto TLS del broker del salón",
+    )  # fmt: skip
+    a.add_argument(
+        "--inner-port", type=port, metavar="PUERTO",
+        help="el puerto de Mosquitto en 127.0.0.1 detrás de la puerta: las mesas entran por "
+        "--port a la puerta, que cierra en 5 s la conexión que no manda su CONNECT (por "
+        "omisión, el de --port más 2)",
+    )  # fmt: skip
+    a.add_argument(
+        "--no-door", action="store_true",
+        help="sin puerta: Mosquitto escucha a las mesas en --port (una conexión que no dice "
+        "nada le dura ~90 s)",
     )  # fmt: skip
     a.add_argument(
         "--bind", metavar="DIRECCIÓN",

@@ -106,14 +106,11 @@ def run_venue(args: argparse.Namespace, out: TextIO | None = None) -> int:
 def _inner_port(args: argparse.Namespace) -> int:
     """Mosquitto's tables' listener behind the door: ``--inner-port``, or the first port
     from ``--port`` + 2 that no other listener takes."""
+    from ..tournament.venue.broker import default_inner_port
+
     if args.inner_port is not None:
         return int(args.inner_port)
-    tables: int = args.port
-    local = tables + 1 if args.local_port is None else int(args.local_port)
-    inner = tables + 2
-    while inner in (tables, local, args.screen_port):
-        inner += 1
-    return inner
+    return default_inner_port(args.port, args.local_port, args.screen_port)
 
 
 def _count(n: int, one: str, many: str) -> str:

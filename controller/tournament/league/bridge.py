@@ -24,7 +24,9 @@
 ``venues/<id>/``
     The venue's folder, to copy to the bar: what ``truco-table venue-broker`` writes
     (:mod:`controller.tournament.venue.broker`: its broker with its own CA, its tables' and
-    desks' folders; its ``secret.key`` is the venue's secret, not the league's), plus at
+    desks' folders, the door in front of its tables' listener ``broker/truco-front.toml``
+    and its nftables rules ``broker/truco-firewall.nft``; its ``secret.key`` is the
+    venue's secret, not the league's), plus at
     the end of ``broker/mosquitto.conf`` the bridge to the central broker (below), the
     central CA (``broker/central-ca.crt``) and ``bridge.pass`` (its central password).
 
@@ -200,10 +202,22 @@ class AddedVenue:
     tables: tuple[str, ...]
     desks: tuple[str, ...]
     port: int
+    #: Mosquitto's tables' listener on 127.0.0.1 behind the venue's door (None: no door).
+    inner_port: int | None = None
 
     @property
     def venue_dir(self) -> Path:
         return self.root / "venues" / self.venue
+
+    @property
+    def front_conf(self) -> Path:
+        """The door's configuration (``truco-table venue-door --config``), if it has one."""
+        return self.venue_dir / "broker" / "truco-front.toml"
+
+    @property
+    def firewall(self) -> Path:
+        """The venue's nftables rules (``nft -f``): a few connections per address."""
+        return self.venue_dir / "broker" / "truco-firewall.nft"
 
     @property
     def venue_conf(self) -> Path:
@@ -362,9 +376,13 @@ def add_venue(
     central_bind: str | None = None,
     rules: str | None = None,
     restart_timeout: tuple[int, int] = RESTART_TIMEOUT,
+    inner_port: int | None = None,
 ) -> AddedVenue:
     """Issue ``venue``'s keys and accounts, write its folder (``venues/<id>/``) with its
     broker bridged to the central one, and rewrite the central broker's accounts and ACL.
+    ``inner_port``: the venue's tables connect to a door (:mod:`..venue.front`,
+    ``broker/truco-front.toml``) on ``port`` and Mosquitto's tables' listener is on
+    127.0.0.1:``inner_port`` (None: no door, as :func:`..venue.broker.setup_venue`).
     Raises :class:`LeagueSetupError` (Spanish) for anything that cannot be used."""
     base = Path(root)
     check_id("El id de la sede", venue, LeagueSetupError)
@@ -384,6 +402,13 @@ def add_venue(
         raise LeagueSetupError("Falta la dirección del broker de la sede (--host)")
     if not 0 < port < 65536:
         raise LeagueSetupError(f"El puerto {port} no sirve: va de 1 a 65535")
+    if inner_port is not None and not 0 < inner_port < 65536:
+        raise LeagueSetupError(f"El puerto de adentro {inner_port} no sirve: va de 1 a 65535")
+    if inner_port in (port, port + 1):
+        raise LeagueSetupError(
+            f"El puerto de adentro {inner_port} ya lo usa otro listener del broker de la sede "
+            f"(las mesas, {port}; las mesas de control, {port + 1})"
+        )
     try:
         name, where = _league_file(base, league, central)
         secret = _league_secret(base)
@@ -400,6 +425,7 @@ def add_venue(
             bind=bind,
             rules=rules,
             persistence=True,
+            inner_port=inner_port,
         )
         password = _password(venue_dir / "bridge.pass")
         _central(base, name, where, central_bind)
@@ -425,4 +451,4 @@ def add_venue(
         raise LeagueSetupError(
             f"No se pudo escribir la carpeta de la liga{where_}: {e.strerror or e}"
         ) from None
-    return AddedVenue(base, name, venue, where, tuple(tables), tuple(desks), port)
+    return AddedVenue(base, name, venue, where, tuple(tables), tuple(desks), port, inner_port)

@@ -66,6 +66,7 @@ __all__ = [
     "VenueError",
     "acl_text",
     "broker_account",
+    "default_inner_port",
     "firewall_rules",
     "mosquitto_conf",
     "password_line",
@@ -536,6 +537,17 @@ def _secret(root: Path) -> bytes:
 
 def _broker_address(host: str, port: int) -> str:
     return f"{host}:{port}" if ":" not in host else f"[{host}]:{port}"
+
+
+def default_inner_port(port: int, local_port: int | None = None,
+                       screen_port: int | None = None) -> int:
+    """Mosquitto's tables' listener behind the door when none is named: the first port
+    from ``port`` + 2 that no other listener of the venue takes."""
+    local = port + 1 if local_port is None else local_port
+    inner = port + 2
+    while inner in (port, local, screen_port):
+        inner += 1
+    return inner
 
 
 def setup_venue(

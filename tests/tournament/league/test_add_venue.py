@@ -14,6 +14,7 @@ from controller.cli import main
 from controller.tournament.league.bridge import bridge_section, central_acl
 from controller.tournament.league.keys import derive_venue_secret, venue_table_key
 from controller.tournament.venue.broker import AUTOSAVE_S
+from controller.tournament.venue.front import load_front
 from controller.tournament.wire.keys import derive_table_key
 
 pytestmark = pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl not installed")
@@ -186,3 +187,29 @@ def test_bridge_and_acl_text() -> None:
         "topic write league/+/desks/league-desk/resend/+",
         "topic write league/+/tables/+/assign",
     ]
+
+
+def test_the_venue_broker_is_behind_the_door_unless_no_door(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "liga"
+    first = ("--league", "liga-bares", "--central", "127.0.0.1:18884", "--tables", "2")
+    assert _add(root, "bar-lopez", *first, "--port", "9883") == 0
+    out = capsys.readouterr().out
+    broker = root / "venues" / "bar-lopez" / "broker"
+    assert f"puerta: truco-table venue-door --config {broker / 'truco-front.toml'}" in out
+    assert f"cortafuegos: nft -f {broker / 'truco-firewall.nft'}" in out
+    conf = (broker / "mosquitto.conf").read_text()
+    assert "listener 9885 127.0.0.1" in conf and "listener 9883 " not in conf
+    door = load_front(broker / "truco-front.toml")
+    assert door.listen == ("127.0.0.1", 9883) and door.broker == ("127.0.0.1", 9885)
+    assert "tcp dport 9883 " in (broker / "truco-firewall.nft").read_text()
+    # a re-run with --no-door: Mosquitto takes the tables itself, the door's file goes
+    assert _add(root, "bar-lopez", "--tables", "2", "--port", "9883", "--no-door") == 0
+    assert "puerta:" not in capsys.readouterr().out
+    assert "listener 9883 127.0.0.1" in (broker / "mosquitto.conf").read_text()
+    assert not (broker / "truco-front.toml").exists()
+    assert (broker / "truco-firewall.nft").is_file()
+    # an inner port another listener takes is refused in Spanish
+    assert _add(root, "bar-lopez", "--tables", "2", "--port", "9883", "--inner-port", "9884") == 2
+    assert "El puerto de adentro 9884 ya lo usa" in capsys.readouterr().err

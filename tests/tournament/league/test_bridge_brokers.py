@@ -10,10 +10,12 @@ meanwhile (its queue on disk).
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import datetime
 import json
 import shutil
+import socket
 import tempfile
 import threading
 import time
@@ -25,6 +27,7 @@ import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
+from controller.cli import main
 from controller.table.run_mock import MockRun
 from controller.tournament.league.bridge import DESK_ACCOUNT, AddedVenue, add_venue
 from controller.tournament.league.collect import Collected, collect
@@ -40,6 +43,7 @@ from controller.tournament.venue.broker import Venue
 from tests.helpers import wait_until
 
 from ..conftest import MqttProbe
+from ..venue.door import Door
 from .helpers import game_payloads, record_payload, two_venue_league
 
 LEAGUE = "liga"
@@ -755,3 +759,47 @@ def test_after_a_key_conflict_the_organiser_rekeys_the_table_and_the_real_one_go
                 run.close()
             thief.close()
             desk.stop()
+
+
+def test_a_league_venue_door_closes_an_idle_socket_and_lets_a_table_in() -> None:
+    """``league add-venue`` as the organiser runs it puts the venue's tables' listener
+    behind the door: a socket that says nothing is closed, a table logs in through the
+    door and what it publishes crosses the bridge to the central broker."""
+    if find_mosquitto() is None or shutil.which("openssl") is None:
+        pytest.skip("mosquitto or openssl not installed (.ci/run installs both)")
+    parent = Path(tempfile.mkdtemp(prefix="truco-league-door-"))
+    parent.chmod(0o711)  # Mosquitto's own user must get through
+    root = parent / "liga"
+    central_port, port, inner = free_port(), free_port(), free_port()
+    assert main(["league", "add-venue", "--dir", str(root), "--venue", "bar-a",
+                 "--tables", "1", "--league", LEAGUE, "--central", f"127.0.0.1:{central_port}",
+                 "--port", str(port), "--inner-port", str(inner)]) == 0  # fmt: skip
+    added = AddedVenue(root, LEAGUE, "bar-a", ("127.0.0.1", central_port), ("mesa01",),
+                       ("desk",), port, inner)  # fmt: skip
+    conf = added.venue_conf.read_text(encoding="utf-8")
+    assert f"listener {inner} 127.0.0.1" in conf and f"listener {port} " not in conf
+    assert f"dport {port} " in added.firewall.read_text(encoding="utf-8")
+    central = LocalBroker(central_port, workdir=parent / "run-central", config=added.central_conf)
+    venue = LocalBroker(inner, workdir=parent / "run-a", config=added.venue_conf)
+    with contextlib.ExitStack() as stack:
+        stack.callback(shutil.rmtree, parent, ignore_errors=True)
+        central.start()
+        stack.callback(central.close)
+        venue.start()
+        stack.callback(venue.close)
+        door = stack.enter_context(Door(added.front_conf, connect_s=1.0))
+        probe = CentralProbe(added, DESK_ACCOUNT, added.desk_password())
+        stack.callback(probe.close)
+        idle = stack.enter_context(socket.create_connection(("127.0.0.1", port)))
+        table = TablePublisher(_as_venue(added), "mesa01")
+        stack.callback(table.close)
+        _wait_bridge_up(probe, "bar-a")
+        table.publish(1)
+        got = probe.wait_for("league/bar-a/tables/", 1)
+        assert got == [("league/bar-a/tables/mesa01/events", b'{"seq": 1}')]
+        idle.settimeout(60)
+        with contextlib.suppress(ConnectionResetError):
+            assert idle.recv(1) == b"", "the door left a socket that says nothing open"
+        assert door.front.dropped >= 1 and door.front.relayed >= 1
+        table.publish(2)  # the table that logged in stays past the door's wait
+        assert _seqs(probe.wait_for("league/bar-a/tables/", 2)) == [1, 2]
