@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import functools
 import http.client
 import json
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
+import pytest
+
 from controller.tournament.competition.model import Entrant, Player
+from controller.tournament.league.bridge import AddedVenue
 from controller.tournament.league.model import Club, League, LeagueRules
+from controller.tournament.sim.mosquitto import LocalBroker, find_mosquitto
 
 
 def make_league(entrants: int, clubs: int = 3, best_of: int = 3) -> League:
@@ -158,3 +167,32 @@ class Client:
         text = r.read().decode("utf-8")
         conn.close()
         return r.status, text
+
+
+def broker_folder(prefix: str) -> Path:
+    """A temporary folder for a league's brokers (skips the test without mosquitto or
+    openssl): Mosquitto's own user (run as root it drops to it) must get through."""
+    if find_mosquitto() is None:
+        pytest.skip("mosquitto not installed (apt-get install mosquitto; .ci/run does)")
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl not installed (apt-get install openssl; .ci/run does)")
+    parent = Path(tempfile.mkdtemp(prefix=prefix))
+    parent.chmod(0o711)
+    return parent
+
+
+@contextlib.contextmanager
+def running_brokers(parent: Path, added: AddedVenue) -> Iterator[tuple[LocalBroker, LocalBroker]]:
+    """The central broker and ``added``'s venue broker, running; ``parent`` goes at the end."""
+    central = LocalBroker(
+        added.central[1], workdir=parent / "run-central", config=added.central_conf
+    )
+    venue = LocalBroker(added.port, workdir=parent / "run-a", config=added.venue_conf)
+    try:
+        central.start()
+        venue.start()
+        yield central, venue
+    finally:
+        venue.close()
+        central.close()
+        shutil.rmtree(parent, ignore_errors=True)

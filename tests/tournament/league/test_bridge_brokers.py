@@ -44,7 +44,13 @@ from tests.helpers import wait_until
 
 from ..conftest import MqttProbe
 from ..venue.door import Door
-from .helpers import game_payloads, record_payload, two_venue_league
+from .helpers import (
+    broker_folder,
+    game_payloads,
+    record_payload,
+    running_brokers,
+    two_venue_league,
+)
 
 LEAGUE = "liga"
 
@@ -108,12 +114,7 @@ def _as_venue(added: AddedVenue) -> Venue:
 
 @pytest.fixture
 def league() -> Iterator[League]:
-    if find_mosquitto() is None:
-        pytest.skip("mosquitto not installed (apt-get install mosquitto; .ci/run does)")
-    if shutil.which("openssl") is None:
-        pytest.skip("openssl not installed (apt-get install openssl; .ci/run does)")
-    parent = Path(tempfile.mkdtemp(prefix="truco-league-"))
-    parent.chmod(0o711)  # Mosquitto's own user (run as root it drops to it) must get through
+    parent = broker_folder("truco-league-")
     root = parent / "liga"
     central_port = free_port()
     a = add_venue(
@@ -127,16 +128,8 @@ def league() -> Iterator[League]:
         restart_timeout=(1, 1),
     )
     b = add_venue(root, "bar-b", ["mesa01"], ["desk"], port=free_port(), restart_timeout=(1, 1))
-    central = LocalBroker(central_port, workdir=parent / "run-central", config=a.central_conf)
-    venue_a = LocalBroker(a.port, workdir=parent / "run-a", config=a.venue_conf)
-    try:
-        central.start()
-        venue_a.start()
+    with running_brokers(parent, a) as (central, venue_a):
         yield League(a, b, central, venue_a)
-    finally:
-        venue_a.close()
-        central.close()
-        shutil.rmtree(parent, ignore_errors=True)
 
 
 def _wait_bridge_up(probe: CentralProbe, venue: str, after: int = 0) -> None:

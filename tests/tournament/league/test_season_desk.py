@@ -14,8 +14,6 @@ per division and group; the pages in headless Chromium.
 from __future__ import annotations
 
 import datetime
-import shutil
-import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -33,7 +31,7 @@ from controller.tournament.league.desk import LeagueDesk, desk_from_folder
 from controller.tournament.league.keys import venue_table_key
 from controller.tournament.league.season import season_matches
 from controller.tournament.league.web import serve_league
-from controller.tournament.sim.mosquitto import LocalBroker, find_mosquitto, free_port
+from controller.tournament.sim.mosquitto import LocalBroker, free_port
 from controller.tournament.table.link import load_tournament_settings
 from controller.tournament.table.publisher import TablePublisher
 from controller.tournament.venue.broker import Venue
@@ -44,7 +42,7 @@ from tests.helpers import serving, wait_until
 from ...table.panel_text import PanelDisplay
 from ..desk.browser import SCREENSHOTS
 from ..desk.cdp import Page
-from .helpers import Client
+from .helpers import Client, broker_folder, running_brokers
 
 LEAGUE = "liga"
 KEY = "clave-del-organizador"
@@ -101,12 +99,7 @@ class Run:
 
 @pytest.fixture
 def run() -> Iterator[Run]:
-    if find_mosquitto() is None:
-        pytest.skip("mosquitto not installed (apt-get install mosquitto; .ci/run does)")
-    if shutil.which("openssl") is None:
-        pytest.skip("openssl not installed (apt-get install openssl; .ci/run does)")
-    parent = Path(tempfile.mkdtemp(prefix="truco-season-"))
-    parent.chmod(0o711)  # Mosquitto's own user (run as root it drops to it) must get through
+    parent = broker_folder("truco-season-")
     root = parent / "liga"
     central_port = free_port()
     a = add_venue(root, "bar-a", ["mesa01", "mesa02"], ["desk"], league=LEAGUE,
@@ -119,16 +112,8 @@ def run() -> Iterator[Run]:
         f.write(f'best_of = 3\nrules = "players=4 target=15"\nfirst_date = {FIRST}\n{clubs}')
     (root / "temporadas" / "2027").mkdir(parents=True)
     (root / "temporadas" / "2027" / "temporada.toml").write_text(_season_toml(), encoding="utf-8")
-    central = LocalBroker(central_port, workdir=parent / "run-central", config=a.central_conf)
-    venue = LocalBroker(a.port, workdir=parent / "run-a", config=a.venue_conf)
-    try:
-        central.start()
-        venue.start()
+    with running_brokers(parent, a) as (central, venue):
         yield Run(root, a, central, venue)
-    finally:
-        venue.close()
-        central.close()
-        shutil.rmtree(parent, ignore_errors=True)
 
 
 def _forger(run: Run, account: str, password: str) -> mqtt.Client:
