@@ -34,6 +34,7 @@ from controller.tournament.league.collect import Collected, collect
 from controller.tournament.league.desk import LeagueDesk
 from controller.tournament.league.fixture import fixture
 from controller.tournament.league.inbox import CentralMessage, read_central
+from controller.tournament.league.model import League as LeagueModel
 from controller.tournament.league.standings import league_standings
 from controller.tournament.league.verify import RecordVerdict
 from controller.tournament.sim.mosquitto import LocalBroker, find_mosquitto, free_port
@@ -167,6 +168,37 @@ class TablePublisher:
 def _league_secret(league: League) -> bytes:
     text = (league.a.root / "secret.key").read_text(encoding="ascii")
     return bytes.fromhex(next(s for s in text.split("\n") if s and s[0] != "#"))
+
+
+def _league_desk(
+    league: League,
+    model: LeagueModel,
+    secret: bytes,
+    tmp_path: Path,
+    today: Callable[[], datetime.date],
+    hand_s: float | None = None,
+) -> LeagueDesk:
+    """The league desk on the central broker, logged in with the desk's account."""
+    return LeagueDesk(
+        model, secret, tmp_path / "desk", host="127.0.0.1", port=league.a.central[1],
+        ca_file=league.a.central_ca, username=DESK_ACCOUNT, password=league.a.desk_password(),
+        today=today, hand_s=hand_s,
+    )  # fmt: skip
+
+
+def _desk_once_bridge_up(
+    league: League,
+    model: LeagueModel,
+    secret: bytes,
+    tmp_path: Path,
+    today: Callable[[], datetime.date],
+    hand_s: float | None = None,
+) -> LeagueDesk:
+    """Waits for bar-a's bridge, then hands the desk's account (one session) to the desk."""
+    probe = CentralProbe(league.a, DESK_ACCOUNT, league.a.desk_password())
+    _wait_bridge_up(probe, "bar-a")
+    probe.close()  # the desk's account is one session: the desk's alone now
+    return _league_desk(league, model, secret, tmp_path, today, hand_s)
 
 
 def _seqs(messages: list[tuple[str, bytes]]) -> list[int]:
@@ -358,11 +390,7 @@ def test_the_league_desk_journals_what_the_bridge_brings_and_restarts_where_it_w
     other = next(m for m in fixture(model) if m.venue == "bar-b")
 
     def desk() -> LeagueDesk:
-        return LeagueDesk(
-            model, secret, tmp_path / "desk", host="127.0.0.1", port=league.a.central[1],
-            ca_file=league.a.central_ca, username=DESK_ACCOUNT,
-            password=league.a.desk_password(), today=lambda: DUE,
-        )  # fmt: skip
+        return _league_desk(league, model, secret, tmp_path, lambda: DUE)
 
     def wait(d: LeagueDesk, done: Callable[[Collected], bool]) -> Collected:
         assert wait_until(lambda: done(d.snapshot())), d.snapshot()
@@ -409,11 +437,7 @@ def test_a_record_a_venue_broker_lost_is_asked_for_again_and_counted_once(
     model = two_venue_league(("bar-a", "bar-b"))
     secret = _league_secret(league)
     match = next(m for m in fixture(model) if m.venue == "bar-a")
-    desk = LeagueDesk(
-        model, secret, tmp_path / "desk", host="127.0.0.1", port=league.a.central[1],
-        ca_file=league.a.central_ca, username=DESK_ACCOUNT, password=league.a.desk_password(),
-        today=lambda: DUE,
-    )  # fmt: skip
+    desk = _league_desk(league, model, secret, tmp_path, lambda: DUE)
     delivered: list[tuple[str, bool]] = []
     on_message = desk.client.on_message
     assert on_message is not None
@@ -500,14 +524,7 @@ def test_a_forged_future_home_match_is_not_counted_and_its_key_conflict_comes_fi
     secret = _league_secret(league)
     today_match = next(m for m in fixture(model) if m.venue == "bar-a" and m.matchday == 1)
     future = next(m for m in fixture(model) if m.venue == "bar-a" and m.matchday == 2)
-    probe = CentralProbe(league.a, DESK_ACCOUNT, league.a.desk_password())
-    _wait_bridge_up(probe, "bar-a")
-    probe.close()  # the desk's account is one session: the desk's alone now
-    desk = LeagueDesk(
-        model, secret, tmp_path / "desk", host="127.0.0.1", port=league.a.central[1],
-        ca_file=league.a.central_ca, username=DESK_ACCOUNT, password=league.a.desk_password(),
-        today=lambda: model.first_date,
-    )  # fmt: skip
+    desk = _desk_once_bridge_up(league, model, secret, tmp_path, lambda: model.first_date)
     desk.start()
     thief = TablePublisher(_as_venue(league.a), "mesa01")  # the key and account, copied
     try:
@@ -566,14 +583,7 @@ def test_a_game_a_copied_key_played_offline_is_held_and_one_an_uplink_cut_delaye
     model = two_venue_league(("bar-a", "bar-b"))
     secret = _league_secret(league)
     match = next(m for m in fixture(model) if m.venue == "bar-a")
-    probe = CentralProbe(league.a, DESK_ACCOUNT, league.a.desk_password())
-    _wait_bridge_up(probe, "bar-a")
-    probe.close()  # the desk's account is one session: the desk's alone now
-    desk = LeagueDesk(
-        model, secret, tmp_path / "desk", host="127.0.0.1", port=league.a.central[1],
-        ca_file=league.a.central_ca, username=DESK_ACCOUNT, password=league.a.desk_password(),
-        today=lambda: DUE, hand_s=3.0,
-    )  # fmt: skip
+    desk = _desk_once_bridge_up(league, model, secret, tmp_path, lambda: DUE, hand_s=3.0)
     desk.client.reconnect_delay_set(1, 1)  # back at once after the central broker's restart
     runs: list[MockRun] = []
     tables: list[RealTable] = []
@@ -664,14 +674,7 @@ def test_after_a_key_conflict_the_organiser_rekeys_the_table_and_the_real_one_go
     secret = _league_secret(league)
     match = next(m for m in fixture(model) if m.venue == "bar-a" and m.matchday == 1)
     future = next(m for m in fixture(model) if m.venue == "bar-a" and m.matchday == 2)
-    probe = CentralProbe(league.a, DESK_ACCOUNT, league.a.desk_password())
-    _wait_bridge_up(probe, "bar-a")
-    probe.close()  # the desk's account is one session: the desk's alone now
-    desk = LeagueDesk(
-        model, secret, tmp_path / "desk", host="127.0.0.1", port=league.a.central[1],
-        ca_file=league.a.central_ca, username=DESK_ACCOUNT, password=league.a.desk_password(),
-        today=lambda: model.first_date,
-    )  # fmt: skip
+    desk = _desk_once_bridge_up(league, model, secret, tmp_path, lambda: model.first_date)
     venue = _as_venue(league.a)
     thief = TablePublisher(venue, "mesa01")  # the key and account, copied
     server = serve_league(desk, 0, access=OrganiserAccess("clave-org", store=tmp_path / "desk"))
@@ -733,11 +736,7 @@ def test_after_a_key_conflict_the_organiser_rekeys_the_table_and_the_real_one_go
             }
             # a restarted desk keeps the new key and the conflict closed
             desk.stop()
-            again = LeagueDesk(
-                model, secret, tmp_path / "desk", host="127.0.0.1", port=league.a.central[1],
-                ca_file=league.a.central_ca, username=DESK_ACCOUNT,
-                password=league.a.desk_password(), today=lambda: model.first_date,
-            )  # fmt: skip
+            again = _league_desk(league, model, secret, tmp_path, lambda: model.first_date)
             reopened = again.open()
             assert reopened.conflicts == () and len(reopened.counted) == 1
             with again.lock:
