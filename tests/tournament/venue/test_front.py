@@ -57,6 +57,25 @@ def _closed_within(sock: socket.socket | ssl.SSLSocket, bound: float) -> float:
     return time.monotonic() - start
 
 
+def _mesa01_logs_in(
+    venue: Venue, port: int, context: ssl.SSLContext | None = None
+) -> tuple[mqtt.Client, threading.Event]:
+    """mesa01 (its account, over TLS: the venue's CA, or ``context``) connecting to
+    ``port``; the event is set once it is in."""
+    up = threading.Event()
+    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="mesa01")
+    client.username_pw_set("mesa01", (venue.table_dir("mesa01") / "broker.pass")
+                           .read_text(encoding="utf-8").strip())  # fmt: skip
+    if context is None:
+        client.tls_set(ca_certs=str(venue.ca_file))
+    else:
+        client.tls_set_context(context)
+    client.on_connect = lambda *args: up.set()
+    client.connect("127.0.0.1", port, 5)
+    client.loop_start()
+    return client, up
+
+
 def test_the_broker_listens_behind_the_door(door: tuple[Venue, Door]) -> None:
     venue, _ = door
     conf = venue.broker_conf.read_text(encoding="utf-8")
@@ -78,16 +97,9 @@ def test_what_says_nothing_is_closed_and_a_table_logs_in(door: tuple[Venue, Door
     tables = []
     try:
         for top in (ssl.TLSVersion.TLSv1_2, ssl.TLSVersion.TLSv1_3):
-            up = threading.Event()
-            client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="mesa01")
-            client.username_pw_set("mesa01", (venue.table_dir("mesa01") / "broker.pass")
-                                   .read_text(encoding="utf-8").strip())  # fmt: skip
             table_context = ssl.create_default_context(cafile=str(venue.ca_file))
             table_context.maximum_version = top
-            client.tls_set_context(table_context)
-            client.on_connect = lambda *args, up=up: up.set()
-            client.connect("127.0.0.1", venue.port, 5)
-            client.loop_start()
+            client, up = _mesa01_logs_in(venue, venue.port, table_context)
             tables.append(client)
             assert up.wait(60), f"a table ({top.name}) could not log in through the door"
             tls = client.socket()
@@ -99,14 +111,7 @@ def test_what_says_nothing_is_closed_and_a_table_logs_in(door: tuple[Venue, Door
         assert _closed_within(idle, 60) < 30
         assert _closed_within(half, 60) < 30
         # a table that logged in stays past the door's wait
-        up = threading.Event()
-        client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="mesa01")
-        client.username_pw_set("mesa01", (venue.table_dir("mesa01") / "broker.pass")
-                               .read_text(encoding="utf-8").strip())  # fmt: skip
-        client.tls_set(ca_certs=str(venue.ca_file))
-        client.on_connect = lambda *args: up.set()
-        client.connect("127.0.0.1", venue.port, 5)
-        client.loop_start()
+        client, up = _mesa01_logs_in(venue, venue.port)
         tables.append(client)
         assert up.wait(60)
         got = threading.Event()
@@ -163,14 +168,7 @@ def test_a_tables_last_words_before_it_closes_reach_the_broker(door: tuple[Venue
     desk.loop_start()
     try:
         assert subscribed.wait(60)
-        table = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="mesa01")
-        table.username_pw_set("mesa01", (venue.table_dir("mesa01") / "broker.pass")
-                              .read_text(encoding="utf-8").strip())  # fmt: skip
-        table.tls_set(ca_certs=str(venue.ca_file))
-        up = threading.Event()
-        table.on_connect = lambda *args: up.set()
-        table.connect("127.0.0.1", venue.port, 5)
-        table.loop_start()
+        table, up = _mesa01_logs_in(venue, venue.port)
         assert up.wait(60)
         table.publish("truco/copa/tables/mesa01/events", b"adios", qos=0)
         table.disconnect()  # right after: the publish and the DISCONNECT, then the close
@@ -195,14 +193,7 @@ def test_a_full_door_lets_a_table_in_and_closes_its_oldest_waiting_socket(
             while small.front.waiting < 3:
                 assert time.monotonic() < deadline
                 time.sleep(0.01)
-            up = threading.Event()
-            client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="mesa01")
-            client.username_pw_set("mesa01", (venue.table_dir("mesa01") / "broker.pass")
-                                   .read_text(encoding="utf-8").strip())  # fmt: skip
-            client.tls_set(ca_certs=str(venue.ca_file))
-            client.on_connect = lambda *args: up.set()
-            client.connect("127.0.0.1", small.front.port(), 5)
-            client.loop_start()
+            client, up = _mesa01_logs_in(venue, small.front.port())
             try:
                 assert up.wait(60), "a full door turned the table away"
             finally:
