@@ -186,19 +186,11 @@ def _league_desk(
     )  # fmt: skip
 
 
-def _desk_once_bridge_up(
-    league: League,
-    model: LeagueModel,
-    secret: bytes,
-    tmp_path: Path,
-    today: Callable[[], datetime.date],
-    hand_s: float | None = None,
-) -> LeagueDesk:
-    """Waits for bar-a's bridge, then hands the desk's account (one session) to the desk."""
+def _bar_a_bridge_up(league: League) -> None:
+    """Waits for bar-a's bridge with the desk's account, then lets that account go."""
     probe = CentralProbe(league.a, DESK_ACCOUNT, league.a.desk_password())
     _wait_bridge_up(probe, "bar-a")
-    probe.close()  # the desk's account is one session: the desk's alone now
-    return _league_desk(league, model, secret, tmp_path, today, hand_s)
+    probe.close()  # the desk's account is one session (its client id): the desk's alone now
 
 
 def _seqs(messages: list[tuple[str, bytes]]) -> list[int]:
@@ -396,9 +388,7 @@ def test_the_league_desk_journals_what_the_bridge_brings_and_restarts_where_it_w
         assert wait_until(lambda: done(d.snapshot())), d.snapshot()
         return d.snapshot()
 
-    probe = CentralProbe(league.a, DESK_ACCOUNT, league.a.desk_password())
-    _wait_bridge_up(probe, "bar-a")
-    probe.close()  # the desk's account is one session (its client id): the desk's alone now
+    _bar_a_bridge_up(league)
     first = desk()
     first.start()
     table = TablePublisher(_as_venue(league.a), "mesa02")
@@ -524,7 +514,8 @@ def test_a_forged_future_home_match_is_not_counted_and_its_key_conflict_comes_fi
     secret = _league_secret(league)
     today_match = next(m for m in fixture(model) if m.venue == "bar-a" and m.matchday == 1)
     future = next(m for m in fixture(model) if m.venue == "bar-a" and m.matchday == 2)
-    desk = _desk_once_bridge_up(league, model, secret, tmp_path, lambda: model.first_date)
+    _bar_a_bridge_up(league)
+    desk = _league_desk(league, model, secret, tmp_path, lambda: model.first_date)
     desk.start()
     thief = TablePublisher(_as_venue(league.a), "mesa01")  # the key and account, copied
     try:
@@ -583,7 +574,8 @@ def test_a_game_a_copied_key_played_offline_is_held_and_one_an_uplink_cut_delaye
     model = two_venue_league(("bar-a", "bar-b"))
     secret = _league_secret(league)
     match = next(m for m in fixture(model) if m.venue == "bar-a")
-    desk = _desk_once_bridge_up(league, model, secret, tmp_path, lambda: DUE, hand_s=3.0)
+    _bar_a_bridge_up(league)
+    desk = _league_desk(league, model, secret, tmp_path, lambda: DUE, hand_s=3.0)
     desk.client.reconnect_delay_set(1, 1)  # back at once after the central broker's restart
     runs: list[MockRun] = []
     tables: list[RealTable] = []
@@ -674,7 +666,8 @@ def test_after_a_key_conflict_the_organiser_rekeys_the_table_and_the_real_one_go
     secret = _league_secret(league)
     match = next(m for m in fixture(model) if m.venue == "bar-a" and m.matchday == 1)
     future = next(m for m in fixture(model) if m.venue == "bar-a" and m.matchday == 2)
-    desk = _desk_once_bridge_up(league, model, secret, tmp_path, lambda: model.first_date)
+    _bar_a_bridge_up(league)
+    desk = _league_desk(league, model, secret, tmp_path, lambda: model.first_date)
     venue = _as_venue(league.a)
     thief = TablePublisher(venue, "mesa01")  # the key and account, copied
     server = serve_league(desk, 0, access=OrganiserAccess("clave-org", store=tmp_path / "desk"))
