@@ -165,6 +165,16 @@ class TablePublisher:
         self.client.loop_stop()
 
 
+def _mesa01_publishes(league: League, seqs: range) -> None:
+    """bar-a's mesa01 sends ``seqs`` (each acknowledged by the venue broker), then leaves."""
+    table = TablePublisher(_as_venue(league.a), "mesa01")
+    try:
+        for seq in seqs:
+            table.publish(seq)
+    finally:
+        table.close()
+
+
 def _league_secret(league: League) -> bytes:
     text = (league.a.root / "secret.key").read_text(encoding="ascii")
     return bytes.fromhex(next(s for s in text.split("\n") if s and s[0] != "#"))
@@ -280,12 +290,7 @@ def test_a_venue_broker_restarted_while_the_link_is_down_keeps_its_queue(
     try:
         _wait_bridge_up(probe, "bar-a")
         league.central.stop()
-        table = TablePublisher(_as_venue(league.a), "mesa01")
-        try:
-            for seq in range(1, 21):
-                table.publish(seq)
-        finally:
-            table.close()
+        _mesa01_publishes(league, range(1, 21))
         league.venue_a.stop()  # a clean stop (systemd's): Mosquitto writes its queue to disk
         league.venue_a.start()
         states_before = len(probe.topics("league/bar-a/bridge/state"))
@@ -315,12 +320,7 @@ def test_a_venue_that_rewrites_its_bridge_to_another_prefix_gets_nothing_through
         assert forged != conf
         league.a.venue_conf.write_text(forged, encoding="utf-8")
         league.venue_a.start()
-        table = TablePublisher(_as_venue(league.a), "mesa01")
-        try:
-            for seq in range(1, 6):
-                table.publish(seq)
-        finally:
-            table.close()
+        _mesa01_publishes(league, range(1, 6))
         # the forged bridge did connect (its account is genuine) and sent its queue
         log = league.central.log
         assert wait_until(lambda: log.read_text(errors="replace").count("as venue-bar-a ") >= 2), (
