@@ -38,7 +38,7 @@ from controller.tournament.league.model import League as LeagueModel
 from controller.tournament.league.standings import league_standings
 from controller.tournament.league.verify import RecordVerdict
 from controller.tournament.sim.mosquitto import LocalBroker, find_mosquitto, free_port
-from controller.tournament.table.link import load_tournament_settings
+from controller.tournament.table.link import TournamentSettings, load_tournament_settings
 from controller.tournament.table.publisher import TablePublisher as RealTable
 from controller.tournament.venue.broker import Venue
 from tests.helpers import wait_until
@@ -173,6 +173,18 @@ def _mesa01_publishes(league: League, seqs: range) -> None:
             table.publish(seq)
     finally:
         table.close()
+
+
+def _real_table(
+    name: str, port: int, folder: Path, settings: TournamentSettings, match: str
+) -> RealTable:
+    """The shipped table publisher, with ``settings`` (its provisioned key and account),
+    its outbox in ``folder``, back at once after a cut."""
+    return RealTable(
+        name, "127.0.0.1", port, outbox_dir=folder / "outbox", tournament=LEAGUE,
+        key=settings.key, access=settings.access, match=match, keepalive=1,
+        reconnect_delay=(1, 1),
+    )  # fmt: skip
 
 
 def _league_secret(league: League) -> bytes:
@@ -441,11 +453,7 @@ def test_a_record_a_venue_broker_lost_is_asked_for_again_and_counted_once(
     settings = load_tournament_settings(_as_venue(league.a).table_dir("mesa01") / "tournament.toml")
     assert settings is not None
     run = MockRun(model.rules.house, seed=3, human=None, state_dir=tmp_path / "table")
-    table = RealTable(
-        "mesa01", "127.0.0.1", league.a.port, outbox_dir=tmp_path / "table" / "outbox",
-        tournament=LEAGUE, key=settings.key, access=settings.access, match=match.id,
-        keepalive=1, reconnect_delay=(1, 1),
-    )  # fmt: skip
+    table = _real_table("mesa01", league.a.port, tmp_path / "table", settings, match.id)
     table.attach(run.mock.service)
 
     def bridged() -> int:  # the venue's bridge connections the central broker logged
@@ -583,11 +591,7 @@ def test_a_game_a_copied_key_played_offline_is_held_and_one_an_uplink_cut_delaye
     def table(name: str, port: int, folder: Path) -> RealTable:
         settings = load_tournament_settings(_as_venue(league.a).table_dir(name) / "tournament.toml")
         assert settings is not None
-        made = RealTable(
-            name, "127.0.0.1", port, outbox_dir=folder / "outbox", tournament=LEAGUE,
-            key=settings.key, access=settings.access, match=match.id, keepalive=1,
-            reconnect_delay=(1, 1),
-        )  # fmt: skip
+        made = _real_table(name, port, folder, settings, match.id)
         tables.append(made)
         return made
 
@@ -712,11 +716,7 @@ def test_after_a_key_conflict_the_organiser_rekeys_the_table_and_the_real_one_go
             settings = load_tournament_settings(config)
             assert settings is not None and settings.key is not None
             run = MockRun(model.rules.house, seed=3, human=None, state_dir=tmp_path / "table")
-            real = RealTable(
-                "mesa01", "127.0.0.1", league.a.port, outbox_dir=tmp_path / "table" / "outbox",
-                tournament=LEAGUE, key=settings.key, access=settings.access, match=match.id,
-                keepalive=1, reconnect_delay=(1, 1),
-            )  # fmt: skip
+            real = _real_table("mesa01", league.a.port, tmp_path / "table", settings, match.id)
             real.attach(run.mock.service)
             real.start()
             run.play_out()
