@@ -35,6 +35,7 @@ from controller.tournament.league.desk import LeagueDesk
 from controller.tournament.league.fixture import fixture
 from controller.tournament.league.inbox import CentralMessage, read_central
 from controller.tournament.league.model import League as LeagueModel
+from controller.tournament.league.model import LeagueMatch
 from controller.tournament.league.standings import league_standings
 from controller.tournament.league.verify import RecordVerdict
 from controller.tournament.sim.mosquitto import LocalBroker, find_mosquitto, free_port
@@ -185,6 +186,21 @@ def _real_table(
         key=settings.key, access=settings.access, match=match, keepalive=1,
         reconnect_delay=(1, 1),
     )  # fmt: skip
+
+
+def _matchday_one(
+    league: League, tmp_path: Path
+) -> tuple[LeagueModel, bytes, LeagueMatch, LeagueMatch, LeagueDesk]:
+    """Two venues' league on its first matchday: its model and secret, bar-a's home
+    matches of matchdays 1 and 2, and the league desk (not started) once bar-a's bridge
+    is up."""
+    model = two_venue_league(("bar-a", "bar-b"))
+    secret = _league_secret(league)
+    today = next(m for m in fixture(model) if m.venue == "bar-a" and m.matchday == 1)
+    future = next(m for m in fixture(model) if m.venue == "bar-a" and m.matchday == 2)
+    _bar_a_bridge_up(league)
+    desk = _league_desk(league, model, secret, tmp_path, lambda: model.first_date)
+    return model, secret, today, future, desk
 
 
 def _league_secret(league: League) -> bytes:
@@ -518,12 +534,7 @@ def test_a_forged_future_home_match_is_not_counted_and_its_key_conflict_comes_fi
     and its game, whose opening the forgery took, does not count either."""
     from controller.tournament.league.web import standings_page
 
-    model = two_venue_league(("bar-a", "bar-b"))
-    secret = _league_secret(league)
-    today_match = next(m for m in fixture(model) if m.venue == "bar-a" and m.matchday == 1)
-    future = next(m for m in fixture(model) if m.venue == "bar-a" and m.matchday == 2)
-    _bar_a_bridge_up(league)
-    desk = _league_desk(league, model, secret, tmp_path, lambda: model.first_date)
+    model, secret, today_match, future, desk = _matchday_one(league, tmp_path)
     desk.start()
     thief = TablePublisher(_as_venue(league.a), "mesa01")  # the key and account, copied
     try:
@@ -666,12 +677,7 @@ def test_after_a_key_conflict_the_organiser_rekeys_the_table_and_the_real_one_go
 
     from .helpers import Client
 
-    model = two_venue_league(("bar-a", "bar-b"))
-    secret = _league_secret(league)
-    match = next(m for m in fixture(model) if m.venue == "bar-a" and m.matchday == 1)
-    future = next(m for m in fixture(model) if m.venue == "bar-a" and m.matchday == 2)
-    _bar_a_bridge_up(league)
-    desk = _league_desk(league, model, secret, tmp_path, lambda: model.first_date)
+    model, secret, match, future, desk = _matchday_one(league, tmp_path)
     venue = _as_venue(league.a)
     thief = TablePublisher(venue, "mesa01")  # the key and account, copied
     server = serve_league(desk, 0, access=OrganiserAccess("clave-org", store=tmp_path / "desk"))
