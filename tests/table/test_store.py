@@ -258,15 +258,9 @@ def test_a_cut_between_link_and_unlink_with_a_damaged_tail_archives_once(
 ) -> None:
     """Issue 13, 8: the restart rewrote the file without its tail, so it no longer equalled
     the archive and the game was archived twice."""
-    store = GameStore(tmp_path)
-    store.restore()
-    for line in LINES:
-        store.append(line)
-    target = tmp_path / "archive" / "20260101-000000.truco"
-    target.parent.mkdir()
-    with open(store.path, "ab") as f:
+    store, _target = cut_after_the_archive_link(tmp_path)
+    with open(store.path, "ab") as f:  # the tail torn (both paths: one file, two links)
         f.write(b"\0\0\0 torn")
-    os.link(store.path, target)  # the power went before the unlink
     again = GameStore(tmp_path)
     # issue 45: a damaged record is never archived; it goes to damaged/, told as damage,
     # and the table goes on from its sound prefix (which replays)
