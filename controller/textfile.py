@@ -43,12 +43,25 @@ _REASONS: Final = {
 }
 
 
-def os_reason(e: OSError) -> str:
-    """Why ``e`` stopped a read, in Spanish with what to check."""
-    if e.errno in _REASONS:
-        return _REASONS[e.errno]
+#: Why a file cannot be written (an export), the same way.
+_WRITE_REASONS: Final = {
+    errno.ENOENT: "no existe esa carpeta: revisá la ruta",
+    errno.ENOTDIR: "una parte de la ruta no es una carpeta: revisá la ruta",
+    errno.EACCES: "no tengo permiso para escribir ahí: elegí otra carpeta",
+    errno.EPERM: "no tengo permiso para escribir ahí: elegí otra carpeta",
+    errno.EISDIR: "es una carpeta: nombrá el archivo (por ejemplo mano3.gif)",
+    errno.ENOSPC: "no queda lugar en el disco",
+    errno.EROFS: "el disco es de solo lectura: elegí otra carpeta",
+}
+
+
+def os_reason(e: OSError, *, writing: bool = False) -> str:
+    """Why ``e`` stopped a read (or a write), in Spanish with what to check."""
+    reasons = _WRITE_REASONS if writing else _REASONS
+    if e.errno in reasons:
+        return reasons[e.errno]
     code = errno.errorcode.get(e.errno, str(e.errno)) if e.errno is not None else "?"
-    return f"el sistema no lo deja leer (error {code})"
+    return f"el sistema no lo deja {'escribir' if writing else 'leer'} (error {code})"
 
 
 def decode_text(data: bytes, where: str) -> str:

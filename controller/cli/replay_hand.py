@@ -23,12 +23,13 @@ import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from ..render.answer import answer
 from ..render.broadcast_pages import FONTS, font_bytes, replayer_page
 from ..render.replayer import export_gif, export_video, hand_steps, steps
+from ..textfile import os_reason
 from ..transcript import RecordFileError, TranscriptError, read_record
 from .arguments import port
 
@@ -89,7 +90,8 @@ def _cmd(args: argparse.Namespace) -> int:
                 print(f"{args.video}: {len(frames)} pasos")
         except OSError as e:
             where = e.filename if e.filename is not None else (args.gif or args.video)
-            print(f"{name}: no puedo escribir {where}: {_why(e)}", file=sys.stderr)
+            why = os_reason(e, writing=True)
+            print(f"{name}: no puedo escribir {where}: {why}", file=sys.stderr)
             return 2
         except RuntimeError as e:
             print(f"{name}: {e}", file=sys.stderr)
@@ -100,26 +102,6 @@ def _cmd(args: argparse.Namespace) -> int:
     for frame in frames:
         print(_line(frame))
     return 0
-
-
-#: Why an export cannot be written, in the words of who has to fix it (the system's own
-#: ``strerror`` is English).
-_WRITE_REASONS: Final = {
-    errno.ENOENT: "no existe esa carpeta: revisá la ruta",
-    errno.ENOTDIR: "una parte de la ruta no es una carpeta: revisá la ruta",
-    errno.EACCES: "no tengo permiso para escribir ahí: elegí otra carpeta",
-    errno.EPERM: "no tengo permiso para escribir ahí: elegí otra carpeta",
-    errno.EISDIR: "es una carpeta: nombrá el archivo (por ejemplo mano3.gif)",
-    errno.ENOSPC: "no queda lugar en el disco",
-    errno.EROFS: "el disco es de solo lectura: elegí otra carpeta",
-}
-
-
-def _why(e: OSError) -> str:
-    if e.errno in _WRITE_REASONS:
-        return _WRITE_REASONS[e.errno]
-    code = errno.errorcode.get(e.errno, str(e.errno)) if e.errno is not None else "?"
-    return f"el sistema no lo deja escribir (error {code})"
 
 
 def _serve(frames: list[dict[str, Any]], where: int) -> int:
