@@ -67,3 +67,21 @@ def house_rules(text: str, where: str) -> HouseRules:
                              f"{value!r}")  # fmt: skip
         options[key] = value
     return HouseRules.from_options(options)
+
+
+def door_arguments(p: argparse.ArgumentParser) -> None:
+    """A venue broker's door options (``venue-broker``, ``league add-venue``)."""
+    p.add_argument(
+        "--inner-port",
+        type=port,
+        metavar="PUERTO",
+        help="el puerto de Mosquitto en 127.0.0.1 detrás de la puerta: las mesas entran por "
+        "--port a la puerta, que cierra en 5 s la conexión que no manda su CONNECT (por "
+        "omisión, el de --port más 2)",
+    )
+    p.add_argument(
+        "--no-door",
+        action="store_true",
+        help="sin puerta: Mosquitto escucha a las mesas en --port (una conexión que no dice "
+        "nada le dura ~90 s)",
+    )

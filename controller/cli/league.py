@@ -26,7 +26,7 @@ import argparse
 import sys
 from typing import TextIO
 
-from .arguments import port
+from .arguments import door_arguments, port
 from .venue import _names
 
 __all__ = ["configure", "run_add_venue", "run_desk", "run_fixture", "run_season"]
@@ -335,17 +335,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--port", type=int, default=8883, metavar="PUERTO",
         help="el puerto TLS del broker del salón",
     )  # fmt: skip
-    a.add_argument(
-        "--inner-port", type=port, metavar="PUERTO",
-        help="el puerto de Mosquitto en 127.0.0.1 detrás de la puerta: las mesas entran por "
-        "--port a la puerta, que cierra en 5 s la conexión que no manda su CONNECT (por "
-        "omisión, el de --port más 2)",
-    )  # fmt: skip
-    a.add_argument(
-        "--no-door", action="store_true",
-        help="sin puerta: Mosquitto escucha a las mesas en --port (una conexión que no dice "
-        "nada le dura ~90 s)",
-    )  # fmt: skip
+    door_arguments(a)
     a.add_argument(
         "--bind", metavar="DIRECCIÓN",
         help="dónde escucha el broker del salón (por omisión, el primer --host)",

@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from .arguments import house_rules, port
+from .arguments import door_arguments, house_rules, port
 
 __all__ = [
     "configure",
@@ -160,20 +160,7 @@ def configure(v: argparse.ArgumentParser) -> None:
     v.add_argument(
         "--port", type=int, default=8883, metavar="PUERTO", help="el puerto TLS del broker"
     )
-    v.add_argument(
-        "--inner-port",
-        type=port,
-        metavar="PUERTO",
-        help="el puerto de Mosquitto en 127.0.0.1 detrás de la puerta: las mesas entran por "
-        "--port a la puerta, que cierra en 5 s la conexión que no manda su CONNECT (por "
-        "omisión, el de --port más 2)",
-    )
-    v.add_argument(
-        "--no-door",
-        action="store_true",
-        help="sin puerta: Mosquitto escucha a las mesas en --port (una conexión que no dice "
-        "nada le dura ~90 s)",
-    )
+    door_arguments(v)
     v.add_argument(
         "--bind",
         metavar="DIRECCIÓN",
