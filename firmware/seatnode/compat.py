@@ -50,3 +50,13 @@ except ImportError:  # CPython: emulate with the same wrap-around period
 
     def sleep_ms(ms):
         _time.sleep(ms / 1000)
+
+
+try:  # MicroPython: ``@micropython.native`` is read by its compiler, never called
+    import micropython
+except ImportError:  # CPython: the decorator leaves the function as it is
+
+    class micropython:  # noqa: N801 (stands in for the module of that name)
+        @staticmethod
+        def native(function):
+            return function

@@ -75,6 +75,18 @@ USB_READ_BUDGET = 48
 # blocks until every byte asked for has come: a byte is taken only once poll says so).
 BLOCK_READ_BUDGET = 128
 
+# The heap's garbage is collected right after a reader poll once the node has taken this
+# many of the Pi's bytes since the last collection (a whole screen's update is 1.4 KB and
+# leaves about 10 KB of garbage), or this long after it.  Left to MicroPython, garbage
+# piles up until the heap is full, and until then every call of a function whose frame
+# is too big for the C stack (more than 11 words: most of the reader's driver) searches
+# the heap for room past all of it: on an emulated Pico a card read under display traffic
+# took 32 ms instead of 9 then, and one card in thirty reached the Pi 80 to 95 ms after it
+# landed.  (``gc.mem_alloc()`` would say how much garbage there is, but it counts the
+# whole heap: far too slow to ask every poll.)
+GARBAGE_AFTER_BYTES = 2048
+GARBAGE_AFTER_MS = 10000
+
 # Hardware watchdog (machine.WDT): the loop feeds it every pass; a node stuck for
 # this long resets itself.  The RP2040's longest is 8388 ms.
 WDT_TIMEOUT_MS = 3000

@@ -14,6 +14,7 @@ commands reset it too (REPL leaves a flag file, so the next boot stays in the
 REPL, without the watchdog, which cannot be stopped once started).
 """
 
+import gc
 import os
 import sys
 
@@ -24,6 +25,7 @@ from seatnode import FIRMWARE_VERSION, config
 from seatnode.compat import print_exception, sleep_ms, ticks_add, ticks_diff, ticks_ms
 from seatnode.mfrc522 import MFRC522
 from seatnode.node import NodeApp
+from seatnode.tags import CONFIRM_READS
 from seatnode.panel import Panel
 
 
@@ -254,6 +256,12 @@ def run(hw, link, seat=None, serial=None, max_loops=None, watchdog=None):
     readinto = getattr(link, "readinto", None)
     pending = getattr(link, "pending", None)
     until = getattr(link, "until", None)  # reads stop when the reader's poll falls due
+    # The garbage is collected a little at a time, right after a reader poll, once the
+    # Pi's bytes (what makes garbage: a display update leaves about 7 bytes of it for
+    # each of its own) or the time since the last collection say so (config.GARBAGE_*).
+    collect = gc.collect
+    taken = 0  # the Pi's bytes taken since the last collection
+    collected = now
     micropython.kbd_intr(-1)  # Ctrl-C (0x03) from the Pi is data, not an interrupt
     try:
         while not app.exit_requested:
@@ -270,22 +278,40 @@ def run(hw, link, seat=None, serial=None, max_loops=None, watchdog=None):
                     next_init = ticks_add(now, config.REINIT_READER_MS)
                     app.reader_ok = hw.reader.init()
                     app.reader_version = hw.reader.version
-                uid = hw.reader.read_uid() if app.reader_ok else None
-                if uid is None and app.reader_ok and not hw.reader.alive():
-                    app.reader_ok = False
-                app.tag(uid, now)
-                if app.tags.confirming:  # a new card read once: its confirming read now
+                reads = CONFIRM_READS  # a new card read once: its confirming read at once
+                while reads:
+                    reads -= 1
+                    uid = hw.reader.read_uid() if app.reader_ok else None
+                    if uid is None and app.reader_ok and not hw.reader.alive():
+                        app.reader_ok = False
+                    app.tag(uid, now)
+                    if not app.tags.confirming:
+                        break
+                    now = ticks_ms()
+                    app.buttons(hw.pressed(), now)  # the buttons between the two reads
+                if app.tags.confirming:  # read differently again: the next pass reads it
                     next_poll = now
+                elif (
+                    taken >= config.GARBAGE_AFTER_BYTES
+                    or ticks_diff(now, collected) >= config.GARBAGE_AFTER_MS
+                ):
+                    # the next poll is a period away: the garbage goes now, while it is
+                    # little (a collection takes 4 ms on an RP2040 whatever the garbage)
+                    collect()
+                    taken, collected = 0, now
             if until is not None:
                 until(next_poll)
             if app.block_wanted and readinto is not None:
                 # a display update's counted block: straight into its buffer, only the
                 # bytes already there (a cut block is given up by app.tick, 250 ms on)
                 if pending is None or pending():
-                    app.block_read(readinto(app.block_space()), now)
+                    count = readinto(app.block_space())
+                    taken += count
+                    app.block_read(count, now)
             else:
                 data = link.read()
                 if data:
+                    taken += len(data)
                     app.receive(data, now)
             app.tick(now)
             hw.set_led(app.led_on(now))

@@ -11,7 +11,7 @@ it with a simulated chip: ``spi`` with ``write(buf)`` and
 with ``value(v)`` (``machine.Pin``).
 """
 
-from seatnode.compat import const, sleep_ms, ticks_diff, ticks_ms
+from seatnode.compat import const, micropython, sleep_ms, ticks_diff, ticks_ms
 
 # Registers (data sheet section 9.2).
 COMMAND = const(0x01)
@@ -104,6 +104,7 @@ EXCHANGE_TIMEOUT_MS = const(30)
 RX_GAIN_38DB = const(0x50)  # RFCfgReg: RxGain 101
 
 
+@micropython.native
 def _crc_a(data, start, count):
     """CRC_A of ``count`` bytes of ``data`` from ``start``, as an int (low byte first
     on the wire): nothing allocated, for the driver's own buffers."""
@@ -170,6 +171,7 @@ class MFRC522:
         cs.value(1)
 
     # -- register access (data sheet section 8.1.2.3) ------------------------------
+    @micropython.native
     def write_reg(self, reg, value):
         self._one[0] = (reg << 1) & 0x7E
         self._one[1] = value & 0xFF
@@ -179,6 +181,7 @@ class MFRC522:
         finally:
             self.cs.value(1)
 
+    @micropython.native
     def read_reg(self, reg):
         self._one[0] = 0x80 | ((reg << 1) & 0x7E)
         self._one[1] = 0
@@ -189,6 +192,7 @@ class MFRC522:
             self.cs.value(1)
         return self._two[1]
 
+    @micropython.native
     def _read_fifo(self, count):
         """``count`` FIFO bytes (1 to _RX_MAX) into ``_rx[1:]``."""
         wbuf, rbuf = self._rx_views[count]
@@ -201,9 +205,11 @@ class MFRC522:
             self.cs.value(1)
             addr[count] = _FIFO_READ
 
+    @micropython.native
     def set_bits(self, reg, mask):
         self.write_reg(reg, self.read_reg(reg) | mask)
 
+    @micropython.native
     def clear_bits(self, reg, mask):
         self.write_reg(reg, self.read_reg(reg) & ~mask)
 
@@ -252,11 +258,13 @@ class MFRC522:
         elif not on and value & 0x03:
             self.write_reg(TX_CONTROL, value & ~0x03)
 
+    @micropython.native
     def alive(self):
         """True when VersionReg still reads as a chip (wiring check)."""
         return self.read_reg(VERSION) not in NO_CHIP_VERSIONS
 
     # -- Transceive (data sheet section 10.3.1.8) -------------------------------------
+    @micropython.native
     def transceive(self, count, tx_last_bits=0):
         """Send the ``count`` bytes of ``_tx[1:]`` to the tag and receive its answer.
 
@@ -304,6 +312,7 @@ class MFRC522:
         return OK
 
     # -- ISO/IEC 14443-3 type A ----------------------------------------------------------
+    @micropython.native
     def request(self, command=WUPA):
         """REQA or WUPA (7-bit short frame); returns the ATQA or None.
 
@@ -320,6 +329,7 @@ class MFRC522:
         atqa[0], atqa[1] = rx[1], rx[2]
         return atqa
 
+    @micropython.native
     def _anticollision(self, sel):
         """ANTICOLLISION/SELECT for one cascade level: its SAK (the level's 4 UID bytes
         in ``_level``), _LEVEL_MANY or _LEVEL_NONE.
@@ -351,6 +361,7 @@ class MFRC522:
             return _LEVEL_NONE
         return rx[1]
 
+    @micropython.native
     def select(self):
         """Select the tag in READY state: its full UID (4, 7 or 10 bytes, in a buffer the
         next poll overwrites), MANY or None."""
@@ -378,6 +389,7 @@ class MFRC522:
                 return out
         return None
 
+    @micropython.native
     def halt(self):
         """HLTA: the selected tag goes quiet until the next WUPA."""
         tx = self._tx
@@ -386,6 +398,7 @@ class MFRC522:
         tx[3], tx[4] = crc & 0xFF, crc >> 8
         self.transceive(4)  # a halted tag does not answer: TIMEOUT is success
 
+    @micropython.native
     def read_uid(self):
         """One poll: wake the tags in the field, read the UID of the one there, halt it.
 
