@@ -86,6 +86,10 @@ BLOCK_READ_BUDGET = 128
 # whole heap: far too slow to ask every poll.)
 GARBAGE_AFTER_BYTES = 2048
 GARBAGE_AFTER_MS = 10000
+# ... but not while a display update's block waits to be checked, or has no more than this
+# many bytes still to come: its check and the collection in one poll period would make the
+# next poll late (a collection after a poll takes 4 to 6 ms, a block's check up to 10).
+GARBAGE_BLOCK_NEAR = 256
 
 # Hardware watchdog (machine.WDT): the loop feeds it every pass; a node stuck for
 # this long resets itself.  The RP2040's longest is 8388 ms.

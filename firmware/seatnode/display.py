@@ -270,10 +270,12 @@ def parse_region(line):
 def parse_block(block, regions):
     """A DU's counted block: exactly ``regions`` DR frames, each ended by LF.
     Returns [(p0, p1, c0, c1, data), ...]; raises ProtocolError."""
-    block = bytes(block)
+    if not isinstance(block, bytes):  # a copy only when it is not one already
+        block = bytes(block)
     if not block or block[-1] != 0x0A:
         raise protocol.ProtocolError(protocol.GARBAGE, "a block cut short")
-    lines = block[:-1].split(b"\n")
+    lines = block.split(b"\n")  # the last one is the empty one after the final LF
+    lines.pop()
     if len(lines) != regions:
         raise _malformed(DU)
     return [parse_region(line) for line in lines]
@@ -348,6 +350,12 @@ class PanelLink:
     @property
     def pending(self):
         return self.queue._count > 0 or self._writing is not None
+
+    @property
+    def parse_waiting(self):
+        """A display update's block waits in the queue: the pass that takes it from the
+        queue checks and decodes it (the longest pass the node makes)."""
+        return self._queued_bytes > 0
 
     @property
     def written(self):

@@ -294,9 +294,14 @@ def run(hw, link, seat=None, serial=None, max_loops=None, watchdog=None):
                 elif (
                     taken >= config.GARBAGE_AFTER_BYTES
                     or ticks_diff(now, collected) >= config.GARBAGE_AFTER_MS
+                ) and not (
+                    app.display.parse_waiting
+                    or 0 < app.block_wanted <= config.GARBAGE_BLOCK_NEAR
                 ):
                     # the next poll is a period away: the garbage goes now, while it is
-                    # little (a collection takes 4 ms on an RP2040 whatever the garbage)
+                    # little (a collection takes 4 to 6 ms on an RP2040 whatever the
+                    # garbage), unless a block's check (up to 10 ms) may come before that
+                    # poll too: both would make it late
                     collect()
                     taken, collected = 0, now
             if until is not None:

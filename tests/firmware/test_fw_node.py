@@ -70,7 +70,7 @@ def test_the_node_answers_hello_4_3_and_2_and_refuses_others() -> None:
 
 
 def test_the_firmware_is_0_6_0_and_speaks_protocols_2_to_4() -> None:
-    assert FIRMWARE_VERSION == "0.6.0"
+    assert FIRMWARE_VERSION == "0.6.1"
     assert protocol.PROTOCOL_VERSION == 4 and protocol.VERSIONS == (2, 3, 4)
 
 
