@@ -17,6 +17,8 @@ themselves (so whatever the heap gains is the firmware's):
 The garbage collector is off while it runs; the watchdog the loop feeds first thing every
 pass reads ``gc.mem_alloc()``.  Printed (key=value): ``passes``, ``allocating_passes``
 (passes that allocated and sent no frame), ``worst_bytes`` and ``worst_pass`` of those,
+``collections`` (passes in which the loop collected its garbage, every 10 s with nothing
+from the Pi: the heap shrank, so such a pass cannot be weighed),
 ``frame_passes`` (passes that sent frames: a frame is new bytes), ``frame_bytes``
 (what those allocated), ``frames``, ``polls``, ``card_reads``, ``refreshes`` and
 ``fake_ms`` (the counter's span).
@@ -194,6 +196,7 @@ class Probe:
         self.worst_pass = -1
         self.frame_passes = 0
         self.frame_bytes = 0
+        self.collections = 0
 
     def feed(self):
         used = gc.mem_alloc()
@@ -203,6 +206,8 @@ class Probe:
             if frames != self.last_frames:
                 self.frame_passes += 1
                 self.frame_bytes += grew
+            elif grew < 0:  # the loop collected its garbage (every 10 s here): not weighed
+                self.collections += 1
             elif grew:
                 self.allocating += 1
                 if grew > self.worst:
@@ -229,6 +234,7 @@ def probe():
         ("allocating_passes", watchdog.allocating),
         ("worst_bytes", watchdog.worst),
         ("worst_pass", watchdog.worst_pass),
+        ("collections", watchdog.collections),
         ("frame_passes", watchdog.frame_passes),
         ("frame_bytes", watchdog.frame_bytes),
         ("frames", link.frames),
