@@ -56,7 +56,7 @@ try:  # MicroPython: ``@micropython.native`` is read by its compiler, never call
     import micropython
 except ImportError:  # CPython: the decorator leaves the function as it is
 
-    class micropython:  # noqa: N801 (stands in for the module of that name)
+    class micropython:  # stands in for the module of that name
         @staticmethod
         def native(function):
             return function

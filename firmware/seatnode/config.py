@@ -91,6 +91,12 @@ GARBAGE_AFTER_MS = 10000
 # next poll late (a collection after a poll takes 4 to 6 ms, a block's check up to 10).
 GARBAGE_BLOCK_NEAR = 256
 
+# While a button's contact settles (changed less than the debounce time, 20 ms, ago) the
+# loop's passes are short (no display work, no collection), so its PRESS is not late
+# behind a block's check (up to 10 ms) or a collection (4 to 6 ms); for this long at most
+# in a row, so a contact that chatters on does not stop the display.
+SETTLE_HOLD_MS = 30
+
 # Hardware watchdog (machine.WDT): the loop feeds it every pass; a node stuck for
 # this long resets itself.  The RP2040's longest is 8388 ms.
 WDT_TIMEOUT_MS = 3000

@@ -74,6 +74,10 @@ class ButtonPad:
 
     def __init__(self, names, debounce_ms=DEBOUNCE_MS, hold_ms=HOLD_MS, stuck_ms=STUCK_MS):
         self.buttons = [Button(name, debounce_ms, hold_ms, stuck_ms) for name in names]
+        # a button's contact changed less than the debounce time ago (after the last
+        # update): its PRESS, HOLD or FREED may be due within that time, so the node's
+        # loop keeps its passes short until it is (seatnode.main)
+        self.settling = False
 
     def update(self, raw_states, now):
         """Take one sample per button; return a list of (PRESS|HOLD|STUCK|FREED, name).
@@ -82,6 +86,7 @@ class ButtonPad:
         changed): nothing is allocated."""
         events = _NONE
         buttons = self.buttons
+        settling = False
         for i in range(min(len(buttons), len(raw_states))):
             button = buttons[i]
             event = button.update(raw_states[i], now)
@@ -89,4 +94,7 @@ class ButtonPad:
                 if events is _NONE:
                     events = []
                 events.append((event, button.name))
+            if button._raw != button.pressed:
+                settling = True
+        self.settling = settling
         return events

@@ -25,8 +25,8 @@ from seatnode import FIRMWARE_VERSION, config
 from seatnode.compat import print_exception, sleep_ms, ticks_add, ticks_diff, ticks_ms
 from seatnode.mfrc522 import MFRC522
 from seatnode.node import NodeApp
-from seatnode.tags import CONFIRM_READS
 from seatnode.panel import Panel
+from seatnode.tags import CONFIRM_READS
 
 
 def serial_number():
@@ -262,6 +262,8 @@ def run(hw, link, seat=None, serial=None, max_loops=None, watchdog=None):
     collect = gc.collect
     taken = 0  # the Pi's bytes taken since the last collection
     collected = now
+    pad = app.pad
+    settle_since = None  # when a button began settling (None: none is)
     micropython.kbd_intr(-1)  # Ctrl-C (0x03) from the Pi is data, not an interrupt
     try:
         while not app.exit_requested:
@@ -272,6 +274,18 @@ def run(hw, link, seat=None, serial=None, max_loops=None, watchdog=None):
             # due), then at most one budget of the Pi's bytes: a display update
             # arriving never delays a PRESS or a TAGON by more than one budget.
             app.buttons(hw.pressed(), now)
+            # A button's contact changed less than the debounce time ago: until its PRESS
+            # (HOLD, FREED) is due, a pass does nothing long (no bytes of the Pi taken, no
+            # block checked, no panel written, no collection), so the sample that ends
+            # its debounce comes on time; for SETTLE_HOLD_MS at most (a contact that
+            # chatters on does not stop the display)
+            short = False
+            if pad.settling:
+                if settle_since is None:
+                    settle_since = now
+                short = ticks_diff(now, settle_since) < config.SETTLE_HOLD_MS
+            else:
+                settle_since = None
             if ticks_diff(now, next_poll) >= 0:
                 next_poll = ticks_add(now, config.POLL_READER_MS)
                 if not app.reader_ok and ticks_diff(now, next_init) >= 0:
@@ -291,7 +305,7 @@ def run(hw, link, seat=None, serial=None, max_loops=None, watchdog=None):
                     app.buttons(hw.pressed(), now)  # the buttons between the two reads
                 if app.tags.confirming:  # read differently again: the next pass reads it
                     next_poll = now
-                elif (
+                elif not short and (
                     taken >= config.GARBAGE_AFTER_BYTES
                     or ticks_diff(now, collected) >= config.GARBAGE_AFTER_MS
                 ) and not (
@@ -306,7 +320,9 @@ def run(hw, link, seat=None, serial=None, max_loops=None, watchdog=None):
                     taken, collected = 0, now
             if until is not None:
                 until(next_poll)
-            if app.block_wanted and readinto is not None:
+            if short:
+                pass  # the Pi's bytes wait in the USB buffer for a pass or two
+            elif app.block_wanted and readinto is not None:
                 # a display update's counted block: straight into its buffer, only the
                 # bytes already there (a cut block is given up by app.tick, 250 ms on)
                 if pending is None or pending():
@@ -318,7 +334,7 @@ def run(hw, link, seat=None, serial=None, max_loops=None, watchdog=None):
                 if data:
                     taken += len(data)
                     app.receive(data, now)
-            app.tick(now)
+            app.tick(now, not short)
             hw.set_led(app.led_on(now))
             loops += 1
             if max_loops is not None and loops >= max_loops:

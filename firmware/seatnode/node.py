@@ -219,8 +219,9 @@ class NodeApp:
             self.led.flash(now)
 
     # -- time ---------------------------------------------------------------------
-    def tick(self, now):
-        """Advance the clock: sends the heartbeat when due."""
+    def tick(self, now, display=True):
+        """Advance the clock: sends the heartbeat when due.  ``display`` False: no
+        display work in this pass (the panel's next piece waits for the next)."""
         elapsed = ticks_diff(now, self._last_tick)
         if elapsed > 0:
             self._uptime_ms += elapsed
@@ -235,7 +236,8 @@ class NodeApp:
             self.rx_errors += 1
             self.display.receive_block(self._header, None, now)
             self._header = None
-        self.display.step(now)
+        if display:
+            self.display.step(now)
         if self.display.rejected:  # bad blocks, checked by step
             self.rx_errors += self.display.rejected
             self.display.rejected = 0
