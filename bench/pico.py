@@ -145,7 +145,7 @@ WORKLOAD = (
 LOW_WATER = (
     "import gc\nimport seatnode.main as m\nfrom seatnode.node import NodeApp\n"
     "lo=[1<<30]\nc=[0]\nT=NodeApp.tick\n"
-    "def tk(s,now):\n T(s,now)\n c[0]+=1\n if c[0]%100==0:\n"
+    "def tk(s,now,*a):\n T(s,now,*a)\n c[0]+=1\n if c[0]%100==0:\n"
     "  gc.collect()\n  lo[0]=min(lo[0],gc.mem_free())\n"
     "NodeApp.tick=tk\n"
 )

@@ -358,6 +358,16 @@ class PanelLink:
         return self._queued_bytes > 0
 
     @property
+    def check_next(self):
+        """The next ``step`` checks a display update's block (its DR frames: the
+        longest pass the node makes, up to 13 ms for a whole screen on an RP2040)."""
+        queue = self.queue
+        if self._writing is not None or not queue._count:
+            return False
+        kind, value = queue._items[queue._head]
+        return kind == DR and value is not None
+
+    @property
     def written(self):
         """The last update written whole into the panel in this session (protocol 4's
         HB says it), or None: none written yet, or out of sync (a lost update, the

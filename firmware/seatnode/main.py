@@ -286,7 +286,9 @@ def run(hw, link, seat=None, serial=None, max_loops=None, watchdog=None):
                 short = ticks_diff(now, settle_since) < config.SETTLE_HOLD_MS
             else:
                 settle_since = None
+            polled = False
             if ticks_diff(now, next_poll) >= 0:
+                polled = True
                 next_poll = ticks_add(now, config.POLL_READER_MS)
                 if not app.reader_ok and ticks_diff(now, next_init) >= 0:
                     next_init = ticks_add(now, config.REINIT_READER_MS)
@@ -334,7 +336,14 @@ def run(hw, link, seat=None, serial=None, max_loops=None, watchdog=None):
                 if data:
                     taken += len(data)
                     app.receive(data, now)
-            app.tick(now, not short)
+            display = not short
+            if display and not polled and app.display.check_next:
+                # A block's check (the longest pass: up to 13 ms for a whole screen)
+                # comes right after a reader poll, so no poll ever waits behind it: the
+                # poll first, in the next pass, then the check.
+                next_poll = now
+                display = False
+            app.tick(now, display)
             hw.set_led(app.led_on(now))
             loops += 1
             if max_loops is not None and loops >= max_loops:
