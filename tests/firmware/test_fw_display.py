@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from fw_checks import BAD_ACK_ARGS, PanelNode
+from fw_checks import BAD_ACK_ARGS, PanelNode, _update
 from hypothesis import given
 from hypothesis import strategies as st
 from seatnode import display, protocol
@@ -98,3 +98,26 @@ def test_panel_without_arguments_asks_for_the_report(panel: bool) -> None:
     assert node.app.rx_errors == 0
     node.send(protocol.encode(8, "PANEL", ["ssd1306", "3C", "9"]))
     assert node.app.rx_errors == 1  # a third argument: malformed as before
+
+
+def test_the_node_says_when_its_next_step_checks_a_block() -> None:
+    """Firmware 0.6.1: ``check_next`` is True exactly while the next ``step`` would check
+    a block (the node's loop polls the reader first), and a tick without display work
+    leaves the update waiting where it was."""
+    node = PanelNode(4)
+    screen = bytes(i * 5 & 0xFF for i in range(1024))
+    link = node.app.display
+    assert not link.check_next
+    node.now += 1
+    node.app.receive(_update(0, 0, screen, full=True, ack="ACK", box=(0, 7, 0, 127)), node.now)
+    assert link.check_next and node.wire.take() == []
+    for _ in range(3):  # passes without display work: nothing moves
+        node.now += 1
+        node.app.tick(node.now, False)
+        assert link.check_next and node.wire.take() == []
+    node.now += 1
+    node.app.tick(node.now)  # the check: its panel bytes from the next pass on
+    assert not link.check_next and link.pending
+    node.settle()
+    assert node.wire.take() == [("DACK", ["0"])] and node.model.glass() == screen
+    assert not link.check_next and not link.pending
