@@ -40,6 +40,12 @@ Pico's by that much.
 
     python bench/pico.py IMAGE.uf2 [--bootrom BOOTROM.mjs] [--seed N] [--protocol 4|3|2]
                          [--presses 200] [--cards 30] [--panel ssd1309|ssd1306|sh1106]
+                         [--profile IMAGE.elf]
+
+``--profile`` (the ELF the image was built from) samples the emulated CPU's program
+counter every 50 us and prints on stderr, for the three slowest cards under traffic, the
+reader's exchanges from the card's landing to its TAGON and the functions the CPU was in,
+2 ms at a time (how firmware 0.6.1's cause was found: firmware/README.md section 10).
 
 The Pi names the seat's panel after its HELLO (``--panel``): the 2.42" SSD1309 module
 by default, which the node drives on SPI1 at 8 MHz as the guide wires it
@@ -96,10 +102,19 @@ def full_update(update: int, seq: int, rnd: random.Random, protocol: int = 4) ->
     return b"".join(frames).decode(), seq + 1 + len(frames)
 
 
-def run(bootrom: str, image: str, steps: list[dict[str, object]], wall_s: int) -> list[str]:
+def run(
+    bootrom: str,
+    image: str,
+    steps: list[dict[str, object]],
+    wall_s: int,
+    profile: Path | None = None,
+) -> list[str]:
     node = shutil.which("node")
     if node is None:
         raise SystemExit("pico: Node.js not found (apt-get install nodejs npm)")
+    env = dict(os.environ)
+    if profile is not None:  # the CPU's samples into that file (seat-pico.mjs)
+        env["TRUCO_PICO_PROFILE"] = str(profile)
     with tempfile.TemporaryDirectory() as tmp:
         script = Path(tmp) / "script.json"
         script.write_text(json.dumps({"wall_timeout_s": wall_s, "steps": steps}))
@@ -109,6 +124,7 @@ def run(bootrom: str, image: str, steps: list[dict[str, object]], wall_s: int) -
             text=True,
             timeout=wall_s + 30,
             cwd=RUNNER.parent,
+            env=env,
         )
     lines = done.stdout.splitlines()
     if done.returncode != 0 or not lines or not lines[-1].startswith("END"):
@@ -127,6 +143,70 @@ def latencies(lines: list[str], start: str, answer: str, since: int = 0) -> list
                     out.append((int(later.split()[1]) - t0) / 1000)
                     break
     return out
+
+
+def symbols(elf: str) -> tuple[list[int], list[str]]:
+    """The image's functions (start addresses, sorted, and names) from its ELF's symbols."""
+    nm = shutil.which("arm-none-eabi-nm") or shutil.which("nm")
+    if nm is None:
+        raise SystemExit("pico: --profile needs nm (binutils) to read the ELF's symbols")
+    listing = subprocess.run([nm, "-n", elf], capture_output=True, text=True, check=True)
+    found = []
+    for line in listing.stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[1] in "tTwW":
+            found.append((int(parts[0], 16), parts[2]))
+    found.sort()
+    return [address for address, _ in found], [name for _, name in found]
+
+
+def profile_report(lines: list[str], samples: bytes, elf: str, since: int, worst: int) -> str:
+    """The ``worst`` slowest cards under traffic: the reader's exchanges from the card's
+    landing to its TAGON, and where the CPU was (the functions most sampled, 2 ms at a
+    time): what the node did meanwhile."""
+    import bisect
+    import struct
+    from collections import Counter
+
+    starts, names = symbols(elf)
+
+    def where(pc: int) -> str:
+        if 0x20000000 <= pc < 0x20042000 and (not starts or pc > 0x20010000):
+            return "heap(native code)"  # machine code of @micropython.native/viper
+        i = bisect.bisect_right(starts, pc) - 1
+        return names[i] if i >= 0 else hex(pc)
+
+    triples = list(struct.iter_unpack("<III", samples))
+    times = [t for t, _pc, _lr in triples]
+    cards = []
+    for i, line in enumerate(lines):
+        if line.startswith("M ") and line.endswith("tags 1") and int(line.split()[1]) >= since:
+            t0 = int(line.split()[1])
+            end = next(
+                (
+                    j
+                    for j in range(i + 1, len(lines))
+                    if lines[j].startswith("L ") and "TAGON" in lines[j]
+                ),
+                None,
+            )
+            if end is not None:
+                cards.append((int(lines[end].split()[1]) - t0, i, end))
+    out = []
+    for took, i, end in sorted(cards, reverse=True)[:worst]:
+        t0 = int(lines[i].split()[1])
+        out.append(f"card {took / 1000:.1f} ms after landing at {t0 / 1000:.1f} ms:")
+        for line in lines[max(0, i - 3) : end + 1]:
+            if line[:2] in ("R ", "L ", "M "):
+                at = (int(line.split()[1]) - t0) / 1000
+                out.append(f"  {at:7.2f} {line.split(' ', 2)[0]} {line.split(' ', 2)[2][:70]}")
+        t1 = int(lines[end].split()[1])
+        for start in range(t0 - 4000, t1, 2000):
+            lo, hi = bisect.bisect_left(times, start), bisect.bisect_left(times, start + 2000)
+            top = Counter(where(pc) for _t, pc, _lr in triples[lo:hi]).most_common(3)
+            share = " ".join(f"{name}:{count}" for name, count in top)
+            out.append(f"  cpu {(start - t0) / 1000:6.1f} {share}")
+    return "\n".join(out)
 
 
 def p99(values: list[float]) -> float:
@@ -178,6 +258,12 @@ def main() -> None:
         default="ssd1309",
         help="the panel the Pi names: the 2.42in SSD1309 on SPI1 (as wired), 4-pin ones on I2C",
     )
+    parser.add_argument(
+        "--profile",
+        metavar="ELF",
+        help="the image's ELF: sample the CPU and print (on stderr) what the node did for "
+        "the slowest cards under traffic",
+    )
     args = parser.parse_args()
     if not args.image or not args.bootrom:
         raise SystemExit("pico: give the image (or TRUCO_SEAT_UF2) and TRUCO_PICO_BOOTROM")
@@ -221,7 +307,10 @@ def main() -> None:
             steps.append({"stream": []})
     t += 300
     steps += [{"at_ms": t}, {"panelreset": True}, {"at_ms": t + 2500}]
-    lines = run(args.bootrom, args.image, steps, wall_s=3000)
+    with tempfile.TemporaryDirectory() as tmp:
+        sampled = Path(tmp) / "profile.bin" if args.profile else None
+        lines = run(args.bootrom, args.image, steps, wall_s=3000, profile=sampled)
+        samples = sampled.read_bytes() if sampled is not None else b""
     node_lines = [line for line in lines if line.startswith("L ")]
     boot_ms = int(node_lines[0].split()[1]) / 1000
     busy_at = next(int(x.split()[1]) for x in lines if x.startswith("M ") and x.endswith(" busy"))
@@ -229,6 +318,8 @@ def main() -> None:
     press_idle = latencies(idle_lines, "release truco", "PRESS truco")
     press_busy = latencies(lines, "release truco", "PRESS truco", since=busy_at)
     cards_busy = latencies(lines, "tags 1", f"TAGON {UID_A}", since=busy_at)
+    if args.profile:
+        print(profile_report(lines, samples, args.profile, busy_at, 3), file=sys.stderr)
     dack = latencies(lines, " full", "DACK 0")
     # while updates come back to back (the next one on each DACK): each one's DACK
     streamed = latencies(lines, " stream ", " DACK ", since=busy_at)

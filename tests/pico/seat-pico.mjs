@@ -51,6 +51,10 @@
 //                                         ends when a line "end" comes on stdin
 // Every line the node sends is printed as  L <emulated us> <line>; marks as
 // M <emulated us> <name>; panel events as P <emulated us> on|off|reset; the end as END.
+// A profile (bench/pico.py --profile): with TRUCO_PICO_PROFILE=FILE the CPU's program
+// counter (and link register) is sampled every TRUCO_PICO_PROFILE_US (50) of emulated
+// time into FILE (little-endian uint32 triples: us, pc, lr), and each MFRC522 exchange
+// is printed as  R <emulated us> <the bytes sent, hex>.
 import fs from 'fs';
 import { Simulator, USBCDC, ConsoleLogger, LogLevel } from 'rp2040js';
 
@@ -73,6 +77,16 @@ const nowUs = () => Math.round(clock.nanos / 1000);
 const after = (us, fn) => clock.createAlarm(fn).schedule(Math.max(1, Math.round(us * 1000)));
 const out = [];
 const say = (text) => out.push(text);
+const PROFILE = process.env.TRUCO_PICO_PROFILE;
+const samples = [];
+if (PROFILE) {
+  const every = Number(process.env.TRUCO_PICO_PROFILE_US || 50);
+  const sample = () => {
+    samples.push(nowUs(), mcu.core.PC, mcu.core.registers[14]);
+    after(every, sample);
+  };
+  after(every, sample);
+}
 
 // -- ISO 14443-3A tags and the MFRC522 -------------------------------------------------
 function crcA(bytes) {
@@ -183,6 +197,7 @@ class Mfrc522 {
   transceive() {
     const framing = this.regs[0x0d], txLast = framing & 7, rxAlign = (framing >> 4) & 7;
     const bits = toBits(this.fifo, txLast);
+    if (PROFILE) say(`R ${nowUs()} ${this.fifo.map((b) => b.toString(16)).join(',')}`);
     this.fifo = []; this.regs[6] = 0;
     this.exchanges += 1;
     // on the air at 106 kbit/s: start bit, the bits (a parity bit after each whole byte),
@@ -394,6 +409,7 @@ function next() {
   finish(0);
 }
 function finish(code) {
+  if (PROFILE) fs.writeFileSync(PROFILE, Buffer.from(Uint32Array.from(samples).buffer));
   say(`END ${nowUs()} wall_ms=${Date.now() - t0} connected=${connected} i2c_bytes=${panel.bytes} spi1_bytes=${spi1Bytes}`);
   process.stdout.write(out.join('\n') + '\n', () => process.exit(code));
 }
