@@ -10,7 +10,7 @@ leaning on it) reports STUCK once, and its release after that FREED: the Pi tell
 seat and the owner, and plays nothing.
 """
 
-from seatnode.compat import const, ticks_diff
+from seatnode.compat import const, micropython, ticks_diff
 
 PRESS = "PRESS"
 HOLD = "HOLD"
@@ -38,6 +38,7 @@ class Button:
         self._held = False
         self._stuck = False
 
+    @micropython.native  # its frame on the C stack, not the heap (README section 9)
     def update(self, raw, now):
         """Take one raw sample (True = contact closed); return PRESS, HOLD, STUCK,
         FREED or None."""
@@ -79,6 +80,7 @@ class ButtonPad:
         # loop keeps its passes short until it is (seatnode.main)
         self.settling = False
 
+    @micropython.native  # its frame on the C stack, not the heap (README section 9)
     def update(self, raw_states, now):
         """Take one sample per button; return a list of (PRESS|HOLD|STUCK|FREED, name).
 

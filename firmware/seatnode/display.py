@@ -29,7 +29,7 @@ display frame never holds up a PRESS, HOLD or TAG event.
 import binascii
 
 from seatnode import protocol
-from seatnode.compat import const, ticks_add, ticks_diff
+from seatnode.compat import const, micropython, ticks_add, ticks_diff
 from seatnode.panel import KINDS
 
 # Pi -> node
@@ -457,6 +457,7 @@ class PanelLink:
         self._receiving = None
         self.synced = False
 
+    @micropython.native  # its frame on the C stack, not the heap (README section 9)
     def step(self, now, budget=PIECES_PER_PASS):
         """Write up to ``budget`` queued pieces to the panel (or, with none waiting,
         one step of the liveness refresh when it is due).  Protocol 3's updates are
@@ -607,6 +608,7 @@ class PanelLink:
             self._retry_at = ticks_add(now, RETRY_MS)
         self.report()
 
+    @micropython.native  # its frame on the C stack, not the heap (README section 9)
     def _refresh(self, now):
         panel = self.panel
         if panel is None or not panel.ok:
@@ -630,6 +632,7 @@ class PanelLink:
         self._refresh_step = step or None
 
     # -- time ----------------------------------------------------------------------------
+    @micropython.native  # its frame on the C stack, not the heap (README section 9)
     def tick(self, now, host_alive=True):
         panel = self.panel
         if panel is None:

@@ -16,7 +16,7 @@ In host mode, a card arriving or leaving and a button press briefly invert the
 LED (80 ms) so the player sees the node noticed.
 """
 
-from seatnode.compat import const, ticks_add, ticks_diff
+from seatnode.compat import const, micropython, ticks_add, ticks_diff
 
 BOOT_MS = const(600)
 FLASH_MS = const(80)
@@ -85,6 +85,7 @@ class StatusLed:
             return "NOHOST"
         return self.mode
 
+    @micropython.native  # its frame on the C stack, not the heap (README section 9)
     def is_on(self, now, host_alive, reader_ok):
         """Whether the LED is lit at ``now``."""
         pattern = self.pattern(now, host_alive, reader_ok)

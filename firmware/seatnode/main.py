@@ -102,6 +102,7 @@ class Hardware:
         self.panel = Panel(self.panel_bus(kind), kind, address)
         return self.panel
 
+    @micropython.native  # its frame on the C stack, not the heap (README section 9)
     def pressed(self):
         """Raw button states, True = pressed (the contact pulls the pin to GND): one list,
         filled afresh each call (nothing allocated a pass)."""
@@ -110,6 +111,7 @@ class Hardware:
             states[i] = buttons[i].value() == 0
         return states
 
+    @micropython.native  # its frame on the C stack, not the heap (README section 9)
     def set_led(self, on):
         for led in self.leds:
             led.value(1 if on else 0)
@@ -204,12 +206,14 @@ class UsbSerial:
             count += 1
         return count
 
+    @micropython.native  # its frame on the C stack, not the heap (README section 9)
     def read(self, limit=None):
         """Frames' bytes: at most ``limit`` (the pass's budget), only those already there."""
         limit = self.budget if limit is None or limit > self.budget else limit
         count = self._take(self._buf, limit)
         return bytes(self._view[:count]) if count else b""
 
+    @micropython.native  # its frame on the C stack, not the heap (README section 9)
     def readinto(self, space):
         """Protocol 3 and 4: a display update's counted block (whose size its DU
         announced) straight into its buffer, at most ``block_budget`` bytes a pass and
@@ -219,6 +223,7 @@ class UsbSerial:
             limit = self.block_budget
         return self._take(space, limit)
 
+    @micropython.native  # its frame on the C stack, not the heap (README section 9)
     def pending(self):
         """More bytes are waiting (the budget left some in the USB buffer)."""
         for _ in self._ipoll(0):  # ipoll: no list of results allocated
@@ -307,12 +312,16 @@ def run(hw, link, seat=None, serial=None, max_loops=None, watchdog=None):
                     app.buttons(hw.pressed(), now)  # the buttons between the two reads
                 if app.tags.confirming:  # read differently again: the next pass reads it
                     next_poll = now
-                elif not short and (
-                    taken >= config.GARBAGE_AFTER_BYTES
-                    or ticks_diff(now, collected) >= config.GARBAGE_AFTER_MS
-                ) and not (
-                    app.display.parse_waiting
-                    or 0 < app.block_wanted <= config.GARBAGE_BLOCK_NEAR
+                elif (
+                    not short
+                    and (
+                        taken >= config.GARBAGE_AFTER_BYTES
+                        or ticks_diff(now, collected) >= config.GARBAGE_AFTER_MS
+                    )
+                    and not (
+                        app.display.parse_waiting
+                        or 0 < app.block_wanted <= config.GARBAGE_BLOCK_NEAR
+                    )
                 ):
                     # the next poll is a period away: the garbage goes now, while it is
                     # little (a collection takes 4 to 6 ms on an RP2040 whatever the

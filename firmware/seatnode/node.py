@@ -7,7 +7,7 @@ simulated node over a pseudo-terminal.
 """
 
 from seatnode import FIRMWARE_VERSION, display, protocol
-from seatnode.compat import const, ticks_add, ticks_diff
+from seatnode.compat import const, micropython, ticks_add, ticks_diff
 from seatnode.debounce import DEBOUNCE_MS, HOLD_MS, STUCK_MS, ButtonPad
 from seatnode.led import StatusLed
 from seatnode.tags import CONFIRM_READS, GRACE_MS, TAGMANY, TagPresence
@@ -193,6 +193,7 @@ class NodeApp:
         self.display = display.PanelLink(panel, self.send, now, configure_panel)
         self.display.report()
 
+    @micropython.native  # its frame on the C stack, not the heap (README section 9)
     def host_alive(self, now):
         """True while the Pi has sent a valid frame within host_timeout_ms."""
         if self._host_seen is None:
@@ -203,12 +204,14 @@ class NodeApp:
         return False
 
     # -- inputs -----------------------------------------------------------------
+    @micropython.native  # its frame on the C stack, not the heap (README section 9)
     def buttons(self, raw_states, now):
         """One sample of the eight buttons, in protocol.BUTTONS order."""
         for kind, name in self.pad.update(raw_states, now):
             self.send(kind, (name,))
             self.led.flash(now)
 
+    @micropython.native  # its frame on the C stack, not the heap (README section 9)
     def tag(self, uid, now):
         """One reader poll: the UID read (bytes), None, or MANY (several tags)."""
         for kind, seen in self.tags.update(uid, now):
@@ -219,6 +222,7 @@ class NodeApp:
             self.led.flash(now)
 
     # -- time ---------------------------------------------------------------------
+    @micropython.native  # its frame on the C stack, not the heap (README section 9)
     def tick(self, now, display=True):
         """Advance the clock: sends the heartbeat when due.  ``display`` False: no
         display work in this pass (the panel's next piece waits for the next)."""
@@ -243,6 +247,7 @@ class NodeApp:
             self.display.rejected = 0
         self.display.tick(now, self.host_alive(now))
 
+    @micropython.native  # its frame on the C stack, not the heap (README section 9)
     def led_on(self, now):
         return self.led.is_on(now, self.host_alive(now), self.reader_ok)
 

@@ -17,7 +17,7 @@ once (``MANY``: anticollision saw a bit collision).  What the Pi is told:
   its grace period does not run out).
 """
 
-from seatnode.compat import const, ticks_diff
+from seatnode.compat import const, micropython, ticks_diff
 from seatnode.mfrc522 import MANY
 
 TAGON = "TAGON"
@@ -48,6 +48,7 @@ class TagPresence:
         read: the node polls again at once rather than a poll period later."""
         return self._candidate is not None and self._count < self.confirm
 
+    @micropython.native  # its frame on the C stack, not the heap (README section 9)
     def update(self, seen, now):
         """Take one poll result (UID bytes, None or MANY); return a list of (kind, uid).
 
