@@ -145,19 +145,21 @@ def latencies(lines: list[str], start: str, answer: str, since: int = 0) -> list
     return out
 
 
-def symbols(elf: str) -> tuple[list[int], list[str]]:
-    """The image's functions (start addresses, sorted, and names) from its ELF's symbols."""
+def symbols(elf: str) -> tuple[list[int], list[tuple[int, str]]]:
+    """The image's functions from its ELF's symbols: start addresses (sorted) and, for
+    each, its end and name."""
     nm = shutil.which("arm-none-eabi-nm") or shutil.which("nm")
     if nm is None:
         raise SystemExit("pico: --profile needs nm (binutils) to read the ELF's symbols")
-    listing = subprocess.run([nm, "-n", elf], capture_output=True, text=True, check=True)
+    listing = subprocess.run([nm, "-n", "-S", elf], capture_output=True, text=True, check=True)
     found = []
     for line in listing.stdout.splitlines():
         parts = line.split()
-        if len(parts) == 3 and parts[1] in "tTwW":
-            found.append((int(parts[0], 16), parts[2]))
+        if len(parts) == 4 and parts[2] in "tTwW":
+            start = int(parts[0], 16)
+            found.append((start, start + int(parts[1], 16), parts[3]))
     found.sort()
-    return [address for address, _ in found], [name for _, name in found]
+    return [start for start, _end, _name in found], [(end, name) for _s, end, name in found]
 
 
 def profile_report(lines: list[str], samples: bytes, elf: str, since: int, worst: int) -> str:
@@ -171,10 +173,12 @@ def profile_report(lines: list[str], samples: bytes, elf: str, since: int, worst
     starts, names = symbols(elf)
 
     def where(pc: int) -> str:
-        if 0x20000000 <= pc < 0x20042000 and (not starts or pc > 0x20010000):
-            return "heap(native code)"  # machine code of @micropython.native/viper
         i = bisect.bisect_right(starts, pc) - 1
-        return names[i] if i >= 0 else hex(pc)
+        if i >= 0 and pc < names[i][0]:
+            return names[i][1]
+        if 0x20000000 <= pc < 0x20042000:  # in RAM, no function of the image's there:
+            return "heap(native code)"  # the firmware's @micropython.native/viper code
+        return hex(pc)
 
     triples = list(struct.iter_unpack("<III", samples))
     times = [t for t, _pc, _lr in triples]
