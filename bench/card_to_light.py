@@ -40,7 +40,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 #: bench/pico.py's card_to_tagon_ms_p99_busy as firmware/README.md (section 10) has it
-DOCUMENTED_CARD_TO_TAGON_MS = 51.1  # firmware 0.6.0, SPI panel, seed 1
+DOCUMENTED_CARD_TO_TAGON_MS = 40.4  # firmware 0.6.1, SPI panel, seed 1
 USB_POLL_MS = 1.0
 PI4_FACTOR = 6.0  # a Raspberry Pi 4's core against this machine's (an estimate)
 TARGET_MS = 100.0
