@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from .actions import Action, Kind, team_of
 from .cards import Card
+from .frozen import quick_constructor
 from .results import Award
 
 if TYPE_CHECKING:
@@ -66,6 +67,10 @@ class SeatView:
         return any(p is not None and p != self.team for p in pend) or self.flor_pending == self.team
 
 
+#: ``SeatView(...)`` made cheaper (``quick_constructor``): a view a seat, every game state
+_new_view = quick_constructor(SeatView)
+
+
 def seat_views(game: Game) -> tuple[SeatView, ...]:
     """Every seat's view at once: what all the seats see alike (the score, the
     hand, each play's bazas, calls and tellings) is read once, the legal actions split
@@ -107,7 +112,7 @@ def seat_views(game: Game) -> tuple[SeatView, ...]:
                     opponent = other
                     break
         views.append(
-            SeatView(
+            _new_view(
                 seat,
                 team,
                 n,

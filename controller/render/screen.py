@@ -91,6 +91,7 @@ from typing import TypeVar
 from PIL import Image, ImageDraw
 
 from ..engine import Kind, SeatView
+from ..engine.frozen import quick_constructor
 from ..engine.results import Award, Reason
 from ..hal.pages import image_to_pages
 from ..notices import Notice
@@ -114,6 +115,7 @@ __all__ = [
     "clear_caches",
     "fit_text",
     "match_lines",
+    "new_seat_screen",
     "next_lines",
     "pair_text",
     "plain",
@@ -284,6 +286,12 @@ class ScreenContent:
             return tuple(line.text for line in self.card)
         strip = self.strip_alert.text if self.strip_alert is not None else self.strip.text
         return (strip, self.lines[0].text, self.lines[1].text)
+
+
+#: ``SeatScreen(...)`` and ``ScreenContent(...)`` made cheaper (``quick_constructor``):
+#: six of each a redraw
+new_seat_screen = quick_constructor(SeatScreen)
+_new_content = quick_constructor(ScreenContent)
 
 
 # ----------------------------------------------------------------------------- text
@@ -876,7 +884,7 @@ def _screen_content(screen: SeatScreen) -> ScreenContent:
         else:
             card = waiting_lines()
     if not screen.node_ok:
-        return ScreenContent(
+        return _new_content(
             view.ours, view.theirs, view.target, strip, banner=_UNPLUGGED, card=card
         )
     alert = screen.alert
@@ -886,12 +894,12 @@ def _screen_content(screen: SeatScreen) -> ScreenContent:
     if banner is not None:
         wrapped = _wrap_message(notice_text(banner, view.seat))
         if alert is None or len(wrapped) > 2:
-            return ScreenContent(
+            return _new_content(
                 view.ours, view.theirs, view.target, strip, banner=wrapped, card=card
             )
         # the banner keeps to the lines' pages: the strip's says the lasting alert
         first, second = (*wrapped, "")[:2]
-        return ScreenContent(
+        return _new_content(
             view.ours,
             view.theirs,
             view.target,
@@ -908,10 +916,10 @@ def _screen_content(screen: SeatScreen) -> ScreenContent:
         if notice is not None:
             said = Line.of(_wrap_message(notice_text(notice, view.seat), 1)[0], centre=True)
             card = (*card[:-1], said)
-        return ScreenContent(view.ours, view.theirs, view.target, strip, card=card)
+        return _new_content(view.ours, view.theirs, view.target, strip, card=card)
     lines = _state_lines(screen)
     if notice is None:
-        return ScreenContent(view.ours, view.theirs, view.target, strip, lines)
+        return _new_content(view.ours, view.theirs, view.target, strip, lines)
     if not (notice is alert and screen.dealing) and not _busy(screen):
         wrapped = _wrap_message(notice_text(notice, view.seat))
         if len(wrapped) == 1:
@@ -921,7 +929,7 @@ def _screen_content(screen: SeatScreen) -> ScreenContent:
         if notice is alert:
             alert = None  # said on the lines
     # every seat sees a lasting alert: where the lines are taken, in the strip's place
-    return ScreenContent(
+    return _new_content(
         view.ours,
         view.theirs,
         view.target,

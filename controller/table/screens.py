@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from ..engine import Action, Game, HandPlay, Kind, SeatView
 from ..notices import DealStarted, LinkNotice, Notice, Scored
-from ..render.screen import SeatScreen
+from ..render.screen import SeatScreen, new_seat_screen
 from .controls import MENUS, MenuItem, Mode, SeatInput
 from .table import DealReading, Phase, Table
 
@@ -295,7 +295,7 @@ def _screen_for(
     between = side.between
     match = table.match if between else None
     waiting = table.waiting and table.match is None and between
-    return SeatScreen(
+    return new_seat_screen(
         view,
         notice,  # message
         refusal and notice is not None,  # refusal
