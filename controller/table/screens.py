@@ -126,7 +126,8 @@ class _GameScreens:
         self.show = table.show_requests()
         hand = game.hand_number
         self.noted = len(table.notes)  # the table's notes when these were read
-        self.notes = tuple(table.award_note(hand, i) for i in range(len(game.awards)))
+        awards = len(game.awards)
+        self.notes = tuple([table.award_note(hand, i) for i in range(awards)]) if awards else ()
         self.started = not (game.winner is None and hand == 0 and not game.move_stack)
 
     def all_parts(self) -> tuple[_Part, ...]:
