@@ -824,14 +824,27 @@ def _state_lines(screen: SeatScreen) -> tuple[Line, Line]:
         else:
             head = Line.of(f"{kind}: TANTOS")
         return head, Line.of(_declarations(view))
-    if view.pica_pica and view.turn is None:  # this seat's pica ended, the others go on
-        return _hand_end(view), _last_award(screen)
-    turn = _turn_line(view)
-    call = _pending_call(screen)
-    if call is not None:
-        answers = _answers(view) if call.to_us else []
-        return _call_lines(call, answers, turn, _quiet_line(screen))
-    return turn, _quiet_line(screen)
+    if view.pica_pica:
+        if view.turn is None:  # this seat's pica ended, the others go on
+            return _hand_end(view), _last_award(screen)
+        turn = _turn_line(view)
+    else:  # ``_turn_line`` written out: most screens of a hand come this way
+        seat = view.turn
+        turn = _BLANK if seat is None else _turn_line_of(seat, seat == view.seat)
+    if not (
+        view.flor_pending is None
+        and screen.flor_course_team is None
+        and not screen.flor_open
+        and view.envido_pending is None
+        and view.truco_pending is None
+    ):  # a call awaits its answer (``_pending_call``)
+        call = _pending_call(screen)
+        if call is not None:
+            answers = _answers(view) if call.to_us else []
+            return _call_lines(call, answers, turn, _quiet_line(screen))
+    if view.awards or screen.must_show:
+        return turn, _quiet_line(screen)
+    return turn, _BLANK  # ``_quiet_line`` with no award and nothing to show
 
 
 #: each seat's screen last said and what it said (``screen_content``)
@@ -1245,8 +1258,22 @@ def render_pages(content: ScreenContent) -> bytes:
         return score + _banner_pages(content.banner)
     line1, line2 = content.lines
     alert = content.strip_alert
-    strip = _strip_pages_of(content.strip) if alert is None else _line_pages_of(alert)
-    return b"".join((score, strip, _line_pages_of(line1), _line_pages_of(line2)))
+    # ``_pages_by_id`` written out: three lookups a seat, every redraw
+    lines = _LINE_PAGES_BY_ID
+    if alert is None:
+        strip = content.strip
+        kept_strip = _STRIP_PAGES_BY_ID.get(id(strip))
+        if kept_strip is not None and kept_strip[0] is strip:
+            head = kept_strip[1]
+        else:
+            head = _strip_pages_of(strip)
+    else:
+        head = _line_pages_of(alert)
+    kept = lines.get(id(line1))
+    first = kept[1] if kept is not None and kept[0] is line1 else _line_pages_of(line1)
+    kept = lines.get(id(line2))
+    second = kept[1] if kept is not None and kept[0] is line2 else _line_pages_of(line2)
+    return b"".join((score, head, first, second))
 
 
 def clear_caches() -> None:
