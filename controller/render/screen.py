@@ -113,6 +113,7 @@ __all__ = [
     "Strip",
     "answer_label",
     "clear_caches",
+    "contents_differ",
     "fit_text",
     "match_lines",
     "new_seat_screen",
@@ -286,6 +287,25 @@ class ScreenContent:
             return tuple(line.text for line in self.card)
         strip = self.strip_alert.text if self.strip_alert is not None else self.strip.text
         return (strip, self.lines[0].text, self.lines[1].text)
+
+
+def contents_differ(new: ScreenContent, old: ScreenContent | None) -> bool:
+    """``new != old``, the lines' texts and the score looked at first: a redrawn seat's
+    content mostly differs there (``TURNO: 3`` then ``TURNO: 4``), which a string's
+    comparison says without the dataclasses' own (a tuple of every field made twice)."""
+    if old is None:
+        return True
+    if new is old:
+        return False
+    new_lines, old_lines = new.lines, old.lines
+    if (
+        new_lines[0].text != old_lines[0].text
+        or new_lines[1].text != old_lines[1].text
+        or new.ours != old.ours
+        or new.theirs != old.theirs
+    ):
+        return True
+    return new != old
 
 
 #: ``SeatScreen(...)`` and ``ScreenContent(...)`` made cheaper (``quick_constructor``):

@@ -64,6 +64,7 @@ from ..render.screen import (
     MatchCard,
     ScreenContent,
     SeatScreen,
+    contents_differ,
     render_content,
     render_pages,
     render_screen,
@@ -818,7 +819,7 @@ class TableService:
             ):
                 continue
             content = screen_content(screen)
-            if force or content != shown[seat]:
+            if force or contents_differ(content, shown[seat]):
                 if not self._show(seat, displays[seat], content):
                     continue
                 shown[seat] = content
