@@ -224,6 +224,18 @@ def play_seat(
         )
         display.attach(link)
         link.display_listener = on_display
+        direct = link.send_update  # the port's direct way for most updates (protocol 4)
+
+        def timed_update(
+            update: int, regions: bytes, full: bool, bodies: list[bytes], ask_over: int
+        ) -> tuple[int, int, bool]:
+            when = node.clock()
+            written, size, ask = direct(update, regions, full, bodies, ask_over)
+            if written and ask:
+                sent[update] = (when, full)
+            return written, size, ask
+
+        link.send_update = timed_update  # type: ignore[method-assign]
         link.start()
         try:
             node.wait_until(0.5)

@@ -33,6 +33,8 @@ from pathlib import Path
 __all__ = [
     "MIN_MICROPYTHON",
     "TESTED_MICROPYTHON",
+    "TESTED_UF2",
+    "TESTED_UF2_SHA256",
     "InstallError",
     "compile_modules",
     "configure",
@@ -42,9 +44,12 @@ __all__ = [
 ]
 
 #: The oldest MicroPython whose .mpy files (version 6.3, native armv6m code) the
-#: firmware's compiled modules load on; the release the firmware is tested on.
+#: firmware's compiled modules load on; the official release the firmware is tested on
+#: (its RPI_PICO file and the file's SHA-256: firmware/README.md, section 0).
 MIN_MICROPYTHON = (1, 23, 0)
-TESTED_MICROPYTHON = "1.28.0"
+TESTED_MICROPYTHON = "1.25.0"
+TESTED_UF2 = "RPI_PICO-20250415-v1.25.0.uf2"
+TESTED_UF2_SHA256 = "e0c40eacf1afc550a6add74888c48bb981b28788a6d75a62a0e2444e997b9864"
 PICO_VENDOR = 0x2E8A  # Raspberry Pi's USB vendor id: a Pico running MicroPython
 DOWNLOAD = "https://micropython.org/download/RPI_PICO/"
 
@@ -235,9 +240,10 @@ def check_micropython(found: PicoMicroPython, mpy: str) -> None:
         raise InstallError(
             f"esta Pico tiene MicroPython {found.text}, que no carga el programa del "
             f"asiento (hace falta 1.23 o más nuevo; lo probamos con {TESTED_MICROPYTHON}). "
-            f"Bajá el MicroPython {TESTED_MICROPYTHON} para RPI_PICO de {DOWNLOAD}, "
-            "cargalo con el botón BOOTSEL (firmware/README.md, sección 0) y corré "
-            "truco-table seat install otra vez."
+            f"Bajá {TESTED_UF2} (MicroPython {TESTED_MICROPYTHON} para RPI_PICO) de "
+            f"{DOWNLOAD}, revisá que su SHA-256 sea {TESTED_UF2_SHA256}, cargalo con el "
+            "botón BOOTSEL (firmware/README.md, sección 0) y corré truco-table seat "
+            "install otra vez."
         )
 
 

@@ -60,6 +60,7 @@ __all__ = [
     "decode_message",
     "encode_counted",
     "encode_frame",
+    "encode_update",
     "parse_frame",
 ]
 
@@ -165,6 +166,46 @@ def encode_counted(
         raise ValueError(f"bad block header: {head_kind!r} {head_args!r}")
     head = b"$%s*%04X\n" % (head_body, binascii.crc_hqx(head_body, 0xFFFF))
     return b"\n" + head + payload, (seq + 1) % SEQ_MODULO
+
+
+def encode_update(
+    seq: int, update: int, regions: bytes, full: bool, bodies: list[bytes], ask_over: int
+) -> tuple[bytes, int, int, bool]:
+    """Protocol 4's display update: the bytes :func:`encode_counted` makes for the header
+    ``DU <update> <regions> <bytes> FULL|DIFF ACK|-`` and the DR frames ``bodies`` (each
+    one's type and arguments, ``b"DR <box> <base64>"``), with no callback and no check of
+    the header against the grammar (every part of it is a number or a word of the Pi's
+    own). The DACK is asked for when the block is more than ``ask_over`` bytes. Returns
+    the bytes, the next sequence number, the block's bytes and whether it asked."""
+    frames = []
+    crc = binascii.crc_hqx
+    number = seq
+    for body in bodies:
+        number = number + 1 if number < SEQ_MODULO - 1 else 0
+        line = b"%d %s" % (number, body)
+        frame = b"$%s*%04X\n" % (line, crc(line, 0xFFFF))
+        if len(frame) > MAX_BLOCK_FRAME + 1:
+            raise ValueError("a block frame longer than MAX_BLOCK_FRAME")
+        frames.append(frame)
+    payload = b"".join(frames)
+    size = len(payload)
+    ask = size > ask_over
+    head = b"%d DU %d %s %d %s" % (
+        seq,
+        update,
+        regions,
+        size,
+        _FULL_ASK[full, ask],
+    )
+    data = b"\n$%s*%04X\n%s" % (head, crc(head, 0xFFFF), payload)
+    return data, number + 1 if number < SEQ_MODULO - 1 else 0, size, ask
+
+
+_FULL_ASK: Final = {
+    (full, ask): (b"FULL " if full else b"DIFF ") + (b"ACK" if ask else b"-")
+    for full in (False, True)
+    for ask in (False, True)
+}
 
 
 #: a counted block's header (``DU <update> <regions> <bytes> FULL|DIFF [ACK|-]``, its sequence

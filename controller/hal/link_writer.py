@@ -17,7 +17,7 @@ from typing import Final, Protocol
 
 import serial
 
-from .frames import LED_MODES, SEQ_MODULO, encode_counted, encode_frame
+from .frames import LED_MODES, SEQ_MODULO, encode_counted, encode_frame, encode_update
 from .seatbus import SeatBus
 
 __all__ = ["MAX_IDENT_SECONDS", "OUTBOX_MAX", "LinkWriter", "OutboxFull", "SerialPort"]
@@ -137,6 +137,26 @@ class LinkWriter:
                 log.debug("seat %d: write failed: %s", self.seat, error)
                 return 0
         return len(data)
+
+    def send_update(
+        self, update: int, regions: bytes, full: bool, bodies: list[bytes], ask_over: int
+    ) -> tuple[int, int, bool]:
+        """Protocol 4's display update (:func:`~controller.hal.frames.encode_update`), in
+        one write: the bytes written (0 when the node is not connected or the write
+        fails), the DR block's bytes and whether the DU asked for its DACK."""
+        with self._write_lock:
+            port = self._serial
+            if port is None:
+                return 0, 0, False
+            data, self._tx_seq, size, ask = encode_update(
+                self._tx_seq, update, regions, full, bodies, ask_over
+            )
+            try:
+                self._put(port, data)
+            except (serial.SerialException, OSError) as error:
+                log.debug("seat %d: write failed: %s", self.seat, error)
+                return 0, size, ask
+        return len(data), size, ask
 
     def identify(self, seconds: int = 10) -> bool:
         """Make the node's LED blink fast for ``seconds`` (0 stops it)."""

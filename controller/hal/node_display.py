@@ -33,7 +33,10 @@ panel gets at most one update per acknowledgement when the window is full, whate
 the table draws, and the node's bounded display queue never overflows from a Pi that
 keeps to this. On a table of protocol 4 an event that changes six panels costs the
 Pi six writes and, most of the time, no read: the heartbeats it reads anyway carry the
-acknowledgements. Until the node has reported its panel OK,
+acknowledgements. Most updates (nothing held, room in the window, no whole screen
+instead) go the direct way: the frames laid out once a plan for the port, and the
+seat's link encodes the DU and its DR frames in one call (``SeatLink.send_update``),
+the bytes ``send_counted`` would write for them. Until the node has reported its panel OK,
 frames are only remembered: the latest goes out whole as soon as it does.
 
 The windows are planned at the cost of the node's I2C bus (``machine.I2C`` at
@@ -121,6 +124,18 @@ class CountedSender(FrameSender, Protocol):
     ) -> int: ...
 
 
+class UpdateSender(Protocol):
+    """A link that encodes protocol 4's display update itself
+    (:meth:`SeatLink.send_update`): the port's direct way for most updates."""
+
+    @property
+    def protocol(self) -> int: ...
+
+    def send_update(
+        self, update: int, regions: bytes, full: bool, bodies: list[bytes], ask_over: int
+    ) -> tuple[int, int, bool]: ...
+
+
 @dataclass
 class NodePortStats:
     updates: int = 0  # updates written to the link
@@ -183,6 +198,12 @@ class NodePort:
         self._held_full = False
         self.reported: PanelReport | None = None
         self.stats = NodePortStats()
+        # The seat's link when it encodes protocol 4's updates itself (``attach``): an
+        # update that needs nothing held, merged or made whole goes to it straight
+        # (``_send_direct``), its frames laid out once a plan (``_laid_out``, by the
+        # plan's identity; each entry keeps its plan alive).
+        self.direct: UpdateSender | None = None
+        self._laid_out: dict[int, tuple[KeptPlan, _Regions]] = {}
 
     @property
     def panel(self) -> Panel:
@@ -203,6 +224,15 @@ class NodePort:
         frames laid out once for it (:class:`_Regions`)."""
         full, windows = plan
         with self._lock:
+            direct = self.direct
+            if direct is not None and self._ready and self._held is None and direct.protocol >= 4:
+                laid = self._laid_out.get(id(plan))
+                if laid is None or laid[0] is not plan:
+                    laid = self._lay_out(plan)
+                regions = laid[1]
+                unacked = self._unacked_bytes
+                if regions.direct and (not self._unacked or unacked + regions.size <= WINDOW_BYTES):
+                    return self._send_direct(direct, frame, regions, full, unacked)
             link = self.link
             protocol = getattr(link, "protocol", 2)
             if self._waits(protocol):
@@ -382,6 +412,37 @@ class NodePort:
             return UpdateReport(full=full, windows=regions.windows, bits_per_byte=8)
         return regions.report(full, written)
 
+    def _lay_out(self, plan: KeptPlan) -> tuple[KeptPlan, _Regions]:
+        """A kept plan's regions for this port, kept by the plan's identity."""
+        laid = self._laid_out
+        if len(laid) >= LAID_OUT_KEPT:
+            laid.clear()
+        regions = _regions(plan, self._panel)
+        if regions.whole is None and regions.size <= _whole_screen(self._panel).size:
+            regions.make_direct()
+        kept = laid[id(plan)] = (plan, regions)
+        return kept
+
+    def _send_direct(
+        self, direct: UpdateSender, frame: bytes, regions: _Regions, full: bool, unacked: int
+    ) -> UpdateReport:
+        """Protocol 4's update of ``regions`` as :meth:`_send_laid_out` would send it
+        (nothing held, the window has room, no whole screen instead), encoded by the
+        link in one call (the port's lock held)."""
+        self._latest = frame
+        b2a = binascii.b2a_base64
+        bodies = [
+            head + b2a(frame[first:last], newline=False) for head, first, last in regions.direct
+        ]
+        update = self._update
+        self._update = update + 1 if update < SEQ_MODULO - 1 else 0
+        written, size, ask = direct.send_update(
+            update, regions.count_bytes, full, bodies, ASK_ACK_BYTES - unacked
+        )
+        if not self._sent(written > 0, update, full, size, ask):
+            return UpdateReport(full=full, windows=regions.windows, bits_per_byte=8)
+        return regions.report(full, written)
+
     def _resend_full(self, why: str) -> None:
         frame = self._latest
         if frame is None:
@@ -476,6 +537,17 @@ class _Regions:
     # (FULL?, bytes written) -> the update's report (the sequence numbers' digits make a
     # few sizes)
     reports: dict[tuple[bool, int], UpdateReport] = field(default_factory=dict)
+    # each frame's ``b"DR <box> "`` and the bytes it carries, [first, last) of the frame,
+    # when every frame is one page's row and the block goes as it is (``make_direct``;
+    # empty: the port's direct way does not take it), and the frames' count as bytes
+    direct: list[tuple[bytes, int, int]] = field(default_factory=list)
+    count_bytes: bytes = b""
+
+    def make_direct(self) -> None:
+        """Lay the frames out for :meth:`NodePort._send_direct` (once a plan and port)."""
+        if self.direct or any(len(rows) != 1 for _, rows in self.frames):
+            return
+        self.direct.extend((b"DR " + box, *rows[0]) for box, rows in self.frames)
 
     def report(self, full: bool, written: int) -> UpdateReport:
         """The report of an update of these frames that wrote ``written`` bytes."""
@@ -514,7 +586,15 @@ class _Regions:
         if len(frames) > MAX_REGIONS or size > MAX_BLOCK:
             whole = _whole_screen(panel)
         payload = sum(window.size for window in windows)
-        return _Regions(windows, tuple(frames), str(len(frames)), payload, size, whole)
+        return _Regions(
+            windows,
+            tuple(frames),
+            str(len(frames)),
+            payload,
+            size,
+            whole,
+            count_bytes=b"%d" % len(frames),
+        )
 
 
 #: id of a kept plan and the panel -> its regions (they keep the plan alive: the id is
@@ -575,6 +655,7 @@ class NodeDisplay:
     def attach(self, link: SeatLink) -> None:
         self._link = link
         link.display_listener = self.port.on_event
+        self.port.direct = link if hasattr(link, "send_update") else None
 
     def send_many(self, messages: list[tuple[str, tuple[str, ...]]]) -> bool:
         link = self._link

@@ -99,7 +99,8 @@ def test_an_old_micropython_is_refused_saying_what_to_do(
     with pytest.raises(InstallError) as refused:
         check_micropython(found, "6.3")
     said = str(refused.value)
-    assert f"MicroPython {found.text}" in said and "1.28.0" in said
+    assert f"MicroPython {found.text}" in said and "RPI_PICO-20250415-v1.25.0.uf2" in said
+    assert "e0c40eacf1afc550a6add74888c48bb981b28788a6d75a62a0e2444e997b9864" in said
     assert "micropython.org/download/RPI_PICO" in said and "BOOTSEL" in said
 
 

@@ -34,6 +34,7 @@ from controller.hal.frames import (
     decode_message,
     encode_counted,
     encode_frame,
+    encode_update,
     parse_frame,
 )
 from controller.hal.node_display import (
@@ -54,9 +55,11 @@ SERIAL = "e6614103e7ab1234"
 class Wire:
     """The USB cable: the Pi's frames into the node, the node's frames back."""
 
-    def __init__(self, kind: str, protocol: int = 3) -> None:
+    def __init__(self, kind: str, protocol: int = 3, direct: bool = True) -> None:
         """``protocol``: the version the node answered the Pi's HELLO with (4: DR frames,
-        counted, DACK on request; 3: the same, every update answered; 2: DW pieces)."""
+        counted, DACK on request; 3: the same, every update answered; 2: DW pieces).
+        ``direct``: the port sends protocol 4's updates through ``send_update`` (as it
+        does a SeatLink's); False: through ``send_counted`` only."""
         self.kind = kind
         self.protocol = protocol
         self.model: OledModel = model_for(kind)
@@ -70,6 +73,8 @@ class Wire:
         self.sent_bytes = 0
         self.boot()
         self.port = NodePort(self, PiPanel(Controller(kind)), clock=lambda: self.now / 1000)
+        self.port.direct = self if direct else None
+        self.direct_updates = 0  # updates the port sent through send_update
         self.writer = DisplayWriter(self.port)
         self.pump()
 
@@ -109,6 +114,20 @@ class Wire:
             data = mangle(data)
         self.app.receive(data, self.now)
         return written
+
+    def send_update(
+        self, update: int, regions: bytes, full: bool, bodies: list[bytes], ask_over: int
+    ) -> tuple[int, int, bool]:
+        assert self.protocol >= 4  # the port's direct way is protocol 4's alone
+        self.direct_updates += 1
+        data, self.seq, size, ask = encode_update(self.seq, update, regions, full, bodies, ask_over)
+        self.sent_bytes += len(data)
+        mangle, self.mangle = self.mangle, None  # the next write only
+        written = len(data)
+        if mangle is not None:
+            data = mangle(data)
+        self.app.receive(data, self.now)
+        return written, size, ask
 
     def _node_writes(self, frame: bytes) -> None:
         self.node_lines.append(frame)
@@ -634,3 +653,62 @@ def test_a_block_that_never_comes_whole_is_given_up() -> None:
     assert wire.glass_is(render_scoreboard_image(7, 6, 30))
     wire.app.receive(encode_frame(0, "LED", "FAST"), wire.now)  # frames are taken again
     assert wire.app.led.mode == "FAST"
+
+
+def test_an_update_encoded_at_once_is_the_counted_block_byte_for_byte() -> None:
+    rng = random.Random(7)
+    for _ in range(300):
+        seq = rng.choice([0, 1, 77, 65533, 65534, 65535, rng.randrange(65536)])
+        update, full = rng.randrange(65536), rng.random() < 0.3
+        bodies = [
+            b"DR %d %d %d %d %s"
+            % (p, p, c, c + n - 1, binascii.b2a_base64(rng.randbytes(n), newline=False))
+            for p, c, n in (
+                (rng.randrange(8), rng.randrange(100), rng.randrange(1, 28))
+                for _ in range(rng.randrange(1, 6))
+            )
+        ]
+        ask_over = rng.randrange(-5, 900)
+        data, nxt, size, ask = encode_update(
+            seq, update, b"%d" % len(bodies), full, bodies, ask_over
+        )
+
+        head = (str(update), str(len(bodies)))
+        word = "FULL" if full else "DIFF"
+
+        def header(
+            count: int, head: tuple[str, str] = head, word: str = word, over: int = ask_over
+        ) -> tuple[str, tuple[str, ...]]:
+            return "DU", (*head, str(count), word, "ACK" if count > over else "-")
+
+        block = [(body[:2], body[3:]) for body in bodies]
+        assert (data, nxt) == encode_counted(seq, header, block)
+        assert size == len(data) - len(data.split(b"\n")[1]) - 2 and ask == (size > ask_over)
+
+
+@pytest.mark.parametrize("kind", ["ssd1309", "sh1106"])
+def test_the_direct_way_writes_what_the_counted_way_writes(kind: str) -> None:
+    """A seat's updates through the link's ``send_update`` (the port's direct way) are
+    the bytes ``send_counted`` writes for them, held and whole-screen ones included, and
+    the panel shows every frame either way."""
+    rng = random.Random(kind)
+    wires = [Wire(kind, 4, direct=True), Wire(kind, 4, direct=False)]
+    writes = [_capture(wire) for wire in wires]
+    frame = bytearray(image_to_pages(render_scoreboard_image(3, 5, 30)))
+    for step in range(120):
+        for _ in range(rng.randrange(1, 4)):  # a line, a score's sticks, a whole page or two
+            page, col = rng.randrange(8), rng.randrange(120)
+            rows = rng.choice([1, 1, 1, 2, 5])
+            for p in range(page, min(8, page + rows)):
+                n = rng.randrange(1, 128 - col + 1)
+                frame[p * 128 + col : p * 128 + col + n] = rng.randbytes(n)
+        for wire in wires:
+            wire.writer.update_frame(bytes(frame))
+            if step % 7 == 0:
+                wire.pump()  # the node's heartbeat acknowledges now and then
+    for wire in wires:
+        wire.pump(3000)
+        assert wire.port.stats.full_resends == 0
+        assert wire.model.glass() == bytes(frame)
+    assert writes[0] == writes[1]
+    assert wires[0].direct_updates > 40 and wires[1].direct_updates == 0
