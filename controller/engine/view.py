@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from .actions import Action, Kind, team_of
 from .cards import Card
+from .frozen import quick_constructor
 from .results import Award
 
 if TYPE_CHECKING:
@@ -66,6 +67,10 @@ class SeatView:
         return any(p is not None and p != self.team for p in pend) or self.flor_pending == self.team
 
 
+#: ``SeatView(...)`` made cheaper (``quick_constructor``): a view a seat, every game state
+_new_view = quick_constructor(SeatView)
+
+
 def seat_views(game: Game) -> tuple[SeatView, ...]:
     """Every seat's view at once: what all the seats see alike (the score, the
     hand, each play's bazas, calls and tellings) is read once, the legal actions split
@@ -74,14 +79,13 @@ def seat_views(game: Game) -> tuple[SeatView, ...]:
     field by field (``tests/engine/view_oracle.py``; the public parts are shared objects)."""
     n = game.players
     score = game.score
-    target = game.rules.target
-    winner = game.winner
-    hand_number = game.hand_number
-    in_progress = game.hand_in_progress
-    dealer = game.dealer
-    mano = game.mano
     awards = game.awards
     pica_pica = game.pica_pica
+    hand_number = game.hand_number
+    # what every seat of a team sees alike before its play's fields: the seat count,
+    # the target, the team's side of the score first, the winner, the hand
+    alike = (game.winner, hand_number, game.hand_in_progress, game.dealer, game.mano)
+    heads = [(n, game.rules.target, score[team], score[1 - team], *alike) for team in (0, 1)]
     held = game.cards_in_hands() if hand_number else (None,) * n
     legal: list[list[Action]] = [[] for _ in range(n)]
     for action in game.legal_list():
@@ -106,41 +110,22 @@ def seat_views(game: Game) -> tuple[SeatView, ...]:
                 if other != seat:
                     opponent = other
                     break
-        views.append(
-            SeatView(
-                seat,
-                team,
-                n,
-                target,
-                score[team],
-                score[1 - team],
-                winner,
-                hand_number,
-                in_progress,
-                dealer,
-                mano,
-                public.turn,
-                public.baza,
-                held[seat],
-                public.table,
-                public.bazas,
-                public.truco_level,
-                public.truco_pending,
-                public.raise_team,
-                public.envido_chain,
-                public.envido_pending,
-                public.envido_result,
-                public.flor_announced,
-                public.flor_pending,
-                public.flor_result,
-                public.telling,
-                awards,
-                tuple(legal[seat]),
-                pica_pica,
-                public.pica,
-                opponent,
-            )
+        # the fields in SeatView's order, the shared ones unpacked from their tuples
+        fields = (
+            seat,
+            team,
+            *heads[team],
+            public.turn,
+            public.baza,
+            held[seat],
+            *public.fields,
+            awards,
+            tuple(legal[seat]),
+            pica_pica,
+            public.pica,
+            opponent,
         )
+        views.append(_new_view(*fields))
     return tuple(views)
 
 
@@ -153,6 +138,7 @@ class _Public:
         "envido_chain",
         "envido_pending",
         "envido_result",
+        "fields",
         "flor_announced",
         "flor_pending",
         "flor_result",
@@ -183,3 +169,18 @@ class _Public:
         self.flor_result: tuple[int, int] | None = play.flor.result
         self.telling: Telling | None = play.telling
         self.pica: int | None = play.pica
+        # SeatView's fields from ``table`` to ``telling``, in its order
+        self.fields = (
+            self.table,
+            self.bazas,
+            self.truco_level,
+            self.truco_pending,
+            self.raise_team,
+            self.envido_chain,
+            self.envido_pending,
+            self.envido_result,
+            self.flor_announced,
+            self.flor_pending,
+            self.flor_result,
+            self.telling,
+        )

@@ -91,6 +91,7 @@ from typing import TypeVar
 from PIL import Image, ImageDraw
 
 from ..engine import Kind, SeatView
+from ..engine.frozen import quick_constructor
 from ..engine.results import Award, Reason
 from ..hal.pages import image_to_pages
 from ..notices import Notice
@@ -112,8 +113,10 @@ __all__ = [
     "Strip",
     "answer_label",
     "clear_caches",
+    "contents_differ",
     "fit_text",
     "match_lines",
+    "new_seat_screen",
     "next_lines",
     "pair_text",
     "plain",
@@ -284,6 +287,31 @@ class ScreenContent:
             return tuple(line.text for line in self.card)
         strip = self.strip_alert.text if self.strip_alert is not None else self.strip.text
         return (strip, self.lines[0].text, self.lines[1].text)
+
+
+def contents_differ(new: ScreenContent, old: ScreenContent | None) -> bool:
+    """``new != old``, the lines' texts and the score looked at first: a redrawn seat's
+    content mostly differs there (``TURNO: 3`` then ``TURNO: 4``), which a string's
+    comparison says without the dataclasses' own (a tuple of every field made twice)."""
+    if old is None:
+        return True
+    if new is old:
+        return False
+    new_lines, old_lines = new.lines, old.lines
+    if (
+        new_lines[0].text != old_lines[0].text
+        or new_lines[1].text != old_lines[1].text
+        or new.ours != old.ours
+        or new.theirs != old.theirs
+    ):
+        return True
+    return new != old
+
+
+#: ``SeatScreen(...)`` and ``ScreenContent(...)`` made cheaper (``quick_constructor``):
+#: six of each a redraw
+new_seat_screen = quick_constructor(SeatScreen)
+_new_content = quick_constructor(ScreenContent)
 
 
 # ----------------------------------------------------------------------------- text
@@ -816,14 +844,27 @@ def _state_lines(screen: SeatScreen) -> tuple[Line, Line]:
         else:
             head = Line.of(f"{kind}: TANTOS")
         return head, Line.of(_declarations(view))
-    if view.pica_pica and view.turn is None:  # this seat's pica ended, the others go on
-        return _hand_end(view), _last_award(screen)
-    turn = _turn_line(view)
-    call = _pending_call(screen)
-    if call is not None:
-        answers = _answers(view) if call.to_us else []
-        return _call_lines(call, answers, turn, _quiet_line(screen))
-    return turn, _quiet_line(screen)
+    if view.pica_pica:
+        if view.turn is None:  # this seat's pica ended, the others go on
+            return _hand_end(view), _last_award(screen)
+        turn = _turn_line(view)
+    else:  # ``_turn_line`` written out: most screens of a hand come this way
+        seat = view.turn
+        turn = _BLANK if seat is None else _turn_line_of(seat, seat == view.seat)
+    if not (
+        view.flor_pending is None
+        and screen.flor_course_team is None
+        and not screen.flor_open
+        and view.envido_pending is None
+        and view.truco_pending is None
+    ):  # a call awaits its answer (``_pending_call``)
+        call = _pending_call(screen)
+        if call is not None:
+            answers = _answers(view) if call.to_us else []
+            return _call_lines(call, answers, turn, _quiet_line(screen))
+    if view.awards or screen.must_show:
+        return turn, _quiet_line(screen)
+    return turn, _BLANK  # ``_quiet_line`` with no award and nothing to show
 
 
 #: each seat's screen last said and what it said (``screen_content``)
@@ -876,7 +917,7 @@ def _screen_content(screen: SeatScreen) -> ScreenContent:
         else:
             card = waiting_lines()
     if not screen.node_ok:
-        return ScreenContent(
+        return _new_content(
             view.ours, view.theirs, view.target, strip, banner=_UNPLUGGED, card=card
         )
     alert = screen.alert
@@ -886,12 +927,12 @@ def _screen_content(screen: SeatScreen) -> ScreenContent:
     if banner is not None:
         wrapped = _wrap_message(notice_text(banner, view.seat))
         if alert is None or len(wrapped) > 2:
-            return ScreenContent(
+            return _new_content(
                 view.ours, view.theirs, view.target, strip, banner=wrapped, card=card
             )
         # the banner keeps to the lines' pages: the strip's says the lasting alert
         first, second = (*wrapped, "")[:2]
-        return ScreenContent(
+        return _new_content(
             view.ours,
             view.theirs,
             view.target,
@@ -908,10 +949,10 @@ def _screen_content(screen: SeatScreen) -> ScreenContent:
         if notice is not None:
             said = Line.of(_wrap_message(notice_text(notice, view.seat), 1)[0], centre=True)
             card = (*card[:-1], said)
-        return ScreenContent(view.ours, view.theirs, view.target, strip, card=card)
+        return _new_content(view.ours, view.theirs, view.target, strip, card=card)
     lines = _state_lines(screen)
     if notice is None:
-        return ScreenContent(view.ours, view.theirs, view.target, strip, lines)
+        return _new_content(view.ours, view.theirs, view.target, strip, lines)
     if not (notice is alert and screen.dealing) and not _busy(screen):
         wrapped = _wrap_message(notice_text(notice, view.seat))
         if len(wrapped) == 1:
@@ -921,7 +962,7 @@ def _screen_content(screen: SeatScreen) -> ScreenContent:
         if notice is alert:
             alert = None  # said on the lines
     # every seat sees a lasting alert: where the lines are taken, in the strip's place
-    return ScreenContent(
+    return _new_content(
         view.ours,
         view.theirs,
         view.target,
@@ -1237,8 +1278,22 @@ def render_pages(content: ScreenContent) -> bytes:
         return score + _banner_pages(content.banner)
     line1, line2 = content.lines
     alert = content.strip_alert
-    strip = _strip_pages_of(content.strip) if alert is None else _line_pages_of(alert)
-    return b"".join((score, strip, _line_pages_of(line1), _line_pages_of(line2)))
+    # ``_pages_by_id`` written out: three lookups a seat, every redraw
+    lines = _LINE_PAGES_BY_ID
+    if alert is None:
+        strip = content.strip
+        kept_strip = _STRIP_PAGES_BY_ID.get(id(strip))
+        if kept_strip is not None and kept_strip[0] is strip:
+            head = kept_strip[1]
+        else:
+            head = _strip_pages_of(strip)
+    else:
+        head = _line_pages_of(alert)
+    kept = lines.get(id(line1))
+    first = kept[1] if kept is not None and kept[0] is line1 else _line_pages_of(line1)
+    kept = lines.get(id(line2))
+    second = kept[1] if kept is not None and kept[0] is line2 else _line_pages_of(line2)
+    return b"".join((score, head, first, second))
 
 
 def clear_caches() -> None:

@@ -90,11 +90,15 @@ def near_the_end(game: Game) -> bool:
     )
 
 
+_NO_SEATS: frozenset[int] = frozenset()
+
+
 def show_requests(game: Game) -> frozenset[int]:
     """The seats asked to show their cards now: an unproven claim, near the hand's end."""
     if not near_the_end(game):
-        return frozenset()
-    return frozenset(c.seat for c in unproven_claims(game))
+        return _NO_SEATS
+    claims = unproven_claims(game)
+    return frozenset([c.seat for c in claims]) if claims else _NO_SEATS
 
 
 def penalty_notes(

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from ..engine import Action, Game, HandPlay, Kind, SeatView
 from ..notices import DealStarted, LinkNotice, Notice, Scored
-from ..render.screen import SeatScreen
+from ..render.screen import MatchCard, SeatScreen, new_seat_screen
 from .controls import MENUS, MenuItem, Mode, SeatInput
 from .table import DealReading, Phase, Table
 
@@ -126,7 +126,8 @@ class _GameScreens:
         self.show = table.show_requests()
         hand = game.hand_number
         self.noted = len(table.notes)  # the table's notes when these were read
-        self.notes = tuple(table.award_note(hand, i) for i in range(len(game.awards)))
+        awards = len(game.awards)
+        self.notes = tuple([table.award_note(hand, i) for i in range(awards)]) if awards else ()
         self.started = not (game.winner is None and hand == 0 and not game.move_stack)
 
     def all_parts(self) -> tuple[_Part, ...]:
@@ -156,13 +157,15 @@ _Part = tuple[SeatView, bool, Kind | None, int | None]
 
 
 class _Kept:
-    """A table's ``_GameScreens`` (one box a table: a new state changes what it holds,
-    not the weak dictionary)."""
+    """What is kept of a table (one box a table: a new state changes what it holds, not
+    the weak dictionary): its ``_GameScreens``, and each seat's last screen with the
+    arguments it was made of (``_screen_for``: the same arguments, the same object)."""
 
-    __slots__ = ("screens",)
+    __slots__ = ("made", "screens")
 
     def __init__(self) -> None:
         self.screens: _GameScreens | None = None
+        self.made: dict[int, tuple[_ScreenArgs, SeatScreen]] = {}
 
 
 _GAME_SCREENS: weakref.WeakKeyDictionary[Table, _Kept] = weakref.WeakKeyDictionary()
@@ -171,7 +174,19 @@ _GAME_SCREENS: weakref.WeakKeyDictionary[Table, _Kept] = weakref.WeakKeyDictiona
 _LAST: list[tuple[weakref.ref[Table], _Kept] | None] = [None]
 
 
-def _game_screens(table: Table) -> _GameScreens:
+def _kept(table: Table) -> _Kept:
+    """The table's box."""
+    last = _LAST[0]
+    if last is not None and last[0]() is table:
+        return last[1]
+    box = _GAME_SCREENS.get(table)
+    if box is None:
+        box = _GAME_SCREENS[table] = _Kept()
+    _LAST[0] = (weakref.ref(table), box)
+    return box
+
+
+def _game_screens(table: Table, box: _Kept | None = None) -> _GameScreens:
     """The table's ``_GameScreens``, made again when the game changed: the engine lists
     the legal actions afresh after every push, pop and deal, so the list it returns is
     the same object exactly as long as the game is unchanged (the cache holds it, so its
@@ -179,15 +194,8 @@ def _game_screens(table: Table) -> _GameScreens:
     it: a note added since is read again."""
     game = table.game
     legal = game.legal_list()
-    last = _LAST[0]
-    if last is not None and last[0]() is table:
-        box = last[1]
-    else:
-        found = _GAME_SCREENS.get(table)
-        if found is None:
-            found = _GAME_SCREENS[table] = _Kept()
-        box = found
-        _LAST[0] = (weakref.ref(table), box)
+    if box is None:
+        box = _kept(table)
     kept = box.screens
     if (
         kept is None
@@ -217,20 +225,23 @@ def before_game(table: Table) -> bool:
 def screens_for(table: Table, seats: int) -> list[SeatScreen]:
     """``screen_for`` of seats ``0 .. seats-1``, the game's part and the table's (the
     deal being read, the table's alert) looked up once."""
-    kept = _game_screens(table)
+    box = _kept(table)
+    kept = _game_screens(table, box)
     side = _TableSide(table, kept)
     parts = kept.all_parts()
     if seats > len(parts):
         raise ValueError(f"no seat {seats - 1} at a table of {len(parts)}")
-    return [_screen_for(table, seat, kept, side, parts[seat]) for seat in range(seats)]
+    made = box.made
+    return [_screen_for(table, seat, kept, side, parts[seat], made) for seat in range(seats)]
 
 
 def screen_for(table: Table, seat: int) -> SeatScreen:
-    kept = _game_screens(table)
+    box = _kept(table)
+    kept = _game_screens(table, box)
     parts = kept.all_parts()
     if not 0 <= seat < len(parts):
         raise ValueError(f"no seat {seat} at a table of {len(parts)}")
-    return _screen_for(table, seat, kept, _TableSide(table, kept), parts[seat])
+    return _screen_for(table, seat, kept, _TableSide(table, kept), parts[seat], box.made)
 
 
 class _TableSide:
@@ -254,9 +265,24 @@ class _TableSide:
         self.alert: Notice | None = next(iter(table.alerts.values()), None)
 
 
+#: ``SeatScreen``'s fields, in order, as ``_screen_for`` passes them
+_ScreenArgs = tuple[
+    SeatView, Notice | None, bool, str | None, bool, str | None, tuple[str, ...], int, int,
+    int, int | None, bool, bool, Notice | None, Notice | None, bool, Kind | None, int | None,
+    tuple[str | None, ...], bool, MatchCard | None, bool,
+]  # fmt: skip
+
+
 def _screen_for(
-    table: Table, seat: int, kept: _GameScreens, side: _TableSide, part: _Part
+    table: Table,
+    seat: int,
+    kept: _GameScreens,
+    side: _TableSide,
+    part: _Part,
+    made: dict[int, tuple[_ScreenArgs, SeatScreen]],
 ) -> SeatScreen:
+    """The seat's screen: the one made last for it when made of the same arguments
+    (``made``, by seat: compared only when the view is the same object)."""
     game = kept.game
     view, flor_open, flor_call, flor_course_team = part
     dealing = side.dealing
@@ -295,7 +321,7 @@ def _screen_for(
     between = side.between
     match = table.match if between else None
     waiting = table.waiting and table.match is None and between
-    return SeatScreen(
+    args: _ScreenArgs = (
         view,
         notice,  # message
         refusal and notice is not None,  # refusal
@@ -319,3 +345,9 @@ def _screen_for(
         match,
         waiting,
     )
+    last = made.get(seat)
+    if last is not None and last[0][0] is view and last[0] == args:
+        return last[1]
+    screen = new_seat_screen(*args)
+    made[seat] = (args, screen)
+    return screen

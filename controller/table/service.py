@@ -64,6 +64,7 @@ from ..render.screen import (
     MatchCard,
     ScreenContent,
     SeatScreen,
+    contents_differ,
     render_content,
     render_pages,
     render_screen,
@@ -805,26 +806,32 @@ class TableService:
         table = self.table
         # a record restored with fewer seats than the configuration: the extra stay dark
         displays = self.displays[: table.rules.players]
+        shown, drawn_screens = self._shown, self._screens
         for seat, screen in enumerate(screens_for(table, len(displays))):
-            drawn = self._screens[seat]
-            # A view of another game state (the engine's views are kept per state) is
+            drawn = drawn_screens[seat]
+            # The screen made of the same arguments is the same object (``screens_for``);
+            # a view of another game state (the engine's views are kept per state) is
             # not compared field by field: the contents below say whether it shows.
-            if not force and drawn is not None and screen.view is drawn.view and screen == drawn:
+            if (
+                not force
+                and drawn is not None
+                and (screen is drawn or (screen.view is drawn.view and screen == drawn))
+            ):
                 continue
             content = screen_content(screen)
-            if force or content != self._shown[seat]:
+            if force or contents_differ(content, shown[seat]):
                 if not self._show(seat, displays[seat], content):
                     continue
-                self._shown[seat] = content
-            self._screens[seat] = screen
-        until = min(
-            [m.until for m in table.messages if m] + [n[1] for n in table.notices if n],
-            default=None,
-        )
-        if until is None:
+                shown[seat] = content
+            drawn_screens[seat] = screen
+        # the first message's end, timed (none on most redraws: no list made then)
+        messages, notices = table.messages, table.notices
+        if any(messages) or any(notices):
+            until = min([m.until for m in messages if m] + [n[1] for n in notices if n])
+            if self.timers.when(_EXPIRY) != until:
+                self.timers.schedule(until, self._expired, _EXPIRY)
+        else:
             self.timers.cancel(_EXPIRY)
-        elif self.timers.when(_EXPIRY) != until:
-            self.timers.schedule(until, self._expired, _EXPIRY)
 
     def _show(self, seat: int, display: Display, content: ScreenContent) -> bool:
         """One seat's new content on its panel; False if the panel failed."""

@@ -2,8 +2,8 @@
 a process, plays its games on both topologies and prints the key=value lines its README
 figures are read from. No figure is judged here (figures are the benchmark's, not a
 test's); only that each is printed and well formed, that ``--runs`` gives the medians of
-the runs' own figures, and that the in-process profiling aid (``bench/table_inprocess.py``)
-still runs."""
+the runs' own figures, and that the in-process profiling aids (``bench/table_inprocess.py``,
+``bench/redraw.py``) still run."""
 
 from __future__ import annotations
 
@@ -71,6 +71,15 @@ def test_the_in_process_aid_prints_its_figures(tmp_path: Path) -> None:
     _float(head["cpu_ms_mean"])
     (writer,) = [line for line in lines if line.get("part") == "writer"]
     _float(writer["us_per_update_min"])
+
+
+def test_the_redraw_aid_prints_its_figures(tmp_path: Path) -> None:
+    lines = _bench(tmp_path, bench="bench/redraw.py")
+    (head,) = lines
+    assert head["players"] == "6" and int(head["redraws"]) > 300
+    assert 0 < float(head["seats_shown_mean"]) <= 6
+    for key in ("us_per_redraw_mean", "us_per_redraw_p50", "us_per_redraw_p99"):
+        _float(head[key])
 
 
 def test_runs_print_the_medians_of_their_figures(tmp_path: Path) -> None:

@@ -20,6 +20,7 @@ from controller.engine.cards import Card
 from controller.hal.deck import DeckRegistry, load_registry, save_registry
 from controller.hal.enroll import ENROLL_ORDER
 from controller.hal.seatlink import SeatLink
+from tests.helpers import wait_until
 
 C = Card.from_str
 
@@ -164,11 +165,17 @@ def test_quit_writes_nothing(tmp_path: Path) -> None:
 
 
 class _CtrlC(io.StringIO):
-    """Keys typed: none; instead Ctrl-C is pressed while the command waits for cards."""
+    """Keys typed: none; instead Ctrl-C is pressed once the command, whose output is
+    ``said``, asks for the first card (waited for: a slow machine must not let it be
+    pressed before, or after the deck is done)."""
+
+    def __init__(self, said: io.StringIO) -> None:
+        super().__init__()
+        self.said = said
 
     # typeshed types _io._IOBase.readline as returning bytes; StringIO's returns str.
     def readline(self, size: int | None = -1) -> str:  # type: ignore[override]
-        time.sleep(0.2)
+        assert wait_until(lambda: "[ 1/40]" in self.said.getvalue())
         _thread.interrupt_main()
         return ""
 
@@ -177,20 +184,21 @@ def test_ctrl_c_writes_nothing(tmp_path: Path) -> None:
     registry = tmp_path / "decks.toml"
     save_registry(DeckRegistry(), registry)
     before = registry.read_bytes()
-    code, out = enroll(
-        ["--deck", "a", "--registry", str(registry), "--mock", "--mock-pace", "0.1"],
-        keys=_CtrlC(),
-    )
+    # the first card is tapped 30 s after the prompt: Ctrl-C comes while it is awaited
+    argv = ["--deck", "a", "--registry", str(registry), "--mock", "--mock-pace", "30"]
+    args = parse(["enroll", *argv])
+    out = io.StringIO()
+    code = args.func(args, out=out, keys=_CtrlC(out))
     assert code == 130
-    assert "Interrumpido: no se escribió nada en" in out
+    assert "Interrumpido: no se escribió nada en" in out.getvalue()
     assert registry.read_bytes() == before
 
 
 def test_typed_undo_and_skip(tmp_path: Path) -> None:
     registry = tmp_path / "decks.toml"
-    # Pace 1 s: the typed keys are handled well before the second tag arrives.
+    # Pace 30 s: the typed keys are handled before the first tag arrives, on any machine.
     code, out = enroll(
-        ["--deck", "a", "--registry", str(registry), "--mock", "--mock-pace", "1"],
+        ["--deck", "a", "--registry", str(registry), "--mock", "--mock-pace", "30"],
         keys="u\ns\nhelp\n\nq\n",
     )
     assert code == 1

@@ -37,6 +37,7 @@ from pathlib import Path
 
 import pytest
 
+from controller.cli import seat
 from controller.engine import Card
 from controller.hal.deck import load_registry
 from controller.hal.mock import MockDeck
@@ -83,6 +84,13 @@ NOT_HERE: dict[str, str] = {
         "network (scripts/check-debian13 runs these lines in a debootstrap root, by hand: "
         "not in .ci/run, it downloads a Debian system); here: install-pi's checks pass on a "
         "Debian 13 os-release and its closing lines send the owner to this guide"
+    ),
+    "sha256sum RPI_PICO-20250415-v1.25.0.uf2": (
+        "needs the official MicroPython file, downloaded from micropython.org (not "
+        "reachable from CI); here: the file and the hash the guide quotes are the ones "
+        "the install names and firmware/README.md gives "
+        "(test_the_guide_quotes_the_tested_micropython); with TRUCO_MICROPYTHON_UF2 set "
+        "to the official file, the command is run on it as printed"
     ),
     "truco-table seat install": (
         "needs a Pico running the official MicroPython, plugged in by USB (the install "
@@ -155,6 +163,17 @@ def _check_not_here(block: Block, tmp_path: Path) -> None:
             main_py = (ROOT / "firmware" / "main.py").read_text(encoding="utf-8")
             for module in re.findall(r"^\s*from seatnode import (\w+)", main_py, re.M):
                 assert (ROOT / "firmware" / "seatnode" / f"{module}.py").is_file(), module
+    elif head.startswith("sha256sum"):
+        assert list(block.lines) == [f"sha256sum {seat.TESTED_UF2}"]
+        guide = (ROOT / "docs" / "bares" / "armado.md").read_text(encoding="utf-8")
+        assert f"`{seat.TESTED_UF2_SHA256}`" in guide  # what the guide says it must print
+        official = os.environ.get("TRUCO_MICROPYTHON_UF2")  # the official file, if at hand
+        if official:
+            (tmp_path / seat.TESTED_UF2).write_bytes(Path(official).read_bytes())
+            done = subprocess.run(
+                shlex.split(block.lines[0]), cwd=tmp_path, capture_output=True, text=True
+            )
+            assert done.stdout.split()[0] == seat.TESTED_UF2_SHA256, done.stdout + done.stderr
     elif head.startswith("journalctl"):
         unit = (ROOT / "systemd" / "truco-table.service").read_text(encoding="utf-8")
         assert "ExecStart=" in unit
@@ -314,7 +333,7 @@ class Owner:
 def test_the_guide_s_table_commands_run_as_printed() -> None:
     blocks = [b for b in command_blocks() if first(b) in RUN]
     assert [b.name for b in blocks] == [
-        "armado.md#4", "armado.md#5", "armado.md#6", "armado.md#7", "problemas.md#1",
+        "armado.md#5", "armado.md#6", "armado.md#7", "armado.md#8", "problemas.md#1",
     ]  # fmt: skip
     with guide_table() as guide:
         owner = Owner(guide)
@@ -335,3 +354,14 @@ def test_the_guide_s_table_commands_run_as_printed() -> None:
         assert registry["mazo 1"].uid_of(Card.from_str("7E")) == MockDeck(2).uid(
             Card.from_str("7E")
         )
+
+
+def test_the_guide_quotes_the_tested_micropython() -> None:
+    """The file the builder flashes and its SHA-256: the same in the Spanish guide's
+    command and its quoted output, in firmware/README.md and in the install's refusal."""
+    guide = (ROOT / "docs" / "bares" / "armado.md").read_text(encoding="utf-8")
+    readme = (ROOT / "firmware" / "README.md").read_text(encoding="utf-8")
+    assert f"sha256sum {seat.TESTED_UF2}" in guide
+    assert f"`{seat.TESTED_UF2_SHA256}`" in guide
+    assert f"`{seat.TESTED_UF2}`" in readme and f"`{seat.TESTED_UF2_SHA256}`" in readme
+    assert f"v{seat.TESTED_MICROPYTHON}" in seat.TESTED_UF2
