@@ -32,6 +32,7 @@ from controller.engine import CARDS
 from controller.hal.deck import Deck, DeckRegistry, save_registry
 from controller.hal.mock import MockDeck
 from tests.hal.simnode import SimNode
+from tests.helpers import PATIENCE
 from tests.helpers import wait_until as wait_for
 
 from .unit import unit_command
@@ -165,7 +166,7 @@ def guide_table(
         argv, unit_env = unit_command(etc / "table.toml")
         notify = run / "notify"
         sock.bind(str(notify))
-        sock.settimeout(30)
+        sock.settimeout(PATIENCE)  # the service started on a loaded machine
         journal = base / "journal"
         made: list[GuideTable] = []
 

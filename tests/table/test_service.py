@@ -25,7 +25,7 @@ from controller.table.screens import screen_for
 from controller.table.service import ServiceConfig, TableService, drop_command
 from controller.table.store import plain
 from controller.table.table import Phase
-from tests.helpers import cards
+from tests.helpers import PATIENCE, cards
 
 from .faulty_disk import FaultyDisk
 
@@ -213,7 +213,7 @@ def test_service_process_ready_and_watchdog(tmp_path: Path) -> None:
     path = str(tmp_path / "notify")
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     sock.bind(path)
-    sock.settimeout(10)
+    sock.settimeout(PATIENCE)  # a process started on a loaded machine
     env = dict(os.environ, NOTIFY_SOCKET=path, WATCHDOG_USEC="200000")
     proc = subprocess.Popen(
         [
