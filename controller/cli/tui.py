@@ -465,12 +465,14 @@ class TerminalTable:
         self.key(key)
 
     def in_play(self) -> bool:
-        """A game a player plays is going on (leaving it loses or leaves it)."""
+        """A game a player plays is going on (leaving it loses or leaves it): a hand
+        played, or the first deal's cards being read (the player sees theirs already)."""
         game = self.run.game
+        dealing = any(self.run.mock.service.table.deal.values())
         return (
             self.human is not None
             and game.winner is None
-            and (game.hand_number > 0 or bool(game.hand_actions))
+            and (game.hand_number > 0 or bool(game.hand_actions) or dealing)
         )
 
     def resume_hint(self) -> str:
