@@ -200,10 +200,8 @@ class NodePort:
         self.stats = NodePortStats()
         # The seat's link when it encodes protocol 4's updates itself (``attach``): an
         # update that needs nothing held, merged or made whole goes to it straight
-        # (``_send_direct``), its frames laid out once a plan (``_laid_out``, by the
-        # plan's identity; each entry keeps its plan alive).
+        # (``_send_direct``), its frames laid out once a plan (``_regions``).
         self.direct: UpdateSender | None = None
-        self._laid_out: dict[int, tuple[KeptPlan, _Regions]] = {}
 
     @property
     def panel(self) -> Panel:
@@ -226,10 +224,7 @@ class NodePort:
         with self._lock:
             direct = self.direct
             if direct is not None and self._ready and self._held is None and direct.protocol >= 4:
-                laid = self._laid_out.get(id(plan))
-                if laid is None or laid[0] is not plan:
-                    laid = self._lay_out(plan)
-                regions = laid[1]
+                regions = _regions(plan, self._panel)
                 unacked = self._unacked_bytes
                 if regions.direct and (not self._unacked or unacked + regions.size <= WINDOW_BYTES):
                     return self._send_direct(direct, frame, regions, full, unacked)
@@ -411,17 +406,6 @@ class NodePort:
         if not self._sent(written > 0, update, full, sizes[0], bool(sizes[1])):
             return UpdateReport(full=full, windows=regions.windows, bits_per_byte=8)
         return regions.report(full, written)
-
-    def _lay_out(self, plan: KeptPlan) -> tuple[KeptPlan, _Regions]:
-        """A kept plan's regions for this port, kept by the plan's identity."""
-        laid = self._laid_out
-        if len(laid) >= LAID_OUT_KEPT:
-            laid.clear()
-        regions = _regions(plan, self._panel)
-        if regions.whole is None and regions.size <= _whole_screen(self._panel).size:
-            regions.make_direct()
-        kept = laid[id(plan)] = (plan, regions)
-        return kept
 
     def _send_direct(
         self, direct: UpdateSender, frame: bytes, regions: _Regions, full: bool, unacked: int
@@ -610,7 +594,10 @@ def _regions(plan: KeptPlan, panel: Panel) -> _Regions:
     if kept is None or kept[0] is not plan:
         if len(_LAID_OUT) >= LAID_OUT_KEPT:
             _LAID_OUT.clear()
-        kept = _LAID_OUT[key] = (plan, _Regions.of(plan[1], panel))
+        regions = _Regions.of(plan[1], panel)
+        if regions.whole is None and regions.size <= _whole_screen(panel).size:
+            regions.make_direct()  # what NodePort's direct way sends as it is
+        kept = _LAID_OUT[key] = (plan, regions)
     return kept[1]
 
 
