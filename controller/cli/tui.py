@@ -1379,6 +1379,7 @@ def _frames(stdscr: curses.window, table: TerminalTable, styles: dict[str, int])
     last_frame = 0.0
     dirty = True
     rows = 0
+    table.tick()  # the first deal read before the first frame: the cards a key plays shown
     while not table.quit:
         now = time.monotonic()
         if dirty or now - last_frame >= FRAME_SECONDS:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import curses
 from collections.abc import Iterator
 
 import pytest
 
-from controller.cli.tui import TerminalTable
+from controller.cli.tui import TerminalTable, _frames
 from controller.engine import HouseRules
 from controller.table.run_mock import MockRun
 from tests.helpers import Clock
@@ -188,3 +189,46 @@ def test_a_refusal_repeated_in_a_row_is_said_once_with_its_count(run: MockRun) -
     text = screen(table)
     assert "vos: quiero → rechazado: No hay nada que responder x12" in text
     assert text.count("rechazado") == 1
+
+
+class _Window:
+    """A curses window that keeps the frames drawn and has no key to give: the loop ends
+    after its first frame."""
+
+    def __init__(self, table: TerminalTable) -> None:
+        self.table = table
+        self.frames: list[list[str]] = []
+        self._lines: list[str] = []
+
+    def getmaxyx(self) -> tuple[int, int]:
+        return (40, 140)
+
+    def erase(self) -> None:
+        self._lines = []
+
+    def clearok(self, flag: bool) -> None:
+        pass
+
+    def addnstr(self, y: int, x: int, text: str, n: int, style: int) -> None:
+        self._lines.append(text[:n])
+
+    def refresh(self) -> None:
+        self.frames.append(self._lines)
+
+    def timeout(self, ms: int) -> None:
+        pass
+
+    def get_wch(self) -> str:
+        self.table.quit = True  # no key in the first frame's wait
+        raise curses.error("no input")
+
+
+def test_the_first_frame_shows_the_cards_a_key_plays(run: MockRun) -> None:
+    """The first deal is read before the first frame is drawn: a key typed on the first
+    screen plays a card shown on it (it drew "la mesa no leyó tus cartas" and ate the key
+    typed on it: a card played on a slow machine was lost)."""
+    table = TerminalTable(run, pace=1.0, clock=Clock())
+    window = _Window(table)
+    _frames(window, table, {"": 0, "bold": 0, "reverse": 0})  # type: ignore[arg-type]
+    first = "\n".join(window.frames[0])
+    assert "Tus cartas: [1] " in first, first
