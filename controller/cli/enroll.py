@@ -34,6 +34,7 @@ import os
 import queue
 import random
 import select
+import signal
 import sys
 import threading
 import time
@@ -41,6 +42,7 @@ import tty
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType
 from typing import Final, TextIO
 
 from ..engine.cards import Card
@@ -419,6 +421,7 @@ def run(
             f"faltan: {missing}."
         )
 
+    interrupted = _CtrlCNoted()
     try:
         if mock is not None:
             mock.start()
@@ -433,6 +436,8 @@ def run(
                 item: LinkEvent | _Key | None = items.get(timeout=0.1)
             except queue.Empty:
                 item = None
+            if interrupted.is_set():
+                raise KeyboardInterrupt
             now = time.monotonic()
             if isinstance(item, TagArrived | TagLeft):
                 last_tag = now
@@ -491,6 +496,7 @@ def run(
         say(incomplete("Interrumpido"))
         return EXIT_INTERRUPTED
     finally:
+        interrupted.restore()
         link.close()
         if mock is not None:
             mock.close()
@@ -511,6 +517,31 @@ def run(
         f"El registro tiene {n} mazo{'s' if n != 1 else ''}: {', '.join(registry.names)}."
     )
     return EXIT_OK
+
+
+class _CtrlCNoted:
+    """Ctrl-C (SIGINT) noted as a flag the enrollment's loop reads at its next turn (a
+    tenth of a second at most), the handler before it put back by ``restore``. Raised
+    from the handler, the ``KeyboardInterrupt`` could land in a finalizer the collector
+    runs on this thread, which swallows it: the enrollment then went on as if nothing
+    was pressed (a machine under load lost it so)."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+        self._previous = None
+        if threading.current_thread() is threading.main_thread():  # handlers' thread
+            self._previous = signal.signal(signal.SIGINT, self._note)
+
+    def _note(self, signum: int, frame: FrameType | None) -> None:
+        self._event.set()
+
+    def is_set(self) -> bool:
+        return self._event.is_set()
+
+    def restore(self) -> None:
+        previous, self._previous = self._previous, None
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
 
 
 def _busy_message(why: str) -> str:

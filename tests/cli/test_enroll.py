@@ -7,6 +7,8 @@ import argparse
 import io
 import logging
 import os
+import signal
+import threading
 import time
 from pathlib import Path
 from typing import TextIO
@@ -192,6 +194,33 @@ def test_ctrl_c_writes_nothing(tmp_path: Path) -> None:
     assert code == 130
     assert "Interrumpido: no se escribió nada en" in out.getvalue()
     assert registry.read_bytes() == before
+
+
+class _SigInt(_CtrlC):
+    """As ``_CtrlC``, with the signal a terminal sends the main thread on Ctrl-C."""
+
+    def readline(self, size: int | None = -1) -> str:  # type: ignore[override]
+        assert wait_until(lambda: "[ 1/40]" in self.said.getvalue())
+        main = threading.main_thread().ident
+        assert main is not None
+        signal.pthread_kill(main, signal.SIGINT)
+        return ""
+
+
+def test_the_signal_of_ctrl_c_writes_nothing_and_its_handler_is_put_back(tmp_path: Path) -> None:
+    """A real SIGINT while the first card is awaited: the enrollment notes it at its next
+    turn (never lost in whatever the interpreter runs when it comes), writes nothing,
+    and leaves SIGINT's handler as it found it."""
+    registry = tmp_path / "decks.toml"
+    before = signal.getsignal(signal.SIGINT)
+    args = parse(["enroll", "--deck", "a", "--registry", str(registry), "--mock",
+                  "--mock-pace", "30"])  # fmt: skip
+    out = io.StringIO()
+    code = args.func(args, out=out, keys=_SigInt(out))
+    assert code == 130, out.getvalue()
+    assert "Interrumpido: no se escribió nada en" in out.getvalue()
+    assert not registry.exists()
+    assert signal.getsignal(signal.SIGINT) is before
 
 
 def test_typed_undo_and_skip(tmp_path: Path) -> None:
