@@ -1250,18 +1250,34 @@ class DeskState:
         folder = Path(out_dir) if out_dir is not None else self.out_dir
         if folder is None:
             return None
-        with self._export_lock:  # what is written is read inside it: the last is the newest
-            if out_dir is None:
-                self._exported, self.export_due = time.monotonic(), False
-            folder.mkdir(parents=True, exist_ok=True)
-            with self.lock:
+        # The locks in one order, everywhere: the state's (the organiser's too), then the
+        # exports'. A record handled on the broker's thread exports holding the state's;
+        # taken the other way round here, the housekeeping's export and that thread waited
+        # for each other for ever (the desk froze, its page too, under a load of 8). What
+        # is written is read under both: the last written is the newest; the files are
+        # written under the exports' lock alone, from values that never change.
+        with self.lock:
+            self._export_lock.acquire()
+            try:
+                if out_dir is None:
+                    self._exported, self.export_due = time.monotonic(), False
                 csv_text, json_text = self.results_csv(), self.results_json()
+                competition = self.competition
+                tournament = competition.tournament if competition is not None else None
+                results = self.results_list() if tournament is not None else []
+            except BaseException:
+                self._export_lock.release()
+                raise
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
             atomic_write(folder / "results.csv", csv_text.encode("utf-8"), fsync=False)
             atomic_write(folder / "results.json", json_text.encode("utf-8"), fsync=False)
-            if self.competition is not None:  # standings, matches and games too
+            if tournament is not None:  # standings, matches and games too
                 from .exports import write_exports
 
-                write_exports(self.competition.tournament, folder, self.results_list())
+                write_exports(tournament, folder, results)
+        finally:
+            self._export_lock.release()
         return folder / "results.csv", folder / "results.json"
 
     def close(self) -> None:
