@@ -9,7 +9,6 @@ ACLs, TLS), which is how the tests run the venue broker.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import random
 import shutil
@@ -118,9 +117,28 @@ class LocalBroker:
         self.files = files
         self.process: subprocess.Popen[bytes] | None = None
 
-    def start(self, timeout: float = 10.0) -> LocalBroker:
+    def _listeners(self) -> list[tuple[str, int]]:
+        """Every TCP listener of the configuration (``listener PORT [ADDRESS]``), as
+        (address to connect to, port): the broker opens them one after another."""
+        found = [(self.host, self.port)]
+        for line in self.config.read_text(encoding="utf-8").splitlines():
+            words = line.split()
+            if len(words) < 2 or words[0] != "listener" or not words[1].isdigit():
+                continue
+            port = int(words[1])
+            address = words[2] if len(words) > 2 else self.host
+            if address in ("0.0.0.0", "::"):
+                address = self.host
+            if port and not address.startswith("/") and (address, port) not in found:
+                found.append((address, port))
+        return found
+
+    def start(self, timeout: float = 60.0) -> LocalBroker:
+        """Start Mosquitto and return once every listener of its configuration takes a
+        connection (the tables' one first is not enough: a desk's may not be open yet)."""
         if self.own_config:
             self.config.write_text(CONFIG.format(port=self.port), encoding="utf-8")
+        waiting = self._listeners()
         with open(self.log, "ab") as log:
             self.process = subprocess.Popen(
                 [self.binary, "-c", str(self.config)],
@@ -136,14 +154,18 @@ class LocalBroker:
                     f"mosquitto exited ({self.process.returncode}): "
                     + self.log.read_text(encoding="utf-8", errors="replace")[-500:]
                 )
-            with (
-                contextlib.suppress(OSError),
-                socket.create_connection((self.host, self.port), timeout=0.2),
-            ):
+            while waiting:
+                try:
+                    socket.create_connection(waiting[0], timeout=0.2).close()
+                except OSError:
+                    break
+                waiting.pop(0)
+            if not waiting:
                 return self
             time.sleep(0.02)
         self.stop()
-        raise RuntimeError(f"mosquitto did not listen on {self.host}:{self.port}")
+        host, port = waiting[0]
+        raise RuntimeError(f"mosquitto did not listen on {host}:{port}")
 
     def _limit_files(self) -> None:  # in the child, before exec
         import resource

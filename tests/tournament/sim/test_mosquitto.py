@@ -1,11 +1,22 @@
-"""``free_port``: the ports the tests and the demos start brokers and pages on."""
+"""``free_port``: the ports the tests and the demos start brokers and pages on; a
+``LocalBroker`` started is one whose every listener takes a connection."""
 
 from __future__ import annotations
 
+import shutil
 import socket
+import tempfile
 from pathlib import Path
 
-from controller.tournament.sim.mosquitto import _ephemeral_low, free_port
+import pytest
+
+from controller.tournament.sim.mosquitto import (
+    LocalBroker,
+    _ephemeral_low,
+    find_mosquitto,
+    free_port,
+)
+from controller.tournament.venue.broker import setup_venue
 
 
 def test_ports_are_below_the_outgoing_range_free_and_never_handed_out_twice() -> None:
@@ -22,3 +33,25 @@ def test_the_outgoing_range_is_read_from_the_kernel_or_linux_default(tmp_path: P
     (tmp_path / "range").write_text("40000\t60999\n")
     assert _ephemeral_low(str(tmp_path / "range")) == 40000
     assert _ephemeral_low(str(tmp_path / "missing")) == 32768
+
+
+def test_a_venue_broker_started_takes_the_desks_at_once() -> None:
+    """``start`` returns once every listener of the venue's configuration is open, the
+    desks' one too (it waited for the tables' alone: under a load of 8 a desk that
+    connected at once to its own listener was refused)."""
+    if find_mosquitto() is None or shutil.which("openssl") is None:
+        pytest.skip("mosquitto or openssl not installed (.ci/run installs both)")
+    parent = Path(tempfile.mkdtemp(prefix="truco-listeners-"))
+    parent.chmod(0o711)  # Mosquitto drops to its own user: let it through
+    try:
+        inner, local = free_port(), free_port()
+        venue = setup_venue(parent / "venue", "copa", ["mesa01"], ["desk1"], port=free_port(),
+                            local_port=local, inner_port=inner)  # fmt: skip
+        broker = LocalBroker(inner, workdir=parent / "run", config=venue.broker_conf)
+        assert ("127.0.0.1", inner) in broker._listeners()
+        assert ("127.0.0.1", local) in broker._listeners()
+        with broker:
+            for port in (inner, local):
+                socket.create_connection(("127.0.0.1", port), timeout=5).close()
+    finally:
+        shutil.rmtree(parent, ignore_errors=True)
