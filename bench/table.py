@@ -214,7 +214,9 @@ def _unread(fd: int) -> int:
 class Service:
     """``truco-table run --config`` in a process of its own, read from /proc."""
 
-    def __init__(self, config: Path, state: Path, env: dict[str, str], log: Path) -> None:
+    def __init__(
+        self, config: Path, state: Path, env: dict[str, str], log: Path, python: str
+    ) -> None:
         notify = state.parent / "notify"
         with contextlib.suppress(FileNotFoundError):
             notify.unlink()
@@ -222,7 +224,7 @@ class Service:
         self._sock.bind(str(notify))
         self._log = log.open("ab")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "controller.cli", "run", "--config", str(config)],
+            [python, "-m", "controller.cli", "run", "--config", str(config)],
             cwd=state,  # the unit's WorkingDirectory
             env={**env, "NOTIFY_SOCKET": str(notify), "PYTHONUNBUFFERED": "1"},
             stdout=subprocess.DEVNULL,
@@ -534,6 +536,7 @@ def play(
     reading: DealReading,
     build: str,
     deal_after: float = 0.0,
+    python: str = sys.executable,
 ) -> RealTable:
     """One game on a service started for it (a table started afresh)."""
     with tempfile.TemporaryDirectory(prefix="bench-table-") as name:
@@ -555,7 +558,7 @@ def play(
             deck = MockDeck(seed)  # the shadow table's deck, enrolled for the service
             cards = {deck.uid(c): c for c in (Card.from_index(i) for i in range(40))}
             save_registry(DeckRegistry((Deck("bar", cards),)), config.decks)
-            service = Service(config_path, tmp / "state", env, tmp / "service.log")
+            service = Service(config_path, tmp / "state", env, tmp / "service.log", python)
             table: RealTable | None = None
             try:
                 service.wait_ready()
@@ -592,18 +595,42 @@ def play(
 
 
 def measure(
-    topology: str, players: int, games: int, build: str, deal_after: float = 0.0
+    topology: str,
+    players: int,
+    games: int,
+    build: str,
+    deal_after: float = 0.0,
+    python: str = sys.executable,
 ) -> tuple[list[Sample], float, float]:
     """The events' samples, the idle CPU rate and the share of system time (percent)."""
     samples: list[Sample] = []
     idle: list[float] = []
     user = system = 0
     for seed, reading in itertools.product(range(games), READINGS):
-        table = play(topology, players, seed, reading, build, deal_after)
+        table = play(topology, players, seed, reading, build, deal_after, python)
         samples += table.samples
         idle.append(table.idle_rate)
         user, system = user + table.ticks[0], system + table.ticks[1]
     return samples, statistics.fmean(idle), 100.0 * system / max(1, user + system)
+
+
+def interpreter(parser: argparse.ArgumentParser, python: str) -> str:
+    """``--service-python`` as the run's lines name it (``3.11.2 service_python_home=/usr``:
+    its version, and where the interpreter itself lives, a venv's base), or the parser's
+    error when it cannot start the service (not found, or without the service's packages)."""
+    probe = (
+        "import platform, sys, PIL, serial, paho.mqtt, luma.oled;"
+        "print(platform.python_version(), sys.base_prefix)"
+    )
+    try:
+        done = subprocess.run([python, "-c", probe], capture_output=True, text=True, timeout=60)
+    except OSError as error:
+        parser.error(f"--service-python {python}: {error.strerror or error}")
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["?"])[-1]
+        parser.error(f"--service-python {python} cannot run the service: {last}")
+    version, home = done.stdout.split(maxsplit=1)
+    return f"{version} service_python_home={home.strip()}"
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -620,9 +647,17 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="the service's next_deal_after_s (0: the next deal within the event that "
         "ended the hand; 3: the shipped file's, the bench then waits 3 s a hand)",
     )
+    parser.add_argument(
+        "--service-python",
+        default=sys.executable,
+        help="the interpreter the service runs on (default: this one); a Pi runs Debian's "
+        "python3 in the venv install-pi makes: give one made the same way (docs/dev/"
+        "benchmarks.md) to measure that interpreter",
+    )
     args = parser.parse_args(argv)
     if args.runs < 1:
         parser.error("--runs must be at least 1")
+    service_python = interpreter(parser, args.service_python)
     for topology, players in itertools.product(args.topology, args.players):
         head = (
             f"topology={topology} players={players} build={args.build} "
@@ -632,7 +667,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         samples: list[Sample] = []
         for run in range(args.runs):
             samples, idle, system = measure(
-                topology, players, args.games, args.build, args.next_deal_after_s
+                topology,
+                players,
+                args.games,
+                args.build,
+                args.next_deal_after_s,
+                args.service_python,
             )
             runs.append(headline(samples))
             raw_mean, _, raw_noop = headline(samples, raw=True)
@@ -641,7 +681,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 f"{head}{which} {summary(samples, p99_kinds=True)} "
                 f"idle_cpu_ms_per_s={idle * 1e3:.3f} raw_cpu_ms_mean={ms(raw_mean)} "
                 f"raw_noop_cpu_ms_mean={ms(raw_noop)} system_pct={system:.0f} "
-                f"loadavg={load_average()}",
+                f"service_python={service_python} loadavg={load_average()}",
                 flush=True,
             )
         if args.runs > 1:
