@@ -657,6 +657,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.runs < 1:
         parser.error("--runs must be at least 1")
+    # the service starts in its state folder: a path given from here is made absolute
+    # (not resolved: a venv's python is a link to its base, and the venv is the point)
+    if os.sep in args.service_python:
+        args.service_python = os.path.abspath(args.service_python)
+    else:
+        args.service_python = shutil.which(args.service_python) or args.service_python
     service_python = interpreter(parser, args.service_python)
     for topology, players in itertools.product(args.topology, args.players):
         head = (

@@ -115,3 +115,7 @@ def test_an_interpreter_that_cannot_run_the_service_is_refused(tmp_path: Path) -
     assert done.returncode == 2
     assert "cannot run the service: ModuleNotFoundError" in done.stderr
     assert "Traceback" not in done.stderr
+    # a name on the PATH is looked up there, as a shell would
+    done = _run(tmp_path, "--service-python", "no-such-python-here")
+    assert done.returncode == 2
+    assert "--service-python no-such-python-here: No such file or directory" in done.stderr
