@@ -492,9 +492,9 @@ class RealTable(MockTable):
             self.samples.append(Sample(kind, what, net / 1e9, panel, raw=raw / 1e9))
 
     # -- the game's end ----------------------------------------------------------------
-    def check(self, state: Path) -> None:
-        """The real record is the shadow's, and (panels on the nodes) every panel shows
-        what the shadow's table says it shows."""
+    def check(self, state: Path, panels: bool = True) -> None:
+        """The real record is the shadow's, and (panels on the nodes, ``panels``: not
+        with ``--ablate``) every panel shows what the shadow's table says it shows."""
         records = sorted((state / "archive").rglob("*.truco")) or [state / "current.truco"]
         real = _statements(records[-1].read_text(encoding="utf-8"))
         shadow = _statements(write(self.game))
@@ -506,7 +506,7 @@ class RealTable(MockTable):
                 f"the service's record ({records[-1]}) is not the bench's game: the bench's "
                 "shadow table and the service disagree"
             )
-        if self.i2c is not None:
+        if self.i2c is not None or not panels:
             return
         for seat, node in enumerate(self.nodes):
             pages = render_pages(screen_content(screen_for(self.table, seat)))
@@ -520,12 +520,20 @@ def _statements(record: str) -> list[str]:
     return [line for line in lines if line and line[:1] != "#"]
 
 
-def service_env(build: str) -> dict[str, str]:
+#: what ``--ablate`` can leave out (bench/ablate/sitecustomize.py)
+ABLATIONS = ("redraw", "send")
+
+
+def service_env(build: str, ablate: str | None = None) -> dict[str, str]:
     env = dict(os.environ)
     path = ROOT / "build" / "compiled" if build == "compiled" else ROOT
     if build == "compiled" and not path.is_dir():
         raise SystemExit("bench/table.py: no build/compiled: run sh scripts/compile first")
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(path), env.get("PYTHONPATH")]))
+    env.pop("TRUCO_BENCH_ABLATE", None)
+    if ablate is not None:  # a profiling aid (bench/ablate/sitecustomize.py)
+        env["TRUCO_BENCH_ABLATE"] = ablate
+        env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "bench" / "ablate"), env["PYTHONPATH"]])
     return env
 
 
@@ -537,6 +545,7 @@ def play(
     build: str,
     deal_after: float = 0.0,
     python: str = sys.executable,
+    ablate: str | None = None,
 ) -> RealTable:
     """One game on a service started for it (a table started afresh)."""
     with tempfile.TemporaryDirectory(prefix="bench-table-") as name:
@@ -546,7 +555,7 @@ def play(
         (tmp / "state").mkdir()
         (tmp / "run").mkdir()
         rules = config.rules
-        env = service_env(build)
+        env = service_env(build, ablate)
         i2c: mmap.mmap | None = None
         if topology == "pi":
             extra = fake_mux(tmp, players)
@@ -580,7 +589,7 @@ def play(
                 run.play_out()
                 table.wait_quiet()
                 table.end_real()
-                table.check(tmp / "state")
+                table.check(tmp / "state", panels=ablate is None)
             except BaseException:
                 log = (tmp / "service.log").read_text(errors="replace")[-3000:]
                 print(f"bench/table.py: the service's log ends:\n{log}", file=sys.stderr)
@@ -601,13 +610,14 @@ def measure(
     build: str,
     deal_after: float = 0.0,
     python: str = sys.executable,
+    ablate: str | None = None,
 ) -> tuple[list[Sample], float, float]:
     """The events' samples, the idle CPU rate and the share of system time (percent)."""
     samples: list[Sample] = []
     idle: list[float] = []
     user = system = 0
     for seed, reading in itertools.product(range(games), READINGS):
-        table = play(topology, players, seed, reading, build, deal_after, python)
+        table = play(topology, players, seed, reading, build, deal_after, python, ablate)
         samples += table.samples
         idle.append(table.idle_rate)
         user, system = user + table.ticks[0], system + table.ticks[1]
@@ -654,9 +664,18 @@ def main(argv: Sequence[str] | None = None) -> None:
         "python3 in the venv install-pi makes: give one made the same way (docs/dev/"
         "benchmarks.md) to measure that interpreter",
     )
+    parser.add_argument(
+        "--ablate",
+        choices=ABLATIONS,
+        help="a profiling aid, not the product's figure: the service with its panels' "
+        "redraw (redraw) or their rendering and sending (send) left out after each seat's "
+        "first screen (bench/ablate/sitecustomize.py); node topology only",
+    )
     args = parser.parse_args(argv)
     if args.runs < 1:
         parser.error("--runs must be at least 1")
+    if args.ablate is not None and args.topology != ["node"]:
+        parser.error("--ablate measures the node topology alone: add --topology node")
     # the service starts in its state folder: a path given from here is made absolute
     # (not resolved: a venv's python is a link to its base, and the venv is the point)
     if os.sep in args.service_python:
@@ -669,6 +688,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             f"topology={topology} players={players} build={args.build} "
             f"next_deal_after_s={args.next_deal_after_s:g}"
         )
+        if args.ablate is not None:
+            head += f" ablate={args.ablate}"
         runs = []
         samples: list[Sample] = []
         for run in range(args.runs):
@@ -679,6 +700,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 args.build,
                 args.next_deal_after_s,
                 args.service_python,
+                args.ablate,
             )
             runs.append(headline(samples))
             raw_mean, _, raw_noop = headline(samples, raw=True)

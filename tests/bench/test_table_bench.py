@@ -119,3 +119,18 @@ def test_an_interpreter_that_cannot_run_the_service_is_refused(tmp_path: Path) -
     done = _run(tmp_path, "--service-python", "no-such-python-here")
     assert done.returncode == 2
     assert "--service-python no-such-python-here: No such file or directory" in done.stderr
+
+
+def test_the_ablation_aid_leaves_the_panels_out_and_says_so(tmp_path: Path) -> None:
+    """``--ablate`` (a profiling aid: what an event costs without its panels) marks
+    its lines and sends no panel after the first screens; the record is still checked."""
+    lines = _bench(tmp_path, "--topology", "node", "--ablate", "send")
+    head = next(line for line in lines if not {"kind", "what"} & line.keys())
+    assert head["ablate"] == "send"
+    assert int(head["events"]) > 1000
+    # the first screens went out before the first event: none is counted in an event
+    assert float(head["panel_bytes_mean"]) == 0
+    assert head["noop_events"] == head["events"]
+    done = _run(tmp_path, "--ablate", "redraw")  # both topologies: the pi one has no aid
+    assert done.returncode == 2
+    assert "--ablate measures the node topology alone" in done.stderr
