@@ -374,13 +374,16 @@ class TableService:
     def step(self, wait: float) -> int:
         """One turn of the loop: wait (up to ``wait`` s, less if a timer is due sooner),
         handle a batch of events, run what is due, redraw; returns the events handled."""
+        # A turn is run on every event: what is only looked at here is read as attributes
+        # (the calls waiting, the drops), and the timers are one ``run_due`` each (a look
+        # at the heap's top when nothing is due).
         self._wait(wait)
-        if self._calls:
+        if self._calls.waiting:
             self._run_calls()
         done = self._handle_batch()
         if self.events.dropped and not self.timers.pending(_DROPS):
             self._report_drops()  # the first drops at once, then every FLOOD_LOG_S
-        self._run_due()
+        self.timers.run_due()
         if self._stale:
             self.redraw()
         return done
@@ -389,11 +392,13 @@ class TableService:
         """Wait in the bus until an event, a call or the first timer. A wait that ran its
         whole length with nothing heard is a quiet moment: the control folder is looked
         at (while players act it is looked at on a timer, ``CONTROL_READ_S``)."""
-        if self.events.listen() or self._calls:
+        if self.events.listen() or self._calls.waiting:
             return
-        due = self.timers.next_due()
-        timeout = wait if due is None else min(wait, max(0.0, due - self.clock()))
-        if self.bus.wait(timeout) == 0 and timeout == wait:
+        timeout = self.timers.timeout(wait)
+        bus = self._bus
+        if bus is None:
+            bus = self.bus
+        if bus.wait(timeout) == 0 and timeout == wait:
             self._look_at_controls()
 
     def _handle_batch(self) -> int:
@@ -403,15 +408,14 @@ class TableService:
         batch."""
         events, timers, done = self.events, self.timers, 0
         item = events.get()
-        if item is not None and timers.due():
+        if item is not None:
             timers.run_due()
         while item is not None:
             self._played = False
             if self._handle(*item):
                 self._stale = True
             done += 1
-            if timers.due():
-                timers.run_due()
+            timers.run_due()
             if self._played:
                 self.redraw()
             item = events.get() if done < BATCH else None
