@@ -389,19 +389,29 @@ class FrameDecoder:
         a display update's DACK, a button, a card laid or lifted."""
         if self._buf or self._skipping:
             return None
-        match = _FAST_DACK.fullmatch(data)  # the commonest on a node's panel
-        if match is not None:
-            return self._fast_ack(match)
-        match = _FAST_TAG.fullmatch(data)  # two a card, laid and lifted
-        if match is not None:
-            body, seq_text, kind, uid, crc_text = match.groups()
-            seq = int(seq_text)
-            if seq >= SEQ_MODULO or binascii.crc_hqx(body, 0xFFFF) != int(crc_text, 16):
-                return None
-            card = binascii.a2b_hex(uid)
-            event: NodeEvent = TagArrived(card) if kind == b"TAGON" else TagLeft(card)
-            self._accepted(seq, event)
-            return event
+        # the message's first letter (after "$<seq> ") says which match may take it
+        start = data.find(b" ") + 1
+        first = data[start : start + 1]
+        if first == b"D":
+            match = _FAST_DACK.fullmatch(data)  # the commonest on a node's panel
+            if match is not None:
+                return self._fast_ack(match)
+        elif first == b"T":
+            match = _FAST_TAG.fullmatch(data)  # two a card, laid and lifted
+            if match is not None:
+                body, seq_text, kind, uid, crc_text = match.groups()
+                seq = int(seq_text)
+                if seq >= SEQ_MODULO or binascii.crc_hqx(body, 0xFFFF) != int(crc_text, 16):
+                    return None
+                card = binascii.a2b_hex(uid)
+                event: NodeEvent = TagArrived(card) if kind == b"TAGON" else TagLeft(card)
+                # _accepted's, for a frame that is no HELLO
+                self._frames += 1
+                expected = self._expected_seq
+                if expected is not None and seq != expected:
+                    self.count(SEQ_GAP)
+                self._expected_seq = (seq + 1) % SEQ_MODULO
+                return event
         match = _FAST_FRAME.fullmatch(data)
         return None if match is None else self._fast_frame(match)
 
