@@ -265,7 +265,9 @@ class SeatBus:
                 due = member.due
         limit = IDLE_WAIT_S if timeout is None else timeout
         if due != float("inf"):
-            limit = min(limit, due - time.monotonic())
+            left = due - time.monotonic()
+            if left < limit:
+                limit = left
         poller = self._poller
         try:
             if self._epoll is not None:  # Linux: epoll's own poll, no Python frame between

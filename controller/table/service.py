@@ -45,6 +45,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 from PIL import Image
 
@@ -356,10 +357,14 @@ class TableService:
             bus.watch(self.events.bell(), self.events.ring_heard)
         return bus
 
-    def post(self, seat: int, event: LinkEvent) -> None:
-        """Called by the seat links (on the loop's thread, in its wait) and by hardware
-        threads (a pad, a reader); a flooding seat's excess is dropped (``Inbox``)."""
-        self.events.put(seat, event)
+    @property
+    def post(self) -> Callable[[int, LinkEvent], None]:
+        """``post(seat, event)``: called by the seat links (on the loop's thread, in its
+        wait) and by hardware threads (a pad, a reader); a flooding seat's excess is
+        dropped (``Inbox``). The inbox's ``put`` itself: what ``Hardware.start`` is given
+        calls it with no frame of the service's between."""
+        # (its answer, whether the event was queued, is the inbox's business)
+        return cast("Callable[[int, LinkEvent], None]", self.events.put)
 
     def run(self, should_stop: Callable[[], bool]) -> None:
         tick = min(self.config.watchdog_s or 1.0, 1.0)
