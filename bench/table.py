@@ -214,7 +214,9 @@ def _unread(fd: int) -> int:
 class Service:
     """``truco-table run --config`` in a process of its own, read from /proc."""
 
-    def __init__(self, config: Path, state: Path, env: dict[str, str], log: Path) -> None:
+    def __init__(
+        self, config: Path, state: Path, env: dict[str, str], log: Path, python: str
+    ) -> None:
         notify = state.parent / "notify"
         with contextlib.suppress(FileNotFoundError):
             notify.unlink()
@@ -222,7 +224,7 @@ class Service:
         self._sock.bind(str(notify))
         self._log = log.open("ab")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "controller.cli", "run", "--config", str(config)],
+            [python, "-m", "controller.cli", "run", "--config", str(config)],
             cwd=state,  # the unit's WorkingDirectory
             env={**env, "NOTIFY_SOCKET": str(notify), "PYTHONUNBUFFERED": "1"},
             stdout=subprocess.DEVNULL,
@@ -490,9 +492,9 @@ class RealTable(MockTable):
             self.samples.append(Sample(kind, what, net / 1e9, panel, raw=raw / 1e9))
 
     # -- the game's end ----------------------------------------------------------------
-    def check(self, state: Path) -> None:
-        """The real record is the shadow's, and (panels on the nodes) every panel shows
-        what the shadow's table says it shows."""
+    def check(self, state: Path, panels: bool = True) -> None:
+        """The real record is the shadow's, and (panels on the nodes, ``panels``: not
+        with ``--ablate``) every panel shows what the shadow's table says it shows."""
         records = sorted((state / "archive").rglob("*.truco")) or [state / "current.truco"]
         real = _statements(records[-1].read_text(encoding="utf-8"))
         shadow = _statements(write(self.game))
@@ -504,7 +506,7 @@ class RealTable(MockTable):
                 f"the service's record ({records[-1]}) is not the bench's game: the bench's "
                 "shadow table and the service disagree"
             )
-        if self.i2c is not None:
+        if self.i2c is not None or not panels:
             return
         for seat, node in enumerate(self.nodes):
             pages = render_pages(screen_content(screen_for(self.table, seat)))
@@ -518,12 +520,20 @@ def _statements(record: str) -> list[str]:
     return [line for line in lines if line and line[:1] != "#"]
 
 
-def service_env(build: str) -> dict[str, str]:
+#: what ``--ablate`` can leave out (bench/ablate/sitecustomize.py)
+ABLATIONS = ("redraw", "send")
+
+
+def service_env(build: str, ablate: str | None = None) -> dict[str, str]:
     env = dict(os.environ)
     path = ROOT / "build" / "compiled" if build == "compiled" else ROOT
     if build == "compiled" and not path.is_dir():
         raise SystemExit("bench/table.py: no build/compiled: run sh scripts/compile first")
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(path), env.get("PYTHONPATH")]))
+    env.pop("TRUCO_BENCH_ABLATE", None)
+    if ablate is not None:  # a profiling aid (bench/ablate/sitecustomize.py)
+        env["TRUCO_BENCH_ABLATE"] = ablate
+        env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "bench" / "ablate"), env["PYTHONPATH"]])
     return env
 
 
@@ -534,6 +544,8 @@ def play(
     reading: DealReading,
     build: str,
     deal_after: float = 0.0,
+    python: str = sys.executable,
+    ablate: str | None = None,
 ) -> RealTable:
     """One game on a service started for it (a table started afresh)."""
     with tempfile.TemporaryDirectory(prefix="bench-table-") as name:
@@ -543,7 +555,7 @@ def play(
         (tmp / "state").mkdir()
         (tmp / "run").mkdir()
         rules = config.rules
-        env = service_env(build)
+        env = service_env(build, ablate)
         i2c: mmap.mmap | None = None
         if topology == "pi":
             extra = fake_mux(tmp, players)
@@ -555,7 +567,7 @@ def play(
             deck = MockDeck(seed)  # the shadow table's deck, enrolled for the service
             cards = {deck.uid(c): c for c in (Card.from_index(i) for i in range(40))}
             save_registry(DeckRegistry((Deck("bar", cards),)), config.decks)
-            service = Service(config_path, tmp / "state", env, tmp / "service.log")
+            service = Service(config_path, tmp / "state", env, tmp / "service.log", python)
             table: RealTable | None = None
             try:
                 service.wait_ready()
@@ -577,7 +589,7 @@ def play(
                 run.play_out()
                 table.wait_quiet()
                 table.end_real()
-                table.check(tmp / "state")
+                table.check(tmp / "state", panels=ablate is None)
             except BaseException:
                 log = (tmp / "service.log").read_text(errors="replace")[-3000:]
                 print(f"bench/table.py: the service's log ends:\n{log}", file=sys.stderr)
@@ -592,18 +604,43 @@ def play(
 
 
 def measure(
-    topology: str, players: int, games: int, build: str, deal_after: float = 0.0
+    topology: str,
+    players: int,
+    games: int,
+    build: str,
+    deal_after: float = 0.0,
+    python: str = sys.executable,
+    ablate: str | None = None,
 ) -> tuple[list[Sample], float, float]:
     """The events' samples, the idle CPU rate and the share of system time (percent)."""
     samples: list[Sample] = []
     idle: list[float] = []
     user = system = 0
     for seed, reading in itertools.product(range(games), READINGS):
-        table = play(topology, players, seed, reading, build, deal_after)
+        table = play(topology, players, seed, reading, build, deal_after, python, ablate)
         samples += table.samples
         idle.append(table.idle_rate)
         user, system = user + table.ticks[0], system + table.ticks[1]
     return samples, statistics.fmean(idle), 100.0 * system / max(1, user + system)
+
+
+def interpreter(parser: argparse.ArgumentParser, python: str) -> str:
+    """``--service-python`` as the run's lines name it (``3.11.2 service_python_home=/usr``:
+    its version, and where the interpreter itself lives, a venv's base), or the parser's
+    error when it cannot start the service (not found, or without the service's packages)."""
+    probe = (
+        "import platform, sys, PIL, serial, paho.mqtt, luma.oled;"
+        "print(platform.python_version(), sys.base_prefix)"
+    )
+    try:
+        done = subprocess.run([python, "-c", probe], capture_output=True, text=True, timeout=60)
+    except OSError as error:
+        parser.error(f"--service-python {python}: {error.strerror or error}")
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["?"])[-1]
+        parser.error(f"--service-python {python} cannot run the service: {last}")
+    version, home = done.stdout.split(maxsplit=1)
+    return f"{version} service_python_home={home.strip()}"
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -620,19 +657,50 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="the service's next_deal_after_s (0: the next deal within the event that "
         "ended the hand; 3: the shipped file's, the bench then waits 3 s a hand)",
     )
+    parser.add_argument(
+        "--service-python",
+        default=sys.executable,
+        help="the interpreter the service runs on (default: this one); a Pi runs Debian's "
+        "python3 in the venv install-pi makes: give one made the same way (docs/dev/"
+        "benchmarks.md) to measure that interpreter",
+    )
+    parser.add_argument(
+        "--ablate",
+        choices=ABLATIONS,
+        help="a profiling aid, not the product's figure: the service with its panels' "
+        "redraw (redraw) or their rendering and sending (send) left out after each seat's "
+        "first screen (bench/ablate/sitecustomize.py); node topology only",
+    )
     args = parser.parse_args(argv)
     if args.runs < 1:
         parser.error("--runs must be at least 1")
+    if args.ablate is not None and args.topology != ["node"]:
+        parser.error("--ablate measures the node topology alone: add --topology node")
+    # the service starts in its state folder: a path given from here is made absolute
+    # (not resolved: a venv's python is a link to its base, and the venv is the point)
+    if os.sep in args.service_python:
+        args.service_python = os.path.abspath(args.service_python)
+    else:
+        args.service_python = shutil.which(args.service_python) or args.service_python
+    service_python = interpreter(parser, args.service_python)
     for topology, players in itertools.product(args.topology, args.players):
         head = (
             f"topology={topology} players={players} build={args.build} "
             f"next_deal_after_s={args.next_deal_after_s:g}"
         )
+        if args.ablate is not None:
+            head += f" ablate={args.ablate}"
         runs = []
         samples: list[Sample] = []
         for run in range(args.runs):
             samples, idle, system = measure(
-                topology, players, args.games, args.build, args.next_deal_after_s
+                topology,
+                players,
+                args.games,
+                args.build,
+                args.next_deal_after_s,
+                args.service_python,
+                args.ablate,
             )
             runs.append(headline(samples))
             raw_mean, _, raw_noop = headline(samples, raw=True)
@@ -641,7 +709,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 f"{head}{which} {summary(samples, p99_kinds=True)} "
                 f"idle_cpu_ms_per_s={idle * 1e3:.3f} raw_cpu_ms_mean={ms(raw_mean)} "
                 f"raw_noop_cpu_ms_mean={ms(raw_noop)} system_pct={system:.0f} "
-                f"loadavg={load_average()}",
+                f"service_python={service_python} loadavg={load_average()}",
                 flush=True,
             )
         if args.runs > 1:

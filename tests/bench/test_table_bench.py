@@ -8,8 +8,10 @@ the runs' own figures, and that the in-process profiling aids (``bench/table_inp
 from __future__ import annotations
 
 import os
+import platform
 import statistics
 import subprocess
+import sys
 from pathlib import Path
 
 from tests.bench.runs import key_values, run_bench
@@ -51,6 +53,9 @@ def test_both_topologies_print_their_figures(tmp_path: Path) -> None:
         assert float(line["panel_bytes_mean"]) > 0
         assert line["p99_set_by"]
         assert line["loadavg"] == "-" or float(line["loadavg"]) >= 0
+        # the service ran on the bench's own interpreter (no --service-python)
+        assert line["service_python"] == platform.python_version()
+        assert line["service_python_home"] == sys.base_prefix
     # the same seeds: the same events on both, each kind and what they did split out
     assert heads[0]["events"] == heads[1]["events"]
     for topology in ("node", "pi"):
@@ -97,3 +102,35 @@ def test_runs_must_be_one_or_more(tmp_path: Path) -> None:
     done = _run(tmp_path, "--runs", "0")
     assert done.returncode == 2 and "--runs must be at least 1" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_an_interpreter_that_cannot_run_the_service_is_refused(tmp_path: Path) -> None:
+    missing = tmp_path / "python3"
+    done = _run(tmp_path, "--service-python", str(missing))
+    assert done.returncode == 2
+    assert f"--service-python {missing}: No such file or directory" in done.stderr
+    bare = tmp_path / "bare"  # a venv without the service's packages
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(bare)], check=True)
+    done = _run(tmp_path, "--service-python", str(bare / "bin" / "python"))
+    assert done.returncode == 2
+    assert "cannot run the service: ModuleNotFoundError" in done.stderr
+    assert "Traceback" not in done.stderr
+    # a name on the PATH is looked up there, as a shell would
+    done = _run(tmp_path, "--service-python", "no-such-python-here")
+    assert done.returncode == 2
+    assert "--service-python no-such-python-here: No such file or directory" in done.stderr
+
+
+def test_the_ablation_aid_leaves_the_panels_out_and_says_so(tmp_path: Path) -> None:
+    """``--ablate`` (a profiling aid: what an event costs without its panels) marks
+    its lines and sends no panel after the first screens; the record is still checked."""
+    lines = _bench(tmp_path, "--topology", "node", "--ablate", "send")
+    head = next(line for line in lines if not {"kind", "what"} & line.keys())
+    assert head["ablate"] == "send"
+    assert int(head["events"]) > 1000
+    # the first screens went out before the first event: none is counted in an event
+    assert float(head["panel_bytes_mean"]) == 0
+    assert head["noop_events"] == head["events"]
+    done = _run(tmp_path, "--ablate", "redraw")  # both topologies: the pi one has no aid
+    assert done.returncode == 2
+    assert "--ablate measures the node topology alone" in done.stderr
