@@ -15,7 +15,7 @@ import re
 import threading
 from collections import Counter
 from collections.abc import Callable
-from typing import Final
+from typing import Final, TypeVar
 
 from .events import (
     PROTOCOL_VERSIONS,
@@ -69,6 +69,11 @@ MAX_FRAME: Final = 80  # bytes in one frame, not counting the CR/LF terminator
 # Protocol 3: the frames of a counted block (a DU's DR frames) may be this long.
 MAX_BLOCK_FRAME: Final = 1400
 SEQ_MODULO: Final = 65536
+#: the cards' events a decoder keeps, of each kind (``FrameDecoder.lone_frame``; a deck
+#: is 40 cards)
+TAG_EVENTS_KEPT: Final = 256
+_Tag = TypeVar("_Tag", TagArrived, TagLeft)
+
 BUTTONS: Final = (
     "truco",
     "envido",
@@ -354,6 +359,12 @@ class FrameDecoder:
         self._buf = bytearray()
         self._skipping = False
         self._expected_seq: int | None = None
+        # A card's events read the short way, one object a card and kind (the events are
+        # frozen values: the same card lifted again is the same TagLeft), by the card's
+        # id as the frame writes it: no id decoded, no event built, for a card seen
+        # before. At most TAG_EVENTS_KEPT a kind (forgotten all at once past that).
+        self._laid: dict[bytes, TagArrived] = {}
+        self._lifted: dict[bytes, TagLeft] = {}
 
     @property
     def frames(self) -> int:
@@ -389,21 +400,46 @@ class FrameDecoder:
         a display update's DACK, a button, a card laid or lifted."""
         if self._buf or self._skipping:
             return None
-        match = _FAST_DACK.fullmatch(data)  # the commonest on a node's panel
-        if match is not None:
-            return self._fast_ack(match)
-        match = _FAST_TAG.fullmatch(data)  # two a card, laid and lifted
-        if match is not None:
-            body, seq_text, kind, uid, crc_text = match.groups()
-            seq = int(seq_text)
-            if seq >= SEQ_MODULO or binascii.crc_hqx(body, 0xFFFF) != int(crc_text, 16):
-                return None
-            card = binascii.a2b_hex(uid)
-            event: NodeEvent = TagArrived(card) if kind == b"TAGON" else TagLeft(card)
-            self._accepted(seq, event)
-            return event
+        # the message's first letter (after "$<seq> ") says which match may take it
+        start = data.find(b" ") + 1
+        first = data[start : start + 1]
+        if first == b"D":
+            match = _FAST_DACK.fullmatch(data)  # the commonest on a node's panel
+            if match is not None:
+                return self._fast_ack(match)
+        elif first == b"T":
+            match = _FAST_TAG.fullmatch(data)  # two a card, laid and lifted
+            if match is not None:
+                body, seq_text, kind, uid, crc_text = match.groups()
+                seq = int(seq_text)
+                if seq >= SEQ_MODULO or binascii.crc_hqx(body, 0xFFFF) != int(crc_text, 16):
+                    return None
+                event: NodeEvent | None
+                if kind == b"TAGOFF":
+                    event = self._lifted.get(uid)
+                    if event is None:
+                        event = self._keep(self._lifted, uid, TagLeft(binascii.a2b_hex(uid)))
+                else:
+                    event = self._laid.get(uid)
+                    if event is None:
+                        event = self._keep(self._laid, uid, TagArrived(binascii.a2b_hex(uid)))
+                # _accepted's, for a frame that is no HELLO
+                self._frames += 1
+                expected = self._expected_seq
+                if expected is not None and seq != expected:
+                    self.count(SEQ_GAP)
+                self._expected_seq = (seq + 1) % SEQ_MODULO
+                return event
         match = _FAST_FRAME.fullmatch(data)
         return None if match is None else self._fast_frame(match)
+
+    @staticmethod
+    def _keep(events: dict[bytes, _Tag], uid: bytes, event: _Tag) -> _Tag:
+        """``event`` kept for the next frame of that card (``lone_frame``)."""
+        if len(events) >= TAG_EVENTS_KEPT:  # ids from everywhere: a bad node, a flood
+            events.clear()
+        events[uid] = event
+        return event
 
     def _fast_ack(self, match: re.Match[bytes]) -> DisplayAck | None:
         """The DACK a ``_FAST_DACK`` match is, counted and its sequence checked; None

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import math
 import os
 import select
 import selectors
@@ -75,6 +74,10 @@ class _Epoll:
     def __init__(self) -> None:
         self._epoll = select.epoll()
         self._events: dict[int, int] = {}  # what each descriptor is watched for
+        #: ``epoll.poll`` itself, and the most events one poll returns (one a descriptor):
+        #: what the bus calls a wait (``poll`` in one call, no Python frame between)
+        self.poll_epoll = self._epoll.poll
+        self.most = 1
 
     @staticmethod
     def _mask(events: int) -> int:
@@ -85,6 +88,7 @@ class _Epoll:
             raise KeyError(f"{fd} is already watched")
         self._epoll.register(fd, self._mask(events))
         self._events[fd] = events
+        self.most = len(self._events)
 
     def modify(self, fd: int, events: int) -> None:
         if fd not in self._events:
@@ -94,6 +98,7 @@ class _Epoll:
 
     def unregister(self, fd: int) -> None:
         del self._events[fd]
+        self.most = len(self._events) or 1
         self._epoll.unregister(fd)  # OSError: closed meanwhile (epoll forgot it then)
 
     def events(self, fd: int) -> int:
@@ -107,9 +112,9 @@ class _Epoll:
 
     def poll(self, timeout: float) -> list[tuple[int, int]]:
         """The ready descriptors and their events (``READABLE``, ``WRITABLE``), waiting
-        up to ``timeout`` s (epoll counts milliseconds: rounded up, as ``selectors``
-        does, not to wake before it)."""
-        return self._epoll.poll(math.ceil(timeout * 1e3) * 1e-3, len(self._events) or 1)
+        up to ``timeout`` s (epoll counts milliseconds: ``epoll.poll`` rounds a timeout
+        up to the next one itself, not to wake before it)."""
+        return self._epoll.poll(timeout, self.most)
 
     def close(self) -> None:
         self._epoll.close()
@@ -160,6 +165,7 @@ class SeatBus:
 
     def __init__(self) -> None:
         self._poller = _poller()
+        self._epoll = self._poller if isinstance(self._poller, _Epoll) else None
         self._readers: dict[int, Callable[[], None]] = {}  # what reads each descriptor
         self._members: tuple[BusMember, ...] = ()
         self._lock = threading.RLock()
@@ -259,10 +265,15 @@ class SeatBus:
                 due = member.due
         limit = IDLE_WAIT_S if timeout is None else timeout
         if due != float("inf"):
-            limit = min(limit, due - time.monotonic())
+            left = due - time.monotonic()
+            if left < limit:
+                limit = left
+        poller = self._poller
         try:
-            poller = self._poller
-            ready = poller.poll(limit if limit > 0 else 0)
+            if self._epoll is not None:  # Linux: epoll's own poll, no Python frame between
+                ready = self._epoll.poll_epoll(limit if limit > 0 else 0, self._epoll.most)
+            else:
+                ready = poller.poll(limit if limit > 0 else 0)
         except (OSError, ValueError):
             if self._closed:  # closed by another thread meanwhile
                 return 0

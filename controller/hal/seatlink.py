@@ -29,6 +29,7 @@ checksums, gaps in sequence numbers, garbage and over-long lines are counted in
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import random
@@ -118,6 +119,8 @@ EventCallback = Callable[[int, LinkEvent], None]
 #: union made afresh at every event costs about four times as much)
 _FOR_DISPLAY = (DisplayAck, DisplayLost, PanelReport, Heartbeat, NodeConnected, NodeDisconnected)
 _DISPLAY_ONLY = (PanelReport, DisplayAck, DisplayLost)
+#: what only the table hears (a card, a button): ``on_event`` at once, nothing looked at
+_TABLE_ONLY = frozenset({TagArrived, TagLeft, TagConflict, ButtonPressed, ButtonHeld, ButtonStuck})
 #: what a connected link only delivers (not a HELLO nor a heartbeat, which it answers)
 _PLAIN = frozenset(
     {
@@ -317,10 +320,14 @@ class SeatLink(LinkWriter):
         try:
             self._on_event(self.seat, event)
         except Exception:
-            self.decoder.count(CALLBACK_ERRORS)
-            if not self._callback_failed:
-                self._callback_failed = True
-                log.exception("asiento %d: on_event falló con %r", self.seat, event)
+            self._callback_failed_with(event)
+
+    def _callback_failed_with(self, event: LinkEvent) -> None:
+        """``on_event`` raised (in an ``except`` block): counted, logged the first time."""
+        self.decoder.count(CALLBACK_ERRORS)
+        if not self._callback_failed:
+            self._callback_failed = True
+            log.exception("asiento %d: on_event falló con %r", self.seat, event)
 
     def _log_reject(self, reason: str, line: bytes) -> None:
         if reason == GARBAGE and any(sign in line for sign in _REPL_SIGNS):
@@ -437,7 +444,7 @@ class SeatLink(LinkWriter):
         fd = getattr(port, "fd", None)
         if isinstance(fd, int) and self._bus is not None:
             self._fd = fd
-            self._bus.watch(fd, lambda: self._readable(fd))
+            self._bus.watch(fd, functools.partial(self._readable, fd))
 
     def _timers(self, now: float) -> str | None:
         """The session's timers at ``now``; why it ends, if it does."""
@@ -519,7 +526,13 @@ class SeatLink(LinkWriter):
             event = self.decoder.lone_frame(data)
             if event is not None:
                 self._last_rx = time.monotonic()
-                if type(event) in _PLAIN:
+                kind = type(event)
+                if kind in _TABLE_ONLY:  # a card, a button: to the table, as _deliver does
+                    try:
+                        self._on_event(self.seat, event)
+                    except Exception:
+                        self._callback_failed_with(event)
+                elif kind in _PLAIN:
                     self._deliver(event)
                 else:
                     self._took(event)

@@ -19,6 +19,16 @@ The loop waits on the inbox's *bell*, a pipe's read end (``bell()``), in the sam
 ``select`` as the seat nodes' ports: a ``put`` or ``wake`` from another thread writes
 one byte to it when the loop may be waiting (one until the loop has heard it: a flood
 does not write a byte an event); a ``put`` on the loop's own thread only appends.
+
+The commonest event is a seat node's frame read in the loop's wait, alone: the loop's
+own thread puts it and gets it at once. Such a ``put``, when nothing is queued, takes
+no lock: the event is held as the loop's *next* (``_next``, which only the loop's
+thread touches), and ``get`` hands it out first, with no lock either unless another
+thread queued events meanwhile. What the queues hold and in which order they are got
+is the same as if it had been queued: it counts in its seat's queue for the flood
+limit, and once it is taken its seat's next event waits its turn behind the other
+seats' (as a seat's does after each event it had first in line). ``get`` is the loop's
+(the thread that ``listen``s).
 """
 
 from __future__ import annotations
@@ -62,6 +72,9 @@ class Inbox:
         self._woken = False  # a wake is pending (wakes do not pile up)
         self._rung = False  # a byte is in the bell, not yet drained
         self._loop: int | None = None  # the loop's thread (threading.get_ident)
+        # the event the loop's own thread put while nothing was queued, got first (only
+        # the loop's thread reads or writes it: no lock)
+        self._next: tuple[int, LinkEvent] | None = None
         self._bell_r = self._bell_w = -1  # the pipe, made when the loop first waits
         #: events dropped per seat (a flood), since the start
         self.dropped: Counter[int] = Counter()
@@ -95,13 +108,24 @@ class Inbox:
         other than the loop's then yields the interpreter for ``FLOOD_PAUSE_S`` every
         ``FLOOD_PAUSE_EVERY`` drops (its own seat's excess is dropped anyway), so the
         loop and the other seats' threads are not kept waiting for it."""
+        if (
+            self._next is None
+            and not self._size
+            and threading.get_ident() == self._loop
+            and self.per_seat > 0
+        ):
+            # the loop's own thread, nothing queued (a seat node's frame read in its wait):
+            # the next event, no lock taken (another thread's put now queues behind it)
+            self._next = (seat, event)
+            return True
         ring = pause = False
         with self._lock:
             q = self._queues.get(seat)
             if q is None:
                 q = self._queues[seat] = deque()
             limit = self.per_seat if isinstance(event, _DROPPABLE) else 4 * self.per_seat
-            full = len(q) >= limit
+            held = self._next  # the loop's next event counts in its seat's queue
+            full = len(q) + (held is not None and held[0] == seat) >= limit
             if full:
                 self.dropped[seat] += 1
                 pause = self.dropped[seat] % FLOOD_PAUSE_EVERY == 0
@@ -138,7 +162,7 @@ class Inbox:
         True when an event or a wake is waiting already (the loop must not wait), the
         wake then taken."""
         self._loop = threading.get_ident()
-        if self._size:
+        if self._size or self._next is not None:
             return True
         if not self._woken:  # a wake from now on rings the bell: the wait hears it
             return False
@@ -148,7 +172,20 @@ class Inbox:
 
     def get(self) -> tuple[int, LinkEvent] | None:
         """The next event, one seat after another; None if none is queued (a wake then
-        taken too). The loop waits for them in its ``SeatBus``, which hears the bell."""
+        taken too). The loop waits for them in its ``SeatBus``, which hears the bell.
+        On the loop's thread."""
+        held = self._next
+        if held is not None:  # put first, by the loop's own thread
+            self._next = None
+            if self._size:  # queued behind it meanwhile: its seat's next waits its turn
+                with self._lock:
+                    order, seat = self._order, held[0]
+                    if seat in order and order[-1] != seat:
+                        order.remove(seat)
+                        order.append(seat)
+            return held
+        if not self._size and not self._woken:  # nothing (a put now rings or is the loop's)
+            return None
         with self._lock:
             if not self._size:
                 self._woken = False
@@ -167,4 +204,4 @@ class Inbox:
             return dict(self.dropped)
 
     def __len__(self) -> int:
-        return self._size
+        return self._size + (self._next is not None)

@@ -45,6 +45,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 from PIL import Image
 
@@ -115,9 +116,10 @@ DAMAGE_NOTICE_S = 60.0
 RESULT_HOLD_S = 20.0
 #: The record's comment for a referee call (tournament profile), before the seat's number.
 REFEREE_CALL_MARK = "# llamado al árbitro: asiento "
-#: the events a player makes (counted in ``handled``), and the pads' (tuples: an
-#: ``isinstance`` of a union made afresh at every call costs four times as much)
-_COUNTED = (ButtonHeld, ButtonPressed, TagArrived, TagLeft)
+#: the events a player makes (counted in ``handled``: their exact types, one look in a
+#: set, no call), and the pads' (a tuple: an ``isinstance`` of a union made afresh at
+#: every call costs four times as much)
+_COUNTED = frozenset({ButtonHeld, ButtonPressed, TagArrived, TagLeft})
 _BUTTONS = (ButtonHeld, ButtonPressed)
 #: a second service stopped at the lock is said on every seat this long
 SECOND_RUN_NOTICE_S = 30.0
@@ -356,10 +358,14 @@ class TableService:
             bus.watch(self.events.bell(), self.events.ring_heard)
         return bus
 
-    def post(self, seat: int, event: LinkEvent) -> None:
-        """Called by the seat links (on the loop's thread, in its wait) and by hardware
-        threads (a pad, a reader); a flooding seat's excess is dropped (``Inbox``)."""
-        self.events.put(seat, event)
+    @property
+    def post(self) -> Callable[[int, LinkEvent], None]:
+        """``post(seat, event)``: called by the seat links (on the loop's thread, in its
+        wait) and by hardware threads (a pad, a reader); a flooding seat's excess is
+        dropped (``Inbox``). The inbox's ``put`` itself: what ``Hardware.start`` is given
+        calls it with no frame of the service's between."""
+        # (its answer, whether the event was queued, is the inbox's business)
+        return cast("Callable[[int, LinkEvent], None]", self.events.put)
 
     def run(self, should_stop: Callable[[], bool]) -> None:
         tick = min(self.config.watchdog_s or 1.0, 1.0)
@@ -374,13 +380,16 @@ class TableService:
     def step(self, wait: float) -> int:
         """One turn of the loop: wait (up to ``wait`` s, less if a timer is due sooner),
         handle a batch of events, run what is due, redraw; returns the events handled."""
+        # A turn is run on every event: what is only looked at here is read as attributes
+        # (the calls waiting, the drops), and the timers are one ``run_due`` each (a look
+        # at the heap's top when nothing is due).
         self._wait(wait)
-        if self._calls:
+        if self._calls.waiting:
             self._run_calls()
         done = self._handle_batch()
         if self.events.dropped and not self.timers.pending(_DROPS):
             self._report_drops()  # the first drops at once, then every FLOOD_LOG_S
-        self._run_due()
+        self.timers.run_due()
         if self._stale:
             self.redraw()
         return done
@@ -389,11 +398,13 @@ class TableService:
         """Wait in the bus until an event, a call or the first timer. A wait that ran its
         whole length with nothing heard is a quiet moment: the control folder is looked
         at (while players act it is looked at on a timer, ``CONTROL_READ_S``)."""
-        if self.events.listen() or self._calls:
+        if self.events.listen() or self._calls.waiting:
             return
-        due = self.timers.next_due()
-        timeout = wait if due is None else min(wait, max(0.0, due - self.clock()))
-        if self.bus.wait(timeout) == 0 and timeout == wait:
+        timeout = self.timers.timeout(wait)
+        bus = self._bus
+        if bus is None:
+            bus = self.bus
+        if bus.wait(timeout) == 0 and timeout == wait:
             self._look_at_controls()
 
     def _handle_batch(self) -> int:
@@ -403,15 +414,14 @@ class TableService:
         batch."""
         events, timers, done = self.events, self.timers, 0
         item = events.get()
-        if item is not None and timers.due():
+        if item is not None:
             timers.run_due()
         while item is not None:
             self._played = False
             if self._handle(*item):
                 self._stale = True
             done += 1
-            if timers.due():
-                timers.run_due()
+            timers.run_due()
             if self._played:
                 self.redraw()
             item = events.get() if done < BATCH else None
@@ -420,7 +430,7 @@ class TableService:
     def _handle(self, seat: int, event: LinkEvent) -> bool:
         """Handles one event; False when no screen can have changed."""
         try:
-            if isinstance(event, _COUNTED):
+            if type(event) in _COUNTED:
                 self.handled += 1
                 if not self.timers.pending(_CONTROLS):  # players act: the folder waits
                     self.timers.after(CONTROL_READ_S, self._look_at_controls, _CONTROLS)

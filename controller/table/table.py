@@ -231,6 +231,9 @@ class Table:
         self.events += 1
         if not 0 <= seat < self.rules.players:
             return False
+        if type(event) is TagLeft:  # half a card's events, and they show nothing: at once
+            self.on_reader[seat].discard(event.uid)
+            return False
         if isinstance(event, _BUTTONS):
             try:
                 button = Button(event.name)

@@ -96,6 +96,19 @@ class Timers:
             heapq.heappop(heap)
         return heap[0][0] if heap else None
 
+    def timeout(self, longest: float) -> float:
+        """How long the loop may wait: ``longest``, less when the first live entry is due
+        sooner, 0 when one is due now (``next_due`` and one reading of the clock)."""
+        heap = self._heap
+        while heap and not heap[0][2].live:
+            heapq.heappop(heap)
+        if not heap:
+            return longest
+        left = heap[0][0] - self._clock()
+        if left >= longest:
+            return longest
+        return left if left > 0.0 else 0.0
+
     def due(self) -> bool:
         """Whether an entry is due now (a look at the heap's top and the clock)."""
         heap = self._heap
@@ -128,22 +141,25 @@ class Timers:
 
 class CallQueue:
     """Calls handed to the loop from other threads (``TableService.call_soon``: the
-    tournament link's network thread), run on the loop's thread at its next turn."""
+    tournament link's network thread), run on the loop's thread at its next turn.
+
+    ``waiting`` is the calls not run yet: the loop reads it without the lock (a call added
+    meanwhile wakes it) and with no method call (the loop looks at every turn)."""
 
     def __init__(self) -> None:
-        self._calls: deque[Callable[[], None]] = deque()
+        self.waiting: deque[Callable[[], None]] = deque()
         self._lock = threading.Lock()
 
     def __bool__(self) -> bool:  # read without the lock: a call added now wakes the loop
-        return bool(self._calls)
+        return bool(self.waiting)
 
     def add(self, call: Callable[[], None]) -> None:
         with self._lock:
-            self._calls.append(call)
+            self.waiting.append(call)
 
     def run(self) -> None:
         with self._lock:
-            calls, self._calls = self._calls, deque()
+            calls, self.waiting = self.waiting, deque()
         for call in calls:
             try:
                 call()

@@ -8,8 +8,14 @@ import random
 
 import pytest
 
-from controller.hal.events import DisplayAck, NodeEvent
-from controller.hal.frames import BUTTONS, FrameDecoder, crc16, encode_frame
+from controller.hal.events import DisplayAck, NodeEvent, TagArrived, TagLeft
+from controller.hal.frames import (
+    BUTTONS,
+    TAG_EVENTS_KEPT,
+    FrameDecoder,
+    crc16,
+    encode_frame,
+)
 
 
 def _general(stream: bytes) -> tuple[list[NodeEvent], list[tuple[str, bytes]], dict[str, int]]:
@@ -177,3 +183,17 @@ def test_a_lone_frame_is_taken_only_whole_and_valid() -> None:
     assert decoder.stats["frames"] == 6  # nothing it refused was counted
     decoder.feed(b"$10 PRESS")  # half a frame held: the next read is the rest of it
     assert decoder.lone_frame(encode_frame(11, "TAGOFF", "04A1B2C3")) is None
+
+
+def test_a_cards_events_read_the_short_way_are_its_own_however_many_cards_come() -> None:
+    """A card seen before is not decoded again (its event kept, a frozen value); past
+    ``TAG_EVENTS_KEPT`` cards the kept ones are forgotten, never mixed up."""
+    decoder = FrameDecoder()
+    uids = [bytes([7, n >> 8, n & 0xFF, 1]) for n in range(TAG_EVENTS_KEPT + 40)]
+    seq = 0
+    for _ in range(2):
+        for uid in [*uids, uids[0]]:
+            for kind, event in (("TAGON", TagArrived(uid)), ("TAGOFF", TagLeft(uid))):
+                assert decoder.lone_frame(encode_frame(seq, kind, uid.hex().upper())) == event
+                seq += 1
+    assert decoder.stats["frames"] == seq and decoder.stats["seq_gap"] == 0

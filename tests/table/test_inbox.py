@@ -6,6 +6,9 @@ from __future__ import annotations
 import threading
 import time
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from controller.hal.events import ButtonPressed, Heartbeat, LinkEvent, TagLeft
 from controller.hal.seatbus import SeatBus
 from controller.table.inbox import Inbox
@@ -92,3 +95,89 @@ def test_events_queued_before_a_wake_are_not_lost() -> None:
         (1, ButtonPressed("quiero")),
     ]
     assert got.count(None) == 2  # the wake, and nothing more
+
+
+class ModelInbox:
+    """The inbox as its docstring says it queues: a queue a seat, seats in turn, a seat
+    that is full drops (what the loop's own puts must keep, with no lock taken)."""
+
+    def __init__(self, per_seat: int) -> None:
+        self.per_seat = per_seat
+        self.queues: dict[int, list[LinkEvent]] = {}
+        self.order: list[int] = []
+        self.dropped: dict[int, int] = {}
+
+    def put(self, seat: int, event: LinkEvent) -> bool:
+        q = self.queues.setdefault(seat, [])
+        droppable = isinstance(event, ButtonPressed)
+        if len(q) >= (self.per_seat if droppable else 4 * self.per_seat):
+            self.dropped[seat] = self.dropped.get(seat, 0) + 1
+            return False
+        if not q:
+            self.order.append(seat)
+        q.append(event)
+        return True
+
+    def get(self) -> tuple[int, LinkEvent] | None:
+        if not self.order:
+            return None
+        seat = self.order.pop(0)
+        q = self.queues[seat]
+        event = q.pop(0)
+        if q:
+            self.order.append(seat)
+        return seat, event
+
+
+def put_from_another_thread(inbox: Inbox, seat: int, event: LinkEvent) -> bool:
+    taken: list[bool] = []
+    thread = threading.Thread(target=lambda: taken.append(inbox.put(seat, event)))
+    thread.start()
+    thread.join()
+    return taken[0]
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    per_seat=st.integers(1, 3),
+    steps=st.lists(
+        st.tuples(st.sampled_from(["loop", "other", "get"]), st.integers(0, 2), st.booleans()),
+        max_size=40,
+    ),
+)
+def test_the_loops_own_puts_queue_as_another_threads_do(
+    per_seat: int, steps: list[tuple[str, int, bool]]
+) -> None:
+    """The loop's thread puts the seat links' events with no lock (its next event, when
+    nothing is queued): what comes out, in which order, and what is dropped, is what
+    queued events give, whichever thread put each."""
+    inbox, model = Inbox(per_seat=per_seat), ModelInbox(per_seat)
+    assert not inbox.listen()  # this thread is the loop's
+    for n, (who, seat, press) in enumerate(steps):
+        event: LinkEvent = ButtonPressed(f"b{n}") if press else TagLeft(bytes([n]) * 4)
+        if who == "get":
+            assert inbox.get() == model.get()
+        elif who == "loop":
+            assert inbox.put(seat, event) == model.put(seat, event)
+        else:
+            assert put_from_another_thread(inbox, seat, event) == model.put(seat, event)
+        assert len(inbox) == sum(len(q) for q in model.queues.values())
+    assert inbox.listen() == bool(model.order)
+    while (item := model.get()) is not None:
+        assert inbox.get() == item
+    assert inbox.get() is None and len(inbox) == 0
+    assert dict(inbox.dropped) == model.dropped
+
+
+def test_the_loops_own_put_rings_no_bell_and_a_wait_then_ends_at_once() -> None:
+    inbox = Inbox()
+    bus = SeatBus()
+    bus.watch(inbox.bell(), inbox.ring_heard)
+    try:
+        assert not inbox.listen()
+        inbox.put(4, TagLeft(b"\x01" * 4))  # as a seat link does, in the loop's wait
+        assert bus.wait(0) == 0  # no byte in the bell
+        assert inbox.listen()  # the loop does not wait: its event is there
+        assert inbox.get() == (4, TagLeft(b"\x01" * 4)) and inbox.get() is None
+    finally:
+        bus.close()

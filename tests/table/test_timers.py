@@ -97,3 +97,16 @@ def test_calls_handed_over_run_once_in_order_and_a_failing_one_stops_nothing() -
     calls.run()
     calls.run()
     assert ran == [1, 3] and not calls
+
+
+def test_the_loops_wait_is_cut_short_by_the_first_live_entry() -> None:
+    clock = Clock()
+    timers = Timers(clock)
+    assert timers.timeout(1.0) == 1.0  # nothing scheduled: the whole wait
+    timers.after(0.25, lambda: None, "banner")
+    timers.after(0.5, lambda: None, "deal")
+    assert timers.timeout(1.0) == 0.25 and timers.timeout(0.1) == 0.1
+    timers.cancel("banner")  # a cancelled entry does not end a wait
+    assert timers.timeout(1.0) == 0.5
+    clock.now += 2.0
+    assert timers.timeout(1.0) == 0.0  # due: no wait at all
