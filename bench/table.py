@@ -93,6 +93,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from controller.engine import Card, HouseRules
@@ -537,17 +538,22 @@ def service_env(build: str, ablate: str | None = None) -> dict[str, str]:
     return env
 
 
+@dataclass(frozen=True)
+class ServiceSetup:
+    """How the bench starts the service: its build, ``next_deal_after_s``, the
+    interpreter it runs on and what ``--ablate`` leaves out of it."""
+
+    build: str = "pure"
+    deal_after: float = 0.0
+    python: str = sys.executable
+    ablate: str | None = None
+
+
 def play(
-    topology: str,
-    players: int,
-    seed: int,
-    reading: DealReading,
-    build: str,
-    deal_after: float = 0.0,
-    python: str = sys.executable,
-    ablate: str | None = None,
+    topology: str, players: int, seed: int, reading: DealReading, setup: ServiceSetup
 ) -> RealTable:
     """One game on a service started for it (a table started afresh)."""
+    build, deal_after, python, ablate = setup.build, setup.deal_after, setup.python, setup.ablate
     with tempfile.TemporaryDirectory(prefix="bench-table-") as name:
         tmp = Path(name)
         config_path, serials = install_config(tmp, topology, players, reading, deal_after)
@@ -604,20 +610,14 @@ def play(
 
 
 def measure(
-    topology: str,
-    players: int,
-    games: int,
-    build: str,
-    deal_after: float = 0.0,
-    python: str = sys.executable,
-    ablate: str | None = None,
+    topology: str, players: int, games: int, setup: ServiceSetup
 ) -> tuple[list[Sample], float, float]:
     """The events' samples, the idle CPU rate and the share of system time (percent)."""
     samples: list[Sample] = []
     idle: list[float] = []
     user = system = 0
     for seed, reading in itertools.product(range(games), READINGS):
-        table = play(topology, players, seed, reading, build, deal_after, python, ablate)
+        table = play(topology, players, seed, reading, setup)
         samples += table.samples
         idle.append(table.idle_rate)
         user, system = user + table.ticks[0], system + table.ticks[1]
@@ -683,6 +683,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     else:
         args.service_python = shutil.which(args.service_python) or args.service_python
     service_python = interpreter(parser, args.service_python)
+    setup = ServiceSetup(args.build, args.next_deal_after_s, args.service_python, args.ablate)
     for topology, players in itertools.product(args.topology, args.players):
         head = (
             f"topology={topology} players={players} build={args.build} "
@@ -693,15 +694,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         runs = []
         samples: list[Sample] = []
         for run in range(args.runs):
-            samples, idle, system = measure(
-                topology,
-                players,
-                args.games,
-                args.build,
-                args.next_deal_after_s,
-                args.service_python,
-                args.ablate,
-            )
+            samples, idle, system = measure(topology, players, args.games, setup)
             runs.append(headline(samples))
             raw_mean, _, raw_noop = headline(samples, raw=True)
             which = f" run={run + 1}" if args.runs > 1 else ""
