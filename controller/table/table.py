@@ -246,9 +246,6 @@ class Table:
             return True
         if isinstance(event, TagArrived):
             return self._tag(seat, event.uid)
-        if isinstance(event, TagLeft):
-            self.on_reader[seat].discard(event.uid)
-            return False
         if isinstance(event, TagConflict):
             # Several cards on the reader at once: none is read, the player is told.
             self.notices[seat] = (LinkNotice.ONE_CARD, self.clock() + MESSAGE_SECONDS)
