@@ -50,8 +50,10 @@ def test_ten_thousand_idle_sockets_lock_out_no_table_and_no_desk(netns_venue: Ve
         net.start_front(venue.front_conf, PORT, venue.root / "puerta.log")
         one = net.crowd_sockets(PORT, [CROWD], 10_000)
         assert one["refused"] >= 10_000 - PER_ADDRESS  # the firewall: 8 per address
+        assert one["unanswered"] == 0, one  # refused with a reset, at once
         many = net.crowd_sockets(PORT, [crowd_address(k) for k in range(1000)], 1)
-        assert many["refused"] == 0  # a crowd of addresses: each within its limit
+        assert many["refused"] == 0, many  # a crowd of addresses: each within its limit
+        assert many["unanswered"] == 0, many
         assert net.broker_files() < files  # the broker never ran out of files
         ca = venue.ca_file
         table = net.login(table=True, port=PORT, account="mesa01",
