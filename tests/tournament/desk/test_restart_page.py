@@ -2,8 +2,8 @@
 venue's real Mosquitto (its accounts, ACLs and TLS), four tables of the tournament's
 roster (three live, one stopped cleanly), a knockout of four pairs at mesa01 and
 mesa02; the desk loses its power, comes back on the same folder, stops cleanly and
-comes back again. Each time the page, loaded as the organiser loads it, says within a
-few seconds what the tables are: 3 of 4 online, mesa03 free, mesa04 off, and no
+comes back again. Each time the page, loaded as the organiser loads it, comes to say
+what the tables are: 3 of 4 online, mesa03 free, mesa04 off ("apagada"), and no
 "sin noticias" on the list of what needs attention."""
 
 from __future__ import annotations
@@ -25,8 +25,10 @@ from .scenes import entrants
 
 ORGANISER_KEY = "clave-de-la-mesa-de-control"
 ROSTER = ["mesa01", "mesa02", "mesa03", "mesa04"]
-#: What the page must show once the desk heard the tables again (at most this long).
-SETTLED_S = 5.0
+#: How long the page may take to show what the desk heard from the tables again: a bound
+#: that says a desk is stuck, never that a machine is slow (how soon it shows is not a
+#: test's to time).
+SETTLED_S = 120.0
 
 
 def test_the_page_after_a_desk_restart_shows_the_live_tables(
@@ -66,10 +68,14 @@ def test_the_page_after_a_desk_restart_shows_the_live_tables(
                 runs.append(desk())
                 page.goto((runs[-1].page or "") + "#clave=" + ORGANISER_KEY)
                 page.wait("document.getElementById('org')", 5)  # the organiser's page
+                # the whole of what it must say: the live tables and the stopped one's
+                # reason may come in different messages, seconds apart on a loaded machine
                 settled = (
                     "document.getElementById('summary').innerText.startsWith("
                     "'4 mesas, 3 en línea') && "
-                    "document.getElementById('free').innerText === 'mesa03'"
+                    "document.getElementById('free').innerText === 'mesa03' && "
+                    "[...document.querySelectorAll('#offline li')].map(li => li.innerText)"
+                    ".join('|') === 'mesa04: apagada'"
                 )
                 page.wait(settled, SETTLED_S)
                 shown = page.js(
