@@ -281,6 +281,9 @@ $("m-match").onchange = () => controls(T);
 $("logout").onclick = async () => { await post("/api/salir", {}); location.reload(); };
 $("do-register").onclick = () => {
   const name = val("r-name"), players = ["r-p1", "r-p2", "r-p3"].map(val).filter(x => x);
+  // what was typed for this team: emptied once it is registered, unless the organiser
+  // has typed the next team there meanwhile (the answer comes after the desk's refresh)
+  const typed = ["r-name", "r-p1", "r-p2", "r-p3", "r-club"].map(i => [i, $(i).value]);
   if (!need(name, "el nombre del equipo") || !need(players.length, "un jugador")) return;
   ask(`¿Inscribir a ${name} (${players.join(" y ")})?`, async () => {
     await refresh();  // the id after the last one registered, as the desk has them now
@@ -290,7 +293,7 @@ $("do-register").onclick = () => {
     const ok = await act({v: 1, type: "register", entrant: {id, name, club: val("r-club") || null,
       seed: null, players: players.map(p => ({name: p, member_id: null}))}},
       `${name} inscripto`);
-    if (ok) ["r-name", "r-p1", "r-p2", "r-p3", "r-club"].forEach(i => $(i).value = "");
+    if (ok) typed.forEach(([i, text]) => { if ($(i).value === text) $(i).value = ""; });
   });
 };
 function base64(buffer) {
