@@ -12,11 +12,13 @@ how that looks.
 from __future__ import annotations
 
 import weakref
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, fields
+from operator import attrgetter
 
 from ..engine import Action, Game, HandPlay, Kind, SeatView
 from ..notices import DealStarted, LinkNotice, Notice, Scored
-from ..render.screen import MatchCard, SeatScreen, new_seat_screen
+from ..render.screen import SeatScreen, new_seat_screen
 from .controls import MENUS, MenuItem, Mode, SeatInput
 from .table import DealReading, Phase, Table
 
@@ -135,18 +137,16 @@ class _GameScreens:
         parts = self.parts
         if not parts:
             game = self.game
-            flors: list[tuple[HandPlay, _Part]] = []  # per play: its flor state
             made: list[_Part] = []
+            last: HandPlay | None = None  # the play read last (one, or a pica's)
+            flor_open, flor_call, flor_course_team = False, None, None
             for view in game.views():
                 play = game.play_of(view.seat)
-                for known, part in flors:
-                    if known is play:
-                        made.append((view, part[1], part[2], part[3]))
-                        break
-                else:
-                    part = (view, play.flor_open, play.flor_call, play.flor_course_team)
-                    flors.append((play, part))
-                    made.append(part)
+                if play is not last:
+                    last = play
+                    flor_open, flor_call = play.flor_open, play.flor_call
+                    flor_course_team = play.flor_course_team
+                made.append((view, flor_open, flor_call, flor_course_team))
             parts = self.parts = tuple(made)
         return parts
 
@@ -158,14 +158,14 @@ _Part = tuple[SeatView, bool, Kind | None, int | None]
 
 class _Kept:
     """What is kept of a table (one box a table: a new state changes what it holds, not
-    the weak dictionary): its ``_GameScreens``, and each seat's last screen with the
-    arguments it was made of (``_screen_for``: the same arguments, the same object)."""
+    the weak dictionary): its ``_GameScreens``, and each seat's last screen
+    (``_made_screens``: made of the same arguments, the same object)."""
 
     __slots__ = ("made", "screens")
 
     def __init__(self) -> None:
         self.screens: _GameScreens | None = None
-        self.made: dict[int, tuple[_ScreenArgs, SeatScreen]] = {}
+        self.made: dict[int, SeatScreen] = {}
 
 
 _GAME_SCREENS: weakref.WeakKeyDictionary[Table, _Kept] = weakref.WeakKeyDictionary()
@@ -227,12 +227,10 @@ def screens_for(table: Table, seats: int) -> list[SeatScreen]:
     deal being read, the table's alert) looked up once."""
     box = _kept(table)
     kept = _game_screens(table, box)
-    side = _TableSide(table, kept)
     parts = kept.all_parts()
     if seats > len(parts):
         raise ValueError(f"no seat {seats - 1} at a table of {len(parts)}")
-    made = box.made
-    return [_screen_for(table, seat, kept, side, parts[seat], made) for seat in range(seats)]
+    return _made_screens(table, kept, parts, box.made, range(seats))
 
 
 def screen_for(table: Table, seat: int) -> SeatScreen:
@@ -241,113 +239,107 @@ def screen_for(table: Table, seat: int) -> SeatScreen:
     parts = kept.all_parts()
     if not 0 <= seat < len(parts):
         raise ValueError(f"no seat {seat} at a table of {len(parts)}")
-    return _screen_for(table, seat, kept, _TableSide(table, kept), parts[seat], box.made)
+    return _made_screens(table, kept, parts, box.made, (seat,))[0]
 
 
-class _TableSide:
-    """What every seat's screen takes from the table alike, read once a redraw: the
-    deal being read, whether the table shows what it plays next, its lasting alert."""
-
-    __slots__ = ("alert", "between", "deal_dealer", "dealer_reads", "dealing", "dealt_total")
-
-    def __init__(self, table: Table, kept: _GameScreens) -> None:
-        self.dealing = dealing = table.phase is Phase.DEALING
-        deal = table.deal
-        read = dealing and any(deal.values())
-        # before the game, or once its result was held long enough: what it plays next
-        self.between = (not kept.started and not read) or (
-            kept.game.winner is not None and table.show_next
-        )
-        self.dealt_total = sum(len(cards) for cards in deal.values()) if dealing else 0
-        self.deal_dealer = table.hand_dealer if dealing else None
-        self.dealer_reads = table.deal_reading is DealReading.DEALER
-        # ``Table.alert`` of a connected seat: the first table-wide alert
-        self.alert: Notice | None = next(iter(table.alerts.values()), None)
+#: a screen's fields, in ``SeatScreen``'s order (the order ``_made_screens`` passes them),
+#: read at once (C code) to compare a kept screen with the arguments of a new one
+_SCREEN_FIELDS = attrgetter(*(f.name for f in fields(SeatScreen)))
 
 
-#: ``SeatScreen``'s fields, in order, as ``_screen_for`` passes them
-_ScreenArgs = tuple[
-    SeatView, Notice | None, bool, str | None, bool, str | None, tuple[str, ...], int, int,
-    int, int | None, bool, bool, Notice | None, Notice | None, bool, Kind | None, int | None,
-    tuple[str | None, ...], bool, MatchCard | None, bool,
-]  # fmt: skip
-
-
-def _screen_for(
+def _made_screens(
     table: Table,
-    seat: int,
     kept: _GameScreens,
-    side: _TableSide,
-    part: _Part,
-    made: dict[int, tuple[_ScreenArgs, SeatScreen]],
-) -> SeatScreen:
-    """The seat's screen: the one made last for it when made of the same arguments
-    (``made``, by seat: compared only when the view is the same object)."""
+    parts: tuple[_Part, ...],
+    made: dict[int, SeatScreen],
+    seats: Iterable[int],
+) -> list[SeatScreen]:
+    """The seats' screens: for each, the one made last for it when made of the same
+    arguments (``made``, by seat: compared only when the view is the same object).
+
+    One loop for every seat, what the table shows every seat alike read once before it
+    (the deal being read, whether the table shows what it plays next, its lasting
+    alert) and the table's lists held in locals: six seats a redraw, every redraw."""
     game = kept.game
-    view, flor_open, flor_call, flor_course_team = part
-    dealing = side.dealing
-    # ``Table.message`` and ``Table.notice`` (which forget what expired) for a seat with one
-    message = table.message(seat) if table.messages[seat] is not None else None
-    node_ok = table.node_ok[seat]
-    notice: Notice | None = None
-    refusal = False
-    if message is not None:
-        refusal = message.refusal
-        notice = message.notice
-        # The screen shows these from the state itself: the deal being read (its notice
-        # outlives the deal by a few seconds), the points just scored (line 2 keeps the
-        # hand's last award), the end of the game, the reader unplugged.
-        if not refusal and (
-            dealing
-            or isinstance(notice, _SHOWN_BY_STATE)
-            or game.winner is not None
-            or (isinstance(notice, LinkNotice) and not node_ok)
-        ):
-            notice = None
-    if dealing:
-        pad = _NO_PAD
-        dealt = len(table.deal.get(seat, ()))
-    else:
-        inp = table.inputs[seat]
-        # the pad in its normal mode prompts only a seat whose tanto the telling awaits
-        if inp.mode is Mode.NORMAL and view.telling is None:
-            pad = _NO_PAD
-        else:
-            pad = pad_screen(game, seat, inp)
-        dealt = 0
-    reader = table.notice(seat) if table.notices[seat] is not None else None
-    # ``Table.alert``: a connected seat's own fault first, then the table's
-    alert = (table.seat_alerts[seat] or side.alert) if node_ok else None
-    between = side.between
+    over = game.winner is not None
+    dealing = table.phase is Phase.DEALING
+    deal = table.deal
+    read = dealing and any(deal.values())
+    # before the game, or once its result was held long enough: what it plays next
+    between = (not kept.started and not read) or (over and table.show_next)
+    dealt_total = sum(len(cards) for cards in deal.values()) if dealing else 0
+    deal_dealer = table.hand_dealer if dealing else None
+    dealer_reads = table.deal_reading is DealReading.DEALER
+    # ``Table.alert`` of a connected seat: its own fault first, then the first table-wide
+    table_alert: Notice | None = next(iter(table.alerts.values()), None)
     match = table.match if between else None
     waiting = table.waiting and table.match is None and between
-    args: _ScreenArgs = (
-        view,
-        notice,  # message
-        refusal and notice is not None,  # refusal
-        pad.prompt,
-        dealing,
-        pad.prompt_help,
-        pad.menu,
-        pad.menu_index,
-        dealt,
-        side.dealt_total,
-        side.deal_dealer,
-        side.dealer_reads,
-        node_ok,
-        reader,  # notice
-        alert,
-        flor_open,
-        flor_call,
-        flor_course_team,
-        kept.notes,  # award_notes
-        seat in kept.show,  # must_show
-        match,
-        waiting,
-    )
-    last = made.get(seat)
-    if last is not None and last[0][0] is view and last[0] == args:
-        return last[1]
-    screen = new_seat_screen(*args)
-    made[seat] = (args, screen)
-    return screen
+    messages, notices, node_oks = table.messages, table.notices, table.node_ok
+    seat_alerts, inputs = table.seat_alerts, table.inputs
+    notes, show = kept.notes, kept.show
+    screens: list[SeatScreen] = []
+    for seat in seats:
+        view, flor_open, flor_call, flor_course_team = parts[seat]
+        node_ok = node_oks[seat]
+        notice: Notice | None = None
+        refusal = False
+        # ``Table.message`` (which forgets what expired) for a seat with one
+        message = table.message(seat) if messages[seat] is not None else None
+        if message is not None:
+            refusal = message.refusal
+            notice = message.notice
+            # The screen shows these from the state itself: the deal being read (its
+            # notice outlives the deal by a few seconds), the points just scored (line 2
+            # keeps the hand's last award), the end of the game, the reader unplugged.
+            if not refusal and (
+                dealing
+                or isinstance(notice, _SHOWN_BY_STATE)
+                or over
+                or (isinstance(notice, LinkNotice) and not node_ok)
+            ):
+                notice = None
+        if dealing:
+            pad = _NO_PAD
+            dealt = len(deal.get(seat, ()))
+        else:
+            inp = inputs[seat]
+            # the pad in its normal mode prompts only a seat whose tanto the telling awaits
+            if inp.mode is Mode.NORMAL and view.telling is None:
+                pad = _NO_PAD
+            else:
+                pad = pad_screen(game, seat, inp)
+            dealt = 0
+        args = (
+            view,
+            notice,  # message
+            refusal and notice is not None,  # refusal
+            pad.prompt,
+            dealing,
+            pad.prompt_help,
+            pad.menu,
+            pad.menu_index,
+            dealt,
+            dealt_total,
+            deal_dealer,
+            dealer_reads,
+            node_ok,
+            # ``Table.notice`` (which forgets what expired) for a seat with one
+            table.notice(seat) if notices[seat] is not None else None,
+            # ``Table.alert``: a connected seat's own fault first, then the table's
+            (seat_alerts[seat] or table_alert) if node_ok else None,
+            flor_open,
+            flor_call,
+            flor_course_team,
+            notes,  # award_notes
+            seat in show,  # must_show
+            match,
+            waiting,
+        )
+        last = made.get(seat)
+        if last is not None and last.view is view and _SCREEN_FIELDS(last) == args:
+            screens.append(last)
+            continue
+        screen = new_seat_screen(*args)
+        made[seat] = screen
+        screens.append(screen)
+    return screens

@@ -44,6 +44,8 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
+from operator import attrgetter, itemgetter
 from pathlib import Path
 from typing import cast
 
@@ -127,6 +129,8 @@ SECOND_RUN_NOTICE_S = 30.0
 _DEAL, _RESULT, _NEW_GAME, _RETRY, _DAMAGE, _PING, _DROPS, _EXPIRY, _CONTROLS = (
     "deal", "result", "new-game", "retry", "damage", "ping", "drops", "expiry", "controls"
 )  # fmt: skip
+#: a seat's message's end (``Message.until``) and its reader notice's (``(notice, end)``)
+_UNTIL, _END = attrgetter("until"), itemgetter(1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -818,15 +822,11 @@ class TableService:
         displays = self.displays[: table.rules.players]
         shown, drawn_screens = self._shown, self._screens
         for seat, screen in enumerate(screens_for(table, len(displays))):
-            drawn = drawn_screens[seat]
-            # The screen made of the same arguments is the same object (``screens_for``);
-            # a view of another game state (the engine's views are kept per state) is
-            # not compared field by field: the contents below say whether it shows.
-            if (
-                not force
-                and drawn is not None
-                and (screen is drawn or (screen.view is drawn.view and screen == drawn))
-            ):
+            # The screen made of the same arguments is the same object (``screens_for``
+            # compared them): any other is not compared field by field again (a new one
+            # of the same view was made because its arguments differ); the contents
+            # below say whether it shows.
+            if screen is drawn_screens[seat] and not force:
                 continue
             content = screen_content(screen)
             if force or contents_differ(content, shown[seat]):
@@ -837,7 +837,9 @@ class TableService:
         # the first message's end, timed (none on most redraws: no list made then)
         messages, notices = table.messages, table.notices
         if any(messages) or any(notices):
-            until = min([m.until for m in messages if m] + [n[1] for n in notices if n])
+            # the messages' and notices' ends read in C code (``map``), not a seat at a time
+            ends = chain(map(_UNTIL, filter(None, messages)), map(_END, filter(None, notices)))
+            until = min(ends)
             if self.timers.when(_EXPIRY) != until:
                 self.timers.schedule(until, self._expired, _EXPIRY)
         else:
