@@ -202,6 +202,14 @@ class BazaMark(Enum):
     PARDA = "parda"
 
 
+# Enum members read once, as module globals: read off its class (``Reason.ENVIDO``) a
+# member costs a call of ``EnumType``'s attribute hook (some 90 ns here against 7 for a
+# global), a few times a seat in the code below.
+_OPEN, _WON, _LOST, _PARDA = BazaMark.OPEN, BazaMark.WON, BazaMark.LOST, BazaMark.PARDA
+_ENVIDO_KIND, _FLOR_KIND, _AL_RESTO = Kind.ENVIDO, Kind.FLOR, Kind.CONTRAFLOR_AL_RESTO
+_ENVIDO_WON, _FLOR_WON, _TRUCO_WON = Reason.ENVIDO, Reason.FLOR, Reason.TRUCO
+
+
 @dataclass(frozen=True, slots=True)
 class Strip:
     """The status strip: mano and dealer (seats), the bazas, the truco level."""
@@ -511,7 +519,9 @@ def answer_label(kind: Kind, level: int = 0) -> str:
 
 
 def _answers(view: SeatView) -> list[Kind]:
-    kinds = {a.kind for a in view.legal}
+    # a list, searched by identity in C code: a set would hash every kind (``Enum.__hash__``
+    # is Python code)
+    kinds = [a.kind for a in view.legal]
     return [k for k in ANSWER_ORDER if k in kinds]
 
 
@@ -519,7 +529,7 @@ def _envido_call(chain: Sequence[Kind]) -> list[str]:
     """Ways to write an envido chain, widest first."""
     long = [answer_label(k, 0) for k in chain]
     medium = [answer_label(k, 1) for k in chain]
-    if chain and chain[-1] is not Kind.ENVIDO:
+    if chain and chain[-1] is not _ENVIDO_KIND:
         medium[-1] = answer_label(chain[-1], 0)
     short = [answer_label(k, 2) for k in chain]
     return [" ".join(long), " ".join(medium), " ".join(short), " ".join(answer_label(k, 3)
@@ -539,7 +549,7 @@ def _pending_call(screen: SeatScreen) -> _Call | None:
     view = screen.view
     team = view.team
     if view.flor_pending is not None:
-        resto = screen.flor_call is Kind.CONTRAFLOR_AL_RESTO
+        resto = screen.flor_call is _AL_RESTO
         name = "CONTRAFLOR AL RESTO" if resto else "CONTRAFLOR"
         return _Call((name,), view.flor_pending != team, view.flor_pending == team)
     if screen.flor_course_team is not None:
@@ -586,8 +596,8 @@ def _call_lines(call: _Call, answers: list[Kind], turn: Line, quiet: Line) -> tu
             Line.of(fit_text([f"{n}?" for n in call.names])),
             Line.of(fit_text(["RESPONDE TU COMPAÑERO", "RESPONDE OTRO"])),
         )
-    if call.names[0] == "FLOR" and Kind.FLOR in answers:  # the plain answer first
-        answers = [Kind.FLOR, *(k for k in answers if k is not Kind.FLOR)]
+    if call.names[0] == "FLOR" and _FLOR_KIND in answers:  # the plain answer first
+        answers = [_FLOR_KIND, *(k for k in answers if k is not _FLOR_KIND)]
     heads = [f"{name}?" for name in call.names if _fits(f"{name}?")]
     # One form for a whole list, the same from screen to screen: short words ("NO",
     # "ACHICO", "REAL") while they fit, then "ENV" for envido, one- or two-letter names last.
@@ -640,9 +650,9 @@ def _award_line(view: SeatView, award: Award, note: str | None = None) -> Line:
     """The line telling ``award`` (``+2 NOS: ENVIDO 33``, a penalty with its reason)."""
     reason = award.reason
     points: int | None = None  # the winner's tanto, told with an envido or a flor won
-    if reason is Reason.ENVIDO and view.envido_result is not None:
+    if reason is _ENVIDO_WON and view.envido_result is not None:
         points = view.envido_result[1]
-    elif reason is Reason.FLOR and view.flor_result is not None:
+    elif reason is _FLOR_WON and view.flor_result is not None:
         points = view.flor_result[1]
     # the reason by its value: a string's hash is kept, an Enum's is Python code
     return _award_line_of(award.team == view.team, award.points, reason._value_, points, note)
@@ -691,10 +701,8 @@ def _play_strip(
     quiero_ours: bool,
 ) -> Strip:
     """A hand's strip from the bazas' winners (None: parda), kept by those numbers."""
-    marks = [
-        BazaMark.PARDA if r is None else BazaMark.WON if r == team else BazaMark.LOST for r in bazas
-    ]
-    marks += [BazaMark.OPEN] * (3 - len(marks))
+    marks = [_PARDA if r is None else _WON if r == team else _LOST for r in bazas]
+    marks += [_OPEN] * (3 - len(marks))
     return _strip_of(mano, dealer, seat, (marks[0], marks[1], marks[2]), truco, quiero_ours)
 
 
@@ -791,7 +799,7 @@ def _hand_end(view: SeatView) -> Line:
     team = end[0].team
     points = sum(a.points for a in end if a.team == team)
     won = "LA PICA" if view.pica_pica else "LA MANO"
-    what = won if end[0].reason is Reason.TRUCO else "MAZO"
+    what = won if end[0].reason is _TRUCO_WON else "MAZO"
     return Line.of(f"+{points} {_team_word(view, team)}: {what}")
 
 

@@ -55,6 +55,11 @@ _NAMES = {
 _SHOWN_BY_STATE = (DealStarted, Scored)
 
 
+# Enum members read once, as module globals (a member read off its class costs a call of
+# ``EnumType``'s attribute hook: some 90 ns here, against 7 for a global)
+_NORMAL, _DEALING, _DEALER_READS = Mode.NORMAL, Phase.DEALING, DealReading.DEALER
+
+
 def _entry_name(entry: Kind | MenuItem) -> str:
     return entry.value if isinstance(entry, MenuItem) else _NAMES.get(entry, entry.word)
 
@@ -262,14 +267,14 @@ def _made_screens(
     alert) and the table's lists held in locals: six seats a redraw, every redraw."""
     game = kept.game
     over = game.winner is not None
-    dealing = table.phase is Phase.DEALING
+    dealing = table.phase is _DEALING
     deal = table.deal
     read = dealing and any(deal.values())
     # before the game, or once its result was held long enough: what it plays next
     between = (not kept.started and not read) or (over and table.show_next)
     dealt_total = sum(len(cards) for cards in deal.values()) if dealing else 0
     deal_dealer = table.hand_dealer if dealing else None
-    dealer_reads = table.deal_reading is DealReading.DEALER
+    dealer_reads = table.deal_reading is _DEALER_READS
     # ``Table.alert`` of a connected seat: its own fault first, then the first table-wide
     table_alert: Notice | None = next(iter(table.alerts.values()), None)
     match = table.match if between else None
@@ -304,7 +309,7 @@ def _made_screens(
         else:
             inp = inputs[seat]
             # the pad in its normal mode prompts only a seat whose tanto the telling awaits
-            if inp.mode is Mode.NORMAL and view.telling is None:
+            if inp.mode is _NORMAL and view.telling is None:
                 pad = _NO_PAD
             else:
                 pad = pad_screen(game, seat, inp)
