@@ -529,13 +529,21 @@ class Game:
 
     def cards_in_hands(self) -> tuple[tuple[Card, ...] | None, ...]:
         """``cards_in_hand`` of every seat, in seat order."""
-        played = self._deal.played
-        return tuple(
-            [
-                None if cs is None else tuple([CARDS[c] for c in cs if not played >> c & 1])
-                for cs in self._deal.cards
-            ]
-        )
+        deal = self._deal
+        played = deal.played
+        # plain loops: a comprehension a seat is a call a seat (once per state: every
+        # seat's view)
+        hands: list[tuple[Card, ...] | None] = []
+        for cs in deal.cards:
+            if cs is None:
+                hands.append(None)
+                continue
+            held: list[Card] = []
+            for c in cs:
+                if not played >> c & 1:
+                    held.append(CARDS[c])
+            hands.append(tuple(held))
+        return tuple(hands)
 
     def seen_cards(self, seat: int) -> tuple[Card, ...]:
         """The cards of ``seat`` the table has seen this hand (played or shown)."""

@@ -1701,11 +1701,12 @@ class HandPlay(Saved):
 
     @property
     def baza_results(self) -> tuple[int | None, ...]:
-        return tuple(None if r < 0 else r for r in self.bazas)
+        # lists, not generators, made into tuples: read once per state (the views)
+        return tuple([None if r < 0 else r for r in self.bazas])
 
     @property
     def table_cards(self) -> tuple[tuple[int, Card], ...]:
-        return tuple((s, CARDS[c]) for s, c in self.table)
+        return tuple([(s, CARDS[c]) for s, c in self.table])
 
     @property
     def played_bazas(self) -> tuple[tuple[tuple[int, Card], ...], ...]:

@@ -885,9 +885,14 @@ def screen_content(screen: SeatScreen) -> ScreenContent:
     A screen of the same view as the seat's last one, unlike it only in what neither
     shows (the cards read for the other seats while a deal is read), says the same:
     that one's content is returned."""
-    seat = screen.view.seat
+    view = screen.view
+    seat = view.seat
     last = _LAST_CONTENT.get(seat)
-    if last is not None and (last[0] is screen or _says_alike(last[0], screen)):
+    # ``_says_alike`` asked only of a screen of the same view: after a change of the
+    # game's state (most redraws) every view is new
+    if last is not None and (
+        last[0] is screen or (last[0].view is view and _says_alike(last[0], screen))
+    ):
         return last[1]
     content = _screen_content(screen)
     _LAST_CONTENT[seat] = (screen, content)
