@@ -178,8 +178,11 @@ class SeatScreen:
     prompt_help: str | None = None  # the keys for that prompt (line 2)
     menu: tuple[str, ...] = ()  # the pad's open menu, entry names
     menu_index: int = 0  # the entry a quiero would choose
-    dealt: int = 0  # while dealing: this seat's cards read so far
-    dealt_total: int = 0  # while dealing: all cards read so far
+    #: while dealing, the count the screen shows: this seat's cards read so far (``dealt``)
+    #: or, to the dealer who taps every card, all of them (``dealt_total``); ``screens_for``
+    #: leaves the other 0, so a card read changes only the screens that show it
+    dealt: int = 0
+    dealt_total: int = 0
     deal_dealer: int | None = None  # while dealing: the dealer of the hand being read
     dealer_reads: bool = False  # the dealer taps every card (else each seat its own)
     node_ok: bool = True  # this seat's reader and pad are connected

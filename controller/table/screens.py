@@ -272,9 +272,14 @@ def _made_screens(
     read = dealing and any(deal.values())
     # before the game, or once its result was held long enough: what it plays next
     between = (not kept.started and not read) or (over and table.show_next)
-    dealt_total = sum(len(cards) for cards in deal.values()) if dealing else 0
     deal_dealer = table.hand_dealer if dealing else None
     dealer_reads = table.deal_reading is _DEALER_READS
+    # While a deal is read each screen carries the one count it shows (``dealt``: the
+    # seat's own cards; ``dealt_total``: every card, to the dealer who taps them all), 0
+    # for the other: a card read makes a new screen only for the seats that show it, the
+    # others keep theirs (the same object: not even its content is looked at again).
+    total_to = deal_dealer if dealing and dealer_reads else None
+    dealt_total = sum(len(cards) for cards in deal.values()) if total_to is not None else 0
     # ``Table.alert`` of a connected seat: its own fault first, then the first table-wide
     table_alert: Notice | None = next(iter(table.alerts.values()), None)
     match = table.match if between else None
@@ -303,9 +308,13 @@ def _made_screens(
                 or (isinstance(notice, LinkNotice) and not node_ok)
             ):
                 notice = None
+        total = 0
         if dealing:
             pad = _NO_PAD
-            dealt = len(deal.get(seat, ()))
+            if seat == total_to:
+                dealt, total = 0, dealt_total
+            else:
+                dealt = len(deal.get(seat, ()))
         else:
             inp = inputs[seat]
             # the pad in its normal mode prompts only a seat whose tanto the telling awaits
@@ -324,7 +333,7 @@ def _made_screens(
             pad.menu,
             pad.menu_index,
             dealt,
-            dealt_total,
+            total,  # dealt_total
             deal_dealer,
             dealer_reads,
             node_ok,
