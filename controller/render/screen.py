@@ -777,13 +777,45 @@ def _last_award(screen: SeatScreen) -> Line:
     penalty), if any."""
     view = screen.view
     awards = view.awards
+    if not awards:
+        return _BLANK
+    notes = screen.award_notes
+    key = (view.team, view.pica if view.pica_pica else -1)
+    kept = _AWARD_LINES.get(key)
+    if (
+        kept is not None
+        and kept[0] is awards
+        and kept[1] is notes
+        and kept[2] is view.envido_result
+        and kept[3] is view.flor_result
+    ):
+        return kept[4]
+    line = _BLANK
     every = not view.pica_pica  # else only its own pica's
     for i in range(len(awards) - 1, -1, -1):
         award = awards[i]
         if (every or award.pica == view.pica) and award.reason not in _HAND_END:
-            notes = screen.award_notes
-            return _award_line(view, award, notes[i] if i < len(notes) else None)
-    return _BLANK
+            line = _award_line(view, award, notes[i] if i < len(notes) else None)
+            break
+    _AWARD_LINES[key] = (awards, notes, view.envido_result, view.flor_result, line)
+    return line
+
+
+#: ``_last_award``'s line for a team's seats (in a pica-pica hand, a pica's), by the
+#: identity of what it is made of: the seats' views of one state share the hand's
+#: awards and tanto results, their screens the awards' notes (the same objects), so the
+#: line made for a team's first seat is its next seats' (no loop, no ``_award_line``).
+#: Each entry holds its objects: an identity it compares is never another object's.
+_AWARD_LINES: dict[
+    tuple[int, int | None],
+    tuple[
+        tuple[Award, ...],
+        tuple[str | None, ...],
+        tuple[int, int] | None,
+        tuple[int, int] | None,
+        Line,
+    ],
+] = {}
 
 
 def _quiet_line(screen: SeatScreen) -> Line:
@@ -1335,6 +1367,7 @@ def clear_caches() -> None:
     _STRIP_PAGES_BY_ID.clear()
     _LINE_PAGES_BY_ID.clear()
     _LAST_CONTENT.clear()
+    _AWARD_LINES.clear()
 
 
 def render_screen(screen: SeatScreen) -> Image.Image:
