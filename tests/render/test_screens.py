@@ -221,6 +221,32 @@ def test_calls_answers_and_announcements() -> None:
     assert texts("game_lost")[1] == "FIN: PERDIMOS"
 
 
+def test_a_kept_award_line_is_never_another_screens() -> None:
+    """The hand's last award line is kept for a team's seats by the identity of the
+    awards, their notes and the tanto results: a screen of the very same awards with
+    another note, another tanto or the other team says its own line, and the first
+    screen says its own again after them."""
+    penalty = next(s for s in STATES if s.name == "mal_cantado").screen
+    (note,) = penalty.award_notes
+    assert note is not None
+    said = screen_lines(penalty)[1]
+    assert "MAL CANTADO" in said
+    other_note = replace(penalty, award_notes=("tanto sin mostrar",))
+    assert screen_lines(other_note)[1] == said.replace("MAL CANTADO", "SIN MOSTRAR")
+    assert "PENALIDAD" in screen_lines(replace(penalty, award_notes=(None,)))[1]
+    won = next(s for s in STATES if s.name == "envido_won").screen
+    view = won.view
+    assert view.envido_result is not None
+    told = replace(won, view=replace(view, envido_result=(view.envido_result[0], 31)))
+    assert told.view.awards is view.awards
+    theirs = replace(won, view=replace(view, team=1 - view.team))
+    for _ in range(2):
+        assert screen_lines(won)[1] == "+2 NOS: ENVIDO 33"
+        assert screen_lines(told)[1] == "+2 NOS: ENVIDO 31"
+        assert screen_lines(theirs)[1] == "+2 ELLOS: ENVIDO 33"
+        assert screen_lines(penalty)[1] == said
+
+
 def test_strip_marks() -> None:
     strip = screen_content(next(s for s in STATES if s.name == "hand_won").screen).strip
     assert (strip.mano, strip.dealer, strip.seat) == (0, 1, 0)

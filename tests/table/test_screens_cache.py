@@ -8,6 +8,7 @@ field by field (``seat_view``)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import pairwise
 from typing import Any
 
 import pytest
@@ -19,7 +20,7 @@ from controller.table import screens as screens_module
 from controller.table.run_mock import MockRun
 from controller.table.screens import screens_for
 from controller.table.service import TableService
-from controller.table.table import DealReading, Table
+from controller.table.table import DealReading, Phase, Table
 
 from ..engine.view_oracle import seat_view
 
@@ -88,3 +89,67 @@ def test_cached_screens_are_the_screens_made_afresh(
         run.close()
     assert checked[0] > 100
     assert mismatches == []
+
+
+#: per redraw while a deal is read: the screens, what they say, the screens then kept
+_Seen = list[tuple[list[Any], list[tuple[str, ...]], list[Any]]]
+
+
+def _deal_watch(seen: _Seen) -> Callable[..., None]:
+    """A redraw that notes, while a deal is read, every seat's screen and what it says,
+    checks that both are those made with every cache emptied, and notes the screens the
+    caches then hold (the next redraw's are compared with those)."""
+    real = TableService.redraw
+
+    def redraw(self: TableService, force: bool = False) -> None:
+        table = self.table
+        if table.phase is Phase.DEALING:
+            seats = table.rules.players
+            clock = table.clock
+            now = clock()
+            table.clock = lambda: now  # no message expires between the two looks
+            try:
+                screens = screens_for(table, seats)
+                texts = [screen_content(s).texts for s in screens]
+                fresh = _fresh(table, seats)
+                assert screens == fresh[0]
+                assert texts == [c.texts for c in fresh[1]]
+                seen.append((screens, texts, screens_for(table, seats)))
+            finally:
+                table.clock = clock
+        real(self, force)
+
+    return redraw
+
+
+@pytest.mark.parametrize("reading", [DealReading.SEATS, DealReading.DEALER])
+def test_a_card_read_makes_new_screens_only_for_the_seats_that_show_it(
+    monkeypatch: pytest.MonkeyPatch, reading: DealReading
+) -> None:
+    """While a deal is read, a card read changes the count one or two seats show (the
+    seat's own ``TOCÁ TUS CARTAS 2/3``, or the dealer's ``TOCÁ CADA CARTA 7/18``): the
+    other seats keep the very screen they had, so the redraw does not look at them again;
+    and every screen says what the one made with every cache emptied says."""
+    seen: _Seen = []
+    monkeypatch.setattr(TableService, "redraw", _deal_watch(seen))
+    run = MockRun(HouseRules(players=6), seed=5, human=None, deal_reading=reading)
+    try:
+        for _ in range(3):  # three hands' deals
+            run.deal()
+            while run.game.hand_in_progress:
+                assert run.bot_step() is not None
+    finally:
+        run.close()
+    kept = remade = 0
+    for (_, said_before, held), (after, said_after, _) in pairwise(seen):
+        if held[0].view is not after[0].view:
+            continue  # another state of the game (another deal): every screen is new
+        for seat, (old, new) in enumerate(zip(held, after, strict=True)):
+            if said_before[seat] == said_after[seat]:
+                assert new is old, f"seat {seat}: a new screen that says {said_after[seat]}"
+                kept += 1
+            else:
+                assert new is not old
+                remade += 1
+    # a card read is one seat's (and the dealer's, who taps it): most screens are kept
+    assert remade >= 3 * 15 and kept >= 2 * remade
