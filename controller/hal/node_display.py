@@ -322,8 +322,9 @@ class NodePort:
             return
         frame = b"".join(tiles)
         writer.update_pages(frame)
+        shown = writer.last_frame  # this frame, or an equal one it kept (nothing was sent)
         with self._lock:  # compared with the next tiles if the writer shows this frame
-            self._tiles = (tuple(tiles), frame) if writer.last_frame is frame else None
+            self._tiles = (tuple(tiles), shown) if shown is not None and shown == frame else None
 
     def send(self, frame: bytes, windows: Sequence[Window], full: bool) -> UpdateReport:
         with self._lock:

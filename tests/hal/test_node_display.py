@@ -24,6 +24,7 @@ from seatnode.config import USB_READ_BUDGET
 from seatnode.node import NodeApp
 from seatnode.panel import KINDS, Panel
 
+from controller.hal import node_display as node_display_module
 from controller.hal.display_planner import DisplayWriter
 from controller.hal.display_planner import Panel as PiPanel
 from controller.hal.events import DisplayAck, Heartbeat, NodeEvent, PanelReport
@@ -37,7 +38,6 @@ from controller.hal.frames import (
     encode_update,
     parse_frame,
 )
-from controller.hal import node_display as node_display_module
 from controller.hal.node_display import (
     ASK_ACK_BYTES,
     MAX_PIECE,
@@ -427,6 +427,27 @@ def test_tiles_reach_the_glass_as_the_changed_tiles_alone(kind: str) -> None:
     assert wire.model.ignored == []
 
 
+def test_tiles_shown_as_a_frame_equal_to_the_last_go_the_tiles_way_next() -> None:
+    """A screen whose joined frame equals the one the writer last sent (a banner's end
+    that leaves the panel as it was) is sent by nothing, and the next screen's changed
+    tiles go the tiles' way."""
+    wire = Wire("ssd1306", 4)
+    tiles = tuple(bytes([n]) * size for n, size in enumerate(TILE_SIZES))
+    wire.port.show_tiles(tiles, wire.writer)
+    wire.pump(1100)
+    wire.writer.update_pages(bytes(1024))  # a banner, drawn as a frame
+    wire.writer.update_pages(b"".join(tiles))  # and gone
+    wire.pump()
+    sent = wire.port.stats.updates
+    wire.port.show_tiles(tiles, wire.writer)  # the same screen: nothing to send
+    assert wire.port.stats.updates == sent
+    changed = (tiles[0], tiles[1], b"\x07" * 128, tiles[3])
+    wire.port.show_tiles(changed, wire.writer)
+    wire.pump()
+    assert wire.port.stats.tiled == 1 and wire.port.stats.updates == sent + 1
+    assert wire.model.glass() == b"".join(changed)
+
+
 def test_a_tile_equal_to_the_last_in_another_object_sends_nothing() -> None:
     wire = Wire("ssd1306", 4)
     tiles = tuple(bytes([n]) * size for n, size in enumerate(TILE_SIZES))
@@ -445,7 +466,7 @@ def test_tiles_after_a_frame_held_lost_or_whole_reach_the_glass() -> None:
     rnd = random.Random(9)
     wire = Wire("sh1106", 4)
     screens = tile_screens(8, 120)
-    for index, tiles in enumerate(screens):
+    for tiles in screens:
         wire.port.show_tiles(tiles, wire.writer)
         event = rnd.random()
         if event < 0.15:
