@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -32,7 +32,7 @@ from .display_bus import writer_for_device
 from .display_planner import DisplayWriter, FrameWriter
 from .panels import PANEL_KINDS, PANELS, Controller, kinds_said
 
-__all__ = ["Display", "DisplayConfig", "OledDisplay", "PageDisplay", "mux_bus"]
+__all__ = ["Display", "DisplayConfig", "OledDisplay", "PageDisplay", "TileDisplay", "mux_bus"]
 
 RETRY_S = 0.25  # a panel that did not open is tried again after this, doubling ...
 RETRY_MAX_S = 2.0  # ... up to this, while it stays away
@@ -52,6 +52,14 @@ class PageDisplay(Display, Protocol):
     service then draws no pixel for it."""
 
     def show_pages(self, pages: bytes) -> None: ...
+
+
+class TileDisplay(PageDisplay, Protocol):
+    """A display that also takes the screen as tiles of whole pages, top to bottom, each
+    tile the same object while it is unchanged (``controller.render.screen.render_tiles``):
+    a seat node's (``NodeDisplay``), which sends only the tiles that changed."""
+
+    def show_tiles(self, tiles: Sequence[bytes]) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)

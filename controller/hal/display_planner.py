@@ -569,17 +569,28 @@ class DisplayWriter:
     ) -> tuple[bool, list[Window]]:
         """The windows of least cost for ``frame`` after ``last`` (``changed``: their XOR
         as a number, when already known)."""
-        addressing, bus = self._addressing, self.bus
         if changed is None:
             changed = int.from_bytes(last, "big") ^ int.from_bytes(frame, "big")
-        width = self.width
-        diff = changed.to_bytes(len(frame), "big")
+        best, cost = self._spans(changed.to_bytes(len(frame), "big"), 0)
+        if self._full_cost is None:
+            self._full_cost = self._full_frame_cost()
+        if cost >= self._full_cost:
+            return True, self._full_frame()
+        return False, best
+
+    def _spans(self, diff: bytes, first_page: int) -> tuple[list[Window], int]:
+        """The windows of least cost, and their cost, for the XOR ``diff`` of whole pages
+        from ``first_page`` on: each page's spans (kept by the page's place and XOR),
+        stacked into taller windows where that is cheaper."""
+        addressing, bus, width = self._addressing, self.bus, self.width
         spans: list[Window] = []
         kept, narrow, blank = self._page_plans, self._narrow, self._blank_page
-        for base in range(0, len(diff), width):
-            row = diff[base : base + width]
+        first = first_page * width
+        for at in range(0, len(diff), width):
+            row = diff[at : at + width]
             if row == blank:
                 continue
+            base = first + at
             key = (base, row)
             page_spans = kept.get(key)
             if page_spans is None:
@@ -595,11 +606,24 @@ class DisplayWriter:
             merged_cost = _emission_cost(addressing, bus, merged)
             if merged_cost < cost:  # on a tie the spans as they are
                 best, cost = merged, merged_cost
-        if self._full_cost is None:
-            self._full_cost = self._full_frame_cost()
-        if cost >= self._full_cost:
-            return True, self._full_frame()
-        return False, best
+        return best, cost
+
+    def tile_windows(self, old: bytes, new: bytes, first_page: int) -> tuple[Window, ...]:
+        """The windows to send when the whole pages from ``first_page`` on go from ``old``
+        to ``new`` and nothing else changes (a screen's tile: ``NodePort.send_tiles``):
+        found as :meth:`plan` finds a frame's, within those pages."""
+        if len(old) != len(new) or len(new) % self.width or first_page < 0:
+            raise ValueError(f"a tile of {len(new)} bytes after {len(old)} at page {first_page}")
+        if first_page * self.width + len(new) > self._frame_size:
+            raise ValueError(f"a tile of {len(new)} bytes at page {first_page} is off the panel")
+        diff = (int.from_bytes(old, "big") ^ int.from_bytes(new, "big")).to_bytes(len(new), "big")
+        return tuple(self._spans(diff, first_page)[0])
+
+    def shown_as(self, frame: bytes) -> None:
+        """The panel is known to show ``frame`` now (its port sent it another way:
+        ``NodePort.send_tiles``); the next update is planned after it."""
+        _check_frame_size(frame, self.width, self.pages)
+        self._last = frame
 
     def _full_frame(self) -> list[Window]:
         if self._addressing.multi_page:

@@ -145,6 +145,7 @@ class NodePortStats:
     lost: int = 0  # DLOST received
     deferred: int = 0  # frames kept while the node's panel was not ready
     merged: int = 0  # frames held while an update awaited its DACK, sent merged after it
+    tiled: int = 0  # updates sent as the changed tiles alone (``send_tiles``)
 
 
 def pieces(frame: bytes, width: int, window: Window) -> list[tuple[int, bytes]]:
@@ -202,6 +203,10 @@ class NodePort:
         # update that needs nothing held, merged or made whole goes to it straight
         # (``_send_direct``), its frames laid out once a plan (``_regions``).
         self.direct: UpdateSender | None = None
+        # The tiles last shown (``send_tiles``) and the frame they join into, while the
+        # writer's last frame is that one (else the next tiles go as a frame)
+        self._tiles: tuple[tuple[bytes, ...], bytes] | None = None
+        self._panel_key = (panel.controller.value, panel.width, panel.pages)  # hashed in C
 
     @property
     def panel(self) -> Panel:
@@ -238,6 +243,88 @@ class NodePort:
                     cast(CountedSender, link), frame, _regions(plan, self._panel), full, protocol
                 )
             return self._send_locked(frame, windows, full)
+
+    def send_tiles(self, tiles: Sequence[bytes], writer: DisplayWriter) -> bool:
+        """A screen given as tiles of whole pages, top to bottom (``controller.render.
+        screen.render_tiles``: a tile unchanged is the very object it was), sent as the
+        changed tiles' windows alone, protocol 4's direct way: no frame compared, no plan
+        looked up, each change of a tile laid out once (``_tile_change``, kept by the two
+        tiles' identities) and shared by every seat that makes it. True when sent so (or
+        nothing changed); False when this way does not take it (the first screen, the
+        writer's last frame not these tiles', the node not ready, frames held, the window
+        without room, more than the whole screen's bytes, a panel turned): the caller then
+        sends the joined frame through ``writer`` (:meth:`show_tiles`)."""
+        with self._lock:
+            last, direct = self._tiles, self.direct
+            if (
+                last is None
+                or writer.last_frame is not last[1]
+                or direct is None
+                or not self._ready
+                or self._held is not None
+                or direct.protocol < 4
+                or writer.rotation != 0
+            ):
+                return False
+            old_tiles = last[0]
+            if len(tiles) != len(old_tiles):
+                return False
+            panel = self._panel
+            width = panel.width
+            bodies: list[bytes] = []
+            size = payload = page = 0
+            for new, old in zip(tiles, old_tiles, strict=True):
+                if new is not old and new != old:
+                    if len(new) != len(old):
+                        return False
+                    change = _tile_change(old, new, page, self._panel_key, panel, writer)
+                    bodies += change.bodies
+                    size += change.size
+                    payload += change.payload
+                page += len(new) // width
+            kept = tuple(tiles)
+            if not bodies:  # nothing a pixel shows changed
+                self._tiles = (kept, last[1])
+                writer.totals.updates += 1
+                writer.totals.skipped += 1
+                return True
+            unacked = self._unacked_bytes
+            if (
+                len(bodies) > MAX_REGIONS
+                or size > _whole_screen(panel).size
+                or (self._unacked and unacked + size > WINDOW_BYTES)
+            ):
+                return False  # the whole screen instead, or held: the writer's way decides
+            frame = b"".join(kept)
+            self._latest = frame
+            update = self._update
+            self._update = update + 1 if update < SEQ_MODULO - 1 else 0
+            written, sent, ask = direct.send_update(
+                update, b"%d" % len(bodies), False, bodies, ASK_ACK_BYTES - unacked
+            )
+            totals = writer.totals  # as ``totals.add`` counts the update's report
+            totals.updates += 1
+            if self._sent(written > 0, update, False, sent, ask):
+                self.stats.tiled += 1
+                totals.data_bytes += payload
+                totals.overhead_bytes += written - payload
+                totals.transfers += 1 + len(bodies)
+            else:
+                totals.skipped += 1  # nothing went (its report has no transfer)
+            writer.shown_as(frame)  # as the writer's own update leaves it, sent or not
+            self._tiles = (kept, frame)
+            return True
+
+    def show_tiles(self, tiles: Sequence[bytes], writer: DisplayWriter) -> None:
+        """``tiles`` on the panel: by :meth:`send_tiles` when it takes them, else their
+        joined frame through ``writer`` (the tiles then remembered, for the next)."""
+        if self.send_tiles(tiles, writer):
+            return
+        frame = b"".join(tiles)
+        writer.update_pages(frame)
+        shown = writer.last_frame  # this frame, or an equal one it kept (nothing was sent)
+        with self._lock:  # compared with the next tiles if the writer shows this frame
+            self._tiles = (tuple(tiles), shown) if shown is not None and shown == frame else None
 
     def send(self, frame: bytes, windows: Sequence[Window], full: bool) -> UpdateReport:
         with self._lock:
@@ -613,6 +700,60 @@ def _whole_screen(panel: Panel) -> _Regions:
     return whole
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class _TileChange:
+    """A tile's change laid out for the node (``NodePort.send_tiles``): the two tiles
+    (held, so their identities stay theirs while kept), the DR frames' bodies (``b"DR
+    <box> <base64>"``), their block's bytes at most, their data bytes, the windows."""
+
+    old: bytes
+    new: bytes
+    bodies: tuple[bytes, ...]
+    size: int
+    payload: int
+    windows: tuple[Window, ...]
+
+
+#: (the old and the new tile's ids, the tile's first page, the panel's type and size) ->
+#: its change
+_TILE_CHANGES: dict[tuple[int, int, int, tuple[str, int, int]], _TileChange] = {}
+TILE_CHANGES_KEPT: Final = 4096  # a handful of screens' worth of each seat's changes
+
+
+def _tile_change(
+    old: bytes,
+    new: bytes,
+    page: int,
+    panel_key: tuple[str, int, int],
+    panel: Panel,
+    writer: DisplayWriter,
+) -> _TileChange:
+    """The change of the tile at ``page`` from ``old`` to ``new``, laid out once: its
+    windows as the writer plans a frame's (``DisplayWriter.tile_windows``), each a DR
+    frame of its bytes page after page."""
+    key = (id(old), id(new), page, panel_key)
+    kept = _TILE_CHANGES.get(key)
+    if kept is not None and kept.old is old and kept.new is new:
+        return kept
+    windows = writer.tile_windows(old, new, page)
+    width = panel.width
+    b2a = binascii.b2a_base64
+    bodies = []
+    size = 0
+    for window in windows:
+        starts = [(window.page - page + row) * width + window.col for row in range(window.pages)]
+        data = b"".join([new[start : start + window.cols] for start in starts])
+        box = b"%d %d %d %d " % (window.page, window.page_end - 1, window.col, window.col_end - 1)
+        bodies.append(b"DR " + box + b2a(data, newline=False))
+        # as ``_Regions.of`` counts it: "$<seq> " at its longest, the box, the base64, "*CRC\n"
+        size += 2 + len(box) + 4 * -(-window.size // 3) + 14
+    change = _TileChange(old, new, tuple(bodies), size, sum(w.size for w in windows), windows)
+    if len(_TILE_CHANGES) >= TILE_CHANGES_KEPT:
+        _TILE_CHANGES.clear()
+    _TILE_CHANGES[key] = change
+    return change
+
+
 def _frame_length(kind: str, args: tuple[str, ...]) -> int:
     """Bytes of one encoded frame on the wire: ``$``, seq (at most 5 digits), the type,
     the arguments, ``*CRC`` and LF (the seq is counted at its longest)."""
@@ -673,6 +814,15 @@ class NodeDisplay:
         service joins it from the renderer's cached tiles and draws no pixel for it."""
         try:
             self.writer.update_pages(pages)
+        except Exception as error:  # a broken display never stops the table
+            self._failed(error)
+
+    def show_tiles(self, tiles: Sequence[bytes]) -> None:
+        """The screen as tiles of whole pages (``render_tiles``): only the changed ones
+        go to the node when the port's direct way takes them (``NodePort.send_tiles``),
+        else their joined frame as :meth:`show_pages` sends it."""
+        try:
+            self.port.show_tiles(tiles, self.writer)
         except Exception as error:  # a broken display never stops the table
             self._failed(error)
 

@@ -123,6 +123,7 @@ __all__ = [
     "render_content",
     "render_pages",
     "render_screen",
+    "render_tiles",
     "screen_content",
     "screen_lines",
     "screen_texts",
@@ -1321,9 +1322,26 @@ def render_pages(content: ScreenContent) -> bytes:
         if content.banner:
             pages[STRIP_TOP // PAGE :] = [_banner_pages(content.banner)]
         return b"".join(pages)
-    score = _score_pages(content.ours, content.theirs, content.target)
     if content.banner:
-        return score + _banner_pages(content.banner)
+        return _score_pages(content.ours, content.theirs, content.target) + _banner_pages(
+            content.banner
+        )
+    return b"".join(_tiles(content))
+
+
+def render_tiles(content: ScreenContent) -> tuple[bytes, bytes, bytes, bytes] | None:
+    """``render_pages(content)`` cut into its kept tiles, top to bottom: the score's
+    pages, the strip's (or the lasting alert's) page, the two lines' pages. Each is the
+    object the renderer keeps for its tile, so a tile unchanged since the last screen is
+    the very same object (a seat node's port sends only the changed ones, compared by
+    identity: ``NodePort.send_tiles``). None for a banner or a match card (drawn whole)."""
+    if content.card or content.banner:
+        return None
+    return _tiles(content)
+
+
+def _tiles(content: ScreenContent) -> tuple[bytes, bytes, bytes, bytes]:
+    score = _score_pages(content.ours, content.theirs, content.target)
     line1, line2 = content.lines
     alert = content.strip_alert
     # ``_pages_by_id`` written out: three lookups a seat, every redraw
@@ -1341,7 +1359,7 @@ def render_pages(content: ScreenContent) -> bytes:
     first = kept[1] if kept is not None and kept[0] is line1 else _line_pages_of(line1)
     kept = lines.get(id(line2))
     second = kept[1] if kept is not None and kept[0] is line2 else _line_pages_of(line2)
-    return b"".join((score, head, first, second))
+    return score, head, first, second
 
 
 def clear_caches() -> None:

@@ -71,6 +71,7 @@ from ..render.screen import (
     render_content,
     render_pages,
     render_screen,
+    render_tiles,
     screen_content,
     warm_score_tiles,
 )
@@ -849,9 +850,13 @@ class TableService:
         """One seat's new content on its panel; False if the panel failed."""
         # Panels that take frames in their own page layout (every one the table
         # builds) get them joined from the renderer's cached tiles; no pixel is drawn.
-        show_pages = getattr(display, "show_pages", None)
+        # A seat node's takes the tiles themselves and sends only the changed ones.
         try:
-            if show_pages is not None:
+            show_tiles = getattr(display, "show_tiles", None)
+            tiles = render_tiles(content) if show_tiles is not None else None
+            if show_tiles is not None and tiles is not None:
+                show_tiles(tiles)
+            elif (show_pages := getattr(display, "show_pages", None)) is not None:
                 show_pages(render_pages(content))
             else:
                 display.show(render_content(content))

@@ -24,6 +24,7 @@ from seatnode.config import USB_READ_BUDGET
 from seatnode.node import NodeApp
 from seatnode.panel import KINDS, Panel
 
+from controller.hal import node_display as node_display_module
 from controller.hal.display_planner import DisplayWriter
 from controller.hal.display_planner import Panel as PiPanel
 from controller.hal.events import DisplayAck, Heartbeat, NodeEvent, PanelReport
@@ -376,6 +377,129 @@ def test_the_pin_maps_panel_is_named_to_a_node_that_drives_another() -> None:
     assert wire.port.reported == PanelReport("sh1106", 0x3C, True)
     wire.show(render_scoreboard_image(4, 4, 30))
     assert wire.glass_is(render_scoreboard_image(4, 4, 30))
+
+
+# -- tiles (NodePort.show_tiles: a screen as its kept tiles, the changed ones alone) ------
+
+TILE_SIZES = (5 * 128, 128, 128, 128)  # the score's pages, the strip's, the two lines'
+
+
+def tile_screens(seed: int, count: int) -> list[tuple[bytes, ...]]:
+    """Screens as tiles: each after the first changes some tiles (new objects, some only
+    in a few columns, some equal to the old one in another object) and keeps the rest
+    (the very objects), as the renderer's kept tiles do."""
+    rnd = random.Random(seed)
+    screens = [tuple(rnd.randbytes(size) for size in TILE_SIZES)]
+    for _ in range(count):
+        tiles = list(screens[-1])
+        for index, size in enumerate(TILE_SIZES):
+            choice = rnd.random()
+            if choice < 0.3:
+                tiles[index] = rnd.randbytes(size)  # a new tile
+            elif choice < 0.5:  # a few columns of it
+                tile = bytearray(tiles[index])
+                start, width = rnd.randrange(size - 8), rnd.randrange(1, 8)
+                tile[start : start + width] = rnd.randbytes(width)
+                tiles[index] = bytes(tile)
+            elif choice < 0.55:
+                tiles[index] = bytes(bytearray(tiles[index]))  # equal, another object
+        screens.append(tuple(tiles))
+    return screens
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_tiles_reach_the_glass_as_the_changed_tiles_alone(kind: str) -> None:
+    """Protocol 4 over the port's direct way: after the first screen (a whole frame), a
+    screen given as tiles goes as the changed tiles' windows alone, and the panel shows
+    it exactly after every screen."""
+    wire = Wire(kind, 4)
+    wire.pump(1100)
+    screens = tile_screens(5, 150)
+    for index, tiles in enumerate(screens):
+        sent = wire.sent_bytes
+        wire.port.show_tiles(tiles, wire.writer)
+        wire.pump()
+        assert wire.model.glass() == b"".join(tiles), f"screen {index}"
+        if index and all(a is b for a, b in zip(tiles, screens[index - 1], strict=True)):
+            assert wire.sent_bytes == sent  # nothing changed: nothing sent
+    assert wire.port.stats.tiled >= 0.8 * len(screens)  # the common way
+    assert wire.port.stats.lost == 0 and wire.app.rx_errors == 0
+    assert wire.model.ignored == []
+
+
+def test_tiles_shown_as_a_frame_equal_to_the_last_go_the_tiles_way_next() -> None:
+    """A screen whose joined frame equals the one the writer last sent (a banner's end
+    that leaves the panel as it was) is sent by nothing, and the next screen's changed
+    tiles go the tiles' way."""
+    wire = Wire("ssd1306", 4)
+    tiles = tuple(bytes([n]) * size for n, size in enumerate(TILE_SIZES))
+    wire.port.show_tiles(tiles, wire.writer)
+    wire.pump(1100)
+    wire.writer.update_pages(bytes(1024))  # a banner, drawn as a frame
+    wire.writer.update_pages(b"".join(tiles))  # and gone
+    wire.pump()
+    sent = wire.port.stats.updates
+    wire.port.show_tiles(tiles, wire.writer)  # the same screen: nothing to send
+    assert wire.port.stats.updates == sent
+    changed = (tiles[0], tiles[1], b"\x07" * 128, tiles[3])
+    wire.port.show_tiles(changed, wire.writer)
+    wire.pump()
+    assert wire.port.stats.tiled == 1 and wire.port.stats.updates == sent + 1
+    assert wire.model.glass() == b"".join(changed)
+
+
+def test_a_tile_equal_to_the_last_in_another_object_sends_nothing() -> None:
+    wire = Wire("ssd1306", 4)
+    tiles = tuple(bytes([n]) * size for n, size in enumerate(TILE_SIZES))
+    wire.port.show_tiles(tiles, wire.writer)
+    wire.pump(1100)
+    sent, updates = wire.sent_bytes, wire.port.stats.updates
+    wire.port.show_tiles(tuple(bytes(bytearray(t)) for t in tiles), wire.writer)
+    assert (wire.sent_bytes, wire.port.stats.updates) == (sent, updates)
+    assert wire.writer.totals.skipped >= 1
+
+
+def test_tiles_after_a_frame_held_lost_or_whole_reach_the_glass() -> None:
+    """The tiles' way gives way to the writer's whenever the port must hold, merge or
+    send the whole screen (the window full, the node's panel re-initialised, a frame
+    drawn another way between): the glass still ends on the last screen."""
+    rnd = random.Random(9)
+    wire = Wire("sh1106", 4)
+    screens = tile_screens(8, 120)
+    for tiles in screens:
+        wire.port.show_tiles(tiles, wire.writer)
+        event = rnd.random()
+        if event < 0.15:
+            wire.pump()  # the node catches up now and then; else the window fills
+        elif event < 0.2:
+            wire.writer.update_pages(rnd.randbytes(1024))  # a banner, drawn as a frame
+        elif event < 0.25:
+            wire.mangle = lambda data: data[: len(data) // 2]  # the next update cut: DLOST
+    wire.pump(2500)
+    assert wire.model.glass() == b"".join(screens[-1])
+    assert wire.port.stats.tiled > 0 and wire.port.stats.merged > 0
+    assert wire.port.stats.lost > 0 and wire.port.stats.full_resends > 1
+    assert wire.app.display.dropped == 0
+
+
+def test_a_change_of_tile_is_laid_out_once_for_every_seat() -> None:
+    """Two seats making the same change of tile (the same two tile objects at the same
+    place) share its windows and DR frames, laid out once."""
+    old, new = bytes(128), b"\x01" + bytes(127)
+    tiles = (bytes(640), bytes(128), old, bytes(128))
+    changed = (tiles[0], tiles[1], new, tiles[3])
+    wires = [Wire("ssd1306", 4) for _ in range(2)]
+    for wire in wires:
+        wire.port.show_tiles(tiles, wire.writer)
+        wire.pump(1100)
+    before = dict(node_display_module._TILE_CHANGES)
+    for wire in wires:
+        wire.port.show_tiles(changed, wire.writer)
+        wire.pump()
+        assert wire.model.glass() == b"".join(changed)
+    made = [v for k, v in node_display_module._TILE_CHANGES.items() if k not in before]
+    assert len(made) == 1 and made[0].old is old and made[0].new is new
+    assert made[0].windows == (Window(6, 0, 1, 1),)  # the one column that changed
 
 
 # -- flow control -----------------------------------------------------------------------

@@ -40,6 +40,7 @@ from controller.render.screen import (
     render_content,
     render_pages,
     render_screen,
+    render_tiles,
     screen_content,
     screen_lines,
     screen_texts,
@@ -80,6 +81,23 @@ def test_pages_are_the_golden_image_in_panel_layout(shot: Shot) -> None:
     content = screen_content(shot.screen)
     assert render_pages(content) == image_to_pages(render_content(content))
     assert render_pages(content) == image_to_pages(render_screen(shot.screen))
+
+
+@pytest.mark.parametrize("shot", ALL, ids=[s.name for s in ALL])
+def test_tiles_are_the_pages_cut_where_the_kept_tiles_meet(shot: Shot) -> None:
+    """What a seat node's port is given (``render_tiles``): the same pages, cut into the
+    score's five pages, the strip's and the two lines'; the same objects again for the
+    same content (the port compares tiles by identity); none for a banner or a card."""
+    content = screen_content(shot.screen)
+    tiles = render_tiles(content)
+    if content.banner or content.card:
+        assert tiles is None
+        return
+    assert tiles is not None
+    assert b"".join(tiles) == render_pages(content)
+    assert [len(tile) for tile in tiles] == [5 * 128, 128, 128, 128]
+    again = render_tiles(replace(content))  # an equal content, another object
+    assert again is not None and all(a is b for a, b in zip(again, tiles, strict=True))
 
 
 def test_no_stray_goldens() -> None:
