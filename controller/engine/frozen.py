@@ -10,7 +10,9 @@ same defaults; plain stores) whose instance then takes ``cls`` as its class. Pyt
 allows that switch exactly when the two lay their instances out alike (same slots, no
 ``__dict__``), which a slotted dataclass and its twin always do; where it cannot be
 made (the engine compiled with mypyc: its classes are native), the constructor is
-``cls`` itself.
+``cls`` itself. The twin's ``__init__`` is written out with the switch as its last line
+(the dataclass's would call a ``__post_init__`` for it: a call an instance, eighteen
+instances a redraw of six seats).
 
 Only for dataclasses the twin can stand for: frozen and slotted, every field taken by
 ``__init__``, no ``__post_init__`` (what it would check is not checked by the twin).
@@ -68,5 +70,36 @@ def quick_constructor(cls: Callable[P, T]) -> Callable[P, T]:
         probe.__class__ = target
     except TypeError:
         return cls
+    init = _switching_init(target)
+    if init is not None:
+        twin.__init__ = init
     made: Callable[P, T] = twin
     return made
+
+
+def _switching_init(target: Any) -> Any:
+    """The twin's ``__init__`` written out, the switch to ``target`` its last line: the
+    dataclass's calls ``__post_init__`` for it, a call an instance (none for a field
+    taken by keyword only, or named ``self``: the dataclass's then)."""
+    namespace: dict[str, Any] = {"_target": target, "_MISSING": dataclasses.MISSING}
+    params: list[str] = []
+    body: list[str] = []
+    for f in dataclasses.fields(target):
+        name = f.name
+        if f.kw_only or name == "self" or name.startswith("_"):
+            return None
+        store = name
+        if f.default is not dataclasses.MISSING:
+            namespace[f"_default_{name}"] = f.default
+            params.append(f"{name}=_default_{name}")
+        elif f.default_factory is not dataclasses.MISSING:
+            namespace[f"_factory_{name}"] = f.default_factory
+            params.append(f"{name}=_MISSING")
+            store = f"_factory_{name}() if {name} is _MISSING else {name}"
+        else:
+            params.append(name)
+        body.append(f"    self.{name} = {store}\n")
+    source = f"def __init__(self, {', '.join(params)}):\n{''.join(body)}"
+    source += "    self.__class__ = _target\n"
+    exec(source, namespace)  # made of the dataclass's own field names only
+    return namespace["__init__"]

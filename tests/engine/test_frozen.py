@@ -103,3 +103,18 @@ def test_the_views_constructor_on_each_build() -> None:
 
     compiled = os.environ.get("TRUCO_TABLE_BUILD", "pure") == "compiled"
     assert (view._new_view is SeatView) == compiled
+
+
+@dataclass(frozen=True, slots=True)
+class KeywordOnly:
+    a: int
+    b: int = field(default=0, kw_only=True)
+
+
+def test_a_field_taken_by_keyword_only_is_made_as_the_class_makes_it() -> None:
+    """The twin's own ``__init__`` (the class switched on its last line) is written out
+    for positional fields; one taken by keyword only keeps the dataclass's."""
+    made = quick_constructor(KeywordOnly)(1, b=2)
+    assert type(made) is KeywordOnly
+    assert made == KeywordOnly(1, b=2)
+    assert quick_constructor(KeywordOnly)(3) == KeywordOnly(3)
