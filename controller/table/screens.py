@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Iterable
-from dataclasses import dataclass, fields
-from operator import attrgetter
+from dataclasses import dataclass
 
 from ..engine import Action, Game, HandPlay, Kind, SeatView
 from ..notices import DealStarted, LinkNotice, Notice, Scored
@@ -163,14 +162,14 @@ _Part = tuple[SeatView, bool, Kind | None, int | None]
 
 class _Kept:
     """What is kept of a table (one box a table: a new state changes what it holds, not
-    the weak dictionary): its ``_GameScreens``, and each seat's last screen
-    (``_made_screens``: made of the same arguments, the same object)."""
+    the weak dictionary): its ``_GameScreens``, and each seat's last screen with the
+    arguments it was made of (``_made_screens``: the same arguments, the same object)."""
 
     __slots__ = ("made", "screens")
 
     def __init__(self) -> None:
         self.screens: _GameScreens | None = None
-        self.made: dict[int, SeatScreen] = {}
+        self.made: dict[int, _Made] = {}
 
 
 _GAME_SCREENS: weakref.WeakKeyDictionary[Table, _Kept] = weakref.WeakKeyDictionary()
@@ -247,16 +246,15 @@ def screen_for(table: Table, seat: int) -> SeatScreen:
     return _made_screens(table, kept, parts, box.made, (seat,))[0]
 
 
-#: a screen's fields, in ``SeatScreen``'s order (the order ``_made_screens`` passes them),
-#: read at once (C code) to compare a kept screen with the arguments of a new one
-_SCREEN_FIELDS = attrgetter(*(f.name for f in fields(SeatScreen)))
+#: a seat's screen and the arguments it was made of (``SeatScreen``'s fields, in order)
+_Made = tuple[tuple[object, ...], SeatScreen]
 
 
 def _made_screens(
     table: Table,
     kept: _GameScreens,
     parts: tuple[_Part, ...],
-    made: dict[int, SeatScreen],
+    made: dict[int, _Made],
     seats: Iterable[int],
 ) -> list[SeatScreen]:
     """The seats' screens: for each, the one made last for it when made of the same
@@ -350,10 +348,10 @@ def _made_screens(
             waiting,
         )
         last = made.get(seat)
-        if last is not None and last.view is view and _SCREEN_FIELDS(last) == args:
-            screens.append(last)
+        if last is not None and last[0][0] is view and last[0] == args:
+            screens.append(last[1])
             continue
         screen = new_seat_screen(*args)
-        made[seat] = screen
+        made[seat] = (args, screen)
         screens.append(screen)
     return screens
