@@ -211,13 +211,21 @@ def _clean(text: str) -> str:
     return "".join(" " if c in LINE_BREAKS or c == "\x00" else c for c in text)
 
 
+#: what a stored line may not hold: a line break (``LINE_BREAKS``), a control character
+#: but the tab, DEL, or U+FFFD (what a bad byte was decoded as); one search, in C (a record
+#: is checked whole before it is archived, at the game's end)
+_BAD_CHAR_RE = re.compile("[\x00-\x08\x0a-\x1f\x7f\ufffd" + "".join(sorted(LINE_BREAKS)) + "]")
+
+
 def _bad_char(text: str) -> str | None:
-    for c in text:
-        if c in LINE_BREAKS:
-            return f"a line break U+{ord(c):04X} inside a line"
-        if c == "\ufffd" or (ord(c) < 0x20 and c != "\t") or c == "\x7f":
-            return f"a control character U+{ord(c):04X}"
-    return None
+    """Why ``text`` cannot be a stored line (its first bad character), or None."""
+    found = _BAD_CHAR_RE.search(text)
+    if found is None:
+        return None
+    c = found.group()
+    if c in LINE_BREAKS:
+        return f"a line break U+{ord(c):04X} inside a line"
+    return f"a control character U+{ord(c):04X}"
 
 
 def check_lines(data: bytes) -> tuple[list[str], int, str | None, bool]:

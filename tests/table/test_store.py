@@ -8,8 +8,17 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from controller.table.store import ArchivePolicy, GameStore, check_lines, plain, render_lines
+from controller.table.store import (
+    LINE_BREAKS,
+    ArchivePolicy,
+    GameStore,
+    check_lines,
+    plain,
+    render_lines,
+)
 from controller.transcript import parse, replay
 
 from .faulty_disk import FaultyDisk, errors
@@ -51,6 +60,50 @@ def test_every_line_carries_a_chained_check_that_replay_reads_as_a_comment(
     swapped[4], swapped[5] = swapped[5], swapped[4]  # each line alone is intact: the chain
     lines, _, why, _ = check_lines(("\n".join(swapped) + "\n").encode())
     assert lines == LINES[:4] and why is not None and "line 5" in why
+
+
+def _first_bad_char(text: str) -> str | None:
+    """What a stored line may not hold, said of its first such character, one character
+    at a time (the rule ``check_lines`` keeps, written plainly)."""
+    for c in text:
+        if c in LINE_BREAKS:
+            return f"a line break U+{ord(c):04X} inside a line"
+        if c == "\ufffd" or (ord(c) < 0x20 and c != "\t") or c == "\x7f":
+            return f"a control character U+{ord(c):04X}"
+    return None
+
+
+_LINE_TEXT = st.text(
+    st.one_of(
+        st.characters(codec="utf-8", exclude_characters="\n"),
+        st.sampled_from([*sorted(LINE_BREAKS), "\t", "\x7f", "\ufffd", "\x00", "\x1f", " "]),
+    ),
+    max_size=30,
+)
+
+
+@pytest.mark.parametrize(
+    "bad", sorted(LINE_BREAKS | {"\x00", "\x08", "\x1f", "\x7f", "\ufffd"})
+)
+def test_each_character_a_stored_line_may_not_hold_is_named(bad: str) -> None:
+    body = f"1 quiero{bad}\tnada"  # a tab is allowed
+    crc = render_lines([body])[1]
+    lines, _, why, _ = check_lines(f"{body} #c={crc:08x}\n".encode())
+    assert lines == [] and why == f"line 1: {_first_bad_char(body)}"
+
+
+@given(body=_LINE_TEXT)
+def test_a_stored_line_is_refused_for_its_first_bad_character(body: str) -> None:
+    """The check of a stored record names the first character a line may not hold, as
+    the plain rule does, for any text (a line break, a control character, DEL, U+FFFD)."""
+    crc = render_lines([body])[1]
+    data = f"{body} #c={crc:08x}\n".encode()
+    lines, _, why, _ = check_lines(data)
+    expected = _first_bad_char(body)
+    if expected is None:
+        assert why is None and lines == [body]
+    else:
+        assert lines == [] and why == f"line 1: {expected}"
 
 
 @pytest.mark.parametrize("torn", ["1 qui", "1 quiero", "deal 0: 7"])
