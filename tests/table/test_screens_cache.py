@@ -7,7 +7,8 @@ field by field (``seat_view``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from itertools import pairwise
 from typing import Any
 
@@ -33,16 +34,25 @@ def _fresh(table: Table, seats: int) -> tuple[list[Any], list[Any], list[bytes]]
     return screens, contents, [render_pages(c) for c in contents]
 
 
+@contextmanager
+def _clock_held(table: Table) -> Iterator[None]:
+    """The table's clock stopped meanwhile: no message expires between two looks."""
+    clock = table.clock
+    now = clock()
+    table.clock = lambda: now
+    try:
+        yield
+    finally:
+        table.clock = clock
+
+
 def _checked(mismatches: list[str], checked: list[int]) -> Callable[..., None]:
     real = TableService.redraw
 
     def redraw(self: TableService, force: bool = False) -> None:
         table = self.table
         seats = table.rules.players
-        clock = table.clock
-        now = clock()
-        table.clock = lambda: now  # no message expires between the two looks
-        try:
+        with _clock_held(table):
             kept = screens_for(table, seats)
             contents = [screen_content(s) for s in kept]
             pages = [render_pages(c) for c in contents]
@@ -59,8 +69,6 @@ def _checked(mismatches: list[str], checked: list[int]) -> Callable[..., None]:
             if kept != fresh[0] or [screen_content(s) for s in kept] != fresh[1]:
                 mismatches.append(f"screens made again differ at {table.game.hand_actions}")
             checked[0] += 1
-        finally:
-            table.clock = clock
         real(self, force)
 
     return redraw
@@ -105,18 +113,13 @@ def _deal_watch(seen: _Seen) -> Callable[..., None]:
         table = self.table
         if table.phase is Phase.DEALING:
             seats = table.rules.players
-            clock = table.clock
-            now = clock()
-            table.clock = lambda: now  # no message expires between the two looks
-            try:
+            with _clock_held(table):
                 screens = screens_for(table, seats)
                 texts = [screen_content(s).texts for s in screens]
                 fresh = _fresh(table, seats)
                 assert screens == fresh[0]
                 assert texts == [c.texts for c in fresh[1]]
                 seen.append((screens, texts, screens_for(table, seats)))
-            finally:
-                table.clock = clock
         real(self, force)
 
     return redraw
