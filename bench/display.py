@@ -37,7 +37,10 @@ Both topologies, from the same events of ``--seeds`` games (30 by default, from
 writers: one on the Pi's shared bus (as above) and one on the real ``NodePort`` over a
 link that speaks the shipped protocol 4 (a ``DU`` and its counted block of ``DR``
 windows, a ``DACK`` only when asked; counted as encoded; the node's own I2C bytes counted by the
-firmware's panel driver, ``seatnode.panel``, on a counting bus). Printed per topology::
+firmware's panel driver, ``seatnode.panel``, on a counting bus). The node's port is given
+each screen as the service gives it (``TableService._show``): its kept tiles, only the
+changed tiles' windows sent (``NodePort.show_tiles``), a banner or a card as a frame.
+Printed per topology::
 
     topology=node seats=6 bus_khz=400 seeds=30 bytes_per_event_mean=... full_refresh_bytes=...
         last_panel_ms_p99=... last_panel_ms_max=... seeds_over_target=... (one line)
@@ -103,12 +106,12 @@ from controller.hal.events import (
     TagArrived,
     TagLeft,
 )
-from controller.hal.frames import encode_counted, encode_frame
+from controller.hal.frames import encode_counted, encode_frame, encode_update
 from controller.hal.mock import MockDeck
 from controller.hal.node_display import NodePort
 from controller.hal.panels import Controller
 from controller.render import screen as screen_module
-from controller.render.screen import render_screen
+from controller.render.screen import render_screen, render_tiles, screen_content
 from controller.table.bots import Bot
 from controller.table.controls import gestures_for
 from controller.table.screens import screen_for
@@ -176,8 +179,8 @@ class CountingLink:
     """Stands in for a seat's SeatLink under a NodePort, speaking the shipped protocol 4
     (the Pi's ``SeatLink`` with firmware 0.4): the display frames it would write (their
     encoded length, a ``DU`` and its counted block of ``DR`` frames, as
-    ``SeatLink.send_counted`` encodes them), and what the node's own driver (firmware
-    ``seatnode.panel``) then writes on the node's bus for their windows."""
+    ``SeatLink.send_counted`` and ``send_update`` encode them), and what the node's own
+    driver (firmware ``seatnode.panel``) then writes on the node's bus for their windows."""
 
     protocol = 4  # what NodePort asks the link (a link without it gets protocol 2's DW)
 
@@ -193,6 +196,11 @@ class CountingLink:
         block: list[tuple[bytes, bytes]],
     ) -> int:
         data, self.seq = encode_counted(self.seq, header, block)
+        self._count(data)
+        return len(data)
+
+    def _count(self, data: bytes) -> None:
+        """A DU and its DR frames: their bytes, and the node's bus writes for them."""
         self.usb += len(data)
         lines = data.strip(b"\n").split(b"\n")
         self.frames += len(lines)
@@ -201,7 +209,6 @@ class CountingLink:
             fields = body.split(b" ")
             p0, p1, c0, c1 = (int(f) for f in fields[2:6])
             self.panel.window(p0, p1, c0, c1, 0, binascii.a2b_base64(fields[6]))
-        return len(data)
 
     def send_many(self, messages: list[tuple[str, tuple[str, ...]]]) -> bool:
         for kind, args in messages:
@@ -213,6 +220,15 @@ class CountingLink:
                 data = binascii.a2b_base64(args[6])
                 self.panel.window(p0, p1, c0, c1, offset, data)
         return True
+
+    def send_update(
+        self, update: int, regions: bytes, full: bool, bodies: list[bytes], ask_over: int
+    ) -> tuple[int, int, bool]:
+        """Protocol 4's direct way (``SeatLink.send_update``): the same bytes as
+        :meth:`send_counted`'s for the same frames, counted the same way."""
+        data, self.seq, size, ask = encode_update(self.seq, update, regions, full, bodies, ask_over)
+        self._count(data)
+        return len(data), size, ask
 
     def take(self) -> tuple[int, int, int]:
         """(USB bytes, frames, node I2C bytes) since the last call."""
@@ -288,6 +304,7 @@ class Bench:
         self.node_ports = []
         for link in self.links:
             port = NodePort(link, Panel(controller))
+            port.direct = link  # as NodeDisplay.attach makes it a SeatLink's
             port.on_event(PanelReport(controller.value, 0x3C, True))
             self.node_ports.append(port)
             self.node_writers.append(DisplayWriter(port))
@@ -348,15 +365,23 @@ class Bench:
         seats = []
         for s, writer in enumerate(self.writers):
             t0 = time.thread_time()
-            image = render_screen(screen_for(self.table, s))
+            screen = screen_for(self.table, s)
+            image = render_screen(screen)
             t1 = time.thread_time()
             frame = writer.frame_bytes(image)  # both writers take the same page layout
             t_pages = time.thread_time()
             report = writer.update_frame(frame)
             t2 = time.thread_time()
-            self.node_writers[s].update_frame(frame)
+            # the node's panel as the service sends it (TableService._show): the screen's
+            # kept tiles, only the changed ones; a banner or a card as a frame
+            tiles = render_tiles(screen_content(screen))
+            if tiles is not None:
+                self.node_ports[s].show_tiles(tiles, self.node_writers[s])
+            else:
+                self.node_writers[s].update_frame(frame)
             t3 = time.thread_time()
-            t3 += t_pages - t1  # the node writer converts the image too
+            if tiles is None:
+                t3 += t_pages - t1  # the node writer converts the image too
             self.run.render_s.append(t1 - t0)
             pi_bytes = 0
             if not report.skipped:

@@ -8,7 +8,9 @@ the master side to the node's USB CDC (a full-speed host's frame timing both way
 
 The game is recorded first: seeded bots play a whole six-seat game through the real
 ``Table`` (``bench/display.py``'s scripted game), and after every hardware event each
-seat's screen is drawn (``screen_for``, ``render_screen``, the panel's pages).  Each
+seat's screen is drawn (``screen_for``, ``render_screen``, the panel's pages) and kept
+with its tiles (``render_tiles``), which the display is given as the service gives them
+(``NodeDisplay.show_tiles``; a banner or a card as pages).  Each
 seat's screens are then played to one emulated node in turn (one node a seat, the same
 image), one event every ``--event-ms`` of emulated time (a quick table), so the node gets
 what its panel shows during the whole game.
@@ -61,7 +63,7 @@ from controller.hal.events import DisplayAck, LinkEvent  # noqa: E402
 from controller.hal.node_display import NodeDisplay  # noqa: E402
 from controller.hal.panels import Controller  # noqa: E402
 from controller.hal.seatlink import SeatLink  # noqa: E402
-from controller.render.screen import render_screen  # noqa: E402
+from controller.render.screen import render_screen, render_tiles, screen_content  # noqa: E402
 from controller.table.screens import screen_for  # noqa: E402
 
 RUNNER = ROOT / "tests" / "pico" / "seat-pico.mjs"
@@ -69,23 +71,29 @@ SERIAL = "e6614103e7ab4121"
 PANEL = "ssd1306"
 
 
+#: a seat's screen as the service gives it to the node's display: its kept tiles (None
+#: for a banner or a card) and its pages
+Screen = tuple[tuple[bytes, ...] | None, bytes]
+
+
 class Recorder(Bench):
     """``bench/display.py``'s scripted game, keeping each seat's screens as they change."""
 
     def __init__(self, players: int, seed: int) -> None:
-        self.screens: list[list[bytes]] = [[] for _ in range(players)]
+        self.screens: list[list[Screen]] = [[] for _ in range(players)]
         super().__init__(players, seed, Controller.SSD1306, BusModel.i2c(4096))
 
     def redraw(self, change: Callable[[], None] | None, kind: str, counted: bool = True) -> None:
         if change is not None:
             change()
         for seat, screens in enumerate(self.screens):
-            pages = self.writers[seat].frame_bytes(render_screen(screen_for(self.table, seat)))
-            if not screens or screens[-1] != pages:
-                screens.append(pages)
+            screen = screen_for(self.table, seat)
+            pages = self.writers[seat].frame_bytes(render_screen(screen))
+            if not screens or screens[-1][1] != pages:
+                screens.append((render_tiles(screen_content(screen)), pages))
 
 
-def record(players: int, seed: int) -> list[list[bytes]]:
+def record(players: int, seed: int) -> list[list[Screen]]:
     recorder = Recorder(players, seed)
     recorder.play()
     return recorder.screens
@@ -164,7 +172,7 @@ class EmulatedNode:
 
 
 def play_seat(
-    image: str, bootrom: str, seat: int, screens: list[bytes], event_s: float, slow: float
+    image: str, bootrom: str, seat: int, screens: list[Screen], event_s: float, slow: float
 ) -> dict[str, object]:
     """One seat's screens to one emulated node; what the Pi's port saw."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -245,8 +253,12 @@ def play_seat(
                     raise SystemExit("pico_game: the node never reported its panel")
                 time.sleep(0.05)
             begin = node.clock()
-            for index, pages in enumerate(screens):
-                display.show_pages(pages)
+            for index, (tiles, pages) in enumerate(screens):
+                # as the service shows it (TableService._show): the tiles, else the pages
+                if tiles is not None:
+                    display.show_tiles(tiles)
+                else:
+                    display.show_pages(pages)
                 node.wait_until(begin + (index + 1) * event_s)
             node.wait_until(node.clock() + 2.0)  # the last ones acknowledged (HB, DACK)
             emulated = node.clock()
