@@ -717,7 +717,7 @@ class _TileChange:
 #: (the old and the new tile's ids, the tile's first page, the panel's type and size) ->
 #: its change
 _TILE_CHANGES: dict[tuple[int, int, int, tuple[str, int, int]], _TileChange] = {}
-TILE_CHANGES_KEPT: Final = 4096  # a handful of screens' worth of each seat's changes
+TILE_CHANGES_KEPT: Final = 1024  # about a six-seat game's changes (644 in one), as plans
 
 
 def _tile_change(
