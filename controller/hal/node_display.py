@@ -592,6 +592,13 @@ class NodePort:
             self._held, self._held_full = None, False
 
 
+def _region_frame_bytes(box: bytes, size: int) -> int:
+    """A DR frame's bytes at most, for a window of ``size`` bytes at ``box`` (``b"p0 p1
+    c0 c1 "``): "$<seq> " (5 digits at most), "DR ", the box, the base64 of its bytes,
+    "*CRC" and LF."""
+    return 2 + len(box) + 4 * -(-size // 3) + 14
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class _Regions:
     """Protocol 3's DR frames of some windows, laid out: each frame's box (``b"p0 p1 c0
@@ -650,9 +657,7 @@ class _Regions:
                 for page in range(window.page, window.page_end)
             )
             frames.append((box, rows))
-            # the frame's size at most: "$<seq> " (5 digits at most), "DR ", the box, the
-            # base64 of its bytes, "*CRC" and LF
-            size += 2 + len(box) + 4 * -(-window.size // 3) + 14
+            size += _region_frame_bytes(box, window.size)
         whole = None
         if len(frames) > MAX_REGIONS or size > MAX_BLOCK:
             whole = _whole_screen(panel)
@@ -745,8 +750,7 @@ def _tile_change(
         data = b"".join([new[start : start + window.cols] for start in starts])
         box = b"%d %d %d %d " % (window.page, window.page_end - 1, window.col, window.col_end - 1)
         bodies.append(b"DR " + box + b2a(data, newline=False))
-        # as ``_Regions.of`` counts it: "$<seq> " at its longest, the box, the base64, "*CRC\n"
-        size += 2 + len(box) + 4 * -(-window.size // 3) + 14
+        size += _region_frame_bytes(box, window.size)
     change = _TileChange(old, new, tuple(bodies), size, sum(w.size for w in windows), windows)
     if len(_TILE_CHANGES) >= TILE_CHANGES_KEPT:
         _TILE_CHANGES.clear()
