@@ -84,7 +84,7 @@ class Wire:
         self.app = NodeApp(
             self._node_writes, 0, SERIAL, self.now, panel=Panel(self.model, self.kind)
         )
-        self.app.version = self.protocol  # the session's, as the Pi's HELLO chose it
+        self.app.set_version(self.protocol)  # the session's, as the Pi's HELLO chose it
 
     # -- the cable --------------------------------------------------------------------
     def send_many(self, messages: list[tuple[str, tuple[str, ...]]]) -> bool:
