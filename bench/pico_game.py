@@ -23,9 +23,10 @@ above any factor measured here), so a slow emulator never looks like a dead node
 
 Printed, one line::
 
-    emulated=rp2040 protocol=4 seats=6 events=... updates=... full_resends=0 lost=0
+    emulated=rp2040 protocol=5 seats=6 events=... updates=... full_resends=0 lost=0
     dack_ms_p50=... dack_ms_p99=... dack_ms_max=... full_dack_ms_max=... slowdown=...
 
+``protocol``: the version the nodes answered (5 with firmware 0.7; 4 with 0.6).
 ``full_resends``: whole screens the Pi sent again because the node lost an update
 (DLOST) or did not acknowledge one in time (the first whole screen after each PANEL
 report is not one: the panel is blank then); ``dack_ms``: from the Pi writing an update
@@ -232,7 +233,7 @@ def play_seat(
         )
         display.attach(link)
         link.display_listener = on_display
-        direct = link.send_update  # the port's direct way for most updates (protocol 4)
+        direct = link.send_update  # the port's direct way for most updates (protocol 4, 5)
 
         def timed_update(
             update: int, regions: bytes, full: bool, bodies: list[bytes], ask_over: int
@@ -262,11 +263,13 @@ def play_seat(
                 node.wait_until(begin + (index + 1) * event_s)
             node.wait_until(node.clock() + 2.0)  # the last ones acknowledged (HB, DACK)
             emulated = node.clock()
+            protocol = link.protocol  # the session's, as the node answered the HELLO
         finally:
             link.close()
             node.close()
         stats = display.port.stats
         return {
+            "protocol": protocol,
             "events": len(screens),
             "updates": stats.updates,
             "full_resends": len(resends),
@@ -330,7 +333,7 @@ def main() -> None:
     full_ms = [d * 1000 for d, full in dacks if full]
     figures = {
         "emulated": "rp2040",
-        "protocol": "4",
+        "protocol": "/".join(sorted({str(r["protocol"]) for r in results})),
         "seats": str(args.seats),
         "events": str(events),
         "updates": str(updates),

@@ -13,10 +13,11 @@ timer, waited for and not counted: no player made it) and ``status_file`` in the
 folder.
 
 Six seat nodes are simulated in this process, each on a pseudo-terminal published under
-a by-id folder as udev publishes real Picos, speaking the shipped protocol 4 (HELLO,
+a by-id folder as udev publishes real Picos, speaking the shipped protocol 5 (HELLO,
 heartbeats every second carrying ``written``, a ``DACK`` only when a ``DU`` asks for
-one); with ``topology=node`` the panels hang on them and they decode every display frame
-into their panel's RAM. With ``topology=pi`` the panels are on the Pi's I2C behind the
+one, the firmware's display queue of 8 KB and 128 updates: ``MockNode``); with
+``topology=node`` the panels hang on them and they decode every display frame into their
+panel's RAM. With ``topology=pi`` the panels are on the Pi's I2C behind the
 multiplexer: the service's own ``OledDisplay`` and luma open them, and only smbus2's bus
 is replaced by one that counts the bytes instead of calling the kernel
 (``bench/pi_i2c/sitecustomize.py``). The record is written in a real temporary state
@@ -43,16 +44,20 @@ Prints key=value lines, for each topology::
 
     topology=node players=6 build=pure events=... cpu_ms_mean=... cpu_ms_p99=...
         noop_events=... noop_cpu_ms_mean=... panel_bytes_mean=... p99_set_by=...
-        idle_cpu_ms_per_s=... raw_cpu_ms_mean=... raw_noop_cpu_ms_mean=... loadavg=...
+        idle_cpu_ms_per_s=... raw_cpu_ms_mean=... raw_noop_cpu_ms_mean=... dacks=...
+        node_overflows=0 loadavg=...
     topology=node players=6 build=pure kind=press events=... cpu_ms_mean=... ...
     topology=node players=6 build=pure what=deal events=... cpu_ms_mean=... ...
 
 ``cpu_ms_*``: net of the idle baseline (``raw_*``: as read). A *noop* event is one after
 which nothing went to any panel (a card lifted, a press that changes no screen).
 ``panel_bytes_mean``: the display frames' bytes on the ptys (node) or the I2C bytes (pi)
-per event. ``p99_set_by``: the events at or above the 99th percentile, by kind and what
-they did; ``what=``: ``deal`` (a hand's cards all read, play starts), ``hand_end`` (a hand
-scored), ``accepted`` (another action in the record), ``other`` (nothing recorded).
+per event. ``dacks``: the ``DACK``s the nodes sent (the updates that asked for one),
+from the service's start to the games' end, every game of the run; ``node_overflows``:
+times a node's display queue overflowed (a Pi past its window: never). ``p99_set_by``:
+the events at or above the 99th percentile, by kind and what they did; ``what=``:
+``deal`` (a hand's cards all read, play starts), ``hand_end`` (a hand scored),
+``accepted`` (another action in the record), ``other`` (nothing recorded).
 ``--runs 3`` plays each topology three times and prints the medians of the headline
 figures (``runs=3 median_cpu_ms_mean=... median_cpu_ms_p99=...
 median_noop_cpu_ms_mean=...``: what the targets are checked on); the ``kind=`` and
@@ -137,11 +142,13 @@ I2C_BASE = 10  # the fake mux channels' bus numbers: i2c-10, i2c-11, ...
 
 
 class BenchNode(MockNode):
-    """A protocol 4 seat node whose every byte in and out is counted, and whose reading
-    is done under a lock (so the bench can tell "read and handled" from "in flight")."""
+    """A seat node of the shipped protocol (MockNode's, 5) whose every byte in and out is
+    counted, and whose reading is done under a lock (so the bench can tell "read and
+    handled" from "in flight")."""
 
     def __init__(self, seat: int, serial: str, *, panel: bool) -> None:
         super().__init__(seat, serial, panel=panel)
+        self.dacks = 0  # DACKs sent (updates that asked for one)
         self.sent_bytes = 0
         self.display_bytes = 0  # the display frames' bytes the Pi sent (DU and blocks)
         self.work = threading.Lock()
@@ -156,6 +163,7 @@ class BenchNode(MockNode):
                 self.dropped += 1
                 return
             self.sent_bytes += len(frame)
+            self.dacks += kind == "DACK"
 
     def _line(self, line: bytes) -> None:
         if line[1:].split(b" ", 2)[1:2] in ([b"DU"], [b"DW"]):
@@ -382,6 +390,7 @@ class RealTable(MockTable):
         self.samples: list[Sample] = []
         self.idle_rate = 0.0  # the service's idle CPU, ns per ns of wall time
         self.ticks = (0, 0)  # user and system ticks from the first event to the last
+        self.dacks = self.overflows = 0  # the nodes' DACKs and queue overflows, the game's
         self._offset = 0  # the service's reads of other things than the nodes' frames
 
     # -- the real service's state --------------------------------------------------------
@@ -596,6 +605,8 @@ def play(
                 table.wait_quiet()
                 table.end_real()
                 table.check(tmp / "state", panels=ablate is None)
+                table.dacks = sum(node.dacks for node in nodes)
+                table.overflows = sum(node.overflows for node in nodes)
             except BaseException:
                 log = (tmp / "service.log").read_text(errors="replace")[-3000:]
                 print(f"bench/table.py: the service's log ends:\n{log}", file=sys.stderr)
@@ -611,17 +622,20 @@ def play(
 
 def measure(
     topology: str, players: int, games: int, setup: ServiceSetup
-) -> tuple[list[Sample], float, float]:
-    """The events' samples, the idle CPU rate and the share of system time (percent)."""
+) -> tuple[list[Sample], float, float, tuple[int, int]]:
+    """The events' samples, the idle CPU rate, the share of system time (percent), and
+    the nodes' DACKs and display queue overflows."""
     samples: list[Sample] = []
     idle: list[float] = []
-    user = system = 0
+    user = system = dacks = overflows = 0
     for seed, reading in itertools.product(range(games), READINGS):
         table = play(topology, players, seed, reading, setup)
         samples += table.samples
         idle.append(table.idle_rate)
         user, system = user + table.ticks[0], system + table.ticks[1]
-    return samples, statistics.fmean(idle), 100.0 * system / max(1, user + system)
+        dacks, overflows = dacks + table.dacks, overflows + table.overflows
+    share = 100.0 * system / max(1, user + system)
+    return samples, statistics.fmean(idle), share, (dacks, overflows)
 
 
 def interpreter(parser: argparse.ArgumentParser, python: str) -> str:
@@ -694,7 +708,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         runs = []
         samples: list[Sample] = []
         for run in range(args.runs):
-            samples, idle, system = measure(topology, players, args.games, setup)
+            samples, idle, system, (dacks, overflows) = measure(
+                topology, players, args.games, setup
+            )
             runs.append(headline(samples))
             raw_mean, _, raw_noop = headline(samples, raw=True)
             which = f" run={run + 1}" if args.runs > 1 else ""
@@ -702,6 +718,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 f"{head}{which} {summary(samples, p99_kinds=True)} "
                 f"idle_cpu_ms_per_s={idle * 1e3:.3f} raw_cpu_ms_mean={ms(raw_mean)} "
                 f"raw_noop_cpu_ms_mean={ms(raw_noop)} system_pct={system:.0f} "
+                f"dacks={dacks} node_overflows={overflows} "
                 f"service_python={service_python} loadavg={load_average()}",
                 flush=True,
             )
