@@ -56,6 +56,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Final, Protocol, cast
 
 from PIL import Image
@@ -296,7 +297,7 @@ class NodePort:
         screen.render_tiles``: a tile unchanged is the very object it was), sent as the
         changed tiles' windows alone, protocol 4's direct way: no frame compared, no plan
         looked up, each change of a tile laid out once (``_tile_change``, kept by the two
-        tiles' identities) and shared by every seat that makes it. True when sent so (or
+        tiles' bytes) and shared by every seat that makes it. True when sent so (or
         nothing changed); False when this way does not take it (the first screen, the
         writer's last frame not these tiles', the node not ready, frames held, the window
         without room, more than the whole screen's bytes, a panel turned): the caller then
@@ -771,9 +772,9 @@ def _whole_screen(panel: Panel) -> _Regions:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class _TileChange:
-    """A tile's change laid out for the node (``NodePort.send_tiles``): the two tiles
-    (held, so their identities stay theirs while kept), the DR frames' bodies (``b"DR
-    <box> <base64>"``), their block's bytes at most, their data bytes, the windows."""
+    """A tile's change laid out for the node (``NodePort.send_tiles``): the two tiles,
+    the DR frames' bodies (``b"DR <box> <base64>"``), their block's bytes at most, their
+    data bytes, the windows."""
 
     old: bytes
     new: bytes
@@ -783,10 +784,16 @@ class _TileChange:
     windows: tuple[Window, ...]
 
 
-#: (the old and the new tile's ids, the tile's first page, the panel's type and size) ->
-#: its change
-_TILE_CHANGES: dict[tuple[int, int, int, tuple[str, int, int]], _TileChange] = {}
-TILE_CHANGES_KEPT: Final = 1024  # about a six-seat game's changes (644 in one), as plans
+#: (the old and the new tile, the tile's first page, the panel's type and size) -> its
+#: change. Kept by the tiles' bytes, not their identities: a tile the renderer made
+#: again (its cache forgot it) finds its change still laid out. A bytes object keeps
+#: its hash, so a look-up hashes each tile once in its life, and a tile met again (the
+#: same object) is compared by identity.
+_TILE_CHANGES: dict[tuple[bytes, bytes, int, tuple[str, int, int]], _TileChange] = {}
+#: changes kept, at most: a six-seat game makes 2,000-3,000 changes of which a third to a
+#: half are new (a score, a strip of cards not met before), and the same ones come back
+#: from game to game; past it the older half is forgotten (docs/dev/benchmarks.md)
+TILE_CHANGES_KEPT: Final = 4096
 
 
 def _tile_change(
@@ -800,9 +807,9 @@ def _tile_change(
     """The change of the tile at ``page`` from ``old`` to ``new``, laid out once: its
     windows as the writer plans a frame's (``DisplayWriter.tile_windows``), each a DR
     frame of its bytes page after page."""
-    key = (id(old), id(new), page, panel_key)
+    key = (old, new, page, panel_key)
     kept = _TILE_CHANGES.get(key)
-    if kept is not None and kept.old is old and kept.new is new:
+    if kept is not None:
         return kept
     windows = writer.tile_windows(old, new, page)
     width = panel.width
@@ -816,8 +823,9 @@ def _tile_change(
         bodies.append(b"DR " + box + b2a(data, newline=False))
         size += _region_frame_bytes(box, window.size)
     change = _TileChange(old, new, tuple(bodies), size, sum(w.size for w in windows), windows)
-    if len(_TILE_CHANGES) >= TILE_CHANGES_KEPT:
-        _TILE_CHANGES.clear()
+    if len(_TILE_CHANGES) >= TILE_CHANGES_KEPT:  # the older half goes (a dict keeps order)
+        for stale in list(islice(_TILE_CHANGES, TILE_CHANGES_KEPT // 2)):
+            del _TILE_CHANGES[stale]
     _TILE_CHANGES[key] = change
     return change
 

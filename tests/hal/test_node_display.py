@@ -511,6 +511,50 @@ def test_a_change_of_tile_is_laid_out_once_for_every_seat() -> None:
     assert made[0].windows == (Window(6, 0, 1, 1),)  # the one column that changed
 
 
+def test_a_change_of_tile_made_again_as_another_object_is_not_laid_out_again() -> None:
+    """The renderer may make a tile again (its cache forgot it): the same bytes in
+    another object. Its change is found by the tiles' bytes, not laid out anew."""
+    old, new = bytes(128), b"\x02" + bytes(127)
+    tiles = (bytes(640), bytes(128), old, bytes(128))
+    wire = Wire("ssd1306", 4)
+    wire.port.show_tiles(tiles, wire.writer)
+    wire.pump(1100)
+    for tile in (new, old):  # there and back: two changes laid out
+        wire.port.show_tiles((tiles[0], tiles[1], tile, tiles[3]), wire.writer)
+        wire.pump()
+    kept = dict(node_display_module._TILE_CHANGES)
+    for tile in (new, old, new):  # equal bytes, other objects
+        again = bytes(bytearray(tile))
+        assert again is not tile
+        wire.port.show_tiles((tiles[0], tiles[1], again, tiles[3]), wire.writer)
+        wire.pump()
+    assert wire.model.glass() == b"".join((tiles[0], tiles[1], new, tiles[3]))
+    assert node_display_module._TILE_CHANGES.keys() == kept.keys()  # nothing laid out
+
+
+def test_past_the_changes_kept_the_older_half_is_forgotten(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The kept changes are bounded: at ``TILE_CHANGES_KEPT`` the older half goes and
+    the newer half stays laid out (a night's tables never grow it without end)."""
+    monkeypatch.setattr(node_display_module, "_TILE_CHANGES", {})
+    monkeypatch.setattr(node_display_module, "TILE_CHANGES_KEPT", 8)
+    base = (bytes(640), bytes(128), bytes(128), bytes(128))
+    wire = Wire("ssd1306", 4)
+    wire.port.show_tiles(base, wire.writer)
+    wire.pump(1100)
+    shown = []
+    for column in range(9):  # nine changes: the ninth finds eight kept
+        tile = bytes(column) + b"\x04" + bytes(127 - column)
+        wire.port.show_tiles((base[0], base[1], tile, base[3]), wire.writer)
+        wire.pump()
+        shown.append(tile)
+        assert wire.model.glass() == b"".join((base[0], base[1], tile, base[3]))
+    kept = node_display_module._TILE_CHANGES
+    assert len(kept) == 5  # four of the eight, and the ninth
+    assert [key[1] for key in kept] == shown[-5:]  # the newest, in order
+
+
 # -- flow control -----------------------------------------------------------------------
 
 
