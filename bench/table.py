@@ -63,6 +63,8 @@ figures (``runs=3 median_cpu_ms_mean=... median_cpu_ms_p99=...
 median_noop_cpu_ms_mean=...``: what the targets are checked on); the ``kind=`` and
 ``what=`` lines are the last run's. ``loadavg``: the one-minute load average as the run
 ended. ``--build compiled`` runs the service on ``build/compiled`` (``scripts/compile``).
+``--node-protocol 4`` makes the simulated nodes speak protocol 4 at most, as firmware 0.6
+(the 2 KB window): the shipped protocol 5's gain measured in one tree.
 
 Left out: the kernel's side of the I2C transfer (topology pi: no ``ioctl``), the USB
 wire and the nodes' own work (their threads are this process's, not the service's), the
@@ -103,6 +105,7 @@ from pathlib import Path
 
 from controller.engine import Card, HouseRules
 from controller.hal.deck import Deck, DeckRegistry, save_registry
+from controller.hal.events import PROTOCOL_VERSION, PROTOCOL_VERSIONS
 from controller.hal.frames import encode_frame
 from controller.hal.mock import MockDeck, MockNode
 from controller.render.screen import render_pages, screen_content
@@ -146,8 +149,10 @@ class BenchNode(MockNode):
     counted, and whose reading is done under a lock (so the bench can tell "read and
     handled" from "in flight")."""
 
-    def __init__(self, seat: int, serial: str, *, panel: bool) -> None:
-        super().__init__(seat, serial, panel=panel)
+    def __init__(
+        self, seat: int, serial: str, *, panel: bool, protocol: int = PROTOCOL_VERSION
+    ) -> None:
+        super().__init__(seat, serial, panel=panel, protocol=protocol)
         self.dacks = 0  # DACKs sent (updates that asked for one)
         self.sent_bytes = 0
         self.display_bytes = 0  # the display frames' bytes the Pi sent (DU and blocks)
@@ -556,6 +561,7 @@ class ServiceSetup:
     deal_after: float = 0.0
     python: str = sys.executable
     ablate: str | None = None
+    protocol: int = PROTOCOL_VERSION  # the newest the simulated nodes speak
 
 
 def play(
@@ -577,7 +583,10 @@ def play(
             env.update(extra)
             env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "bench" / "pi_i2c"), env["PYTHONPATH"]])
         panels = topology == "node"
-        bench_nodes = [BenchNode(seat, serial, panel=panels) for seat, serial in enumerate(serials)]
+        bench_nodes = [
+            BenchNode(seat, serial, panel=panels, protocol=setup.protocol)
+            for seat, serial in enumerate(serials)
+        ]
         with plugged(tmp / "by-id", bench_nodes) as nodes:
             deck = MockDeck(seed)  # the shadow table's deck, enrolled for the service
             cards = {deck.uid(c): c for c in (Card.from_index(i) for i in range(40))}
@@ -685,6 +694,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         "redraw (redraw) or their rendering and sending (send) left out after each seat's "
         "first screen (bench/ablate/sitecustomize.py); node topology only",
     )
+    parser.add_argument(
+        "--node-protocol",
+        type=int,
+        choices=PROTOCOL_VERSIONS[2:],
+        default=PROTOCOL_VERSION,
+        help="the newest protocol the simulated nodes speak (default: the shipped one; 4: "
+        "nodes of firmware 0.6, the 2 KB window, as a comparison in the same tree)",
+    )
     args = parser.parse_args(argv)
     if args.runs < 1:
         parser.error("--runs must be at least 1")
@@ -697,7 +714,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     else:
         args.service_python = shutil.which(args.service_python) or args.service_python
     service_python = interpreter(parser, args.service_python)
-    setup = ServiceSetup(args.build, args.next_deal_after_s, args.service_python, args.ablate)
+    setup = ServiceSetup(
+        args.build, args.next_deal_after_s, args.service_python, args.ablate, args.node_protocol
+    )
     for topology, players in itertools.product(args.topology, args.players):
         head = (
             f"topology={topology} players={players} build={args.build} "
@@ -705,6 +724,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         )
         if args.ablate is not None:
             head += f" ablate={args.ablate}"
+        if args.node_protocol != PROTOCOL_VERSION:
+            head += f" node_protocol={args.node_protocol}"
         runs = []
         samples: list[Sample] = []
         for run in range(args.runs):
