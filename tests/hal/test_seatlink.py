@@ -469,21 +469,23 @@ def test_the_pi_offers_protocol_5_first() -> None:
     assert NEWEST == fw.PROTOCOL_VERSION == 5 and PROTOCOL_VERSIONS == (2, 3, 4, 5)
 
 
-def test_a_node_of_firmware_0_6_is_offered_hello_4_at_once(
+def test_a_node_of_firmware_0_6_gets_a_session_of_protocol_4(
     tmp_path: Path, events: Events, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The firmware as 0.6.x was (protocols 2 to 4): its power-up HELLO names 4, so the
-    Pi offers 4 at once, and the session is protocol 4's (the node's 2 KB queue)."""
+    """The firmware as 0.6.x was (protocols 2 to 4): it rejects HELLO 5 and keeps sending
+    heartbeats, the Pi offers 4, and the session is protocol 4's (the node's 2 KB queue:
+    the Pi's window there is 2 KB)."""
     monkeypatch.setattr(fw, "PROTOCOL_VERSION", 4)
     monkeypatch.setattr(fw, "VERSIONS", (2, 3, 4))
     node = SimNode(tmp_path, seat=2)
     node.plug()
     try:
-        slow_hello = {**FAST, "hello_interval": 5.0}  # no fallback by time: at once
-        with SeatLink.for_serial(2, SERIAL, events, by_id_dir=tmp_path, **slow_hello) as link:
+        with SeatLink.for_serial(2, SERIAL, events, by_id_dir=tmp_path, **FAST) as link:
             hello = events.wait_for(lambda e: isinstance(e, Hello) and e.session is not None)
             assert isinstance(hello, Hello) and hello.protocol == 4
             assert link.protocol == 4 and link.connected
+            assert node.app is not None and node.app.version == 4
+            assert node.app.display.max_queued_bytes == 2048
     finally:
         node.unplug()
 
