@@ -65,8 +65,8 @@ SLICE = const(128)
 # Bytes of the DR blocks waiting to be written, at most: a whole screen and a small
 # update after it.  More (a Pi that ignores the DACKs) overflows the queue like 64 frames.
 MAX_QUEUED_BYTES = const(2048)
-# Protocol 5: the same queue four times larger, so the Pi asks for a DACK a quarter as
-# often (its window is this, firmware/PROTOCOL.md "Protocol 5").
+# Protocol 5: the same queue four times larger, so the Pi, whose window this is, asks
+# for fewer DACKs (firmware/PROTOCOL.md, "Protocol 5").
 MAX_QUEUED_BYTES_5 = const(8192)
 UPDATE_MODULO = const(65536)
 RETRY_MS = const(500)  # how often a panel that does not answer is tried again
@@ -80,8 +80,8 @@ MAX_QUEUE = const(64)
 # Protocol 5: 8 KB of small updates (a DR block is 24 bytes at least) would be 341; the
 # Pi keeps at most 112 unacknowledged (controller/hal/node_display.py), so 128 entries
 # hold them and a few rejected lines.  The ring is made once at this size (512 bytes of
-# RAM); its entries hold at most MAX_QUEUED_BYTES_5 of blocks and about 64 bytes of
-# objects each (the entry, its header, the block's bytes object): 16 KB at most.
+# RAM); its entries hold at most MAX_QUEUED_BYTES_5 of blocks and 64 bytes of objects
+# each on the RP2040 (the entry, its header, the block's bytes object): 18 KB at most.
 MAX_QUEUE_5 = const(128)
 # The liveness refresh: every REFRESH_MS the panel's settings and RAM are written again
 # from the node's copy (one step a pass, only while no display frame waits), so a panel
