@@ -35,11 +35,12 @@ here for the table to handle it and for every seat's ``screen_for`` + ``render_s
 Both topologies, from the same events of ``--seeds`` games (30 by default, from
 ``--seed``) per table size (``--seats``, six by default). Every seat's screen goes to two
 writers: one on the Pi's shared bus (as above) and one on the real ``NodePort`` over a
-link that speaks the shipped protocol 4 (a ``DU`` and its counted block of ``DR``
-windows, a ``DACK`` only when asked; counted as encoded; the node's own I2C bytes counted by the
-firmware's panel driver, ``seatnode.panel``, on a counting bus). The node's port is given
-each screen as the service gives it (``TableService._show``): its kept tiles, only the
-changed tiles' windows sent (``NodePort.show_tiles``), a banner or a card as a frame.
+link that speaks the shipped protocol 5 (protocol 4's frames: a ``DU`` and its counted
+block of ``DR`` windows, a ``DACK`` only when asked; counted as encoded; the node's own I2C
+bytes counted by the firmware's panel driver, ``seatnode.panel``, on a counting bus).
+The node's port is given each screen as the service gives it (``TableService._show``):
+its kept tiles, only the changed tiles' windows sent (``NodePort.show_tiles``), a banner
+or a card as a frame.
 Printed per topology::
 
     topology=node seats=6 bus_khz=400 seeds=30 bytes_per_event_mean=... full_refresh_bytes=...
@@ -176,13 +177,14 @@ class CountingInterface:
 
 
 class CountingLink:
-    """Stands in for a seat's SeatLink under a NodePort, speaking the shipped protocol 4
-    (the Pi's ``SeatLink`` with firmware 0.4): the display frames it would write (their
+    """Stands in for a seat's SeatLink under a NodePort, speaking the shipped protocol 5
+    (the Pi's ``SeatLink`` with firmware 0.7; protocol 4's frames, the node's queue 8 KB:
+    the port's window, which this bench never fills): the display frames it would write (their
     encoded length, a ``DU`` and its counted block of ``DR`` frames, as
     ``SeatLink.send_counted`` and ``send_update`` encode them), and what the node's own
     driver (firmware ``seatnode.panel``) then writes on the node's bus for their windows."""
 
-    protocol = 4  # what NodePort asks the link (a link without it gets protocol 2's DW)
+    protocol = 5  # what NodePort asks the link (a link without it gets protocol 2's DW)
 
     def __init__(self, controller: Controller) -> None:
         self.panel = NodePanel(_CountingI2C(), controller.value)

@@ -23,9 +23,14 @@ above any factor measured here), so a slow emulator never looks like a dead node
 
 Printed, one line::
 
-    emulated=rp2040 protocol=4 seats=6 events=... updates=... full_resends=0 lost=0
-    dack_ms_p50=... dack_ms_p99=... dack_ms_max=... full_dack_ms_max=... slowdown=...
+    emulated=rp2040 protocol=5 seats=6 events=... updates=... full_resends=0 lost=0
+    asked=... dacks=... unacknowledged=0 dack_ms_p50=... dack_ms_p99=... dack_ms_max=...
+    full_dack_ms_max=... slowdown=...
 
+``protocol``: the version the nodes answered (5 with firmware 0.7; 4 with 0.6).
+``asked``: the updates that asked for their ``DACK`` (``dacks``: the ``DACK``s that came
+back); ``unacknowledged``: updates no ``DACK`` or heartbeat had acknowledged at the end
+(2 s of emulated time after the last event).
 ``full_resends``: whole screens the Pi sent again because the node lost an update
 (DLOST) or did not acknowledge one in time (the first whole screen after each PANEL
 report is not one: the panel is blank then); ``dack_ms``: from the Pi writing an update
@@ -232,7 +237,7 @@ def play_seat(
         )
         display.attach(link)
         link.display_listener = on_display
-        direct = link.send_update  # the port's direct way for most updates (protocol 4)
+        direct = link.send_update  # the port's direct way for most updates (protocol 4, 5)
 
         def timed_update(
             update: int, regions: bytes, full: bool, bodies: list[bytes], ask_over: int
@@ -262,17 +267,22 @@ def play_seat(
                 node.wait_until(begin + (index + 1) * event_s)
             node.wait_until(node.clock() + 2.0)  # the last ones acknowledged (HB, DACK)
             emulated = node.clock()
+            protocol = link.protocol  # the session's, as the node answered the HELLO
+            unacknowledged = len(display.port.unacknowledged)
         finally:
             link.close()
             node.close()
         stats = display.port.stats
         return {
+            "protocol": protocol,
             "events": len(screens),
             "updates": stats.updates,
             "full_resends": len(resends),
             "resend_reasons": resends,
             "lost": stats.lost,
             "dacks": dacks,
+            "asked": stats.asked,
+            "unacknowledged": unacknowledged,
             "slowdown": (time.monotonic() - started) / max(emulated, 1e-9),
             "errors": display.errors,
         }
@@ -301,7 +311,7 @@ def main() -> None:
     if not args.image or not args.bootrom:
         raise SystemExit("pico_game: give the image (or TRUCO_SEAT_UF2) and TRUCO_PICO_BOOTROM")
     screens = record(6, args.seed)
-    events = updates = resends = lost = errors = 0
+    events = updates = resends = lost = errors = asked = unacknowledged = 0
     dacks: list[tuple[float, bool]] = []
     slowdowns: list[float] = []
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
@@ -325,19 +335,23 @@ def main() -> None:
         lost += int(result["lost"])  # type: ignore[call-overload]
         errors += int(result["errors"])  # type: ignore[call-overload]
         dacks += result["dacks"]  # type: ignore[arg-type]
+        asked += int(result["asked"])  # type: ignore[call-overload]
+        unacknowledged += int(result["unacknowledged"])  # type: ignore[call-overload]
         slowdowns.append(float(result["slowdown"]))  # type: ignore[arg-type]
     all_ms = [d * 1000 for d, _full in dacks]
     full_ms = [d * 1000 for d, full in dacks if full]
     figures = {
         "emulated": "rp2040",
-        "protocol": "4",
+        "protocol": "/".join(sorted({str(r["protocol"]) for r in results})),
         "seats": str(args.seats),
         "events": str(events),
         "updates": str(updates),
         "full_resends": str(resends),
         "lost": str(lost),
         "display_errors": str(errors),
+        "asked": str(asked),
         "dacks": str(len(all_ms)),
+        "unacknowledged": str(unacknowledged),
         "dack_ms_p50": f"{percentile(all_ms, 0.5):.1f}",
         "dack_ms_p99": f"{percentile(all_ms, 0.99):.1f}",
         "dack_ms_max": f"{max(all_ms):.1f}" if all_ms else "nan",

@@ -13,10 +13,11 @@ timer, waited for and not counted: no player made it) and ``status_file`` in the
 folder.
 
 Six seat nodes are simulated in this process, each on a pseudo-terminal published under
-a by-id folder as udev publishes real Picos, speaking the shipped protocol 4 (HELLO,
+a by-id folder as udev publishes real Picos, speaking the shipped protocol 5 (HELLO,
 heartbeats every second carrying ``written``, a ``DACK`` only when a ``DU`` asks for
-one); with ``topology=node`` the panels hang on them and they decode every display frame
-into their panel's RAM. With ``topology=pi`` the panels are on the Pi's I2C behind the
+one, the firmware's display queue of 8 KB and 128 updates: ``MockNode``); with
+``topology=node`` the panels hang on them and they decode every display frame into their
+panel's RAM. With ``topology=pi`` the panels are on the Pi's I2C behind the
 multiplexer: the service's own ``OledDisplay`` and luma open them, and only smbus2's bus
 is replaced by one that counts the bytes instead of calling the kernel
 (``bench/pi_i2c/sitecustomize.py``). The record is written in a real temporary state
@@ -43,21 +44,27 @@ Prints key=value lines, for each topology::
 
     topology=node players=6 build=pure events=... cpu_ms_mean=... cpu_ms_p99=...
         noop_events=... noop_cpu_ms_mean=... panel_bytes_mean=... p99_set_by=...
-        idle_cpu_ms_per_s=... raw_cpu_ms_mean=... raw_noop_cpu_ms_mean=... loadavg=...
+        idle_cpu_ms_per_s=... raw_cpu_ms_mean=... raw_noop_cpu_ms_mean=... dacks=...
+        node_overflows=0 loadavg=...
     topology=node players=6 build=pure kind=press events=... cpu_ms_mean=... ...
     topology=node players=6 build=pure what=deal events=... cpu_ms_mean=... ...
 
 ``cpu_ms_*``: net of the idle baseline (``raw_*``: as read). A *noop* event is one after
 which nothing went to any panel (a card lifted, a press that changes no screen).
 ``panel_bytes_mean``: the display frames' bytes on the ptys (node) or the I2C bytes (pi)
-per event. ``p99_set_by``: the events at or above the 99th percentile, by kind and what
-they did; ``what=``: ``deal`` (a hand's cards all read, play starts), ``hand_end`` (a hand
-scored), ``accepted`` (another action in the record), ``other`` (nothing recorded).
+per event. ``dacks``: the ``DACK``s the nodes sent (the updates that asked for one),
+from the service's start to the games' end, every game of the run; ``node_overflows``:
+times a node's display queue overflowed (a Pi past its window: never). ``p99_set_by``:
+the events at or above the 99th percentile, by kind and what they did; ``what=``:
+``deal`` (a hand's cards all read, play starts), ``hand_end`` (a hand scored),
+``accepted`` (another action in the record), ``other`` (nothing recorded).
 ``--runs 3`` plays each topology three times and prints the medians of the headline
 figures (``runs=3 median_cpu_ms_mean=... median_cpu_ms_p99=...
 median_noop_cpu_ms_mean=...``: what the targets are checked on); the ``kind=`` and
 ``what=`` lines are the last run's. ``loadavg``: the one-minute load average as the run
 ended. ``--build compiled`` runs the service on ``build/compiled`` (``scripts/compile``).
+``--node-protocol 4`` makes the simulated nodes speak protocol 4 at most, as firmware 0.6
+(the 2 KB window): the shipped protocol 5's gain measured in one tree.
 
 Left out: the kernel's side of the I2C transfer (topology pi: no ``ioctl``), the USB
 wire and the nodes' own work (their threads are this process's, not the service's), the
@@ -98,6 +105,7 @@ from pathlib import Path
 
 from controller.engine import Card, HouseRules
 from controller.hal.deck import Deck, DeckRegistry, save_registry
+from controller.hal.events import PROTOCOL_VERSION, PROTOCOL_VERSIONS
 from controller.hal.frames import encode_frame
 from controller.hal.mock import MockDeck, MockNode
 from controller.render.screen import render_pages, screen_content
@@ -137,11 +145,15 @@ I2C_BASE = 10  # the fake mux channels' bus numbers: i2c-10, i2c-11, ...
 
 
 class BenchNode(MockNode):
-    """A protocol 4 seat node whose every byte in and out is counted, and whose reading
-    is done under a lock (so the bench can tell "read and handled" from "in flight")."""
+    """A seat node of the shipped protocol (MockNode's, 5) whose every byte in and out is
+    counted, and whose reading is done under a lock (so the bench can tell "read and
+    handled" from "in flight")."""
 
-    def __init__(self, seat: int, serial: str, *, panel: bool) -> None:
-        super().__init__(seat, serial, panel=panel)
+    def __init__(
+        self, seat: int, serial: str, *, panel: bool, protocol: int = PROTOCOL_VERSION
+    ) -> None:
+        super().__init__(seat, serial, panel=panel, protocol=protocol)
+        self.dacks = 0  # DACKs sent (updates that asked for one)
         self.sent_bytes = 0
         self.display_bytes = 0  # the display frames' bytes the Pi sent (DU and blocks)
         self.work = threading.Lock()
@@ -156,6 +168,7 @@ class BenchNode(MockNode):
                 self.dropped += 1
                 return
             self.sent_bytes += len(frame)
+            self.dacks += kind == "DACK"
 
     def _line(self, line: bytes) -> None:
         if line[1:].split(b" ", 2)[1:2] in ([b"DU"], [b"DW"]):
@@ -382,6 +395,7 @@ class RealTable(MockTable):
         self.samples: list[Sample] = []
         self.idle_rate = 0.0  # the service's idle CPU, ns per ns of wall time
         self.ticks = (0, 0)  # user and system ticks from the first event to the last
+        self.dacks = self.overflows = 0  # the nodes' DACKs and queue overflows, the game's
         self._offset = 0  # the service's reads of other things than the nodes' frames
 
     # -- the real service's state --------------------------------------------------------
@@ -547,6 +561,7 @@ class ServiceSetup:
     deal_after: float = 0.0
     python: str = sys.executable
     ablate: str | None = None
+    protocol: int = PROTOCOL_VERSION  # the newest the simulated nodes speak
 
 
 def play(
@@ -568,7 +583,10 @@ def play(
             env.update(extra)
             env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "bench" / "pi_i2c"), env["PYTHONPATH"]])
         panels = topology == "node"
-        bench_nodes = [BenchNode(seat, serial, panel=panels) for seat, serial in enumerate(serials)]
+        bench_nodes = [
+            BenchNode(seat, serial, panel=panels, protocol=setup.protocol)
+            for seat, serial in enumerate(serials)
+        ]
         with plugged(tmp / "by-id", bench_nodes) as nodes:
             deck = MockDeck(seed)  # the shadow table's deck, enrolled for the service
             cards = {deck.uid(c): c for c in (Card.from_index(i) for i in range(40))}
@@ -596,6 +614,8 @@ def play(
                 table.wait_quiet()
                 table.end_real()
                 table.check(tmp / "state", panels=ablate is None)
+                table.dacks = sum(node.dacks for node in nodes)
+                table.overflows = sum(node.overflows for node in nodes)
             except BaseException:
                 log = (tmp / "service.log").read_text(errors="replace")[-3000:]
                 print(f"bench/table.py: the service's log ends:\n{log}", file=sys.stderr)
@@ -611,17 +631,20 @@ def play(
 
 def measure(
     topology: str, players: int, games: int, setup: ServiceSetup
-) -> tuple[list[Sample], float, float]:
-    """The events' samples, the idle CPU rate and the share of system time (percent)."""
+) -> tuple[list[Sample], float, float, tuple[int, int]]:
+    """The events' samples, the idle CPU rate, the share of system time (percent), and
+    the nodes' DACKs and display queue overflows."""
     samples: list[Sample] = []
     idle: list[float] = []
-    user = system = 0
+    user = system = dacks = overflows = 0
     for seed, reading in itertools.product(range(games), READINGS):
         table = play(topology, players, seed, reading, setup)
         samples += table.samples
         idle.append(table.idle_rate)
         user, system = user + table.ticks[0], system + table.ticks[1]
-    return samples, statistics.fmean(idle), 100.0 * system / max(1, user + system)
+        dacks, overflows = dacks + table.dacks, overflows + table.overflows
+    share = 100.0 * system / max(1, user + system)
+    return samples, statistics.fmean(idle), share, (dacks, overflows)
 
 
 def interpreter(parser: argparse.ArgumentParser, python: str) -> str:
@@ -671,6 +694,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         "redraw (redraw) or their rendering and sending (send) left out after each seat's "
         "first screen (bench/ablate/sitecustomize.py); node topology only",
     )
+    parser.add_argument(
+        "--node-protocol",
+        type=int,
+        choices=PROTOCOL_VERSIONS[2:],
+        default=PROTOCOL_VERSION,
+        help="the newest protocol the simulated nodes speak (default: the shipped one; 4: "
+        "nodes of firmware 0.6, the 2 KB window, as a comparison in the same tree)",
+    )
     args = parser.parse_args(argv)
     if args.runs < 1:
         parser.error("--runs must be at least 1")
@@ -683,7 +714,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     else:
         args.service_python = shutil.which(args.service_python) or args.service_python
     service_python = interpreter(parser, args.service_python)
-    setup = ServiceSetup(args.build, args.next_deal_after_s, args.service_python, args.ablate)
+    setup = ServiceSetup(
+        args.build, args.next_deal_after_s, args.service_python, args.ablate, args.node_protocol
+    )
     for topology, players in itertools.product(args.topology, args.players):
         head = (
             f"topology={topology} players={players} build={args.build} "
@@ -691,10 +724,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         )
         if args.ablate is not None:
             head += f" ablate={args.ablate}"
+        if args.node_protocol != PROTOCOL_VERSION:
+            head += f" node_protocol={args.node_protocol}"
         runs = []
         samples: list[Sample] = []
         for run in range(args.runs):
-            samples, idle, system = measure(topology, players, args.games, setup)
+            samples, idle, system, (dacks, overflows) = measure(
+                topology, players, args.games, setup
+            )
             runs.append(headline(samples))
             raw_mean, _, raw_noop = headline(samples, raw=True)
             which = f" run={run + 1}" if args.runs > 1 else ""
@@ -702,6 +739,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 f"{head}{which} {summary(samples, p99_kinds=True)} "
                 f"idle_cpu_ms_per_s={idle * 1e3:.3f} raw_cpu_ms_mean={ms(raw_mean)} "
                 f"raw_noop_cpu_ms_mean={ms(raw_noop)} system_pct={system:.0f} "
+                f"dacks={dacks} node_overflows={overflows} "
                 f"service_python={service_python} loadavg={load_average()}",
                 flush=True,
             )

@@ -1,4 +1,4 @@
-# Runs under MicroPython (unix port): the node's own handling of protocol 4's display
+# Runs under MicroPython (unix port): the node's own handling of protocol 4's (and 5's) display
 # updates (a DU and its counted block of DR frames, one whole window each), timed.
 # bench/display.py starts it with MICROPYPATH=firmware and reads its key=value line.
 import binascii
@@ -42,7 +42,7 @@ def main():
     app = NodeApp(
         out.append, 0, "e6614103e7ab1234", time.ticks_ms(), panel=Panel(CountingI2C(), "ssd1306")
     )
-    app.version = 4
+    app.set_version(5)  # the shipped protocol: protocol 4's frames, the 8 KB queue
     best = None
     frames = 1
     for n in range(rounds):

@@ -32,8 +32,8 @@ __all__ = [
     "TagLeft",
 ]
 
-PROTOCOL_VERSION: Final = 4  # firmware/PROTOCOL.md: the newest the Pi speaks
-PROTOCOL_VERSIONS: Final = (2, 3, 4)  # the versions the Pi speaks with a node (newest last)
+PROTOCOL_VERSION: Final = 5  # firmware/PROTOCOL.md: the newest the Pi speaks
+PROTOCOL_VERSIONS: Final = (2, 3, 4, 5)  # the versions the Pi speaks with a node (newest last)
 
 
 @dataclass(frozen=True)

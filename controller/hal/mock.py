@@ -70,6 +70,22 @@ class MockDeck:
         return self._card.get(uid)
 
 
+#: The firmware's display queue (firmware/seatnode/display.py): at most MAX_QUEUE
+#: display items (a DU or DW frame of protocol 2, a DU's counted block of protocol 3 to
+#: 5) and MAX_QUEUED_BYTES of blocks wait to be written, in a session of protocol 2 to
+#: 4; protocol 5's are MAX_QUEUE_5 and MAX_QUEUED_BYTES_5 (tests/hal/test_mock_node.py
+#: holds them to the firmware's).
+MAX_QUEUE = 64
+MAX_QUEUED_BYTES = 2048
+MAX_QUEUE_5 = 128
+MAX_QUEUED_BYTES_5 = 8192
+
+
+def queue_bounds(version: int) -> tuple[int, int]:
+    """The node's display queue in a session of ``version``: (items, bytes of blocks)."""
+    return (MAX_QUEUE_5, MAX_QUEUED_BYTES_5) if version >= 5 else (MAX_QUEUE, MAX_QUEUED_BYTES)
+
+
 class MockNode:
     """A seat node on a pty pair. ``path`` is the device the Pi side opens."""
 
@@ -85,10 +101,16 @@ class MockNode:
         """``panel``: the seat's panel hangs on this node (an SSD1306 at 0x3C, until the
         Pi's PANEL names another): it says so after every HELLO, writes the display
         frames into ``ram`` (the panel's 8 pages of 128 visible columns) and answers
-        each whole update with DACK (protocol 4: when its DU asks; its heartbeats say
+        each whole update with DACK (protocol 4 and 5: when its DU asks; its heartbeats say
         the last update written, ``written``). ``protocol``: the newest version it speaks (it
         answers a HELLO of that version or older, as the firmware does, and ignores a
-        newer one, as firmware of protocol 2 does)."""
+        newer one, as firmware of protocol 2 does).
+
+        Its display queue is the firmware's, bounded by the session's version
+        (:func:`queue_bounds`): what one read brings waits in it, then is written before
+        the next read. A Pi that sends more than the queue holds between two reads
+        overflows it as it overflows the firmware's: what waits is dropped (``overflows``
+        counts it), ``DLOST``, and only a FULL update is written after that."""
         self.seat = seat
         #: the seat the node has stored and says in its HELLO (another than ``seat``: a
         #: node on the wrong seat's cable, or the pin map's serial numbers swapped)
@@ -101,8 +123,14 @@ class MockNode:
         self.panel = panel
         self.protocol = protocol
         self._version = protocol  # this session's (the Pi's HELLO chose it)
-        # protocol 3 and 4: (update, regions, bytes, answer with DACK) of a DU's block
-        self._block: tuple[int, int, int, bool] | None = None
+        # protocol 3 to 5: (update, regions, bytes, answer with DACK, FULL) of a DU's block
+        self._block: tuple[int, int, int, bool, bool] | None = None
+        # display items read and not yet written: ("DR", (update, regions, block, ack,
+        # full)) or (DU or DW, args); the blocks' bytes among them
+        self._queue: list[tuple[str, Any]] = []
+        self._queued_bytes = 0
+        self.overflows = 0  # times the display queue overflowed (the firmware's DLOST)
+        self._lost = False  # after an overflow: only a FULL update is written
         self.ram = bytearray(128 * 8)
         self.updates = 0  # updates written whole
         self.written: int | None = None  # the last of them in this session
@@ -270,21 +298,58 @@ class MockNode:
             self._take_input()
 
     def _take_input(self) -> None:
-        while self._buffer:
-            if self._block is not None:  # protocol 3 and 4: a DU's counted block
-                update, regions, count, ack = self._block
-                if len(self._buffer) < count:
+        """What was read: its frames handled, its display items queued, then written."""
+        try:
+            while self._buffer:
+                if self._block is not None:  # protocol 3 to 5: a DU's counted block
+                    update, regions, count, ack, full = self._block
+                    if len(self._buffer) < count:
+                        return
+                    block, self._buffer = self._buffer[:count], self._buffer[count:]
+                    self._block = None
+                    self._enqueue("DR", (update, regions, block, ack, full), len(block))
+                    continue
+                end = self._buffer.find(b"\n")
+                if end < 0:
                     return
-                block, self._buffer = self._buffer[:count], self._buffer[count:]
-                self._block = None
+                line, self._buffer = self._buffer[:end].rstrip(b"\r"), self._buffer[end + 1 :]
+                if line:
+                    self._line(line)
+        finally:
+            self._write_queue()
+
+    def _enqueue(self, kind: str, value: Any, size: int = 0) -> None:
+        """A display item waits to be written, as in the firmware's queue: one that finds
+        it full (items or bytes, the session's bounds) overflows it."""
+        items, most = queue_bounds(self._version)
+        if len(self._queue) >= items or self._queued_bytes + size > most:
+            self.overflows += 1
+            self._queue.clear()
+            self._queued_bytes = 0
+            self._update = None
+            self.written = None
+            if not self._lost:
+                self._lost = True
+                update = value[0] if kind == "DR" else 0
+                self.send("DLOST", str(update))
+            return
+        self._queue.append((kind, value))
+        self._queued_bytes += size
+
+    def _write_queue(self) -> None:
+        queue, self._queue, self._queued_bytes = self._queue, [], 0
+        for kind, value in queue:
+            if kind == "DR":
+                update, regions, block, ack, full = value
+                if self._lost and not full:
+                    continue  # out of sync after an overflow: a FULL update only
+                self._lost = False
                 self._regions(update, regions, block, ack)
-                continue
-            end = self._buffer.find(b"\n")
-            if end < 0:
-                return
-            line, self._buffer = self._buffer[:end].rstrip(b"\r"), self._buffer[end + 1 :]
-            if line:
-                self._line(line)
+            else:
+                if self._lost and not (kind == "DU" and value[-1] == "FULL"):
+                    continue
+                self._lost = False
+                self._display_frame(kind, value)
 
     def _line(self, line: bytes) -> None:
         try:
@@ -297,20 +362,24 @@ class MockNode:
                 self._version = int(args[0])
                 self.hello(args[1])
         elif self.panel and kind == "DU" and len(args) == 4 and self._version >= 3:
-            self._block = (int(args[0]), int(args[1]), int(args[2]), True)
+            self._block = (int(args[0]), int(args[1]), int(args[2]), True, args[3] == "FULL")
         elif self.panel and kind == "DU" and len(args) == 5 and self._version >= 4:
-            self._block = (int(args[0]), int(args[1]), int(args[2]), args[4] == "ACK")
+            full = args[3] == "FULL"
+            self._block = (int(args[0]), int(args[1]), int(args[2]), args[4] == "ACK", full)
         elif self.panel and kind in ("DU", "DW"):
-            self._display_frame(kind, args)
+            self._enqueue(kind, args)
         elif self.panel and kind == "PANEL" and len(args) == 2:
-            # drive the pin map's panel from now on: initialised, its RAM blank
+            # drive the pin map's panel from now on: initialised, its RAM blank, its
+            # queue emptied (the firmware's PanelLink does the same)
+            self._queue.clear()
+            self._queued_bytes = 0
             self._panel_kind = (args[0], args[1])
             self.ram[:] = bytes(len(self.ram))
             self._update = None
             self.send("PANEL", *self._panel_kind, "OK" if self.panel_ok else "MISSING")
 
     def _regions(self, update: int, regions: int, block: bytes, ack: bool) -> None:
-        """Protocol 3 and 4: a DU's DR frames (one whole window each) into ``ram``."""
+        """Protocol 3 to 5: a DU's DR frames (one whole window each) into ``ram``."""
         lines = block.split(b"\n")
         windows = []
         for line in lines[:-1]:

@@ -11,6 +11,7 @@ display frames (``firmware/PROTOCOL.md``, "Display frames"):
   being their byte count, so the node reads them with one call; written in one go;
 * protocol 4: the same with a fifth ``DU`` argument, ``ACK`` or ``-``: the node answers
   ``DACK`` only when asked, and its heartbeat says the last update it wrote whole;
+  protocol 5: protocol 4's frames, the node's queue four times larger;
 * protocol 2: ``DU <update> <frames> FULL|DIFF`` followed by ``DW`` pieces (at most 24
   bytes, base64, a piece), written in one go so no other frame comes between them;
 * the node answers ``DACK <update>`` once the pieces are in the panel's RAM (protocol
@@ -22,13 +23,16 @@ display frames (``firmware/PROTOCOL.md``, "Display frames"):
   unacknowledged at a heartbeat ``ack_timeout`` seconds after it was sent.
 
 Flow control: with protocol 3 and 2 the port never has more than one update on its
-way; with protocol 4, at most ``WINDOW_BYTES`` of DR blocks (the node's queue), an
-update that leaves more than ``ASK_ACK_BYTES`` unacknowledged asking for its DACK
-(so one that must wait for room always has a DACK on its way; no update is larger
-than the whole screen, which is sent instead). While an update waits, the frames that
-come are only remembered, their windows merged, and when the acknowledgement comes
-one update carries them all (the windows that changed since the node's last screen,
-the latest frame's bytes; the whole screen when they would cost as much). So a seat's
+way; with protocol 4, at most ``WINDOW_BYTES`` of DR blocks and ``WINDOW_UPDATES``
+updates (the node's queue), an update that leaves more than ``ASK_ACK_BYTES`` or
+``ASK_ACK_UPDATES`` unacknowledged asking for its DACK (so one that must wait for room
+always has a DACK on its way; no update is larger than the whole screen, which is sent
+instead); with protocol 5 the same with the node's queue four times larger
+(``send_window``: 8,192 bytes and 112 updates, a DACK asked over 6,700 or 96). While
+an update waits, the frames that come are only remembered, their windows merged, and
+when the acknowledgement comes one update carries them all (the windows that changed
+since the node's last screen, the latest frame's bytes; the whole screen when they
+would cost as much). So a seat's
 panel gets at most one update per acknowledgement when the window is full, whatever
 the table draws, and the node's bounded display queue never overflows from a Pi that
 keeps to this. On a table of protocol 4 an event that changes six panels costs the
@@ -76,11 +80,15 @@ from .seatlink import SeatLink
 __all__ = [
     "MAX_PIECE",
     "NODE_BUS",
+    "WINDOW_4",
+    "WINDOW_5",
     "FrameSender",
     "NodeDisplay",
     "NodePort",
     "NodePortStats",
+    "SendWindow",
     "pieces",
+    "send_window",
 ]
 
 log = logging.getLogger(__name__)
@@ -99,9 +107,47 @@ MAX_REGIONS: Final = 32
 # always has a DACK on its way (the last update sent asked for one), never a heartbeat.
 WINDOW_BYTES: Final = 2048
 ASK_ACK_BYTES: Final = 640
+# And the updates sent and not yet acknowledged, at most: each waits in the node's queue
+# as one entry (MAX_QUEUE, 64), so a run of tiny updates (a block is 24 bytes at least:
+# 85 in 2,048) never overflows it; an update that leaves more than ASK_ACK_UPDATES of
+# them unacknowledged asks for its DACK (one that leaves more than 32 leaves more than
+# 640 bytes too: the count asks for no DACK the bytes would not). WINDOW_UPDATES is over
+# ASK_ACK_UPDATES, so an update that must wait for an entry has a DACK on its way too.
+WINDOW_UPDATES: Final = 48
+ASK_ACK_UPDATES: Final = 32
+# Protocol 5: the same with the node's queue four times larger (MAX_QUEUED_BYTES_5, 8,192
+# bytes; MAX_QUEUE_5, 128 entries): a whole screen's block fits in 8,192 - 6,700, and 112
+# updates leave the node's queue 16 entries for rejected lines.
+WINDOW_BYTES_5: Final = 8192
+ASK_ACK_BYTES_5: Final = 6700
+WINDOW_UPDATES_5: Final = 112
+ASK_ACK_UPDATES_5: Final = 96
 # The node's own bus: machine.I2C writes a whole buffer as one transfer (address +
 # control byte), 9 clocks a byte.  The node writes every piece as a transfer of its own.
 NODE_BUS: Final = BusModel("node-i2c", transfer_overhead=2, data_block=MAX_PIECE, bits_per_byte=9)
+
+
+@dataclass(frozen=True, slots=True)
+class SendWindow:
+    """What the Pi may leave unacknowledged at a node of a protocol (4 and later): the
+    DR blocks' ``size`` bytes and ``updates`` updates at most, a DACK asked by an update
+    that leaves more than ``ask_bytes`` or ``ask_updates`` of them."""
+
+    size: int
+    ask_bytes: int
+    updates: int
+    ask_updates: int
+
+
+#: the window at a node of protocol 4, and of 5 (the node's queue four times larger)
+WINDOW_4: Final = SendWindow(WINDOW_BYTES, ASK_ACK_BYTES, WINDOW_UPDATES, ASK_ACK_UPDATES)
+WINDOW_5: Final = SendWindow(WINDOW_BYTES_5, ASK_ACK_BYTES_5, WINDOW_UPDATES_5, ASK_ACK_UPDATES_5)
+
+
+def send_window(protocol: int) -> SendWindow:
+    """The window at a node that answered this protocol (4 or later; 3 and 2 have one
+    update on its way instead)."""
+    return WINDOW_5 if protocol >= 5 else WINDOW_4
 
 
 class FrameSender(Protocol):
@@ -190,7 +236,8 @@ class NodePort:
         self._ready = False
         self._update = 0
         # Updates sent and not acknowledged, oldest first: (update, DR block bytes, when
-        # sent); protocol 4 keeps up to WINDOW_BYTES of them, the older ones one.
+        # sent); protocols 4 and 5 keep up to their window's (``send_window``), the older
+        # ones one.
         self._unacked: list[tuple[int, int, float]] = []
         self._unacked_bytes = 0
         self._last_full: int | None = None
@@ -231,9 +278,9 @@ class NodePort:
             direct = self.direct
             if direct is not None and self._ready and self._held is None and direct.protocol >= 4:
                 regions = _regions(plan, self._panel)
-                unacked = self._unacked_bytes
-                if regions.direct and (not self._unacked or unacked + regions.size <= WINDOW_BYTES):
-                    return self._send_direct(direct, frame, regions, full, unacked)
+                window = send_window(direct.protocol)
+                if regions.direct and self._room(window, regions.size):
+                    return self._send_direct(direct, frame, regions, full, window)
             link = self.link
             protocol = getattr(link, "protocol", 2)
             if self._waits(protocol):
@@ -289,11 +336,11 @@ class NodePort:
                 writer.totals.updates += 1
                 writer.totals.skipped += 1
                 return True
-            unacked = self._unacked_bytes
+            window = send_window(direct.protocol)
             if (
                 len(bodies) > MAX_REGIONS
                 or size > _whole_screen(panel).size
-                or (self._unacked and unacked + size > WINDOW_BYTES)
+                or not self._room(window, size)
             ):
                 return False  # the whole screen instead, or held: the writer's way decides
             frame = b"".join(kept)
@@ -301,7 +348,7 @@ class NodePort:
             update = self._update
             self._update = update + 1 if update < SEQ_MODULO - 1 else 0
             written, sent, ask = direct.send_update(
-                update, b"%d" % len(bodies), False, bodies, ASK_ACK_BYTES - unacked
+                update, b"%d" % len(bodies), False, bodies, self._ask_over(window)
             )
             totals = writer.totals  # as ``totals.add`` counts the update's report
             totals.updates += 1
@@ -333,6 +380,22 @@ class NodePort:
                 return self._hold(frame, windows, full)
             self._latest = frame
             return self._send_locked(frame, windows, full)
+
+    def _room(self, window: SendWindow, size: int) -> bool:
+        """An update of a ``size``-byte block fits the window now (the port's lock held):
+        none unacknowledged, or room for its bytes and for one more update."""
+        unacked = self._unacked
+        return not unacked or (
+            self._unacked_bytes + size <= window.size and len(unacked) < window.updates
+        )
+
+    def _ask_over(self, window: SendWindow) -> int:
+        """The block's bytes over which the next update asks for its DACK (the port's
+        lock held): -1, whatever its size, when it leaves more than ``ask_updates``
+        updates unacknowledged."""
+        if len(self._unacked) >= window.ask_updates:
+            return -1
+        return window.ask_bytes - self._unacked_bytes
 
     def _waits(self, protocol: int) -> bool:
         """A frame that comes now waits (the port's lock held): the node's panel is not
@@ -467,7 +530,8 @@ class NodePort:
             # more bytes than the whole screen: the whole screen (the largest block, which
             # the window always has room for when no DACK is on its way)
             regions, full = whole, True
-        if quiet and self._unacked and self._unacked_bytes + regions.size > WINDOW_BYTES:
+        window = send_window(protocol)
+        if quiet and not self._room(window, regions.size):
             return self._hold(frame, regions.windows, full)  # sent when there is room
         block: list[tuple[bytes, bytes]] = []
         b2a = binascii.b2a_base64
@@ -486,7 +550,7 @@ class NodePort:
             sizes[0] = count
             if not quiet:
                 return "DU", (*head[:2], str(count), head[2])
-            ask = self._unacked_bytes + count > ASK_ACK_BYTES
+            ask = count > self._ask_over(window)
             sizes[1] = ask
             return "DU", (*head[:2], str(count), head[2], "ACK" if ask else "-")
 
@@ -496,7 +560,7 @@ class NodePort:
         return regions.report(full, written)
 
     def _send_direct(
-        self, direct: UpdateSender, frame: bytes, regions: _Regions, full: bool, unacked: int
+        self, direct: UpdateSender, frame: bytes, regions: _Regions, full: bool, window: SendWindow
     ) -> UpdateReport:
         """Protocol 4's update of ``regions`` as :meth:`_send_laid_out` would send it
         (nothing held, the window has room, no whole screen instead), encoded by the
@@ -509,7 +573,7 @@ class NodePort:
         update = self._update
         self._update = update + 1 if update < SEQ_MODULO - 1 else 0
         written, size, ask = direct.send_update(
-            update, regions.count_bytes, full, bodies, ASK_ACK_BYTES - unacked
+            update, regions.count_bytes, full, bodies, self._ask_over(window)
         )
         if not self._sent(written > 0, update, full, size, ask):
             return UpdateReport(full=full, windows=regions.windows, bits_per_byte=8)

@@ -243,7 +243,7 @@ class SeatLink(LinkWriter):
 
     @property
     def protocol(self) -> int:
-        """The protocol version the node answered this session's HELLO with (2, 3 or 4)."""
+        """The protocol version the node answered this session's HELLO with (2 to 5)."""
         return self._protocol
 
     @property

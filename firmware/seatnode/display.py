@@ -11,6 +11,7 @@ them as one *update* (firmware/PROTOCOL.md, "Display frames"):
 
     DU <update> <regions> <bytes> FULL|DIFF ACK|-   (protocol 4) as protocol 3's,
                                             DACK only when the Pi asks (ACK)
+                                            (protocol 5: the same, a larger queue)
 
 and the node answers ``DACK <update>`` once every piece is in the panel's RAM
 (protocol 4: only when its DU said ``ACK``; ``written`` is the last update written
@@ -64,6 +65,9 @@ SLICE = const(128)
 # Bytes of the DR blocks waiting to be written, at most: a whole screen and a small
 # update after it.  More (a Pi that ignores the DACKs) overflows the queue like 64 frames.
 MAX_QUEUED_BYTES = const(2048)
+# Protocol 5: the same queue four times larger, so the Pi, whose window this is, asks
+# for fewer DACKs (firmware/PROTOCOL.md, "Protocol 5").
+MAX_QUEUED_BYTES_5 = const(8192)
 UPDATE_MODULO = const(65536)
 RETRY_MS = const(500)  # how often a panel that does not answer is tried again
 LOST_REPEAT_MS = const(1000)  # DLOST again while no FULL update has come
@@ -73,6 +77,12 @@ PIECES_PER_PASS = const(2)  # DW frames written per pass of the node's loop
 # each DACK) overflows it: what was queued is dropped, the update is lost (DLOST), and
 # the node takes nothing but a FULL update after that: memory stays bounded.
 MAX_QUEUE = const(64)
+# Protocol 5: 8 KB of small updates (a DR block is 24 bytes at least) would be 341; the
+# Pi keeps at most 112 unacknowledged (controller/hal/node_display.py), so 128 entries
+# hold them and a few rejected lines.  The ring is made once at this size (512 bytes of
+# RAM); its entries hold at most MAX_QUEUED_BYTES_5 of blocks and 64 bytes of objects
+# each on the RP2040 (the entry, its header, the block's bytes object): 18 KB at most.
+MAX_QUEUE_5 = const(128)
 # The liveness refresh: every REFRESH_MS the panel's settings and RAM are written again
 # from the node's copy (one step a pass, only while no display frame waits), so a panel
 # that reset without an I2C error is lit again within REFRESH_MS and a few passes.
@@ -320,13 +330,17 @@ class PanelLink:
     ``panel`` is a ``seatnode.panel.Panel`` (None: this node drives no panel).
     ``send(kind, args)`` sends one frame to the Pi.  ``configure(kind,
     address)`` is called when the Pi names another panel (PANEL command); it
-    returns the new Panel (main.py saves the choice in flash)."""
+    returns the new Panel (main.py saves the choice in flash).  ``version``: the
+    session's protocol, which bounds the queue (``bound``)."""
 
-    def __init__(self, panel, send, now, configure=None):
+    def __init__(self, panel, send, now, configure=None, version=protocol.PROTOCOL_VERSION):
         self.panel = panel
         self.send = send
         self.configure = configure
-        self.queue = Ring(MAX_QUEUE)
+        self.queue = Ring(MAX_QUEUE_5)  # the largest; ``max_queue`` is the session's bound
+        self.max_queue = MAX_QUEUE
+        self.max_queued_bytes = MAX_QUEUED_BYTES
+        self.bound(version)
         self.synced = False  # the panel shows what the Pi last sent
         self.updates = 0  # updates written whole (each acknowledged when asked)
         self.lost = 0  # updates reported lost
@@ -379,6 +393,15 @@ class PanelLink:
         updates (its numbers are another session's) until one is written whole."""
         self._fresh = True
 
+    def bound(self, version):
+        """The queue's bounds in a session of protocol ``version`` (the node's ``version``
+        sets them): protocol 5's larger queue, or protocols 2 to 4's (a Pi of those
+        versions sees no change)."""
+        if version >= 5:
+            self.max_queue, self.max_queued_bytes = MAX_QUEUE_5, MAX_QUEUED_BYTES_5
+        else:
+            self.max_queue, self.max_queued_bytes = MAX_QUEUE, MAX_QUEUED_BYTES
+
     # -- to the Pi ---------------------------------------------------------------------
     def report(self):
         """PANEL <type> <address> OK|MISSING (nothing from a node without a panel)."""
@@ -404,7 +427,7 @@ class PanelLink:
             else:
                 self._configure(value, now)
             return
-        if len(self.queue) >= MAX_QUEUE:
+        if len(self.queue) >= self.max_queue:
             self._overflow(now)
             return
         self.queue.append((kind, value))
@@ -418,7 +441,7 @@ class PanelLink:
         update, regions, _count, full, ack = header
         raw = None if block is None else bytes(block)
         size = 0 if raw is None else len(raw)
-        if len(self.queue) >= MAX_QUEUE or self._queued_bytes + size > MAX_QUEUED_BYTES:
+        if len(self.queue) >= self.max_queue or self._queued_bytes + size > self.max_queued_bytes:
             self._overflow(now, update)
             return
         self._queued_bytes += size
@@ -427,7 +450,7 @@ class PanelLink:
     def stray_region(self, now=0):
         """A DR frame outside its DU's counted block (or another line over the limit):
         that DU was lost, like a DW piece without its DU."""
-        if len(self.queue) >= MAX_QUEUE:
+        if len(self.queue) >= self.max_queue:
             self._overflow(now)
             return
         self.queue.append((DR, None))
@@ -435,7 +458,7 @@ class PanelLink:
     def bad_line(self, now=0):
         """A line from the Pi was rejected: had an update been under way when it came
         (it is judged in turn, after what was queued before it), a piece is lost."""
-        if len(self.queue) >= MAX_QUEUE:
+        if len(self.queue) >= self.max_queue:
             self._overflow(now)
             return
         self.queue.append((None, None))

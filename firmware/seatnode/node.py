@@ -72,11 +72,18 @@ class NodeApp:
         self._uptime_ms = 0
         self._next_heartbeat = now
         self.version = protocol.PROTOCOL_VERSION  # this session's, as the Pi's HELLO chose
-        self._header = None  # protocol 3 and 4: the DU whose counted block is coming
+        self._header = None  # protocol 3 to 5: the DU whose counted block is coming
         self._block_since = now
-        self.display = display.PanelLink(panel, self.send, now, configure_panel)
+        self.display = display.PanelLink(panel, self.send, now, configure_panel, self.version)
         self.send_hello()
         self.display.report()
+
+    def set_version(self, version):
+        """This session's protocol version, as the Pi's HELLO chose it (``version``; at
+        power-up the newest): it says what the heartbeat carries and bounds the display
+        queue (protocol 5's is larger)."""
+        self.version = version
+        self.display.bound(version)
 
     # -- outgoing -------------------------------------------------------------
     def send(self, kind, args=()):
@@ -99,7 +106,7 @@ class NodeApp:
         )
 
     def send_heartbeat(self):
-        """HB <uptime_s> <rx_errors> <reader>, and in a session of protocol 4 <written>:
+        """HB <uptime_s> <rx_errors> <reader>, and in a session of protocol 4 or 5 <written>:
         the last display update written whole (``-``: none, or out of sync)."""
         uptime = str(self._uptime_ms // 1000)
         self._reader_said = self.reader_ok
@@ -141,7 +148,7 @@ class NodeApp:
                 continue
             if kind in display.COMMANDS:
                 self._host_seen = now
-                if kind == display.DU and len(value) == 5:  # protocol 3 or 4: a block follows
+                if kind == display.DU and len(value) == 5:  # protocol 3 to 5: a block follows
                     self._header = value
                     self._block_since = now
                     lines.expect(value[2])
@@ -149,7 +156,7 @@ class NodeApp:
                 self.display.receive(kind, value, now)
                 continue
             if kind == protocol.HELLO:
-                self.version = int(args[0])
+                self.set_version(int(args[0]))
             self._handle(kind, value, now)
 
     # -- protocol 3's and 4's counted blocks ---------------------------------------------------
@@ -190,7 +197,7 @@ class NodeApp:
 
     def attach_panel(self, panel, configure_panel, now):
         """Drive ``panel`` (main.py's, once the board is set up) and tell the Pi."""
-        self.display = display.PanelLink(panel, self.send, now, configure_panel)
+        self.display = display.PanelLink(panel, self.send, now, configure_panel, self.version)
         self.display.report()
 
     @micropython.native  # its frame on the C stack, not the heap (README section 9)

@@ -12,8 +12,8 @@ CPython for the host's tests.
 
 from seatnode.compat import const
 
-PROTOCOL_VERSION = 4  # the newest this firmware speaks
-VERSIONS = (2, 3, 4)  # what it accepts in the Pi's HELLO (and answers with)
+PROTOCOL_VERSION = 5  # the newest this firmware speaks
+VERSIONS = (2, 3, 4, 5)  # what it accepts in the Pi's HELLO (and answers with)
 MAX_FRAME = const(80)  # bytes in a frame, not counting its CR/LF terminator
 MAX_ARG = const(32)  # characters in one argument
 SEQ_MODULO = const(65536)
@@ -206,7 +206,7 @@ def _is_session(text):
 def check_command(kind, args):
     """Validate a Pi -> node command; return its argument converted, or None.
 
-    HELLO returns the Pi's session number (its version, 2, 3 or 4, is ``args[0]``),
+    HELLO returns the Pi's session number (its version, 2 to 5, is ``args[0]``),
     IDENT its seconds, LED its mode.
 
     Raises ProtocolError with reason "unknown", "malformed" or "version".

@@ -1,5 +1,5 @@
 """``bench/card_to_light.py`` as a developer runs it: it runs ``bench/display.py`` (its
-NodePort on protocol 4) and composes the end-to-end figure from its parts. No figure is
+NodePort on protocol 5) and composes the end-to-end figure from its parts. No figure is
 judged (the benchmark's, not a test's); only that every part is printed, well formed, and
 that the total is their sum."""
 
@@ -40,12 +40,12 @@ def test_the_documented_figure_stands_in_for_the_node(tmp_path: Path) -> None:
     assert line["target_ms_p99"] == "100"
 
 
-def test_the_display_bench_speaks_protocol_4_and_breaks_the_time_down() -> None:
+def test_the_display_bench_speaks_protocol_5_and_breaks_the_time_down() -> None:
     done = run_bench("bench/display.py", "--seeds", "1", "--node-bus", "spi")
     assert done.returncode == 0, done.stderr
     nodes = [line for line in done.stdout.splitlines() if line.startswith("topology=node")]
     (node,) = key_values("\n".join(nodes))
-    assert node["protocol"] == "4" and node["node_bus"] == "spi"
+    assert node["protocol"] == "5" and node["node_bus"] == "spi"
     for key in ("last_panel_ms_p99", "last_panel_ms_max", "after_pi_ms_p99"):
         assert float(node[key]) > 0
     parts = ("worst_pi_ms", "worst_usb_ms", "worst_node_cpu_ms", "worst_bus_ms", "worst_scan_ms")

@@ -51,6 +51,8 @@ def test_both_topologies_print_their_figures(tmp_path: Path) -> None:
         assert 0 <= int(line["system_pct"]) <= 100
         assert 0 < int(line["noop_events"]) < int(line["events"])
         assert float(line["panel_bytes_mean"]) > 0
+        assert int(line["node_overflows"]) == 0  # the Pi keeps to the node's queue
+        assert int(line["dacks"]) > 0 if line["topology"] == "node" else line["dacks"] == "0"
         assert line["p99_set_by"]
         assert line["loadavg"] == "-" or float(line["loadavg"]) >= 0
         # the service ran on the bench's own interpreter (no --service-python)

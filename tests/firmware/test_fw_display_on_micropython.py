@@ -42,9 +42,10 @@ def micropython() -> str:
 class MicroPythonNode:
     """The node process, and the Pi's port and writer talking to it."""
 
-    def __init__(self, kind: str, rnd: random.Random, protocol: int = 4) -> None:
-        # the session's version (the HELLO sent first): 4, DR frames, DACK on request and
-        # HB's written; 3, DR frames, a DACK each; 2, DW
+    def __init__(self, kind: str, rnd: random.Random, protocol: int = 5) -> None:
+        # the session's version (the HELLO sent first): 5 and 4, DR frames, DACK on
+        # request and HB's written (5: the node's queue 8 KB); 3, DR frames, a DACK each;
+        # 2, DW
         self.protocol = protocol
         env = dict(os.environ, MICROPYPATH=f"{ROOT / 'firmware'}:{HERE}")
         self.proc = subprocess.Popen(
@@ -63,7 +64,7 @@ class MicroPythonNode:
         self.beats: list[Heartbeat] = []
         self.send_many([("HELLO", (str(protocol), "1"))])
         self.glass()  # HELLO and PANEL OK: the port is ready
-        assert [h.protocol for h in self.hellos] == [4, protocol], self.hellos
+        assert [h.protocol for h in self.hellos] == [5, protocol], self.hellos
 
     def close(self) -> None:
         assert self.proc.stdin is not None
@@ -146,8 +147,8 @@ class MicroPythonNode:
 
 @pytest.fixture(
     params=[
-        ("ssd1306", 4),
-        ("sh1106", 4),
+        ("ssd1306", 5),
+        ("sh1106", 5),
         ("ssd1309", 4),
         ("ssd1306", 3),
         ("sh1106", 3),
@@ -194,7 +195,7 @@ def test_random_screens_through_the_micropython_node(node: MicroPythonNode) -> N
         assert stats.acks > 30 and stats.asked == stats.updates
         assert node.beats and all(beat.written is None for beat in node.beats)
         return
-    # protocol 4: DACK only when asked, the heartbeats acknowledge the rest
+    # protocols 4 and 5: DACK only when asked, the heartbeats acknowledge the rest
     assert 0 < stats.acks <= stats.asked < stats.updates - 10, stats
     node.wait(1100)  # the next heartbeat names the last update: nothing unacknowledged
     node.settled_glass()
@@ -215,22 +216,23 @@ def test_a_panel_reset_on_the_micropython_node(node: MicroPythonNode) -> None:
     assert node.settled_glass() == image_to_pages(render_scoreboard_image(10, 9, 30))
 
 
-@pytest.mark.parametrize("protocol", [2, 3, 4])
+@pytest.mark.parametrize("protocol", [2, 3, 4, 5])
 @pytest.mark.parametrize("per_pass", [USB_READ_BUDGET, 4096])
 def test_an_unpaced_sender_cannot_exhaust_the_nodes_memory(per_pass: int, protocol: int) -> None:
     # 20,000 display frames (FULL updates back to back, no waiting for DACKs) into the
     # real firmware on the real MicroPython with a 256 KiB heap (the unix port: 64-bit
-    # objects, the panel model compiled in it): no MemoryError; updates the node could
-    # not keep up with are dropped (and reported lost), the rest written.  Protocol 4's
-    # updates ask for their DACK every other one (ACK, -, ACK, ...): the node's queue is
-    # bounded the same way, and it answers only those that asked.
+    # objects, the panel model compiled in it), in a session of ``protocol``: no
+    # MemoryError; updates the node could not keep up with are dropped (and reported
+    # lost), the rest written.  Protocol 4's and 5's updates ask for their DACK every
+    # other one (ACK, -, ACK, ...): the node's queue is bounded the same way (protocol 5:
+    # 8 KB of blocks, 128 updates), and it answers only those that asked.
     lines = []
     sent, update = 0, 0
     data = bytes(range(256)) * 4
     block = [(b"DR", b"0 7 0 127 " + binascii.b2a_base64(data, newline=False))]
 
     def header(count: int) -> tuple[str, tuple[str, ...]]:
-        if protocol == 4:
+        if protocol >= 4:
             return "DU", (str(update), "1", str(count), "FULL", "-" if update % 2 else "ACK")
         return "DU", (str(update), "1", str(count), "FULL")
 
@@ -249,7 +251,7 @@ def test_an_unpaced_sender_cannot_exhaust_the_nodes_memory(per_pass: int, protoc
     env = dict(os.environ, MICROPYPATH=f"{ROOT / 'firmware'}:{HERE}:{HERE / 'mpy'}")
     script = HERE / "mpy" / "flood_node.py"
     done = subprocess.run(
-        [micropython(), "-X", "heapsize=256k", str(script), str(per_pass)],
+        [micropython(), "-X", "heapsize=256k", str(script), str(per_pass), str(protocol)],
         input=b"".join(lines),
         capture_output=True,
         env=env,
@@ -265,7 +267,7 @@ def test_an_unpaced_sender_cannot_exhaust_the_nodes_memory(per_pass: int, protoc
     else:  # at the node's own USB budget it keeps up: every update written whole
         assert dropped == 0 and lost == 0 and written_whole == update
         assert last == update - 1  # what protocol 4's heartbeat would say
-        assert acks == ((update + 1) // 2 if protocol == 4 else update)  # 4: the ACK ones
+        assert acks == ((update + 1) // 2 if protocol >= 4 else update)  # 4, 5: the ACK ones
 
 
 def test_a_panel_that_resets_silently_is_lit_again_by_the_node(node: MicroPythonNode) -> None:

@@ -78,11 +78,11 @@ def test_hello_heartbeats_cards_and_buttons(
     link: SeatLink, events: Events, node: MicroPythonNode
 ) -> None:
     hello = events.of(Hello)[0]
-    assert hello == Hello(None, FIRMWARE_VERSION, SERIAL, 4, 0x92, link.session)
-    assert link.protocol == 4  # the Pi's HELLO 4 taken: display frames of protocol 4
+    assert hello == Hello(None, FIRMWARE_VERSION, SERIAL, 5, 0x92, link.session)
+    assert link.protocol == 5  # the Pi's HELLO 5 taken: display frames of protocol 5
     assert isinstance(events.items[0], NodeConnected)
     events.wait_for(lambda e: isinstance(e, Heartbeat) and e.reader_ok and e.uptime_s >= 1)
-    # protocol 4's heartbeats say "-": the Pi has sent no display update
+    # protocol 5's heartbeats (4's) say "-": the Pi has sent no display update
     beats = [e for e in events.of(Heartbeat) if isinstance(e, Heartbeat)]
     assert beats and all(beat.written is None for beat in beats)
     node.lay(CARD_A)
@@ -230,16 +230,17 @@ def _glass(node: MicroPythonNode) -> bytes:
     return bytes.fromhex([x for x in node.status if x.startswith("glass ")][-1][6:])
 
 
-@pytest.mark.parametrize("version", [4, 3])
+@pytest.mark.parametrize("version", [5, 4, 3])
 def test_screens_reach_the_nodes_panel(
     node: MicroPythonNode, events: Events, version: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The Pi's NodeDisplay and SeatLink, the node's main loop on a pty: HELLO 4 (or a
-    Pi of protocol 3's HELLO 3), the updates' blocks read with readinto, the panel's
-    glass the Pi's screen each time.  Protocol 4: DACK only for the updates that asked,
-    the node's heartbeats acknowledge the others; protocol 3: a DACK each."""
-    if version == 3:  # a Pi of protocol 3: it offers HELLO 3, sends 4-argument DUs
-        monkeypatch.setattr(seatlink_module, "PROTOCOL_VERSION", 3)
+    """The Pi's NodeDisplay and SeatLink, the node's main loop on a pty: HELLO 5 (or a
+    Pi of protocol 4's HELLO 4, of 3's HELLO 3), the updates' blocks read with readinto,
+    the panel's glass the Pi's screen each time.  Protocols 5 and 4: DACK only for the
+    updates that asked, the node's heartbeats acknowledge the others; protocol 3: a DACK
+    each."""
+    if version < 5:  # a Pi of protocol 4 or 3: it offers HELLO 4 or 3 (3: 4-argument DUs)
+        monkeypatch.setattr(seatlink_module, "PROTOCOL_VERSION", version)
     display = NodeDisplay(DisplayConfig(connected_to="node"), seat=0)
     link = SeatLink.for_serial(0, SERIAL, events, by_id_dir=node.link.parent, **TIMINGS)
     display.attach(link)

@@ -190,7 +190,7 @@ def test_hardware_uses_the_documented_pins(fake: Any) -> None:
     assert machine.i2c_args["sda"].ident == 0 and machine.i2c_args["scl"].ident == 1
 
 
-@pytest.mark.parametrize("version", [4, 3, 2])
+@pytest.mark.parametrize("version", [5, 4, 3, 2])
 def test_run_reports_tag_and_buttons_with_ctrl_c_disabled(fake: Any, version: int) -> None:
     main, machine, kbd = fake
     hw = main.Hardware()
@@ -207,17 +207,17 @@ def test_run_reports_tag_and_buttons_with_ctrl_c_disabled(fake: Any, version: in
     hellos = [i for i, m in enumerate(messages) if m[0] == "HELLO"]
     # at power-up the newest it speaks, then the version the Pi offered
     assert [messages[i] for i in hellos] == [
-        ("HELLO", ["4", *hello, "-"]),
+        ("HELLO", ["5", *hello, "-"]),
         ("HELLO", [str(version), *hello, "41"]),
     ]
     for i in hellos:  # each HELLO followed by PANEL
         assert messages[i + 1] == ("PANEL", ["ssd1306", "3C", "OK"])
-    # protocol 4's heartbeat says the last update written (none: "-"), older ones do not
-    # (the node speaks 4 until the Pi's HELLO is taken: a heartbeat before it is 4's)
+    # protocol 4's and 5's heartbeat says the last update written (none: "-"), older ones
+    # do not (the node speaks 5 until the Pi's HELLO is taken: a heartbeat before it is 5's)
     beats = [(i, args) for i, (kind, args) in enumerate(messages) if kind == "HB"]
     assert len(beats) == 1
-    spoken = version if beats[0][0] > hellos[1] else 4
-    assert beats[0][1] == (["0", "0", "OK", "-"] if spoken == 4 else ["0", "0", "OK"])
+    spoken = version if beats[0][0] > hellos[1] else 5
+    assert beats[0][1] == (["0", "0", "OK", "-"] if spoken >= 4 else ["0", "0", "OK"])
     assert app.reader_ok and app.host_alive(app._last_tick)
     machine.pins[4].value(1)
 
@@ -237,7 +237,7 @@ def test_missing_reader_is_retried_and_reported(fake: Any) -> None:
     link = Link()
     app = main.run(main.Hardware(), link, seat=0, max_loops=5)
     assert not app.reader_ok
-    assert ("HB", ["0", "0", "NONE", "-"]) in link.kinds()  # protocol 4's, from power-up
+    assert ("HB", ["0", "0", "NONE", "-"]) in link.kinds()  # protocol 5's, from power-up
 
 
 def test_start_resets_the_board_on_reset(fake: Any, monkeypatch: pytest.MonkeyPatch) -> None:

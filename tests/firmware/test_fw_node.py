@@ -24,8 +24,8 @@ def test_boots_with_hello_and_sequence_numbers_count_up() -> None:
     seqs = [protocol.parse(f.rstrip())[0] for f in wire.frames]
     assert seqs == [0, 1, 2]
     assert wire.take() == [
-        ("HELLO", ["4", FIRMWARE_VERSION, "2", "e6614103e7ab1234", "00", "-"]),
-        ("HB", ["0", "0", "NONE", "-"]),  # protocol 4's, as its HELLO says: none written
+        ("HELLO", ["5", FIRMWARE_VERSION, "2", "e6614103e7ab1234", "00", "-"]),
+        ("HB", ["0", "0", "NONE", "-"]),  # protocol 5's, as its HELLO says: none written
         ("HB", ["1", "0", "NONE", "-"]),
     ]
 
@@ -39,8 +39,8 @@ def test_heartbeat_every_second_with_uptime_and_reader_state() -> None:
     assert wire.take() == [("HB", [str(s), "0", "OK", "-"]) for s in range(4)]
 
 
-@pytest.mark.parametrize(("version", "written"), [(4, ["-"]), (3, []), (2, [])])
-def test_heartbeat_has_written_only_in_a_session_of_protocol_4(
+@pytest.mark.parametrize(("version", "written"), [(5, ["-"]), (4, ["-"]), (3, []), (2, [])])
+def test_heartbeat_has_written_only_in_a_session_of_protocol_4_or_5(
     version: int, written: list[str]
 ) -> None:
     app, wire = make()
@@ -55,23 +55,23 @@ def test_heartbeat_has_written_only_in_a_session_of_protocol_4(
     assert wire.take() == [("HB", [str(s), "0", "NONE", *written]) for s in range(3)]
 
 
-def test_the_node_answers_hello_4_3_and_2_and_refuses_others() -> None:
+def test_the_node_answers_hello_5_4_3_and_2_and_refuses_others() -> None:
     app, wire = make()
     wire.take()
-    for session, version in enumerate(["4", "3", "2", "4"]):
+    for session, version in enumerate(["5", "4", "3", "2", "5"]):
         app.receive(protocol.encode(session, "HELLO", [version, str(session)]), 0)
         assert wire.take() == [
             ("HELLO", [version, FIRMWARE_VERSION, "2", "e6614103e7ab1234", "00", str(session)])
         ]
         assert app.version == int(version)
-    for version in ("1", "5", "40"):
+    for version in ("1", "6", "40"):
         app.receive(protocol.encode(9, "HELLO", [version, "9"]), 0)
-    assert wire.take() == [] and app.rx_errors == 3 and app.version == 4
+    assert wire.take() == [] and app.rx_errors == 3 and app.version == 5
 
 
-def test_the_firmware_is_0_6_0_and_speaks_protocols_2_to_4() -> None:
-    assert FIRMWARE_VERSION == "0.6.1"
-    assert protocol.PROTOCOL_VERSION == 4 and protocol.VERSIONS == (2, 3, 4)
+def test_the_firmware_is_0_7_0_and_speaks_protocols_2_to_5() -> None:
+    assert FIRMWARE_VERSION == "0.7.0"
+    assert protocol.PROTOCOL_VERSION == 5 and protocol.VERSIONS == (2, 3, 4, 5)
 
 
 def test_host_alive_times_out_without_frames() -> None:

@@ -96,9 +96,9 @@ def marks(lines: list[str], name: str) -> list[int]:
 
 
 def _updates(version: int) -> tuple[str, str]:
-    """A whole screen as the Pi of that protocol sends it (protocol 4: asking for its DACK),
-    then update 1: protocol 4's and 3's as a counted block of one DR frame (protocol 4: not
-    asking, the heartbeat names it), protocol 2's DU and 43 DW pieces."""
+    """A whole screen as the Pi of that protocol sends it (protocols 5 and 4: asking for
+    its DACK), then update 1: protocol 5's, 4's and 3's as a counted block of one DR frame
+    (5 and 4: not asking, the heartbeat names it), protocol 2's DU and 43 DW pieces."""
     screen = bytes(range(256)) * 4
     block = [(b"DR", b"0 7 0 127 " + binascii.b2a_base64(screen, newline=False))]
 
@@ -118,12 +118,12 @@ def _updates(version: int) -> tuple[str, str]:
     return full.decode(), b"".join(pieces).decode()
 
 
-@pytest.mark.parametrize("version", [4, 3])
+@pytest.mark.parametrize("version", [5, 4, 3])
 def test_the_firmware_on_an_emulated_pico(tmp_path: Path, version: int) -> None:
-    """The node on the emulated Pico, in a session of the Pi's protocol (4, the newest; 3,
-    a Pi not updated): HELLO, a card, a faint second card on it, a press, two whole
-    screens (protocol 3: one asks, protocol 2's pieces; protocol 4: the first asks its
-    DACK, the heartbeat names the second), a panel that lost its settings lit again."""
+    """The node on the emulated Pico, in a session of the Pi's protocol (5, the newest; 4
+    and 3, a Pi not updated): HELLO, a card, a faint second card on it, a press, two whole
+    screens (protocol 3: one asks, protocol 2's pieces; protocols 5 and 4: the first asks
+    its DACK, the heartbeat names the second), a panel that lost its settings lit again."""
     full, second = _updates(version)
     steps: list[dict[str, object]] = [
         {"wait_line": "HELLO", "timeout_ms": 3000},
@@ -156,7 +156,7 @@ def test_the_firmware_on_an_emulated_pico(tmp_path: Path, version: int) -> None:
     kinds = [type(event) for _when, event in got]
     hellos = [event for _when, event in got if isinstance(event, Hello)]
     assert len(hellos) == 2  # at power-up, then the answer to ours
-    assert hellos[0].protocol == 4 and hellos[1].protocol == version
+    assert hellos[0].protocol == 5 and hellos[1].protocol == version
     assert hellos[0].reader_version == 0x92  # VersionReg of the modelled chip
     assert PanelReport("ssd1306", 0x3C, True) in [event for _when, event in got]
     card_at = marks(lines, "card")[0]
@@ -171,7 +171,7 @@ def test_the_firmware_on_an_emulated_pico(tmp_path: Path, version: int) -> None:
     assert presses[0][0] > released
     acks = [e for _when, e in got if isinstance(e, DisplayAck)]
     beats = [e for _when, e in got if isinstance(e, Heartbeat)]
-    if version == 4:
+    if version >= 4:
         assert acks == [DisplayAck(0)]  # only the update that asked
         assert beats[-1].written == 1 and beats[-1].rx_errors == 0
     else:
@@ -188,11 +188,11 @@ def test_a_cut_block_on_an_emulated_pico(tmp_path: Path) -> None:
     port's stdin would hold a node that asked for the block until its watchdog bit.  The
     node says the update lost 250 ms after its DU, keeps its heartbeat, reports a press
     made during the cut, and takes the whole screen sent again."""
-    full, _second = _updates(4)
+    full, _second = _updates(5)
     cut = full[: full.index("DR") + 100]
     steps: list[dict[str, object]] = [
         {"wait_line": "HELLO", "timeout_ms": 3000},
-        {"send": encode_frame(0, "HELLO", "4", "7").decode()},
+        {"send": encode_frame(0, "HELLO", "5", "7").decode()},
         {"wait_line": "PANEL", "timeout_ms": 1000},
         {"send": cut},
         {"mark": "cut"},

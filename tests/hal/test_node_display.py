@@ -41,9 +41,13 @@ from controller.hal.frames import (
 from controller.hal.node_display import (
     ASK_ACK_BYTES,
     MAX_PIECE,
+    WINDOW_4,
+    WINDOW_5,
     WINDOW_BYTES,
     NodePort,
+    SendWindow,
     _Regions,
+    send_window,
 )
 from controller.hal.pages import image_to_pages
 from controller.hal.panel_addressing import Window
@@ -57,8 +61,9 @@ class Wire:
     """The USB cable: the Pi's frames into the node, the node's frames back."""
 
     def __init__(self, kind: str, protocol: int = 3, direct: bool = True) -> None:
-        """``protocol``: the version the node answered the Pi's HELLO with (4: DR frames,
-        counted, DACK on request; 3: the same, every update answered; 2: DW pieces).
+        """``protocol``: the version the node answered the Pi's HELLO with (5 and 4: DR
+        frames, counted, DACK on request, 5 with the node's queue 8 KB; 3: the same,
+        every update answered; 2: DW pieces).
         ``direct``: the port sends protocol 4's updates through ``send_update`` (as it
         does a SeatLink's); False: through ``send_counted`` only."""
         self.kind = kind
@@ -84,7 +89,7 @@ class Wire:
         self.app = NodeApp(
             self._node_writes, 0, SERIAL, self.now, panel=Panel(self.model, self.kind)
         )
-        self.app.version = self.protocol  # the session's, as the Pi's HELLO chose it
+        self.app.set_version(self.protocol)  # the session's, as the Pi's HELLO chose it
 
     # -- the cable --------------------------------------------------------------------
     def send_many(self, messages: list[tuple[str, tuple[str, ...]]]) -> bool:
@@ -180,7 +185,7 @@ def frames(seed: int, count: int) -> list[Image.Image]:
     return out
 
 
-PROTOCOLS = (2, 3, 4)
+PROTOCOLS = (2, 3, 4, 5)
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
@@ -306,7 +311,11 @@ def test_display_frames_never_hold_up_a_button(protocol: int) -> None:
     assert "PRESS" in kinds and "DACK" not in kinds
     assert wire.app.display.pending  # the frame is still being written, a few pieces a pass
     wire.pump()
-    assert "DACK" in [parse_frame(line.strip())[1] for line in wire.node_lines]
+    assert wire.glass_is(render_scoreboard_image(3, 2, 30))
+    # a whole screen asks for its DACK but at a node of protocol 5 (its 1,418 bytes are
+    # under 6,700: the next heartbeat acknowledges it)
+    acked = "DACK" in [parse_frame(line.strip())[1] for line in wire.node_lines]
+    assert acked is (protocol < 5)
 
 
 def test_every_display_frame_fits_the_frame_limit() -> None:
@@ -616,6 +625,99 @@ def test_protocol_4_asks_for_a_dack_early_enough_for_a_whole_screen() -> None:
     _seq, kind, args = parse_frame(writes[-1].split(b"\n")[1])
     assert kind == "DU" and args[1] == "1" and args[3:] == ("FULL", "ACK")
     assert int(args[2]) <= whole.size
+
+
+def test_the_window_is_the_nodes_queue_of_each_protocol() -> None:
+    """Protocol 4: 2 KB and 48 updates (the node's 2,048 bytes and 64 entries); 5: 8 KB
+    and 112 (its 8,192 and 128). Each asks for a DACK early enough for the largest
+    block, a whole screen, and for one more update."""
+    assert send_window(4) == WINDOW_4 == SendWindow(2048, 640, 48, 32)
+    assert send_window(5) == WINDOW_5 == SendWindow(8192, 6700, 112, 96)
+    panel = PiPanel(Controller("sh1106"))
+    whole = _Regions.of((Window(0, 0, panel.pages, panel.width),), panel)
+    queues = (
+        (4, node_display.MAX_QUEUE, node_display.MAX_QUEUED_BYTES),
+        (5, node_display.MAX_QUEUE_5, node_display.MAX_QUEUED_BYTES_5),
+    )
+    for version, entries, most in queues:
+        window = send_window(version)
+        assert window.size == most and whole.size <= window.size - window.ask_bytes
+        assert window.ask_updates < window.updates < entries
+
+
+@pytest.mark.parametrize(("protocol", "sent"), [(4, 1), (5, 5)])
+def test_whole_screens_fill_the_window_of_each_protocol_and_wait_for_a_dack(
+    protocol: int, sent: int
+) -> None:
+    """Eight whole screens (1,418 bytes each) drawn while the node works through none:
+    protocol 4 sends the first (it asks for its DACK), protocol 5 five (the fifth takes
+    the unacknowledged bytes past 6,700 and asks); the rest wait, merged, for that DACK.
+    The node's queue (the firmware's, its bounds the session's) never overflows."""
+    rnd = random.Random(3)
+    wire = Wire("sh1106", protocol)
+    wire.pump(1100)
+    noise = []
+    for _ in range(8):
+        image = Image.new("1", (128, 64), 0)
+        image.putdata([255 if rnd.random() < 0.5 else 0 for _ in range(128 * 64)])
+        noise.append(image)
+    before, asked = wire.port.stats.updates, wire.port.stats.asked
+    for image in noise:
+        wire.writer.update(image)
+    assert wire.port.stats.updates == before + sent and wire.port.stats.merged == 8 - sent
+    assert wire.port.stats.asked == asked + 1  # the last one sent: a DACK on its way
+    assert len(wire.app.display.queue) == sent  # all in the node's queue, none written yet
+    wire.pump()  # DACKs only, no heartbeat: what waited goes out after the one asked
+    assert wire.port.stats.updates == before + sent + 1
+    assert wire.glass_is(noise[-1])
+    assert wire.app.display.dropped == 0 and wire.port.stats.lost == 0
+
+
+@pytest.mark.parametrize("protocol", [4, 5])
+def test_many_tiny_updates_never_overflow_the_nodes_queue(protocol: int) -> None:
+    """300 updates of one byte each (a 26-byte block: 8 KB would be 300 of them, more
+    than the node's 128 entries; 2 KB, 78, more than its 64) drawn while the node works
+    through none: the Pi stops at its window's count of updates, the last one sent
+    asking for its DACK, and the node's queue never overflows."""
+    wire = Wire("ssd1306", protocol)
+    wire.show(Image.new("1", (128, 64), 0))
+    wire.pump(1100)  # the whole screen acknowledged by a heartbeat
+    window = send_window(protocol)
+    pages = bytearray(1024)
+    most = 0
+    for n in range(300):
+        pages[(n % 8) * 128 + n % 128] ^= 1 + n % 255  # one byte, another each time
+        wire.writer.update_pages(bytes(pages))
+        most = max(most, len(wire.app.display.queue))
+    assert wire.app.display.dropped == 0
+    assert len(wire.port.unacknowledged) == window.updates  # the count, not the bytes
+    assert most == window.updates < wire.app.display.max_queue
+    assert wire.port.stats.asked >= 1 and wire.port.stats.merged == 300 - window.updates
+    wire.pump()  # DACKs only, no heartbeat: the one asked lets the rest go
+    assert wire.model.glass() == bytes(pages)
+    assert wire.port.unacknowledged == () or wire.port.awaiting is not None
+    assert wire.app.display.dropped == 0 and wire.port.stats.lost == 0
+
+
+def test_an_old_node_of_protocol_4_still_gets_2_kb() -> None:
+    """A node of firmware 0.6 (protocol 4) keeps its 2 KB queue: the Pi keeps 2 KB
+    unacknowledged at most there, as it always did, and 8 KB at a node of protocol 5."""
+    for version, window in ((4, 2048), (5, 8192)):
+        wire = Wire("ssd1306", version)
+        wire.show(Image.new("1", (128, 64), 0))
+        wire.pump(1100)
+        rnd = random.Random(version)
+        peak = 0
+        for _ in range(40):  # scoreboards, a few hundred bytes each, none acknowledged
+            image = render_scoreboard_image(rnd.randrange(31), rnd.randrange(31), 30)
+            wire.writer.update(image)
+            peak = max(peak, wire.port._unacked_bytes)
+            assert wire.app.display._queued_bytes <= wire.app.display.max_queued_bytes
+        assert window - 1500 < peak <= window  # filled up to the node's queue, never over
+        assert wire.app.display.max_queued_bytes == window
+        assert wire.app.display.dropped == 0
+        wire.pump()
+        assert wire.glass_is(image)
 
 
 def test_protocol_4_holds_what_would_overflow_the_nodes_queue_until_an_ack() -> None:

@@ -5,6 +5,7 @@ in again (powered anew: a dark panel with its registers at reset)."""
 
 from __future__ import annotations
 
+import binascii
 import contextlib
 import time
 from collections.abc import Iterator
@@ -12,9 +13,12 @@ from pathlib import Path
 
 import pytest
 from fake_oled import SH1106Model
+from seatnode import display as firmware_display
 
+from controller.hal import mock
 from controller.hal.display import DisplayConfig
 from controller.hal.events import PROTOCOL_VERSION, LinkEvent, PanelReport
+from controller.hal.frames import encode_update
 from controller.hal.mock import MockNode
 from controller.hal.node_display import NodeDisplay
 from controller.hal.pages import image_to_pages
@@ -92,14 +96,14 @@ def test_the_screen_follows_and_survives_a_replug(
     assert not any(isinstance(e, PanelReport) for e in table_events)  # the port's business
 
 
-@pytest.mark.parametrize(("protocol", "frame"), [(2, "DW"), (3, "DR")])
+@pytest.mark.parametrize(("protocol", "frame"), [(2, "DW"), (3, "DR"), (4, "DR"), (5, "DR")])
 def test_a_node_gets_the_display_frames_of_the_protocol_it_answers(
     protocol: int, frame: str
 ) -> None:
     """Through the real SeatLink and NodeDisplay: a mock node of protocol 2 (which ignores
     HELLO 3, as firmware 0.2.0 does) is offered HELLO 2 and gets DW pieces; one of
-    protocol 3 gets DR frames; either way its RAM ends as the Pi's screen, and no node
-    whose firmware talks is soft-reset."""
+    protocol 3, 4 or 5 gets DR frames; either way its RAM ends as the Pi's screen, and no
+    node whose firmware talks is soft-reset."""
     with a_mock_node_and_its_panel(protocol) as (node, display, link):
         screen = render_scoreboard_image(9, 5, 30)
         display.show(screen)
@@ -125,3 +129,53 @@ def test_a_paused_mock_node_reads_nothing_until_it_is_resumed() -> None:
         node.resume()
         assert wait_until(lambda: bytes(node.ram) == image_to_pages(screen))
         assert wait_until(lambda: link.stats["frames"] > beats[1])  # heartbeats again
+
+
+def test_the_mock_nodes_display_queue_is_the_firmwares() -> None:
+    assert (mock.MAX_QUEUE, mock.MAX_QUEUED_BYTES) == (
+        firmware_display.MAX_QUEUE,
+        firmware_display.MAX_QUEUED_BYTES,
+    )
+    assert (mock.MAX_QUEUE_5, mock.MAX_QUEUED_BYTES_5) == (
+        firmware_display.MAX_QUEUE_5,
+        firmware_display.MAX_QUEUED_BYTES_5,
+    )
+    assert mock.queue_bounds(4) == (64, 2048) and mock.queue_bounds(5) == (128, 8192)
+
+
+def _updates(count: int, whole: bool = False) -> bytes:
+    """``count`` DIFF updates after a FULL one, as the Pi's link writes them: one byte of
+    the panel each (a block of 25 to 27 bytes), or the whole screen."""
+    stream, seq = b"", 0
+    for update in range(count + 1):
+        data_b64 = binascii.b2a_base64(bytes(1024), newline=False)
+        body = b"DR 0 7 0 127 " + data_b64 if whole else b"DR 0 0 0 0 AQ=="
+        written, seq, _size, _ask = encode_update(seq, update, b"1", update == 0, [body], 0)
+        stream += written
+    return stream
+
+
+@pytest.mark.parametrize(("protocol", "entries", "screens"), [(4, 64, 1), (5, 128, 5)])
+def test_a_mock_node_holds_and_overflows_its_queue_as_the_firmware(
+    protocol: int, entries: int, screens: int
+) -> None:
+    """What one read brings waits in the mock node's queue, bounded as the firmware's in
+    the session's version: as many updates or bytes as it holds are written, one more
+    overflows it (DLOST, nothing written until a FULL update)."""
+    for count, whole, overflows in (
+        (entries - 1, False, 0),  # and the FULL one before them: ``entries`` in all
+        (entries, False, 1),
+        (screens - 1, True, 0),
+        (screens, True, 1),
+    ):
+        node = MockNode(0, panel=True)  # not started: its input is fed by hand
+        try:
+            node._version = protocol
+            node._buffer = _updates(count, whole)
+            node._take_input()
+            assert node.overflows == overflows, (count, whole)
+            assert (node.written is None) is bool(overflows), (count, whole)
+            if not overflows:
+                assert node.written == count and node.updates == count + 1
+        finally:
+            node.close()

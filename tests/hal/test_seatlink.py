@@ -21,6 +21,7 @@ from controller.hal import frames as fr
 from controller.hal import seatlink as sl
 from controller.hal.events import PROTOCOL_VERSION as NEWEST
 from controller.hal.events import (
+    PROTOCOL_VERSIONS,
     ButtonHeld,
     ButtonPressed,
     Heartbeat,
@@ -396,11 +397,11 @@ def test_a_node_not_updated_is_logged_with_what_to_do(caplog: pytest.LogCaptureF
             assert not link.connected
     finally:
         node.close()
-    assert "habla otro protocolo que 2, 3 o 4: actualizá su firmware" in caplog.text
+    assert "habla otro protocolo que 2, 3, 4 o 5: actualizá su firmware" in caplog.text
 
 
 def test_a_node_of_protocol_2_is_offered_hello_2_and_never_reset() -> None:
-    """Firmware 0.2.0 rejects HELLO 4 and 3 (versions it does not know) but keeps sending
+    """Firmware 0.2.0 rejects HELLO 5, 4 and 3 (versions it does not know) but keeps sending
     its heartbeats: the Pi offers the older ones in turn, HELLO 2 in the end, the node
     answers it, and no soft reset (the REPL recovery) is ever sent to a node whose
     firmware is talking."""
@@ -412,7 +413,7 @@ def test_a_node_of_protocol_2_is_offered_hello_2_and_never_reset() -> None:
             deadline = time.monotonic() + 2 + 2 * NEWEST
             while f"HELLO 2 {link.session}*".encode() not in node.heard:
                 assert time.monotonic() < deadline, node.heard
-                rejected = node.heard.count(b"HELLO 4") + node.heard.count(b"HELLO 3")
+                rejected = sum(node.heard.count(b"HELLO %d" % n) for n in (3, 4, 5))
                 node.send("HB", "57", str(rejected), "OK")  # rejected them
                 time.sleep(0.05)
                 with contextlib.suppress(BlockingIOError):
@@ -450,17 +451,66 @@ def test_a_stale_hello_of_protocol_2_gets_hello_2_at_once() -> None:
 
 
 def test_the_firmware_answers_the_version_it_is_offered() -> None:
-    """A node of protocol 4 answers HELLO 2 and 3 (a Pi not updated) in their version,
-    HELLO 4 with 4; HELLO 1 or 5 is a version error, and no answer."""
+    """A node of protocol 5 answers HELLO 2, 3 and 4 (a Pi not updated) in their version,
+    HELLO 5 with 5; HELLO 1 or 6 is a version error, and no answer."""
     sent: list[bytes] = []
     app = NodeApp(sent.append, 0, SERIAL, 0)
     sent.clear()
-    offers = (("2", "7"), ("3", "8"), ("1", "9"), ("4", "10"), ("5", "11"))
+    offers = (("2", "7"), ("3", "8"), ("1", "9"), ("4", "10"), ("6", "11"), ("5", "12"))
     for version, session in offers:
         app.receive(fw.encode(0, "HELLO", [version, session]), 0)
     hellos = [fw.parse(frame.rstrip(b"\n"))[2] for frame in sent if b" HELLO " in frame]
-    assert [(args[0], args[-1]) for args in hellos] == [("2", "7"), ("3", "8"), ("4", "10")]
+    answered = [(args[0], args[-1]) for args in hellos]
+    assert answered == [("2", "7"), ("3", "8"), ("4", "10"), ("5", "12")]
     assert app.rx_errors == 2
+
+
+def test_the_pi_offers_protocol_5_first() -> None:
+    assert NEWEST == fw.PROTOCOL_VERSION == 5 and PROTOCOL_VERSIONS == (2, 3, 4, 5)
+
+
+def test_a_node_of_firmware_0_6_gets_a_session_of_protocol_4(
+    tmp_path: Path, events: Events, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The firmware as 0.6.x was (protocols 2 to 4): it rejects HELLO 5 and keeps sending
+    heartbeats, the Pi offers 4, and the session is protocol 4's (the node's 2 KB queue:
+    the Pi's window there is 2 KB)."""
+    monkeypatch.setattr(fw, "PROTOCOL_VERSION", 4)
+    monkeypatch.setattr(fw, "VERSIONS", (2, 3, 4))
+    node = SimNode(tmp_path, seat=2)
+    node.plug()
+    try:
+        with SeatLink.for_serial(2, SERIAL, events, by_id_dir=tmp_path, **FAST) as link:
+            hello = events.wait_for(lambda e: isinstance(e, Hello) and e.session is not None)
+            assert isinstance(hello, Hello) and hello.protocol == 4
+            assert link.protocol == 4 and link.connected
+            assert node.app is not None and node.app.version == 4
+            assert node.app.display.max_queued_bytes == 2048
+    finally:
+        node.unplug()
+
+
+def test_a_node_of_protocol_4_that_rejects_hello_5_is_offered_hello_4() -> None:
+    """A node of protocol 4 whose power-up HELLO the Pi never saw rejects HELLO 5 and
+    keeps sending heartbeats: a second later the Pi offers 4, and the node answers it."""
+    node = RawNode()
+    try:
+        events = Events()
+        with SeatLink(1, node.path, events, **FAST) as link:
+            node.hear(f"HELLO 5 {link.session}*".encode())
+            deadline = time.monotonic() + 10
+            while f"HELLO 4 {link.session}*".encode() not in node.heard:
+                assert time.monotonic() < deadline, node.heard
+                node.send("HB", "57", str(node.heard.count(b"HELLO 5")), "OK", "-")
+                time.sleep(0.05)
+                with contextlib.suppress(BlockingIOError):
+                    node.heard += os.read(node.master, 1024)
+            node.send("HELLO", "4", "0.6.1", "1", "abcd", "92", str(link.session))
+            hello = events.wait_for(lambda e: isinstance(e, Hello))
+            assert isinstance(hello, Hello) and hello.protocol == 4
+            assert link.protocol == 4 and link.connected
+    finally:
+        node.close()
 
 
 def test_a_node_that_answers_after_its_soft_reset_is_not_reset_again() -> None:

@@ -62,7 +62,7 @@ def expected_message(kind: str, args: list[str]) -> tuple[str, object]:
     if kind == "HELLO":
         if not args or not digits(args[0], 5):
             return "reject", "malformed"
-        if int(args[0]) not in (2, 3, 4):
+        if int(args[0]) not in (2, 3, 4, 5):
             return "reject", "version"  # checked first: other versions, other arguments
         if len(args) != 6:
             return "reject", "malformed"
@@ -154,7 +154,7 @@ def random_message(rng: random.Random) -> tuple[str, list[str]]:
                 ("HB", ["x", "0", "OK"]),
                 ("HB", ["1", "0", "OK", rng.choice(("-", "0", "65535", "7", "07", "65536", "x"))]),
                 ("HB", ["1", "0", "OK", "-", "-"]),
-                ("HELLO", [str(rng.randrange(5, 99)), "0.1.0", "1", "ab"]),
+                ("HELLO", [str(rng.randrange(6, 99)), "0.1.0", "1", "ab"]),
                 ("HELLO", ["1", "0.1.0", "1", "ab"]),
                 ("HELLO", ["2", "0.1.0", "9", "ab", "92", "-"]),
                 ("HELLO", ["2", "0.1.0", "1", "xyz", "92", "-"]),

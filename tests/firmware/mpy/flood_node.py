@@ -1,7 +1,8 @@
 # Runs under the real MicroPython (unix port): the node's firmware (NodeApp, its display
 # frames, the panel driver on a model of the panel) fed whatever comes on stdin,
 # sys.argv[1] bytes a pass of its loop, as fast as it comes (a Pi that does not wait for
-# DACKs). At the end it prints "FLOOD <dropped> <lost> <acks> <lowest free heap>
+# DACKs), in a session of protocol sys.argv[2] (its display queue's bounds: 5, the newest,
+# when not given). At the end it prints "FLOOD <dropped> <lost> <acks> <lowest free heap>
 # <updates written whole> <the last written, -1: none (protocol 4's HB's written)>".
 import gc
 import sys
@@ -11,6 +12,7 @@ from seatnode.node import NodeApp
 from seatnode.panel import Panel
 
 per_pass = int(sys.argv[1])
+version = int(sys.argv[2]) if len(sys.argv) > 2 else 5
 model = model_for("ssd1306")
 acks = 0
 
@@ -22,6 +24,7 @@ def write(frame):
 
 
 app = NodeApp(write, 0, "e6614103e7ab1234", 0, panel=Panel(model, "ssd1306"))
+app.set_version(version)  # as the Pi's HELLO chooses it
 lowest = gc.mem_free()
 now = 0
 passes = 0

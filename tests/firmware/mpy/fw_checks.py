@@ -62,9 +62,10 @@ COMMAND_REJECTIONS = [
     ("HELLO", ["2", "65536"], "malformed"),
     ("HELLO", ["2", "1", "2"], "malformed"),
     ("HELLO", ["1"], "version"),  # an older Pi
-    ("HELLO", ["5", "1", "more"], "version"),  # a newer Pi
+    ("HELLO", ["6", "1", "more"], "version"),  # a newer Pi
     ("HELLO", ["3", "1", "more"], "malformed"),  # protocol 3's HELLO is two arguments
     ("HELLO", ["4", "1", "more"], "malformed"),  # and protocol 4's
+    ("HELLO", ["5", "1", "more"], "malformed"),  # and protocol 5's
     ("TAGON", ["04"], "unknown"),  # a node -> Pi message is no command
     ("FOO", [], "unknown"),
 ]
@@ -171,6 +172,7 @@ def check_every_rejection_path() -> None:
     assert protocol.check_command("HELLO", ["2", "65535"]) == 65535
     assert protocol.check_command("HELLO", ["3", "0"]) == 0
     assert protocol.check_command("HELLO", ["4", "41"]) == 41
+    assert protocol.check_command("HELLO", ["5", "42"]) == 42
     assert protocol.check_command("IDENT", ["600"]) == 600
     assert protocol.check_command("LED", ["FAST"]) == "FAST"
     assert protocol.check_command("REPL", []) is None
@@ -414,7 +416,7 @@ def check_node_hello_and_commands() -> None:
     wire = Wire()
     app = NodeApp(wire, seat=2, serial=SERIAL, now=0, reader_version=0x88)
     hello = [FIRMWARE_VERSION, "2", SERIAL, "88"]
-    assert wire.take() == [("HELLO", ["4"] + hello + ["-"])]  # at power-up: its newest
+    assert wire.take() == [("HELLO", ["5"] + hello + ["-"])]  # at power-up: its newest
     app.receive(protocol.encode(0, "HELLO", ["2", "4711"]), 10)  # a Pi of protocol 2
     assert wire.take() == [("HELLO", ["2"] + hello + ["4711"])]  # answered in its version
     assert app.version == 2
@@ -424,8 +426,11 @@ def check_node_hello_and_commands() -> None:
     app.receive(protocol.encode(2, "HELLO", ["4", "4713"]), 10)
     assert wire.take() == [("HELLO", ["4"] + hello + ["4713"])]
     assert app.version == 4 and app.rx_errors == 0
-    app.receive(protocol.encode(3, "HELLO", ["5", "4714"]), 10)  # a newer Pi: refused
-    assert wire.take() == [] and app.rx_errors == 1 and app.version == 4
+    app.receive(protocol.encode(3, "HELLO", ["5", "4714"]), 10)
+    assert wire.take() == [("HELLO", ["5"] + hello + ["4714"])]
+    assert app.version == 5 and app.rx_errors == 0
+    app.receive(protocol.encode(4, "HELLO", ["6", "4715"]), 10)  # a newer Pi: refused
+    assert wire.take() == [] and app.rx_errors == 1 and app.version == 5
     app.rx_errors = 0
     assert app.host_alive(10)
     app.receive(protocol.encode(1, "LED", ["SLOW"]) + protocol.encode(2, "IDENT", ["3"]), 20)
@@ -434,7 +439,7 @@ def check_node_hello_and_commands() -> None:
     assert app.reset_requested and app.rx_errors == 0
     wire2 = Wire()
     NodeApp(wire2, seat=None, serial="ab", now=0)
-    assert wire2.take() == [("HELLO", ["4", FIRMWARE_VERSION, "-", "ab", "00", "-"])]
+    assert wire2.take() == [("HELLO", ["5", FIRMWARE_VERSION, "-", "ab", "00", "-"])]
 
 
 @check
@@ -449,7 +454,7 @@ def check_node_counts_every_bad_line_and_says_nothing() -> None:
         app.receive(line + b"\r\n", 0)
     assert app.rx_errors == len(bad), app.rx_errors
     assert wire.take() == [] and not app.host_alive(0) and not app.exit_requested
-    app.tick(0)  # protocol 4 from power-up (its HELLO's): no update written yet
+    app.tick(0)  # protocol 5 from power-up (its HELLO's): no update written yet
     assert wire.take() == [("HB", ["0", str(len(bad)), "NONE", "-"])]
 
 
@@ -633,10 +638,10 @@ class PanelNode:
         )
         hello = [FIRMWARE_VERSION, "1", SERIAL, "00"]
         report = [("PANEL", ["ssd1306", "3C", "OK"])] if panel else []
-        self.app.tick(0)  # its first heartbeat: protocol 4's, as its power-up HELLO says
+        self.app.tick(0)  # its first heartbeat: protocol 5's, as its power-up HELLO says
         sent = self.wire.take()
         beat = ("HB", ["0", "0", "NONE", "-"])
-        assert sent == [("HELLO", ["4"] + hello + ["-"])] + report + [beat], sent
+        assert sent == [("HELLO", ["5"] + hello + ["-"])] + report + [beat], sent
         self.send(protocol.encode(0, "HELLO", [str(version), "77"]))
         sent = self.wire.take()
         assert sent == [("HELLO", [str(version)] + hello + ["77"])] + report, sent
@@ -683,7 +688,12 @@ NINE_C = bytes(range(21, 30))
 
 @check
 def check_protocol_4_updates_are_acknowledged_on_request() -> None:
-    node = PanelNode(4)
+    for version in (4, 5):  # protocol 5's updates are protocol 4's
+        acknowledged_on_request(version)
+
+
+def acknowledged_on_request(version: int) -> None:
+    node = PanelNode(version)
     assert node.shown() == bytes(9)  # initialised: blank
     assert node.write(0, NINE, full=True, ack="-") == []  # written, no DACK
     assert node.shown() == NINE and node.app.display.written == 0
@@ -702,7 +712,7 @@ def check_protocol_4_updates_are_acknowledged_on_request() -> None:
 
 @check
 def check_protocol_4_and_3_updates_in_every_session() -> None:
-    for version in (2, 3, 4):  # a node of protocol 4 takes every kind in any session
+    for version in (2, 3, 4, 5):  # a node of protocol 5 takes every kind in any session
         node = PanelNode(version)
         assert node.write(0, NINE, full=True, ack="-") == []
         assert node.write(1, NINE_B, ack="ACK") == [("DACK", ["1"])]
@@ -734,7 +744,12 @@ def check_a_bad_fifth_argument_of_du_is_malformed() -> None:
 
 @check
 def check_protocol_4_heartbeats_say_the_update_written() -> None:
-    node = PanelNode(4)
+    for version in (4, 5):  # protocol 5's heartbeats are protocol 4's
+        heartbeats_say_the_update_written(version)
+
+
+def heartbeats_say_the_update_written(version: int) -> None:
+    node = PanelNode(version)
     assert node.beat() == ["1", "0", "NONE", "-"]  # none written yet
     node.write(0, NINE, full=True)
     assert node.beat() == ["2", "0", "NONE", "0"]
@@ -768,6 +783,47 @@ def check_protocol_4_heartbeats_say_the_update_written() -> None:
     assert node.beat()[3] == "-"
 
 
+def queue_run(version: int, updates: int, whole: bool = False) -> "PanelNode":
+    """``updates`` DIFF updates arriving at once, no pass of the node's loop between them
+    (what a Pi that ignored its window would send), in a session of ``version``: tiny ones
+    (one byte of the panel, a 26-byte block) or whole screens (a 1,395-byte block)."""
+    node = PanelNode(version)
+    node.write(0, NINE, full=True)
+    box = (0, 7, 0, 127) if whole else (0, 0, 0, 0)
+    stream = b""
+    for n in range(1, updates + 1):
+        data = bytes((n * 7 + i) & 0xFF for i in range(1024)) if whole else bytes((n,))
+        stream += _update(node.seq, n, data, box=box)
+        node.seq += 2
+    node.app.receive(stream, node.now)
+    assert len(node.app.display.queue) <= node.app.display.max_queue
+    node.settle()
+    return node
+
+
+@check
+def check_the_display_queue_is_four_times_larger_in_a_session_of_protocol_5() -> None:
+    # protocols 2 to 4 (a Pi of those versions): 64 updates and 2,048 bytes, as ever
+    assert (display.MAX_QUEUE, display.MAX_QUEUED_BYTES) == (64, 2048)
+    assert (display.MAX_QUEUE_5, display.MAX_QUEUED_BYTES_5) == (128, 8192)
+    for version, entries, screens in ((3, 64, 1), (4, 64, 1), (5, 128, 5)):
+        node = queue_run(version, entries)  # as many tiny updates as the queue holds
+        assert node.app.display.dropped == 0 and node.app.display.written == entries, version
+        assert node.shown((0, 0, 0, 0)) == bytes((entries,)), version
+        node = queue_run(version, entries + 1)  # one more overflows it
+        assert node.app.display.dropped > 0 and node.app.display.written is None, version
+        assert "DLOST" in [kind for kind, _args in node.wire.take()], version
+        node = queue_run(version, screens, whole=True)  # as many whole screens as it holds
+        assert node.app.display.dropped == 0 and node.app.display.written == screens, version
+        node = queue_run(version, screens + 1, whole=True)
+        assert node.app.display.dropped > 0 and node.app.display.written is None, version
+    # the session's version sets the bound: a node of protocol 5 whose Pi speaks 4 holds 2 KB
+    node = PanelNode(5)
+    assert node.app.display.max_queued_bytes == 8192
+    node.send(protocol.encode(90, "HELLO", ["4", "91"]))
+    assert (node.app.display.max_queue, node.app.display.max_queued_bytes) == (64, 2048)
+
+
 @check
 def check_heartbeats_of_protocol_3_and_2_sessions_have_three_arguments() -> None:
     for version in (2, 3):
@@ -777,8 +833,10 @@ def check_heartbeats_of_protocol_3_and_2_sessions_have_three_arguments() -> None
         assert node.beat() == ["2", "0", "NONE"]
         node.send(protocol.encode(80, "HELLO", ["4", "79"]))  # then a Pi of protocol 4
         assert node.beat() == ["3", "0", "NONE", "-"]
-        node.send(protocol.encode(81, "HELLO", [str(version), "80"]))
-        assert node.beat() == ["4", "0", "NONE"]
+        node.send(protocol.encode(81, "HELLO", ["5", "80"]))  # then one of protocol 5
+        assert node.beat() == ["4", "0", "NONE", "-"]
+        node.send(protocol.encode(82, "HELLO", [str(version), "81"]))
+        assert node.beat() == ["5", "0", "NONE"]
 
 
 @check
