@@ -26,6 +26,7 @@ import io
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 from pathlib import Path
 
 from PIL import ImageDraw, PcfFontFile
@@ -75,7 +76,7 @@ class PixelFont:
             )
 
     def supports(self, text: str) -> bool:
-        return all(char in self.glyphs for char in text)
+        return all(map(self.glyphs.__contains__, text))  # each character looked up in C
 
     def advance(self, char: str) -> int:
         return self.advances.get(char, self.width + self.spacing)
@@ -85,7 +86,9 @@ class PixelFont:
             return 0
         if not self.advances:
             return len(text) * (self.width + self.spacing) - self.spacing
-        return sum(self.advance(char) for char in text) - self.spacing
+        # each character's advance read in C (``map`` over ``get`` with the default)
+        default = repeat(self.width + self.spacing)
+        return sum(map(self.advances.get, text, default)) - self.spacing
 
     def pixels(self, text: str, origin: tuple[int, int] = (0, 0)) -> list[tuple[int, int]]:
         """The lit pixels of ``text`` with its top-left corner at ``origin``."""

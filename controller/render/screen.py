@@ -333,8 +333,11 @@ _new_content = quick_constructor(ScreenContent)
 def plain(text: str) -> str:
     """Upper case, only what the 5x7 font draws: Spanish accents and Ñ kept, other marks
     taken off their letters (``Ç`` is ``C``), anything else a space."""
+    upper = unicodedata.normalize("NFC", text.upper())
+    if FONT_TEXT.supports(upper):  # most texts: every letter drawn as it is
+        return " ".join(upper.split())
     out = []
-    for ch in unicodedata.normalize("NFC", text.upper()):
+    for ch in upper:
         if FONT_TEXT.supports(ch):
             out.append(ch)
             continue

@@ -11,6 +11,8 @@ import typing
 import unicodedata
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from controller.cli.gallery import shots
 from controller.engine import Card, RefusalCode
@@ -150,6 +152,35 @@ def test_registered_names_reach_the_match_card_whole(name: str) -> None:
 def test_the_cedilla_and_other_marks_outside_the_font_come_off_their_letter() -> None:
     assert not FONT_TEXT.supports("Ç")  # the cedilla is under the baseline
     assert plain("São Paulo Açúcar") == "SÃO PAULO ACÚCAR"
+
+
+def _plain_by_letter(text: str) -> str:
+    """The panel's text rule, a letter at a time: upper case; a letter the font draws
+    kept; else its marks taken off, what is left drawn or a space; spaces collapsed."""
+    out = []
+    for char in unicodedata.normalize("NFC", text.upper()):
+        if char in FONT_TEXT.glyphs:
+            out.append(char)
+            continue
+        for part in unicodedata.normalize("NFKD", char):
+            if not unicodedata.combining(part):
+                out.append(part if part in FONT_TEXT.glyphs else " ")
+    return " ".join("".join(out).split())
+
+
+@given(
+    st.text(alphabet=st.sampled_from("abcñáéíóúüÑÁÉ ¿¡?!.,:-·çÇãß\t\n0123456789") | st.characters())
+)
+def test_plain_text_follows_the_rule_a_letter_at_a_time(text: str) -> None:
+    """``plain`` (a whole text the font draws taken at once) says what the rule says, and
+    the text's width is its letters' advances, less the last one's spacing."""
+    drawn = plain(text)
+    assert drawn == _plain_by_letter(text)
+    width = FONT_TEXT.width + FONT_TEXT.spacing
+    advances = [FONT_TEXT.advances.get(char, width) for char in drawn]
+    assert FONT_TEXT.text_width(drawn) == (sum(advances) - FONT_TEXT.spacing if drawn else 0)
+    assert FONT_TEXT.supports(drawn)
+    assert FONT_TEXT.supports(text) == all(char in FONT_TEXT.glyphs for char in text)
 
 
 @pytest.mark.parametrize("char", SPANISH_CAPITALS + "¿¡")
