@@ -645,6 +645,17 @@ def test_the_window_is_the_nodes_queue_of_each_protocol() -> None:
         assert window.ask_updates < window.updates < entries
 
 
+def _noise_screens(count: int, seed: int = 3) -> list[Image.Image]:
+    """``count`` screens of random pixels: each a whole screen's update (1,418 bytes)."""
+    rnd = random.Random(seed)
+    screens = []
+    for _ in range(count):
+        image = Image.new("1", (128, 64), 0)
+        image.putdata([255 if rnd.random() < 0.5 else 0 for _ in range(128 * 64)])
+        screens.append(image)
+    return screens
+
+
 @pytest.mark.parametrize(("protocol", "sent"), [(4, 1), (5, 5)])
 def test_whole_screens_fill_the_window_of_each_protocol_and_wait_for_a_dack(
     protocol: int, sent: int
@@ -653,14 +664,9 @@ def test_whole_screens_fill_the_window_of_each_protocol_and_wait_for_a_dack(
     protocol 4 sends the first (it asks for its DACK), protocol 5 five (the fifth takes
     the unacknowledged bytes past 6,700 and asks); the rest wait, merged, for that DACK.
     The node's queue (the firmware's, its bounds the session's) never overflows."""
-    rnd = random.Random(3)
     wire = Wire("sh1106", protocol)
     wire.pump(1100)
-    noise = []
-    for _ in range(8):
-        image = Image.new("1", (128, 64), 0)
-        image.putdata([255 if rnd.random() < 0.5 else 0 for _ in range(128 * 64)])
-        noise.append(image)
+    noise = _noise_screens(8)
     before, asked = wire.port.stats.updates, wire.port.stats.asked
     for image in noise:
         wire.writer.update(image)
@@ -724,14 +730,9 @@ def test_protocol_4_holds_what_would_overflow_the_nodes_queue_until_an_ack() -> 
     """Whole screens (1,418 bytes each): the first asks for its DACK, the next would
     take the unacknowledged bytes past the node's 2,048 and waits, merged with the rest,
     until that DACK; the node never overflows and the glass ends right."""
-    rnd = random.Random(3)
     wire = Wire("sh1106", 4)
     wire.pump(1100)
-    noise = []
-    for _ in range(4):
-        image = Image.new("1", (128, 64), 0)
-        image.putdata([255 if rnd.random() < 0.5 else 0 for _ in range(128 * 64)])
-        noise.append(image)
+    noise = _noise_screens(4)
     before = wire.port.stats.updates
     for image in noise:
         wire.writer.update(image)

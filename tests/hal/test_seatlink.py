@@ -400,6 +400,22 @@ def test_a_node_not_updated_is_logged_with_what_to_do(caplog: pytest.LogCaptureF
     assert "habla otro protocolo que 2, 3, 4 o 5: actualizá su firmware" in caplog.text
 
 
+def _reject_hellos_until(
+    node: RawNode, link: SeatLink, version: int, heartbeat: tuple[str, ...], seconds: float
+) -> None:
+    """A node of an older protocol: every HELLO newer than ``version`` it hears is
+    rejected (counted in its heartbeats' errors, ``heartbeat`` their other arguments)
+    until the Pi offers ``HELLO <version>``."""
+    deadline = time.monotonic() + seconds
+    while f"HELLO {version} {link.session}*".encode() not in node.heard:
+        assert time.monotonic() < deadline, node.heard
+        rejected = sum(node.heard.count(b"HELLO %d" % n) for n in range(version + 1, 6))
+        node.send("HB", "57", str(rejected), *heartbeat)
+        time.sleep(0.05)
+        with contextlib.suppress(BlockingIOError):
+            node.heard += os.read(node.master, 1024)
+
+
 def test_a_node_of_protocol_2_is_offered_hello_2_and_never_reset() -> None:
     """Firmware 0.2.0 rejects HELLO 5, 4 and 3 (versions it does not know) but keeps sending
     its heartbeats: the Pi offers the older ones in turn, HELLO 2 in the end, the node
@@ -410,14 +426,7 @@ def test_a_node_of_protocol_2_is_offered_hello_2_and_never_reset() -> None:
         events = Events()
         with SeatLink(1, node.path, events, **FAST, repl_after=0.5) as link:
             node.hear(f"HELLO {NEWEST} {link.session}*".encode())
-            deadline = time.monotonic() + 2 + 2 * NEWEST
-            while f"HELLO 2 {link.session}*".encode() not in node.heard:
-                assert time.monotonic() < deadline, node.heard
-                rejected = sum(node.heard.count(b"HELLO %d" % n) for n in (3, 4, 5))
-                node.send("HB", "57", str(rejected), "OK")  # rejected them
-                time.sleep(0.05)
-                with contextlib.suppress(BlockingIOError):
-                    node.heard += os.read(node.master, 1024)
+            _reject_hellos_until(node, link, 2, ("OK",), 2 + 2 * NEWEST)
             node.send("HELLO", "2", "0.2.0", "1", "abcd", "92", str(link.session))
             hello = events.wait_for(lambda e: isinstance(e, Hello))
             assert isinstance(hello, Hello) and hello.protocol == 2
@@ -498,13 +507,7 @@ def test_a_node_of_protocol_4_that_rejects_hello_5_is_offered_hello_4() -> None:
         events = Events()
         with SeatLink(1, node.path, events, **FAST) as link:
             node.hear(f"HELLO 5 {link.session}*".encode())
-            deadline = time.monotonic() + 10
-            while f"HELLO 4 {link.session}*".encode() not in node.heard:
-                assert time.monotonic() < deadline, node.heard
-                node.send("HB", "57", str(node.heard.count(b"HELLO 5")), "OK", "-")
-                time.sleep(0.05)
-                with contextlib.suppress(BlockingIOError):
-                    node.heard += os.read(node.master, 1024)
+            _reject_hellos_until(node, link, 4, ("OK", "-"), 10)
             node.send("HELLO", "4", "0.6.1", "1", "abcd", "92", str(link.session))
             hello = events.wait_for(lambda e: isinstance(e, Hello))
             assert isinstance(hello, Hello) and hello.protocol == 4
