@@ -2,12 +2,11 @@
 
 ``truco-table control`` drops a command file, ``<id>.cmd`` (``drop_command``: written
 whole and fsynced, then renamed into ``control/`` in the state directory); the service
-looks at the folder (``CommandFolder.look``) when the kernel tells it a command landed
-(inotify: ``controller.table.folder_watch``), and when its loop is quiet; where there is
-no inotify, at most every ``CONTROL_READ_S`` while players act. Each file is claimed
-(renamed ``<id>.taken``: the command line cannot withdraw it any more), applied unless
-its id was applied before (remembered in memory, or noted in the record:
-``controller.table.answers``), answered, then deleted. No socket is opened.
+looks at the folder (``CommandFolder.look``) when its loop is quiet, and at most every
+``CONTROL_READ_S`` while players act. Each file is claimed (renamed ``<id>.taken``: the
+command line cannot withdraw it any more), applied unless its id was applied before
+(remembered in memory, or noted in the record: ``controller.table.answers``), answered,
+then deleted. No socket is opened.
 
 The folder is listed only when its mtime moved (a command file was renamed into it), or
 while that mtime is recent: the file system's clock is coarse (a few ms), so a file
@@ -39,11 +38,10 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-#: With no inotify (not Linux), while the table is busy (players act), the control folder
-#: is looked at (an ``os.stat``) at most this often: a ``truco-table control`` command
-#: waits this long at most, and an event does not pay a system call for it. A quiet turn
-#: of the loop (its wait ran out) looks at once. With inotify the kernel's word of a
-#: command file wakes the loop and no look waits on a timer.
+#: While the table is busy (players act), the control folder is looked at (an
+#: ``os.stat``) at most this often: a ``truco-table control`` command waits this long at
+#: most, and an event does not pay a system call for it. A quiet turn of the loop (its
+#: wait ran out) looks at once.
 CONTROL_READ_S = 0.05
 CONTROLS_REMEMBERED = 1024  # command ids kept in memory (beyond the record's own marks)
 #: what a command's id may be (``truco-table control --id``): a file name in control/

@@ -12,9 +12,7 @@ The loop reads as four steps (``TableService.step``), over and over:
    to ``current.truco`` and synced to disk, and shown at once;
 3. **run what is due** on the timer heap (``controller.table.timers``: one heap, one
    clock): the next deal, the won game's result held, the disk tried again, the
-   watchdog's ping, a banner's end, a refusal window closing, the control folder (when
-   the kernel told of a command landing there: ``controller.table.folder_watch``; on a
-   timer while players act where there is no inotify);
+   watchdog's ping, a banner's end, a refusal window closing, the control folder;
 4. **redraw** every seat whose screen changed.
 
 Nothing is checked on every wake-up: what happens at a time is an entry on the heap.
@@ -82,7 +80,6 @@ from .answers import NOTHING_TO_UNDO, ControlAnswers, mark
 from .chord import COMBO_S, ControlCombo, RefereeChord
 from .commands import CONTROL_READ_S, CommandFolder, drop_command, new_command_id
 from .faults import SeatWatch
-from .folder_watch import FolderWatch
 from .inbox import Inbox
 from .notify import Notifier, flood_status
 from .outgoing import OUTGOING_REFUSALS, Outgoing
@@ -244,7 +241,6 @@ class TableService:
         self.match_card: MatchCard | None = None  # shown before the next game (set_match)
         self.match_waiting = False  # a tournament table with no chico to play
         self._bus: SeatBus | None = None
-        self._folder_watch: FolderWatch | None = None  # the control folder's (Linux)
         self._record_lines: list[str] = []
         self.watch = self._seat_watch(clock)
         self.table = self._new_table(game if game is not None else self._restore())
@@ -365,11 +361,6 @@ class TableService:
         if bus is None:
             bus = self._bus = SeatBus()
             bus.watch(self.events.bell(), self.events.ring_heard)
-            folder = self.commands.folder
-            watch = FolderWatch.open(folder) if folder is not None else None
-            if watch is not None:  # the kernel tells when a command lands: no timer
-                self._folder_watch = watch
-                bus.watch(watch.fd, self._control_heard)
         return bus
 
     @property
@@ -446,8 +437,7 @@ class TableService:
         try:
             if type(event) in _COUNTED:
                 self.handled += 1
-                if self._folder_watch is None and not self.timers.pending(_CONTROLS):
-                    # players act, no word from the kernel: the folder waits its time
+                if not self.timers.pending(_CONTROLS):  # players act: the folder waits
                     self.timers.after(CONTROL_READ_S, self._look_at_controls, _CONTROLS)
             faulted, taken = self.watch.event(seat, event)
             if taken:  # the seat test's button or card, a stuck button: nothing played
@@ -565,14 +555,6 @@ class TableService:
         """The watchdog pinged now (it is pinged every ``watchdog_s`` by the loop)."""
         if self.config.watchdog_s is not None and self._ready:
             self._ping()
-
-    def _control_heard(self) -> None:
-        """The kernel said something of the control folder (on the bus's wait): a
-        command landed, the folder was made. Looked at once this turn, by the timers
-        (not inside the wait)."""
-        watch = self._folder_watch
-        if watch is not None and watch.heard():
-            self.timers.schedule(float("-inf"), self._look_at_controls, _CONTROLS)
 
     def _look_at_controls(self) -> None:
         self.timers.cancel(_CONTROLS)
@@ -894,8 +876,6 @@ class TableService:
         self.commands.answers.close()
         if self._bus is not None:
             self._bus.close()
-        if self._folder_watch is not None:
-            self._folder_watch.close()
         self.notifier.stopping()
 
 

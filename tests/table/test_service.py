@@ -398,25 +398,11 @@ def _count_control_reads(mock: MockTable) -> list[float]:
     return looks
 
 
-@pytest.fixture(params=["inotify", "timer"])
-def folder_watch(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """The control folder heard from the kernel (inotify, Linux), or, where it is
-    missing, looked at on the loop's timer: each test of the folder runs both ways."""
-    from controller.table.folder_watch import FolderWatch
-
-    if request.param == "timer":
-        monkeypatch.setattr(FolderWatch, "open", classmethod(lambda cls, folder: None))
-    elif not sys.platform.startswith("linux"):
-        pytest.skip("inotify is Linux's")
-    return str(request.param)
-
-
 def test_the_control_folder_waits_while_players_act_and_a_command_is_still_taken(
-    tmp_path: Path, folder_watch: str
+    tmp_path: Path,
 ) -> None:
     """A stream of events does not list the control folder at every turn of the loop
-    (at most every ``CONTROL_READ_S`` with no inotify, never with it); a command dropped
-    meanwhile is taken within that time."""
+    (``CONTROL_READ_S``); a command dropped meanwhile is taken within that time."""
     from controller.table import service as service_module
 
     with MockTable(HouseRules(), state_dir=tmp_path) as mock:
@@ -429,8 +415,6 @@ def test_the_control_folder_waits_while_players_act_and_a_command_is_still_taken
         took = time.monotonic() - started
         assert mock.handled == mock.sent
         assert len(looks) <= 2 + took / service_module.CONTROL_READ_S  # not 2 an event
-        if folder_watch == "inotify":  # no command landed: no look waits on the timer
-            assert not mock.service.timers.pending(service_module._CONTROLS)
         drop_command(tmp_path, "rules", "target=15")
         dropped = time.monotonic()
         while mock.table.rules.target != 15 and mock.service.next_rules is None:
@@ -439,45 +423,8 @@ def test_the_control_folder_waits_while_players_act_and_a_command_is_still_taken
         assert time.monotonic() - dropped < service_module.CONTROL_READ_S + 1.0
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify is Linux's")
-def test_a_command_landing_is_heard_from_the_kernel_and_taken(tmp_path: Path) -> None:
-    """With inotify the kernel tells the loop a command landed: a long wait ends then and
-    the command is applied in that turn, the control folder made by the command itself
-    (the first ``truco-table control`` makes it) watched from then on."""
-    import threading
-
-    with MockTable(HouseRules(), state_dir=tmp_path) as mock:
-        mock.deal(DEAL)
-        assert not (tmp_path / "control").exists()
-        service = mock.service
-        assert service.bus is not None  # the loop's bus made, the folder watched with it
-        watch = service._folder_watch
-        assert watch is not None
-        told: list[bool] = []  # what the kernel's word said each time the loop heard it
-        heard = watch.heard
-
-        def hearing() -> bool:
-            told.append(heard())
-            return told[-1]
-
-        watch.heard = hearing  # type: ignore[method-assign]
-        for target in (15, 30):  # the first makes the folder, the second lands in it
-            before = told.count(True)
-            dropper = threading.Timer(0.2, drop_command, (tmp_path, "rules", f"target={target}"))
-            dropper.start()
-            turns = 0
-            # turns of the loop whose wait is far longer than any machine's delay: each
-            # ends on the kernel's word of the folder or the file (or a link's timer)
-            while service.next_rules is None or service.next_rules.target != target:
-                assert turns < 100, "the command was not taken"
-                service.step(60.0)
-                turns += 1
-            dropper.join()
-            assert told.count(True) > before  # the kernel told of it
-
-
 def test_the_nodes_acknowledgements_do_not_make_the_loop_look_at_the_control_folder(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, folder_watch: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Panels on the nodes: each screen sent is acknowledged (DACK) in a later wait of the
     loop, which handles no event; those turns do not list the control folder either.
