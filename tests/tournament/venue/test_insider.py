@@ -421,6 +421,10 @@ def test_a_stolen_table_key_decides_no_match(
         thief.publish(*forged(1, "mesa01-g777"), retain=True)  # seq 1: taken already
         assert wait_until(lambda: state.rejected > rejected)
         assert "already taken" in state.rejections[-1].reason
+        # the table's next seq: once the desk has every message the table journaled (the
+        # table's answer to its assignment may still be on its way, and would take it)
+        assert table.flush(10)
+        assert wait_until(lambda: state.tables["mesa01"].next_seq == table.outbox.next_seq())
         nxt = state.tables["mesa01"].next_seq
         thief.publish(*forged(nxt, "mesa01-g778"), retain=True)  # the table's next seq
         assert wait_until(lambda: "mesa01-g778" in state.results)
