@@ -28,10 +28,17 @@ from controller.tournament.sim.netsim import CuttableLink
 from controller.tournament.wire.keys import table_key
 from controller.tournament.wire.seal import TournamentKey, verify
 from controller.tournament.wire.topics import encode
+from tests.helpers import wait_until
 
 TABLES = 20
 FLAKY = 6  # mesa01..mesa06 reach the broker through a link that is cut
 PACE = 0.015  # seconds per action: 200x human speed
+
+
+def _mid_game(table: SimTable) -> bool:
+    """The table's publisher has journaled a hand of the game under way."""
+    publisher = table.publisher
+    return publisher is not None and publisher.dirty and publisher.hand > 0
 
 
 def test_twenty_tables_with_network_cuts(
@@ -71,6 +78,9 @@ def test_twenty_tables_with_network_cuts(
             link.cut()
         assert desk.wait(lambda s: not any(s.tables[t].online for t in flaky), 5)
         time.sleep(0.5)
+        # mid-game: a hand of a game under way (on a loaded machine the cut could fall
+        # between its two games, and the restart would be a game's start)
+        assert wait_until(lambda: _mid_game(tables[2]))
         tables[2].power_cut()
         time.sleep(0.5)
         for link in links:
