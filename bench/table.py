@@ -5,12 +5,14 @@ The service is started as systemd starts it, a process of its own
 folder), on the configuration ``scripts/install-pi`` writes: ``systemd/table.toml`` and
 the pin maps of ``hardware/`` copied into a configuration folder, then edited as a bar
 owner does (six players, the Picos' folder, the state folder; ``topology=pi`` points
-``pinmap`` at ``pinmap-mux.toml``). Two settings differ from the shipped file:
-``next_deal_after_s`` (0 by default: the shipped 3 s makes the bench wait 3 s a hand;
-with 0 the next deal starts within the event that ended the hand, and is counted there;
-``--next-deal-after-s 3`` runs the shipped value, the deal then started by the service's
-timer, waited for and not counted: no player made it) and ``status_file`` in the bench's
-folder.
+``pinmap`` at ``pinmap-mux.toml``). ``next_deal_after_s`` is the shipped file's (3 s:
+after a hand ends the service deals the next one by its own timer; the bench waits for
+it, so a run takes some four minutes): that deal is no player's event, so it is not one
+of the events measured, and its CPU is printed apart (``timer_deals=``,
+``timer_deal_cpu_ms_mean=``: net of the idle baseline over the seconds waited, so
+rougher than an event's). ``--next-deal-after-s 0`` runs the stress case instead: the
+next deal started within the event that ended the hand, counted there (what the
+figures quoted before 6 December 2026 ran). ``status_file`` is in the bench's folder.
 
 Six seat nodes are simulated in this process, each on a pseudo-terminal published under
 a by-id folder as udev publishes real Picos, speaking the shipped protocol 5 (HELLO,
@@ -44,8 +46,8 @@ Prints key=value lines, for each topology::
 
     topology=node players=6 build=pure events=... cpu_ms_mean=... cpu_ms_p99=...
         noop_events=... noop_cpu_ms_mean=... panel_bytes_mean=... p99_set_by=...
-        idle_cpu_ms_per_s=... raw_cpu_ms_mean=... raw_noop_cpu_ms_mean=... dacks=...
-        node_overflows=0 loadavg=...
+        hands=... timer_deals=... timer_deal_cpu_ms_mean=... idle_cpu_ms_per_s=...
+        raw_cpu_ms_mean=... raw_noop_cpu_ms_mean=... dacks=... node_overflows=0 loadavg=...
     topology=node players=6 build=pure kind=press events=... cpu_ms_mean=... ...
     topology=node players=6 build=pure what=deal events=... cpu_ms_mean=... ...
 
@@ -98,6 +100,7 @@ import tempfile
 import termios
 import threading
 import time
+import tomllib
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -329,10 +332,15 @@ def _set(text: str, key: str, value: str, after: str | None = None) -> str:
 
 
 def install_config(
-    tmp: Path, topology: str, players: int, reading: DealReading, deal_after: float = 0.0
+    tmp: Path,
+    topology: str,
+    players: int,
+    reading: DealReading,
+    deal_after: float | None = None,
 ) -> tuple[Path, list[str]]:
     """The configuration as ``scripts/install-pi`` writes it (its step 5), then edited
-    as a bar owner does; returns the table.toml and the Picos' serial numbers."""
+    as a bar owner does (``deal_after``: ``next_deal_after_s`` if not the shipped one);
+    returns the table.toml and the Picos' serial numbers."""
     etc = tmp / "etc"
     etc.mkdir()
     for name in ("systemd/table.toml", "hardware/pinmap.toml", "hardware/pinmap-mux.toml"):
@@ -342,7 +350,8 @@ def install_config(
     table = _set(table, "deal_reading", f'"{reading.value}"')
     table = _set(table, "state_dir", f'"{tmp / "state"}"')
     table = _set(table, "decks", f'"{tmp / "state" / "decks.toml"}"')
-    table = _set(table, "next_deal_after_s", f"{deal_after:g}")
+    if deal_after is not None and deal_after != shipped_deal_after():
+        table = _set(table, "next_deal_after_s", f"{deal_after:g}")
     table = _set(table, "status_file", f'"{tmp / "run" / "seats.json"}"', after="[table]")
     if topology == "pi":
         table = _set(table, "pinmap", '"pinmap-mux.toml"')
@@ -354,6 +363,12 @@ def install_config(
     if len(serials) < players:
         raise RuntimeError(f"{pinmap.name} lists {len(serials)} seats, not {players}")
     return etc / "table.toml", serials
+
+
+def shipped_deal_after() -> float:
+    """``next_deal_after_s`` as the shipped configuration (``systemd/table.toml``) has it."""
+    with open(ROOT / "systemd" / "table.toml", "rb") as f:
+        return float(tomllib.load(f)["table"]["next_deal_after_s"])
 
 
 def fake_mux(tmp: Path, players: int) -> dict[str, str]:
@@ -393,6 +408,9 @@ class RealTable(MockTable):
         self.nodes = nodes
         self.i2c = i2c
         self.samples: list[Sample] = []
+        #: the deals the service's timer started (no player's event), CPU net of the idle
+        #: baseline over the seconds waited for each, in seconds
+        self.timer_deals: list[float] = []
         self.idle_rate = 0.0  # the service's idle CPU, ns per ns of wall time
         self.ticks = (0, 0)  # user and system ticks from the first event to the last
         self.dacks = self.overflows = 0  # the nodes' DACKs and queue overflows, the game's
@@ -472,6 +490,7 @@ class RealTable(MockTable):
         show it (the timer's redraw is no player's event: waited for, not measured)."""
         if self.deal_after and self.table.phase is Phase.WAITING and self.game.hand_number:
             before = self._panel_bytes()
+            wall, cpu = time.monotonic_ns(), self.real.cpu_ns()
             deadline = time.monotonic() + self.deal_after + STUCK_S
             while self._panel_bytes() == before:
                 self.real.alive()
@@ -479,6 +498,8 @@ class RealTable(MockTable):
                     raise RuntimeError("the service's timer did not start the next deal")
                 time.sleep(0.005)
             self.wait_quiet()
+            raw = self.real.cpu_ns() - cpu
+            self.timer_deals.append((raw - self.idle_rate * (time.monotonic_ns() - wall)) / 1e9)
         super().deal(hands, dealer)
 
     # -- each event ------------------------------------------------------------------------
@@ -629,22 +650,36 @@ def play(
     return table
 
 
-def measure(
-    topology: str, players: int, games: int, setup: ServiceSetup
-) -> tuple[list[Sample], float, float, tuple[int, int]]:
-    """The events' samples, the idle CPU rate, the share of system time (percent), and
-    the nodes' DACKs and display queue overflows."""
+@dataclass
+class Measured:
+    """What the games of one run measured."""
+
+    samples: list[Sample]  # the players' events
+    idle: float  # the service's idle CPU rate, ns per ns
+    system: float  # the share of system time, percent
+    dacks: int  # the nodes' DACKs
+    overflows: int  # times a node's display queue overflowed
+    timer_deals: list[float]  # the deals the service's timer started: CPU, seconds
+    hands: int  # the hands the games had
+
+
+def measure(topology: str, players: int, games: int, setup: ServiceSetup) -> Measured:
+    """Every game of a run, seed by seed, each deal reading (``READINGS``)."""
     samples: list[Sample] = []
+    timer_deals: list[float] = []
+    hands = 0
     idle: list[float] = []
     user = system = dacks = overflows = 0
     for seed, reading in itertools.product(range(games), READINGS):
         table = play(topology, players, seed, reading, setup)
         samples += table.samples
+        timer_deals += table.timer_deals
+        hands += table.game.hand_number
         idle.append(table.idle_rate)
         user, system = user + table.ticks[0], system + table.ticks[1]
         dacks, overflows = dacks + table.dacks, overflows + table.overflows
     share = 100.0 * system / max(1, user + system)
-    return samples, statistics.fmean(idle), share, (dacks, overflows)
+    return Measured(samples, statistics.fmean(idle), share, dacks, overflows, timer_deals, hands)
 
 
 def interpreter(parser: argparse.ArgumentParser, python: str) -> str:
@@ -676,9 +711,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--next-deal-after-s",
         type=float,
-        default=0.0,
-        help="the service's next_deal_after_s (0: the next deal within the event that "
-        "ended the hand; 3: the shipped file's, the bench then waits 3 s a hand)",
+        default=None,
+        help="the service's next_deal_after_s (default: the shipped file's, 3 s, the next "
+        "deal started by the service's timer and measured apart; 0: the next deal within "
+        "the event that ended the hand, counted there; 0 with --ablate)",
     )
     parser.add_argument(
         "--service-python",
@@ -707,6 +743,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         parser.error("--runs must be at least 1")
     if args.ablate is not None and args.topology != ["node"]:
         parser.error("--ablate measures the node topology alone: add --topology node")
+    if args.next_deal_after_s is None:  # an ablated service sends no panel to wait for
+        args.next_deal_after_s = 0.0 if args.ablate is not None else shipped_deal_after()
+    elif args.ablate is not None and args.next_deal_after_s != 0:
+        parser.error("--ablate runs with --next-deal-after-s 0 (no panel tells the deal)")
     # the service starts in its state folder: a path given from here is made absolute
     # (not resolved: a venv's python is a link to its base, and the venv is the point)
     if os.sep in args.service_python:
@@ -729,17 +769,20 @@ def main(argv: Sequence[str] | None = None) -> None:
         runs = []
         samples: list[Sample] = []
         for run in range(args.runs):
-            samples, idle, system, (dacks, overflows) = measure(
-                topology, players, args.games, setup
-            )
+            measured = measure(topology, players, args.games, setup)
+            samples, idle, system = measured.samples, measured.idle, measured.system
             runs.append(headline(samples))
+            deals = measured.timer_deals
+            timer = f"hands={measured.hands} timer_deals={len(deals)} timer_deal_cpu_ms_mean=" + (
+                ms(statistics.fmean(deals)) if deals else "-"
+            )
             raw_mean, _, raw_noop = headline(samples, raw=True)
             which = f" run={run + 1}" if args.runs > 1 else ""
             print(
-                f"{head}{which} {summary(samples, p99_kinds=True)} "
+                f"{head}{which} {summary(samples, p99_kinds=True)} {timer} "
                 f"idle_cpu_ms_per_s={idle * 1e3:.3f} raw_cpu_ms_mean={ms(raw_mean)} "
                 f"raw_noop_cpu_ms_mean={ms(raw_noop)} system_pct={system:.0f} "
-                f"dacks={dacks} node_overflows={overflows} "
+                f"dacks={measured.dacks} node_overflows={measured.overflows} "
                 f"service_python={service_python} loadavg={load_average()}",
                 flush=True,
             )

@@ -12,9 +12,10 @@ import platform
 import statistics
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
-from tests.bench.runs import key_values, run_bench
+from tests.bench.runs import ROOT, key_values, run_bench
 
 
 def _run(
@@ -38,12 +39,15 @@ def _float(text: str) -> float:
 
 
 def test_both_topologies_print_their_figures(tmp_path: Path) -> None:
-    lines = _bench(tmp_path, "--topology", "node", "pi")
+    lines = _bench(tmp_path, "--topology", "node", "pi", "--next-deal-after-s", "0")
     heads = [line for line in lines if not {"kind", "what", "runs"} & line.keys()]
     assert [line["topology"] for line in heads] == ["node", "pi"]
     for line in heads:
         assert line["players"] == "6" and line["build"] == "pure"
         assert line["next_deal_after_s"] == "0"
+        # each next deal within the event that ended the hand: none by the service's timer
+        assert line["timer_deals"] == "0" and line["timer_deal_cpu_ms_mean"] == "-"
+        assert int(line["hands"]) > 2
         assert int(line["events"]) > 1000
         for key in ("cpu_ms_mean", "cpu_ms_p99", "noop_cpu_ms_mean", "raw_cpu_ms_mean"):
             _float(line[key])
@@ -89,8 +93,50 @@ def test_the_redraw_aid_prints_its_figures(tmp_path: Path) -> None:
         _float(head[key])
 
 
+def test_the_deal_by_the_service_timer_is_measured_apart(tmp_path: Path) -> None:
+    """A ``next_deal_after_s`` above 0 (the shipped file's is 3 s): the service deals
+    the next hand by its own timer; that deal is no player's event, so it is measured
+    apart, one for each hand after a game's first (``--games 1``: two games, the deal
+    read and unread), and the players' events are still every one of the games'."""
+    lines = _bench(tmp_path, "--topology", "node", "--next-deal-after-s", "0.25")
+    head = next(line for line in lines if not {"kind", "what"} & line.keys())
+    assert head["next_deal_after_s"] == "0.25"
+    assert int(head["hands"]) > 2
+    assert int(head["timer_deals"]) == int(head["hands"]) - 2
+    _float(head["timer_deal_cpu_ms_mean"])
+    whats = {line["what"] for line in lines if "what" in line}
+    assert whats == {"deal", "hand_end", "accepted", "other"}
+
+
+def test_the_shipped_configuration_is_the_default(tmp_path: Path) -> None:
+    """The bench's service runs the configuration ``install-pi`` writes: its
+    ``next_deal_after_s`` is the shipped file's unless ``--next-deal-after-s`` says
+    otherwise."""
+    probe = (
+        "import sys, tomllib; from pathlib import Path; sys.path.insert(0, 'bench');"
+        "import table; from controller.table.table import DealReading;"
+        "tmp = Path(sys.argv[1]);"
+        "path, _ = table.install_config(tmp, 'node', 6, list(DealReading)[0]);"
+        "print(tomllib.loads(path.read_text())['table']['next_deal_after_s'],"
+        " table.shipped_deal_after())"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    with open(ROOT / "systemd" / "table.toml", "rb") as f:
+        shipped = tomllib.load(f)["table"]["next_deal_after_s"]
+    assert shipped > 0
+    assert done.stdout.split() == [str(shipped), str(float(shipped))]
+    assert "--next-deal-after-s" in (_run(tmp_path, "--help").stdout)
+
+
 def test_runs_print_the_medians_of_their_figures(tmp_path: Path) -> None:
-    lines = _bench(tmp_path, "--topology", "node", "--runs", "3")
+    lines = _bench(tmp_path, "--topology", "node", "--runs", "3", "--next-deal-after-s", "0")
     runs = [line for line in lines if "run" in line]
     assert [line["run"] for line in runs] == ["1", "2", "3"]
     (medians,) = [line for line in lines if "runs" in line]
@@ -136,3 +182,7 @@ def test_the_ablation_aid_leaves_the_panels_out_and_says_so(tmp_path: Path) -> N
     done = _run(tmp_path, "--ablate", "redraw")  # both topologies: the pi one has no aid
     assert done.returncode == 2
     assert "--ablate measures the node topology alone" in done.stderr
+    # the deal by the service's timer is told by the panels, which the aid leaves out
+    done = _run(tmp_path, "--topology", "node", "--ablate", "send", "--next-deal-after-s", "3")
+    assert done.returncode == 2
+    assert "--ablate runs with --next-deal-after-s 0" in done.stderr
