@@ -739,6 +739,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         "nodes of firmware 0.6, the 2 KB window, as a comparison in the same tree)",
     )
     args = parser.parse_args(argv)
+    # Stopped (SIGTERM, as kill and pkill send it): the games' ``finally`` blocks stop the
+    # service and delete its folders. Without this the service would go on alone, and
+    # retry its by-id links, whose ptys a later run may be given.
+    signal.signal(signal.SIGTERM, lambda _signum, _frame: sys.exit(128 + signal.SIGTERM))
     if args.runs < 1:
         parser.error("--runs must be at least 1")
     if args.ablate is not None and args.topology != ["node"]:

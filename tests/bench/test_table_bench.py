@@ -7,11 +7,14 @@ the runs' own figures, and that the in-process profiling aids (``bench/table_inp
 
 from __future__ import annotations
 
+import contextlib
 import os
 import platform
+import signal
 import statistics
 import subprocess
 import sys
+import time
 import tomllib
 from pathlib import Path
 
@@ -186,3 +189,49 @@ def test_the_ablation_aid_leaves_the_panels_out_and_says_so(tmp_path: Path) -> N
     done = _run(tmp_path, "--topology", "node", "--ablate", "send", "--next-deal-after-s", "3")
     assert done.returncode == 2
     assert "--ablate runs with --next-deal-after-s 0" in done.stderr
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    except FileNotFoundError:
+        return []
+    return [int(child) for child in text.split()]
+
+
+def test_a_stopped_bench_stops_its_service(tmp_path: Path) -> None:
+    """``kill`` on a run (SIGTERM) stops the service it started and deletes its
+    folders: a service left alone would retry its seat links' by-id names, whose ptys a
+    later run may be given (it then took them from that run's service)."""
+    bench = subprocess.Popen(
+        [sys.executable, "bench/table.py", "--topology", "node", "--games", "1"],
+        cwd=ROOT,
+        env={**os.environ, "TMPDIR": str(tmp_path)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        service = None
+        deadline = time.monotonic() + 300  # a bound for a stuck start, not a speed
+        while service is None:
+            assert bench.poll() is None, bench.stderr.read() if bench.stderr else ""
+            assert time.monotonic() < deadline, "the bench started no service"
+            for child in _children(bench.pid):
+                with contextlib.suppress(FileNotFoundError):
+                    if b"controller.cli" in Path(f"/proc/{child}/cmdline").read_bytes():
+                        service = child
+            time.sleep(0.05)
+        assert list(tmp_path.glob("bench-table-*"))
+        bench.terminate()
+        assert bench.wait(120) == 128 + signal.SIGTERM
+    finally:
+        if bench.poll() is None:
+            bench.kill()
+            bench.wait()
+    left = Path(f"/proc/{service}").exists()  # reaped by the bench as it stopped
+    if left:  # not left running after this test either
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(service, signal.SIGKILL)
+    assert not left
+    assert not list(tmp_path.glob("bench-table-*"))
