@@ -12,7 +12,7 @@ of the events measured, and its CPU is printed apart (``timer_deals=``,
 ``timer_deal_cpu_ms_mean=``: net of the idle baseline over the seconds waited, so
 rougher than an event's). ``--next-deal-after-s 0`` runs the stress case instead: the
 next deal started within the event that ended the hand, counted there (what the
-figures quoted before 6 December 2026 ran). ``status_file`` is in the bench's folder.
+benchmarks page's first seven passes ran). ``status_file`` is in the bench's folder.
 
 Six seat nodes are simulated in this process, each on a pseudo-terminal published under
 a by-id folder as udev publishes real Picos, speaking the shipped protocol 5 (HELLO,
