@@ -195,8 +195,12 @@ def test_a_whole_swiss_evening_from_the_organisers_page(tmp_path: Path) -> None:
             assert api(base)["tournament"]["closed"] == []
             page.screenshot(SCREENSHOTS / "organiser-controls.png", full=True)
 
-            # the tables play what the desk assigns them
-            pace = 0.002
+            # the tables play what the desk assigns them, an action every 20 ms: a round then
+            # lasts seconds, so the page is seen in round 2 and the withdrawal below lands
+            # before the last round is paired (at 2 ms, with two suites side by side, the
+            # tables played rounds 2 to 4 between two looks of the page's, and it waited for
+            # a round 2 it never saw)
+            pace = 0.02
             for i, table in enumerate(tables):
                 sims.append(SimTable(
                     table, state_dir=folder / "tables" / table, rules=rules,
@@ -206,7 +210,7 @@ def test_a_whole_swiss_evening_from_the_organisers_page(tmp_path: Path) -> None:
                 ).start())  # fmt: skip
             # four whole games played by the simulated tables: on a loaded machine (CI runs
             # two suites side by side) that took more than 120 s
-            page.wait("document.getElementById('round').innerText === 'Ronda 2'", 600)
+            page.wait("/^Ronda [2-9]/.test(document.getElementById('round').innerText)", 600)
 
             # 6. a withdrawal: not paired again
             gone = next(e for e in api(base)["tournament"]["entrants"]
