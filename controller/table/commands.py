@@ -2,11 +2,12 @@
 
 ``truco-table control`` drops a command file, ``<id>.cmd`` (``drop_command``: written
 whole and fsynced, then renamed into ``control/`` in the state directory); the service
-looks at the folder (``CommandFolder.look``) when its loop is quiet, and at most every
-``CONTROL_READ_S`` while players act. Each file is claimed (renamed ``<id>.taken``: the
-command line cannot withdraw it any more), applied unless its id was applied before
-(remembered in memory, or noted in the record: ``controller.table.answers``), answered,
-then deleted. No socket is opened.
+looks at the folder (``CommandFolder.look``) when its loop is quiet, and on any other
+turn of its loop (an event, a node's heartbeat, a timer) at most every
+``CONTROL_READ_S``: the look never wakes the loop by itself. Each file is claimed
+(renamed ``<id>.taken``: the command line cannot withdraw it any more), applied
+unless its id was applied before (remembered in memory, or noted in the record:
+``controller.table.answers``), answered, then deleted. No socket is opened.
 
 The folder is listed only when its mtime moved (a command file was renamed into it), or
 while that mtime is recent: the file system's clock is coarse (a few ms), so a file

@@ -12,10 +12,13 @@ The loop reads as four steps (``TableService.step``), over and over:
    to ``current.truco`` and synced to disk, and shown at once;
 3. **run what is due** on the timer heap (``controller.table.timers``: one heap, one
    clock): the next deal, the won game's result held, the disk tried again, the
-   watchdog's ping, a banner's end, a refusal window closing, the control folder;
+   watchdog's ping, a banner's end, a refusal window closing;
 4. **redraw** every seat whose screen changed.
 
-Nothing is checked on every wake-up: what happens at a time is an entry on the heap.
+What happens at a time is an entry on the heap. The control folder's look rides on the
+turns the loop makes anyway (an entry that bounds no wait: an event, a node's heartbeat,
+another timer or the tick runs it), at most every ``CONTROL_READ_S``, and at once on a
+quiet turn; it never wakes the loop by itself.
 Restarting is replaying the record; the watchdog is pinged from this loop, so a stuck
 loop gets the service restarted by systemd.
 
@@ -402,7 +405,8 @@ class TableService:
     def _wait(self, wait: float) -> None:
         """Wait in the bus until an event, a call or the first timer. A wait that ran its
         whole length with nothing heard is a quiet moment: the control folder is looked
-        at (while players act it is looked at on a timer, ``CONTROL_READ_S``)."""
+        at at once (on other turns at most every ``CONTROL_READ_S``, by an entry that
+        rides on them: ``_look_at_controls``)."""
         if self.events.listen() or self._calls.waiting:
             return
         timeout = self.timers.timeout(wait)
@@ -437,8 +441,6 @@ class TableService:
         try:
             if type(event) in _COUNTED:
                 self.handled += 1
-                if not self.timers.pending(_CONTROLS):  # players act: the folder waits
-                    self.timers.after(CONTROL_READ_S, self._look_at_controls, _CONTROLS)
             faulted, taken = self.watch.event(seat, event)
             if taken:  # the seat test's button or card, a stuck button: nothing played
                 return faulted
@@ -557,7 +559,9 @@ class TableService:
             self._ping()
 
     def _look_at_controls(self) -> None:
-        self.timers.cancel(_CONTROLS)
+        # the next look rides on a turn the loop makes anyway (an event, a heartbeat, a
+        # timer, the tick) at least ``CONTROL_READ_S`` from now: it never wakes the loop
+        self.timers.after(CONTROL_READ_S, self._look_at_controls, _CONTROLS, wake=False)
         try:
             self._read_controls()
         except OSError as error:  # a failing state directory never stops the table

@@ -3,9 +3,14 @@
 Everything the table service does at a time rather than on an event (the next deal a
 while after a hand ends, the won game's result held on the seats, the disk tried again,
 the watchdog's ping, a banner's end, a seat's refusal window closing, the control
-folder looked at while players act) is one entry here: ``schedule(when, callback)``.
-The loop waits in its bus until the first entry is due (``next_due``) and runs what is
-due (``run_due``) after each event; nothing is checked on every wake-up.
+folder looked at) is one entry here: ``schedule(when, callback)``. The loop waits in its
+bus until the first entry is due (``next_due``) and runs what is due (``run_due``) after
+each event; nothing is checked on every wake-up.
+
+An entry scheduled with ``wake=False`` *rides*: it bounds no wait, and runs at the first
+``run_due`` once it is due, on a turn the loop makes anyway (an event, a node's
+heartbeat, another entry, the tick). The control folder's look is one: a timer that woke
+the loop cost a wake after every event at a bar's pace, for an ``os.stat``.
 
 An entry may have a *key*: scheduling a key again replaces its pending entry (one deal
 timer, one retry timer), ``cancel(key)`` drops it, ``pending(key)`` says whether it is
@@ -43,6 +48,7 @@ class Timers:
     def __init__(self, clock: Callable[[], float]) -> None:
         self._clock = clock
         self._heap: list[tuple[float, int, _Entry]] = []
+        self._riders: list[tuple[float, int, _Entry]] = []  # ``wake=False``: bound no wait
         self._keyed: dict[Hashable, _Entry] = {}
         self._order = itertools.count()  # equal times run in the order scheduled
 
@@ -55,27 +61,46 @@ class Timers:
         shift = clock() - self._clock()
         self._clock = clock
         self._heap = [(when + shift, n, e) for when, n, e in self._heap]
-        for _, _, entry in self._heap:
+        self._riders = [(when + shift, n, e) for when, n, e in self._riders]
+        for _, _, entry in (*self._heap, *self._riders):
             entry.when += shift
         heapq.heapify(self._heap)
+        heapq.heapify(self._riders)
 
     def schedule(
-        self, when: float, callback: Callable[[], None], key: Hashable | None = None
+        self,
+        when: float,
+        callback: Callable[[], None],
+        key: Hashable | None = None,
+        *,
+        wake: bool = True,
     ) -> None:
         """Run ``callback`` once ``clock()`` reaches ``when`` (at once if it has);
-        ``key``: replaces the pending entry of that key, if any."""
+        ``key``: replaces the pending entry of that key, if any; ``wake`` False: the
+        entry rides (it bounds no wait: it runs on the first turn after ``when``)."""
         entry = _Entry(when, callback, key)
         if key is not None:
             old = self._keyed.get(key)
             if old is not None:
                 old.live = False
             self._keyed[key] = entry
-        heapq.heappush(self._heap, (when, next(self._order), entry))
+        if wake:
+            heapq.heappush(self._heap, (when, next(self._order), entry))
+            return
+        riders = self._riders
+        while riders and not riders[0][2].live:  # (the waking heap's are dropped by waits)
+            heapq.heappop(riders)
+        heapq.heappush(riders, (when, next(self._order), entry))
 
     def after(
-        self, seconds: float, callback: Callable[[], None], key: Hashable | None = None
+        self,
+        seconds: float,
+        callback: Callable[[], None],
+        key: Hashable | None = None,
+        *,
+        wake: bool = True,
     ) -> None:
-        self.schedule(self._clock() + seconds, callback, key)
+        self.schedule(self._clock() + seconds, callback, key, wake=wake)
 
     def cancel(self, key: Hashable) -> None:
         entry = self._keyed.pop(key, None)
@@ -90,7 +115,8 @@ class Timers:
         return None if entry is None else entry.when
 
     def next_due(self) -> float | None:
-        """When the first live entry is due; None if there is none."""
+        """When the first live entry that wakes the loop is due; None if there is none
+        (the riders bound no wait)."""
         heap = self._heap
         while heap and not heap[0][2].live:
             heapq.heappop(heap)
@@ -119,8 +145,10 @@ class Timers:
         than this pass's reading of the clock waits for the next pass); returns how
         many ran. A callback that raises is logged: a
         timer never stops the table."""
-        heap, ran = self._heap, 0
+        heap, ran, riders = self._heap, 0, self._riders
         now = self._clock()
+        while riders and riders[0][0] <= now:  # due: run in time order with the rest
+            heapq.heappush(heap, heapq.heappop(riders))
         while heap and heap[0][0] <= now:
             _, _, entry = heapq.heappop(heap)
             if not entry.live:
@@ -136,7 +164,7 @@ class Timers:
         return ran
 
     def __len__(self) -> int:
-        return sum(1 for _, _, e in self._heap if e.live)
+        return sum(1 for _, _, e in (*self._heap, *self._riders) if e.live)
 
 
 class CallQueue:

@@ -423,6 +423,28 @@ def test_the_control_folder_waits_while_players_act_and_a_command_is_still_taken
         assert time.monotonic() - dropped < service_module.CONTROL_READ_S + 1.0
 
 
+def test_a_players_event_sets_no_timer_to_look_at_the_control_folder(tmp_path: Path) -> None:
+    """The control folder rides on the turns the loop makes anyway: an event schedules
+    no wake of the loop of its own to look at it (one after every event at a bar's pace,
+    when it did), and the look on the event's own turn waits ``CONTROL_READ_S``."""
+    from controller.table import service as service_module
+
+    with MockTable(HouseRules(), state_dir=tmp_path) as mock:
+        mock.deal(DEAL)
+        looks = _count_control_reads(mock)
+        while not looks:  # the deal's own events looked at (a turn of a quiet loop)
+            mock.pump(0.01)
+        looks.clear()
+        _, (tag_off, lift) = mock.hardware_events(Gesture(0, "tap", card=Card.from_str("4B")))
+        due = mock.service.timers.next_due()
+        started = time.monotonic()
+        for _ in range(5):  # a card lifted that lies nowhere: handled, nothing changes
+            mock.send_event(tag_off, lift)
+            assert mock.service.timers.next_due() == due  # nothing scheduled for it
+        took = time.monotonic() - started
+        assert len(looks) <= 1 + took / service_module.CONTROL_READ_S
+
+
 def test_the_nodes_acknowledgements_do_not_make_the_loop_look_at_the_control_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -110,3 +110,37 @@ def test_the_loops_wait_is_cut_short_by_the_first_live_entry() -> None:
     assert timers.timeout(1.0) == 0.5
     clock.now += 2.0
     assert timers.timeout(1.0) == 0.0  # due: no wait at all
+
+
+def test_an_entry_that_rides_bounds_no_wait_and_runs_on_the_next_turn_once_due() -> None:
+    """``wake=False`` (the control folder's look): no wait is cut short for it; the first
+    ``run_due`` once it is due runs it, in time order with the other entries due."""
+    clock, ran = Clock(), []
+    timers = Timers(clock)
+    timers.after(0.05, lambda: ran.append("look"), "controls", wake=False)
+    assert timers.timeout(1.0) == 1.0 and timers.next_due() is None
+    assert timers.pending("controls") and len(timers) == 1
+    assert timers.run_due() == 0 and ran == []
+    timers.after(0.5, lambda: ran.append("deal"), "deal")
+    assert timers.timeout(1.0) == 0.5  # only the entry that wakes bounds the wait
+    clock.now += 2.0
+    assert timers.run_due() == 2 and ran == ["look", "deal"] and not timers.pending("controls")
+
+
+def test_a_key_replaced_across_riding_and_waking_holds_one_entry() -> None:
+    clock, ran = Clock(), []
+    timers = Timers(clock)
+    timers.after(1.0, lambda: ran.append("woke"), "k")
+    timers.after(2.0, lambda: ran.append("rode"), "k", wake=False)  # replaces the first
+    assert timers.timeout(5.0) == 5.0  # the replaced entry no longer cuts a wait short
+    clock.now += 1.5
+    assert timers.run_due() == 0
+    timers.after(0.1, lambda: ran.append("woke again"), "k")  # and back
+    timers.cancel("k")
+    other = Clock(1000.0)  # another clock keeps a rider's delay too
+    timers.after(3.0, lambda: ran.append("after the clock"), wake=False)
+    timers.clock = other
+    other.now = 1002.9
+    assert timers.run_due() == 0
+    other.now = 1003.0
+    assert timers.run_due() == 1 and ran == ["after the clock"] and len(timers) == 0
