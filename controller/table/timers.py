@@ -123,8 +123,9 @@ class Timers:
         return heap[0][0] if heap else None
 
     def timeout(self, longest: float) -> float:
-        """How long the loop may wait: ``longest``, less when the first live entry is due
-        sooner, 0 when one is due now (``next_due`` and one reading of the clock)."""
+        """How long the loop may wait: ``longest``, less when the first live entry that
+        wakes the loop is due sooner, 0 when one is due now (``next_due`` and one reading
+        of the clock)."""
         heap = self._heap
         while heap and not heap[0][2].live:
             heapq.heappop(heap)
@@ -136,9 +137,10 @@ class Timers:
         return left if left > 0.0 else 0.0
 
     def due(self) -> bool:
-        """Whether an entry is due now (a look at the heap's top and the clock)."""
-        heap = self._heap
-        return bool(heap) and heap[0][0] <= self._clock()
+        """Whether an entry is due now, a rider too (``run_due`` would run it): a look at
+        each heap's top and the clock."""
+        now = self._clock()
+        return any(heap and heap[0][0] <= now for heap in (self._heap, self._riders))
 
     def run_due(self) -> int:
         """Run every entry due now, in time order (one a callback schedules for later

@@ -120,10 +120,12 @@ def test_an_entry_that_rides_bounds_no_wait_and_runs_on_the_next_turn_once_due()
     timers.after(0.05, lambda: ran.append("look"), "controls", wake=False)
     assert timers.timeout(1.0) == 1.0 and timers.next_due() is None
     assert timers.pending("controls") and len(timers) == 1
-    assert timers.run_due() == 0 and ran == []
+    assert timers.run_due() == 0 and ran == [] and not timers.due()
     timers.after(0.5, lambda: ran.append("deal"), "deal")
     assert timers.timeout(1.0) == 0.5  # only the entry that wakes bounds the wait
-    clock.now += 2.0
+    clock.now += 0.1
+    assert timers.due() and timers.timeout(1.0) == pytest.approx(0.4)  # due: bounds no wait
+    clock.now += 1.9
     assert timers.run_due() == 2 and ran == ["look", "deal"] and not timers.pending("controls")
 
 
