@@ -10,6 +10,7 @@ pinmap = "pinmap.toml"                  # the hardware (hardware/pinmap.toml); r
 status_file = "/run/truco-table/seats.json"   # each seat's node and panel, for the doctor
 next_deal_after_s = 3                   # after a hand ends, start reading the next deal
 new_game_after_s = 120                  # after a game is won, start a new one
+loop_cpu = "last"                       # the CPU the loop keeps to: last | none | a number
 archive_max_games = 1000                # the archive keeps the newest games within both
 archive_max_mb = 64
 archive_reserve_percent = 10            # and keeps the smaller of these free on the card
@@ -59,6 +60,7 @@ from ..hal.wiring import GpioSeat, NodeSeat
 from ..render.broadcast import DelayError, check_delay
 from .broadcast import MIN_KEY, BroadcastSettings
 from .controls import Button
+from .cpu import LAST, LOOP_CPU_CHOICES, LoopCpu
 from .store import ArchivePolicy
 from .table import DealReading
 
@@ -79,6 +81,7 @@ _SECTIONS = {
 }
 _HARDWARE = ("topology", "nodes", "gpio", "display")
 MAX_SEATS = 6
+MAX_CPU = 1023  # the kernel's CPU numbers (a Pi has 0 to 3)
 MAX_BYTES = 1 << 20  # a configuration file is a few kilobytes
 _ON_OFF = ("on", "off")
 #: the house rules [rules] takes, and the values of each (``players`` is [table]'s)
@@ -141,6 +144,8 @@ class TableConfig:
     displays: Mapping[int, DisplayConfig] = field(default_factory=dict)
     next_deal_after_s: float = 3.0
     new_game_after_s: float | None = 120.0
+    #: the CPU the service's loop keeps to (``controller.table.cpu``)
+    loop_cpu: LoopCpu = LAST
     archive: ArchivePolicy = field(default_factory=ArchivePolicy)
     tournament: bool = False  # the file has a [tournament] section (the tournament's link)
     #: the [broadcast] section: the table's own broadcast and TV pages (a bar night)
@@ -417,6 +422,7 @@ def load_config(path: str | Path) -> TableConfig:
             "status_file",
             "next_deal_after_s",
             "new_game_after_s",
+            "loop_cpu",
             "archive_max_games",
             "archive_max_mb",
             "archive_reserve_percent",
@@ -493,6 +499,7 @@ def load_config(path: str | Path) -> TableConfig:
             hr = _Reader(pin_source, hw, ((pin_source, pin_text),))
     config = _hardware(hr, rules, deal_reading, state_dir, decks, next_deal, new_game)
     status_file = Path(r.text(table, "status_file", "table", "/run/truco-table/seats.json"))
+    loop_cpu = _loop_cpu(r, table)
     broadcast = _broadcast(r, data, path) if "broadcast" in data else None
     if broadcast is not None and "tournament" in data:
         # a tournament's tables open no listening socket: the desk serves its broadcast
@@ -507,9 +514,24 @@ def load_config(path: str | Path) -> TableConfig:
         archive=archive,
         tournament="tournament" in data,
         status_file=status_file,
+        loop_cpu=loop_cpu,
         source=path,
         pinmap=pin_path if pinmap is not None else None,
         pinmap_line=key_line(text, "table.pinmap") if pinmap is not None else None,
+    )
+
+
+def _loop_cpu(r: _Reader, table: Mapping[str, Any]) -> LoopCpu:
+    """``[table] loop_cpu``: "last", "none" or a CPU's number (``controller.table.cpu``)."""
+    value = table.get("loop_cpu", LAST)
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_CPU:
+        return value
+    if isinstance(value, str) and value in LOOP_CPU_CHOICES:
+        return LAST if value == LAST else "none"
+    raise r.fail(
+        "table.loop_cpu",
+        f'tendría que ser "last" (la última CPU), "none" (la que quiera el sistema) o el '
+        f"número de una CPU, de 0 a {MAX_CPU}, y es {_show(value)}",
     )
 
 

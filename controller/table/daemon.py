@@ -33,6 +33,7 @@ from ..hal.factory import HARDWARE_ENV, factory_named
 from ..hal.wiring import HardwareStartError, build_hardware
 from .answers import ANSWERS_FILE
 from .config import ConfigError, TableConfig, load_config
+from .cpu import keep_loop_on
 from .hardware import HARDWARE_EXIT, SeatStatus
 from .lock import TableLock, TableLocked
 from .notify import Notifier
@@ -223,6 +224,7 @@ def _run_locked(config_path: Path, config: TableConfig, load_link: LoadLink | No
     try:
         service.ready()
         freeze_heap()  # the start-up heap out of the collector's full passes
+        keep_loop_on(config.loop_cpu)  # this thread is the loop's (controller.table.cpu)
         service.run(stop.is_set)
     finally:
         for close in closers:

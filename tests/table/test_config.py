@@ -37,6 +37,24 @@ def test_the_shipped_example_loads(tmp_path: Path) -> None:
         )
 
 
+@pytest.mark.parametrize(
+    ("written", "loop_cpu"),
+    [
+        ("", "last"),
+        ('loop_cpu = "last"', "last"),
+        ('loop_cpu = "none"', "none"),
+        ("loop_cpu = 3", 3),
+    ],
+)
+def test_the_loop_cpu_is_the_last_unless_the_file_says(
+    tmp_path: Path, written: str, loop_cpu: object
+) -> None:
+    path = tmp_path / "t.toml"
+    path.write_text(f"[table]\nplayers = 2\n{written}\n{TWO_NODES}")
+    assert load_config(path).loop_cpu == loop_cpu
+    assert load_config(example(tmp_path)).loop_cpu == "last"  # as the install writes it
+
+
 def test_inline_hardware_and_rules(tmp_path: Path) -> None:
     path = tmp_path / "t.toml"
     path.write_text(
@@ -204,6 +222,14 @@ TWO_NODES = "".join(f"[[nodes.seat]]\nseat = {s}\nserial = 'e6614103e7ab120{s}'\
         ("[table]\nstate_dir = ''\n", "table.state_dir", "texto no vacío"),
         ('[table]\nstate_dir = "/var/\\u0000x"\n', "table.state_dir", "texto no vacío"),
         ("[table]\narchive_max_games = 0\n", "table.archive_max_games", "de 1 a 1000000"),
+        *[
+            (
+                f"[table]\nplayers = 2\nloop_cpu = {v}\n{TWO_NODES}",
+                "table.loop_cpu",
+                '"last" (la última CPU), "none" (la que quiera el sistema) o el número de una CPU',
+            )
+            for v in ("-1", "1024", "1.5", "true", "'primera'", "'LAST'", "''", "[1]")
+        ],
         ("[table]\narchive_max_mb = -5\n", "table.archive_max_mb", "megabytes"),
         (
             "[table]\nplayers = 2\n[topology]\nkind = 'gpio'\n[gpio]\nhold_ms = 0\n",

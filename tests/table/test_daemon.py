@@ -113,12 +113,38 @@ def test_run_with_a_configuration_and_seat_nodes(tmp_path: Path) -> None:
         table.nodes[1].tag_on(b"\x04\x01\x02\x03\x04\x05\x06")  # unknown: refused, not recorded
         time.sleep(0.3)
         assert table.text().endswith("0 play 3E\n")
+        loop_cpus = allowed_cpus(table.proc.pid, table.proc.pid)
     assert "no hay ningún mazo registrado" not in table.stderr
+    # the loop kept to the last CPU ([table] loop_cpu's default, what the install writes)
+    allowed = sorted(os.sched_getaffinity(0))
+    if len(allowed) > 1:
+        assert loop_cpus == {allowed[-1]}, loop_cpus
+        assert f"el bucle de la mesa corre en la CPU {allowed[-1]}" in table.stderr
     # started, its heap was frozen out of the collector's full passes (one event paid a
     # full pass over it: 13-37 ms of CPU on the development machine)
     assert re.search(r"memoria del arranque congelada: [1-9][0-9]{3,} objetos", table.stderr), (
         table.stderr
     )
+
+
+def allowed_cpus(pid: int, thread: int) -> set[int]:
+    """The CPUs a thread of a process may run on, read as the kernel lists them
+    (``Cpus_allowed_list: 0-2,5``)."""
+    status = Path(f"/proc/{pid}/task/{thread}/status").read_text()
+    found = re.search(r"^Cpus_allowed_list:\s*(\S+)$", status, re.M)
+    assert found is not None, status
+    cpus: set[int] = set()
+    for part in found.group(1).split(","):
+        first, _, last = part.partition("-")
+        cpus.update(range(int(first), int(last or first) + 1))
+    return cpus
+
+
+def test_loop_cpu_none_leaves_the_loop_where_the_system_puts_it(tmp_path: Path) -> None:
+    with running_table(tmp_path, table_extra='loop_cpu = "none"\n') as table:
+        cpus = allowed_cpus(table.proc.pid, table.proc.pid)
+    assert cpus == os.sched_getaffinity(0)
+    assert "el bucle de la mesa corre en la CPU" not in table.stderr
 
 
 def test_a_deck_enrolled_while_the_table_runs_is_used_at_once(tmp_path: Path) -> None:
