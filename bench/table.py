@@ -47,7 +47,8 @@ Prints key=value lines, for each topology::
     topology=node players=6 build=pure events=... cpu_ms_mean=... cpu_ms_p99=...
         noop_events=... noop_cpu_ms_mean=... panel_bytes_mean=... p99_set_by=...
         hands=... timer_deals=... timer_deal_cpu_ms_mean=... idle_cpu_ms_per_s=...
-        raw_cpu_ms_mean=... raw_noop_cpu_ms_mean=... dacks=... node_overflows=0 loadavg=...
+        raw_cpu_ms_mean=... raw_noop_cpu_ms_mean=... dacks=... node_overflows=0 loop_cpus=...
+        service_python=... loadavg=...
     topology=node players=6 build=pure kind=press events=... cpu_ms_mean=... ...
     topology=node players=6 build=pure what=deal events=... cpu_ms_mean=... ...
 
@@ -63,7 +64,10 @@ the events at or above the 99th percentile, by kind and what they did; ``what=``
 ``--runs 3`` plays each topology three times and prints the medians of the headline
 figures (``runs=3 median_cpu_ms_mean=... median_cpu_ms_p99=...
 median_noop_cpu_ms_mean=...``: what the targets are checked on); the ``kind=`` and
-``what=`` lines are the last run's. ``loadavg``: the one-minute load average as the run
+``what=`` lines are the last run's. ``loop_cpus``: the CPUs the service's loop thread
+may run on once it is up, as the kernel lists them (``[table] loop_cpu`` of the
+configuration keeps it on one: ``1`` on a two-core machine; each game's, ``/`` between
+when they differ). ``loadavg``: the one-minute load average as the run
 ended. ``--build compiled`` runs the service on ``build/compiled`` (``scripts/compile``).
 ``--node-protocol 4`` makes the simulated nodes speak protocol 4 at most, as firmware 0.6
 (the 2 KB window): the shipped protocol 5's gain measured in one tree.
@@ -298,6 +302,15 @@ class Service:
             return None
         return text[0].decode()
 
+    def loop_cpus(self) -> str:
+        """The CPUs the loop's (main) thread may run on, as the kernel lists them
+        (``[table] loop_cpu`` keeps it on one)."""
+        with open(f"/proc/{self.pid}/task/{self.pid}/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("Cpus_allowed_list:"):
+                    return line.split()[1]
+        return "-"
+
     def others_asleep(self) -> bool:
         for task in os.listdir(f"/proc/{self.pid}/task"):
             if task == str(self.pid):
@@ -412,6 +425,7 @@ class RealTable(MockTable):
         #: baseline over the seconds waited for each, in seconds
         self.timer_deals: list[float] = []
         self.idle_rate = 0.0  # the service's idle CPU, ns per ns of wall time
+        self.loop_cpus = "-"  # the CPUs its loop's thread may run on (the kernel's list)
         self.ticks = (0, 0)  # user and system ticks from the first event to the last
         self.dacks = self.overflows = 0  # the nodes' DACKs and queue overflows, the game's
         self._offset = 0  # the service's reads of other things than the nodes' frames
@@ -470,6 +484,7 @@ class RealTable(MockTable):
         self.wait_quiet()
         self.idle_rate = (self.real.cpu_ns() - cpu) / (time.monotonic_ns() - wall)
         self.ticks = self.real.user_system()
+        self.loop_cpus = self.real.loop_cpus()
 
     def end_real(self) -> None:
         """The user and system ticks the games cost (``system_pct``)."""
@@ -661,6 +676,7 @@ class Measured:
     overflows: int  # times a node's display queue overflowed
     timer_deals: list[float]  # the deals the service's timer started: CPU, seconds
     hands: int  # the hands the games had
+    loop_cpus: str  # the CPUs the loop's thread might run on, each game's ("/" between)
 
 
 def measure(topology: str, players: int, games: int, setup: ServiceSetup) -> Measured:
@@ -670,6 +686,7 @@ def measure(topology: str, players: int, games: int, setup: ServiceSetup) -> Mea
     hands = 0
     idle: list[float] = []
     user = system = dacks = overflows = 0
+    cpus: list[str] = []
     for seed, reading in itertools.product(range(games), READINGS):
         table = play(topology, players, seed, reading, setup)
         samples += table.samples
@@ -678,8 +695,12 @@ def measure(topology: str, players: int, games: int, setup: ServiceSetup) -> Mea
         idle.append(table.idle_rate)
         user, system = user + table.ticks[0], system + table.ticks[1]
         dacks, overflows = dacks + table.dacks, overflows + table.overflows
+        cpus.append(table.loop_cpus)
     share = 100.0 * system / max(1, user + system)
-    return Measured(samples, statistics.fmean(idle), share, dacks, overflows, timer_deals, hands)
+    loop_cpus = "/".join(dict.fromkeys(cpus))
+    return Measured(
+        samples, statistics.fmean(idle), share, dacks, overflows, timer_deals, hands, loop_cpus
+    )
 
 
 def interpreter(parser: argparse.ArgumentParser, python: str) -> str:
@@ -787,7 +808,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                 f"idle_cpu_ms_per_s={idle * 1e3:.3f} raw_cpu_ms_mean={ms(raw_mean)} "
                 f"raw_noop_cpu_ms_mean={ms(raw_noop)} system_pct={system:.0f} "
                 f"dacks={measured.dacks} node_overflows={measured.overflows} "
-                f"service_python={service_python} loadavg={load_average()}",
+                f"loop_cpus={measured.loop_cpus} service_python={service_python} "
+                f"loadavg={load_average()}",
                 flush=True,
             )
         if args.runs > 1:

@@ -298,13 +298,18 @@ class SeatBus:
                             self._modify(fd, READ)
                             self._failed(writer)
             now = time.monotonic()
-            for member in self._members:
-                if member.due <= now:
-                    try:
-                        member.tick(now)
-                    except Exception:
-                        member.due = now + IDLE_WAIT_S  # not again at once
-                        self._failed(member.tick)
+            # A member's ``due`` before the wait was no earlier than ``due``: none is due
+            # before it (most wakes: a node's frame). One a reader just moved (a session
+            # that ended) or another thread added (``add``: due at once, and a wake) is
+            # seen by the next wait's first loop, which then does not wait.
+            if now >= due:
+                for member in self._members:
+                    if member.due <= now:
+                        try:
+                            member.tick(now)
+                        except Exception:
+                            member.due = now + IDLE_WAIT_S  # not again at once
+                            self._failed(member.tick)
         return len(ready)
 
     def _failed(self, what: object) -> None:

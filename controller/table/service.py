@@ -397,7 +397,8 @@ class TableService:
         done = self._handle_batch()
         if self.events.dropped and not self.timers.pending(_DROPS):
             self._report_drops()  # the first drops at once, then every FLOOD_LOG_S
-        self.timers.run_due()
+        if not done:  # a batch ran what was due after its last event
+            self.timers.run_due()
         if self._stale:
             self.redraw()
         return done

@@ -62,6 +62,9 @@ def test_both_topologies_print_their_figures(tmp_path: Path) -> None:
         assert int(line["dacks"]) > 0 if line["topology"] == "node" else line["dacks"] == "0"
         assert line["p99_set_by"]
         assert line["loadavg"] == "-" or float(line["loadavg"]) >= 0
+        # the loop kept to the last CPU the service may use, as the installed file says
+        allowed = sorted(os.sched_getaffinity(0))
+        assert line["loop_cpus"] == (str(allowed[-1]) if len(allowed) > 1 else str(allowed[0]))
         # the service ran on the bench's own interpreter (no --service-python)
         assert line["service_python"] == platform.python_version()
         assert line["service_python_home"] == sys.base_prefix

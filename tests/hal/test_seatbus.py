@@ -380,3 +380,45 @@ def test_a_watched_port_is_watched_for_room_only_while_something_waits() -> None
         bus.close()
         os.close(read_end)
         os.close(write_end)
+
+
+class Ticking:
+    """A member that counts its ticks and is due again only when told."""
+
+    def __init__(self, due: float) -> None:
+        self.due = due
+        self.ticks = 0
+
+    def tick(self, now: float) -> None:
+        self.ticks += 1
+        self.due = float("inf")
+
+    def shut(self) -> None:
+        pass
+
+
+def test_a_member_a_reader_makes_due_is_ticked_by_the_next_wait_at_once(bus: SeatBus) -> None:
+    """A wake for a frame runs no member's timer when none was due before the wait; one
+    that the frame's reader made due runs at the next wait, which then does not wait."""
+    later = Ticking(time.monotonic() + 3600)
+    bus.add(later)
+    bus.wait(0)  # the add's wake heard, its first tick (due 0.0 on joining) run
+    assert later.ticks == 1
+    later.due = time.monotonic() + 3600
+    read, write = os.pipe()
+    try:
+
+        def frame() -> None:
+            os.read(read, 1)
+            later.due = 0.0  # a session's timer the frame made due at once
+
+        bus.watch(read, frame)
+        os.write(write, b"x")
+        assert bus.wait(30) == 1 and later.ticks == 1  # the frame's wake: no tick yet
+        started = time.monotonic()
+        assert bus.wait(30) == 0 and later.ticks == 2
+        assert time.monotonic() - started < 20  # it did not wait out its 30 s
+    finally:
+        bus.unwatch(read)
+        os.close(read)
+        os.close(write)
