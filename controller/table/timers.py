@@ -34,6 +34,8 @@ __all__ = ["CallQueue", "Timers"]
 
 log = logging.getLogger(__name__)
 
+_NEVER = float("inf")
+
 
 class _Entry:
     __slots__ = ("callback", "key", "live", "when")
@@ -51,6 +53,10 @@ class Timers:
         self._riders: list[tuple[float, int, _Entry]] = []  # ``wake=False``: bound no wait
         self._keyed: dict[Hashable, _Entry] = {}
         self._order = itertools.count()  # equal times run in the order scheduled
+        # no entry of either heap, live or not, is due before this (``run_due``'s look
+        # when nothing is due: one reading of the clock); an entry cancelled or run may
+        # leave it earlier than the first live one, never later
+        self._first = _NEVER
 
     @property
     def clock(self) -> Callable[[], float]:
@@ -66,6 +72,7 @@ class Timers:
             entry.when += shift
         heapq.heapify(self._heap)
         heapq.heapify(self._riders)
+        self._first = self._earliest()
 
     def schedule(
         self,
@@ -79,6 +86,8 @@ class Timers:
         ``key``: replaces the pending entry of that key, if any; ``wake`` False: the
         entry rides (it bounds no wait: it runs on the first turn after ``when``)."""
         entry = _Entry(when, callback, key)
+        if when < self._first:
+            self._first = when
         if key is not None:
             old = self._keyed.get(key)
             if old is not None:
@@ -147,8 +156,10 @@ class Timers:
         than this pass's reading of the clock waits for the next pass); returns how
         many ran. A callback that raises is logged: a
         timer never stops the table."""
-        heap, ran, riders = self._heap, 0, self._riders
         now = self._clock()
+        if now < self._first:  # most turns: nothing is due
+            return 0
+        heap, ran, riders = self._heap, 0, self._riders
         while riders and riders[0][0] <= now:  # due: run in time order with the rest
             heapq.heappush(heap, heapq.heappop(riders))
         while heap and heap[0][0] <= now:
@@ -163,7 +174,16 @@ class Timers:
                 entry.callback()
             except Exception:
                 log.exception("falló un temporizador: %r", entry.callback)
+        self._first = self._earliest()
         return ran
+
+    def _earliest(self) -> float:
+        """When the first entry of either heap (live or not) is due."""
+        heap, riders = self._heap, self._riders
+        first = heap[0][0] if heap else _NEVER
+        if riders and riders[0][0] < first:
+            first = riders[0][0]
+        return first
 
     def __len__(self) -> int:
         return sum(1 for _, _, e in (*self._heap, *self._riders) if e.live)

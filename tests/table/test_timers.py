@@ -57,6 +57,29 @@ def test_an_entry_a_callback_schedules_for_later_waits_for_the_next_pass() -> No
     assert timers.run_due() == 1 and ran == [100.0, 101.0]
 
 
+def test_an_entry_sooner_than_every_pending_one_runs_once_due() -> None:
+    """``run_due`` looks only at the clock when nothing is due: an entry scheduled
+    sooner than the others (waking or riding, from a callback too) is still seen."""
+    clock, ran = Clock(), []
+    timers = Timers(clock)
+    timers.after(10.0, lambda: ran.append("late"))
+    clock.now = 105.0
+    assert timers.run_due() == 0
+    timers.schedule(104.0, lambda: ran.append("sooner"))
+    assert timers.run_due() == 1 and ran == ["sooner"]
+    timers.after(0.5, lambda: timers.after(0.25, lambda: ran.append("from a callback")))
+    timers.after(2.0, lambda: ran.append("rider"), wake=False)
+    clock.now = 105.5
+    assert timers.run_due() == 1 and ran == ["sooner"]
+    clock.now = 105.75
+    assert timers.run_due() == 1 and ran == ["sooner", "from a callback"]
+    clock.now = 107.0
+    assert timers.run_due() == 1 and ran[-1] == "rider"
+    timers.cancel("none")  # nothing to cancel: nothing changes
+    clock.now = 110.0
+    assert timers.run_due() == 1 and ran[-1] == "late" and len(timers) == 0
+
+
 def test_another_clock_keeps_every_pending_delay() -> None:
     clock, ran = Clock(), []
     timers = Timers(clock)
