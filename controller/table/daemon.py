@@ -224,6 +224,7 @@ def _run_locked(config_path: Path, config: TableConfig, load_link: LoadLink | No
     try:
         service.ready()
         freeze_heap()  # the start-up heap out of the collector's full passes
+        service.collector.enable()  # its passes on the table's quiet turns
         keep_loop_on(config.loop_cpu)  # this thread is the loop's (controller.table.cpu)
         service.run(stop.is_set)
     finally:

@@ -81,6 +81,7 @@ from ..render.screen import (
 from ..transcript import TranscriptError, parse, replay, write
 from .answers import NOTHING_TO_UNDO, ControlAnswers, mark
 from .chord import COMBO_S, ControlCombo, RefereeChord
+from .collector import QuietCollector
 from .commands import CONTROL_READ_S, CommandFolder, drop_command, new_command_id
 from .faults import SeatWatch
 from .inbox import Inbox
@@ -230,7 +231,7 @@ class TableService:
         self.outgoing: Outgoing[ServiceEvent] = Outgoing(
             self._durable, lambda e: isinstance(e, Refused), lambda e: isinstance(e, RefereeCall)
         )
-        self.refusals = RefusalLimit()
+        self.refusals, self.collector = RefusalLimit(), QuietCollector(self.timers, self._ran)
         folder = config.state_dir / "control" if config.state_dir is not None else None
         self.commands = CommandFolder(folder, ControlAnswers(config.control_answers), store)
         self.next_rules: HouseRules | None = None
@@ -259,6 +260,10 @@ class TableService:
             self._watch_at,
         )
         return watch
+
+    def _ran(self) -> int:
+        """The players' events handled so far (the collector's quiet test)."""
+        return self.handled
 
     @property
     def listeners(self) -> list[Callable[[ServiceEvent], None]]:
@@ -401,6 +406,8 @@ class TableService:
             self.timers.run_due()
         if self._stale:
             self.redraw()
+        if self.collector.due:  # on a quiet turn: the collector's pass
+            self.collector.collect()
         return done
 
     def _wait(self, wait: float) -> None:
@@ -822,6 +829,7 @@ class TableService:
         """Redraws every seat whose screen's content changed (every seat if ``force``);
         the first message's end is timed then (``_expired``)."""
         self._stale = False
+        self.collector.arm()  # play made objects: a pass once the table is quiet
         self._disk_alert()
         table = self.table
         # a record restored with fewer seats than the configuration: the extra stay dark
@@ -876,6 +884,7 @@ class TableService:
         return write(self.table.game)
 
     def close(self) -> None:
+        self.collector.close()
         if self.store is not None:
             self.store.close()
         self.commands.answers.close()
@@ -908,7 +917,8 @@ def freeze_heap() -> None:
     event 13-37 ms of CPU on the development machine (some 0.1-0.2 s on a Pi 4, the
     panels late by as much); with it frozen, none came in six six-seat games
     (``bench/table_inprocess.py``). Process-wide: ``truco-table run`` calls it once, after
-    ``ready()``; a library or a test never does."""
+    ``ready()``; a library or a test never does. The young generation's passes are then
+    the ``QuietCollector``'s (``controller.table.collector``), on the quiet turns."""
     gc.collect()
     gc.freeze()
     log.info(

@@ -125,6 +125,8 @@ def test_run_with_a_configuration_and_seat_nodes(tmp_path: Path) -> None:
     assert re.search(r"memoria del arranque congelada: [1-9][0-9]{3,} objetos", table.stderr), (
         table.stderr
     )
+    # and the collector's passes moved to the table's quiet turns (controller.table.collector)
+    assert "el recolector de memoria pasa cuando la mesa está quieta" in table.stderr
 
 
 def allowed_cpus(pid: int, thread: int) -> set[int]:
