@@ -37,8 +37,8 @@ log = logging.getLogger(__name__)
 
 #: no player's event for this long: the table is quiet, the collector's pass is made
 QUIET_S: Final = 0.5
-#: the young objects past which CPython's collector runs by itself, wherever it is (in
-#: a game some 1,000-2,000 are made between two quiet moments)
+#: the young objects past which CPython's collector runs by itself, wherever it is (no
+#: hand of the bench's games reached it between two quiet moments: docs/dev/benchmarks.md)
 SAFETY_THRESHOLD: Final = 10_000
 _KEY: Final = "collector"
 
