@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gc
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -27,17 +27,11 @@ def threshold() -> Iterator[None]:
         gc.set_threshold(*saved)
 
 
-class Played:
-    """The players' events handled so far, as the service counts them."""
-
-    def __init__(self) -> None:
-        self.count = 0
-
-    def __call__(self) -> int:
-        return self.count
-
-
-def collector_on(clock: Clock, played: Played) -> tuple[QuietCollector, Timers]:
+def collector_on(
+    clock: Clock, played: Callable[[], int] = lambda: 0
+) -> tuple[QuietCollector, Timers]:
+    """An enabled collector on ``clock``; ``played()``: the players' events handled so far
+    (none by default)."""
     timers = Timers(clock)
     collector = QuietCollector(timers, played)
     collector.enable()
@@ -46,14 +40,14 @@ def collector_on(clock: Clock, played: Played) -> tuple[QuietCollector, Timers]:
 
 def test_enable_raises_the_young_threshold_only(threshold: None) -> None:
     gc.set_threshold(700, 10, 10)
-    collector_on(Clock(), Played())
+    collector_on(Clock())
     assert gc.get_threshold() == (SAFETY_THRESHOLD, 10, 10)
 
 
 def test_a_collector_not_enabled_waits_for_nothing() -> None:
-    clock, played = Clock(), Played()
+    clock = Clock()
     timers = Timers(clock)
-    collector = QuietCollector(timers, played)
+    collector = QuietCollector(timers, lambda: 0)
     collector.arm()
     clock.now += 10 * QUIET_S
     timers.run_due()
@@ -66,8 +60,8 @@ def test_the_pass_comes_once_the_table_is_quiet(
     made: list[int] = []
     monkeypatch.setattr(gc, "collect", made.append)
     monkeypatch.setattr(gc, "get_count", lambda: (300, 2, 1))
-    clock, played = Clock(), Played()
-    collector, timers = collector_on(clock, played)
+    clock = Clock()
+    collector, timers = collector_on(clock)
     collector.arm()
     collector.arm()  # one wait, however many redraws
     assert len(timers) == 1
@@ -87,12 +81,12 @@ def test_the_pass_comes_once_the_table_is_quiet(
 def test_play_going_on_puts_the_pass_off(threshold: None, monkeypatch: pytest.MonkeyPatch) -> None:
     made: list[int] = []
     monkeypatch.setattr(gc, "collect", made.append)
-    clock, played = Clock(), Played()
-    collector, timers = collector_on(clock, played)
+    clock, events = Clock(), [0]  # the players' events handled so far
+    collector, timers = collector_on(clock, lambda: events[0])
     collector.arm()
     for _ in range(5):  # an event every 0.3 QUIET_S
         clock.now += QUIET_S * 0.3
-        played.count += 1
+        events[0] += 1
         timers.run_due()
         if collector.due:
             collector.collect()
@@ -122,7 +116,7 @@ def test_the_generation_is_the_one_cpython_would_pick(
     monkeypatch.setattr(gc, "collect", made.append)
     monkeypatch.setattr(gc, "get_count", lambda: counts)
     clock = Clock()
-    collector, timers = collector_on(clock, Played())
+    collector, timers = collector_on(clock)
     gc.set_threshold(SAFETY_THRESHOLD, 10, 10)
     collector.arm()
     clock.now += QUIET_S
@@ -136,7 +130,7 @@ def test_a_quiet_pass_frees_a_cycle(threshold: None) -> None:
         other: object = None
 
     clock = Clock()
-    collector, timers = collector_on(clock, Played())
+    collector, timers = collector_on(clock)
     freed: list[bool] = []
     gc.collect()  # nothing older waiting
     first, second = Node(), Node()
