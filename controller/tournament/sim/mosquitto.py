@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-__all__ = ["LocalBroker", "find_mosquitto", "free_port"]
+__all__ = ["VENUE_SPAN", "LocalBroker", "find_mosquitto", "free_port"]
 
 CONFIG = """\
 # written by truco-table: a broker for one machine
@@ -59,30 +59,42 @@ def _ephemeral_low(path: str = "/proc/sys/net/ipv4/ip_local_port_range") -> int:
         return 32768
 
 
+#: the ports a venue's broker takes from the one it is given: ``PORT`` (the tables'),
+#: ``PORT + 1`` (the desks') and ``PORT + 2`` (Mosquitto's own behind the door)
+VENUE_SPAN = 3
+
+
 def free_port() -> int:
     """A port free on 127.0.0.1 for a broker or a page to listen on later.
 
     It is drawn below the kernel's range for outgoing connections: a port the kernel
     handed out (``bind(..., 0)``) is free now, but between this call and the broker's own
     ``bind`` any client connection (a bridge, a table) may take it as its local port, and
-    the broker then fails with "Address already in use". A port is never handed out twice
-    by one process."""
+    the broker then fails with "Address already in use". The two ports after it are free
+    too and handed out with it (:data:`VENUE_SPAN`): a venue's broker given this port
+    listens on all three, and a port handed out later for something else must not be one
+    of them. No port is ever handed out twice by one process."""
     low = max(_ephemeral_low(), 2048)
     rng = random.SystemRandom()
     for _ in range(200):
-        port = rng.randrange(max(1024, low - 20_000), low)
-        if port in _HANDED_OUT:
+        port = rng.randrange(max(1024, low - 20_000), low - VENUE_SPAN)
+        block = range(port, port + VENUE_SPAN)
+        if not _HANDED_OUT.isdisjoint(block) or not all(map(_bindable, block)):
             continue
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-        _HANDED_OUT.add(port)
+        _HANDED_OUT.update(block)
         return port
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:  # a crowded machine
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def _bindable(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
 
 
 class LocalBroker:

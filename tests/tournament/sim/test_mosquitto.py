@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from controller.tournament.sim.mosquitto import (
+    VENUE_SPAN,
     LocalBroker,
     _ephemeral_low,
     find_mosquitto,
@@ -27,6 +28,43 @@ def test_ports_are_below_the_outgoing_range_free_and_never_handed_out_twice() ->
     for port in ports[:5]:
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
             s.bind(("127.0.0.1", port))  # free: a listener can have it
+
+
+def test_a_port_comes_with_the_two_a_venue_broker_takes_after_it() -> None:
+    """A venue's broker given PORT listens on PORT + 1 and PORT + 2 too: those are free
+    when the port is handed out, and no later port lands on them (CI once saw "Address
+    already in use" from a venue broker whose PORT + 1 or + 2 was another's)."""
+    ports = [free_port() for _ in range(200)]
+    taken = [p + k for p in ports for k in range(VENUE_SPAN)]
+    assert VENUE_SPAN == 3
+    assert len(set(taken)) == len(taken)
+    for port in ports[:5]:
+        for k in range(VENUE_SPAN):
+            with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+                s.bind(("127.0.0.1", port + k))
+
+
+def test_a_port_whose_next_ones_are_taken_is_not_handed_out(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import controller.tournament.sim.mosquitto as mosquitto
+
+    listening = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listening.bind(("127.0.0.1", 0))
+    busy: int = listening.getsockname()[1]
+    draws = iter([busy - 2, busy - 1, busy, busy - 3])
+
+    class Draw:
+        def randrange(self, low: int, high: int) -> int:
+            return next(draws)
+
+    monkeypatch.setattr("random.SystemRandom", Draw)
+    monkeypatch.setattr(mosquitto, "_ephemeral_low", lambda: 65000)
+    monkeypatch.setattr(mosquitto, "_HANDED_OUT", set())
+    try:
+        assert free_port() == busy - 3  # the three before it each cover ``busy``
+    finally:
+        listening.close()
 
 
 def test_the_outgoing_range_is_read_from_the_kernel_or_linux_default(tmp_path: Path) -> None:
