@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -17,16 +16,11 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from controller.tournament.sim.mosquitto import free_port
 from controller.tournament.wire.seal import TournamentKey
 
 KEY = TournamentKey(b"d" * 32, "copa-proc")
 TABLES = ["mesa01", "mesa02", "mesa03"]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def config(tmp: Path) -> Path:

@@ -10,7 +10,6 @@ import json
 import os
 import random
 import re
-import socket
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -24,6 +23,7 @@ from controller.render.broadcast import DelayError, check_delay, hidden_cards
 from controller.table.broadcast import BroadcastSettings, TableBroadcast
 from controller.table.config import ConfigError, load_config
 from controller.table.mock_table import MockTable
+from controller.tournament.sim.mosquitto import free_port
 from tests.helpers import wait_until
 
 from .test_daemon import running_table
@@ -181,12 +181,6 @@ def test_a_short_delay_is_only_for_a_teaching_table(delay: float) -> None:
 def test_a_short_key_is_refused() -> None:
     with pytest.raises(ValueError, match="16 caracteres"):
         BroadcastSettings("corta")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def test_the_running_table_serves_its_broadcast(tmp_path: Path) -> None:
