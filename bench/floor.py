@@ -16,13 +16,19 @@ floor process wrote, one event at a time, as ``bench/table.py`` does; the floor'
 per event is read from the kernel (``/proc/PID/schedstat``). Prints::
 
     events=... floor_noop_us_mean=... floor_accepted_us_mean=... floor_fsync_us_mean=...
-        panel_bytes=... loadavg=...
+        panel_bytes=... gap_ms=... loadavg=...
 
 ``floor_fsync_us_mean``: the ``fsync`` alone, timed in the floor process (its thread
 clock). Compare with ``bench/table.py``'s ``kind=tag_off`` (a no-op) and ``what=accepted``
 lines: what is above the floor is the service's Python.
 
-Run: ``.venv/bin/python bench/floor.py [--events 2000] [--panel-bytes 60]``.
+``--gap-ms``: each event sent that long after the last was done (0, the default: at
+once). On a virtual machine a wake can cost more the longer the process slept before it
+(the host's work on the guest's memory and caches meanwhile); ``bench/table.py`` prints
+its own events' spacing and this floor's no-op at it (``event_gap_ms_median=``,
+``floor_noop_us=``), so a run's figures can be read against what any process pays there.
+
+Run: ``.venv/bin/python bench/floor.py [--events 2000] [--panel-bytes 60] [--gap-ms 0]``.
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ import sys
 import tempfile
 import time
 import tty
+from dataclasses import dataclass
 from pathlib import Path
 
 SEATS = 6
@@ -74,11 +81,20 @@ def _cpu(pid: int) -> int:
         return int(f.read().split()[0])
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n", 1)[0])
-    parser.add_argument("--events", type=int, default=2000, help="events of each kind")
-    parser.add_argument("--panel-bytes", type=int, default=60, help="an update's bytes a port")
-    args = parser.parse_args(argv)
+@dataclass(frozen=True)
+class Floor:
+    """What the floor process cost, µs of CPU an event (``fsync_us``: the fsync alone)."""
+
+    noop_us: float
+    accepted_us: float
+    fsync_us: float
+
+
+def measure_floor(events: int, panel_bytes: int = 60, gap_s: float = 0.0,
+                  kinds: tuple[str, ...] = ("noop", "accepted")) -> Floor:  # fmt: skip
+    """``events`` of each of ``kinds``, alternating, each sent ``gap_s`` after the last was
+    done (0: at once; ``bench/table.py`` passes its own events' spacing: on a virtual
+    machine a wake costs more the longer the process slept)."""
     nodes, ports = [], []
     for _ in range(SEATS):
         master, slave = pty.openpty()
@@ -88,42 +104,65 @@ def main(argv: list[str] | None = None) -> int:
         os.close(slave)
     control_r, control_w = os.pipe()
     report_r, report_w = os.pipe()
-    with tempfile.TemporaryDirectory(prefix="bench-floor-") as folder:
-        pid = os.fork()
-        if pid == 0:
-            try:
-                _floor(ports, Path(folder) / "partida.txt", args.panel_bytes, control_r, report_w)
-            finally:
-                os._exit(0)
-        time.sleep(0.5)  # the floor opens its ports
-        costs: dict[str, list[float]] = {"noop": [], "accepted": []}
-        for i in range(2 * args.events):
-            kind = "accepted" if i % 2 else "noop"
-            node = nodes[i % SEATS]
-            frame = FRAME.replace(b"TAG", b"ACC") if kind == "accepted" else FRAME
-            before = _cpu(pid)
-            os.write(node, frame)
-            if kind == "accepted":  # every port's update read back
-                for other in nodes:
-                    got = b""
-                    while not got.endswith(b"\n"):
-                        select.select([other], [], [])
-                        got += os.read(other, 4096)
-            else:  # the floor back in its wait: its CPU clock still for a moment
-                while True:
-                    start = _cpu(pid)
-                    time.sleep(0.0005)
-                    if _cpu(pid) == start:
-                        break
-            costs[kind].append((_cpu(pid) - before) / 1000)
-        os.write(control_w, b"x")
-        fsync_ns = int(os.read(report_r, 64) or b"0")
-        os.waitpid(pid, 0)
+    costs: dict[str, list[float]] = {kind: [] for kind in kinds}
+    try:
+        with tempfile.TemporaryDirectory(prefix="bench-floor-") as folder:
+            pid = os.fork()
+            if pid == 0:
+                try:
+                    _floor(ports, Path(folder) / "partida.txt", panel_bytes, control_r, report_w)
+                finally:
+                    os._exit(0)
+            time.sleep(0.5)  # the floor opens its ports
+            for i in range(len(kinds) * events):
+                kind = kinds[i % len(kinds)]
+                node = nodes[i % SEATS]
+                frame = FRAME.replace(b"TAG", b"ACC") if kind == "accepted" else FRAME
+                if gap_s:
+                    time.sleep(gap_s)
+                before = _cpu(pid)
+                os.write(node, frame)
+                if kind == "accepted":  # every port's update read back
+                    for other in nodes:
+                        got = b""
+                        while not got.endswith(b"\n"):
+                            select.select([other], [], [])
+                            got += os.read(other, 4096)
+                else:  # the floor back in its wait: its CPU clock still for a moment
+                    while True:
+                        start = _cpu(pid)
+                        time.sleep(0.0005)
+                        if _cpu(pid) == start:
+                            break
+                costs[kind].append((_cpu(pid) - before) / 1000)
+            os.write(control_w, b"x")
+            fsync_ns = int(os.read(report_r, 64) or b"0")
+            os.waitpid(pid, 0)
+    finally:
+        for fd in (*nodes, control_r, control_w, report_r, report_w):
+            os.close(fd)
+    accepted = costs.get("accepted", [])
+    return Floor(
+        statistics.fmean(costs["noop"]) if costs.get("noop") else float("nan"),
+        statistics.fmean(accepted) if accepted else float("nan"),
+        fsync_ns / len(accepted) / 1000 if accepted else float("nan"),
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n", 1)[0])
+    parser.add_argument("--events", type=int, default=2000, help="events of each kind")
+    parser.add_argument("--panel-bytes", type=int, default=60, help="an update's bytes a port")
+    parser.add_argument(
+        "--gap-ms", type=float, default=0.0, help="the wait before each event (ms; 0: none)"
+    )
+    args = parser.parse_args(argv)
+    floor = measure_floor(args.events, args.panel_bytes, args.gap_ms / 1000)
     print(
-        f"events={args.events} floor_noop_us_mean={statistics.fmean(costs['noop']):.1f} "
-        f"floor_accepted_us_mean={statistics.fmean(costs['accepted']):.1f} "
-        f"floor_fsync_us_mean={fsync_ns / args.events / 1000:.1f} "
-        f"panel_bytes={args.panel_bytes} loadavg={os.getloadavg()[0]:.2f}"
+        f"events={args.events} floor_noop_us_mean={floor.noop_us:.1f} "
+        f"floor_accepted_us_mean={floor.accepted_us:.1f} "
+        f"floor_fsync_us_mean={floor.fsync_us:.1f} "
+        f"panel_bytes={args.panel_bytes} gap_ms={args.gap_ms:g} loadavg={os.getloadavg()[0]:.2f}"
     )
     return 0
 

@@ -48,7 +48,7 @@ Prints key=value lines, for each topology::
         noop_events=... noop_cpu_ms_mean=... panel_bytes_mean=... p99_set_by=...
         hands=... timer_deals=... timer_deal_cpu_ms_mean=... idle_cpu_ms_per_s=...
         raw_cpu_ms_mean=... raw_noop_cpu_ms_mean=... dacks=... node_overflows=0 loop_cpus=...
-        service_python=... loadavg=...
+        event_gap_ms_median=... floor_noop_us=... service_python=... loadavg=...
     topology=node players=6 build=pure kind=press events=... cpu_ms_mean=... ...
     topology=node players=6 build=pure what=deal events=... cpu_ms_mean=... ...
 
@@ -67,7 +67,13 @@ median_noop_cpu_ms_mean=...``: what the targets are checked on); the ``kind=`` a
 ``what=`` lines are the last run's. ``loop_cpus``: the CPUs the service's loop thread
 may run on once it is up, as the kernel lists them (``[table] loop_cpu`` of the
 configuration keeps it on one: ``1`` on a two-core machine; each game's, ``/`` between
-when they differ). ``loadavg``: the one-minute load average as the run
+when they differ). ``event_gap_ms_median``: how long the service was quiet before a
+player's event, at the median (the bench's own work between events; the service settled
+up to two of its looks, 0.4 ms, before); ``floor_noop_us``: what a bare process that
+only waits in ``epoll`` and reads the frame pays for a card lifted at that pace
+(``bench/floor.py --gap-ms``, 500 no-ops after the run): the machine's floor under
+``noop_cpu_ms_mean`` as the run found it (on a virtual machine a wake can cost more the
+longer the process slept before it). ``loadavg``: the one-minute load average as the run
 ended. ``--build compiled`` runs the service on ``build/compiled`` (``scripts/compile``).
 ``--node-protocol 4`` makes the simulated nodes speak protocol 4 at most, as firmware 0.6
 (the 2 KB window): the shipped protocol 5's gain measured in one tree.
@@ -127,6 +133,7 @@ from controller.transcript import write
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.floor import measure_floor  # noqa: E402
 from bench.rig import (  # noqa: E402
     READINGS,
     TOPOLOGIES,
@@ -144,6 +151,7 @@ from bench.rig import (  # noqa: E402
 
 IDLE_S = 3.0  # the idle baseline's length
 POLL_S = 0.0002  # how often the bench looks whether an event is done
+FLOOR_EVENTS = 500  # the bare process's no-ops at the run's pace (``floor_noop_us``)
 #: the longest an event may take before the bench says the service is stuck (a bound
 #: for a broken service, never reached by a slow one: minutes of a loaded machine)
 STUCK_S = 120.0
@@ -429,6 +437,10 @@ class RealTable(MockTable):
         self.ticks = (0, 0)  # user and system ticks from the first event to the last
         self.dacks = self.overflows = 0  # the nodes' DACKs and queue overflows, the game's
         self._offset = 0  # the service's reads of other things than the nodes' frames
+        #: how long the service was quiet before each player's event (the time since the
+        #: last wait ended; it settled up to two of the bench's looks before that), s
+        self.gaps: list[float] = []
+        self._settled = time.monotonic()
 
     # -- the real service's state --------------------------------------------------------
     def _sent(self) -> int:
@@ -457,6 +469,7 @@ class RealTable(MockTable):
             if time.monotonic() > deadline:
                 raise RuntimeError(f"the service did not settle in {STUCK_S:.0f} s")
             time.sleep(POLL_S)
+        self._settled = time.monotonic()
 
     def start_real(self) -> None:
         """Once the service is READY: its nodes connected and their panels drawn, the
@@ -533,6 +546,7 @@ class RealTable(MockTable):
             before = game_mark(self.game)
             panel = self._panel_bytes()
             wall, cpu = time.monotonic_ns(), self.real.cpu_ns()
+            self.gaps.append(wall / 1e9 - self._settled)
             send()
             self.wait_quiet()
             raw = self.real.cpu_ns() - cpu
@@ -677,6 +691,7 @@ class Measured:
     timer_deals: list[float]  # the deals the service's timer started: CPU, seconds
     hands: int  # the hands the games had
     loop_cpus: str  # the CPUs the loop's thread might run on, each game's ("/" between)
+    gaps: list[float]  # how long the service was quiet before each event, s
 
 
 def measure(topology: str, players: int, games: int, setup: ServiceSetup) -> Measured:
@@ -687,6 +702,7 @@ def measure(topology: str, players: int, games: int, setup: ServiceSetup) -> Mea
     idle: list[float] = []
     user = system = dacks = overflows = 0
     cpus: list[str] = []
+    gaps: list[float] = []
     for seed, reading in itertools.product(range(games), READINGS):
         table = play(topology, players, seed, reading, setup)
         samples += table.samples
@@ -696,10 +712,12 @@ def measure(topology: str, players: int, games: int, setup: ServiceSetup) -> Mea
         user, system = user + table.ticks[0], system + table.ticks[1]
         dacks, overflows = dacks + table.dacks, overflows + table.overflows
         cpus.append(table.loop_cpus)
+        gaps += table.gaps
     share = 100.0 * system / max(1, user + system)
     loop_cpus = "/".join(dict.fromkeys(cpus))
     return Measured(
-        samples, statistics.fmean(idle), share, dacks, overflows, timer_deals, hands, loop_cpus
+        samples, statistics.fmean(idle), share, dacks, overflows, timer_deals, hands, loop_cpus,
+        gaps,
     )
 
 
@@ -802,13 +820,17 @@ def main(argv: Sequence[str] | None = None) -> None:
                 ms(statistics.fmean(deals)) if deals else "-"
             )
             raw_mean, _, raw_noop = headline(samples, raw=True)
+            # the machine's own floor at this run's pace: a bare process's wake and read
+            gap = statistics.median(measured.gaps)
+            floor = measure_floor(FLOOR_EVENTS, gap_s=gap, kinds=("noop",))
             which = f" run={run + 1}" if args.runs > 1 else ""
             print(
                 f"{head}{which} {summary(samples, p99_kinds=True)} {timer} "
                 f"idle_cpu_ms_per_s={idle * 1e3:.3f} raw_cpu_ms_mean={ms(raw_mean)} "
                 f"raw_noop_cpu_ms_mean={ms(raw_noop)} system_pct={system:.0f} "
                 f"dacks={measured.dacks} node_overflows={measured.overflows} "
-                f"loop_cpus={measured.loop_cpus} service_python={service_python} "
+                f"loop_cpus={measured.loop_cpus} event_gap_ms_median={gap * 1e3:.2f} "
+                f"floor_noop_us={floor.noop_us:.1f} service_python={service_python} "
                 f"loadavg={load_average()}",
                 flush=True,
             )

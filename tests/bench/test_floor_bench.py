@@ -13,7 +13,16 @@ def test_the_floor_prints_each_kind_of_event() -> None:
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     (line,) = key_values(done.stdout, only=True)
-    assert line["events"] == "40" and line["panel_bytes"] == "60"
+    assert line["events"] == "40" and line["panel_bytes"] == "60" and line["gap_ms"] == "0"
     noop, accepted = float(line["floor_noop_us_mean"]), float(line["floor_accepted_us_mean"])
     assert 0 < noop < accepted
     assert 0 < float(line["floor_fsync_us_mean"]) < accepted
+
+
+def test_the_floor_can_wait_between_events() -> None:
+    """``--gap-ms``: each event that long after the last (``bench/table.py``'s pace)."""
+    done = run_bench("bench/floor.py", "--events", "20", "--gap-ms", "5")
+    assert done.returncode == 0, done.stderr
+    (line,) = key_values(done.stdout, only=True)
+    assert line["gap_ms"] == "5"
+    assert 0 < float(line["floor_noop_us_mean"]) < float(line["floor_accepted_us_mean"])

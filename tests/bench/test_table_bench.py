@@ -8,6 +8,7 @@ the runs' own figures, and that the in-process profiling aids (``bench/table_inp
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import platform
 import signal
@@ -62,6 +63,9 @@ def test_both_topologies_print_their_figures(tmp_path: Path) -> None:
         assert int(line["dacks"]) > 0 if line["topology"] == "node" else line["dacks"] == "0"
         assert line["p99_set_by"]
         assert line["loadavg"] == "-" or float(line["loadavg"]) >= 0
+        # the pace the events came at, and a bare process's card lifted at that pace
+        assert float(line["event_gap_ms_median"]) > 0
+        assert math.isfinite(_float(line["floor_noop_us"]))
         # the loop kept to the last CPU the service may use, as the installed file says
         allowed = sorted(os.sched_getaffinity(0))
         assert line["loop_cpus"] == (str(allowed[-1]) if len(allowed) > 1 else str(allowed[0]))
