@@ -60,7 +60,8 @@ def _ephemeral_low(path: str = "/proc/sys/net/ipv4/ip_local_port_range") -> int:
 
 
 #: the ports a venue's broker takes from the one it is given: ``PORT`` (the tables'),
-#: ``PORT + 1`` (the desks') and ``PORT + 2`` (Mosquitto's own behind the door)
+#: ``PORT + 1`` (the desks') and ``PORT + 2`` (Mosquitto's own behind the door:
+#: ``controller.tournament.venue.broker.default_inner_port``)
 VENUE_SPAN = 3
 
 

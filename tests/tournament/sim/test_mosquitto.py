@@ -17,7 +17,7 @@ from controller.tournament.sim.mosquitto import (
     find_mosquitto,
     free_port,
 )
-from controller.tournament.venue.broker import setup_venue
+from controller.tournament.venue.broker import default_inner_port, setup_venue
 
 
 def test_ports_are_below_the_outgoing_range_free_and_never_handed_out_twice() -> None:
@@ -36,7 +36,8 @@ def test_a_port_comes_with_the_two_a_venue_broker_takes_after_it() -> None:
     already in use" from a venue broker whose PORT + 1 or + 2 was another's)."""
     ports = [free_port() for _ in range(200)]
     taken = [p + k for p in ports for k in range(VENUE_SPAN)]
-    assert VENUE_SPAN == 3
+    # the span is the venue's own: its tables', its desks' (PORT + 1) and its inner port
+    assert VENUE_SPAN == 3 and default_inner_port(ports[0]) == ports[0] + VENUE_SPAN - 1
     assert len(set(taken)) == len(taken)
     for port in ports[:5]:
         for k in range(VENUE_SPAN):
