@@ -52,14 +52,14 @@ from bench.table import (  # noqa: E402
     BenchNode,
     RealTable,
     Service,
+    enroll_deck,
     install_config,
     interpreter,
+    print_log_end,
     service_env,
     shipped_deal_after,
 )
 from controller.engine import Card  # noqa: E402
-from controller.hal.deck import Deck, DeckRegistry, save_registry  # noqa: E402
-from controller.hal.mock import MockDeck  # noqa: E402
 from controller.table.config import load_config  # noqa: E402
 
 FSYNC_BYTES = 200  # a statement's size, about
@@ -124,9 +124,7 @@ def lift_cards(events: int, evict_kb: int, fsync: bool, python: str) -> NoOps:
         (tmp / "run").mkdir()
         bench_nodes = [BenchNode(seat, serial, panel=True) for seat, serial in enumerate(serials)]
         with plugged(tmp / "by-id", bench_nodes) as nodes:
-            deck = MockDeck(0)
-            cards = {deck.uid(c): c for c in (Card.from_index(i) for i in range(40))}
-            save_registry(DeckRegistry((Deck("bar", cards),)), config.decks)
+            deck = enroll_deck(0, config.decks)
             service = Service(config_path, tmp / "state", service_env("pure"), tmp / "log", python)
             table: RealTable | None = None
             try:
@@ -149,8 +147,7 @@ def lift_cards(events: int, evict_kb: int, fsync: bool, python: str) -> NoOps:
                     spent.append((raw - table.idle_rate * (time.monotonic_ns() - wall)) / 1e3)
                 return NoOps(tuple(spent), loop_cpu, table.idle_rate * 1e3)
             except BaseException:
-                log = (tmp / "log").read_text(errors="replace")[-3000:]
-                print(f"bench/noop.py: the service's log ends:\n{log}", file=sys.stderr)
+                print_log_end("bench/noop.py", tmp / "log")
                 raise
             finally:
                 service.stop()

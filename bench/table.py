@@ -602,6 +602,21 @@ def service_env(build: str, ablate: str | None = None) -> dict[str, str]:
     return env
 
 
+def enroll_deck(seed: int, decks: Path) -> MockDeck:
+    """``MockDeck(seed)``'s forty cards enrolled as the bar's deck in ``decks`` (the
+    configuration's deck registry), as ``truco-table enroll`` leaves them."""
+    deck = MockDeck(seed)
+    cards = {deck.uid(c): c for c in (Card.from_index(i) for i in range(40))}
+    save_registry(DeckRegistry((Deck("bar", cards),)), decks)
+    return deck
+
+
+def print_log_end(bench: str, log: Path) -> None:
+    """A failed run: the end of the service's log on standard error, said to be its."""
+    end = log.read_text(errors="replace")[-3000:] if log.exists() else "(no log)"
+    print(f"{bench}: the service's log ends:\n{end}", file=sys.stderr)
+
+
 @dataclass(frozen=True)
 class ServiceSetup:
     """How the bench starts the service: its build, ``next_deal_after_s``, the
@@ -638,9 +653,7 @@ def play(
             for seat, serial in enumerate(serials)
         ]
         with plugged(tmp / "by-id", bench_nodes) as nodes:
-            deck = MockDeck(seed)  # the shadow table's deck, enrolled for the service
-            cards = {deck.uid(c): c for c in (Card.from_index(i) for i in range(40))}
-            save_registry(DeckRegistry((Deck("bar", cards),)), config.decks)
+            enroll_deck(seed, config.decks)  # the shadow table's deck, for the service
             service = Service(config_path, tmp / "state", env, tmp / "service.log", python)
             table: RealTable | None = None
             try:
@@ -667,8 +680,7 @@ def play(
                 table.dacks = sum(node.dacks for node in nodes)
                 table.overflows = sum(node.overflows for node in nodes)
             except BaseException:
-                log = (tmp / "service.log").read_text(errors="replace")[-3000:]
-                print(f"bench/table.py: the service's log ends:\n{log}", file=sys.stderr)
+                print_log_end("bench/table.py", tmp / "service.log")
                 raise
             finally:
                 service.stop()
