@@ -193,12 +193,14 @@ class LeagueDesk:
         return written
 
     def start(self) -> Collected:
-        """Read the journal, then connect (the count so far is returned)."""
-        self.open()
+        """Read the journal, then connect; returns the count the journal held (what
+        the broker brings from then on, paho's thread may take before this returns:
+        :meth:`snapshot` has it)."""
+        count = self.open()
         self.client.connect(self.address[0], self.address[1], 30)
         self.client.loop_start()
         self._housekeeper.start()
-        return self.collected
+        return count
 
     def _on_connect(
         self,
