@@ -93,8 +93,12 @@ def _cpu_list(text: str) -> set[int]:
     return cpus
 
 
-def before_each(loop_cpu: str, evict_kb: int, fsync_in: Path | None) -> Callable[[], None]:
-    """What runs on the loop's CPU before each card lifted (nothing when neither is asked)."""
+@contextmanager
+def before_each(
+    loop_cpu: str, evict_kb: int, fsync_in: Path | None
+) -> Iterator[Callable[[], None]]:
+    """What runs on the loop's CPU before each card lifted (nothing when neither is asked);
+    the statements' file is closed on leaving."""
     buffer = bytearray(evict_kb * 1024)
     fill = bytes(len(buffer[::64]))
     fd = None if fsync_in is None else os.open(fsync_in, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
@@ -110,7 +114,11 @@ def before_each(loop_cpu: str, evict_kb: int, fsync_in: Path | None) -> Callable
                 os.write(fd, statement)
                 os.fsync(fd)
 
-    return run
+    try:
+        yield run
+    finally:
+        if fd is not None:
+            os.close(fd)
 
 
 def lift_cards(events: int, evict_kb: int, fsync: bool, python: str) -> NoOps:
@@ -135,16 +143,17 @@ def lift_cards(events: int, evict_kb: int, fsync: bool, python: str) -> NoOps:
                 )  # fmt: skip
                 table.start_real()
                 loop_cpu = service.loop_cpus()
-                first = before_each(loop_cpu, evict_kb, tmp / "state" / "fsync" if fsync else None)
+                statements = tmp / "state" / "fsync" if fsync else None
                 uid = deck.uid(Card.from_index(5))  # never laid: its leaving changes nothing
                 spent: list[float] = []
-                for event in range(events):
-                    first()
-                    wall, cpu = time.monotonic_ns(), service.cpu_ns()
-                    nodes[event % len(nodes)].tag_off(uid)
-                    table.wait_quiet()
-                    raw = service.cpu_ns() - cpu
-                    spent.append((raw - table.idle_rate * (time.monotonic_ns() - wall)) / 1e3)
+                with before_each(loop_cpu, evict_kb, statements) as first:
+                    for event in range(events):
+                        first()
+                        wall, cpu = time.monotonic_ns(), service.cpu_ns()
+                        nodes[event % len(nodes)].tag_off(uid)
+                        table.wait_quiet()
+                        raw = service.cpu_ns() - cpu
+                        spent.append((raw - table.idle_rate * (time.monotonic_ns() - wall)) / 1e3)
                 return NoOps(tuple(spent), loop_cpu, table.idle_rate * 1e3)
             except BaseException:
                 print_log_end("bench/noop.py", tmp / "log")
