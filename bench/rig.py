@@ -57,6 +57,8 @@ class Sample:
     cpu: float  # seconds (bench/table.py: net of the idle baseline)
     panel_bytes: int
     raw: float = math.nan  # seconds, as read (bench/table.py)
+    #: the host's yardstick at its hand's start, µs (bench/table.py; ``bench/host.py``)
+    host_us: float = math.nan
 
 
 def game_mark(game: Game) -> tuple[int, int, tuple[int, int], bool]:

@@ -48,7 +48,10 @@ Prints key=value lines, for each topology::
         noop_events=... noop_cpu_ms_mean=... panel_bytes_mean=... p99_set_by=...
         hands=... timer_deals=... timer_deal_cpu_ms_mean=... idle_cpu_ms_per_s=...
         raw_cpu_ms_mean=... raw_noop_cpu_ms_mean=... dacks=... node_overflows=0 loop_cpus=...
-        event_gap_ms_median=... floor_noop_us=... service_python=... loadavg=...
+        event_gap_ms_median=... floor_noop_us=... host_ref_us_p10=... host_slow_hands=K/N
+        host_fast_events=... host_fast_cpu_ms_mean=... host_fast_cpu_ms_p99=...
+        host_fast_noop_cpu_ms_mean=... host_slow_cpu_ms_mean=... host_slow_noop_cpu_ms_mean=...
+        service_python=... loadavg=...
     topology=node players=6 build=pure kind=press events=... cpu_ms_mean=... ...
     topology=node players=6 build=pure what=deal events=... cpu_ms_mean=... ...
 
@@ -73,8 +76,16 @@ up to two of its looks, 0.4 ms, before); ``floor_noop_us``: what a bare process 
 only waits in ``epoll`` and reads the frame pays for a card lifted at that pace
 (``bench/floor.py --gap-ms``, 500 no-ops after the run): the machine's floor under
 ``noop_cpu_ms_mean`` as the run found it (on a virtual machine a wake can cost more the
-longer the process slept before it). ``loadavg``: the one-minute load average as the run
-ended. ``--build compiled`` runs the service on ``build/compiled`` (``scripts/compile``).
+longer the process slept before it). ``host_*``: the host's speed, a reading aid
+(``bench/host.py``): at each hand's start, while the service is idle, a fixed piece of
+Python is timed on the loop's CPU (a yardstick of some microseconds); a hand is *slow*
+when its yardstick is over 1.5 times the run's tenth percentile (a virtual machine's CPU
+can run the same code at half its speed for seconds, as the host places it), and the
+headline figures are printed again for the events of the fast hands and of the slow
+ones; with ``--runs`` the medians line has the fast hands' too
+(``median_host_fast_*``). The targets are checked on the whole run's figures, never on
+these. ``loadavg``: the one-minute load average as the run ended. ``--build compiled``
+runs the service on ``build/compiled`` (``scripts/compile``).
 ``--node-protocol 4`` makes the simulated nodes speak protocol 4 at most, as firmware 0.6
 (the 2 KB window): the shipped protocol 5's gain measured in one tree.
 
@@ -95,6 +106,7 @@ import array
 import contextlib
 import fcntl
 import itertools
+import math
 import mmap
 import os
 import re
@@ -134,6 +146,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.floor import measure_floor  # noqa: E402
+from bench.host import reference_us, slow_above, tenth_percentile  # noqa: E402
 from bench.rig import (  # noqa: E402
     READINGS,
     TOPOLOGIES,
@@ -441,6 +454,10 @@ class RealTable(MockTable):
         #: last wait ended; it settled up to two of the bench's looks before that), s
         self.gaps: list[float] = []
         self._settled = time.monotonic()
+        #: the host's yardstick (``bench/host.py``) on the loop's CPU at each hand's start,
+        #: µs; ``host_us``: the current hand's
+        self.host_refs: list[float] = []
+        self.host_us = math.nan
 
     # -- the real service's state --------------------------------------------------------
     def _sent(self) -> int:
@@ -528,7 +545,15 @@ class RealTable(MockTable):
             self.wait_quiet()
             raw = self.real.cpu_ns() - cpu
             self.timer_deals.append((raw - self.idle_rate * (time.monotonic_ns() - wall)) / 1e9)
+        # the host's speed for this hand, on the loop's CPU while the service is idle
+        self.host_us = reference_us(self._loop_cpu())
+        self.host_refs.append(self.host_us)
         super().deal(hands, dealer)
+
+    def _loop_cpu(self) -> int | None:
+        """The one CPU the service's loop keeps to (None: it may run on several)."""
+        cpus = self.loop_cpus
+        return int(cpus) if cpus.isdigit() and int(cpus) in os.sched_getaffinity(0) else None
 
     # -- each event ------------------------------------------------------------------------
     def perform(self, gesture: Gesture) -> None:
@@ -554,7 +579,9 @@ class RealTable(MockTable):
             panel = self._panel_bytes() - panel
             super().send_event(kind, shadow)  # the shadow table takes it too
             what = what_it_did(before, self.game)
-            self.samples.append(Sample(kind, what, net / 1e9, panel, raw=raw / 1e9))
+            self.samples.append(
+                Sample(kind, what, net / 1e9, panel, raw=raw / 1e9, host_us=self.host_us)
+            )
 
     # -- the game's end ----------------------------------------------------------------
     def check(self, state: Path, panels: bool = True) -> None:
@@ -704,6 +731,7 @@ class Measured:
     hands: int  # the hands the games had
     loop_cpus: str  # the CPUs the loop's thread might run on, each game's ("/" between)
     gaps: list[float]  # how long the service was quiet before each event, s
+    host_refs: list[float]  # the host's yardstick at each hand's start, µs (bench/host.py)
 
 
 def measure(topology: str, players: int, games: int, setup: ServiceSetup) -> Measured:
@@ -715,6 +743,7 @@ def measure(topology: str, players: int, games: int, setup: ServiceSetup) -> Mea
     user = system = dacks = overflows = 0
     cpus: list[str] = []
     gaps: list[float] = []
+    host_refs: list[float] = []
     for seed, reading in itertools.product(range(games), READINGS):
         table = play(topology, players, seed, reading, setup)
         samples += table.samples
@@ -725,11 +754,36 @@ def measure(topology: str, players: int, games: int, setup: ServiceSetup) -> Mea
         dacks, overflows = dacks + table.dacks, overflows + table.overflows
         cpus.append(table.loop_cpus)
         gaps += table.gaps
+        host_refs += table.host_refs
     share = 100.0 * system / max(1, user + system)
     loop_cpus = "/".join(dict.fromkeys(cpus))
     return Measured(
         samples, statistics.fmean(idle), share, dacks, overflows, timer_deals, hands, loop_cpus,
-        gaps,
+        gaps, host_refs,
+    )
+
+
+def host_fast(samples: Sequence[Sample], refs: Sequence[float]) -> list[Sample]:
+    """The events of the hands the host's yardstick found at its fast speed."""
+    limit = slow_above(refs)
+    return [sample for sample in samples if sample.host_us <= limit]
+
+
+def host_split(samples: Sequence[Sample], refs: Sequence[float]) -> str:
+    """The run's figures split by the host's speed at each hand's start (``bench/host.py``):
+    a reading aid, never what the targets are checked on."""
+    limit = slow_above(refs)
+    fast = host_fast(samples, refs)
+    slow = [sample for sample in samples if sample.host_us > limit]
+    nothing = (math.nan, math.nan, math.nan)
+    mean, p99, noop = headline(fast) if fast else nothing
+    slow_mean, _, slow_noop = headline(slow) if slow else nothing
+    return (
+        f"host_ref_us_p10={tenth_percentile(refs):.2f} "
+        f"host_slow_hands={sum(ref > limit for ref in refs)}/{len(refs)} "
+        f"host_fast_events={len(fast)} host_fast_cpu_ms_mean={ms(mean)} "
+        f"host_fast_cpu_ms_p99={ms(p99)} host_fast_noop_cpu_ms_mean={ms(noop)} "
+        f"host_slow_cpu_ms_mean={ms(slow_mean)} host_slow_noop_cpu_ms_mean={ms(slow_noop)}"
     )
 
 
@@ -822,11 +876,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         if args.node_protocol != PROTOCOL_VERSION:
             head += f" node_protocol={args.node_protocol}"
         runs = []
+        fast_runs = []  # the same headlines, of the hands the host ran at its fast speed
         samples: list[Sample] = []
         for run in range(args.runs):
             measured = measure(topology, players, args.games, setup)
             samples, idle, system = measured.samples, measured.idle, measured.system
             runs.append(headline(samples))
+            fast = host_fast(samples, measured.host_refs)
+            fast_runs.append(headline(fast) if fast else (math.nan, math.nan, math.nan))
             deals = measured.timer_deals
             timer = f"hands={measured.hands} timer_deals={len(deals)} timer_deal_cpu_ms_mean=" + (
                 ms(statistics.fmean(deals)) if deals else "-"
@@ -842,12 +899,16 @@ def main(argv: Sequence[str] | None = None) -> None:
                 f"raw_noop_cpu_ms_mean={ms(raw_noop)} system_pct={system:.0f} "
                 f"dacks={measured.dacks} node_overflows={measured.overflows} "
                 f"loop_cpus={measured.loop_cpus} event_gap_ms_median={gap * 1e3:.2f} "
-                f"floor_noop_us={floor.noop_us:.1f} service_python={service_python} "
-                f"loadavg={load_average()}",
+                f"floor_noop_us={floor.noop_us:.1f} {host_split(samples, measured.host_refs)} "
+                f"service_python={service_python} loadavg={load_average()}",
                 flush=True,
             )
         if args.runs > 1:
-            print(f"{head} {medians(runs)} loadavg={load_average()}", flush=True)
+            host = " ".join(
+                f"median_host_fast_{key.removeprefix('median_')}"
+                for key in medians(fast_runs).split()[1:]
+            )
+            print(f"{head} {medians(runs)} {host} loadavg={load_average()}", flush=True)
         print_breakdown(head, samples)
 
 

@@ -66,6 +66,15 @@ def test_both_topologies_print_their_figures(tmp_path: Path) -> None:
         # the pace the events came at, and a bare process's card lifted at that pace
         assert float(line["event_gap_ms_median"]) > 0
         assert math.isfinite(_float(line["floor_noop_us"]))
+        # the host's yardstick, one a hand on the loop's CPU, and the figures split by it
+        _float(line["host_ref_us_p10"])
+        slow, hands = (int(part) for part in line["host_slow_hands"].split("/"))
+        assert hands == int(line["hands"]) and 0 <= slow < hands  # the fastest tenth is fast
+        assert 0 < int(line["host_fast_events"]) <= int(line["events"])
+        for key in ("host_fast_cpu_ms_mean", "host_fast_cpu_ms_p99", "host_fast_noop_cpu_ms_mean"):
+            _float(line[key])
+        for key in ("host_slow_cpu_ms_mean", "host_slow_noop_cpu_ms_mean"):
+            assert (line[key] == "-") == (slow == 0), key
         # the loop kept to the last CPU the service may use, as the installed file says
         allowed = sorted(os.sched_getaffinity(0))
         assert line["loop_cpus"] == (str(allowed[-1]) if len(allowed) > 1 else str(allowed[0]))
@@ -154,6 +163,9 @@ def test_runs_print_the_medians_of_their_figures(tmp_path: Path) -> None:
     for key in ("cpu_ms_mean", "cpu_ms_p99", "noop_cpu_ms_mean"):
         each = [float(line[key]) for line in runs]
         assert float(medians[f"median_{key}"]) == statistics.median(each), key
+        # and of the hands the host ran at its fast speed (bench/host.py)
+        fast = [float(line[f"host_fast_{key}"]) for line in runs]
+        assert float(medians[f"median_host_fast_{key}"]) == statistics.median(fast), key
 
 
 def test_runs_must_be_one_or_more(tmp_path: Path) -> None:
