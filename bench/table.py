@@ -199,7 +199,7 @@ class BenchNode(MockNode):
             self.dacks += kind == "DACK"
 
     def _line(self, line: bytes) -> None:
-        if line[1:].split(b" ", 2)[1:2] in ([b"DU"], [b"DW"]):
+        if line[1:].split(b" ", 2)[1:2] in ([b"DU"], [b"DW"], [b"DT"]):  # DT: --ablate text
             self.display_bytes += len(line) + 1
         super()._line(line)
 
@@ -613,7 +613,7 @@ def _statements(record: str) -> list[str]:
 
 
 #: what ``--ablate`` can leave out (bench/ablate/sitecustomize.py)
-ABLATIONS = ("redraw", "send")
+ABLATIONS = ("redraw", "send", "text")
 
 
 def service_env(build: str, ablate: str | None = None) -> dict[str, str]:
@@ -833,7 +833,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         choices=ABLATIONS,
         help="a profiling aid, not the product's figure: the service with its panels' "
         "redraw (redraw) or their rendering and sending (send) left out after each seat's "
-        "first screen (bench/ablate/sitecustomize.py); node topology only",
+        "first screen, or their changed texts sent instead (text: the nodes drawing their "
+        "own text, estimated; bench/ablate/sitecustomize.py); node topology only",
     )
     parser.add_argument(
         "--node-protocol",
@@ -852,9 +853,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         parser.error("--runs must be at least 1")
     if args.ablate is not None and args.topology != ["node"]:
         parser.error("--ablate measures the node topology alone: add --topology node")
-    if args.next_deal_after_s is None:  # an ablated service sends no panel to wait for
-        args.next_deal_after_s = 0.0 if args.ablate is not None else shipped_deal_after()
-    elif args.ablate is not None and args.next_deal_after_s != 0:
+    # a service ablated of its panels sends none to wait for (``text`` sends its texts)
+    dark = args.ablate in ("redraw", "send")
+    if args.next_deal_after_s is None:
+        args.next_deal_after_s = 0.0 if dark else shipped_deal_after()
+    elif dark and args.next_deal_after_s != 0:
         parser.error("--ablate runs with --next-deal-after-s 0 (no panel tells the deal)")
     # the service starts in its state folder: a path given from here is made absolute
     # (not resolved: a venv's python is a link to its base, and the venv is the point)
