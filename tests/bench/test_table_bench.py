@@ -210,6 +210,25 @@ def test_the_ablation_aid_leaves_the_panels_out_and_says_so(tmp_path: Path) -> N
     assert "--ablate runs with --next-deal-after-s 0" in done.stderr
 
 
+def test_the_text_aid_sends_the_changed_texts_instead_of_the_tiles(tmp_path: Path) -> None:
+    """``--ablate text`` (an estimate of the nodes drawing their own text): each redrawn
+    seat is sent its changed texts, fewer bytes than its tiles; a card lifted sends
+    nothing, as before; the deal by the service's timer is told by those texts."""
+    lines = _bench(tmp_path, "--topology", "node", "--ablate", "text", "--next-deal-after-s", "0")
+    shipped = _bench(tmp_path, "--topology", "node", "--next-deal-after-s", "0")
+    head = next(line for line in lines if not {"kind", "what"} & line.keys())
+    whole = next(line for line in shipped if not {"kind", "what"} & line.keys())
+    assert head["ablate"] == "text" and "ablate" not in whole
+    assert head["events"] == whole["events"]  # the same games
+    assert 0 < float(head["panel_bytes_mean"]) < float(whole["panel_bytes_mean"])
+    (lifted,) = [line for line in lines if line.get("kind") == "tag_off"]
+    assert lifted["noop_events"] == lifted["events"] and lifted["panel_bytes_mean"] == "0"
+    assert int(head["noop_events"]) < int(head["events"])
+    timed = _bench(tmp_path, "--topology", "node", "--ablate", "text", "--next-deal-after-s", ".25")
+    head = next(line for line in timed if not {"kind", "what"} & line.keys())
+    assert int(head["timer_deals"]) == int(head["hands"]) - 2
+
+
 def _children(pid: int) -> list[int]:
     try:
         text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
