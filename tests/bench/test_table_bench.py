@@ -154,6 +154,27 @@ def test_the_shipped_configuration_is_the_default(tmp_path: Path) -> None:
     assert "--next-deal-after-s" in (_run(tmp_path, "--help").stdout)
 
 
+def test_the_quiet_check_sees_a_frame_written_a_moment_ago() -> None:
+    """Whether the service is done looks at what waits unread on each pty's end: a frame
+    the service wrote a moment ago, still in the pty's flip buffer, counts (else a
+    ``DT`` frame of ``--ablate text`` was once taken for the next event's, a card lifted
+    that drew)."""
+    probe = (
+        "import os, pty, select, sys, tty; sys.path.insert(0, 'bench'); import table;"
+        "pi, node = pty.openpty(); tty.setraw(pi); tty.setraw(node); missed = 0\n"
+        "for _ in range(3000):\n"
+        "    os.write(node, b'#1 DT 0 QQ==\\n')\n"
+        "    missed += table._unread(pi) == 0\n"
+        "    while select.select([pi], [], [], 0)[0]: os.read(pi, 4096)\n"
+        "print(missed)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["0"]
+
+
 def test_runs_print_the_medians_of_their_figures(tmp_path: Path) -> None:
     lines = _bench(tmp_path, "--topology", "node", "--runs", "3", "--next-deal-after-s", "0")
     runs = [line for line in lines if "run" in line]
