@@ -146,7 +146,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.floor import measure_floor  # noqa: E402
-from bench.host import reference_us, slow_above, tenth_percentile  # noqa: E402
+from bench.host import reference_us, slow_above, slow_marks, tenth_percentile  # noqa: E402
 from bench.rig import (  # noqa: E402
     READINGS,
     TOPOLOGIES,
@@ -789,7 +789,7 @@ def host_split(samples: Sequence[Sample], refs: Sequence[float]) -> str:
     slow_mean, _, slow_noop = headline(slow) if slow else nothing
     return (
         f"host_ref_us_p10={tenth_percentile(refs):.2f} "
-        f"host_slow_hands={sum(ref > limit for ref in refs)}/{len(refs)} "
+        f"host_slow_hands={sum(slow_marks(refs))}/{len(refs)} "
         f"host_fast_events={len(fast)} host_fast_cpu_ms_mean={ms(mean)} "
         f"host_fast_cpu_ms_p99={ms(p99)} host_fast_noop_cpu_ms_mean={ms(noop)} "
         f"host_slow_cpu_ms_mean={ms(slow_mean)} host_slow_noop_cpu_ms_mean={ms(slow_noop)}"
