@@ -28,6 +28,7 @@ from __future__ import annotations
 import datetime
 import functools
 import shutil
+import socket
 import sys
 import tempfile
 import time
@@ -50,7 +51,7 @@ from ..venue.broker import Venue
 from ..wire.messages import signed
 from ..wire.seal import seal
 from .mosquitto import LocalBroker, free_port
-from .netsim import CuttableLink
+from .netsim import CuttableLink, hold_port
 
 __all__ = ["game_events", "main", "run"]
 
@@ -137,29 +138,39 @@ def game_events(
 
 class _Uplink:
     """A venue's internet link to the central broker: a relay (:class:`..netsim.
-    CuttableLink`) that, while down, is closed, so the bridge's attempts are refused as on
-    a line with no route. (Mosquitto 2.0.11's bridge was seen to stop retrying for good
-    after TLS handshakes cut short by a relay that accepts and drops: 2 runs in 12.)"""
+    CuttableLink`) that, while down, does not listen, so the bridge's attempts are refused
+    as on a line with no route. (Mosquitto 2.0.11's bridge was seen to stop retrying for
+    good after TLS handshakes cut short by a relay that accepts and drops: 2 runs in 12.)
+    While down, the port stays bound (:func:`..netsim.hold_port`): the bridge's
+    configuration names it, and a port let go was once given to another connection on a
+    busy machine before the link came back (CI, 6 December 2026)."""
 
     def __init__(self, port: int) -> None:
         self.target = port
         self.link = CuttableLink("127.0.0.1", port)
         self.port = self.link.port
         self.cuts = 0
-        self.down = False
+        self.held: socket.socket | None = None
+
+    @property
+    def down(self) -> bool:
+        return self.held is not None
 
     def cut(self) -> None:
         self.link.cut()
         self.link.close()
+        self.held = hold_port(self.port)
         self.cuts += 1
-        self.down = True
 
     def restore(self) -> None:
-        self.link = CuttableLink("127.0.0.1", self.target, port=self.port)
-        self.down = False
+        assert self.held is not None, "restore() of an uplink that is up"
+        self.link = CuttableLink("127.0.0.1", self.target, server=self.held)
+        self.held = None
 
     def close(self) -> None:
-        if not self.down:
+        if self.held is not None:
+            self.held.close()
+        else:
             self.link.close()
 
 

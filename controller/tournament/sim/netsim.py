@@ -12,17 +12,34 @@ import selectors
 import socket
 import threading
 
-__all__ = ["CuttableLink"]
+__all__ = ["CuttableLink", "hold_port"]
+
+
+def hold_port(port: int) -> socket.socket:
+    """Bind ``127.0.0.1:port`` without listening: a connection to it is refused (no
+    listener), and no other socket on the machine is given the port (an outgoing
+    connection's ephemeral port, another ``bind(0)``) until the holder is closed or passed
+    to :class:`CuttableLink` as ``server`` to listen on again."""
+    held = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    held.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        held.bind(("127.0.0.1", port))
+    except OSError:
+        held.close()
+        raise
+    return held
 
 
 class CuttableLink:
-    """Listens on ``127.0.0.1:port`` (``port`` 0: any free one) and relays to ``target``."""
+    """Listens on ``127.0.0.1:port`` (``port`` 0: any free one) and relays to ``target``;
+    ``server``, a socket :func:`hold_port` bound, is listened on instead."""
 
-    def __init__(self, target_host: str, target_port: int, port: int = 0) -> None:
+    def __init__(
+        self, target_host: str, target_port: int, port: int = 0,
+        *, server: socket.socket | None = None,
+    ) -> None:  # fmt: skip
         self.target = (target_host, target_port)
-        self.server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.server.bind(("127.0.0.1", port))
+        self.server = server if server is not None else hold_port(port)
         self.server.listen(64)
         self.server.setblocking(False)
         self.port: int = self.server.getsockname()[1]
@@ -57,7 +74,9 @@ class CuttableLink:
             self._closed = True
             self._pending_cut = True
         self._wake_w.send(b"x")
-        self._thread.join(timeout=5)
+        # No timeout: the relay's own waits are bounded (2 s each), and the caller may
+        # bind the port again as soon as this returns, so the listener must be closed.
+        self._thread.join()
         self._wake_w.close()
 
     # ------------------------------------------------------------------ the relay
