@@ -60,6 +60,17 @@ def _round_trip(port: int, payload: bytes) -> bytes:
         return got
 
 
+def _assert_held(port: int) -> None:
+    """Nothing listens on the port (a connection is refused) and no other socket may
+    bind it (a port let go, as the old uplink did, would be bound here)."""
+    with pytest.raises(ConnectionRefusedError):
+        socket.create_connection(("127.0.0.1", port), timeout=10)
+    squatter = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    with squatter, pytest.raises(OSError) as taken:
+        squatter.bind(("127.0.0.1", port))
+    assert taken.value.errno == errno.EADDRINUSE
+
+
 def test_a_link_relays_and_a_cut_drops_its_connections() -> None:
     with _echo_server() as target:
         link = CuttableLink("127.0.0.1", target)
@@ -82,12 +93,7 @@ def test_a_held_port_refuses_connections_and_is_given_to_no_other_socket() -> No
     held = hold_port(0)
     port = held.getsockname()[1]
     try:
-        with pytest.raises(ConnectionRefusedError):
-            socket.create_connection(("127.0.0.1", port), timeout=10)
-        other = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        with other, pytest.raises(OSError) as taken:
-            other.bind(("127.0.0.1", port))
-        assert taken.value.errno == errno.EADDRINUSE
+        _assert_held(port)
     finally:
         held.close()
 
@@ -100,12 +106,7 @@ def test_an_uplink_keeps_its_port_while_down_and_relays_on_it_again() -> None:
             assert _round_trip(port, b"antes") == b"antes"
             uplink.cut()
             assert uplink.down and uplink.cuts == 1
-            with pytest.raises(ConnectionRefusedError):
-                socket.create_connection(("127.0.0.1", port), timeout=10)
-            squatter = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            with squatter, pytest.raises(OSError) as taken:
-                squatter.bind(("127.0.0.1", port))  # the port let go, as the old uplink did
-            assert taken.value.errno == errno.EADDRINUSE
+            _assert_held(port)
             uplink.restore()
             assert not uplink.down and uplink.port == port
             assert _round_trip(port, b"despues") == b"despues"
