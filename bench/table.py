@@ -48,7 +48,8 @@ Prints key=value lines, for each topology::
         noop_events=... noop_cpu_ms_mean=... panel_bytes_mean=... p99_set_by=...
         hands=... timer_deals=... timer_deal_cpu_ms_mean=... idle_cpu_ms_per_s=...
         raw_cpu_ms_mean=... raw_noop_cpu_ms_mean=... dacks=... node_overflows=0 loop_cpus=...
-        event_gap_ms_median=... floor_noop_us=... host_ref_us_p10=... host_slow_hands=K/N
+        event_gap_ms_median=... floor_noop_us=... floor_fsync_us=... host_ref_us_p10=...
+        host_slow_hands=K/N
         host_fast_events=... host_fast_cpu_ms_mean=... host_fast_cpu_ms_p99=...
         host_fast_noop_cpu_ms_mean=... host_slow_cpu_ms_mean=... host_slow_noop_cpu_ms_mean=...
         service_python=... loadavg=...
@@ -76,9 +77,14 @@ up to two of its looks, 0.4 ms, before); ``floor_noop_us``: what a bare process 
 only waits in ``epoll`` and reads the frame pays for a card lifted at that pace
 (``bench/floor.py --gap-ms``, 500 no-ops after the run): the machine's floor under
 ``noop_cpu_ms_mean`` as the run found it (on a virtual machine a wake can cost more the
-longer the process slept before it). ``host_*``: the host's speed, a reading aid
-(``bench/host.py``): at each hand's start, while the service is idle, a fixed piece of
-Python is timed on the loop's CPU (a yardstick of some microseconds); a hand is *slow*
+longer the process slept before it). ``floor_fsync_us``: the CPU the same bare process's
+thread spends in the ``fsync`` of a statement appended to a record in the run's folder
+(200 of them after the no-ops, each followed by an update to the six ports), the disk's
+share of an action as the run found it: this machine's ext4 writes the blocks back in
+the caller, and what that costs moves from one day to the next. ``host_*``: the host's
+speed, a reading aid (``bench/host.py``): at each hand's start, while the service is
+idle, a fixed piece of Python is timed on the loop's CPU (a yardstick of some
+microseconds); a hand is *slow*
 when its yardstick is over 1.5 times the run's tenth percentile (a virtual machine's CPU
 can run the same code at half its speed for seconds, as the host places it), and the
 headline figures are printed again for the events of the fast hands and of the slow
@@ -165,6 +171,7 @@ from bench.rig import (  # noqa: E402
 IDLE_S = 3.0  # the idle baseline's length
 POLL_S = 0.0002  # how often the bench looks whether an event is done
 FLOOR_EVENTS = 500  # the bare process's no-ops at the run's pace (``floor_noop_us``)
+FSYNC_EVENTS = 200  # its statements appended and synced after them (``floor_fsync_us``)
 #: the longest an event may take before the bench says the service is stuck (a bound
 #: for a broken service, never reached by a slow one: minutes of a loaded machine)
 STUCK_S = 120.0
@@ -904,6 +911,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             # the machine's own floor at this run's pace: a bare process's wake and read
             gap = statistics.median(measured.gaps)
             floor = measure_floor(FLOOR_EVENTS, gap_s=gap, kinds=("noop",))
+            disk = measure_floor(FSYNC_EVENTS, gap_s=gap, kinds=("accepted",))
             which = f" run={run + 1}" if args.runs > 1 else ""
             print(
                 f"{head}{which} {summary(samples, p99_kinds=True)} {timer} "
@@ -911,7 +919,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                 f"raw_noop_cpu_ms_mean={ms(raw_noop)} system_pct={system:.0f} "
                 f"dacks={measured.dacks} node_overflows={measured.overflows} "
                 f"loop_cpus={measured.loop_cpus} event_gap_ms_median={gap * 1e3:.2f} "
-                f"floor_noop_us={floor.noop_us:.1f} {host_split(samples, measured.host_refs)} "
+                f"floor_noop_us={floor.noop_us:.1f} floor_fsync_us={disk.fsync_us:.1f} "
+                f"{host_split(samples, measured.host_refs)} "
                 f"service_python={service_python} loadavg={load_average()}",
                 flush=True,
             )

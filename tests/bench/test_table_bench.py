@@ -66,6 +66,7 @@ def test_both_topologies_print_their_figures(tmp_path: Path) -> None:
         # the pace the events came at, and a bare process's card lifted at that pace
         assert float(line["event_gap_ms_median"]) > 0
         assert math.isfinite(_float(line["floor_noop_us"]))
+        assert math.isfinite(_float(line["floor_fsync_us"]))  # a statement synced: its CPU
         # the host's yardstick, one a hand on the loop's CPU, and the figures split by it
         _float(line["host_ref_us_p10"])
         slow, hands = (int(part) for part in line["host_slow_hands"].split("/"))
