@@ -84,14 +84,13 @@ share of an action as the run found it: this machine's ext4 writes the blocks ba
 the caller, and what that costs moves from one day to the next. ``host_*``: the host's
 speed, a reading aid (``bench/host.py``): at each hand's start, while the service is
 idle, a fixed piece of Python is timed on the loop's CPU (a yardstick of some
-microseconds); a hand is *slow*
-when its yardstick is over 1.5 times the run's tenth percentile (a virtual machine's CPU
-can run the same code at half its speed for seconds, as the host places it), and the
-headline figures are printed again for the events of the fast hands and of the slow
-ones; with ``--runs`` the medians line has the fast hands' too
-(``median_host_fast_*``). The targets are checked on the whole run's figures, never on
-these. ``loadavg``: the one-minute load average as the run ended. ``--build compiled``
-runs the service on ``build/compiled`` (``scripts/compile``).
+microseconds); a hand is *slow* when its yardstick is over 1.5 times the run's tenth
+percentile (a virtual machine's CPU can run the same code at half its speed for
+seconds, as the host places it), and the headline figures are printed again for the
+events of the fast hands and of the slow ones; with ``--runs`` the medians line has the
+fast hands' too (``median_host_fast_*``). The targets are checked on the whole run's
+figures, never on these. ``loadavg``: the one-minute load average as the run ended.
+``--build compiled`` runs the service on ``build/compiled`` (``scripts/compile``).
 ``--node-protocol 4`` makes the simulated nodes speak protocol 4 at most, as firmware 0.6
 (the 2 KB window): the shipped protocol 5's gain measured in one tree.
 
