@@ -7,10 +7,12 @@ arrived, so ``readinto(buf)`` returns only when ``len(buf)`` bytes came, however
 takes; ``select.poll`` reports "readable" as soon as one byte waits (the port's stdin ring
 buffer is not empty) and never says how many.  Nothing here is kinder than that:
 
-* bytes arrive at the times of a schedule (seconds after the stand-in is made);
-* ``readinto(buf)`` waits, really, until ``len(buf)`` bytes have arrived; when the
-  schedule will never bring them the real node would wait for ever (until its watchdog
-  bites), and the stand-in raises ``StdinWouldBlock`` saying so;
+* bytes arrive at the times of a schedule (seconds after the stand-in is made, on the
+  node's clock: ``NodeClock``);
+* ``readinto(buf)`` waits until ``len(buf)`` bytes have arrived (the node's clock moves
+  on while it waits, as a Pico's would); when the schedule will never bring them the
+  real node would wait for ever (until its watchdog bites), and the stand-in raises
+  ``StdinWouldBlock`` saying so;
 * ``poll(0)`` / ``ipoll(0)`` report readable when at least one byte has arrived
   (``Rp2Select`` is the ``select`` module the firmware imports, watching it).
 """
@@ -18,7 +20,6 @@ buffer is not empty) and never says how many.  Nothing here is kinder than that:
 from __future__ import annotations
 
 import select
-import time
 import types
 from collections.abc import Iterator
 
@@ -27,9 +28,36 @@ class StdinWouldBlock(AssertionError):
     """The firmware asked the rp2 stdin for bytes that never come: a real node stalls."""
 
 
+class NodeClock:
+    """The node's time in a test run by CPython: it moves only as the node's loop passes
+    (``passed``: what a pass costs the Pico) and sleeps (``sleep_ms``, the firmware's), and
+    while a read waits for bytes; never with this machine's speed, so a loaded machine
+    changes no time the test reads. ``ticks_ms`` and ``sleep_ms`` stand in for the
+    firmware's (``seatnode.compat``)."""
+
+    def __init__(self, pass_ms: float = 0.2) -> None:
+        self.pass_ms = pass_ms
+        self._ms = 0.0
+
+    def now(self) -> float:
+        """Seconds since the clock was made."""
+        return self._ms / 1000
+
+    def ticks_ms(self) -> int:
+        return int(self._ms)
+
+    def sleep_ms(self, ms: float) -> None:
+        self._ms += ms
+
+    def passed(self) -> None:
+        """One pass of the node's loop went by."""
+        self._ms += self.pass_ms
+
+
 class Rp2Stdin:
-    def __init__(self, schedule: list[tuple[float, bytes]]) -> None:
-        self._start = time.monotonic()
+    def __init__(self, schedule: list[tuple[float, bytes]], clock: NodeClock) -> None:
+        self._clock = clock
+        self._start = clock.now()
         self._schedule = sorted(schedule, key=lambda item: item[0])
         self._taken = 0
         self.reads = 0  # readinto calls
@@ -41,7 +69,7 @@ class Rp2Stdin:
         return self
 
     def _arrived(self) -> int:
-        now = time.monotonic() - self._start
+        now = self._clock.now() - self._start
         return sum(len(data) for at, data in self._schedule if at <= now)
 
     def _bytes(self) -> bytes:
@@ -58,10 +86,10 @@ class Rp2Stdin:
                 "and no more ever will: MicroPython's rp2 stdin waits for all of them "
                 "(the node's loop stops until the watchdog resets it)"
             )
-        began = time.monotonic()
+        began = self._clock.now()
         while self._arrived() < need:
-            time.sleep(0.0005)
-        self.waited_s += time.monotonic() - began
+            self._clock.sleep_ms(0.5)
+        self.waited_s += self._clock.now() - began
         buf[:size] = self._bytes()[self._taken : need]
         self._taken = need
         return size
@@ -117,8 +145,9 @@ class Rp2Poll:
 class Rp2Stdout:
     """``sys.stdout`` (and its ``buffer``): what the node wrote, when it wrote each frame."""
 
-    def __init__(self) -> None:
-        self._start = time.monotonic()
+    def __init__(self, clock: NodeClock) -> None:
+        self._clock = clock
+        self._start = clock.now()
         self.frames: list[tuple[float, bytes]] = []
 
     @property
@@ -126,5 +155,5 @@ class Rp2Stdout:
         return self
 
     def write(self, frame: bytes) -> int:
-        self.frames.append((time.monotonic() - self._start, bytes(frame)))
+        self.frames.append((self._clock.now() - self._start, bytes(frame)))
         return len(frame)

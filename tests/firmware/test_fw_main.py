@@ -6,7 +6,6 @@ import base64
 import importlib
 import itertools
 import sys
-import time
 import types
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,7 +14,7 @@ from typing import Any
 import pytest
 from fake_mfrc522 import SimMFRC522, SimTag
 from fake_oled import SSD1306Model, model_for
-from rp2_stdin import Rp2Select, Rp2Stdin, Rp2Stdout
+from rp2_stdin import NodeClock, Rp2Select, Rp2Stdin, Rp2Stdout
 from seatnode import FIRMWARE_VERSION, config, protocol
 
 UID = bytes.fromhex("04A224B2C55E80")
@@ -400,14 +399,18 @@ def _cut_block_run(
 ) -> tuple[Any, Rp2Stdin, list[tuple[float, tuple[str, list[str]]]]]:
     """The node's loop on the rp2 port's stdin: HELLO 4, then a whole screen's DU whose
     block is cut after 100 of its 1,391 bytes (the Pi gone mid-write, or bytes lost on the
-    wire); ``trailing`` 1.3 s later."""
+    wire); ``trailing`` 1.3 s later. On the node's clock, which moves with its passes and
+    sleeps, not with this machine's speed."""
+    clock = NodeClock()
+    monkeypatch.setattr(main, "ticks_ms", clock.ticks_ms)
+    monkeypatch.setattr(main, "sleep_ms", clock.sleep_ms)
     hw = main.Hardware()
     machine.pins[3].value(0)  # envido held down from the start: its HOLD comes in the cut
     samples: list[float] = []
     pressed = hw.pressed
 
     def sampled() -> list[bool]:
-        samples.append(time.monotonic())
+        samples.append(clock.now())
         states: list[bool] = pressed()
         return states
 
@@ -418,9 +421,10 @@ def _cut_block_run(
             (0.0, protocol.encode(0, "HELLO", ["4", "9"])),
             (0.05, b"\n" + du + b"$2 DR 0 7 0" + b"A" * 89),
             (1.3, trailing),
-        ]
+        ],
+        clock,
     )
-    out = Rp2Stdout()
+    out = Rp2Stdout(clock)
     monkeypatch.setitem(sys.modules, "select", Rp2Select(stdin))
     monkeypatch.setattr(main, "sys", types.SimpleNamespace(stdin=stdin, stdout=out))
     usb = main.UsbSerial()
@@ -428,14 +432,15 @@ def _cut_block_run(
     feeds: list[float] = []
     feed = watchdog.feed
 
-    def fed() -> None:
-        feeds.append(time.monotonic())
+    def fed() -> None:  # once a pass
+        feeds.append(clock.now())
+        clock.passed()
         feed()
 
     watchdog.feed = fed  # type: ignore[method-assign]
     app = main.run(hw, usb, seat=1, watchdog=watchdog, max_loops=200_000)
     frames = [(at, protocol.parse(frame.rstrip(b"\n"))[1:]) for at, frame in out.frames]
-    # fed and sampled all along (a pass is milliseconds; a second is a slow machine's)
+    # fed and sampled all along (a pass is milliseconds)
     gaps = [b - a for a, b in itertools.pairwise(feeds)]
     assert max(gaps) < 1.0 and max(b - a for a, b in itertools.pairwise(samples)) < 1.0
     assert len(feeds) > 100 and feeds[-1] - feeds[0] > 1.2
