@@ -39,6 +39,7 @@ from controller.hal.frames import SEQ_MODULO
 from controller.hal.link_writer import OUTBOX_MAX
 from controller.hal.seatlink import SeatLink
 from tests.helpers import LinkEvents as Events
+from tests.helpers import wait_until
 
 from .simnode import SimNode
 
@@ -616,10 +617,7 @@ def _fill_the_port(node: RawNode, link: SeatLink) -> int:
         return sent
 
     sent = top_up()
-    deadline = time.monotonic() + 10.0
-    while _readable(node.master) < _PTY_READ_BUFFER:
-        assert time.monotonic() < deadline, "the pty's reading side never filled"
-        time.sleep(0.001)
+    assert wait_until(lambda: _readable(node.master) >= _PTY_READ_BUFFER)
     return sent + top_up()
 
 
