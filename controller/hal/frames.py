@@ -15,7 +15,7 @@ import re
 import threading
 from collections import Counter
 from collections.abc import Callable
-from typing import Final, TypeVar
+from typing import Final
 
 from .events import (
     PROTOCOL_VERSIONS,
@@ -69,10 +69,9 @@ MAX_FRAME: Final = 80  # bytes in one frame, not counting the CR/LF terminator
 # Protocol 3: the frames of a counted block (a DU's DR frames) may be this long.
 MAX_BLOCK_FRAME: Final = 1400
 SEQ_MODULO: Final = 65536
-#: the cards' events a decoder keeps, of each kind (``FrameDecoder.lone_frame``; a deck
-#: is 40 cards)
-TAG_EVENTS_KEPT: Final = 256
-_Tag = TypeVar("_Tag", TagArrived, TagLeft)
+#: the cards' events a decoder keeps, laid and lifted (``FrameDecoder.lone_frame``; a
+#: deck is 40 cards, 80 events)
+TAG_EVENTS_KEPT: Final = 512
 
 BUTTONS: Final = (
     "truco",
@@ -360,11 +359,14 @@ class FrameDecoder:
         self._skipping = False
         self._expected_seq: int | None = None
         # A card's events read the short way, one object a card and kind (the events are
-        # frozen values: the same card lifted again is the same TagLeft), by the card's
-        # id as the frame writes it: no id decoded, no event built, for a card seen
-        # before. At most TAG_EVENTS_KEPT a kind (forgotten all at once past that).
-        self._laid: dict[bytes, TagArrived] = {}
-        self._lifted: dict[bytes, TagLeft] = {}
+        # frozen values: the same card lifted again is the same TagLeft), by the message
+        # as the frame writes it (``TAGOFF 04A1B2C3``): no id decoded, no event built for
+        # a card seen before; and for one of its frames that comes in sequence, no match
+        # run either (its sequence number and checksum written out as they must read and
+        # compared whole). Only a message a match took is kept, so a frame read that way
+        # is one the match would take, to the byte. At most TAG_EVENTS_KEPT (forgotten
+        # all at once past that).
+        self._seen: dict[bytes, TagArrived | TagLeft] = {}
 
     @property
     def frames(self) -> int:
@@ -408,21 +410,27 @@ class FrameDecoder:
             if match is not None:
                 return self._fast_ack(match)
         elif first == b"T":
+            # a card seen before, in sequence (most: a card is laid and lifted again)
+            expected = self._expected_seq
+            message = data[start:-6]
+            event = self._seen.get(message)
+            if event is not None and expected is not None:
+                body = b"%d %s" % (expected, message)  # the frame it must be, to the byte
+                if data == b"$%s*%04X\n" % (body, binascii.crc_hqx(body, 0xFFFF)):
+                    self._frames += 1
+                    self._expected_seq = (expected + 1) % SEQ_MODULO
+                    return event
             match = _FAST_TAG.fullmatch(data)  # two a card, laid and lifted
             if match is not None:
                 body, seq_text, kind, uid, crc_text = match.groups()
                 seq = int(seq_text)
                 if seq >= SEQ_MODULO or binascii.crc_hqx(body, 0xFFFF) != int(crc_text, 16):
                     return None
-                event: NodeEvent | None
-                if kind == b"TAGOFF":
-                    event = self._lifted.get(uid)
-                    if event is None:
-                        event = self._keep(self._lifted, uid, TagLeft(binascii.a2b_hex(uid)))
-                else:
-                    event = self._laid.get(uid)
-                    if event is None:
-                        event = self._keep(self._laid, uid, TagArrived(binascii.a2b_hex(uid)))
+                message = body[len(seq_text) + 1 :]
+                event = self._seen.get(message)
+                if event is None:
+                    tag = TagLeft if kind == b"TAGOFF" else TagArrived
+                    event = self._keep(message, tag(binascii.a2b_hex(uid)))
                 # _accepted's, for a frame that is no HELLO
                 self._frames += 1
                 expected = self._expected_seq
@@ -433,12 +441,12 @@ class FrameDecoder:
         match = _FAST_FRAME.fullmatch(data)
         return None if match is None else self._fast_frame(match)
 
-    @staticmethod
-    def _keep(events: dict[bytes, _Tag], uid: bytes, event: _Tag) -> _Tag:
-        """``event`` kept for the next frame of that card (``lone_frame``)."""
-        if len(events) >= TAG_EVENTS_KEPT:  # ids from everywhere: a bad node, a flood
-            events.clear()
-        events[uid] = event
+    def _keep(self, message: bytes, event: TagArrived | TagLeft) -> TagArrived | TagLeft:
+        """``event`` kept for the next frame of that card and kind (``lone_frame``)."""
+        seen = self._seen
+        if len(seen) >= TAG_EVENTS_KEPT:  # ids from everywhere: a bad node, a flood
+            seen.clear()
+        seen[message] = event
         return event
 
     def _fast_ack(self, match: re.Match[bytes]) -> DisplayAck | None:

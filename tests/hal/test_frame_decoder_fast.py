@@ -197,3 +197,57 @@ def test_a_cards_events_read_the_short_way_are_its_own_however_many_cards_come()
                 assert decoder.lone_frame(encode_frame(seq, kind, uid.hex().upper())) == event
                 seq += 1
     assert decoder.stats["frames"] == seq and decoder.stats["seq_gap"] == 0
+
+
+def _card_frame(rnd: random.Random, seq: int, uids: list[str]) -> bytes:
+    """A card of a few laid or lifted, now and then spoiled where only its sequence
+    number, its start and its checksum can be: a leading zero, a number too big, a byte
+    other than ``$`` first or before it, the checksum wrong or in lower case, a byte more
+    before the LF."""
+    kind = rnd.choice(["TAGON", "TAGOFF"])
+    seq_text = rnd.choice([str(seq)] * 8 + ["0" + str(seq), "+" + str(seq), str(seq + 65536)])
+    body = f"{seq_text} {kind} {rnd.choice(uids)}".encode()
+    crc = b"%04X" % (crc16(body) ^ (1 if rnd.random() < 0.05 else 0))
+    if rnd.random() < 0.05:
+        crc = crc.lower()
+    end = rnd.choice([b"\n"] * 20 + [b"\r\n", b" \n", b"X\n"])
+    start = rnd.choice([b"$"] * 20 + [b"#", b"$$", b"x$"])
+    return b"%s%s*%s%s" % (start, body, crc, end)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_card_seen_before_is_read_the_short_way_as_the_general_way(seed: int) -> None:
+    """A card laid and lifted again and again (its frames compared whole, no match
+    run): the same events, counters and rejections as the general way."""
+    rnd = random.Random(seed)
+    uids = ["04A1B2C3", "04A1B2C3D4E5F6", "0123456789ABCDEF0123", "89ABCDEF"]
+    seq = rnd.randrange(65536)
+    frames = []
+    for _ in range(600):
+        seq = rnd.choice([seq + 1] * 10 + [seq + 2, 0]) % 65536
+        frames.append(_card_frame(rnd, seq, uids))
+    expected = _general(b"".join(frames))
+    assert _read_as_the_loop(frames) == expected
+    assert expected[2]["frames"] > 300  # mostly good frames: the short way was taken
+
+
+def test_a_card_seen_before_in_sequence_runs_no_match(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once a card's frame was matched, its next ones in sequence are compared whole:
+    no match runs for them (the no-op's price, ``bench/noop.py``)."""
+    from controller.hal import frames
+
+    decoder = FrameDecoder()
+    uid = "04A1B2C3D4E5F6"
+    laid = decoder.lone_frame(encode_frame(1, "TAGON", uid))
+    lifted = decoder.lone_frame(encode_frame(2, "TAGOFF", uid))
+    assert laid == TagArrived(bytes.fromhex(uid)) and lifted == TagLeft(bytes.fromhex(uid))
+
+    class NoMatch:
+        def fullmatch(self, data: bytes) -> None:
+            raise AssertionError(f"a match ran for {data!r}")
+
+    monkeypatch.setattr(frames, "_FAST_TAG", NoMatch())
+    for seq in range(3, 43, 2):
+        assert decoder.lone_frame(encode_frame(seq, "TAGON", uid)) is laid
+        assert decoder.lone_frame(encode_frame(seq + 1, "TAGOFF", uid)) is lifted
+    assert decoder.stats["frames"] == 42 and decoder.stats["seq_gap"] == 0
