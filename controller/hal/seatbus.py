@@ -35,7 +35,6 @@ import threading
 import time
 import weakref
 from collections.abc import Callable
-from operator import attrgetter
 from typing import Final, Protocol
 
 __all__ = ["BusMember", "SeatBus"]
@@ -46,7 +45,6 @@ log = logging.getLogger(__name__)
 #: ever (a ``start``ed bus): a safety net, every deadline and wake ends it sooner
 IDLE_WAIT_S = 1.0
 _NEVER: Final = float("inf")
-_DUE = attrgetter("due")  # a member's next deadline
 
 
 class BusMember(Protocol):
@@ -169,6 +167,11 @@ class SeatBus:
     def __init__(self) -> None:
         self._poller = _poller()
         self._epoll = self._poller if isinstance(self._poller, _Epoll) else None
+        # what in a ready descriptor's events wakes its reader, its writer: read off the
+        # instance a wait (a class's attribute read through an instance is looked up the
+        # general way each time)
+        self._readable: int = self._poller.READABLE
+        self._writable: int = self._poller.WRITABLE
         self._readers: dict[int, Callable[[], None]] = {}  # what reads each descriptor
         self._members: tuple[BusMember, ...] = ()
         self._lock = threading.RLock()
@@ -261,8 +264,13 @@ class SeatBus:
         on this thread. Returns how many descriptors were ready (0: the wait ran out)."""
         if self._closed:
             return 0
-        # the members' first deadline, read in C code (``map``), not a member at a time
-        due = min(map(_DUE, self._members), default=_NEVER)
+        # the members' first deadline: a loop of this interpreter's specialised attribute
+        # reads (a third of ``min(map(attrgetter("due"), ...))``'s instructions, whose
+        # getter looks each member's attribute up the general way)
+        due = _NEVER
+        for member in self._members:
+            if member.due < due:
+                due = member.due
         limit = IDLE_WAIT_S if timeout is None else timeout
         if due != _NEVER:
             left = due - time.monotonic()
@@ -278,8 +286,12 @@ class SeatBus:
             if self._closed:  # closed by another thread meanwhile
                 return 0
             raise
-        with self._lock:
-            readers, readable, writable = self._readers, poller.READABLE, poller.WRITABLE
+        # the lock taken and given back by hand: ``with`` looks its two methods up the
+        # general way on every wait
+        lock = self._lock
+        lock.acquire()
+        try:
+            readers, readable, writable = self._readers, self._readable, self._writable
             for fd, events in ready:
                 if events & readable:
                     reader = readers.get(fd)  # None: unwatched in this same wait
@@ -310,6 +322,8 @@ class SeatBus:
                         except Exception:
                             member.due = now + IDLE_WAIT_S  # not again at once
                             self._failed(member.tick)
+        finally:
+            lock.release()
         return len(ready)
 
     def _failed(self, what: object) -> None:
