@@ -29,6 +29,11 @@ is the same as if it had been queued: it counts in its seat's queue for the floo
 limit, and once it is taken its seat's next event waits its turn behind the other
 seats' (as a seat's does after each event it had first in line). ``get`` is the loop's
 (the thread that ``listen``s).
+
+Such a ``put`` is first offered to ``at_once`` when the loop set one: the loop handles
+there and then an event that changes no screen (a card lifted off a reader), in the
+wait that read it, and it is not queued at all. Only the loop's own thread, with
+nothing queued, offers it, so no event is handled before one that came earlier.
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ import threading
 import time
 import weakref
 from collections import Counter, deque
+from collections.abc import Callable
 
 from ..hal.events import ButtonHeld, ButtonPressed, LinkEvent, TagArrived
 
@@ -63,7 +69,9 @@ class Inbox:
     (``listen``, ``get``) is the loop's: a ``put`` or ``wake`` from any other rings the
     bell, once until the loop drains it (``ring_heard``)."""
 
-    def __init__(self, per_seat: int = PER_SEAT) -> None:
+    def __init__(
+        self, per_seat: int = PER_SEAT, at_once: Callable[[int, LinkEvent], bool] | None = None
+    ) -> None:
         self.per_seat = per_seat
         self._queues: dict[int, deque[LinkEvent]] = {}
         self._order: deque[int] = deque()  # seats with events, in turn
@@ -78,6 +86,9 @@ class Inbox:
         self._bell_r = self._bell_w = -1  # the pipe, made when the loop first waits
         #: events dropped per seat (a flood), since the start
         self.dropped: Counter[int] = Counter()
+        #: the loop's: an event its own thread puts with nothing queued is offered to it
+        #: first; True: handled there and then, not queued (see the module docstring)
+        self.at_once = at_once
 
     # -- the bell ----------------------------------------------------------------------
     def bell(self) -> int:
@@ -115,8 +126,11 @@ class Inbox:
             and self.per_seat > 0
         ):
             # the loop's own thread, nothing queued (a seat node's frame read in its wait):
-            # the next event, no lock taken (another thread's put now queues behind it)
-            self._next = (seat, event)
+            # handled at once if it changes no screen, else the next event, no lock taken
+            # (another thread's put now queues behind it)
+            at_once = self.at_once
+            if at_once is None or not at_once(seat, event):
+                self._next = (seat, event)
             return True
         ring = pause = False
         with self._lock:

@@ -225,7 +225,7 @@ class TableService:
         self.displays = list(displays)
         self.notifier = notifier or Notifier(None)
         self.timers = Timers(clock)  # all that is done at a time rather than on an event
-        self.events = Inbox()
+        self.events = Inbox(at_once=self._at_once)  # a card lifted: handled in the wait
         self._calls = CallQueue()  # call_soon's, for the loop
         self.store = store = store if store is not None else _store_of(config)
         self.outgoing: Outgoing[ServiceEvent] = Outgoing(
@@ -462,6 +462,28 @@ class TableService:
             log.exception("asiento %d: no pude atender %r", seat, event)
             self.table.tell(seat, TableNotice.INTERNAL_ERROR, refusal=True)
             return True
+
+    def _at_once(self, seat: int, event: LinkEvent) -> bool:
+        """A card lifted, read in the loop's wait with nothing queued, no call waiting,
+        no timer due and no seat test under way (the inbox's ``at_once``): the table is
+        told there and then, as ``_handle`` would tell it in a turn that ran nothing
+        before it, and no turn of the loop is spent on it (it changes no screen). False
+        for any other event, or at another moment: it is queued."""
+        if (
+            type(event) is not TagLeft
+            or self.watch.test_until is not None
+            or self._calls.waiting
+            or not self.timers.quiet()
+        ):
+            return False
+        self.handled += 1
+        try:
+            self.table.handle(seat, event)
+        except Exception:  # as _handle: one bad event must never stop the table
+            log.exception("asiento %d: no pude atender %r", seat, event)
+            self.table.tell(seat, TableNotice.INTERNAL_ERROR, refusal=True)
+            self._stale = True
+        return True
 
     def _after_event(self) -> None:
         """A hand ended: its next deal timed; a game won: told, archived, its result

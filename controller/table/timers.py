@@ -145,6 +145,12 @@ class Timers:
             return longest
         return left if left > 0.0 else 0.0
 
+    def quiet(self) -> bool:
+        """Whether nothing can be due now: ``run_due`` would run nothing (its own first
+        look, one reading of the clock; False now and then when an entry was cancelled,
+        never True when one is due)."""
+        return self._clock() < self._first
+
     def due(self) -> bool:
         """Whether an entry is due now, a rider too (``run_due`` would run it): a look at
         each heap's top and the clock."""

@@ -181,3 +181,50 @@ def test_the_loops_own_put_rings_no_bell_and_a_wait_then_ends_at_once() -> None:
         assert inbox.get() == (4, TagLeft(b"\x01" * 4)) and inbox.get() is None
     finally:
         bus.close()
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    per_seat=st.integers(1, 3),
+    steps=st.lists(
+        st.tuples(st.sampled_from(["loop", "other", "get"]), st.integers(0, 2), st.booleans()),
+        max_size=40,
+    ),
+)
+def test_an_event_handled_at_once_is_never_handled_before_one_that_came_earlier(
+    per_seat: int, steps: list[tuple[str, int, bool]]
+) -> None:
+    """``at_once`` (the loop's: a card lifted handled in the wait that read it) is
+    offered only what the loop's own thread puts with nothing queued; what it takes is
+    not queued, and the rest comes out as queued events do."""
+    handled: list[tuple[int, LinkEvent]] = []
+    model = ModelInbox(per_seat)
+    loop = threading.get_ident()
+
+    def at_once(seat: int, event: LinkEvent) -> bool:
+        assert threading.get_ident() == loop
+        assert not model.order and len(inbox) == 0  # nothing came before it, unhandled
+        if type(event) is not TagLeft:
+            return False
+        handled.append((seat, event))
+        return True
+
+    inbox = Inbox(per_seat=per_seat, at_once=at_once)
+    assert not inbox.listen()  # this thread is the loop's
+    for n, (who, seat, press) in enumerate(steps):
+        event: LinkEvent = ButtonPressed(f"b{n}") if press else TagLeft(bytes([n]) * 4)
+        if who == "get":
+            assert inbox.get() == model.get()
+        elif who == "other":
+            assert put_from_another_thread(inbox, seat, event) == model.put(seat, event)
+        else:
+            now = not model.order and not press  # nothing queued, a card lifted
+            took = inbox.put(seat, event)
+            if now:
+                assert took and handled[-1] == (seat, event)
+            else:
+                assert took == model.put(seat, event)  # queued, or dropped as queued
+        assert len(inbox) == sum(len(q) for q in model.queues.values())
+    while (item := model.get()) is not None:
+        assert inbox.get() == item
+    assert inbox.get() is None and len(inbox) == 0

@@ -524,16 +524,22 @@ FLOOD_S = 0.5
 def test_a_reader_flooding_tag_events_never_starves_the_housekeeping() -> None:
     """Turns that bring only a player's events that change nothing (a card lifted off a
     reader, by the thousand from a flaky reader) still run the timers: the watchdog is
-    still pinged."""
+    still pinged. Each card lifted is handled, in the turn or at once as it is put (on
+    the loop's thread, nothing queued, no timer due)."""
     from controller.hal.events import TagLeft
 
     with _pinged_service() as (service, notifier):
         pings, handled = notifier.pings, service.handled
-        started = time.monotonic()
+        started, at_once = time.monotonic(), 0
         while time.monotonic() - started < FLOOD_S:
             service.post(0, TagLeft(b"\x04\x01\x02\x03"))
-            assert service.step(1.0) == 1
-        assert service.handled > handled
+            now = service.handled == handled + 1  # handled as it was put
+            done = service.step(1.0)
+            handled += 1
+            assert service.handled == handled
+            assert done == (0 if now else 1)  # else the turn handled it
+            at_once += now
+        assert at_once > 0
         assert notifier.pings - pings >= 5
 
 
@@ -549,3 +555,44 @@ def test_a_node_flooding_display_answers_never_starves_the_housekeeping(
         while time.monotonic() - started < FLOOD_S:
             assert service.step(1.0) == 0
         assert notifier.pings - pings >= 5
+
+
+def test_a_card_lifted_in_the_wait_is_handled_at_once_unless_something_came_first() -> None:
+    """A card lifted (it changes no screen) read in the loop's wait with nothing queued
+    is handled there and then, no turn spent on it; with a timer due, a call handed over
+    or the seat test under way, it waits for its turn, after what came first."""
+    from controller.hal.events import TagLeft
+    from controller.hal.mock import MockDeck
+
+    now = [1000.0]
+    service = TableService(ServiceConfig(HouseRules()), MockDeck().lookup, [], clock=lambda: now[0])
+    uid, seen = b"\x04\x01\x02\x03", []
+    on_reader = service.table.on_reader[0]
+    try:
+        service.step(0)  # this thread is the loop's
+        on_reader.add(uid)
+        handled = service.handled
+        service.post(0, TagLeft(uid))
+        assert uid not in on_reader and service.handled == handled + 1
+        assert service.step(0) == 0  # no turn handled it again
+
+        on_reader.add(uid)
+        service.timers.after(0.5, lambda: seen.append(("timer", uid in on_reader)))
+        now[0] += 1.0  # the timer is due: it runs first, the card still on the reader
+        service.post(0, TagLeft(uid))
+        assert uid in on_reader and service.step(0) == 1
+        assert seen == [("timer", True)] and uid not in on_reader
+
+        on_reader.add(uid)
+        service.call_soon(lambda: seen.append(("call", uid in on_reader)))
+        service.post(0, TagLeft(uid))
+        assert uid in on_reader and service.step(0) == 1
+        assert seen[-1] == ("call", True) and uid not in on_reader
+
+        on_reader.add(uid)
+        service.watch.set_test(True)  # the seat test takes the seats' cards
+        service.post(0, TagLeft(uid))
+        assert service.step(0) == 1
+        assert service.handled == handled + 4
+    finally:
+        service.close()

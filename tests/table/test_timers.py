@@ -169,3 +169,18 @@ def test_a_key_replaced_across_riding_and_waking_holds_one_entry() -> None:
     assert timers.run_due() == 0
     other.now = 1003.0
     assert timers.run_due() == 1 and ran == ["after the clock"] and len(timers) == 0
+
+
+def test_quiet_is_never_true_when_run_due_would_run_an_entry() -> None:
+    clock, ran = Clock(), []
+    timers = Timers(clock)
+    assert timers.quiet()  # nothing scheduled
+    timers.after(1.0, lambda: ran.append("wakes"))
+    timers.schedule(100.5, lambda: ran.append("rides"), wake=False)
+    assert timers.quiet()
+    clock.now = 100.5  # the rider is due
+    assert not timers.quiet() and timers.run_due() == 1
+    assert timers.quiet()
+    clock.now = 101.0
+    assert not timers.quiet() and timers.run_due() == 1
+    assert timers.quiet() and ran == ["rides", "wakes"]
