@@ -13,8 +13,9 @@ callgrind, which counts every instruction the process runs in user space (the ke
 part, the system calls themselves, is not counted). It runs twice, ``--base-events``
 cards lifted and then ``--base-events`` + ``--events``; the difference between the two
 runs' totals, divided by ``--events``, is one card lifted's instructions (the start-up,
-the idle baseline and the shutdown, the same in both, cancel out). Needs ``valgrind`` on
-the PATH. Prints::
+the idle baseline and the shutdown, the same in both, cancel out: the tree's modules
+are compiled first, so that neither run compiles one the other finds compiled, and
+both hash strings alike). Needs ``valgrind`` on the PATH. Prints::
 
     instructions_per_card_lifted=... events=... base_events=... valgrind=...
         service_python=... loadavg=...
@@ -53,6 +54,7 @@ def counting(python: str, folder: Path) -> Path:
     wrapper.write_text(
         "#!/bin/sh\n"
         'if [ "$1" = "-m" ]; then\n'
+        "  export PYTHONHASHSEED=0\n"  # the same sets' and dicts' orders in both runs
         f"  exec valgrind --tool=callgrind --callgrind-out-file={shlex.quote(str(out))}"
         f' --log-file={shlex.quote(str(folder / "valgrind.%p"))} {shlex.quote(python)} "$@"\n'
         "fi\n"
@@ -74,6 +76,16 @@ def instructions(folder: Path) -> int:
                 total += int(line.split()[1])
                 break
     return total
+
+
+def compiled(python: str) -> None:
+    """The tree's modules compiled for ``python`` beforehand, so that neither run
+    counts the compiling of a module the other found compiled."""
+    subprocess.run(
+        [python, "-m", "compileall", "-q", str(ROOT / "controller")],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
 
 
 def count(events: int, python: str) -> int:
@@ -111,6 +123,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         args.service_python = shutil.which(args.service_python) or args.service_python
     python = interpreter(parser, args.service_python)
+    compiled(args.service_python)
     short = count(args.base_events, args.service_python)
     long = count(args.base_events + args.events, args.service_python)
     print(
