@@ -28,7 +28,6 @@ valgrind).
 from __future__ import annotations
 
 import argparse
-import os
 import shlex
 import shutil
 import subprocess
@@ -42,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.noop import lift_cards  # noqa: E402
 from bench.rig import load_average  # noqa: E402
-from bench.table import interpreter  # noqa: E402
+from bench.table import interpreter, service_python_path  # noqa: E402
 
 
 def counting(python: str, folder: Path) -> Path:
@@ -118,10 +117,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     version = valgrind_version()
     if version is None:
         parser.error("needs valgrind on the PATH (Debian: apt install valgrind)")
-    if os.sep in args.service_python:
-        args.service_python = os.path.abspath(args.service_python)
-    else:
-        args.service_python = shutil.which(args.service_python) or args.service_python
+    args.service_python = service_python_path(args.service_python)
     python = interpreter(parser, args.service_python)
     compiled(args.service_python)
     short = count(args.base_events, args.service_python)

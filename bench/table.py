@@ -802,6 +802,15 @@ def host_split(samples: Sequence[Sample], refs: Sequence[float]) -> str:
     )
 
 
+def service_python_path(python: str) -> str:
+    """``--service-python`` as the service is given it: the service starts in its state
+    folder, so a path given from here is made absolute (not resolved: a venv's python is
+    a link to its base, and the venv is the point); a bare name is looked up on the PATH."""
+    if os.sep in python:
+        return os.path.abspath(python)
+    return shutil.which(python) or python
+
+
 def interpreter(parser: argparse.ArgumentParser, python: str) -> str:
     """``--service-python`` as the run's lines name it (``3.11.2 service_python_home=/usr``:
     its version, and where the interpreter itself lives, a venv's base), or the parser's
@@ -874,12 +883,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         args.next_deal_after_s = 0.0 if dark else shipped_deal_after()
     elif dark and args.next_deal_after_s != 0:
         parser.error("--ablate runs with --next-deal-after-s 0 (no panel tells the deal)")
-    # the service starts in its state folder: a path given from here is made absolute
-    # (not resolved: a venv's python is a link to its base, and the venv is the point)
-    if os.sep in args.service_python:
-        args.service_python = os.path.abspath(args.service_python)
-    else:
-        args.service_python = shutil.which(args.service_python) or args.service_python
+    args.service_python = service_python_path(args.service_python)
     service_python = interpreter(parser, args.service_python)
     setup = ServiceSetup(
         args.build, args.next_deal_after_s, args.service_python, args.ablate, args.node_protocol

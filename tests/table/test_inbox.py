@@ -137,14 +137,16 @@ def put_from_another_thread(inbox: Inbox, seat: int, event: LinkEvent) -> bool:
     return taken[0]
 
 
-@settings(max_examples=80, deadline=None)
-@given(
-    per_seat=st.integers(1, 3),
-    steps=st.lists(
-        st.tuples(st.sampled_from(["loop", "other", "get"]), st.integers(0, 2), st.booleans()),
-        max_size=40,
-    ),
+#: who puts or gets, for which seat, a press (else a card lifted): what the loop's
+#: thread, another thread and the loop's gets do, in any order
+_STEPS = st.lists(
+    st.tuples(st.sampled_from(["loop", "other", "get"]), st.integers(0, 2), st.booleans()),
+    max_size=40,
 )
+
+
+@settings(max_examples=80, deadline=None)
+@given(per_seat=st.integers(1, 3), steps=_STEPS)
 def test_the_loops_own_puts_queue_as_another_threads_do(
     per_seat: int, steps: list[tuple[str, int, bool]]
 ) -> None:
@@ -184,13 +186,7 @@ def test_the_loops_own_put_rings_no_bell_and_a_wait_then_ends_at_once() -> None:
 
 
 @settings(max_examples=80, deadline=None)
-@given(
-    per_seat=st.integers(1, 3),
-    steps=st.lists(
-        st.tuples(st.sampled_from(["loop", "other", "get"]), st.integers(0, 2), st.booleans()),
-        max_size=40,
-    ),
-)
+@given(per_seat=st.integers(1, 3), steps=_STEPS)
 def test_an_event_handled_at_once_is_never_handled_before_one_that_came_earlier(
     per_seat: int, steps: list[tuple[str, int, bool]]
 ) -> None:
