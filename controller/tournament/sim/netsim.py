@@ -63,7 +63,7 @@ class CuttableLink:
             self.up = False
             self.cuts += 1
             self._pending_cut = True
-        self._wake_w.send(b"x")
+            self._wake()
 
     def restore(self) -> None:
         with self._lock:
@@ -73,11 +73,18 @@ class CuttableLink:
         with self._lock:
             self._closed = True
             self._pending_cut = True
-        self._wake_w.send(b"x")
+            self._wake()
         # No timeout: the relay's own waits are bounded (2 s each), and the caller may
         # bind the port again as soon as this returns, so the listener must be closed.
         self._thread.join()
         self._wake_w.close()
+
+    def _wake(self) -> None:
+        """The relay's thread woken, under the lock: it reads what it must do under the
+        same lock, so it cannot have seen a close, and closed its end of the wake pair,
+        before the byte is sent (else a ``close`` right after a ``cut`` could find that
+        end closed by the relay the cut woke, and fail with a broken pipe)."""
+        self._wake_w.send(b"x")
 
     # ------------------------------------------------------------------ the relay
 

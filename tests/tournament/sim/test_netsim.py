@@ -112,3 +112,26 @@ def test_an_uplink_keeps_its_port_while_down_and_relays_on_it_again() -> None:
             assert _round_trip(port, b"despues") == b"despues"
         finally:
             uplink.close()
+
+
+def test_a_close_right_after_a_cut_wakes_the_relay_before_it_can_have_closed() -> None:
+    """The relay reads a cut or a close under the link's lock, and closes its end of the
+    wake pair once it has read the close: so every wake is sent under that lock, and a
+    ``close`` right after a ``cut`` (an uplink cut: ``_Uplink.cut``) never writes into a
+    pair the relay already closed (a broken pipe, seen once in CI)."""
+    link = CuttableLink("127.0.0.1", 9)  # nothing behind it: no connection is made
+    wake, sent = link._wake_w, []
+
+    class Checked:
+        def send(self, data: bytes) -> int:
+            assert link._lock.locked(), "a wake sent without the link's lock"
+            sent.append(data)
+            return wake.send(data)
+
+        def close(self) -> None:
+            wake.close()
+
+    link._wake_w = Checked()  # type: ignore[assignment]
+    link.cut()
+    link.close()
+    assert sent == [b"x", b"x"]
