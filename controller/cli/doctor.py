@@ -75,9 +75,18 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
         import sys
 
         from ..table.seat_test import run_seat_test
+        from .ctrl_c import CtrlCNoted
 
         print(f"truco-table doctor --asientos: {args.config}")
-        return run_seat_test(Path(args.config), args.segundos, sys.stdout)
+        # Ctrl-C ends the test as its first line says, however the command was started
+        # (``ctrl_c``): noted, read by the test's loop, the test then turned off
+        interrupted = CtrlCNoted()
+        try:
+            return run_seat_test(
+                Path(args.config), args.segundos, sys.stdout, stopped=interrupted.is_set
+            )
+        finally:
+            interrupted.restore()
     try:
         if args.mock:
             with mock_place(args.players, panels=args.panels) as (config, place):

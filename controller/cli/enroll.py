@@ -34,7 +34,6 @@ import os
 import queue
 import random
 import select
-import signal
 import sys
 import threading
 import time
@@ -42,7 +41,6 @@ import tty
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from types import FrameType
 from typing import Final, TextIO
 
 from ..engine.cards import Card
@@ -70,6 +68,7 @@ from ..hal.frames import SEQ_MODULO, encode_frame, parse_frame
 from ..hal.node_finder import DEFAULT_BY_ID_DIR, find_nodes
 from ..hal.seatlink import SeatLink, status_message
 from .arguments import duration
+from .ctrl_c import CtrlCNoted
 
 __all__ = ["MockReader", "configure", "mock_script", "mock_uids", "run"]
 
@@ -421,7 +420,7 @@ def run(
             f"faltan: {missing}."
         )
 
-    interrupted = _CtrlCNoted()
+    interrupted = CtrlCNoted()
     try:
         if mock is not None:
             mock.start()
@@ -517,31 +516,6 @@ def run(
         f"El registro tiene {n} mazo{'s' if n != 1 else ''}: {', '.join(registry.names)}."
     )
     return EXIT_OK
-
-
-class _CtrlCNoted:
-    """Ctrl-C (SIGINT) noted as a flag the enrollment's loop reads at its next turn (a
-    tenth of a second at most), the handler before it put back by ``restore``. Raised
-    from the handler, the ``KeyboardInterrupt`` could land in a finalizer the collector
-    runs on this thread, which swallows it: the enrollment then went on as if nothing
-    was pressed (a machine under load lost it so)."""
-
-    def __init__(self) -> None:
-        self._event = threading.Event()
-        self._previous = None
-        if threading.current_thread() is threading.main_thread():  # handlers' thread
-            self._previous = signal.signal(signal.SIGINT, self._note)
-
-    def _note(self, signum: int, frame: FrameType | None) -> None:
-        self._event.set()
-
-    def is_set(self) -> bool:
-        return self._event.is_set()
-
-    def restore(self) -> None:
-        previous, self._previous = self._previous, None
-        if previous is not None:
-            signal.signal(signal.SIGINT, previous)
 
 
 def _busy_message(why: str) -> str:

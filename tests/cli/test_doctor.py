@@ -4,14 +4,18 @@ section the service would refuse is a ``MAL`` naming the file, the line and the 
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
 
 from controller.cli.doctor import tournament_check
 from controller.table.doctor import Verdict, examine, mock_place, report
+from controller.table.lock import TableLock
+from tests.helpers import PATIENCE, wait_until
 from tests.test_spanish_output import english_words
 
 GOOD = 'name = "copa"\ntable_id = "mesa07"\nbroker = "192.168.1.10:1883"\n'
@@ -102,3 +106,75 @@ def test_the_command_as_the_owner_runs_it() -> None:
     assert len(lines) == 1, done.stdout
     assert f"{config}, línea " in lines[0] and "tournament.profile" in lines[0]
     assert english_words(lines[0]) == [], lines[0]
+
+
+class _TakingTable:
+    """What the seat test asks of a running table, alone: its state folder's lock held
+    (``holder`` names this process) and every command dropped in its control folder
+    taken (read, then removed, as the service takes one), in order."""
+
+    def __init__(self, state: Path) -> None:
+        self.lock = TableLock(state)
+        self.control = state / "control"
+        self.taken: list[str] = []
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._take, daemon=True)
+
+    def __enter__(self) -> _TakingTable:
+        self.lock.acquire()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._done.set()
+        self._thread.join()
+        self.lock.release()
+
+    def _take(self) -> None:
+        while not self._done.wait(0.02):
+            for path in sorted(self.control.glob("*.cmd")) if self.control.is_dir() else ():
+                self.taken.append(path.read_text(encoding="utf-8").strip())
+                path.unlink()
+
+
+@pytest.mark.parametrize("sigint", ["default", "ignored"])
+def test_ctrl_c_ends_the_seat_test_however_the_command_was_started(
+    tmp_path: Path, sigint: str
+) -> None:
+    """``truco-table doctor --asientos`` says it ends with Ctrl-C: it does, started as a
+    terminal starts a command and started with SIGINT ignored (as a shell starts one in
+    the background: CPython then raises no ``KeyboardInterrupt``, and the test went on to
+    its ``--segundos``). The test is turned off on the table, and said so."""
+    state = tmp_path / "state"
+    config = tmp_path / "table.toml"
+    config.write_text(
+        f'[table]\nplayers = 2\nstate_dir = "{state}"\n'
+        + "".join(f"[[nodes.seat]]\nseat = {s}\nserial = 'e6614103e7ab120{s}'\n" for s in (0, 1))
+    )
+    said: list[str] = []
+    with _TakingTable(state) as table:
+        # the doctor inherits the disposition: the one a terminal gives, or ignored
+        start = signal.SIG_IGN if sigint == "ignored" else signal.SIG_DFL
+        before = signal.signal(signal.SIGINT, start)
+        try:
+            doctor = subprocess.Popen(
+                [str(Path(sys.executable).with_name("truco-table")), "doctor", "--asientos",
+                 "--config", str(config), "--segundos", "3600"],
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            )  # fmt: skip
+        finally:
+            signal.signal(signal.SIGINT, before)
+        reader = threading.Thread(target=lambda: said.extend(doctor.stdout or ()), daemon=True)
+        reader.start()
+        try:
+            assert wait_until(lambda: any(line.startswith("Prueba de asientos") for line in said))
+            doctor.send_signal(signal.SIGINT)
+            code = doctor.wait(timeout=PATIENCE)
+        finally:
+            doctor.kill()
+            doctor.wait()
+        reader.join()
+    assert doctor.stderr is not None and doctor.stderr.read() == ""
+    assert "Prueba terminada: la mesa juega otra vez.\n" in said, "".join(said)
+    assert table.taken == ["seat-test on", "seat-test off"]
+    assert code == 1  # no status file: the seats' parts are not known to be well
